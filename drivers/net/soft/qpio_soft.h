@@ -1,0 +1,53 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#ifndef QPIO_SOFT_H
+#define QPIO_SOFT_H
+
+/**
+ * @file
+ * Soft NIC specific functions (like DPDK's rte_pmd_*.h): counters and
+ * test hooks. Each returns -EINVAL when given an object of another driver.
+ */
+#include <stdint.h>
+
+#include "qpio_rdma.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** Per-QP counters of the soft NIC. Counters of WQEs wrap at 2^32. */
+struct qpio_soft_qp_stats {
+	uint64_t rnr_naks;           /**< RNR NAKs received as requester */
+	uint64_t rnr_retry_exceeded; /**< WRs failed with RNR_RETRY_EXC_ERR */
+	uint64_t flushed;            /**< WRs completed with WR_FLUSH_ERR */
+	uint32_t sq_posted;          /**< SQ producer counter */
+	uint32_t sq_completed;       /**< SQ slots released by polling */
+	uint32_t rq_posted;          /**< RQ producer counter */
+	uint32_t rq_consumed;        /**< RQ WQEs taken by the device */
+};
+
+/**
+ * Read a soft QP's counters. Reads are not atomic as a set; call from the
+ * QP's lcore for a consistent view.
+ * @return 0, or -EINVAL (NULL argument, not a soft NIC QP).
+ */
+int qpio_soft_qp_stats(const struct qpio_qp *qp, struct qpio_soft_qp_stats *st);
+
+/**
+ * Test hook: start every producer/consumer counter of a QP at start, so
+ * tests can cross the 2^32 wrap quickly (CASES.md C10).
+ * @return 0, or -EINVAL (NULL, not a soft QP, QP not in RESET).
+ */
+int qpio_soft_qp_set_counters(struct qpio_qp *qp, uint32_t start);
+
+/**
+ * @return 1 if the CQ has overflowed (its QPs were moved to ERR), 0 if
+ *   not, -EINVAL for NULL or a CQ of another driver.
+ */
+int qpio_soft_cq_overflowed(const struct qpio_cq *cq);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* QPIO_SOFT_H */

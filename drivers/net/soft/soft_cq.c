@@ -1,0 +1,211 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Soft NIC completion queues: create, destroy, and the poll burst that
+ * turns mlx5_cqe64 entries into work completions.
+ */
+#include <rte_errno.h>
+#include <rte_malloc.h>
+
+#include "soft_rx.h"
+
+struct qpio_cq *
+soft_cq_create(struct qpio_device *dev, uint32_t cqe, int socket_id)
+{
+	struct soft_dev *sdev = to_sdev(dev);
+	struct soft_cq *cq;
+	uint32_t depth = rte_align32pow2(RTE_MAX(cqe, 2u)), i;
+
+	cq = rte_zmalloc_socket("soft_cq", sizeof(*cq), RTE_CACHE_LINE_SIZE,
+				socket_id);
+	if (cq == NULL) {
+		rte_errno = ENOMEM;
+		return NULL;
+	}
+	cq->cqes = rte_zmalloc_socket("soft_cqes", (size_t)depth * 64,
+				      RTE_CACHE_LINE_SIZE, socket_id);
+	if (cq->cqes == NULL) {
+		rte_free(cq);
+		rte_errno = ENOMEM;
+		return NULL;
+	}
+	/* Invalid opcode and owner 1: the first lap expects owner 0. */
+	for (i = 0; i < depth; i++)
+		cq->cqes[i].op_own = (MLX5_CQE_INVALID << 4) | 1;
+	cq->base.poll = soft_cq_poll;
+	cq->base.depth = depth;
+	cq->mask = depth - 1;
+	cq->log_depth = (uint32_t)rte_log2_u32(depth);
+	cq->sdev = sdev;
+	TAILQ_INIT(&cq->send_qps);
+	rte_spinlock_lock(&sdev->lock);
+	cq->base.cqn = sdev->next_cqn++;
+	rte_spinlock_unlock(&sdev->lock);
+	return &cq->base;
+}
+
+int
+soft_cq_destroy(struct qpio_cq *qcq)
+{
+	struct soft_cq *cq = to_scq(qcq);
+
+	rte_free(cq->cqes);
+	rte_free(cq);
+	return 0;
+}
+
+/* 0 (SUCCESS) marks syndromes mlx5 does not define: GENERAL_ERR. */
+static const uint8_t syndrome_to_status[256] = {
+	[MLX5_CQE_SYNDROME_LOCAL_LENGTH_ERR] = QPIO_WC_LOC_LEN_ERR,
+	[MLX5_CQE_SYNDROME_LOCAL_QP_OP_ERR] = QPIO_WC_LOC_QP_OP_ERR,
+	[MLX5_CQE_SYNDROME_LOCAL_PROT_ERR] = QPIO_WC_LOC_PROT_ERR,
+	[MLX5_CQE_SYNDROME_WR_FLUSH_ERR] = QPIO_WC_WR_FLUSH_ERR,
+	[MLX5_CQE_SYNDROME_MW_BIND_ERR] = QPIO_WC_MW_BIND_ERR,
+	[MLX5_CQE_SYNDROME_BAD_RESP_ERR] = QPIO_WC_BAD_RESP_ERR,
+	[MLX5_CQE_SYNDROME_LOCAL_ACCESS_ERR] = QPIO_WC_LOC_ACCESS_ERR,
+	[MLX5_CQE_SYNDROME_REMOTE_INVAL_REQ_ERR] = QPIO_WC_REM_INV_REQ_ERR,
+	[MLX5_CQE_SYNDROME_REMOTE_ACCESS_ERR] = QPIO_WC_REM_ACCESS_ERR,
+	[MLX5_CQE_SYNDROME_REMOTE_OP_ERR] = QPIO_WC_REM_OP_ERR,
+	[MLX5_CQE_SYNDROME_TRANSPORT_RETRY_EXC_ERR] = QPIO_WC_RETRY_EXC_ERR,
+	[MLX5_CQE_SYNDROME_RNR_RETRY_EXC_ERR] = QPIO_WC_RNR_RETRY_EXC_ERR,
+	[MLX5_CQE_SYNDROME_REMOTE_ABORTED_ERR] = QPIO_WC_REM_ABORT_ERR,
+};
+
+static inline enum qpio_wc_status
+err_status(uint8_t syndrome)
+{
+	uint8_t s = syndrome_to_status[syndrome];
+
+	return s != 0 ? (enum qpio_wc_status)s : QPIO_WC_GENERAL_ERR;
+}
+
+static const uint8_t wqe_opcode_to_wc[256] = {
+	[MLX5_OPCODE_SEND] = QPIO_WC_SEND,
+	[MLX5_OPCODE_SEND_IMM] = QPIO_WC_SEND,
+	[MLX5_OPCODE_RDMA_WRITE] = QPIO_WC_RDMA_WRITE,
+	[MLX5_OPCODE_RDMA_WRITE_IMM] = QPIO_WC_RDMA_WRITE,
+	[MLX5_OPCODE_RDMA_READ] = QPIO_WC_RDMA_READ,
+	[MLX5_OPCODE_ATOMIC_CS] = QPIO_WC_COMP_SWAP,
+	[MLX5_OPCODE_ATOMIC_FA] = QPIO_WC_FETCH_ADD,
+};
+
+static inline struct soft_qp *
+cq_qp_lookup(struct soft_cq *cq, uint32_t qpn)
+{
+	if (likely(qpn == cq->last_qpn && cq->last_qp != NULL))
+		return cq->last_qp;
+	cq->last_qpn = qpn;
+	cq->last_qp = cq->sdev->qp_tbl[qpn - SOFT_QPN_BASE];
+	return cq->last_qp;
+}
+
+/* A receive slot is free again once every older one is: the device may
+ * complete them out of order (flush racing a send), the tail moves only
+ * over completed slots. */
+static inline void
+rq_complete(struct soft_rq *rq, uint32_t idx)
+{
+	uint32_t t = rq->tail;
+
+	rq->done[idx & rq->mask] = 1;
+	while (rq->done[t & rq->mask]) {
+		rq->done[t & rq->mask] = 0;
+		t++;
+	}
+	__atomic_store_n(&rq->tail, t, __ATOMIC_RELEASE);
+}
+
+static inline void
+cqe_to_wc(struct soft_cq *cq, const struct mlx5_cqe64 *cqe, uint8_t opcode,
+	  struct qpio_wc *wc)
+{
+	uint32_t sop = rte_be_to_cpu_32(cqe->sop_drop_qpn);
+	uint16_t cnt = rte_be_to_cpu_16(cqe->wqe_counter);
+	struct soft_qp *qp = cq_qp_lookup(cq, sop & 0xffffff);
+	uint32_t idx;
+
+	wc->qp_num = sop & 0xffffff;
+	wc->wc_flags = 0;
+	wc->vendor_err = 0;
+	wc->src_qp = 0;
+	wc->imm_data = 0;
+	wc->pkey_index = 0;
+	wc->slid = 0;
+	wc->sl = 0;
+	wc->dlid_path_bits = 0;
+	switch (opcode) {
+	case MLX5_CQE_REQ:
+		idx = qp->sq.tail + (uint16_t)(cnt - (uint16_t)qp->sq.tail);
+		wc->wr_id = qp->sq.wrid[idx & qp->sq.mask];
+		wc->status = QPIO_WC_SUCCESS;
+		wc->opcode = (enum qpio_wc_opcode)wqe_opcode_to_wc[sop >> 24];
+		wc->byte_len = rte_be_to_cpu_32(cqe->byte_cnt);
+		__atomic_store_n(&qp->sq.tail, idx + 1, __ATOMIC_RELEASE);
+		break;
+	case MLX5_CQE_RESP_SEND:
+	case MLX5_CQE_RESP_SEND_IMM:
+	case MLX5_CQE_RESP_WR_IMM:
+		idx = qp->rq.tail + (uint16_t)(cnt - (uint16_t)qp->rq.tail);
+		wc->wr_id = qp->rq.wrid[idx & qp->rq.mask];
+		wc->status = QPIO_WC_SUCCESS;
+		wc->opcode = opcode == MLX5_CQE_RESP_WR_IMM ?
+			QPIO_WC_RECV_RDMA_WITH_IMM : QPIO_WC_RECV;
+		wc->byte_len = rte_be_to_cpu_32(cqe->byte_cnt);
+		if (opcode != MLX5_CQE_RESP_SEND) {
+			wc->wc_flags = QPIO_WC_WITH_IMM;
+			wc->imm_data = rte_be_to_cpu_32(cqe->imm_inval_pkey);
+		}
+		wc->src_qp = rte_be_to_cpu_32(cqe->flags_rqpn) & 0xffffff;
+		if ((rte_be_to_cpu_32(cqe->flags_rqpn) >> 28) & 3)
+			wc->wc_flags |= QPIO_WC_GRH;
+		rq_complete(&qp->rq, idx);
+		break;
+	case MLX5_CQE_REQ_ERR: {
+		const struct mlx5_err_cqe *e = (const struct mlx5_err_cqe *)cqe;
+
+		idx = qp->sq.tail + (uint16_t)(cnt - (uint16_t)qp->sq.tail);
+		wc->wr_id = qp->sq.wrid[idx & qp->sq.mask];
+		wc->status = err_status(e->syndrome);
+		wc->vendor_err = e->vendor_err_synd;
+		wc->opcode = (enum qpio_wc_opcode)wqe_opcode_to_wc[sop >> 24];
+		wc->byte_len = 0;
+		__atomic_store_n(&qp->sq.tail, idx + 1, __ATOMIC_RELEASE);
+		break;
+	}
+	default: { /* MLX5_CQE_RESP_ERR */
+		const struct mlx5_err_cqe *e = (const struct mlx5_err_cqe *)cqe;
+
+		idx = qp->rq.tail + (uint16_t)(cnt - (uint16_t)qp->rq.tail);
+		wc->wr_id = qp->rq.wrid[idx & qp->rq.mask];
+		wc->status = err_status(e->syndrome);
+		wc->vendor_err = e->vendor_err_synd;
+		wc->opcode = QPIO_WC_RECV;
+		wc->byte_len = 0;
+		rq_complete(&qp->rq, idx);
+		break;
+	}
+	}
+}
+
+uint16_t
+soft_cq_poll(struct qpio_cq *qcq, struct qpio_wc *wc, uint16_t n)
+{
+	struct soft_cq *cq = to_scq(qcq);
+	uint32_t ci = cq->ci;
+	uint16_t i;
+
+	if (unlikely(__atomic_load_n(&cq->nb_pending, __ATOMIC_RELAXED) != 0))
+		soft_cq_progress(cq);
+	for (i = 0; i < n; i++) {
+		const struct mlx5_cqe64 *cqe = &cq->cqes[ci & cq->mask];
+		uint8_t op_own = __atomic_load_n(&cqe->op_own, __ATOMIC_ACQUIRE);
+
+		if ((op_own & 1) != ((ci >> cq->log_depth) & 1) ||
+		    (op_own >> 4) == MLX5_CQE_INVALID)
+			break;
+		cqe_to_wc(cq, cqe, op_own >> 4, &wc[i]);
+		ci++;
+	}
+	if (i != 0)
+		__atomic_store_n(&cq->ci, ci, __ATOMIC_RELEASE);
+	return i;
+}

@@ -1,0 +1,26 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#ifndef SOFT_DEFS_H
+#define SOFT_DEFS_H
+
+/* Limits of the soft NIC; devargs may lower most of them (soft.rst). */
+#define SOFT_MAX_QP_WR       32768u  /* entries per SQ/RQ */
+#define SOFT_MAX_SGE         16u     /* per WR */
+#define SOFT_MAX_CQE         (1u << 20)
+#define SOFT_MAX_INLINE      512u    /* bytes */
+#define SOFT_MAX_MR          4096u   /* MR table slots per device */
+#define SOFT_MAX_PD          4096u
+#define SOFT_MAX_CQ          4096u
+#define SOFT_MAX_MR_SIZE     (1ull << 40)
+#define SOFT_MAX_RD_ATOM     16u
+#define SOFT_GID_TBL_LEN     1u
+#define SOFT_QPN_BASE        0x100u  /* QPNs 0 and 1 are special in IBA */
+
+#define SOFT_WQE_BB          64u     /* MLX5_SEND_WQE_BB */
+#define SOFT_SEG             16u     /* one WQE segment */
+#define SOFT_MAX_WQE_BBS     16u     /* largest WQE stride, basic blocks */
+
+/* Keys: (MR table index << 8) | 8-bit variant; index 0 is never used so
+ * that key 0 (inline data) and small values are always invalid. */
+#define SOFT_KEY_INDEX(k)    ((k) >> 8)
+
+#endif /* SOFT_DEFS_H */

@@ -1,0 +1,443 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The soft NIC device model: executes send WQEs against the peer's
+ * receive queue and memory, writes CQEs, and drives errors, flushes and
+ * RNR retries. It runs on whichever lcore rings the doorbell or polls the
+ * CQ; no thread of its own.
+ */
+#include <string.h>
+
+#include <rte_cycles.h>
+
+#include "soft_rx.h"
+
+/* Outcome of executing one WQE. */
+enum exec_result {
+	EXEC_OK,        /* done, requester completion if signaled */
+	EXEC_ERR,       /* requester error completion, QP to ERR */
+	EXEC_RNR,       /* receiver not ready: retry later */
+};
+
+/* A piece of gathered send data. */
+struct span {
+	const uint8_t *p;
+	uint32_t len;
+};
+
+/* Decoded send WQE. */
+struct wqe_desc {
+	uint8_t opcode;          /* MLX5_OPCODE_* */
+	uint8_t fm_ce_se;
+	uint16_t idx;
+	uint32_t imm;            /* host order */
+	uint32_t nspan;
+	uint64_t total;          /* bytes */
+	struct span spans[SOFT_MAX_SGE + 1];
+};
+
+/* IBA 9.7.5.2.8: RNR NAK timer field -> delay in units of 10 us. */
+static const uint32_t rnr_timer_10us[32] = {
+	65536, 1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 128, 192,
+	256, 384, 512, 768, 1024, 1536, 2048, 3072, 4096, 6144, 8192,
+	12288, 16384, 24576, 32768, 49152,
+};
+
+static void
+cq_overflow(struct soft_cq *cq, struct soft_qp *qp)
+{
+	__atomic_store_n(&cq->overflow, 1, __ATOMIC_RELEASE);
+	__atomic_fetch_add(&cq->overflow_count, 1, __ATOMIC_RELAXED);
+	SOFT_LOG(ERR, "cq %u: overflow (depth %u), qp 0x%x to ERR",
+		 cq->base.cqn, cq->base.depth, qp->base.qp_num);
+	soft_qp_set_err(qp, false);
+}
+
+/* Produce one CQE into cq for qp; on overflow the QP goes to ERR. */
+static inline int
+complete(struct soft_cq *cq, struct soft_qp *qp, const struct soft_cqe_info *ci)
+{
+	uint32_t idx;
+
+	if (unlikely(soft_cq_reserve(cq, &idx) != 0)) {
+		cq_overflow(cq, qp);
+		return -1;
+	}
+	soft_cq_publish(cq, idx, ci);
+	return 0;
+}
+
+static inline void
+mark_pending(struct soft_qp *qp)
+{
+	struct soft_cq *scq = to_scq(qp->base.send_cq);
+
+	if (__atomic_exchange_n(&qp->pending, 1, __ATOMIC_ACQ_REL) == 0)
+		__atomic_fetch_add(&scq->nb_pending, 1, __ATOMIC_RELEASE);
+}
+
+void
+soft_rq_flush(struct soft_qp *qp)
+{
+	struct soft_rq *rq = &qp->rq;
+	struct soft_cq *rcq = to_scq(qp->base.recv_cq);
+	struct soft_cqe_info ci = {
+		.opcode = MLX5_CQE_RESP_ERR,
+		.syndrome = MLX5_CQE_SYNDROME_WR_FLUSH_ERR,
+		.qpn = qp->base.qp_num,
+	};
+	uint32_t c = __atomic_load_n(&rq->ci, __ATOMIC_RELAXED);
+
+	for (;;) {
+		uint32_t head = __atomic_load_n(&rq->head, __ATOMIC_ACQUIRE);
+
+		if (c == head)
+			break;
+		if (!__atomic_compare_exchange_n(&rq->ci, &c, c + 1, 1,
+						 __ATOMIC_ACQ_REL,
+						 __ATOMIC_RELAXED))
+			continue;
+		ci.wqe_counter = (uint16_t)c;
+		if (complete(rcq, qp, &ci) != 0)
+			break;
+		qp->flushed++;
+		c++;
+	}
+}
+
+void
+soft_qp_set_err(struct soft_qp *qp, bool owner)
+{
+	uint8_t s = __atomic_load_n(&qp->base.state, __ATOMIC_ACQUIRE);
+
+	do {
+		if (s == QPIO_QPS_ERR || s == QPIO_QPS_RESET)
+			return;
+	} while (!__atomic_compare_exchange_n(&qp->base.state, &s,
+					      (uint8_t)QPIO_QPS_ERR, 0,
+					      __ATOMIC_ACQ_REL,
+					      __ATOMIC_ACQUIRE));
+	soft_rq_flush(qp);
+	if (owner)
+		soft_sq_run(qp);
+	else
+		mark_pending(qp);
+}
+
+/* Parse the data part of a send WQE (after ctrl and, for RDMA/atomic, the
+ * remote address segments) into spans; check each SGE against the MR
+ * table. @return 0 or an MLX5 syndrome. */
+static inline int
+wqe_gather(const struct soft_qp *qp, const uint8_t *seg, const uint8_t *end,
+	   struct wqe_desc *d)
+{
+	const struct soft_dev *sdev = qp->sdev;
+
+	d->nspan = 0;
+	d->total = 0;
+	while (seg < end) {
+		const struct mlx5_wqe_data_seg *ds =
+			(const struct mlx5_wqe_data_seg *)seg;
+		uint32_t bc = rte_be_to_cpu_32(ds->byte_count);
+
+		if (bc & MLX5_INLINE_SEG) {
+			uint32_t len = bc & ~MLX5_INLINE_SEG;
+
+			d->spans[d->nspan].p = seg + 4;
+			d->spans[d->nspan].len = len;
+			d->nspan++;
+			d->total += len;
+			seg += RTE_ALIGN_CEIL(4 + len, SOFT_SEG);
+		} else {
+			uint64_t addr = rte_be_to_cpu_64(ds->addr);
+			const uint8_t *p = soft_mr_check(sdev,
+				rte_be_to_cpu_32(ds->lkey), qp->pdn, addr, bc, 0);
+
+			if (unlikely(p == NULL))
+				return MLX5_CQE_SYNDROME_LOCAL_PROT_ERR;
+			d->spans[d->nspan].p = p;
+			d->spans[d->nspan].len = bc;
+			d->nspan++;
+			d->total += bc;
+			seg += SOFT_SEG;
+		}
+	}
+	return 0;
+}
+
+/* Copy the gathered spans into the receive WQE's buffers. The receive
+ * list was checked in full before (nothing is written on an error). */
+static inline void
+scatter(const struct wqe_desc *d, uint8_t *const *dst, const uint32_t *dlen,
+	uint32_t ndst)
+{
+	uint32_t s = 0, soff = 0, i;
+
+	for (i = 0; i < ndst && s < d->nspan; i++) {
+		uint32_t doff = 0;
+
+		while (doff < dlen[i] && s < d->nspan) {
+			uint32_t n = RTE_MIN(dlen[i] - doff,
+					     d->spans[s].len - soff);
+
+			memcpy(dst[i] + doff, d->spans[s].p + soff, n);
+			doff += n;
+			soff += n;
+			if (soff == d->spans[s].len) {
+				s++;
+				soff = 0;
+			}
+		}
+		/* skip empty spans so the loop ends */
+		while (s < d->nspan && d->spans[s].len == 0)
+			s++;
+	}
+}
+
+/* Responder side of SEND / SEND_IMM on an RC or UC QP. */
+static enum exec_result
+exec_send(struct soft_qp *qp, struct soft_qp *peer, struct wqe_desc *d,
+	  uint8_t *syndrome)
+{
+	struct soft_rq *rq = &peer->rq;
+	struct soft_cq *rcq = to_scq(peer->base.recv_cq);
+	struct soft_cqe_info ci;
+	uint8_t *dst[SOFT_MAX_SGE];
+	uint32_t dlen[SOFT_MAX_SGE];
+	uint32_t c, i, n = 0;
+	uint64_t room = 0;
+	const uint8_t *rwqe;
+	uint8_t rsyn = 0;
+
+	c = __atomic_load_n(&rq->ci, __ATOMIC_RELAXED);
+	do {
+		if (c == __atomic_load_n(&rq->head, __ATOMIC_ACQUIRE))
+			return EXEC_RNR;
+	} while (!__atomic_compare_exchange_n(&rq->ci, &c, c + 1, 1,
+					      __ATOMIC_ACQ_REL,
+					      __ATOMIC_RELAXED));
+
+	rwqe = rq->buf + (size_t)(c & rq->mask) * rq->stride;
+	for (i = 0; i < rq->max_sge; i++) {
+		const struct mlx5_wqe_data_seg *ds =
+			(const struct mlx5_wqe_data_seg *)(rwqe + i * SOFT_SEG);
+		uint32_t lkey = rte_be_to_cpu_32(ds->lkey);
+		uint32_t len = rte_be_to_cpu_32(ds->byte_count);
+
+		if (lkey == MLX5_INVALID_LKEY)
+			break;
+		dst[n] = soft_mr_check(peer->sdev, lkey, peer->pdn,
+				       rte_be_to_cpu_64(ds->addr), len,
+				       QPIO_ACCESS_LOCAL_WRITE);
+		if (unlikely(dst[n] == NULL)) {
+			rsyn = MLX5_CQE_SYNDROME_LOCAL_PROT_ERR;
+			break;
+		}
+		dlen[n++] = len;
+		room += len;
+	}
+	if (rsyn == 0 && unlikely(d->total > room))
+		rsyn = MLX5_CQE_SYNDROME_LOCAL_LENGTH_ERR;
+
+	memset(&ci, 0, sizeof(ci));
+	ci.qpn = peer->base.qp_num;
+	ci.wqe_counter = (uint16_t)c;
+	if (unlikely(rsyn != 0)) {
+		/* Receiver error: its WQE completes in error and its QP goes
+		 * to ERR; an RC requester learns it from the NAK. */
+		ci.opcode = MLX5_CQE_RESP_ERR;
+		ci.syndrome = rsyn;
+		complete(rcq, peer, &ci);
+		soft_qp_set_err(peer, false);
+		if (qp->base.qp_type == QPIO_QPT_UC)
+			return EXEC_OK;
+		*syndrome = rsyn == MLX5_CQE_SYNDROME_LOCAL_LENGTH_ERR ?
+			MLX5_CQE_SYNDROME_REMOTE_INVAL_REQ_ERR :
+			MLX5_CQE_SYNDROME_REMOTE_OP_ERR;
+		return EXEC_ERR;
+	}
+	scatter(d, dst, dlen, n);
+	ci.opcode = d->opcode == MLX5_OPCODE_SEND_IMM ?
+		MLX5_CQE_RESP_SEND_IMM : MLX5_CQE_RESP_SEND;
+	ci.byte_cnt = (uint32_t)d->total;
+	ci.imm = d->imm;
+	ci.src_qpn = qp->base.qp_num;
+	complete(rcq, peer, &ci);
+	return EXEC_OK;
+}
+
+static inline struct soft_qp *
+resolve_peer(const struct soft_qp *qp)
+{
+	const struct soft_dev *pdev = soft_fabric_dev_by_lid(qp->dlid);
+	uint32_t slot = qp->dest_qpn - SOFT_QPN_BASE;
+	struct soft_qp *peer;
+	uint8_t ps;
+
+	if (unlikely(pdev == NULL || slot >= pdev->max_qp))
+		return NULL;
+	peer = pdev->qp_tbl[slot];
+	if (unlikely(peer == NULL || peer->base.qp_type != qp->base.qp_type))
+		return NULL;
+	ps = __atomic_load_n(&peer->base.state, __ATOMIC_ACQUIRE);
+	if (unlikely(ps != QPIO_QPS_RTR && ps != QPIO_QPS_RTS))
+		return NULL;
+	return peer;
+}
+
+/* Execute the WQE at sq index idx. */
+static enum exec_result
+exec_wqe(struct soft_qp *qp, const uint8_t *wqe, struct wqe_desc *d,
+	 uint8_t *syndrome)
+{
+	const struct mlx5_wqe_ctrl_seg *ctrl =
+		(const struct mlx5_wqe_ctrl_seg *)wqe;
+	uint32_t ds = rte_be_to_cpu_32(ctrl->qpn_ds) & 0x3f;
+	struct soft_qp *peer;
+	int syn;
+
+	d->opcode = (uint8_t)rte_be_to_cpu_32(ctrl->opmod_idx_opcode);
+	d->fm_ce_se = ctrl->fm_ce_se;
+	d->imm = rte_be_to_cpu_32(ctrl->imm);
+
+	syn = wqe_gather(qp, wqe + SOFT_SEG, wqe + ds * SOFT_SEG, d);
+	if (unlikely(syn != 0)) {
+		*syndrome = (uint8_t)syn;
+		return EXEC_ERR;
+	}
+	peer = resolve_peer(qp);
+	if (unlikely(peer == NULL)) {
+		/* No responder: RC retries until retry_cnt is exhausted;
+		 * UC loses the message silently. */
+		if (qp->base.qp_type == QPIO_QPT_UC)
+			return EXEC_OK;
+		*syndrome = MLX5_CQE_SYNDROME_TRANSPORT_RETRY_EXC_ERR;
+		return EXEC_ERR;
+	}
+	return exec_send(qp, peer, d, syndrome);
+}
+
+static void
+sq_flush(struct soft_qp *qp, uint32_t ci, uint32_t pi)
+{
+	struct soft_cq *scq = to_scq(qp->base.send_cq);
+	struct soft_cqe_info info = {
+		.opcode = MLX5_CQE_REQ_ERR,
+		.syndrome = MLX5_CQE_SYNDROME_WR_FLUSH_ERR,
+		.qpn = qp->base.qp_num,
+	};
+
+	for (; ci != pi; ci++) {
+		const struct mlx5_wqe_ctrl_seg *ctrl = (const void *)
+			(qp->sq.buf + ((size_t)(ci & qp->sq.mask) << qp->sq.log_stride));
+
+		info.wqe_opcode = (uint8_t)rte_be_to_cpu_32(ctrl->opmod_idx_opcode);
+		info.wqe_counter = (uint16_t)ci;
+		if (complete(scq, qp, &info) != 0)
+			break;
+		qp->flushed++;
+	}
+	qp->sq.ci = ci;
+}
+
+static void
+sq_execute(struct soft_qp *qp)
+{
+	struct soft_sq *sq = &qp->sq;
+	struct soft_cq *scq = to_scq(qp->base.send_cq);
+	uint32_t pi = __atomic_load_n(&sq->dbrec, __ATOMIC_ACQUIRE);
+	uint32_t ci = sq->ci;
+	struct wqe_desc d;
+
+	while (ci != pi) {
+		uint8_t state = __atomic_load_n(&qp->base.state, __ATOMIC_ACQUIRE);
+		const uint8_t *wqe;
+		struct soft_cqe_info info;
+		enum exec_result r;
+		uint8_t syn = 0;
+
+		if (unlikely(state != QPIO_QPS_RTS)) {
+			if (state == QPIO_QPS_ERR) {
+				sq->ci = ci;
+				sq_flush(qp, ci, pi);
+				return;
+			}
+			break;
+		}
+		if (unlikely(qp->rnr_deadline != 0)) {
+			if (rte_get_tsc_cycles() < qp->rnr_deadline) {
+				mark_pending(qp);
+				break;
+			}
+			qp->rnr_deadline = 0;
+		}
+		wqe = sq->buf + ((size_t)(ci & sq->mask) << sq->log_stride);
+		r = exec_wqe(qp, wqe, &d, &syn);
+		if (unlikely(r == EXEC_RNR)) {
+			struct soft_qp *peer = resolve_peer(qp);
+			uint32_t t = peer != NULL ? peer->attr.min_rnr_timer : 0;
+
+			qp->rnr_naks++;
+			qp->rnr_nak_total++;
+			if (qp->attr.rnr_retry == 7 ||
+			    qp->rnr_naks <= qp->attr.rnr_retry) {
+				qp->rnr_deadline = rte_get_tsc_cycles() +
+					rte_get_tsc_hz() / 100000 *
+					rnr_timer_10us[t];
+				mark_pending(qp);
+				break;
+			}
+			qp->rnr_exceeded++;
+			syn = MLX5_CQE_SYNDROME_RNR_RETRY_EXC_ERR;
+			r = EXEC_ERR;
+		}
+		qp->rnr_naks = 0;
+		memset(&info, 0, sizeof(info));
+		info.qpn = qp->base.qp_num;
+		info.wqe_counter = (uint16_t)ci;
+		info.wqe_opcode = d.opcode;
+		if (unlikely(r == EXEC_ERR)) {
+			info.opcode = MLX5_CQE_REQ_ERR;
+			info.syndrome = syn;
+			ci++;
+			sq->ci = ci;
+			complete(scq, qp, &info);
+			soft_qp_set_err(qp, false);
+			continue;
+		}
+		if (d.fm_ce_se & MLX5_WQE_CTRL_CQ_UPDATE) {
+			info.opcode = MLX5_CQE_REQ;
+			info.byte_cnt = (uint32_t)d.total;
+			if (unlikely(complete(scq, qp, &info) != 0)) {
+				sq->ci = ci + 1;
+				continue;
+			}
+		}
+		ci++;
+	}
+	sq->ci = ci;
+}
+
+void
+soft_sq_run(struct soft_qp *qp)
+{
+	/* The SQ's owner rings the doorbell; a poller of a shared send CQ
+	 * may resume the same SQ: one runs, the other skips. */
+	if (__atomic_exchange_n(&qp->exec_busy, 1, __ATOMIC_ACQUIRE) != 0)
+		return;
+	sq_execute(qp);
+	__atomic_store_n(&qp->exec_busy, 0, __ATOMIC_RELEASE);
+}
+
+void
+soft_cq_progress(struct soft_cq *cq)
+{
+	struct soft_qp *qp;
+
+	TAILQ_FOREACH(qp, &cq->send_qps, cq_next) {
+		if (!__atomic_load_n(&qp->pending, __ATOMIC_ACQUIRE))
+			continue;
+		__atomic_store_n(&qp->pending, 0, __ATOMIC_RELEASE);
+		__atomic_fetch_sub(&cq->nb_pending, 1, __ATOMIC_RELEASE);
+		soft_sq_run(qp);
+	}
+}

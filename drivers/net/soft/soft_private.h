@@ -1,0 +1,203 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#ifndef SOFT_PRIVATE_H
+#define SOFT_PRIVATE_H
+
+/*
+ * Soft NIC objects. Everything the device model touches lives in DPDK
+ * memory (rte_malloc), so that another lcore, or a secondary process that
+ * maps the same memory, can execute work against it. Function pointers
+ * are only called by the process that created the object.
+ */
+#include <stdalign.h>
+#include <stdbool.h>
+#include <sys/queue.h>
+
+#include <infiniband/mlx5dv.h>
+
+#include <rte_branch_prediction.h>
+#include <rte_byteorder.h>
+#include <rte_common.h>
+#include <rte_log.h>
+#include <rte_spinlock.h>
+
+#include "qpio_config.h"
+#include "rdma_driver.h"
+#include "soft_defs.h"
+
+extern int soft_logtype;
+
+#define SOFT_LOG(level, ...) \
+	rte_log(RTE_LOG_ ## level, soft_logtype, \
+		RTE_FMT("qpio.net.soft: " RTE_FMT_HEAD(__VA_ARGS__,) "\n", \
+			RTE_FMT_TAIL(__VA_ARGS__,)))
+
+/* The CQE and WQE layouts other code (and other processes) see. */
+static_assert(sizeof(struct mlx5_cqe64) == 64, "mlx5_cqe64 layout");
+static_assert(sizeof(struct mlx5_err_cqe) == 64, "mlx5_err_cqe layout");
+static_assert(sizeof(struct mlx5_wqe_ctrl_seg) == 16, "ctrl seg layout");
+static_assert(sizeof(struct mlx5_wqe_data_seg) == 16, "data seg layout");
+static_assert(sizeof(struct mlx5_wqe_raddr_seg) == 16, "raddr seg layout");
+static_assert(sizeof(struct mlx5_wqe_atomic_seg) == 16, "atomic seg layout");
+
+/* One MR table entry. key == 0 marks a free slot. */
+struct soft_mr_entry {
+	uint64_t addr;
+	uint64_t len;
+	uint32_t key;        /* lkey == rkey */
+	uint32_t pdn;
+	uint32_t access;
+	uint32_t pad;
+};
+
+struct soft_mr {
+	struct qpio_mr base;
+	uint32_t index;
+};
+
+struct soft_pd {
+	struct qpio_pd base;
+};
+
+struct soft_qp;
+
+/* Completion queue. The consumer index and the producer reservation
+ * counter sit on their own cache lines: the owner lcore writes ci, any
+ * lcore running the device model writes pi. */
+struct soft_cq {
+	struct qpio_cq base;
+	struct mlx5_cqe64 *cqes;
+	struct soft_dev *sdev;
+	uint32_t mask;
+	uint32_t log_depth;
+	TAILQ_HEAD(, soft_qp) send_qps;   /* QPs using it as send CQ */
+
+	alignas(RTE_CACHE_LINE_SIZE) uint32_t ci;   /* consumer: owner lcore */
+	uint32_t last_qpn;
+	struct soft_qp *last_qp;
+
+	alignas(RTE_CACHE_LINE_SIZE) uint32_t pi;   /* producers reserve here */
+	uint32_t nb_pending;                        /* QPs with work to resume */
+	uint8_t overflow;                           /* CQ error raised */
+	uint64_t overflow_count;                    /* CQEs that did not fit */
+};
+
+/* Receive queue: producer = owner lcore (post recv), consumer = device
+ * model on any lcore (CAS on ci), tail = owner lcore (poll CQ). */
+struct soft_rq {
+	uint8_t *buf;             /* depth * stride bytes of data segments */
+	uint64_t *wrid;
+	uint8_t *done;            /* slot completed, awaiting tail advance */
+	uint32_t depth;
+	uint32_t mask;
+	uint32_t stride;          /* bytes: nsge * 16 */
+	uint32_t max_sge;
+	alignas(RTE_CACHE_LINE_SIZE) uint32_t head;   /* doorbell record */
+	alignas(RTE_CACHE_LINE_SIZE) uint32_t ci;     /* device consumer */
+	alignas(RTE_CACHE_LINE_SIZE) uint32_t tail;   /* freed by poll */
+};
+
+/* Send queue: fixed WQE stride; everything owned by one lcore. */
+struct soft_sq {
+	uint8_t *buf;             /* depth * stride bytes */
+	uint64_t *wrid;
+	uint32_t depth;           /* WQEs */
+	uint32_t mask;
+	uint32_t stride;          /* bytes, power of two multiple of 64 */
+	uint32_t log_stride;
+	uint32_t max_sge;
+	uint32_t max_inline;
+	uint32_t pi;              /* producer counter (WQEs) */
+	uint32_t tail;            /* completed up to (WQEs) */
+	uint32_t dbrec;           /* doorbell record: pi published */
+	uint32_t ci;              /* device model consumer */
+};
+
+struct soft_qp {
+	struct qpio_qp base;
+	struct soft_sq sq;
+	struct soft_rq rq;
+	struct soft_dev *sdev;
+	uint32_t pdn;
+	uint32_t dest_qpn;
+	struct soft_qp *peer;     /* resolved at RTR for RC/UC */
+	uint16_t dlid;
+	struct qpio_qp_attr attr; /* last set attributes */
+	/* device model state */
+	uint32_t exec_busy;       /* SQ model running (atomic flag) */
+	uint32_t pending;         /* queued in send CQ's pending count */
+	uint32_t rnr_naks;        /* RNR NAKs for the WQE at sq.ci */
+	uint64_t rnr_deadline;    /* TSC of the next attempt, 0 = none */
+	uint64_t rnr_nak_total;   /* counters */
+	uint64_t rnr_exceeded;
+	uint64_t flushed;
+	TAILQ_ENTRY(soft_qp) cq_next;
+};
+
+/* Device: shared state. */
+struct soft_dev {
+	struct qpio_device *qdev;
+	uint32_t fabric_slot;
+	uint16_t lid;
+	uint64_t guid;
+	uint32_t max_qp;
+	uint32_t max_mr;
+	struct soft_mr_entry *mr_tbl;     /* max_mr entries */
+	struct soft_qp **qp_tbl;          /* max_qp entries, by qpn - base */
+	uint32_t next_cqn;
+	uint8_t mr_variant;
+	rte_spinlock_t lock;              /* control path only */
+};
+
+/* The fabric: every soft device of every process sharing the memory. */
+struct soft_fabric {
+	rte_spinlock_t lock;
+	uint32_t next_pdn;
+	struct soft_dev *devs[QPIO_MAX_DEVICES];
+};
+
+static inline struct soft_qp *to_sqp(struct qpio_qp *qp)
+{ return (struct soft_qp *)qp; }
+static inline struct soft_cq *to_scq(struct qpio_cq *cq)
+{ return (struct soft_cq *)cq; }
+static inline struct soft_dev *to_sdev(const struct qpio_device *dev)
+{ return (struct soft_dev *)dev->priv; }
+
+/* soft.c */
+struct soft_fabric *soft_fabric_get(void);
+struct soft_dev *soft_fabric_dev_by_lid(uint16_t lid);
+
+/* soft_mr.c */
+struct qpio_pd *soft_pd_alloc(struct qpio_device *dev);
+int soft_pd_free(struct qpio_pd *pd);
+struct qpio_mr *soft_mr_reg(struct qpio_pd *pd, void *addr, size_t length,
+			    unsigned int access);
+int soft_mr_dereg(struct qpio_mr *mr);
+
+/* soft_cq.c */
+struct qpio_cq *soft_cq_create(struct qpio_device *dev, uint32_t cqe,
+			       int socket_id);
+int soft_cq_destroy(struct qpio_cq *cq);
+uint16_t soft_cq_poll(struct qpio_cq *cq, struct qpio_wc *wc, uint16_t n);
+
+/* soft_qp.c */
+struct qpio_qp *soft_qp_create(struct qpio_pd *pd,
+			       struct qpio_qp_init_attr *ia);
+int soft_qp_destroy(struct qpio_qp *qp);
+int soft_qp_modify(struct qpio_qp *qp, const struct qpio_qp_attr *attr,
+		   int mask, enum qpio_qp_state cur, enum qpio_qp_state next);
+int soft_qp_query(struct qpio_qp *qp, struct qpio_qp_attr *attr,
+		  struct qpio_qp_init_attr *ia);
+
+/* soft_tx.c / soft_rx.c */
+uint16_t soft_post_send(struct qpio_qp *qp, const struct qpio_send_wr *wrs,
+			uint16_t n, int *err);
+uint16_t soft_post_recv(struct qpio_qp *qp, const struct qpio_recv_wr *wrs,
+			uint16_t n, int *err);
+
+/* soft_model.c: the device */
+void soft_sq_run(struct soft_qp *qp);
+void soft_qp_set_err(struct soft_qp *qp, bool owner);
+void soft_rq_flush(struct soft_qp *qp);
+void soft_cq_progress(struct soft_cq *cq);
+
+#endif /* SOFT_PRIVATE_H */

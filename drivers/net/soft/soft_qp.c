@@ -1,0 +1,304 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Soft NIC queue pairs: create, destroy, modify, query.
+ */
+#include <string.h>
+
+#include <rte_errno.h>
+#include <rte_malloc.h>
+
+#include "soft_rx.h"
+#include "qpio_soft.h"
+
+/* Bytes of the largest WQE a QP with these caps can post. */
+static uint32_t
+sq_wqe_size(enum qpio_qp_type type, uint32_t max_sge, uint32_t max_inline)
+{
+	uint32_t addr = type == QPIO_QPT_UD ?
+		(uint32_t)sizeof(struct mlx5_wqe_datagram_seg) : 2 * SOFT_SEG;
+	uint32_t data = RTE_MAX(max_sge * SOFT_SEG,
+				RTE_ALIGN_CEIL(4 + max_inline, SOFT_SEG));
+
+	return SOFT_SEG + addr + data;
+}
+
+static void
+queues_reset(struct soft_qp *qp, uint32_t start)
+{
+	struct soft_cq *scq = to_scq(qp->base.send_cq);
+
+	qp->sq.pi = qp->sq.ci = qp->sq.tail = qp->sq.dbrec = start;
+	qp->rq.head = qp->rq.ci = qp->rq.tail = start;
+	memset(qp->rq.done, 0, qp->rq.depth);
+	qp->rnr_naks = 0;
+	qp->rnr_deadline = 0;
+	if (__atomic_exchange_n(&qp->pending, 0, __ATOMIC_ACQ_REL) != 0)
+		__atomic_fetch_sub(&scq->nb_pending, 1, __ATOMIC_RELEASE);
+}
+
+struct qpio_qp *
+soft_qp_create(struct qpio_pd *pd, struct qpio_qp_init_attr *ia)
+{
+	struct soft_dev *sdev = to_sdev(pd->dev);
+	struct qpio_qp_cap *cap = &ia->cap;
+	int socket = ia->send_cq->socket_id;
+	struct soft_qp *qp;
+	uint32_t wqe_size, slot;
+
+	if (ia->srq != NULL) {
+		SOFT_LOG(ERR, "%s: SRQ not supported yet", pd->dev->name);
+		rte_errno = EOPNOTSUPP;
+		return NULL;
+	}
+	wqe_size = sq_wqe_size(ia->qp_type, RTE_MAX(cap->max_send_sge, 1u),
+			       cap->max_inline_data);
+	if (wqe_size > SOFT_MAX_WQE_BBS * SOFT_WQE_BB) {
+		SOFT_LOG(ERR, "%s: WQE of %u bytes exceeds %u", pd->dev->name,
+			 wqe_size, SOFT_MAX_WQE_BBS * SOFT_WQE_BB);
+		rte_errno = EINVAL;
+		return NULL;
+	}
+	qp = rte_zmalloc_socket("soft_qp", sizeof(*qp), RTE_CACHE_LINE_SIZE,
+				socket);
+	if (qp == NULL)
+		goto nomem;
+	qp->sq.depth = rte_align32pow2(RTE_MAX(cap->max_send_wr, 1u));
+	qp->sq.mask = qp->sq.depth - 1;
+	qp->sq.stride = rte_align32pow2(RTE_ALIGN_CEIL(wqe_size, SOFT_WQE_BB));
+	qp->sq.log_stride = (uint32_t)rte_log2_u32(qp->sq.stride);
+	qp->sq.max_sge = RTE_MAX(cap->max_send_sge, 1u);
+	qp->sq.max_inline = cap->max_inline_data;
+	qp->sq.buf = rte_zmalloc_socket("soft_sq", (size_t)qp->sq.depth * qp->sq.stride,
+					RTE_CACHE_LINE_SIZE, socket);
+	qp->sq.wrid = rte_zmalloc_socket("soft_sq_wrid",
+					 sizeof(uint64_t) * qp->sq.depth,
+					 RTE_CACHE_LINE_SIZE, socket);
+	qp->rq.depth = rte_align32pow2(RTE_MAX(cap->max_recv_wr, 1u));
+	qp->rq.mask = qp->rq.depth - 1;
+	qp->rq.max_sge = RTE_MAX(cap->max_recv_sge, 1u);
+	qp->rq.stride = rte_align32pow2(qp->rq.max_sge) * SOFT_SEG;
+	qp->rq.buf = rte_zmalloc_socket("soft_rq", (size_t)qp->rq.depth * qp->rq.stride,
+					RTE_CACHE_LINE_SIZE, socket);
+	qp->rq.wrid = rte_zmalloc_socket("soft_rq_wrid",
+					 sizeof(uint64_t) * qp->rq.depth,
+					 RTE_CACHE_LINE_SIZE, socket);
+	qp->rq.done = rte_zmalloc_socket("soft_rq_done", qp->rq.depth,
+					 RTE_CACHE_LINE_SIZE, socket);
+	if (qp->sq.buf == NULL || qp->sq.wrid == NULL || qp->rq.buf == NULL ||
+	    qp->rq.wrid == NULL || qp->rq.done == NULL)
+		goto nomem;
+
+	rte_spinlock_lock(&sdev->lock);
+	for (slot = 0; slot < sdev->max_qp; slot++)
+		if (sdev->qp_tbl[slot] == NULL)
+			break;
+	if (slot == sdev->max_qp) {
+		rte_spinlock_unlock(&sdev->lock);
+		rte_errno = ENOSPC;
+		goto err;
+	}
+	sdev->qp_tbl[slot] = qp;
+	rte_spinlock_unlock(&sdev->lock);
+
+	cap->max_send_wr = qp->sq.depth;
+	cap->max_recv_wr = qp->rq.depth;
+	cap->max_send_sge = qp->sq.max_sge;
+	cap->max_recv_sge = qp->rq.max_sge;
+	qp->sdev = sdev;
+	qp->pdn = pd->pdn;
+	qp->base.qp_num = SOFT_QPN_BASE + slot;
+	qp->base.post_send = soft_post_send;
+	qp->base.post_recv = soft_post_recv;
+	qp->base.state = QPIO_QPS_RESET;
+	qp->base.send_cq = ia->send_cq;
+	qp->attr.cap = *cap;
+	TAILQ_INSERT_TAIL(&to_scq(ia->send_cq)->send_qps, qp, cq_next);
+	return &qp->base;
+nomem:
+	rte_errno = ENOMEM;
+err:
+	if (qp != NULL) {
+		rte_free(qp->sq.buf);
+		rte_free(qp->sq.wrid);
+		rte_free(qp->rq.buf);
+		rte_free(qp->rq.wrid);
+		rte_free(qp->rq.done);
+		rte_free(qp);
+	}
+	return NULL;
+}
+
+int
+soft_qp_destroy(struct qpio_qp *qqp)
+{
+	struct soft_qp *qp = to_sqp(qqp);
+	struct soft_dev *sdev = qp->sdev;
+	struct soft_cq *scq = to_scq(qqp->send_cq);
+
+	__atomic_store_n(&qqp->state, QPIO_QPS_RESET, __ATOMIC_RELEASE);
+	queues_reset(qp, 0);
+	TAILQ_REMOVE(&scq->send_qps, qp, cq_next);
+	rte_spinlock_lock(&sdev->lock);
+	sdev->qp_tbl[qqp->qp_num - SOFT_QPN_BASE] = NULL;
+	rte_spinlock_unlock(&sdev->lock);
+	rte_free(qp->sq.buf);
+	rte_free(qp->sq.wrid);
+	rte_free(qp->rq.buf);
+	rte_free(qp->rq.wrid);
+	rte_free(qp->rq.done);
+	rte_free(qp);
+	return 0;
+}
+
+static void
+attr_apply(struct qpio_qp_attr *a, const struct qpio_qp_attr *in, int mask)
+{
+	if (mask & QPIO_QP_ACCESS_FLAGS)
+		a->qp_access_flags = in->qp_access_flags;
+	if (mask & QPIO_QP_PKEY_INDEX)
+		a->pkey_index = in->pkey_index;
+	if (mask & QPIO_QP_PORT)
+		a->port_num = in->port_num;
+	if (mask & QPIO_QP_QKEY)
+		a->qkey = in->qkey;
+	if (mask & QPIO_QP_AV)
+		a->ah_attr = in->ah_attr;
+	if (mask & QPIO_QP_PATH_MTU)
+		a->path_mtu = in->path_mtu;
+	if (mask & QPIO_QP_TIMEOUT)
+		a->timeout = in->timeout;
+	if (mask & QPIO_QP_RETRY_CNT)
+		a->retry_cnt = in->retry_cnt;
+	if (mask & QPIO_QP_RNR_RETRY)
+		a->rnr_retry = in->rnr_retry;
+	if (mask & QPIO_QP_RQ_PSN)
+		a->rq_psn = in->rq_psn;
+	if (mask & QPIO_QP_MAX_QP_RD_ATOMIC)
+		a->max_rd_atomic = in->max_rd_atomic;
+	if (mask & QPIO_QP_MIN_RNR_TIMER)
+		a->min_rnr_timer = in->min_rnr_timer;
+	if (mask & QPIO_QP_SQ_PSN)
+		a->sq_psn = in->sq_psn;
+	if (mask & QPIO_QP_MAX_DEST_RD_ATOMIC)
+		a->max_dest_rd_atomic = in->max_dest_rd_atomic;
+	if (mask & QPIO_QP_DEST_QPN)
+		a->dest_qp_num = in->dest_qp_num;
+	if (mask & QPIO_QP_EN_SQD_ASYNC_NOTIFY)
+		a->en_sqd_async_notify = in->en_sqd_async_notify;
+}
+
+/* Find the device an address vector names: by GID when global, else LID. */
+static int
+av_resolve(const struct qpio_ah_attr *ah, uint16_t *lid)
+{
+	struct soft_fabric *f = soft_fabric_get();
+	unsigned int i;
+
+	if (!ah->is_global) {
+		*lid = ah->dlid;
+		return 0;
+	}
+	for (i = 0; i < QPIO_MAX_DEVICES; i++) {
+		const struct soft_dev *d = f->devs[i];
+
+		if (d != NULL &&
+		    ah->grh.dgid.global.interface_id == rte_cpu_to_be_64(d->guid)) {
+			*lid = d->lid;
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
+int
+soft_qp_modify(struct qpio_qp *qqp, const struct qpio_qp_attr *in, int mask,
+	       enum qpio_qp_state cur, enum qpio_qp_state next)
+{
+	struct soft_qp *qp = to_sqp(qqp);
+	uint16_t lid = qp->dlid;
+
+	if (next == QPIO_QPS_SQD || next == QPIO_QPS_SQE) {
+		SOFT_LOG(ERR, "qp 0x%x: %s->%s not supported by the soft NIC",
+			 qqp->qp_num, qpio_qp_state_str(cur),
+			 qpio_qp_state_str(next));
+		return -EOPNOTSUPP;
+	}
+	if ((mask & QPIO_QP_AV) && av_resolve(&in->ah_attr, &lid) != 0) {
+		SOFT_LOG(ERR, "qp 0x%x: AV names a GID no soft device has",
+			 qqp->qp_num);
+		return -EINVAL;
+	}
+	attr_apply(&qp->attr, in, mask);
+	qp->dlid = lid;
+	qp->dest_qpn = qp->attr.dest_qp_num;
+	if (next == QPIO_QPS_RESET) {
+		__atomic_store_n(&qqp->state, QPIO_QPS_RESET, __ATOMIC_RELEASE);
+		queues_reset(qp, 0);
+		return 0;
+	}
+	if (next == QPIO_QPS_ERR) {
+		soft_qp_set_err(qp, true);
+		return 0;
+	}
+	__atomic_store_n(&qqp->state, (uint8_t)next, __ATOMIC_SEQ_CST);
+	return 0;
+}
+
+int
+soft_qp_query(struct qpio_qp *qqp, struct qpio_qp_attr *attr,
+	      struct qpio_qp_init_attr *ia)
+{
+	struct soft_qp *qp = to_sqp(qqp);
+
+	*attr = qp->attr;
+	attr->qp_state = qpio_qp_state(qqp);
+	attr->cur_qp_state = attr->qp_state;
+	attr->cap = qp->attr.cap;
+	if (ia != NULL)
+		ia->cap = qp->attr.cap;
+	return 0;
+}
+
+int
+qpio_soft_qp_set_counters(struct qpio_qp *qqp, uint32_t start)
+{
+	struct soft_qp *qp;
+
+	if (qqp == NULL || qqp->post_send != soft_post_send)
+		return -EINVAL;
+	qp = to_sqp(qqp);
+	if (qpio_qp_state(qqp) != QPIO_QPS_RESET) {
+		SOFT_LOG(ERR, "qp 0x%x: counters can be set only in RESET",
+			 qqp->qp_num);
+		return -EINVAL;
+	}
+	queues_reset(qp, start);
+	return 0;
+}
+
+int
+qpio_soft_qp_stats(const struct qpio_qp *qqp, struct qpio_soft_qp_stats *st)
+{
+	const struct soft_qp *qp;
+
+	if (qqp == NULL || st == NULL || qqp->post_send != soft_post_send)
+		return -EINVAL;
+	qp = (const struct soft_qp *)qqp;
+	st->rnr_naks = qp->rnr_nak_total;
+	st->rnr_retry_exceeded = qp->rnr_exceeded;
+	st->flushed = qp->flushed;
+	st->sq_posted = qp->sq.pi;
+	st->sq_completed = qp->sq.tail;
+	st->rq_posted = qp->rq.head;
+	st->rq_consumed = qp->rq.ci;
+	return 0;
+}
+
+int
+qpio_soft_cq_overflowed(const struct qpio_cq *qcq)
+{
+	if (qcq == NULL || qcq->poll != soft_cq_poll)
+		return -EINVAL;
+	return __atomic_load_n(&((const struct soft_cq *)qcq)->overflow,
+			       __ATOMIC_ACQUIRE);
+}

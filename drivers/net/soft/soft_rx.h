@@ -1,0 +1,103 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#ifndef SOFT_RX_H
+#define SOFT_RX_H
+
+/*
+ * Hot inlines shared by the device model and the CQ poller: CQE slot
+ * reservation and publication, and MR checks.
+ */
+#include "soft_private.h"
+
+/*
+ * Reserve one CQE slot. Many lcores may produce into one CQ: the slot is
+ * taken with a CAS on pi, bounded by the consumer index the poller
+ * publishes, so a completion is never written over one not yet polled.
+ * @return 0 and *idx, or -1 when the CQ is full (overflow).
+ */
+static inline int
+soft_cq_reserve(struct soft_cq *cq, uint32_t *idx)
+{
+	uint32_t pi = __atomic_load_n(&cq->pi, __ATOMIC_RELAXED);
+
+	do {
+		uint32_t ci = __atomic_load_n(&cq->ci, __ATOMIC_ACQUIRE);
+
+		if (unlikely(pi - ci >= cq->base.depth))
+			return -1;
+	} while (!__atomic_compare_exchange_n(&cq->pi, &pi, pi + 1, 1,
+					      __ATOMIC_ACQ_REL,
+					      __ATOMIC_RELAXED));
+	*idx = pi;
+	return 0;
+}
+
+/* Fields of one completion before it is written as a CQE. */
+struct soft_cqe_info {
+	uint8_t opcode;          /* MLX5_CQE_* */
+	uint8_t wqe_opcode;      /* MLX5_OPCODE_* of the WQE (requester) */
+	uint8_t syndrome;        /* MLX5_CQE_SYNDROME_* for error CQEs */
+	uint8_t grh;             /* 2-bit GRH field of flags_rqpn */
+	uint16_t wqe_counter;
+	uint32_t qpn;
+	uint32_t byte_cnt;
+	uint32_t imm;            /* host order */
+	uint32_t src_qpn;
+};
+
+/*
+ * Write a CQE into the reserved slot idx and hand it to the consumer: the
+ * body first, then op_own with release order, so a poller that sees the
+ * owner bit flip (acquire) also sees the body.
+ */
+static inline void
+soft_cq_publish(struct soft_cq *cq, uint32_t idx, const struct soft_cqe_info *ci)
+{
+	struct mlx5_cqe64 *cqe = &cq->cqes[idx & cq->mask];
+	uint8_t owner = (uint8_t)((idx >> cq->log_depth) & 1);
+
+	if (ci->opcode == MLX5_CQE_REQ_ERR || ci->opcode == MLX5_CQE_RESP_ERR) {
+		struct mlx5_err_cqe *e = (struct mlx5_err_cqe *)cqe;
+
+		e->syndrome = ci->syndrome;
+		e->vendor_err_synd = ci->syndrome;
+		e->s_wqe_opcode_qpn = rte_cpu_to_be_32(
+			((uint32_t)ci->wqe_opcode << 24) | ci->qpn);
+	} else {
+		cqe->byte_cnt = rte_cpu_to_be_32(ci->byte_cnt);
+		cqe->imm_inval_pkey = rte_cpu_to_be_32(ci->imm);
+		cqe->flags_rqpn = rte_cpu_to_be_32(((uint32_t)ci->grh << 28) |
+						   ci->src_qpn);
+		cqe->sop_drop_qpn = rte_cpu_to_be_32(
+			((uint32_t)ci->wqe_opcode << 24) | ci->qpn);
+	}
+	cqe->wqe_counter = rte_cpu_to_be_16(ci->wqe_counter);
+	__atomic_store_n(&cqe->op_own, (uint8_t)((ci->opcode << 4) | owner),
+			 __ATOMIC_RELEASE);
+}
+
+/*
+ * Check that [addr, addr + len) lies in the MR named by key, that the MR
+ * belongs to PD pdn and grants every flag of need. len may be 0.
+ * @return a pointer to addr, or NULL when any rule fails.
+ */
+static inline uint8_t *
+soft_mr_check(const struct soft_dev *sdev, uint32_t key, uint32_t pdn,
+	      uint64_t addr, uint64_t len, uint32_t need)
+{
+	const struct soft_mr_entry *e;
+	uint32_t i = SOFT_KEY_INDEX(key);
+
+	if (unlikely(i == 0 || i >= sdev->max_mr))
+		return NULL;
+	e = &sdev->mr_tbl[i];
+	if (unlikely(__atomic_load_n(&e->key, __ATOMIC_ACQUIRE) != key ||
+		     e->pdn != pdn || (e->access & need) != need))
+		return NULL;
+	/* addr >= start and addr + len <= start + mr_len, without overflow */
+	if (unlikely(addr < e->addr || addr - e->addr > e->len ||
+		     len > e->len - (addr - e->addr)))
+		return NULL;
+	return (uint8_t *)(uintptr_t)addr;
+}
+
+#endif /* SOFT_RX_H */

@@ -1,0 +1,184 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Soft NIC send path: the WQE writer (mlx5 layouts) and the doorbell.
+ */
+#include <inttypes.h>
+#include <string.h>
+
+#include "soft_rx.h"
+
+/* Map of qpio opcodes to MLX5 opcodes and what each needs. */
+struct op_info {
+	uint8_t mlx5;
+	uint8_t raddr;     /* has a remote address segment */
+	uint8_t atomic;    /* has an atomic segment, one 8-byte SGE */
+	uint8_t no_inline;
+	uint8_t types;     /* bit per QP type allowed */
+};
+
+#define T_RC (1u << QPIO_QPT_RC)
+#define T_UC (1u << QPIO_QPT_UC)
+#define T_UD (1u << QPIO_QPT_UD)
+
+static const struct op_info op_table[] = {
+	[QPIO_WR_RDMA_WRITE] = { MLX5_OPCODE_RDMA_WRITE, 1, 0, 0, 0 },
+	[QPIO_WR_RDMA_WRITE_WITH_IMM] = { MLX5_OPCODE_RDMA_WRITE_IMM, 1, 0, 0, 0 },
+	[QPIO_WR_SEND] = { MLX5_OPCODE_SEND, 0, 0, 0, T_RC | T_UC },
+	[QPIO_WR_SEND_WITH_IMM] = { MLX5_OPCODE_SEND_IMM, 0, 0, 0, T_RC | T_UC },
+	[QPIO_WR_RDMA_READ] = { MLX5_OPCODE_RDMA_READ, 1, 0, 1, 0 },
+	[QPIO_WR_ATOMIC_CMP_AND_SWP] = { MLX5_OPCODE_ATOMIC_CS, 1, 1, 1, 0 },
+	[QPIO_WR_ATOMIC_FETCH_AND_ADD] = { MLX5_OPCODE_ATOMIC_FA, 1, 1, 1, 0 },
+};
+
+/* Validate one WR; nothing is written for a refused one. */
+static inline int
+wr_check(const struct soft_qp *qp, const struct qpio_send_wr *wr,
+	 const struct op_info **opi)
+{
+	const struct op_info *o;
+
+	if (unlikely((unsigned int)wr->opcode >= RTE_DIM(op_table)))
+		goto bad_opcode;
+	o = &op_table[wr->opcode];
+	if (unlikely(!(o->types & (1u << qp->base.qp_type))))
+		goto bad_opcode;
+	if (unlikely(wr->num_sge > qp->sq.max_sge)) {
+		SOFT_LOG(DEBUG, "qp 0x%x: num_sge %u > max_send_sge %u",
+			 qp->base.qp_num, wr->num_sge, qp->sq.max_sge);
+		return -EINVAL;
+	}
+	if (wr->send_flags & QPIO_SEND_INLINE) {
+		uint64_t sum = 0;
+		uint32_t i;
+
+		if (unlikely(o->no_inline))
+			goto bad_opcode;
+		for (i = 0; i < wr->num_sge; i++)
+			sum += wr->sg_list[i].length;
+		if (unlikely(sum > qp->sq.max_inline)) {
+			SOFT_LOG(DEBUG, "qp 0x%x: inline %" PRIu64 " bytes > max_inline_data %u",
+				 qp->base.qp_num, sum, qp->sq.max_inline);
+			return -EINVAL;
+		}
+	}
+	*opi = o;
+	return 0;
+bad_opcode:
+	SOFT_LOG(DEBUG, "qp 0x%x: opcode %d not valid here (QP type %u, flags 0x%x)",
+		 qp->base.qp_num, (int)wr->opcode, qp->base.qp_type,
+		 wr->send_flags);
+	return -EINVAL;
+}
+
+/* Write the WQE for wr at SQ index idx. Zero-length SGEs are left out, as
+ * mlx5 does (a data segment byte_count of 0 would mean 2 GiB). */
+static inline void
+wqe_write(struct soft_qp *qp, const struct qpio_send_wr *wr,
+	  const struct op_info *o, uint32_t idx)
+{
+	uint8_t *wqe = qp->sq.buf + ((size_t)(idx & qp->sq.mask) << qp->sq.log_stride);
+	struct mlx5_wqe_ctrl_seg *ctrl = (struct mlx5_wqe_ctrl_seg *)wqe;
+	uint8_t *seg = wqe + SOFT_SEG;
+	unsigned int flags = wr->send_flags;
+	uint32_t i, ds;
+
+	if (o->raddr) {
+		struct mlx5_wqe_raddr_seg *r = (struct mlx5_wqe_raddr_seg *)seg;
+
+		r->raddr = rte_cpu_to_be_64(wr->wr.rdma.remote_addr);
+		r->rkey = rte_cpu_to_be_32(wr->wr.rdma.rkey);
+		r->reserved = 0;
+		seg += SOFT_SEG;
+	}
+	if (o->atomic) {
+		struct mlx5_wqe_atomic_seg *a = (struct mlx5_wqe_atomic_seg *)seg;
+
+		a->swap_add = rte_cpu_to_be_64(wr->opcode == QPIO_WR_ATOMIC_CMP_AND_SWP ?
+					       wr->wr.atomic.swap :
+					       wr->wr.atomic.compare_add);
+		a->compare = rte_cpu_to_be_64(wr->wr.atomic.compare_add);
+		seg += SOFT_SEG;
+	}
+	if (flags & QPIO_SEND_INLINE) {
+		uint32_t *hdr = (uint32_t *)seg;
+		uint8_t *p = seg + 4;
+		uint32_t len = 0;
+
+		for (i = 0; i < wr->num_sge; i++) {
+			uint32_t l = wr->sg_list[i].length;
+
+			memcpy(p + len, (const void *)(uintptr_t)wr->sg_list[i].addr, l);
+			len += l;
+		}
+		*hdr = rte_cpu_to_be_32(len | MLX5_INLINE_SEG);
+		seg += RTE_ALIGN_CEIL(4 + len, SOFT_SEG);
+	} else {
+		for (i = 0; i < wr->num_sge; i++) {
+			const struct qpio_sge *sg = &wr->sg_list[i];
+			struct mlx5_wqe_data_seg *d = (struct mlx5_wqe_data_seg *)seg;
+
+			if (sg->length == 0)
+				continue;
+			d->byte_count = rte_cpu_to_be_32(sg->length);
+			d->lkey = rte_cpu_to_be_32(sg->lkey);
+			d->addr = rte_cpu_to_be_64(sg->addr);
+			seg += SOFT_SEG;
+		}
+	}
+	ds = (uint32_t)(seg - wqe) / SOFT_SEG;
+	ctrl->opmod_idx_opcode = rte_cpu_to_be_32(((idx & 0xffff) << 8) | o->mlx5);
+	ctrl->qpn_ds = rte_cpu_to_be_32((qp->base.qp_num << 8) | ds);
+	ctrl->signature = 0;
+	ctrl->dci_stream_channel_id = 0;
+	ctrl->fm_ce_se =
+		((flags & QPIO_SEND_SIGNALED) || qp->base.sq_sig_all ?
+		 MLX5_WQE_CTRL_CQ_UPDATE : 0) |
+		(flags & QPIO_SEND_SOLICITED ? MLX5_WQE_CTRL_SOLICITED : 0) |
+		(flags & QPIO_SEND_FENCE ? MLX5_WQE_CTRL_FENCE : 0);
+	ctrl->imm = rte_cpu_to_be_32(wr->imm_data);
+}
+
+uint16_t
+soft_post_send(struct qpio_qp *qqp, const struct qpio_send_wr *wrs,
+	       uint16_t n, int *err)
+{
+	struct soft_qp *qp = to_sqp(qqp);
+	struct soft_sq *sq = &qp->sq;
+	uint8_t state = __atomic_load_n(&qqp->state, __ATOMIC_ACQUIRE);
+	uint32_t tail = __atomic_load_n(&sq->tail, __ATOMIC_ACQUIRE);
+	uint32_t pi = sq->pi;
+	uint16_t i = 0;
+	int rc = 0;
+
+	if (unlikely(state != QPIO_QPS_RTS && state != QPIO_QPS_ERR)) {
+		SOFT_LOG(DEBUG, "qp 0x%x: post send in %s (needs RTS)",
+			 qqp->qp_num, qpio_qp_state_str(state));
+		rc = -EINVAL;
+		goto out;
+	}
+	for (i = 0; i < n; i++) {
+		const struct op_info *o;
+
+		if (unlikely(pi - tail >= sq->depth)) {
+			rc = -ENOMEM;
+			break;
+		}
+		rc = wr_check(qp, &wrs[i], &o);
+		if (unlikely(rc != 0))
+			break;
+		wqe_write(qp, &wrs[i], o, pi);
+		sq->wrid[pi & sq->mask] = wrs[i].wr_id;
+		pi++;
+	}
+	if (likely(pi != sq->pi)) {
+		sq->pi = pi;
+		/* Doorbell record after the WQEs (release), then ring: the
+		 * device model runs now, on this lcore. */
+		__atomic_store_n(&sq->dbrec, pi, __ATOMIC_RELEASE);
+		soft_sq_run(qp);
+	}
+out:
+	if (err != NULL)
+		*err = rc;
+	return i;
+}

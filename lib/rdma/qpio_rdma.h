@@ -1,0 +1,653 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#ifndef QPIO_RDMA_H
+#define QPIO_RDMA_H
+
+/**
+ * @file
+ * qpio verbs object model: devices, PDs, MRs, CQs and QPs, plus the inline
+ * fast path (post send, post recv, poll CQ).
+ *
+ * The semantics are those of the InfiniBand Architecture Specification
+ * volume 1 (chapters 10 and 11, "Software Transport Verbs") as exposed by
+ * libibverbs (rdma-core). Numeric values of the enums below are the same as
+ * libibverbs' so that a driver over libibverbs converts them for free.
+ *
+ * Slow-path functions return 0 or a negative errno; constructors return NULL
+ * and set rte_errno. None of the slow-path functions may be called
+ * concurrently on the same object. The fast-path functions are not
+ * thread-safe: a QP and its CQs belong to one lcore at a time.
+ */
+
+#include <errno.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "qpio_rdma_core.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** Transport service types (IBA 9.8, ibv_qp_type values). */
+enum qpio_qp_type {
+	QPIO_QPT_RC = 2, /**< reliable connected */
+	QPIO_QPT_UC = 3, /**< unreliable connected */
+	QPIO_QPT_UD = 4, /**< unreliable datagram */
+};
+
+/** QP states (IBA 10.3.1, ibv_qp_state values). */
+enum qpio_qp_state {
+	QPIO_QPS_RESET = 0,
+	QPIO_QPS_INIT = 1,
+	QPIO_QPS_RTR = 2,
+	QPIO_QPS_RTS = 3,
+	QPIO_QPS_SQD = 4,
+	QPIO_QPS_SQE = 5,
+	QPIO_QPS_ERR = 6,
+	QPIO_QPS_MAX = 7, /**< number of states; not a state */
+};
+
+/** Attribute mask bits of qpio_qp_modify() (ibv_qp_attr_mask values). */
+enum qpio_qp_attr_mask {
+	QPIO_QP_STATE = 1 << 0,
+	QPIO_QP_CUR_STATE = 1 << 1,
+	QPIO_QP_EN_SQD_ASYNC_NOTIFY = 1 << 2,
+	QPIO_QP_ACCESS_FLAGS = 1 << 3,
+	QPIO_QP_PKEY_INDEX = 1 << 4,
+	QPIO_QP_PORT = 1 << 5,
+	QPIO_QP_QKEY = 1 << 6,
+	QPIO_QP_AV = 1 << 7,
+	QPIO_QP_PATH_MTU = 1 << 8,
+	QPIO_QP_TIMEOUT = 1 << 9,
+	QPIO_QP_RETRY_CNT = 1 << 10,
+	QPIO_QP_RNR_RETRY = 1 << 11,
+	QPIO_QP_RQ_PSN = 1 << 12,
+	QPIO_QP_MAX_QP_RD_ATOMIC = 1 << 13,
+	QPIO_QP_ALT_PATH = 1 << 14,
+	QPIO_QP_MIN_RNR_TIMER = 1 << 15,
+	QPIO_QP_SQ_PSN = 1 << 16,
+	QPIO_QP_MAX_DEST_RD_ATOMIC = 1 << 17,
+	QPIO_QP_PATH_MIG_STATE = 1 << 18,
+	QPIO_QP_CAP = 1 << 19,
+	QPIO_QP_DEST_QPN = 1 << 20,
+};
+
+/** Memory and QP access flags (IBA 10.6.3.1, ibv_access_flags values). */
+enum qpio_access_flags {
+	QPIO_ACCESS_LOCAL_WRITE = 1 << 0,
+	QPIO_ACCESS_REMOTE_WRITE = 1 << 1,
+	QPIO_ACCESS_REMOTE_READ = 1 << 2,
+	QPIO_ACCESS_REMOTE_ATOMIC = 1 << 3,
+};
+/** Every access flag qpio knows; others are -EINVAL. */
+#define QPIO_ACCESS_ALL (QPIO_ACCESS_LOCAL_WRITE | QPIO_ACCESS_REMOTE_WRITE | \
+			 QPIO_ACCESS_REMOTE_READ | QPIO_ACCESS_REMOTE_ATOMIC)
+
+/** Path MTU (ibv_mtu values): payload bytes = 128 << value. */
+enum qpio_mtu {
+	QPIO_MTU_256 = 1,
+	QPIO_MTU_512 = 2,
+	QPIO_MTU_1024 = 3,
+	QPIO_MTU_2048 = 4,
+	QPIO_MTU_4096 = 5,
+};
+
+/** Send work request opcodes (ibv_wr_opcode values). */
+enum qpio_wr_opcode {
+	QPIO_WR_RDMA_WRITE = 0,
+	QPIO_WR_RDMA_WRITE_WITH_IMM = 1,
+	QPIO_WR_SEND = 2,
+	QPIO_WR_SEND_WITH_IMM = 3,
+	QPIO_WR_RDMA_READ = 4,
+	QPIO_WR_ATOMIC_CMP_AND_SWP = 5,
+	QPIO_WR_ATOMIC_FETCH_AND_ADD = 6,
+};
+
+/** Send flags (ibv_send_flags values). */
+enum qpio_send_flags {
+	QPIO_SEND_FENCE = 1 << 0,     /**< wait for earlier READ/atomics */
+	QPIO_SEND_SIGNALED = 1 << 1,  /**< generate a completion on success */
+	QPIO_SEND_SOLICITED = 1 << 2, /**< solicited event at the receiver */
+	QPIO_SEND_INLINE = 1 << 3,    /**< copy the payload into the WQE */
+};
+
+/** Work completion status (IBA 11.6.2, ibv_wc_status values). */
+enum qpio_wc_status {
+	QPIO_WC_SUCCESS = 0,
+	QPIO_WC_LOC_LEN_ERR = 1,
+	QPIO_WC_LOC_QP_OP_ERR = 2,
+	QPIO_WC_LOC_EEC_OP_ERR = 3,
+	QPIO_WC_LOC_PROT_ERR = 4,
+	QPIO_WC_WR_FLUSH_ERR = 5,
+	QPIO_WC_MW_BIND_ERR = 6,
+	QPIO_WC_BAD_RESP_ERR = 7,
+	QPIO_WC_LOC_ACCESS_ERR = 8,
+	QPIO_WC_REM_INV_REQ_ERR = 9,
+	QPIO_WC_REM_ACCESS_ERR = 10,
+	QPIO_WC_REM_OP_ERR = 11,
+	QPIO_WC_RETRY_EXC_ERR = 12,
+	QPIO_WC_RNR_RETRY_EXC_ERR = 13,
+	QPIO_WC_LOC_RDD_VIOL_ERR = 14,
+	QPIO_WC_REM_INV_RD_REQ_ERR = 15,
+	QPIO_WC_REM_ABORT_ERR = 16,
+	QPIO_WC_INV_EECN_ERR = 17,
+	QPIO_WC_INV_EEC_STATE_ERR = 18,
+	QPIO_WC_FATAL_ERR = 19,
+	QPIO_WC_RESP_TIMEOUT_ERR = 20,
+	QPIO_WC_GENERAL_ERR = 21,
+};
+
+/** Work completion opcodes (ibv_wc_opcode values). */
+enum qpio_wc_opcode {
+	QPIO_WC_SEND = 0,
+	QPIO_WC_RDMA_WRITE = 1,
+	QPIO_WC_RDMA_READ = 2,
+	QPIO_WC_COMP_SWAP = 3,
+	QPIO_WC_FETCH_ADD = 4,
+	QPIO_WC_RECV = 128,
+	QPIO_WC_RECV_RDMA_WITH_IMM = 129,
+};
+
+/** Work completion flags (ibv_wc_flags values). */
+enum qpio_wc_flags {
+	QPIO_WC_GRH = 1 << 0,      /**< first 40 bytes of the buffer hold a GRH */
+	QPIO_WC_WITH_IMM = 1 << 1, /**< imm_data is valid */
+};
+
+/** Atomic capability of a device (ibv_atomic_cap values). */
+enum qpio_atomic_cap {
+	QPIO_ATOMIC_NONE = 0,
+	QPIO_ATOMIC_HCA = 1,  /**< atomic with respect to this device only */
+	QPIO_ATOMIC_GLOB = 2, /**< atomic with respect to CPU and device */
+};
+
+/** Port state (ibv_port_state values). */
+enum qpio_port_state {
+	QPIO_PORT_DOWN = 1,
+	QPIO_PORT_INIT = 2,
+	QPIO_PORT_ARMED = 3,
+	QPIO_PORT_ACTIVE = 4,
+};
+
+/** Link layer of a port. */
+enum qpio_link_layer {
+	QPIO_LINK_LAYER_INFINIBAND = 1,
+	QPIO_LINK_LAYER_ETHERNET = 2,
+};
+
+/** Size of the GRH a UD receive buffer reserves (IBA 11.4.1.1), bytes. */
+#define QPIO_GRH_LEN 40u
+/** Length of a device name including the terminating NUL. */
+#define QPIO_DEV_NAME_LEN 32u
+
+/** Device attributes, see qpio_rdma_dev_query(). All limits are counts. */
+struct qpio_device_attr {
+	char name[QPIO_DEV_NAME_LEN];   /**< "soft0", "ibv0" */
+	char driver[16];                /**< driver name: "soft", "ibv" */
+	uint64_t node_guid;             /**< host byte order */
+	uint64_t max_mr_size;           /**< bytes */
+	uint32_t max_qp;
+	uint32_t max_qp_wr;             /**< per queue, entries */
+	uint32_t max_sge;               /**< per send or receive WR */
+	uint32_t max_cq;
+	uint32_t max_cqe;               /**< per CQ, entries */
+	uint32_t max_mr;
+	uint32_t max_pd;
+	uint32_t max_inline_data;       /**< bytes per send WR */
+	uint32_t max_qp_rd_atom;        /**< outstanding READ/atomic as requester */
+	uint32_t max_qp_init_rd_atom;   /**< outstanding READ/atomic as responder */
+	uint32_t max_srq;
+	uint32_t max_srq_wr;
+	uint32_t max_srq_sge;
+	uint32_t max_ah;
+	enum qpio_atomic_cap atomic_cap;
+	uint8_t phys_port_cnt;          /**< ports are numbered 1..phys_port_cnt */
+};
+
+/** Port attributes, see qpio_rdma_port_query(). */
+struct qpio_port_attr {
+	enum qpio_port_state state;
+	enum qpio_mtu max_mtu;
+	enum qpio_mtu active_mtu;
+	enum qpio_link_layer link_layer;
+	uint32_t gid_tbl_len;           /**< entries */
+	uint16_t lid;                   /**< 0 on Ethernet link layers */
+};
+
+/** A 128-bit global identifier, network byte order (IBA 4.1.1). */
+union qpio_gid {
+	uint8_t raw[16];
+	struct {
+		uint64_t subnet_prefix;
+		uint64_t interface_id;
+	} global;
+};
+
+/** Global route header fields of an address vector. */
+struct qpio_global_route {
+	union qpio_gid dgid;
+	uint32_t flow_label;
+	uint8_t sgid_index;
+	uint8_t hop_limit;
+	uint8_t traffic_class;
+};
+
+/**
+ * Address vector: where a connected QP sends, or where a UD WR goes.
+ *
+ * The destination port is named by dlid (InfiniBand link layer) or, with
+ * is_global, by grh.dgid (required on RoCE ports). Soft NIC ports are
+ * InfiniBand ports whose LID and GID are reported by qpio_rdma_port_query()
+ * and qpio_rdma_gid_query().
+ */
+struct qpio_ah_attr {
+	struct qpio_global_route grh;
+	uint16_t dlid;
+	uint8_t sl;
+	uint8_t src_path_bits;
+	uint8_t is_global;              /**< grh is valid */
+	uint8_t port_num;
+};
+
+/** Queue sizes of a QP (entries, scatter/gather entries, bytes). */
+struct qpio_qp_cap {
+	uint32_t max_send_wr;
+	uint32_t max_recv_wr;
+	uint32_t max_send_sge;
+	uint32_t max_recv_sge;
+	uint32_t max_inline_data;       /**< bytes */
+};
+
+/** QP attributes for qpio_qp_modify() and qpio_qp_query(). */
+struct qpio_qp_attr {
+	enum qpio_qp_state qp_state;
+	enum qpio_qp_state cur_qp_state;
+	enum qpio_mtu path_mtu;
+	uint32_t qkey;
+	uint32_t rq_psn;                /**< 24 bits */
+	uint32_t sq_psn;                /**< 24 bits */
+	uint32_t dest_qp_num;           /**< 24 bits */
+	unsigned int qp_access_flags;   /**< enum qpio_access_flags */
+	struct qpio_qp_cap cap;
+	struct qpio_ah_attr ah_attr;
+	uint16_t pkey_index;
+	uint8_t en_sqd_async_notify;
+	uint8_t sq_draining;
+	uint8_t max_rd_atomic;          /**< as requester */
+	uint8_t max_dest_rd_atomic;     /**< as responder */
+	uint8_t min_rnr_timer;          /**< IBA 9.7.5.2.8 encoding, 5 bits */
+	uint8_t port_num;
+	uint8_t timeout;                /**< 4.096 us * 2^timeout, 0 = infinite */
+	uint8_t retry_cnt;              /**< 3 bits */
+	uint8_t rnr_retry;              /**< 3 bits, 7 = retry forever */
+};
+
+/** Arguments of qpio_qp_create(). */
+struct qpio_qp_init_attr {
+	void *qp_context;               /**< opaque, returned by qpio_qp_context() */
+	struct qpio_cq *send_cq;
+	struct qpio_cq *recv_cq;
+	struct qpio_srq *srq;           /**< NULL: the QP has its own RQ */
+	struct qpio_qp_cap cap;         /**< requested; actual written back */
+	enum qpio_qp_type qp_type;
+	int sq_sig_all;                 /**< nonzero: every send WR is signaled */
+};
+
+/** One scatter/gather entry: a local buffer. */
+struct qpio_sge {
+	uint64_t addr;                  /**< virtual address */
+	uint32_t length;                /**< bytes */
+	uint32_t lkey;                  /**< local key of the MR holding it */
+};
+
+/** A send work request (IBA 11.4.1.1). */
+struct qpio_send_wr {
+	uint64_t wr_id;                 /**< returned in the completion */
+	const struct qpio_sge *sg_list; /**< num_sge entries */
+	uint32_t num_sge;
+	enum qpio_wr_opcode opcode;
+	unsigned int send_flags;        /**< enum qpio_send_flags */
+	uint32_t imm_data;              /**< host order, delivered unchanged */
+	union {
+		struct {
+			uint64_t remote_addr;
+			uint32_t rkey;
+		} rdma;
+		struct {
+			uint64_t remote_addr;   /**< 8-byte aligned */
+			uint64_t compare_add;   /**< compare (CAS) or add (FAA) */
+			uint64_t swap;
+			uint32_t rkey;
+		} atomic;
+		struct {
+			struct qpio_ah *ah;
+			uint32_t remote_qpn;
+			uint32_t remote_qkey;
+		} ud;
+	} wr;
+};
+
+/** A receive work request (IBA 11.4.1.2). */
+struct qpio_recv_wr {
+	uint64_t wr_id;
+	const struct qpio_sge *sg_list;
+	uint32_t num_sge;
+};
+
+/** A work completion (IBA 11.4.2.1). */
+struct qpio_wc {
+	uint64_t wr_id;
+	enum qpio_wc_status status;
+	enum qpio_wc_opcode opcode;
+	uint32_t vendor_err;            /**< driver syndrome when status != 0 */
+	uint32_t byte_len;              /**< bytes; see the driver guide */
+	uint32_t imm_data;              /**< host order, valid with WITH_IMM */
+	uint32_t qp_num;                /**< local QP */
+	uint32_t src_qp;                /**< remote QP (receives) */
+	unsigned int wc_flags;          /**< enum qpio_wc_flags */
+	uint16_t pkey_index;
+	uint16_t slid;
+	uint8_t sl;
+	uint8_t dlid_path_bits;
+};
+
+/* ------------------------------------------------------------------ */
+/* Devices                                                              */
+/* ------------------------------------------------------------------ */
+
+/**
+ * Create a device from a devargs string.
+ *
+ * The string is "<driver><instance>[,key=value...]", for example "soft0" or
+ * "soft1,max_qp=64,max_inline=256" or "ibv0,dev=rxe0". Key/value pairs are
+ * parsed with rte_kvargs; the keys each driver accepts are listed in
+ * doc/guides/nics/<driver>.rst. Requires rte_eal_init() to have succeeded.
+ *
+ * @param devargs  NUL-terminated string, not retained.
+ * @return the device, or NULL with rte_errno set:
+ *   EINVAL (syntax, unknown key, bad value), ENODEV (no such driver),
+ *   EEXIST (a device of that name exists), ENOSPC (QPIO_MAX_DEVICES reached),
+ *   ENOMEM, or what the driver's probe reports.
+ * Not thread-safe against other device calls.
+ */
+struct qpio_device *qpio_rdma_dev_create(const char *devargs);
+
+/**
+ * Close a device created by qpio_rdma_dev_create().
+ *
+ * @return 0; -EBUSY while any PD or CQ of the device exists (nothing is
+ *   freed); -EINVAL for NULL.
+ */
+int qpio_rdma_dev_close(struct qpio_device *dev);
+
+/** @return number of devices currently created, in [0, QPIO_MAX_DEVICES]. */
+unsigned int qpio_rdma_dev_count(void);
+
+/**
+ * @return the device at index idx (0-based; indices are stable for the life
+ *   of the device and reused after close), or NULL if there is none.
+ */
+struct qpio_device *qpio_rdma_dev_get(unsigned int idx);
+
+/** @return the device named name ("soft0"), or NULL (rte_errno ENODEV). */
+struct qpio_device *qpio_rdma_dev_get_by_name(const char *name);
+
+/** @return the registry index of dev, as accepted by qpio_rdma_dev_get(). */
+unsigned int qpio_rdma_dev_index(const struct qpio_device *dev);
+
+/**
+ * Query device attributes.
+ * @param attr  written in full on success.
+ * @return 0, or -EINVAL for a NULL argument.
+ */
+int qpio_rdma_dev_query(const struct qpio_device *dev,
+			struct qpio_device_attr *attr);
+
+/**
+ * Query port attributes.
+ * @param port  1..phys_port_cnt (IBA numbers ports from 1).
+ * @return 0, -EINVAL for NULL arguments or a port number out of range.
+ */
+int qpio_rdma_port_query(const struct qpio_device *dev, uint8_t port,
+			 struct qpio_port_attr *attr);
+
+/**
+ * Read entry index of a port's GID table.
+ * @return 0, -EINVAL for NULL arguments, a bad port, or index >= gid_tbl_len.
+ */
+int qpio_rdma_gid_query(const struct qpio_device *dev, uint8_t port,
+			unsigned int index, union qpio_gid *gid);
+
+/* ------------------------------------------------------------------ */
+/* Protection domains and memory regions                                */
+/* ------------------------------------------------------------------ */
+
+/**
+ * Allocate a protection domain (IBA 10.2.3).
+ * @return the PD, or NULL with rte_errno EINVAL (NULL dev), ENOSPC (max_pd
+ *   reached) or ENOMEM.
+ */
+struct qpio_pd *qpio_pd_alloc(struct qpio_device *dev);
+
+/**
+ * Free a PD.
+ * @return 0; -EBUSY while an MR or QP still uses it (nothing freed);
+ *   -EINVAL for NULL.
+ */
+int qpio_pd_free(struct qpio_pd *pd);
+
+/**
+ * Register [addr, addr + length) as a memory region (IBA 10.6).
+ *
+ * Local read access is always granted. REMOTE_WRITE or REMOTE_ATOMIC without
+ * LOCAL_WRITE is -EINVAL (IBA 10.6.3.1 C10-24; ibv_reg_mr documents the same
+ * rule). The memory is not copied or pinned by qpio; it must stay mapped
+ * until qpio_mr_dereg(). On the soft NIC the key stays valid across lcores
+ * and, for hugepage memory, across DPDK processes.
+ *
+ * @param length  bytes, > 0 and <= max_mr_size.
+ * @param access  OR of enum qpio_access_flags.
+ * @return the MR (lkey and rkey readable with qpio_mr_lkey()/qpio_mr_rkey()),
+ *   or NULL with rte_errno EINVAL (NULL pd or addr, length 0 or too large,
+ *   address range wraps, unknown flag, the access rule above), ENOSPC
+ *   (max_mr reached) or ENOMEM.
+ */
+struct qpio_mr *qpio_mr_reg(struct qpio_pd *pd, void *addr, size_t length,
+			    unsigned int access);
+
+/**
+ * Deregister an MR. Its keys become invalid at once: a later WR naming them
+ * completes with LOC_PROT_ERR (local) or REM_ACCESS_ERR (remote).
+ * @return 0 or -EINVAL for NULL.
+ */
+int qpio_mr_dereg(struct qpio_mr *mr);
+
+/* ------------------------------------------------------------------ */
+/* Completion queues                                                    */
+/* ------------------------------------------------------------------ */
+
+/**
+ * Create a CQ with room for at least cqe completions.
+ * @param cqe  entries, 1..max_cqe; rounded up to a power of two, the actual
+ *   depth is returned by qpio_cq_depth().
+ * @param socket_id  NUMA socket of the queue memory, or SOCKET_ID_ANY.
+ * @return the CQ, or NULL with rte_errno EINVAL (NULL dev, cqe 0 or over
+ *   max_cqe), ENOSPC (max_cq reached) or ENOMEM.
+ */
+struct qpio_cq *qpio_cq_create(struct qpio_device *dev, uint32_t cqe,
+			       int socket_id);
+
+/**
+ * Destroy a CQ. Completions not yet polled are discarded.
+ * @return 0; -EBUSY while a QP uses it as send or recv CQ; -EINVAL for NULL.
+ */
+int qpio_cq_destroy(struct qpio_cq *cq);
+
+/* ------------------------------------------------------------------ */
+/* Queue pairs                                                          */
+/* ------------------------------------------------------------------ */
+
+/**
+ * Create a QP in the RESET state (IBA 10.2.4).
+ *
+ * @param init_attr  send_cq and recv_cq are required and must belong to the
+ *   PD's device; cap is rounded up by the driver (queue depths to powers of
+ *   two) and the actual caps are written back into init_attr->cap.
+ * @return the QP, or NULL with rte_errno EINVAL (NULL argument, unknown
+ *   qp_type, a CQ of another device, a cap over the device limits, SRQ
+ *   given with max_recv_wr != 0), EOPNOTSUPP (qp_type the driver lacks),
+ *   ENOSPC (max_qp reached) or ENOMEM.
+ */
+struct qpio_qp *qpio_qp_create(struct qpio_pd *pd,
+			       struct qpio_qp_init_attr *init_attr);
+
+/**
+ * Destroy a QP in any state; outstanding work is discarded without
+ * completions (as ibv_destroy_qp does).
+ * @return 0 or -EINVAL for NULL.
+ */
+int qpio_qp_destroy(struct qpio_qp *qp);
+
+/**
+ * Modify QP attributes and/or state.
+ *
+ * attr_mask must hold every bit the transition requires and no bit it does
+ * not allow, per the table of ib_modify_qp_is_ok() in the Linux kernel
+ * (drivers/infiniband/core/verbs.c), which encodes IBA 10.3.1 and table 93.
+ * Without QPIO_QP_STATE the QP stays in its state and only attributes
+ * allowed by the same-state row change. With QPIO_QP_CUR_STATE,
+ * attr->cur_qp_state must equal the current state.
+ *
+ * @return 0; -EINVAL (rule broken: missing required bit, bit not allowed,
+ *   transition not in the table, attribute out of range, cur_qp_state
+ *   mismatch), with the QP's state and attributes unchanged and a log line
+ *   naming the QP and the rule; -EOPNOTSUPP for a transition the driver
+ *   cannot perform (SQD on the soft NIC); or a driver error.
+ */
+int qpio_qp_modify(struct qpio_qp *qp, const struct qpio_qp_attr *attr,
+		   int attr_mask);
+
+/**
+ * Query a QP: the current state (which the device may have moved to ERR)
+ * and every attribute last set.
+ * @param attr       written in full.
+ * @param init_attr  may be NULL; otherwise written (caps are the actual ones).
+ * @return 0 or -EINVAL for NULL qp/attr.
+ */
+int qpio_qp_query(struct qpio_qp *qp, struct qpio_qp_attr *attr,
+		  struct qpio_qp_init_attr *init_attr);
+
+/**
+ * Check a transition against the verbs table without touching any QP.
+ * @return 1 if cur -> next with attr_mask is allowed for type, else 0.
+ *   If reason is not NULL and the answer is 0, *reason points to a static
+ *   string naming the rule ("INIT->RTR needs DEST_QPN").
+ */
+int qpio_qp_transition_ok(enum qpio_qp_type type, enum qpio_qp_state cur,
+			  enum qpio_qp_state next, int attr_mask,
+			  const char **reason);
+
+/** @return printable name of a QP state ("RTS"), "?" for unknown values. */
+const char *qpio_qp_state_str(enum qpio_qp_state state);
+
+/** @return printable name of a WC status ("LOC_PROT_ERR"). */
+const char *qpio_wc_status_str(enum qpio_wc_status status);
+
+/* ------------------------------------------------------------------ */
+/* Small accessors                                                      */
+/* ------------------------------------------------------------------ */
+
+/** @return the MR's local key. */
+static inline uint32_t qpio_mr_lkey(const struct qpio_mr *mr) { return mr->lkey; }
+/** @return the MR's remote key. */
+static inline uint32_t qpio_mr_rkey(const struct qpio_mr *mr) { return mr->rkey; }
+/** @return the MR's start address. */
+static inline void *qpio_mr_addr(const struct qpio_mr *mr) { return mr->addr; }
+/** @return the MR's length in bytes. */
+static inline size_t qpio_mr_length(const struct qpio_mr *mr) { return mr->length; }
+/** @return the QP number (24 bits). */
+static inline uint32_t qpio_qp_num(const struct qpio_qp *qp) { return qp->qp_num; }
+/** @return the qp_context given at creation. */
+static inline void *qpio_qp_context(const struct qpio_qp *qp) { return qp->qp_context; }
+/** @return the actual CQ depth in entries (a power of two). */
+static inline uint32_t qpio_cq_depth(const struct qpio_cq *cq) { return cq->depth; }
+/**
+ * @return the QP's current state. The device moves a QP to ERR on its own
+ * (first failed WR, CQ overflow); this read is atomic and may be called from
+ * any lcore.
+ */
+static inline enum qpio_qp_state
+qpio_qp_state(const struct qpio_qp *qp)
+{
+	return (enum qpio_qp_state)__atomic_load_n(&qp->state, __ATOMIC_ACQUIRE);
+}
+
+/* ------------------------------------------------------------------ */
+/* Fast path                                                            */
+/* ------------------------------------------------------------------ */
+
+/**
+ * Post a burst of send work requests and ring one doorbell.
+ *
+ * Each WR is checked in order (QP in RTS or ERR, opcode valid for the QP
+ * type, num_sge <= max_send_sge, inline length <= max_inline_data with the
+ * sum computed without 32-bit wrap, room in the SQ). Every WR before the
+ * first refused one is written to the SQ; nothing after it is; then the
+ * doorbell is rung once for the whole burst (none if nothing was written).
+ * The wrs array and the sg_lists may be reused as soon as this returns; the
+ * data of non-inline SGEs must stay untouched until the WR completes.
+ * Posting to a QP in ERR is accepted and the WRs complete with WR_FLUSH_ERR
+ * (IBA 10.8.3.2).
+ *
+ * @param wrs    array of nb_wr work requests.
+ * @param err    if not NULL: 0 when all were posted, else the reason the
+ *   first unposted WR was refused: -ENOMEM (SQ full: retry after polling the
+ *   send CQ), -EINVAL (the WR breaks a rule; a log line at DEBUG names it).
+ * @return number of WRs posted, in [0, nb_wr].
+ * Not thread-safe: one lcore per QP.
+ */
+static inline uint16_t
+qpio_qp_post_send(struct qpio_qp *qp, const struct qpio_send_wr *wrs,
+		  uint16_t nb_wr, int *err)
+{
+	return qp->post_send(qp, wrs, nb_wr, err);
+}
+
+/**
+ * Post a burst of receive work requests and ring one doorbell.
+ *
+ * Checks: QP in INIT, RTR, RTS or ERR (RESET is -EINVAL), no SRQ attached,
+ * num_sge <= max_recv_sge, room in the RQ. Same partial-burst rules and err
+ * codes as qpio_qp_post_send(). The buffers belong to the device until the
+ * receive completes.
+ * @return number of WRs posted. Not thread-safe: one lcore per QP.
+ */
+static inline uint16_t
+qpio_qp_post_recv(struct qpio_qp *qp, const struct qpio_recv_wr *wrs,
+		  uint16_t nb_wr, int *err)
+{
+	return qp->post_recv(qp, wrs, nb_wr, err);
+}
+
+/**
+ * Poll up to nb_wc work completions, oldest first.
+ *
+ * The consumer index is updated once per call. On the soft NIC, polling
+ * also advances pending device work of the QPs using this CQ (RNR retries),
+ * so a busy-polling lcore needs no helper thread.
+ *
+ * @param wc  array of at least nb_wc entries; entries [0, return) written.
+ * @return number of completions written, in [0, nb_wc].
+ * Not thread-safe: one lcore per CQ.
+ */
+static inline uint16_t
+qpio_cq_poll(struct qpio_cq *cq, struct qpio_wc *wc, uint16_t nb_wc)
+{
+	return cq->poll(cq, wc, nb_wc);
+}
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* QPIO_RDMA_H */

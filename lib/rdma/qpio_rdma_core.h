@@ -1,0 +1,86 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#ifndef QPIO_RDMA_CORE_H
+#define QPIO_RDMA_CORE_H
+
+/**
+ * @file
+ * Object layouts the inline fast path of qpio_rdma.h needs.
+ * Do not use these fields directly: use the accessors of qpio_rdma.h.
+ * Drivers embed these structures as the first member of their own objects.
+ */
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <rte_common.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct qpio_device;
+struct qpio_pd;
+struct qpio_srq;
+struct qpio_ah;
+struct qpio_qp;
+struct qpio_cq;
+struct qpio_sge;
+struct qpio_send_wr;
+struct qpio_recv_wr;
+struct qpio_wc;
+
+/** Driver burst function behind qpio_qp_post_send(). */
+typedef uint16_t (*qpio_post_send_t)(struct qpio_qp *qp,
+				     const struct qpio_send_wr *wrs,
+				     uint16_t nb_wr, int *err);
+/** Driver burst function behind qpio_qp_post_recv(). */
+typedef uint16_t (*qpio_post_recv_t)(struct qpio_qp *qp,
+				     const struct qpio_recv_wr *wrs,
+				     uint16_t nb_wr, int *err);
+/** Driver burst function behind qpio_cq_poll(). */
+typedef uint16_t (*qpio_poll_cq_t)(struct qpio_cq *cq, struct qpio_wc *wc,
+				   uint16_t nb_wc);
+
+/** Memory region: generic part. */
+struct qpio_mr {
+	uint32_t lkey;
+	uint32_t rkey;
+	void *addr;
+	size_t length;           /**< bytes */
+	unsigned int access;     /**< enum qpio_access_flags */
+	struct qpio_pd *pd;
+};
+
+/** Completion queue: generic part. The first cache line is fast path. */
+struct qpio_cq {
+	qpio_poll_cq_t poll;
+	uint32_t depth;          /**< entries, power of two */
+	uint32_t cqn;
+	struct qpio_device *dev;
+	uint32_t refcnt;         /**< QPs using this CQ */
+	int socket_id;
+};
+
+/** Queue pair: generic part. The first cache line is fast path. */
+struct qpio_qp {
+	qpio_post_send_t post_send;
+	qpio_post_recv_t post_recv;
+	uint32_t qp_num;         /**< 24 bits */
+	uint8_t state;           /**< enum qpio_qp_state, atomic access */
+	uint8_t qp_type;         /**< enum qpio_qp_type */
+	uint8_t sq_sig_all;
+	uint8_t pad0;
+	void *qp_context;
+	/* control path from here */
+	struct qpio_device *dev;
+	struct qpio_pd *pd;
+	struct qpio_cq *send_cq;
+	struct qpio_cq *recv_cq;
+	struct qpio_srq *srq;
+};
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* QPIO_RDMA_CORE_H */

@@ -1,0 +1,274 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Device registry and devargs parsing.
+ */
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_errno.h>
+#include <rte_kvargs.h>
+#include <rte_malloc.h>
+
+#include "qpio_config.h"
+#include "rdma_driver.h"
+#include "rdma_private.h"
+
+RTE_LOG_REGISTER_DEFAULT(qpio_rdma_logtype, NOTICE);
+
+static TAILQ_HEAD(, qpio_rdma_driver) drivers = TAILQ_HEAD_INITIALIZER(drivers);
+static struct qpio_device *devices[QPIO_MAX_DEVICES];
+static unsigned int nb_devices;
+
+void
+qpio_rdma_driver_register(struct qpio_rdma_driver *drv)
+{
+	TAILQ_INSERT_TAIL(&drivers, drv, next);
+}
+
+/* "soft12" -> the driver named "soft" if the rest is 1..3 decimal digits. */
+static const struct qpio_rdma_driver *
+driver_for_name(const char *name)
+{
+	const struct qpio_rdma_driver *drv;
+
+	TAILQ_FOREACH(drv, &drivers, next) {
+		size_t n = strlen(drv->name);
+		const char *p = name + n;
+		size_t digits = 0;
+
+		if (strncmp(name, drv->name, n) != 0)
+			continue;
+		while (isdigit((unsigned char)p[digits]))
+			digits++;
+		if (digits >= 1 && digits <= 3 && p[digits] == '\0')
+			return drv;
+	}
+	return NULL;
+}
+
+int
+qpio_rdma_kvargs_u32(const struct rte_kvargs *kvlist, const char *key,
+		     uint32_t min, uint32_t max, uint32_t *val)
+{
+	const char *s = NULL;
+	unsigned int i;
+	char *end;
+	unsigned long long v;
+
+	if (kvlist == NULL)
+		return 0;
+	for (i = 0; i < kvlist->count; i++)
+		if (strcmp(kvlist->pairs[i].key, key) == 0)
+			s = kvlist->pairs[i].value;
+	if (s == NULL)
+		return 0;
+	errno = 0;
+	v = strtoull(s, &end, 0);
+	if (*s == '\0' || *s == '-' || *end != '\0' || errno != 0 ||
+	    v < min || v > max) {
+		RDMA_LOG(ERR, "devargs: %s=%s is not an integer in [%u, %u]",
+			 key, s, min, max);
+		return -EINVAL;
+	}
+	*val = (uint32_t)v;
+	return 0;
+}
+
+struct qpio_device *
+qpio_rdma_dev_create(const char *devargs)
+{
+	const struct qpio_rdma_driver *drv;
+	struct rte_kvargs *kvlist = NULL;
+	struct qpio_device *dev;
+	char name[QPIO_DEV_NAME_LEN];
+	const char *comma;
+	size_t len;
+	unsigned int slot;
+	int ret;
+
+	if (devargs == NULL) {
+		rte_errno = EINVAL;
+		return NULL;
+	}
+	comma = strchr(devargs, ',');
+	len = comma != NULL ? (size_t)(comma - devargs) : strlen(devargs);
+	if (len == 0 || len >= sizeof(name)) {
+		RDMA_LOG(ERR, "devargs '%s': device name must be 1..%u characters",
+			 devargs, QPIO_DEV_NAME_LEN - 1);
+		rte_errno = EINVAL;
+		return NULL;
+	}
+	memcpy(name, devargs, len);
+	name[len] = '\0';
+	drv = driver_for_name(name);
+	if (drv == NULL) {
+		RDMA_LOG(ERR, "devargs '%s': no driver for '%s' (want <driver><0-999>)",
+			 devargs, name);
+		rte_errno = ENODEV;
+		return NULL;
+	}
+	for (slot = 0; slot < QPIO_MAX_DEVICES; slot++)
+		if (devices[slot] != NULL &&
+		    strcmp(devices[slot]->name, name) == 0) {
+			RDMA_LOG(ERR, "device %s exists already", name);
+			rte_errno = EEXIST;
+			return NULL;
+		}
+	for (slot = 0; slot < QPIO_MAX_DEVICES; slot++)
+		if (devices[slot] == NULL)
+			break;
+	if (slot == QPIO_MAX_DEVICES) {
+		RDMA_LOG(ERR, "device %s: QPIO_MAX_DEVICES (%u) reached",
+			 name, QPIO_MAX_DEVICES);
+		rte_errno = ENOSPC;
+		return NULL;
+	}
+	if (comma != NULL) {
+		kvlist = rte_kvargs_parse(comma + 1, (const char **)drv->valid_keys);
+		if (kvlist == NULL) {
+			RDMA_LOG(ERR, "devargs '%s': unknown key or bad syntax "
+				 "(see doc/guides/nics/%s.rst)", devargs, drv->name);
+			rte_errno = EINVAL;
+			return NULL;
+		}
+	}
+	dev = rte_zmalloc("qpio_device", sizeof(*dev), 0);
+	if (dev == NULL) {
+		rte_kvargs_free(kvlist);
+		rte_errno = ENOMEM;
+		return NULL;
+	}
+	strcpy(dev->name, name);
+	dev->index = slot;
+	dev->drv = drv;
+	ret = drv->probe(dev, kvlist);
+	rte_kvargs_free(kvlist);
+	if (ret < 0) {
+		rte_free(dev);
+		rte_errno = -ret;
+		return NULL;
+	}
+	snprintf(dev->attr.name, sizeof(dev->attr.name), "%s", name);
+	snprintf(dev->attr.driver, sizeof(dev->attr.driver), "%s", drv->name);
+	devices[slot] = dev;
+	nb_devices++;
+	RDMA_LOG(INFO, "device %s created (driver %s)", name, drv->name);
+	return dev;
+}
+
+int
+qpio_rdma_dev_close(struct qpio_device *dev)
+{
+	int ret;
+
+	if (dev == NULL)
+		return -EINVAL;
+	if (dev->nb_pd != 0 || dev->nb_cq != 0) {
+		RDMA_LOG(ERR, "device %s: close refused, %u PDs and %u CQs alive",
+			 dev->name, dev->nb_pd, dev->nb_cq);
+		return -EBUSY;
+	}
+	ret = dev->ops->close(dev);
+	if (ret < 0)
+		return ret;
+	devices[dev->index] = NULL;
+	nb_devices--;
+	rte_free(dev);
+	return 0;
+}
+
+unsigned int
+qpio_rdma_dev_count(void)
+{
+	return nb_devices;
+}
+
+struct qpio_device *
+qpio_rdma_dev_get(unsigned int idx)
+{
+	if (idx >= QPIO_MAX_DEVICES)
+		return NULL;
+	return devices[idx];
+}
+
+struct qpio_device *
+qpio_rdma_dev_get_by_name(const char *name)
+{
+	unsigned int i;
+
+	if (name != NULL)
+		for (i = 0; i < QPIO_MAX_DEVICES; i++)
+			if (devices[i] != NULL &&
+			    strcmp(devices[i]->name, name) == 0)
+				return devices[i];
+	rte_errno = ENODEV;
+	return NULL;
+}
+
+unsigned int
+qpio_rdma_dev_index(const struct qpio_device *dev)
+{
+	return dev->index;
+}
+
+int
+qpio_rdma_dev_query(const struct qpio_device *dev, struct qpio_device_attr *attr)
+{
+	if (dev == NULL || attr == NULL)
+		return -EINVAL;
+	*attr = dev->attr;
+	return 0;
+}
+
+int
+qpio_rdma_port_query(const struct qpio_device *dev, uint8_t port,
+		     struct qpio_port_attr *attr)
+{
+	if (dev == NULL || attr == NULL)
+		return -EINVAL;
+	if (port < 1 || port > dev->attr.phys_port_cnt) {
+		RDMA_LOG(ERR, "device %s: port %u out of range 1..%u",
+			 dev->name, port, dev->attr.phys_port_cnt);
+		return -EINVAL;
+	}
+	memset(attr, 0, sizeof(*attr));
+	return dev->ops->port_query(dev, port, attr);
+}
+
+int
+qpio_rdma_gid_query(const struct qpio_device *dev, uint8_t port,
+		    unsigned int index, union qpio_gid *gid)
+{
+	struct qpio_port_attr pattr;
+	int ret;
+
+	if (gid == NULL)
+		return -EINVAL;
+	ret = qpio_rdma_port_query(dev, port, &pattr);
+	if (ret < 0)
+		return ret;
+	if (index >= pattr.gid_tbl_len) {
+		RDMA_LOG(ERR, "device %s port %u: GID index %u >= table length %u",
+			 dev->name, port, index, pattr.gid_tbl_len);
+		return -EINVAL;
+	}
+	return dev->ops->gid_query(dev, port, index, gid);
+}
+
+static const char *const wc_status_names[] = {
+	"SUCCESS", "LOC_LEN_ERR", "LOC_QP_OP_ERR", "LOC_EEC_OP_ERR",
+	"LOC_PROT_ERR", "WR_FLUSH_ERR", "MW_BIND_ERR", "BAD_RESP_ERR",
+	"LOC_ACCESS_ERR", "REM_INV_REQ_ERR", "REM_ACCESS_ERR", "REM_OP_ERR",
+	"RETRY_EXC_ERR", "RNR_RETRY_EXC_ERR", "LOC_RDD_VIOL_ERR",
+	"REM_INV_RD_REQ_ERR", "REM_ABORT_ERR", "INV_EECN_ERR",
+	"INV_EEC_STATE_ERR", "FATAL_ERR", "RESP_TIMEOUT_ERR", "GENERAL_ERR",
+};
+
+const char *
+qpio_wc_status_str(enum qpio_wc_status status)
+{
+	if ((unsigned int)status >= RTE_DIM(wc_status_names))
+		return "?";
+	return wc_status_names[status];
+}

@@ -1,0 +1,109 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#ifndef QPIO_RDMA_DRIVER_H
+#define QPIO_RDMA_DRIVER_H
+
+/**
+ * @file
+ * Interface between lib/rdma and its drivers. Not installed.
+ *
+ * lib/rdma validates every argument a user gives (NULL pointers, limits,
+ * the QP transition table, access-flag rules, busy counts) before it calls
+ * a driver op, so the ops only see well-formed requests. Constructors
+ * return NULL with rte_errno set; other ops return 0 or -errno.
+ */
+
+#include <sys/queue.h>
+
+#include <rte_kvargs.h>
+
+#include "qpio_rdma.h"
+
+/** Device: generic part. Allocated and freed by lib/rdma. */
+struct qpio_device {
+	char name[QPIO_DEV_NAME_LEN];
+	unsigned int index;                 /**< registry slot */
+	const struct qpio_rdma_driver *drv;
+	const struct qpio_dev_ops *ops;
+	struct qpio_device_attr attr;       /**< filled by probe */
+	uint32_t nb_pd;                     /**< live objects, for -EBUSY */
+	uint32_t nb_cq;
+	uint32_t nb_mr;
+	uint32_t nb_qp;
+	void *priv;                         /**< driver state */
+};
+
+/** Protection domain: generic part. */
+struct qpio_pd {
+	struct qpio_device *dev;
+	uint32_t pdn;                       /**< set by the driver, unique per device */
+	uint32_t refcnt;                    /**< MRs and QPs using this PD */
+};
+
+/** Operations a driver provides for each device. All are required. */
+struct qpio_dev_ops {
+	int (*close)(struct qpio_device *dev);
+	int (*port_query)(const struct qpio_device *dev, uint8_t port,
+			  struct qpio_port_attr *attr);
+	int (*gid_query)(const struct qpio_device *dev, uint8_t port,
+			 unsigned int index, union qpio_gid *gid);
+	struct qpio_pd *(*pd_alloc)(struct qpio_device *dev);
+	int (*pd_free)(struct qpio_pd *pd);
+	/** addr/length/access already validated. Fills lkey, rkey. */
+	struct qpio_mr *(*mr_reg)(struct qpio_pd *pd, void *addr, size_t length,
+				  unsigned int access);
+	int (*mr_dereg)(struct qpio_mr *mr);
+	/** cqe in [1, max_cqe]. Sets poll, depth, cqn. */
+	struct qpio_cq *(*cq_create)(struct qpio_device *dev, uint32_t cqe,
+				     int socket_id);
+	int (*cq_destroy)(struct qpio_cq *cq);
+	/** caps checked against device limits; writes actual caps back.
+	 *  Sets post_send, post_recv, qp_num; lib fills the other fields. */
+	struct qpio_qp *(*qp_create)(struct qpio_pd *pd,
+				     struct qpio_qp_init_attr *init_attr);
+	int (*qp_destroy)(struct qpio_qp *qp);
+	/**
+	 * Apply a modify that lib/rdma has checked against the transition
+	 * table. cur is the state seen by the check; the driver sets qp->state
+	 * itself (atomically), since it also moves QPs to ERR on its own.
+	 * It must leave the QP unchanged when it fails.
+	 */
+	int (*qp_modify)(struct qpio_qp *qp, const struct qpio_qp_attr *attr,
+			 int attr_mask, enum qpio_qp_state cur,
+			 enum qpio_qp_state next);
+	/** Fill attr (state and attributes); lib passes a zeroed attr. */
+	int (*qp_query)(struct qpio_qp *qp, struct qpio_qp_attr *attr,
+			struct qpio_qp_init_attr *init_attr);
+};
+
+/** A driver, registered from a constructor with QPIO_RDMA_DRIVER_REGISTER. */
+struct qpio_rdma_driver {
+	TAILQ_ENTRY(qpio_rdma_driver) next;
+	const char *name;                   /**< devargs prefix: "soft" */
+	const char *const *valid_keys;      /**< NULL-terminated kvargs keys */
+	/**
+	 * Create device state: fill dev->ops, dev->attr (name and driver are
+	 * filled by lib/rdma) and dev->priv. kvlist holds the parsed devargs
+	 * (only valid_keys) and may be NULL when there were none.
+	 * @return 0 or -errno.
+	 */
+	int (*probe)(struct qpio_device *dev, const struct rte_kvargs *kvlist);
+};
+
+/** Add a driver to the registry. Called from constructors only. */
+void qpio_rdma_driver_register(struct qpio_rdma_driver *drv);
+
+#define QPIO_RDMA_DRIVER_REGISTER(drv) \
+	RTE_INIT(qpio_rdma_driver_register_ ## drv) \
+	{ \
+		qpio_rdma_driver_register(&(drv)); \
+	}
+
+/**
+ * Helpers for drivers parsing devargs values: read key from kvlist as an
+ * unsigned integer in [min, max]; leaves *val untouched when the key is
+ * absent. @return 0, or -EINVAL (logged, naming the key and the range).
+ */
+int qpio_rdma_kvargs_u32(const struct rte_kvargs *kvlist, const char *key,
+			 uint32_t min, uint32_t max, uint32_t *val);
+
+#endif /* QPIO_RDMA_DRIVER_H */

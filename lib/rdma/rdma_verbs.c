@@ -1,0 +1,360 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * PD, MR, CQ and QP objects: argument and rule checks in one place, then
+ * the driver op.
+ */
+#include <inttypes.h>
+#include <string.h>
+
+#include <rte_errno.h>
+
+#include "rdma_driver.h"
+#include "rdma_private.h"
+
+#define RET_NULL(err) do { rte_errno = (err); return NULL; } while (0)
+
+struct qpio_pd *
+qpio_pd_alloc(struct qpio_device *dev)
+{
+	struct qpio_pd *pd;
+
+	if (dev == NULL)
+		RET_NULL(EINVAL);
+	if (dev->nb_pd >= dev->attr.max_pd) {
+		RDMA_LOG(ERR, "device %s: max_pd (%u) reached", dev->name,
+			 dev->attr.max_pd);
+		RET_NULL(ENOSPC);
+	}
+	pd = dev->ops->pd_alloc(dev);
+	if (pd == NULL)
+		return NULL;
+	pd->dev = dev;
+	pd->refcnt = 0;
+	dev->nb_pd++;
+	return pd;
+}
+
+int
+qpio_pd_free(struct qpio_pd *pd)
+{
+	struct qpio_device *dev;
+	int ret;
+
+	if (pd == NULL)
+		return -EINVAL;
+	dev = pd->dev;
+	if (pd->refcnt != 0) {
+		RDMA_LOG(ERR, "pd %u of %s: free refused, %u MRs/QPs still use it",
+			 pd->pdn, dev->name, pd->refcnt);
+		return -EBUSY;
+	}
+	ret = dev->ops->pd_free(pd);
+	if (ret < 0)
+		return ret;
+	dev->nb_pd--;
+	return 0;
+}
+
+struct qpio_mr *
+qpio_mr_reg(struct qpio_pd *pd, void *addr, size_t length, unsigned int access)
+{
+	struct qpio_device *dev;
+	struct qpio_mr *mr;
+
+	if (pd == NULL || addr == NULL)
+		RET_NULL(EINVAL);
+	dev = pd->dev;
+	if (length == 0 || length > dev->attr.max_mr_size) {
+		RDMA_LOG(ERR, "mr on %s: length %zu not in [1, max_mr_size %" PRIu64 "]",
+			 dev->name, length, dev->attr.max_mr_size);
+		RET_NULL(EINVAL);
+	}
+	if ((uintptr_t)addr + length - 1 < (uintptr_t)addr) {
+		RDMA_LOG(ERR, "mr on %s: range %p + %zu wraps the address space",
+			 dev->name, addr, length);
+		RET_NULL(EINVAL);
+	}
+	if (access & ~QPIO_ACCESS_ALL) {
+		RDMA_LOG(ERR, "mr on %s: unknown access flags 0x%x", dev->name,
+			 access & ~QPIO_ACCESS_ALL);
+		RET_NULL(EINVAL);
+	}
+	if ((access & (QPIO_ACCESS_REMOTE_WRITE | QPIO_ACCESS_REMOTE_ATOMIC)) &&
+	    !(access & QPIO_ACCESS_LOCAL_WRITE)) {
+		RDMA_LOG(ERR, "mr on %s: REMOTE_WRITE/REMOTE_ATOMIC need LOCAL_WRITE "
+			 "(IBA C10-24)", dev->name);
+		RET_NULL(EINVAL);
+	}
+	if (dev->nb_mr >= dev->attr.max_mr) {
+		RDMA_LOG(ERR, "device %s: max_mr (%u) reached", dev->name,
+			 dev->attr.max_mr);
+		RET_NULL(ENOSPC);
+	}
+	mr = dev->ops->mr_reg(pd, addr, length, access);
+	if (mr == NULL)
+		return NULL;
+	mr->pd = pd;
+	mr->addr = addr;
+	mr->length = length;
+	mr->access = access;
+	pd->refcnt++;
+	dev->nb_mr++;
+	return mr;
+}
+
+int
+qpio_mr_dereg(struct qpio_mr *mr)
+{
+	struct qpio_pd *pd;
+	int ret;
+
+	if (mr == NULL)
+		return -EINVAL;
+	pd = mr->pd;
+	ret = pd->dev->ops->mr_dereg(mr);
+	if (ret < 0)
+		return ret;
+	pd->refcnt--;
+	pd->dev->nb_mr--;
+	return 0;
+}
+
+struct qpio_cq *
+qpio_cq_create(struct qpio_device *dev, uint32_t cqe, int socket_id)
+{
+	struct qpio_cq *cq;
+
+	if (dev == NULL)
+		RET_NULL(EINVAL);
+	if (cqe == 0 || cqe > dev->attr.max_cqe) {
+		RDMA_LOG(ERR, "cq on %s: %u entries not in [1, max_cqe %u]",
+			 dev->name, cqe, dev->attr.max_cqe);
+		RET_NULL(EINVAL);
+	}
+	if (dev->nb_cq >= dev->attr.max_cq) {
+		RDMA_LOG(ERR, "device %s: max_cq (%u) reached", dev->name,
+			 dev->attr.max_cq);
+		RET_NULL(ENOSPC);
+	}
+	cq = dev->ops->cq_create(dev, cqe, socket_id);
+	if (cq == NULL)
+		return NULL;
+	cq->dev = dev;
+	cq->refcnt = 0;
+	cq->socket_id = socket_id;
+	dev->nb_cq++;
+	return cq;
+}
+
+int
+qpio_cq_destroy(struct qpio_cq *cq)
+{
+	struct qpio_device *dev;
+	int ret;
+
+	if (cq == NULL)
+		return -EINVAL;
+	dev = cq->dev;
+	if (cq->refcnt != 0) {
+		RDMA_LOG(ERR, "cq %u of %s: destroy refused, %u QP uses",
+			 cq->cqn, dev->name, cq->refcnt);
+		return -EBUSY;
+	}
+	ret = dev->ops->cq_destroy(cq);
+	if (ret < 0)
+		return ret;
+	dev->nb_cq--;
+	return 0;
+}
+
+static int
+check_qp_cap(const struct qpio_device *dev, const struct qpio_qp_init_attr *ia)
+{
+	const struct qpio_device_attr *a = &dev->attr;
+	const struct qpio_qp_cap *c = &ia->cap;
+
+	if (c->max_send_wr > a->max_qp_wr || c->max_recv_wr > a->max_qp_wr) {
+		RDMA_LOG(ERR, "qp on %s: max_send_wr %u / max_recv_wr %u over max_qp_wr %u",
+			 dev->name, c->max_send_wr, c->max_recv_wr, a->max_qp_wr);
+		return -EINVAL;
+	}
+	if (c->max_send_sge > a->max_sge || c->max_recv_sge > a->max_sge) {
+		RDMA_LOG(ERR, "qp on %s: max_send_sge %u / max_recv_sge %u over max_sge %u",
+			 dev->name, c->max_send_sge, c->max_recv_sge, a->max_sge);
+		return -EINVAL;
+	}
+	if (c->max_inline_data > a->max_inline_data) {
+		RDMA_LOG(ERR, "qp on %s: max_inline_data %u over device limit %u",
+			 dev->name, c->max_inline_data, a->max_inline_data);
+		return -EINVAL;
+	}
+	if (ia->srq != NULL && c->max_recv_wr != 0) {
+		RDMA_LOG(ERR, "qp on %s: max_recv_wr must be 0 with an SRQ",
+			 dev->name);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+struct qpio_qp *
+qpio_qp_create(struct qpio_pd *pd, struct qpio_qp_init_attr *ia)
+{
+	struct qpio_device *dev;
+	struct qpio_qp *qp;
+	int ret;
+
+	if (pd == NULL || ia == NULL || ia->send_cq == NULL ||
+	    ia->recv_cq == NULL)
+		RET_NULL(EINVAL);
+	dev = pd->dev;
+	if (ia->send_cq->dev != dev || ia->recv_cq->dev != dev) {
+		RDMA_LOG(ERR, "qp on %s: CQs must belong to the same device",
+			 dev->name);
+		RET_NULL(EINVAL);
+	}
+	if (ia->qp_type != QPIO_QPT_RC && ia->qp_type != QPIO_QPT_UC &&
+	    ia->qp_type != QPIO_QPT_UD) {
+		RDMA_LOG(ERR, "qp on %s: unknown qp_type %d", dev->name,
+			 (int)ia->qp_type);
+		RET_NULL(EINVAL);
+	}
+	ret = check_qp_cap(dev, ia);
+	if (ret < 0)
+		RET_NULL(-ret);
+	if (dev->nb_qp >= dev->attr.max_qp) {
+		RDMA_LOG(ERR, "device %s: max_qp (%u) reached", dev->name,
+			 dev->attr.max_qp);
+		RET_NULL(ENOSPC);
+	}
+	qp = dev->ops->qp_create(pd, ia);
+	if (qp == NULL)
+		return NULL;
+	qp->dev = dev;
+	qp->pd = pd;
+	qp->send_cq = ia->send_cq;
+	qp->recv_cq = ia->recv_cq;
+	qp->srq = ia->srq;
+	qp->qp_context = ia->qp_context;
+	qp->qp_type = (uint8_t)ia->qp_type;
+	qp->sq_sig_all = ia->sq_sig_all != 0;
+	pd->refcnt++;
+	ia->send_cq->refcnt++;
+	ia->recv_cq->refcnt++;
+	dev->nb_qp++;
+	return qp;
+}
+
+int
+qpio_qp_destroy(struct qpio_qp *qp)
+{
+	struct qpio_device *dev;
+	struct qpio_pd *pd;
+	struct qpio_cq *scq, *rcq;
+	int ret;
+
+	if (qp == NULL)
+		return -EINVAL;
+	dev = qp->dev;
+	pd = qp->pd;
+	scq = qp->send_cq;
+	rcq = qp->recv_cq;
+	ret = dev->ops->qp_destroy(qp);
+	if (ret < 0)
+		return ret;
+	pd->refcnt--;
+	scq->refcnt--;
+	rcq->refcnt--;
+	dev->nb_qp--;
+	return 0;
+}
+
+/* Range rules for attribute values, per IBA 10.2.5 and the verbs man pages. */
+static int
+check_qp_attr_values(const struct qpio_qp *qp, const struct qpio_qp_attr *attr,
+		     int mask, enum qpio_qp_state cur)
+{
+	const struct qpio_device *dev = qp->dev;
+	const char *rule = NULL;
+
+	if ((mask & QPIO_QP_CUR_STATE) && attr->cur_qp_state != cur)
+		rule = "cur_qp_state differs from the current state";
+	else if ((mask & QPIO_QP_PORT) &&
+		 (attr->port_num < 1 || attr->port_num > dev->attr.phys_port_cnt))
+		rule = "port_num out of range";
+	else if ((mask & QPIO_QP_ACCESS_FLAGS) &&
+		 (attr->qp_access_flags & ~QPIO_ACCESS_ALL))
+		rule = "unknown qp_access_flags bit";
+	else if ((mask & QPIO_QP_PATH_MTU) &&
+		 (attr->path_mtu < QPIO_MTU_256 || attr->path_mtu > QPIO_MTU_4096))
+		rule = "path_mtu not in 256..4096";
+	else if ((mask & QPIO_QP_DEST_QPN) && attr->dest_qp_num > 0xffffff)
+		rule = "dest_qp_num over 24 bits";
+	else if ((mask & QPIO_QP_RQ_PSN) && attr->rq_psn > 0xffffff)
+		rule = "rq_psn over 24 bits";
+	else if ((mask & QPIO_QP_SQ_PSN) && attr->sq_psn > 0xffffff)
+		rule = "sq_psn over 24 bits";
+	else if ((mask & QPIO_QP_MIN_RNR_TIMER) && attr->min_rnr_timer > 31)
+		rule = "min_rnr_timer over 5 bits";
+	else if ((mask & QPIO_QP_TIMEOUT) && attr->timeout > 31)
+		rule = "timeout over 5 bits";
+	else if ((mask & QPIO_QP_RETRY_CNT) && attr->retry_cnt > 7)
+		rule = "retry_cnt over 3 bits";
+	else if ((mask & QPIO_QP_RNR_RETRY) && attr->rnr_retry > 7)
+		rule = "rnr_retry over 3 bits";
+	else if ((mask & QPIO_QP_MAX_QP_RD_ATOMIC) &&
+		 attr->max_rd_atomic > dev->attr.max_qp_rd_atom)
+		rule = "max_rd_atomic over device max_qp_rd_atom";
+	else if ((mask & QPIO_QP_MAX_DEST_RD_ATOMIC) &&
+		 attr->max_dest_rd_atomic > dev->attr.max_qp_init_rd_atom)
+		rule = "max_dest_rd_atomic over device max_qp_init_rd_atom";
+	else if ((mask & QPIO_QP_AV) && attr->ah_attr.is_global &&
+		 attr->ah_attr.grh.flow_label > 0xfffff)
+		rule = "flow_label over 20 bits";
+	if (rule != NULL) {
+		RDMA_LOG(ERR, "qp 0x%x: %s", qp->qp_num, rule);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+int
+qpio_qp_modify(struct qpio_qp *qp, const struct qpio_qp_attr *attr,
+	       int attr_mask)
+{
+	enum qpio_qp_state cur, next;
+	const char *reason;
+	int ret;
+
+	if (qp == NULL || attr == NULL)
+		return -EINVAL;
+	cur = qpio_qp_state(qp);
+	next = (attr_mask & QPIO_QP_STATE) ? attr->qp_state : cur;
+	if (!qpio_qp_transition_ok((enum qpio_qp_type)qp->qp_type, cur, next,
+				   attr_mask, &reason)) {
+		RDMA_LOG(ERR, "qp 0x%x: %s", qp->qp_num, reason);
+		return -EINVAL;
+	}
+	ret = check_qp_attr_values(qp, attr, attr_mask, cur);
+	if (ret < 0)
+		return ret;
+	return qp->dev->ops->qp_modify(qp, attr, attr_mask, cur, next);
+}
+
+int
+qpio_qp_query(struct qpio_qp *qp, struct qpio_qp_attr *attr,
+	      struct qpio_qp_init_attr *init_attr)
+{
+	if (qp == NULL || attr == NULL)
+		return -EINVAL;
+	memset(attr, 0, sizeof(*attr));
+	if (init_attr != NULL) {
+		memset(init_attr, 0, sizeof(*init_attr));
+		init_attr->qp_context = qp->qp_context;
+		init_attr->send_cq = qp->send_cq;
+		init_attr->recv_cq = qp->recv_cq;
+		init_attr->srq = qp->srq;
+		init_attr->qp_type = (enum qpio_qp_type)qp->qp_type;
+		init_attr->sq_sig_all = qp->sq_sig_all;
+	}
+	return qp->dev->ops->qp_query(qp, attr, init_attr);
+}

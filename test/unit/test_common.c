@@ -1,0 +1,232 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <rte_cycles.h>
+#include <rte_eal.h>
+#include <rte_errno.h>
+#include <rte_malloc.h>
+
+#include "test_common.h"
+
+void
+qt_eal_init(void)
+{
+	char prefix[64];
+	char *argv[] = {
+		"qpio-unit", "--no-huge", "--no-shconf", "--no-pci",
+		"--no-telemetry", "-m", "512", "-l", "0-1",
+		"--log-level=lib.eal:error", "--log-level=qpio.*:warning",
+		prefix, NULL,
+	};
+	int argc = (int)RTE_DIM(argv) - 1;
+	int ret;
+
+	snprintf(prefix, sizeof(prefix), "--file-prefix=qpio-unit-%d", getpid());
+	ret = rte_eal_init(argc, argv);
+	cr_assert_geq(ret, 0, "rte_eal_init: %s", rte_strerror(rte_errno));
+}
+
+void
+qt_eal_fini(void)
+{
+	rte_eal_cleanup();
+}
+
+void
+qt_qp_connect(struct qpio_qp *qp, struct qpio_device *peer_dev,
+	      uint32_t peer_qpn, uint8_t rnr_retry)
+{
+	struct qpio_port_attr pa;
+	struct qpio_qp_attr attr;
+	int ret;
+
+	ret = qpio_rdma_port_query(peer_dev, 1, &pa);
+	cr_assert_eq(ret, 0);
+
+	memset(&attr, 0, sizeof(attr));
+	attr.qp_state = QPIO_QPS_INIT;
+	attr.port_num = 1;
+	attr.pkey_index = 0;
+	attr.qp_access_flags = QPIO_ACCESS_ALL;
+	attr.qkey = 0x11111111;
+	ret = qpio_qp_modify(qp, &attr, QPIO_QP_STATE | QPIO_QP_PKEY_INDEX |
+			     QPIO_QP_PORT |
+			     (qp->qp_type == QPIO_QPT_UD ? QPIO_QP_QKEY :
+			      QPIO_QP_ACCESS_FLAGS));
+	cr_assert_eq(ret, 0, "RESET->INIT: %d", ret);
+
+	memset(&attr, 0, sizeof(attr));
+	attr.qp_state = QPIO_QPS_RTR;
+	attr.path_mtu = QPIO_MTU_4096;
+	attr.dest_qp_num = peer_qpn;
+	attr.rq_psn = 0;
+	attr.max_dest_rd_atomic = 1;
+	attr.min_rnr_timer = 1;
+	attr.ah_attr.dlid = pa.lid;
+	attr.ah_attr.port_num = 1;
+	if (qp->qp_type == QPIO_QPT_RC)
+		ret = qpio_qp_modify(qp, &attr, QPIO_QP_STATE | QPIO_QP_AV |
+				     QPIO_QP_PATH_MTU | QPIO_QP_DEST_QPN |
+				     QPIO_QP_RQ_PSN |
+				     QPIO_QP_MAX_DEST_RD_ATOMIC |
+				     QPIO_QP_MIN_RNR_TIMER);
+	else if (qp->qp_type == QPIO_QPT_UC)
+		ret = qpio_qp_modify(qp, &attr, QPIO_QP_STATE | QPIO_QP_AV |
+				     QPIO_QP_PATH_MTU | QPIO_QP_DEST_QPN |
+				     QPIO_QP_RQ_PSN);
+	else
+		ret = qpio_qp_modify(qp, &attr, QPIO_QP_STATE);
+	cr_assert_eq(ret, 0, "INIT->RTR: %d", ret);
+
+	memset(&attr, 0, sizeof(attr));
+	attr.qp_state = QPIO_QPS_RTS;
+	attr.sq_psn = 0;
+	attr.timeout = 14;
+	attr.retry_cnt = 7;
+	attr.rnr_retry = rnr_retry;
+	attr.max_rd_atomic = 1;
+	if (qp->qp_type == QPIO_QPT_RC)
+		ret = qpio_qp_modify(qp, &attr, QPIO_QP_STATE | QPIO_QP_TIMEOUT |
+				     QPIO_QP_RETRY_CNT | QPIO_QP_RNR_RETRY |
+				     QPIO_QP_SQ_PSN | QPIO_QP_MAX_QP_RD_ATOMIC);
+	else
+		ret = qpio_qp_modify(qp, &attr, QPIO_QP_STATE | QPIO_QP_SQ_PSN);
+	cr_assert_eq(ret, 0, "RTR->RTS: %d", ret);
+}
+
+static void
+end_create(struct qt_end *e, struct qpio_device *dev,
+	   const struct qt_pair_opts *o)
+{
+	struct qpio_qp_init_attr ia;
+
+	memset(e, 0, sizeof(*e));
+	e->dev = dev;
+	e->pd = qpio_pd_alloc(dev);
+	cr_assert_not_null(e->pd);
+	e->cq = qpio_cq_create(dev, o->cqe, SOCKET_ID_ANY);
+	cr_assert_not_null(e->cq, "cq_create: %s", rte_strerror(rte_errno));
+	e->buf_len = o->buf_len;
+	e->buf = rte_zmalloc("qt_buf", e->buf_len, 64);
+	cr_assert_not_null(e->buf);
+	e->mr = qpio_mr_reg(e->pd, e->buf, e->buf_len, QPIO_ACCESS_ALL);
+	cr_assert_not_null(e->mr, "mr_reg: %s", rte_strerror(rte_errno));
+	memset(&ia, 0, sizeof(ia));
+	ia.send_cq = e->cq;
+	ia.recv_cq = e->cq;
+	ia.qp_type = o->type;
+	ia.sq_sig_all = o->sq_sig_all;
+	ia.cap.max_send_wr = o->max_send_wr;
+	ia.cap.max_recv_wr = o->max_recv_wr;
+	ia.cap.max_send_sge = o->max_send_sge;
+	ia.cap.max_recv_sge = o->max_recv_sge;
+	ia.cap.max_inline_data = o->max_inline;
+	e->qp = qpio_qp_create(e->pd, &ia);
+	cr_assert_not_null(e->qp, "qp_create: %s", rte_strerror(rte_errno));
+}
+
+void
+qt_pair_create(struct qt_end *a, struct qt_end *b,
+	       const struct qt_pair_opts *opts)
+{
+	struct qt_pair_opts o;
+	struct qpio_device *da, *db;
+
+	memset(&o, 0, sizeof(o));
+	if (opts != NULL)
+		o = *opts;
+	if (o.type == 0)
+		o.type = QPIO_QPT_RC;
+	if (o.max_send_wr == 0)
+		o.max_send_wr = 64;
+	if (o.max_recv_wr == 0)
+		o.max_recv_wr = 64;
+	if (o.max_send_sge == 0)
+		o.max_send_sge = 4;
+	if (o.max_recv_sge == 0)
+		o.max_recv_sge = 4;
+	if (o.max_inline == 0)
+		o.max_inline = 64;
+	if (o.cqe == 0)
+		o.cqe = 256;
+	if (o.buf_len == 0)
+		o.buf_len = 256 * 1024;
+	if (opts == NULL)
+		o.rnr_retry = 7;
+	da = qpio_rdma_dev_create(o.devargs_a ? o.devargs_a : "soft0");
+	cr_assert_not_null(da, "dev_create a: %s", rte_strerror(rte_errno));
+	if (o.same_dev) {
+		db = da;
+	} else {
+		db = qpio_rdma_dev_create(o.devargs_b ? o.devargs_b : "soft1");
+		cr_assert_not_null(db, "dev_create b: %s", rte_strerror(rte_errno));
+	}
+	end_create(a, da, &o);
+	end_create(b, db, &o);
+	qt_qp_connect(a->qp, db, qpio_qp_num(b->qp), o.rnr_retry);
+	qt_qp_connect(b->qp, da, qpio_qp_num(a->qp), o.rnr_retry);
+}
+
+static void
+end_destroy(struct qt_end *e)
+{
+	cr_assert_eq(qpio_qp_destroy(e->qp), 0);
+	cr_assert_eq(qpio_mr_dereg(e->mr), 0);
+	cr_assert_eq(qpio_cq_destroy(e->cq), 0);
+	cr_assert_eq(qpio_pd_free(e->pd), 0);
+	rte_free(e->buf);
+}
+
+void
+qt_pair_destroy(struct qt_end *a, struct qt_end *b)
+{
+	struct qpio_device *da = a->dev, *db = b->dev;
+
+	end_destroy(a);
+	end_destroy(b);
+	cr_assert_eq(qpio_rdma_dev_close(da), 0);
+	if (db != da)
+		cr_assert_eq(qpio_rdma_dev_close(db), 0);
+}
+
+unsigned int
+qt_poll_n(struct qpio_cq *cq, struct qpio_wc *wc, unsigned int n)
+{
+	uint64_t deadline = rte_get_timer_cycles() + 2 * rte_get_timer_hz();
+	unsigned int got = 0;
+
+	while (got < n && rte_get_timer_cycles() < deadline) {
+		uint16_t want = (uint16_t)RTE_MIN(n - got, 64u);
+
+		got += qpio_cq_poll(cq, wc + got, want);
+	}
+	return got;
+}
+
+void
+qt_fill(uint8_t *p, size_t len, uint32_t seed)
+{
+	uint32_t x = seed * 2654435761u + 1;
+	size_t i;
+
+	for (i = 0; i < len; i++) {
+		x = x * 1103515245u + 12345u;
+		p[i] = (uint8_t)(x >> 16);
+	}
+}
+
+int
+qt_check(const uint8_t *p, size_t len, uint32_t seed)
+{
+	uint32_t x = seed * 2654435761u + 1;
+	size_t i;
+
+	for (i = 0; i < len; i++) {
+		x = x * 1103515245u + 12345u;
+		if (p[i] != (uint8_t)(x >> 16))
+			return 0;
+	}
+	return 1;
+}

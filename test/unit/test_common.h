@@ -1,0 +1,68 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#ifndef QPIO_TEST_COMMON_H
+#define QPIO_TEST_COMMON_H
+
+/*
+ * Shared fixture for the Criterion unit tests: EAL in --no-huge --no-shconf
+ * --no-pci mode with two lcores, and helpers that build RC pairs on the soft
+ * NIC. Criterion runs every test in its own process, so each test gets a
+ * fresh EAL and a fresh soft fabric.
+ */
+#include <stdint.h>
+
+#include <criterion/criterion.h>
+
+#include "qpio_rdma.h"
+
+/** Start EAL (aborts the test on failure). Use as a suite's .init. */
+void qt_eal_init(void);
+/** Stop EAL. Use as a suite's .fini. */
+void qt_eal_fini(void);
+
+/** One end of a connected pair: device, PD, CQ, QP and a registered buffer. */
+struct qt_end {
+	struct qpio_device *dev;
+	struct qpio_pd *pd;
+	struct qpio_cq *cq;
+	struct qpio_qp *qp;
+	uint8_t *buf;             /**< rte_zmalloc'd, buf_len bytes */
+	size_t buf_len;
+	struct qpio_mr *mr;       /**< covers buf, all access flags */
+};
+
+/** Options for qt_pair_create(); zero means the default in brackets. */
+struct qt_pair_opts {
+	enum qpio_qp_type type;   /**< [RC] */
+	uint32_t max_send_wr;     /**< [64] */
+	uint32_t max_recv_wr;     /**< [64] */
+	uint32_t max_send_sge;    /**< [4] */
+	uint32_t max_recv_sge;    /**< [4] */
+	uint32_t max_inline;      /**< [64] */
+	uint32_t cqe;             /**< [256] */
+	size_t buf_len;           /**< [256 KiB] */
+	uint8_t rnr_retry;        /**< as given; 7 when opts is NULL */
+	int sq_sig_all;           /**< [0] */
+	int same_dev;             /**< both ends on one device [0: soft0, soft1] */
+	const char *devargs_a;    /**< ["soft0"] */
+	const char *devargs_b;    /**< ["soft1"] */
+};
+
+/** Create two ends and connect their QPs (RESET->INIT->RTR->RTS). */
+void qt_pair_create(struct qt_end *a, struct qt_end *b,
+		    const struct qt_pair_opts *opts);
+/** Destroy both ends (QPs, MRs, CQs, PDs, devices), asserting each is 0. */
+void qt_pair_destroy(struct qt_end *a, struct qt_end *b);
+
+/** Move qp RESET->INIT->RTR->RTS towards peer (dlid of the peer device). */
+void qt_qp_connect(struct qpio_qp *qp, struct qpio_device *peer_dev,
+		   uint32_t peer_qpn, uint8_t rnr_retry);
+
+/** Poll cq until n completions arrived or ~2 s passed; returns the count. */
+unsigned int qt_poll_n(struct qpio_cq *cq, struct qpio_wc *wc, unsigned int n);
+
+/** Fill p[0..len) with a pattern derived from seed. */
+void qt_fill(uint8_t *p, size_t len, uint32_t seed);
+/** 1 if p[0..len) holds the pattern of seed. */
+int qt_check(const uint8_t *p, size_t len, uint32_t seed);
+
+#endif

@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+#
+# Install every Debian 12 package qpio needs to build, test and run.
+# Idempotent: packages already present are left alone. Run as root.
+#
+#   usertools/install-deps.sh          build + test dependencies
+#   usertools/install-deps.sh --rxe    also the Soft-RoCE VM test packages
+set -euo pipefail
+
+pkgs=(
+	build-essential meson ninja-build pkg-config python3-pyelftools
+	libdpdk-dev dpdk
+	libibverbs-dev rdma-core ibverbs-utils ibverbs-providers
+	libnuma-dev libpcap-dev libcriterion-dev
+	libclang-rt-14-dev
+)
+rxe_pkgs=(
+	qemu-system-x86 linux-image-amd64 busybox-static kmod cpio iproute2
+)
+
+want_rxe=0
+for a in "$@"; do
+	case "$a" in
+	--rxe) want_rxe=1 ;;
+	-h|--help) sed -n '3,8p' "$0"; exit 0 ;;
+	*) echo "install-deps: unknown option '$a'" >&2; exit 2 ;;
+	esac
+done
+[ "$want_rxe" = 1 ] && pkgs+=("${rxe_pkgs[@]}")
+
+if [ "$(id -u)" != 0 ]; then
+	echo "install-deps: must run as root (apt-get install)" >&2
+	exit 1
+fi
+
+missing=()
+for p in "${pkgs[@]}"; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||
+		missing+=("$p")
+done
+
+if [ "${#missing[@]}" -eq 0 ]; then
+	echo "install-deps: all ${#pkgs[@]} packages present"
+	exit 0
+fi
+
+echo "install-deps: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+apt-get install -y -qq --no-install-recommends "${missing[@]}"
