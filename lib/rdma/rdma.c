@@ -14,7 +14,7 @@
 #include "rdma_driver.h"
 #include "rdma_private.h"
 
-RTE_LOG_REGISTER_DEFAULT(qpio_rdma_logtype, NOTICE);
+RTE_LOG_REGISTER(qpio_rdma_logtype, qpio.lib.rdma, NOTICE);
 
 static TAILQ_HEAD(, qpio_rdma_driver) drivers = TAILQ_HEAD_INITIALIZER(drivers);
 static struct qpio_device *devices[QPIO_MAX_DEVICES];

@@ -10,7 +10,7 @@
 
 #include "soft_private.h"
 
-RTE_LOG_REGISTER_SUFFIX(soft_logtype, net.soft, NOTICE);
+RTE_LOG_REGISTER(soft_logtype, qpio.net.soft, NOTICE);
 
 #define SOFT_FABRIC_MZ "qpio_soft_fabric"
 

@@ -1,0 +1,416 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Mempool registration, the per-PD lookup tables and the out-of-line
+ * lookup. Tables live in a process-wide list keyed by PD; the control path
+ * is serialized by mr_lock, the lookup reads a table without a lock.
+ */
+#include <inttypes.h>
+#include <pthread.h>
+#include <string.h>
+
+#include <rte_errno.h>
+#include <rte_malloc.h>
+
+#include "mr_private.h"
+
+RTE_LOG_REGISTER_DEFAULT(qpio_mr_logtype, NOTICE);
+
+#define RET_NULL(err) do { rte_errno = (err); return NULL; } while (0)
+
+/* Serializes every change of mr_tables and of the tables in it. */
+static pthread_mutex_t mr_lock = PTHREAD_MUTEX_INITIALIZER;
+static TAILQ_HEAD(, qpio_mr_table) mr_tables =
+	TAILQ_HEAD_INITIALIZER(mr_tables);
+
+/* ------------------------------------------------------------------ */
+/* Tables                                                               */
+/* ------------------------------------------------------------------ */
+
+/* Number of entries whose start is <= addr (so entry i - 1 is the only one
+ * that may contain addr). Called with or without mr_lock. */
+static uint32_t
+table_upper_bound(const struct qpio_mr_table *t, uintptr_t addr)
+{
+	uint32_t lo = 0, hi = t->nb_entries;
+
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (t->entries[mid].start <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* Publish a change: lookups that see the new generation see the change. */
+static void
+table_bump(struct qpio_mr_table *t)
+{
+	__atomic_store_n(&t->gen, t->gen + 1, __ATOMIC_RELEASE);
+}
+
+/* The table of pd with one more reference, created if missing. mr_lock held.
+ * NULL with rte_errno ENOMEM. */
+static struct qpio_mr_table *
+table_get(const struct qpio_pd *pd)
+{
+	struct qpio_mr_table *t;
+
+	TAILQ_FOREACH(t, &mr_tables, next) {
+		if (t->pd == pd) {
+			t->refcnt++;
+			return t;
+		}
+	}
+	t = rte_zmalloc("qpio_mr_table", sizeof(*t), RTE_CACHE_LINE_SIZE);
+	if (t == NULL) {
+		MR_LOG(ERR, "pd %p: no memory for a lookup table", pd);
+		RET_NULL(ENOMEM);
+	}
+	t->pd = pd;
+	t->refcnt = 1;
+	TAILQ_INSERT_TAIL(&mr_tables, t, next);
+	return t;
+}
+
+/* Drop a reference; free the table with the last one. mr_lock held. */
+static void
+table_put(struct qpio_mr_table *t)
+{
+	if (--t->refcnt != 0)
+		return;
+	TAILQ_REMOVE(&mr_tables, t, next);
+	rte_free(t->entries);
+	rte_free(t);
+}
+
+/* Make room for n more entries. mr_lock held. 0 or -ENOMEM. */
+static int
+table_reserve(struct qpio_mr_table *t, uint32_t n)
+{
+	struct mr_entry *e;
+	uint32_t cap;
+
+	if (n > UINT32_MAX - t->nb_entries)
+		return -ENOMEM;
+	if (t->nb_entries + n <= t->capacity)
+		return 0;
+	cap = RTE_MAX(t->nb_entries + n, 2 * t->capacity);
+	e = rte_malloc("qpio_mr_entries", (size_t)cap * sizeof(*e),
+		       RTE_CACHE_LINE_SIZE);
+	if (e == NULL)
+		return -ENOMEM;
+	if (t->nb_entries != 0)
+		memcpy(e, t->entries, t->nb_entries * sizeof(*e));
+	rte_free(t->entries);
+	t->entries = e;
+	t->capacity = cap;
+	return 0;
+}
+
+/* 1 if [start, end) overlaps an entry. mr_lock held. */
+static int
+table_overlaps(const struct qpio_mr_table *t, uintptr_t start, uintptr_t end)
+{
+	uint32_t i = table_upper_bound(t, start);
+
+	if (i > 0 && t->entries[i - 1].end > start)
+		return 1;
+	if (i < t->nb_entries && t->entries[i].start < end)
+		return 1;
+	return 0;
+}
+
+/* Insert a non-overlapping entry; room reserved. mr_lock held. */
+static void
+table_insert(struct qpio_mr_table *t, uintptr_t start, uintptr_t end,
+	     uint32_t lkey)
+{
+	uint32_t i = table_upper_bound(t, start);
+
+	memmove(&t->entries[i + 1], &t->entries[i],
+		(t->nb_entries - i) * sizeof(t->entries[0]));
+	t->entries[i].start = start;
+	t->entries[i].end = end;
+	t->entries[i].lkey = lkey;
+	t->nb_entries++;
+}
+
+/* Remove the entry of exactly this MR if present. mr_lock held. */
+static void
+table_remove(struct qpio_mr_table *t, const struct qpio_mr *mr)
+{
+	uintptr_t start = (uintptr_t)qpio_mr_addr(mr);
+	uint32_t i = table_upper_bound(t, start);
+	struct mr_entry *e;
+
+	if (i == 0)
+		return;
+	e = &t->entries[i - 1];
+	if (e->start != start || e->end != start + qpio_mr_length(mr) ||
+	    e->lkey != qpio_mr_lkey(mr))
+		return;
+	memmove(e, e + 1, (t->nb_entries - i) * sizeof(*e));
+	t->nb_entries--;
+}
+
+/* ------------------------------------------------------------------ */
+/* Mempool registration                                                 */
+/* ------------------------------------------------------------------ */
+
+struct chunk_list {
+	unsigned int n;
+	unsigned int max;
+	struct rte_mempool_memhdr **hdr;
+};
+
+static void
+chunk_collect(struct rte_mempool *mp __rte_unused, void *opaque,
+	      struct rte_mempool_memhdr *memhdr, unsigned int idx __rte_unused)
+{
+	struct chunk_list *cl = opaque;
+
+	if (cl->n < cl->max)
+		cl->hdr[cl->n] = memhdr;
+	cl->n++;
+}
+
+/* Undo the first n registrations of r. mr_lock held. */
+static void
+mempool_unwind(struct qpio_mr_mempool *r, unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		table_remove(r->table, r->mr[i]);
+	if (n != 0)
+		table_bump(r->table);
+	for (i = 0; i < n; i++) {
+		int ret = qpio_mr_dereg(r->mr[i]);
+
+		if (ret < 0)
+			MR_LOG(ERR, "pool %s: unwinding, dereg of MR %p "
+			       "failed (%d)", r->mp->name, qpio_mr_addr(r->mr[i]),
+			       ret);
+	}
+}
+
+struct qpio_mr_mempool *
+qpio_mr_mempool_reg(struct qpio_pd *pd, struct rte_mempool *mp,
+		    unsigned int access)
+{
+	struct chunk_list cl = { 0 };
+	struct qpio_mr_mempool *r;
+	unsigned int i;
+	int err = 0;
+
+	if (pd == NULL || mp == NULL) {
+		MR_LOG(ERR, "mempool reg: %s is NULL", pd == NULL ? "pd" : "mp");
+		RET_NULL(EINVAL);
+	}
+	cl.max = mp->nb_mem_chunks;
+	if (cl.max == 0) {
+		MR_LOG(ERR, "pool %s: has no memory chunk (populate it before "
+		       "registering)", mp->name);
+		RET_NULL(EINVAL);
+	}
+	cl.hdr = rte_malloc("qpio_mr_chunks", cl.max * sizeof(cl.hdr[0]), 0);
+	r = rte_zmalloc("qpio_mr_mempool",
+			sizeof(*r) + cl.max * sizeof(r->mr[0]), 0);
+	if (cl.hdr == NULL || r == NULL) {
+		MR_LOG(ERR, "pool %s: no memory for %u chunks", mp->name,
+		       cl.max);
+		err = ENOMEM;
+		goto free;
+	}
+	rte_mempool_mem_iter(mp, chunk_collect, &cl);
+	if (cl.n != cl.max) {
+		MR_LOG(ERR, "pool %s: %u chunks iterated, nb_mem_chunks says %u",
+		       mp->name, cl.n, cl.max);
+		err = EINVAL;
+		goto free;
+	}
+	r->mp = mp;
+
+	pthread_mutex_lock(&mr_lock);
+	r->table = table_get(pd);
+	if (r->table == NULL) {
+		err = ENOMEM;
+		goto unlock;
+	}
+	if (table_reserve(r->table, cl.n) < 0) {
+		MR_LOG(ERR, "pool %s: no memory for %u table entries",
+		       mp->name, cl.n);
+		err = ENOMEM;
+		goto put;
+	}
+	for (i = 0; i < cl.n; i++) {
+		uintptr_t start = (uintptr_t)cl.hdr[i]->addr;
+		size_t len = cl.hdr[i]->len;
+		struct qpio_mr *mr;
+
+		if (len > UINTPTR_MAX - start) {
+			MR_LOG(ERR, "pool %s: chunk %u [%p, +%zu) wraps the "
+			       "address space", mp->name, i, cl.hdr[i]->addr,
+			       len);
+			err = EINVAL;
+			break;
+		}
+		if (table_overlaps(r->table, start, start + len)) {
+			MR_LOG(ERR, "pool %s: chunk %u [%p, +%zu) overlaps memory "
+			       "already registered on pd %p (each byte may be in "
+			       "one MR of a PD's table)", mp->name, i,
+			       cl.hdr[i]->addr, len, pd);
+			err = EEXIST;
+			break;
+		}
+		mr = qpio_mr_reg(pd, cl.hdr[i]->addr, len, access);
+		if (mr == NULL) {
+			err = rte_errno;
+			MR_LOG(ERR, "pool %s: chunk %u [%p, +%zu): qpio_mr_reg "
+			       "failed: %s", mp->name, i, cl.hdr[i]->addr, len,
+			       rte_strerror(err));
+			break;
+		}
+		r->mr[i] = mr;
+		table_insert(r->table, start, start + len, qpio_mr_lkey(mr));
+	}
+	if (err != 0) {
+		mempool_unwind(r, i);
+		goto put;
+	}
+	r->nb_mr = cl.n;
+	table_bump(r->table);
+	pthread_mutex_unlock(&mr_lock);
+	MR_LOG(DEBUG, "pool %s: %u chunks registered on pd %p", mp->name,
+	       r->nb_mr, pd);
+	rte_free(cl.hdr);
+	return r;
+
+put:
+	table_put(r->table);
+unlock:
+	pthread_mutex_unlock(&mr_lock);
+free:
+	rte_free(cl.hdr);
+	rte_free(r);
+	RET_NULL(err);
+}
+
+int
+qpio_mr_mempool_dereg(struct qpio_mr_mempool *r)
+{
+	unsigned int i, kept = 0;
+	int first_err = 0;
+
+	if (r == NULL)
+		return -EINVAL;
+	pthread_mutex_lock(&mr_lock);
+	for (i = 0; i < r->nb_mr; i++)
+		table_remove(r->table, r->mr[i]);
+	table_bump(r->table);
+	for (i = 0; i < r->nb_mr; i++) {
+		int ret = qpio_mr_dereg(r->mr[i]);
+
+		if (ret < 0) {
+			MR_LOG(ERR, "pool %s: dereg of MR %p failed (%d), kept "
+			       "for a retry", r->mp->name,
+			       qpio_mr_addr(r->mr[i]), ret);
+			if (first_err == 0)
+				first_err = ret;
+			r->mr[kept++] = r->mr[i];
+		}
+	}
+	r->nb_mr = kept;
+	if (first_err != 0) {
+		pthread_mutex_unlock(&mr_lock);
+		return first_err;
+	}
+	table_put(r->table);
+	pthread_mutex_unlock(&mr_lock);
+	rte_free(r);
+	return 0;
+}
+
+unsigned int
+qpio_mr_mempool_nb_mr(const struct qpio_mr_mempool *r)
+{
+	return r == NULL ? 0 : r->nb_mr;
+}
+
+struct qpio_mr *
+qpio_mr_mempool_mr(const struct qpio_mr_mempool *r, unsigned int i)
+{
+	if (r == NULL || i >= r->nb_mr)
+		RET_NULL(EINVAL);
+	return r->mr[i];
+}
+
+/* ------------------------------------------------------------------ */
+/* Caches and lookup                                                    */
+/* ------------------------------------------------------------------ */
+
+int
+qpio_mr_cache_init(struct qpio_mr_cache *c, struct qpio_pd *pd)
+{
+	struct qpio_mr_table *t;
+
+	if (c == NULL || pd == NULL)
+		return -EINVAL;
+	pthread_mutex_lock(&mr_lock);
+	t = table_get(pd);
+	pthread_mutex_unlock(&mr_lock);
+	if (t == NULL)
+		return -ENOMEM;
+	memset(c, 0, sizeof(*c));
+	c->table = t;
+	c->table_gen = &t->gen;
+	c->gen = __atomic_load_n(&t->gen, __ATOMIC_ACQUIRE);
+	return 0;
+}
+
+void
+qpio_mr_cache_fini(struct qpio_mr_cache *c)
+{
+	if (c == NULL || c->table == NULL)
+		return;
+	pthread_mutex_lock(&mr_lock);
+	table_put(c->table);
+	pthread_mutex_unlock(&mr_lock);
+	memset(c, 0, sizeof(*c));
+}
+
+uint32_t
+qpio_mr_lookup_slow(struct qpio_mr_cache *c, uintptr_t addr, uint32_t len)
+{
+	const struct qpio_mr_table *t = c->table;
+	struct qpio_mr_cache_entry probe, *ce;
+	const struct mr_entry *e;
+	uint64_t gen;
+	uint32_t i;
+
+	gen = __atomic_load_n(&t->gen, __ATOMIC_ACQUIRE);
+	if (gen != c->gen) {
+		memset(c->entry, 0, sizeof(c->entry));
+		c->mru = 0;
+		c->next = 0;
+		c->gen = gen;
+	}
+	c->misses++;
+	i = table_upper_bound(t, addr);
+	if (i == 0)
+		return QPIO_MR_INVALID_LKEY;
+	e = &t->entries[i - 1];
+	probe.start = e->start;
+	probe.end = e->end;
+	probe.lkey = e->lkey;
+	if (!qpio_mr_cache_entry_covers(&probe, addr, len))
+		return QPIO_MR_INVALID_LKEY;
+	ce = &c->entry[c->next];
+	*ce = probe;
+	c->mru = c->next;
+	c->next = (c->next + 1) % QPIO_MR_CACHE_SIZE;
+	return ce->lkey;
+}

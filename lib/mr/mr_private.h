@@ -1,0 +1,49 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#ifndef QPIO_MR_PRIVATE_H
+#define QPIO_MR_PRIVATE_H
+
+#include <sys/queue.h>
+
+#include <rte_log.h>
+
+#include "qpio_mr.h"
+
+extern int qpio_mr_logtype;
+
+#define MR_LOG(level, ...) \
+	rte_log(RTE_LOG_ ## level, qpio_mr_logtype, \
+		RTE_FMT("qpio.lib.mr: " RTE_FMT_HEAD(__VA_ARGS__,) "\n", \
+			RTE_FMT_TAIL(__VA_ARGS__,)))
+
+/** One table entry: the MR [start, end) of a registered chunk. */
+struct mr_entry {
+	uintptr_t start;
+	uintptr_t end;                  /**< one past the last byte */
+	uint32_t lkey;
+};
+
+/**
+ * Lookup table of one PD. Entries are sorted by start and never overlap
+ * (qpio_mr_mempool_reg() refuses an overlapping chunk with EEXIST), so the
+ * only candidate for an address is the last entry starting at or below it.
+ */
+struct qpio_mr_table {
+	uint64_t gen;                   /**< +1 on every change; atomic stores */
+	struct mr_entry *entries;       /**< nb_entries used, capacity entries */
+	uint32_t nb_entries;
+	uint32_t capacity;
+	/* control path only from here, under mr_lock */
+	const struct qpio_pd *pd;       /**< key; not dereferenced */
+	uint32_t refcnt;                /**< registrations + caches */
+	TAILQ_ENTRY(qpio_mr_table) next;
+};
+
+/** A registered mempool. */
+struct qpio_mr_mempool {
+	struct qpio_mr_table *table;
+	struct rte_mempool *mp;
+	unsigned int nb_mr;
+	struct qpio_mr *mr[];           /**< one per chunk, in iteration order */
+};
+
+#endif /* QPIO_MR_PRIVATE_H */

@@ -1,0 +1,479 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * SEND / SEND_WITH_IMM on an RC pair of the soft NIC: byte-exact delivery,
+ * gather and scatter, immediate data, completions, protection and length
+ * errors (CASES.md C08 RC part), selective signaling.
+ */
+#include <string.h>
+
+#include <rte_malloc.h>
+
+#include "qpio_soft.h"
+#include "test_common.h"
+
+TestSuite(send, .init = qt_eal_init, .fini = qt_eal_fini);
+
+/* Receiver buffer at offset 128 KiB of b->buf, sender data at offset 0. */
+#define RX_OFF (128u * 1024u)
+
+static void
+post_one_recv(struct qt_end *e, uint64_t wr_id, uint64_t addr, uint32_t len)
+{
+	struct qpio_sge sge = { .addr = addr, .length = len,
+				.lkey = qpio_mr_lkey(e->mr) };
+	struct qpio_recv_wr wr = { .wr_id = wr_id, .sg_list = &sge, .num_sge = 1 };
+	int err = 1;
+
+	cr_assert_eq(qpio_qp_post_recv(e->qp, &wr, 1, &err), 1);
+	cr_assert_eq(err, 0);
+}
+
+static void
+send_size(uint32_t len)
+{
+	struct qt_end a, b;
+	struct qt_pair_opts o = { .buf_len = 256 * 1024, .rnr_retry = 7 };
+	struct qpio_sge sge;
+	struct qpio_send_wr wr;
+	struct qpio_wc wc[2];
+	int err = 1;
+
+	qt_pair_create(&a, &b, &o);
+	qt_fill(a.buf, len, len);
+	memset(b.buf + RX_OFF, 0xee, 70000);
+	post_one_recv(&b, 0xb0b, (uintptr_t)(b.buf + RX_OFF), 70000);
+
+	sge = (struct qpio_sge){ .addr = (uintptr_t)a.buf, .length = len,
+				 .lkey = qpio_mr_lkey(a.mr) };
+	memset(&wr, 0, sizeof(wr));
+	wr.wr_id = 0xa0a0 + len;
+	wr.sg_list = &sge;
+	wr.num_sge = 1;
+	wr.opcode = QPIO_WR_SEND;
+	wr.send_flags = QPIO_SEND_SIGNALED;
+	cr_assert_eq(qpio_qp_post_send(a.qp, &wr, 1, &err), 1);
+	cr_assert_eq(err, 0);
+
+	cr_assert_eq(qt_poll_n(a.cq, wc, 1), 1);
+	cr_assert_eq(wc[0].status, QPIO_WC_SUCCESS);
+	cr_assert_eq(wc[0].opcode, QPIO_WC_SEND);
+	cr_assert_eq(wc[0].wr_id, 0xa0a0 + len);
+	cr_assert_eq(wc[0].byte_len, len);
+	cr_assert_eq(wc[0].qp_num, qpio_qp_num(a.qp));
+
+	cr_assert_eq(qt_poll_n(b.cq, wc, 1), 1);
+	cr_assert_eq(wc[0].status, QPIO_WC_SUCCESS);
+	cr_assert_eq(wc[0].opcode, QPIO_WC_RECV);
+	cr_assert_eq(wc[0].wr_id, 0xb0b);
+	cr_assert_eq(wc[0].byte_len, len);
+	cr_assert_eq(wc[0].wc_flags, 0);
+	cr_assert_eq(wc[0].qp_num, qpio_qp_num(b.qp));
+	cr_assert_eq(wc[0].src_qp, qpio_qp_num(a.qp));
+	cr_assert(qt_check(b.buf + RX_OFF, len, len), "payload of %u bytes", len);
+	/* nothing written past the message */
+	cr_assert_eq(b.buf[RX_OFF + len], 0xee);
+	cr_assert_eq(qpio_cq_poll(a.cq, wc, 2), 0);
+	cr_assert_eq(qpio_cq_poll(b.cq, wc, 2), 0);
+	qt_pair_destroy(&a, &b);
+}
+
+Test(send, bytes_0) { send_size(0); }
+Test(send, bytes_1) { send_size(1); }
+Test(send, bytes_63) { send_size(63); }
+Test(send, bytes_64) { send_size(64); }
+Test(send, bytes_4096) { send_size(4096); }
+Test(send, bytes_65536) { send_size(65536); }
+
+Test(send, gather_three_sges_scatter_three_sges)
+{
+	struct qt_end a, b;
+	struct qpio_sge tx[3], rx[3];
+	struct qpio_send_wr wr;
+	struct qpio_recv_wr rwr;
+	struct qpio_wc wc;
+	uint8_t expect[1000];
+	int err;
+
+	qt_pair_create(&a, &b, NULL);
+	/* 100 + 0 + 900 bytes gathered from three places */
+	qt_fill(a.buf, 100, 1);
+	qt_fill(a.buf + 5000, 900, 2);
+	memcpy(expect, a.buf, 100);
+	memcpy(expect + 100, a.buf + 5000, 900);
+	tx[0] = (struct qpio_sge){ (uintptr_t)a.buf, 100, qpio_mr_lkey(a.mr) };
+	tx[1] = (struct qpio_sge){ (uintptr_t)a.buf + 3000, 0, qpio_mr_lkey(a.mr) };
+	tx[2] = (struct qpio_sge){ (uintptr_t)a.buf + 5000, 900, qpio_mr_lkey(a.mr) };
+	/* scattered over 10 + 500 + 600 bytes */
+	memset(b.buf, 0x55, 20000);
+	rx[0] = (struct qpio_sge){ (uintptr_t)b.buf + 16, 10, qpio_mr_lkey(b.mr) };
+	rx[1] = (struct qpio_sge){ (uintptr_t)b.buf + 4096, 500, qpio_mr_lkey(b.mr) };
+	rx[2] = (struct qpio_sge){ (uintptr_t)b.buf + 10000, 600, qpio_mr_lkey(b.mr) };
+	rwr = (struct qpio_recv_wr){ .wr_id = 77, .sg_list = rx, .num_sge = 3 };
+	cr_assert_eq(qpio_qp_post_recv(b.qp, &rwr, 1, &err), 1);
+
+	memset(&wr, 0, sizeof(wr));
+	wr.wr_id = 88;
+	wr.sg_list = tx;
+	wr.num_sge = 3;
+	wr.opcode = QPIO_WR_SEND;
+	wr.send_flags = QPIO_SEND_SIGNALED;
+	cr_assert_eq(qpio_qp_post_send(a.qp, &wr, 1, &err), 1);
+	cr_assert_eq(qt_poll_n(b.cq, &wc, 1), 1);
+	cr_assert_eq(wc.status, QPIO_WC_SUCCESS);
+	cr_assert_eq(wc.byte_len, 1000);
+	cr_assert_eq(wc.wr_id, 77);
+	cr_assert_eq(memcmp(b.buf + 16, expect, 10), 0);
+	cr_assert_eq(memcmp(b.buf + 4096, expect + 10, 500), 0);
+	cr_assert_eq(memcmp(b.buf + 10000, expect + 510, 490), 0);
+	cr_assert_eq(b.buf[15], 0x55);
+	cr_assert_eq(b.buf[26], 0x55);
+	cr_assert_eq(b.buf[4096 + 500], 0x55);
+	cr_assert_eq(b.buf[10000 + 490], 0x55, "scatter stops at the message end");
+	cr_assert_eq(qt_poll_n(a.cq, &wc, 1), 1);
+	cr_assert_eq(wc.wr_id, 88);
+	cr_assert_eq(wc.byte_len, 1000);
+	qt_pair_destroy(&a, &b);
+}
+
+Test(send, immediate_data_delivered)
+{
+	struct qt_end a, b;
+	struct qpio_sge sge;
+	struct qpio_send_wr wr;
+	struct qpio_wc wc;
+	int err;
+
+	qt_pair_create(&a, &b, NULL);
+	post_one_recv(&b, 1, (uintptr_t)b.buf, 64);
+	post_one_recv(&b, 2, (uintptr_t)b.buf + 64, 64);
+	qt_fill(a.buf, 32, 9);
+	sge = (struct qpio_sge){ (uintptr_t)a.buf, 32, qpio_mr_lkey(a.mr) };
+	memset(&wr, 0, sizeof(wr));
+	wr.wr_id = 5;
+	wr.sg_list = &sge;
+	wr.num_sge = 1;
+	wr.opcode = QPIO_WR_SEND_WITH_IMM;
+	wr.imm_data = 0xdeadbeef;
+	wr.send_flags = QPIO_SEND_SIGNALED;
+	cr_assert_eq(qpio_qp_post_send(a.qp, &wr, 1, &err), 1);
+	/* and a zero-length one with immediate (C09) */
+	wr.wr_id = 6;
+	wr.num_sge = 0;
+	wr.imm_data = 0x01020304;
+	cr_assert_eq(qpio_qp_post_send(a.qp, &wr, 1, &err), 1);
+
+	cr_assert_eq(qt_poll_n(b.cq, &wc, 1), 1);
+	cr_assert_eq(wc.status, QPIO_WC_SUCCESS);
+	cr_assert_eq(wc.opcode, QPIO_WC_RECV);
+	cr_assert_eq(wc.wc_flags, QPIO_WC_WITH_IMM);
+	cr_assert_eq(wc.imm_data, 0xdeadbeef);
+	cr_assert_eq(wc.byte_len, 32);
+	cr_assert_eq(wc.wr_id, 1);
+	cr_assert(qt_check(b.buf, 32, 9));
+	cr_assert_eq(qt_poll_n(b.cq, &wc, 1), 1);
+	cr_assert_eq(wc.wc_flags, QPIO_WC_WITH_IMM);
+	cr_assert_eq(wc.imm_data, 0x01020304);
+	cr_assert_eq(wc.byte_len, 0);
+	cr_assert_eq(wc.wr_id, 2);
+	cr_assert_eq(qt_poll_n(a.cq, &wc, 1), 1);
+	cr_assert_eq(wc.wr_id, 5);
+	cr_assert_eq(qt_poll_n(a.cq, &wc, 1), 1);
+	cr_assert_eq(wc.wr_id, 6);
+	cr_assert_eq(wc.byte_len, 0);
+	qt_pair_destroy(&a, &b);
+}
+
+Test(send, selective_signaling_releases_slots)
+{
+	struct qt_end a, b;
+	struct qt_pair_opts o = { .max_send_wr = 8, .rnr_retry = 7 };
+	struct qpio_sge sge;
+	struct qpio_send_wr wr[8];
+	struct qpio_wc wc[16];
+	unsigned int i, round;
+	int err;
+
+	qt_pair_create(&a, &b, &o);
+	sge = (struct qpio_sge){ (uintptr_t)a.buf, 8, qpio_mr_lkey(a.mr) };
+	for (round = 0; round < 4; round++) {
+		for (i = 0; i < 8; i++)
+			post_one_recv(&b, 100 * round + i, (uintptr_t)b.buf + 64 * i, 64);
+		memset(wr, 0, sizeof(wr));
+		for (i = 0; i < 8; i++) {
+			wr[i].wr_id = 1000 * round + i;
+			wr[i].sg_list = &sge;
+			wr[i].num_sge = 1;
+			wr[i].opcode = QPIO_WR_SEND;
+		}
+		wr[7].send_flags = QPIO_SEND_SIGNALED; /* only the last */
+		cr_assert_eq(qpio_qp_post_send(a.qp, wr, 8, &err), 8, "round %u", round);
+		cr_assert_eq(err, 0);
+		cr_assert_eq(qt_poll_n(a.cq, wc, 1), 1);
+		cr_assert_eq(wc[0].wr_id, 1000 * round + 7);
+		cr_assert_eq(qpio_cq_poll(a.cq, wc, 16), 0, "unsignaled WRs have no CQE");
+		cr_assert_eq(qt_poll_n(b.cq, wc, 8), 8);
+		for (i = 0; i < 8; i++)
+			cr_assert_eq(wc[i].wr_id, 100 * round + i);
+	}
+	qt_pair_destroy(&a, &b);
+}
+
+/* C08 RC part: 4-byte receive between guard bytes, 8-byte send. */
+Test(send, c08_short_receive_is_loc_len_err)
+{
+	struct qt_end a, b;
+	struct qpio_sge sge;
+	struct qpio_send_wr wr;
+	struct qpio_wc wc[4];
+	int err;
+
+	qt_pair_create(&a, &b, NULL);
+	memset(b.buf, 0xab, 64);
+	post_one_recv(&b, 41, (uintptr_t)b.buf + 16, 4);
+	post_one_recv(&b, 42, (uintptr_t)b.buf + 32, 4);
+	qt_fill(a.buf, 8, 3);
+	sge = (struct qpio_sge){ (uintptr_t)a.buf, 8, qpio_mr_lkey(a.mr) };
+	memset(&wr, 0, sizeof(wr));
+	wr.wr_id = 9;
+	wr.sg_list = &sge;
+	wr.num_sge = 1;
+	wr.opcode = QPIO_WR_SEND;
+	wr.send_flags = QPIO_SEND_SIGNALED;
+	cr_assert_eq(qpio_qp_post_send(a.qp, &wr, 1, &err), 1);
+
+	cr_assert_eq(qt_poll_n(b.cq, wc, 2), 2);
+	cr_assert_eq(wc[0].wr_id, 41);
+	cr_assert_eq(wc[0].status, QPIO_WC_LOC_LEN_ERR);
+	cr_assert_eq(wc[1].wr_id, 42);
+	cr_assert_eq(wc[1].status, QPIO_WC_WR_FLUSH_ERR);
+	for (int i = 0; i < 64; i++)
+		cr_assert_eq(b.buf[i], 0xab, "guard byte %d", i);
+	cr_assert_eq(qpio_qp_state(b.qp), QPIO_QPS_ERR);
+	cr_assert_eq(qt_poll_n(a.cq, wc, 1), 1);
+	cr_assert_eq(wc[0].wr_id, 9);
+	cr_assert_eq(wc[0].status, QPIO_WC_REM_INV_REQ_ERR);
+	cr_assert_eq(qpio_qp_state(a.qp), QPIO_QPS_ERR);
+	qt_pair_destroy(&a, &b);
+}
+
+/* C08: two 4-byte receive SGEs take an 8-byte send. */
+Test(send, c08_two_sges_take_eight_bytes)
+{
+	struct qt_end a, b;
+	struct qpio_sge sge, rx[2];
+	struct qpio_send_wr wr;
+	struct qpio_recv_wr rwr;
+	struct qpio_wc wc;
+	int err;
+
+	qt_pair_create(&a, &b, NULL);
+	memset(b.buf, 0xab, 64);
+	rx[0] = (struct qpio_sge){ (uintptr_t)b.buf + 8, 4, qpio_mr_lkey(b.mr) };
+	rx[1] = (struct qpio_sge){ (uintptr_t)b.buf + 24, 4, qpio_mr_lkey(b.mr) };
+	rwr = (struct qpio_recv_wr){ .wr_id = 3, .sg_list = rx, .num_sge = 2 };
+	cr_assert_eq(qpio_qp_post_recv(b.qp, &rwr, 1, &err), 1);
+	qt_fill(a.buf, 8, 4);
+	sge = (struct qpio_sge){ (uintptr_t)a.buf, 8, qpio_mr_lkey(a.mr) };
+	memset(&wr, 0, sizeof(wr));
+	wr.wr_id = 4;
+	wr.sg_list = &sge;
+	wr.num_sge = 1;
+	wr.opcode = QPIO_WR_SEND;
+	wr.send_flags = QPIO_SEND_SIGNALED;
+	cr_assert_eq(qpio_qp_post_send(a.qp, &wr, 1, &err), 1);
+	cr_assert_eq(qt_poll_n(b.cq, &wc, 1), 1);
+	cr_assert_eq(wc.status, QPIO_WC_SUCCESS);
+	cr_assert_eq(wc.byte_len, 8);
+	cr_assert_eq(memcmp(b.buf + 8, a.buf, 4), 0);
+	cr_assert_eq(memcmp(b.buf + 24, a.buf + 4, 4), 0);
+	cr_assert_eq(b.buf[7], 0xab);
+	cr_assert_eq(b.buf[12], 0xab);
+	cr_assert_eq(b.buf[23], 0xab);
+	cr_assert_eq(b.buf[28], 0xab);
+	cr_assert_eq(qt_poll_n(a.cq, &wc, 1), 1);
+	cr_assert_eq(wc.status, QPIO_WC_SUCCESS);
+	qt_pair_destroy(&a, &b);
+}
+
+/* Bad lkey, foreign PD, out-of-bounds, deregistered key: LOC_PROT_ERR and
+ * nothing read or written at the receiver. */
+static void
+send_expect_loc_prot(struct qt_end *a, struct qt_end *b, struct qpio_sge sge,
+		     uint64_t id)
+{
+	struct qpio_send_wr wr;
+	struct qpio_wc wc;
+	struct qpio_soft_qp_stats st;
+	int err;
+
+	memset(&wr, 0, sizeof(wr));
+	wr.wr_id = id;
+	wr.sg_list = &sge;
+	wr.num_sge = 1;
+	wr.opcode = QPIO_WR_SEND;
+	wr.send_flags = QPIO_SEND_SIGNALED;
+	cr_assert_eq(qpio_qp_post_send(a->qp, &wr, 1, &err), 1);
+	cr_assert_eq(qt_poll_n(a->cq, &wc, 1), 1);
+	cr_assert_eq(wc.wr_id, id);
+	cr_assert_eq(wc.status, QPIO_WC_LOC_PROT_ERR, "got %s",
+		     qpio_wc_status_str(wc.status));
+	cr_assert_eq(qpio_qp_state(a->qp), QPIO_QPS_ERR);
+	/* the receiver's RQ was not touched */
+	cr_assert_eq(qpio_soft_qp_stats(b->qp, &st), 0);
+	cr_assert_eq(st.rq_consumed, 0);
+	cr_assert_eq(qpio_cq_poll(b->cq, &wc, 1), 0);
+}
+
+Test(send, loc_prot_err_cases)
+{
+	struct qt_end a, b;
+	struct qpio_pd *pd2;
+	struct qpio_mr *mr2, *mr3;
+	uint8_t *other;
+	unsigned int c;
+
+	for (c = 0; c < 5; c++) {
+		qt_pair_create(&a, &b, NULL);
+		post_one_recv(&b, 1, (uintptr_t)b.buf, 1024);
+		other = rte_zmalloc(NULL, 4096, 64);
+		pd2 = qpio_pd_alloc(a.dev);
+		mr2 = qpio_mr_reg(pd2, other, 4096, QPIO_ACCESS_LOCAL_WRITE);
+		mr3 = qpio_mr_reg(a.pd, other, 4096, QPIO_ACCESS_LOCAL_WRITE);
+		cr_assert_not_null(mr2);
+		cr_assert_not_null(mr3);
+		switch (c) {
+		case 0: /* lkey of nothing */
+			send_expect_loc_prot(&a, &b, (struct qpio_sge){
+				(uintptr_t)a.buf, 16, 0x7fff01 }, 10);
+			break;
+		case 1: /* MR of another PD */
+			send_expect_loc_prot(&a, &b, (struct qpio_sge){
+				(uintptr_t)other, 16, qpio_mr_lkey(mr2) }, 11);
+			break;
+		case 2: /* one byte past the end */
+			send_expect_loc_prot(&a, &b, (struct qpio_sge){
+				(uintptr_t)a.buf + a.buf_len - 15, 16,
+				qpio_mr_lkey(a.mr) }, 12);
+			break;
+		case 3: /* below the start */
+			send_expect_loc_prot(&a, &b, (struct qpio_sge){
+				(uintptr_t)other - 1, 16, qpio_mr_lkey(mr3) }, 13);
+			break;
+		case 4: { /* deregistered key */
+			uint32_t k = qpio_mr_lkey(mr3);
+
+			cr_assert_eq(qpio_mr_dereg(mr3), 0);
+			mr3 = NULL;
+			send_expect_loc_prot(&a, &b, (struct qpio_sge){
+				(uintptr_t)other, 16, k }, 14);
+			break;
+		}
+		}
+		if (mr3 != NULL)
+			cr_assert_eq(qpio_mr_dereg(mr3), 0);
+		cr_assert_eq(qpio_mr_dereg(mr2), 0);
+		cr_assert_eq(qpio_pd_free(pd2), 0);
+		rte_free(other);
+		qt_pair_destroy(&a, &b);
+	}
+}
+
+/* Receive buffer with a key lacking LOCAL_WRITE: receiver LOC_PROT_ERR,
+ * guard intact, requester REM_OP_ERR. */
+Test(send, receive_without_local_write_is_loc_prot_err)
+{
+	struct qt_end a, b;
+	struct qpio_mr *ro;
+	struct qpio_sge sge, rsge;
+	struct qpio_send_wr wr;
+	struct qpio_recv_wr rwr;
+	struct qpio_wc wc;
+	int err;
+
+	qt_pair_create(&a, &b, NULL);
+	memset(b.buf, 0x11, 256);
+	ro = qpio_mr_reg(b.pd, b.buf, 256, QPIO_ACCESS_REMOTE_READ);
+	cr_assert_not_null(ro);
+	rsge = (struct qpio_sge){ (uintptr_t)b.buf, 256, qpio_mr_lkey(ro) };
+	rwr = (struct qpio_recv_wr){ .wr_id = 21, .sg_list = &rsge, .num_sge = 1 };
+	cr_assert_eq(qpio_qp_post_recv(b.qp, &rwr, 1, &err), 1);
+	sge = (struct qpio_sge){ (uintptr_t)a.buf, 16, qpio_mr_lkey(a.mr) };
+	memset(&wr, 0, sizeof(wr));
+	wr.wr_id = 22;
+	wr.sg_list = &sge;
+	wr.num_sge = 1;
+	wr.opcode = QPIO_WR_SEND;
+	wr.send_flags = QPIO_SEND_SIGNALED;
+	cr_assert_eq(qpio_qp_post_send(a.qp, &wr, 1, &err), 1);
+	cr_assert_eq(qt_poll_n(b.cq, &wc, 1), 1);
+	cr_assert_eq(wc.wr_id, 21);
+	cr_assert_eq(wc.status, QPIO_WC_LOC_PROT_ERR);
+	for (int i = 0; i < 256; i++)
+		cr_assert_eq(b.buf[i], 0x11);
+	cr_assert_eq(qt_poll_n(a.cq, &wc, 1), 1);
+	cr_assert_eq(wc.status, QPIO_WC_REM_OP_ERR);
+	cr_assert_eq(qpio_mr_dereg(ro), 0);
+	qt_pair_destroy(&a, &b);
+}
+
+/* RC send to a QP that does not exist: RETRY_EXC_ERR. */
+Test(send, no_responder_is_retry_exc_err)
+{
+	struct qt_end a, b;
+	struct qpio_qp_attr attr;
+	struct qpio_sge sge;
+	struct qpio_send_wr wr;
+	struct qpio_wc wc;
+	int err;
+
+	qt_pair_create(&a, &b, NULL);
+	memset(&attr, 0, sizeof(attr));
+	attr.qp_state = QPIO_QPS_RESET;
+	cr_assert_eq(qpio_qp_modify(b.qp, &attr, QPIO_QP_STATE), 0);
+	sge = (struct qpio_sge){ (uintptr_t)a.buf, 16, qpio_mr_lkey(a.mr) };
+	memset(&wr, 0, sizeof(wr));
+	wr.wr_id = 31;
+	wr.sg_list = &sge;
+	wr.num_sge = 1;
+	wr.opcode = QPIO_WR_SEND;
+	cr_assert_eq(qpio_qp_post_send(a.qp, &wr, 1, &err), 1);
+	cr_assert_eq(qt_poll_n(a.cq, &wc, 1), 1, "errors complete even unsignaled");
+	cr_assert_eq(wc.wr_id, 31);
+	cr_assert_eq(wc.status, QPIO_WC_RETRY_EXC_ERR);
+	qt_pair_destroy(&a, &b);
+}
+
+/* RNR: the send waits for a receive posted later, delivered once. */
+Test(send, rnr_then_receive_posted_later)
+{
+	struct qt_end a, b;
+	struct qpio_sge sge;
+	struct qpio_send_wr wr;
+	struct qpio_wc wc;
+	struct qpio_soft_qp_stats st;
+	int err;
+
+	qt_pair_create(&a, &b, NULL);
+	qt_fill(a.buf, 100, 7);
+	sge = (struct qpio_sge){ (uintptr_t)a.buf, 100, qpio_mr_lkey(a.mr) };
+	memset(&wr, 0, sizeof(wr));
+	wr.wr_id = 51;
+	wr.sg_list = &sge;
+	wr.num_sge = 1;
+	wr.opcode = QPIO_WR_SEND;
+	wr.send_flags = QPIO_SEND_SIGNALED;
+	cr_assert_eq(qpio_qp_post_send(a.qp, &wr, 1, &err), 1);
+	cr_assert_eq(qpio_cq_poll(a.cq, &wc, 1), 0);
+	cr_assert_eq(qpio_soft_qp_stats(a.qp, &st), 0);
+	cr_assert_geq(st.rnr_naks, 1);
+	post_one_recv(&b, 52, (uintptr_t)b.buf, 128);
+	cr_assert_eq(qt_poll_n(a.cq, &wc, 1), 1);
+	cr_assert_eq(wc.status, QPIO_WC_SUCCESS);
+	cr_assert_eq(wc.wr_id, 51);
+	cr_assert_eq(qt_poll_n(b.cq, &wc, 1), 1);
+	cr_assert_eq(wc.wr_id, 52);
+	cr_assert_eq(wc.byte_len, 100);
+	cr_assert(qt_check(b.buf, 100, 7));
+	cr_assert_eq(qpio_cq_poll(b.cq, &wc, 1), 0, "delivered exactly once");
+	qt_pair_destroy(&a, &b);
+}
