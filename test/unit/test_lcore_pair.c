@@ -5,6 +5,7 @@
  * completion checked. Run-to-completion: each lcore posts, polls and
  * reposts its own queues; the device model runs inside those calls.
  */
+#include <inttypes.h>
 #include <string.h>
 
 #include <rte_launch.h>
@@ -33,6 +34,8 @@ struct worker {
 	uint64_t bad_len;
 	uint64_t bad_payload;
 	uint64_t post_fail;
+	int first_bad_status;
+	uint64_t first_bad_wr_id;
 };
 
 static inline uint32_t
@@ -119,6 +122,8 @@ worker_main(void *arg)
 		got = qpio_cq_poll(e->cq, wc, RTE_DIM(wc));
 		for (i = 0; i < got; i++) {
 			if (wc[i].status != QPIO_WC_SUCCESS) {
+				w->first_bad_status = wc[i].status;
+				w->first_bad_wr_id = wc[i].wr_id;
 				w->bad_status++;
 				return -1;
 			}
@@ -169,8 +174,10 @@ Test(lcore_pair, rc_million_messages_two_lcores, .timeout = 600)
 	wb.self = &b;
 	cr_assert_eq(rte_eal_remote_launch(worker_main, &wb, lcore), 0);
 	ra = worker_main(&wa);
-	cr_assert_eq(rte_eal_wait_lcore(lcore), 0, "peer lcore failed");
-	cr_assert_eq(ra, 0);
+	cr_assert_eq(rte_eal_wait_lcore(lcore), 0, "peer lcore failed: %s wr_id %" PRIu64,
+		     qpio_wc_status_str(wb.first_bad_status), wb.first_bad_wr_id);
+	cr_assert_eq(ra, 0, "main lcore failed: %s wr_id %" PRIu64,
+		     qpio_wc_status_str(wa.first_bad_status), wa.first_bad_wr_id);
 	cr_assert_eq(wa.bad_status + wb.bad_status, 0);
 	cr_assert_eq(wa.bad_order + wb.bad_order, 0);
 	cr_assert_eq(wa.bad_len + wb.bad_len, 0);

@@ -20,6 +20,8 @@ struct qpio_soft_qp_stats {
 	uint64_t rnr_naks;           /**< RNR NAKs received as requester */
 	uint64_t rnr_retry_exceeded; /**< WRs failed with RNR_RETRY_EXC_ERR */
 	uint64_t flushed;            /**< WRs completed with WR_FLUSH_ERR */
+	uint64_t sq_doorbells;       /**< send doorbells rung (one per burst) */
+	uint64_t rq_doorbells;       /**< receive doorbell records written */
 	uint32_t sq_posted;          /**< SQ producer counter */
 	uint32_t sq_completed;       /**< SQ slots released by polling */
 	uint32_t rq_posted;          /**< RQ producer counter */

@@ -47,8 +47,10 @@ cq_overflow(struct soft_cq *cq, struct soft_qp *qp)
 {
 	__atomic_store_n(&cq->overflow, 1, __ATOMIC_RELEASE);
 	__atomic_fetch_add(&cq->overflow_count, 1, __ATOMIC_RELAXED);
-	SOFT_LOG(ERR, "cq %u: overflow (depth %u), qp 0x%x to ERR",
-		 cq->base.cqn, cq->base.depth, qp->base.qp_num);
+	SOFT_LOG(ERR, "cq %u: overflow (depth %u, pi %u, ci %u), qp 0x%x to ERR",
+		 cq->base.cqn, cq->base.depth,
+		 __atomic_load_n(&cq->pi, __ATOMIC_RELAXED),
+		 __atomic_load_n(&cq->ci, __ATOMIC_RELAXED), qp->base.qp_num);
 	soft_qp_set_err(qp, false);
 }
 

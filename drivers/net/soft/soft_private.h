@@ -130,6 +130,8 @@ struct soft_qp {
 	uint64_t rnr_nak_total;   /* counters */
 	uint64_t rnr_exceeded;
 	uint64_t flushed;
+	uint64_t sq_doorbells;    /* owner lcore only */
+	uint64_t rq_doorbells;
 	TAILQ_ENTRY(soft_qp) cq_next;
 };
 

@@ -237,7 +237,10 @@ soft_qp_modify(struct qpio_qp *qqp, const struct qpio_qp_attr *in, int mask,
 		return 0;
 	}
 	if (next == QPIO_QPS_ERR) {
-		soft_qp_set_err(qp, true);
+		if (cur == QPIO_QPS_RESET)  /* nothing posted, nothing to flush */
+			__atomic_store_n(&qqp->state, QPIO_QPS_ERR, __ATOMIC_SEQ_CST);
+		else
+			soft_qp_set_err(qp, true);
 		return 0;
 	}
 	__atomic_store_n(&qqp->state, (uint8_t)next, __ATOMIC_SEQ_CST);
@@ -287,6 +290,8 @@ qpio_soft_qp_stats(const struct qpio_qp *qqp, struct qpio_soft_qp_stats *st)
 	st->rnr_naks = qp->rnr_nak_total;
 	st->rnr_retry_exceeded = qp->rnr_exceeded;
 	st->flushed = qp->flushed;
+	st->sq_doorbells = qp->sq_doorbells;
+	st->rq_doorbells = qp->rq_doorbells;
 	st->sq_posted = qp->sq.pi;
 	st->sq_completed = qp->sq.tail;
 	st->rq_posted = qp->rq.head;

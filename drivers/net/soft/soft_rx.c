@@ -27,14 +27,14 @@ soft_post_recv(struct qpio_qp *qqp, const struct qpio_recv_wr *wrs,
 		struct mlx5_wqe_data_seg *d;
 		uint32_t j, k = 0;
 
-		if (unlikely(head - tail >= rq->depth)) {
-			rc = -ENOMEM;
-			break;
-		}
 		if (unlikely(wr->num_sge > rq->max_sge)) {
 			SOFT_LOG(DEBUG, "qp 0x%x: num_sge %u > max_recv_sge %u",
 				 qqp->qp_num, wr->num_sge, rq->max_sge);
 			rc = -EINVAL;
+			break;
+		}
+		if (unlikely(head - tail >= rq->depth)) {
+			rc = -ENOMEM;
 			break;
 		}
 		d = (struct mlx5_wqe_data_seg *)
@@ -60,6 +60,7 @@ soft_post_recv(struct qpio_qp *qqp, const struct qpio_recv_wr *wrs,
 		 * with the state read below: either a concurrent move to ERR
 		 * flushes these WQEs or this lcore sees ERR and does. */
 		__atomic_store_n(&rq->head, head, __ATOMIC_SEQ_CST);
+		qp->rq_doorbells++;
 		if (unlikely(__atomic_load_n(&qqp->state, __ATOMIC_SEQ_CST) ==
 			     QPIO_QPS_ERR))
 			soft_rq_flush(qp);

@@ -17,18 +17,22 @@
 static inline int
 soft_cq_reserve(struct soft_cq *cq, uint32_t *idx)
 {
-	uint32_t pi = __atomic_load_n(&cq->pi, __ATOMIC_RELAXED);
-
-	do {
+	for (;;) {
+		/* ci first, then pi: pi never trails a ci read before it, so
+		 * pi - ci is the true fill level and never wraps. (Read the
+		 * other way round, a stale pi below a fresh ci looks "full".) */
 		uint32_t ci = __atomic_load_n(&cq->ci, __ATOMIC_ACQUIRE);
+		uint32_t pi = __atomic_load_n(&cq->pi, __ATOMIC_ACQUIRE);
 
 		if (unlikely(pi - ci >= cq->base.depth))
 			return -1;
-	} while (!__atomic_compare_exchange_n(&cq->pi, &pi, pi + 1, 1,
-					      __ATOMIC_ACQ_REL,
-					      __ATOMIC_RELAXED));
-	*idx = pi;
-	return 0;
+		if (likely(__atomic_compare_exchange_n(&cq->pi, &pi, pi + 1, 0,
+						       __ATOMIC_ACQ_REL,
+						       __ATOMIC_RELAXED))) {
+			*idx = pi;
+			return 0;
+		}
+	}
 }
 
 /* Fields of one completion before it is written as a CQE. */

@@ -159,13 +159,15 @@ soft_post_send(struct qpio_qp *qqp, const struct qpio_send_wr *wrs,
 	for (i = 0; i < n; i++) {
 		const struct op_info *o;
 
+		/* A WR that breaks a rule is -EINVAL even into a full SQ:
+		 * retrying it after polling could never succeed. */
+		rc = wr_check(qp, &wrs[i], &o);
+		if (unlikely(rc != 0))
+			break;
 		if (unlikely(pi - tail >= sq->depth)) {
 			rc = -ENOMEM;
 			break;
 		}
-		rc = wr_check(qp, &wrs[i], &o);
-		if (unlikely(rc != 0))
-			break;
 		wqe_write(qp, &wrs[i], o, pi);
 		sq->wrid[pi & sq->mask] = wrs[i].wr_id;
 		pi++;
@@ -175,6 +177,7 @@ soft_post_send(struct qpio_qp *qqp, const struct qpio_send_wr *wrs,
 		/* Doorbell record after the WQEs (release), then ring: the
 		 * device model runs now, on this lcore. */
 		__atomic_store_n(&sq->dbrec, pi, __ATOMIC_RELEASE);
+		qp->sq_doorbells++;
 		soft_sq_run(qp);
 	}
 out:
