@@ -599,3 +599,91 @@ Test(mr, cache_created_before_registration)
 	chunk_pool_free(&p);
 	env_close(&e);
 }
+
+/* C11: sending mbufs from both chunks works, and receiving into them too.
+ * The sender's pool is registered on a's PD, the receiver's on b's PD;
+ * every lkey comes from the per-queue cache. */
+Test(mr, c11_send_and_receive_mbufs_from_both_chunks)
+{
+	struct qt_end a, b;
+	struct chunk_pool txp, rxp;
+	struct qpio_mr_mempool *txr, *rxr;
+	struct qpio_mr_cache txc, rxc;
+	struct rte_mbuf *tx[2 * OBJS_PER_CHUNK], *rx[2 * OBJS_PER_CHUNK];
+	struct qpio_wc wc[2 * OBJS_PER_CHUNK];
+	unsigned int i, n = 2 * OBJS_PER_CHUNK, chunks_seen[2] = { 0, 0 };
+	int err;
+
+	qt_pair_create(&a, &b, &(struct qt_pair_opts){ .max_send_wr = 64,
+		.max_recv_wr = 64, .cqe = 256, .rnr_retry = 7 });
+	chunk_pool_create(&txp, "c11_tx", 2, 1 << 20);
+	chunk_pool_create(&rxp, "c11_rx", 2, 1 << 20);
+	txr = qpio_mr_mempool_reg(a.pd, txp.mp, 0);
+	rxr = qpio_mr_mempool_reg(b.pd, rxp.mp, QPIO_ACCESS_LOCAL_WRITE);
+	cr_assert_not_null(txr);
+	cr_assert_not_null(rxr);
+	cr_assert_eq(qpio_mr_cache_init(&txc, a.pd), 0);
+	cr_assert_eq(qpio_mr_cache_init(&rxc, b.pd), 0);
+	cr_assert_eq(rte_pktmbuf_alloc_bulk(txp.mp, tx, n), 0);
+	cr_assert_eq(rte_pktmbuf_alloc_bulk(rxp.mp, rx, n), 0);
+
+	for (i = 0; i < n; i++) {
+		struct qpio_sge sge = {
+			.addr = (uintptr_t)rx[i]->buf_addr,
+			.length = rx[i]->buf_len,
+			.lkey = qpio_mr_mbuf_lkey(&rxc, rx[i]),
+		};
+		struct qpio_recv_wr rwr = { .wr_id = i, .sg_list = &sge, .num_sge = 1 };
+
+		cr_assert_neq(sge.lkey, QPIO_MR_INVALID_LKEY);
+		cr_assert_eq(qpio_qp_post_recv(b.qp, &rwr, 1, &err), 1);
+	}
+	for (i = 0; i < n; i++) {
+		uint8_t *p = rte_pktmbuf_mtod(tx[i], uint8_t *);
+		struct qpio_sge sge;
+		struct qpio_send_wr wr;
+		int c = chunk_of(&txp, p, 200);
+
+		cr_assert_geq(c, 0);
+		chunks_seen[c]++;
+		qt_fill(p, 200, i);
+		tx[i]->data_len = 200;
+		tx[i]->pkt_len = 200;
+		sge = (struct qpio_sge){ (uintptr_t)p, 200,
+					 qpio_mr_lookup(&txc, (uintptr_t)p, 200) };
+		cr_assert_eq(sge.lkey,
+			     qpio_mr_lkey(qpio_mr_mempool_mr(txr, (unsigned int)c)));
+		memset(&wr, 0, sizeof(wr));
+		wr.wr_id = 1000 + i;
+		wr.sg_list = &sge;
+		wr.num_sge = 1;
+		wr.opcode = QPIO_WR_SEND;
+		wr.send_flags = QPIO_SEND_SIGNALED;
+		cr_assert_eq(qpio_qp_post_send(a.qp, &wr, 1, &err), 1, "err %d", err);
+	}
+	cr_assert_eq(chunks_seen[0], OBJS_PER_CHUNK);
+	cr_assert_eq(chunks_seen[1], OBJS_PER_CHUNK);
+	cr_assert_eq(qt_poll_n(a.cq, wc, n), n);
+	for (i = 0; i < n; i++) {
+		cr_assert_eq(wc[i].status, QPIO_WC_SUCCESS);
+		cr_assert_eq(wc[i].wr_id, 1000 + i);
+	}
+	cr_assert_eq(qt_poll_n(b.cq, wc, n), n);
+	for (i = 0; i < n; i++) {
+		cr_assert_eq(wc[i].status, QPIO_WC_SUCCESS);
+		cr_assert_eq(wc[i].wr_id, i);
+		cr_assert_eq(wc[i].byte_len, 200);
+		cr_assert(qt_check(rx[i]->buf_addr, 200, i), "mbuf %u", i);
+	}
+	rte_pktmbuf_free_bulk(tx, n);
+	rte_pktmbuf_free_bulk(rx, n);
+	cr_assert_eq(rte_mempool_avail_count(txp.mp), n);
+	cr_assert_eq(rte_mempool_avail_count(rxp.mp), n);
+	qpio_mr_cache_fini(&txc);
+	qpio_mr_cache_fini(&rxc);
+	cr_assert_eq(qpio_mr_mempool_dereg(txr), 0);
+	cr_assert_eq(qpio_mr_mempool_dereg(rxr), 0);
+	chunk_pool_free(&txp);
+	chunk_pool_free(&rxp);
+	qt_pair_destroy(&a, &b);
+}

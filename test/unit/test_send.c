@@ -477,3 +477,45 @@ Test(send, rnr_then_receive_posted_later)
 	cr_assert_eq(qpio_cq_poll(b.cq, &wc, 1), 0, "delivered exactly once");
 	qt_pair_destroy(&a, &b);
 }
+
+/* A QP destroyed with completions still in its CQ: polling drops them (the
+ * QPN no longer resolves) and a QP that reuses the slot gets a new QPN, so
+ * no stale completion is ever reported against it. */
+Test(send, destroyed_qp_completions_are_dropped)
+{
+	struct qt_end a, b;
+	struct qpio_qp_init_attr ia;
+	struct qpio_qp *q2;
+	struct qpio_sge sge;
+	struct qpio_send_wr wr;
+	struct qpio_wc wc[4];
+	uint32_t old_qpn;
+	int err;
+
+	qt_pair_create(&a, &b, NULL);
+	post_one_recv(&b, 1, (uintptr_t)b.buf, 64);
+	sge = (struct qpio_sge){ (uintptr_t)a.buf, 16, qpio_mr_lkey(a.mr) };
+	memset(&wr, 0, sizeof(wr));
+	wr.wr_id = 2;
+	wr.sg_list = &sge;
+	wr.num_sge = 1;
+	wr.opcode = QPIO_WR_SEND;
+	wr.send_flags = QPIO_SEND_SIGNALED;
+	cr_assert_eq(qpio_qp_post_send(a.qp, &wr, 1, &err), 1);
+	/* b's receive completion sits in b.cq; destroy b's QP now. */
+	old_qpn = qpio_qp_num(b.qp);
+	cr_assert_eq(qpio_qp_destroy(b.qp), 0);
+	memset(&ia, 0, sizeof(ia));
+	ia.send_cq = b.cq;
+	ia.recv_cq = b.cq;
+	ia.qp_type = QPIO_QPT_RC;
+	ia.cap = (struct qpio_qp_cap){ 4, 4, 1, 1, 0 };
+	q2 = qpio_qp_create(b.pd, &ia);
+	cr_assert_not_null(q2);
+	cr_assert_neq(qpio_qp_num(q2), old_qpn);
+	cr_assert_eq(qpio_cq_poll(b.cq, wc, 4), 0);
+	b.qp = q2;
+	cr_assert_eq(qt_poll_n(a.cq, wc, 1), 1);
+	cr_assert_eq(wc[0].wr_id, 2);
+	qt_pair_destroy(&a, &b);
+}

@@ -144,8 +144,9 @@ soft_probe(struct qpio_device *dev, const struct rte_kvargs *kv)
 	sdev->mr_tbl = rte_zmalloc("soft_mr_tbl",
 				   sizeof(*sdev->mr_tbl) * sdev->max_mr,
 				   RTE_CACHE_LINE_SIZE);
+	sdev->qp_tbl_mask = rte_align32pow2(max_qp) - 1;
 	sdev->qp_tbl = rte_zmalloc("soft_qp_tbl",
-				   sizeof(*sdev->qp_tbl) * max_qp,
+				   sizeof(*sdev->qp_tbl) * (sdev->qp_tbl_mask + 1),
 				   RTE_CACHE_LINE_SIZE);
 	if (sdev->mr_tbl == NULL || sdev->qp_tbl == NULL) {
 		rte_free(sdev->mr_tbl);

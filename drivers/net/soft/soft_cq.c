@@ -93,8 +93,8 @@ cq_qp_lookup(struct soft_cq *cq, uint32_t qpn)
 {
 	if (likely(qpn == cq->last_qpn && cq->last_qp != NULL))
 		return cq->last_qp;
+	cq->last_qp = soft_qp_lookup(cq->sdev, qpn);
 	cq->last_qpn = qpn;
-	cq->last_qp = cq->sdev->qp_tbl[qpn - SOFT_QPN_BASE];
 	return cq->last_qp;
 }
 
@@ -114,7 +114,8 @@ rq_complete(struct soft_rq *rq, uint32_t idx)
 	__atomic_store_n(&rq->tail, t, __ATOMIC_RELEASE);
 }
 
-static inline void
+/* @return 1 if wc was written, 0 if the CQE names a destroyed QP. */
+static inline int
 cqe_to_wc(struct soft_cq *cq, const struct mlx5_cqe64 *cqe, uint8_t opcode,
 	  struct qpio_wc *wc)
 {
@@ -123,6 +124,10 @@ cqe_to_wc(struct soft_cq *cq, const struct mlx5_cqe64 *cqe, uint8_t opcode,
 	struct soft_qp *qp = cq_qp_lookup(cq, sop & 0xffffff);
 	uint32_t idx;
 
+	if (unlikely(qp == NULL)) {
+		cq->stale++;
+		return 0;
+	}
 	wc->qp_num = sop & 0xffffff;
 	wc->wc_flags = 0;
 	wc->vendor_err = 0;
@@ -184,6 +189,7 @@ cqe_to_wc(struct soft_cq *cq, const struct mlx5_cqe64 *cqe, uint8_t opcode,
 		break;
 	}
 	}
+	return 1;
 }
 
 uint16_t
@@ -195,17 +201,17 @@ soft_cq_poll(struct qpio_cq *qcq, struct qpio_wc *wc, uint16_t n)
 
 	if (unlikely(__atomic_load_n(&cq->nb_pending, __ATOMIC_RELAXED) != 0))
 		soft_cq_progress(cq);
-	for (i = 0; i < n; i++) {
+	for (i = 0; i < n;) {
 		const struct mlx5_cqe64 *cqe = &cq->cqes[ci & cq->mask];
 		uint8_t op_own = __atomic_load_n(&cqe->op_own, __ATOMIC_ACQUIRE);
 
 		if ((op_own & 1) != ((ci >> cq->log_depth) & 1) ||
 		    (op_own >> 4) == MLX5_CQE_INVALID)
 			break;
-		cqe_to_wc(cq, cqe, op_own >> 4, &wc[i]);
+		i += cqe_to_wc(cq, cqe, op_own >> 4, &wc[i]);
 		ci++;
 	}
-	if (i != 0)
+	if (ci != cq->ci)
 		__atomic_store_n(&cq->ci, ci, __ATOMIC_RELEASE);
 	return i;
 }

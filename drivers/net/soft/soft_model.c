@@ -271,13 +271,12 @@ static inline struct soft_qp *
 resolve_peer(const struct soft_qp *qp)
 {
 	const struct soft_dev *pdev = soft_fabric_dev_by_lid(qp->dlid);
-	uint32_t slot = qp->dest_qpn - SOFT_QPN_BASE;
 	struct soft_qp *peer;
 	uint8_t ps;
 
-	if (unlikely(pdev == NULL || slot >= pdev->max_qp))
+	if (unlikely(pdev == NULL))
 		return NULL;
-	peer = pdev->qp_tbl[slot];
+	peer = soft_qp_lookup(pdev, qp->dest_qpn);
 	if (unlikely(peer == NULL || peer->base.qp_type != qp->base.qp_type))
 		return NULL;
 	ps = __atomic_load_n(&peer->base.state, __ATOMIC_ACQUIRE);

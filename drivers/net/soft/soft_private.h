@@ -74,6 +74,7 @@ struct soft_cq {
 	alignas(RTE_CACHE_LINE_SIZE) uint32_t ci;   /* consumer: owner lcore */
 	uint32_t last_qpn;
 	struct soft_qp *last_qp;
+	uint64_t stale;                             /* CQEs of destroyed QPs */
 
 	alignas(RTE_CACHE_LINE_SIZE) uint32_t pi;   /* producers reserve here */
 	uint32_t nb_pending;                        /* QPs with work to resume */
@@ -142,9 +143,11 @@ struct soft_dev {
 	uint16_t lid;
 	uint64_t guid;
 	uint32_t max_qp;
+	uint32_t qp_tbl_mask;             /* table size - 1, power of two */
+	uint32_t qpn_gen;                 /* high QPN bits, bumped per create */
 	uint32_t max_mr;
 	struct soft_mr_entry *mr_tbl;     /* max_mr entries */
-	struct soft_qp **qp_tbl;          /* max_qp entries, by qpn - base */
+	struct soft_qp **qp_tbl;          /* by (qpn - base) & qp_tbl_mask */
 	uint32_t next_cqn;
 	uint8_t mr_variant;
 	rte_spinlock_t lock;              /* control path only */
@@ -163,6 +166,19 @@ static inline struct soft_cq *to_scq(struct qpio_cq *cq)
 { return (struct soft_cq *)cq; }
 static inline struct soft_dev *to_sdev(const struct qpio_device *dev)
 { return (struct soft_dev *)dev->priv; }
+
+/* QPN -> live QP of that number, or NULL (destroyed, or never was). A QPN
+ * carries a generation above the slot bits, so a number of a destroyed QP
+ * never names the QP that reuses its slot. */
+static inline struct soft_qp *
+soft_qp_lookup(const struct soft_dev *sdev, uint32_t qpn)
+{
+	struct soft_qp *qp = sdev->qp_tbl[(qpn - SOFT_QPN_BASE) & sdev->qp_tbl_mask];
+
+	if (unlikely(qp == NULL || qp->base.qp_num != qpn))
+		return NULL;
+	return qp;
+}
 
 /* soft.c */
 struct soft_fabric *soft_fabric_get(void);

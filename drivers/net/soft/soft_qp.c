@@ -98,6 +98,9 @@ soft_qp_create(struct qpio_pd *pd, struct qpio_qp_init_attr *ia)
 		goto err;
 	}
 	sdev->qp_tbl[slot] = qp;
+	qp->base.qp_num = SOFT_QPN_BASE + slot +
+		((sdev->qpn_gen++ * (sdev->qp_tbl_mask + 1)) &
+		 (0xffffffu & ~sdev->qp_tbl_mask) & 0x7fffffu);
 	rte_spinlock_unlock(&sdev->lock);
 
 	cap->max_send_wr = qp->sq.depth;
@@ -106,7 +109,6 @@ soft_qp_create(struct qpio_pd *pd, struct qpio_qp_init_attr *ia)
 	cap->max_recv_sge = qp->rq.max_sge;
 	qp->sdev = sdev;
 	qp->pdn = pd->pdn;
-	qp->base.qp_num = SOFT_QPN_BASE + slot;
 	qp->base.post_send = soft_post_send;
 	qp->base.post_recv = soft_post_recv;
 	qp->base.state = QPIO_QPS_RESET;
@@ -139,8 +141,12 @@ soft_qp_destroy(struct qpio_qp *qqp)
 	queues_reset(qp, 0);
 	TAILQ_REMOVE(&scq->send_qps, qp, cq_next);
 	rte_spinlock_lock(&sdev->lock);
-	sdev->qp_tbl[qqp->qp_num - SOFT_QPN_BASE] = NULL;
+	sdev->qp_tbl[(qqp->qp_num - SOFT_QPN_BASE) & sdev->qp_tbl_mask] = NULL;
 	rte_spinlock_unlock(&sdev->lock);
+	/* CQEs of this QP still in its CQs are dropped by the poller (the
+	 * QPN no longer resolves); the pollers' cached pointers go now. */
+	to_scq(qqp->send_cq)->last_qp = NULL;
+	to_scq(qqp->recv_cq)->last_qp = NULL;
 	rte_free(qp->sq.buf);
 	rte_free(qp->sq.wrid);
 	rte_free(qp->rq.buf);
