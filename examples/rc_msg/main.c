@@ -57,9 +57,9 @@ die(const char *what, int err)
 }
 
 static void
-usage(const char *prog)
+usage(FILE *f, const char *prog)
 {
-	printf("usage: %s [EAL options] -- [--count N] [--size BYTES] [--burst N]\n"
+	fprintf(f, "usage: %s [EAL options] -- [--count N] [--size BYTES] [--burst N]\n"
 	       "  --count N     messages in the stream phase (default 1000000)\n"
 	       "  --size BYTES  payload bytes, 1..%u (default 64)\n"
 	       "  --burst N     WRs per doorbell, 1..256 (default 32)\n",
@@ -82,21 +82,22 @@ parse_args(int argc, char **argv)
 
 	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
 		if (c == 'h') {
-			usage(argv[0]);
+			usage(stdout, argv[0]);
 			exit(0);
 		}
 		if (c == '?')
 			return -EINVAL;
 		errno = 0;
 		v = strtoull(optarg, &end, 10);
-		if (*optarg == '\0' || *end != '\0' || errno != 0) {
-			fprintf(stderr, "qpio-rc-msg: '%s' is not a number\n", optarg);
+		if (*optarg < '0' || *optarg > '9' || *end != '\0' || errno != 0) {
+			fprintf(stderr, "qpio-rc-msg: '%s' is not a decimal number\n",
+				optarg);
 			return -EINVAL;
 		}
 		switch (c) {
 		case 'c':
-			if (v < 1) {
-				fprintf(stderr, "qpio-rc-msg: --count must be >= 1\n");
+			if (v < 1 || v > 1000000000000ull) {
+				fprintf(stderr, "qpio-rc-msg: --count must be in 1..10^12\n");
 				return -EINVAL;
 			}
 			opt.count = v;
@@ -116,6 +117,10 @@ parse_args(int argc, char **argv)
 			opt.burst = (uint32_t)v;
 			break;
 		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "qpio-rc-msg: unexpected argument '%s'\n", argv[optind]);
+		return -EINVAL;
 	}
 	return 0;
 }
@@ -313,7 +318,7 @@ main(int argc, char **argv)
 	argc -= ret;
 	argv += ret;
 	if (parse_args(argc, argv) < 0) {
-		usage("qpio-rc-msg");
+		usage(stderr, "qpio-rc-msg");
 		return 2;
 	}
 	worker = rte_get_next_lcore(-1, 1, 0);

@@ -22,6 +22,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <rte_memory.h> /* SOCKET_ID_ANY */
+
 #include "qpio_rdma_core.h"
 
 #ifdef __cplusplus

@@ -519,3 +519,42 @@ Test(send, destroyed_qp_completions_are_dropped)
 	cr_assert_eq(wc[0].wr_id, 2);
 	qt_pair_destroy(&a, &b);
 }
+
+/* UC has no RNR: a send with no receive posted is lost and completes
+ * successfully at the requester; the next one, with a receive, arrives. */
+Test(send, uc_send_without_receive_is_dropped)
+{
+	struct qt_end a, b;
+	struct qt_pair_opts o = { .type = QPIO_QPT_UC };
+	struct qpio_sge sge;
+	struct qpio_send_wr wr;
+	struct qpio_wc wc;
+	int err;
+
+	qt_pair_create(&a, &b, &o);
+	qt_fill(a.buf, 32, 5);
+	sge = (struct qpio_sge){ (uintptr_t)a.buf, 32, qpio_mr_lkey(a.mr) };
+	memset(&wr, 0, sizeof(wr));
+	wr.wr_id = 61;
+	wr.sg_list = &sge;
+	wr.num_sge = 1;
+	wr.opcode = QPIO_WR_SEND;
+	wr.send_flags = QPIO_SEND_SIGNALED;
+	cr_assert_eq(qpio_qp_post_send(a.qp, &wr, 1, &err), 1);
+	cr_assert_eq(qt_poll_n(a.cq, &wc, 1), 1);
+	cr_assert_eq(wc.status, QPIO_WC_SUCCESS);
+	cr_assert_eq(wc.wr_id, 61);
+	cr_assert_eq(qpio_qp_state(a.qp), QPIO_QPS_RTS);
+	post_one_recv(&b, 62, (uintptr_t)b.buf, 64);
+	cr_assert_eq(qpio_cq_poll(b.cq, &wc, 1), 0, "the lost message stays lost");
+	wr.wr_id = 63;
+	cr_assert_eq(qpio_qp_post_send(a.qp, &wr, 1, &err), 1);
+	cr_assert_eq(qt_poll_n(b.cq, &wc, 1), 1);
+	cr_assert_eq(wc.status, QPIO_WC_SUCCESS);
+	cr_assert_eq(wc.wr_id, 62);
+	cr_assert_eq(wc.byte_len, 32);
+	cr_assert(qt_check(b.buf, 32, 5));
+	cr_assert_eq(qt_poll_n(a.cq, &wc, 1), 1);
+	cr_assert_eq(wc.wr_id, 63);
+	qt_pair_destroy(&a, &b);
+}

@@ -193,7 +193,7 @@ soft_probe(struct qpio_device *dev, const struct rte_kvargs *kv)
 	a->max_srq_wr = 0;
 	a->max_srq_sge = 0;
 	a->max_ah = 0;
-	a->atomic_cap = QPIO_ATOMIC_GLOB;
+	a->atomic_cap = QPIO_ATOMIC_NONE; /* atomics not implemented yet */
 	a->phys_port_cnt = 1;
 
 	dev->ops = &soft_ops;

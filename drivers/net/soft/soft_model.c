@@ -307,8 +307,9 @@ exec_wqe(struct soft_qp *qp, const uint8_t *wqe, struct wqe_desc *d,
 	}
 	peer = resolve_peer(qp);
 	if (unlikely(peer == NULL)) {
-		/* No responder: RC retries until retry_cnt is exhausted;
-		 * UC loses the message silently. */
+		/* No responder QP in RTR/RTS: RC reports the transport
+		 * retry error at once (the soft NIC does not wait out
+		 * timeout x retry_cnt); UC loses the message silently. */
 		if (qp->base.qp_type == QPIO_QPT_UC)
 			return EXEC_OK;
 		*syndrome = MLX5_CQE_SYNDROME_TRANSPORT_RETRY_EXC_ERR;
@@ -373,6 +374,10 @@ sq_execute(struct soft_qp *qp)
 		}
 		wqe = sq->buf + ((size_t)(ci & sq->mask) << sq->log_stride);
 		r = exec_wqe(qp, wqe, &d, &syn);
+		/* UC has no RNR NAK: with no receive posted the message is
+		 * lost and the requester completes it normally. */
+		if (unlikely(r == EXEC_RNR) && qp->base.qp_type == QPIO_QPT_UC)
+			r = EXEC_OK;
 		if (unlikely(r == EXEC_RNR)) {
 			struct soft_qp *peer = resolve_peer(qp);
 			uint32_t t = peer != NULL ? peer->attr.min_rnr_timer : 0;

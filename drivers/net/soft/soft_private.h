@@ -120,7 +120,6 @@ struct soft_qp {
 	struct soft_dev *sdev;
 	uint32_t pdn;
 	uint32_t dest_qpn;
-	struct soft_qp *peer;     /* resolved at RTR for RC/UC */
 	uint16_t dlid;
 	struct qpio_qp_attr attr; /* last set attributes */
 	/* device model state */
