@@ -41,7 +41,9 @@ driver_for_name(const char *name)
 			continue;
 		while (isdigit((unsigned char)p[digits]))
 			digits++;
-		if (digits >= 1 && digits <= 3 && p[digits] == '\0')
+		/* one to three digits, no leading zero: "soft0", "soft12" */
+		if (digits >= 1 && digits <= 3 && p[digits] == '\0' &&
+		    (digits == 1 || p[0] != '0'))
 			return drv;
 	}
 	return NULL;
@@ -61,13 +63,19 @@ qpio_rdma_kvargs_u32(const struct rte_kvargs *kvlist, const char *key,
 	for (i = 0; i < kvlist->count; i++)
 		if (strcmp(kvlist->pairs[i].key, key) == 0)
 			s = kvlist->pairs[i].value;
-	if (s == NULL)
+	if (s == NULL) {
+		for (i = 0; i < kvlist->count; i++)
+			if (strcmp(kvlist->pairs[i].key, key) == 0) {
+				RDMA_LOG(ERR, "devargs: %s needs a value (%s=N)", key, key);
+				return -EINVAL;
+			}
 		return 0;
+	}
 	errno = 0;
-	v = strtoull(s, &end, 0);
-	if (*s == '\0' || *s == '-' || *end != '\0' || errno != 0 ||
+	v = strtoull(s, &end, 10);
+	if (*s < '0' || *s > '9' || *end != '\0' || errno != 0 ||
 	    v < min || v > max) {
-		RDMA_LOG(ERR, "devargs: %s=%s is not an integer in [%u, %u]",
+		RDMA_LOG(ERR, "devargs: %s=%s is not a decimal integer in [%u, %u]",
 			 key, s, min, max);
 		return -EINVAL;
 	}
@@ -122,6 +130,13 @@ qpio_rdma_dev_create(const char *devargs)
 		RDMA_LOG(ERR, "device %s: QPIO_MAX_DEVICES (%u) reached",
 			 name, QPIO_MAX_DEVICES);
 		rte_errno = ENOSPC;
+		return NULL;
+	}
+	if (comma != NULL &&
+	    (comma[1] == '\0' || strstr(comma, ",,") != NULL ||
+	     devargs[strlen(devargs) - 1] == ',')) {
+		RDMA_LOG(ERR, "devargs '%s': empty key=value item", devargs);
+		rte_errno = EINVAL;
 		return NULL;
 	}
 	if (comma != NULL) {

@@ -558,3 +558,87 @@ Test(send, uc_send_without_receive_is_dropped)
 	cr_assert_eq(wc.wr_id, 63);
 	qt_pair_destroy(&a, &b);
 }
+
+/* A data segment has 31 bits of length: bit 31 would mean inline data.
+ * Such SGEs, and the reserved receive lkey 0x100 (the mlx5 list end), are
+ * refused at post time. */
+Test(send, sge_length_bit31_and_reserved_lkey_refused)
+{
+	struct qt_end a, b;
+	struct qpio_sge sge;
+	struct qpio_send_wr wr;
+	struct qpio_recv_wr rwr;
+	struct qpio_soft_qp_stats st;
+	struct qpio_wc wc;
+	int err = 0;
+
+	qt_pair_create(&a, &b, NULL);
+	post_one_recv(&b, 1, (uintptr_t)b.buf, 4096);
+	sge = (struct qpio_sge){ (uintptr_t)a.buf, 0x80000008u, qpio_mr_lkey(a.mr) };
+	memset(&wr, 0, sizeof(wr));
+	wr.sg_list = &sge;
+	wr.num_sge = 1;
+	wr.opcode = QPIO_WR_SEND;
+	wr.send_flags = QPIO_SEND_SIGNALED;
+	cr_assert_eq(qpio_qp_post_send(a.qp, &wr, 1, &err), 0);
+	cr_assert_eq(err, -EINVAL);
+	cr_assert_eq(qpio_soft_qp_stats(b.qp, &st), 0);
+	cr_assert_eq(st.rq_consumed, 0);
+	cr_assert_eq(qpio_cq_poll(b.cq, &wc, 1), 0);
+	sge = (struct qpio_sge){ (uintptr_t)b.buf, 0x80000000u, qpio_mr_lkey(b.mr) };
+	rwr = (struct qpio_recv_wr){ .wr_id = 2, .sg_list = &sge, .num_sge = 1 };
+	cr_assert_eq(qpio_qp_post_recv(b.qp, &rwr, 1, &err), 0);
+	cr_assert_eq(err, -EINVAL);
+	sge = (struct qpio_sge){ (uintptr_t)b.buf, 16, 0x100 };
+	cr_assert_eq(qpio_qp_post_recv(b.qp, &rwr, 1, &err), 0);
+	cr_assert_eq(err, -EINVAL);
+	qt_pair_destroy(&a, &b);
+}
+
+/* Modify to RESET removes the QP's completions from its CQ (unpolled
+ * receives and flushes); after reconnecting, only new work completes. */
+Test(send, reset_purges_old_completions)
+{
+	struct qt_end a, b;
+	struct qpio_qp_attr attr;
+	struct qpio_sge sge;
+	struct qpio_send_wr wr;
+	struct qpio_wc wc[8];
+	struct qpio_soft_qp_stats st;
+	int err;
+
+	qt_pair_create(&a, &b, NULL);
+	post_one_recv(&b, 100, (uintptr_t)b.buf, 64);
+	post_one_recv(&b, 101, (uintptr_t)b.buf + 64, 64);
+	sge = (struct qpio_sge){ (uintptr_t)a.buf, 16, qpio_mr_lkey(a.mr) };
+	memset(&wr, 0, sizeof(wr));
+	wr.wr_id = 10;
+	wr.sg_list = &sge;
+	wr.num_sge = 1;
+	wr.opcode = QPIO_WR_SEND;
+	wr.send_flags = QPIO_SEND_SIGNALED;
+	cr_assert_eq(qpio_qp_post_send(a.qp, &wr, 1, &err), 1);
+	wr.wr_id = 11;
+	cr_assert_eq(qpio_qp_post_send(a.qp, &wr, 1, &err), 1);
+	/* b.cq holds two receive completions; a.cq two send completions */
+	memset(&attr, 0, sizeof(attr));
+	attr.qp_state = QPIO_QPS_RESET;
+	cr_assert_eq(qpio_qp_modify(b.qp, &attr, QPIO_QP_STATE), 0);
+	cr_assert_eq(qpio_qp_modify(a.qp, &attr, QPIO_QP_STATE), 0);
+	cr_assert_eq(qpio_cq_poll(a.cq, wc, 8), 0);
+	cr_assert_eq(qpio_cq_poll(b.cq, wc, 8), 0);
+	qt_qp_connect(a.qp, b.dev, qpio_qp_num(b.qp), 7);
+	qt_qp_connect(b.qp, a.dev, qpio_qp_num(a.qp), 7);
+	post_one_recv(&b, 200, (uintptr_t)b.buf, 64);
+	wr.wr_id = 99;
+	cr_assert_eq(qpio_qp_post_send(a.qp, &wr, 1, &err), 1);
+	cr_assert_eq(qt_poll_n(b.cq, wc, 8), 1);
+	cr_assert_eq(wc[0].wr_id, 200);
+	cr_assert_eq(qt_poll_n(a.cq, wc, 8), 1);
+	cr_assert_eq(wc[0].wr_id, 99);
+	cr_assert_eq(wc[0].status, QPIO_WC_SUCCESS);
+	cr_assert_eq(qpio_soft_qp_stats(a.qp, &st), 0);
+	cr_assert_eq(st.sq_posted, 1);
+	cr_assert_eq(st.sq_completed, 1);
+	qt_pair_destroy(&a, &b);
+}

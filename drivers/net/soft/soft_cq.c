@@ -3,6 +3,8 @@
  * Soft NIC completion queues: create, destroy, and the poll burst that
  * turns mlx5_cqe64 entries into work completions.
  */
+#include <string.h>
+
 #include <rte_errno.h>
 #include <rte_malloc.h>
 
@@ -190,6 +192,41 @@ cqe_to_wc(struct soft_cq *cq, const struct mlx5_cqe64 *cqe, uint8_t opcode,
 	}
 	}
 	return 1;
+}
+
+void
+soft_cq_purge(struct soft_cq *cq, uint32_t qpn)
+{
+	uint32_t ci = cq->ci, pi = ci, idx, nfreed = 0;
+
+	/* Published CQEs run from ci to the first slot not yet owned. */
+	for (;;) {
+		uint8_t op_own = __atomic_load_n(&cq->cqes[pi & cq->mask].op_own,
+						 __ATOMIC_ACQUIRE);
+
+		if ((op_own & 1) != ((pi >> cq->log_depth) & 1) ||
+		    (op_own >> 4) == MLX5_CQE_INVALID || pi - ci >= cq->base.depth)
+			break;
+		pi++;
+	}
+	/* Newest to oldest: drop this QP's CQEs, move the others up. */
+	for (idx = pi; idx-- != ci;) {
+		struct mlx5_cqe64 *cqe = &cq->cqes[idx & cq->mask];
+
+		if ((rte_be_to_cpu_32(cqe->sop_drop_qpn) & 0xffffff) == qpn) {
+			nfreed++;
+		} else if (nfreed != 0) {
+			uint32_t d = idx + nfreed;
+			struct mlx5_cqe64 *dst = &cq->cqes[d & cq->mask];
+
+			memcpy(dst, cqe, sizeof(*dst) - 1);
+			dst->op_own = (uint8_t)((cqe->op_own & 0xf0) |
+						((d >> cq->log_depth) & 1));
+		}
+	}
+	if (nfreed != 0)
+		__atomic_store_n(&cq->ci, ci + nfreed, __ATOMIC_RELEASE);
+	cq->last_qp = NULL;
 }
 
 uint16_t

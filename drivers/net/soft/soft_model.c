@@ -428,10 +428,23 @@ soft_sq_run(struct soft_qp *qp)
 {
 	/* The SQ's owner rings the doorbell; a poller of a shared send CQ
 	 * may resume the same SQ: one runs, the other skips. */
-	if (__atomic_exchange_n(&qp->exec_busy, 1, __ATOMIC_ACQUIRE) != 0)
-		return;
-	sq_execute(qp);
-	__atomic_store_n(&qp->exec_busy, 0, __ATOMIC_RELEASE);
+	unsigned int round;
+
+	for (round = 0; round < 4; round++) {
+		uint32_t seen = __atomic_load_n(&qp->sq.dbrec, __ATOMIC_ACQUIRE);
+		uint8_t st;
+
+		if (__atomic_exchange_n(&qp->exec_busy, 1, __ATOMIC_SEQ_CST) != 0)
+			return;
+		sq_execute(qp);
+		__atomic_store_n(&qp->exec_busy, 0, __ATOMIC_SEQ_CST);
+		/* A doorbell or a move to ERR that came while this lcore held
+		 * the flag was skipped by its caller: run again for it. */
+		st = __atomic_load_n(&qp->base.state, __ATOMIC_SEQ_CST);
+		if (__atomic_load_n(&qp->sq.dbrec, __ATOMIC_SEQ_CST) == seen &&
+		    !(st == QPIO_QPS_ERR && qp->sq.ci != seen))
+			return;
+	}
 }
 
 void

@@ -195,6 +195,9 @@ struct qpio_cq *soft_cq_create(struct qpio_device *dev, uint32_t cqe,
 			       int socket_id);
 int soft_cq_destroy(struct qpio_cq *cq);
 uint16_t soft_cq_poll(struct qpio_cq *cq, struct qpio_wc *wc, uint16_t n);
+/* Remove every CQE of QP qpn from cq (modify to RESET, destroy), as mlx5
+ * providers clean a CQ. Control path: no producer may run meanwhile. */
+void soft_cq_purge(struct soft_cq *cq, uint32_t qpn);
 
 /* soft_qp.c */
 struct qpio_qp *soft_qp_create(struct qpio_pd *pd,

@@ -27,6 +27,9 @@ queues_reset(struct soft_qp *qp, uint32_t start)
 {
 	struct soft_cq *scq = to_scq(qp->base.send_cq);
 
+	soft_cq_purge(scq, qp->base.qp_num);
+	if (qp->base.recv_cq != qp->base.send_cq)
+		soft_cq_purge(to_scq(qp->base.recv_cq), qp->base.qp_num);
 	qp->sq.pi = qp->sq.ci = qp->sq.tail = qp->sq.dbrec = start;
 	qp->rq.head = qp->rq.ci = qp->rq.tail = start;
 	memset(qp->rq.done, 0, qp->rq.depth);
@@ -113,6 +116,7 @@ soft_qp_create(struct qpio_pd *pd, struct qpio_qp_init_attr *ia)
 	qp->base.post_recv = soft_post_recv;
 	qp->base.state = QPIO_QPS_RESET;
 	qp->base.send_cq = ia->send_cq;
+	qp->base.recv_cq = ia->recv_cq;
 	qp->attr.cap = *cap;
 	TAILQ_INSERT_TAIL(&to_scq(ia->send_cq)->send_qps, qp, cq_next);
 	return &qp->base;

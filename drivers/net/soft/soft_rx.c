@@ -37,6 +37,16 @@ soft_post_recv(struct qpio_qp *qqp, const struct qpio_recv_wr *wrs,
 			rc = -ENOMEM;
 			break;
 		}
+		for (j = 0; j < wr->num_sge; j++)
+			if (unlikely((wr->sg_list[j].length & MLX5_INLINE_SEG) ||
+				     wr->sg_list[j].lkey == MLX5_INVALID_LKEY))
+				break;
+		if (unlikely(j != wr->num_sge)) {
+			SOFT_LOG(DEBUG, "qp 0x%x: receive SGE %u: length over 2^31 - 1 "
+				 "or reserved lkey 0x100", qqp->qp_num, j);
+			rc = -EINVAL;
+			break;
+		}
 		d = (struct mlx5_wqe_data_seg *)
 			(rq->buf + (size_t)(head & rq->mask) * rq->stride);
 		for (j = 0; j < wr->num_sge; j++) {

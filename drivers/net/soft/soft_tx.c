@@ -47,7 +47,18 @@ wr_check(const struct soft_qp *qp, const struct qpio_send_wr *wr,
 			 qp->base.qp_num, wr->num_sge, qp->sq.max_sge);
 		return -EINVAL;
 	}
-	if (wr->send_flags & QPIO_SEND_INLINE) {
+	if (!(wr->send_flags & QPIO_SEND_INLINE)) {
+		uint32_t i;
+
+		/* A data segment carries 31 bits of length; bit 31 marks
+		 * inline data (MLX5_INLINE_SEG). */
+		for (i = 0; i < wr->num_sge; i++)
+			if (unlikely(wr->sg_list[i].length & MLX5_INLINE_SEG)) {
+				SOFT_LOG(DEBUG, "qp 0x%x: SGE %u length 0x%x over 2^31 - 1",
+					 qp->base.qp_num, i, wr->sg_list[i].length);
+				return -EINVAL;
+			}
+	} else {
 		uint64_t sum = 0;
 		uint32_t i;
 
@@ -176,7 +187,7 @@ soft_post_send(struct qpio_qp *qqp, const struct qpio_send_wr *wrs,
 		sq->pi = pi;
 		/* Doorbell record after the WQEs (release), then ring: the
 		 * device model runs now, on this lcore. */
-		__atomic_store_n(&sq->dbrec, pi, __ATOMIC_RELEASE);
+		__atomic_store_n(&sq->dbrec, pi, __ATOMIC_SEQ_CST);
 		qp->sq_doorbells++;
 		soft_sq_run(qp);
 	}
