@@ -126,10 +126,8 @@ cqe_to_wc(struct soft_cq *cq, const struct mlx5_cqe64 *cqe, uint8_t opcode,
 	struct soft_qp *qp = cq_qp_lookup(cq, sop & 0xffffff);
 	uint32_t idx;
 
-	if (unlikely(qp == NULL)) {
-		cq->stale++;
+	if (unlikely(qp == NULL))
 		return 0;
-	}
 	wc->qp_num = sop & 0xffffff;
 	wc->wc_flags = 0;
 	wc->vendor_err = 0;

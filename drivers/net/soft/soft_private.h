@@ -74,7 +74,6 @@ struct soft_cq {
 	alignas(RTE_CACHE_LINE_SIZE) uint32_t ci;   /* consumer: owner lcore */
 	uint32_t last_qpn;
 	struct soft_qp *last_qp;
-	uint64_t stale;                             /* CQEs of destroyed QPs */
 
 	alignas(RTE_CACHE_LINE_SIZE) uint32_t pi;   /* producers reserve here */
 	uint32_t nb_pending;                        /* QPs with work to resume */

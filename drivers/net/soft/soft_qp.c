@@ -101,9 +101,9 @@ soft_qp_create(struct qpio_pd *pd, struct qpio_qp_init_attr *ia)
 		goto err;
 	}
 	sdev->qp_tbl[slot] = qp;
+	/* Slot in the low bits, a generation above them; under 2^24. */
 	qp->base.qp_num = SOFT_QPN_BASE + slot +
-		((sdev->qpn_gen++ * (sdev->qp_tbl_mask + 1)) &
-		 (0xffffffu & ~sdev->qp_tbl_mask) & 0x7fffffu);
+		((sdev->qpn_gen++ * (sdev->qp_tbl_mask + 1)) & 0x7fffffu);
 	rte_spinlock_unlock(&sdev->lock);
 
 	cap->max_send_wr = qp->sq.depth;
@@ -147,10 +147,9 @@ soft_qp_destroy(struct qpio_qp *qqp)
 	rte_spinlock_lock(&sdev->lock);
 	sdev->qp_tbl[(qqp->qp_num - SOFT_QPN_BASE) & sdev->qp_tbl_mask] = NULL;
 	rte_spinlock_unlock(&sdev->lock);
-	/* CQEs of this QP still in its CQs are dropped by the poller (the
-	 * QPN no longer resolves); the pollers' cached pointers go now. */
-	to_scq(qqp->send_cq)->last_qp = NULL;
-	to_scq(qqp->recv_cq)->last_qp = NULL;
+	/* queues_reset() purged this QP's CQEs and the pollers' cached QP;
+	 * a CQE another lcore still writes for it names a QPN that no
+	 * longer resolves, and the poller drops it. */
 	rte_free(qp->sq.buf);
 	rte_free(qp->sq.wrid);
 	rte_free(qp->rq.buf);
