@@ -191,6 +191,43 @@ qt_pair_destroy(struct qt_end *a, struct qt_end *b)
 		cr_assert_eq(qpio_rdma_dev_close(db), 0);
 }
 
+void
+qt_post_recv(struct qt_end *e, uint64_t wr_id, const void *addr, uint32_t len)
+{
+	struct qpio_sge sge = { .addr = (uintptr_t)addr, .length = len,
+				.lkey = qpio_mr_lkey(e->mr) };
+	struct qpio_recv_wr wr = { .wr_id = wr_id, .sg_list = &sge, .num_sge = 1 };
+	int err = 1;
+
+	cr_assert_eq(qpio_qp_post_recv(e->qp, &wr, 1, &err), 1);
+	cr_assert_eq(err, 0);
+}
+
+struct qpio_send_wr
+qt_send_wr(uint64_t wr_id, const struct qpio_sge *sg, uint32_t num_sge,
+	   unsigned int flags)
+{
+	struct qpio_send_wr wr;
+
+	memset(&wr, 0, sizeof(wr));
+	wr.wr_id = wr_id;
+	wr.sg_list = sg;
+	wr.num_sge = num_sge;
+	wr.opcode = QPIO_WR_SEND;
+	wr.send_flags = flags;
+	return wr;
+}
+
+struct qpio_soft_qp_stats
+qt_stats(const struct qpio_qp *qp)
+{
+	struct qpio_soft_qp_stats st;
+
+	memset(&st, 0, sizeof(st));
+	cr_assert_eq(qpio_soft_qp_stats(qp, &st), 0);
+	return st;
+}
+
 unsigned int
 qt_poll_n(struct qpio_cq *cq, struct qpio_wc *wc, unsigned int n)
 {

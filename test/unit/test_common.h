@@ -13,6 +13,7 @@
 #include <criterion/criterion.h>
 
 #include "qpio_rdma.h"
+#include "qpio_soft.h"
 
 /** Start EAL (aborts the test on failure). Use as a suite's .init. */
 void qt_eal_init(void);
@@ -57,8 +58,18 @@ void qt_pair_destroy(struct qt_end *a, struct qt_end *b);
 void qt_qp_connect(struct qpio_qp *qp, struct qpio_device *peer_dev,
 		   uint32_t peer_qpn, uint8_t rnr_retry);
 
+/** Post one receive of len bytes at addr (in e->mr); asserts it posted. */
+void qt_post_recv(struct qt_end *e, uint64_t wr_id, const void *addr,
+		  uint32_t len);
+/** A SEND work request over sg[0..num_sge) with the given flags. */
+struct qpio_send_wr qt_send_wr(uint64_t wr_id, const struct qpio_sge *sg,
+			       uint32_t num_sge, unsigned int flags);
+
 /** Poll cq until n completions arrived or ~2 s passed; returns the count. */
 unsigned int qt_poll_n(struct qpio_cq *cq, struct qpio_wc *wc, unsigned int n);
+
+/** The soft QP's counters (asserts the call succeeds). */
+struct qpio_soft_qp_stats qt_stats(const struct qpio_qp *qp);
 
 /** Fill p[0..len) with a pattern derived from seed. */
 void qt_fill(uint8_t *p, size_t len, uint32_t seed);

@@ -27,15 +27,6 @@ TestSuite(post, .init = qt_eal_init, .fini = qt_eal_fini);
 /* An address that faults if anything dereferences it. */
 #define PT_BAD_ADDR ((uint64_t)0x10)
 
-static struct qpio_soft_qp_stats
-pt_stats(const struct qpio_qp *qp)
-{
-	struct qpio_soft_qp_stats st;
-
-	memset(&st, 0, sizeof(st));
-	cr_assert_eq(qpio_soft_qp_stats(qp, &st), 0);
-	return st;
-}
 
 /* Poll once; nothing may be there. */
 static void
@@ -55,7 +46,7 @@ pt_unchanged(const struct qt_end *a, const struct qt_end *b,
 	     const struct qpio_soft_qp_stats *sa0,
 	     const struct qpio_soft_qp_stats *sb0)
 {
-	struct qpio_soft_qp_stats sa = pt_stats(a->qp), sb = pt_stats(b->qp);
+	struct qpio_soft_qp_stats sa = qt_stats(a->qp), sb = qt_stats(b->qp);
 
 	cr_assert_eq(sa.sq_posted, sa0->sq_posted, "sq_posted moved: %u -> %u",
 		     sa0->sq_posted, sa.sq_posted);
@@ -67,32 +58,7 @@ pt_unchanged(const struct qt_end *a, const struct qt_end *b,
 	pt_cq_empty(b->cq, "receiver CQ");
 }
 
-static void
-pt_post_recv(struct qt_end *e, uint64_t wr_id, uint8_t *addr, uint32_t len)
-{
-	struct qpio_sge sge = { .addr = (uintptr_t)addr, .length = len,
-				.lkey = qpio_mr_lkey(e->mr) };
-	struct qpio_recv_wr wr = { .wr_id = wr_id, .sg_list = &sge, .num_sge = 1 };
-	int err = 1;
 
-	cr_assert_eq(qpio_qp_post_recv(e->qp, &wr, 1, &err), 1);
-	cr_assert_eq(err, 0);
-}
-
-static struct qpio_send_wr
-pt_send_wr(uint64_t wr_id, const struct qpio_sge *sg, uint32_t num_sge,
-	   unsigned int flags)
-{
-	struct qpio_send_wr wr;
-
-	memset(&wr, 0, sizeof(wr));
-	wr.wr_id = wr_id;
-	wr.sg_list = sg;
-	wr.num_sge = num_sge;
-	wr.opcode = QPIO_WR_SEND;
-	wr.send_flags = flags;
-	return wr;
-}
 
 /* Expect exactly one posted WR. */
 static void
@@ -197,12 +163,12 @@ Test(post, c01_inline_300_refused)
 	qt_fill(a.buf, 300, 300);
 	/* A receive waits at the peer: a WQE written by mistake would be
 	 * executed and delivered at once. */
-	pt_post_recv(&b, 0xb1, b.buf + PT_RX_OFF, 512);
-	sa0 = pt_stats(a.qp);
-	sb0 = pt_stats(b.qp);
+	qt_post_recv(&b, 0xb1, b.buf + PT_RX_OFF, 512);
+	sa0 = qt_stats(a.qp);
+	sb0 = qt_stats(b.qp);
 
 	sg[0] = (struct qpio_sge){ (uintptr_t)a.buf, 300, qpio_mr_lkey(a.mr) };
-	wr = pt_send_wr(0xa1, sg, 1, QPIO_SEND_SIGNALED | QPIO_SEND_INLINE);
+	wr = qt_send_wr(0xa1, sg, 1, QPIO_SEND_SIGNALED | QPIO_SEND_INLINE);
 	pt_post1_refused(a.qp, &wr, -EINVAL, "300 inline bytes");
 	pt_unchanged(&a, &b, &sa0, &sb0);
 
@@ -220,12 +186,12 @@ Test(post, c01_inline_300_refused)
 	 * the inline limit, and the refused WRs left nothing behind (the
 	 * waiting receive takes this message). */
 	sg[0].length = 300;
-	wr = pt_send_wr(0xa2, sg, 1, QPIO_SEND_SIGNALED);
+	wr = qt_send_wr(0xa2, sg, 1, QPIO_SEND_SIGNALED);
 	pt_post1_ok(a.qp, &wr);
 	pt_expect_send_wc(&a, 0xa2);
 	pt_expect_recv_wc(&b, &a, 0xb1, 300);
 	cr_assert(qt_check(b.buf + PT_RX_OFF, 300, 300));
-	cr_assert_eq(pt_stats(a.qp).sq_posted, sa0.sq_posted + 1);
+	cr_assert_eq(qt_stats(a.qp).sq_posted, sa0.sq_posted + 1);
 	qt_pair_destroy(&a, &b);
 }
 
@@ -240,15 +206,15 @@ Test(post, c01_inline_sum_wrap_refused_without_reading)
 	uint8_t small[16];
 
 	c01_pair(&a, &b);
-	pt_post_recv(&b, 0xb1, b.buf + PT_RX_OFF, 512);
-	sa0 = pt_stats(a.qp);
-	sb0 = pt_stats(b.qp);
+	qt_post_recv(&b, 0xb1, b.buf + PT_RX_OFF, 512);
+	sa0 = qt_stats(a.qp);
+	sb0 = qt_stats(b.qp);
 
 	/* 0x80000000 + 0x80000000 + 16 == 16 in 32 bits */
 	sg[0] = (struct qpio_sge){ PT_BAD_ADDR, 0x80000000u, 0 };
 	sg[1] = (struct qpio_sge){ PT_BAD_ADDR, 0x80000000u, 0 };
 	sg[2] = (struct qpio_sge){ PT_BAD_ADDR, 16, 0 };
-	wr = pt_send_wr(0xa1, sg, 3, QPIO_SEND_SIGNALED | QPIO_SEND_INLINE);
+	wr = qt_send_wr(0xa1, sg, 3, QPIO_SEND_SIGNALED | QPIO_SEND_INLINE);
 	pt_post1_refused(a.qp, &wr, -EINVAL, "2 GiB + 2 GiB + 16 inline");
 	pt_unchanged(&a, &b, &sa0, &sb0);
 
@@ -270,12 +236,12 @@ Test(post, c01_inline_sum_wrap_refused_without_reading)
 	/* The QP is intact: a 16-byte inline send takes the receive. */
 	qt_fill(small, sizeof(small), 16);
 	sg[0] = (struct qpio_sge){ (uintptr_t)small, sizeof(small), 0 };
-	wr = pt_send_wr(0xa2, sg, 1, QPIO_SEND_SIGNALED | QPIO_SEND_INLINE);
+	wr = qt_send_wr(0xa2, sg, 1, QPIO_SEND_SIGNALED | QPIO_SEND_INLINE);
 	pt_post1_ok(a.qp, &wr);
 	pt_expect_send_wc(&a, 0xa2);
 	pt_expect_recv_wc(&b, &a, 0xb1, 16);
 	cr_assert(qt_check(b.buf + PT_RX_OFF, 16, 16));
-	cr_assert_eq(pt_stats(a.qp).sq_posted, sa0.sq_posted + 1);
+	cr_assert_eq(qt_stats(a.qp).sq_posted, sa0.sq_posted + 1);
 	qt_pair_destroy(&a, &b);
 }
 
@@ -292,15 +258,15 @@ Test(post, c01_inline_two_sges_256_delivered)
 	qt_fill(pat, sizeof(pat), 0xc01);
 	memcpy(a.buf, pat, 200);
 	memcpy(a.buf + 8192, pat + 200, 56);
-	pt_post_recv(&b, 0xb1, b.buf + PT_RX_OFF, 512);
-	sa0 = pt_stats(a.qp);
+	qt_post_recv(&b, 0xb1, b.buf + PT_RX_OFF, 512);
+	sa0 = qt_stats(a.qp);
 
 	sg[0] = (struct qpio_sge){ (uintptr_t)a.buf, 200, qpio_mr_lkey(a.mr) };
 	sg[1] = (struct qpio_sge){ (uintptr_t)(a.buf + 8192), 56,
 				   qpio_mr_lkey(a.mr) };
-	wr = pt_send_wr(0xa1, sg, 2, QPIO_SEND_SIGNALED | QPIO_SEND_INLINE);
+	wr = qt_send_wr(0xa1, sg, 2, QPIO_SEND_SIGNALED | QPIO_SEND_INLINE);
 	pt_post1_ok(a.qp, &wr);
-	cr_assert_eq(pt_stats(a.qp).sq_posted, sa0.sq_posted + 1);
+	cr_assert_eq(qt_stats(a.qp).sq_posted, sa0.sq_posted + 1);
 
 	pt_expect_send_wc(&a, 0xa1);
 	pt_expect_recv_wc(&b, &a, 0xb1, 256);
@@ -321,10 +287,10 @@ Test(post, c01_inline_stack_buffer_lkey0)
 	uint8_t stk[192];
 
 	c01_pair(&a, &b);
-	pt_post_recv(&b, 0xb1, b.buf + PT_RX_OFF, 512);
+	qt_post_recv(&b, 0xb1, b.buf + PT_RX_OFF, 512);
 	qt_fill(stk, sizeof(stk), 0x57c);
 	sg = (struct qpio_sge){ (uintptr_t)stk, sizeof(stk), 0 };
-	wr = pt_send_wr(0xa1, &sg, 1, QPIO_SEND_SIGNALED | QPIO_SEND_INLINE);
+	wr = qt_send_wr(0xa1, &sg, 1, QPIO_SEND_SIGNALED | QPIO_SEND_INLINE);
 	pt_post1_ok(a.qp, &wr);
 	memset(stk, 0xee, sizeof(stk));
 	cr_assert_eq(stk[0], 0xee);
@@ -349,14 +315,14 @@ Test(post, c01_inline_copy_survives_deferred_execution)
 	c01_pair(&a, &b);
 	qt_fill(stk, sizeof(stk), 0xdef);
 	sg = (struct qpio_sge){ (uintptr_t)stk, sizeof(stk), 0 };
-	wr = pt_send_wr(0xa1, &sg, 1, QPIO_SEND_SIGNALED | QPIO_SEND_INLINE);
+	wr = qt_send_wr(0xa1, &sg, 1, QPIO_SEND_SIGNALED | QPIO_SEND_INLINE);
 	pt_post1_ok(a.qp, &wr);
 	memset(stk, 0xee, sizeof(stk));
 	cr_assert_eq(stk[0], 0xee);
 	pt_cq_empty(a.cq, "sender CQ before any receive is posted");
 	pt_cq_empty(b.cq, "receiver CQ before any receive is posted");
 
-	pt_post_recv(&b, 0xb1, b.buf + PT_RX_OFF, 512);
+	qt_post_recv(&b, 0xb1, b.buf + PT_RX_OFF, 512);
 	pt_expect_send_wc(&a, 0xa1);
 	pt_expect_recv_wc(&b, &a, 0xb1, sizeof(stk));
 	cr_assert(qt_check(b.buf + PT_RX_OFF, sizeof(stk), 0xdef),
@@ -464,24 +430,24 @@ Test(post, c02_sq_full_is_enomem_until_polled)
 	int err;
 
 	c02_pair(&a, &b);
-	sa0 = pt_stats(a.qp);
+	sa0 = qt_stats(a.qp);
 	cr_assert_eq(sa0.sq_posted, sa0.sq_completed);
 
 	/* Even messages: 2 SGEs (20 + 12 bytes); odd: 2 SGEs inline. */
 	for (i = 0; i < 8; i++) {
 		c02_msg(&a, i, sg[i]);
-		wr[i] = pt_send_wr(0x100 + i, sg[i], 2, QPIO_SEND_SIGNALED |
+		wr[i] = qt_send_wr(0x100 + i, sg[i], 2, QPIO_SEND_SIGNALED |
 				   (i & 1 ? QPIO_SEND_INLINE : 0));
 		pt_post1_ok(a.qp, &wr[i]);
-		sa = pt_stats(a.qp);
+		sa = qt_stats(a.qp);
 		cr_assert_eq(sa.sq_posted - sa0.sq_posted, i + 1);
 	}
-	sa = pt_stats(a.qp);
+	sa = qt_stats(a.qp);
 	cr_assert_eq(sa.sq_posted - sa.sq_completed, 8);
 
 	/* 9th: queue full. Also as a burst, and for an inline WR. */
 	c02_msg(&a, 8, sg[0]);
-	wr[0] = pt_send_wr(0x108, sg[0], 2, QPIO_SEND_SIGNALED);
+	wr[0] = qt_send_wr(0x108, sg[0], 2, QPIO_SEND_SIGNALED);
 	err = 1;
 	cr_assert_eq(qpio_qp_post_send(a.qp, wr, 1, &err), 0);
 	cr_assert_eq(err, -ENOMEM, "9th post: err %d, want -ENOMEM", err);
@@ -491,23 +457,23 @@ Test(post, c02_sq_full_is_enomem_until_polled)
 	cr_assert_eq(err, -ENOMEM);
 	qt_fill(inl, sizeof(inl), 64);
 	sg[1][0] = (struct qpio_sge){ (uintptr_t)inl, 64, 0 };
-	wr[1] = pt_send_wr(0x109, sg[1], 1, QPIO_SEND_SIGNALED | QPIO_SEND_INLINE);
+	wr[1] = qt_send_wr(0x109, sg[1], 1, QPIO_SEND_SIGNALED | QPIO_SEND_INLINE);
 	pt_post1_refused(a.qp, &wr[1], -ENOMEM, "inline into a full SQ");
-	cr_assert_eq(pt_stats(a.qp).sq_posted, sa.sq_posted);
+	cr_assert_eq(qt_stats(a.qp).sq_posted, sa.sq_posted);
 
 	/* The 8 messages were delivered; the refused ones were not. */
 	c02_expect_recvs(&b, &a, 0, 0, 8, 32);
 
 	/* Poll the 8 completions: wr_ids in order; slots come back. */
 	c02_expect_sends(&a, 0x100, 8);
-	sa = pt_stats(a.qp);
+	sa = qt_stats(a.qp);
 	cr_assert_eq(sa.sq_completed, sa.sq_posted);
 	cr_assert_eq(sa.sq_posted - sa0.sq_posted, 8);
 
 	/* Posting works again: a full burst of 8 in one call... */
 	for (i = 0; i < 8; i++) {
 		c02_msg(&a, 8 + i, sg[i]);
-		wr[i] = pt_send_wr(0x200 + i, sg[i], 2, QPIO_SEND_SIGNALED);
+		wr[i] = qt_send_wr(0x200 + i, sg[i], 2, QPIO_SEND_SIGNALED);
 	}
 	err = 1;
 	cr_assert_eq(qpio_qp_post_send(a.qp, wr, 8, &err), 8);
@@ -516,7 +482,7 @@ Test(post, c02_sq_full_is_enomem_until_polled)
 	pt_post1_refused(a.qp, &wr[1], -ENOMEM, "after a burst of 8");
 	c02_expect_recvs(&b, &a, 8, 8, 8, 32);
 	c02_expect_sends(&a, 0x200, 8);
-	cr_assert_eq(pt_stats(a.qp).sq_posted - sa0.sq_posted, 16);
+	cr_assert_eq(qt_stats(a.qp).sq_posted - sa0.sq_posted, 16);
 	qt_pair_destroy(&a, &b);
 }
 
@@ -532,19 +498,19 @@ Test(post, c02_sge_and_inline_limits)
 	uint8_t inl[65];
 
 	c02_pair(&a, &b);
-	sa0 = pt_stats(a.qp);
-	sb0 = pt_stats(b.qp);
+	sa0 = qt_stats(a.qp);
+	sb0 = qt_stats(b.qp);
 
 	c02_msg(&a, 0, sg);
 	sg[2] = (struct qpio_sge){ (uintptr_t)(a.buf + 32), 0, qpio_mr_lkey(a.mr) };
-	wr = pt_send_wr(0x1, sg, 3, QPIO_SEND_SIGNALED);
+	wr = qt_send_wr(0x1, sg, 3, QPIO_SEND_SIGNALED);
 	pt_post1_refused(a.qp, &wr, -EINVAL, "num_sge 3 > 2");
 	wr.send_flags |= QPIO_SEND_INLINE;
 	pt_post1_refused(a.qp, &wr, -EINVAL, "inline num_sge 3 > 2");
 
 	qt_fill(inl, sizeof(inl), 65);
 	sg[0] = (struct qpio_sge){ (uintptr_t)inl, 65, 0 };
-	wr = pt_send_wr(0x2, sg, 1, QPIO_SEND_SIGNALED | QPIO_SEND_INLINE);
+	wr = qt_send_wr(0x2, sg, 1, QPIO_SEND_SIGNALED | QPIO_SEND_INLINE);
 	pt_post1_refused(a.qp, &wr, -EINVAL, "65 inline bytes");
 	sg[0].length = 33;
 	sg[1] = (struct qpio_sge){ (uintptr_t)(inl + 33), 32, 0 };
@@ -555,12 +521,12 @@ Test(post, c02_sge_and_inline_limits)
 	/* 64 inline bytes in 2 SGEs: exactly the limits. */
 	sg[0].length = 32;
 	sg[1] = (struct qpio_sge){ (uintptr_t)(inl + 32), 32, 0 };
-	wr = pt_send_wr(0x3, sg, 2, QPIO_SEND_SIGNALED | QPIO_SEND_INLINE);
+	wr = qt_send_wr(0x3, sg, 2, QPIO_SEND_SIGNALED | QPIO_SEND_INLINE);
 	pt_post1_ok(a.qp, &wr);
 	pt_expect_send_wc(&a, 0x3);
 	pt_expect_recv_wc(&b, &a, 0, 64);
 	cr_assert(qt_check(b.buf + PT_RX_OFF, 64, 65));
-	cr_assert_eq(pt_stats(a.qp).sq_posted, sa0.sq_posted + 1);
+	cr_assert_eq(qt_stats(a.qp).sq_posted, sa0.sq_posted + 1);
 	qt_pair_destroy(&a, &b);
 }
 
@@ -576,32 +542,32 @@ Test(post, c02_burst_stops_at_first_invalid)
 	int err = 1;
 
 	c02_pair(&a, &b);
-	sa0 = pt_stats(a.qp);
-	sb0 = pt_stats(b.qp);
+	sa0 = qt_stats(a.qp);
+	sb0 = qt_stats(b.qp);
 	for (i = 0; i < 4; i++) {
 		c02_msg(&a, i, sg[i]);
 		sg[i][2] = (struct qpio_sge){ (uintptr_t)(a.buf + 4096), 4,
 					      qpio_mr_lkey(a.mr) };
-		wr[i] = pt_send_wr(0x300 + i, sg[i], 2, QPIO_SEND_SIGNALED);
+		wr[i] = qt_send_wr(0x300 + i, sg[i], 2, QPIO_SEND_SIGNALED);
 	}
 	wr[2].num_sge = 3;
 
 	cr_assert_eq(qpio_qp_post_send(a.qp, wr, 4, &err), 2);
 	cr_assert_eq(err, -EINVAL, "err %d", err);
-	sa = pt_stats(a.qp);
+	sa = qt_stats(a.qp);
 	cr_assert_eq(sa.sq_posted - sa0.sq_posted, 2, "sq_posted advanced by %u",
 		     sa.sq_posted - sa0.sq_posted);
 	cr_assert_eq(sa.sq_doorbells - sa0.sq_doorbells, 1, "one doorbell per burst");
 	c02_expect_sends(&a, 0x300, 2);
 	c02_expect_recvs(&b, &a, 0, 0, 2, 32);
-	cr_assert_eq(pt_stats(b.qp).rq_consumed - sb0.rq_consumed, 2);
+	cr_assert_eq(qt_stats(b.qp).rq_consumed - sb0.rq_consumed, 2);
 
 	/* First WR invalid: nothing at all. */
 	err = 1;
 	cr_assert_eq(qpio_qp_post_send(a.qp, &wr[2], 2, &err), 0);
 	cr_assert_eq(err, -EINVAL);
-	cr_assert_eq(pt_stats(a.qp).sq_posted - sa0.sq_posted, 2);
-	cr_assert_eq(pt_stats(a.qp).sq_doorbells - sa0.sq_doorbells, 1,
+	cr_assert_eq(qt_stats(a.qp).sq_posted - sa0.sq_posted, 2);
+	cr_assert_eq(qt_stats(a.qp).sq_doorbells - sa0.sq_doorbells, 1,
 		     "no doorbell when nothing was written");
 	pt_cq_empty(a.cq, "sender CQ");
 	pt_cq_empty(b.cq, "receiver CQ");
@@ -628,16 +594,16 @@ Test(post, c02_burst_partial_on_full_sq)
 	int err = 1;
 
 	c02_pair(&a, &b);
-	sa0 = pt_stats(a.qp);
+	sa0 = qt_stats(a.qp);
 	for (i = 0; i < 10; i++) {
 		c02_msg(&a, i, sg[i]);
-		wr[i] = pt_send_wr(0x400 + i, sg[i], 2, QPIO_SEND_SIGNALED);
+		wr[i] = qt_send_wr(0x400 + i, sg[i], 2, QPIO_SEND_SIGNALED);
 	}
 	for (i = 0; i < 6; i++)
 		pt_post1_ok(a.qp, &wr[i]);
 	cr_assert_eq(qpio_qp_post_send(a.qp, &wr[6], 4, &err), 2);
 	cr_assert_eq(err, -ENOMEM, "err %d", err);
-	cr_assert_eq(pt_stats(a.qp).sq_posted - sa0.sq_posted, 8);
+	cr_assert_eq(qt_stats(a.qp).sq_posted - sa0.sq_posted, 8);
 	c02_expect_recvs(&b, &a, 0, 0, 8, 32);
 	c02_expect_sends(&a, 0x400, 8);
 	/* WRs 8 and 9 go in now. */
@@ -679,7 +645,7 @@ Test(post, recv_limits_and_partial_bursts)
 	cr_assert_eq(qpio_qp_query(b.qp, &qa, &ia), 0);
 	cr_assert_eq(ia.cap.max_recv_wr, 8);
 	cr_assert_eq(ia.cap.max_recv_sge, 2);
-	sb0 = pt_stats(b.qp);
+	sb0 = qt_stats(b.qp);
 
 	/* Receive buffers: slot k = 2 x 64 bytes at PT_RX_OFF + k * 256. */
 	for (i = 0; i < 8; i++) {
@@ -697,7 +663,7 @@ Test(post, recv_limits_and_partial_bursts)
 	err = 1;
 	cr_assert_eq(qpio_qp_post_recv(b.qp, rw, 1, &err), 0);
 	cr_assert_eq(err, -EINVAL, "err %d", err);
-	sb = pt_stats(b.qp);
+	sb = qt_stats(b.qp);
 	cr_assert_eq(sb.rq_posted, sb0.rq_posted);
 
 	/* Burst of 4 with the 3rd invalid: 2 posted. */
@@ -706,7 +672,7 @@ Test(post, recv_limits_and_partial_bursts)
 	err = 1;
 	cr_assert_eq(qpio_qp_post_recv(b.qp, rw, 4, &err), 2);
 	cr_assert_eq(err, -EINVAL, "err %d", err);
-	cr_assert_eq(pt_stats(b.qp).rq_posted - sb0.rq_posted, 2);
+	cr_assert_eq(qt_stats(b.qp).rq_posted - sb0.rq_posted, 2);
 
 	/* Burst of 8 valid into 6 free slots: 6 posted, -ENOMEM. */
 	for (i = 0; i < 8; i++)
@@ -714,14 +680,14 @@ Test(post, recv_limits_and_partial_bursts)
 	err = 1;
 	cr_assert_eq(qpio_qp_post_recv(b.qp, rw, 8, &err), 6);
 	cr_assert_eq(err, -ENOMEM, "err %d", err);
-	cr_assert_eq(pt_stats(b.qp).rq_posted - sb0.rq_posted, 8);
+	cr_assert_eq(qt_stats(b.qp).rq_posted - sb0.rq_posted, 8);
 
 	/* The 9th receive: -ENOMEM, also for an otherwise invalid-free WR. */
 	rw[0] = (struct qpio_recv_wr){ 0x700, rs[0], 1 };
 	err = 1;
 	cr_assert_eq(qpio_qp_post_recv(b.qp, rw, 1, &err), 0);
 	cr_assert_eq(err, -ENOMEM, "9th receive: err %d", err);
-	cr_assert_eq(pt_stats(b.qp).rq_posted - sb0.rq_posted, 8);
+	cr_assert_eq(qt_stats(b.qp).rq_posted - sb0.rq_posted, 8);
 	pt_cq_empty(b.cq, "receiver CQ");
 
 	/* 8 messages of 100 bytes use exactly the 8 posted receives, in order. */
@@ -729,7 +695,7 @@ Test(post, recv_limits_and_partial_bursts)
 		qt_fill(a.buf + i * 128, 100, 0x800 + i);
 		ss = (struct qpio_sge){ (uintptr_t)(a.buf + i * 128), 100,
 					qpio_mr_lkey(a.mr) };
-		sw = pt_send_wr(0x900 + i, &ss, 1, QPIO_SEND_SIGNALED);
+		sw = qt_send_wr(0x900 + i, &ss, 1, QPIO_SEND_SIGNALED);
 		pt_post1_ok(a.qp, &sw);
 	}
 	cr_assert_eq(qt_poll_n(a.cq, wc, 8), 8);
@@ -756,7 +722,7 @@ Test(post, recv_limits_and_partial_bursts)
 	}
 	pt_cq_empty(b.cq, "receiver CQ");
 	pt_cq_empty(a.cq, "sender CQ");
-	sb = pt_stats(b.qp);
+	sb = qt_stats(b.qp);
 	cr_assert_eq(sb.rq_consumed - sb0.rq_consumed, 8);
 
 	/* After polling, the RQ takes receives again. */
@@ -781,14 +747,14 @@ Test(post, bad_opcode_and_read_inline_refused)
 	int err = 1;
 
 	qt_pair_create(&a, &b, NULL);
-	pt_post_recv(&b, 0xb1, b.buf + PT_RX_OFF, 512);
-	pt_post_recv(&b, 0xb2, b.buf + PT_RX_OFF + 512, 512);
-	sa0 = pt_stats(a.qp);
-	sb0 = pt_stats(b.qp);
+	qt_post_recv(&b, 0xb1, b.buf + PT_RX_OFF, 512);
+	qt_post_recv(&b, 0xb2, b.buf + PT_RX_OFF + 512, 512);
+	sa0 = qt_stats(a.qp);
+	sb0 = qt_stats(b.qp);
 	qt_fill(a.buf, 32, 32);
 	sg = (struct qpio_sge){ (uintptr_t)a.buf, 32, qpio_mr_lkey(a.mr) };
 
-	wr = pt_send_wr(0xa1, &sg, 1, QPIO_SEND_SIGNALED);
+	wr = qt_send_wr(0xa1, &sg, 1, QPIO_SEND_SIGNALED);
 	wr.opcode = (enum qpio_wr_opcode)99;
 	pt_post1_refused(a.qp, &wr, -EINVAL, "opcode 99");
 	wr.opcode = (enum qpio_wr_opcode)(QPIO_WR_ATOMIC_FETCH_AND_ADD + 1);
@@ -797,7 +763,7 @@ Test(post, bad_opcode_and_read_inline_refused)
 	pt_post1_refused(a.qp, &wr, -EINVAL, "opcode -1");
 	pt_unchanged(&a, &b, &sa0, &sb0);
 
-	wr = pt_send_wr(0xa2, &sg, 1, QPIO_SEND_SIGNALED | QPIO_SEND_INLINE);
+	wr = qt_send_wr(0xa2, &sg, 1, QPIO_SEND_SIGNALED | QPIO_SEND_INLINE);
 	wr.opcode = QPIO_WR_RDMA_READ;
 	wr.wr.rdma.remote_addr = (uintptr_t)(b.buf + 4096);
 	wr.wr.rdma.rkey = qpio_mr_rkey(b.mr);
@@ -805,13 +771,13 @@ Test(post, bad_opcode_and_read_inline_refused)
 	pt_unchanged(&a, &b, &sa0, &sb0);
 
 	/* In a burst: the WR before the bad opcode is posted, none after. */
-	burst[0] = pt_send_wr(0xa3, &sg, 1, QPIO_SEND_SIGNALED);
-	burst[1] = pt_send_wr(0xa4, &sg, 1, QPIO_SEND_SIGNALED);
+	burst[0] = qt_send_wr(0xa3, &sg, 1, QPIO_SEND_SIGNALED);
+	burst[1] = qt_send_wr(0xa4, &sg, 1, QPIO_SEND_SIGNALED);
 	burst[1].opcode = (enum qpio_wr_opcode)99;
-	burst[2] = pt_send_wr(0xa5, &sg, 1, QPIO_SEND_SIGNALED);
+	burst[2] = qt_send_wr(0xa5, &sg, 1, QPIO_SEND_SIGNALED);
 	cr_assert_eq(qpio_qp_post_send(a.qp, burst, 3, &err), 1);
 	cr_assert_eq(err, -EINVAL, "err %d", err);
-	cr_assert_eq(pt_stats(a.qp).sq_posted, sa0.sq_posted + 1);
+	cr_assert_eq(qt_stats(a.qp).sq_posted, sa0.sq_posted + 1);
 	pt_expect_send_wc(&a, 0xa3);
 	pt_expect_recv_wc(&b, &a, 0xb1, 32);
 	cr_assert(qt_check(b.buf + PT_RX_OFF, 32, 32));
@@ -895,7 +861,7 @@ Test(post, c10_counters_wrap)
 	cr_assert_eq(qpio_soft_qp_set_counters(NULL, C10_START), -EINVAL);
 	cr_assert_eq(qpio_soft_qp_set_counters(a.qp, C10_START), 0);
 	cr_assert_eq(qpio_soft_qp_set_counters(b.qp, C10_START), 0);
-	st = pt_stats(a.qp);
+	st = qt_stats(a.qp);
 	cr_assert_eq(st.sq_posted, C10_START);
 	cr_assert_eq(st.sq_completed, C10_START);
 	cr_assert_eq(st.rq_posted, C10_START);
@@ -905,10 +871,10 @@ Test(post, c10_counters_wrap)
 	qt_qp_connect(b.qp, da, qpio_qp_num(a.qp), 7);
 	/* Only in RESET; the counters stay where they are. */
 	cr_assert_eq(qpio_soft_qp_set_counters(a.qp, 0), -EINVAL);
-	st = pt_stats(a.qp);
+	st = qt_stats(a.qp);
 	cr_assert_eq(st.sq_posted, C10_START);
 	cr_assert_eq(st.sq_completed, C10_START);
-	st = pt_stats(b.qp);
+	st = qt_stats(b.qp);
 	cr_assert_eq(st.rq_posted, C10_START);
 
 	for (iter = 0; done < C10_MSGS; iter++) {
@@ -935,7 +901,7 @@ Test(post, c10_counters_wrap)
 		if (free_rq < C10_RQ)
 			enomem_rq++;
 		rposted += got;
-		st = pt_stats(b.qp);
+		st = qt_stats(b.qp);
 		cr_assert_eq(st.rq_posted, (uint32_t)(C10_START + rposted));
 		cr_assert_leq((uint32_t)(st.rq_posted - st.rq_consumed), C10_RQ);
 
@@ -954,7 +920,7 @@ Test(post, c10_counters_wrap)
 					qt_fill(src, c10_len(m), m);
 				ss[k] = (struct qpio_sge){ (uintptr_t)src,
 					c10_len(m), qpio_mr_lkey(a.mr) };
-				sw[k] = pt_send_wr(0x20000u + m, &ss[k], 1,
+				sw[k] = qt_send_wr(0x20000u + m, &ss[k], 1,
 						   QPIO_SEND_SIGNALED);
 			}
 			err = 1;
@@ -967,7 +933,7 @@ Test(post, c10_counters_wrap)
 				enomem_sq++;
 			sent += got;
 		}
-		st = pt_stats(a.qp);
+		st = qt_stats(a.qp);
 		inflight = st.sq_posted - st.sq_completed;
 		cr_assert_eq(st.sq_posted, (uint32_t)(C10_START + sent));
 		cr_assert_leq(inflight, C10_SQ, "iter %u: in flight %u", iter,
@@ -992,7 +958,7 @@ Test(post, c10_counters_wrap)
 					   c10_len(rdone), rdone),
 				  "recv %u: payload", rdone);
 		}
-		st = pt_stats(b.qp);
+		st = qt_stats(b.qp);
 		cr_assert_eq(st.rq_consumed, (uint32_t)(C10_START + rdone));
 
 		/* 4. The sender polls a varying number of completions. */
@@ -1009,7 +975,7 @@ Test(post, c10_counters_wrap)
 				     done, qpio_wc_status_str(wc[k].status));
 			cr_assert_eq(wc[k].opcode, QPIO_WC_SEND);
 		}
-		st = pt_stats(a.qp);
+		st = qt_stats(a.qp);
 		inflight = st.sq_posted - st.sq_completed;
 		cr_assert_eq(st.sq_completed, (uint32_t)(C10_START + done));
 		cr_assert_leq(inflight, C10_SQ, "iter %u: in flight %u", iter,
@@ -1022,7 +988,7 @@ Test(post, c10_counters_wrap)
 			cr_assert_eq(qpio_qp_post_send(a.qp, sw, 1, &err), 0,
 				     "iter %u: posted into a full SQ", iter);
 			cr_assert_eq(err, -ENOMEM);
-			cr_assert_eq(pt_stats(a.qp).sq_posted,
+			cr_assert_eq(qt_stats(a.qp).sq_posted,
 				     (uint32_t)(C10_START + sent));
 			enomem_sq++;
 		}
@@ -1033,11 +999,11 @@ Test(post, c10_counters_wrap)
 	pt_cq_empty(a.cq, "sender CQ at the end");
 	pt_cq_empty(b.cq, "receiver CQ at the end");
 
-	st = pt_stats(a.qp);
+	st = qt_stats(a.qp);
 	cr_assert_eq(st.sq_posted, (uint32_t)(UINT32_MAX - 2u + 64u),
 		     "sq_posted %u", st.sq_posted);
 	cr_assert_eq(st.sq_completed, (uint32_t)(UINT32_MAX - 2u + 64u));
-	st = pt_stats(b.qp);
+	st = qt_stats(b.qp);
 	cr_assert_eq(st.rq_consumed, (uint32_t)(UINT32_MAX - 2u + 64u));
 	cr_assert_eq(st.rq_posted, (uint32_t)(C10_START + rposted));
 	qt_pair_destroy(&a, &b);

@@ -8,25 +8,12 @@
 
 #include <rte_malloc.h>
 
-#include "qpio_soft.h"
 #include "test_common.h"
 
 TestSuite(send, .init = qt_eal_init, .fini = qt_eal_fini);
 
 /* Receiver buffer at offset 128 KiB of b->buf, sender data at offset 0. */
 #define RX_OFF (128u * 1024u)
-
-static void
-post_one_recv(struct qt_end *e, uint64_t wr_id, uint64_t addr, uint32_t len)
-{
-	struct qpio_sge sge = { .addr = addr, .length = len,
-				.lkey = qpio_mr_lkey(e->mr) };
-	struct qpio_recv_wr wr = { .wr_id = wr_id, .sg_list = &sge, .num_sge = 1 };
-	int err = 1;
-
-	cr_assert_eq(qpio_qp_post_recv(e->qp, &wr, 1, &err), 1);
-	cr_assert_eq(err, 0);
-}
 
 static void
 send_size(uint32_t len)
@@ -41,16 +28,11 @@ send_size(uint32_t len)
 	qt_pair_create(&a, &b, &o);
 	qt_fill(a.buf, len, len);
 	memset(b.buf + RX_OFF, 0xee, 70000);
-	post_one_recv(&b, 0xb0b, (uintptr_t)(b.buf + RX_OFF), 70000);
+	qt_post_recv(&b, 0xb0b, b.buf + RX_OFF, 70000);
 
 	sge = (struct qpio_sge){ .addr = (uintptr_t)a.buf, .length = len,
 				 .lkey = qpio_mr_lkey(a.mr) };
-	memset(&wr, 0, sizeof(wr));
-	wr.wr_id = 0xa0a0 + len;
-	wr.sg_list = &sge;
-	wr.num_sge = 1;
-	wr.opcode = QPIO_WR_SEND;
-	wr.send_flags = QPIO_SEND_SIGNALED;
+	wr = qt_send_wr(0xa0a0 + len, &sge, 1, QPIO_SEND_SIGNALED);
 	cr_assert_eq(qpio_qp_post_send(a.qp, &wr, 1, &err), 1);
 	cr_assert_eq(err, 0);
 
@@ -111,12 +93,7 @@ Test(send, gather_three_sges_scatter_three_sges)
 	rwr = (struct qpio_recv_wr){ .wr_id = 77, .sg_list = rx, .num_sge = 3 };
 	cr_assert_eq(qpio_qp_post_recv(b.qp, &rwr, 1, &err), 1);
 
-	memset(&wr, 0, sizeof(wr));
-	wr.wr_id = 88;
-	wr.sg_list = tx;
-	wr.num_sge = 3;
-	wr.opcode = QPIO_WR_SEND;
-	wr.send_flags = QPIO_SEND_SIGNALED;
+	wr = qt_send_wr(88, tx, 3, QPIO_SEND_SIGNALED);
 	cr_assert_eq(qpio_qp_post_send(a.qp, &wr, 1, &err), 1);
 	cr_assert_eq(qt_poll_n(b.cq, &wc, 1), 1);
 	cr_assert_eq(wc.status, QPIO_WC_SUCCESS);
@@ -144,17 +121,13 @@ Test(send, immediate_data_delivered)
 	int err;
 
 	qt_pair_create(&a, &b, NULL);
-	post_one_recv(&b, 1, (uintptr_t)b.buf, 64);
-	post_one_recv(&b, 2, (uintptr_t)b.buf + 64, 64);
+	qt_post_recv(&b, 1, b.buf, 64);
+	qt_post_recv(&b, 2, b.buf + 64, 64);
 	qt_fill(a.buf, 32, 9);
 	sge = (struct qpio_sge){ (uintptr_t)a.buf, 32, qpio_mr_lkey(a.mr) };
-	memset(&wr, 0, sizeof(wr));
-	wr.wr_id = 5;
-	wr.sg_list = &sge;
-	wr.num_sge = 1;
+	wr = qt_send_wr(5, &sge, 1, QPIO_SEND_SIGNALED);
 	wr.opcode = QPIO_WR_SEND_WITH_IMM;
 	wr.imm_data = 0xdeadbeef;
-	wr.send_flags = QPIO_SEND_SIGNALED;
 	cr_assert_eq(qpio_qp_post_send(a.qp, &wr, 1, &err), 1);
 	/* and a zero-length one with immediate (C09) */
 	wr.wr_id = 6;
@@ -197,14 +170,9 @@ Test(send, selective_signaling_releases_slots)
 	sge = (struct qpio_sge){ (uintptr_t)a.buf, 8, qpio_mr_lkey(a.mr) };
 	for (round = 0; round < 4; round++) {
 		for (i = 0; i < 8; i++)
-			post_one_recv(&b, 100 * round + i, (uintptr_t)b.buf + 64 * i, 64);
-		memset(wr, 0, sizeof(wr));
-		for (i = 0; i < 8; i++) {
-			wr[i].wr_id = 1000 * round + i;
-			wr[i].sg_list = &sge;
-			wr[i].num_sge = 1;
-			wr[i].opcode = QPIO_WR_SEND;
-		}
+			qt_post_recv(&b, 100 * round + i, b.buf + 64 * i, 64);
+		for (i = 0; i < 8; i++)
+			wr[i] = qt_send_wr(1000 * round + i, &sge, 1, 0);
 		wr[7].send_flags = QPIO_SEND_SIGNALED; /* only the last */
 		cr_assert_eq(qpio_qp_post_send(a.qp, wr, 8, &err), 8, "round %u", round);
 		cr_assert_eq(err, 0);
@@ -229,16 +197,11 @@ Test(send, c08_short_receive_is_loc_len_err)
 
 	qt_pair_create(&a, &b, NULL);
 	memset(b.buf, 0xab, 64);
-	post_one_recv(&b, 41, (uintptr_t)b.buf + 16, 4);
-	post_one_recv(&b, 42, (uintptr_t)b.buf + 32, 4);
+	qt_post_recv(&b, 41, b.buf + 16, 4);
+	qt_post_recv(&b, 42, b.buf + 32, 4);
 	qt_fill(a.buf, 8, 3);
 	sge = (struct qpio_sge){ (uintptr_t)a.buf, 8, qpio_mr_lkey(a.mr) };
-	memset(&wr, 0, sizeof(wr));
-	wr.wr_id = 9;
-	wr.sg_list = &sge;
-	wr.num_sge = 1;
-	wr.opcode = QPIO_WR_SEND;
-	wr.send_flags = QPIO_SEND_SIGNALED;
+	wr = qt_send_wr(9, &sge, 1, QPIO_SEND_SIGNALED);
 	cr_assert_eq(qpio_qp_post_send(a.qp, &wr, 1, &err), 1);
 
 	cr_assert_eq(qt_poll_n(b.cq, wc, 2), 2);
@@ -274,12 +237,7 @@ Test(send, c08_two_sges_take_eight_bytes)
 	cr_assert_eq(qpio_qp_post_recv(b.qp, &rwr, 1, &err), 1);
 	qt_fill(a.buf, 8, 4);
 	sge = (struct qpio_sge){ (uintptr_t)a.buf, 8, qpio_mr_lkey(a.mr) };
-	memset(&wr, 0, sizeof(wr));
-	wr.wr_id = 4;
-	wr.sg_list = &sge;
-	wr.num_sge = 1;
-	wr.opcode = QPIO_WR_SEND;
-	wr.send_flags = QPIO_SEND_SIGNALED;
+	wr = qt_send_wr(4, &sge, 1, QPIO_SEND_SIGNALED);
 	cr_assert_eq(qpio_qp_post_send(a.qp, &wr, 1, &err), 1);
 	cr_assert_eq(qt_poll_n(b.cq, &wc, 1), 1);
 	cr_assert_eq(wc.status, QPIO_WC_SUCCESS);
@@ -306,12 +264,7 @@ send_expect_loc_prot(struct qt_end *a, struct qt_end *b, struct qpio_sge sge,
 	struct qpio_soft_qp_stats st;
 	int err;
 
-	memset(&wr, 0, sizeof(wr));
-	wr.wr_id = id;
-	wr.sg_list = &sge;
-	wr.num_sge = 1;
-	wr.opcode = QPIO_WR_SEND;
-	wr.send_flags = QPIO_SEND_SIGNALED;
+	wr = qt_send_wr(id, &sge, 1, QPIO_SEND_SIGNALED);
 	cr_assert_eq(qpio_qp_post_send(a->qp, &wr, 1, &err), 1);
 	cr_assert_eq(qt_poll_n(a->cq, &wc, 1), 1);
 	cr_assert_eq(wc.wr_id, id);
@@ -334,7 +287,7 @@ Test(send, loc_prot_err_cases)
 
 	for (c = 0; c < 5; c++) {
 		qt_pair_create(&a, &b, NULL);
-		post_one_recv(&b, 1, (uintptr_t)b.buf, 1024);
+		qt_post_recv(&b, 1, b.buf, 1024);
 		other = rte_zmalloc(NULL, 4096, 64);
 		pd2 = qpio_pd_alloc(a.dev);
 		mr2 = qpio_mr_reg(pd2, other, 4096, QPIO_ACCESS_LOCAL_WRITE);
@@ -398,12 +351,7 @@ Test(send, receive_without_local_write_is_loc_prot_err)
 	rwr = (struct qpio_recv_wr){ .wr_id = 21, .sg_list = &rsge, .num_sge = 1 };
 	cr_assert_eq(qpio_qp_post_recv(b.qp, &rwr, 1, &err), 1);
 	sge = (struct qpio_sge){ (uintptr_t)a.buf, 16, qpio_mr_lkey(a.mr) };
-	memset(&wr, 0, sizeof(wr));
-	wr.wr_id = 22;
-	wr.sg_list = &sge;
-	wr.num_sge = 1;
-	wr.opcode = QPIO_WR_SEND;
-	wr.send_flags = QPIO_SEND_SIGNALED;
+	wr = qt_send_wr(22, &sge, 1, QPIO_SEND_SIGNALED);
 	cr_assert_eq(qpio_qp_post_send(a.qp, &wr, 1, &err), 1);
 	cr_assert_eq(qt_poll_n(b.cq, &wc, 1), 1);
 	cr_assert_eq(wc.wr_id, 21);
@@ -431,11 +379,7 @@ Test(send, no_responder_is_retry_exc_err)
 	attr.qp_state = QPIO_QPS_RESET;
 	cr_assert_eq(qpio_qp_modify(b.qp, &attr, QPIO_QP_STATE), 0);
 	sge = (struct qpio_sge){ (uintptr_t)a.buf, 16, qpio_mr_lkey(a.mr) };
-	memset(&wr, 0, sizeof(wr));
-	wr.wr_id = 31;
-	wr.sg_list = &sge;
-	wr.num_sge = 1;
-	wr.opcode = QPIO_WR_SEND;
+	wr = qt_send_wr(31, &sge, 1, 0);
 	cr_assert_eq(qpio_qp_post_send(a.qp, &wr, 1, &err), 1);
 	cr_assert_eq(qt_poll_n(a.cq, &wc, 1), 1, "errors complete even unsignaled");
 	cr_assert_eq(wc.wr_id, 31);
@@ -456,17 +400,12 @@ Test(send, rnr_then_receive_posted_later)
 	qt_pair_create(&a, &b, NULL);
 	qt_fill(a.buf, 100, 7);
 	sge = (struct qpio_sge){ (uintptr_t)a.buf, 100, qpio_mr_lkey(a.mr) };
-	memset(&wr, 0, sizeof(wr));
-	wr.wr_id = 51;
-	wr.sg_list = &sge;
-	wr.num_sge = 1;
-	wr.opcode = QPIO_WR_SEND;
-	wr.send_flags = QPIO_SEND_SIGNALED;
+	wr = qt_send_wr(51, &sge, 1, QPIO_SEND_SIGNALED);
 	cr_assert_eq(qpio_qp_post_send(a.qp, &wr, 1, &err), 1);
 	cr_assert_eq(qpio_cq_poll(a.cq, &wc, 1), 0);
 	cr_assert_eq(qpio_soft_qp_stats(a.qp, &st), 0);
 	cr_assert_geq(st.rnr_naks, 1);
-	post_one_recv(&b, 52, (uintptr_t)b.buf, 128);
+	qt_post_recv(&b, 52, b.buf, 128);
 	cr_assert_eq(qt_poll_n(a.cq, &wc, 1), 1);
 	cr_assert_eq(wc.status, QPIO_WC_SUCCESS);
 	cr_assert_eq(wc.wr_id, 51);
@@ -493,14 +432,9 @@ Test(send, destroyed_qp_completions_are_dropped)
 	int err;
 
 	qt_pair_create(&a, &b, NULL);
-	post_one_recv(&b, 1, (uintptr_t)b.buf, 64);
+	qt_post_recv(&b, 1, b.buf, 64);
 	sge = (struct qpio_sge){ (uintptr_t)a.buf, 16, qpio_mr_lkey(a.mr) };
-	memset(&wr, 0, sizeof(wr));
-	wr.wr_id = 2;
-	wr.sg_list = &sge;
-	wr.num_sge = 1;
-	wr.opcode = QPIO_WR_SEND;
-	wr.send_flags = QPIO_SEND_SIGNALED;
+	wr = qt_send_wr(2, &sge, 1, QPIO_SEND_SIGNALED);
 	cr_assert_eq(qpio_qp_post_send(a.qp, &wr, 1, &err), 1);
 	/* b's receive completion sits in b.cq; destroy b's QP now. */
 	old_qpn = qpio_qp_num(b.qp);
@@ -534,18 +468,13 @@ Test(send, uc_send_without_receive_is_dropped)
 	qt_pair_create(&a, &b, &o);
 	qt_fill(a.buf, 32, 5);
 	sge = (struct qpio_sge){ (uintptr_t)a.buf, 32, qpio_mr_lkey(a.mr) };
-	memset(&wr, 0, sizeof(wr));
-	wr.wr_id = 61;
-	wr.sg_list = &sge;
-	wr.num_sge = 1;
-	wr.opcode = QPIO_WR_SEND;
-	wr.send_flags = QPIO_SEND_SIGNALED;
+	wr = qt_send_wr(61, &sge, 1, QPIO_SEND_SIGNALED);
 	cr_assert_eq(qpio_qp_post_send(a.qp, &wr, 1, &err), 1);
 	cr_assert_eq(qt_poll_n(a.cq, &wc, 1), 1);
 	cr_assert_eq(wc.status, QPIO_WC_SUCCESS);
 	cr_assert_eq(wc.wr_id, 61);
 	cr_assert_eq(qpio_qp_state(a.qp), QPIO_QPS_RTS);
-	post_one_recv(&b, 62, (uintptr_t)b.buf, 64);
+	qt_post_recv(&b, 62, b.buf, 64);
 	cr_assert_eq(qpio_cq_poll(b.cq, &wc, 1), 0, "the lost message stays lost");
 	wr.wr_id = 63;
 	cr_assert_eq(qpio_qp_post_send(a.qp, &wr, 1, &err), 1);
@@ -568,22 +497,16 @@ Test(send, sge_length_bit31_and_reserved_lkey_refused)
 	struct qpio_sge sge;
 	struct qpio_send_wr wr;
 	struct qpio_recv_wr rwr;
-	struct qpio_soft_qp_stats st;
 	struct qpio_wc wc;
 	int err = 0;
 
 	qt_pair_create(&a, &b, NULL);
-	post_one_recv(&b, 1, (uintptr_t)b.buf, 4096);
+	qt_post_recv(&b, 1, b.buf, 4096);
 	sge = (struct qpio_sge){ (uintptr_t)a.buf, 0x80000008u, qpio_mr_lkey(a.mr) };
-	memset(&wr, 0, sizeof(wr));
-	wr.sg_list = &sge;
-	wr.num_sge = 1;
-	wr.opcode = QPIO_WR_SEND;
-	wr.send_flags = QPIO_SEND_SIGNALED;
+	wr = qt_send_wr(0, &sge, 1, QPIO_SEND_SIGNALED);
 	cr_assert_eq(qpio_qp_post_send(a.qp, &wr, 1, &err), 0);
 	cr_assert_eq(err, -EINVAL);
-	cr_assert_eq(qpio_soft_qp_stats(b.qp, &st), 0);
-	cr_assert_eq(st.rq_consumed, 0);
+	cr_assert_eq(qt_stats(b.qp).rq_consumed, 0);
 	cr_assert_eq(qpio_cq_poll(b.cq, &wc, 1), 0);
 	sge = (struct qpio_sge){ (uintptr_t)b.buf, 0x80000000u, qpio_mr_lkey(b.mr) };
 	rwr = (struct qpio_recv_wr){ .wr_id = 2, .sg_list = &sge, .num_sge = 1 };
@@ -608,15 +531,10 @@ Test(send, reset_purges_old_completions)
 	int err;
 
 	qt_pair_create(&a, &b, NULL);
-	post_one_recv(&b, 100, (uintptr_t)b.buf, 64);
-	post_one_recv(&b, 101, (uintptr_t)b.buf + 64, 64);
+	qt_post_recv(&b, 100, b.buf, 64);
+	qt_post_recv(&b, 101, b.buf + 64, 64);
 	sge = (struct qpio_sge){ (uintptr_t)a.buf, 16, qpio_mr_lkey(a.mr) };
-	memset(&wr, 0, sizeof(wr));
-	wr.wr_id = 10;
-	wr.sg_list = &sge;
-	wr.num_sge = 1;
-	wr.opcode = QPIO_WR_SEND;
-	wr.send_flags = QPIO_SEND_SIGNALED;
+	wr = qt_send_wr(10, &sge, 1, QPIO_SEND_SIGNALED);
 	cr_assert_eq(qpio_qp_post_send(a.qp, &wr, 1, &err), 1);
 	wr.wr_id = 11;
 	cr_assert_eq(qpio_qp_post_send(a.qp, &wr, 1, &err), 1);
@@ -629,7 +547,7 @@ Test(send, reset_purges_old_completions)
 	cr_assert_eq(qpio_cq_poll(b.cq, wc, 8), 0);
 	qt_qp_connect(a.qp, b.dev, qpio_qp_num(b.qp), 7);
 	qt_qp_connect(b.qp, a.dev, qpio_qp_num(a.qp), 7);
-	post_one_recv(&b, 200, (uintptr_t)b.buf, 64);
+	qt_post_recv(&b, 200, b.buf, 64);
 	wr.wr_id = 99;
 	cr_assert_eq(qpio_qp_post_send(a.qp, &wr, 1, &err), 1);
 	cr_assert_eq(qt_poll_n(b.cq, wc, 8), 1);
