@@ -1,0 +1,399 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * qp-port fast path: mbufs to work requests and back.
+ *
+ * RX: receive WR s owns the nseg mbufs elts[s * nseg ...]; its SGEs cover
+ * their data rooms (on UD the first SGE starts QPIO_GRH_LEN bytes into the
+ * headroom, so the GRH lands there and the frame at the mbuf's data_off).
+ * The RQ completes in order and wr_id is the slot. A completed slot hands
+ * the mbufs the frame used to the caller, takes fresh ones from the pool,
+ * and is posted again; all reposts of a burst go in one post (one
+ * doorbell).
+ *
+ * TX: WR number n (free running) uses elts[n & mask]. Frames up to
+ * inline_max bytes in one segment are copied into the WQE and freed once
+ * posted (elts holds NULL); others are sent from the mbuf (one SGE per
+ * segment) and freed when a completion covering WR n is reaped. The last WR
+ * of each chunk is signaled, so a completion covers every earlier WR and
+ * the queue never holds mbufs without a signaled WR after them.
+ */
+
+#include <string.h>
+
+#include <rte_branch_prediction.h>
+#include <rte_mbuf.h>
+
+#include "port_qp_private.h"
+
+/* SGEs per receive post burst (stack array). */
+#define QP_RX_SGES 256u
+
+static inline void
+rx_slot_sges(struct qp_rxq *rxq, uint32_t slot, struct qpio_sge *sge)
+{
+	struct rte_mbuf **m = &rxq->elts[(size_t)slot * rxq->nseg];
+	uint32_t k;
+
+	for (k = 0; k < rxq->nseg; k++) {
+		uint32_t off = k == 0 ? rxq->grh : 0;
+
+		sge[k].addr = rte_pktmbuf_mtod(m[k], uintptr_t) - off;
+		sge[k].length = rxq->seg_room + off;
+		sge[k].lkey = qpio_mr_mbuf_lkey(&rxq->mrc, m[k]);
+	}
+}
+
+/* Post the slots in list[0..n); one doorbell. */
+static int
+rx_post_slots(struct qp_rxq *rxq, const uint32_t *list, uint32_t n)
+{
+	struct qpio_recv_wr wr[QP_PORT_POLL];
+	struct qpio_sge sge[QP_RX_SGES];
+	uint32_t i, done = 0;
+	int err = 0;
+
+	while (done < n) {
+		uint32_t chunk = RTE_MIN(n - done,
+					 RTE_MIN(QP_PORT_POLL,
+						 QP_RX_SGES / rxq->nseg));
+		uint16_t posted;
+
+		for (i = 0; i < chunk; i++) {
+			uint32_t s = list[done + i];
+
+			rx_slot_sges(rxq, s, &sge[i * rxq->nseg]);
+			wr[i].wr_id = s;
+			wr[i].sg_list = &sge[i * rxq->nseg];
+			wr[i].num_sge = rxq->nseg;
+		}
+		posted = qpio_qp_post_recv(rxq->qp, wr, (uint16_t)chunk, &err);
+		for (i = 0; i < posted; i++)
+			rxq->slot_posted[list[done + i]] = 1;
+		rxq->posted += posted;
+		done += posted;
+		if (posted < chunk)
+			return err != 0 ? err : -EIO;
+	}
+	return 0;
+}
+
+int
+qp_rxq_post_all(struct qp_rxq *rxq)
+{
+	uint32_t list[QP_PORT_POLL];
+	uint32_t s, n = 0;
+	int ret;
+
+	for (s = 0; s < rxq->nb_desc; s++) {
+		if (rxq->slot_posted[s])
+			continue;
+		list[n++] = s;
+		if (n == QP_PORT_POLL) {
+			ret = rx_post_slots(rxq, list, n);
+			if (ret < 0)
+				return ret;
+			n = 0;
+		}
+	}
+	return n > 0 ? rx_post_slots(rxq, list, n) : 0;
+}
+
+/* Turn completed slot s (len bytes of frame) into an mbuf chain; put fresh
+ * mbufs into the slot. NULL (and the slot unchanged) when the pool is
+ * empty. */
+static inline struct rte_mbuf *
+rx_slot_take(struct qp_rxq *rxq, uint32_t s, uint32_t len)
+{
+	struct rte_mbuf **m = &rxq->elts[(size_t)s * rxq->nseg];
+	struct rte_mbuf *fresh[QP_PORT_MAX_SEGS];
+	struct rte_mbuf *head = m[0];
+	uint32_t used, k, left = len;
+
+	used = len == 0 ? 1 : (len + rxq->seg_room - 1) / rxq->seg_room;
+	if (unlikely(rte_pktmbuf_alloc_bulk(rxq->mp, fresh, used) != 0))
+		return NULL;
+	for (k = 0; k < used; k++) {
+		struct rte_mbuf *seg = m[k];
+
+		seg->data_len = (uint16_t)RTE_MIN(left, rxq->seg_room);
+		left -= seg->data_len;
+		seg->next = k + 1 < used ? m[k + 1] : NULL;
+		m[k] = fresh[k];
+	}
+	head->pkt_len = len;
+	head->nb_segs = (uint16_t)used;
+	head->port = rxq->port_id;
+	return head;
+}
+
+uint16_t
+qp_port_rx_burst(void *queue, struct rte_mbuf **pkts, uint16_t nb_pkts)
+{
+	struct qp_rxq *rxq = queue;
+	struct qpio_wc wc[QP_PORT_POLL];
+	uint32_t repost[QP_PORT_POLL];
+	uint16_t nb_rx = 0;
+
+	while (nb_rx < nb_pkts) {
+		uint16_t want = (uint16_t)RTE_MIN((uint32_t)(nb_pkts - nb_rx),
+						 QP_PORT_POLL);
+		uint32_t nrepost = 0;
+		uint16_t n, i;
+
+		n = qpio_cq_poll(rxq->cq, wc, want);
+		for (i = 0; i < n; i++) {
+			uint32_t s = (uint32_t)wc[i].wr_id;
+			uint32_t len = wc[i].byte_len - rxq->grh;
+			struct rte_mbuf *m;
+
+			rxq->slot_posted[s] = 0;
+			rxq->posted--;
+			if (unlikely(wc[i].status != QPIO_WC_SUCCESS)) {
+				/* Flushed slots wait for the next start. */
+				if (wc[i].status == QPIO_WC_WR_FLUSH_ERR) {
+					rxq->flushed++;
+					continue;
+				}
+				rxq->wc_errors++;
+				rxq->ierrors++;
+				repost[nrepost++] = s;
+				continue;
+			}
+			if (unlikely(wc[i].byte_len < rxq->grh ||
+				     len > rxq->max_pkt_len)) {
+				rxq->ierrors++;
+				repost[nrepost++] = s;
+				continue;
+			}
+			m = rx_slot_take(rxq, s, len);
+			if (unlikely(m == NULL)) {
+				/* Drop the frame, keep the buffers. */
+				rxq->rx_nombuf++;
+				repost[nrepost++] = s;
+				continue;
+			}
+			pkts[nb_rx++] = m;
+			rxq->ipackets++;
+			rxq->ibytes += len;
+			repost[nrepost++] = s;
+		}
+		if (nrepost > 0 && rx_post_slots(rxq, repost, nrepost) < 0)
+			rxq->ierrors++;  /* QP left RTS: slots wait for start */
+		if (n < want)
+			break;
+	}
+	return nb_rx;
+}
+
+uint32_t
+qp_txq_reclaim(struct qp_txq *txq, uint32_t max_free)
+{
+	struct qpio_wc wc[QP_PORT_POLL];
+	struct rte_mbuf *done[QP_PORT_POLL];
+	uint32_t freed = 0, nd = 0;
+	uint16_t n, i;
+
+	do {
+		n = qpio_cq_poll(txq->cq, wc, QP_PORT_POLL);
+		for (i = 0; i < n; i++) {
+			uint32_t end = (uint32_t)wc[i].wr_id + 1;
+
+			if (unlikely(wc[i].status != QPIO_WC_SUCCESS &&
+				     wc[i].status != QPIO_WC_WR_FLUSH_ERR))
+				txq->wc_errors++;
+			/* The completion covers every WR up to wr_id. */
+			while (txq->tail != end) {
+				struct rte_mbuf **e =
+					&txq->elts[txq->tail & txq->mask];
+
+				if (*e != NULL) {
+					done[nd++] = *e;
+					*e = NULL;
+					if (nd == QP_PORT_POLL) {
+						rte_pktmbuf_free_bulk(done, nd);
+						freed += nd;
+						nd = 0;
+					}
+				}
+				txq->tail++;
+			}
+		}
+	} while (n == QP_PORT_POLL && (max_free == 0 || freed < max_free));
+	if (nd > 0)
+		rte_pktmbuf_free_bulk(done, nd);
+	return freed + nd;
+}
+
+/* Copy m into a fresh chain from the bounce pool (registered); NULL when
+ * the pool is empty or the chain would need more than max_sge segments. */
+static struct rte_mbuf *
+tx_bounce(struct qp_txq *txq, struct rte_mbuf *m)
+{
+	struct rte_mbuf *seg[QP_PORT_MAX_SEGS], *src;
+	uint32_t room, nseg, k, off, left;
+
+	if (txq->bounce_mp == NULL)
+		return NULL;
+	room = rte_pktmbuf_data_room_size(txq->bounce_mp) -
+	       RTE_PKTMBUF_HEADROOM;
+	nseg = m->pkt_len == 0 ? 1 : (m->pkt_len + room - 1) / room;
+	if (nseg > txq->max_sge || nseg > QP_PORT_MAX_SEGS)
+		return NULL;
+	if (rte_pktmbuf_alloc_bulk(txq->bounce_mp, seg, nseg) != 0)
+		return NULL;
+	k = 0;
+	off = 0;
+	for (src = m; src != NULL; src = src->next) {
+		const uint8_t *p = rte_pktmbuf_mtod(src, const uint8_t *);
+
+		left = src->data_len;
+		while (left > 0) {
+			uint32_t n = RTE_MIN(left, room - off);
+
+			memcpy(rte_pktmbuf_mtod_offset(seg[k], uint8_t *, off),
+			       p, n);
+			p += n;
+			left -= n;
+			off += n;
+			seg[k]->data_len = (uint16_t)off;
+			if (off == room && k + 1 < nseg) {
+				k++;
+				off = 0;
+			}
+		}
+	}
+	for (k = 0; k + 1 < nseg; k++)
+		seg[k]->next = seg[k + 1];
+	seg[0]->pkt_len = m->pkt_len;
+	seg[0]->nb_segs = (uint16_t)nseg;
+	return seg[0];
+}
+
+/* Fill the SGEs of a zero-copy frame; 0 when a segment is outside every
+ * registered MR or there are too many segments. */
+static inline int
+tx_sges(struct qp_txq *txq, const struct rte_mbuf *m, struct qpio_sge *sge)
+{
+	uint32_t k = 0;
+
+	if (unlikely(m->nb_segs > txq->max_sge))
+		return 0;
+	for (; m != NULL; m = m->next, k++) {
+		uint32_t lkey = qpio_mr_mbuf_lkey(&txq->mrc, m);
+
+		if (unlikely(lkey == QPIO_MR_INVALID_LKEY))
+			return 0;
+		sge[k].addr = rte_pktmbuf_mtod(m, uintptr_t);
+		sge[k].length = m->data_len;
+		sge[k].lkey = lkey;
+	}
+	return 1;
+}
+
+uint16_t
+qp_port_tx_burst(void *queue, struct rte_mbuf **pkts, uint16_t nb_pkts)
+{
+	struct qp_txq *txq = queue;
+	struct qpio_send_wr wr[QP_PORT_CHUNK];
+	struct qpio_sge sge[QP_PORT_CHUNK * QP_PORT_MAX_SEGS];
+	struct rte_mbuf *inl[QP_PORT_CHUNK];
+	uint16_t taken = 0;
+
+	if (txq->head != txq->tail)
+		qp_txq_reclaim(txq, 0);
+	if (unlikely(nb_pkts == 0 ||
+		     qpio_qp_state(txq->qp) != QPIO_QPS_RTS))
+		return 0;
+	txq->bursts++;
+	while (taken < nb_pkts) {
+		uint32_t room = txq->nb_desc - (txq->head - txq->tail);
+		uint32_t want = RTE_MIN((uint32_t)(nb_pkts - taken),
+					RTE_MIN(room, QP_PORT_CHUNK));
+		uint32_t i, nwr = 0, consumed = 0;
+		uint16_t posted;
+		int err;
+
+		if (want == 0)
+			break;
+		for (i = 0; i < want; i++) {
+			struct rte_mbuf *m = pkts[taken + i];
+			struct qpio_send_wr *w = &wr[nwr];
+			struct qpio_sge *s = &sge[nwr * QP_PORT_MAX_SEGS];
+			uint32_t slot = (txq->head + nwr) & txq->mask;
+
+			if (unlikely(m->pkt_len > txq->max_pkt_len)) {
+				/* Policy: oversize frames are counted and
+				 * dropped, never truncated. */
+				txq->oversize++;
+				txq->oerrors++;
+				rte_pktmbuf_free(m);
+				consumed++;
+				continue;
+			}
+			w->wr_id = txq->head + nwr;
+			w->opcode = QPIO_WR_SEND;
+			w->send_flags = 0;
+			w->imm_data = 0;
+			w->sg_list = s;
+			w->wr.ud.ah = txq->ah;
+			w->wr.ud.remote_qpn = txq->remote_qpn;
+			w->wr.ud.remote_qkey = txq->port->qkey;
+			if (m->nb_segs == 1 && m->data_len <= txq->inline_max) {
+				s[0].addr = rte_pktmbuf_mtod(m, uintptr_t);
+				s[0].length = m->data_len;
+				s[0].lkey = 0;
+				w->num_sge = 1;
+				w->send_flags = QPIO_SEND_INLINE;
+				txq->elts[slot] = NULL;
+				inl[nwr] = m;
+			} else {
+				if (unlikely(!tx_sges(txq, m, s))) {
+					struct rte_mbuf *c = tx_bounce(txq, m);
+
+					if (c == NULL)
+						break;  /* caller keeps m */
+					rte_pktmbuf_free(m);
+					m = c;
+					tx_sges(txq, m, s);
+					txq->copied_pkts++;
+				} else {
+					txq->zero_copy_pkts++;
+				}
+				w->num_sge = m->nb_segs;
+				txq->elts[slot] = m;
+				inl[nwr] = NULL;
+			}
+			txq->obytes += m->pkt_len;
+			nwr++;
+			consumed++;
+		}
+		if (nwr > 0) {
+			wr[nwr - 1].send_flags |= QPIO_SEND_SIGNALED;
+			posted = qpio_qp_post_send(txq->qp, wr, (uint16_t)nwr,
+						   &err);
+			for (i = 0; i < nwr; i++) {
+				uint32_t slot = (txq->head + i) & txq->mask;
+				struct rte_mbuf *m = inl[i] != NULL ? inl[i] :
+					txq->elts[slot];
+
+				if (i >= posted) {
+					/* Refused (QP left RTS): counted,
+					 * freed. */
+					txq->elts[slot] = NULL;
+					txq->obytes -= m->pkt_len;
+					txq->oerrors++;
+					rte_pktmbuf_free(m);
+				} else if (inl[i] != NULL) {
+					txq->inline_pkts++;
+					rte_pktmbuf_free(m);
+				}
+			}
+			txq->head += posted;
+			txq->opackets += posted;
+		}
+		taken += consumed;
+		if (consumed < want)
+			break;
+	}
+	return taken;
+}

@@ -1,0 +1,427 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * lib/port: the qp-port adapter over the soft NIC (RC link between two
+ * ports), cases C12 and C13, and the life-cycle rules of lib/port.
+ */
+#include <string.h>
+
+#include <rte_cycles.h>
+#include <rte_errno.h>
+#include <rte_mbuf.h>
+#include <rte_mempool.h>
+
+#include "qpio_port.h"
+#include "test_common.h"
+
+TestSuite(port_qp, .init = qt_eal_init, .fini = qt_eal_fini);
+
+#define NB_MBUF 2048u
+#define NB_DESC 256u
+
+struct link {
+	int a, b;                   /* port ids */
+	struct rte_mempool *rx_mp;  /* receive buffers of both ports */
+	struct rte_mempool *tx_mp;  /* frames the test builds */
+};
+
+static struct rte_mempool *
+pool(const char *name, unsigned int n, uint16_t room)
+{
+	struct rte_mempool *mp;
+
+	mp = rte_pktmbuf_pool_create(name, n, 0, 0, room, SOCKET_ID_ANY);
+	cr_assert_not_null(mp, "pool %s: %s", name, rte_strerror(rte_errno));
+	return mp;
+}
+
+static void
+port_up(int id, uint16_t nb_desc, uint32_t max_len, struct rte_mempool *mp)
+{
+	struct qpio_port_conf conf = { .max_rx_pkt_len = max_len };
+
+	cr_assert_eq(qpio_port_configure(id, 1, 1, &conf), 0);
+	cr_assert_eq(qpio_port_rx_queue_setup(id, 0, nb_desc, SOCKET_ID_ANY,
+					      mp), 0);
+	cr_assert_eq(qpio_port_tx_queue_setup(id, 0, nb_desc, SOCKET_ID_ANY),
+		     0);
+	cr_assert_eq(qpio_port_start(id), 0);
+}
+
+/* Two RC qp ports on soft0, linked; tx frames come from a registered
+ * pool when tx_mp_registered (the rx pool), else from a separate one. */
+static void
+link_up(struct link *l, uint16_t nb_desc, uint32_t max_len, int separate_tx)
+{
+	l->a = qpio_port_create("qp0,dev=soft0,qp=rc,peer=qp1");
+	l->b = qpio_port_create("qp1,dev=soft0,qp=rc,peer=qp0");
+	cr_assert_eq(l->a, 0);
+	cr_assert_eq(l->b, 1);
+	l->rx_mp = pool("rx_mp", NB_MBUF, RTE_MBUF_DEFAULT_BUF_SIZE);
+	l->tx_mp = separate_tx ? pool("tx_mp", NB_MBUF,
+				      RTE_MBUF_DEFAULT_BUF_SIZE) : l->rx_mp;
+	port_up(l->a, nb_desc, max_len, l->rx_mp);
+	port_up(l->b, nb_desc, max_len, l->rx_mp);
+}
+
+static void
+link_down(struct link *l)
+{
+	cr_assert_eq(qpio_port_close(l->a), 0);
+	cr_assert_eq(qpio_port_close(l->b), 0);
+	cr_assert_eq(rte_mempool_avail_count(l->rx_mp), NB_MBUF,
+		     "rx pool: %u of %u back", rte_mempool_avail_count(l->rx_mp),
+		     NB_MBUF);
+	if (l->tx_mp != l->rx_mp) {
+		cr_assert_eq(rte_mempool_avail_count(l->tx_mp), NB_MBUF);
+		rte_mempool_free(l->tx_mp);
+	}
+	rte_mempool_free(l->rx_mp);
+}
+
+/* A frame of len bytes holding the pattern of seed, in segments of at most
+ * seg bytes. */
+static struct rte_mbuf *
+frame(struct rte_mempool *mp, uint32_t len, uint32_t seed, uint32_t seg)
+{
+	uint8_t buf[70000];
+	struct rte_mbuf *head = NULL;
+	uint32_t off = 0;
+
+	cr_assert_leq(len, sizeof(buf));
+	qt_fill(buf, len, seed);
+	do {
+		uint32_t n = RTE_MIN(len - off, seg);
+		struct rte_mbuf *m = rte_pktmbuf_alloc(mp);
+		char *p;
+
+		cr_assert_not_null(m);
+		p = rte_pktmbuf_append(m, (uint16_t)n);
+		cr_assert_not_null(p);
+		memcpy(p, buf + off, n);
+		off += n;
+		if (head == NULL)
+			head = m;
+		else
+			cr_assert_eq(rte_pktmbuf_chain(head, m), 0);
+	} while (off < len);
+	return head;
+}
+
+/* 1 if m holds len bytes of the pattern of seed. */
+static int
+frame_ok(const struct rte_mbuf *m, uint32_t len, uint32_t seed)
+{
+	static uint8_t buf[70000];
+	const uint8_t *p;
+
+	if (m->pkt_len != len)
+		return 0;
+	p = rte_pktmbuf_read(m, 0, len, buf);
+	return p != NULL && qt_check(p, len, seed);
+}
+
+/* Receive n frames on port id (or time out after ~2 s). */
+static unsigned int
+rx_n(int id, struct rte_mbuf **pkts, unsigned int n)
+{
+	uint64_t end = rte_get_timer_cycles() + 2 * rte_get_timer_hz();
+	unsigned int got = 0;
+
+	while (got < n && rte_get_timer_cycles() < end)
+		got += qpio_port_rx_burst(id, 0, &pkts[got],
+					  (uint16_t)RTE_MIN(n - got, 64u));
+	return got;
+}
+
+static uint64_t
+xstat(int id, const char *name)
+{
+	uint64_t v = UINT64_MAX;
+
+	cr_assert_eq(qpio_port_xstat_get_by_name(id, name, &v), 0, "%s", name);
+	return v;
+}
+
+Test(port_qp, forwards_frames_byte_identical_inline_and_zero_copy)
+{
+	struct rte_mbuf *tx[100], *rx[100];
+	struct qpio_port_stats st;
+	struct qpio_port_link lk;
+	uint64_t bytes = 0;
+	unsigned int i, n_inline = 0;
+	struct link l;
+
+	link_up(&l, NB_DESC, 0, 0);
+	cr_assert_eq(qpio_port_link_get(l.a, &lk), 0);
+	cr_assert_eq(lk.up, 1);
+	for (i = 0; i < 100; i++) {
+		uint32_t len = 60 + i * 14;   /* 60 .. 1446 bytes */
+
+		tx[i] = frame(l.tx_mp, len, i, 2048);
+		bytes += len;
+		n_inline += len <= 256;
+	}
+	cr_assert_eq(qpio_port_tx_burst(l.a, 0, tx, 100), 100);
+	cr_assert_eq(rx_n(l.b, rx, 100), 100);
+	for (i = 0; i < 100; i++) {
+		cr_assert(frame_ok(rx[i], 60 + i * 14, i), "frame %u", i);
+		cr_assert_eq(rx[i]->nb_segs, 1);
+		cr_assert_eq(rx[i]->port, l.b);
+		rte_pktmbuf_free(rx[i]);
+	}
+	cr_assert_eq(qpio_port_stats_get(l.a, &st), 0);
+	cr_assert_eq(st.opackets, 100);
+	cr_assert_eq(st.obytes, bytes);
+	cr_assert_eq(st.q_opackets[0], 100);
+	cr_assert_eq(st.oerrors, 0);
+	cr_assert_eq(qpio_port_stats_get(l.b, &st), 0);
+	cr_assert_eq(st.ipackets, 100);
+	cr_assert_eq(st.ibytes, bytes);
+	cr_assert_eq(st.q_ipackets[0], 100);
+	cr_assert_eq(st.ierrors + st.imissed + st.rx_nombuf, 0);
+	cr_assert_eq(n_inline, 15);   /* 60 + 14 * 14 = 256 */
+	cr_assert_eq(xstat(l.a, "tx_inline_packets"), 15);
+	cr_assert_eq(xstat(l.a, "tx_zero_copy_packets"), 85);
+	cr_assert_eq(xstat(l.a, "tx_copied_packets"), 0);
+	cr_assert_eq(xstat(l.b, "rx_good_packets"), 100);
+	cr_assert_eq(xstat(l.b, "rx_q0_bytes"), bytes);
+	link_down(&l);
+}
+
+Test(port_qp, multi_segment_frames_cross_as_chains)
+{
+	struct rte_mbuf *m, *rx[3];
+	const uint32_t len[3] = { 5000, 2048, 9000 };
+	unsigned int i;
+	struct link l;
+
+	/* 9000-byte frames need ceil(9000 / 2048) = 5 receive segments. */
+	link_up(&l, 64, 9000, 0);
+	for (i = 0; i < 3; i++) {
+		m = frame(l.tx_mp, len[i], 100 + i, 1500);
+		cr_assert_eq(m->nb_segs, (len[i] + 1499) / 1500);
+		cr_assert_eq(qpio_port_tx_burst(l.a, 0, &m, 1), 1);
+	}
+	cr_assert_eq(rx_n(l.b, rx, 3), 3);
+	for (i = 0; i < 3; i++) {
+		cr_assert(frame_ok(rx[i], len[i], 100 + i), "frame %u", i);
+		cr_assert_eq(rx[i]->nb_segs, (len[i] + 2047) / 2048);
+		rte_pktmbuf_free(rx[i]);
+	}
+	cr_assert_eq(xstat(l.a, "tx_zero_copy_packets"), 3);
+	link_down(&l);
+}
+
+Test(port_qp, oversize_frame_is_dropped_and_counted_never_truncated)
+{
+	struct rte_mbuf *m[2], *rx[2];
+	struct qpio_port_stats st;
+	struct link l;
+
+	link_up(&l, 64, 1518, 0);
+	m[0] = frame(l.tx_mp, 1519, 7, 2048);
+	m[1] = frame(l.tx_mp, 1518, 8, 2048);
+	cr_assert_eq(qpio_port_tx_burst(l.a, 0, m, 2), 2);
+	cr_assert_eq(rx_n(l.b, rx, 2), 1);
+	cr_assert(frame_ok(rx[0], 1518, 8));
+	rte_pktmbuf_free(rx[0]);
+	cr_assert_eq(qpio_port_stats_get(l.a, &st), 0);
+	cr_assert_eq(st.opackets, 1);
+	cr_assert_eq(st.oerrors, 1);
+	cr_assert_eq(xstat(l.a, "tx_oversize_drops"), 1);
+	cr_assert_eq(xstat(l.a, "tx_errors"), 1);
+	link_down(&l);   /* the dropped frame went back to its pool */
+}
+
+Test(port_qp, unregistered_pool_frames_are_copied_to_registered_buffers)
+{
+	struct rte_mbuf *m[8], *rx[8];
+	unsigned int i;
+	struct link l;
+
+	link_up(&l, 64, 0, 1);
+	for (i = 0; i < 8; i++)
+		m[i] = frame(l.tx_mp, 1000 + i, 40 + i, 2048);
+	cr_assert_eq(qpio_port_tx_burst(l.a, 0, m, 8), 8);
+	cr_assert_eq(rx_n(l.b, rx, 8), 8);
+	for (i = 0; i < 8; i++) {
+		cr_assert(frame_ok(rx[i], 1000 + i, 40 + i));
+		rte_pktmbuf_free(rx[i]);
+	}
+	cr_assert_eq(xstat(l.a, "tx_copied_packets"), 8);
+	cr_assert_eq(xstat(l.a, "tx_zero_copy_packets"), 0);
+	/* The originals went back to their pool at once. */
+	cr_assert_eq(rte_mempool_avail_count(l.tx_mp), NB_MBUF);
+	link_down(&l);
+}
+
+/* C12: tx_burst of 32 into a queue with room for 16 returns 16 and leaves
+ * the other 16 with the caller; the idle loop reclaims the rest. */
+Test(port_qp, c12_tx_burst_takes_only_what_fits_and_idle_reclaims)
+{
+	struct rte_mbuf *m[32], *rx[16];
+	unsigned int i, start;
+	uint64_t end;
+	struct link l;
+
+	link_up(&l, 16, 0, 0);
+	start = rte_mempool_avail_count(l.tx_mp);
+	for (i = 0; i < 32; i++)
+		m[i] = frame(l.tx_mp, 512, i, 2048);   /* zero-copy size */
+	cr_assert_eq(qpio_port_tx_burst(l.a, 0, m, 32), 16);
+	for (i = 16; i < 32; i++)
+		cr_assert_eq(rte_mbuf_refcnt_read(m[i]), 1, "frame %u", i);
+	cr_assert_eq(rx_n(l.b, rx, 16), 16);
+	for (i = 0; i < 16; i++) {
+		cr_assert(frame_ok(rx[i], 512, i));
+		rte_pktmbuf_free(rx[i]);
+	}
+	for (i = 16; i < 32; i++)
+		rte_pktmbuf_free(m[i]);
+	/* Idle loop: empty bursts reclaim the completions. */
+	end = rte_get_timer_cycles() + rte_get_timer_hz() / 100;
+	while (rte_mempool_avail_count(l.tx_mp) != start &&
+	       rte_get_timer_cycles() < end)
+		qpio_port_tx_burst(l.a, 0, NULL, 0);
+	cr_assert_eq(rte_mempool_avail_count(l.tx_mp), start);
+	link_down(&l);
+}
+
+/* C13: keep 32 received frames, stop and release the rx queue: the driver
+ * frees only the buffers it still holds. */
+Test(port_qp, c13_rx_queue_release_frees_only_posted_buffers)
+{
+	struct rte_mbuf *m[32], *rx[32];
+	unsigned int i, before;
+	struct link l;
+
+	l.a = qpio_port_create("qp0,dev=soft0,qp=rc,peer=qp1");
+	l.b = qpio_port_create("qp1,dev=soft0,qp=rc,peer=qp0");
+	l.rx_mp = pool("rx_mp", NB_MBUF, RTE_MBUF_DEFAULT_BUF_SIZE);
+	l.tx_mp = pool("tx_mp", NB_MBUF, RTE_MBUF_DEFAULT_BUF_SIZE);
+	port_up(l.a, 64, 0, l.rx_mp);
+	before = rte_mempool_avail_count(l.rx_mp);
+	port_up(l.b, 64, 0, l.rx_mp);
+	cr_assert_eq(rte_mempool_avail_count(l.rx_mp), before - 64);
+	for (i = 0; i < 32; i++)
+		m[i] = frame(l.tx_mp, 64, i, 2048);    /* inline size */
+	cr_assert_eq(qpio_port_tx_burst(l.a, 0, m, 32), 32);
+	cr_assert_eq(rx_n(l.b, rx, 32), 32);
+	cr_assert_eq(qpio_port_stop(l.b), 0);
+	cr_assert_eq(qpio_port_rx_queue_release(l.b, 0), 0);
+	cr_assert_eq(rte_mempool_avail_count(l.rx_mp), before - 32);
+	for (i = 0; i < 32; i++) {
+		cr_assert(frame_ok(rx[i], 64, i));
+		rte_pktmbuf_free(rx[i]);
+	}
+	cr_assert_eq(rte_mempool_avail_count(l.rx_mp), before);
+	link_down(&l);
+}
+
+Test(port_qp, link_waits_for_the_peer_and_tx_keeps_frames_meanwhile)
+{
+	struct rte_mbuf *m, *rx[1];
+	struct qpio_port_link lk;
+	struct link l;
+
+	l.a = qpio_port_create("qp0,dev=soft0,peer=qp1");
+	l.b = qpio_port_create("qp1,dev=soft0,peer=qp0");
+	l.rx_mp = pool("rx_mp", NB_MBUF, RTE_MBUF_DEFAULT_BUF_SIZE);
+	l.tx_mp = l.rx_mp;
+	port_up(l.a, 64, 0, l.rx_mp);
+	cr_assert_eq(qpio_port_link_get(l.a, &lk), 0);
+	cr_assert_eq(lk.up, 0);
+	m = frame(l.tx_mp, 300, 3, 2048);
+	cr_assert_eq(qpio_port_tx_burst(l.a, 0, &m, 1), 0);
+	cr_assert_eq(rte_mbuf_refcnt_read(m), 1);
+	port_up(l.b, 64, 0, l.rx_mp);
+	cr_assert_eq(qpio_port_link_get(l.a, &lk), 0);
+	cr_assert_eq(lk.up, 1);
+	cr_assert_eq(lk.speed_mbps, 100000);
+	cr_assert_eq(qpio_port_tx_burst(l.a, 0, &m, 1), 1);
+	cr_assert_eq(rx_n(l.b, rx, 1), 1);
+	cr_assert(frame_ok(rx[0], 300, 3));
+	rte_pktmbuf_free(rx[0]);
+	link_down(&l);
+}
+
+Test(port_qp, stop_with_frames_in_flight_returns_every_mbuf)
+{
+	struct rte_mbuf *m[64];
+	unsigned int i;
+	struct link l;
+
+	link_up(&l, 64, 0, 0);
+	for (i = 0; i < 64; i++)
+		m[i] = frame(l.tx_mp, 700, i, 2048);
+	cr_assert_eq(qpio_port_tx_burst(l.a, 0, m, 64), 64);
+	/* Nobody receives on b; stopping both must still free everything. */
+	cr_assert_eq(qpio_port_stop(l.a), 0);
+	cr_assert_eq(qpio_port_stop(l.b), 0);
+	link_down(&l);
+}
+
+Test(port_qp, devargs_and_life_cycle_errors_name_the_rule)
+{
+	struct qpio_port_conf conf = { .max_rx_pkt_len = 65535 };
+	struct rte_mempool *mp;
+	int id;
+
+	cr_assert_eq(qpio_port_create("qp0"), -EINVAL);          /* no dev= */
+	cr_assert_eq(qpio_port_create("qp0,dev=soft0,qp=uc"), -EINVAL);
+	cr_assert_eq(qpio_port_create("qp0,dev=soft0,inline=1000"), -EINVAL);
+	cr_assert_eq(qpio_port_create("qp0,dev=soft0,inline=-1"), -EINVAL);
+	cr_assert_eq(qpio_port_create("qp0,dev=soft0,bogus=1"), -EINVAL);
+	cr_assert_eq(qpio_port_create("qp0,dev=soft0,peer=qp0"), -EINVAL);
+	cr_assert_eq(qpio_port_create("qp0,dev=soft0,,qp=rc"), -EINVAL);
+	cr_assert_eq(qpio_port_create("qp0,dev=soft0,mac=zz"), -EINVAL);
+	cr_assert_eq(qpio_port_create("qpx,dev=soft0"), -ENODEV);
+	cr_assert_eq(qpio_port_create("nosuch0"), -ENODEV);
+	cr_assert_eq(qpio_port_count(), 0);
+	id = qpio_port_create("qp0,dev=soft0,mac=02:00:00:00:00:09");
+	cr_assert_eq(id, 0);
+	cr_assert_eq(qpio_port_create("qp0,dev=soft0"), -EEXIST);
+	cr_assert_eq(qpio_port_get_by_name("qp0"), 0);
+	cr_assert_eq(qpio_port_get_by_name("qp9"), -ENODEV);
+	cr_assert_eq(qpio_port_start(id), -EINVAL);        /* not configured */
+	cr_assert_eq(qpio_port_configure(id, 1, 2, NULL), -EINVAL);
+	cr_assert_eq(qpio_port_configure(id, 0, 0, NULL), -EINVAL);
+	cr_assert_eq(qpio_port_configure(id, 1, 1, &conf), 0);
+	mp = pool("rx_mp", 512, RTE_MBUF_DEFAULT_BUF_SIZE);
+	/* 65535 bytes need 32 mbufs of 2048 bytes; soft0 takes 16 SGEs. */
+	cr_assert_eq(qpio_port_rx_queue_setup(id, 0, 64, SOCKET_ID_ANY, mp),
+		     -EINVAL);
+	cr_assert_eq(qpio_port_configure(id, 1, 1, NULL), 0);
+	cr_assert_eq(qpio_port_rx_queue_setup(id, 1, 64, SOCKET_ID_ANY, mp),
+		     -EINVAL);
+	cr_assert_eq(qpio_port_rx_queue_setup(id, 0, 8, SOCKET_ID_ANY, mp),
+		     -EINVAL);                              /* below min_desc */
+	cr_assert_eq(qpio_port_rx_queue_setup(id, 0, 64, SOCKET_ID_ANY, NULL),
+		     -EINVAL);
+	cr_assert_eq(qpio_port_rx_queue_setup(id, 0, 64, SOCKET_ID_ANY, mp), 0);
+	cr_assert_eq(qpio_port_start(id), -EINVAL);        /* txq 0 missing */
+	cr_assert_eq(qpio_port_tx_queue_setup(id, 0, 64, SOCKET_ID_ANY), 0);
+	cr_assert_eq(qpio_port_start(id), 0);
+	cr_assert_eq(qpio_port_configure(id, 1, 1, NULL), -EBUSY);
+	cr_assert_eq(qpio_port_rx_queue_release(id, 0), -EBUSY);
+	cr_assert_eq(qpio_port_tx_queue_setup(id, 0, 64, SOCKET_ID_ANY), -EBUSY);
+	{
+		struct rte_ether_addr mac;
+
+		cr_assert_eq(qpio_port_macaddr_get(id, &mac), 0);
+		cr_assert_eq(mac.addr_bytes[5], 9);
+		cr_assert_eq(mac.addr_bytes[0], 2);
+	}
+	cr_assert_eq(qpio_port_stop(id), 0);
+	{
+		struct rte_mbuf *pk[4];
+
+		/* A stopped port's bursts return 0. */
+		cr_assert_eq(qpio_port_rx_burst(id, 0, pk, 4), 0);
+	}
+	cr_assert_eq(qpio_port_close(id), 0);
+	cr_assert_eq(qpio_port_close(id), -ENODEV);
+	cr_assert_eq(qpio_port_count(), 0);
+	cr_assert_eq(rte_mempool_avail_count(mp), 512);
+	rte_mempool_free(mp);
+}
