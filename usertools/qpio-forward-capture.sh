@@ -1,0 +1,87 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+#
+# qpio's main job: read a capture, send every frame over an RDMA link
+# between two soft-NIC queue pairs, write the received frames to a capture,
+# and check that output equals input frame for frame (bytes and order).
+#
+#   usertools/qpio-forward-capture.sh [-b BUILDDIR] [-t rc|ud] [-k] IN.pcap [OUT.pcap]
+#
+#   -b BUILDDIR  build directory (default: build)
+#   -t rc|ud     transport of the link (default: rc)
+#   -k           keep OUT.pcap (default: removed when it matched, unless
+#                OUT.pcap was given)
+#
+# Ports of the qpio-testpmd run (paired topology, io forwarding):
+#   pcap0 (reads IN) -> qp0 ==RDMA link on soft0==> qp1 -> pcap1 (writes OUT)
+# qpio-testpmd stops by itself once pcap0 has read the whole capture and
+# the link is idle. Exit status: 0 identical, 1 different or failed run,
+# 2 bad usage.
+set -euo pipefail
+
+usage() { sed -n '3,19p' "$0" | sed 's/^# \{0,1\}//'; }
+
+root="$(cd "$(dirname "$0")/.." && pwd)"
+build="$root/build"
+transport=rc
+keep=0
+while getopts "b:t:kh" o; do
+	case "$o" in
+	b) build="$(cd "$OPTARG" && pwd)" ;;
+	t) transport="$OPTARG" ;;
+	k) keep=1 ;;
+	h) usage; exit 0 ;;
+	*) usage >&2; exit 2 ;;
+	esac
+done
+shift $((OPTIND - 1))
+if [ $# -lt 1 ] || [ $# -gt 2 ]; then
+	usage >&2
+	exit 2
+fi
+case "$transport" in
+rc|ud) ;;
+*) echo "qpio-forward-capture: -t must be rc or ud, not '$transport'" >&2; exit 2 ;;
+esac
+in="$1"
+if [ ! -r "$in" ]; then
+	echo "qpio-forward-capture: cannot read capture '$in'" >&2
+	exit 2
+fi
+if [ $# -eq 2 ]; then
+	out="$2"
+	keep=1
+else
+	out="$(mktemp --suffix=.pcap /tmp/qpio-forward.XXXXXX)"
+fi
+
+testpmd="$build/app/testpmd/qpio-testpmd"
+pcapcmp="$build/app/pcapcmp/qpio-pcapcmp"
+for b in "$testpmd" "$pcapcmp"; do
+	if [ ! -x "$b" ]; then
+		echo "qpio-forward-capture: $b not built (run usertools/qpio-setup.sh)" >&2
+		exit 1
+	fi
+done
+
+# Frames up to 73728 bytes (the largest real captures hold 65,589-byte
+# frames) cross as chains of at most 9 mbufs of 8192 bytes.
+cmd=("$testpmd" -l 0-1 --no-huge --no-shconf --no-pci -m 512
+	--log-level=lib.eal:warning --
+	--dev "pcap0,rx_pcap=$in"
+	--dev "qp0,dev=soft0,qp=$transport,peer=qp1"
+	--dev "qp1,dev=soft0,qp=$transport,peer=qp0"
+	--dev "pcap1,tx_pcap=$out"
+	--forward-mode=io --port-topology=paired --nb-cores=1
+	--mbuf-size=8320 --max-pkt-len=73728 --total-num-mbufs=8192
+	--rxd=128 --txd=128 --burst=32 --duration=600)
+echo "+ ${cmd[*]}"
+"${cmd[@]}"
+echo "+ $pcapcmp $in $out"
+if "$pcapcmp" "$in" "$out"; then
+	[ "$keep" = 1 ] || rm -f "$out"
+	echo "qpio-forward-capture: output identical to $in"
+	exit 0
+fi
+echo "qpio-forward-capture: output $out differs from $in" >&2
+exit 1
