@@ -98,20 +98,28 @@ qp_rxq_post_all(struct qp_rxq *rxq)
 	return n > 0 ? rx_post_slots(rxq, list, n) : 0;
 }
 
-/* Turn completed slot s (len bytes of frame) into an mbuf chain; put fresh
- * mbufs into the slot. NULL (and the slot unchanged) when the pool is
- * empty. */
+/* Frame length and mbuf count of a good completion; 0 segments when the
+ * completion is to be counted as an error and the slot reposted. */
+static inline uint32_t
+rx_wc_segs(const struct qp_rxq *rxq, const struct qpio_wc *wc, uint32_t *len)
+{
+	*len = wc->byte_len - rxq->grh;
+	if (unlikely(wc->byte_len < rxq->grh || *len > rxq->max_pkt_len))
+		return 0;
+	return *len <= rxq->seg_room ? 1 :
+	       (*len + rxq->seg_room - 1) / rxq->seg_room;
+}
+
+/* Turn completed slot s (len bytes in used mbufs) into an mbuf chain and
+ * put the fresh mbufs into the slot. */
 static inline struct rte_mbuf *
-rx_slot_take(struct qp_rxq *rxq, uint32_t s, uint32_t len)
+rx_slot_take(struct qp_rxq *rxq, uint32_t s, uint32_t len, uint32_t used,
+	     struct rte_mbuf **fresh)
 {
 	struct rte_mbuf **m = &rxq->elts[(size_t)s * rxq->nseg];
-	struct rte_mbuf *fresh[QP_PORT_MAX_SEGS];
 	struct rte_mbuf *head = m[0];
-	uint32_t used, k, left = len;
+	uint32_t k, left = len;
 
-	used = len == 0 ? 1 : (len + rxq->seg_room - 1) / rxq->seg_room;
-	if (unlikely(rte_pktmbuf_alloc_bulk(rxq->mp, fresh, used) != 0))
-		return NULL;
 	for (k = 0; k < used; k++) {
 		struct rte_mbuf *seg = m[k];
 
@@ -137,14 +145,27 @@ qp_port_rx_burst(void *queue, struct rte_mbuf **pkts, uint16_t nb_pkts)
 	while (nb_rx < nb_pkts) {
 		uint16_t want = (uint16_t)RTE_MIN((uint32_t)(nb_pkts - nb_rx),
 						 QP_PORT_POLL);
-		uint32_t nrepost = 0;
+		uint32_t nrepost = 0, need, nf;
+		uint32_t segs[QP_PORT_POLL], lens[QP_PORT_POLL];
+		struct rte_mbuf *fresh[QP_PORT_POLL * 4];
 		uint16_t n, i;
+		int bulk;
 
 		n = qpio_cq_poll(rxq->cq, wc, want);
+		/* One allocation for the whole burst when it fits. */
+		need = 0;
+		for (i = 0; i < n; i++) {
+			segs[i] = 0;
+			if (likely(wc[i].status == QPIO_WC_SUCCESS))
+				segs[i] = rx_wc_segs(rxq, &wc[i], &lens[i]);
+			need += segs[i];
+		}
+		bulk = need > 0 && need <= RTE_DIM(fresh) &&
+		       rte_pktmbuf_alloc_bulk(rxq->mp, fresh, need) == 0;
+		nf = 0;
 		for (i = 0; i < n; i++) {
 			uint32_t s = (uint32_t)wc[i].wr_id;
-			uint32_t len = wc[i].byte_len - rxq->grh;
-			struct rte_mbuf *m;
+			struct rte_mbuf *one[QP_PORT_MAX_SEGS], **f;
 
 			rxq->slot_posted[s] = 0;
 			rxq->posted--;
@@ -159,22 +180,26 @@ qp_port_rx_burst(void *queue, struct rte_mbuf **pkts, uint16_t nb_pkts)
 				repost[nrepost++] = s;
 				continue;
 			}
-			if (unlikely(wc[i].byte_len < rxq->grh ||
-				     len > rxq->max_pkt_len)) {
+			if (unlikely(segs[i] == 0)) {
 				rxq->ierrors++;
 				repost[nrepost++] = s;
 				continue;
 			}
-			m = rx_slot_take(rxq, s, len);
-			if (unlikely(m == NULL)) {
+			if (likely(bulk)) {
+				f = &fresh[nf];
+				nf += segs[i];
+			} else if (rte_pktmbuf_alloc_bulk(rxq->mp, one,
+							  segs[i]) == 0) {
+				f = one;
+			} else {
 				/* Drop the frame, keep the buffers. */
 				rxq->rx_nombuf++;
 				repost[nrepost++] = s;
 				continue;
 			}
-			pkts[nb_rx++] = m;
+			pkts[nb_rx++] = rx_slot_take(rxq, s, lens[i], segs[i], f);
 			rxq->ipackets++;
-			rxq->ibytes += len;
+			rxq->ibytes += lens[i];
 			repost[nrepost++] = s;
 		}
 		if (nrepost > 0 && rx_post_slots(rxq, repost, nrepost) < 0)
@@ -309,7 +334,7 @@ qp_port_tx_burst(void *queue, struct rte_mbuf **pkts, uint16_t nb_pkts)
 		uint32_t room = txq->nb_desc - (txq->head - txq->tail);
 		uint32_t want = RTE_MIN((uint32_t)(nb_pkts - taken),
 					RTE_MIN(room, QP_PORT_CHUNK));
-		uint32_t i, nwr = 0, consumed = 0;
+		uint32_t i, nwr = 0, consumed = 0, nfree = 0;
 		uint16_t posted;
 		int err;
 
@@ -376,18 +401,22 @@ qp_port_tx_burst(void *queue, struct rte_mbuf **pkts, uint16_t nb_pkts)
 				struct rte_mbuf *m = inl[i] != NULL ? inl[i] :
 					txq->elts[slot];
 
-				if (i >= posted) {
+				if (likely(i < posted)) {
+					if (inl[i] != NULL)
+						inl[nfree++] = m;
+				} else {
 					/* Refused (QP left RTS): counted,
 					 * freed. */
 					txq->elts[slot] = NULL;
 					txq->obytes -= m->pkt_len;
 					txq->oerrors++;
 					rte_pktmbuf_free(m);
-				} else if (inl[i] != NULL) {
-					txq->inline_pkts++;
-					rte_pktmbuf_free(m);
 				}
 			}
+			/* Inline frames were copied into the WQEs. */
+			if (nfree > 0)
+				rte_pktmbuf_free_bulk(inl, nfree);
+			txq->inline_pkts += nfree;
 			txq->head += posted;
 			txq->opackets += posted;
 		}
