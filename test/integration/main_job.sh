@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+#
+# The main job (usertools/qpio-forward-capture.sh) on captures, each
+# forwarded over an RDMA link and compared frame for frame.
+#
+#   main_job.sh BUILDDIR shipped          the capture the project ships
+#   main_job.sh BUILDDIR real PCAPDIR     every capture in PCAPDIR/real
+#
+# Exit 0 when every output is identical, 1 otherwise, 77 (skip) when
+# PCAPDIR/real does not exist.
+set -euo pipefail
+
+build="$1"
+what="$2"
+root="$(cd "$(dirname "$0")/../.." && pwd)"
+fwd="$root/usertools/qpio-forward-capture.sh"
+
+case "$what" in
+shipped)
+	files=("$root/data/linux-stack.pcap")
+	;;
+real)
+	dir="$3/real"
+	if [ ! -d "$dir" ]; then
+		echo "SKIP: shared captures not found at $dir"
+		exit 77
+	fi
+	files=("$dir"/*.pcap)
+	;;
+*)
+	echo "main_job.sh: unknown set '$what'" >&2
+	exit 2
+	;;
+esac
+
+fail=0
+for f in "${files[@]}"; do
+	echo "=== $f"
+	if "$fwd" -b "$build" "$f"; then
+		echo "PASS: $(basename "$f")"
+	else
+		echo "FAIL: $(basename "$f")"
+		fail=1
+	fi
+done
+echo "main_job: ${#files[@]} captures, $([ $fail = 0 ] && echo all identical || echo FAILURES)"
+exit $fail
