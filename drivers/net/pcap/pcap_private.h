@@ -98,22 +98,54 @@ struct pcap_port {
 	int load_err;                 /**< 0, or the error of a failed load */
 };
 
-/** Receive burst reading the file record by record. */
+/*
+ * Bursts (installed by pcap_start() as the port's rx_burst/tx_burst).
+ * queue is the port's struct pcap_rx_queue / struct pcap_tx_queue; one
+ * lcore at a time per queue; the rx and tx queue of a port may run on
+ * different lcores. Counters are plain stores read without locks.
+ */
+
+/**
+ * Receive up to nb_pkts frames read from the rx file with pcap_next_ex().
+ * Frames above max_len are dropped and counted; a record that finds too
+ * few mbufs stays pending for the next burst (rx_nombuf + 1); a damaged
+ * record is logged once and ends the input (eof).
+ * @return frames stored in pkts[0..n); ownership passes to the caller.
+ */
 uint16_t pcap_rx_burst_file(void *queue, struct rte_mbuf **pkts,
 			    uint16_t nb_pkts);
-/** Receive burst replaying the in-memory capture (infinite_rx=1). */
+/**
+ * Receive up to nb_pkts frames copied from the in-memory capture
+ * (infinite_rx=1), wrapping after its last record. Visits at most
+ * 2 * nb_pkts records per call.
+ * @return frames stored in pkts[0..n).
+ */
 uint16_t pcap_rx_burst_replay(void *queue, struct rte_mbuf **pkts,
 			      uint16_t nb_pkts);
-/** Receive burst of a port without rx_pcap: always 0. */
+/** Receive burst of a port without rx_pcap. @return 0. */
 uint16_t pcap_rx_burst_none(void *queue, struct rte_mbuf **pkts,
 			    uint16_t nb_pkts);
-/** Read the whole rx file into memory for infinite_rx. @return 0 or -errno. */
+/**
+ * Read the whole rx file into memory for infinite_rx (once; later calls
+ * return 0 or the first call's error). Control path only.
+ * @param socket_id NUMA node of the copy, or SOCKET_ID_ANY.
+ * @return 0, -EINVAL (no records, or a damaged record; logged), -ENOMEM,
+ *   -E2BIG (more than 4 GiB of data or 2^32 - 1 records).
+ */
 int pcap_rx_load(struct pcap_port *pp, int socket_id);
 
-/** Transmit burst writing to the tx file. */
+/**
+ * Write every frame as one record of the tx file (caplen = len =
+ * pkt_len, time of the burst), linearising chains into the scratch
+ * buffer; frames above max_len are dropped and counted. Frees every mbuf.
+ * @return nb_pkts (every frame is taken).
+ */
 uint16_t pcap_tx_burst_file(void *queue, struct rte_mbuf **pkts,
 			    uint16_t nb_pkts);
-/** Transmit burst of a port without tx_pcap: frees and counts. */
+/**
+ * Transmit burst of a port without tx_pcap: frees every frame, counts it
+ * as sent (or as oversize). @return nb_pkts.
+ */
 uint16_t pcap_tx_burst_sink(void *queue, struct rte_mbuf **pkts,
 			    uint16_t nb_pkts);
 
