@@ -414,6 +414,79 @@ Test(pcap_port, jumbogram_dropped_and_counted_over_max_len)
 	cr_assert_eq(r.oversize, 1);
 }
 
+/* The first records of a real capture cut at every byte offset: below
+ * the 24-byte file header the port is refused; above, every complete
+ * record comes out and a cut inside a record (header or data) ends the
+ * input with exactly one read error. */
+Test(pcap_port, capture_cut_at_every_offset_reads_complete_records_only)
+{
+	struct rte_mempool *mp = pool(64);
+	struct rte_mbuf *pkts[8];
+	unsigned int n, i, nb = 5, bound[6];
+	char path[256], devargs[300];
+	size_t end, k;
+	uint8_t *file;
+	struct rec *recs;
+	FILE *f;
+
+	need_data();
+	recs = recs_load(REAL "ptp_ethernet.pcap", &n);
+	bound[0] = 24;
+	for (i = 0; i < nb; i++)
+		bound[i + 1] = bound[i] + 16 + recs[i].caplen;
+	end = bound[nb];
+	file = malloc(end);
+	cr_assert_not_null(file);
+	f = fopen(REAL "ptp_ethernet.pcap", "rb");
+	cr_assert_not_null(f);
+	cr_assert_eq(fread(file, 1, end, f), end);
+	fclose(f);
+	snprintf(path, sizeof(path), "%s/cut.pcap", tmp_dir());
+	snprintf(devargs, sizeof(devargs), "pcap0,rx_pcap=%s", path);
+	for (k = 0; k <= end; k++) {
+		struct qpio_port_conf conf = { .max_rx_pkt_len = 0 };
+		unsigned int complete = 0, got = 0;
+		uint16_t m, j;
+		int id;
+
+		f = fopen(path, "wb");
+		cr_assert_not_null(f);
+		cr_assert_eq(fwrite(file, 1, k, f), k);
+		fclose(f);
+		id = qpio_port_create(devargs);
+		if (k < 24) {
+			cr_assert_eq(id, -EINVAL, "cut at %zu", k);
+			continue;
+		}
+		cr_assert_geq(id, 0, "cut at %zu", k);
+		while (complete < nb && bound[complete + 1] <= k)
+			complete++;
+		cr_assert_eq(qpio_port_configure(id, 1, 0, &conf), 0);
+		cr_assert_eq(qpio_port_rx_queue_setup(id, 0, 64, SOCKET_ID_ANY,
+						      mp), 0);
+		cr_assert_eq(qpio_port_start(id), 0);
+		while ((m = qpio_port_rx_burst(id, 0, pkts, 8)) > 0) {
+			for (j = 0; j < m; j++) {
+				assert_frame(pkts[j], &recs[got], got);
+				got++;
+			}
+			rte_pktmbuf_free_bulk(pkts, m);
+		}
+		cr_assert_eq(got, complete, "cut at %zu", k);
+		cr_assert_eq(xstat(id, "rx_read_errors"), k != bound[complete],
+			     "cut at %zu", k);
+		cr_assert_eq(stats(id).ierrors, k != bound[complete]);
+		cr_assert_eq(xstat(id, "rx_eof"), 1);
+		cr_assert_eq(qpio_port_close(id), 0);
+	}
+	cr_assert_eq(rte_mempool_avail_count(mp), 64);
+	unlink(path);
+	*strrchr(path, '/') = '\0';
+	rmdir(path);
+	free(file);
+	recs_free(recs, n);
+}
+
 /* ---- real captures ---- */
 
 /* Every real capture through an rx port and a tx port, compared with the
