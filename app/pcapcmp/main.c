@@ -11,10 +11,13 @@
  *
  * Output and exit status:
  *  - 0: "identical: N packets" on stdout.
- *  - 1: the first difference on stdout, e.g.
- *       "differ: record 3: bytes differ at offset 20 (0x45 vs 0x46)",
- *       "differ: record 3: caplen 60 vs 64",
- *       "differ: record 246: only in B.pcap (A.pcap has 245 records)".
+ *  - 1: the first difference on stdout, one line, for example:
+ *       differ: record 3: bytes differ at offset 20 (0x45 vs 0x46)
+ *       differ: record 3: caplen 60 vs 64, the first 60 bytes are equal
+ *       differ: record 3: caplen 60 vs 64, bytes differ at offset 12 (0x08 vs 0x86)
+ *       differ: record 3: len 1514 vs 60
+ *       differ: record 246: only in B.pcap (A.pcap has 245 records)
+ *    Bytes are compared before len, so a len line means equal bytes.
  *    Record numbers count from 1, byte offsets from 0 (the first byte of
  *    the frame).
  *  - 2: wrong arguments, or a file libpcap cannot open or read (the
@@ -68,6 +71,17 @@ cap_next(struct cap *c, struct pcap_pkthdr **h, const u_char **d)
 	return -1;
 }
 
+/* Offset of the first byte that differs in a[0..n) and b[0..n), or n. */
+static uint32_t
+first_diff(const u_char *a, const u_char *b, uint32_t n)
+{
+	uint32_t i;
+
+	for (i = 0; i < n && a[i] == b[i]; i++)
+		;
+	return i;
+}
+
 static int
 compare(struct cap *a, struct cap *b)
 {
@@ -105,8 +119,24 @@ compare(struct cap *a, struct cap *b)
 			return EXIT_DIFFER;
 		}
 		if (ha->caplen != hb->caplen) {
-			printf("differ: record %llu: caplen %u vs %u\n",
+			uint32_t n = ha->caplen < hb->caplen ? ha->caplen :
+							       hb->caplen;
+
+			i = first_diff(da, db, n);
+			printf("differ: record %llu: caplen %u vs %u, ",
 			       (unsigned long long)rec, ha->caplen, hb->caplen);
+			if (i < n)
+				printf("bytes differ at offset %u (0x%02x vs "
+				       "0x%02x)\n", i, da[i], db[i]);
+			else
+				printf("the first %u bytes are equal\n", n);
+			return EXIT_DIFFER;
+		}
+		i = first_diff(da, db, ha->caplen);
+		if (i < ha->caplen) {
+			printf("differ: record %llu: bytes differ at offset %u "
+			       "(0x%02x vs 0x%02x)\n", (unsigned long long)rec,
+			       i, da[i], db[i]);
 			return EXIT_DIFFER;
 		}
 		if (ha->len != hb->len) {
@@ -114,13 +144,6 @@ compare(struct cap *a, struct cap *b)
 			       (unsigned long long)rec, ha->len, hb->len);
 			return EXIT_DIFFER;
 		}
-		for (i = 0; i < ha->caplen; i++)
-			if (da[i] != db[i]) {
-				printf("differ: record %llu: bytes differ at "
-				       "offset %u (0x%02x vs 0x%02x)\n",
-				       (unsigned long long)rec, i, da[i], db[i]);
-				return EXIT_DIFFER;
-			}
 	}
 }
 

@@ -72,8 +72,14 @@ printf '\100\000\000\000' |
 	dd of="$tmp/len.pcap" bs=1 seek=36 conv=notrunc 2>/dev/null
 expect 1 "differ: record 1: len 262144 vs 64" "$arp" "$tmp/len.pcap"
 
+# The first 60 of its 64 bytes only, caplen field (offset 32) set to 60.
+head -c $((24 + 16 + 60)) "$arp" >"$tmp/short.pcap"
+printf '\074' | dd of="$tmp/short.pcap" bs=1 seek=32 conv=notrunc 2>/dev/null
+expect 1 "differ: record 1: caplen 64 vs 60, the first 60 bytes are equal" \
+	"$arp" "$tmp/short.pcap"
+
 # A record of a different length comes first in these two files.
-expect 1 "differ: record 1: caplen 64 vs 65590" \
+expect 1 "differ: record 1: caplen 64 vs 65590, bytes differ at offset 0 (0x30 vs 0x00)" \
 	"$data/hostile/arp-too-long-tha.pcap" "$data/hostile/ipv6_jumbogram_1.pcap"
 
 # Unreadable: exit 2, libpcap's reason on stderr, nothing on stdout.
