@@ -3,7 +3,12 @@
  * @file
  * qpio-pcapcmp: compare two pcap captures record by record.
  *
- * Usage: qpio-pcapcmp A.pcap B.pcap
+ * Usage: qpio-pcapcmp [--ignore-len] A.pcap B.pcap
+ *
+ * --ignore-len: do not compare the original length (len). Frames that
+ * crossed a link carry only their captured bytes, so a record snapped at
+ * capture time (caplen < len) comes back with len == caplen; such records
+ * are counted on a "note:" line after "identical: N packets".
  *
  * Records are compared in order on their captured length (caplen), their
  * original length (len) and their captured bytes; timestamps are not
@@ -83,11 +88,11 @@ first_diff(const u_char *a, const u_char *b, uint32_t n)
 }
 
 static int
-compare(struct cap *a, struct cap *b)
+compare(struct cap *a, struct cap *b, int ignore_len)
 {
 	struct pcap_pkthdr *ha, *hb;
 	const u_char *da, *db;
-	uint64_t rec;
+	uint64_t rec, nlen = 0;
 
 	if (pcap_datalink(a->p) != pcap_datalink(b->p)) {
 		printf("differ: link type %d vs %d\n", pcap_datalink(a->p),
@@ -107,6 +112,10 @@ compare(struct cap *a, struct cap *b)
 		if (ra == 0 && rb == 0) {
 			printf("identical: %llu packets\n",
 			       (unsigned long long)(rec - 1));
+			if (nlen > 0)
+				printf("note: %llu records differ only in "
+				       "original length (not compared)\n",
+				       (unsigned long long)nlen);
 			return EXIT_SAME;
 		}
 		if (ra == 0 || rb == 0) {
@@ -139,7 +148,9 @@ compare(struct cap *a, struct cap *b)
 			       i, da[i], db[i]);
 			return EXIT_DIFFER;
 		}
-		if (ha->len != hb->len) {
+		if (ha->len != hb->len && ignore_len) {
+			nlen++;
+		} else if (ha->len != hb->len) {
 			printf("differ: record %llu: len %u vs %u\n",
 			       (unsigned long long)rec, ha->len, hb->len);
 			return EXIT_DIFFER;
@@ -151,14 +162,19 @@ int
 main(int argc, char **argv)
 {
 	struct cap a, b;
-	int ret;
+	int ret, ignore_len = 0;
 
+	if (argc == 4 && strcmp(argv[1], "--ignore-len") == 0) {
+		ignore_len = 1;
+		argv++;
+		argc--;
+	}
 	if (argc != 3 || strcmp(argv[1], "-h") == 0 ||
 	    strcmp(argv[1], "--help") == 0) {
 		fprintf(stderr,
-			"usage: qpio-pcapcmp A.pcap B.pcap\n"
-			"Compare two captures record by record (caplen, len, "
-			"bytes; not timestamps).\n"
+			"usage: qpio-pcapcmp [--ignore-len] A.pcap B.pcap\n"
+			"Compare two captures record by record (caplen, len "
+			"unless --ignore-len, bytes; not timestamps).\n"
 			"Exit 0 identical, 1 different (first difference "
 			"printed), 2 unreadable file.\n");
 		return EXIT_TROUBLE;
@@ -169,7 +185,7 @@ main(int argc, char **argv)
 		pcap_close(a.p);
 		return EXIT_TROUBLE;
 	}
-	ret = compare(&a, &b);
+	ret = compare(&a, &b, ignore_len);
 	pcap_close(a.p);
 	pcap_close(b.p);
 	return ret;

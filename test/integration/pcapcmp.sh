@@ -71,6 +71,10 @@ chmod u+w "$tmp/len.pcap"
 printf '\100\000\000\000' |
 	dd of="$tmp/len.pcap" bs=1 seek=36 conv=notrunc 2>/dev/null
 expect 1 "differ: record 1: len 262144 vs 64" "$arp" "$tmp/len.pcap"
+# --ignore-len: the same pair is identical, with the len difference noted.
+expect 0 "identical: 1 packets
+note: 1 records differ only in original length (not compared)" \
+	--ignore-len "$arp" "$tmp/len.pcap"
 
 # The first 60 of its 64 bytes only, caplen field (offset 32) set to 60.
 head -c $((24 + 16 + 60)) "$arp" >"$tmp/short.pcap"
