@@ -92,7 +92,8 @@ extern const struct fwd_engine fwd_icmpecho_engine;
 
 /**
  * Reset fwd_cfg to the defaults: burst 32, one 64-byte segment,
- * 198.18.0.1 -> 198.18.0.2, UDP 9 -> 9, 16 flows.
+ * 198.18.0.1 -> 198.18.0.2, UDP 9 -> 9, 16 flows. Call while no stream
+ * runs.
  */
 void fwd_config_init(void);
 
@@ -107,14 +108,18 @@ const char *fwd_engine_names(void);
 
 /**
  * Transmit pkts[0..n) on the stream's tx queue; frames the port does not
- * take are freed and counted in fs->fwd_dropped.
+ * take are freed and counted in fs->fwd_dropped, so the caller owns none
+ * of the n frames afterwards. Counts the taken ones in fs->tx_packets.
+ * Call only from the lcore that runs fs.
+ * @param n frames, at most TESTPMD_MAX_BURST.
  * @return the number of frames the port took.
  */
 uint16_t fwd_tx(struct fwd_stream *fs, struct rte_mbuf **pkts, uint16_t n);
 
 /**
- * Called when an rx burst returned nothing: lets the tx driver reclaim
- * completions (qpio_port_tx_burst() with no frames).
+ * Called when an rx burst returned nothing: counts fs->idle_polls and
+ * lets the tx driver reclaim completions (qpio_port_tx_burst() with no
+ * frames). Call only from the lcore that runs fs.
  */
 void fwd_idle(struct fwd_stream *fs);
 
@@ -126,7 +131,12 @@ void fwd_idle(struct fwd_stream *fs);
  * flow f = (fs->flow + k) mod nb_flows: f is added to the destination
  * address and to both UDP ports, and fs->flow advances by n.
  * Allocation is all or nothing per call. The payload is not written.
- * @return n, or 0 when the pool could not supply the mbufs.
+ * Call only from the lcore that runs fs (fs->ip_id and fs->flow change).
+ * @param pkts array of at least n entries; on success the caller owns
+ *   the n new frames.
+ * @param n frames to build, at most TESTPMD_MAX_BURST.
+ * @return n, or 0 when the pool could not supply the mbufs (nothing is
+ *   then allocated).
  */
 uint16_t fwd_build_udp(struct fwd_stream *fs, struct rte_mbuf **pkts,
 		       uint16_t n, uint32_t nb_flows);
@@ -141,13 +151,16 @@ struct fwd_lcore {
 /**
  * Forwarding loop of one lcore (for rte_eal_remote_launch): runs every
  * stream of arg (a struct fwd_lcore) in turn until fwd_stop_request().
+ * The streams must not be run by any other lcore meanwhile.
  * @return 0.
  */
 int fwd_lcore_loop(void *arg);
 
-/** Ask every forwarding loop to return (any thread). */
+/** Ask every forwarding loop to return; safe from any thread. The loops
+ *  finish their current round of streams first. */
 void fwd_stop_request(void);
-/** Clear the stop request before launching the loops again. */
+/** Clear the stop request before launching the loops again; call while
+ *  no loop runs. */
 void fwd_stop_clear(void);
 
 #endif /* QPIO_TESTPMD_H */

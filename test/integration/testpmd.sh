@@ -109,6 +109,11 @@ bad-options)
 	rc=$?
 	[ $rc = 1 ] || fail "missing peer: exit status $rc, want 1"
 	grep -q 'port 0: start' "$err" || fail "missing peer: no message"
+	"$tp" "${eal[@]}" -- --dev ring0 --dev ring0 >"$out" 2>"$err"
+	rc=$?
+	[ $rc = 1 ] || fail "duplicate port: exit status $rc, want 1"
+	grep -q -- '--dev ring0: File exists' "$err" ||
+		fail "duplicate port: no message"
 	;;
 sigterm)
 	"$tp" "${eal[@]}" -- "${pair[@]}" --forward-mode=txonly,rxonly \

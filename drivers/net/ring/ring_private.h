@@ -51,7 +51,21 @@ struct ring_port {
 	struct rte_ring *tx_attach;      /**< tx_ring=NAME, else NULL */
 };
 
+/**
+ * Dequeue up to nb_pkts frames of a struct ring_rxq into pkts; frames
+ * longer than max_len are freed and counted as errors. The caller owns
+ * the frames returned. One lcore per queue.
+ * @return frames stored in pkts[0..n).
+ */
 uint16_t ring_rx_burst(void *queue, struct rte_mbuf **pkts, uint16_t nb_pkts);
+
+/**
+ * Enqueue up to nb_pkts frames into the ring of a struct ring_txq.
+ * Frames longer than max_len are freed and counted as errors; they count
+ * as taken. Frames from the returned index on stay the caller's (C12).
+ * One lcore per queue.
+ * @return frames taken, a prefix of pkts.
+ */
 uint16_t ring_tx_burst(void *queue, struct rte_mbuf **pkts, uint16_t nb_pkts);
 
 #endif /* QPIO_RING_PRIVATE_H */
