@@ -30,8 +30,8 @@ fwd_config_init(void)
 	fwd_cfg.tx_nb_segs = 1;
 	fwd_cfg.tx_seg_len[0] = 64;
 	fwd_cfg.tx_pkt_len = 64;
-	fwd_cfg.tx_ip_src = RTE_IPV4(198, 18, 0, 1);
-	fwd_cfg.tx_ip_dst = RTE_IPV4(198, 18, 0, 2);
+	fwd_cfg.tx_ip_src = RTE_IPV4(198u, 18, 0, 1);
+	fwd_cfg.tx_ip_dst = RTE_IPV4(198u, 18, 0, 2);
 	fwd_cfg.tx_udp_src = 9;
 	fwd_cfg.tx_udp_dst = 9;
 	fwd_cfg.flowgen_flows = 16;

@@ -230,9 +230,9 @@ check_udp_frame(struct rte_mbuf *m, uint32_t len, uint32_t flow)
 	cr_assert_eq(ip->next_proto_id, IPPROTO_UDP);
 	cr_assert_eq(ip->time_to_live, 64);
 	cr_assert(cksum_ok(ip, sizeof(*ip)), "IPv4 header checksum");
-	cr_assert_eq(rte_be_to_cpu_32(ip->src_addr), RTE_IPV4(198, 18, 0, 1));
+	cr_assert_eq(rte_be_to_cpu_32(ip->src_addr), RTE_IPV4(198u, 18, 0, 1));
 	cr_assert_eq(rte_be_to_cpu_32(ip->dst_addr),
-		     RTE_IPV4(198, 18, 0, 2) + flow);
+		     RTE_IPV4(198u, 18, 0, 2) + flow);
 	cr_assert_eq(rte_be_to_cpu_16(udp->src_port), 9 + flow);
 	cr_assert_eq(rte_be_to_cpu_16(udp->dst_port), 9 + flow);
 	cr_assert_eq(rte_be_to_cpu_16(udp->dgram_len), len - 34);
