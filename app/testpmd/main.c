@@ -52,8 +52,7 @@ struct testpmd {
 	struct fwd_lcore lcores[RTE_MAX_LCORE];
 	unsigned int nb_lcores;
 	struct port_snap snap[QPIO_MAX_PORTS];
-	uint8_t has_eof[QPIO_MAX_PORTS];
-	uint16_t nb_eof;
+	struct fwd_eof_watch eof;
 	double fwd_secs;
 };
 
@@ -313,36 +312,6 @@ print_config(const struct testpmd *t)
 	fflush(stdout);
 }
 
-/* Frames moved by all streams so far (read while the lcores run). */
-static uint64_t
-streams_moved(const struct testpmd *t)
-{
-	uint64_t sum = 0;
-	unsigned int s;
-
-	for (s = 0; s < t->nb_streams; s++) {
-		const volatile struct fwd_stream *fs = &t->streams[s];
-
-		sum += fs->rx_packets + fs->tx_packets + fs->fwd_dropped;
-	}
-	return sum;
-}
-
-/* 1 when every port that reports rx_eof has reached its end of input. */
-static int
-inputs_ended(const struct testpmd *t)
-{
-	uint64_t v;
-	uint16_t p;
-
-	for (p = 0; p < t->nb_ports; p++)
-		if (t->has_eof[p] &&
-		    (qpio_port_xstat_get_by_name(p, "rx_eof", &v) != 0 ||
-		     v != 1))
-			return 0;
-	return 1;
-}
-
 static void
 tx_first(struct testpmd *t)
 {
@@ -368,17 +337,12 @@ tx_first(struct testpmd *t)
 static int
 forward(struct testpmd *t)
 {
-	uint64_t hz = rte_get_timer_hz(), t0, now, next_stats, last_move;
-	uint64_t moved, prev_moved = UINT64_MAX;
+	uint64_t hz = rte_get_timer_hz(), t0, now, next_stats;
 	unsigned int lc;
-	uint16_t p;
-	uint64_t v;
 
-	for (p = 0; p < t->nb_ports; p++)
-		if (qpio_port_xstat_get_by_name(p, "rx_eof", &v) == 0) {
-			t->has_eof[p] = 1;
-			t->nb_eof++;
-		}
+	if (fwd_eof_watch_init(&t->eof, t->nb_ports) > 0)
+		printf("%u ports report rx_eof: the run stops when all inputs "
+		       "ended\n", t->eof.nb_eof);
 	stats_snapshot(t->snap, t->nb_ports);
 	fwd_stop_clear();
 	if (t->o.tx_first)
@@ -396,7 +360,6 @@ forward(struct testpmd *t)
 	printf("Forwarding started. Stop with Ctrl-C (SIGINT) or SIGTERM.\n");
 	fflush(stdout);
 	next_stats = t0 + t->o.stats_period * hz;
-	last_move = t0;
 	while (!quit) {
 		rte_delay_us_sleep(MONITOR_US);
 		now = rte_get_timer_cycles();
@@ -410,16 +373,11 @@ forward(struct testpmd *t)
 			stats_periodic(t->snap, t->nb_ports);
 			next_stats += t->o.stats_period * hz;
 		}
-		if (t->nb_eof > 0) {
-			moved = streams_moved(t);
-			if (moved != prev_moved) {
-				prev_moved = moved;
-				last_move = now;
-			} else if (now - last_move >= EOF_IDLE_MS * hz / 1000 &&
-				   inputs_ended(t)) {
-				printf("All inputs ended.\n");
-				break;
-			}
+		if (fwd_eof_watch_check(&t->eof,
+				fwd_streams_moved(t->streams, t->nb_streams),
+				now, EOF_IDLE_MS * hz / 1000)) {
+			printf("All inputs ended.\n");
+			break;
 		}
 	}
 	fwd_stop_request();

@@ -141,6 +141,42 @@ void fwd_idle(struct fwd_stream *fs);
 uint16_t fwd_build_udp(struct fwd_stream *fs, struct rte_mbuf **pkts,
 		       uint16_t n, uint32_t nb_flows);
 
+/** End-of-input watch of the main lcore (see fwd_eof_watch_check()). */
+struct fwd_eof_watch {
+	uint8_t has_eof[QPIO_MAX_PORTS];   /**< port reports rx_eof */
+	uint16_t nb_eof;                   /**< ports that report rx_eof */
+	uint16_t nb_ports;
+	int primed;                        /**< moved/since are valid */
+	uint64_t moved;                    /**< frames moved at the last change */
+	uint64_t since;                    /**< time of the last change */
+};
+
+/**
+ * Find the ports [0, nb_ports) that have an extended statistic named
+ * rx_eof (a capture that can end). Control thread only.
+ * @return the number of such ports; 0 disables the watch.
+ */
+uint16_t fwd_eof_watch_init(struct fwd_eof_watch *w, uint16_t nb_ports);
+
+/**
+ * Decide whether the run is over because every input ended: at least one
+ * port reports rx_eof, every such port reports 1, and moved has not
+ * changed for at least idle time units. Call periodically from the
+ * control thread.
+ * @param moved frames moved so far (fwd_streams_moved()).
+ * @param now current time, in any unit (timer cycles).
+ * @param idle quiet time needed, in the unit of now.
+ * @return 1 to stop, else 0.
+ */
+int fwd_eof_watch_check(struct fwd_eof_watch *w, uint64_t moved,
+			uint64_t now, uint64_t idle);
+
+/**
+ * Sum of the rx, tx and drop counters of streams[0..n). Safe to call
+ * while the lcores run (the value may be one burst stale).
+ */
+uint64_t fwd_streams_moved(const struct fwd_stream *streams, unsigned int n);
+
 /** State of one forwarding lcore. */
 struct fwd_lcore {
 	struct fwd_stream **streams;
