@@ -12,7 +12,8 @@ rxonly_fwd(struct fwd_stream *fs)
 
 	n = qpio_port_rx_burst(fs->rx_port, fs->rx_queue, pkts, fwd_cfg.burst);
 	if (n == 0) {
-		fwd_idle(fs);
+		/* Its tx queue may be another stream's: leave it alone. */
+		fs->idle_polls++;
 		return;
 	}
 	fs->rx_packets += n;
@@ -21,5 +22,6 @@ rxonly_fwd(struct fwd_stream *fs)
 
 const struct fwd_engine fwd_rxonly_engine = {
 	.name = "rxonly",
+	.no_tx = 1,
 	.packet_fwd = rxonly_fwd,
 };

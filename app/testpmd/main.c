@@ -126,11 +126,36 @@ peer_mac(const struct testpmd *t, uint16_t port, struct rte_ether_addr *mac)
 	mac->addr_bytes[5] = (uint8_t)port;
 }
 
+/* Lcore index of stream s: round-robin, except that a stream sending on
+ * the tx queue of an earlier stream joins that stream's lcore, because a
+ * tx queue is used by one lcore only. */
+static unsigned int
+stream_place(struct testpmd *t, unsigned int s, unsigned int *next)
+{
+	const struct fwd_stream *fs = &t->streams[s];
+	unsigned int e, lc;
+
+	for (e = 0; e < s && !fs->engine->no_tx; e++) {
+		const struct fwd_stream *o = &t->streams[e];
+
+		if (!o->engine->no_tx && o->tx_port == fs->tx_port &&
+		    o->tx_queue == fs->tx_queue) {
+			printf("Stream %u shares tx port %u queue %u with stream "
+			       "%u: same lcore\n", s, fs->tx_port,
+			       fs->tx_queue, e);
+			return t->stream_lcore[e];
+		}
+	}
+	lc = *next;
+	*next = (*next + 1) % t->nb_lcores;
+	return lc;
+}
+
 /* One stream per (rx port, rx queue); spread over the lcores. */
 static int
 streams_build(struct testpmd *t)
 {
-	unsigned int s, workers[RTE_MAX_LCORE], nb_workers = 0, lc;
+	unsigned int s, workers[RTE_MAX_LCORE], nb_workers = 0, lc, next = 0;
 	uint16_t p, q;
 
 	RTE_LCORE_FOREACH_WORKER(lc)
@@ -156,7 +181,7 @@ streams_build(struct testpmd *t)
 	for (p = 0; p < t->nb_ports; p++)
 		for (q = 0; q < t->o.nb_rxq; q++, s++) {
 			struct fwd_stream *fs = &t->streams[s];
-			struct fwd_lcore *fl = &t->lcores[s % t->nb_lcores];
+			struct fwd_lcore *fl;
 
 			fs->engine = t->o.modes[RTE_MIN(s, t->o.nb_modes - 1u)];
 			fs->rx_port = p;
@@ -169,7 +194,8 @@ streams_build(struct testpmd *t)
 			qpio_port_macaddr_get(fs->tx_port, &fs->src_mac);
 			qpio_port_macaddr_get(fs->rx_port, &fs->rx_mac);
 			peer_mac(t, fs->tx_port, &fs->dst_mac);
-			t->stream_lcore[s] = s % t->nb_lcores;
+			t->stream_lcore[s] = stream_place(t, s, &next);
+			fl = &t->lcores[t->stream_lcore[s]];
 			fl->streams[fl->nb_streams++] = fs;
 		}
 	return 0;
@@ -349,7 +375,8 @@ forward(struct testpmd *t)
 		tx_first(t);
 	t0 = rte_get_timer_cycles();
 	for (lc = 0; lc < t->nb_lcores; lc++)
-		if (rte_eal_remote_launch(fwd_lcore_loop, &t->lcores[lc],
+		if (t->lcores[lc].nb_streams > 0 &&
+		    rte_eal_remote_launch(fwd_lcore_loop, &t->lcores[lc],
 					  t->lcores[lc].lcore_id) != 0) {
 			fprintf(stderr, "qpio-testpmd: lcore %u is busy\n",
 				t->lcores[lc].lcore_id);

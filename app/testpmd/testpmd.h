@@ -38,6 +38,8 @@ struct fwd_engine {
 	const char *name;          /**< "io", "macswap", ... */
 	/** Generates its own frames: sent on the stream's rx port. */
 	uint8_t generator;
+	/** Never touches its tx queue, not even to reclaim (rxonly). */
+	uint8_t no_tx;
 	/**
 	 * Run one burst of fs: receive (unless a pure generator), process,
 	 * transmit. Frames the tx port does not take are freed and counted
