@@ -7,7 +7,7 @@
 #   testpmd.sh PATH/TO/qpio-testpmd CASE
 #
 # CASE: io-tx-first, macswap-tx-first, txonly-rxonly-duration,
-#       bad-options, sigterm.
+#       lcore-placement, bad-options, sigterm.
 set -u
 
 tp=$1
@@ -78,6 +78,25 @@ txonly-rxonly-duration)
 	rx=$(total RX-packets:)
 	tx=$(total TX-packets:)
 	[ "$rx" -gt 0 ] && [ "$tx" -ge "$rx" ] || fail "RX $rx, TX $tx"
+	;;
+lcore-placement)
+	# Three lcores on two CPUs: placement is what is checked, not speed.
+	eal=(--lcores=0@0,1@1,2@1 "${eal[@]:2}")
+	run "${pair[@]}" --forward-mode=txonly,rxonly --duration=0.3
+	rc=$?
+	[ $rc = 0 ] || fail "txonly,rxonly: exit status $rc, want 0"
+	grep -q 'shares tx port' "$out" && fail "txonly,rxonly: streams joined"
+	[ "$(grep -c 'forwards packets on 1 streams' "$out")" = 2 ] ||
+		fail "txonly,rxonly: want one stream on each of 2 lcores"
+	check_common
+	run "${pair[@]}" --forward-mode=txonly,io --duration=0.3
+	rc=$?
+	[ $rc = 0 ] || fail "txonly,io: exit status $rc, want 0"
+	grep -q '^Stream 1 shares tx port 0 queue 0 with stream 0: same lcore$' \
+		"$out" || fail "txonly,io: streams 0 and 1 not on one lcore"
+	grep -q 'forwards packets on 2 streams' "$out" ||
+		fail "txonly,io: want both streams on one lcore"
+	check_common
 	;;
 bad-options)
 	check_bad() {
