@@ -422,6 +422,10 @@ teardown(struct testpmd *t)
 	unsigned int i;
 	uint16_t p;
 
+	/* Stop every port before closing any: a port may send into the
+	 * queues of another. */
+	for (p = 0; p < t->nb_ports; p++)
+		qpio_port_stop(p);
 	for (p = 0; p < t->nb_ports; p++) {
 		int ret = qpio_port_close(p);
 
