@@ -53,11 +53,13 @@ struct testpmd_opts {
 	struct rte_ether_addr peer_mac[QPIO_MAX_PORTS];
 };
 
-/*
- * Parse the application options (argv after EAL's). Fills opts and
- * fwd_cfg. nb_workers is the number of EAL worker lcores.
- * Returns 0, 1 when --help was printed, or -EINVAL after printing a
- * message naming the option and its rule.
+/**
+ * Parse the application options (argv after EAL's; argv[0] is the
+ * program name). Fills opts (which keeps pointers into argv) and fwd_cfg.
+ * Not thread-safe (getopt).
+ * @param nb_workers number of EAL worker lcores.
+ * @return 0, 1 when --help was printed, or -EINVAL after printing a
+ *   message naming the option and its rule to stderr.
  */
 int testpmd_parse_args(int argc, char **argv, unsigned int nb_workers,
 		       struct testpmd_opts *opts);
@@ -70,24 +72,28 @@ struct port_snap {
 	uint64_t last_cycles;
 };
 
-/* Record the counters of ports [0, nb_ports) as the start of forwarding. */
+/** Record the counters of ports [0, nb_ports) as the start of forwarding
+ *  (snap holds nb_ports entries). */
 void stats_snapshot(struct port_snap *snap, uint16_t nb_ports);
 
-/* Print the counters of every port and the rates since the last call. */
+/** Print the counters of ports [0, nb_ports) since the snapshot and their
+ *  packet rates (frames per second) since the last call. */
 void stats_periodic(struct port_snap *snap, uint16_t nb_ports);
 
-/* Frames all ports received since the snapshot. */
+/** @return frames ports [0, nb_ports) received since the snapshot. */
 uint64_t stats_rx_total(const struct port_snap *snap, uint16_t nb_ports);
 
-/*
- * Print the forward statistics of each port, the accumulated totals and
- * the throughput line for secs seconds of forwarding.
+/**
+ * Print the forward statistics of each port since the snapshot, the
+ * accumulated totals and the throughput line.
+ * @param streams the nb_streams streams, for their forwarding drops.
+ * @param secs forwarding time in seconds.
  */
 void stats_final(const struct port_snap *snap, uint16_t nb_ports,
 		 struct fwd_stream *streams, unsigned int nb_streams,
 		 double secs);
 
-/* Print the nonzero extended statistics of port_id. */
+/** Print the nonzero extended statistics of port_id. */
 void stats_xstats(uint16_t port_id);
 
 #endif /* QPIO_TESTPMD_APP_H */
