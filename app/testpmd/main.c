@@ -1,0 +1,508 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * qpio-testpmd: forward frames between packet ports with the engines of
+ * DPDK testpmd, on EAL worker lcores, and report port statistics, the
+ * throughput and the mbufs not returned to their pools.
+ *
+ *   qpio-testpmd [EAL args] -- --dev DEVARGS [--dev ...] [options]
+ */
+
+#include <errno.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_cycles.h>
+#include <rte_eal.h>
+#include <rte_errno.h>
+#include <rte_launch.h>
+#include <rte_lcore.h>
+#include <rte_malloc.h>
+#include <rte_mbuf.h>
+
+#include "qpio_port.h"
+#include "qpio_rdma.h"
+#include "testpmd_app.h"
+
+/* How often the main lcore looks at the run (microseconds). */
+#define MONITOR_US 10000u
+/* No frame moved for this long, with every input at its end: stop (ms). */
+#define EOF_IDLE_MS 100u
+
+static volatile sig_atomic_t quit;
+
+static void
+on_signal(int sig)
+{
+	RTE_SET_USED(sig);
+	quit = 1;
+}
+
+struct testpmd {
+	struct testpmd_opts o;
+	uint16_t nb_ports;                       /* created */
+	struct qpio_device *rdma[QPIO_MAX_DEVICES];
+	uint16_t nb_rdma;
+	struct rte_mempool *pools[RTE_MAX_NUMA_NODES];
+	struct fwd_stream *streams;
+	unsigned int nb_streams;
+	unsigned int *stream_lcore;              /* index into lcores[] */
+	struct fwd_lcore lcores[RTE_MAX_LCORE];
+	unsigned int nb_lcores;
+	struct port_snap snap[QPIO_MAX_PORTS];
+	struct fwd_eof_watch eof;
+	double fwd_secs;
+};
+
+static uint16_t
+topology_tx_port(const struct testpmd *t, uint16_t rx)
+{
+	switch (t->o.topology) {
+	case TOPO_LOOP:
+		return rx;
+	case TOPO_CHAINED:
+		return (uint16_t)((rx + 1) % t->nb_ports);
+	case TOPO_PAIRED:
+	default:
+		/* 0<->1, 2<->3; an odd last port forwards to itself. */
+		if (rx % 2 == 1)
+			return rx - 1;
+		return rx + 1 < t->nb_ports ? rx + 1 : rx;
+	}
+}
+
+static int
+rdma_devs_create(struct testpmd *t)
+{
+	uint16_t i;
+
+	for (i = 0; i < t->o.nb_rdma_devs; i++) {
+		t->rdma[i] = qpio_rdma_dev_create(t->o.rdma_devs[i]);
+		if (t->rdma[i] == NULL) {
+			fprintf(stderr, "qpio-testpmd: --rdma-dev %s: %s\n",
+				t->o.rdma_devs[i], rte_strerror(rte_errno));
+			return -1;
+		}
+		t->nb_rdma++;
+	}
+	return 0;
+}
+
+static int
+ports_create(struct testpmd *t)
+{
+	uint16_t i;
+	int id;
+
+	for (i = 0; i < t->o.nb_devs; i++) {
+		id = qpio_port_create(t->o.devs[i]);
+		if (id < 0) {
+			fprintf(stderr, "qpio-testpmd: --dev %s: %s\n",
+				t->o.devs[i], strerror(-id));
+			return -1;
+		}
+		t->nb_ports++;
+		if (id != i) {
+			fprintf(stderr, "qpio-testpmd: --dev %s got port id %d, "
+				"expected %u\n", t->o.devs[i], id, i);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static void
+peer_mac(const struct testpmd *t, uint16_t port, struct rte_ether_addr *mac)
+{
+	if (t->o.peer_set[port]) {
+		*mac = t->o.peer_mac[port];
+		return;
+	}
+	/* 02:00:00:00:00:<port>, as DPDK testpmd's default peers. */
+	memset(mac, 0, sizeof(*mac));
+	mac->addr_bytes[0] = 0x02;
+	mac->addr_bytes[5] = (uint8_t)port;
+}
+
+/* Lcore index of stream s: round-robin, except that a stream sending on
+ * the tx queue of an earlier stream joins that stream's lcore, because a
+ * tx queue is used by one lcore only. */
+static unsigned int
+stream_place(struct testpmd *t, unsigned int s, unsigned int *next)
+{
+	const struct fwd_stream *fs = &t->streams[s];
+	unsigned int e, lc;
+
+	for (e = 0; e < s && !fs->engine->no_tx; e++) {
+		const struct fwd_stream *o = &t->streams[e];
+
+		if (!o->engine->no_tx && o->tx_port == fs->tx_port &&
+		    o->tx_queue == fs->tx_queue) {
+			printf("Stream %u shares tx port %u queue %u with stream "
+			       "%u: same lcore\n", s, fs->tx_port,
+			       fs->tx_queue, e);
+			return t->stream_lcore[e];
+		}
+	}
+	lc = *next;
+	*next = (*next + 1) % t->nb_lcores;
+	return lc;
+}
+
+/* One stream per (rx port, rx queue); spread over the lcores. */
+static int
+streams_build(struct testpmd *t)
+{
+	unsigned int s, workers[RTE_MAX_LCORE], nb_workers = 0, lc, next = 0;
+	uint16_t p, q;
+
+	RTE_LCORE_FOREACH_WORKER(lc)
+		workers[nb_workers++] = lc;
+	t->nb_lcores = t->o.nb_cores != 0 ? t->o.nb_cores : nb_workers;
+	t->nb_streams = t->nb_ports * t->o.nb_rxq;
+	t->streams = rte_zmalloc("fwd_streams",
+				 t->nb_streams * sizeof(*t->streams),
+				 RTE_CACHE_LINE_SIZE);
+	t->stream_lcore = calloc(t->nb_streams, sizeof(*t->stream_lcore));
+	if (t->streams == NULL || t->stream_lcore == NULL)
+		return -ENOMEM;
+	if (t->nb_lcores > t->nb_streams)
+		t->nb_lcores = t->nb_streams;
+	for (lc = 0; lc < t->nb_lcores; lc++) {
+		t->lcores[lc].lcore_id = workers[lc];
+		t->lcores[lc].streams = calloc(t->nb_streams,
+					       sizeof(struct fwd_stream *));
+		if (t->lcores[lc].streams == NULL)
+			return -ENOMEM;
+	}
+	s = 0;
+	for (p = 0; p < t->nb_ports; p++)
+		for (q = 0; q < t->o.nb_rxq; q++, s++) {
+			struct fwd_stream *fs = &t->streams[s];
+			struct fwd_lcore *fl;
+
+			fs->engine = t->o.modes[RTE_MIN(s, t->o.nb_modes - 1u)];
+			fs->rx_port = p;
+			fs->rx_queue = q;
+			/* A generator sends on its own port, so that a list
+			 * such as txonly,rxonly feeds the next stream. */
+			fs->tx_port = fs->engine->generator ? p :
+				      topology_tx_port(t, p);
+			fs->tx_queue = q;
+			qpio_port_macaddr_get(fs->tx_port, &fs->src_mac);
+			qpio_port_macaddr_get(fs->rx_port, &fs->rx_mac);
+			peer_mac(t, fs->tx_port, &fs->dst_mac);
+			t->stream_lcore[s] = stream_place(t, s, &next);
+			fl = &t->lcores[t->stream_lcore[s]];
+			fl->streams[fl->nb_streams++] = fs;
+		}
+	return 0;
+}
+
+static unsigned int
+stream_socket(const struct testpmd *t, unsigned int s)
+{
+	int sock = (int)rte_lcore_to_socket_id(
+		t->lcores[t->stream_lcore[s]].lcore_id);
+
+	return sock < 0 || sock >= RTE_MAX_NUMA_NODES ? 0 : (unsigned int)sock;
+}
+
+/* mbufs a pool needs when the user does not say: every descriptor of
+ * every port, plus caches and bursts in flight on each lcore. */
+static uint32_t
+pool_size_default(const struct testpmd *t)
+{
+	uint64_t n;
+
+	n = (uint64_t)t->nb_ports *
+	    ((uint64_t)t->o.nb_rxq * t->o.nb_rxd +
+	     (uint64_t)t->o.nb_txq * t->o.nb_txd);
+	n += (uint64_t)(t->nb_lcores + 1) *
+	     (t->o.mbcache * 3 / 2 + 2u * fwd_cfg.burst * fwd_cfg.tx_nb_segs);
+	n += 1024;
+	return (uint32_t)RTE_MAX(n, (uint64_t)8192);
+}
+
+static int
+pools_create(struct testpmd *t)
+{
+	uint32_t size = t->o.total_mbufs ? t->o.total_mbufs :
+			pool_size_default(t);
+	unsigned int s, sock;
+	char name[RTE_MEMPOOL_NAMESIZE];
+
+	for (s = 0; s < t->nb_streams; s++) {
+		sock = stream_socket(t, s);
+		if (t->pools[sock] == NULL) {
+			snprintf(name, sizeof(name), "mb_pool_%u", sock);
+			t->pools[sock] = rte_pktmbuf_pool_create(name, size,
+				t->o.mbcache, 0, (uint16_t)t->o.mbuf_size,
+				(int)sock);
+			if (t->pools[sock] == NULL) {
+				fprintf(stderr, "qpio-testpmd: cannot create "
+					"%s (%u mbufs of %u bytes): %s\n",
+					name, size, t->o.mbuf_size,
+					rte_strerror(rte_errno));
+				return -1;
+			}
+			printf("Created mbuf pool %s: %u mbufs, data room %u, "
+			       "cache %u\n", name, size, t->o.mbuf_size,
+			       t->o.mbcache);
+		}
+		t->streams[s].mp = t->pools[sock];
+	}
+	return 0;
+}
+
+static int
+ports_setup(struct testpmd *t)
+{
+	struct qpio_port_conf conf = { .max_rx_pkt_len = t->o.max_pkt_len };
+	uint16_t p, q;
+	int ret;
+
+	for (p = 0; p < t->nb_ports; p++) {
+		ret = qpio_port_configure(p, t->o.nb_rxq, t->o.nb_txq, &conf);
+		if (ret < 0) {
+			fprintf(stderr, "qpio-testpmd: port %u: configure: %s\n",
+				p, strerror(-ret));
+			return -1;
+		}
+		for (q = 0; q < t->o.nb_rxq; q++) {
+			unsigned int s = p * t->o.nb_rxq + q;
+
+			ret = qpio_port_rx_queue_setup(p, q, t->o.nb_rxd,
+				(int)stream_socket(t, s), t->streams[s].mp);
+			if (ret < 0) {
+				fprintf(stderr, "qpio-testpmd: port %u: rx queue "
+					"%u setup: %s\n", p, q, strerror(-ret));
+				return -1;
+			}
+		}
+		for (q = 0; q < t->o.nb_txq; q++) {
+			ret = qpio_port_tx_queue_setup(p, q, t->o.nb_txd,
+						       SOCKET_ID_ANY);
+			if (ret < 0) {
+				fprintf(stderr, "qpio-testpmd: port %u: tx queue "
+					"%u setup: %s\n", p, q, strerror(-ret));
+				return -1;
+			}
+		}
+	}
+	/* Start only when every port is set up: peers look at each other. */
+	for (p = 0; p < t->nb_ports; p++) {
+		ret = qpio_port_start(p);
+		if (ret < 0) {
+			fprintf(stderr, "qpio-testpmd: port %u: start: %s\n", p,
+				strerror(-ret));
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static void
+print_config(const struct testpmd *t)
+{
+	char mac[RTE_ETHER_ADDR_FMT_SIZE], name[QPIO_PORT_NAME_LEN];
+	struct rte_ether_addr a;
+	unsigned int lc, i;
+	uint16_t p;
+
+	for (p = 0; p < t->nb_ports; p++) {
+		qpio_port_name_get(p, name, sizeof(name));
+		qpio_port_macaddr_get(p, &a);
+		rte_ether_format_addr(mac, sizeof(mac), &a);
+		printf("Port %u: %s, MAC %s\n", p, name, mac);
+	}
+	printf("Forwarding %u streams on %u lcores, burst %u\n",
+	       t->nb_streams, t->nb_lcores, fwd_cfg.burst);
+	for (lc = 0; lc < t->nb_lcores; lc++) {
+		const struct fwd_lcore *fl = &t->lcores[lc];
+
+		printf("Logical Core %u (socket %u) forwards packets on %u "
+		       "streams:\n", fl->lcore_id,
+		       rte_lcore_to_socket_id(fl->lcore_id), fl->nb_streams);
+		for (i = 0; i < fl->nb_streams; i++) {
+			const struct fwd_stream *fs = fl->streams[i];
+
+			rte_ether_format_addr(mac, sizeof(mac), &fs->dst_mac);
+			printf("  RX P=%u/Q=%u -> TX P=%u/Q=%u peer=%s mode=%s\n",
+			       fs->rx_port, fs->rx_queue, fs->tx_port,
+			       fs->tx_queue, mac, fs->engine->name);
+		}
+	}
+	fflush(stdout);
+}
+
+static void
+tx_first(struct testpmd *t)
+{
+	struct rte_mbuf *pkts[TESTPMD_MAX_BURST];
+	unsigned int s;
+	uint16_t n;
+
+	for (s = 0; s < t->nb_streams; s++) {
+		struct fwd_stream *fs = &t->streams[s];
+
+		if (fs->engine->generator)
+			continue;
+		n = fwd_build_udp(fs, pkts, fwd_cfg.burst, 0);
+		if (n == 0)
+			fprintf(stderr, "qpio-testpmd: --tx-first: pool %s "
+				"empty\n", fs->mp->name);
+		else
+			fwd_tx(fs, pkts, n);
+	}
+}
+
+/* Launch the lcores and watch the run until a stop condition. */
+static int
+forward(struct testpmd *t)
+{
+	uint64_t hz = rte_get_timer_hz(), t0, now, next_stats;
+	unsigned int lc;
+
+	if (fwd_eof_watch_init(&t->eof, t->nb_ports) > 0)
+		printf("%u ports report rx_eof: the run stops when all inputs "
+		       "ended\n", t->eof.nb_eof);
+	stats_snapshot(t->snap, t->nb_ports);
+	fwd_stop_clear();
+	if (t->o.tx_first)
+		tx_first(t);
+	t0 = rte_get_timer_cycles();
+	for (lc = 0; lc < t->nb_lcores; lc++)
+		if (t->lcores[lc].nb_streams > 0 &&
+		    rte_eal_remote_launch(fwd_lcore_loop, &t->lcores[lc],
+					  t->lcores[lc].lcore_id) != 0) {
+			fprintf(stderr, "qpio-testpmd: lcore %u is busy\n",
+				t->lcores[lc].lcore_id);
+			fwd_stop_request();
+			rte_eal_mp_wait_lcore();
+			return -1;
+		}
+	printf("Forwarding started. Stop with Ctrl-C (SIGINT) or SIGTERM.\n");
+	fflush(stdout);
+	next_stats = t0 + t->o.stats_period * hz;
+	while (!quit) {
+		rte_delay_us_sleep(MONITOR_US);
+		now = rte_get_timer_cycles();
+		if (t->o.duration > 0 &&
+		    (double)(now - t0) >= t->o.duration * (double)hz)
+			break;
+		if (t->o.max_packets > 0 &&
+		    stats_rx_total(t->snap, t->nb_ports) >= t->o.max_packets)
+			break;
+		if (t->o.stats_period > 0 && now >= next_stats) {
+			stats_periodic(t->snap, t->nb_ports);
+			next_stats += t->o.stats_period * hz;
+		}
+		if (fwd_eof_watch_check(&t->eof,
+				fwd_streams_moved(t->streams, t->nb_streams),
+				now, EOF_IDLE_MS * hz / 1000)) {
+			printf("All inputs ended.\n");
+			break;
+		}
+	}
+	fwd_stop_request();
+	rte_eal_mp_wait_lcore();
+	t->fwd_secs = (double)(rte_get_timer_cycles() - t0) / (double)hz;
+	printf("Forwarding stopped%s.\n", quit ? " by signal" : "");
+	return 0;
+}
+
+/* Close everything; returns the number of mbufs not back in the pools. */
+static uint64_t
+teardown(struct testpmd *t)
+{
+	uint64_t leaked = 0;
+	unsigned int i;
+	uint16_t p;
+
+	/* Stop every port before closing any: a port may send into the
+	 * queues of another. */
+	for (p = 0; p < t->nb_ports; p++)
+		qpio_port_stop(p);
+	for (p = 0; p < t->nb_ports; p++) {
+		int ret = qpio_port_close(p);
+
+		if (ret < 0)
+			fprintf(stderr, "qpio-testpmd: port %u: close: %s\n", p,
+				strerror(-ret));
+	}
+	for (i = t->nb_rdma; i > 0; i--)
+		if (qpio_rdma_dev_close(t->rdma[i - 1]) < 0)
+			fprintf(stderr, "qpio-testpmd: --rdma-dev %s: close "
+				"refused\n", t->o.rdma_devs[i - 1]);
+	for (i = 0; i < RTE_MAX_NUMA_NODES; i++) {
+		struct rte_mempool *mp = t->pools[i];
+		unsigned int out;
+
+		if (mp == NULL)
+			continue;
+		out = mp->size - rte_mempool_avail_count(mp);
+		printf("mbufs not returned to pool %s: %u\n", mp->name, out);
+		leaked += out;
+		rte_mempool_free(mp);
+	}
+	fflush(stdout);
+	for (i = 0; i < t->nb_lcores; i++)
+		free(t->lcores[i].streams);
+	free(t->stream_lcore);
+	rte_free(t->streams);
+	return leaked;
+}
+
+int
+main(int argc, char **argv)
+{
+	static struct testpmd t;
+	struct sigaction sa;
+	int ret, status = TESTPMD_EXIT_OK;
+	uint16_t p;
+
+	ret = rte_eal_init(argc, argv);
+	if (ret < 0) {
+		fprintf(stderr, "qpio-testpmd: EAL init failed: %s\n",
+			rte_strerror(rte_errno));
+		return TESTPMD_EXIT_RUNTIME;
+	}
+	argc -= ret;
+	argv += ret;
+	ret = testpmd_parse_args(argc, argv, rte_lcore_count() - 1, &t.o);
+	if (ret != 0) {
+		rte_eal_cleanup();
+		return ret > 0 ? TESTPMD_EXIT_OK : TESTPMD_EXIT_USAGE;
+	}
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+
+	if (rdma_devs_create(&t) < 0 || ports_create(&t) < 0 ||
+	    streams_build(&t) < 0 || pools_create(&t) < 0 ||
+	    ports_setup(&t) < 0) {
+		status = TESTPMD_EXIT_RUNTIME;
+		goto out;
+	}
+	print_config(&t);
+	if (forward(&t) < 0) {
+		status = TESTPMD_EXIT_RUNTIME;
+		goto out;
+	}
+	for (p = 0; p < t.nb_ports; p++)
+		qpio_port_stop(p);
+	stats_final(t.snap, t.nb_ports, t.streams, t.nb_streams, t.fwd_secs);
+	if (t.o.show_xstats)
+		for (p = 0; p < t.nb_ports; p++)
+			stats_xstats(p);
+	fflush(stdout);
+out:
+	if (teardown(&t) != 0)
+		status = TESTPMD_EXIT_RUNTIME;
+	rte_eal_cleanup();
+	return status;
+}

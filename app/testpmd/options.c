@@ -1,0 +1,431 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * qpio-testpmd command line: the options after EAL's "--".
+ */
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_mbuf.h>
+#include <rte_mempool.h>
+
+#include "testpmd_app.h"
+
+#define DEF_DESC 1024
+#define DEF_MBCACHE 250
+
+enum {
+	OPT_DEV = 256, OPT_RDMA_DEV, OPT_FWD_MODE, OPT_NB_CORES, OPT_RXQ,
+	OPT_TXQ, OPT_RXD, OPT_TXD, OPT_BURST, OPT_TXPKTS, OPT_TOPOLOGY,
+	OPT_TX_FIRST, OPT_TOTAL_MBUFS, OPT_MBCACHE, OPT_MBUF_SIZE,
+	OPT_MAX_PKT_LEN, OPT_STATS_PERIOD, OPT_DURATION, OPT_MAX_PACKETS,
+	OPT_ETH_PEER, OPT_TX_IP, OPT_TX_UDP, OPT_FLOWS, OPT_SHOW_XSTATS,
+};
+
+static const struct option long_opts[] = {
+	{ "dev", required_argument, NULL, OPT_DEV },
+	{ "rdma-dev", required_argument, NULL, OPT_RDMA_DEV },
+	{ "forward-mode", required_argument, NULL, OPT_FWD_MODE },
+	{ "nb-cores", required_argument, NULL, OPT_NB_CORES },
+	{ "rxq", required_argument, NULL, OPT_RXQ },
+	{ "txq", required_argument, NULL, OPT_TXQ },
+	{ "rxd", required_argument, NULL, OPT_RXD },
+	{ "txd", required_argument, NULL, OPT_TXD },
+	{ "burst", required_argument, NULL, OPT_BURST },
+	{ "txpkts", required_argument, NULL, OPT_TXPKTS },
+	{ "port-topology", required_argument, NULL, OPT_TOPOLOGY },
+	{ "tx-first", no_argument, NULL, OPT_TX_FIRST },
+	{ "total-num-mbufs", required_argument, NULL, OPT_TOTAL_MBUFS },
+	{ "mbcache", required_argument, NULL, OPT_MBCACHE },
+	{ "mbuf-size", required_argument, NULL, OPT_MBUF_SIZE },
+	{ "max-pkt-len", required_argument, NULL, OPT_MAX_PKT_LEN },
+	{ "stats-period", required_argument, NULL, OPT_STATS_PERIOD },
+	{ "duration", required_argument, NULL, OPT_DURATION },
+	{ "max-packets", required_argument, NULL, OPT_MAX_PACKETS },
+	{ "eth-peer", required_argument, NULL, OPT_ETH_PEER },
+	{ "tx-ip", required_argument, NULL, OPT_TX_IP },
+	{ "tx-udp", required_argument, NULL, OPT_TX_UDP },
+	{ "flowgen-flows", required_argument, NULL, OPT_FLOWS },
+	{ "show-xstats", no_argument, NULL, OPT_SHOW_XSTATS },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+static void
+usage(const char *prog)
+{
+	printf("Usage: %s [EAL args] -- [options]\n"
+	       "  --dev DEVARGS            create a port (repeatable; ids 0..n-1)\n"
+	       "  --rdma-dev DEVARGS       create an rdma device first (repeatable)\n"
+	       "  --forward-mode=M[,M...]  %s;\n"
+	       "                           stream i gets mode i, the last repeats [io]\n"
+	       "  --nb-cores=N             forwarding lcores [all worker lcores]\n"
+	       "  --rxq=N --txq=N          queues per port, txq >= rxq [1]\n"
+	       "  --rxd=N --txd=N          descriptors per queue [%u]\n"
+	       "  --burst=N                frames per burst, 1..%u [%u]\n"
+	       "  --txpkts=S[,S...]        txonly/flowgen segment sizes [64]\n"
+	       "  --port-topology=T        paired, chained or loop [paired]\n"
+	       "  --tx-first               send a burst on every stream first\n"
+	       "  --total-num-mbufs=N      mbufs per pool [computed]\n"
+	       "  --mbcache=N              mempool cache per lcore, 0..%u [%u]\n"
+	       "  --mbuf-size=N            mbuf data room incl. headroom [%u]\n"
+	       "  --max-pkt-len=N          largest frame of the ports [port default]\n"
+	       "  --stats-period=SECONDS   print port statistics periodically\n"
+	       "  --duration=SECONDS       stop after this forwarding time\n"
+	       "  --max-packets=N          stop when all ports received N frames\n"
+	       "  --eth-peer=PORT,MAC      destination MAC for frames sent on PORT\n"
+	       "  --tx-ip=SRC,DST          IPv4 addresses of generated frames\n"
+	       "  --tx-udp=SRC[,DST]       UDP ports of generated frames [9,9]\n"
+	       "  --flowgen-flows=N        flows of flowgen [16]\n"
+	       "  --show-xstats            print nonzero extended statistics at exit\n"
+	       "  -h, --help               this text\n",
+	       prog, fwd_engine_names(), DEF_DESC, TESTPMD_MAX_BURST,
+	       TESTPMD_DEF_BURST, RTE_MEMPOOL_CACHE_MAX_SIZE, DEF_MBCACHE,
+	       RTE_MBUF_DEFAULT_BUF_SIZE);
+}
+
+#define BAD(...) do { \
+	fprintf(stderr, "qpio-testpmd: " __VA_ARGS__); \
+	fputc('\n', stderr); \
+	return -EINVAL; \
+} while (0)
+
+/* Decimal integer in [min, max]. */
+static int
+parse_u64(const char *opt, const char *s, uint64_t min, uint64_t max,
+	  uint64_t *out)
+{
+	unsigned long long v;
+	char *end;
+
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (*s < '0' || *s > '9' || *end != '\0' || errno != 0 ||
+	    v < min || v > max)
+		BAD("--%s=%s: must be a decimal integer in [%" PRIu64 ", %"
+		    PRIu64 "]", opt, s, min, max);
+	*out = v;
+	return 0;
+}
+
+#define PARSE_INTO(opt, min, max, dst) do { \
+	uint64_t v_; \
+	if (parse_u64(opt, optarg, min, max, &v_) < 0) \
+		return -EINVAL; \
+	(dst) = v_; \
+} while (0)
+
+static int
+parse_modes(const char *arg, struct testpmd_opts *o)
+{
+	char buf[512], *tok, *save = NULL;
+
+	if (snprintf(buf, sizeof(buf), "%s", arg) >= (int)sizeof(buf))
+		BAD("--forward-mode: list longer than %zu characters",
+		    sizeof(buf) - 1);
+	o->nb_modes = 0;
+	for (tok = strtok_r(buf, ",", &save); tok != NULL;
+	     tok = strtok_r(NULL, ",", &save)) {
+		const struct fwd_engine *e = fwd_engine_find(tok);
+
+		if (e == NULL)
+			BAD("--forward-mode: unknown mode '%s' (modes: %s)", tok,
+			    fwd_engine_names());
+		if (o->nb_modes == TESTPMD_MAX_MODES)
+			BAD("--forward-mode: at most %u modes",
+			    TESTPMD_MAX_MODES);
+		o->modes[o->nb_modes++] = e;
+	}
+	if (o->nb_modes == 0)
+		BAD("--forward-mode: give at least one mode (%s)",
+		    fwd_engine_names());
+	return 0;
+}
+
+static int
+parse_txpkts(const char *arg, uint32_t mbuf_size)
+{
+	char buf[256], *tok, *save = NULL;
+	uint16_t nb = 0, len[TESTPMD_MAX_TX_SEGS];
+	uint32_t total = 0, room = mbuf_size - RTE_PKTMBUF_HEADROOM;
+	uint64_t v;
+
+	snprintf(buf, sizeof(buf), "%s", arg);
+	for (tok = strtok_r(buf, ",", &save); tok != NULL;
+	     tok = strtok_r(NULL, ",", &save)) {
+		if (nb == TESTPMD_MAX_TX_SEGS)
+			BAD("--txpkts=%s: at most %u segments", arg,
+			    TESTPMD_MAX_TX_SEGS);
+		if (parse_u64("txpkts", tok, 1, room, &v) < 0)
+			BAD("--txpkts=%s: a segment holds 1..%u bytes "
+			    "(--mbuf-size minus %u of headroom)", arg, room,
+			    RTE_PKTMBUF_HEADROOM);
+		len[nb++] = (uint16_t)v;
+		total += (uint32_t)v;
+	}
+	if (nb == 0)
+		BAD("--txpkts: give at least one segment size");
+	if (len[0] < TESTPMD_TX_HDR_LEN)
+		BAD("--txpkts=%s: the first segment must hold the %u-byte "
+		    "Ethernet/IPv4/UDP header", arg, TESTPMD_TX_HDR_LEN);
+	if (total > UINT16_MAX)
+		BAD("--txpkts=%s: a frame is at most %u bytes", arg, UINT16_MAX);
+	fwd_cfg.tx_nb_segs = nb;
+	memcpy(fwd_cfg.tx_seg_len, len, nb * sizeof(len[0]));
+	fwd_cfg.tx_pkt_len = total;
+	return 0;
+}
+
+static int
+parse_eth_peer(const char *arg, struct testpmd_opts *o)
+{
+	const char *comma = strchr(arg, ',');
+	char num[16];
+	uint64_t port;
+
+	if (comma == NULL || comma == arg ||
+	    (size_t)(comma - arg) >= sizeof(num))
+		BAD("--eth-peer=%s: want PORT,MAC", arg);
+	memcpy(num, arg, comma - arg);
+	num[comma - arg] = '\0';
+	if (parse_u64("eth-peer", num, 0, QPIO_MAX_PORTS - 1, &port) < 0)
+		return -EINVAL;
+	if (rte_ether_unformat_addr(comma + 1, &o->peer_mac[port]) != 0)
+		BAD("--eth-peer=%s: '%s' is not a MAC address "
+		    "(XX:XX:XX:XX:XX:XX)", arg, comma + 1);
+	o->peer_set[port] = 1;
+	return 0;
+}
+
+static int
+parse_tx_ip(const char *arg)
+{
+	char buf[64], *dst;
+	struct in_addr s, d;
+
+	snprintf(buf, sizeof(buf), "%s", arg);
+	dst = strchr(buf, ',');
+	if (dst == NULL)
+		BAD("--tx-ip=%s: want SRC,DST IPv4 addresses", arg);
+	*dst++ = '\0';
+	if (inet_pton(AF_INET, buf, &s) != 1 || inet_pton(AF_INET, dst, &d) != 1)
+		BAD("--tx-ip=%s: want SRC,DST IPv4 addresses (a.b.c.d)", arg);
+	fwd_cfg.tx_ip_src = ntohl(s.s_addr);
+	fwd_cfg.tx_ip_dst = ntohl(d.s_addr);
+	return 0;
+}
+
+static int
+parse_tx_udp(const char *arg)
+{
+	char buf[32], *dst;
+	uint64_t sp, dp;
+
+	snprintf(buf, sizeof(buf), "%s", arg);
+	dst = strchr(buf, ',');
+	if (dst != NULL)
+		*dst++ = '\0';
+	if (parse_u64("tx-udp", buf, 0, UINT16_MAX, &sp) < 0)
+		return -EINVAL;
+	dp = sp;
+	if (dst != NULL && parse_u64("tx-udp", dst, 0, UINT16_MAX, &dp) < 0)
+		return -EINVAL;
+	fwd_cfg.tx_udp_src = (uint16_t)sp;
+	fwd_cfg.tx_udp_dst = (uint16_t)dp;
+	return 0;
+}
+
+static int
+parse_duration(const char *arg, double *out)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(arg, &end);
+	if (end == arg || *end != '\0' || errno != 0 || !(v > 0) || v > 1e7)
+		BAD("--duration=%s: must be a number of seconds above 0", arg);
+	*out = v;
+	return 0;
+}
+
+static void
+opts_defaults(struct testpmd_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->nb_rxq = 1;
+	o->nb_txq = 1;
+	o->nb_rxd = DEF_DESC;
+	o->nb_txd = DEF_DESC;
+	o->topology = TOPO_PAIRED;
+	o->mbcache = DEF_MBCACHE;
+	o->mbuf_size = RTE_MBUF_DEFAULT_BUF_SIZE;
+	o->modes[0] = &fwd_io_engine;
+	o->nb_modes = 1;
+	fwd_config_init();
+}
+
+/* Rules between options, checked once all are read. */
+static int
+check_opts(struct testpmd_opts *o, unsigned int nb_workers,
+	   const char *txpkts)
+{
+	uint32_t max_len;
+	unsigned int c;
+
+	if (o->nb_devs == 0)
+		BAD("no port: give at least one --dev DEVARGS");
+	if (nb_workers == 0)
+		BAD("no worker lcore: give EAL at least two lcores (-l 0-1)");
+	if (o->nb_cores > nb_workers)
+		BAD("--nb-cores=%u: only %u worker lcores (EAL -l)",
+		    o->nb_cores, nb_workers);
+	for (c = o->nb_devs; c < QPIO_MAX_PORTS; c++)
+		if (o->peer_set[c])
+			BAD("--eth-peer=%u,...: port %u does not exist (%u "
+			    "--dev given)", c, c, o->nb_devs);
+	if (o->nb_txq < o->nb_rxq)
+		BAD("--txq=%u: must be >= --rxq=%u (stream i transmits on tx "
+		    "queue i)", o->nb_txq, o->nb_rxq);
+	if (o->mbuf_size < RTE_PKTMBUF_HEADROOM + 64u)
+		BAD("--mbuf-size=%u: must be at least %u (headroom + 64)",
+		    o->mbuf_size, RTE_PKTMBUF_HEADROOM + 64u);
+	if (txpkts != NULL && parse_txpkts(txpkts, o->mbuf_size) < 0)
+		return -EINVAL;
+	max_len = o->max_pkt_len != 0 ? o->max_pkt_len :
+		  QPIO_PORT_DEFAULT_MAX_PKT_LEN;
+	if (fwd_cfg.tx_pkt_len > max_len)
+		BAD("--txpkts: frames of %u bytes exceed --max-pkt-len %u",
+		    fwd_cfg.tx_pkt_len, max_len);
+	if (o->total_mbufs != 0 && o->mbcache * 3 / 2 > o->total_mbufs)
+		BAD("--mbcache=%u: must be at most 2/3 of --total-num-mbufs=%u",
+		    o->mbcache, o->total_mbufs);
+	return 0;
+}
+
+int
+testpmd_parse_args(int argc, char **argv, unsigned int nb_workers,
+		   struct testpmd_opts *o)
+{
+	const char *txpkts = NULL;
+	int c;
+
+	opts_defaults(o);
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":h", long_opts, NULL)) != -1) {
+		switch (c) {
+		case OPT_DEV:
+			if (o->nb_devs == QPIO_MAX_PORTS)
+				BAD("--dev: at most %u ports", QPIO_MAX_PORTS);
+			o->devs[o->nb_devs++] = optarg;
+			break;
+		case OPT_RDMA_DEV:
+			if (o->nb_rdma_devs == QPIO_MAX_DEVICES)
+				BAD("--rdma-dev: at most %u devices",
+				    QPIO_MAX_DEVICES);
+			o->rdma_devs[o->nb_rdma_devs++] = optarg;
+			break;
+		case OPT_FWD_MODE:
+			if (parse_modes(optarg, o) < 0)
+				return -EINVAL;
+			break;
+		case OPT_NB_CORES:
+			PARSE_INTO("nb-cores", 1, RTE_MAX_LCORE, o->nb_cores);
+			break;
+		case OPT_RXQ:
+			PARSE_INTO("rxq", 1, QPIO_PORT_MAX_QUEUES, o->nb_rxq);
+			break;
+		case OPT_TXQ:
+			PARSE_INTO("txq", 1, QPIO_PORT_MAX_QUEUES, o->nb_txq);
+			break;
+		case OPT_RXD:
+			PARSE_INTO("rxd", 1, UINT16_MAX, o->nb_rxd);
+			break;
+		case OPT_TXD:
+			PARSE_INTO("txd", 1, UINT16_MAX, o->nb_txd);
+			break;
+		case OPT_BURST:
+			PARSE_INTO("burst", 1, TESTPMD_MAX_BURST, fwd_cfg.burst);
+			break;
+		case OPT_TXPKTS:
+			txpkts = optarg;   /* checked against --mbuf-size */
+			break;
+		case OPT_TOPOLOGY:
+			if (strcmp(optarg, "paired") == 0)
+				o->topology = TOPO_PAIRED;
+			else if (strcmp(optarg, "chained") == 0)
+				o->topology = TOPO_CHAINED;
+			else if (strcmp(optarg, "loop") == 0)
+				o->topology = TOPO_LOOP;
+			else
+				BAD("--port-topology=%s: must be paired, "
+				    "chained or loop", optarg);
+			break;
+		case OPT_TX_FIRST:
+			o->tx_first = 1;
+			break;
+		case OPT_TOTAL_MBUFS:
+			PARSE_INTO("total-num-mbufs", 64, UINT32_MAX / 2,
+				   o->total_mbufs);
+			break;
+		case OPT_MBCACHE:
+			PARSE_INTO("mbcache", 0, RTE_MEMPOOL_CACHE_MAX_SIZE,
+				   o->mbcache);
+			break;
+		case OPT_MBUF_SIZE:
+			PARSE_INTO("mbuf-size", 0, UINT16_MAX, o->mbuf_size);
+			break;
+		case OPT_MAX_PKT_LEN:
+			PARSE_INTO("max-pkt-len", RTE_ETHER_MIN_LEN -
+				   RTE_ETHER_CRC_LEN, UINT16_MAX,
+				   o->max_pkt_len);
+			break;
+		case OPT_STATS_PERIOD:
+			PARSE_INTO("stats-period", 1, 86400, o->stats_period);
+			break;
+		case OPT_DURATION:
+			if (parse_duration(optarg, &o->duration) < 0)
+				return -EINVAL;
+			break;
+		case OPT_MAX_PACKETS:
+			PARSE_INTO("max-packets", 1, UINT64_MAX, o->max_packets);
+			break;
+		case OPT_ETH_PEER:
+			if (parse_eth_peer(optarg, o) < 0)
+				return -EINVAL;
+			break;
+		case OPT_TX_IP:
+			if (parse_tx_ip(optarg) < 0)
+				return -EINVAL;
+			break;
+		case OPT_TX_UDP:
+			if (parse_tx_udp(optarg) < 0)
+				return -EINVAL;
+			break;
+		case OPT_FLOWS:
+			PARSE_INTO("flowgen-flows", 1, 65536,
+				   fwd_cfg.flowgen_flows);
+			break;
+		case OPT_SHOW_XSTATS:
+			o->show_xstats = 1;
+			break;
+		case 'h':
+			usage(argv[0]);
+			return 1;
+		case ':':
+			BAD("%s: needs a value (see --help)", argv[optind - 1]);
+		default:
+			BAD("%s: unknown option, or a value where none is "
+			    "allowed (see --help)", argv[optind - 1]);
+		}
+	}
+	if (optind < argc)
+		BAD("%s: unexpected argument (options start with --)",
+		    argv[optind]);
+	return check_opts(o, nb_workers, txpkts);
+}
