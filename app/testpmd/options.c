@@ -382,7 +382,7 @@ testpmd_parse_args(int argc, char **argv, unsigned int nb_workers,
 			break;
 		case OPT_MAX_PKT_LEN:
 			PARSE_INTO("max-pkt-len", RTE_ETHER_MIN_LEN -
-				   RTE_ETHER_CRC_LEN, UINT16_MAX,
+				   RTE_ETHER_CRC_LEN, 262144,
 				   o->max_pkt_len);
 			break;
 		case OPT_STATS_PERIOD:
