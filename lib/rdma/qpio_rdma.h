@@ -321,9 +321,13 @@ struct qpio_send_wr {
 			uint64_t swap;
 			uint32_t rkey;
 		} atomic;
+		/** UD only (ibv_send_wr wr.ud): where this datagram goes. */
 		struct {
-			struct qpio_ah *ah;
-			uint32_t remote_qpn;
+			struct qpio_ah *ah;     /**< of the QP's PD */
+			uint32_t remote_qpn;    /**< 24 bits */
+			/** Q_Key the receiver checks; with bit 31 set
+			 *  (a controlled Q_Key) the QP's own qkey is sent
+			 *  instead, as the IBA Post Send rule says. */
 			uint32_t remote_qkey;
 		} ud;
 	} wr;
@@ -347,9 +351,9 @@ struct qpio_wc {
 	uint32_t qp_num;                /**< local QP */
 	uint32_t src_qp;                /**< remote QP (receives) */
 	unsigned int wc_flags;          /**< enum qpio_wc_flags */
-	uint16_t pkey_index;
-	uint16_t slid;
-	uint8_t sl;
+	uint16_t pkey_index;            /**< UD receives: the QP's P_Key index */
+	uint16_t slid;                  /**< UD receives: source port LID */
+	uint8_t sl;                     /**< UD receives: service level */
 	uint8_t dlid_path_bits;
 };
 
@@ -433,7 +437,7 @@ struct qpio_pd *qpio_pd_alloc(struct qpio_device *dev);
 
 /**
  * Free a PD.
- * @return 0; -EBUSY while an MR or QP still uses it (nothing freed);
+ * @return 0; -EBUSY while an MR, QP or AH still uses it (nothing freed);
  *   -EINVAL for NULL.
  */
 int qpio_pd_free(struct qpio_pd *pd);
@@ -463,6 +467,39 @@ struct qpio_mr *qpio_mr_reg(struct qpio_pd *pd, void *addr, size_t length,
  * @return 0 or -EINVAL for NULL.
  */
 int qpio_mr_dereg(struct qpio_mr *mr);
+
+/* ------------------------------------------------------------------ */
+/* Address handles                                                      */
+/* ------------------------------------------------------------------ */
+
+/**
+ * Create an address handle: the destination of UD send WRs (IBA 10.2.2,
+ * ibv_create_ah).
+ *
+ * The AH names a port: by attr->dlid, or with attr->is_global by
+ * attr->grh.dgid (then the datagram carries a GRH and the receiver gets
+ * QPIO_WC_GRH). A UD send WR names the AH, the destination QP number and
+ * the Q_Key. The AH keeps its PD busy (qpio_pd_free() returns -EBUSY)
+ * until qpio_ah_destroy(). A destination that does not exist is not an
+ * error here: UD is unreliable, the datagrams are dropped (the soft NIC
+ * counts them, see doc/guides/nics/soft.rst).
+ *
+ * @param pd    the PD; WRs of QPs of this PD only may use the AH.
+ * @param attr  copied; attr->port_num in 1..phys_port_cnt; with is_global,
+ *   grh.sgid_index < gid_tbl_len of that port and grh.flow_label < 2^20.
+ * @return the AH, or NULL with rte_errno EINVAL (NULL argument, a rule
+ *   above broken; logged), ENOSPC (max_ah of the device reached) or ENOMEM.
+ * Not thread-safe against other calls on the same PD.
+ */
+struct qpio_ah *qpio_ah_create(struct qpio_pd *pd,
+			       const struct qpio_ah_attr *attr);
+
+/**
+ * Destroy an address handle (ibv_destroy_ah). WRs already posted with it
+ * are not affected: the address is copied into each WQE at post time.
+ * @return 0, or -EINVAL for NULL.
+ */
+int qpio_ah_destroy(struct qpio_ah *ah);
 
 /* ------------------------------------------------------------------ */
 /* Completion queues                                                    */

@@ -162,6 +162,11 @@ cqe_to_wc(struct soft_cq *cq, const struct mlx5_cqe64 *cqe, uint8_t opcode,
 		wc->src_qp = rte_be_to_cpu_32(cqe->flags_rqpn) & 0xffffff;
 		if ((rte_be_to_cpu_32(cqe->flags_rqpn) >> 28) & 3)
 			wc->wc_flags |= QPIO_WC_GRH;
+		if (qp->base.qp_type == QPIO_QPT_UD) {
+			wc->slid = rte_be_to_cpu_16(cqe->slid);
+			wc->sl = (rte_be_to_cpu_32(cqe->flags_rqpn) >> 24) & 0xf;
+			wc->pkey_index = qp->attr.pkey_index;
+		}
 		rq_complete(&qp->rq, idx);
 		break;
 	case MLX5_CQE_REQ_ERR: {

@@ -166,32 +166,37 @@ wqe_gather(const struct soft_qp *qp, const uint8_t *seg, const uint8_t *end,
 	return 0;
 }
 
-/* Copy the gathered spans into the receive WQE's buffers. The receive
- * list was checked in full before (nothing is written on an error). */
+/* Copy spans into the receive WQE's buffers, starting off bytes into
+ * them. The receive list was checked in full before (nothing is written
+ * on an error), and is long enough. */
 static inline void
-scatter(const struct wqe_desc *d, uint8_t *const *dst, const uint32_t *dlen,
-	uint32_t ndst)
+scatter(const struct span *sp, uint32_t nspan, uint8_t *const *dst,
+	const uint32_t *dlen, uint32_t ndst, uint64_t off)
 {
-	uint32_t s = 0, soff = 0, i;
+	uint32_t s = 0, soff = 0, i = 0, doff;
 
-	for (i = 0; i < ndst && s < d->nspan; i++) {
-		uint32_t doff = 0;
+	while (i < ndst && off >= dlen[i]) {
+		off -= dlen[i];
+		i++;
+	}
+	for (doff = (uint32_t)off; i < ndst && s < nspan; i++, doff = 0) {
+		while (doff < dlen[i] && s < nspan) {
+			uint32_t n;
 
-		while (doff < dlen[i] && s < d->nspan) {
-			uint32_t n = RTE_MIN(dlen[i] - doff,
-					     d->spans[s].len - soff);
-
-			memcpy(dst[i] + doff, d->spans[s].p + soff, n);
+			if (soff == sp[s].len) {   /* empty span */
+				s++;
+				soff = 0;
+				continue;
+			}
+			n = RTE_MIN(dlen[i] - doff, sp[s].len - soff);
+			memcpy(dst[i] + doff, sp[s].p + soff, n);
 			doff += n;
 			soff += n;
-			if (soff == d->spans[s].len) {
+			if (soff == sp[s].len) {
 				s++;
 				soff = 0;
 			}
 		}
-		/* skip empty spans so the loop ends */
-		while (s < d->nspan && d->spans[s].len == 0)
-			s++;
 	}
 }
 
@@ -257,13 +262,160 @@ exec_send(struct soft_qp *qp, struct soft_qp *peer, struct wqe_desc *d,
 			MLX5_CQE_SYNDROME_REMOTE_OP_ERR;
 		return EXEC_ERR;
 	}
-	scatter(d, dst, dlen, n);
+	scatter(d->spans, d->nspan, dst, dlen, n, 0);
 	ci.opcode = d->opcode == MLX5_OPCODE_SEND_IMM ?
 		MLX5_CQE_RESP_SEND_IMM : MLX5_CQE_RESP_SEND;
 	ci.byte_cnt = (uint32_t)d->total;
 	ci.imm = d->imm;
 	ci.src_qpn = qp->base.qp_num;
 	complete(rcq, peer, &ci);
+	return EXEC_OK;
+}
+
+/* Write the 40-byte GRH a UD receive gets when the AH was global: an
+ * IPv6-shaped header (IBA 8.3): version 6, traffic class, flow label,
+ * PayLen = the bytes after the GRH up to the ICRC (BTH 12 + DETH 8
+ * [+ ImmDt 4] + payload padded to 4 + ICRC 4), next header 0x1b (BTH),
+ * hop limit, then the sender's GID and the destination GID of the AH. */
+static inline void
+grh_build(uint8_t *grh, const struct soft_qp *qp, const struct mlx5_wqe_av *av,
+	  const struct wqe_desc *d)
+{
+	uint32_t fl = rte_be_to_cpu_32(av->grh_gid_fl) & 0xfffff;
+	uint32_t w0 = (6u << 28) | ((uint32_t)av->tclass << 20) | fl;
+	uint32_t paylen = 12 + 8 + (d->opcode == MLX5_OPCODE_SEND_IMM ? 4 : 0) +
+		RTE_ALIGN_CEIL((uint32_t)d->total, 4u) + 4;
+	union qpio_gid sgid;
+	rte_be32_t be32 = rte_cpu_to_be_32(w0);
+	rte_be16_t be16 = rte_cpu_to_be_16((uint16_t)paylen);
+
+	soft_dev_gid(qp->sdev, &sgid);
+	memcpy(grh, &be32, 4);
+	memcpy(grh + 4, &be16, 2);
+	grh[6] = SOFT_GRH_NEXT_HDR;
+	grh[7] = av->hop_limit;
+	memcpy(grh + 8, sgid.raw, 16);
+	memcpy(grh + 24, av->rgid, 16);
+}
+
+/* Sum of the byte counts of a receive WQE, up to its end marker. */
+static inline uint64_t
+rwqe_room(const struct soft_rq *rq, const uint8_t *rwqe)
+{
+	uint64_t room = 0;
+	uint32_t i;
+
+	for (i = 0; i < rq->max_sge; i++) {
+		const struct mlx5_wqe_data_seg *ds =
+			(const struct mlx5_wqe_data_seg *)(rwqe + i * SOFT_SEG);
+
+		if (rte_be_to_cpu_32(ds->lkey) == MLX5_INVALID_LKEY)
+			break;
+		room += rte_be_to_cpu_32(ds->byte_count);
+	}
+	return room;
+}
+
+/*
+ * A UD datagram: the sender never learns what happens to it. It is lost
+ * (and counted) when it is over the MTU (IBA C10-93.1.1, at the sender),
+ * when the address names no UD QP in RTR/RTS (sender), on a Q_Key
+ * mismatch, with no receive posted, or when the next receive is shorter
+ * than 40 + payload bytes (receiver; that receive stays posted, as rxe
+ * drops class D errors). A receive SGE failing the MR check completes in
+ * error and moves the receiver to ERR.
+ */
+static enum exec_result
+exec_ud(struct soft_qp *qp, const struct mlx5_wqe_av *av, struct wqe_desc *d)
+{
+	const struct soft_dev *pdev;
+	struct soft_qp *peer;
+	struct soft_rq *rq;
+	struct soft_cqe_info ci;
+	uint8_t *dst[SOFT_MAX_SGE];
+	uint32_t dlen[SOFT_MAX_SGE];
+	uint8_t grh[QPIO_GRH_LEN];
+	const uint8_t *rwqe;
+	uint32_t c, i, n = 0;
+	uint8_t ps, has_grh;
+
+	if (unlikely(d->total > SOFT_MTU)) {
+		qp->ud_too_long++;
+		return EXEC_OK;
+	}
+	pdev = soft_fabric_dev_by_lid(rte_be_to_cpu_16(av->rlid));
+	peer = pdev != NULL ? soft_qp_lookup(pdev,
+		rte_be_to_cpu_32(av->dqp_dct) & 0xffffff) : NULL;
+	ps = peer != NULL ? __atomic_load_n(&peer->base.state, __ATOMIC_ACQUIRE) : 0;
+	if (unlikely(peer == NULL || peer->base.qp_type != QPIO_QPT_UD ||
+		     (ps != QPIO_QPS_RTR && ps != QPIO_QPS_RTS))) {
+		qp->ud_no_dest++;
+		return EXEC_OK;
+	}
+	if (unlikely(rte_be_to_cpu_32(av->key.qkey.qkey) != peer->attr.qkey)) {
+		__atomic_fetch_add(&peer->ud_qkey_drops, 1, __ATOMIC_RELAXED);
+		return EXEC_OK;
+	}
+	rq = &peer->rq;
+	c = __atomic_load_n(&rq->ci, __ATOMIC_RELAXED);
+	do {
+		if (c == __atomic_load_n(&rq->head, __ATOMIC_ACQUIRE)) {
+			__atomic_fetch_add(&peer->ud_no_recv_drops, 1,
+					   __ATOMIC_RELAXED);
+			return EXEC_OK;
+		}
+		/* Slot c cannot be reused before c is consumed, so if the CAS
+		 * below succeeds, what was read here was the posted WQE. */
+		rwqe = rq->buf + (size_t)(c & rq->mask) * rq->stride;
+		if (unlikely(rwqe_room(rq, rwqe) < d->total + QPIO_GRH_LEN)) {
+			__atomic_fetch_add(&peer->ud_len_drops, 1,
+					   __ATOMIC_RELAXED);
+			return EXEC_OK;
+		}
+	} while (!__atomic_compare_exchange_n(&rq->ci, &c, c + 1, 1,
+					      __ATOMIC_ACQ_REL,
+					      __ATOMIC_RELAXED));
+
+	memset(&ci, 0, sizeof(ci));
+	ci.qpn = peer->base.qp_num;
+	ci.wqe_counter = (uint16_t)c;
+	for (i = 0; i < rq->max_sge; i++) {
+		const struct mlx5_wqe_data_seg *ds =
+			(const struct mlx5_wqe_data_seg *)(rwqe + i * SOFT_SEG);
+		uint32_t lkey = rte_be_to_cpu_32(ds->lkey);
+		uint32_t len = rte_be_to_cpu_32(ds->byte_count);
+
+		if (lkey == MLX5_INVALID_LKEY)
+			break;
+		dst[n] = soft_mr_check(peer->sdev, lkey, peer->pdn,
+				       rte_be_to_cpu_64(ds->addr), len,
+				       QPIO_ACCESS_LOCAL_WRITE);
+		if (unlikely(dst[n] == NULL)) {
+			ci.opcode = MLX5_CQE_RESP_ERR;
+			ci.syndrome = MLX5_CQE_SYNDROME_LOCAL_PROT_ERR;
+			complete(to_scq(peer->base.recv_cq), peer, &ci);
+			soft_qp_set_err(peer, false);
+			return EXEC_OK;
+		}
+		dlen[n++] = len;
+	}
+	has_grh = (rte_be_to_cpu_32(av->grh_gid_fl) >> 30) & 1;
+	if (has_grh) {
+		struct span g = { grh, QPIO_GRH_LEN };
+
+		grh_build(grh, qp, av, d);
+		scatter(&g, 1, dst, dlen, n, 0);
+	}
+	scatter(d->spans, d->nspan, dst, dlen, n, QPIO_GRH_LEN);
+	ci.opcode = d->opcode == MLX5_OPCODE_SEND_IMM ?
+		MLX5_CQE_RESP_SEND_IMM : MLX5_CQE_RESP_SEND;
+	ci.byte_cnt = (uint32_t)d->total + QPIO_GRH_LEN;
+	ci.imm = d->imm;
+	ci.src_qpn = qp->base.qp_num;
+	ci.grh = has_grh;
+	ci.sl = av->stat_rate_sl & 0xf;
+	ci.slid = qp->sdev->lid;
+	complete(to_scq(peer->base.recv_cq), peer, &ci);
 	return EXEC_OK;
 }
 
@@ -300,6 +452,15 @@ exec_wqe(struct soft_qp *qp, const uint8_t *wqe, struct wqe_desc *d,
 	d->fm_ce_se = ctrl->fm_ce_se;
 	d->imm = rte_be_to_cpu_32(ctrl->imm);
 
+	if (qp->base.qp_type == QPIO_QPT_UD) {
+		syn = wqe_gather(qp, wqe + SOFT_SEG + sizeof(struct mlx5_wqe_datagram_seg),
+				 wqe + ds * SOFT_SEG, d);
+		if (unlikely(syn != 0)) {
+			*syndrome = (uint8_t)syn;
+			return EXEC_ERR;
+		}
+		return exec_ud(qp, (const struct mlx5_wqe_av *)(wqe + SOFT_SEG), d);
+	}
 	syn = wqe_gather(qp, wqe + SOFT_SEG, wqe + ds * SOFT_SEG, d);
 	if (unlikely(syn != 0)) {
 		*syndrome = (uint8_t)syn;

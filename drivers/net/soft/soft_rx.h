@@ -41,6 +41,8 @@ struct soft_cqe_info {
 	uint8_t wqe_opcode;      /* MLX5_OPCODE_* of the WQE (requester) */
 	uint8_t syndrome;        /* MLX5_CQE_SYNDROME_* for error CQEs */
 	uint8_t grh;             /* 2-bit GRH field of flags_rqpn */
+	uint8_t sl;              /* UD receives: 4-bit SL of flags_rqpn */
+	uint16_t slid;           /* UD receives: source LID */
 	uint16_t wqe_counter;
 	uint32_t qpn;
 	uint32_t byte_cnt;
@@ -70,7 +72,9 @@ soft_cq_publish(struct soft_cq *cq, uint32_t idx, const struct soft_cqe_info *ci
 		cqe->byte_cnt = rte_cpu_to_be_32(ci->byte_cnt);
 		cqe->imm_inval_pkey = rte_cpu_to_be_32(ci->imm);
 		cqe->flags_rqpn = rte_cpu_to_be_32(((uint32_t)ci->grh << 28) |
+						   ((uint32_t)ci->sl << 24) |
 						   ci->src_qpn);
+		cqe->slid = rte_cpu_to_be_16(ci->slid);
 		cqe->sop_drop_qpn = rte_cpu_to_be_32(
 			((uint32_t)ci->wqe_opcode << 24) | ci->qpn);
 	}
