@@ -311,14 +311,20 @@ struct qpio_send_wr {
 	unsigned int send_flags;        /**< enum qpio_send_flags */
 	uint32_t imm_data;              /**< host order, delivered unchanged */
 	union {
+		/** RDMA WRITE, WRITE_WITH_IMM, READ: the remote range
+		 *  [remote_addr, remote_addr + message length) in the MR
+		 *  of rkey at the responder. */
 		struct {
 			uint64_t remote_addr;
 			uint32_t rkey;
 		} rdma;
+		/** CMP_AND_SWP, FETCH_AND_ADD on the 64-bit integer at
+		 *  remote_addr (host byte order); the original value is
+		 *  written to the WR's one 8-byte SGE. */
 		struct {
 			uint64_t remote_addr;   /**< 8-byte aligned */
 			uint64_t compare_add;   /**< compare (CAS) or add (FAA) */
-			uint64_t swap;
+			uint64_t swap;          /**< CAS: stored if equal */
 			uint32_t rkey;
 		} atomic;
 		/** UD only (ibv_send_wr wr.ud): where this datagram goes. */
@@ -630,7 +636,11 @@ qpio_qp_state(const struct qpio_qp *qp)
  *
  * Each WR is checked in order (QP in RTS or ERR, opcode valid for the QP
  * type, num_sge <= max_send_sge, inline length <= max_inline_data with the
- * sum computed without 32-bit wrap, room in the SQ). Every WR before the
+ * sum computed without 32-bit wrap, room in the SQ). READ and atomics are
+ * RC only, never inline, and need max_rd_atomic > 0 on the QP (IBA
+ * 10.2.4.3: the QP may have that many outstanding); an atomic has exactly
+ * one SGE of 8 bytes (ibv_post_send's rule). A UD WR needs an AH of the
+ * QP's PD. Every WR before the
  * first refused one is written to the SQ; nothing after it is; then the
  * doorbell is rung once for the whole burst (none if nothing was written).
  * The wrs array and the sg_lists may be reused as soon as this returns; the

@@ -222,7 +222,9 @@ soft_probe(struct qpio_device *dev, const struct rte_kvargs *kv)
 	a->max_srq_wr = 0;
 	a->max_srq_sge = 0;
 	a->max_ah = max_ah;
-	a->atomic_cap = QPIO_ATOMIC_NONE; /* atomics not implemented yet */
+	/* Atomics are CPU atomics on the target memory: atomic with respect
+	 * to every soft device, every lcore and CPU atomics (GLOB). */
+	a->atomic_cap = QPIO_ATOMIC_GLOB;
 	a->phys_port_cnt = 1;
 
 	dev->ops = &soft_ops;

@@ -32,6 +32,10 @@ struct wqe_desc {
 	uint32_t imm;            /* host order */
 	uint32_t nspan;
 	uint64_t total;          /* bytes */
+	uint64_t raddr;          /* RDMA and atomics: remote address */
+	uint32_t rkey;
+	uint64_t swap_add;       /* atomics: swap (CS) or add (FA) */
+	uint64_t compare;        /* CS */
 	struct span spans[SOFT_MAX_SGE + 1];
 };
 
@@ -130,7 +134,7 @@ soft_qp_set_err(struct soft_qp *qp, bool owner)
  * table. @return 0 or an MLX5 syndrome. */
 static inline int
 wqe_gather(const struct soft_qp *qp, const uint8_t *seg, const uint8_t *end,
-	   struct wqe_desc *d)
+	   struct wqe_desc *d, uint32_t need)
 {
 	const struct soft_dev *sdev = qp->sdev;
 
@@ -152,7 +156,7 @@ wqe_gather(const struct soft_qp *qp, const uint8_t *seg, const uint8_t *end,
 		} else {
 			uint64_t addr = rte_be_to_cpu_64(ds->addr);
 			const uint8_t *p = soft_mr_check(sdev,
-				rte_be_to_cpu_32(ds->lkey), qp->pdn, addr, bc, 0);
+				rte_be_to_cpu_32(ds->lkey), qp->pdn, addr, bc, need);
 
 			if (unlikely(p == NULL))
 				return MLX5_CQE_SYNDROME_LOCAL_PROT_ERR;
@@ -200,6 +204,23 @@ scatter(const struct span *sp, uint32_t nspan, uint8_t *const *dst,
 	}
 }
 
+/* Take the next receive WQE of rq (any lcore may). @return 0 and *c, or
+ * -1 when none is posted. */
+static inline int
+rq_take(struct soft_rq *rq, uint32_t *c)
+{
+	uint32_t v = __atomic_load_n(&rq->ci, __ATOMIC_RELAXED);
+
+	do {
+		if (v == __atomic_load_n(&rq->head, __ATOMIC_ACQUIRE))
+			return -1;
+	} while (!__atomic_compare_exchange_n(&rq->ci, &v, v + 1, 1,
+					      __ATOMIC_ACQ_REL,
+					      __ATOMIC_RELAXED));
+	*c = v;
+	return 0;
+}
+
 /* Responder side of SEND / SEND_IMM on an RC or UC QP. */
 static enum exec_result
 exec_send(struct soft_qp *qp, struct soft_qp *peer, struct wqe_desc *d,
@@ -215,13 +236,8 @@ exec_send(struct soft_qp *qp, struct soft_qp *peer, struct wqe_desc *d,
 	const uint8_t *rwqe;
 	uint8_t rsyn = 0;
 
-	c = __atomic_load_n(&rq->ci, __ATOMIC_RELAXED);
-	do {
-		if (c == __atomic_load_n(&rq->head, __ATOMIC_ACQUIRE))
-			return EXEC_RNR;
-	} while (!__atomic_compare_exchange_n(&rq->ci, &c, c + 1, 1,
-					      __ATOMIC_ACQ_REL,
-					      __ATOMIC_RELAXED));
+	if (rq_take(rq, &c) != 0)
+		return EXEC_RNR;
 
 	rwqe = rq->buf + (size_t)(c & rq->mask) * rq->stride;
 	for (i = 0; i < rq->max_sge; i++) {
@@ -419,6 +435,156 @@ exec_ud(struct soft_qp *qp, const struct mlx5_wqe_av *av, struct wqe_desc *d)
 	return EXEC_OK;
 }
 
+/*
+ * A request the responder refuses (IBA 9.7.5.2.4 NAK codes; rxe class C
+ * errors): on RC the requester completes with the syndrome and both QPs
+ * move to ERR; UC has no NAK: the message is dropped, nothing is written,
+ * and the requester completes normally.
+ */
+static inline enum exec_result
+responder_refuses(const struct soft_qp *qp, struct soft_qp *peer, uint8_t syn,
+		  uint8_t *syndrome)
+{
+	if (qp->base.qp_type == QPIO_QPT_UC)
+		return EXEC_OK;
+	soft_qp_set_err(peer, false);
+	*syndrome = syn;
+	return EXEC_ERR;
+}
+
+/* The responder's checks of a remote access: the QP's access flags, then,
+ * for len > 0, the rkey's MR (key, PD = the responder QP's PD, bounds,
+ * access flag need). A 0-byte access checks no key. @return 1 and *p
+ * (target address, NULL when len is 0), or 0. */
+static inline int
+remote_ok(const struct soft_qp *peer, const struct wqe_desc *d, uint64_t len,
+	  uint32_t need, uint8_t **p)
+{
+	if (unlikely(!(peer->attr.qp_access_flags & need)))
+		return 0;
+	if (len == 0) {
+		*p = NULL;
+		return 1;
+	}
+	*p = soft_mr_check(peer->sdev, d->rkey, peer->pdn, d->raddr, len, need);
+	return *p != NULL;
+}
+
+/* Copy the gathered spans to p, one after the other. */
+static inline void
+gather_to(const struct wqe_desc *d, uint8_t *p)
+{
+	uint32_t i;
+
+	for (i = 0; i < d->nspan; i++) {
+		memcpy(p, d->spans[i].p, d->spans[i].len);
+		p += d->spans[i].len;
+	}
+}
+
+/* Responder side of RDMA WRITE / WRITE_WITH_IMM (RC, UC). Checks come
+ * first, so a refused WRITE leaves the target unchanged and consumes no
+ * receive; WRITE_WITH_IMM then needs a receive (RNR like a SEND) whose
+ * buffers it does not touch, and completes it with RESP_WR_IMM. */
+static enum exec_result
+exec_write(struct soft_qp *qp, struct soft_qp *peer, struct wqe_desc *d,
+	   uint8_t *syndrome)
+{
+	struct soft_cqe_info ci;
+	uint8_t *p;
+	uint32_t c = 0;
+
+	if (unlikely(!remote_ok(peer, d, d->total, QPIO_ACCESS_REMOTE_WRITE, &p)))
+		return responder_refuses(qp, peer,
+					 MLX5_CQE_SYNDROME_REMOTE_ACCESS_ERR,
+					 syndrome);
+	if (d->opcode == MLX5_OPCODE_RDMA_WRITE_IMM &&
+	    rq_take(&peer->rq, &c) != 0)
+		return EXEC_RNR;
+	if (p != NULL)
+		gather_to(d, p);
+	if (d->opcode == MLX5_OPCODE_RDMA_WRITE_IMM) {
+		memset(&ci, 0, sizeof(ci));
+		ci.opcode = MLX5_CQE_RESP_WR_IMM;
+		ci.qpn = peer->base.qp_num;
+		ci.wqe_counter = (uint16_t)c;
+		ci.byte_cnt = (uint32_t)d->total;
+		ci.imm = d->imm;
+		ci.src_qpn = qp->base.qp_num;
+		complete(to_scq(peer->base.recv_cq), peer, &ci);
+	}
+	return EXEC_OK;
+}
+
+/* Responder side of RDMA READ (RC): the local SGEs were checked for
+ * LOCAL_WRITE when gathered; the remote range is scattered into them. */
+static enum exec_result
+exec_read(struct soft_qp *qp, struct soft_qp *peer, struct wqe_desc *d,
+	  uint8_t *syndrome)
+{
+	uint8_t *dst[SOFT_MAX_SGE + 1];
+	uint32_t dlen[SOFT_MAX_SGE + 1];
+	struct span src;
+	uint8_t *p;
+	uint32_t i;
+
+	if (unlikely(peer->attr.max_dest_rd_atomic == 0))
+		return responder_refuses(qp, peer,
+					 MLX5_CQE_SYNDROME_REMOTE_INVAL_REQ_ERR,
+					 syndrome);
+	if (unlikely(!remote_ok(peer, d, d->total, QPIO_ACCESS_REMOTE_READ, &p)))
+		return responder_refuses(qp, peer,
+					 MLX5_CQE_SYNDROME_REMOTE_ACCESS_ERR,
+					 syndrome);
+	if (p == NULL)
+		return EXEC_OK;
+	for (i = 0; i < d->nspan; i++) {
+		dst[i] = (uint8_t *)(uintptr_t)d->spans[i].p;
+		dlen[i] = d->spans[i].len;
+	}
+	src.p = p;
+	src.len = (uint32_t)d->total;
+	scatter(&src, 1, dst, dlen, d->nspan, 0);
+	return EXEC_OK;
+}
+
+/* Responder side of ATOMIC_CMP_AND_SWP / FETCH_AND_ADD (RC) on a 64-bit
+ * host-order integer, atomic with respect to every other atomic from any
+ * lcore or device (CPU atomics on the target). The original value goes
+ * to the 8-byte local SGE. A misaligned address is an invalid request
+ * (rxe: RESPST_ERR_MISALIGNED_ATOMIC), checked after the access rules. */
+static enum exec_result
+exec_atomic(struct soft_qp *qp, struct soft_qp *peer, struct wqe_desc *d,
+	    uint8_t *syndrome)
+{
+	uint64_t *t, orig;
+	uint8_t *p;
+
+	if (unlikely(peer->attr.max_dest_rd_atomic == 0))
+		return responder_refuses(qp, peer,
+					 MLX5_CQE_SYNDROME_REMOTE_INVAL_REQ_ERR,
+					 syndrome);
+	if (unlikely(!remote_ok(peer, d, 8, QPIO_ACCESS_REMOTE_ATOMIC, &p)))
+		return responder_refuses(qp, peer,
+					 MLX5_CQE_SYNDROME_REMOTE_ACCESS_ERR,
+					 syndrome);
+	if (unlikely(d->raddr & 7))
+		return responder_refuses(qp, peer,
+					 MLX5_CQE_SYNDROME_REMOTE_INVAL_REQ_ERR,
+					 syndrome);
+	t = (uint64_t *)(void *)p;
+	if (d->opcode == MLX5_OPCODE_ATOMIC_CS) {
+		orig = d->compare;
+		/* on failure orig receives the current value: the original */
+		__atomic_compare_exchange_n(t, &orig, d->swap_add, 0,
+					    __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+	} else {
+		orig = __atomic_fetch_add(t, d->swap_add, __ATOMIC_SEQ_CST);
+	}
+	memcpy((void *)(uintptr_t)d->spans[0].p, &orig, sizeof(orig));
+	return EXEC_OK;
+}
+
 static inline struct soft_qp *
 resolve_peer(const struct soft_qp *qp)
 {
@@ -445,7 +611,9 @@ exec_wqe(struct soft_qp *qp, const uint8_t *wqe, struct wqe_desc *d,
 	const struct mlx5_wqe_ctrl_seg *ctrl =
 		(const struct mlx5_wqe_ctrl_seg *)wqe;
 	uint32_t ds = rte_be_to_cpu_32(ctrl->qpn_ds) & 0x3f;
+	const uint8_t *seg;
 	struct soft_qp *peer;
+	uint32_t need = 0;
 	int syn;
 
 	d->opcode = (uint8_t)rte_be_to_cpu_32(ctrl->opmod_idx_opcode);
@@ -454,14 +622,44 @@ exec_wqe(struct soft_qp *qp, const uint8_t *wqe, struct wqe_desc *d,
 
 	if (qp->base.qp_type == QPIO_QPT_UD) {
 		syn = wqe_gather(qp, wqe + SOFT_SEG + sizeof(struct mlx5_wqe_datagram_seg),
-				 wqe + ds * SOFT_SEG, d);
+				 wqe + ds * SOFT_SEG, d, 0);
 		if (unlikely(syn != 0)) {
 			*syndrome = (uint8_t)syn;
 			return EXEC_ERR;
 		}
 		return exec_ud(qp, (const struct mlx5_wqe_av *)(wqe + SOFT_SEG), d);
 	}
-	syn = wqe_gather(qp, wqe + SOFT_SEG, wqe + ds * SOFT_SEG, d);
+	seg = wqe + SOFT_SEG;
+	switch (d->opcode) {
+	case MLX5_OPCODE_RDMA_WRITE:
+	case MLX5_OPCODE_RDMA_WRITE_IMM:
+	case MLX5_OPCODE_RDMA_READ:
+	case MLX5_OPCODE_ATOMIC_CS:
+	case MLX5_OPCODE_ATOMIC_FA: {
+		const struct mlx5_wqe_raddr_seg *r =
+			(const struct mlx5_wqe_raddr_seg *)seg;
+
+		d->raddr = rte_be_to_cpu_64(r->raddr);
+		d->rkey = rte_be_to_cpu_32(r->rkey);
+		seg += SOFT_SEG;
+		if (d->opcode == MLX5_OPCODE_ATOMIC_CS ||
+		    d->opcode == MLX5_OPCODE_ATOMIC_FA) {
+			const struct mlx5_wqe_atomic_seg *a =
+				(const struct mlx5_wqe_atomic_seg *)seg;
+
+			d->swap_add = rte_be_to_cpu_64(a->swap_add);
+			d->compare = rte_be_to_cpu_64(a->compare);
+			seg += SOFT_SEG;
+		}
+		if (d->opcode != MLX5_OPCODE_RDMA_WRITE &&
+		    d->opcode != MLX5_OPCODE_RDMA_WRITE_IMM)
+			need = QPIO_ACCESS_LOCAL_WRITE; /* local SGEs are written */
+		break;
+	}
+	default:
+		break;
+	}
+	syn = wqe_gather(qp, seg, wqe + ds * SOFT_SEG, d, need);
 	if (unlikely(syn != 0)) {
 		*syndrome = (uint8_t)syn;
 		return EXEC_ERR;
@@ -476,7 +674,18 @@ exec_wqe(struct soft_qp *qp, const uint8_t *wqe, struct wqe_desc *d,
 		*syndrome = MLX5_CQE_SYNDROME_TRANSPORT_RETRY_EXC_ERR;
 		return EXEC_ERR;
 	}
-	return exec_send(qp, peer, d, syndrome);
+	switch (d->opcode) {
+	case MLX5_OPCODE_RDMA_WRITE:
+	case MLX5_OPCODE_RDMA_WRITE_IMM:
+		return exec_write(qp, peer, d, syndrome);
+	case MLX5_OPCODE_RDMA_READ:
+		return exec_read(qp, peer, d, syndrome);
+	case MLX5_OPCODE_ATOMIC_CS:
+	case MLX5_OPCODE_ATOMIC_FA:
+		return exec_atomic(qp, peer, d, syndrome);
+	default:
+		return exec_send(qp, peer, d, syndrome);
+	}
 }
 
 static void

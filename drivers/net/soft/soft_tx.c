@@ -21,13 +21,14 @@ struct op_info {
 #define T_UD (1u << QPIO_QPT_UD)
 
 static const struct op_info op_table[] = {
-	[QPIO_WR_RDMA_WRITE] = { MLX5_OPCODE_RDMA_WRITE, 1, 0, 0, 0 },
-	[QPIO_WR_RDMA_WRITE_WITH_IMM] = { MLX5_OPCODE_RDMA_WRITE_IMM, 1, 0, 0, 0 },
+	[QPIO_WR_RDMA_WRITE] = { MLX5_OPCODE_RDMA_WRITE, 1, 0, 0, T_RC | T_UC },
+	[QPIO_WR_RDMA_WRITE_WITH_IMM] = { MLX5_OPCODE_RDMA_WRITE_IMM, 1, 0, 0,
+					  T_RC | T_UC },
 	[QPIO_WR_SEND] = { MLX5_OPCODE_SEND, 0, 0, 0, T_RC | T_UC | T_UD },
 	[QPIO_WR_SEND_WITH_IMM] = { MLX5_OPCODE_SEND_IMM, 0, 0, 0, T_RC | T_UC | T_UD },
-	[QPIO_WR_RDMA_READ] = { MLX5_OPCODE_RDMA_READ, 1, 0, 1, 0 },
-	[QPIO_WR_ATOMIC_CMP_AND_SWP] = { MLX5_OPCODE_ATOMIC_CS, 1, 1, 1, 0 },
-	[QPIO_WR_ATOMIC_FETCH_AND_ADD] = { MLX5_OPCODE_ATOMIC_FA, 1, 1, 1, 0 },
+	[QPIO_WR_RDMA_READ] = { MLX5_OPCODE_RDMA_READ, 1, 0, 1, T_RC },
+	[QPIO_WR_ATOMIC_CMP_AND_SWP] = { MLX5_OPCODE_ATOMIC_CS, 1, 1, 1, T_RC },
+	[QPIO_WR_ATOMIC_FETCH_AND_ADD] = { MLX5_OPCODE_ATOMIC_FA, 1, 1, 1, T_RC },
 };
 
 /* Validate one WR; nothing is written for a refused one. ud is a
@@ -56,6 +57,22 @@ wr_check(const struct soft_qp *qp, const struct qpio_send_wr *wr,
 		SOFT_LOG(DEBUG, "qp 0x%x: num_sge %u > max_send_sge %u",
 			 qp->base.qp_num, wr->num_sge, qp->sq.max_sge);
 		return -EINVAL;
+	}
+	if (o->no_inline) {
+		/* READ and atomics: the QP must be allowed outstanding
+		 * READ/atomics (max_rd_atomic, IBA 10.2.4.3); an atomic
+		 * returns its 8 bytes into exactly one 8-byte SGE. */
+		if (unlikely(qp->attr.max_rd_atomic == 0)) {
+			SOFT_LOG(DEBUG, "qp 0x%x: READ/atomic with max_rd_atomic 0",
+				 qp->base.qp_num);
+			return -EINVAL;
+		}
+		if (o->atomic && unlikely(wr->num_sge != 1 ||
+					  wr->sg_list[0].length != 8)) {
+			SOFT_LOG(DEBUG, "qp 0x%x: atomic needs one 8-byte SGE",
+				 qp->base.qp_num);
+			return -EINVAL;
+		}
 	}
 	if (!(wr->send_flags & QPIO_SEND_INLINE)) {
 		uint32_t i;
@@ -121,8 +138,10 @@ wqe_write(struct soft_qp *qp, const struct qpio_send_wr *wr,
 	if (o->raddr) {
 		struct mlx5_wqe_raddr_seg *r = (struct mlx5_wqe_raddr_seg *)seg;
 
-		r->raddr = rte_cpu_to_be_64(wr->wr.rdma.remote_addr);
-		r->rkey = rte_cpu_to_be_32(wr->wr.rdma.rkey);
+		r->raddr = rte_cpu_to_be_64(o->atomic ? wr->wr.atomic.remote_addr :
+					    wr->wr.rdma.remote_addr);
+		r->rkey = rte_cpu_to_be_32(o->atomic ? wr->wr.atomic.rkey :
+					   wr->wr.rdma.rkey);
 		r->reserved = 0;
 		seg += SOFT_SEG;
 	}
