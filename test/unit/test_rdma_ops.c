@@ -826,3 +826,47 @@ Test(rdma_ops, faa_two_lcores_exact_sum, .timeout = 300)
 	qt_pair_destroy(&a2, &b2);
 	qt_pair_destroy(&a1, &b1);
 }
+
+/* FENCE (ibv_post_send): a fenced WR starts only after every earlier READ
+ * and atomic of its SQ completed. One burst: READ 64 bytes of b into a's
+ * buffer, FETCH_AND_ADD into a's buffer, then a fenced SEND of both: the
+ * receiver gets the read data and the fetched value. */
+Test(rdma_ops, fence_send_after_read_and_atomic)
+{
+	struct qt_end a, b;
+	struct qpio_sge rs, as, ss;
+	struct qpio_send_wr wr[3];
+	struct qpio_wc wc;
+	uint64_t *ctr, v;
+	int err = 1;
+
+	qt_pair_create(&a, &b, NULL);
+	qt_fill(b.buf + 1024, 64, 31);
+	ctr = (uint64_t *)(void *)(b.buf + 2048);
+	*ctr = 0xabcdef;
+	memset(a.buf, 0, 128);
+	qt_post_recv(&b, 1, b.buf + 4096, 128);
+	rs = (struct qpio_sge){ (uintptr_t)a.buf, 64, qpio_mr_lkey(a.mr) };
+	as = (struct qpio_sge){ (uintptr_t)a.buf + 64, 8, qpio_mr_lkey(a.mr) };
+	ss = (struct qpio_sge){ (uintptr_t)a.buf, 72, qpio_mr_lkey(a.mr) };
+	wr[0] = rdma_wr(QPIO_WR_RDMA_READ, 1, &rs, 1, (uintptr_t)b.buf + 1024,
+			qpio_mr_rkey(b.mr));
+	wr[0].send_flags = 0;
+	wr[1] = atomic_wr(QPIO_WR_ATOMIC_FETCH_AND_ADD, 2, &as, (uintptr_t)ctr,
+			  qpio_mr_rkey(b.mr), 1, 0);
+	wr[1].send_flags = 0;
+	wr[2] = qt_send_wr(3, &ss, 1, QPIO_SEND_SIGNALED | QPIO_SEND_FENCE);
+	cr_assert_eq(qpio_qp_post_send(a.qp, wr, 3, &err), 3);
+	cr_assert_eq(err, 0);
+	wc = poll1(&a);
+	cr_assert_eq(wc.status, QPIO_WC_SUCCESS);
+	cr_assert_eq(wc.wr_id, 3);
+	wc = poll1(&b);
+	cr_assert_eq(wc.status, QPIO_WC_SUCCESS);
+	cr_assert_eq(wc.byte_len, 72);
+	cr_assert(qt_check(b.buf + 4096, 64, 31), "the READ data was sent");
+	memcpy(&v, b.buf + 4096 + 64, 8);
+	cr_assert_eq(v, 0xabcdef, "the fetched value was sent");
+	cr_assert_eq(*ctr, 0xabcdef + 1);
+	qt_pair_destroy(&a, &b);
+}
