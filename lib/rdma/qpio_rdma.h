@@ -516,17 +516,49 @@ int qpio_ah_destroy(struct qpio_ah *ah);
  * @param cqe  entries, 1..max_cqe; rounded up to a power of two, the actual
  *   depth is returned by qpio_cq_depth().
  * @param socket_id  NUMA socket of the queue memory, or SOCKET_ID_ANY.
+ * The CQ also gets its event fd (see qpio_cq_event_fd()).
  * @return the CQ, or NULL with rte_errno EINVAL (NULL dev, cqe 0 or over
- *   max_cqe), ENOSPC (max_cq reached) or ENOMEM.
+ *   max_cqe), ENOSPC (max_cq reached, or no file descriptor left for the
+ *   event fd) or ENOMEM.
  */
 struct qpio_cq *qpio_cq_create(struct qpio_device *dev, uint32_t cqe,
 			       int socket_id);
 
 /**
- * Destroy a CQ. Completions not yet polled are discarded.
+ * Destroy a CQ and close its event fd. Completions not yet polled are
+ * discarded.
  * @return 0; -EBUSY while a QP uses it as send or recv CQ; -EINVAL for NULL.
  */
 int qpio_cq_destroy(struct qpio_cq *cq);
+
+/**
+ * Arm a CQ for one completion event (ibv_req_notify_cq), for an lcore
+ * that wants to sleep until work arrives.
+ *
+ * After this call, the next completion written to the CQ makes the CQ's
+ * event fd (qpio_cq_event_fd()) readable and disarms the CQ. With
+ * solicited_only, only a solicited completion does: a receive completion
+ * of a message sent with QPIO_SEND_SOLICITED, or any completion whose
+ * status is not SUCCESS (as ibv_req_notify_cq defines it). Completions
+ * already in the CQ raise no event: arm, poll once more, then sleep.
+ * Arming an armed CQ replaces the solicited_only choice.
+ *
+ * @param solicited_only  0: any completion; nonzero: solicited ones only.
+ * @return 0, or -EINVAL for NULL. May be called from any lcore; the event
+ *   itself is raised by whichever lcore writes the completion (on the soft
+ *   NIC one eventfd write per arm, the only system call of the datapath).
+ */
+int qpio_cq_req_notify(struct qpio_cq *cq, int solicited_only);
+
+/**
+ * The CQ's event file descriptor, for poll(2)/epoll: an eventfd(2)
+ * (non-blocking) that becomes readable when an armed CQ raises an event.
+ * Reading its 8-byte counter returns the number of events since the last
+ * read and clears it (the caller acknowledges events that way). The fd
+ * belongs to the CQ: do not close it; it is closed by qpio_cq_destroy().
+ * @return the fd (>= 0), or -EINVAL for NULL.
+ */
+int qpio_cq_event_fd(const struct qpio_cq *cq);
 
 /* ------------------------------------------------------------------ */
 /* Queue pairs                                                          */

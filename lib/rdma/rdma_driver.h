@@ -63,6 +63,10 @@ struct qpio_dev_ops {
 	struct qpio_cq *(*cq_create)(struct qpio_device *dev, uint32_t cqe,
 				     int socket_id);
 	int (*cq_destroy)(struct qpio_cq *cq);
+	/** Arm for one event; solicited_only is 0 or 1. */
+	int (*cq_req_notify)(struct qpio_cq *cq, int solicited_only);
+	/** The CQ's event fd (owned by the CQ). */
+	int (*cq_event_fd)(const struct qpio_cq *cq);
 	/** caps checked against device limits; writes actual caps back.
 	 *  Sets post_send, post_recv, qp_num; lib fills the other fields. */
 	struct qpio_qp *(*qp_create)(struct qpio_pd *pd,

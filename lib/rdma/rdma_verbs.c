@@ -227,6 +227,22 @@ qpio_cq_destroy(struct qpio_cq *cq)
 	return 0;
 }
 
+int
+qpio_cq_req_notify(struct qpio_cq *cq, int solicited_only)
+{
+	if (cq == NULL)
+		return -EINVAL;
+	return cq->dev->ops->cq_req_notify(cq, solicited_only != 0);
+}
+
+int
+qpio_cq_event_fd(const struct qpio_cq *cq)
+{
+	if (cq == NULL)
+		return -EINVAL;
+	return cq->dev->ops->cq_event_fd(cq);
+}
+
 static int
 check_qp_cap(const struct qpio_device *dev, const struct qpio_qp_init_attr *ia)
 {

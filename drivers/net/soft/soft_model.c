@@ -69,6 +69,7 @@ complete(struct soft_cq *cq, struct soft_qp *qp, const struct soft_cqe_info *ci)
 		return -1;
 	}
 	soft_cq_publish(cq, idx, ci);
+	soft_cq_event_check(cq, ci);
 	return 0;
 }
 
@@ -284,6 +285,7 @@ exec_send(struct soft_qp *qp, struct soft_qp *peer, struct wqe_desc *d,
 	ci.byte_cnt = (uint32_t)d->total;
 	ci.imm = d->imm;
 	ci.src_qpn = qp->base.qp_num;
+	ci.se = !!(d->fm_ce_se & MLX5_WQE_CTRL_SOLICITED);
 	complete(rcq, peer, &ci);
 	return EXEC_OK;
 }
@@ -427,6 +429,7 @@ exec_ud(struct soft_qp *qp, const struct mlx5_wqe_av *av, struct wqe_desc *d)
 		MLX5_CQE_RESP_SEND_IMM : MLX5_CQE_RESP_SEND;
 	ci.byte_cnt = (uint32_t)d->total + QPIO_GRH_LEN;
 	ci.imm = d->imm;
+	ci.se = !!(d->fm_ce_se & MLX5_WQE_CTRL_SOLICITED);
 	ci.src_qpn = qp->base.qp_num;
 	ci.grh = has_grh;
 	ci.sl = av->stat_rate_sl & 0xf;
@@ -511,6 +514,7 @@ exec_write(struct soft_qp *qp, struct soft_qp *peer, struct wqe_desc *d,
 		ci.byte_cnt = (uint32_t)d->total;
 		ci.imm = d->imm;
 		ci.src_qpn = qp->base.qp_num;
+		ci.se = !!(d->fm_ce_se & MLX5_WQE_CTRL_SOLICITED);
 		complete(to_scq(peer->base.recv_cq), peer, &ci);
 	}
 	return EXEC_OK;

@@ -84,6 +84,8 @@ struct soft_cq {
 	struct soft_qp *last_qp;
 
 	alignas(RTE_CACHE_LINE_SIZE) uint32_t pi;   /* producers reserve here */
+	uint32_t armed;                             /* SOFT_CQ_ARM_* */
+	int efd;                                    /* eventfd of the events */
 	uint32_t nb_pending;                        /* QPs with work to resume */
 	uint8_t overflow;                           /* CQ error raised */
 	uint64_t overflow_count;                    /* CQEs that did not fit */
@@ -216,6 +218,8 @@ int soft_mr_dereg(struct qpio_mr *mr);
 struct qpio_cq *soft_cq_create(struct qpio_device *dev, uint32_t cqe,
 			       int socket_id);
 int soft_cq_destroy(struct qpio_cq *cq);
+int soft_cq_req_notify(struct qpio_cq *cq, int solicited_only);
+int soft_cq_event_fd(const struct qpio_cq *cq);
 uint16_t soft_cq_poll(struct qpio_cq *cq, struct qpio_wc *wc, uint16_t n);
 /* Remove every CQE of QP qpn from cq (modify to RESET, destroy), as mlx5
  * providers clean a CQ. Control path: no producer may run meanwhile. */
