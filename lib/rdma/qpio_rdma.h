@@ -669,11 +669,11 @@ qpio_qp_state(const struct qpio_qp *qp)
  * Each WR is checked in order (QP in RTS or ERR, opcode valid for the QP
  * type, num_sge <= max_send_sge, inline length <= max_inline_data with the
  * sum computed without 32-bit wrap, room in the SQ). READ and atomics are
- * RC only, never inline, and need max_rd_atomic > 0 on the QP (IBA
- * 10.2.4.3: the QP may have that many outstanding); an atomic has exactly
- * one SGE of 8 bytes (ibv_post_send's rule). A UD WR needs an AH of the
- * QP's PD. Every WR before the
- * first refused one is written to the SQ; nothing after it is; then the
+ * RC only, never inline, and need max_rd_atomic > 0 on the QP (the number
+ * of READ/atomics it may have outstanding, set with ibv_modify_qp's
+ * max_rd_atomic); an atomic has exactly one SGE of 8 bytes. A UD WR needs
+ * an AH of the QP's PD and a 24-bit remote_qpn. Every WR before the first
+ * refused one is written to the SQ; nothing after it is; then the
  * doorbell is rung once for the whole burst (none if nothing was written).
  * The wrs array and the sg_lists may be reused as soon as this returns; the
  * data of non-inline SGEs must stay untouched until the WR completes.

@@ -291,7 +291,7 @@ exec_send(struct soft_qp *qp, struct soft_qp *peer, struct wqe_desc *d,
 }
 
 /* Write the 40-byte GRH a UD receive gets when the AH was global: an
- * IPv6-shaped header (IBA 8.3): version 6, traffic class, flow label,
+ * IPv6-shaped header (IBA chapter 8): version 6, traffic class, flow label,
  * PayLen = the bytes after the GRH up to the ICRC (BTH 12 + DETH 8
  * [+ ImmDt 4] + payload padded to 4 + ICRC 4), next header 0x1b (BTH),
  * hop limit, then the sender's GID and the destination GID of the AH. */
@@ -439,7 +439,7 @@ exec_ud(struct soft_qp *qp, const struct mlx5_wqe_av *av, struct wqe_desc *d)
 }
 
 /*
- * A request the responder refuses (IBA 9.7.5.2.4 NAK codes; rxe class C
+ * A request the responder refuses (an IB NAK; rxe handles these as class C
  * errors): on RC the requester completes with the syndrome and both QPs
  * move to ERR; UC has no NAK: the message is dropped, nothing is written,
  * and the requester completes normally.
@@ -556,7 +556,7 @@ exec_read(struct soft_qp *qp, struct soft_qp *peer, struct wqe_desc *d,
  * host-order integer, atomic with respect to every other atomic from any
  * lcore or device (CPU atomics on the target). The original value goes
  * to the 8-byte local SGE. A misaligned address is an invalid request
- * (rxe: RESPST_ERR_MISALIGNED_ATOMIC), checked after the access rules. */
+ * (as rxe answers it), checked after the access rules. */
 static enum exec_result
 exec_atomic(struct soft_qp *qp, struct soft_qp *peer, struct wqe_desc *d,
 	    uint8_t *syndrome)

@@ -60,7 +60,7 @@ wr_check(const struct soft_qp *qp, const struct qpio_send_wr *wr,
 	}
 	if (o->no_inline) {
 		/* READ and atomics: the QP must be allowed outstanding
-		 * READ/atomics (max_rd_atomic, IBA 10.2.4.3); an atomic
+		 * READ/atomics (max_rd_atomic, ibv_modify_qp); an atomic
 		 * returns its 8 bytes into exactly one 8-byte SGE. */
 		if (unlikely(qp->attr.max_rd_atomic == 0)) {
 			SOFT_LOG(DEBUG, "qp 0x%x: READ/atomic with max_rd_atomic 0",
