@@ -8,6 +8,8 @@
 #include <string.h>
 
 #include <rte_errno.h>
+#include <rte_launch.h>
+#include <rte_lcore.h>
 #include <rte_malloc.h>
 
 #include "test_common.h"
@@ -617,4 +619,104 @@ Test(ud, post_refuses_bad_ud_wrs)
 	cr_assert_eq(qpio_pd_free(pd2), 0);
 	cr_assert_eq(qpio_ah_destroy(ah), 0);
 	ud_world_destroy(&a, &b);
+}
+
+/* Many senders, one UD QP: two lcores each send 2000 datagrams to the
+ * same receiver at once; every datagram lands in its own receive exactly
+ * once (receive slots are taken with a CAS, CQEs reserved with a CAS). */
+#define MS_PER_SENDER 2000u
+
+struct ms_sender {
+	struct qt_end *e;
+	struct qpio_ah *ah;
+	uint32_t dst_qpn;
+	uint32_t id;
+	uint32_t bad;
+};
+
+static int
+ms_main(void *arg)
+{
+	struct ms_sender *s = arg;
+	struct qpio_wc wc[32];
+	uint32_t seq = 0, done = 0;
+
+	while (done < MS_PER_SENDER) {
+		if (seq < MS_PER_SENDER && seq - done < 32) {
+			uint32_t msg[2] = { s->id, seq };
+			struct qpio_sge sge = { (uintptr_t)msg, sizeof(msg), 0 };
+			struct qpio_send_wr wr = qt_ud_wr(seq, &sge, 1,
+				QPIO_SEND_SIGNALED | QPIO_SEND_INLINE, s->ah,
+				s->dst_qpn, QK);
+
+			seq += qpio_qp_post_send(s->e->qp, &wr, 1, NULL);
+		}
+		for (uint16_t k = qpio_cq_poll(s->e->cq, wc, 32), i = 0; i < k; i++) {
+			if (wc[i].status != QPIO_WC_SUCCESS)
+				s->bad++;
+			done++;
+		}
+	}
+	return 0;
+}
+
+Test(ud, many_senders_two_lcores_one_ud_qp, .timeout = 120)
+{
+	struct qt_end a1, a2, b;
+	struct qt_pair_opts ob = { .max_recv_wr = 2 * MS_PER_SENDER,
+				   .cqe = 2 * MS_PER_SENDER,
+				   .buf_len = 2 * MS_PER_SENDER * 64 };
+	struct qpio_device *da, *db;
+	struct ms_sender s1, s2;
+	struct qpio_wc wc[64];
+	unsigned int lcore = rte_get_next_lcore(-1, 1, 0);
+	uint8_t seen[2][MS_PER_SENDER];
+	uint32_t i, got = 0, dup = 0;
+
+	cr_assert_lt(lcore, RTE_MAX_LCORE, "needs a second lcore (-l 0-1)");
+	da = qpio_rdma_dev_create("soft0");
+	db = qpio_rdma_dev_create("soft1");
+	qt_ud_end_create(&a1, da, QK, NULL);
+	qt_ud_end_create(&a2, da, QK, NULL);
+	qt_ud_end_create(&b, db, QK, &ob);
+	for (i = 0; i < 2 * MS_PER_SENDER; i++)
+		qt_post_recv(&b, i, b.buf + 64 * i, 64);
+	s1 = (struct ms_sender){ &a1, qt_ah_create(a1.pd, db, 0), qpio_qp_num(b.qp), 0, 0 };
+	s2 = (struct ms_sender){ &a2, qt_ah_create(a2.pd, db, 1), qpio_qp_num(b.qp), 1, 0 };
+	cr_assert_eq(rte_eal_remote_launch(ms_main, &s2, lcore), 0);
+	ms_main(&s1);
+	cr_assert_eq(rte_eal_wait_lcore(lcore), 0);
+	cr_assert_eq(s1.bad + s2.bad, 0);
+
+	memset(seen, 0, sizeof(seen));
+	while (got < 2 * MS_PER_SENDER) {
+		uint16_t k = qpio_cq_poll(b.cq, wc, 64);
+
+		cr_assert_neq(k, 0, "only %u of %u datagrams arrived", got,
+			      2 * MS_PER_SENDER);
+		for (i = 0; i < k; i++) {
+			uint32_t msg[2];
+
+			cr_assert_eq(wc[i].status, QPIO_WC_SUCCESS);
+			cr_assert_eq(wc[i].byte_len, QPIO_GRH_LEN + 8);
+			memcpy(msg, b.buf + 64 * wc[i].wr_id + QPIO_GRH_LEN, 8);
+			cr_assert_lt(msg[0], 2);
+			cr_assert_lt(msg[1], MS_PER_SENDER);
+			cr_assert_eq(wc[i].src_qp, qpio_qp_num(msg[0] ? a2.qp : a1.qp));
+			cr_assert_eq(wc[i].wc_flags, msg[0] ? QPIO_WC_GRH : 0);
+			dup += seen[msg[0]][msg[1]]++ != 0;
+		}
+		got += k;
+	}
+	cr_assert_eq(dup, 0);
+	cr_assert_eq(qpio_cq_poll(b.cq, wc, 64), 0);
+	cr_assert_eq(qt_stats(b.qp).rq_consumed, 2 * MS_PER_SENDER);
+	cr_assert_eq(qt_stats(b.qp).ud_no_recv_drops, 0);
+	cr_assert_eq(qpio_ah_destroy(s1.ah), 0);
+	cr_assert_eq(qpio_ah_destroy(s2.ah), 0);
+	qt_end_destroy(&a1);
+	qt_end_destroy(&a2);
+	qt_end_destroy(&b);
+	cr_assert_eq(qpio_rdma_dev_close(da), 0);
+	cr_assert_eq(qpio_rdma_dev_close(db), 0);
 }
