@@ -439,7 +439,6 @@ qp_link(struct qpio_port *a, struct qpio_port *b)
 	return 0;
 }
 
-#ifdef QPIO_RDMA_HAVE_AH
 static int
 qp_ud_dest(struct qp_port *qp, struct qp_txq *txq, const struct qp_port *peer,
 	   uint32_t dest_qpn)
@@ -465,19 +464,6 @@ qp_ud_dest(struct qp_port *qp, struct qp_txq *txq, const struct qp_port *peer,
 	txq->remote_qpn = dest_qpn;
 	return 0;
 }
-#else
-static int
-qp_ud_dest(struct qp_port *qp, struct qp_txq *txq, const struct qp_port *peer,
-	   uint32_t dest_qpn)
-{
-	RTE_SET_USED(txq);
-	RTE_SET_USED(peer);
-	RTE_SET_USED(dest_qpn);
-	QP_LOG(ERR, "port %s: qp=ud needs address handles, which lib/rdma "
-	       "does not offer yet", qp->port->name);
-	return -ENOTSUP;
-}
-#endif
 
 static void qp_queues_down(struct qpio_port *port);
 
@@ -591,10 +577,8 @@ qp_queues_down(struct qpio_port *port)
 		qpio_qp_destroy(rxq->qp);
 		rxq->qp = NULL;
 		txq->qp = NULL;
-#ifdef QPIO_RDMA_HAVE_AH
 		if (txq->ah != NULL)
 			qpio_ah_destroy(txq->ah);
-#endif
 		txq->ah = NULL;
 	}
 }

@@ -311,19 +311,29 @@ struct qpio_send_wr {
 	unsigned int send_flags;        /**< enum qpio_send_flags */
 	uint32_t imm_data;              /**< host order, delivered unchanged */
 	union {
+		/** RDMA WRITE, WRITE_WITH_IMM, READ: the remote range
+		 *  [remote_addr, remote_addr + message length) in the MR
+		 *  of rkey at the responder. */
 		struct {
 			uint64_t remote_addr;
 			uint32_t rkey;
 		} rdma;
+		/** CMP_AND_SWP, FETCH_AND_ADD on the 64-bit integer at
+		 *  remote_addr (host byte order); the original value is
+		 *  written to the WR's one 8-byte SGE. */
 		struct {
 			uint64_t remote_addr;   /**< 8-byte aligned */
 			uint64_t compare_add;   /**< compare (CAS) or add (FAA) */
-			uint64_t swap;
+			uint64_t swap;          /**< CAS: stored if equal */
 			uint32_t rkey;
 		} atomic;
+		/** UD only (ibv_send_wr wr.ud): where this datagram goes. */
 		struct {
-			struct qpio_ah *ah;
-			uint32_t remote_qpn;
+			struct qpio_ah *ah;     /**< of the QP's PD */
+			uint32_t remote_qpn;    /**< 24 bits */
+			/** Q_Key the receiver checks; with bit 31 set
+			 *  (a controlled Q_Key) the QP's own qkey is sent
+			 *  instead, as the IBA Post Send rule says. */
 			uint32_t remote_qkey;
 		} ud;
 	} wr;
@@ -347,9 +357,9 @@ struct qpio_wc {
 	uint32_t qp_num;                /**< local QP */
 	uint32_t src_qp;                /**< remote QP (receives) */
 	unsigned int wc_flags;          /**< enum qpio_wc_flags */
-	uint16_t pkey_index;
-	uint16_t slid;
-	uint8_t sl;
+	uint16_t pkey_index;            /**< UD receives: the QP's P_Key index */
+	uint16_t slid;                  /**< UD receives: source port LID */
+	uint8_t sl;                     /**< UD receives: service level */
 	uint8_t dlid_path_bits;
 };
 
@@ -433,7 +443,7 @@ struct qpio_pd *qpio_pd_alloc(struct qpio_device *dev);
 
 /**
  * Free a PD.
- * @return 0; -EBUSY while an MR or QP still uses it (nothing freed);
+ * @return 0; -EBUSY while an MR, QP or AH still uses it (nothing freed);
  *   -EINVAL for NULL.
  */
 int qpio_pd_free(struct qpio_pd *pd);
@@ -465,6 +475,39 @@ struct qpio_mr *qpio_mr_reg(struct qpio_pd *pd, void *addr, size_t length,
 int qpio_mr_dereg(struct qpio_mr *mr);
 
 /* ------------------------------------------------------------------ */
+/* Address handles                                                      */
+/* ------------------------------------------------------------------ */
+
+/**
+ * Create an address handle: the destination of UD send WRs (IBA 10.2.2,
+ * ibv_create_ah).
+ *
+ * The AH names a port: by attr->dlid, or with attr->is_global by
+ * attr->grh.dgid (then the datagram carries a GRH and the receiver gets
+ * QPIO_WC_GRH). A UD send WR names the AH, the destination QP number and
+ * the Q_Key. The AH keeps its PD busy (qpio_pd_free() returns -EBUSY)
+ * until qpio_ah_destroy(). A destination that does not exist is not an
+ * error here: UD is unreliable, the datagrams are dropped (the soft NIC
+ * counts them, see doc/guides/nics/soft.rst).
+ *
+ * @param pd    the PD; WRs of QPs of this PD only may use the AH.
+ * @param attr  copied; attr->port_num in 1..phys_port_cnt; with is_global,
+ *   grh.sgid_index < gid_tbl_len of that port and grh.flow_label < 2^20.
+ * @return the AH, or NULL with rte_errno EINVAL (NULL argument, a rule
+ *   above broken; logged), ENOSPC (max_ah of the device reached) or ENOMEM.
+ * Not thread-safe against other calls on the same PD.
+ */
+struct qpio_ah *qpio_ah_create(struct qpio_pd *pd,
+			       const struct qpio_ah_attr *attr);
+
+/**
+ * Destroy an address handle (ibv_destroy_ah). WRs already posted with it
+ * are not affected: the address is copied into each WQE at post time.
+ * @return 0, or -EINVAL for NULL.
+ */
+int qpio_ah_destroy(struct qpio_ah *ah);
+
+/* ------------------------------------------------------------------ */
 /* Completion queues                                                    */
 /* ------------------------------------------------------------------ */
 
@@ -473,17 +516,49 @@ int qpio_mr_dereg(struct qpio_mr *mr);
  * @param cqe  entries, 1..max_cqe; rounded up to a power of two, the actual
  *   depth is returned by qpio_cq_depth().
  * @param socket_id  NUMA socket of the queue memory, or SOCKET_ID_ANY.
+ * The CQ also gets its event fd (see qpio_cq_event_fd()).
  * @return the CQ, or NULL with rte_errno EINVAL (NULL dev, cqe 0 or over
- *   max_cqe), ENOSPC (max_cq reached) or ENOMEM.
+ *   max_cqe), ENOSPC (max_cq reached, or no file descriptor left for the
+ *   event fd) or ENOMEM.
  */
 struct qpio_cq *qpio_cq_create(struct qpio_device *dev, uint32_t cqe,
 			       int socket_id);
 
 /**
- * Destroy a CQ. Completions not yet polled are discarded.
+ * Destroy a CQ and close its event fd. Completions not yet polled are
+ * discarded.
  * @return 0; -EBUSY while a QP uses it as send or recv CQ; -EINVAL for NULL.
  */
 int qpio_cq_destroy(struct qpio_cq *cq);
+
+/**
+ * Arm a CQ for one completion event (ibv_req_notify_cq), for an lcore
+ * that wants to sleep until work arrives.
+ *
+ * After this call, the next completion written to the CQ makes the CQ's
+ * event fd (qpio_cq_event_fd()) readable and disarms the CQ. With
+ * solicited_only, only a solicited completion does: a receive completion
+ * of a message sent with QPIO_SEND_SOLICITED, or any completion whose
+ * status is not SUCCESS (as ibv_req_notify_cq defines it). Completions
+ * already in the CQ raise no event: arm, poll once more, then sleep.
+ * Arming an armed CQ replaces the solicited_only choice.
+ *
+ * @param solicited_only  0: any completion; nonzero: solicited ones only.
+ * @return 0, or -EINVAL for NULL. May be called from any lcore; the event
+ *   itself is raised by whichever lcore writes the completion (on the soft
+ *   NIC one eventfd write per arm, the only system call of the datapath).
+ */
+int qpio_cq_req_notify(struct qpio_cq *cq, int solicited_only);
+
+/**
+ * The CQ's event file descriptor, for poll(2)/epoll: an eventfd(2)
+ * (non-blocking) that becomes readable when an armed CQ raises an event.
+ * Reading its 8-byte counter returns the number of events since the last
+ * read and clears it (the caller acknowledges events that way). The fd
+ * belongs to the CQ: do not close it; it is closed by qpio_cq_destroy().
+ * @return the fd (>= 0), or -EINVAL for NULL.
+ */
+int qpio_cq_event_fd(const struct qpio_cq *cq);
 
 /* ------------------------------------------------------------------ */
 /* Queue pairs                                                          */
@@ -593,8 +668,12 @@ qpio_qp_state(const struct qpio_qp *qp)
  *
  * Each WR is checked in order (QP in RTS or ERR, opcode valid for the QP
  * type, num_sge <= max_send_sge, inline length <= max_inline_data with the
- * sum computed without 32-bit wrap, room in the SQ). Every WR before the
- * first refused one is written to the SQ; nothing after it is; then the
+ * sum computed without 32-bit wrap, room in the SQ). READ and atomics are
+ * RC only, never inline, and need max_rd_atomic > 0 on the QP (the number
+ * of READ/atomics it may have outstanding, set with ibv_modify_qp's
+ * max_rd_atomic); an atomic has exactly one SGE of 8 bytes. A UD WR needs
+ * an AH of the QP's PD and a 24-bit remote_qpn. Every WR before the first
+ * refused one is written to the SQ; nothing after it is; then the
  * doorbell is rung once for the whole burst (none if nothing was written).
  * The wrs array and the sg_lists may be reused as soon as this returns; the
  * data of non-inline SGEs must stay untouched until the WR completes.

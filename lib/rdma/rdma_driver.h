@@ -29,6 +29,7 @@ struct qpio_device {
 	uint32_t nb_cq;
 	uint32_t nb_mr;
 	uint32_t nb_qp;
+	uint32_t nb_ah;
 	void *priv;                         /**< driver state */
 };
 
@@ -36,7 +37,13 @@ struct qpio_device {
 struct qpio_pd {
 	struct qpio_device *dev;
 	uint32_t pdn;                       /**< set by the driver, unique per device */
-	uint32_t refcnt;                    /**< MRs and QPs using this PD */
+	uint32_t refcnt;                    /**< MRs, QPs and AHs using this PD */
+};
+
+/** Address handle: generic part. attr is a copy of what the user gave. */
+struct qpio_ah {
+	struct qpio_pd *pd;
+	struct qpio_ah_attr attr;
 };
 
 /** Operations a driver provides for each device. All are required. */
@@ -56,6 +63,10 @@ struct qpio_dev_ops {
 	struct qpio_cq *(*cq_create)(struct qpio_device *dev, uint32_t cqe,
 				     int socket_id);
 	int (*cq_destroy)(struct qpio_cq *cq);
+	/** Arm for one event; solicited_only is 0 or 1. */
+	int (*cq_req_notify)(struct qpio_cq *cq, int solicited_only);
+	/** The CQ's event fd (owned by the CQ). */
+	int (*cq_event_fd)(const struct qpio_cq *cq);
 	/** caps checked against device limits; writes actual caps back.
 	 *  Sets post_send, post_recv, qp_num; lib fills the other fields. */
 	struct qpio_qp *(*qp_create)(struct qpio_pd *pd,
@@ -73,6 +84,11 @@ struct qpio_dev_ops {
 	/** Fill attr (state and attributes); lib passes a zeroed attr. */
 	int (*qp_query)(struct qpio_qp *qp, struct qpio_qp_attr *attr,
 			struct qpio_qp_init_attr *init_attr);
+	/** attr checked (port, sgid_index, flow_label); lib fills pd and
+	 *  attr of the returned AH. */
+	struct qpio_ah *(*ah_create)(struct qpio_pd *pd,
+				     const struct qpio_ah_attr *attr);
+	int (*ah_destroy)(struct qpio_ah *ah);
 };
 
 /** A driver, registered from a constructor with QPIO_RDMA_DRIVER_REGISTER. */

@@ -44,7 +44,7 @@ qpio_pd_free(struct qpio_pd *pd)
 		return -EINVAL;
 	dev = pd->dev;
 	if (pd->refcnt != 0) {
-		RDMA_LOG(ERR, "pd %u of %s: free refused, %u MRs/QPs still use it",
+		RDMA_LOG(ERR, "pd %u of %s: free refused, %u MRs/QPs/AHs still use it",
 			 pd->pdn, dev->name, pd->refcnt);
 		return -EBUSY;
 	}
@@ -119,6 +119,66 @@ qpio_mr_dereg(struct qpio_mr *mr)
 	return 0;
 }
 
+struct qpio_ah *
+qpio_ah_create(struct qpio_pd *pd, const struct qpio_ah_attr *attr)
+{
+	struct qpio_device *dev;
+	struct qpio_port_attr pa;
+	struct qpio_ah *ah;
+
+	if (pd == NULL || attr == NULL)
+		RET_NULL(EINVAL);
+	dev = pd->dev;
+	if (attr->port_num < 1 || attr->port_num > dev->attr.phys_port_cnt) {
+		RDMA_LOG(ERR, "ah on %s: port_num %u not in [1, %u]", dev->name,
+			 attr->port_num, dev->attr.phys_port_cnt);
+		RET_NULL(EINVAL);
+	}
+	if (attr->is_global) {
+		if (dev->ops->port_query(dev, attr->port_num, &pa) != 0 ||
+		    attr->grh.sgid_index >= pa.gid_tbl_len) {
+			RDMA_LOG(ERR, "ah on %s: sgid_index %u not in the GID table of port %u",
+				 dev->name, attr->grh.sgid_index, attr->port_num);
+			RET_NULL(EINVAL);
+		}
+		if (attr->grh.flow_label > 0xfffff) {
+			RDMA_LOG(ERR, "ah on %s: flow_label 0x%x over 20 bits",
+				 dev->name, attr->grh.flow_label);
+			RET_NULL(EINVAL);
+		}
+	}
+	if (dev->nb_ah >= dev->attr.max_ah) {
+		RDMA_LOG(ERR, "device %s: max_ah (%u) reached", dev->name,
+			 dev->attr.max_ah);
+		RET_NULL(ENOSPC);
+	}
+	ah = dev->ops->ah_create(pd, attr);
+	if (ah == NULL)
+		return NULL;
+	ah->pd = pd;
+	ah->attr = *attr;
+	pd->refcnt++;
+	dev->nb_ah++;
+	return ah;
+}
+
+int
+qpio_ah_destroy(struct qpio_ah *ah)
+{
+	struct qpio_pd *pd;
+	int ret;
+
+	if (ah == NULL)
+		return -EINVAL;
+	pd = ah->pd;
+	ret = pd->dev->ops->ah_destroy(ah);
+	if (ret < 0)
+		return ret;
+	pd->refcnt--;
+	pd->dev->nb_ah--;
+	return 0;
+}
+
 struct qpio_cq *
 qpio_cq_create(struct qpio_device *dev, uint32_t cqe, int socket_id)
 {
@@ -165,6 +225,22 @@ qpio_cq_destroy(struct qpio_cq *cq)
 		return ret;
 	dev->nb_cq--;
 	return 0;
+}
+
+int
+qpio_cq_req_notify(struct qpio_cq *cq, int solicited_only)
+{
+	if (cq == NULL)
+		return -EINVAL;
+	return cq->dev->ops->cq_req_notify(cq, solicited_only != 0);
+}
+
+int
+qpio_cq_event_fd(const struct qpio_cq *cq)
+{
+	if (cq == NULL)
+		return -EINVAL;
+	return cq->dev->ops->cq_event_fd(cq);
 }
 
 static int

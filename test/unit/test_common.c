@@ -97,6 +97,32 @@ qt_qp_connect(struct qpio_qp *qp, struct qpio_device *peer_dev,
 }
 
 static void
+opts_defaults(struct qt_pair_opts *o, const struct qt_pair_opts *opts)
+{
+	memset(o, 0, sizeof(*o));
+	if (opts != NULL)
+		*o = *opts;
+	if (o->type == 0)
+		o->type = QPIO_QPT_RC;
+	if (o->max_send_wr == 0)
+		o->max_send_wr = 64;
+	if (o->max_recv_wr == 0)
+		o->max_recv_wr = 64;
+	if (o->max_send_sge == 0)
+		o->max_send_sge = 4;
+	if (o->max_recv_sge == 0)
+		o->max_recv_sge = 4;
+	if (o->max_inline == 0)
+		o->max_inline = 64;
+	if (o->cqe == 0)
+		o->cqe = 256;
+	if (o->buf_len == 0)
+		o->buf_len = 256 * 1024;
+	if (opts == NULL)
+		o->rnr_retry = 7;
+}
+
+static void
 end_create(struct qt_end *e, struct qpio_device *dev,
 	   const struct qt_pair_opts *o)
 {
@@ -134,27 +160,7 @@ qt_pair_create(struct qt_end *a, struct qt_end *b,
 	struct qt_pair_opts o;
 	struct qpio_device *da, *db;
 
-	memset(&o, 0, sizeof(o));
-	if (opts != NULL)
-		o = *opts;
-	if (o.type == 0)
-		o.type = QPIO_QPT_RC;
-	if (o.max_send_wr == 0)
-		o.max_send_wr = 64;
-	if (o.max_recv_wr == 0)
-		o.max_recv_wr = 64;
-	if (o.max_send_sge == 0)
-		o.max_send_sge = 4;
-	if (o.max_recv_sge == 0)
-		o.max_recv_sge = 4;
-	if (o.max_inline == 0)
-		o.max_inline = 64;
-	if (o.cqe == 0)
-		o.cqe = 256;
-	if (o.buf_len == 0)
-		o.buf_len = 256 * 1024;
-	if (opts == NULL)
-		o.rnr_retry = 7;
+	opts_defaults(&o, opts);
 	da = qpio_rdma_dev_create(o.devargs_a ? o.devargs_a : "soft0");
 	cr_assert_not_null(da, "dev_create a: %s", rte_strerror(rte_errno));
 	if (o.same_dev) {
@@ -169,8 +175,69 @@ qt_pair_create(struct qt_end *a, struct qt_end *b,
 	qt_qp_connect(b->qp, da, qpio_qp_num(a->qp), o.rnr_retry);
 }
 
-static void
-end_destroy(struct qt_end *e)
+void
+qt_ud_end_create(struct qt_end *e, struct qpio_device *dev, uint32_t qkey,
+		 const struct qt_pair_opts *opts)
+{
+	struct qt_pair_opts o;
+	struct qpio_qp_attr attr;
+
+	opts_defaults(&o, opts);
+	o.type = QPIO_QPT_UD;
+	end_create(e, dev, &o);
+	memset(&attr, 0, sizeof(attr));
+	attr.qp_state = QPIO_QPS_INIT;
+	attr.port_num = 1;
+	attr.pkey_index = 0;
+	attr.qkey = qkey;
+	cr_assert_eq(qpio_qp_modify(e->qp, &attr, QPIO_QP_STATE |
+				    QPIO_QP_PKEY_INDEX | QPIO_QP_PORT |
+				    QPIO_QP_QKEY), 0);
+	attr.qp_state = QPIO_QPS_RTR;
+	cr_assert_eq(qpio_qp_modify(e->qp, &attr, QPIO_QP_STATE), 0);
+	attr.qp_state = QPIO_QPS_RTS;
+	attr.sq_psn = 0;
+	cr_assert_eq(qpio_qp_modify(e->qp, &attr, QPIO_QP_STATE |
+				    QPIO_QP_SQ_PSN), 0);
+}
+
+struct qpio_ah *
+qt_ah_create(struct qpio_pd *pd, struct qpio_device *dst, int global)
+{
+	struct qpio_ah_attr aa;
+	struct qpio_port_attr pa;
+	struct qpio_ah *ah;
+
+	memset(&aa, 0, sizeof(aa));
+	aa.port_num = 1;
+	if (global) {
+		aa.is_global = 1;
+		cr_assert_eq(qpio_rdma_gid_query(dst, 1, 0, &aa.grh.dgid), 0);
+		aa.grh.hop_limit = 64;
+	} else {
+		cr_assert_eq(qpio_rdma_port_query(dst, 1, &pa), 0);
+		aa.dlid = pa.lid;
+	}
+	ah = qpio_ah_create(pd, &aa);
+	cr_assert_not_null(ah, "ah_create: %s", rte_strerror(rte_errno));
+	return ah;
+}
+
+struct qpio_send_wr
+qt_ud_wr(uint64_t wr_id, const struct qpio_sge *sg, uint32_t num_sge,
+	 unsigned int flags, struct qpio_ah *ah, uint32_t remote_qpn,
+	 uint32_t remote_qkey)
+{
+	struct qpio_send_wr wr = qt_send_wr(wr_id, sg, num_sge, flags);
+
+	wr.wr.ud.ah = ah;
+	wr.wr.ud.remote_qpn = remote_qpn;
+	wr.wr.ud.remote_qkey = remote_qkey;
+	return wr;
+}
+
+void
+qt_end_destroy(struct qt_end *e)
 {
 	cr_assert_eq(qpio_qp_destroy(e->qp), 0);
 	cr_assert_eq(qpio_mr_dereg(e->mr), 0);
@@ -184,8 +251,8 @@ qt_pair_destroy(struct qt_end *a, struct qt_end *b)
 {
 	struct qpio_device *da = a->dev, *db = b->dev;
 
-	end_destroy(a);
-	end_destroy(b);
+	qt_end_destroy(a);
+	qt_end_destroy(b);
 	cr_assert_eq(qpio_rdma_dev_close(da), 0);
 	if (db != da)
 		cr_assert_eq(qpio_rdma_dev_close(db), 0);

@@ -54,6 +54,22 @@ void qt_pair_create(struct qt_end *a, struct qt_end *b,
 /** Destroy both ends (QPs, MRs, CQs, PDs, devices), asserting each is 0. */
 void qt_pair_destroy(struct qt_end *a, struct qt_end *b);
 
+/** Create one end on dev (opts as for qt_pair_create(), type forced to
+ *  UD) and move its UD QP RESET->INIT->RTR->RTS with Q_Key qkey. */
+void qt_ud_end_create(struct qt_end *e, struct qpio_device *dev, uint32_t qkey,
+		      const struct qt_pair_opts *opts);
+/** Destroy one end's QP, MR, CQ and PD (not the device), asserting 0. */
+void qt_end_destroy(struct qt_end *e);
+/** An AH on pd towards port 1 of dst: by LID, or by GID 0 when global
+ *  (hop limit 64, other GRH fields 0). Asserts success. */
+struct qpio_ah *qt_ah_create(struct qpio_pd *pd, struct qpio_device *dst,
+			     int global);
+/** A UD SEND work request. */
+struct qpio_send_wr qt_ud_wr(uint64_t wr_id, const struct qpio_sge *sg,
+			     uint32_t num_sge, unsigned int flags,
+			     struct qpio_ah *ah, uint32_t remote_qpn,
+			     uint32_t remote_qkey);
+
 /** Move qp RESET->INIT->RTR->RTS towards peer (dlid of the peer device). */
 void qt_qp_connect(struct qpio_qp *qp, struct qpio_device *peer_dev,
 		   uint32_t peer_qpn, uint8_t rnr_retry);

@@ -425,3 +425,59 @@ Test(port_qp, devargs_and_life_cycle_errors_name_the_rule)
 	cr_assert_eq(rte_mempool_avail_count(mp), 512);
 	rte_mempool_free(mp);
 }
+
+/* qp=ud: the same link over datagrams; the GRH lands in the headroom. */
+Test(port_qp, ud_link_forwards_frames_byte_identical)
+{
+	struct qpio_port_conf conf = { .max_rx_pkt_len = 4096 };
+	struct rte_mbuf *tx[40], *rx[40];
+	struct qpio_port_stats st;
+	struct qpio_port_info info;
+	struct link l;
+	unsigned int i;
+	int id[2];
+
+	l.a = qpio_port_create("qp0,dev=soft0,qp=ud,peer=qp1");
+	l.b = qpio_port_create("qp1,dev=soft0,qp=ud,peer=qp0");
+	cr_assert_eq(qpio_port_info_get(l.a, &info), 0);
+	cr_assert_eq(info.max_rx_pkt_len, 4096);
+	l.rx_mp = pool("rx_mp", NB_MBUF, RTE_MBUF_DEFAULT_BUF_SIZE);
+	l.tx_mp = l.rx_mp;
+	id[0] = l.a;
+	id[1] = l.b;
+	for (i = 0; i < 2; i++) {
+		cr_assert_eq(qpio_port_configure(id[i], 1, 1, &conf), 0);
+		cr_assert_eq(qpio_port_rx_queue_setup(id[i], 0, 64,
+						      SOCKET_ID_ANY, l.rx_mp), 0);
+		cr_assert_eq(qpio_port_tx_queue_setup(id[i], 0, 64,
+						      SOCKET_ID_ANY), 0);
+		cr_assert_eq(qpio_port_start(id[i]), 0);
+	}
+	/* 60 .. 4056 bytes: inline, one segment, and two-segment frames. */
+	for (i = 0; i < 40; i++)
+		tx[i] = frame(l.tx_mp, 60 + i * 102, 500 + i, 1500);
+	cr_assert_eq(qpio_port_tx_burst(l.a, 0, tx, 40), 40);
+	cr_assert_eq(rx_n(l.b, rx, 40), 40);
+	for (i = 0; i < 40; i++) {
+		uint32_t len = 60 + i * 102;
+
+		cr_assert(frame_ok(rx[i], len, 500 + i), "frame %u", i);
+		cr_assert_eq(rx[i]->nb_segs, len <= 2048 ? 1 : 2);
+		rte_pktmbuf_free(rx[i]);
+	}
+	cr_assert_eq(qpio_port_stats_get(l.b, &st), 0);
+	cr_assert_eq(st.ipackets, 40);
+	cr_assert_eq(st.ierrors, 0);
+	cr_assert_eq(xstat(l.a, "tx_inline_packets"), 2);   /* 60, 162 */
+	link_down(&l);
+}
+
+Test(port_qp, ud_frame_over_4096_is_refused_at_configure_or_dropped)
+{
+	struct qpio_port_conf conf = { .max_rx_pkt_len = 4097 };
+	int id;
+
+	id = qpio_port_create("qp0,dev=soft0,qp=ud");
+	cr_assert_eq(qpio_port_configure(id, 1, 1, &conf), -EINVAL);
+	cr_assert_eq(qpio_port_close(id), 0);
+}

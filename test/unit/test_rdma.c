@@ -29,7 +29,9 @@ Test(rdma, dev_create_query_close)
 	cr_assert_eq(a.max_qp, 64);
 	cr_assert_eq(a.max_inline_data, 128);
 	cr_assert_eq(a.phys_port_cnt, 1);
-	cr_assert_eq(a.atomic_cap, QPIO_ATOMIC_NONE);
+	cr_assert_eq(a.atomic_cap, QPIO_ATOMIC_GLOB);
+	cr_assert_eq(a.max_qp_rd_atom, 16);
+	cr_assert_eq(a.max_qp_init_rd_atom, 16);
 	cr_assert_eq(qpio_rdma_port_query(d, 1, &pa), 0);
 	cr_assert_eq(pa.state, QPIO_PORT_ACTIVE);
 	cr_assert_eq(pa.active_mtu, QPIO_MTU_4096);

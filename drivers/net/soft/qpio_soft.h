@@ -20,6 +20,19 @@ struct qpio_soft_qp_stats {
 	uint64_t rnr_naks;           /**< RNR NAKs received as requester */
 	uint64_t rnr_retry_exceeded; /**< WRs failed with RNR_RETRY_EXC_ERR */
 	uint64_t flushed;            /**< WRs completed with WR_FLUSH_ERR */
+	/** UD sender: datagrams to no UD QP in RTR/RTS (unknown LID or GID,
+	 *  no such QPN, another QP type or state); completed SUCCESS. */
+	uint64_t ud_no_dest;
+	/** UD sender: messages over the port MTU, not sent and completed
+	 *  SUCCESS (IBA C10-93.1.1). */
+	uint64_t ud_too_long;
+	/** UD receiver: datagrams dropped for a Q_Key mismatch. */
+	uint64_t ud_qkey_drops;
+	/** UD receiver: datagrams dropped with no receive posted. */
+	uint64_t ud_no_recv_drops;
+	/** UD receiver: datagrams dropped because the next receive's buffers
+	 *  hold less than 40 (GRH) + payload bytes; the receive stays posted. */
+	uint64_t ud_len_drops;
 	uint64_t sq_doorbells;       /**< send doorbells rung (one per burst) */
 	uint64_t rq_doorbells;       /**< receive doorbell records written */
 	uint32_t sq_posted;          /**< SQ producer counter */

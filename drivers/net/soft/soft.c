@@ -47,9 +47,34 @@ soft_fabric_dev_by_lid(uint16_t lid)
 	return f->devs[lid - 1];
 }
 
+void
+soft_dev_gid(const struct soft_dev *sdev, union qpio_gid *gid)
+{
+	gid->global.subnet_prefix = rte_cpu_to_be_64(0xfe80000000000000ull);
+	gid->global.interface_id = rte_cpu_to_be_64(sdev->guid);
+}
+
+struct soft_dev *
+soft_fabric_dev_by_gid(const union qpio_gid *gid)
+{
+	struct soft_fabric *f = fabric;
+	unsigned int i;
+
+	if (f == NULL)
+		return NULL;
+	for (i = 0; i < QPIO_MAX_DEVICES; i++) {
+		struct soft_dev *d = f->devs[i];
+
+		if (d != NULL &&
+		    gid->global.interface_id == rte_cpu_to_be_64(d->guid))
+			return d;
+	}
+	return NULL;
+}
+
 static const char *const soft_valid_keys[] = {
 	"max_qp", "max_qp_wr", "max_sge", "max_cqe", "max_mr", "max_inline",
-	NULL,
+	"max_ah", NULL,
 };
 
 static int
@@ -89,8 +114,7 @@ soft_gid_query(const struct qpio_device *dev, uint8_t port, unsigned int index,
 {
 	RTE_SET_USED(port);
 	RTE_SET_USED(index);
-	gid->global.subnet_prefix = rte_cpu_to_be_64(0xfe80000000000000ull);
-	gid->global.interface_id = rte_cpu_to_be_64(to_sdev(dev)->guid);
+	soft_dev_gid(to_sdev(dev), gid);
 	return 0;
 }
 
@@ -104,10 +128,14 @@ static const struct qpio_dev_ops soft_ops = {
 	.mr_dereg = soft_mr_dereg,
 	.cq_create = soft_cq_create,
 	.cq_destroy = soft_cq_destroy,
+	.cq_req_notify = soft_cq_req_notify,
+	.cq_event_fd = soft_cq_event_fd,
 	.qp_create = soft_qp_create,
 	.qp_destroy = soft_qp_destroy,
 	.qp_modify = soft_qp_modify,
 	.qp_query = soft_qp_query,
+	.ah_create = soft_ah_create,
+	.ah_destroy = soft_ah_destroy,
 };
 
 static int
@@ -118,6 +146,7 @@ soft_probe(struct qpio_device *dev, const struct rte_kvargs *kv)
 	struct soft_dev *sdev;
 	uint32_t max_qp = 256, max_qp_wr = 4096, max_sge = SOFT_MAX_SGE;
 	uint32_t max_cqe = 65536, max_mr = 1024, max_inline = 256;
+	uint32_t max_ah = 1024;
 	unsigned int slot;
 	int ret = 0;
 
@@ -127,6 +156,7 @@ soft_probe(struct qpio_device *dev, const struct rte_kvargs *kv)
 	ret |= qpio_rdma_kvargs_u32(kv, "max_cqe", 1, SOFT_MAX_CQE, &max_cqe);
 	ret |= qpio_rdma_kvargs_u32(kv, "max_mr", 1, SOFT_MAX_MR - 1, &max_mr);
 	ret |= qpio_rdma_kvargs_u32(kv, "max_inline", 0, SOFT_MAX_INLINE, &max_inline);
+	ret |= qpio_rdma_kvargs_u32(kv, "max_ah", 0, SOFT_MAX_AH, &max_ah);
 	if (ret != 0)
 		return -EINVAL;
 
@@ -140,6 +170,7 @@ soft_probe(struct qpio_device *dev, const struct rte_kvargs *kv)
 	if (sdev == NULL)
 		return -ENOMEM;
 	sdev->max_qp = max_qp;
+	sdev->max_ah = max_ah;
 	sdev->max_mr = max_mr + 1; /* slot 0 unused */
 	sdev->mr_tbl = rte_zmalloc("soft_mr_tbl",
 				   sizeof(*sdev->mr_tbl) * sdev->max_mr,
@@ -192,8 +223,10 @@ soft_probe(struct qpio_device *dev, const struct rte_kvargs *kv)
 	a->max_srq = 0;
 	a->max_srq_wr = 0;
 	a->max_srq_sge = 0;
-	a->max_ah = 0;
-	a->atomic_cap = QPIO_ATOMIC_NONE; /* atomics not implemented yet */
+	a->max_ah = max_ah;
+	/* Atomics are CPU atomics on the target memory: atomic with respect
+	 * to every soft device, every lcore and CPU atomics (GLOB). */
+	a->atomic_cap = QPIO_ATOMIC_GLOB;
 	a->phys_port_cnt = 1;
 
 	dev->ops = &soft_ops;

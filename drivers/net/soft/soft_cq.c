@@ -3,7 +3,10 @@
  * Soft NIC completion queues: create, destroy, and the poll burst that
  * turns mlx5_cqe64 entries into work completions.
  */
+#include <errno.h>
 #include <string.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
 
 #include <rte_errno.h>
 #include <rte_malloc.h>
@@ -30,6 +33,14 @@ soft_cq_create(struct qpio_device *dev, uint32_t cqe, int socket_id)
 		rte_errno = ENOMEM;
 		return NULL;
 	}
+	cq->efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	if (cq->efd < 0) {
+		rte_errno = errno == EMFILE || errno == ENFILE ? ENOSPC : ENOMEM;
+		SOFT_LOG(ERR, "%s: cq eventfd: %s", dev->name, strerror(errno));
+		rte_free(cq->cqes);
+		rte_free(cq);
+		return NULL;
+	}
 	/* Invalid opcode and owner 1: the first lap expects owner 0. */
 	for (i = 0; i < depth; i++)
 		cq->cqes[i].op_own = (MLX5_CQE_INVALID << 4) | 1;
@@ -50,9 +61,28 @@ soft_cq_destroy(struct qpio_cq *qcq)
 {
 	struct soft_cq *cq = to_scq(qcq);
 
+	close(cq->efd);
 	rte_free(cq->cqes);
 	rte_free(cq);
 	return 0;
+}
+
+int
+soft_cq_req_notify(struct qpio_cq *qcq, int solicited_only)
+{
+	struct soft_cq *cq = to_scq(qcq);
+
+	/* Sequentially consistent: a producer that publishes a CQE after
+	 * this store sees the CQ armed (see soft_cq_event_check()). */
+	__atomic_store_n(&cq->armed, solicited_only ? SOFT_CQ_ARM_SOL :
+			 SOFT_CQ_ARM_ANY, __ATOMIC_SEQ_CST);
+	return 0;
+}
+
+int
+soft_cq_event_fd(const struct qpio_cq *qcq)
+{
+	return ((const struct soft_cq *)qcq)->efd;
 }
 
 /* 0 (SUCCESS) marks syndromes mlx5 does not define: GENERAL_ERR. */
@@ -162,6 +192,11 @@ cqe_to_wc(struct soft_cq *cq, const struct mlx5_cqe64 *cqe, uint8_t opcode,
 		wc->src_qp = rte_be_to_cpu_32(cqe->flags_rqpn) & 0xffffff;
 		if ((rte_be_to_cpu_32(cqe->flags_rqpn) >> 28) & 3)
 			wc->wc_flags |= QPIO_WC_GRH;
+		if (qp->base.qp_type == QPIO_QPT_UD) {
+			wc->slid = rte_be_to_cpu_16(cqe->slid);
+			wc->sl = (rte_be_to_cpu_32(cqe->flags_rqpn) >> 24) & 0xf;
+			wc->pkey_index = qp->attr.pkey_index;
+		}
 		rq_complete(&qp->rq, idx);
 		break;
 	case MLX5_CQE_REQ_ERR: {

@@ -14,6 +14,14 @@
 #define SOFT_MAX_RD_ATOM     16u
 #define SOFT_GID_TBL_LEN     1u
 #define SOFT_QPN_BASE        0x100u  /* QPNs 0 and 1 are special in IBA */
+#define SOFT_MAX_AH          65536u  /* address handles per device */
+#define SOFT_MTU             4096u   /* port MTU (QPIO_MTU_4096), bytes */
+#define SOFT_GRH_NEXT_HDR    0x1bu   /* IBA: a BTH follows the GRH */
+
+/* CQ arm states (soft_cq.armed). */
+#define SOFT_CQ_ARM_NONE     0u
+#define SOFT_CQ_ARM_ANY      1u      /* next completion raises an event */
+#define SOFT_CQ_ARM_SOL      2u      /* next solicited or error completion */
 
 #define SOFT_WQE_BB          64u     /* MLX5_SEND_WQE_BB */
 #define SOFT_SEG             16u     /* one WQE segment */

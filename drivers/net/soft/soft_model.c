@@ -32,6 +32,10 @@ struct wqe_desc {
 	uint32_t imm;            /* host order */
 	uint32_t nspan;
 	uint64_t total;          /* bytes */
+	uint64_t raddr;          /* RDMA and atomics: remote address */
+	uint32_t rkey;
+	uint64_t swap_add;       /* atomics: swap (CS) or add (FA) */
+	uint64_t compare;        /* CS */
 	struct span spans[SOFT_MAX_SGE + 1];
 };
 
@@ -65,6 +69,7 @@ complete(struct soft_cq *cq, struct soft_qp *qp, const struct soft_cqe_info *ci)
 		return -1;
 	}
 	soft_cq_publish(cq, idx, ci);
+	soft_cq_event_check(cq, ci);
 	return 0;
 }
 
@@ -130,7 +135,7 @@ soft_qp_set_err(struct soft_qp *qp, bool owner)
  * table. @return 0 or an MLX5 syndrome. */
 static inline int
 wqe_gather(const struct soft_qp *qp, const uint8_t *seg, const uint8_t *end,
-	   struct wqe_desc *d)
+	   struct wqe_desc *d, uint32_t need)
 {
 	const struct soft_dev *sdev = qp->sdev;
 
@@ -152,7 +157,7 @@ wqe_gather(const struct soft_qp *qp, const uint8_t *seg, const uint8_t *end,
 		} else {
 			uint64_t addr = rte_be_to_cpu_64(ds->addr);
 			const uint8_t *p = soft_mr_check(sdev,
-				rte_be_to_cpu_32(ds->lkey), qp->pdn, addr, bc, 0);
+				rte_be_to_cpu_32(ds->lkey), qp->pdn, addr, bc, need);
 
 			if (unlikely(p == NULL))
 				return MLX5_CQE_SYNDROME_LOCAL_PROT_ERR;
@@ -166,33 +171,55 @@ wqe_gather(const struct soft_qp *qp, const uint8_t *seg, const uint8_t *end,
 	return 0;
 }
 
-/* Copy the gathered spans into the receive WQE's buffers. The receive
- * list was checked in full before (nothing is written on an error). */
+/* Copy spans into the receive WQE's buffers, starting off bytes into
+ * them. The receive list was checked in full before (nothing is written
+ * on an error), and is long enough. */
 static inline void
-scatter(const struct wqe_desc *d, uint8_t *const *dst, const uint32_t *dlen,
-	uint32_t ndst)
+scatter(const struct span *sp, uint32_t nspan, uint8_t *const *dst,
+	const uint32_t *dlen, uint32_t ndst, uint64_t off)
 {
-	uint32_t s = 0, soff = 0, i;
+	uint32_t s = 0, soff = 0, i = 0, doff;
 
-	for (i = 0; i < ndst && s < d->nspan; i++) {
-		uint32_t doff = 0;
+	while (i < ndst && off >= dlen[i]) {
+		off -= dlen[i];
+		i++;
+	}
+	for (doff = (uint32_t)off; i < ndst && s < nspan; i++, doff = 0) {
+		while (doff < dlen[i] && s < nspan) {
+			uint32_t n;
 
-		while (doff < dlen[i] && s < d->nspan) {
-			uint32_t n = RTE_MIN(dlen[i] - doff,
-					     d->spans[s].len - soff);
-
-			memcpy(dst[i] + doff, d->spans[s].p + soff, n);
+			if (soff == sp[s].len) {   /* empty span */
+				s++;
+				soff = 0;
+				continue;
+			}
+			n = RTE_MIN(dlen[i] - doff, sp[s].len - soff);
+			memcpy(dst[i] + doff, sp[s].p + soff, n);
 			doff += n;
 			soff += n;
-			if (soff == d->spans[s].len) {
+			if (soff == sp[s].len) {
 				s++;
 				soff = 0;
 			}
 		}
-		/* skip empty spans so the loop ends */
-		while (s < d->nspan && d->spans[s].len == 0)
-			s++;
 	}
+}
+
+/* Take the next receive WQE of rq (any lcore may). @return 0 and *c, or
+ * -1 when none is posted. */
+static inline int
+rq_take(struct soft_rq *rq, uint32_t *c)
+{
+	uint32_t v = __atomic_load_n(&rq->ci, __ATOMIC_RELAXED);
+
+	do {
+		if (v == __atomic_load_n(&rq->head, __ATOMIC_ACQUIRE))
+			return -1;
+	} while (!__atomic_compare_exchange_n(&rq->ci, &v, v + 1, 1,
+					      __ATOMIC_ACQ_REL,
+					      __ATOMIC_RELAXED));
+	*c = v;
+	return 0;
 }
 
 /* Responder side of SEND / SEND_IMM on an RC or UC QP. */
@@ -210,13 +237,8 @@ exec_send(struct soft_qp *qp, struct soft_qp *peer, struct wqe_desc *d,
 	const uint8_t *rwqe;
 	uint8_t rsyn = 0;
 
-	c = __atomic_load_n(&rq->ci, __ATOMIC_RELAXED);
-	do {
-		if (c == __atomic_load_n(&rq->head, __ATOMIC_ACQUIRE))
-			return EXEC_RNR;
-	} while (!__atomic_compare_exchange_n(&rq->ci, &c, c + 1, 1,
-					      __ATOMIC_ACQ_REL,
-					      __ATOMIC_RELAXED));
+	if (rq_take(rq, &c) != 0)
+		return EXEC_RNR;
 
 	rwqe = rq->buf + (size_t)(c & rq->mask) * rq->stride;
 	for (i = 0; i < rq->max_sge; i++) {
@@ -257,13 +279,313 @@ exec_send(struct soft_qp *qp, struct soft_qp *peer, struct wqe_desc *d,
 			MLX5_CQE_SYNDROME_REMOTE_OP_ERR;
 		return EXEC_ERR;
 	}
-	scatter(d, dst, dlen, n);
+	scatter(d->spans, d->nspan, dst, dlen, n, 0);
 	ci.opcode = d->opcode == MLX5_OPCODE_SEND_IMM ?
 		MLX5_CQE_RESP_SEND_IMM : MLX5_CQE_RESP_SEND;
 	ci.byte_cnt = (uint32_t)d->total;
 	ci.imm = d->imm;
 	ci.src_qpn = qp->base.qp_num;
+	ci.se = !!(d->fm_ce_se & MLX5_WQE_CTRL_SOLICITED);
 	complete(rcq, peer, &ci);
+	return EXEC_OK;
+}
+
+/* Write the 40-byte GRH a UD receive gets when the AH was global: an
+ * IPv6-shaped header (IBA chapter 8): version 6, traffic class, flow label,
+ * PayLen = the bytes after the GRH up to the ICRC (BTH 12 + DETH 8
+ * [+ ImmDt 4] + payload padded to 4 + ICRC 4), next header 0x1b (BTH),
+ * hop limit, then the sender's GID and the destination GID of the AH. */
+static inline void
+grh_build(uint8_t *grh, const struct soft_qp *qp, const struct mlx5_wqe_av *av,
+	  const struct wqe_desc *d)
+{
+	uint32_t fl = rte_be_to_cpu_32(av->grh_gid_fl) & 0xfffff;
+	uint32_t w0 = (6u << 28) | ((uint32_t)av->tclass << 20) | fl;
+	uint32_t paylen = 12 + 8 + (d->opcode == MLX5_OPCODE_SEND_IMM ? 4 : 0) +
+		RTE_ALIGN_CEIL((uint32_t)d->total, 4u) + 4;
+	union qpio_gid sgid;
+	rte_be32_t be32 = rte_cpu_to_be_32(w0);
+	rte_be16_t be16 = rte_cpu_to_be_16((uint16_t)paylen);
+
+	soft_dev_gid(qp->sdev, &sgid);
+	memcpy(grh, &be32, 4);
+	memcpy(grh + 4, &be16, 2);
+	grh[6] = SOFT_GRH_NEXT_HDR;
+	grh[7] = av->hop_limit;
+	memcpy(grh + 8, sgid.raw, 16);
+	memcpy(grh + 24, av->rgid, 16);
+}
+
+/* Sum of the byte counts of a receive WQE, up to its end marker. */
+static inline uint64_t
+rwqe_room(const struct soft_rq *rq, const uint8_t *rwqe)
+{
+	uint64_t room = 0;
+	uint32_t i;
+
+	for (i = 0; i < rq->max_sge; i++) {
+		const struct mlx5_wqe_data_seg *ds =
+			(const struct mlx5_wqe_data_seg *)(rwqe + i * SOFT_SEG);
+
+		if (rte_be_to_cpu_32(ds->lkey) == MLX5_INVALID_LKEY)
+			break;
+		room += rte_be_to_cpu_32(ds->byte_count);
+	}
+	return room;
+}
+
+/*
+ * A UD datagram: the sender never learns what happens to it. It is lost
+ * (and counted) when it is over the MTU (IBA C10-93.1.1, at the sender),
+ * when the address names no UD QP in RTR/RTS (sender), on a Q_Key
+ * mismatch, with no receive posted, or when the next receive is shorter
+ * than 40 + payload bytes (receiver; that receive stays posted, as rxe
+ * drops class D errors). A receive SGE failing the MR check completes in
+ * error and moves the receiver to ERR.
+ */
+static enum exec_result
+exec_ud(struct soft_qp *qp, const struct mlx5_wqe_av *av, struct wqe_desc *d)
+{
+	const struct soft_dev *pdev;
+	struct soft_qp *peer;
+	struct soft_rq *rq;
+	struct soft_cqe_info ci;
+	uint8_t *dst[SOFT_MAX_SGE];
+	uint32_t dlen[SOFT_MAX_SGE];
+	uint8_t grh[QPIO_GRH_LEN];
+	const uint8_t *rwqe;
+	uint32_t c, i, n = 0;
+	uint8_t ps, has_grh;
+
+	if (unlikely(d->total > SOFT_MTU)) {
+		qp->ud_too_long++;
+		return EXEC_OK;
+	}
+	pdev = soft_fabric_dev_by_lid(rte_be_to_cpu_16(av->rlid));
+	peer = pdev != NULL ? soft_qp_lookup(pdev,
+		rte_be_to_cpu_32(av->dqp_dct) & 0xffffff) : NULL;
+	ps = peer != NULL ? __atomic_load_n(&peer->base.state, __ATOMIC_ACQUIRE) : 0;
+	if (unlikely(peer == NULL || peer->base.qp_type != QPIO_QPT_UD ||
+		     (ps != QPIO_QPS_RTR && ps != QPIO_QPS_RTS))) {
+		qp->ud_no_dest++;
+		return EXEC_OK;
+	}
+	if (unlikely(rte_be_to_cpu_32(av->key.qkey.qkey) != peer->attr.qkey)) {
+		__atomic_fetch_add(&peer->ud_qkey_drops, 1, __ATOMIC_RELAXED);
+		return EXEC_OK;
+	}
+	rq = &peer->rq;
+	c = __atomic_load_n(&rq->ci, __ATOMIC_RELAXED);
+	do {
+		if (c == __atomic_load_n(&rq->head, __ATOMIC_ACQUIRE)) {
+			__atomic_fetch_add(&peer->ud_no_recv_drops, 1,
+					   __ATOMIC_RELAXED);
+			return EXEC_OK;
+		}
+		/* Slot c cannot be reused before c is consumed, so if the CAS
+		 * below succeeds, what was read here was the posted WQE. */
+		rwqe = rq->buf + (size_t)(c & rq->mask) * rq->stride;
+		if (unlikely(rwqe_room(rq, rwqe) < d->total + QPIO_GRH_LEN)) {
+			__atomic_fetch_add(&peer->ud_len_drops, 1,
+					   __ATOMIC_RELAXED);
+			return EXEC_OK;
+		}
+	} while (!__atomic_compare_exchange_n(&rq->ci, &c, c + 1, 1,
+					      __ATOMIC_ACQ_REL,
+					      __ATOMIC_RELAXED));
+
+	memset(&ci, 0, sizeof(ci));
+	ci.qpn = peer->base.qp_num;
+	ci.wqe_counter = (uint16_t)c;
+	for (i = 0; i < rq->max_sge; i++) {
+		const struct mlx5_wqe_data_seg *ds =
+			(const struct mlx5_wqe_data_seg *)(rwqe + i * SOFT_SEG);
+		uint32_t lkey = rte_be_to_cpu_32(ds->lkey);
+		uint32_t len = rte_be_to_cpu_32(ds->byte_count);
+
+		if (lkey == MLX5_INVALID_LKEY)
+			break;
+		dst[n] = soft_mr_check(peer->sdev, lkey, peer->pdn,
+				       rte_be_to_cpu_64(ds->addr), len,
+				       QPIO_ACCESS_LOCAL_WRITE);
+		if (unlikely(dst[n] == NULL)) {
+			ci.opcode = MLX5_CQE_RESP_ERR;
+			ci.syndrome = MLX5_CQE_SYNDROME_LOCAL_PROT_ERR;
+			complete(to_scq(peer->base.recv_cq), peer, &ci);
+			soft_qp_set_err(peer, false);
+			return EXEC_OK;
+		}
+		dlen[n++] = len;
+	}
+	has_grh = (rte_be_to_cpu_32(av->grh_gid_fl) >> 30) & 1;
+	if (has_grh) {
+		struct span g = { grh, QPIO_GRH_LEN };
+
+		grh_build(grh, qp, av, d);
+		scatter(&g, 1, dst, dlen, n, 0);
+	}
+	scatter(d->spans, d->nspan, dst, dlen, n, QPIO_GRH_LEN);
+	ci.opcode = d->opcode == MLX5_OPCODE_SEND_IMM ?
+		MLX5_CQE_RESP_SEND_IMM : MLX5_CQE_RESP_SEND;
+	ci.byte_cnt = (uint32_t)d->total + QPIO_GRH_LEN;
+	ci.imm = d->imm;
+	ci.se = !!(d->fm_ce_se & MLX5_WQE_CTRL_SOLICITED);
+	ci.src_qpn = qp->base.qp_num;
+	ci.grh = has_grh;
+	ci.sl = av->stat_rate_sl & 0xf;
+	ci.slid = qp->sdev->lid;
+	complete(to_scq(peer->base.recv_cq), peer, &ci);
+	return EXEC_OK;
+}
+
+/*
+ * A request the responder refuses (an IB NAK; rxe handles these as class C
+ * errors): on RC the requester completes with the syndrome and both QPs
+ * move to ERR; UC has no NAK: the message is dropped, nothing is written,
+ * and the requester completes normally.
+ */
+static inline enum exec_result
+responder_refuses(const struct soft_qp *qp, struct soft_qp *peer, uint8_t syn,
+		  uint8_t *syndrome)
+{
+	if (qp->base.qp_type == QPIO_QPT_UC)
+		return EXEC_OK;
+	soft_qp_set_err(peer, false);
+	*syndrome = syn;
+	return EXEC_ERR;
+}
+
+/* The responder's checks of a remote access: the QP's access flags, then,
+ * for len > 0, the rkey's MR (key, PD = the responder QP's PD, bounds,
+ * access flag need). A 0-byte access checks no key. @return 1 and *p
+ * (target address, NULL when len is 0), or 0. */
+static inline int
+remote_ok(const struct soft_qp *peer, const struct wqe_desc *d, uint64_t len,
+	  uint32_t need, uint8_t **p)
+{
+	if (unlikely(!(peer->attr.qp_access_flags & need)))
+		return 0;
+	if (len == 0) {
+		*p = NULL;
+		return 1;
+	}
+	*p = soft_mr_check(peer->sdev, d->rkey, peer->pdn, d->raddr, len, need);
+	return *p != NULL;
+}
+
+/* Copy the gathered spans to p, one after the other. */
+static inline void
+gather_to(const struct wqe_desc *d, uint8_t *p)
+{
+	uint32_t i;
+
+	for (i = 0; i < d->nspan; i++) {
+		memcpy(p, d->spans[i].p, d->spans[i].len);
+		p += d->spans[i].len;
+	}
+}
+
+/* Responder side of RDMA WRITE / WRITE_WITH_IMM (RC, UC). Checks come
+ * first, so a refused WRITE leaves the target unchanged and consumes no
+ * receive; WRITE_WITH_IMM then needs a receive (RNR like a SEND) whose
+ * buffers it does not touch, and completes it with RESP_WR_IMM. */
+static enum exec_result
+exec_write(struct soft_qp *qp, struct soft_qp *peer, struct wqe_desc *d,
+	   uint8_t *syndrome)
+{
+	struct soft_cqe_info ci;
+	uint8_t *p;
+	uint32_t c = 0;
+
+	if (unlikely(!remote_ok(peer, d, d->total, QPIO_ACCESS_REMOTE_WRITE, &p)))
+		return responder_refuses(qp, peer,
+					 MLX5_CQE_SYNDROME_REMOTE_ACCESS_ERR,
+					 syndrome);
+	if (d->opcode == MLX5_OPCODE_RDMA_WRITE_IMM &&
+	    rq_take(&peer->rq, &c) != 0)
+		return EXEC_RNR;
+	if (p != NULL)
+		gather_to(d, p);
+	if (d->opcode == MLX5_OPCODE_RDMA_WRITE_IMM) {
+		memset(&ci, 0, sizeof(ci));
+		ci.opcode = MLX5_CQE_RESP_WR_IMM;
+		ci.qpn = peer->base.qp_num;
+		ci.wqe_counter = (uint16_t)c;
+		ci.byte_cnt = (uint32_t)d->total;
+		ci.imm = d->imm;
+		ci.src_qpn = qp->base.qp_num;
+		ci.se = !!(d->fm_ce_se & MLX5_WQE_CTRL_SOLICITED);
+		complete(to_scq(peer->base.recv_cq), peer, &ci);
+	}
+	return EXEC_OK;
+}
+
+/* Responder side of RDMA READ (RC): the local SGEs were checked for
+ * LOCAL_WRITE when gathered; the remote range is scattered into them. */
+static enum exec_result
+exec_read(struct soft_qp *qp, struct soft_qp *peer, struct wqe_desc *d,
+	  uint8_t *syndrome)
+{
+	uint8_t *dst[SOFT_MAX_SGE + 1];
+	uint32_t dlen[SOFT_MAX_SGE + 1];
+	struct span src;
+	uint8_t *p;
+	uint32_t i;
+
+	if (unlikely(peer->attr.max_dest_rd_atomic == 0))
+		return responder_refuses(qp, peer,
+					 MLX5_CQE_SYNDROME_REMOTE_INVAL_REQ_ERR,
+					 syndrome);
+	if (unlikely(!remote_ok(peer, d, d->total, QPIO_ACCESS_REMOTE_READ, &p)))
+		return responder_refuses(qp, peer,
+					 MLX5_CQE_SYNDROME_REMOTE_ACCESS_ERR,
+					 syndrome);
+	if (p == NULL)
+		return EXEC_OK;
+	for (i = 0; i < d->nspan; i++) {
+		dst[i] = (uint8_t *)(uintptr_t)d->spans[i].p;
+		dlen[i] = d->spans[i].len;
+	}
+	src.p = p;
+	src.len = (uint32_t)d->total;
+	scatter(&src, 1, dst, dlen, d->nspan, 0);
+	return EXEC_OK;
+}
+
+/* Responder side of ATOMIC_CMP_AND_SWP / FETCH_AND_ADD (RC) on a 64-bit
+ * host-order integer, atomic with respect to every other atomic from any
+ * lcore or device (CPU atomics on the target). The original value goes
+ * to the 8-byte local SGE. A misaligned address is an invalid request
+ * (as rxe answers it), checked after the access rules. */
+static enum exec_result
+exec_atomic(struct soft_qp *qp, struct soft_qp *peer, struct wqe_desc *d,
+	    uint8_t *syndrome)
+{
+	uint64_t *t, orig;
+	uint8_t *p;
+
+	if (unlikely(peer->attr.max_dest_rd_atomic == 0))
+		return responder_refuses(qp, peer,
+					 MLX5_CQE_SYNDROME_REMOTE_INVAL_REQ_ERR,
+					 syndrome);
+	if (unlikely(!remote_ok(peer, d, 8, QPIO_ACCESS_REMOTE_ATOMIC, &p)))
+		return responder_refuses(qp, peer,
+					 MLX5_CQE_SYNDROME_REMOTE_ACCESS_ERR,
+					 syndrome);
+	if (unlikely(d->raddr & 7))
+		return responder_refuses(qp, peer,
+					 MLX5_CQE_SYNDROME_REMOTE_INVAL_REQ_ERR,
+					 syndrome);
+	t = (uint64_t *)(void *)p;
+	if (d->opcode == MLX5_OPCODE_ATOMIC_CS) {
+		orig = d->compare;
+		/* on failure orig receives the current value: the original */
+		__atomic_compare_exchange_n(t, &orig, d->swap_add, 0,
+					    __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+	} else {
+		orig = __atomic_fetch_add(t, d->swap_add, __ATOMIC_SEQ_CST);
+	}
+	memcpy((void *)(uintptr_t)d->spans[0].p, &orig, sizeof(orig));
 	return EXEC_OK;
 }
 
@@ -293,14 +615,55 @@ exec_wqe(struct soft_qp *qp, const uint8_t *wqe, struct wqe_desc *d,
 	const struct mlx5_wqe_ctrl_seg *ctrl =
 		(const struct mlx5_wqe_ctrl_seg *)wqe;
 	uint32_t ds = rte_be_to_cpu_32(ctrl->qpn_ds) & 0x3f;
+	const uint8_t *seg;
 	struct soft_qp *peer;
+	uint32_t need = 0;
 	int syn;
 
 	d->opcode = (uint8_t)rte_be_to_cpu_32(ctrl->opmod_idx_opcode);
 	d->fm_ce_se = ctrl->fm_ce_se;
 	d->imm = rte_be_to_cpu_32(ctrl->imm);
 
-	syn = wqe_gather(qp, wqe + SOFT_SEG, wqe + ds * SOFT_SEG, d);
+	if (qp->base.qp_type == QPIO_QPT_UD) {
+		syn = wqe_gather(qp, wqe + SOFT_SEG + sizeof(struct mlx5_wqe_datagram_seg),
+				 wqe + ds * SOFT_SEG, d, 0);
+		if (unlikely(syn != 0)) {
+			*syndrome = (uint8_t)syn;
+			return EXEC_ERR;
+		}
+		return exec_ud(qp, (const struct mlx5_wqe_av *)(wqe + SOFT_SEG), d);
+	}
+	seg = wqe + SOFT_SEG;
+	switch (d->opcode) {
+	case MLX5_OPCODE_RDMA_WRITE:
+	case MLX5_OPCODE_RDMA_WRITE_IMM:
+	case MLX5_OPCODE_RDMA_READ:
+	case MLX5_OPCODE_ATOMIC_CS:
+	case MLX5_OPCODE_ATOMIC_FA: {
+		const struct mlx5_wqe_raddr_seg *r =
+			(const struct mlx5_wqe_raddr_seg *)seg;
+
+		d->raddr = rte_be_to_cpu_64(r->raddr);
+		d->rkey = rte_be_to_cpu_32(r->rkey);
+		seg += SOFT_SEG;
+		if (d->opcode == MLX5_OPCODE_ATOMIC_CS ||
+		    d->opcode == MLX5_OPCODE_ATOMIC_FA) {
+			const struct mlx5_wqe_atomic_seg *a =
+				(const struct mlx5_wqe_atomic_seg *)seg;
+
+			d->swap_add = rte_be_to_cpu_64(a->swap_add);
+			d->compare = rte_be_to_cpu_64(a->compare);
+			seg += SOFT_SEG;
+		}
+		if (d->opcode != MLX5_OPCODE_RDMA_WRITE &&
+		    d->opcode != MLX5_OPCODE_RDMA_WRITE_IMM)
+			need = QPIO_ACCESS_LOCAL_WRITE; /* local SGEs are written */
+		break;
+	}
+	default:
+		break;
+	}
+	syn = wqe_gather(qp, seg, wqe + ds * SOFT_SEG, d, need);
 	if (unlikely(syn != 0)) {
 		*syndrome = (uint8_t)syn;
 		return EXEC_ERR;
@@ -315,7 +678,18 @@ exec_wqe(struct soft_qp *qp, const uint8_t *wqe, struct wqe_desc *d,
 		*syndrome = MLX5_CQE_SYNDROME_TRANSPORT_RETRY_EXC_ERR;
 		return EXEC_ERR;
 	}
-	return exec_send(qp, peer, d, syndrome);
+	switch (d->opcode) {
+	case MLX5_OPCODE_RDMA_WRITE:
+	case MLX5_OPCODE_RDMA_WRITE_IMM:
+		return exec_write(qp, peer, d, syndrome);
+	case MLX5_OPCODE_RDMA_READ:
+		return exec_read(qp, peer, d, syndrome);
+	case MLX5_OPCODE_ATOMIC_CS:
+	case MLX5_OPCODE_ATOMIC_FA:
+		return exec_atomic(qp, peer, d, syndrome);
+	default:
+		return exec_send(qp, peer, d, syndrome);
+	}
 }
 
 static void

@@ -38,6 +38,7 @@ static_assert(sizeof(struct mlx5_wqe_ctrl_seg) == 16, "ctrl seg layout");
 static_assert(sizeof(struct mlx5_wqe_data_seg) == 16, "data seg layout");
 static_assert(sizeof(struct mlx5_wqe_raddr_seg) == 16, "raddr seg layout");
 static_assert(sizeof(struct mlx5_wqe_atomic_seg) == 16, "atomic seg layout");
+static_assert(sizeof(struct mlx5_wqe_datagram_seg) == 48, "datagram seg layout");
 
 /* One MR table entry. key == 0 marks a free slot. */
 struct soft_mr_entry {
@@ -58,6 +59,13 @@ struct soft_pd {
 	struct qpio_pd base;
 };
 
+/* Address handle: the mlx5 address vector built once at create, copied
+ * into every UD WQE (with the QPN and Q_Key of the WR) at post time. */
+struct soft_ah {
+	struct qpio_ah base;
+	struct mlx5_wqe_av av;
+};
+
 struct soft_qp;
 
 /* Completion queue. The consumer index and the producer reservation
@@ -76,6 +84,8 @@ struct soft_cq {
 	struct soft_qp *last_qp;
 
 	alignas(RTE_CACHE_LINE_SIZE) uint32_t pi;   /* producers reserve here */
+	uint32_t armed;                             /* SOFT_CQ_ARM_* */
+	int efd;                                    /* eventfd of the events */
 	uint32_t nb_pending;                        /* QPs with work to resume */
 	uint8_t overflow;                           /* CQ error raised */
 	uint64_t overflow_count;                    /* CQEs that did not fit */
@@ -129,6 +139,11 @@ struct soft_qp {
 	uint64_t rnr_nak_total;   /* counters */
 	uint64_t rnr_exceeded;
 	uint64_t flushed;
+	uint64_t ud_no_dest;      /* UD, as sender: no such UD QP */
+	uint64_t ud_too_long;     /* UD, as sender: over the MTU, not sent */
+	uint64_t ud_qkey_drops;   /* UD, as receiver (atomic: many senders) */
+	uint64_t ud_no_recv_drops;
+	uint64_t ud_len_drops;
 	uint64_t sq_doorbells;    /* owner lcore only */
 	uint64_t rq_doorbells;
 	TAILQ_ENTRY(soft_qp) cq_next;
@@ -144,6 +159,7 @@ struct soft_dev {
 	uint32_t qp_tbl_mask;             /* table size - 1, power of two */
 	uint32_t qpn_gen;                 /* high QPN bits, bumped per create */
 	uint32_t max_mr;
+	uint32_t max_ah;
 	struct soft_mr_entry *mr_tbl;     /* max_mr entries */
 	struct soft_qp **qp_tbl;          /* by (qpn - base) & qp_tbl_mask */
 	uint32_t next_cqn;
@@ -181,6 +197,15 @@ soft_qp_lookup(const struct soft_dev *sdev, uint32_t qpn)
 /* soft.c */
 struct soft_fabric *soft_fabric_get(void);
 struct soft_dev *soft_fabric_dev_by_lid(uint16_t lid);
+/* The device whose GID 0 has the interface ID of gid, or NULL. */
+struct soft_dev *soft_fabric_dev_by_gid(const union qpio_gid *gid);
+/* GID 0 of a soft device: fe80::<guid>. */
+void soft_dev_gid(const struct soft_dev *sdev, union qpio_gid *gid);
+
+/* soft_ah.c */
+struct qpio_ah *soft_ah_create(struct qpio_pd *pd,
+			       const struct qpio_ah_attr *attr);
+int soft_ah_destroy(struct qpio_ah *ah);
 
 /* soft_mr.c */
 struct qpio_pd *soft_pd_alloc(struct qpio_device *dev);
@@ -193,6 +218,8 @@ int soft_mr_dereg(struct qpio_mr *mr);
 struct qpio_cq *soft_cq_create(struct qpio_device *dev, uint32_t cqe,
 			       int socket_id);
 int soft_cq_destroy(struct qpio_cq *cq);
+int soft_cq_req_notify(struct qpio_cq *cq, int solicited_only);
+int soft_cq_event_fd(const struct qpio_cq *cq);
 uint16_t soft_cq_poll(struct qpio_cq *cq, struct qpio_wc *wc, uint16_t n);
 /* Remove every CQE of QP qpn from cq (modify to RESET, destroy), as mlx5
  * providers clean a CQ. Control path: no producer may run meanwhile. */
@@ -210,6 +237,8 @@ int soft_qp_query(struct qpio_qp *qp, struct qpio_qp_attr *attr,
 /* soft_tx.c / soft_rx.c */
 uint16_t soft_post_send(struct qpio_qp *qp, const struct qpio_send_wr *wrs,
 			uint16_t n, int *err);
+uint16_t soft_post_send_ud(struct qpio_qp *qp, const struct qpio_send_wr *wrs,
+			   uint16_t n, int *err);
 uint16_t soft_post_recv(struct qpio_qp *qp, const struct qpio_recv_wr *wrs,
 			uint16_t n, int *err);
 

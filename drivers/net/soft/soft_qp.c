@@ -112,7 +112,8 @@ soft_qp_create(struct qpio_pd *pd, struct qpio_qp_init_attr *ia)
 	cap->max_recv_sge = qp->rq.max_sge;
 	qp->sdev = sdev;
 	qp->pdn = pd->pdn;
-	qp->base.post_send = soft_post_send;
+	qp->base.post_send = ia->qp_type == QPIO_QPT_UD ? soft_post_send_ud :
+		soft_post_send;
 	qp->base.post_recv = soft_post_recv;
 	qp->base.state = QPIO_QPS_RESET;
 	qp->base.send_cq = ia->send_cq;
@@ -200,23 +201,17 @@ attr_apply(struct qpio_qp_attr *a, const struct qpio_qp_attr *in, int mask)
 static int
 av_resolve(const struct qpio_ah_attr *ah, uint16_t *lid)
 {
-	struct soft_fabric *f = soft_fabric_get();
-	unsigned int i;
+	const struct soft_dev *d;
 
 	if (!ah->is_global) {
 		*lid = ah->dlid;
 		return 0;
 	}
-	for (i = 0; i < QPIO_MAX_DEVICES; i++) {
-		const struct soft_dev *d = f->devs[i];
-
-		if (d != NULL &&
-		    ah->grh.dgid.global.interface_id == rte_cpu_to_be_64(d->guid)) {
-			*lid = d->lid;
-			return 0;
-		}
-	}
-	return -EINVAL;
+	d = soft_fabric_dev_by_gid(&ah->grh.dgid);
+	if (d == NULL)
+		return -EINVAL;
+	*lid = d->lid;
+	return 0;
 }
 
 int
@@ -276,7 +271,7 @@ qpio_soft_qp_set_counters(struct qpio_qp *qqp, uint32_t start)
 {
 	struct soft_qp *qp;
 
-	if (qqp == NULL || qqp->post_send != soft_post_send)
+	if (qqp == NULL || qqp->post_recv != soft_post_recv)
 		return -EINVAL;
 	qp = to_sqp(qqp);
 	if (qpio_qp_state(qqp) != QPIO_QPS_RESET) {
@@ -293,12 +288,18 @@ qpio_soft_qp_stats(const struct qpio_qp *qqp, struct qpio_soft_qp_stats *st)
 {
 	const struct soft_qp *qp;
 
-	if (qqp == NULL || st == NULL || qqp->post_send != soft_post_send)
+	if (qqp == NULL || st == NULL || qqp->post_recv != soft_post_recv)
 		return -EINVAL;
 	qp = (const struct soft_qp *)qqp;
 	st->rnr_naks = qp->rnr_nak_total;
 	st->rnr_retry_exceeded = qp->rnr_exceeded;
 	st->flushed = qp->flushed;
+	st->ud_no_dest = qp->ud_no_dest;
+	st->ud_too_long = qp->ud_too_long;
+	st->ud_qkey_drops = __atomic_load_n(&qp->ud_qkey_drops, __ATOMIC_RELAXED);
+	st->ud_no_recv_drops = __atomic_load_n(&qp->ud_no_recv_drops,
+					       __ATOMIC_RELAXED);
+	st->ud_len_drops = __atomic_load_n(&qp->ud_len_drops, __ATOMIC_RELAXED);
 	st->sq_doorbells = qp->sq_doorbells;
 	st->rq_doorbells = qp->rq_doorbells;
 	st->sq_posted = qp->sq.pi;

@@ -6,6 +6,8 @@
  * Hot inlines shared by the device model and the CQ poller: CQE slot
  * reservation and publication, and MR checks.
  */
+#include <unistd.h>
+
 #include "soft_private.h"
 
 /*
@@ -41,6 +43,9 @@ struct soft_cqe_info {
 	uint8_t wqe_opcode;      /* MLX5_OPCODE_* of the WQE (requester) */
 	uint8_t syndrome;        /* MLX5_CQE_SYNDROME_* for error CQEs */
 	uint8_t grh;             /* 2-bit GRH field of flags_rqpn */
+	uint8_t sl;              /* UD receives: 4-bit SL of flags_rqpn */
+	uint8_t se;              /* receives: the message was solicited */
+	uint16_t slid;           /* UD receives: source LID */
 	uint16_t wqe_counter;
 	uint32_t qpn;
 	uint32_t byte_cnt;
@@ -70,13 +75,54 @@ soft_cq_publish(struct soft_cq *cq, uint32_t idx, const struct soft_cqe_info *ci
 		cqe->byte_cnt = rte_cpu_to_be_32(ci->byte_cnt);
 		cqe->imm_inval_pkey = rte_cpu_to_be_32(ci->imm);
 		cqe->flags_rqpn = rte_cpu_to_be_32(((uint32_t)ci->grh << 28) |
+						   ((uint32_t)ci->sl << 24) |
 						   ci->src_qpn);
+		cqe->slid = rte_cpu_to_be_16(ci->slid);
 		cqe->sop_drop_qpn = rte_cpu_to_be_32(
 			((uint32_t)ci->wqe_opcode << 24) | ci->qpn);
 	}
 	cqe->wqe_counter = rte_cpu_to_be_16(ci->wqe_counter);
 	__atomic_store_n(&cqe->op_own, (uint8_t)((ci->opcode << 4) | owner),
 			 __ATOMIC_RELEASE);
+}
+
+/*
+ * Order a CQE publication (op_own store) before the read of the CQ's arm
+ * state, against the poller's arm store before its next poll: one of the
+ * two sides sees the other, so an armed CQ never misses the CQE that a
+ * poll right after the arm did not see.
+ */
+static inline void
+soft_barrier_publish_before_arm_read(void)
+{
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+}
+
+/*
+ * Raise the CQ event if the CQ is armed for this completion: any, or
+ * solicited only (a solicited receive or an error, ibv_req_notify_cq).
+ * The CAS disarms, so one arm gives one eventfd write.
+ */
+static inline void
+soft_cq_event_check(struct soft_cq *cq, const struct soft_cqe_info *ci)
+{
+	uint32_t a;
+	uint64_t one = 1;
+
+	soft_barrier_publish_before_arm_read();
+	a = __atomic_load_n(&cq->armed, __ATOMIC_RELAXED);
+	if (likely(a == SOFT_CQ_ARM_NONE))
+		return;
+	if (a == SOFT_CQ_ARM_SOL && !ci->se && ci->opcode != MLX5_CQE_REQ_ERR &&
+	    ci->opcode != MLX5_CQE_RESP_ERR)
+		return;
+	if (!__atomic_compare_exchange_n(&cq->armed, &a, SOFT_CQ_ARM_NONE, 0,
+					 __ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
+		return;
+	/* eventfd: only fails if the counter would overflow 2^64 - 2 */
+	if (write(cq->efd, &one, sizeof(one)) != (ssize_t)sizeof(one))
+		SOFT_LOG(ERR, "cq %u: event lost (eventfd write failed)",
+			 cq->base.cqn);
 }
 
 /*

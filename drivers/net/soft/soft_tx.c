@@ -21,19 +21,21 @@ struct op_info {
 #define T_UD (1u << QPIO_QPT_UD)
 
 static const struct op_info op_table[] = {
-	[QPIO_WR_RDMA_WRITE] = { MLX5_OPCODE_RDMA_WRITE, 1, 0, 0, 0 },
-	[QPIO_WR_RDMA_WRITE_WITH_IMM] = { MLX5_OPCODE_RDMA_WRITE_IMM, 1, 0, 0, 0 },
-	[QPIO_WR_SEND] = { MLX5_OPCODE_SEND, 0, 0, 0, T_RC | T_UC },
-	[QPIO_WR_SEND_WITH_IMM] = { MLX5_OPCODE_SEND_IMM, 0, 0, 0, T_RC | T_UC },
-	[QPIO_WR_RDMA_READ] = { MLX5_OPCODE_RDMA_READ, 1, 0, 1, 0 },
-	[QPIO_WR_ATOMIC_CMP_AND_SWP] = { MLX5_OPCODE_ATOMIC_CS, 1, 1, 1, 0 },
-	[QPIO_WR_ATOMIC_FETCH_AND_ADD] = { MLX5_OPCODE_ATOMIC_FA, 1, 1, 1, 0 },
+	[QPIO_WR_RDMA_WRITE] = { MLX5_OPCODE_RDMA_WRITE, 1, 0, 0, T_RC | T_UC },
+	[QPIO_WR_RDMA_WRITE_WITH_IMM] = { MLX5_OPCODE_RDMA_WRITE_IMM, 1, 0, 0,
+					  T_RC | T_UC },
+	[QPIO_WR_SEND] = { MLX5_OPCODE_SEND, 0, 0, 0, T_RC | T_UC | T_UD },
+	[QPIO_WR_SEND_WITH_IMM] = { MLX5_OPCODE_SEND_IMM, 0, 0, 0, T_RC | T_UC | T_UD },
+	[QPIO_WR_RDMA_READ] = { MLX5_OPCODE_RDMA_READ, 1, 0, 1, T_RC },
+	[QPIO_WR_ATOMIC_CMP_AND_SWP] = { MLX5_OPCODE_ATOMIC_CS, 1, 1, 1, T_RC },
+	[QPIO_WR_ATOMIC_FETCH_AND_ADD] = { MLX5_OPCODE_ATOMIC_FA, 1, 1, 1, T_RC },
 };
 
-/* Validate one WR; nothing is written for a refused one. */
+/* Validate one WR; nothing is written for a refused one. ud is a
+ * constant: the UD burst function checks the address handle too. */
 static inline int
 wr_check(const struct soft_qp *qp, const struct qpio_send_wr *wr,
-	 const struct op_info **opi)
+	 const struct op_info **opi, const bool ud)
 {
 	const struct op_info *o;
 
@@ -42,10 +44,35 @@ wr_check(const struct soft_qp *qp, const struct qpio_send_wr *wr,
 	o = &op_table[wr->opcode];
 	if (unlikely(!(o->types & (1u << qp->base.qp_type))))
 		goto bad_opcode;
+	if (ud && unlikely(wr->wr.ud.ah == NULL ||
+			   wr->wr.ud.ah->pd != qp->base.pd ||
+			   wr->wr.ud.remote_qpn > 0xffffff)) {
+		SOFT_LOG(DEBUG, "qp 0x%x: UD WR needs an AH of the QP's PD and a "
+			 "24-bit remote_qpn (ah %p, remote_qpn 0x%x)",
+			 qp->base.qp_num, (void *)wr->wr.ud.ah,
+			 wr->wr.ud.remote_qpn);
+		return -EINVAL;
+	}
 	if (unlikely(wr->num_sge > qp->sq.max_sge)) {
 		SOFT_LOG(DEBUG, "qp 0x%x: num_sge %u > max_send_sge %u",
 			 qp->base.qp_num, wr->num_sge, qp->sq.max_sge);
 		return -EINVAL;
+	}
+	if (o->no_inline) {
+		/* READ and atomics: the QP must be allowed outstanding
+		 * READ/atomics (max_rd_atomic, ibv_modify_qp); an atomic
+		 * returns its 8 bytes into exactly one 8-byte SGE. */
+		if (unlikely(qp->attr.max_rd_atomic == 0)) {
+			SOFT_LOG(DEBUG, "qp 0x%x: READ/atomic with max_rd_atomic 0",
+				 qp->base.qp_num);
+			return -EINVAL;
+		}
+		if (o->atomic && unlikely(wr->num_sge != 1 ||
+					  wr->sg_list[0].length != 8)) {
+			SOFT_LOG(DEBUG, "qp 0x%x: atomic needs one 8-byte SGE",
+				 qp->base.qp_num);
+			return -EINVAL;
+		}
 	}
 	if (!(wr->send_flags & QPIO_SEND_INLINE)) {
 		uint32_t i;
@@ -85,7 +112,7 @@ bad_opcode:
  * mlx5 does (a data segment byte_count of 0 would mean 2 GiB). */
 static inline void
 wqe_write(struct soft_qp *qp, const struct qpio_send_wr *wr,
-	  const struct op_info *o, uint32_t idx)
+	  const struct op_info *o, uint32_t idx, const bool ud)
 {
 	uint8_t *wqe = qp->sq.buf + ((size_t)(idx & qp->sq.mask) << qp->sq.log_stride);
 	struct mlx5_wqe_ctrl_seg *ctrl = (struct mlx5_wqe_ctrl_seg *)wqe;
@@ -93,11 +120,28 @@ wqe_write(struct soft_qp *qp, const struct qpio_send_wr *wr,
 	unsigned int flags = wr->send_flags;
 	uint32_t i, ds;
 
+	if (ud) {
+		/* The AH's address vector, then the WR's QPN and Q_Key; a
+		 * controlled Q_Key (bit 31) means the QP's own (IBA Post Send). */
+		struct mlx5_wqe_datagram_seg *dg = (struct mlx5_wqe_datagram_seg *)seg;
+		const struct soft_ah *ah = (const struct soft_ah *)wr->wr.ud.ah;
+		uint32_t qkey = wr->wr.ud.remote_qkey;
+
+		if (qkey & 0x80000000u)
+			qkey = qp->attr.qkey;
+		dg->av = ah->av;
+		dg->av.key.qkey.qkey = rte_cpu_to_be_32(qkey);
+		dg->av.dqp_dct = rte_cpu_to_be_32(wr->wr.ud.remote_qpn |
+						  MLX5_EXTENDED_UD_AV);
+		seg += sizeof(*dg);
+	}
 	if (o->raddr) {
 		struct mlx5_wqe_raddr_seg *r = (struct mlx5_wqe_raddr_seg *)seg;
 
-		r->raddr = rte_cpu_to_be_64(wr->wr.rdma.remote_addr);
-		r->rkey = rte_cpu_to_be_32(wr->wr.rdma.rkey);
+		r->raddr = rte_cpu_to_be_64(o->atomic ? wr->wr.atomic.remote_addr :
+					    wr->wr.rdma.remote_addr);
+		r->rkey = rte_cpu_to_be_32(o->atomic ? wr->wr.atomic.rkey :
+					   wr->wr.rdma.rkey);
 		r->reserved = 0;
 		seg += SOFT_SEG;
 	}
@@ -149,9 +193,9 @@ wqe_write(struct soft_qp *qp, const struct qpio_send_wr *wr,
 	ctrl->imm = rte_cpu_to_be_32(wr->imm_data);
 }
 
-uint16_t
-soft_post_send(struct qpio_qp *qqp, const struct qpio_send_wr *wrs,
-	       uint16_t n, int *err)
+static inline uint16_t
+post_send(struct qpio_qp *qqp, const struct qpio_send_wr *wrs, uint16_t n,
+	  int *err, const bool ud)
 {
 	struct soft_qp *qp = to_sqp(qqp);
 	struct soft_sq *sq = &qp->sq;
@@ -172,14 +216,14 @@ soft_post_send(struct qpio_qp *qqp, const struct qpio_send_wr *wrs,
 
 		/* A WR that breaks a rule is -EINVAL even into a full SQ:
 		 * retrying it after polling could never succeed. */
-		rc = wr_check(qp, &wrs[i], &o);
+		rc = wr_check(qp, &wrs[i], &o, ud);
 		if (unlikely(rc != 0))
 			break;
 		if (unlikely(pi - tail >= sq->depth)) {
 			rc = -ENOMEM;
 			break;
 		}
-		wqe_write(qp, &wrs[i], o, pi);
+		wqe_write(qp, &wrs[i], o, pi, ud);
 		sq->wrid[pi & sq->mask] = wrs[i].wr_id;
 		pi++;
 	}
@@ -195,4 +239,19 @@ out:
 	if (err != NULL)
 		*err = rc;
 	return i;
+}
+
+/* Burst functions, chosen at QP create by QP type. */
+uint16_t
+soft_post_send(struct qpio_qp *qp, const struct qpio_send_wr *wrs,
+	       uint16_t n, int *err)
+{
+	return post_send(qp, wrs, n, err, false);
+}
+
+uint16_t
+soft_post_send_ud(struct qpio_qp *qp, const struct qpio_send_wr *wrs,
+		  uint16_t n, int *err)
+{
+	return post_send(qp, wrs, n, err, true);
 }

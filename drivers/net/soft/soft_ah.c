@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Soft NIC address handles: the mlx5 address vector of a UD destination.
+ */
+#include <string.h>
+
+#include <rte_errno.h>
+#include <rte_malloc.h>
+
+#include "soft_private.h"
+
+struct qpio_ah *
+soft_ah_create(struct qpio_pd *pd, const struct qpio_ah_attr *attr)
+{
+	struct soft_ah *ah;
+	uint16_t lid = attr->dlid;
+
+	ah = rte_zmalloc("soft_ah", sizeof(*ah), 0);
+	if (ah == NULL) {
+		rte_errno = ENOMEM;
+		return NULL;
+	}
+	if (attr->is_global) {
+		/* The GID names the device; a GID no device has yet resolves
+		 * to LID 0, which reaches nobody (datagrams counted as lost). */
+		const struct soft_dev *d = soft_fabric_dev_by_gid(&attr->grh.dgid);
+
+		lid = d != NULL ? d->lid : 0;
+		ah->av.grh_gid_fl = rte_cpu_to_be_32((1u << 30) |
+			((uint32_t)attr->grh.sgid_index << 20) |
+			attr->grh.flow_label);
+		ah->av.tclass = attr->grh.traffic_class;
+		ah->av.hop_limit = attr->grh.hop_limit;
+		memcpy(ah->av.rgid, attr->grh.dgid.raw, sizeof(ah->av.rgid));
+	}
+	ah->av.rlid = rte_cpu_to_be_16(lid);
+	ah->av.stat_rate_sl = attr->sl & 0xf;
+	ah->av.fl_mlid = attr->src_path_bits & 0x7f;
+	RTE_SET_USED(pd);
+	return &ah->base;
+}
+
+int
+soft_ah_destroy(struct qpio_ah *ah)
+{
+	rte_free(ah);
+	return 0;
+}
