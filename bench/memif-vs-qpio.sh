@@ -37,12 +37,13 @@ size=64
 only=
 huge=0
 keep=0
-warmup=2		# Rx-pps samples dropped after the first non-zero one
+warmup=2		# 1-s Rx-pps samples dropped after the first non-zero one
 burst=32
 nb_mbufs=16384		# per dpdk-testpmd process: enough for a 1024-slot ring
 
 usage() { sed -n '4,28p' "$0" | sed 's/^# \{0,1\}//'; }
-die() { echo "memif-vs-qpio: $*" >&2; exit 1; }
+# die MSG: report a failed run; the logs are kept for a look.
+die() { echo "memif-vs-qpio: $*" >&2; keep=1; exit 1; }
 
 while [ $# -gt 0 ]; do
 	case "$1" in
@@ -96,16 +97,27 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-# stop_proc PID: SIGINT, then SIGKILL if it has not exited 15 s later.
+# stop_proc PID NAME: SIGINT, then SIGKILL if it has not exited 15 s later.
+# A process that ends by a signal is reported, not treated as a failure: its
+# statistics were printed (or are missing, which the parser notices).
 stop_proc() {
-	local pid=$1 n=150
-	kill -INT "$pid" 2>/dev/null || return 0
-	while kill -0 "$pid" 2>/dev/null && [ "$n" -gt 0 ]; do
-		sleep 0.1
-		n=$((n - 1))
-	done
-	kill -KILL "$pid" 2>/dev/null || true
-	wait "$pid" 2>/dev/null || true
+	local pid=$1 name=$2 n=150 rc=0
+	# bash's own "Segmentation fault" job notice would go to stderr; the
+	# note below says the same once.
+	exec 3>&2 2>/dev/null
+	if kill -INT "$pid"; then
+		while kill -0 "$pid" && [ "$n" -gt 0 ]; do
+			sleep 0.1
+			n=$((n - 1))
+		done
+		kill -KILL "$pid" || true
+		wait "$pid" || rc=$?
+	fi
+	exec 2>&3 3>&-
+	if [ "$rc" -gt 128 ] && [ "$rc" != 130 ]; then
+		echo "note: $name ended by signal $((rc - 128)) ($(kill -l $((rc - 128))))" \
+			"while stopping"
+	fi
 }
 
 # reserve_hugepages COUNT: make COUNT free 2 MB pages and a private mount.
@@ -135,8 +147,11 @@ machine_facts() {
 
 # busy_facts WHEN: how busy the CPUs are (load average; CPU pressure: the
 # share of the last 10 s in which some runnable task waited for a CPU).
-# Numbers taken under pressure say more about the neighbours than about the
-# code.
+# Printed before the runs and right after each one, where it covers the end
+# of the run: the forwarding lcores busy-poll one CPU each, so any other
+# runnable task has to wait, and a high figure means something was
+# competing with them. Numbers taken under pressure say more about the
+# neighbours than about the code.
 busy_facts() {
 	local psi
 	psi=$(sed -n 's/^some avg10=\([0-9.]*\).*/\1%/p' /proc/pressure/cpu 2>/dev/null)
@@ -144,16 +159,21 @@ busy_facts() {
 		"CPU pressure (some, 10 s) ${psi:-n/a}"
 }
 
-# memif_parse LOG: "MPPS SAMPLES TOTAL" from an rxonly dpdk-testpmd log run
-# with --stats-period 1. MPPS is the mean of up to $secs Rx-pps samples,
-# counted from the first non-zero sample after skipping $warmup of them;
-# TOTAL is port 0's RX-packets in the final forward statistics.
+# memif_parse LOG: "MPPS SAMPLES MIN MAX TOTAL" from an rxonly dpdk-testpmd
+# log run with --stats-period 1. MPPS is the mean of up to $secs Rx-pps
+# samples that follow the first non-zero one (a partial second) and $warmup
+# more, MIN and MAX the extremes of those samples (Mpps); TOTAL is port 0's
+# RX-packets in the final forward statistics.
 memif_parse() {
 	tr -d '\033' <"$1" | awk -v warm="$warmup" -v want="$secs" '
 	/Rx-pps:/ {
 		if (!on && $2 > 0)
 			on = 1
-		if (on && ++seen > warm && used < want) {
+		if (on && ++seen > warm + 1 && used < want) {
+			if (used == 0 || $2 < min)
+				min = $2
+			if (used == 0 || $2 > max)
+				max = $2
 			sum += $2
 			used++
 		}
@@ -163,7 +183,8 @@ memif_parse() {
 	END {
 		if (used == 0)
 			exit 1
-		printf "%.3f %d %d\n", sum / used / 1e6, used, total
+		printf "%.3f %d %.3f %.3f %d\n", sum / used / 1e6, used,
+			min / 1e6, max / 1e6, total
 	}'
 }
 
@@ -192,7 +213,7 @@ qpio_parse() {
 }
 
 run_memif() {
-	local sock="qpio-bench-$$" mem tx rx n common_app
+	local sock="qpio-bench-$$" mem tx rx n lo hi common_app
 	command -v "$dpdk_testpmd" >/dev/null || {
 		echo "memif-vs-qpio: dpdk-testpmd not installed (usertools/install-deps.sh --bench)" >&2
 		exit 2
@@ -233,21 +254,23 @@ run_memif() {
 		kill -0 "$rx" 2>/dev/null && kill -0 "$tx" 2>/dev/null ||
 			die "memif: a dpdk-testpmd exited; last lines:$(echo; tail -5 "$logs/memif-rx.log" "$logs/memif-tx.log")"
 		n=$((n - 1))
-		[ "$n" -gt 0 ] || die "memif: no packets received in 20 s (logs: $logs)"
+		[ "$n" -gt 0 ] || die "memif: no packets received in 20 s"
 		sleep 0.1
 	done
 	sleep $((warmup + secs + 1))
 
-	# rx first: stopping the server first would disconnect the client and
-	# zero its memif counters before it prints its final statistics.
-	stop_proc "$rx"
-	stop_proc "$tx"
+	# rx first: with the server stopped first, the 22.11 client crashed
+	# before printing its final statistics, and memif counters read zero
+	# once the peer has gone.
+	stop_proc "$rx" "memif rxonly dpdk-testpmd"
+	stop_proc "$tx" "memif txonly dpdk-testpmd"
 
 	memif_result=$(memif_parse "$logs/memif-rx.log") ||
-		die "memif: could not parse Rx-pps samples (logs: $logs)"
-	read -r memif_mpps n memif_total <<<"$memif_result"
-	echo "memif: $memif_mpps Mpps (mean of $n Rx-pps samples after ${warmup} s warm-up;" \
-		"$memif_total packets received in the whole run)"
+		die "memif: could not parse Rx-pps samples"
+	read -r memif_mpps n lo hi memif_total <<<"$memif_result"
+	echo "memif: $memif_mpps Mpps (mean of $n 1-s Rx-pps samples after ${warmup} s" \
+		"warm-up, min $lo, max $hi; $memif_total packets received in the whole run)"
+	busy_facts "during memif"
 }
 
 run_qpio() {
@@ -267,9 +290,10 @@ run_qpio() {
 	[ "$rc" = 0 ] ||
 		die "qpio-testpmd exited with $rc; last lines:$(echo; tail -5 "$logs/qpio.log")"
 	qpio_result=$(qpio_parse "$logs/qpio.log") ||
-		die "qpio: no port 1 RX-packets or Throughput line (logs: $logs)"
+		die "qpio: no port 1 RX-packets or Throughput line"
 	read -r qpio_mpps pkts s <<<"$qpio_result"
 	echo "qpio: $qpio_mpps Mpps ($pkts packets received on port 1 in $s s)"
+	busy_facts "during qpio"
 }
 
 machine_facts
@@ -282,7 +306,6 @@ qpio_mpps=
 [ "$want_memif" = 1 ] && run_memif
 [ "$want_qpio" = 1 ] && run_qpio
 
-busy_facts after
 echo
 [ -n "$memif_mpps" ] && printf 'memif  %8s Mpps\n' "$memif_mpps"
 [ -n "$qpio_mpps" ] && printf 'qpio   %8s Mpps\n' "$qpio_mpps"
