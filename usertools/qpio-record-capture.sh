@@ -18,10 +18,11 @@
 #   4. one TCP connection to B port 7070: A sends a request line, B answers
 #      with 2000 bytes (two segments), B closes, then A closes
 # Offloads are turned off on both veth ends so every frame is at most 1514
-# bytes and carries a correct checksum. Router solicitation, DAD and link-local addresses are
-# off and the capture filter keeps only the protocols above, so the packet
-# list is the same on every run; only timestamps, TCP sequence numbers and
-# ephemeral ports change. The namespaces and every process started here are
+# bytes and carries a correct checksum. Router solicitation, DAD and
+# link-local addresses are off and the capture filter keeps only the
+# protocols above, so the packet list is the same on every run; only
+# timestamps, ICMP identifiers, ephemeral ports, TCP sequence numbers and
+# TCP timestamps change. The namespaces and every process started here are
 # removed on exit, also on failure.
 set -euo pipefail
 
