@@ -6,6 +6,9 @@
 #
 #   usertools/install-deps.sh          build + test dependencies
 #   usertools/install-deps.sh --rxe    also the Soft-RoCE VM test packages
+#   usertools/install-deps.sh --record also what qpio-record-capture.sh needs
+#   usertools/install-deps.sh --bench  also dpdk-testpmd for bench/memif-vs-qpio.sh
+#   Options combine: --rxe --record --bench.
 set -euo pipefail
 
 pkgs=(
@@ -18,16 +21,28 @@ pkgs=(
 rxe_pkgs=(
 	qemu-system-x86 linux-image-amd64 busybox-static kmod cpio iproute2
 )
+record_pkgs=(
+	tcpdump dnsmasq-base iputils-ping iproute2 ethtool python3
+)
+bench_pkgs=(
+	dpdk-dev
+)
 
 want_rxe=0
+want_record=0
+want_bench=0
 for a in "$@"; do
 	case "$a" in
 	--rxe) want_rxe=1 ;;
-	-h|--help) sed -n '3,8p' "$0"; exit 0 ;;
+	--record) want_record=1 ;;
+	--bench) want_bench=1 ;;
+	-h|--help) sed -n '3,11p' "$0"; exit 0 ;;
 	*) echo "install-deps: unknown option '$a'" >&2; exit 2 ;;
 	esac
 done
 [ "$want_rxe" = 1 ] && pkgs+=("${rxe_pkgs[@]}")
+[ "$want_record" = 1 ] && pkgs+=("${record_pkgs[@]}")
+[ "$want_bench" = 1 ] && pkgs+=("${bench_pkgs[@]}")
 
 if [ "$(id -u)" != 0 ]; then
 	echo "install-deps: must run as root (apt-get install)" >&2
