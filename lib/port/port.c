@@ -434,53 +434,46 @@ qpio_port_tx_queue_setup(uint16_t port_id, uint16_t queue_id,
 	return p->ops->tx_queue_setup(p, queue_id, nb_desc, socket_id);
 }
 
+/* Release rx (is_rx) or tx queue qid of a stopped port. */
 static int
-queue_release_check(struct qpio_port *p, const char *dir, uint16_t qid,
-		    uint16_t nb_q)
+queue_release(uint16_t port_id, uint16_t qid, int is_rx)
 {
+	const char *dir = is_rx ? "rx" : "tx";
+	struct qpio_port *p;
+	void **q;
+
+	PORT_GET_OR_RET(p, port_id);
 	if (p->started) {
 		PORT_LOG(ERR, "port %s: %s queue release needs a stopped port",
 			 p->name, dir);
 		return -EBUSY;
 	}
-	if (qid >= nb_q) {
+	if (qid >= (is_rx ? p->nb_rxq : p->nb_txq)) {
 		PORT_LOG(ERR, "port %s: %s queue %u not configured", p->name,
 			 dir, qid);
 		return -EINVAL;
 	}
+	q = is_rx ? &p->rxq[qid] : &p->txq[qid];
+	if (*q != NULL) {
+		if (is_rx)
+			p->ops->rx_queue_release(p, qid);
+		else
+			p->ops->tx_queue_release(p, qid);
+	}
+	*q = NULL;
 	return 0;
 }
 
 int
 qpio_port_rx_queue_release(uint16_t port_id, uint16_t queue_id)
 {
-	struct qpio_port *p;
-	int ret;
-
-	PORT_GET_OR_RET(p, port_id);
-	ret = queue_release_check(p, "rx", queue_id, p->nb_rxq);
-	if (ret < 0)
-		return ret;
-	if (p->rxq[queue_id] != NULL)
-		p->ops->rx_queue_release(p, queue_id);
-	p->rxq[queue_id] = NULL;
-	return 0;
+	return queue_release(port_id, queue_id, 1);
 }
 
 int
 qpio_port_tx_queue_release(uint16_t port_id, uint16_t queue_id)
 {
-	struct qpio_port *p;
-	int ret;
-
-	PORT_GET_OR_RET(p, port_id);
-	ret = queue_release_check(p, "tx", queue_id, p->nb_txq);
-	if (ret < 0)
-		return ret;
-	if (p->txq[queue_id] != NULL)
-		p->ops->tx_queue_release(p, queue_id);
-	p->txq[queue_id] = NULL;
-	return 0;
+	return queue_release(port_id, queue_id, 0);
 }
 
 int
