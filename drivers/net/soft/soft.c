@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include <rte_cycles.h>
+#include <rte_eal.h>
 #include <rte_errno.h>
 #include <rte_malloc.h>
 #include <rte_memzone.h>
@@ -20,6 +21,16 @@
 RTE_LOG_REGISTER(soft_logtype, qpio.net.soft, NOTICE);
 
 #define SOFT_FABRIC_MZ "qpio_soft_fabric"
+/* DPDK IPC message: a CQ of the receiving process has an event due. */
+#define SOFT_MP_CQ_EVENT "qpio_soft_cq_event"
+
+struct soft_mp_cq_event {
+	uint64_t owner;          /* process token of the CQ's owner */
+	uint64_t sdev;           /* the CQ's device (shared address) */
+	uint64_t cq;             /* the CQ (shared address) */
+	uint32_t cqn;
+	uint32_t pad;
+};
 
 static struct soft_fabric *fabric;
 uint64_t soft_self_token;
@@ -146,6 +157,82 @@ dead:
 		}
 	}
 	return -1;
+}
+
+/*
+ * Receiver of SOFT_MP_CQ_EVENT, on the DPDK IPC thread. A CQ of this
+ * process: check that its device is still one of ours in the fabric and
+ * the CQ number matches (the CQ lives), then write its eventfd. A CQ of
+ * another process: the primary passes the message on to the secondaries
+ * (a secondary only talks to the primary).
+ */
+static int
+mp_cq_event(const struct rte_mp_msg *msg, const void *peer)
+{
+	struct soft_fabric *f = fabric;
+	struct soft_mp_cq_event ev;
+	struct soft_cq *cq;
+	uint64_t one = 1;
+	unsigned int i;
+
+	RTE_SET_USED(peer);
+	if (msg->len_param != (int)sizeof(ev) || f == NULL)
+		return 0;
+	memcpy(&ev, msg->param, sizeof(ev));
+	if (ev.owner != soft_self_token) {
+		if (rte_eal_process_type() == RTE_PROC_PRIMARY) {
+			struct rte_mp_msg fwd = *msg;
+
+			rte_mp_sendmsg(&fwd);
+		}
+		return 0;
+	}
+	for (i = 0; i < QPIO_MAX_DEVICES; i++)
+		if ((uintptr_t)__atomic_load_n(&f->devs[i], __ATOMIC_ACQUIRE) ==
+		    ev.sdev)
+			break;
+	if (i == QPIO_MAX_DEVICES)
+		return 0;
+	cq = (struct soft_cq *)(uintptr_t)ev.cq;
+	if ((uintptr_t)cq->sdev != ev.sdev || cq->base.cqn != ev.cqn)
+		return 0;
+	if (write(cq->efd, &one, sizeof(one)) != (ssize_t)sizeof(one))
+		SOFT_LOG(ERR, "cq %u: event lost (eventfd write failed)",
+			 cq->base.cqn);
+	return 0;
+}
+
+void
+soft_cq_event_remote(struct soft_cq *cq)
+{
+	struct soft_mp_cq_event ev = {
+		.owner = cq->sdev->owner,
+		.sdev = (uintptr_t)cq->sdev,
+		.cq = (uintptr_t)cq,
+		.cqn = cq->base.cqn,
+	};
+	struct rte_mp_msg msg;
+
+	memset(&msg, 0, sizeof(msg));
+	snprintf(msg.name, sizeof(msg.name), "%s", SOFT_MP_CQ_EVENT);
+	memcpy(msg.param, &ev, sizeof(ev));
+	msg.len_param = sizeof(ev);
+	if (rte_mp_sendmsg(&msg) != 0)
+		SOFT_LOG(ERR, "cq %u of %s: event for another process lost: %s",
+			 cq->base.cqn, cq->sdev->name, rte_strerror(rte_errno));
+}
+
+/* Once per process: the token, and the receiver of CQ events that other
+ * processes raise (not available with --no-shconf or --in-memory, where
+ * no other process can share the fabric anyway). */
+static void
+soft_proc_init(void)
+{
+	self_token_init();
+	if (rte_mp_action_register(SOFT_MP_CQ_EVENT, mp_cq_event) != 0 &&
+	    rte_errno != EEXIST && rte_errno != ENOTSUP)
+		SOFT_LOG(WARNING, "cannot receive CQ events of other processes: %s",
+			 rte_strerror(rte_errno));
 }
 
 int
@@ -329,7 +416,7 @@ soft_probe(struct qpio_device *dev, const struct rte_kvargs *kv)
 	rte_spinlock_init(&sdev->lock);
 	sdev->qdev = dev;
 	if (soft_self_token == 0)
-		self_token_init();
+		soft_proc_init();
 	sdev->owner = soft_self_token;
 	snprintf(sdev->name, sizeof(sdev->name), "%s", dev->name);
 

@@ -211,6 +211,9 @@ struct soft_fabric *soft_fabric_get(void);
  * -1 once it is gone (then sdev is marked dead and leaves the fabric, and
  * nothing of it may be written any more). Slow path: a system call. */
 int soft_dev_owner_check(struct soft_dev *sdev);
+/* Raise the event of cq, a CQ of another process, through DPDK IPC: its
+ * eventfd is only valid there. Slow path (once per arm). */
+void soft_cq_event_remote(struct soft_cq *cq);
 struct soft_dev *soft_fabric_dev_by_lid(uint16_t lid);
 /* The device whose GID 0 has the interface ID of gid, or NULL. */
 struct soft_dev *soft_fabric_dev_by_gid(const union qpio_gid *gid);
