@@ -54,6 +54,8 @@
 #define OFF_ATOMIC   32768      /* the 64-bit target of CAS and FAA */
 #define OFF_RESULT   32832      /* atomics return the original here */
 #define OFF_SWRITE   40960      /* the secondary WRITEs 2048 bytes here */
+#define OFF_UD       49152      /* UD receives: 40 (GRH) + 256 bytes */
+#define UD_QKEY      0x51d0cafeu
 #define ATOMIC_INIT  UINT64_C(0x1122334455667788)
 
 enum msg_type {
@@ -64,6 +66,7 @@ enum msg_type {
 	MSG_CHECK_MEM,     /* off, len, seed */
 	MSG_GET_U64,       /* value at off */
 	MSG_DO_WRITE,      /* WRITE len bytes of seed on QP which to addr, rkey */
+	MSG_CHECK_UD,      /* poll one UD receive: len, seed, qpn = src */
 	MSG_RESULT,        /* status 0 = as expected, value */
 };
 
@@ -72,6 +75,7 @@ struct msg {
 	uint32_t qpn;
 	uint32_t qpn2;
 	uint32_t qpn3;
+	uint32_t qpn_ud;
 	uint32_t rkey;
 	uint32_t len;
 	uint32_t seed;
@@ -92,6 +96,8 @@ struct side {
 	struct qpio_qp *qp;
 	struct qpio_qp *qp2;
 	struct qpio_qp *qp3;   /* on cq2, for the private-memory case */
+	struct qpio_cq *cq3;
+	struct qpio_qp *ud;    /* UD, on cq3 */
 	uint8_t *buf;
 	struct qpio_mr *mr;
 };
@@ -239,7 +245,16 @@ side_create(struct side *s, const char *name)
 	ia.recv_cq = s->cq2;
 	s->qp2 = qpio_qp_create(s->pd, &ia);
 	s->qp3 = qpio_qp_create(s->pd, &ia);
-	if (s->qp == NULL || s->qp2 == NULL || s->qp3 == NULL) {
+	s->cq3 = qpio_cq_create(s->dev, 64, SOCKET_ID_ANY);
+	if (s->cq3 == NULL) {
+		fail("%s: cq3: %s", name, rte_strerror(rte_errno));
+		return -1;
+	}
+	ia.send_cq = s->cq3;
+	ia.recv_cq = s->cq3;
+	ia.qp_type = QPIO_QPT_UD;
+	s->ud = qpio_qp_create(s->pd, &ia);
+	if (s->qp == NULL || s->qp2 == NULL || s->qp3 == NULL || s->ud == NULL) {
 		fail("%s: qp_create: %s", name, rte_strerror(rte_errno));
 		return -1;
 	}
@@ -254,9 +269,11 @@ side_destroy(struct side *s)
 	ret |= qpio_qp_destroy(s->qp);
 	ret |= qpio_qp_destroy(s->qp2);
 	ret |= qpio_qp_destroy(s->qp3);
+	ret |= qpio_qp_destroy(s->ud);
 	ret |= qpio_mr_dereg(s->mr);
 	ret |= qpio_cq_destroy(s->cq);
 	ret |= qpio_cq_destroy(s->cq2);
+	ret |= qpio_cq_destroy(s->cq3);
 	ret |= qpio_pd_free(s->pd);
 	ret |= qpio_rdma_dev_close(s->dev);
 	rte_free(s->buf);
@@ -311,6 +328,28 @@ connect_qp(struct qpio_qp *qp, const char *peer, uint32_t peer_qpn)
 		return -1;
 	}
 	return 0;
+}
+
+/* The UD QP: RESET->INIT (Q_Key)->RTR->RTS. */
+static int
+ud_up(struct qpio_qp *qp)
+{
+	struct qpio_qp_attr a;
+	int ret;
+
+	memset(&a, 0, sizeof(a));
+	a.qp_state = QPIO_QPS_INIT;
+	a.port_num = 1;
+	a.qkey = UD_QKEY;
+	ret = qpio_qp_modify(qp, &a, QPIO_QP_STATE | QPIO_QP_PKEY_INDEX |
+			     QPIO_QP_PORT | QPIO_QP_QKEY);
+	a.qp_state = QPIO_QPS_RTR;
+	ret |= qpio_qp_modify(qp, &a, QPIO_QP_STATE);
+	a.qp_state = QPIO_QPS_RTS;
+	ret |= qpio_qp_modify(qp, &a, QPIO_QP_STATE | QPIO_QP_SQ_PSN);
+	if (ret != 0)
+		fail("UD QP 0x%x to RTS: %d", qpio_qp_num(qp), ret);
+	return ret;
 }
 
 static int
@@ -412,6 +451,7 @@ secondary_main(const char *prefix, int rfd, int wfd)
 	m.qpn = qpio_qp_num(s.qp);
 	m.qpn2 = qpio_qp_num(s.qp2);
 	m.qpn3 = qpio_qp_num(s.qp3);
+	m.qpn_ud = qpio_qp_num(s.ud);
 	m.rkey = qpio_mr_rkey(s.mr);
 	m.addr = (uintptr_t)s.buf;
 	if (msg_send(wfd, &m) != 0)
@@ -419,8 +459,19 @@ secondary_main(const char *prefix, int rfd, int wfd)
 	if (connect_qp(s.qp, peer.name, peer.qpn) != 0 ||
 	    connect_qp(s.qp2, peer.name, peer.qpn2) != 0 ||
 	    connect_qp(s.qp3, peer.name, peer.qpn3) != 0 ||
-	    post_recv(&s, 0x5001, 256) != 0)
+	    ud_up(s.ud) != 0 || post_recv(&s, 0x5001, 256) != 0)
 		return 1;
+	{
+		struct qpio_sge sg = { (uintptr_t)(s.buf + OFF_UD),
+				       QPIO_GRH_LEN + 256, qpio_mr_lkey(s.mr) };
+		struct qpio_recv_wr rwr = { 0x5004, &sg, 1 };
+		int err = 0;
+
+		if (qpio_qp_post_recv(s.ud, &rwr, 1, &err) != 1) {
+			fail("UD post_recv: %d", err);
+			return 1;
+		}
+	}
 	/* The primary's first SEND raises this event from its process. */
 	if (qpio_cq_req_notify(s.cq, 0) != 0)
 		return 1;
@@ -462,6 +513,26 @@ secondary_main(const char *prefix, int rfd, int wfd)
 			r.value = check(s.buf + m.off, m.len, m.seed);
 			r.status = r.value != m.len;
 			break;
+		case MSG_CHECK_UD: {
+			union qpio_gid pgid;
+			uint16_t plid;
+
+			if (poll_one(s.cq3, &wc, CQ_TIMEOUT_MS) != 0 ||
+			    qpio_soft_dev_find(peer.name, &plid, &pgid) != 0) {
+				r.status = -1;
+				break;
+			}
+			/* GRH: the sender's GID at bytes 8..23, then data. */
+			r.status = wc.status != QPIO_WC_SUCCESS ||
+				wc.opcode != QPIO_WC_RECV || wc.wr_id != 0x5004 ||
+				wc.byte_len != QPIO_GRH_LEN + m.len ||
+				wc.src_qp != m.qpn || !(wc.wc_flags & QPIO_WC_GRH) ||
+				memcmp(s.buf + OFF_UD + 8, pgid.raw, 16) != 0 ||
+				check(s.buf + OFF_UD + QPIO_GRH_LEN, m.len,
+				      m.seed) != m.len;
+			r.value = ((uint64_t)wc.status << 32) | wc.byte_len;
+			break;
+		}
 		case MSG_GET_U64:
 			memcpy(&v, s.buf + m.off, sizeof(v));
 			r.value = v;
@@ -773,6 +844,74 @@ case_atomics(struct side *s, const struct msg *peer, int wfd, int rfd)
 			 "the secondary's integer after CAS, CAS, FAA");
 }
 
+/* One UD SEND by a global AH made from the peer's name. */
+static int
+ud_send(struct side *s, struct qpio_ah *ah, uint32_t remote_qpn,
+	uint64_t wr_id, uint32_t len, struct qpio_wc *wc)
+{
+	struct qpio_sge sg = {
+		(uintptr_t)(s->buf + OFF_SEND), len, qpio_mr_lkey(s->mr),
+	};
+	struct qpio_send_wr wr;
+	int err = 0;
+
+	memset(&wr, 0, sizeof(wr));
+	wr.wr_id = wr_id;
+	wr.sg_list = &sg;
+	wr.num_sge = 1;
+	wr.opcode = QPIO_WR_SEND;
+	wr.send_flags = QPIO_SEND_SIGNALED;
+	wr.wr.ud.ah = ah;
+	wr.wr.ud.remote_qpn = remote_qpn;
+	wr.wr.ud.remote_qkey = UD_QKEY;
+	if (qpio_qp_post_send(s->ud, &wr, 1, &err) != 1) {
+		fail("UD post_send: %d", err);
+		return -1;
+	}
+	if (poll_one(s->cq3, wc, CQ_TIMEOUT_MS) != 0) {
+		fail("UD SEND: no completion");
+		return -1;
+	}
+	return 0;
+}
+
+static struct qpio_ah *
+ah_by_name(struct side *s, const char *name)
+{
+	struct qpio_ah_attr aa;
+	uint16_t lid;
+
+	memset(&aa, 0, sizeof(aa));
+	aa.port_num = 1;
+	aa.is_global = 1;
+	aa.grh.hop_limit = 64;
+	if (qpio_soft_dev_find(name, &lid, &aa.grh.dgid) != 0)
+		return NULL;
+	return qpio_ah_create(s->pd, &aa);
+}
+
+static void
+case_ud(struct side *s, const struct msg *peer, struct qpio_ah *ah, int wfd,
+	int rfd)
+{
+	struct qpio_wc wc;
+	struct msg m, r;
+
+	fill(s->buf + OFF_SEND, 100, 7);
+	if (ud_send(s, ah, peer->qpn_ud, 0x6001, 100, &wc) != 0)
+		return;
+	CHECK_EQ(wc.status, QPIO_WC_SUCCESS, "UD SEND status");
+	memset(&m, 0, sizeof(m));
+	m.type = MSG_CHECK_UD;
+	m.len = 100;
+	m.seed = 7;
+	m.qpn = qpio_qp_num(s->ud);
+	if (ask(wfd, rfd, &m, &r) == 0 && r.status != 0)
+		fail("the secondary's UD receive: status %u byte_len %u, or the "
+		     "wr_id, opcode, src_qp, GRH or payload is wrong",
+		     (unsigned int)(r.value >> 32), (unsigned int)r.value);
+}
+
 /* Memory private to the primary (the C heap, not DPDK's hugepages) may
  * be registered, but the other process cannot reach it: the secondary's
  * WRITE into it is refused with REM_ACCESS_ERR, nothing is written, and
@@ -819,8 +958,10 @@ case_private_memory(struct side *s, int wfd, int rfd)
 /* The secondary dies: a SEND waiting for a receive (RNR, retried
  * forever) fails with RETRY_EXC_ERR, and an idle QP's next SEND does. */
 static void
-case_peer_dies(struct side *s, pid_t child, int *reaped)
+case_peer_dies(struct side *s, const struct msg *peer, struct qpio_ah *ah,
+	       pid_t child, int *reaped)
 {
+	struct qpio_soft_qp_stats stats;
 	struct qpio_send_wr wr;
 	struct qpio_sge sg = {
 		(uintptr_t)(s->buf + OFF_SEND), 64, qpio_mr_lkey(s->mr),
@@ -880,6 +1021,14 @@ case_peer_dies(struct side *s, pid_t child, int *reaped)
 	} else {
 		fail("qp2: post in ERR was not flushed");
 	}
+	/* A datagram to the dead process is lost and counted; the UD QP
+	 * stays in RTS. */
+	if (ud_send(s, ah, peer->qpn_ud, 0x6002, 64, &wc) == 0) {
+		CHECK_EQ(wc.status, QPIO_WC_SUCCESS, "UD SEND to the dead status");
+		CHECK_EQ(qpio_soft_qp_stats(s->ud, &stats), 0, "UD stats");
+		CHECK_EQ(stats.ud_no_dest, 1, "UD datagrams without destination");
+		CHECK_EQ(qpio_qp_state(s->ud), QPIO_QPS_RTS, "UD QP state");
+	}
 	/* The dead process's device left the fabric. */
 	CHECK_EQ(qpio_soft_dev_find("soft1", &lid, NULL), -ENODEV,
 		 "finding the dead process's device");
@@ -898,6 +1047,7 @@ primary_main(const char *self)
 	posix_spawn_file_actions_t fa;
 	int p2s[2] = { -1, -1 }, s2p[2] = { -1, -1 };
 	struct msg m, peer;
+	struct qpio_ah *ah = NULL;
 	struct side s;
 	pid_t child = -1;
 	int reaped = 0, st, eal = 0;
@@ -953,6 +1103,7 @@ primary_main(const char *self)
 	m.qpn = qpio_qp_num(s.qp);
 	m.qpn2 = qpio_qp_num(s.qp2);
 	m.qpn3 = qpio_qp_num(s.qp3);
+	m.qpn_ud = qpio_qp_num(s.ud);
 	m.rkey = qpio_mr_rkey(s.mr);
 	m.addr = (uintptr_t)s.buf;
 	if (msg_send(p2s[1], &m) != 0 || msg_recv(s2p[0], &peer) != 0 ||
@@ -965,7 +1116,8 @@ primary_main(const char *self)
 	       peer.qpn, peer.qpn2, peer.rkey, peer.addr);
 	if (connect_qp(s.qp, peer.name, peer.qpn) != 0 ||
 	    connect_qp(s.qp2, peer.name, peer.qpn2) != 0 ||
-	    connect_qp(s.qp3, peer.name, peer.qpn3) != 0)
+	    connect_qp(s.qp3, peer.name, peer.qpn3) != 0 ||
+	    ud_up(s.ud) != 0)
 		goto out_child;
 	if (msg_recv(s2p[0], &m) != 0 || m.type != MSG_READY) {
 		fail("the secondary did not get ready");
@@ -977,10 +1129,17 @@ primary_main(const char *self)
 	printf("[primary] WRITE both ways, READ: %s\n", failures ? "FAIL" : "ok");
 	case_atomics(&s, &peer, p2s[1], s2p[0]);
 	printf("[primary] CAS, FAA: %s\n", failures ? "FAIL" : "ok");
+	ah = ah_by_name(&s, peer.name);
+	if (ah == NULL)
+		fail("AH towards %s: %s", peer.name, rte_strerror(rte_errno));
+	else
+		case_ud(&s, &peer, ah, p2s[1], s2p[0]);
+	printf("[primary] UD by a global AH: %s\n", failures ? "FAIL" : "ok");
 	case_private_memory(&s, p2s[1], s2p[0]);
 	printf("[primary] private memory out of reach: %s\n",
 	       failures ? "FAIL" : "ok");
-	case_peer_dies(&s, child, &reaped);
+	if (ah != NULL)
+		case_peer_dies(&s, &peer, ah, child, &reaped);
 	printf("[primary] the secondary dies: %s\n", failures ? "FAIL" : "ok");
 out_child:
 	if (!reaped) {
@@ -990,6 +1149,8 @@ out_child:
 out_pipes:
 	close(p2s[1]);
 	close(s2p[0]);
+	if (ah != NULL)
+		CHECK_EQ(qpio_ah_destroy(ah), 0, "ah_destroy");
 out_side:
 	side_destroy(&s);
 out_eal:
