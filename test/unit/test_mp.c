@@ -4,10 +4,13 @@
  * program) and a secondary it spawns (this program again, with
  * --secondary) share the soft fabric and hugepage memory. Each creates a
  * soft device; they exchange device names, QPNs, rkeys and addresses over
- * pipes, connect RC QPs by device name and QPN, and run SEND both ways,
- * RDMA WRITE both ways, READ, CMP_AND_SWP and FETCH_AND_ADD with exact
- * payloads and values. Then the primary kills the secondary and checks
- * that its QPs connected to it go to ERR on their next operation.
+ * pipes, connect RC QPs by device name and QPN, and run SEND both ways
+ * (with CQ events raised across the processes), RDMA WRITE both ways,
+ * READ, CMP_AND_SWP and FETCH_AND_ADD, and a UD SEND by a global AH, with
+ * exact payloads and values; memory the primary registered from its C
+ * heap is out of the secondary's reach. Then the primary kills the
+ * secondary and checks that its QPs connected to it go to ERR on their
+ * next operation, and that datagrams to it are counted as lost.
  *
  * --no-huge memory is private to a process, so the test reserves 2 MB
  * hugepages itself (nr_hugepages, and a hugetlbfs mount of its own, as
