@@ -61,6 +61,24 @@ int qpio_soft_qp_set_counters(struct qpio_qp *qp, uint32_t start);
  */
 int qpio_soft_cq_overflowed(const struct qpio_cq *cq);
 
+/**
+ * Find a soft device by name among the devices of every process sharing
+ * the soft fabric (a DPDK primary and its secondaries, see "Two processes"
+ * in doc/guides/nics/soft.rst), so that a QP can be connected to a QP of
+ * another process from the peer's device name and QPN: use *lid as the
+ * AV's dlid (or *gid as its dgid) when moving the QP to RTR.
+ *
+ * A device whose process has exited is not found (and leaves the fabric).
+ * Control path; safe from any lcore of any process of the fabric.
+ *
+ * @param name  device name as created, "soft1"; compared in full.
+ * @param lid   out: the LID of the device's port 1.
+ * @param gid   out, may be NULL: the device's GID 0 (fe80::<node GUID>).
+ * @return 0; -EINVAL (name or lid NULL); -ENODEV (no live soft device of
+ *   that name, or no fabric in this process's DPDK memory).
+ */
+int qpio_soft_dev_find(const char *name, uint16_t *lid, union qpio_gid *gid);
+
 #ifdef __cplusplus
 }
 #endif

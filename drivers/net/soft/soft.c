@@ -2,39 +2,267 @@
 /*
  * Soft NIC: probe, devargs, the fabric, port and GID queries.
  */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
 #include <string.h>
+#include <sys/types.h>
+#include <unistd.h>
 
+#include <rte_cycles.h>
+#include <rte_eal.h>
 #include <rte_errno.h>
 #include <rte_malloc.h>
 #include <rte_memzone.h>
 
 #include "soft_private.h"
+#include "qpio_soft.h"
 
 RTE_LOG_REGISTER(soft_logtype, qpio.net.soft, NOTICE);
 
 #define SOFT_FABRIC_MZ "qpio_soft_fabric"
+/* DPDK IPC message: a CQ of the receiving process has an event due. */
+#define SOFT_MP_CQ_EVENT "qpio_soft_cq_event"
+
+struct soft_mp_cq_event {
+	uint64_t owner;          /* process token of the CQ's owner */
+	uint64_t sdev;           /* the CQ's device (shared address) */
+	uint64_t cq;             /* the CQ (shared address) */
+	uint32_t cqn;
+	uint32_t pad;
+};
 
 static struct soft_fabric *fabric;
+uint64_t soft_self_token;
+
+/* State (the character after the command name) and start time (field 22,
+ * clock ticks after boot) of process pid, from /proc/<pid>/stat.
+ * @return 0, or -1 when the process does not exist. */
+static int
+proc_stat(pid_t pid, char *state, uint64_t *start)
+{
+	char path[64], buf[1024], *p;
+	unsigned long long st = 0;
+	unsigned int field;
+	size_t n;
+	FILE *fp;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	fp = fopen(path, "re");
+	if (fp == NULL)
+		return -1;
+	n = fread(buf, 1, sizeof(buf) - 1, fp);
+	fclose(fp);
+	buf[n] = '\0';
+	/* The command name may hold spaces and ')': skip to the last ')'. */
+	p = strrchr(buf, ')');
+	if (p == NULL || p[1] != ' ')
+		return -1;
+	p += 2;
+	*state = *p;
+	/* p is at field 3; the start time is field 22. */
+	for (field = 3; field < 22 && p != NULL; field++) {
+		p = strchr(p, ' ');
+		if (p != NULL)
+			p++;
+	}
+	if (p == NULL || sscanf(p, "%llu", &st) != 1)
+		return -1;
+	*start = st;
+	return 0;
+}
+
+static void
+self_token_init(void)
+{
+	pid_t pid = getpid();
+	uint64_t start = 0;
+	char state;
+
+	if (proc_stat(pid, &state, &start) != 0)
+		start = 0;   /* no /proc: the pid alone tells processes apart */
+	soft_self_token = ((uint64_t)start << SOFT_TOKEN_PID_BITS) |
+		((uint64_t)pid & ((1u << SOFT_TOKEN_PID_BITS) - 1));
+}
 
 struct soft_fabric *
 soft_fabric_get(void)
 {
 	const struct rte_memzone *mz;
+	unsigned int attempt;
 
 	if (fabric != NULL)
 		return fabric;
-	mz = rte_memzone_lookup(SOFT_FABRIC_MZ);
-	if (mz == NULL) {
+	/* A primary and a secondary may both start a device first: the one
+	 * whose reserve loses finds the other's memzone. */
+	for (attempt = 0; attempt < 2; attempt++) {
+		mz = rte_memzone_lookup(SOFT_FABRIC_MZ);
+		if (mz != NULL)
+			break;
 		mz = rte_memzone_reserve(SOFT_FABRIC_MZ, sizeof(*fabric),
 					 SOCKET_ID_ANY, 0);
-		if (mz == NULL)
+		if (mz != NULL) {
+			struct soft_fabric *f = mz->addr;
+
+			memset(f, 0, sizeof(*f));
+			f->next_pdn = 1;
+			rte_spinlock_init(&f->lock);
+			break;
+		}
+		if (rte_errno != EEXIST)
 			return NULL;
-		memset(mz->addr, 0, sizeof(*fabric));
-		((struct soft_fabric *)mz->addr)->next_pdn = 1;
-		rte_spinlock_init(&((struct soft_fabric *)mz->addr)->lock);
 	}
+	if (mz == NULL)
+		return NULL;
 	fabric = mz->addr;
 	return fabric;
+}
+
+int
+soft_dev_owner_check(struct soft_dev *sdev)
+{
+	pid_t pid = (pid_t)(sdev->owner & ((1u << SOFT_TOKEN_PID_BITS) - 1));
+	uint64_t now, last, start = 0;
+	char state = '?';
+
+	if (__atomic_load_n(&sdev->dead, __ATOMIC_ACQUIRE))
+		return -1;
+	if (kill(pid, 0) != 0 && errno == ESRCH)
+		goto dead;
+	/* The pid exists: still the owner, or a zombie, or a new process
+	 * with a reused pid? /proc tells, at most once a millisecond. */
+	now = rte_get_tsc_cycles();
+	last = __atomic_load_n(&sdev->live_check_tsc, __ATOMIC_RELAXED);
+	if (now - last < rte_get_tsc_hz() / 1000)
+		return 0;
+	__atomic_store_n(&sdev->live_check_tsc, now, __ATOMIC_RELAXED);
+	if (proc_stat(pid, &state, &start) != 0 || state == 'Z' ||
+	    state == 'X' ||
+	    ((sdev->owner >> SOFT_TOKEN_PID_BITS) != 0 &&
+	     start != sdev->owner >> SOFT_TOKEN_PID_BITS))
+		goto dead;
+	return 0;
+dead:
+	if (__atomic_exchange_n(&sdev->dead, 1, __ATOMIC_ACQ_REL) == 0) {
+		struct soft_fabric *f = fabric;
+
+		SOFT_LOG(NOTICE, "%s: process %d is gone; its device leaves "
+			 "the fabric and QPs connected to it go to ERR",
+			 sdev->name, (int)pid);
+		if (f != NULL) {
+			rte_spinlock_lock(&f->lock);
+			if (f->devs[sdev->fabric_slot] == sdev)
+				f->devs[sdev->fabric_slot] = NULL;
+			rte_spinlock_unlock(&f->lock);
+		}
+	}
+	return -1;
+}
+
+/*
+ * Receiver of SOFT_MP_CQ_EVENT, on the DPDK IPC thread. A CQ of this
+ * process: check that its device is still one of ours in the fabric and
+ * the CQ number matches (the CQ lives), then write its eventfd. A CQ of
+ * another process: the primary passes the message on to the secondaries
+ * (a secondary only talks to the primary).
+ */
+static int
+mp_cq_event(const struct rte_mp_msg *msg, const void *peer)
+{
+	struct soft_fabric *f = fabric;
+	struct soft_mp_cq_event ev;
+	struct soft_cq *cq;
+	uint64_t one = 1;
+	unsigned int i;
+
+	RTE_SET_USED(peer);
+	if (msg->len_param != (int)sizeof(ev) || f == NULL)
+		return 0;
+	memcpy(&ev, msg->param, sizeof(ev));
+	if (ev.owner != soft_self_token) {
+		if (rte_eal_process_type() == RTE_PROC_PRIMARY) {
+			struct rte_mp_msg fwd = *msg;
+
+			rte_mp_sendmsg(&fwd);
+		}
+		return 0;
+	}
+	for (i = 0; i < QPIO_MAX_DEVICES; i++)
+		if ((uintptr_t)__atomic_load_n(&f->devs[i], __ATOMIC_ACQUIRE) ==
+		    ev.sdev)
+			break;
+	if (i == QPIO_MAX_DEVICES)
+		return 0;
+	cq = (struct soft_cq *)(uintptr_t)ev.cq;
+	if ((uintptr_t)cq->sdev != ev.sdev || cq->base.cqn != ev.cqn)
+		return 0;
+	if (write(cq->efd, &one, sizeof(one)) != (ssize_t)sizeof(one))
+		SOFT_LOG(ERR, "cq %u: event lost (eventfd write failed)",
+			 cq->base.cqn);
+	return 0;
+}
+
+void
+soft_cq_event_remote(struct soft_cq *cq)
+{
+	struct soft_mp_cq_event ev = {
+		.owner = cq->sdev->owner,
+		.sdev = (uintptr_t)cq->sdev,
+		.cq = (uintptr_t)cq,
+		.cqn = cq->base.cqn,
+	};
+	struct rte_mp_msg msg;
+
+	memset(&msg, 0, sizeof(msg));
+	snprintf(msg.name, sizeof(msg.name), "%s", SOFT_MP_CQ_EVENT);
+	memcpy(msg.param, &ev, sizeof(ev));
+	msg.len_param = sizeof(ev);
+	if (rte_mp_sendmsg(&msg) != 0)
+		SOFT_LOG(ERR, "cq %u of %s: event for another process lost: %s",
+			 cq->base.cqn, cq->sdev->name, rte_strerror(rte_errno));
+}
+
+/* Once per process: the token, and the receiver of CQ events that other
+ * processes raise (not available with --no-shconf or --in-memory, where
+ * no other process can share the fabric anyway). */
+static void
+soft_proc_init(void)
+{
+	self_token_init();
+	if (rte_mp_action_register(SOFT_MP_CQ_EVENT, mp_cq_event) != 0 &&
+	    rte_errno != EEXIST && rte_errno != ENOTSUP)
+		SOFT_LOG(WARNING, "cannot receive CQ events of other processes: %s",
+			 rte_strerror(rte_errno));
+}
+
+int
+qpio_soft_dev_find(const char *name, uint16_t *lid, union qpio_gid *gid)
+{
+	struct soft_fabric *f;
+	struct soft_dev *d = NULL;
+	unsigned int i;
+
+	if (name == NULL || lid == NULL)
+		return -EINVAL;
+	f = soft_fabric_get();
+	if (f == NULL)
+		return -ENODEV;
+	rte_spinlock_lock(&f->lock);
+	for (i = 0; i < QPIO_MAX_DEVICES; i++)
+		if (f->devs[i] != NULL &&
+		    strncmp(f->devs[i]->name, name, QPIO_DEV_NAME_LEN) == 0) {
+			d = f->devs[i];
+			break;
+		}
+	rte_spinlock_unlock(&f->lock);
+	if (d == NULL)
+		return -ENODEV;
+	if (d->owner != soft_self_token && soft_dev_owner_check(d) != 0)
+		return -ENODEV;
+	*lid = d->lid;
+	if (gid != NULL)
+		soft_dev_gid(d, gid);
+	return 0;
 }
 
 struct soft_dev *
@@ -187,8 +415,36 @@ soft_probe(struct qpio_device *dev, const struct rte_kvargs *kv)
 	}
 	rte_spinlock_init(&sdev->lock);
 	sdev->qdev = dev;
+	if (soft_self_token == 0)
+		soft_proc_init();
+	sdev->owner = soft_self_token;
+	snprintf(sdev->name, sizeof(sdev->name), "%s", dev->name);
 
+	/* Names are unique in the fabric: other processes find a device by
+	 * name (qpio_soft_dev_find()). A device of a process that is gone
+	 * leaves the fabric here. */
+	for (slot = 0; slot < QPIO_MAX_DEVICES; slot++) {
+		struct soft_dev *d = __atomic_load_n(&f->devs[slot],
+						     __ATOMIC_ACQUIRE);
+
+		if (d != NULL && d->owner != soft_self_token &&
+		    strcmp(d->name, sdev->name) == 0)
+			soft_dev_owner_check(d);
+	}
 	rte_spinlock_lock(&f->lock);
+	for (slot = 0; slot < QPIO_MAX_DEVICES; slot++)
+		if (f->devs[slot] != NULL &&
+		    strcmp(f->devs[slot]->name, sdev->name) == 0)
+			break;
+	if (slot < QPIO_MAX_DEVICES) {
+		rte_spinlock_unlock(&f->lock);
+		rte_free(sdev->mr_tbl);
+		rte_free(sdev->qp_tbl);
+		rte_free(sdev);
+		SOFT_LOG(ERR, "%s: another process of the fabric has a device "
+			 "of that name", dev->name);
+		return -EEXIST;
+	}
 	for (slot = 0; slot < QPIO_MAX_DEVICES; slot++)
 		if (f->devs[slot] == NULL)
 			break;

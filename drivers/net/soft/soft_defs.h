@@ -31,4 +31,13 @@
  * that key 0 (inline data) and small values are always invalid. */
 #define SOFT_KEY_INDEX(k)    ((k) >> 8)
 
+/* MR table access bit beside the QPIO_ACCESS_* flags: the MR lies in DPDK
+ * memory that every process of the fabric maps at the same address, so
+ * another process may access it. Required of every MR that a process
+ * other than its owner reads or writes. */
+#define SOFT_ACCESS_MP       (1u << 30)
+
+/* Process tokens (soft_self_token): pid bits. */
+#define SOFT_TOKEN_PID_BITS  22u
+
 #endif /* SOFT_DEFS_H */

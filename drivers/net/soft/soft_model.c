@@ -36,6 +36,8 @@ struct wqe_desc {
 	uint32_t rkey;
 	uint64_t swap_add;       /* atomics: swap (CS) or add (FA) */
 	uint64_t compare;        /* CS */
+	uint32_t mp;             /* SOFT_ACCESS_MP when the peer is remote */
+	uint8_t alive_checked;   /* remote peer's process checked this run */
 	struct span spans[SOFT_MAX_SGE + 1];
 };
 
@@ -222,6 +224,23 @@ rq_take(struct soft_rq *rq, uint32_t *c)
 	return 0;
 }
 
+/*
+ * The peer device pdev belongs to another process (a DPDK secondary or
+ * primary sharing the fabric). Its receive buffers and MRs may be used only
+ * when they are shared memory (SOFT_ACCESS_MP), and its process is checked
+ * once per run of the SQ (a doorbell, an RNR retry): a peer that is gone
+ * is never written to. @return 0, or -1 when the peer's process is gone.
+ */
+static __rte_noinline int
+peer_remote(struct soft_dev *pdev, struct wqe_desc *d)
+{
+	d->mp = SOFT_ACCESS_MP;
+	if (d->alive_checked)
+		return __atomic_load_n(&pdev->dead, __ATOMIC_ACQUIRE) ? -1 : 0;
+	d->alive_checked = 1;
+	return soft_dev_owner_check(pdev);
+}
+
 /* Responder side of SEND / SEND_IMM on an RC or UC QP. */
 static enum exec_result
 exec_send(struct soft_qp *qp, struct soft_qp *peer, struct wqe_desc *d,
@@ -251,7 +270,7 @@ exec_send(struct soft_qp *qp, struct soft_qp *peer, struct wqe_desc *d,
 			break;
 		dst[n] = soft_mr_check(peer->sdev, lkey, peer->pdn,
 				       rte_be_to_cpu_64(ds->addr), len,
-				       QPIO_ACCESS_LOCAL_WRITE);
+				       QPIO_ACCESS_LOCAL_WRITE | d->mp);
 		if (unlikely(dst[n] == NULL)) {
 			rsyn = MLX5_CQE_SYNDROME_LOCAL_PROT_ERR;
 			break;
@@ -346,7 +365,7 @@ rwqe_room(const struct soft_rq *rq, const uint8_t *rwqe)
 static enum exec_result
 exec_ud(struct soft_qp *qp, const struct mlx5_wqe_av *av, struct wqe_desc *d)
 {
-	const struct soft_dev *pdev;
+	struct soft_dev *pdev;
 	struct soft_qp *peer;
 	struct soft_rq *rq;
 	struct soft_cqe_info ci;
@@ -362,6 +381,10 @@ exec_ud(struct soft_qp *qp, const struct mlx5_wqe_av *av, struct wqe_desc *d)
 		return EXEC_OK;
 	}
 	pdev = soft_fabric_dev_by_lid(rte_be_to_cpu_16(av->rlid));
+	d->mp = 0;
+	if (pdev != NULL && unlikely(pdev->owner != qp->sdev->owner) &&
+	    peer_remote(pdev, d) != 0)
+		pdev = NULL;
 	peer = pdev != NULL ? soft_qp_lookup(pdev,
 		rte_be_to_cpu_32(av->dqp_dct) & 0xffffff) : NULL;
 	ps = peer != NULL ? __atomic_load_n(&peer->base.state, __ATOMIC_ACQUIRE) : 0;
@@ -407,7 +430,7 @@ exec_ud(struct soft_qp *qp, const struct mlx5_wqe_av *av, struct wqe_desc *d)
 			break;
 		dst[n] = soft_mr_check(peer->sdev, lkey, peer->pdn,
 				       rte_be_to_cpu_64(ds->addr), len,
-				       QPIO_ACCESS_LOCAL_WRITE);
+				       QPIO_ACCESS_LOCAL_WRITE | d->mp);
 		if (unlikely(dst[n] == NULL)) {
 			ci.opcode = MLX5_CQE_RESP_ERR;
 			ci.syndrome = MLX5_CQE_SYNDROME_LOCAL_PROT_ERR;
@@ -469,7 +492,8 @@ remote_ok(const struct soft_qp *peer, const struct wqe_desc *d, uint64_t len,
 		*p = NULL;
 		return 1;
 	}
-	*p = soft_mr_check(peer->sdev, d->rkey, peer->pdn, d->raddr, len, need);
+	*p = soft_mr_check(peer->sdev, d->rkey, peer->pdn, d->raddr, len,
+			   need | d->mp);
 	return *p != NULL;
 }
 
@@ -590,13 +614,19 @@ exec_atomic(struct soft_qp *qp, struct soft_qp *peer, struct wqe_desc *d,
 }
 
 static inline struct soft_qp *
-resolve_peer(const struct soft_qp *qp)
+resolve_peer(const struct soft_qp *qp, struct wqe_desc *d)
 {
-	const struct soft_dev *pdev = soft_fabric_dev_by_lid(qp->dlid);
+	struct soft_dev *pdev = soft_fabric_dev_by_lid(qp->dlid);
 	struct soft_qp *peer;
 	uint8_t ps;
 
 	if (unlikely(pdev == NULL))
+		return NULL;
+	d->mp = 0;
+	/* The QP's own device is of this process: a peer device with the
+	 * same owner is local, the common case, and costs one compare. */
+	if (unlikely(pdev->owner != qp->sdev->owner) &&
+	    peer_remote(pdev, d) != 0)
 		return NULL;
 	peer = soft_qp_lookup(pdev, qp->dest_qpn);
 	if (unlikely(peer == NULL || peer->base.qp_type != qp->base.qp_type))
@@ -668,11 +698,12 @@ exec_wqe(struct soft_qp *qp, const uint8_t *wqe, struct wqe_desc *d,
 		*syndrome = (uint8_t)syn;
 		return EXEC_ERR;
 	}
-	peer = resolve_peer(qp);
+	peer = resolve_peer(qp, d);
 	if (unlikely(peer == NULL)) {
-		/* No responder QP in RTR/RTS: RC reports the transport
-		 * retry error at once (the soft NIC does not wait out
-		 * timeout x retry_cnt); UC loses the message silently. */
+		/* No responder QP in RTR/RTS, or its process is gone: RC
+		 * reports the transport retry error at once (the soft NIC
+		 * does not wait out timeout x retry_cnt); UC loses the
+		 * message silently. */
 		if (qp->base.qp_type == QPIO_QPT_UC)
 			return EXEC_OK;
 		*syndrome = MLX5_CQE_SYNDROME_TRANSPORT_RETRY_EXC_ERR;
@@ -724,6 +755,7 @@ sq_execute(struct soft_qp *qp)
 	uint32_t ci = sq->ci;
 	struct wqe_desc d;
 
+	d.alive_checked = 0;
 	while (ci != pi) {
 		uint8_t state = __atomic_load_n(&qp->base.state, __ATOMIC_ACQUIRE);
 		const uint8_t *wqe;
@@ -753,7 +785,7 @@ sq_execute(struct soft_qp *qp)
 		if (unlikely(r == EXEC_RNR) && qp->base.qp_type == QPIO_QPT_UC)
 			r = EXEC_OK;
 		if (unlikely(r == EXEC_RNR)) {
-			struct soft_qp *peer = resolve_peer(qp);
+			struct soft_qp *peer = resolve_peer(qp, &d);
 			uint32_t t = peer != NULL ? peer->attr.min_rnr_timer : 0;
 
 			qp->rnr_naks++;

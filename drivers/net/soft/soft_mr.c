@@ -2,8 +2,10 @@
 /*
  * Soft NIC protection domains and memory regions.
  */
+#include <rte_eal.h>
 #include <rte_errno.h>
 #include <rte_malloc.h>
+#include <rte_memory.h>
 
 #include "soft_private.h"
 
@@ -34,13 +36,29 @@ soft_pd_free(struct qpio_pd *pd)
 	return 0;
 }
 
+/* [addr, addr + length) is hugepage memory of DPDK's own memseg lists,
+ * which every process of the fabric maps at the same address. --no-huge
+ * memory and external memory are private to the process that has them. */
+static bool
+mem_is_shared(const void *addr, size_t length)
+{
+	const struct rte_memseg_list *first, *last;
+
+	if (!rte_eal_has_hugepages() || length == 0)
+		return false;
+	first = rte_mem_virt2memseg_list(addr);
+	last = rte_mem_virt2memseg_list(RTE_PTR_ADD(addr, length - 1));
+	return first != NULL && last != NULL && !first->external &&
+		!last->external;
+}
+
 struct qpio_mr *
 soft_mr_reg(struct qpio_pd *pd, void *addr, size_t length, unsigned int access)
 {
 	struct soft_dev *sdev = to_sdev(pd->dev);
 	struct soft_mr_entry *e;
 	struct soft_mr *mr;
-	uint32_t i, key;
+	uint32_t i, key, mp = mem_is_shared(addr, length) ? SOFT_ACCESS_MP : 0;
 
 	mr = rte_zmalloc("soft_mr", sizeof(*mr), 0);
 	if (mr == NULL) {
@@ -67,7 +85,7 @@ soft_mr_reg(struct qpio_pd *pd, void *addr, size_t length, unsigned int access)
 	e->addr = (uintptr_t)addr;
 	e->len = length;
 	e->pdn = pd->pdn;
-	e->access = access;
+	e->access = access | mp;
 	/* Publish the key last: the model reads key first, then the rest. */
 	__atomic_store_n(&e->key, key, __ATOMIC_RELEASE);
 	rte_spinlock_unlock(&sdev->lock);

@@ -149,12 +149,20 @@ struct soft_qp {
 	TAILQ_ENTRY(soft_qp) cq_next;
 };
 
-/* Device: shared state. */
+/*
+ * Device: shared state. Another process reaches it through the fabric, so
+ * only the fields the device model reads (tables, limits, owner) may be
+ * used on the remote side of an operation; qdev is the creator's.
+ */
 struct soft_dev {
 	struct qpio_device *qdev;
 	uint32_t fabric_slot;
 	uint16_t lid;
+	uint8_t dead;                     /* owner process found gone */
 	uint64_t guid;
+	uint64_t owner;                   /* process token of the creator */
+	uint64_t live_check_tsc;          /* last /proc check of the owner */
+	char name[QPIO_DEV_NAME_LEN];
 	uint32_t max_qp;
 	uint32_t qp_tbl_mask;             /* table size - 1, power of two */
 	uint32_t qpn_gen;                 /* high QPN bits, bumped per create */
@@ -195,7 +203,17 @@ soft_qp_lookup(const struct soft_dev *sdev, uint32_t qpn)
 }
 
 /* soft.c */
+/* This process: pid in the low 22 bits, start time (clock ticks after
+ * boot) above, so a reused pid is a different token. Set at first probe. */
+extern uint64_t soft_self_token;
 struct soft_fabric *soft_fabric_get(void);
+/* sdev belongs to another process: @return 0 while that process lives,
+ * -1 once it is gone (then sdev is marked dead and leaves the fabric, and
+ * nothing of it may be written any more). Slow path: a system call. */
+int soft_dev_owner_check(struct soft_dev *sdev);
+/* Raise the event of cq, a CQ of another process, through DPDK IPC: its
+ * eventfd is only valid there. Slow path (once per arm). */
+void soft_cq_event_remote(struct soft_cq *cq);
 struct soft_dev *soft_fabric_dev_by_lid(uint16_t lid);
 /* The device whose GID 0 has the interface ID of gid, or NULL. */
 struct soft_dev *soft_fabric_dev_by_gid(const union qpio_gid *gid);

@@ -119,6 +119,11 @@ soft_cq_event_check(struct soft_cq *cq, const struct soft_cqe_info *ci)
 	if (!__atomic_compare_exchange_n(&cq->armed, &a, SOFT_CQ_ARM_NONE, 0,
 					 __ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
 		return;
+	/* The eventfd is only valid in the CQ owner's process. */
+	if (unlikely(cq->sdev->owner != soft_self_token)) {
+		soft_cq_event_remote(cq);
+		return;
+	}
 	/* eventfd: only fails if the counter would overflow 2^64 - 2 */
 	if (write(cq->efd, &one, sizeof(one)) != (ssize_t)sizeof(one))
 		SOFT_LOG(ERR, "cq %u: event lost (eventfd write failed)",
