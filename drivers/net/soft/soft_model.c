@@ -46,26 +46,62 @@ static const uint32_t rnr_timer_10us[32] = {
 	12288, 16384, 24576, 32768, 49152,
 };
 
+/*
+ * A CQE did not fit: the CQ enters the error state, once. From then on
+ * it takes no CQE (room 0; those already in it stay readable), every CQE
+ * meant for it is counted in overflow_count, the device raises CQ_ERR,
+ * and every QP that uses the CQ moves to ERR with a QP_FATAL event.
+ * Error path: it takes the device's control lock to walk its QP table
+ * (in chunks; QPs are moved to ERR with the lock released, since their
+ * flushes may complete into a CQ that overflows in turn).
+ */
 static void
-cq_overflow(struct soft_cq *cq, struct soft_qp *qp)
+cq_error(struct soft_cq *cq)
 {
-	__atomic_store_n(&cq->overflow, 1, __ATOMIC_RELEASE);
+	struct soft_dev *sdev = cq->sdev;
+	struct soft_qp *qps[64];
+	uint8_t zero = 0;
+	uint32_t slot = 0, n, i;
+
 	__atomic_fetch_add(&cq->overflow_count, 1, __ATOMIC_RELAXED);
-	SOFT_LOG(ERR, "cq %u: overflow (depth %u, pi %u, ci %u), qp 0x%x to ERR",
-		 cq->base.cqn, cq->base.depth,
+	if (!__atomic_compare_exchange_n(&cq->overflow, &zero, 1, 0,
+					 __ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
+		return;
+	__atomic_store_n(&cq->room, 0, __ATOMIC_RELEASE);
+	SOFT_LOG(ERR, "cq %u: overflow (depth %u, pi %u, ci %u): CQ in error, "
+		 "its QPs to ERR (a CQ must hold every completion its QPs can "
+		 "have outstanding)", cq->base.cqn, cq->base.depth,
 		 __atomic_load_n(&cq->pi, __ATOMIC_RELAXED),
-		 __atomic_load_n(&cq->ci, __ATOMIC_RELAXED), qp->base.qp_num);
-	soft_qp_set_err(qp, false);
+		 __atomic_load_n(&cq->ci, __ATOMIC_RELAXED));
+	qpio_rdma_event_raise(sdev->qdev, QPIO_EVENT_CQ_ERR, &cq->base, 0);
+	while (slot < sdev->max_qp) {
+		n = 0;
+		rte_spinlock_lock(&sdev->lock);
+		for (; slot < sdev->max_qp && n < RTE_DIM(qps); slot++) {
+			struct soft_qp *qp = sdev->qp_tbl[slot];
+
+			if (qp != NULL && (qp->base.send_cq == &cq->base ||
+					   qp->base.recv_cq == &cq->base))
+				qps[n++] = qp;
+		}
+		rte_spinlock_unlock(&sdev->lock);
+		for (i = 0; i < n; i++)
+			if (soft_qp_set_err(qps[i], false))
+				qpio_rdma_event_raise(sdev->qdev,
+						      QPIO_EVENT_QP_FATAL,
+						      &qps[i]->base, 0);
+	}
 }
 
-/* Produce one CQE into cq for qp; on overflow the QP goes to ERR. */
+/* Produce one CQE into cq; a CQ that is full or in error does not take
+ * it (see cq_error()). @return 0 if written, -1 if not. */
 static inline int
-complete(struct soft_cq *cq, struct soft_qp *qp, const struct soft_cqe_info *ci)
+complete(struct soft_cq *cq, const struct soft_cqe_info *ci)
 {
 	uint32_t idx;
 
 	if (unlikely(soft_cq_reserve(cq, &idx) != 0)) {
-		cq_overflow(cq, qp);
+		cq_error(cq);
 		return -1;
 	}
 	soft_cq_publish(cq, idx, ci);
@@ -82,6 +118,7 @@ mark_pending(struct soft_qp *qp)
 		__atomic_fetch_add(&scq->nb_pending, 1, __ATOMIC_RELEASE);
 }
 
+/* Flush the QP's own RQ (an SRQ QP has nothing of its own to flush). */
 void
 soft_rq_flush(struct soft_qp *qp)
 {
@@ -104,30 +141,44 @@ soft_rq_flush(struct soft_qp *qp)
 						 __ATOMIC_RELAXED))
 			continue;
 		ci.wqe_counter = (uint16_t)c;
-		if (complete(rcq, qp, &ci) != 0)
-			break;
-		qp->flushed++;
+		if (complete(rcq, &ci) == 0)
+			qp->flushed++;
 		c++;
 	}
 }
 
-void
+bool
 soft_qp_set_err(struct soft_qp *qp, bool owner)
 {
 	uint8_t s = __atomic_load_n(&qp->base.state, __ATOMIC_ACQUIRE);
 
 	do {
 		if (s == QPIO_QPS_ERR || s == QPIO_QPS_RESET)
-			return;
+			return false;
 	} while (!__atomic_compare_exchange_n(&qp->base.state, &s,
 					      (uint8_t)QPIO_QPS_ERR, 0,
 					      __ATOMIC_ACQ_REL,
 					      __ATOMIC_ACQUIRE));
-	soft_rq_flush(qp);
+	if (qp->srq != NULL)
+		soft_qp_last_wqe(qp);
+	else
+		soft_rq_flush(qp);
 	if (owner)
 		soft_sq_run(qp);
 	else
 		mark_pending(qp);
+	return true;
+}
+
+/* A QP of an SRQ entered ERR: the model takes an SRQ receive and
+ * completes it in one step, so none is in progress on the QP and it will
+ * take no more: the last WQE is reached (IBA 11.6.3, ibv "last WQE
+ * reached"). The SRQ's receives stay posted for its other QPs. */
+void
+soft_qp_last_wqe(struct soft_qp *qp)
+{
+	qpio_rdma_event_raise(qp->sdev->qdev, QPIO_EVENT_QP_LAST_WQE_REACHED,
+			      &qp->base, 0);
 }
 
 /* Parse the data part of a send WQE (after ctrl and, for RDMA/atomic, the
@@ -222,12 +273,20 @@ rq_take(struct soft_rq *rq, uint32_t *c)
 	return 0;
 }
 
+/* After peer took receive c: the SRQ limit check (SRQ QPs only). */
+static inline void
+rq_taken(struct soft_qp *peer, uint32_t c)
+{
+	if (unlikely(peer->srq != NULL))
+		soft_srq_limit_check(peer->srq, c);
+}
+
 /* Responder side of SEND / SEND_IMM on an RC or UC QP. */
 static enum exec_result
 exec_send(struct soft_qp *qp, struct soft_qp *peer, struct wqe_desc *d,
 	  uint8_t *syndrome)
 {
-	struct soft_rq *rq = &peer->rq;
+	struct soft_rq *rq = peer->rqp;
 	struct soft_cq *rcq = to_scq(peer->base.recv_cq);
 	struct soft_cqe_info ci;
 	uint8_t *dst[SOFT_MAX_SGE];
@@ -239,6 +298,7 @@ exec_send(struct soft_qp *qp, struct soft_qp *peer, struct wqe_desc *d,
 
 	if (rq_take(rq, &c) != 0)
 		return EXEC_RNR;
+	rq_taken(peer, c);
 
 	rwqe = rq->buf + (size_t)(c & rq->mask) * rq->stride;
 	for (i = 0; i < rq->max_sge; i++) {
@@ -249,7 +309,7 @@ exec_send(struct soft_qp *qp, struct soft_qp *peer, struct wqe_desc *d,
 
 		if (lkey == MLX5_INVALID_LKEY)
 			break;
-		dst[n] = soft_mr_check(peer->sdev, lkey, peer->pdn,
+		dst[n] = soft_mr_check(peer->sdev, lkey, rq->pdn,
 				       rte_be_to_cpu_64(ds->addr), len,
 				       QPIO_ACCESS_LOCAL_WRITE);
 		if (unlikely(dst[n] == NULL)) {
@@ -270,7 +330,7 @@ exec_send(struct soft_qp *qp, struct soft_qp *peer, struct wqe_desc *d,
 		 * to ERR; an RC requester learns it from the NAK. */
 		ci.opcode = MLX5_CQE_RESP_ERR;
 		ci.syndrome = rsyn;
-		complete(rcq, peer, &ci);
+		complete(rcq, &ci);
 		soft_qp_set_err(peer, false);
 		if (qp->base.qp_type == QPIO_QPT_UC)
 			return EXEC_OK;
@@ -286,7 +346,7 @@ exec_send(struct soft_qp *qp, struct soft_qp *peer, struct wqe_desc *d,
 	ci.imm = d->imm;
 	ci.src_qpn = qp->base.qp_num;
 	ci.se = !!(d->fm_ce_se & MLX5_WQE_CTRL_SOLICITED);
-	complete(rcq, peer, &ci);
+	complete(rcq, &ci);
 	return EXEC_OK;
 }
 
@@ -374,7 +434,7 @@ exec_ud(struct soft_qp *qp, const struct mlx5_wqe_av *av, struct wqe_desc *d)
 		__atomic_fetch_add(&peer->ud_qkey_drops, 1, __ATOMIC_RELAXED);
 		return EXEC_OK;
 	}
-	rq = &peer->rq;
+	rq = peer->rqp;
 	c = __atomic_load_n(&rq->ci, __ATOMIC_RELAXED);
 	do {
 		if (c == __atomic_load_n(&rq->head, __ATOMIC_ACQUIRE)) {
@@ -393,6 +453,7 @@ exec_ud(struct soft_qp *qp, const struct mlx5_wqe_av *av, struct wqe_desc *d)
 	} while (!__atomic_compare_exchange_n(&rq->ci, &c, c + 1, 1,
 					      __ATOMIC_ACQ_REL,
 					      __ATOMIC_RELAXED));
+	rq_taken(peer, c);
 
 	memset(&ci, 0, sizeof(ci));
 	ci.qpn = peer->base.qp_num;
@@ -405,13 +466,13 @@ exec_ud(struct soft_qp *qp, const struct mlx5_wqe_av *av, struct wqe_desc *d)
 
 		if (lkey == MLX5_INVALID_LKEY)
 			break;
-		dst[n] = soft_mr_check(peer->sdev, lkey, peer->pdn,
+		dst[n] = soft_mr_check(peer->sdev, lkey, rq->pdn,
 				       rte_be_to_cpu_64(ds->addr), len,
 				       QPIO_ACCESS_LOCAL_WRITE);
 		if (unlikely(dst[n] == NULL)) {
 			ci.opcode = MLX5_CQE_RESP_ERR;
 			ci.syndrome = MLX5_CQE_SYNDROME_LOCAL_PROT_ERR;
-			complete(to_scq(peer->base.recv_cq), peer, &ci);
+			complete(to_scq(peer->base.recv_cq), &ci);
 			soft_qp_set_err(peer, false);
 			return EXEC_OK;
 		}
@@ -434,7 +495,7 @@ exec_ud(struct soft_qp *qp, const struct mlx5_wqe_av *av, struct wqe_desc *d)
 	ci.grh = has_grh;
 	ci.sl = av->stat_rate_sl & 0xf;
 	ci.slid = qp->sdev->lid;
-	complete(to_scq(peer->base.recv_cq), peer, &ci);
+	complete(to_scq(peer->base.recv_cq), &ci);
 	return EXEC_OK;
 }
 
@@ -450,7 +511,14 @@ responder_refuses(const struct soft_qp *qp, struct soft_qp *peer, uint8_t syn,
 {
 	if (qp->base.qp_type == QPIO_QPT_UC)
 		return EXEC_OK;
-	soft_qp_set_err(peer, false);
+	/* The responder has no WQE to report this in: its application
+	 * learns it from an affiliated event (IBA 11.6.3: invalid request
+	 * or local access violation work queue error). */
+	if (soft_qp_set_err(peer, false))
+		qpio_rdma_event_raise(peer->sdev->qdev,
+				      syn == MLX5_CQE_SYNDROME_REMOTE_ACCESS_ERR ?
+				      QPIO_EVENT_QP_ACCESS_ERR :
+				      QPIO_EVENT_QP_REQ_ERR, &peer->base, 0);
 	*syndrome = syn;
 	return EXEC_ERR;
 }
@@ -501,9 +569,11 @@ exec_write(struct soft_qp *qp, struct soft_qp *peer, struct wqe_desc *d,
 		return responder_refuses(qp, peer,
 					 MLX5_CQE_SYNDROME_REMOTE_ACCESS_ERR,
 					 syndrome);
-	if (d->opcode == MLX5_OPCODE_RDMA_WRITE_IMM &&
-	    rq_take(&peer->rq, &c) != 0)
-		return EXEC_RNR;
+	if (d->opcode == MLX5_OPCODE_RDMA_WRITE_IMM) {
+		if (rq_take(peer->rqp, &c) != 0)
+			return EXEC_RNR;
+		rq_taken(peer, c);
+	}
 	if (p != NULL)
 		gather_to(d, p);
 	if (d->opcode == MLX5_OPCODE_RDMA_WRITE_IMM) {
@@ -515,7 +585,7 @@ exec_write(struct soft_qp *qp, struct soft_qp *peer, struct wqe_desc *d,
 		ci.imm = d->imm;
 		ci.src_qpn = qp->base.qp_num;
 		ci.se = !!(d->fm_ce_se & MLX5_WQE_CTRL_SOLICITED);
-		complete(to_scq(peer->base.recv_cq), peer, &ci);
+		complete(to_scq(peer->base.recv_cq), &ci);
 	}
 	return EXEC_OK;
 }
@@ -675,6 +745,7 @@ exec_wqe(struct soft_qp *qp, const uint8_t *wqe, struct wqe_desc *d,
 		 * timeout x retry_cnt); UC loses the message silently. */
 		if (qp->base.qp_type == QPIO_QPT_UC)
 			return EXEC_OK;
+		qp->retry_exceeded++;
 		*syndrome = MLX5_CQE_SYNDROME_TRANSPORT_RETRY_EXC_ERR;
 		return EXEC_ERR;
 	}
@@ -708,9 +779,8 @@ sq_flush(struct soft_qp *qp, uint32_t ci, uint32_t pi)
 
 		info.wqe_opcode = (uint8_t)rte_be_to_cpu_32(ctrl->opmod_idx_opcode);
 		info.wqe_counter = (uint16_t)ci;
-		if (complete(scq, qp, &info) != 0)
-			break;
-		qp->flushed++;
+		if (complete(scq, &info) == 0)
+			qp->flushed++;
 	}
 	qp->sq.ci = ci;
 }
@@ -780,14 +850,14 @@ sq_execute(struct soft_qp *qp)
 			info.syndrome = syn;
 			ci++;
 			sq->ci = ci;
-			complete(scq, qp, &info);
+			complete(scq, &info);
 			soft_qp_set_err(qp, false);
 			continue;
 		}
 		if (d.fm_ce_se & MLX5_WQE_CTRL_CQ_UPDATE) {
 			info.opcode = MLX5_CQE_REQ;
 			info.byte_cnt = (uint32_t)d.total;
-			if (unlikely(complete(scq, qp, &info) != 0)) {
+			if (unlikely(complete(scq, &info) != 0)) {
 				sq->ci = ci + 1;
 				continue;
 			}
