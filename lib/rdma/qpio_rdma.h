@@ -4,8 +4,9 @@
 
 /**
  * @file
- * qpio verbs object model: devices, PDs, MRs, CQs and QPs, plus the inline
- * fast path (post send, post recv, poll CQ).
+ * qpio verbs object model: devices, PDs, MRs, CQs, QPs, SRQs and the
+ * asynchronous events of a device, plus the inline fast path (post send,
+ * post recv, post SRQ recv, poll CQ).
  *
  * The semantics are those of the InfiniBand Architecture Specification
  * volume 1 (chapters 10 and 11, "Software Transport Verbs") as exposed by
