@@ -878,3 +878,60 @@ Test(srq, two_lcores_random_bursts_into_one_srq_and_cq, .timeout = 300)
 	free(rx_seen);
 	srq_env_destroy(&e);
 }
+
+/* The receive CQ of one SRQ QP overflows: CQ_ERR, then QP_FATAL and
+ * QP_LAST_WQE_REACHED for that QP; the receive whose completion was not
+ * written frees its SRQ slot, so the SRQ keeps serving the other QP and
+ * all max_wr slots can be posted again. */
+Test(srq, cq_overflow_of_one_qp_keeps_the_srq_usable)
+{
+	struct srq_env e;
+	struct srq_opts o = { .nqp = 2, .srq_wr = 4, .srq_sge = 1, .rcq_cqe = 2,
+			      .rnr_retry = 7 };
+	struct qpio_async_event ev;
+	struct qpio_sge sge;
+	struct qpio_recv_wr rw[4];
+	struct qpio_wc wc[4];
+	uint64_t lost = 0;
+	unsigned int i;
+	int err;
+
+	srq_env_create(&e, &o);
+	cr_assert_eq(qpio_cq_depth(e.rcq[0]), 2);
+	for (i = 0; i < 4; i++)
+		srq_post1(&e, i, 256 * i, 256);
+	for (i = 0; i < 3; i++)
+		send1(&e, 0, i, 16, i);
+	cr_assert_eq(qpio_soft_cq_overflowed(e.rcq[0]), 1);
+	cr_assert_eq(qpio_soft_cq_overflow_count(e.rcq[0], &lost), 0);
+	cr_assert_eq(lost, 1);
+	cr_assert_eq(next_event(e.dev, &ev), 0);
+	cr_assert_eq(ev.event_type, QPIO_EVENT_CQ_ERR);
+	cr_assert_eq(ev.element.cq, e.rcq[0]);
+	cr_assert_eq(next_event(e.dev, &ev), 0);
+	cr_assert_eq(ev.event_type, QPIO_EVENT_QP_FATAL);
+	cr_assert_eq(ev.element.qp, e.qp[0]);
+	cr_assert_eq(next_event(e.dev, &ev), 0);
+	cr_assert_eq(ev.event_type, QPIO_EVENT_QP_LAST_WQE_REACHED);
+	cr_assert_eq(ev.element.qp, e.qp[0]);
+	cr_assert_eq(next_event(e.dev, &ev), -EAGAIN);
+	cr_assert_eq(qpio_qp_state(e.qp[0]), QPIO_QPS_ERR);
+	cr_assert_eq(qpio_qp_state(e.qp[1]), QPIO_QPS_RTS);
+	cr_assert_eq(qpio_cq_poll(e.rcq[0], wc, 4), 2);
+	cr_assert_eq(wc[0].wr_id, 0);
+	cr_assert_eq(wc[1].wr_id, 1);
+
+	send1(&e, 1, 10, 32, 10);
+	cr_assert_eq(qt_poll_n(e.rcq[1], wc, 1), 1);
+	cr_assert_eq(wc[0].wr_id, 3, "receive 2 went to the lost completion");
+	cr_assert_eq(wc[0].status, QPIO_WC_SUCCESS);
+	cr_assert(qt_check(e.buf + 768, 32, 10));
+	/* every slot is free again: four receives fit */
+	sge = (struct qpio_sge){ (uintptr_t)e.buf, 64, qpio_mr_lkey(e.mr) };
+	for (i = 0; i < 4; i++)
+		rw[i] = (struct qpio_recv_wr){ .wr_id = 20 + i, .sg_list = &sge,
+					       .num_sge = 1 };
+	cr_assert_eq(qpio_srq_post_recv(e.srq, rw, 4, &err), 4);
+	cr_assert_eq(err, 0);
+	srq_env_destroy(&e);
+}

@@ -86,10 +86,7 @@ cq_error(struct soft_cq *cq)
 		}
 		rte_spinlock_unlock(&sdev->lock);
 		for (i = 0; i < n; i++)
-			if (soft_qp_set_err(qps[i], false))
-				qpio_rdma_event_raise(sdev->qdev,
-						      QPIO_EVENT_QP_FATAL,
-						      &qps[i]->base, 0);
+			soft_qp_set_err(qps[i], false, QPIO_EVENT_QP_FATAL);
 	}
 }
 
@@ -107,6 +104,19 @@ complete(struct soft_cq *cq, const struct soft_cqe_info *ci)
 	soft_cq_publish(cq, idx, ci);
 	soft_cq_event_check(cq, ci);
 	return 0;
+}
+
+/* Produce the completion of a receive peer took. If its CQ does not
+ * take it, an SRQ slot is freed here, as a poll would have: a receive
+ * completion lost to a CQ in error must not hold the SRQ's other QPs. */
+static inline void
+complete_recv(struct soft_qp *peer, const struct soft_cqe_info *ci)
+{
+	if (unlikely(complete(to_scq(peer->base.recv_cq), ci) != 0) &&
+	    peer->srq != NULL)
+		__atomic_store_n(&peer->rqp->done[ci->wqe_counter &
+						  peer->rqp->mask], 1,
+				 __ATOMIC_RELEASE);
 }
 
 static inline void
@@ -148,7 +158,7 @@ soft_rq_flush(struct soft_qp *qp)
 }
 
 bool
-soft_qp_set_err(struct soft_qp *qp, bool owner)
+soft_qp_set_err(struct soft_qp *qp, bool owner, int event)
 {
 	uint8_t s = __atomic_load_n(&qp->base.state, __ATOMIC_ACQUIRE);
 
@@ -159,6 +169,9 @@ soft_qp_set_err(struct soft_qp *qp, bool owner)
 					      (uint8_t)QPIO_QPS_ERR, 0,
 					      __ATOMIC_ACQ_REL,
 					      __ATOMIC_ACQUIRE));
+	if (event >= 0)
+		qpio_rdma_event_raise(qp->sdev->qdev, (enum qpio_event_type)event,
+				      &qp->base, 0);
 	if (qp->srq != NULL)
 		soft_qp_last_wqe(qp);
 	else
@@ -287,7 +300,6 @@ exec_send(struct soft_qp *qp, struct soft_qp *peer, struct wqe_desc *d,
 	  uint8_t *syndrome)
 {
 	struct soft_rq *rq = peer->rqp;
-	struct soft_cq *rcq = to_scq(peer->base.recv_cq);
 	struct soft_cqe_info ci;
 	uint8_t *dst[SOFT_MAX_SGE];
 	uint32_t dlen[SOFT_MAX_SGE];
@@ -330,8 +342,8 @@ exec_send(struct soft_qp *qp, struct soft_qp *peer, struct wqe_desc *d,
 		 * to ERR; an RC requester learns it from the NAK. */
 		ci.opcode = MLX5_CQE_RESP_ERR;
 		ci.syndrome = rsyn;
-		complete(rcq, &ci);
-		soft_qp_set_err(peer, false);
+		complete_recv(peer, &ci);
+		soft_qp_set_err(peer, false, -1);
 		if (qp->base.qp_type == QPIO_QPT_UC)
 			return EXEC_OK;
 		*syndrome = rsyn == MLX5_CQE_SYNDROME_LOCAL_LENGTH_ERR ?
@@ -346,7 +358,7 @@ exec_send(struct soft_qp *qp, struct soft_qp *peer, struct wqe_desc *d,
 	ci.imm = d->imm;
 	ci.src_qpn = qp->base.qp_num;
 	ci.se = !!(d->fm_ce_se & MLX5_WQE_CTRL_SOLICITED);
-	complete(rcq, &ci);
+	complete_recv(peer, &ci);
 	return EXEC_OK;
 }
 
@@ -472,8 +484,8 @@ exec_ud(struct soft_qp *qp, const struct mlx5_wqe_av *av, struct wqe_desc *d)
 		if (unlikely(dst[n] == NULL)) {
 			ci.opcode = MLX5_CQE_RESP_ERR;
 			ci.syndrome = MLX5_CQE_SYNDROME_LOCAL_PROT_ERR;
-			complete(to_scq(peer->base.recv_cq), &ci);
-			soft_qp_set_err(peer, false);
+			complete_recv(peer, &ci);
+			soft_qp_set_err(peer, false, -1);
 			return EXEC_OK;
 		}
 		dlen[n++] = len;
@@ -495,7 +507,7 @@ exec_ud(struct soft_qp *qp, const struct mlx5_wqe_av *av, struct wqe_desc *d)
 	ci.grh = has_grh;
 	ci.sl = av->stat_rate_sl & 0xf;
 	ci.slid = qp->sdev->lid;
-	complete(to_scq(peer->base.recv_cq), &ci);
+	complete_recv(peer, &ci);
 	return EXEC_OK;
 }
 
@@ -514,11 +526,8 @@ responder_refuses(const struct soft_qp *qp, struct soft_qp *peer, uint8_t syn,
 	/* The responder has no WQE to report this in: its application
 	 * learns it from an affiliated event (IBA 11.6.3: invalid request
 	 * or local access violation work queue error). */
-	if (soft_qp_set_err(peer, false))
-		qpio_rdma_event_raise(peer->sdev->qdev,
-				      syn == MLX5_CQE_SYNDROME_REMOTE_ACCESS_ERR ?
-				      QPIO_EVENT_QP_ACCESS_ERR :
-				      QPIO_EVENT_QP_REQ_ERR, &peer->base, 0);
+	soft_qp_set_err(peer, false, syn == MLX5_CQE_SYNDROME_REMOTE_ACCESS_ERR ?
+			QPIO_EVENT_QP_ACCESS_ERR : QPIO_EVENT_QP_REQ_ERR);
 	*syndrome = syn;
 	return EXEC_ERR;
 }
@@ -585,7 +594,7 @@ exec_write(struct soft_qp *qp, struct soft_qp *peer, struct wqe_desc *d,
 		ci.imm = d->imm;
 		ci.src_qpn = qp->base.qp_num;
 		ci.se = !!(d->fm_ce_se & MLX5_WQE_CTRL_SOLICITED);
-		complete(to_scq(peer->base.recv_cq), &ci);
+		complete_recv(peer, &ci);
 	}
 	return EXEC_OK;
 }
@@ -851,7 +860,7 @@ sq_execute(struct soft_qp *qp)
 			ci++;
 			sq->ci = ci;
 			complete(scq, &info);
-			soft_qp_set_err(qp, false);
+			soft_qp_set_err(qp, false, -1);
 			continue;
 		}
 		if (d.fm_ce_se & MLX5_WQE_CTRL_CQ_UPDATE) {

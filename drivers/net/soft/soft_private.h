@@ -279,9 +279,11 @@ uint16_t soft_post_recv(struct qpio_qp *qp, const struct qpio_recv_wr *wrs,
 /* soft_model.c: the device */
 void soft_sq_run(struct soft_qp *qp);
 /* Move qp to ERR and flush it (owner: the caller owns the SQ, run its
- * flush now; else leave it to the send CQ's poller). @return true if
- * this call moved it, false if it was in ERR or RESET already. */
-bool soft_qp_set_err(struct soft_qp *qp, bool owner);
+ * flush now; else leave it to the send CQ's poller). event >= 0: the
+ * enum qpio_event_type to raise for the QP when this call moves it
+ * (before QP_LAST_WQE_REACHED of an SRQ QP). @return true if this call
+ * moved it, false if it was in ERR or RESET already. */
+bool soft_qp_set_err(struct soft_qp *qp, bool owner, int event);
 /* Raise QP_LAST_WQE_REACHED for an SRQ QP that entered ERR. */
 void soft_qp_last_wqe(struct soft_qp *qp);
 void soft_rq_flush(struct soft_qp *qp);

@@ -247,7 +247,7 @@ soft_qp_modify(struct qpio_qp *qqp, const struct qpio_qp_attr *in, int mask,
 			if (qp->srq != NULL)
 				soft_qp_last_wqe(qp);
 		} else {
-			soft_qp_set_err(qp, true);
+			soft_qp_set_err(qp, true, -1);
 		}
 		return 0;
 	}
