@@ -617,6 +617,11 @@ int qpio_ah_destroy(struct qpio_ah *ah);
  *   depth is returned by qpio_cq_depth().
  * @param socket_id  NUMA socket of the queue memory, or SOCKET_ID_ANY.
  * The CQ also gets its event fd (see qpio_cq_event_fd()).
+ * Size it for every completion its QPs can have outstanding: a CQ that
+ * would overflow enters an error state for good (IBA 11.6.3, CQ overrun):
+ * the device raises QPIO_EVENT_CQ_ERR and moves every QP using the CQ to
+ * ERR; the completions already in it stay readable, the ones that did not
+ * fit are not written (never written over others); see the driver guide.
  * @return the CQ, or NULL with rte_errno EINVAL (NULL dev, cqe 0 or over
  *   max_cqe), ENOSPC (max_cq reached, or no file descriptor left for the
  *   event fd) or ENOMEM.

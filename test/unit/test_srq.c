@@ -935,3 +935,47 @@ Test(srq, cq_overflow_of_one_qp_keeps_the_srq_usable)
 	cr_assert_eq(err, 0);
 	srq_env_destroy(&e);
 }
+
+/* An SRQ destroyed with its limit event still queued: the event is
+ * removed with it. */
+Test(srq, destroy_removes_its_limit_event)
+{
+	struct srq_env e;
+	struct srq_opts o = { .nqp = 1, .rnr_retry = 7 };
+	struct qpio_srq_attr m = { .srq_limit = 2 };
+	struct qpio_srq_attr sa = { .max_wr = 4, .max_sge = 1 };
+	struct qpio_async_event ev;
+	struct qpio_wc wc;
+
+	srq_env_create(&e, &o);
+	srq_post1(&e, 1, 0, 64);
+	cr_assert_eq(qpio_srq_modify(e.srq, &m, QPIO_SRQ_LIMIT), 0);
+	send1(&e, 0, 1, 8, 1);
+	cr_assert_eq(qt_poll_n(e.rcq[0], &wc, 1), 1);
+	cr_assert_eq(qt_poll_n(e.snd[0].cq, &wc, 1), 1);
+	{
+		struct qpio_soft_srq_stats st;
+
+		cr_assert_eq(qpio_soft_srq_stats(e.srq, &st), 0);
+		cr_assert_eq(st.limit_events, 1, "an event is queued");
+	}
+	/* the QP goes, then the SRQ; a new SRQ keeps the env's teardown */
+	cr_assert_eq(qpio_qp_destroy(e.qp[0]), 0);
+	cr_assert_eq(qpio_srq_destroy(e.srq), 0);
+	cr_assert_eq(next_event(e.dev, &ev), -EAGAIN);
+	e.srq = qpio_srq_create(e.pd, &sa);
+	cr_assert_not_null(e.srq);
+	{
+		struct qpio_qp_init_attr ia;
+
+		memset(&ia, 0, sizeof(ia));
+		ia.send_cq = e.scq;
+		ia.recv_cq = e.rcq[0];
+		ia.srq = e.srq;
+		ia.qp_type = QPIO_QPT_RC;
+		ia.cap.max_send_wr = 1;
+		e.qp[0] = qpio_qp_create(e.pd, &ia);
+		cr_assert_not_null(e.qp[0]);
+	}
+	srq_env_destroy(&e);
+}
