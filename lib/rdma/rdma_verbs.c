@@ -304,10 +304,12 @@ qpio_srq_modify(struct qpio_srq *srq, const struct qpio_srq_attr *attr,
 	ret = srq->dev->ops->srq_query(srq, &cur);
 	if (ret < 0)
 		return ret;
-	if ((attr_mask & QPIO_SRQ_LIMIT) && !(attr_mask & QPIO_SRQ_MAX_WR) &&
-	    attr->srq_limit > cur.max_wr) {
+	if ((attr_mask & QPIO_SRQ_LIMIT) &&
+	    attr->srq_limit > ((attr_mask & QPIO_SRQ_MAX_WR) ? attr->max_wr :
+			       cur.max_wr)) {
 		RDMA_LOG(ERR, "srq %u: srq_limit %u over max_wr %u", srq->srq_num,
-			 attr->srq_limit, cur.max_wr);
+			 attr->srq_limit, (attr_mask & QPIO_SRQ_MAX_WR) ?
+			 attr->max_wr : cur.max_wr);
 		return -EINVAL;
 	}
 	if ((attr_mask & QPIO_SRQ_MAX_WR) &&

@@ -8,6 +8,8 @@
 #include <unistd.h>
 
 #include <rte_errno.h>
+#include <rte_launch.h>
+#include <rte_lcore.h>
 #include <rte_malloc.h>
 
 #include "test_common.h"
@@ -455,4 +457,106 @@ Test(async, cq_destroy_removes_its_cq_err)
 	qt_end_destroy(&a);
 	cr_assert_eq(qpio_rdma_dev_close(a.dev), 0);
 	cr_assert_eq(qpio_rdma_dev_close(b.dev), 0);
+}
+
+/* Two lcores raise events into one device's ring at once: each drives
+ * 100 SRQ limit events on its own SRQ of device soft1. All 200 are
+ * queued (none lost, none twice), 100 per SRQ, and the fd counts 200. */
+struct ev_worker {
+	struct qt_end snd;          /* sender on soft0 */
+	struct qt_end rcv;          /* receiver QP on soft1, on srq */
+	struct qpio_srq *srq;
+	unsigned int fails;
+};
+
+static void
+ev_worker_create(struct ev_worker *w, struct qpio_device *d0,
+		 struct qpio_device *d1)
+{
+	struct qpio_srq_attr sa = { .max_wr = 4, .max_sge = 1 };
+	struct qpio_qp_init_attr ia;
+
+	rc_end_create(&w->snd, d0);
+	rc_end_create(&w->rcv, d1);
+	cr_assert_eq(qpio_qp_destroy(w->rcv.qp), 0);
+	w->srq = qpio_srq_create(w->rcv.pd, &sa);
+	cr_assert_not_null(w->srq);
+	memset(&ia, 0, sizeof(ia));
+	ia.qp_type = QPIO_QPT_RC;
+	ia.cap = (struct qpio_qp_cap){ 8, 0, 1, 0, 0 };
+	ia.send_cq = w->rcv.cq;
+	ia.recv_cq = w->rcv.cq;
+	ia.srq = w->srq;
+	w->rcv.qp = qpio_qp_create(w->rcv.pd, &ia);
+	cr_assert_not_null(w->rcv.qp);
+	qt_qp_connect(w->snd.qp, d1, qpio_qp_num(w->rcv.qp), 7);
+	qt_qp_connect(w->rcv.qp, d0, qpio_qp_num(w->snd.qp), 7);
+}
+
+static int
+ev_worker_main(void *arg)
+{
+	struct ev_worker *w = arg;
+	struct qpio_srq_attr lim = { .srq_limit = 1 };
+	struct qpio_sge sge = { (uintptr_t)w->snd.buf, 8, qpio_mr_lkey(w->snd.mr) };
+	struct qpio_sge rsge = { (uintptr_t)w->rcv.buf, 64, qpio_mr_lkey(w->rcv.mr) };
+	struct qpio_recv_wr rwr = { .sg_list = &rsge, .num_sge = 1 };
+	struct qpio_send_wr wr;
+	struct qpio_wc wc;
+	unsigned int i;
+	int err;
+
+	for (i = 0; i < 100; i++) {
+		rwr.wr_id = i;
+		wr = qt_send_wr(i, &sge, 1, QPIO_SEND_SIGNALED);
+		if (qpio_srq_post_recv(w->srq, &rwr, 1, &err) != 1 ||
+		    qpio_srq_modify(w->srq, &lim, QPIO_SRQ_LIMIT) != 0 ||
+		    qpio_qp_post_send(w->snd.qp, &wr, 1, &err) != 1 ||
+		    qt_poll_n(w->rcv.cq, &wc, 1) != 1 || wc.wr_id != i ||
+		    qt_poll_n(w->snd.cq, &wc, 1) != 1 ||
+		    wc.status != QPIO_WC_SUCCESS)
+			w->fails++;
+	}
+	return 0;
+}
+
+Test(async, two_lcores_raise_events_into_one_ring, .timeout = 120)
+{
+	struct qpio_device *d0 = qpio_rdma_dev_create("soft0");
+	struct qpio_device *d1 = qpio_rdma_dev_create("soft1");
+	unsigned int lcore = rte_get_next_lcore(-1, 1, 0), n[2] = { 0, 0 }, k;
+	struct ev_worker w[2];
+	struct qpio_async_event ev;
+
+	cr_assert_lt(lcore, RTE_MAX_LCORE, "needs a second lcore (-l 0-1)");
+	cr_assert(d0 != NULL && d1 != NULL);
+	for (k = 0; k < 2; k++) {
+		memset(&w[k], 0, sizeof(w[k]));
+		ev_worker_create(&w[k], d0, d1);
+	}
+	cr_assert_eq(rte_eal_remote_launch(ev_worker_main, &w[1], lcore), 0);
+	ev_worker_main(&w[0]);
+	cr_assert_eq(rte_eal_wait_lcore(lcore), 0);
+	cr_assert_eq(w[0].fails + w[1].fails, 0);
+	while (next_event(d1, &ev) == 0) {
+		cr_assert_eq(ev.event_type, QPIO_EVENT_SRQ_LIMIT_REACHED);
+		cr_assert(ev.element.srq == w[0].srq || ev.element.srq == w[1].srq);
+		n[ev.element.srq == w[1].srq]++;
+	}
+	cr_assert_eq(n[0], 100);
+	cr_assert_eq(n[1], 100);
+	cr_assert_eq(qpio_rdma_async_events_lost(d1), 0);
+	cr_assert_eq(fd_count(qpio_rdma_async_event_fd(d1)), 200);
+	cr_assert_eq(next_event(d0, &ev), -EAGAIN);
+	for (k = 0; k < 2; k++) {
+		qt_end_destroy(&w[k].snd);
+		cr_assert_eq(qpio_qp_destroy(w[k].rcv.qp), 0);
+		cr_assert_eq(qpio_srq_destroy(w[k].srq), 0);
+		cr_assert_eq(qpio_mr_dereg(w[k].rcv.mr), 0);
+		cr_assert_eq(qpio_cq_destroy(w[k].rcv.cq), 0);
+		cr_assert_eq(qpio_pd_free(w[k].rcv.pd), 0);
+		rte_free(w[k].rcv.buf);
+	}
+	cr_assert_eq(qpio_rdma_dev_close(d0), 0);
+	cr_assert_eq(qpio_rdma_dev_close(d1), 0);
 }

@@ -295,6 +295,11 @@ Test(srq, modify_arms_limit_and_refuses_resize)
 	cr_assert_eq(qpio_srq_modify(srq, &m, QPIO_SRQ_LIMIT), -EINVAL,
 		     "limit over max_wr");
 	cr_assert_eq(qpio_srq_modify(srq, &m, 1 << 2), -EINVAL, "unknown bit");
+	m.max_wr = 8;
+	m.srq_limit = 12;
+	cr_assert_eq(qpio_srq_modify(srq, &m, QPIO_SRQ_MAX_WR | QPIO_SRQ_LIMIT),
+		     -EINVAL, "limit over the new max_wr");
+	m.srq_limit = 17;
 	cr_assert_eq(qpio_srq_modify(NULL, &m, QPIO_SRQ_LIMIT), -EINVAL);
 	cr_assert_eq(qpio_srq_modify(srq, NULL, QPIO_SRQ_LIMIT), -EINVAL);
 	cr_assert_eq(qpio_srq_query(srq, &q), 0);
