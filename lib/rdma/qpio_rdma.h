@@ -381,9 +381,10 @@ struct qpio_srq_attr {
 };
 
 /**
- * Asynchronous event types (IBA 11.6.3, ibv_event_type values: the numbers
- * are libibverbs', so every value is listed even where no qpio driver
- * raises it). The driver guide says which events a driver raises and when.
+ * Asynchronous event types (ibv_get_async_event(3); the values are those
+ * of libibverbs' enum ibv_event_type, so every value is listed even where
+ * no qpio driver raises it). The driver guide says which events a driver
+ * raises and when.
  */
 enum qpio_event_type {
 	QPIO_EVENT_CQ_ERR = 0,             /**< element.cq: CQ overrun */
@@ -618,7 +619,7 @@ int qpio_ah_destroy(struct qpio_ah *ah);
  * @param socket_id  NUMA socket of the queue memory, or SOCKET_ID_ANY.
  * The CQ also gets its event fd (see qpio_cq_event_fd()).
  * Size it for every completion its QPs can have outstanding: a CQ that
- * would overflow enters an error state for good (IBA 11.6.3, CQ overrun):
+ * would overflow enters an error state for good (a CQ overrun):
  * the device raises QPIO_EVENT_CQ_ERR and moves every QP using the CQ to
  * ERR; the completions already in it stay readable, the ones that did not
  * fit are not written (never written over others); see the driver guide.
@@ -670,7 +671,7 @@ int qpio_cq_event_fd(const struct qpio_cq *cq);
 /* ------------------------------------------------------------------ */
 
 /**
- * Create a shared receive queue (IBA 10.2.9, ibv_create_srq).
+ * Create a shared receive queue (ibv_create_srq(3)).
  *
  * Many QPs of the device (RC, UC or UD; given as init_attr->srq to
  * qpio_qp_create()) take their receive WRs from the SRQ, in the order
@@ -693,7 +694,7 @@ struct qpio_srq *qpio_srq_create(struct qpio_pd *pd,
  *
  * QPIO_SRQ_LIMIT arms the limit: when a receive taken from the SRQ leaves
  * fewer than attr->srq_limit receives posted, the device raises one
- * QPIO_EVENT_SRQ_LIMIT_REACHED event and disarms (IBA 10.2.9.2). A limit
+ * QPIO_EVENT_SRQ_LIMIT_REACHED event and disarms (ibv_modify_srq(3)). A limit
  * of 0 disarms. Arming an SRQ that holds fewer receives than the limit
  * raises the event at the next receive taken, not at once.
  * QPIO_SRQ_MAX_WR resizes the SRQ; a driver that cannot (the soft NIC)

@@ -185,8 +185,8 @@ soft_qp_set_err(struct soft_qp *qp, bool owner, int event)
 
 /* A QP of an SRQ entered ERR: the model takes an SRQ receive and
  * completes it in one step, so none is in progress on the QP and it will
- * take no more: the last WQE is reached (IBA 11.6.3, ibv "last WQE
- * reached"). The SRQ's receives stay posted for its other QPs. */
+ * take no more: the last WQE is reached (IBV_EVENT_QP_LAST_WQE_REACHED of
+ * ibv_get_async_event(3)). The SRQ's receives stay for its other QPs. */
 void
 soft_qp_last_wqe(struct soft_qp *qp)
 {
@@ -524,8 +524,8 @@ responder_refuses(const struct soft_qp *qp, struct soft_qp *peer, uint8_t syn,
 	if (qp->base.qp_type == QPIO_QPT_UC)
 		return EXEC_OK;
 	/* The responder has no WQE to report this in: its application
-	 * learns it from an affiliated event (IBA 11.6.3: invalid request
-	 * or local access violation work queue error). */
+	 * learns it from a QP event (ibv_get_async_event(3): invalid request
+	 * local work queue error, local access violation error). */
 	soft_qp_set_err(peer, false, syn == MLX5_CQE_SYNDROME_REMOTE_ACCESS_ERR ?
 			QPIO_EVENT_QP_ACCESS_ERR : QPIO_EVENT_QP_REQ_ERR);
 	*syndrome = syn;
