@@ -888,10 +888,10 @@ qpio_qp_post_recv(struct qpio_qp *qp, const struct qpio_recv_wr *wrs,
  * SGE rules as qpio_qp_post_recv() (-EINVAL), room in the SRQ (-ENOMEM).
  * Same partial-burst rules and err codes as qpio_qp_post_send(): every WR
  * before the first refused one is posted, none after it. A slot is free
- * again once its receive completion, and those of every receive taken
- * before it, have been polled (on any CQ). The buffers belong to the
- * device until the receive completes, on the receive CQ of the QP that
- * took it.
+ * again once its receive completion has been polled (on any CQ, in any
+ * order), so -ENOMEM means max_wr receives are posted or unpolled.
+ * The buffers belong to the device until the receive completes, on the
+ * receive CQ of the QP that took it.
  * @return number of WRs posted, in [0, nb_wr].
  * Not thread-safe: one lcore posts to an SRQ at a time; any number of
  * lcores may deliver into it (their senders) meanwhile.

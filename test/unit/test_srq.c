@@ -796,6 +796,9 @@ Test(srq, two_lcores_random_bursts_into_one_srq_and_cq, .timeout = 300)
 	unsigned int lcore = rte_get_next_lcore(-1, 1, 0);
 	uint8_t *seen[2];
 	uint8_t *rx_seen;
+	uint16_t *buf_of;          /* receive wr_id -> buffer slot */
+	uint16_t freed[ST_SRQ];    /* buffers read, to post again */
+	uint32_t nfreed = 0;
 	uint64_t next_wr = 0, deadline;
 	uint32_t received = 0, bad_payload = 0, dup = 0, bad_wc = 0, i;
 	struct qpio_wc wc[64];
@@ -805,10 +808,13 @@ Test(srq, two_lcores_random_bursts_into_one_srq_and_cq, .timeout = 300)
 	seen[0] = calloc(ST_MSGS, 1);
 	seen[1] = calloc(ST_MSGS, 1);
 	rx_seen = calloc(2 * ST_MSGS + ST_SRQ, 1);
-	cr_assert(seen[0] && seen[1] && rx_seen);
-	/* fill the SRQ: receive wr_id k uses buffer slot k % ST_SRQ */
-	for (; next_wr < ST_SRQ; next_wr++)
-		srq_post1(&e, next_wr, (next_wr % ST_SRQ) * ST_LEN, ST_LEN);
+	buf_of = calloc(2 * ST_MSGS + ST_SRQ, sizeof(*buf_of));
+	cr_assert(seen[0] && seen[1] && rx_seen && buf_of);
+	/* fill the SRQ: receive wr_id k uses buffer buf_of[k] */
+	for (; next_wr < ST_SRQ; next_wr++) {
+		buf_of[next_wr] = (uint16_t)next_wr;
+		srq_post1(&e, next_wr, next_wr * ST_LEN, ST_LEN);
+	}
 	for (i = 0; i < 2; i++)
 		w[i] = (struct st_sender){ .s = &e.snd[i], .id = i,
 					   .rng = 0x5eed + i };
@@ -831,7 +837,8 @@ Test(srq, two_lcores_random_bursts_into_one_srq_and_cq, .timeout = 300)
 				bad_wc++;
 				continue;
 			}
-			p = e.buf + (wc[k].wr_id % ST_SRQ) * ST_LEN;
+			p = e.buf + (size_t)buf_of[wc[k].wr_id] * ST_LEN;
+			freed[nfreed++] = buf_of[wc[k].wr_id];
 			memcpy(&id, p, 4);
 			memcpy(&seq, p + 4, 4);
 			if (id > 1 || seq >= ST_MSGS ||
@@ -844,23 +851,22 @@ Test(srq, two_lcores_random_bursts_into_one_srq_and_cq, .timeout = 300)
 				dup++;
 			received++;
 		}
-		/* Give read buffers back under new wr_ids. A slot is free
-		 * once it and every older one were polled: completions of
-		 * two senders may arrive out of order, so a repost can meet
-		 * -ENOMEM for a moment; it is retried on the next round. */
-		while (next_wr < ST_SRQ + received) {
+		/* Give the buffers read back under new wr_ids: each polled
+		 * completion freed one SRQ slot, so every repost fits. */
+		while (nfreed > 0) {
 			struct qpio_sge sge = {
-				(uintptr_t)e.buf + (next_wr % ST_SRQ) * ST_LEN,
+				(uintptr_t)e.buf + (size_t)freed[nfreed - 1] * ST_LEN,
 				ST_LEN, qpio_mr_lkey(e.mr) };
 			struct qpio_recv_wr rw = { .wr_id = next_wr,
 						   .sg_list = &sge, .num_sge = 1 };
 			int err = 0;
 
+			buf_of[next_wr] = freed[nfreed - 1];
 			if (qpio_srq_post_recv(e.srq, &rw, 1, &err) != 1) {
-				if (err != -ENOMEM)
-					bad_wc++;
+				bad_wc++;
 				break;
 			}
+			nfreed--;
 			next_wr++;
 		}
 	}
@@ -881,6 +887,7 @@ Test(srq, two_lcores_random_bursts_into_one_srq_and_cq, .timeout = 300)
 	free(seen[0]);
 	free(seen[1]);
 	free(rx_seen);
+	free(buf_of);
 	srq_env_destroy(&e);
 }
 
@@ -982,5 +989,48 @@ Test(srq, destroy_removes_its_limit_event)
 		e.qp[0] = qpio_qp_create(e.pd, &ia);
 		cr_assert_not_null(e.qp[0]);
 	}
+	srq_env_destroy(&e);
+}
+
+/* An SRQ slot is free again as soon as its own completion is polled,
+ * whatever the order: QP 0's older receive stays unpolled while QP 1's
+ * newer one is polled, and that is enough to post again. */
+Test(srq, slot_free_once_polled_in_any_order)
+{
+	struct srq_env e;
+	struct srq_opts o = { .nqp = 2, .srq_wr = 2, .srq_sge = 1, .rnr_retry = 7 };
+	struct qpio_sge sge;
+	struct qpio_recv_wr rw;
+	struct qpio_wc wc;
+	int err = 0;
+
+	srq_env_create(&e, &o);
+	srq_post1(&e, 1, 0, 64);
+	srq_post1(&e, 2, 64, 64);
+	sge = (struct qpio_sge){ (uintptr_t)e.buf + 128, 64, qpio_mr_lkey(e.mr) };
+	rw = (struct qpio_recv_wr){ .wr_id = 3, .sg_list = &sge, .num_sge = 1 };
+	cr_assert_eq(qpio_srq_post_recv(e.srq, &rw, 1, &err), 0);
+	cr_assert_eq(err, -ENOMEM);
+	send1(&e, 0, 10, 8, 1);   /* QP 0 takes receive 1: not polled */
+	send1(&e, 1, 20, 8, 2);   /* QP 1 takes receive 2: polled */
+	cr_assert_eq(qt_poll_n(e.rcq[1], &wc, 1), 1);
+	cr_assert_eq(wc.wr_id, 2);
+	cr_assert_eq(qpio_srq_post_recv(e.srq, &rw, 1, &err), 1);
+	cr_assert_eq(err, 0);
+	rw.wr_id = 4;
+	cr_assert_eq(qpio_srq_post_recv(e.srq, &rw, 1, &err), 0);
+	cr_assert_eq(err, -ENOMEM, "receive 1 still holds its slot");
+	cr_assert_eq(qt_poll_n(e.rcq[0], &wc, 1), 1);
+	cr_assert_eq(wc.wr_id, 1);
+	cr_assert_eq(qpio_srq_post_recv(e.srq, &rw, 1, &err), 1);
+	/* both new receives are taken, in posting order */
+	send1(&e, 1, 21, 16, 3);
+	cr_assert_eq(qt_poll_n(e.rcq[1], &wc, 1), 1);
+	cr_assert_eq(wc.wr_id, 3);
+	cr_assert(qt_check(e.buf + 128, 16, 3));
+	send1(&e, 0, 11, 24, 4);
+	cr_assert_eq(qt_poll_n(e.rcq[0], &wc, 1), 1);
+	cr_assert_eq(wc.wr_id, 4);
+	cr_assert(qt_check(e.buf + 128, 24, 4));
 	srq_env_destroy(&e);
 }

@@ -148,9 +148,8 @@ rq_complete(struct soft_rq *rq, uint32_t idx)
 }
 
 /* The wr_id of the receive whose CQE has counter cnt; frees its slot.
- * An SRQ slot is only marked done here: CQs of the SRQ's QPs are polled
- * on many lcores, so its producer moves the tail (soft_srq.c). SRQ
- * depths are at most 2^16, so cnt names the slot. */
+ * An SRQ's CQE carries its WQE slot (SRQ depths are at most 2^15); the
+ * slot goes back to the SRQ's free ring from this lcore. */
 static inline uint64_t
 recv_done(struct soft_qp *qp, uint16_t cnt)
 {
@@ -159,10 +158,9 @@ recv_done(struct soft_qp *qp, uint16_t cnt)
 	uint64_t id;
 
 	if (unlikely(qp->srq != NULL)) {
-		idx = cnt & rq->mask;
-		id = rq->wrid[idx];
+		id = rq->wrid[cnt & rq->mask];
 		/* wr_id read before the slot is handed back */
-		__atomic_store_n(&rq->done[idx], 1, __ATOMIC_RELEASE);
+		soft_srq_slot_free(qp->srq, cnt);
 		return id;
 	}
 	idx = rq->tail + (uint16_t)(cnt - (uint16_t)rq->tail);
@@ -274,9 +272,8 @@ soft_cq_purge(struct soft_cq *cq, struct soft_qp *qp)
 			/* A discarded receive of an SRQ frees its slot. */
 			if (qp->srq != NULL && op != MLX5_CQE_REQ &&
 			    op != MLX5_CQE_REQ_ERR)
-				__atomic_store_n(&qp->rqp->done[
-					rte_be_to_cpu_16(cqe->wqe_counter) &
-					qp->rqp->mask], 1, __ATOMIC_RELEASE);
+				soft_srq_slot_free(qp->srq,
+					rte_be_to_cpu_16(cqe->wqe_counter));
 			nfreed++;
 		} else if (nfreed != 0) {
 			uint32_t d = idx + nfreed;

@@ -114,9 +114,7 @@ complete_recv(struct soft_qp *peer, const struct soft_cqe_info *ci)
 {
 	if (unlikely(complete(to_scq(peer->base.recv_cq), ci) != 0) &&
 	    peer->srq != NULL)
-		__atomic_store_n(&peer->rqp->done[ci->wqe_counter &
-						  peer->rqp->mask], 1,
-				 __ATOMIC_RELEASE);
+		soft_srq_slot_free(peer->srq, ci->wqe_counter);
 }
 
 static inline void
@@ -311,6 +309,7 @@ exec_send(struct soft_qp *qp, struct soft_qp *peer, struct wqe_desc *d,
 	if (rq_take(rq, &c) != 0)
 		return EXEC_RNR;
 	rq_taken(peer, c);
+	c = soft_rq_wqe_index(rq, c);
 
 	rwqe = rq->buf + (size_t)(c & rq->mask) * rq->stride;
 	for (i = 0; i < rq->max_sge; i++) {
@@ -426,7 +425,7 @@ exec_ud(struct soft_qp *qp, const struct mlx5_wqe_av *av, struct wqe_desc *d)
 	uint32_t dlen[SOFT_MAX_SGE];
 	uint8_t grh[QPIO_GRH_LEN];
 	const uint8_t *rwqe;
-	uint32_t c, i, n = 0;
+	uint32_t c, slot, i, n = 0;
 	uint8_t ps, has_grh;
 
 	if (unlikely(d->total > SOFT_MTU)) {
@@ -455,8 +454,11 @@ exec_ud(struct soft_qp *qp, const struct mlx5_wqe_av *av, struct wqe_desc *d)
 			return EXEC_OK;
 		}
 		/* Slot c cannot be reused before c is consumed, so if the CAS
-		 * below succeeds, what was read here was the posted WQE. */
-		rwqe = rq->buf + (size_t)(c & rq->mask) * rq->stride;
+		 * below succeeds, what was read here was the posted WQE (for
+		 * an SRQ: position c is not rewritten before it is consumed,
+		 * and its WQE slot is not freed before it is polled). */
+		slot = soft_rq_wqe_index(rq, c);
+		rwqe = rq->buf + (size_t)(slot & rq->mask) * rq->stride;
 		if (unlikely(rwqe_room(rq, rwqe) < d->total + QPIO_GRH_LEN)) {
 			__atomic_fetch_add(&peer->ud_len_drops, 1,
 					   __ATOMIC_RELAXED);
@@ -469,7 +471,7 @@ exec_ud(struct soft_qp *qp, const struct mlx5_wqe_av *av, struct wqe_desc *d)
 
 	memset(&ci, 0, sizeof(ci));
 	ci.qpn = peer->base.qp_num;
-	ci.wqe_counter = (uint16_t)c;
+	ci.wqe_counter = (uint16_t)slot;
 	for (i = 0; i < rq->max_sge; i++) {
 		const struct mlx5_wqe_data_seg *ds =
 			(const struct mlx5_wqe_data_seg *)(rwqe + i * SOFT_SEG);
@@ -582,6 +584,7 @@ exec_write(struct soft_qp *qp, struct soft_qp *peer, struct wqe_desc *d,
 		if (rq_take(peer->rqp, &c) != 0)
 			return EXEC_RNR;
 		rq_taken(peer, c);
+		c = soft_rq_wqe_index(peer->rqp, c);
 	}
 	if (p != NULL)
 		gather_to(d, p);

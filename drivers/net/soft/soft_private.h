@@ -95,13 +95,15 @@ struct soft_cq {
 };
 
 /* Receive queue: producer = owner lcore (post recv), consumer = device
- * model on any lcore (CAS on ci), tail = owner lcore (poll CQ). In an
- * SRQ, CQs of many QPs are polled on many lcores: pollers only set done,
- * and the producer moves the tail over done slots when it needs room. */
+ * model on any lcore (CAS on ci), tail = owner lcore (poll CQ). An SRQ
+ * adds one indirection (ring != NULL): position c of the queue holds the
+ * index of a WQE slot, ring[c & mask], because its slots are freed out of
+ * order (CQs of many QPs, polled on many lcores); see struct soft_srq. */
 struct soft_rq {
 	uint8_t *buf;             /* depth * stride bytes of data segments */
 	uint64_t *wrid;
 	uint8_t *done;            /* slot completed, awaiting tail advance */
+	uint32_t *ring;           /* SRQ only: WQE slot of each position */
 	uint32_t depth;
 	uint32_t mask;
 	uint32_t stride;          /* bytes: nsge * 16 */
@@ -128,13 +130,22 @@ struct soft_sq {
 	uint32_t ci;              /* device model consumer */
 };
 
-/* Shared receive queue: a receive queue many QPs take from. */
+/* Shared receive queue: a receive queue many QPs take from. WQE slots
+ * are allocated by the producer (first the never-used ones, then from
+ * the free ring) and freed by whichever lcore polls the completion (or
+ * drops it): a multi-producer ring of slot indices, one sequence word per
+ * entry. At most depth slots exist, so the free ring never overflows. */
 struct soft_srq {
 	struct qpio_srq base;
 	struct soft_rq rq;
 	struct soft_dev *sdev;
 	uint32_t limit;           /* armed srq_limit, 0 = not armed (atomic) */
 	uint64_t limit_events;    /* SRQ_LIMIT_REACHED raised (atomic) */
+	uint32_t *fring;          /* freed slot indices */
+	uint32_t *fseq;           /* position + 1 once fring[pos] is written */
+	uint32_t fresh;           /* producer: slots [fresh, depth) never used */
+	alignas(RTE_CACHE_LINE_SIZE) uint32_t fpi;  /* freeing lcores */
+	alignas(RTE_CACHE_LINE_SIZE) uint32_t fci;  /* producer */
 };
 
 struct soft_qp {

@@ -35,9 +35,10 @@ soft_post_recv(struct qpio_qp *qqp, const struct qpio_recv_wr *wrs,
 			rc = -ENOMEM;
 			break;
 		}
-		rc = soft_rwqe_write(rq, head, &wrs[i], "qp", qqp->qp_num);
+		rc = soft_rwqe_check(&wrs[i], "qp", qqp->qp_num);
 		if (unlikely(rc != 0))
 			break;
+		soft_rwqe_fill(rq, head, &wrs[i]);
 		head++;
 	}
 	if (likely(head != rq->head)) {

@@ -39,6 +39,29 @@ soft_cq_reserve(struct soft_cq *cq, uint32_t *idx)
 	}
 }
 
+/* WQE slot of queue position c: c itself for a QP's RQ, the slot the
+ * producer put there for an SRQ. The caller read head with acquire order
+ * after the producer stored ring[c] (release on head). */
+static inline uint32_t
+soft_rq_wqe_index(const struct soft_rq *rq, uint32_t c)
+{
+	if (likely(rq->ring == NULL))
+		return c;
+	return __atomic_load_n(&rq->ring[c & rq->mask], __ATOMIC_RELAXED);
+}
+
+/* Give SRQ slot back (any lcore: the poller of its completion, or the
+ * lcore that dropped it). wr_id and WQE reads happen before this. */
+static inline void
+soft_srq_slot_free(struct soft_srq *srq, uint32_t slot)
+{
+	uint32_t p = __atomic_fetch_add(&srq->fpi, 1, __ATOMIC_RELAXED);
+	uint32_t i = p & srq->rq.mask;
+
+	srq->fring[i] = slot & srq->rq.mask;
+	__atomic_store_n(&srq->fseq[i], p + 1, __ATOMIC_RELEASE);
+}
+
 /* Fields of one completion before it is written as a CQE. */
 struct soft_cqe_info {
 	uint8_t opcode;          /* MLX5_CQE_* */
@@ -153,20 +176,15 @@ soft_mr_check(const struct soft_dev *sdev, uint32_t key, uint32_t pdn,
 }
 
 /*
- * Check the SGEs of one receive WR and write it as receive WQE head (an
- * array of data segments, 0-length SGEs left out, ended by
- * MLX5_INVALID_LKEY when shorter than max_sge). The caller checked
- * num_sge <= max_sge and room.
- * @return 0, or -EINVAL (an SGE length over 2^31 - 1, the reserved lkey
- *   MLX5_INVALID_LKEY); nothing is written then. what/num name the queue
- *   in the DEBUG log line.
+ * Check the SGEs of one receive WR: none over 2^31 - 1 bytes (bit 31
+ * marks inline data) and no reserved lkey MLX5_INVALID_LKEY (the end
+ * marker of a receive WQE). what/num name the queue in the DEBUG line.
+ * @return 0 or -EINVAL.
  */
 static inline int
-soft_rwqe_write(struct soft_rq *rq, uint32_t head, const struct qpio_recv_wr *wr,
-		const char *what, uint32_t num)
+soft_rwqe_check(const struct qpio_recv_wr *wr, const char *what, uint32_t num)
 {
-	struct mlx5_wqe_data_seg *d;
-	uint32_t j, k = 0;
+	uint32_t j;
 
 	for (j = 0; j < wr->num_sge; j++)
 		if (unlikely((wr->sg_list[j].length & MLX5_INLINE_SEG) ||
@@ -175,8 +193,21 @@ soft_rwqe_write(struct soft_rq *rq, uint32_t head, const struct qpio_recv_wr *wr
 				 "2^31 - 1 or reserved lkey 0x100", what, num, j);
 			return -EINVAL;
 		}
-	d = (struct mlx5_wqe_data_seg *)
-		(rq->buf + (size_t)(head & rq->mask) * rq->stride);
+	return 0;
+}
+
+/*
+ * Write a checked receive WR as the receive WQE in slot idx of rq (an
+ * array of data segments, 0-length SGEs left out, ended by
+ * MLX5_INVALID_LKEY when shorter than max_sge), and its wr_id.
+ */
+static inline void
+soft_rwqe_fill(struct soft_rq *rq, uint32_t idx, const struct qpio_recv_wr *wr)
+{
+	struct mlx5_wqe_data_seg *d = (struct mlx5_wqe_data_seg *)
+		(rq->buf + (size_t)(idx & rq->mask) * rq->stride);
+	uint32_t j, k = 0;
+
 	for (j = 0; j < wr->num_sge; j++) {
 		if (wr->sg_list[j].length == 0)
 			continue;
@@ -190,8 +221,7 @@ soft_rwqe_write(struct soft_rq *rq, uint32_t head, const struct qpio_recv_wr *wr
 		d[k].lkey = rte_cpu_to_be_32(MLX5_INVALID_LKEY);
 		d[k].addr = 0;
 	}
-	rq->wrid[head & rq->mask] = wr->wr_id;
-	return 0;
+	rq->wrid[idx & rq->mask] = wr->wr_id;
 }
 
 #endif /* SOFT_RX_H */

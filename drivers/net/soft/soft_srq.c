@@ -3,12 +3,13 @@
  * Soft NIC shared receive queues: a receive queue (the same WQE format as
  * a QP's RQ) that the QPs attached to it take receives from.
  *
- * Producer: the lcore that posts (post recv writes WQEs, then the
- * doorbell record head). Consumers: the device model on any lcore, with a
- * CAS on ci, as for an RQ. Release: a slot is done once its completion is
- * polled, on the receive CQ of whichever QP took it; pollers only mark
- * it, and the producer moves the tail over done slots, in order, when it
- * needs room.
+ * Producer: the lcore that posts. For each WR it takes a free WQE slot,
+ * writes the WQE there and the slot's index at the next queue position,
+ * then publishes the doorbell record head. Consumers: the device model on
+ * any lcore, with a CAS on ci, as for an RQ, then the slot that position
+ * names. Release: a slot is free again once its completion is polled, on
+ * the receive CQ of whichever QP took it, in any order: that lcore puts
+ * it on the free ring, which the producer takes slots from.
  */
 #include <string.h>
 
@@ -17,6 +18,17 @@
 
 #include "soft_rx.h"
 #include "qpio_soft.h"
+
+static void
+srq_free(struct soft_srq *srq)
+{
+	rte_free(srq->rq.buf);
+	rte_free(srq->rq.wrid);
+	rte_free(srq->rq.ring);
+	rte_free(srq->fring);
+	rte_free(srq->fseq);
+	rte_free(srq);
+}
 
 struct qpio_srq *
 soft_srq_create(struct qpio_pd *pd, struct qpio_srq_attr *attr)
@@ -38,8 +50,14 @@ soft_srq_create(struct qpio_pd *pd, struct qpio_srq_attr *attr)
 			      RTE_CACHE_LINE_SIZE);
 	rq->wrid = rte_zmalloc("soft_srq_wrid", sizeof(uint64_t) * rq->depth,
 			       RTE_CACHE_LINE_SIZE);
-	rq->done = rte_zmalloc("soft_srq_done", rq->depth, RTE_CACHE_LINE_SIZE);
-	if (rq->buf == NULL || rq->wrid == NULL || rq->done == NULL)
+	rq->ring = rte_zmalloc("soft_srq_ring", sizeof(uint32_t) * rq->depth,
+			       RTE_CACHE_LINE_SIZE);
+	srq->fring = rte_zmalloc("soft_srq_fring", sizeof(uint32_t) * rq->depth,
+				 RTE_CACHE_LINE_SIZE);
+	srq->fseq = rte_zmalloc("soft_srq_fseq", sizeof(uint32_t) * rq->depth,
+				RTE_CACHE_LINE_SIZE);
+	if (rq->buf == NULL || rq->wrid == NULL || rq->ring == NULL ||
+	    srq->fring == NULL || srq->fseq == NULL)
 		goto nomem;
 	srq->sdev = sdev;
 	srq->base.post_recv = soft_srq_post_recv;
@@ -50,12 +68,8 @@ soft_srq_create(struct qpio_pd *pd, struct qpio_srq_attr *attr)
 	attr->max_sge = rq->max_sge;
 	return &srq->base;
 nomem:
-	if (srq != NULL) {
-		rte_free(srq->rq.buf);
-		rte_free(srq->rq.wrid);
-		rte_free(srq->rq.done);
-		rte_free(srq);
-	}
+	if (srq != NULL)
+		srq_free(srq);
 	rte_errno = ENOMEM;
 	return NULL;
 }
@@ -63,12 +77,7 @@ nomem:
 int
 soft_srq_destroy(struct qpio_srq *qsrq)
 {
-	struct soft_srq *srq = to_ssrq(qsrq);
-
-	rte_free(srq->rq.buf);
-	rte_free(srq->rq.wrid);
-	rte_free(srq->rq.done);
-	rte_free(srq);
+	srq_free(to_ssrq(qsrq));
 	return 0;
 }
 
@@ -120,20 +129,23 @@ soft_srq_limit_check(struct soft_srq *srq, uint32_t c)
 			      &srq->base, 0);
 }
 
-/* Move the tail over the slots whose completions were polled, in order.
- * Producer only. @return the new tail. */
-static inline uint32_t
-srq_reclaim(struct soft_rq *rq, uint32_t head)
+/* A free WQE slot: a never-used one, else the oldest freed one whose
+ * entry is published. Producer only. @return 0 and *slot, or -1. */
+static inline int
+srq_slot_alloc(struct soft_srq *srq, uint32_t *slot)
 {
-	uint32_t t = rq->tail;
+	uint32_t pos = srq->fci, i;
 
-	while (t != head && __atomic_load_n(&rq->done[t & rq->mask],
-					    __ATOMIC_ACQUIRE)) {
-		rq->done[t & rq->mask] = 0;
-		t++;
+	if (unlikely(srq->fresh < srq->rq.depth)) {
+		*slot = srq->fresh++;
+		return 0;
 	}
-	__atomic_store_n(&rq->tail, t, __ATOMIC_RELEASE);
-	return t;
+	i = pos & srq->rq.mask;
+	if (__atomic_load_n(&srq->fseq[i], __ATOMIC_ACQUIRE) != pos + 1)
+		return -1;
+	*slot = srq->fring[i];
+	srq->fci = pos + 1;
+	return 0;
 }
 
 uint16_t
@@ -143,32 +155,34 @@ soft_srq_post_recv(struct qpio_srq *qsrq, const struct qpio_recv_wr *wrs,
 	struct soft_srq *srq = to_ssrq(qsrq);
 	struct soft_rq *rq = &srq->rq;
 	uint32_t head = rq->head;
-	uint32_t tail = rq->tail;
 	uint16_t i;
 	int rc = 0;
 
 	for (i = 0; i < n; i++) {
+		uint32_t slot;
+
 		if (unlikely(wrs[i].num_sge > rq->max_sge)) {
 			SOFT_LOG(DEBUG, "srq %u: num_sge %u > max_sge %u",
 				 qsrq->srq_num, wrs[i].num_sge, rq->max_sge);
 			rc = -EINVAL;
 			break;
 		}
-		if (unlikely(head - tail >= rq->depth)) {
-			tail = srq_reclaim(rq, head);
-			if (head - tail >= rq->depth) {
-				rc = -ENOMEM;
-				break;
-			}
-		}
-		rc = soft_rwqe_write(rq, head, &wrs[i], "srq", qsrq->srq_num);
-		if (unlikely(rc != 0))
+		/* Rules first: nothing is taken for a refused WR. */
+		if (unlikely(soft_rwqe_check(&wrs[i], "srq", qsrq->srq_num) != 0)) {
+			rc = -EINVAL;
 			break;
+		}
+		if (unlikely(srq_slot_alloc(srq, &slot) != 0)) {
+			rc = -ENOMEM;
+			break;
+		}
+		soft_rwqe_fill(rq, slot, &wrs[i]);
+		rq->ring[head & rq->mask] = slot;
 		head++;
 	}
 	if (likely(head != rq->head))
-		/* Doorbell record after the WQEs: a consumer that sees the
-		 * new head (acquire) sees the WQEs. */
+		/* Doorbell record after the WQEs and ring entries: a consumer
+		 * that sees the new head (acquire) sees them. */
 		__atomic_store_n(&rq->head, head, __ATOMIC_RELEASE);
 	if (err != NULL)
 		*err = rc;
