@@ -4,8 +4,9 @@
 
 /**
  * @file
- * qpio verbs object model: devices, PDs, MRs, CQs and QPs, plus the inline
- * fast path (post send, post recv, poll CQ).
+ * qpio verbs object model: devices, PDs, MRs, CQs, QPs, SRQs and the
+ * asynchronous events of a device, plus the inline fast path (post send,
+ * post recv, post SRQ recv, poll CQ).
  *
  * The semantics are those of the InfiniBand Architecture Specification
  * volume 1 (chapters 10 and 11, "Software Transport Verbs") as exposed by
@@ -363,6 +364,66 @@ struct qpio_wc {
 	uint8_t dlid_path_bits;
 };
 
+/** Attribute mask bits of qpio_srq_modify() (ibv_srq_attr_mask values). */
+enum qpio_srq_attr_mask {
+	QPIO_SRQ_MAX_WR = 1 << 0, /**< resize (the soft NIC: -EOPNOTSUPP) */
+	QPIO_SRQ_LIMIT = 1 << 1,  /**< arm the limit event */
+};
+
+/** Sizes and limit of a shared receive queue (ibv_srq_attr). */
+struct qpio_srq_attr {
+	uint32_t max_wr;    /**< receive WRs the SRQ holds, entries */
+	uint32_t max_sge;   /**< scatter/gather entries per receive WR */
+	/** Armed limit, entries: when fewer receives than this are posted,
+	 *  the device raises QPIO_EVENT_SRQ_LIMIT_REACHED once and disarms
+	 *  (the limit then reads 0). 0 = not armed. */
+	uint32_t srq_limit;
+};
+
+/**
+ * Asynchronous event types (ibv_get_async_event(3); the values are those
+ * of libibverbs' enum ibv_event_type, so every value is listed even where
+ * no qpio driver raises it). The driver guide says which events a driver
+ * raises and when.
+ */
+enum qpio_event_type {
+	QPIO_EVENT_CQ_ERR = 0,             /**< element.cq: CQ overrun */
+	QPIO_EVENT_QP_FATAL = 1,           /**< element.qp: QP to ERR, no WC tells */
+	QPIO_EVENT_QP_REQ_ERR = 2,         /**< element.qp: invalid request received */
+	QPIO_EVENT_QP_ACCESS_ERR = 3,      /**< element.qp: remote access refused */
+	QPIO_EVENT_COMM_EST = 4,
+	QPIO_EVENT_SQ_DRAINED = 5,
+	QPIO_EVENT_PATH_MIG = 6,
+	QPIO_EVENT_PATH_MIG_ERR = 7,
+	QPIO_EVENT_DEVICE_FATAL = 8,
+	QPIO_EVENT_PORT_ACTIVE = 9,        /**< element.port_num */
+	QPIO_EVENT_PORT_ERR = 10,          /**< element.port_num */
+	QPIO_EVENT_LID_CHANGE = 11,
+	QPIO_EVENT_PKEY_CHANGE = 12,
+	QPIO_EVENT_SM_CHANGE = 13,
+	QPIO_EVENT_SRQ_ERR = 14,
+	QPIO_EVENT_SRQ_LIMIT_REACHED = 15, /**< element.srq */
+	QPIO_EVENT_QP_LAST_WQE_REACHED = 16, /**< element.qp (SRQ QPs) */
+	QPIO_EVENT_CLIENT_REREGISTER = 17,
+	QPIO_EVENT_GID_CHANGE = 18,
+	QPIO_EVENT_WQ_FATAL = 19,
+};
+
+/** One asynchronous event (ibv_async_event). */
+struct qpio_async_event {
+	union {
+		struct qpio_cq *cq;
+		struct qpio_qp *qp;
+		struct qpio_srq *srq;
+		uint8_t port_num;
+	} element;                      /**< which member: see the type */
+	enum qpio_event_type event_type;
+};
+
+/** Entries of a device's asynchronous event ring; see
+ *  qpio_rdma_get_async_event(). */
+#define QPIO_ASYNC_EVENT_RING 256u
+
 /* ------------------------------------------------------------------ */
 /* Devices                                                              */
 /* ------------------------------------------------------------------ */
@@ -430,6 +491,46 @@ int qpio_rdma_port_query(const struct qpio_device *dev, uint8_t port,
 int qpio_rdma_gid_query(const struct qpio_device *dev, uint8_t port,
 			unsigned int index, union qpio_gid *gid);
 
+/**
+ * Take the oldest asynchronous event of a device (ibv_get_async_event,
+ * without blocking and without an acknowledgement step).
+ *
+ * Devices queue events in a ring of QPIO_ASYNC_EVENT_RING entries that
+ * any lcore may add to (the device model raises events on whichever
+ * lcore runs it). An event raised while the ring is full is not queued
+ * and counts in qpio_rdma_async_events_lost(). Destroying a QP, CQ or
+ * SRQ removes the events still queued for it, so an event never names a
+ * destroyed object; the queue keeps the order in which events were
+ * raised.
+ *
+ * @param ev  written when 0 is returned.
+ * @return 0 and *ev; -EAGAIN when no event is queued; -EINVAL for NULL.
+ * Not thread-safe: one thread reads a device's events, and not while it
+ * (or another thread) destroys a QP, CQ or SRQ of the device.
+ */
+int qpio_rdma_get_async_event(struct qpio_device *dev,
+			      struct qpio_async_event *ev);
+
+/**
+ * The device's asynchronous event file descriptor, for poll(2)/epoll: an
+ * eventfd(2) (non-blocking) whose counter the device adds 1 to for every
+ * event it queues. Reading the 8-byte counter clears it; then take the
+ * events with qpio_rdma_get_async_event() until -EAGAIN. The fd belongs
+ * to the device: do not close it; qpio_rdma_dev_close() does.
+ * @return the fd (>= 0), or -EINVAL for NULL.
+ */
+int qpio_rdma_async_event_fd(const struct qpio_device *dev);
+
+/**
+ * @return the number of events lost because the event ring was full
+ *   (since the device was created), or 0 for NULL.
+ */
+uint64_t qpio_rdma_async_events_lost(const struct qpio_device *dev);
+
+/** @return printable name of an event type ("SRQ_LIMIT_REACHED"), "?"
+ *   for unknown values. */
+const char *qpio_event_type_str(enum qpio_event_type type);
+
 /* ------------------------------------------------------------------ */
 /* Protection domains and memory regions                                */
 /* ------------------------------------------------------------------ */
@@ -443,7 +544,7 @@ struct qpio_pd *qpio_pd_alloc(struct qpio_device *dev);
 
 /**
  * Free a PD.
- * @return 0; -EBUSY while an MR, QP or AH still uses it (nothing freed);
+ * @return 0; -EBUSY while an MR, QP, AH or SRQ still uses it (nothing freed);
  *   -EINVAL for NULL.
  */
 int qpio_pd_free(struct qpio_pd *pd);
@@ -517,6 +618,11 @@ int qpio_ah_destroy(struct qpio_ah *ah);
  *   depth is returned by qpio_cq_depth().
  * @param socket_id  NUMA socket of the queue memory, or SOCKET_ID_ANY.
  * The CQ also gets its event fd (see qpio_cq_event_fd()).
+ * Size it for every completion its QPs can have outstanding: a CQ that
+ * would overflow enters an error state for good (a CQ overrun):
+ * the device raises QPIO_EVENT_CQ_ERR and moves every QP using the CQ to
+ * ERR; the completions already in it stay readable, the ones that did not
+ * fit are not written (never written over others); see the driver guide.
  * @return the CQ, or NULL with rte_errno EINVAL (NULL dev, cqe 0 or over
  *   max_cqe), ENOSPC (max_cq reached, or no file descriptor left for the
  *   event fd) or ENOMEM.
@@ -526,7 +632,7 @@ struct qpio_cq *qpio_cq_create(struct qpio_device *dev, uint32_t cqe,
 
 /**
  * Destroy a CQ and close its event fd. Completions not yet polled are
- * discarded.
+ * discarded, and queued asynchronous events naming the CQ are removed.
  * @return 0; -EBUSY while a QP uses it as send or recv CQ; -EINVAL for NULL.
  */
 int qpio_cq_destroy(struct qpio_cq *cq);
@@ -561,6 +667,63 @@ int qpio_cq_req_notify(struct qpio_cq *cq, int solicited_only);
 int qpio_cq_event_fd(const struct qpio_cq *cq);
 
 /* ------------------------------------------------------------------ */
+/* Shared receive queues                                                */
+/* ------------------------------------------------------------------ */
+
+/**
+ * Create a shared receive queue (ibv_create_srq(3)).
+ *
+ * Many QPs of the device (RC, UC or UD; given as init_attr->srq to
+ * qpio_qp_create()) take their receive WRs from the SRQ, in the order
+ * they were posted. Receive SGEs are checked against the SRQ's PD.
+ *
+ * @param attr  in: max_wr (entries, 1..max_srq_wr) and max_sge
+ *   (0..max_srq_sge; 0 means 1); srq_limit is ignored, as
+ *   ibv_create_srq ignores it (arm with qpio_srq_modify()). out: the
+ *   actual max_wr (rounded up to a power of two), max_sge, srq_limit 0.
+ * @return the SRQ, or NULL with rte_errno EINVAL (NULL argument, a value
+ *   over the device limits; logged), ENOSPC (max_srq reached),
+ *   EOPNOTSUPP (the device has no SRQs: max_srq 0) or ENOMEM.
+ * Not thread-safe against other calls on the same PD.
+ */
+struct qpio_srq *qpio_srq_create(struct qpio_pd *pd,
+				 struct qpio_srq_attr *attr);
+
+/**
+ * Modify an SRQ (ibv_modify_srq).
+ *
+ * QPIO_SRQ_LIMIT arms the limit: when a receive taken from the SRQ leaves
+ * fewer than attr->srq_limit receives posted, the device raises one
+ * QPIO_EVENT_SRQ_LIMIT_REACHED event and disarms (ibv_modify_srq(3)). A limit
+ * of 0 disarms. Arming an SRQ that holds fewer receives than the limit
+ * raises the event at the next receive taken, not at once.
+ * QPIO_SRQ_MAX_WR resizes the SRQ; a driver that cannot (the soft NIC)
+ * returns -EOPNOTSUPP and changes nothing.
+ *
+ * @param attr_mask  OR of enum qpio_srq_attr_mask.
+ * @return 0; -EINVAL (NULL, unknown mask bit, srq_limit over the SRQ's
+ *   max_wr; logged, SRQ unchanged); -EOPNOTSUPP (resize not supported).
+ * May run while other lcores deliver into the SRQ.
+ */
+int qpio_srq_modify(struct qpio_srq *srq, const struct qpio_srq_attr *attr,
+		    int attr_mask);
+
+/**
+ * Query an SRQ: actual max_wr and max_sge, and the armed limit (0 when
+ * not armed, including after the limit event disarmed it).
+ * @return 0, or -EINVAL for NULL.
+ */
+int qpio_srq_query(struct qpio_srq *srq, struct qpio_srq_attr *attr);
+
+/**
+ * Destroy an SRQ (ibv_destroy_srq). Receive WRs still posted are
+ * discarded without completions; queued events naming it are removed.
+ * @return 0; -EBUSY while a QP uses it (logged, nothing freed); -EINVAL
+ *   for NULL.
+ */
+int qpio_srq_destroy(struct qpio_srq *srq);
+
+/* ------------------------------------------------------------------ */
 /* Queue pairs                                                          */
 /* ------------------------------------------------------------------ */
 
@@ -569,18 +732,23 @@ int qpio_cq_event_fd(const struct qpio_cq *cq);
  *
  * @param init_attr  send_cq and recv_cq are required and must belong to the
  *   PD's device; cap is rounded up by the driver (queue depths to powers of
- *   two) and the actual caps are written back into init_attr->cap.
+ *   two) and the actual caps are written back into init_attr->cap. With
+ *   srq (an SRQ of the same device, any PD), the QP takes its receives
+ *   from the SRQ: max_recv_wr must be 0, max_recv_sge is ignored, both
+ *   are written back as 0, and qpio_qp_post_recv() refuses every WR. The
+ *   SRQ stays busy (qpio_srq_destroy() -EBUSY) until the QP is destroyed.
  * @return the QP, or NULL with rte_errno EINVAL (NULL argument, unknown
- *   qp_type, a CQ of another device, a cap over the device limits, SRQ
- *   given with max_recv_wr != 0), EOPNOTSUPP (qp_type the driver lacks),
- *   ENOSPC (max_qp reached) or ENOMEM.
+ *   qp_type, a CQ or SRQ of another device, a cap over the device limits,
+ *   SRQ given with max_recv_wr != 0), EOPNOTSUPP (qp_type the driver
+ *   lacks), ENOSPC (max_qp reached) or ENOMEM.
  */
 struct qpio_qp *qpio_qp_create(struct qpio_pd *pd,
 			       struct qpio_qp_init_attr *init_attr);
 
 /**
  * Destroy a QP in any state; outstanding work is discarded without
- * completions (as ibv_destroy_qp does).
+ * completions (as ibv_destroy_qp does), and queued asynchronous events
+ * naming the QP are removed.
  * @return 0 or -EINVAL for NULL.
  */
 int qpio_qp_destroy(struct qpio_qp *qp);
@@ -646,6 +814,8 @@ static inline size_t qpio_mr_length(const struct qpio_mr *mr) { return mr->lengt
 static inline uint32_t qpio_qp_num(const struct qpio_qp *qp) { return qp->qp_num; }
 /** @return the qp_context given at creation. */
 static inline void *qpio_qp_context(const struct qpio_qp *qp) { return qp->qp_context; }
+/** @return the SRQ number (unique per device). */
+static inline uint32_t qpio_srq_num(const struct qpio_srq *srq) { return srq->srq_num; }
 /** @return the actual CQ depth in entries (a power of two). */
 static inline uint32_t qpio_cq_depth(const struct qpio_cq *cq) { return cq->depth; }
 /**
@@ -708,6 +878,29 @@ qpio_qp_post_recv(struct qpio_qp *qp, const struct qpio_recv_wr *wrs,
 		  uint16_t nb_wr, int *err)
 {
 	return qp->post_recv(qp, wrs, nb_wr, err);
+}
+
+/**
+ * Post a burst of receive work requests to a shared receive queue
+ * (ibv_post_srq_recv) and write one doorbell record.
+ *
+ * Checks, in order for each WR: num_sge <= the SRQ's max_sge (-EINVAL),
+ * SGE rules as qpio_qp_post_recv() (-EINVAL), room in the SRQ (-ENOMEM).
+ * Same partial-burst rules and err codes as qpio_qp_post_send(): every WR
+ * before the first refused one is posted, none after it. A slot is free
+ * again once its receive completion has been polled (on any CQ, in any
+ * order), so -ENOMEM means max_wr receives are posted or unpolled.
+ * The buffers belong to the device until the receive completes, on the
+ * receive CQ of the QP that took it.
+ * @return number of WRs posted, in [0, nb_wr].
+ * Not thread-safe: one lcore posts to an SRQ at a time; any number of
+ * lcores may deliver into it (their senders) meanwhile.
+ */
+static inline uint16_t
+qpio_srq_post_recv(struct qpio_srq *srq, const struct qpio_recv_wr *wrs,
+		   uint16_t nb_wr, int *err)
+{
+	return srq->post_recv(srq, wrs, nb_wr, err);
 }
 
 /**

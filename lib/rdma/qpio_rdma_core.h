@@ -37,6 +37,10 @@ typedef uint16_t (*qpio_post_send_t)(struct qpio_qp *qp,
 typedef uint16_t (*qpio_post_recv_t)(struct qpio_qp *qp,
 				     const struct qpio_recv_wr *wrs,
 				     uint16_t nb_wr, int *err);
+/** Driver burst function behind qpio_srq_post_recv(). */
+typedef uint16_t (*qpio_srq_post_recv_t)(struct qpio_srq *srq,
+					 const struct qpio_recv_wr *wrs,
+					 uint16_t nb_wr, int *err);
 /** Driver burst function behind qpio_cq_poll(). */
 typedef uint16_t (*qpio_poll_cq_t)(struct qpio_cq *cq, struct qpio_wc *wc,
 				   uint16_t nb_wc);
@@ -59,6 +63,16 @@ struct qpio_cq {
 	struct qpio_device *dev;
 	uint32_t refcnt;         /**< QPs using this CQ */
 	int socket_id;
+};
+
+/** Shared receive queue: generic part. The first cache line is fast path. */
+struct qpio_srq {
+	qpio_srq_post_recv_t post_recv;
+	uint32_t srq_num;        /**< unique per device */
+	uint32_t refcnt;         /**< QPs attached to this SRQ */
+	/* control path from here */
+	struct qpio_device *dev;
+	struct qpio_pd *pd;
 };
 
 /** Queue pair: generic part. The first cache line is fast path. */

@@ -12,6 +12,7 @@
 
 #include "qpio_config.h"
 #include "rdma_driver.h"
+#include "rdma_events.h"
 #include "rdma_private.h"
 
 RTE_LOG_REGISTER(qpio_rdma_logtype, qpio.lib.rdma, NOTICE);
@@ -157,7 +158,12 @@ qpio_rdma_dev_create(const char *devargs)
 	strcpy(dev->name, name);
 	dev->index = slot;
 	dev->drv = drv;
-	ret = drv->probe(dev, kvlist);
+	ret = rdma_events_init(dev);
+	if (ret == 0) {
+		ret = drv->probe(dev, kvlist);
+		if (ret < 0)
+			rdma_events_fini(dev);
+	}
 	rte_kvargs_free(kvlist);
 	if (ret < 0) {
 		rte_free(dev);
@@ -187,6 +193,7 @@ qpio_rdma_dev_close(struct qpio_device *dev)
 	ret = dev->ops->close(dev);
 	if (ret < 0)
 		return ret;
+	rdma_events_fini(dev);
 	devices[dev->index] = NULL;
 	nb_devices--;
 	rte_free(dev);

@@ -30,6 +30,8 @@ struct qpio_device {
 	uint32_t nb_mr;
 	uint32_t nb_qp;
 	uint32_t nb_ah;
+	uint32_t nb_srq;
+	struct rdma_event_ring *events;     /**< asynchronous events (lib) */
 	void *priv;                         /**< driver state */
 };
 
@@ -89,6 +91,18 @@ struct qpio_dev_ops {
 	struct qpio_ah *(*ah_create)(struct qpio_pd *pd,
 				     const struct qpio_ah_attr *attr);
 	int (*ah_destroy)(struct qpio_ah *ah);
+	/** attr->max_wr in [1, max_srq_wr], max_sge in [0, max_srq_sge];
+	 *  writes the actual sizes back. Sets post_recv and srq_num; lib
+	 *  fills the other generic fields. */
+	struct qpio_srq *(*srq_create)(struct qpio_pd *pd,
+				       struct qpio_srq_attr *attr);
+	/** mask checked (known bits); srq_limit checked against max_wr. */
+	int (*srq_modify)(struct qpio_srq *srq, const struct qpio_srq_attr *attr,
+			  int attr_mask);
+	/** Fill attr; lib passes a zeroed attr. */
+	int (*srq_query)(struct qpio_srq *srq, struct qpio_srq_attr *attr);
+	/** No QP uses the SRQ. */
+	int (*srq_destroy)(struct qpio_srq *srq);
 };
 
 /** A driver, registered from a constructor with QPIO_RDMA_DRIVER_REGISTER. */
@@ -104,6 +118,18 @@ struct qpio_rdma_driver {
 	 */
 	int (*probe)(struct qpio_device *dev, const struct rte_kvargs *kvlist);
 };
+
+/**
+ * Queue an asynchronous event of dev (see qpio_rdma_get_async_event()).
+ * Any lcore may call it, concurrently with others and with the reader;
+ * it takes no lock and makes one eventfd write (a system call: call it on
+ * error paths only). obj is the CQ, QP or SRQ the type names; port the
+ * port number of port events.
+ * @return 0, or -ENOSPC when the ring is full (the event is counted as
+ *   lost).
+ */
+int qpio_rdma_event_raise(struct qpio_device *dev, enum qpio_event_type type,
+			  void *obj, uint8_t port);
 
 /** Add a driver to the registry. Called from constructors only. */
 void qpio_rdma_driver_register(struct qpio_rdma_driver *drv);

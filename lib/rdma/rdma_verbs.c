@@ -9,6 +9,7 @@
 #include <rte_errno.h>
 
 #include "rdma_driver.h"
+#include "rdma_events.h"
 #include "rdma_private.h"
 
 #define RET_NULL(err) do { rte_errno = (err); return NULL; } while (0)
@@ -44,7 +45,7 @@ qpio_pd_free(struct qpio_pd *pd)
 		return -EINVAL;
 	dev = pd->dev;
 	if (pd->refcnt != 0) {
-		RDMA_LOG(ERR, "pd %u of %s: free refused, %u MRs/QPs/AHs still use it",
+		RDMA_LOG(ERR, "pd %u of %s: free refused, %u MRs/QPs/AHs/SRQs still use it",
 			 pd->pdn, dev->name, pd->refcnt);
 		return -EBUSY;
 	}
@@ -223,6 +224,7 @@ qpio_cq_destroy(struct qpio_cq *cq)
 	ret = dev->ops->cq_destroy(cq);
 	if (ret < 0)
 		return ret;
+	rdma_events_scrub(dev, cq);
 	dev->nb_cq--;
 	return 0;
 }
@@ -241,6 +243,116 @@ qpio_cq_event_fd(const struct qpio_cq *cq)
 	if (cq == NULL)
 		return -EINVAL;
 	return cq->dev->ops->cq_event_fd(cq);
+}
+
+struct qpio_srq *
+qpio_srq_create(struct qpio_pd *pd, struct qpio_srq_attr *attr)
+{
+	struct qpio_device *dev;
+	struct qpio_srq *srq;
+
+	if (pd == NULL || attr == NULL)
+		RET_NULL(EINVAL);
+	dev = pd->dev;
+	if (dev->attr.max_srq == 0) {
+		RDMA_LOG(ERR, "srq on %s: the device has no SRQs (max_srq 0)",
+			 dev->name);
+		RET_NULL(EOPNOTSUPP);
+	}
+	if (attr->max_wr == 0 || attr->max_wr > dev->attr.max_srq_wr) {
+		RDMA_LOG(ERR, "srq on %s: max_wr %u not in [1, max_srq_wr %u]",
+			 dev->name, attr->max_wr, dev->attr.max_srq_wr);
+		RET_NULL(EINVAL);
+	}
+	if (attr->max_sge > dev->attr.max_srq_sge) {
+		RDMA_LOG(ERR, "srq on %s: max_sge %u over max_srq_sge %u",
+			 dev->name, attr->max_sge, dev->attr.max_srq_sge);
+		RET_NULL(EINVAL);
+	}
+	if (dev->nb_srq >= dev->attr.max_srq) {
+		RDMA_LOG(ERR, "device %s: max_srq (%u) reached", dev->name,
+			 dev->attr.max_srq);
+		RET_NULL(ENOSPC);
+	}
+	srq = dev->ops->srq_create(pd, attr);
+	if (srq == NULL)
+		return NULL;
+	attr->srq_limit = 0;
+	srq->dev = dev;
+	srq->pd = pd;
+	srq->refcnt = 0;
+	pd->refcnt++;
+	dev->nb_srq++;
+	return srq;
+}
+
+int
+qpio_srq_modify(struct qpio_srq *srq, const struct qpio_srq_attr *attr,
+		int attr_mask)
+{
+	struct qpio_srq_attr cur;
+	int ret;
+
+	if (srq == NULL || attr == NULL)
+		return -EINVAL;
+	if (attr_mask & ~(QPIO_SRQ_MAX_WR | QPIO_SRQ_LIMIT)) {
+		RDMA_LOG(ERR, "srq %u: unknown attr_mask bits 0x%x", srq->srq_num,
+			 (unsigned int)attr_mask & ~(QPIO_SRQ_MAX_WR | QPIO_SRQ_LIMIT));
+		return -EINVAL;
+	}
+	memset(&cur, 0, sizeof(cur));
+	ret = srq->dev->ops->srq_query(srq, &cur);
+	if (ret < 0)
+		return ret;
+	if ((attr_mask & QPIO_SRQ_LIMIT) &&
+	    attr->srq_limit > ((attr_mask & QPIO_SRQ_MAX_WR) ? attr->max_wr :
+			       cur.max_wr)) {
+		RDMA_LOG(ERR, "srq %u: srq_limit %u over max_wr %u", srq->srq_num,
+			 attr->srq_limit, (attr_mask & QPIO_SRQ_MAX_WR) ?
+			 attr->max_wr : cur.max_wr);
+		return -EINVAL;
+	}
+	if ((attr_mask & QPIO_SRQ_MAX_WR) &&
+	    (attr->max_wr == 0 || attr->max_wr > srq->dev->attr.max_srq_wr)) {
+		RDMA_LOG(ERR, "srq %u: max_wr %u not in [1, max_srq_wr %u]",
+			 srq->srq_num, attr->max_wr, srq->dev->attr.max_srq_wr);
+		return -EINVAL;
+	}
+	return srq->dev->ops->srq_modify(srq, attr, attr_mask);
+}
+
+int
+qpio_srq_query(struct qpio_srq *srq, struct qpio_srq_attr *attr)
+{
+	if (srq == NULL || attr == NULL)
+		return -EINVAL;
+	memset(attr, 0, sizeof(*attr));
+	return srq->dev->ops->srq_query(srq, attr);
+}
+
+int
+qpio_srq_destroy(struct qpio_srq *srq)
+{
+	struct qpio_device *dev;
+	struct qpio_pd *pd;
+	int ret;
+
+	if (srq == NULL)
+		return -EINVAL;
+	dev = srq->dev;
+	pd = srq->pd;
+	if (srq->refcnt != 0) {
+		RDMA_LOG(ERR, "srq %u of %s: destroy refused, %u QPs use it",
+			 srq->srq_num, dev->name, srq->refcnt);
+		return -EBUSY;
+	}
+	ret = dev->ops->srq_destroy(srq);
+	if (ret < 0)
+		return ret;
+	rdma_events_scrub(dev, srq);
+	pd->refcnt--;
+	dev->nb_srq--;
+	return 0;
 }
 
 static int
@@ -288,6 +400,11 @@ qpio_qp_create(struct qpio_pd *pd, struct qpio_qp_init_attr *ia)
 			 dev->name);
 		RET_NULL(EINVAL);
 	}
+	if (ia->srq != NULL && ia->srq->dev != dev) {
+		RDMA_LOG(ERR, "qp on %s: srq %u belongs to device %s",
+			 dev->name, ia->srq->srq_num, ia->srq->dev->name);
+		RET_NULL(EINVAL);
+	}
 	if (ia->qp_type != QPIO_QPT_RC && ia->qp_type != QPIO_QPT_UC &&
 	    ia->qp_type != QPIO_QPT_UD) {
 		RDMA_LOG(ERR, "qp on %s: unknown qp_type %d", dev->name,
@@ -316,6 +433,8 @@ qpio_qp_create(struct qpio_pd *pd, struct qpio_qp_init_attr *ia)
 	pd->refcnt++;
 	ia->send_cq->refcnt++;
 	ia->recv_cq->refcnt++;
+	if (ia->srq != NULL)
+		ia->srq->refcnt++;
 	dev->nb_qp++;
 	return qp;
 }
@@ -326,6 +445,7 @@ qpio_qp_destroy(struct qpio_qp *qp)
 	struct qpio_device *dev;
 	struct qpio_pd *pd;
 	struct qpio_cq *scq, *rcq;
+	struct qpio_srq *srq;
 	int ret;
 
 	if (qp == NULL)
@@ -334,12 +454,16 @@ qpio_qp_destroy(struct qpio_qp *qp)
 	pd = qp->pd;
 	scq = qp->send_cq;
 	rcq = qp->recv_cq;
+	srq = qp->srq;
 	ret = dev->ops->qp_destroy(qp);
 	if (ret < 0)
 		return ret;
+	rdma_events_scrub(dev, qp);
 	pd->refcnt--;
 	scq->refcnt--;
 	rcq->refcnt--;
+	if (srq != NULL)
+		srq->refcnt--;
 	dev->nb_qp--;
 	return 0;
 }

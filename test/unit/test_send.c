@@ -2,12 +2,17 @@
 /*
  * SEND / SEND_WITH_IMM on an RC pair of the soft NIC: byte-exact delivery,
  * gather and scatter, immediate data, completions, protection and length
- * errors (CASES.md C08 RC part), selective signaling.
+ * errors (CASES.md C08 RC part), selective signaling, RNR (C05), flush of
+ * mbuf-backed work (C06) and zero-length messages (C09).
  */
 #include <string.h>
 
+#include <rte_cycles.h>
+#include <rte_errno.h>
 #include <rte_malloc.h>
+#include <rte_mbuf.h>
 
+#include "qpio_mr.h"
 #include "test_common.h"
 
 TestSuite(send, .init = qt_eal_init, .fini = qt_eal_fini);
@@ -558,5 +563,284 @@ Test(send, reset_purges_old_completions)
 	cr_assert_eq(qpio_soft_qp_stats(a.qp, &st), 0);
 	cr_assert_eq(st.sq_posted, 1);
 	cr_assert_eq(st.sq_completed, 1);
+	qt_pair_destroy(&a, &b);
+}
+
+/* ------------------------------------------------------------------ */
+/* C05 rnr                                                              */
+/* ------------------------------------------------------------------ */
+
+/* C05: rnr_retry 0 and no receive: exactly one completion with
+ * RNR_RETRY_EXC_ERR, the QP in ERR, the WRs behind it flushed. */
+Test(send, c05_rnr_retry_0_fails_at_once_and_flushes_the_rest)
+{
+	struct qt_end a, b;
+	struct qt_pair_opts o = { .rnr_retry = 0 };
+	struct qpio_sge sge;
+	struct qpio_send_wr wr[3];
+	struct qpio_wc wc[4];
+	struct qpio_soft_qp_stats st;
+	unsigned int i;
+	int err;
+
+	qt_pair_create(&a, &b, &o);
+	sge = (struct qpio_sge){ (uintptr_t)a.buf, 32, qpio_mr_lkey(a.mr) };
+	for (i = 0; i < 3; i++)
+		wr[i] = qt_send_wr(1 + i, &sge, 1, QPIO_SEND_SIGNALED);
+	cr_assert_eq(qpio_qp_post_send(a.qp, wr, 1, &err), 1);
+	cr_assert_eq(qt_poll_n(a.cq, wc, 1), 1);
+	cr_assert_eq(wc[0].wr_id, 1);
+	cr_assert_eq(wc[0].status, QPIO_WC_RNR_RETRY_EXC_ERR);
+	cr_assert_eq(qpio_cq_poll(a.cq, wc, 4), 0, "exactly one completion");
+	cr_assert_eq(qpio_qp_state(a.qp), QPIO_QPS_ERR);
+	cr_assert_eq(qpio_qp_state(b.qp), QPIO_QPS_RTS, "an RNR NAK errors only the requester");
+	/* later WRs are flushed */
+	cr_assert_eq(qpio_qp_post_send(a.qp, wr + 1, 2, &err), 2);
+	cr_assert_eq(qt_poll_n(a.cq, wc, 2), 2);
+	cr_assert_eq(wc[0].wr_id, 2);
+	cr_assert_eq(wc[0].status, QPIO_WC_WR_FLUSH_ERR);
+	cr_assert_eq(wc[1].wr_id, 3);
+	cr_assert_eq(wc[1].status, QPIO_WC_WR_FLUSH_ERR);
+	cr_assert_eq(qpio_cq_poll(a.cq, wc, 4), 0);
+	st = qt_stats(a.qp);
+	cr_assert_eq(st.rnr_naks, 1);
+	cr_assert_eq(st.rnr_retry_exceeded, 1);
+	cr_assert_eq(st.flushed, 2);
+	cr_assert_eq(qpio_cq_poll(b.cq, wc, 4), 0);
+	cr_assert_eq(qt_stats(b.qp).rq_consumed, 0);
+	qt_pair_destroy(&a, &b);
+}
+
+/* C05: rnr_retry 7 (forever), the receive posted 2 ms later: SUCCESS and
+ * the payload delivered exactly once. */
+Test(send, c05_rnr_retry_7_receive_2ms_later_delivered_once)
+{
+	struct qt_end a, b;
+	struct qt_pair_opts o = { .rnr_retry = 7 };
+	struct qpio_sge sge;
+	struct qpio_send_wr wr;
+	struct qpio_wc wc[4];
+	uint64_t until;
+	int err;
+
+	qt_pair_create(&a, &b, &o);
+	qt_fill(a.buf, 200, 55);
+	memset(b.buf, 0xee, 512);
+	sge = (struct qpio_sge){ (uintptr_t)a.buf, 200, qpio_mr_lkey(a.mr) };
+	wr = qt_send_wr(0xc05, &sge, 1, QPIO_SEND_SIGNALED);
+	cr_assert_eq(qpio_qp_post_send(a.qp, &wr, 1, &err), 1);
+	/* 2 ms of polling: retries every 10 us (min_rnr_timer 1), no CQE */
+	until = rte_get_timer_cycles() + rte_get_timer_hz() / 500;
+	while (rte_get_timer_cycles() < until)
+		cr_assert_eq(qpio_cq_poll(a.cq, wc, 4), 0);
+	cr_assert_gt(qt_stats(a.qp).rnr_naks, 1, "retried while waiting");
+	cr_assert_eq(qt_stats(a.qp).rnr_retry_exceeded, 0);
+	qt_post_recv(&b, 0xb05, b.buf + 64, 256);
+	cr_assert_eq(qt_poll_n(a.cq, wc, 1), 1);
+	cr_assert_eq(wc[0].wr_id, 0xc05);
+	cr_assert_eq(wc[0].status, QPIO_WC_SUCCESS);
+	cr_assert_eq(wc[0].byte_len, 200);
+	cr_assert_eq(qt_poll_n(b.cq, wc, 1), 1);
+	cr_assert_eq(wc[0].wr_id, 0xb05);
+	cr_assert_eq(wc[0].status, QPIO_WC_SUCCESS);
+	cr_assert_eq(wc[0].byte_len, 200);
+	cr_assert(qt_check(b.buf + 64, 200, 55));
+	cr_assert_eq(b.buf[63], 0xee);
+	cr_assert_eq(b.buf[64 + 200], 0xee);
+	/* and only once: 10 ms more of polling both sides brings nothing */
+	until = rte_get_timer_cycles() + rte_get_timer_hz() / 100;
+	while (rte_get_timer_cycles() < until) {
+		cr_assert_eq(qpio_cq_poll(a.cq, wc, 4), 0);
+		cr_assert_eq(qpio_cq_poll(b.cq, wc, 4), 0);
+	}
+	cr_assert_eq(qt_stats(b.qp).rq_consumed, 1);
+	cr_assert_eq(qpio_qp_state(a.qp), QPIO_QPS_RTS);
+	qt_pair_destroy(&a, &b);
+}
+
+/* C05: rnr_retry 3 and no receive: the error after 1 + 3 attempts; the
+ * QP's RNR counter reads 4. */
+Test(send, c05_rnr_retry_3_fails_after_four_attempts)
+{
+	struct qt_end a, b;
+	struct qt_pair_opts o = { .rnr_retry = 3 };
+	struct qpio_sge sge;
+	struct qpio_send_wr wr;
+	struct qpio_wc wc[2];
+	struct qpio_soft_qp_stats st;
+	int err;
+
+	qt_pair_create(&a, &b, &o);
+	sge = (struct qpio_sge){ (uintptr_t)a.buf, 8, qpio_mr_lkey(a.mr) };
+	wr = qt_send_wr(3, &sge, 1, 0);
+	cr_assert_eq(qpio_qp_post_send(a.qp, &wr, 1, &err), 1);
+	cr_assert_eq(qt_stats(a.qp).rnr_naks, 1, "first attempt at the doorbell");
+	cr_assert_eq(qt_poll_n(a.cq, wc, 1), 1, "errors complete even unsignaled");
+	cr_assert_eq(wc[0].wr_id, 3);
+	cr_assert_eq(wc[0].status, QPIO_WC_RNR_RETRY_EXC_ERR);
+	cr_assert_eq(qpio_cq_poll(a.cq, wc, 2), 0);
+	st = qt_stats(a.qp);
+	cr_assert_eq(st.rnr_naks, 4);
+	cr_assert_eq(st.rnr_retry_exceeded, 1);
+	cr_assert_eq(st.retry_exceeded, 0);
+	cr_assert_eq(qpio_qp_state(a.qp), QPIO_QPS_ERR);
+	qt_pair_destroy(&a, &b);
+}
+
+/* ------------------------------------------------------------------ */
+/* C06 flush-once                                                       */
+/* ------------------------------------------------------------------ */
+
+/* 8 sends and 8 receives in flight on mbufs of pool P; the QP goes to
+ * ERR (by modify, or by the first send's RNR error): polling yields
+ * exactly 16 completions, each wr_id once (wr_id = index of the mbuf),
+ * the first with the real status when there is one; freeing the mbufs
+ * by wr_id brings P's available count back to its start value. */
+static void
+c06_flush_once(int by_error)
+{
+	enum { NB = 64 };
+	struct qt_end a, b;
+	struct qt_pair_opts o = { .rnr_retry = by_error ? 2 : 7 };
+	struct rte_mempool *p;
+	struct qpio_mr_mempool *reg;
+	struct qpio_mr_cache cache;
+	struct rte_mbuf *m[16];
+	struct qpio_sge sg[16];
+	struct qpio_send_wr swr[8];
+	struct qpio_recv_wr rwr[8];
+	struct qpio_wc wc[32];
+	unsigned int start, i, got, seen[16] = { 0 };
+	int err;
+
+	qt_pair_create(&a, &b, &o);
+	p = rte_pktmbuf_pool_create("c06", NB, 0, 0, RTE_MBUF_DEFAULT_BUF_SIZE,
+				    SOCKET_ID_ANY);
+	cr_assert_not_null(p, "pool: %s", rte_strerror(rte_errno));
+	reg = qpio_mr_mempool_reg(a.pd, p, QPIO_ACCESS_LOCAL_WRITE);
+	cr_assert_not_null(reg);
+	cr_assert_eq(qpio_mr_cache_init(&cache, a.pd), 0);
+	start = rte_mempool_avail_count(p);
+	cr_assert_eq(start, NB);
+	for (i = 0; i < 16; i++) {
+		m[i] = rte_pktmbuf_alloc(p);
+		cr_assert_not_null(m[i]);
+		m[i]->data_len = 100;
+		m[i]->pkt_len = 100;
+		sg[i] = (struct qpio_sge){ rte_pktmbuf_mtod(m[i], uintptr_t),
+			i < 8 ? 100u : 1024u, qpio_mr_mbuf_lkey(&cache, m[i]) };
+	}
+	/* receives: mbufs 8..15 on a's RQ */
+	for (i = 0; i < 8; i++)
+		rwr[i] = (struct qpio_recv_wr){ .wr_id = 8 + i, .sg_list = &sg[8 + i],
+						.num_sge = 1 };
+	cr_assert_eq(qpio_qp_post_recv(a.qp, rwr, 8, &err), 8);
+	/* sends: mbufs 0..7; b has no receive, so the first waits (RNR) and
+	 * the other 7 wait behind it */
+	for (i = 0; i < 8; i++)
+		swr[i] = qt_send_wr(i, &sg[i], 1, QPIO_SEND_SIGNALED);
+	cr_assert_eq(qpio_qp_post_send(a.qp, swr, 8, &err), 8);
+	cr_assert_eq(rte_mempool_avail_count(p), start - 16);
+	if (!by_error) {
+		struct qpio_qp_attr qa = { .qp_state = QPIO_QPS_ERR };
+
+		cr_assert_eq(qpio_cq_poll(a.cq, wc, 32), 0, "all 16 in flight");
+		cr_assert_eq(qpio_qp_modify(a.qp, &qa, QPIO_QP_STATE), 0);
+	}
+	got = qt_poll_n(a.cq, wc, 16);
+	cr_assert_eq(got, 16);
+	cr_assert_eq(qpio_cq_poll(a.cq, wc + 16, 16), 0, "exactly 16");
+	for (i = 0; i < 16; i++) {
+		cr_assert_lt(wc[i].wr_id, 16);
+		seen[wc[i].wr_id]++;
+		if (by_error && i == 0) {
+			cr_assert_eq(wc[0].wr_id, 0);
+			cr_assert_eq(wc[0].status, QPIO_WC_RNR_RETRY_EXC_ERR);
+		} else {
+			cr_assert_eq(wc[i].status, QPIO_WC_WR_FLUSH_ERR,
+				     "wc %u: %s", i, qpio_wc_status_str(wc[i].status));
+		}
+		cr_assert_eq(wc[i].opcode, wc[i].wr_id < 8 ? QPIO_WC_SEND :
+			     QPIO_WC_RECV);
+		rte_pktmbuf_free(m[wc[i].wr_id]);
+	}
+	for (i = 0; i < 16; i++)
+		cr_assert_eq(seen[i], 1, "wr_id %u", i);
+	cr_assert_eq(rte_mempool_avail_count(p), start);
+	cr_assert_eq(qpio_cq_poll(b.cq, wc, 32), 0);
+	qpio_mr_cache_fini(&cache);
+	cr_assert_eq(qpio_mr_mempool_dereg(reg), 0);
+	rte_mempool_free(p);
+	qt_pair_destroy(&a, &b);
+}
+
+Test(send, c06_modify_to_err_flushes_each_wr_once) { c06_flush_once(0); }
+Test(send, c06_rnr_error_then_flush_each_wr_once) { c06_flush_once(1); }
+
+/* ------------------------------------------------------------------ */
+/* C09 zero-length                                                      */
+/* ------------------------------------------------------------------ */
+
+/* SEND with no SGE, SEND with one 0-byte SGE, SEND_WITH_IMM with no SGE,
+ * a 0-byte RDMA_WRITE (no valid rkey needed) and a 0-byte
+ * RDMA_WRITE_WITH_IMM: all SUCCESS, byte_len 0, immediates delivered,
+ * receive buffers untouched. */
+Test(send, c09_zero_length_send_and_write)
+{
+	struct qt_end a, b;
+	struct qpio_sge zero;
+	struct qpio_send_wr wr[5];
+	struct qpio_wc wc[8];
+	unsigned int i;
+	int err;
+
+	qt_pair_create(&a, &b, NULL);
+	memset(b.buf, 0x5a, 1024);
+	for (i = 0; i < 4; i++)
+		qt_post_recv(&b, 10 + i, b.buf + 128 * i, 128);
+	zero = (struct qpio_sge){ (uintptr_t)a.buf, 0, qpio_mr_lkey(a.mr) };
+	wr[0] = qt_send_wr(0, NULL, 0, QPIO_SEND_SIGNALED);
+	wr[1] = qt_send_wr(1, &zero, 1, QPIO_SEND_SIGNALED);
+	wr[2] = qt_send_wr(2, NULL, 0, QPIO_SEND_SIGNALED);
+	wr[2].opcode = QPIO_WR_SEND_WITH_IMM;
+	wr[2].imm_data = 0x0c090002;
+	wr[3] = qt_send_wr(3, NULL, 0, QPIO_SEND_SIGNALED);
+	wr[3].opcode = QPIO_WR_RDMA_WRITE;
+	wr[3].wr.rdma.remote_addr = 0;
+	wr[3].wr.rdma.rkey = 0;
+	wr[4] = qt_send_wr(4, &zero, 1, QPIO_SEND_SIGNALED);
+	wr[4].opcode = QPIO_WR_RDMA_WRITE_WITH_IMM;
+	wr[4].imm_data = 0x0c090004;
+	wr[4].wr.rdma.remote_addr = (uintptr_t)b.buf;
+	wr[4].wr.rdma.rkey = 0x7777;
+	cr_assert_eq(qpio_qp_post_send(a.qp, wr, 5, &err), 5);
+	cr_assert_eq(err, 0);
+
+	cr_assert_eq(qt_poll_n(a.cq, wc, 5), 5);
+	for (i = 0; i < 5; i++) {
+		cr_assert_eq(wc[i].wr_id, i);
+		cr_assert_eq(wc[i].status, QPIO_WC_SUCCESS, "wr %u: %s", i,
+			     qpio_wc_status_str(wc[i].status));
+		cr_assert_eq(wc[i].byte_len, 0);
+		cr_assert_eq(wc[i].opcode, i < 3 ? QPIO_WC_SEND : QPIO_WC_RDMA_WRITE);
+	}
+	cr_assert_eq(qt_poll_n(b.cq, wc, 4), 4);
+	cr_assert_eq(qpio_cq_poll(b.cq, wc + 4, 4), 0, "the WRITE takes no receive");
+	for (i = 0; i < 4; i++) {
+		cr_assert_eq(wc[i].wr_id, 10 + i);
+		cr_assert_eq(wc[i].status, QPIO_WC_SUCCESS);
+		cr_assert_eq(wc[i].byte_len, 0);
+		cr_assert_eq(wc[i].src_qp, qpio_qp_num(a.qp));
+	}
+	cr_assert_eq(wc[0].opcode, QPIO_WC_RECV);
+	cr_assert_eq(wc[0].wc_flags, 0);
+	cr_assert_eq(wc[1].wc_flags, 0);
+	cr_assert_eq(wc[2].wc_flags, QPIO_WC_WITH_IMM);
+	cr_assert_eq(wc[2].imm_data, 0x0c090002);
+	cr_assert_eq(wc[3].opcode, QPIO_WC_RECV_RDMA_WITH_IMM);
+	cr_assert_eq(wc[3].wc_flags, QPIO_WC_WITH_IMM);
+	cr_assert_eq(wc[3].imm_data, 0x0c090004);
+	for (i = 0; i < 1024; i++)
+		cr_assert_eq(b.buf[i], 0x5a, "byte %u written", i);
 	qt_pair_destroy(&a, &b);
 }

@@ -19,6 +19,9 @@ extern "C" {
 struct qpio_soft_qp_stats {
 	uint64_t rnr_naks;           /**< RNR NAKs received as requester */
 	uint64_t rnr_retry_exceeded; /**< WRs failed with RNR_RETRY_EXC_ERR */
+	/** WRs failed with RETRY_EXC_ERR (RC, no responder; the soft NIC
+	 *  makes no transport retries, see soft.rst). */
+	uint64_t retry_exceeded;
 	uint64_t flushed;            /**< WRs completed with WR_FLUSH_ERR */
 	/** UD sender: datagrams to no UD QP in RTR/RTS (unknown LID or GID,
 	 *  no such QPN, another QP type or state); completed SUCCESS. */
@@ -37,7 +40,7 @@ struct qpio_soft_qp_stats {
 	uint64_t rq_doorbells;       /**< receive doorbell records written */
 	uint32_t sq_posted;          /**< SQ producer counter */
 	uint32_t sq_completed;       /**< SQ slots released by polling */
-	uint32_t rq_posted;          /**< RQ producer counter */
+	uint32_t rq_posted;          /**< RQ producer counter (0 with an SRQ) */
 	uint32_t rq_consumed;        /**< RQ WQEs taken by the device */
 };
 
@@ -56,8 +59,9 @@ int qpio_soft_qp_stats(const struct qpio_qp *qp, struct qpio_soft_qp_stats *st);
 int qpio_soft_qp_set_counters(struct qpio_qp *qp, uint32_t start);
 
 /**
- * @return 1 if the CQ has overflowed (its QPs were moved to ERR), 0 if
- *   not, -EINVAL for NULL or a CQ of another driver.
+ * @return 1 if the CQ has overflowed and is in error (its QPs were moved
+ *   to ERR; see soft.rst, "CQ overflow"), 0 if not, -EINVAL for NULL or a
+ *   CQ of another driver. May be called from any lcore.
  */
 int qpio_soft_cq_overflowed(const struct qpio_cq *cq);
 
@@ -78,6 +82,30 @@ int qpio_soft_cq_overflowed(const struct qpio_cq *cq);
  *   that name, or no fabric in this process's DPDK memory).
  */
 int qpio_soft_dev_find(const char *name, uint16_t *lid, union qpio_gid *gid);
+
+/**
+ * Read how many completions were not written into a CQ because it was
+ * full or in error: the one that overflowed it and every later one.
+ * @param count  written on success.
+ * @return 0, or -EINVAL (NULL argument, a CQ of another driver).
+ * May be called from any lcore.
+ */
+int qpio_soft_cq_overflow_count(const struct qpio_cq *cq, uint64_t *count);
+
+/** Counters of a soft SRQ. */
+struct qpio_soft_srq_stats {
+	uint32_t posted;         /**< producer counter (receives posted) */
+	uint32_t consumed;       /**< receives taken by the device */
+	uint64_t limit_events;   /**< SRQ_LIMIT_REACHED events raised */
+};
+
+/**
+ * Read a soft SRQ's counters (they wrap at 2^32). posted - consumed is
+ * the number of receives posted and not yet taken.
+ * @return 0, or -EINVAL (NULL argument, not a soft NIC SRQ).
+ */
+int qpio_soft_srq_stats(const struct qpio_srq *srq,
+			struct qpio_soft_srq_stats *st);
 
 #ifdef __cplusplus
 }

@@ -302,7 +302,7 @@ soft_fabric_dev_by_gid(const union qpio_gid *gid)
 
 static const char *const soft_valid_keys[] = {
 	"max_qp", "max_qp_wr", "max_sge", "max_cqe", "max_mr", "max_inline",
-	"max_ah", NULL,
+	"max_ah", "max_srq", NULL,
 };
 
 static int
@@ -364,6 +364,10 @@ static const struct qpio_dev_ops soft_ops = {
 	.qp_query = soft_qp_query,
 	.ah_create = soft_ah_create,
 	.ah_destroy = soft_ah_destroy,
+	.srq_create = soft_srq_create,
+	.srq_modify = soft_srq_modify,
+	.srq_query = soft_srq_query,
+	.srq_destroy = soft_srq_destroy,
 };
 
 static int
@@ -374,7 +378,7 @@ soft_probe(struct qpio_device *dev, const struct rte_kvargs *kv)
 	struct soft_dev *sdev;
 	uint32_t max_qp = 256, max_qp_wr = 4096, max_sge = SOFT_MAX_SGE;
 	uint32_t max_cqe = 65536, max_mr = 1024, max_inline = 256;
-	uint32_t max_ah = 1024;
+	uint32_t max_ah = 1024, max_srq = SOFT_DEF_SRQ;
 	unsigned int slot;
 	int ret = 0;
 
@@ -385,6 +389,7 @@ soft_probe(struct qpio_device *dev, const struct rte_kvargs *kv)
 	ret |= qpio_rdma_kvargs_u32(kv, "max_mr", 1, SOFT_MAX_MR - 1, &max_mr);
 	ret |= qpio_rdma_kvargs_u32(kv, "max_inline", 0, SOFT_MAX_INLINE, &max_inline);
 	ret |= qpio_rdma_kvargs_u32(kv, "max_ah", 0, SOFT_MAX_AH, &max_ah);
+	ret |= qpio_rdma_kvargs_u32(kv, "max_srq", 0, SOFT_MAX_SRQ, &max_srq);
 	if (ret != 0)
 		return -EINVAL;
 
@@ -476,9 +481,11 @@ soft_probe(struct qpio_device *dev, const struct rte_kvargs *kv)
 	a->max_inline_data = max_inline;
 	a->max_qp_rd_atom = SOFT_MAX_RD_ATOM;
 	a->max_qp_init_rd_atom = SOFT_MAX_RD_ATOM;
-	a->max_srq = 0;
-	a->max_srq_wr = 0;
-	a->max_srq_sge = 0;
+	/* SRQ slots are named by the 16-bit CQE wqe_counter: max_qp_wr
+	 * (at most 32768) keeps every SRQ depth within it. */
+	a->max_srq = max_srq;
+	a->max_srq_wr = max_srq != 0 ? max_qp_wr : 0;
+	a->max_srq_sge = max_srq != 0 ? max_sge : 0;
 	a->max_ah = max_ah;
 	/* Atomics are CPU atomics on the target memory: atomic with respect
 	 * to every soft device, every lcore and CPU atomics (GLOB). */

@@ -46,6 +46,7 @@ soft_cq_create(struct qpio_device *dev, uint32_t cqe, int socket_id)
 		cq->cqes[i].op_own = (MLX5_CQE_INVALID << 4) | 1;
 	cq->base.poll = soft_cq_poll;
 	cq->base.depth = depth;
+	cq->room = depth;
 	cq->mask = depth - 1;
 	cq->log_depth = (uint32_t)rte_log2_u32(depth);
 	cq->sdev = sdev;
@@ -146,6 +147,28 @@ rq_complete(struct soft_rq *rq, uint32_t idx)
 	__atomic_store_n(&rq->tail, t, __ATOMIC_RELEASE);
 }
 
+/* The wr_id of the receive whose CQE has counter cnt; frees its slot.
+ * An SRQ's CQE carries its WQE slot (SRQ depths are at most 2^15); the
+ * slot goes back to the SRQ's free ring from this lcore. */
+static inline uint64_t
+recv_done(struct soft_qp *qp, uint16_t cnt)
+{
+	struct soft_rq *rq = qp->rqp;
+	uint32_t idx;
+	uint64_t id;
+
+	if (unlikely(qp->srq != NULL)) {
+		id = rq->wrid[cnt & rq->mask];
+		/* wr_id read before the slot is handed back */
+		soft_srq_slot_free(qp->srq, cnt);
+		return id;
+	}
+	idx = rq->tail + (uint16_t)(cnt - (uint16_t)rq->tail);
+	id = rq->wrid[idx & rq->mask];
+	rq_complete(rq, idx);
+	return id;
+}
+
 /* @return 1 if wc was written, 0 if the CQE names a destroyed QP. */
 static inline int
 cqe_to_wc(struct soft_cq *cq, const struct mlx5_cqe64 *cqe, uint8_t opcode,
@@ -179,8 +202,7 @@ cqe_to_wc(struct soft_cq *cq, const struct mlx5_cqe64 *cqe, uint8_t opcode,
 	case MLX5_CQE_RESP_SEND:
 	case MLX5_CQE_RESP_SEND_IMM:
 	case MLX5_CQE_RESP_WR_IMM:
-		idx = qp->rq.tail + (uint16_t)(cnt - (uint16_t)qp->rq.tail);
-		wc->wr_id = qp->rq.wrid[idx & qp->rq.mask];
+		wc->wr_id = recv_done(qp, cnt);
 		wc->status = QPIO_WC_SUCCESS;
 		wc->opcode = opcode == MLX5_CQE_RESP_WR_IMM ?
 			QPIO_WC_RECV_RDMA_WITH_IMM : QPIO_WC_RECV;
@@ -197,7 +219,6 @@ cqe_to_wc(struct soft_cq *cq, const struct mlx5_cqe64 *cqe, uint8_t opcode,
 			wc->sl = (rte_be_to_cpu_32(cqe->flags_rqpn) >> 24) & 0xf;
 			wc->pkey_index = qp->attr.pkey_index;
 		}
-		rq_complete(&qp->rq, idx);
 		break;
 	case MLX5_CQE_REQ_ERR: {
 		const struct mlx5_err_cqe *e = (const struct mlx5_err_cqe *)cqe;
@@ -214,13 +235,11 @@ cqe_to_wc(struct soft_cq *cq, const struct mlx5_cqe64 *cqe, uint8_t opcode,
 	default: { /* MLX5_CQE_RESP_ERR */
 		const struct mlx5_err_cqe *e = (const struct mlx5_err_cqe *)cqe;
 
-		idx = qp->rq.tail + (uint16_t)(cnt - (uint16_t)qp->rq.tail);
-		wc->wr_id = qp->rq.wrid[idx & qp->rq.mask];
+		wc->wr_id = recv_done(qp, cnt);
 		wc->status = err_status(e->syndrome);
 		wc->vendor_err = e->vendor_err_synd;
 		wc->opcode = QPIO_WC_RECV;
 		wc->byte_len = 0;
-		rq_complete(&qp->rq, idx);
 		break;
 	}
 	}
@@ -228,8 +247,9 @@ cqe_to_wc(struct soft_cq *cq, const struct mlx5_cqe64 *cqe, uint8_t opcode,
 }
 
 void
-soft_cq_purge(struct soft_cq *cq, uint32_t qpn)
+soft_cq_purge(struct soft_cq *cq, struct soft_qp *qp)
 {
+	uint32_t qpn = qp->base.qp_num;
 	uint32_t ci = cq->ci, pi = ci, idx, nfreed = 0;
 
 	/* Published CQEs run from ci to the first slot not yet owned. */
@@ -247,6 +267,13 @@ soft_cq_purge(struct soft_cq *cq, uint32_t qpn)
 		struct mlx5_cqe64 *cqe = &cq->cqes[idx & cq->mask];
 
 		if ((rte_be_to_cpu_32(cqe->sop_drop_qpn) & 0xffffff) == qpn) {
+			uint8_t op = cqe->op_own >> 4;
+
+			/* A discarded receive of an SRQ frees its slot. */
+			if (qp->srq != NULL && op != MLX5_CQE_REQ &&
+			    op != MLX5_CQE_REQ_ERR)
+				soft_srq_slot_free(qp->srq,
+					rte_be_to_cpu_16(cqe->wqe_counter));
 			nfreed++;
 		} else if (nfreed != 0) {
 			uint32_t d = idx + nfreed;

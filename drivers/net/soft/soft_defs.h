@@ -15,6 +15,8 @@
 #define SOFT_GID_TBL_LEN     1u
 #define SOFT_QPN_BASE        0x100u  /* QPNs 0 and 1 are special in IBA */
 #define SOFT_MAX_AH          65536u  /* address handles per device */
+#define SOFT_MAX_SRQ         4096u   /* SRQs per device (devargs max_srq) */
+#define SOFT_DEF_SRQ         64u     /* default of devargs max_srq */
 #define SOFT_MTU             4096u   /* port MTU (QPIO_MTU_4096), bytes */
 #define SOFT_GRH_NEXT_HDR    0x1bu   /* IBA: a BTH follows the GRH */
 

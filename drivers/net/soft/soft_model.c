@@ -48,31 +48,75 @@ static const uint32_t rnr_timer_10us[32] = {
 	12288, 16384, 24576, 32768, 49152,
 };
 
+/*
+ * A CQE did not fit: the CQ enters the error state, once. From then on
+ * it takes no CQE (room 0; those already in it stay readable), every CQE
+ * meant for it is counted in overflow_count, the device raises CQ_ERR,
+ * and every QP that uses the CQ moves to ERR with a QP_FATAL event.
+ * Error path: it takes the device's control lock to walk its QP table
+ * (in chunks; QPs are moved to ERR with the lock released, since their
+ * flushes may complete into a CQ that overflows in turn).
+ */
 static void
-cq_overflow(struct soft_cq *cq, struct soft_qp *qp)
+cq_error(struct soft_cq *cq)
 {
-	__atomic_store_n(&cq->overflow, 1, __ATOMIC_RELEASE);
+	struct soft_dev *sdev = cq->sdev;
+	struct soft_qp *qps[64];
+	uint8_t zero = 0;
+	uint32_t slot = 0, n, i;
+
 	__atomic_fetch_add(&cq->overflow_count, 1, __ATOMIC_RELAXED);
-	SOFT_LOG(ERR, "cq %u: overflow (depth %u, pi %u, ci %u), qp 0x%x to ERR",
-		 cq->base.cqn, cq->base.depth,
+	if (!__atomic_compare_exchange_n(&cq->overflow, &zero, 1, 0,
+					 __ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
+		return;
+	__atomic_store_n(&cq->room, 0, __ATOMIC_RELEASE);
+	SOFT_LOG(ERR, "cq %u: overflow (depth %u, pi %u, ci %u): CQ in error, "
+		 "its QPs to ERR (a CQ must hold every completion its QPs can "
+		 "have outstanding)", cq->base.cqn, cq->base.depth,
 		 __atomic_load_n(&cq->pi, __ATOMIC_RELAXED),
-		 __atomic_load_n(&cq->ci, __ATOMIC_RELAXED), qp->base.qp_num);
-	soft_qp_set_err(qp, false);
+		 __atomic_load_n(&cq->ci, __ATOMIC_RELAXED));
+	qpio_rdma_event_raise(sdev->qdev, QPIO_EVENT_CQ_ERR, &cq->base, 0);
+	while (slot < sdev->max_qp) {
+		n = 0;
+		rte_spinlock_lock(&sdev->lock);
+		for (; slot < sdev->max_qp && n < RTE_DIM(qps); slot++) {
+			struct soft_qp *qp = sdev->qp_tbl[slot];
+
+			if (qp != NULL && (qp->base.send_cq == &cq->base ||
+					   qp->base.recv_cq == &cq->base))
+				qps[n++] = qp;
+		}
+		rte_spinlock_unlock(&sdev->lock);
+		for (i = 0; i < n; i++)
+			soft_qp_set_err(qps[i], false, QPIO_EVENT_QP_FATAL);
+	}
 }
 
-/* Produce one CQE into cq for qp; on overflow the QP goes to ERR. */
+/* Produce one CQE into cq; a CQ that is full or in error does not take
+ * it (see cq_error()). @return 0 if written, -1 if not. */
 static inline int
-complete(struct soft_cq *cq, struct soft_qp *qp, const struct soft_cqe_info *ci)
+complete(struct soft_cq *cq, const struct soft_cqe_info *ci)
 {
 	uint32_t idx;
 
 	if (unlikely(soft_cq_reserve(cq, &idx) != 0)) {
-		cq_overflow(cq, qp);
+		cq_error(cq);
 		return -1;
 	}
 	soft_cq_publish(cq, idx, ci);
 	soft_cq_event_check(cq, ci);
 	return 0;
+}
+
+/* Produce the completion of a receive peer took. If its CQ does not
+ * take it, an SRQ slot is freed here, as a poll would have: a receive
+ * completion lost to a CQ in error must not hold the SRQ's other QPs. */
+static inline void
+complete_recv(struct soft_qp *peer, const struct soft_cqe_info *ci)
+{
+	if (unlikely(complete(to_scq(peer->base.recv_cq), ci) != 0) &&
+	    peer->srq != NULL)
+		soft_srq_slot_free(peer->srq, ci->wqe_counter);
 }
 
 static inline void
@@ -84,6 +128,7 @@ mark_pending(struct soft_qp *qp)
 		__atomic_fetch_add(&scq->nb_pending, 1, __ATOMIC_RELEASE);
 }
 
+/* Flush the QP's own RQ (an SRQ QP has nothing of its own to flush). */
 void
 soft_rq_flush(struct soft_qp *qp)
 {
@@ -106,30 +151,47 @@ soft_rq_flush(struct soft_qp *qp)
 						 __ATOMIC_RELAXED))
 			continue;
 		ci.wqe_counter = (uint16_t)c;
-		if (complete(rcq, qp, &ci) != 0)
-			break;
-		qp->flushed++;
+		if (complete(rcq, &ci) == 0)
+			qp->flushed++;
 		c++;
 	}
 }
 
-void
-soft_qp_set_err(struct soft_qp *qp, bool owner)
+bool
+soft_qp_set_err(struct soft_qp *qp, bool owner, int event)
 {
 	uint8_t s = __atomic_load_n(&qp->base.state, __ATOMIC_ACQUIRE);
 
 	do {
 		if (s == QPIO_QPS_ERR || s == QPIO_QPS_RESET)
-			return;
+			return false;
 	} while (!__atomic_compare_exchange_n(&qp->base.state, &s,
 					      (uint8_t)QPIO_QPS_ERR, 0,
 					      __ATOMIC_ACQ_REL,
 					      __ATOMIC_ACQUIRE));
-	soft_rq_flush(qp);
+	if (event >= 0)
+		qpio_rdma_event_raise(qp->sdev->qdev, (enum qpio_event_type)event,
+				      &qp->base, 0);
+	if (qp->srq != NULL)
+		soft_qp_last_wqe(qp);
+	else
+		soft_rq_flush(qp);
 	if (owner)
 		soft_sq_run(qp);
 	else
 		mark_pending(qp);
+	return true;
+}
+
+/* A QP of an SRQ entered ERR: the model takes an SRQ receive and
+ * completes it in one step, so none is in progress on the QP and it will
+ * take no more: the last WQE is reached (IBV_EVENT_QP_LAST_WQE_REACHED of
+ * ibv_get_async_event(3)). The SRQ's receives stay for its other QPs. */
+void
+soft_qp_last_wqe(struct soft_qp *qp)
+{
+	qpio_rdma_event_raise(qp->sdev->qdev, QPIO_EVENT_QP_LAST_WQE_REACHED,
+			      &qp->base, 0);
 }
 
 /* Parse the data part of a send WQE (after ctrl and, for RDMA/atomic, the
@@ -241,13 +303,20 @@ peer_remote(struct soft_dev *pdev, struct wqe_desc *d)
 	return soft_dev_owner_check(pdev);
 }
 
+/* After peer took receive c: the SRQ limit check (SRQ QPs only). */
+static inline void
+rq_taken(struct soft_qp *peer, uint32_t c)
+{
+	if (unlikely(peer->srq != NULL))
+		soft_srq_limit_check(peer->srq, c);
+}
+
 /* Responder side of SEND / SEND_IMM on an RC or UC QP. */
 static enum exec_result
 exec_send(struct soft_qp *qp, struct soft_qp *peer, struct wqe_desc *d,
 	  uint8_t *syndrome)
 {
-	struct soft_rq *rq = &peer->rq;
-	struct soft_cq *rcq = to_scq(peer->base.recv_cq);
+	struct soft_rq *rq = peer->rqp;
 	struct soft_cqe_info ci;
 	uint8_t *dst[SOFT_MAX_SGE];
 	uint32_t dlen[SOFT_MAX_SGE];
@@ -258,6 +327,8 @@ exec_send(struct soft_qp *qp, struct soft_qp *peer, struct wqe_desc *d,
 
 	if (rq_take(rq, &c) != 0)
 		return EXEC_RNR;
+	rq_taken(peer, c);
+	c = soft_rq_wqe_index(rq, c);
 
 	rwqe = rq->buf + (size_t)(c & rq->mask) * rq->stride;
 	for (i = 0; i < rq->max_sge; i++) {
@@ -268,7 +339,7 @@ exec_send(struct soft_qp *qp, struct soft_qp *peer, struct wqe_desc *d,
 
 		if (lkey == MLX5_INVALID_LKEY)
 			break;
-		dst[n] = soft_mr_check(peer->sdev, lkey, peer->pdn,
+		dst[n] = soft_mr_check(peer->sdev, lkey, rq->pdn,
 				       rte_be_to_cpu_64(ds->addr), len,
 				       QPIO_ACCESS_LOCAL_WRITE | d->mp);
 		if (unlikely(dst[n] == NULL)) {
@@ -289,8 +360,8 @@ exec_send(struct soft_qp *qp, struct soft_qp *peer, struct wqe_desc *d,
 		 * to ERR; an RC requester learns it from the NAK. */
 		ci.opcode = MLX5_CQE_RESP_ERR;
 		ci.syndrome = rsyn;
-		complete(rcq, peer, &ci);
-		soft_qp_set_err(peer, false);
+		complete_recv(peer, &ci);
+		soft_qp_set_err(peer, false, -1);
 		if (qp->base.qp_type == QPIO_QPT_UC)
 			return EXEC_OK;
 		*syndrome = rsyn == MLX5_CQE_SYNDROME_LOCAL_LENGTH_ERR ?
@@ -305,7 +376,7 @@ exec_send(struct soft_qp *qp, struct soft_qp *peer, struct wqe_desc *d,
 	ci.imm = d->imm;
 	ci.src_qpn = qp->base.qp_num;
 	ci.se = !!(d->fm_ce_se & MLX5_WQE_CTRL_SOLICITED);
-	complete(rcq, peer, &ci);
+	complete_recv(peer, &ci);
 	return EXEC_OK;
 }
 
@@ -373,7 +444,7 @@ exec_ud(struct soft_qp *qp, const struct mlx5_wqe_av *av, struct wqe_desc *d)
 	uint32_t dlen[SOFT_MAX_SGE];
 	uint8_t grh[QPIO_GRH_LEN];
 	const uint8_t *rwqe;
-	uint32_t c, i, n = 0;
+	uint32_t c, slot, i, n = 0;
 	uint8_t ps, has_grh;
 
 	if (unlikely(d->total > SOFT_MTU)) {
@@ -397,7 +468,7 @@ exec_ud(struct soft_qp *qp, const struct mlx5_wqe_av *av, struct wqe_desc *d)
 		__atomic_fetch_add(&peer->ud_qkey_drops, 1, __ATOMIC_RELAXED);
 		return EXEC_OK;
 	}
-	rq = &peer->rq;
+	rq = peer->rqp;
 	c = __atomic_load_n(&rq->ci, __ATOMIC_RELAXED);
 	do {
 		if (c == __atomic_load_n(&rq->head, __ATOMIC_ACQUIRE)) {
@@ -406,8 +477,11 @@ exec_ud(struct soft_qp *qp, const struct mlx5_wqe_av *av, struct wqe_desc *d)
 			return EXEC_OK;
 		}
 		/* Slot c cannot be reused before c is consumed, so if the CAS
-		 * below succeeds, what was read here was the posted WQE. */
-		rwqe = rq->buf + (size_t)(c & rq->mask) * rq->stride;
+		 * below succeeds, what was read here was the posted WQE (for
+		 * an SRQ: position c is not rewritten before it is consumed,
+		 * and its WQE slot is not freed before it is polled). */
+		slot = soft_rq_wqe_index(rq, c);
+		rwqe = rq->buf + (size_t)(slot & rq->mask) * rq->stride;
 		if (unlikely(rwqe_room(rq, rwqe) < d->total + QPIO_GRH_LEN)) {
 			__atomic_fetch_add(&peer->ud_len_drops, 1,
 					   __ATOMIC_RELAXED);
@@ -416,10 +490,11 @@ exec_ud(struct soft_qp *qp, const struct mlx5_wqe_av *av, struct wqe_desc *d)
 	} while (!__atomic_compare_exchange_n(&rq->ci, &c, c + 1, 1,
 					      __ATOMIC_ACQ_REL,
 					      __ATOMIC_RELAXED));
+	rq_taken(peer, c);
 
 	memset(&ci, 0, sizeof(ci));
 	ci.qpn = peer->base.qp_num;
-	ci.wqe_counter = (uint16_t)c;
+	ci.wqe_counter = (uint16_t)slot;
 	for (i = 0; i < rq->max_sge; i++) {
 		const struct mlx5_wqe_data_seg *ds =
 			(const struct mlx5_wqe_data_seg *)(rwqe + i * SOFT_SEG);
@@ -428,14 +503,14 @@ exec_ud(struct soft_qp *qp, const struct mlx5_wqe_av *av, struct wqe_desc *d)
 
 		if (lkey == MLX5_INVALID_LKEY)
 			break;
-		dst[n] = soft_mr_check(peer->sdev, lkey, peer->pdn,
+		dst[n] = soft_mr_check(peer->sdev, lkey, rq->pdn,
 				       rte_be_to_cpu_64(ds->addr), len,
 				       QPIO_ACCESS_LOCAL_WRITE | d->mp);
 		if (unlikely(dst[n] == NULL)) {
 			ci.opcode = MLX5_CQE_RESP_ERR;
 			ci.syndrome = MLX5_CQE_SYNDROME_LOCAL_PROT_ERR;
-			complete(to_scq(peer->base.recv_cq), peer, &ci);
-			soft_qp_set_err(peer, false);
+			complete_recv(peer, &ci);
+			soft_qp_set_err(peer, false, -1);
 			return EXEC_OK;
 		}
 		dlen[n++] = len;
@@ -457,7 +532,7 @@ exec_ud(struct soft_qp *qp, const struct mlx5_wqe_av *av, struct wqe_desc *d)
 	ci.grh = has_grh;
 	ci.sl = av->stat_rate_sl & 0xf;
 	ci.slid = qp->sdev->lid;
-	complete(to_scq(peer->base.recv_cq), peer, &ci);
+	complete_recv(peer, &ci);
 	return EXEC_OK;
 }
 
@@ -473,7 +548,11 @@ responder_refuses(const struct soft_qp *qp, struct soft_qp *peer, uint8_t syn,
 {
 	if (qp->base.qp_type == QPIO_QPT_UC)
 		return EXEC_OK;
-	soft_qp_set_err(peer, false);
+	/* The responder has no WQE to report this in: its application
+	 * learns it from a QP event (ibv_get_async_event(3): invalid request
+	 * local work queue error, local access violation error). */
+	soft_qp_set_err(peer, false, syn == MLX5_CQE_SYNDROME_REMOTE_ACCESS_ERR ?
+			QPIO_EVENT_QP_ACCESS_ERR : QPIO_EVENT_QP_REQ_ERR);
 	*syndrome = syn;
 	return EXEC_ERR;
 }
@@ -525,9 +604,12 @@ exec_write(struct soft_qp *qp, struct soft_qp *peer, struct wqe_desc *d,
 		return responder_refuses(qp, peer,
 					 MLX5_CQE_SYNDROME_REMOTE_ACCESS_ERR,
 					 syndrome);
-	if (d->opcode == MLX5_OPCODE_RDMA_WRITE_IMM &&
-	    rq_take(&peer->rq, &c) != 0)
-		return EXEC_RNR;
+	if (d->opcode == MLX5_OPCODE_RDMA_WRITE_IMM) {
+		if (rq_take(peer->rqp, &c) != 0)
+			return EXEC_RNR;
+		rq_taken(peer, c);
+		c = soft_rq_wqe_index(peer->rqp, c);
+	}
 	if (p != NULL)
 		gather_to(d, p);
 	if (d->opcode == MLX5_OPCODE_RDMA_WRITE_IMM) {
@@ -539,7 +621,7 @@ exec_write(struct soft_qp *qp, struct soft_qp *peer, struct wqe_desc *d,
 		ci.imm = d->imm;
 		ci.src_qpn = qp->base.qp_num;
 		ci.se = !!(d->fm_ce_se & MLX5_WQE_CTRL_SOLICITED);
-		complete(to_scq(peer->base.recv_cq), peer, &ci);
+		complete_recv(peer, &ci);
 	}
 	return EXEC_OK;
 }
@@ -706,6 +788,7 @@ exec_wqe(struct soft_qp *qp, const uint8_t *wqe, struct wqe_desc *d,
 		 * message silently. */
 		if (qp->base.qp_type == QPIO_QPT_UC)
 			return EXEC_OK;
+		qp->retry_exceeded++;
 		*syndrome = MLX5_CQE_SYNDROME_TRANSPORT_RETRY_EXC_ERR;
 		return EXEC_ERR;
 	}
@@ -739,9 +822,8 @@ sq_flush(struct soft_qp *qp, uint32_t ci, uint32_t pi)
 
 		info.wqe_opcode = (uint8_t)rte_be_to_cpu_32(ctrl->opmod_idx_opcode);
 		info.wqe_counter = (uint16_t)ci;
-		if (complete(scq, qp, &info) != 0)
-			break;
-		qp->flushed++;
+		if (complete(scq, &info) == 0)
+			qp->flushed++;
 	}
 	qp->sq.ci = ci;
 }
@@ -812,14 +894,14 @@ sq_execute(struct soft_qp *qp)
 			info.syndrome = syn;
 			ci++;
 			sq->ci = ci;
-			complete(scq, qp, &info);
-			soft_qp_set_err(qp, false);
+			complete(scq, &info);
+			soft_qp_set_err(qp, false, -1);
 			continue;
 		}
 		if (d.fm_ce_se & MLX5_WQE_CTRL_CQ_UPDATE) {
 			info.opcode = MLX5_CQE_REQ;
 			info.byte_cnt = (uint32_t)d.total;
-			if (unlikely(complete(scq, qp, &info) != 0)) {
+			if (unlikely(complete(scq, &info) != 0)) {
 				sq->ci = ci + 1;
 				continue;
 			}

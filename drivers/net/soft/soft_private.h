@@ -84,23 +84,31 @@ struct soft_cq {
 	struct soft_qp *last_qp;
 
 	alignas(RTE_CACHE_LINE_SIZE) uint32_t pi;   /* producers reserve here */
+	/* Entries a producer may fill: the depth, 0 once the CQ is in
+	 * error (then no reservation succeeds). Read with pi. */
+	uint32_t room;
 	uint32_t armed;                             /* SOFT_CQ_ARM_* */
 	int efd;                                    /* eventfd of the events */
 	uint32_t nb_pending;                        /* QPs with work to resume */
 	uint8_t overflow;                           /* CQ error raised */
-	uint64_t overflow_count;                    /* CQEs that did not fit */
+	uint64_t overflow_count;                    /* CQEs not written */
 };
 
 /* Receive queue: producer = owner lcore (post recv), consumer = device
- * model on any lcore (CAS on ci), tail = owner lcore (poll CQ). */
+ * model on any lcore (CAS on ci), tail = owner lcore (poll CQ). An SRQ
+ * adds one indirection (ring != NULL): position c of the queue holds the
+ * index of a WQE slot, ring[c & mask], because its slots are freed out of
+ * order (CQs of many QPs, polled on many lcores); see struct soft_srq. */
 struct soft_rq {
 	uint8_t *buf;             /* depth * stride bytes of data segments */
 	uint64_t *wrid;
 	uint8_t *done;            /* slot completed, awaiting tail advance */
+	uint32_t *ring;           /* SRQ only: WQE slot of each position */
 	uint32_t depth;
 	uint32_t mask;
 	uint32_t stride;          /* bytes: nsge * 16 */
 	uint32_t max_sge;
+	uint32_t pdn;             /* receive SGEs are checked against it */
 	alignas(RTE_CACHE_LINE_SIZE) uint32_t head;   /* doorbell record */
 	alignas(RTE_CACHE_LINE_SIZE) uint32_t ci;     /* device consumer */
 	alignas(RTE_CACHE_LINE_SIZE) uint32_t tail;   /* freed by poll */
@@ -122,10 +130,30 @@ struct soft_sq {
 	uint32_t ci;              /* device model consumer */
 };
 
+/* Shared receive queue: a receive queue many QPs take from. WQE slots
+ * are allocated by the producer (first the never-used ones, then from
+ * the free ring) and freed by whichever lcore polls the completion (or
+ * drops it): a multi-producer ring of slot indices, one sequence word per
+ * entry. At most depth slots exist, so the free ring never overflows. */
+struct soft_srq {
+	struct qpio_srq base;
+	struct soft_rq rq;
+	struct soft_dev *sdev;
+	uint32_t limit;           /* armed srq_limit, 0 = not armed (atomic) */
+	uint64_t limit_events;    /* SRQ_LIMIT_REACHED raised (atomic) */
+	uint32_t *fring;          /* freed slot indices */
+	uint32_t *fseq;           /* position + 1 once fring[pos] is written */
+	uint32_t fresh;           /* producer: slots [fresh, depth) never used */
+	alignas(RTE_CACHE_LINE_SIZE) uint32_t fpi;  /* freeing lcores */
+	alignas(RTE_CACHE_LINE_SIZE) uint32_t fci;  /* producer */
+};
+
 struct soft_qp {
 	struct qpio_qp base;
 	struct soft_sq sq;
 	struct soft_rq rq;
+	struct soft_rq *rqp;      /* where receives come from: &rq or the SRQ's */
+	struct soft_srq *srq;     /* NULL: own RQ */
 	struct soft_dev *sdev;
 	uint32_t pdn;
 	uint32_t dest_qpn;
@@ -138,6 +166,7 @@ struct soft_qp {
 	uint64_t rnr_deadline;    /* TSC of the next attempt, 0 = none */
 	uint64_t rnr_nak_total;   /* counters */
 	uint64_t rnr_exceeded;
+	uint64_t retry_exceeded;  /* RETRY_EXC_ERR completions */
 	uint64_t flushed;
 	uint64_t ud_no_dest;      /* UD, as sender: no such UD QP */
 	uint64_t ud_too_long;     /* UD, as sender: over the MTU, not sent */
@@ -168,6 +197,7 @@ struct soft_dev {
 	uint32_t qpn_gen;                 /* high QPN bits, bumped per create */
 	uint32_t max_mr;
 	uint32_t max_ah;
+	uint32_t next_srqn;
 	struct soft_mr_entry *mr_tbl;     /* max_mr entries */
 	struct soft_qp **qp_tbl;          /* by (qpn - base) & qp_tbl_mask */
 	uint32_t next_cqn;
@@ -186,6 +216,8 @@ static inline struct soft_qp *to_sqp(struct qpio_qp *qp)
 { return (struct soft_qp *)qp; }
 static inline struct soft_cq *to_scq(struct qpio_cq *cq)
 { return (struct soft_cq *)cq; }
+static inline struct soft_srq *to_ssrq(struct qpio_srq *srq)
+{ return (struct soft_srq *)srq; }
 static inline struct soft_dev *to_sdev(const struct qpio_device *dev)
 { return (struct soft_dev *)dev->priv; }
 
@@ -239,9 +271,22 @@ int soft_cq_destroy(struct qpio_cq *cq);
 int soft_cq_req_notify(struct qpio_cq *cq, int solicited_only);
 int soft_cq_event_fd(const struct qpio_cq *cq);
 uint16_t soft_cq_poll(struct qpio_cq *cq, struct qpio_wc *wc, uint16_t n);
-/* Remove every CQE of QP qpn from cq (modify to RESET, destroy), as mlx5
- * providers clean a CQ. Control path: no producer may run meanwhile. */
-void soft_cq_purge(struct soft_cq *cq, uint32_t qpn);
+/* Remove every CQE of qp from cq (modify to RESET, destroy), as mlx5
+ * providers clean a CQ; SRQ receives among them free their SRQ slots.
+ * Control path: no producer may run meanwhile. */
+void soft_cq_purge(struct soft_cq *cq, struct soft_qp *qp);
+
+/* soft_srq.c */
+struct qpio_srq *soft_srq_create(struct qpio_pd *pd, struct qpio_srq_attr *attr);
+int soft_srq_modify(struct qpio_srq *srq, const struct qpio_srq_attr *attr,
+		    int mask);
+int soft_srq_query(struct qpio_srq *srq, struct qpio_srq_attr *attr);
+int soft_srq_destroy(struct qpio_srq *srq);
+uint16_t soft_srq_post_recv(struct qpio_srq *srq, const struct qpio_recv_wr *wrs,
+			    uint16_t n, int *err);
+/* Raise SRQ_LIMIT_REACHED if armed and the receive at c left fewer than
+ * the limit posted (soft_srq.c, off the fast path). */
+void soft_srq_limit_check(struct soft_srq *srq, uint32_t c);
 
 /* soft_qp.c */
 struct qpio_qp *soft_qp_create(struct qpio_pd *pd,
@@ -262,7 +307,14 @@ uint16_t soft_post_recv(struct qpio_qp *qp, const struct qpio_recv_wr *wrs,
 
 /* soft_model.c: the device */
 void soft_sq_run(struct soft_qp *qp);
-void soft_qp_set_err(struct soft_qp *qp, bool owner);
+/* Move qp to ERR and flush it (owner: the caller owns the SQ, run its
+ * flush now; else leave it to the send CQ's poller). event >= 0: the
+ * enum qpio_event_type to raise for the QP when this call moves it
+ * (before QP_LAST_WQE_REACHED of an SRQ QP). @return true if this call
+ * moved it, false if it was in ERR or RESET already. */
+bool soft_qp_set_err(struct soft_qp *qp, bool owner, int event);
+/* Raise QP_LAST_WQE_REACHED for an SRQ QP that entered ERR. */
+void soft_qp_last_wqe(struct soft_qp *qp);
 void soft_rq_flush(struct soft_qp *qp);
 void soft_cq_progress(struct soft_cq *cq);
 

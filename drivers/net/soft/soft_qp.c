@@ -27,9 +27,9 @@ queues_reset(struct soft_qp *qp, uint32_t start)
 {
 	struct soft_cq *scq = to_scq(qp->base.send_cq);
 
-	soft_cq_purge(scq, qp->base.qp_num);
+	soft_cq_purge(scq, qp);
 	if (qp->base.recv_cq != qp->base.send_cq)
-		soft_cq_purge(to_scq(qp->base.recv_cq), qp->base.qp_num);
+		soft_cq_purge(to_scq(qp->base.recv_cq), qp);
 	qp->sq.pi = qp->sq.ci = qp->sq.tail = qp->sq.dbrec = start;
 	qp->rq.head = qp->rq.ci = qp->rq.tail = start;
 	memset(qp->rq.done, 0, qp->rq.depth);
@@ -48,11 +48,6 @@ soft_qp_create(struct qpio_pd *pd, struct qpio_qp_init_attr *ia)
 	struct soft_qp *qp;
 	uint32_t wqe_size, slot;
 
-	if (ia->srq != NULL) {
-		SOFT_LOG(ERR, "%s: SRQ not supported yet", pd->dev->name);
-		rte_errno = EOPNOTSUPP;
-		return NULL;
-	}
 	wqe_size = sq_wqe_size(ia->qp_type, RTE_MAX(cap->max_send_sge, 1u),
 			       cap->max_inline_data);
 	if (wqe_size > SOFT_MAX_WQE_BBS * SOFT_WQE_BB) {
@@ -76,9 +71,12 @@ soft_qp_create(struct qpio_pd *pd, struct qpio_qp_init_attr *ia)
 	qp->sq.wrid = rte_zmalloc_socket("soft_sq_wrid",
 					 sizeof(uint64_t) * qp->sq.depth,
 					 RTE_CACHE_LINE_SIZE, socket);
-	qp->rq.depth = rte_align32pow2(RTE_MAX(cap->max_recv_wr, 1u));
+	/* An SRQ QP keeps a one-entry RQ of its own, never used. */
+	qp->rq.depth = ia->srq != NULL ? 1 :
+		rte_align32pow2(RTE_MAX(cap->max_recv_wr, 1u));
 	qp->rq.mask = qp->rq.depth - 1;
-	qp->rq.max_sge = RTE_MAX(cap->max_recv_sge, 1u);
+	qp->rq.max_sge = ia->srq != NULL ? 1 : RTE_MAX(cap->max_recv_sge, 1u);
+	qp->rq.pdn = pd->pdn;
 	qp->rq.stride = rte_align32pow2(qp->rq.max_sge) * SOFT_SEG;
 	qp->rq.buf = rte_zmalloc_socket("soft_rq", (size_t)qp->rq.depth * qp->rq.stride,
 					RTE_CACHE_LINE_SIZE, socket);
@@ -107,9 +105,11 @@ soft_qp_create(struct qpio_pd *pd, struct qpio_qp_init_attr *ia)
 	rte_spinlock_unlock(&sdev->lock);
 
 	cap->max_send_wr = qp->sq.depth;
-	cap->max_recv_wr = qp->rq.depth;
+	cap->max_recv_wr = ia->srq != NULL ? 0 : qp->rq.depth;
 	cap->max_send_sge = qp->sq.max_sge;
-	cap->max_recv_sge = qp->rq.max_sge;
+	cap->max_recv_sge = ia->srq != NULL ? 0 : qp->rq.max_sge;
+	qp->srq = ia->srq != NULL ? to_ssrq(ia->srq) : NULL;
+	qp->rqp = qp->srq != NULL ? &qp->srq->rq : &qp->rq;
 	qp->sdev = sdev;
 	qp->pdn = pd->pdn;
 	qp->base.post_send = ia->qp_type == QPIO_QPT_UD ? soft_post_send_ud :
@@ -118,6 +118,7 @@ soft_qp_create(struct qpio_pd *pd, struct qpio_qp_init_attr *ia)
 	qp->base.state = QPIO_QPS_RESET;
 	qp->base.send_cq = ia->send_cq;
 	qp->base.recv_cq = ia->recv_cq;
+	qp->base.srq = ia->srq;
 	qp->attr.cap = *cap;
 	TAILQ_INSERT_TAIL(&to_scq(ia->send_cq)->send_qps, qp, cq_next);
 	return &qp->base;
@@ -241,10 +242,13 @@ soft_qp_modify(struct qpio_qp *qqp, const struct qpio_qp_attr *in, int mask,
 		return 0;
 	}
 	if (next == QPIO_QPS_ERR) {
-		if (cur == QPIO_QPS_RESET)  /* nothing posted, nothing to flush */
+		if (cur == QPIO_QPS_RESET) { /* nothing posted, nothing to flush */
 			__atomic_store_n(&qqp->state, QPIO_QPS_ERR, __ATOMIC_SEQ_CST);
-		else
-			soft_qp_set_err(qp, true);
+			if (qp->srq != NULL)
+				soft_qp_last_wqe(qp);
+		} else {
+			soft_qp_set_err(qp, true, -1);
+		}
 		return 0;
 	}
 	__atomic_store_n(&qqp->state, (uint8_t)next, __ATOMIC_SEQ_CST);
@@ -293,6 +297,7 @@ qpio_soft_qp_stats(const struct qpio_qp *qqp, struct qpio_soft_qp_stats *st)
 	qp = (const struct soft_qp *)qqp;
 	st->rnr_naks = qp->rnr_nak_total;
 	st->rnr_retry_exceeded = qp->rnr_exceeded;
+	st->retry_exceeded = qp->retry_exceeded;
 	st->flushed = qp->flushed;
 	st->ud_no_dest = qp->ud_no_dest;
 	st->ud_too_long = qp->ud_too_long;
@@ -316,4 +321,14 @@ qpio_soft_cq_overflowed(const struct qpio_cq *qcq)
 		return -EINVAL;
 	return __atomic_load_n(&((const struct soft_cq *)qcq)->overflow,
 			       __ATOMIC_ACQUIRE);
+}
+
+int
+qpio_soft_cq_overflow_count(const struct qpio_cq *qcq, uint64_t *count)
+{
+	if (qcq == NULL || count == NULL || qcq->poll != soft_cq_poll)
+		return -EINVAL;
+	*count = __atomic_load_n(&((const struct soft_cq *)qcq)->overflow_count,
+				 __ATOMIC_RELAXED);
+	return 0;
 }

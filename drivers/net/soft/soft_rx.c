@@ -23,13 +23,11 @@ soft_post_recv(struct qpio_qp *qqp, const struct qpio_recv_wr *wrs,
 		goto out;
 	}
 	for (i = 0; i < n; i++) {
-		const struct qpio_recv_wr *wr = &wrs[i];
-		struct mlx5_wqe_data_seg *d;
-		uint32_t j, k = 0;
-
-		if (unlikely(wr->num_sge > rq->max_sge)) {
+		/* Rules first: a WR that breaks one is -EINVAL even into a
+		 * full RQ (as qpio_qp_post_send()). */
+		if (unlikely(wrs[i].num_sge > rq->max_sge)) {
 			SOFT_LOG(DEBUG, "qp 0x%x: num_sge %u > max_recv_sge %u",
-				 qqp->qp_num, wr->num_sge, rq->max_sge);
+				 qqp->qp_num, wrs[i].num_sge, rq->max_sge);
 			rc = -EINVAL;
 			break;
 		}
@@ -37,32 +35,10 @@ soft_post_recv(struct qpio_qp *qqp, const struct qpio_recv_wr *wrs,
 			rc = -ENOMEM;
 			break;
 		}
-		for (j = 0; j < wr->num_sge; j++)
-			if (unlikely((wr->sg_list[j].length & MLX5_INLINE_SEG) ||
-				     wr->sg_list[j].lkey == MLX5_INVALID_LKEY))
-				break;
-		if (unlikely(j != wr->num_sge)) {
-			SOFT_LOG(DEBUG, "qp 0x%x: receive SGE %u: length over 2^31 - 1 "
-				 "or reserved lkey 0x100", qqp->qp_num, j);
-			rc = -EINVAL;
+		rc = soft_rwqe_check(&wrs[i], "qp", qqp->qp_num);
+		if (unlikely(rc != 0))
 			break;
-		}
-		d = (struct mlx5_wqe_data_seg *)
-			(rq->buf + (size_t)(head & rq->mask) * rq->stride);
-		for (j = 0; j < wr->num_sge; j++) {
-			if (wr->sg_list[j].length == 0)
-				continue;
-			d[k].byte_count = rte_cpu_to_be_32(wr->sg_list[j].length);
-			d[k].lkey = rte_cpu_to_be_32(wr->sg_list[j].lkey);
-			d[k].addr = rte_cpu_to_be_64(wr->sg_list[j].addr);
-			k++;
-		}
-		if (k < rq->max_sge) {
-			d[k].byte_count = 0;
-			d[k].lkey = rte_cpu_to_be_32(MLX5_INVALID_LKEY);
-			d[k].addr = 0;
-		}
-		rq->wrid[head & rq->mask] = wr->wr_id;
+		soft_rwqe_fill(rq, head, &wrs[i]);
 		head++;
 	}
 	if (likely(head != rq->head)) {

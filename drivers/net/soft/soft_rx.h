@@ -14,7 +14,9 @@
  * Reserve one CQE slot. Many lcores may produce into one CQ: the slot is
  * taken with a CAS on pi, bounded by the consumer index the poller
  * publishes, so a completion is never written over one not yet polled.
- * @return 0 and *idx, or -1 when the CQ is full (overflow).
+ * The bound is cq->room: the depth, or 0 once the CQ is in error, so a CQ
+ * in error takes no CQE at all (not even after its poller made room).
+ * @return 0 and *idx, or -1 when the CQ is full or in error.
  */
 static inline int
 soft_cq_reserve(struct soft_cq *cq, uint32_t *idx)
@@ -26,7 +28,7 @@ soft_cq_reserve(struct soft_cq *cq, uint32_t *idx)
 		uint32_t ci = __atomic_load_n(&cq->ci, __ATOMIC_ACQUIRE);
 		uint32_t pi = __atomic_load_n(&cq->pi, __ATOMIC_ACQUIRE);
 
-		if (unlikely(pi - ci >= cq->base.depth))
+		if (unlikely(pi - ci >= __atomic_load_n(&cq->room, __ATOMIC_RELAXED)))
 			return -1;
 		if (likely(__atomic_compare_exchange_n(&cq->pi, &pi, pi + 1, 0,
 						       __ATOMIC_ACQ_REL,
@@ -35,6 +37,29 @@ soft_cq_reserve(struct soft_cq *cq, uint32_t *idx)
 			return 0;
 		}
 	}
+}
+
+/* WQE slot of queue position c: c itself for a QP's RQ, the slot the
+ * producer put there for an SRQ. The caller read head with acquire order
+ * after the producer stored ring[c] (release on head). */
+static inline uint32_t
+soft_rq_wqe_index(const struct soft_rq *rq, uint32_t c)
+{
+	if (likely(rq->ring == NULL))
+		return c;
+	return __atomic_load_n(&rq->ring[c & rq->mask], __ATOMIC_RELAXED);
+}
+
+/* Give SRQ slot back (any lcore: the poller of its completion, or the
+ * lcore that dropped it). wr_id and WQE reads happen before this. */
+static inline void
+soft_srq_slot_free(struct soft_srq *srq, uint32_t slot)
+{
+	uint32_t p = __atomic_fetch_add(&srq->fpi, 1, __ATOMIC_RELAXED);
+	uint32_t i = p & srq->rq.mask;
+
+	srq->fring[i] = slot & srq->rq.mask;
+	__atomic_store_n(&srq->fseq[i], p + 1, __ATOMIC_RELEASE);
 }
 
 /* Fields of one completion before it is written as a CQE. */
@@ -153,6 +178,55 @@ soft_mr_check(const struct soft_dev *sdev, uint32_t key, uint32_t pdn,
 		     len > e->len - (addr - e->addr)))
 		return NULL;
 	return (uint8_t *)(uintptr_t)addr;
+}
+
+/*
+ * Check the SGEs of one receive WR: none over 2^31 - 1 bytes (bit 31
+ * marks inline data) and no reserved lkey MLX5_INVALID_LKEY (the end
+ * marker of a receive WQE). what/num name the queue in the DEBUG line.
+ * @return 0 or -EINVAL.
+ */
+static inline int
+soft_rwqe_check(const struct qpio_recv_wr *wr, const char *what, uint32_t num)
+{
+	uint32_t j;
+
+	for (j = 0; j < wr->num_sge; j++)
+		if (unlikely((wr->sg_list[j].length & MLX5_INLINE_SEG) ||
+			     wr->sg_list[j].lkey == MLX5_INVALID_LKEY)) {
+			SOFT_LOG(DEBUG, "%s 0x%x: receive SGE %u: length over "
+				 "2^31 - 1 or reserved lkey 0x100", what, num, j);
+			return -EINVAL;
+		}
+	return 0;
+}
+
+/*
+ * Write a checked receive WR as the receive WQE in slot idx of rq (an
+ * array of data segments, 0-length SGEs left out, ended by
+ * MLX5_INVALID_LKEY when shorter than max_sge), and its wr_id.
+ */
+static inline void
+soft_rwqe_fill(struct soft_rq *rq, uint32_t idx, const struct qpio_recv_wr *wr)
+{
+	struct mlx5_wqe_data_seg *d = (struct mlx5_wqe_data_seg *)
+		(rq->buf + (size_t)(idx & rq->mask) * rq->stride);
+	uint32_t j, k = 0;
+
+	for (j = 0; j < wr->num_sge; j++) {
+		if (wr->sg_list[j].length == 0)
+			continue;
+		d[k].byte_count = rte_cpu_to_be_32(wr->sg_list[j].length);
+		d[k].lkey = rte_cpu_to_be_32(wr->sg_list[j].lkey);
+		d[k].addr = rte_cpu_to_be_64(wr->sg_list[j].addr);
+		k++;
+	}
+	if (k < rq->max_sge) {
+		d[k].byte_count = 0;
+		d[k].lkey = rte_cpu_to_be_32(MLX5_INVALID_LKEY);
+		d[k].addr = 0;
+	}
+	rq->wrid[idx & rq->mask] = wr->wr_id;
 }
 
 #endif /* SOFT_RX_H */

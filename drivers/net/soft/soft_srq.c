@@ -1,0 +1,203 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Soft NIC shared receive queues: a receive queue (the same WQE format as
+ * a QP's RQ) that the QPs attached to it take receives from.
+ *
+ * Producer: the lcore that posts. For each WR it takes a free WQE slot,
+ * writes the WQE there and the slot's index at the next queue position,
+ * then publishes the doorbell record head. Consumers: the device model on
+ * any lcore, with a CAS on ci, as for an RQ, then the slot that position
+ * names. Release: a slot is free again once its completion is polled, on
+ * the receive CQ of whichever QP took it, in any order: that lcore puts
+ * it on the free ring, which the producer takes slots from.
+ */
+#include <string.h>
+
+#include <rte_errno.h>
+#include <rte_malloc.h>
+
+#include "soft_rx.h"
+#include "qpio_soft.h"
+
+static void
+srq_free(struct soft_srq *srq)
+{
+	rte_free(srq->rq.buf);
+	rte_free(srq->rq.wrid);
+	rte_free(srq->rq.ring);
+	rte_free(srq->fring);
+	rte_free(srq->fseq);
+	rte_free(srq);
+}
+
+struct qpio_srq *
+soft_srq_create(struct qpio_pd *pd, struct qpio_srq_attr *attr)
+{
+	struct soft_dev *sdev = to_sdev(pd->dev);
+	struct soft_srq *srq;
+	struct soft_rq *rq;
+
+	srq = rte_zmalloc("soft_srq", sizeof(*srq), RTE_CACHE_LINE_SIZE);
+	if (srq == NULL)
+		goto nomem;
+	rq = &srq->rq;
+	rq->depth = rte_align32pow2(attr->max_wr);
+	rq->mask = rq->depth - 1;
+	rq->max_sge = RTE_MAX(attr->max_sge, 1u);
+	rq->stride = rte_align32pow2(rq->max_sge) * SOFT_SEG;
+	rq->pdn = pd->pdn;
+	rq->buf = rte_zmalloc("soft_srq_buf", (size_t)rq->depth * rq->stride,
+			      RTE_CACHE_LINE_SIZE);
+	rq->wrid = rte_zmalloc("soft_srq_wrid", sizeof(uint64_t) * rq->depth,
+			       RTE_CACHE_LINE_SIZE);
+	rq->ring = rte_zmalloc("soft_srq_ring", sizeof(uint32_t) * rq->depth,
+			       RTE_CACHE_LINE_SIZE);
+	srq->fring = rte_zmalloc("soft_srq_fring", sizeof(uint32_t) * rq->depth,
+				 RTE_CACHE_LINE_SIZE);
+	srq->fseq = rte_zmalloc("soft_srq_fseq", sizeof(uint32_t) * rq->depth,
+				RTE_CACHE_LINE_SIZE);
+	if (rq->buf == NULL || rq->wrid == NULL || rq->ring == NULL ||
+	    srq->fring == NULL || srq->fseq == NULL)
+		goto nomem;
+	srq->sdev = sdev;
+	srq->base.post_recv = soft_srq_post_recv;
+	rte_spinlock_lock(&sdev->lock);
+	srq->base.srq_num = sdev->next_srqn++;
+	rte_spinlock_unlock(&sdev->lock);
+	attr->max_wr = rq->depth;
+	attr->max_sge = rq->max_sge;
+	return &srq->base;
+nomem:
+	if (srq != NULL)
+		srq_free(srq);
+	rte_errno = ENOMEM;
+	return NULL;
+}
+
+int
+soft_srq_destroy(struct qpio_srq *qsrq)
+{
+	srq_free(to_ssrq(qsrq));
+	return 0;
+}
+
+int
+soft_srq_modify(struct qpio_srq *qsrq, const struct qpio_srq_attr *attr,
+		int mask)
+{
+	struct soft_srq *srq = to_ssrq(qsrq);
+
+	if (mask & QPIO_SRQ_MAX_WR) {
+		SOFT_LOG(ERR, "srq %u: resizing (QPIO_SRQ_MAX_WR) is not supported "
+			 "by the soft NIC", qsrq->srq_num);
+		return -EOPNOTSUPP;
+	}
+	if (mask & QPIO_SRQ_LIMIT)
+		__atomic_store_n(&srq->limit, attr->srq_limit, __ATOMIC_RELEASE);
+	return 0;
+}
+
+int
+soft_srq_query(struct qpio_srq *qsrq, struct qpio_srq_attr *attr)
+{
+	struct soft_srq *srq = to_ssrq(qsrq);
+
+	attr->max_wr = srq->rq.depth;
+	attr->max_sge = srq->rq.max_sge;
+	attr->srq_limit = __atomic_load_n(&srq->limit, __ATOMIC_ACQUIRE);
+	return 0;
+}
+
+void
+soft_srq_limit_check(struct soft_srq *srq, uint32_t c)
+{
+	uint32_t lim = __atomic_load_n(&srq->limit, __ATOMIC_RELAXED);
+	uint32_t head;
+
+	if (likely(lim == 0))
+		return;
+	/* receives still posted once c is taken */
+	head = __atomic_load_n(&srq->rq.head, __ATOMIC_ACQUIRE);
+	if (head - (c + 1) >= lim)
+		return;
+	/* One event per arm: the CAS disarms; the loser raises nothing. */
+	if (!__atomic_compare_exchange_n(&srq->limit, &lim, 0, 0,
+					 __ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
+		return;
+	__atomic_fetch_add(&srq->limit_events, 1, __ATOMIC_RELAXED);
+	qpio_rdma_event_raise(srq->sdev->qdev, QPIO_EVENT_SRQ_LIMIT_REACHED,
+			      &srq->base, 0);
+}
+
+/* A free WQE slot: a never-used one, else the oldest freed one whose
+ * entry is published. Producer only. @return 0 and *slot, or -1. */
+static inline int
+srq_slot_alloc(struct soft_srq *srq, uint32_t *slot)
+{
+	uint32_t pos = srq->fci, i;
+
+	if (unlikely(srq->fresh < srq->rq.depth)) {
+		*slot = srq->fresh++;
+		return 0;
+	}
+	i = pos & srq->rq.mask;
+	if (__atomic_load_n(&srq->fseq[i], __ATOMIC_ACQUIRE) != pos + 1)
+		return -1;
+	*slot = srq->fring[i];
+	srq->fci = pos + 1;
+	return 0;
+}
+
+uint16_t
+soft_srq_post_recv(struct qpio_srq *qsrq, const struct qpio_recv_wr *wrs,
+		   uint16_t n, int *err)
+{
+	struct soft_srq *srq = to_ssrq(qsrq);
+	struct soft_rq *rq = &srq->rq;
+	uint32_t head = rq->head;
+	uint16_t i;
+	int rc = 0;
+
+	for (i = 0; i < n; i++) {
+		uint32_t slot;
+
+		if (unlikely(wrs[i].num_sge > rq->max_sge)) {
+			SOFT_LOG(DEBUG, "srq %u: num_sge %u > max_sge %u",
+				 qsrq->srq_num, wrs[i].num_sge, rq->max_sge);
+			rc = -EINVAL;
+			break;
+		}
+		/* Rules first: nothing is taken for a refused WR. */
+		if (unlikely(soft_rwqe_check(&wrs[i], "srq", qsrq->srq_num) != 0)) {
+			rc = -EINVAL;
+			break;
+		}
+		if (unlikely(srq_slot_alloc(srq, &slot) != 0)) {
+			rc = -ENOMEM;
+			break;
+		}
+		soft_rwqe_fill(rq, slot, &wrs[i]);
+		rq->ring[head & rq->mask] = slot;
+		head++;
+	}
+	if (likely(head != rq->head))
+		/* Doorbell record after the WQEs and ring entries: a consumer
+		 * that sees the new head (acquire) sees them. */
+		__atomic_store_n(&rq->head, head, __ATOMIC_RELEASE);
+	if (err != NULL)
+		*err = rc;
+	return i;
+}
+
+int
+qpio_soft_srq_stats(const struct qpio_srq *qsrq, struct qpio_soft_srq_stats *st)
+{
+	const struct soft_srq *srq = (const struct soft_srq *)qsrq;
+
+	if (qsrq == NULL || st == NULL || qsrq->post_recv != soft_srq_post_recv)
+		return -EINVAL;
+	st->posted = __atomic_load_n(&srq->rq.head, __ATOMIC_ACQUIRE);
+	st->consumed = __atomic_load_n(&srq->rq.ci, __ATOMIC_ACQUIRE);
+	st->limit_events = __atomic_load_n(&srq->limit_events, __ATOMIC_RELAXED);
+	return 0;
+}

@@ -1,0 +1,204 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Asynchronous events: one ring per device, many producers (the device
+ * model raises events on whichever lcore runs it), one reader.
+ *
+ * A producer reserves a position with a CAS on pi, bounded by the reader's
+ * ci, writes the slot and publishes it by storing seq = position + 1 with
+ * release order. The reader takes the slot at ci when its seq says it is
+ * published for that position, then releases it by storing ci + 1.
+ */
+#include <errno.h>
+#include <stdalign.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+#include <rte_errno.h>
+#include <rte_malloc.h>
+
+#include "rdma_driver.h"
+#include "rdma_events.h"
+#include "rdma_private.h"
+
+struct rdma_event_slot {
+	uint32_t seq;            /* position + 1 once published */
+	uint8_t type;            /* enum qpio_event_type */
+	uint8_t dead;            /* object destroyed: skip */
+	uint8_t port;
+	uint8_t pad;
+	void *obj;
+};
+
+struct rdma_event_ring {
+	int efd;
+	uint64_t lost;                                /* atomic */
+	alignas(RTE_CACHE_LINE_SIZE) uint32_t pi;     /* producers */
+	alignas(RTE_CACHE_LINE_SIZE) uint32_t ci;     /* reader */
+	alignas(RTE_CACHE_LINE_SIZE)
+	struct rdma_event_slot slots[QPIO_ASYNC_EVENT_RING];
+};
+
+static_assert((QPIO_ASYNC_EVENT_RING & (QPIO_ASYNC_EVENT_RING - 1)) == 0,
+	      "event ring size is a power of two");
+
+static const char *const event_names[] = {
+	"CQ_ERR", "QP_FATAL", "QP_REQ_ERR", "QP_ACCESS_ERR", "COMM_EST",
+	"SQ_DRAINED", "PATH_MIG", "PATH_MIG_ERR", "DEVICE_FATAL",
+	"PORT_ACTIVE", "PORT_ERR", "LID_CHANGE", "PKEY_CHANGE", "SM_CHANGE",
+	"SRQ_ERR", "SRQ_LIMIT_REACHED", "QP_LAST_WQE_REACHED",
+	"CLIENT_REREGISTER", "GID_CHANGE", "WQ_FATAL",
+};
+
+const char *
+qpio_event_type_str(enum qpio_event_type type)
+{
+	if ((unsigned int)type >= RTE_DIM(event_names))
+		return "?";
+	return event_names[type];
+}
+
+static int
+is_port_event(unsigned int type)
+{
+	return type == QPIO_EVENT_PORT_ACTIVE || type == QPIO_EVENT_PORT_ERR ||
+	       type == QPIO_EVENT_LID_CHANGE || type == QPIO_EVENT_PKEY_CHANGE ||
+	       type == QPIO_EVENT_SM_CHANGE ||
+	       type == QPIO_EVENT_CLIENT_REREGISTER ||
+	       type == QPIO_EVENT_GID_CHANGE;
+}
+
+int
+rdma_events_init(struct qpio_device *dev)
+{
+	struct rdma_event_ring *r;
+
+	r = rte_zmalloc("qpio_events", sizeof(*r), RTE_CACHE_LINE_SIZE);
+	if (r == NULL)
+		return -ENOMEM;
+	r->efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	if (r->efd < 0) {
+		int e = errno;
+
+		RDMA_LOG(ERR, "device %s: async event eventfd: %s", dev->name,
+			 strerror(e));
+		rte_free(r);
+		return e == EMFILE || e == ENFILE ? -ENOSPC : -ENOMEM;
+	}
+	dev->events = r;
+	return 0;
+}
+
+void
+rdma_events_fini(struct qpio_device *dev)
+{
+	if (dev->events == NULL)
+		return;
+	close(dev->events->efd);
+	rte_free(dev->events);
+	dev->events = NULL;
+}
+
+int
+qpio_rdma_event_raise(struct qpio_device *dev, enum qpio_event_type type,
+		      void *obj, uint8_t port)
+{
+	struct rdma_event_ring *r = dev->events;
+	struct rdma_event_slot *sl;
+	uint64_t one = 1;
+	uint32_t pi, ci;
+
+	for (;;) {
+		/* ci first, then pi (as the soft CQ's reserve): pi - ci is
+		 * then the true fill level. */
+		ci = __atomic_load_n(&r->ci, __ATOMIC_ACQUIRE);
+		pi = __atomic_load_n(&r->pi, __ATOMIC_ACQUIRE);
+		if (pi - ci >= QPIO_ASYNC_EVENT_RING) {
+			if (__atomic_fetch_add(&r->lost, 1, __ATOMIC_RELAXED) == 0)
+				RDMA_LOG(WARNING, "device %s: async event ring full "
+					 "(%u entries), %s lost; later losses are "
+					 "only counted", dev->name,
+					 QPIO_ASYNC_EVENT_RING,
+					 qpio_event_type_str(type));
+			return -ENOSPC;
+		}
+		if (__atomic_compare_exchange_n(&r->pi, &pi, pi + 1, 0,
+						__ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
+			break;
+	}
+	sl = &r->slots[pi & (QPIO_ASYNC_EVENT_RING - 1)];
+	sl->type = (uint8_t)type;
+	sl->dead = 0;
+	sl->port = port;
+	sl->obj = obj;
+	__atomic_store_n(&sl->seq, pi + 1, __ATOMIC_RELEASE);
+	RDMA_LOG(DEBUG, "device %s: async event %s", dev->name,
+		 qpio_event_type_str(type));
+	/* eventfd: only fails if the counter would overflow 2^64 - 2 */
+	if (write(r->efd, &one, sizeof(one)) != (ssize_t)sizeof(one))
+		RDMA_LOG(ERR, "device %s: async event fd write failed", dev->name);
+	return 0;
+}
+
+void
+rdma_events_scrub(struct qpio_device *dev, const void *obj)
+{
+	struct rdma_event_ring *r = dev->events;
+	uint32_t pos = r->ci;
+
+	for (;; pos++) {
+		struct rdma_event_slot *sl =
+			&r->slots[pos & (QPIO_ASYNC_EVENT_RING - 1)];
+
+		if (__atomic_load_n(&sl->seq, __ATOMIC_ACQUIRE) != pos + 1)
+			break;
+		if (!is_port_event(sl->type) && sl->obj == obj)
+			sl->dead = 1;
+	}
+}
+
+int
+qpio_rdma_get_async_event(struct qpio_device *dev, struct qpio_async_event *ev)
+{
+	struct rdma_event_ring *r;
+
+	if (dev == NULL || ev == NULL)
+		return -EINVAL;
+	r = dev->events;
+	for (;;) {
+		uint32_t ci = r->ci;
+		struct rdma_event_slot *sl =
+			&r->slots[ci & (QPIO_ASYNC_EVENT_RING - 1)];
+		int dead;
+
+		if (__atomic_load_n(&sl->seq, __ATOMIC_ACQUIRE) != ci + 1)
+			return -EAGAIN;
+		dead = sl->dead;
+		memset(ev, 0, sizeof(*ev));
+		ev->event_type = (enum qpio_event_type)sl->type;
+		if (is_port_event(sl->type))
+			ev->element.port_num = sl->port;
+		else
+			ev->element.qp = sl->obj; /* same pointer for cq/srq */
+		/* Slot read before it is handed back to the producers. */
+		__atomic_store_n(&r->ci, ci + 1, __ATOMIC_RELEASE);
+		if (!dead)
+			return 0;
+	}
+}
+
+int
+qpio_rdma_async_event_fd(const struct qpio_device *dev)
+{
+	if (dev == NULL)
+		return -EINVAL;
+	return dev->events->efd;
+}
+
+uint64_t
+qpio_rdma_async_events_lost(const struct qpio_device *dev)
+{
+	if (dev == NULL)
+		return 0;
+	return __atomic_load_n(&dev->events->lost, __ATOMIC_RELAXED);
+}
