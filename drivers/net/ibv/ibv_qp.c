@@ -231,6 +231,8 @@ ibvd_qp_modify(struct qpio_qp *qqp, const struct qpio_qp_attr *in, int mask,
 			 strerror(ret));
 		return -ret;
 	}
+	if (mask & QPIO_QP_DEST_QPN)
+		qp->dest_qpn = in->dest_qp_num;
 	if (next == QPIO_QPS_RESET) {
 		/* The device forgot every WR; completions still in the CQ
 		 * carry the old generation and are dropped when polled. */

@@ -29,6 +29,7 @@ ibvd_post_recv(struct qpio_qp *qqp, const struct qpio_recv_wr *wrs,
 	for (i = 0; i < n; i++) {
 		const struct qpio_recv_wr *wr = &wrs[i];
 		struct ibv_recv_wr *w = &rq->wrs[i];
+		uint32_t j;
 
 		if (unlikely(wr->num_sge > rq->max_sge)) {
 			IBVD_LOG(DEBUG, "qp 0x%x: num_sge %u > max_recv_sge %u",
@@ -38,6 +39,17 @@ ibvd_post_recv(struct qpio_qp *qqp, const struct qpio_recv_wr *wrs,
 		}
 		if (unlikely(pi - rq->tail >= rq->depth)) {
 			rc = -ENOMEM;
+			break;
+		}
+		/* Same rule as the send side and the soft NIC: 31 bits of
+		 * length per SGE. */
+		for (j = 0; j < wr->num_sge; j++)
+			if (unlikely(wr->sg_list[j].length > INT32_MAX))
+				break;
+		if (unlikely(j != wr->num_sge)) {
+			IBVD_LOG(DEBUG, "qp 0x%x: receive SGE %u length over 2^31 - 1",
+				 qqp->qp_num, j);
+			rc = -EINVAL;
 			break;
 		}
 		w->wr_id = ibvd_wrid(IBVD_WRID_RECV, qp->gen, pi);
@@ -108,6 +120,13 @@ ibvd_cq_poll(struct qpio_cq *qcq, struct qpio_wc *wc, uint16_t n)
 			}
 			if (unlikely(o->status != QPIO_WC_SUCCESS))
 				o->opcode = QPIO_WC_RECV;
+			/* Verbs defines src_qp and GRH for UD only; qpio
+			 * reports the peer QP on connected QPs, and a GRH
+			 * only where it sits in the receive buffer. */
+			if (qp->base.qp_type != QPIO_QPT_UD) {
+				o->src_qp = qp->dest_qpn;
+				o->wc_flags &= ~(unsigned int)QPIO_WC_GRH;
+			}
 		} else {
 			o->wr_id = qp->sq.wrid[slot & qp->sq.mask];
 			if (unlikely(o->status != QPIO_WC_SUCCESS))
