@@ -74,6 +74,11 @@ export QPIO_TEST_DEV_A="ibv0,dev=rxe0" QPIO_TEST_DEV_B="ibv0,dev=rxe0" QPIO_TEST
 	grep --line-buffered -v "Test is disabled"
 urc=${PIPESTATUS[0]}
 cp /tmp/unit.log /tmp/out/unit.log
+# A sanitizer build reports after a test has passed: that fails the step.
+if grep -Eq "ERROR: (Address|Leak)Sanitizer|runtime error:" /tmp/unit.log; then
+	grep -E -A12 "ERROR: (Address|Leak)Sanitizer|runtime error:" /tmp/unit.log | head -60
+	urc=1
+fi
 if [ "$urc" = 0 ]; then echo "== rxe-vm: (a) PASS"; else fail "(a) unit tests"; fi
 
 step "(b) qpio-testpmd forwarding a capture over an RC link on rxe0"

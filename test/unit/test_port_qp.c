@@ -15,13 +15,17 @@
 
 TestSuite(port_qp, .init = qt_eal_init, .fini = qt_eal_fini);
 
+/* The QPIO_TEST_DEV_A device when it is not a soft NIC: the ports name it,
+ * the test owns it. */
+static struct qpio_device *pdev;
+
 /* Create port name on the device under test: soft0 (created by the port
  * itself), or the QPIO_TEST_DEV_A device, created here first and named. */
 static int
 pcreate(const char *name, const char *rest)
 {
 	static struct qpio_device_attr da = { .name = "soft0" };
-	static struct qpio_device *dev;
+	struct qpio_device *dev = pdev;
 	char devargs[256];
 
 	if (!qt_dev_is_soft() && dev == NULL) {
@@ -29,6 +33,7 @@ pcreate(const char *name, const char *rest)
 		cr_assert_not_null(dev, "%s: %s", qt_dev_a(),
 				   rte_strerror(rte_errno));
 		cr_assert_eq(qpio_rdma_dev_query(dev, &da), 0);
+		pdev = dev;
 	}
 	snprintf(devargs, sizeof(devargs), "%s,dev=%s%s", name, da.name, rest);
 	return qpio_port_create(devargs);
@@ -97,6 +102,10 @@ link_down(struct link *l)
 		rte_mempool_free(l->tx_mp);
 	}
 	rte_mempool_free(l->rx_mp);
+	if (pdev != NULL) {   /* after the ports that used it */
+		cr_assert_eq(qpio_rdma_dev_close(pdev), 0);
+		pdev = NULL;
+	}
 }
 
 /* A frame of len bytes holding the pattern of seed, in segments of at most
