@@ -5,29 +5,33 @@
 # between two soft-NIC queue pairs, write the received frames to a capture,
 # and check that output equals input frame for frame (bytes and order).
 #
-#   usertools/qpio-forward-capture.sh [-b BUILDDIR] [-t rc|ud] [-k] IN.pcap [OUT.pcap]
+#   usertools/qpio-forward-capture.sh [-b BUILDDIR] [-d DEVARGS] [-t rc|ud] [-k] IN.pcap [OUT.pcap]
 #
 #   -b BUILDDIR  build directory (default: build)
+#   -d DEVARGS   rdma device of the link (default: soft0), for example
+#                "ibv0,dev=rxe0"; created with qpio-testpmd --rdma-dev
 #   -t rc|ud     transport of the link (default: rc)
 #   -k           keep OUT.pcap (default: removed when it matched, unless
 #                OUT.pcap was given)
 #
 # Ports of the qpio-testpmd run (paired topology, io forwarding):
-#   pcap0 (reads IN) -> qp0 ==RDMA link on soft0==> qp1 -> pcap1 (writes OUT)
+#   pcap0 (reads IN) -> qp0 ==RDMA link on DEVARGS==> qp1 -> pcap1 (writes OUT)
 # qpio-testpmd stops by itself once pcap0 has read the whole capture and
 # the link is idle. Exit status: 0 identical, 1 different or failed run,
 # 2 bad usage.
 set -euo pipefail
 
-usage() { sed -n '3,19p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '3,21p' "$0" | sed 's/^# \{0,1\}//'; }
 
 root="$(cd "$(dirname "$0")/.." && pwd)"
 build="$root/build"
 transport=rc
 keep=0
-while getopts "b:t:kh" o; do
+rdma_dev=""
+while getopts "b:d:t:kh" o; do
 	case "$o" in
 	b) build="$(cd "$OPTARG" && pwd)" ;;
+	d) rdma_dev="$OPTARG" ;;
 	t) transport="$OPTARG" ;;
 	k) keep=1 ;;
 	h) usage; exit 0 ;;
@@ -64,13 +68,23 @@ for b in "$testpmd" "$pcapcmp"; do
 	fi
 done
 
+# The link's device: soft0 (created by the qp port itself), or the given
+# devargs, created first with --rdma-dev and named in the qp ports.
+dev_name=soft0
+rdma_args=()
+if [ -n "$rdma_dev" ]; then
+	dev_name="${rdma_dev%%,*}"
+	rdma_args=(--rdma-dev "$rdma_dev")
+fi
+
 # Frames up to 73728 bytes (the largest real captures hold 65,589-byte
 # frames) cross as chains of at most 9 mbufs of 8192 bytes.
 cmd=("$testpmd" -l 0-1 --no-huge --no-shconf --no-pci -m 512
 	--log-level=lib.eal:warning --
+	"${rdma_args[@]}"
 	--dev "pcap0,rx_pcap=$in"
-	--dev "qp0,dev=soft0,qp=$transport,peer=qp1"
-	--dev "qp1,dev=soft0,qp=$transport,peer=qp0"
+	--dev "qp0,dev=$dev_name,qp=$transport,peer=qp1"
+	--dev "qp1,dev=$dev_name,qp=$transport,peer=qp0"
 	--dev "pcap1,tx_pcap=$out"
 	--forward-mode=io --port-topology=paired --nb-cores=1
 	--mbuf-size=8320 --max-pkt-len=73728 --total-num-mbufs=8192

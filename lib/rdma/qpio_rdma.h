@@ -595,7 +595,8 @@ int qpio_mr_dereg(struct qpio_mr *mr);
  * @param attr  copied; attr->port_num in 1..phys_port_cnt; with is_global,
  *   grh.sgid_index < gid_tbl_len of that port and grh.flow_label < 2^20.
  * @return the AH, or NULL with rte_errno EINVAL (NULL argument, a rule
- *   above broken; logged), ENOSPC (max_ah of the device reached) or ENOMEM.
+ *   above broken; logged), ENOSPC (max_ah of the device reached),
+ *   EOPNOTSUPP (the driver has no address handles) or ENOMEM.
  * Not thread-safe against other calls on the same PD.
  */
 struct qpio_ah *qpio_ah_create(struct qpio_pd *pd,
@@ -650,7 +651,8 @@ int qpio_cq_destroy(struct qpio_cq *cq);
  * Arming an armed CQ replaces the solicited_only choice.
  *
  * @param solicited_only  0: any completion; nonzero: solicited ones only.
- * @return 0, or -EINVAL for NULL. May be called from any lcore; the event
+ * @return 0, -EINVAL for NULL, or -EOPNOTSUPP (the driver has no CQ
+ *   events). May be called from any lcore; the event
  *   itself is raised by whichever lcore writes the completion (on the soft
  *   NIC one eventfd write per arm, the only system call of the datapath).
  */
@@ -662,7 +664,8 @@ int qpio_cq_req_notify(struct qpio_cq *cq, int solicited_only);
  * Reading its 8-byte counter returns the number of events since the last
  * read and clears it (the caller acknowledges events that way). The fd
  * belongs to the CQ: do not close it; it is closed by qpio_cq_destroy().
- * @return the fd (>= 0), or -EINVAL for NULL.
+ * @return the fd (>= 0), -EINVAL for NULL, or -EOPNOTSUPP (the driver has
+ *   no CQ events).
  */
 int qpio_cq_event_fd(const struct qpio_cq *cq);
 

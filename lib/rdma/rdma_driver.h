@@ -48,7 +48,9 @@ struct qpio_ah {
 	struct qpio_ah_attr attr;
 };
 
-/** Operations a driver provides for each device. All are required. */
+/** Operations a driver provides for each device. All are required but
+ *  the AH, SRQ and CQ-notify ops: without them lib/rdma returns
+ *  -EOPNOTSUPP (constructors: NULL with rte_errno EOPNOTSUPP). */
 struct qpio_dev_ops {
 	int (*close)(struct qpio_device *dev);
 	int (*port_query)(const struct qpio_device *dev, uint8_t port,

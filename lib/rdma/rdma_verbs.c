@@ -153,6 +153,11 @@ qpio_ah_create(struct qpio_pd *pd, const struct qpio_ah_attr *attr)
 			 dev->attr.max_ah);
 		RET_NULL(ENOSPC);
 	}
+	if (dev->ops->ah_create == NULL) {
+		RDMA_LOG(ERR, "device %s: driver %s has no address handles",
+			 dev->name, dev->drv->name);
+		RET_NULL(EOPNOTSUPP);
+	}
 	ah = dev->ops->ah_create(pd, attr);
 	if (ah == NULL)
 		return NULL;
@@ -234,6 +239,8 @@ qpio_cq_req_notify(struct qpio_cq *cq, int solicited_only)
 {
 	if (cq == NULL)
 		return -EINVAL;
+	if (cq->dev->ops->cq_req_notify == NULL)
+		return -EOPNOTSUPP;
 	return cq->dev->ops->cq_req_notify(cq, solicited_only != 0);
 }
 
@@ -242,6 +249,8 @@ qpio_cq_event_fd(const struct qpio_cq *cq)
 {
 	if (cq == NULL)
 		return -EINVAL;
+	if (cq->dev->ops->cq_event_fd == NULL)
+		return -EOPNOTSUPP;
 	return cq->dev->ops->cq_event_fd(cq);
 }
 
@@ -273,6 +282,11 @@ qpio_srq_create(struct qpio_pd *pd, struct qpio_srq_attr *attr)
 		RDMA_LOG(ERR, "device %s: max_srq (%u) reached", dev->name,
 			 dev->attr.max_srq);
 		RET_NULL(ENOSPC);
+	}
+	if (dev->ops->srq_create == NULL) {
+		RDMA_LOG(ERR, "device %s: driver %s has no SRQs", dev->name,
+			 dev->drv->name);
+		RET_NULL(EOPNOTSUPP);
 	}
 	srq = dev->ops->srq_create(pd, attr);
 	if (srq == NULL)

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -10,19 +11,71 @@
 
 #include "test_common.h"
 
+const char *
+qt_dev_a(void)
+{
+	const char *s = getenv("QPIO_TEST_DEV_A");
+
+	return s != NULL && *s != '\0' ? s : "soft0";
+}
+
+const char *
+qt_dev_b(void)
+{
+	const char *s = getenv("QPIO_TEST_DEV_B");
+
+	return s != NULL && *s != '\0' ? s : "soft1";
+}
+
+int
+qt_same_dev(void)
+{
+	return strcmp(qt_dev_a(), qt_dev_b()) == 0;
+}
+
+int
+qt_dev_is_soft(void)
+{
+	return strncmp(qt_dev_a(), "soft", 4) == 0 &&
+	       strncmp(qt_dev_b(), "soft", 4) == 0;
+}
+
+int
+qt_dev_is_rxe(void)
+{
+	return strstr(qt_dev_a(), "dev=rxe") != NULL;
+}
+
+struct qpio_device *
+qt_dev_open_b(struct qpio_device *da)
+{
+	struct qpio_device *db;
+
+	if (qt_same_dev())
+		return da;
+	db = qpio_rdma_dev_create(qt_dev_b());
+	cr_assert_not_null(db, "dev_create %s: %s", qt_dev_b(),
+			   rte_strerror(rte_errno));
+	return db;
+}
+
 void
 qt_eal_init(void)
 {
-	char prefix[64];
+	const char *mem = getenv("QPIO_TEST_EAL_MEM");
+	char prefix[64], mem_mb[16];
 	char *argv[] = {
 		"qpio-unit", "--no-huge", "--no-shconf", "--no-pci",
-		"--no-telemetry", "-m", "512", "-l", "0-1",
+		"--no-telemetry", "-m", mem_mb, "-l", "0-1",
 		"--log-level=lib.eal:error", "--log-level=qpio.*:warning",
 		prefix, NULL,
 	};
 	int argc = (int)RTE_DIM(argv) - 1;
 	int ret;
 
+	/* QPIO_TEST_EAL_MEM: MB of EAL memory (default 512); the rxe VM
+	 * uses less, as every test process maps it under TCG. */
+	snprintf(mem_mb, sizeof(mem_mb), "%s", mem != NULL && *mem != '\0' ? mem : "512");
 	snprintf(prefix, sizeof(prefix), "--file-prefix=qpio-unit-%d", getpid());
 	ret = rte_eal_init(argc, argv);
 	cr_assert_geq(ret, 0, "rte_eal_init: %s", rte_strerror(rte_errno));
@@ -66,6 +119,12 @@ qt_qp_connect(struct qpio_qp *qp, struct qpio_device *peer_dev,
 	attr.min_rnr_timer = 1;
 	attr.ah_attr.dlid = pa.lid;
 	attr.ah_attr.port_num = 1;
+	if (pa.lid == 0) {
+		attr.ah_attr.is_global = 1;
+		attr.ah_attr.grh.hop_limit = 1;
+		ret = qpio_rdma_gid_query(peer_dev, 1, 0, &attr.ah_attr.grh.dgid);
+		cr_assert_eq(ret, 0);
+	}
 	if (qp->qp_type == QPIO_QPT_RC)
 		ret = qpio_qp_modify(qp, &attr, QPIO_QP_STATE | QPIO_QP_AV |
 				     QPIO_QP_PATH_MTU | QPIO_QP_DEST_QPN |
@@ -161,12 +220,14 @@ qt_pair_create(struct qt_end *a, struct qt_end *b,
 	struct qpio_device *da, *db;
 
 	opts_defaults(&o, opts);
-	da = qpio_rdma_dev_create(o.devargs_a ? o.devargs_a : "soft0");
+	if (o.devargs_a == NULL && o.devargs_b == NULL && qt_same_dev())
+		o.same_dev = 1;
+	da = qpio_rdma_dev_create(o.devargs_a ? o.devargs_a : qt_dev_a());
 	cr_assert_not_null(da, "dev_create a: %s", rte_strerror(rte_errno));
 	if (o.same_dev) {
 		db = da;
 	} else {
-		db = qpio_rdma_dev_create(o.devargs_b ? o.devargs_b : "soft1");
+		db = qpio_rdma_dev_create(o.devargs_b ? o.devargs_b : qt_dev_b());
 		cr_assert_not_null(db, "dev_create b: %s", rte_strerror(rte_errno));
 	}
 	end_create(a, da, &o);
@@ -289,8 +350,18 @@ struct qpio_soft_qp_stats
 qt_stats(const struct qpio_qp *qp)
 {
 	struct qpio_soft_qp_stats st;
+	struct qpio_ibv_qp_stats ist;
 
 	memset(&st, 0, sizeof(st));
+	if (qpio_ibv_qp_stats(qp, &ist) == 0) {
+		st.sq_doorbells = ist.post_send_calls;
+		st.rq_doorbells = ist.post_recv_calls;
+		st.sq_posted = ist.sq_posted;
+		st.sq_completed = ist.sq_completed;
+		st.rq_posted = ist.rq_posted;
+		st.rq_consumed = ist.rq_completed;
+		return st;
+	}
 	cr_assert_eq(qpio_soft_qp_stats(qp, &st), 0);
 	return st;
 }
@@ -298,7 +369,12 @@ qt_stats(const struct qpio_qp *qp)
 unsigned int
 qt_poll_n(struct qpio_cq *cq, struct qpio_wc *wc, unsigned int n)
 {
-	uint64_t deadline = rte_get_timer_cycles() + 2 * rte_get_timer_hz();
+	/* QPIO_TEST_POLL_MS: how long to wait (default 2000 ms); the rxe VM
+	 * runs under TCG, where the kernel's retry timers fire late. */
+	const char *ms = getenv("QPIO_TEST_POLL_MS");
+	uint64_t wait_ms = ms != NULL && *ms != '\0' ? strtoull(ms, NULL, 10) : 2000;
+	uint64_t deadline = rte_get_timer_cycles() +
+		wait_ms * rte_get_timer_hz() / 1000;
 	unsigned int got = 0;
 
 	while (got < n && rte_get_timer_cycles() < deadline) {

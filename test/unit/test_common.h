@@ -4,9 +4,14 @@
 
 /*
  * Shared fixture for the Criterion unit tests: EAL in --no-huge --no-shconf
- * --no-pci mode with two lcores, and helpers that build RC pairs on the soft
- * NIC. Criterion runs every test in its own process, so each test gets a
- * fresh EAL and a fresh soft fabric.
+ * --no-pci mode with two lcores, and helpers that build RC pairs. Criterion
+ * runs every test in its own process, so each test gets a fresh EAL and a
+ * fresh soft fabric.
+ *
+ * The devices under test come from the environment: QPIO_TEST_DEV_A and
+ * QPIO_TEST_DEV_B (devargs; default "soft0" and "soft1"). Equal strings put
+ * both ends on one device, as test/rxe does with "ibv0,dev=rxe0". Tests of
+ * soft NIC internals skip with a reason on other devices.
  */
 #include <stdint.h>
 
@@ -14,6 +19,25 @@
 
 #include "qpio_rdma.h"
 #include "qpio_soft.h"
+#include "qpio_ibv.h"
+
+/** Devargs of device A under test (QPIO_TEST_DEV_A, default "soft0"). */
+const char *qt_dev_a(void);
+/** Devargs of device B under test (QPIO_TEST_DEV_B, default "soft1"). */
+const char *qt_dev_b(void);
+/** 1 when both ends are on one device (QPIO_TEST_DEV_A == QPIO_TEST_DEV_B). */
+int qt_same_dev(void);
+/** 1 when the devices under test are soft NICs. */
+int qt_dev_is_soft(void);
+/** 1 when the device under test is Linux Soft-RoCE ("dev=rxe..."). */
+int qt_dev_is_rxe(void);
+/** Skip the calling test, naming why, unless the devices are soft NICs. */
+#define qt_require_soft(why) do { \
+		if (!qt_dev_is_soft()) \
+			cr_skip_test("needs the soft NIC: %s", (why)); \
+	} while (0)
+/** Open device B, or return da when both ends share one device. */
+struct qpio_device *qt_dev_open_b(struct qpio_device *da);
 
 /** Start EAL (aborts the test on failure). Use as a suite's .init. */
 void qt_eal_init(void);
@@ -43,9 +67,9 @@ struct qt_pair_opts {
 	size_t buf_len;           /**< [256 KiB] */
 	uint8_t rnr_retry;        /**< as given; 7 when opts is NULL */
 	int sq_sig_all;           /**< [0] */
-	int same_dev;             /**< both ends on one device [0: soft0, soft1] */
-	const char *devargs_a;    /**< ["soft0"] */
-	const char *devargs_b;    /**< ["soft1"] */
+	int same_dev;             /**< both ends on one device [qt_same_dev()] */
+	const char *devargs_a;    /**< [qt_dev_a()] */
+	const char *devargs_b;    /**< [qt_dev_b()] */
 };
 
 /** Create two ends and connect their QPs (RESET->INIT->RTR->RTS). */
@@ -70,7 +94,8 @@ struct qpio_send_wr qt_ud_wr(uint64_t wr_id, const struct qpio_sge *sg,
 			     struct qpio_ah *ah, uint32_t remote_qpn,
 			     uint32_t remote_qkey);
 
-/** Move qp RESET->INIT->RTR->RTS towards peer (dlid of the peer device). */
+/** Move qp RESET->INIT->RTR->RTS towards peer: the peer device's LID, or
+ *  its GID 0 in a GRH when the port has no LID (RoCE). */
 void qt_qp_connect(struct qpio_qp *qp, struct qpio_device *peer_dev,
 		   uint32_t peer_qpn, uint8_t rnr_retry);
 
@@ -81,10 +106,14 @@ void qt_post_recv(struct qt_end *e, uint64_t wr_id, const void *addr,
 struct qpio_send_wr qt_send_wr(uint64_t wr_id, const struct qpio_sge *sg,
 			       uint32_t num_sge, unsigned int flags);
 
-/** Poll cq until n completions arrived or ~2 s passed; returns the count. */
+/** Poll cq until n completions arrived or QPIO_TEST_POLL_MS (default
+ *  2000) passed; returns the count. */
 unsigned int qt_poll_n(struct qpio_cq *cq, struct qpio_wc *wc, unsigned int n);
 
-/** The soft QP's counters (asserts the call succeeds). */
+/** The QP's counters (asserts the call succeeds). On an ibv QP the fields
+ *  come from qpio_ibv_qp_stats(): sq/rq_doorbells are post calls,
+ *  rq_consumed is the receives completed, the RNR and flush counters are 0
+ *  (verbs does not report them); tests reading those require the soft NIC. */
 struct qpio_soft_qp_stats qt_stats(const struct qpio_qp *qp);
 
 /** Fill p[0..len) with a pattern derived from seed. */

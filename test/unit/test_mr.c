@@ -135,7 +135,7 @@ Test(mr, two_chunks_with_gap_are_two_mrs)
 	unsigned int i;
 	struct env e;
 
-	env_open(&e, "soft0");
+	env_open(&e, qt_dev_a());
 	chunk_pool_create(&p, "mr_c11", 2, 1 << 20);
 	r = qpio_mr_mempool_reg(e.pd, p.mp, QPIO_ACCESS_LOCAL_WRITE);
 	cr_assert_not_null(r, "reg: %s", rte_strerror(rte_errno));
@@ -221,7 +221,7 @@ Test(mr, adjacent_chunks_are_not_merged)
 	uintptr_t end1;
 	struct env e;
 
-	env_open(&e, "soft0");
+	env_open(&e, qt_dev_a());
 	chunk_pool_create(&p, "mr_adj", 2, 0);
 	cr_assert_eq(p.chunk[0] + p.chunk_len, p.chunk[1]);
 	r = qpio_mr_mempool_reg(e.pd, p.mp, QPIO_ACCESS_LOCAL_WRITE);
@@ -283,7 +283,7 @@ Test(mr, pktmbuf_pool_every_mbuf_resolves)
 	unsigned int i, j, nb;
 	struct env e;
 
-	env_open(&e, "soft0");
+	env_open(&e, qt_dev_a());
 	mp = rte_pktmbuf_pool_create("mr_pkt", NB_MBUF, 32, 0,
 				     RTE_MBUF_DEFAULT_BUF_SIZE, SOCKET_ID_ANY);
 	cr_assert_not_null(mp, "pool: %s", rte_strerror(rte_errno));
@@ -350,7 +350,7 @@ Test(mr, dereg_invalidates_cached_key)
 	uint64_t misses;
 	struct env e;
 
-	env_open(&e, "soft0");
+	env_open(&e, qt_dev_a());
 	chunk_pool_create(&p, "mr_gen", 1, 0);
 	r = qpio_mr_mempool_reg(e.pd, p.mp, QPIO_ACCESS_LOCAL_WRITE);
 	cr_assert_not_null(r);
@@ -394,7 +394,7 @@ Test(mr, cache_evicts_and_stays_correct)
 	struct env e;
 
 	cr_assert_gt(NB, QPIO_MR_CACHE_SIZE);
-	env_open(&e, "soft0");
+	env_open(&e, qt_dev_a());
 	chunk_pool_create(&p, "mr_evict", NB, 4096);
 	r = qpio_mr_mempool_reg(e.pd, p.mp, QPIO_ACCESS_LOCAL_WRITE);
 	cr_assert_not_null(r);
@@ -447,7 +447,7 @@ Test(mr, rejects_null_arguments)
 	struct qpio_mr_cache c;
 	struct env e;
 
-	env_open(&e, "soft0");
+	env_open(&e, qt_dev_a());
 	chunk_pool_create(&p, "mr_null", 1, 0);
 	rte_errno = 0;
 	cr_assert_null(qpio_mr_mempool_reg(NULL, p.mp, QPIO_ACCESS_LOCAL_WRITE));
@@ -472,7 +472,7 @@ Test(mr, rejects_pool_without_memory)
 	struct rte_mempool *mp;
 	struct env e;
 
-	env_open(&e, "soft0");
+	env_open(&e, qt_dev_a());
 	mp = rte_mempool_create_empty("mr_empty", 64, 256, 0, 0, SOCKET_ID_ANY, 0);
 	cr_assert_not_null(mp);
 	rte_errno = 0;
@@ -488,7 +488,7 @@ Test(mr, rejects_remote_write_without_local_write)
 	struct chunk_pool p;
 	struct env e;
 
-	env_open(&e, "soft0");
+	env_open(&e, qt_dev_a());
 	chunk_pool_create(&p, "mr_acc", 2, 4096);
 	rte_errno = 0;
 	cr_assert_null(qpio_mr_mempool_reg(e.pd, p.mp,
@@ -510,6 +510,7 @@ Test(mr, unwinds_when_a_later_chunk_fails)
 	struct qpio_mr_mempool *r;
 	struct env e;
 
+	qt_require_soft("max_mr=1 is a soft NIC devargs");
 	env_open(&e, "soft0,max_mr=1");
 	chunk_pool_create(&p, "mr_unwind", 2, 4096);
 	rte_errno = 0;
@@ -541,6 +542,7 @@ Test(mr, one_table_per_pd)
 	uint32_t ka, kb;
 	struct env a, b;
 
+	qt_require_soft("two devices: rxe tests share one device");
 	env_open(&a, "soft0");
 	env_open(&b, "soft1");
 	chunk_pool_create(&p, "mr_two", 1, 0);
@@ -585,7 +587,7 @@ Test(mr, cache_created_before_registration)
 	struct qpio_mr_mempool *r;
 	struct env e;
 
-	env_open(&e, "soft0");
+	env_open(&e, qt_dev_a());
 	chunk_pool_create(&p, "mr_early", 2, 4096);
 	cr_assert_eq(qpio_mr_lookup(&e.cache, (uintptr_t)p.chunk[1], 1),
 		     QPIO_MR_INVALID_LKEY);

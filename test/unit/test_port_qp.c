@@ -15,6 +15,31 @@
 
 TestSuite(port_qp, .init = qt_eal_init, .fini = qt_eal_fini);
 
+/* The QPIO_TEST_DEV_A device when it is not a soft NIC: the ports name it,
+ * the test owns it. */
+static struct qpio_device *pdev;
+
+/* Create port name on the device under test: soft0 (created by the port
+ * itself), or the QPIO_TEST_DEV_A device, created here first and named. */
+static int
+pcreate(const char *name, const char *rest)
+{
+	static struct qpio_device_attr da = { .name = "soft0" };
+	struct qpio_device *dev = pdev;
+	char devargs[256];
+
+	if (!qt_dev_is_soft() && dev == NULL) {
+		dev = qpio_rdma_dev_create(qt_dev_a());
+		cr_assert_not_null(dev, "%s: %s", qt_dev_a(),
+				   rte_strerror(rte_errno));
+		cr_assert_eq(qpio_rdma_dev_query(dev, &da), 0);
+		pdev = dev;
+	}
+	snprintf(devargs, sizeof(devargs), "%s,dev=%s%s", name, da.name, rest);
+	return qpio_port_create(devargs);
+}
+
+
 #define NB_MBUF 2048u
 #define NB_DESC 256u
 
@@ -52,8 +77,9 @@ port_up(int id, uint16_t nb_desc, uint32_t max_len, struct rte_mempool *mp)
 static void
 link_up(struct link *l, uint16_t nb_desc, uint32_t max_len, int separate_tx)
 {
-	l->a = qpio_port_create("qp0,dev=soft0,qp=rc,peer=qp1");
-	l->b = qpio_port_create("qp1,dev=soft0,qp=rc,peer=qp0");
+	/* inline=256: soft0's default, named for devices with more */
+	l->a = pcreate("qp0", ",qp=rc,peer=qp1,inline=256");
+	l->b = pcreate("qp1", ",qp=rc,peer=qp0,inline=256");
 	cr_assert_eq(l->a, 0);
 	cr_assert_eq(l->b, 1);
 	l->rx_mp = pool("rx_mp", NB_MBUF, RTE_MBUF_DEFAULT_BUF_SIZE);
@@ -76,6 +102,10 @@ link_down(struct link *l)
 		rte_mempool_free(l->tx_mp);
 	}
 	rte_mempool_free(l->rx_mp);
+	if (pdev != NULL) {   /* after the ports that used it */
+		cr_assert_eq(qpio_rdma_dev_close(pdev), 0);
+		pdev = NULL;
+	}
 }
 
 /* A frame of len bytes holding the pattern of seed, in segments of at most
@@ -295,8 +325,8 @@ Test(port_qp, c13_rx_queue_release_frees_only_posted_buffers)
 	unsigned int i, before;
 	struct link l;
 
-	l.a = qpio_port_create("qp0,dev=soft0,qp=rc,peer=qp1");
-	l.b = qpio_port_create("qp1,dev=soft0,qp=rc,peer=qp0");
+	l.a = pcreate("qp0", ",qp=rc,peer=qp1");
+	l.b = pcreate("qp1", ",qp=rc,peer=qp0");
 	l.rx_mp = pool("rx_mp", NB_MBUF, RTE_MBUF_DEFAULT_BUF_SIZE);
 	l.tx_mp = pool("tx_mp", NB_MBUF, RTE_MBUF_DEFAULT_BUF_SIZE);
 	port_up(l.a, 64, 0, l.rx_mp);
@@ -324,8 +354,8 @@ Test(port_qp, link_waits_for_the_peer_and_tx_keeps_frames_meanwhile)
 	struct qpio_port_link lk;
 	struct link l;
 
-	l.a = qpio_port_create("qp0,dev=soft0,peer=qp1");
-	l.b = qpio_port_create("qp1,dev=soft0,peer=qp0");
+	l.a = pcreate("qp0", ",peer=qp1");
+	l.b = pcreate("qp1", ",peer=qp0");
 	l.rx_mp = pool("rx_mp", NB_MBUF, RTE_MBUF_DEFAULT_BUF_SIZE);
 	l.tx_mp = l.rx_mp;
 	port_up(l.a, 64, 0, l.rx_mp);
@@ -367,6 +397,7 @@ Test(port_qp, devargs_and_life_cycle_errors_name_the_rule)
 	struct rte_mempool *mp;
 	int id;
 
+	qt_require_soft("the limits checked are soft0's (inline 256, 16 SGEs)");
 	cr_assert_eq(qpio_port_create("qp0"), -EINVAL);          /* no dev= */
 	cr_assert_eq(qpio_port_create("qp0,dev=soft0,qp=uc"), -EINVAL);
 	cr_assert_eq(qpio_port_create("qp0,dev=soft0,inline=1000"), -EINVAL);

@@ -144,7 +144,11 @@ c01_pair(struct qt_end *a, struct qt_end *b)
 
 	qt_pair_create(a, b, &o);
 	cr_assert_eq(qpio_rdma_dev_query(a->dev, &da), 0);
-	cr_assert_eq(da.max_inline_data, 256);
+	/* soft0's default; a verbs device reports what its QPs accept */
+	if (qt_dev_is_soft())
+		cr_assert_eq(da.max_inline_data, 256);
+	else
+		cr_assert_geq(da.max_inline_data, 256);
 	cr_assert_eq(qpio_qp_query(a->qp, &qa, &ia), 0);
 	cr_assert_eq(qa.qp_state, QPIO_QPS_RTS);
 	cr_assert_eq(ia.cap.max_inline_data, 256);
@@ -851,6 +855,7 @@ Test(post, c10_counters_wrap)
 	unsigned int iter, k, enomem_sq = 0, enomem_rq = 0, wrapped = 0;
 	int err;
 
+	qt_require_soft("the counter start hook is the soft NIC's");
 	da = qpio_rdma_dev_create("soft0");
 	cr_assert_not_null(da, "dev_create: %s", rte_strerror(rte_errno));
 	db = qpio_rdma_dev_create("soft1");

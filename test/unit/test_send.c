@@ -5,6 +5,7 @@
  * errors (CASES.md C08 RC part), selective signaling, RNR (C05), flush of
  * mbuf-backed work (C06) and zero-length messages (C09).
  */
+#include <inttypes.h>
 #include <string.h>
 
 #include <rte_cycles.h>
@@ -211,15 +212,22 @@ Test(send, c08_short_receive_is_loc_len_err)
 
 	cr_assert_eq(qt_poll_n(b.cq, wc, 2), 2);
 	cr_assert_eq(wc[0].wr_id, 41);
-	cr_assert_eq(wc[0].status, QPIO_WC_LOC_LEN_ERR);
+	/* rxe of Linux 6.1: LOC_QP_OP_ERR (doc/guides/nics/ibv.rst) */
+	cr_assert_eq(wc[0].status, qt_dev_is_rxe() ? QPIO_WC_LOC_QP_OP_ERR :
+		     QPIO_WC_LOC_LEN_ERR, "got %s",
+		     qpio_wc_status_str(wc[0].status));
 	cr_assert_eq(wc[1].wr_id, 42);
-	cr_assert_eq(wc[1].status, QPIO_WC_WR_FLUSH_ERR);
+	cr_assert_eq(wc[1].status, QPIO_WC_WR_FLUSH_ERR, "got %s",
+		     qpio_wc_status_str(wc[1].status));
 	for (int i = 0; i < 64; i++)
 		cr_assert_eq(b.buf[i], 0xab, "guard byte %d", i);
 	cr_assert_eq(qpio_qp_state(b.qp), QPIO_QPS_ERR);
 	cr_assert_eq(qt_poll_n(a.cq, wc, 1), 1);
 	cr_assert_eq(wc[0].wr_id, 9);
-	cr_assert_eq(wc[0].status, QPIO_WC_REM_INV_REQ_ERR);
+	/* rxe of Linux 6.1 NAKs with "remote operational error" */
+	cr_assert_eq(wc[0].status, qt_dev_is_rxe() ? QPIO_WC_REM_OP_ERR :
+		     QPIO_WC_REM_INV_REQ_ERR, "got %s",
+		     qpio_wc_status_str(wc[0].status));
 	cr_assert_eq(qpio_qp_state(a.qp), QPIO_QPS_ERR);
 	qt_pair_destroy(&a, &b);
 }
@@ -262,23 +270,26 @@ Test(send, c08_two_sges_take_eight_bytes)
  * nothing read or written at the receiver. */
 static void
 send_expect_loc_prot(struct qt_end *a, struct qt_end *b, struct qpio_sge sge,
-		     uint64_t id)
+		     uint64_t id, int rxe_key_error)
 {
+	/* rxe of Linux 6.1 reports a local key it cannot resolve (no such
+	 * key, another PD, deregistered) as LOC_QP_OP_ERR; bounds errors are
+	 * LOC_PROT_ERR there too (doc/guides/nics/ibv.rst). */
+	enum qpio_wc_status want = qt_dev_is_rxe() && rxe_key_error ?
+		QPIO_WC_LOC_QP_OP_ERR : QPIO_WC_LOC_PROT_ERR;
 	struct qpio_send_wr wr;
 	struct qpio_wc wc;
-	struct qpio_soft_qp_stats st;
 	int err;
 
 	wr = qt_send_wr(id, &sge, 1, QPIO_SEND_SIGNALED);
 	cr_assert_eq(qpio_qp_post_send(a->qp, &wr, 1, &err), 1);
 	cr_assert_eq(qt_poll_n(a->cq, &wc, 1), 1);
 	cr_assert_eq(wc.wr_id, id);
-	cr_assert_eq(wc.status, QPIO_WC_LOC_PROT_ERR, "got %s",
+	cr_assert_eq(wc.status, want, "case %" PRIu64 ": got %s", id,
 		     qpio_wc_status_str(wc.status));
 	cr_assert_eq(qpio_qp_state(a->qp), QPIO_QPS_ERR);
 	/* the receiver's RQ was not touched */
-	cr_assert_eq(qpio_soft_qp_stats(b->qp, &st), 0);
-	cr_assert_eq(st.rq_consumed, 0);
+	cr_assert_eq(qt_stats(b->qp).rq_consumed, 0);
 	cr_assert_eq(qpio_cq_poll(b->cq, &wc, 1), 0);
 }
 
@@ -302,20 +313,20 @@ Test(send, loc_prot_err_cases)
 		switch (c) {
 		case 0: /* lkey of nothing */
 			send_expect_loc_prot(&a, &b, (struct qpio_sge){
-				(uintptr_t)a.buf, 16, 0x7fff01 }, 10);
+				(uintptr_t)a.buf, 16, 0x7fff01 }, 10, 1);
 			break;
 		case 1: /* MR of another PD */
 			send_expect_loc_prot(&a, &b, (struct qpio_sge){
-				(uintptr_t)other, 16, qpio_mr_lkey(mr2) }, 11);
+				(uintptr_t)other, 16, qpio_mr_lkey(mr2) }, 11, 1);
 			break;
 		case 2: /* one byte past the end */
 			send_expect_loc_prot(&a, &b, (struct qpio_sge){
 				(uintptr_t)a.buf + a.buf_len - 15, 16,
-				qpio_mr_lkey(a.mr) }, 12);
+				qpio_mr_lkey(a.mr) }, 12, 0);
 			break;
 		case 3: /* below the start */
 			send_expect_loc_prot(&a, &b, (struct qpio_sge){
-				(uintptr_t)other - 1, 16, qpio_mr_lkey(mr3) }, 13);
+				(uintptr_t)other - 1, 16, qpio_mr_lkey(mr3) }, 13, 0);
 			break;
 		case 4: { /* deregistered key */
 			uint32_t k = qpio_mr_lkey(mr3);
@@ -323,7 +334,7 @@ Test(send, loc_prot_err_cases)
 			cr_assert_eq(qpio_mr_dereg(mr3), 0);
 			mr3 = NULL;
 			send_expect_loc_prot(&a, &b, (struct qpio_sge){
-				(uintptr_t)other, 16, k }, 14);
+				(uintptr_t)other, 16, k }, 14, 1);
 			break;
 		}
 		}
@@ -360,11 +371,15 @@ Test(send, receive_without_local_write_is_loc_prot_err)
 	cr_assert_eq(qpio_qp_post_send(a.qp, &wr, 1, &err), 1);
 	cr_assert_eq(qt_poll_n(b.cq, &wc, 1), 1);
 	cr_assert_eq(wc.wr_id, 21);
-	cr_assert_eq(wc.status, QPIO_WC_LOC_PROT_ERR);
+	/* rxe of Linux 6.1: LOC_QP_OP_ERR (doc/guides/nics/ibv.rst) */
+	cr_assert_eq(wc.status, qt_dev_is_rxe() ? QPIO_WC_LOC_QP_OP_ERR :
+		     QPIO_WC_LOC_PROT_ERR, "got %s",
+		     qpio_wc_status_str(wc.status));
 	for (int i = 0; i < 256; i++)
 		cr_assert_eq(b.buf[i], 0x11);
 	cr_assert_eq(qt_poll_n(a.cq, &wc, 1), 1);
-	cr_assert_eq(wc.status, QPIO_WC_REM_OP_ERR);
+	cr_assert_eq(wc.status, QPIO_WC_REM_OP_ERR, "got %s",
+		     qpio_wc_status_str(wc.status));
 	cr_assert_eq(qpio_mr_dereg(ro), 0);
 	qt_pair_destroy(&a, &b);
 }
@@ -379,6 +394,9 @@ Test(send, no_responder_is_retry_exc_err)
 	struct qpio_wc wc;
 	int err;
 
+	if (qt_dev_is_rxe())
+		cr_skip_test("rxe (Linux 6.1) keeps retransmitting to a QP in "
+			     "RESET: no RETRY_EXC_ERR within the poll time");
 	qt_pair_create(&a, &b, NULL);
 	memset(&attr, 0, sizeof(attr));
 	attr.qp_state = QPIO_QPS_RESET;
@@ -408,8 +426,10 @@ Test(send, rnr_then_receive_posted_later)
 	wr = qt_send_wr(51, &sge, 1, QPIO_SEND_SIGNALED);
 	cr_assert_eq(qpio_qp_post_send(a.qp, &wr, 1, &err), 1);
 	cr_assert_eq(qpio_cq_poll(a.cq, &wc, 1), 0);
-	cr_assert_eq(qpio_soft_qp_stats(a.qp, &st), 0);
-	cr_assert_geq(st.rnr_naks, 1);
+	if (qt_dev_is_soft()) { /* verbs has no RNR NAK counter per QP */
+		cr_assert_eq(qpio_soft_qp_stats(a.qp, &st), 0);
+		cr_assert_geq(st.rnr_naks, 1);
+	}
 	qt_post_recv(&b, 52, b.buf, 128);
 	cr_assert_eq(qt_poll_n(a.cq, &wc, 1), 1);
 	cr_assert_eq(wc.status, QPIO_WC_SUCCESS);
@@ -517,9 +537,13 @@ Test(send, sge_length_bit31_and_reserved_lkey_refused)
 	rwr = (struct qpio_recv_wr){ .wr_id = 2, .sg_list = &sge, .num_sge = 1 };
 	cr_assert_eq(qpio_qp_post_recv(b.qp, &rwr, 1, &err), 0);
 	cr_assert_eq(err, -EINVAL);
-	sge = (struct qpio_sge){ (uintptr_t)b.buf, 16, 0x100 };
-	cr_assert_eq(qpio_qp_post_recv(b.qp, &rwr, 1, &err), 0);
-	cr_assert_eq(err, -EINVAL);
+	if (qt_dev_is_soft()) {
+		/* 0x100 ends an mlx5 receive list: reserved on the soft NIC
+		 * only (a verbs device's keys are its own business). */
+		sge = (struct qpio_sge){ (uintptr_t)b.buf, 16, 0x100 };
+		cr_assert_eq(qpio_qp_post_recv(b.qp, &rwr, 1, &err), 0);
+		cr_assert_eq(err, -EINVAL);
+	}
 	qt_pair_destroy(&a, &b);
 }
 
@@ -560,7 +584,7 @@ Test(send, reset_purges_old_completions)
 	cr_assert_eq(qt_poll_n(a.cq, wc, 8), 1);
 	cr_assert_eq(wc[0].wr_id, 99);
 	cr_assert_eq(wc[0].status, QPIO_WC_SUCCESS);
-	cr_assert_eq(qpio_soft_qp_stats(a.qp, &st), 0);
+	st = qt_stats(a.qp);
 	cr_assert_eq(st.sq_posted, 1);
 	cr_assert_eq(st.sq_completed, 1);
 	qt_pair_destroy(&a, &b);

@@ -1,0 +1,154 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * libibverbs driver receive path: post receive bursts and poll CQs.
+ */
+#include <string.h>
+
+#include <rte_byteorder.h>
+
+#include "ibv_rx.h"
+
+uint16_t
+ibvd_post_recv(struct qpio_qp *qqp, const struct qpio_recv_wr *wrs,
+	       uint16_t n, int *err)
+{
+	struct ibvd_qp *qp = to_iqp(qqp);
+	struct ibvd_rq *rq = &qp->rq;
+	uint8_t state = __atomic_load_n(&qqp->state, __ATOMIC_ACQUIRE);
+	uint32_t pi = rq->pi;
+	struct ibv_recv_wr *bad = NULL;
+	uint16_t i = 0;
+	int rc = 0, ret;
+
+	if (unlikely(state == QPIO_QPS_RESET || qqp->srq != NULL)) {
+		IBVD_LOG(DEBUG, "qp 0x%x: post recv refused (%s)", qqp->qp_num,
+			 qqp->srq != NULL ? "QP uses an SRQ" : "QP in RESET");
+		rc = -EINVAL;
+		goto out;
+	}
+	for (i = 0; i < n; i++) {
+		const struct qpio_recv_wr *wr = &wrs[i];
+		struct ibv_recv_wr *w = &rq->wrs[i];
+		uint32_t j;
+
+		if (unlikely(wr->num_sge > rq->max_sge)) {
+			IBVD_LOG(DEBUG, "qp 0x%x: num_sge %u > max_recv_sge %u",
+				 qqp->qp_num, wr->num_sge, rq->max_sge);
+			rc = -EINVAL;
+			break;
+		}
+		if (unlikely(pi - rq->tail >= rq->depth)) {
+			rc = -ENOMEM;
+			break;
+		}
+		/* Same rule as the send side and the soft NIC: 31 bits of
+		 * length per SGE. */
+		for (j = 0; j < wr->num_sge; j++)
+			if (unlikely(wr->sg_list[j].length > INT32_MAX))
+				break;
+		if (unlikely(j != wr->num_sge)) {
+			IBVD_LOG(DEBUG, "qp 0x%x: receive SGE %u length over 2^31 - 1",
+				 qqp->qp_num, j);
+			rc = -EINVAL;
+			break;
+		}
+		w->wr_id = ibvd_wrid(IBVD_WRID_RECV, qp->gen, pi);
+		w->next = w + 1;
+		w->sg_list = (struct ibv_sge *)(uintptr_t)wr->sg_list;
+		w->num_sge = (int)wr->num_sge;
+		rq->wrid[pi & rq->mask] = wr->wr_id;
+		pi++;
+	}
+	if (likely(i != 0)) {
+		/* One chained post: the provider writes every WQE, then
+		 * updates the doorbell record once. */
+		rq->wrs[i - 1].next = NULL;
+		ret = ibv_post_recv(qp->qp, rq->wrs, &bad);
+		qp->post_recv_calls++;
+		if (unlikely(ret != 0)) {
+			i = bad != NULL ? (uint16_t)(bad - rq->wrs) : 0;
+			pi = rq->pi + i;
+			rc = -ret;
+		}
+		rq->pi = pi;
+	}
+out:
+	if (err != NULL)
+		*err = rc;
+	return i;
+}
+
+uint16_t
+ibvd_cq_poll(struct qpio_cq *qcq, struct qpio_wc *wc, uint16_t n)
+{
+	struct ibvd_cq *cq = to_icq(qcq);
+	struct ibv_wc *iwc = (struct ibv_wc *)wc;
+	uint16_t out = 0;
+	int got, i;
+
+	if (unlikely(n == 0))
+		return 0;
+	/* The provider writes ibv_wc entries straight into wc (same layout)
+	 * and updates its consumer index once for the call. */
+	got = ibv_poll_cq(cq->cq, n, iwc);
+	if (unlikely(got <= 0))
+		return 0;
+	for (i = 0; i < got; i++) {
+		uint64_t id = iwc[i].wr_id;
+		uint32_t slot = (uint32_t)id;
+		struct ibvd_qp *qp = ibvd_cq_qp(cq, iwc[i].qp_num);
+		struct qpio_wc *o;
+
+		if (unlikely(qp == NULL))
+			continue;
+		/* SRQ slots outlive a QP's resets; its own queues do not. */
+		if (unlikely(((id >> IBVD_WRID_GEN_SHIFT) & 0x7fffffffu) !=
+			     (qp->gen & 0x7fffffffu) &&
+			     !((id & IBVD_WRID_RECV) && qp->srq != NULL))) {
+			qp->stale_wc++;
+			continue;
+		}
+		o = &wc[out];
+		if (out != i)
+			memcpy(o, &iwc[i], sizeof(*o));
+		if (id & IBVD_WRID_RECV) {
+			if (qp->srq != NULL) {
+				o->wr_id = ibvd_srq_complete(qp->srq, slot);
+			} else {
+				o->wr_id = qp->rq.wrid[slot & qp->rq.mask];
+				qp->rq.tail = slot + 1;
+			}
+			if (unlikely(o->status != QPIO_WC_SUCCESS))
+				o->opcode = QPIO_WC_RECV;
+			/* Verbs defines src_qp and GRH for UD only; qpio
+			 * reports the peer QP on connected QPs, and a GRH
+			 * only where it sits in the receive buffer. */
+			if (qp->base.qp_type != QPIO_QPT_UD) {
+				o->src_qp = qp->dest_qpn;
+				o->wc_flags &= ~(unsigned int)QPIO_WC_GRH;
+			}
+		} else {
+			o->wr_id = qp->sq.wrid[slot & qp->sq.mask];
+			if (unlikely(o->status != QPIO_WC_SUCCESS))
+				o->opcode = (enum qpio_wc_opcode)
+					qp->sq.opcode[slot & qp->sq.mask];
+			/* Releases this slot and every unsignaled one before. */
+			qp->sq.tail = slot + 1;
+		}
+		o->wc_flags &= QPIO_WC_GRH | QPIO_WC_WITH_IMM;
+		if (unlikely(o->status != QPIO_WC_SUCCESS)) {
+			/* Fields other than wr_id, status, opcode, qp_num and
+			 * vendor_err are undefined in verbs; qpio zeroes them. */
+			o->byte_len = 0;
+			o->imm_data = 0;
+			o->wc_flags = 0;
+			if (qp->base.qp_type != QPIO_QPT_UD)
+				__atomic_store_n(&qp->base.state, QPIO_QPS_ERR,
+						 __ATOMIC_RELEASE);
+		} else if (o->wc_flags & QPIO_WC_WITH_IMM) {
+			o->imm_data = rte_be_to_cpu_32(o->imm_data);
+		}
+		out++;
+	}
+	return out;
+}

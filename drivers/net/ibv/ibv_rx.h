@@ -1,0 +1,26 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#ifndef IBVD_RX_H
+#define IBVD_RX_H
+
+/*
+ * Hot inlines of the completion path: which QP a completion belongs to.
+ */
+#include "ibv_private.h"
+
+/* QP of this CQ with number qpn, or NULL (destroyed since it posted). */
+static inline struct ibvd_qp *
+ibvd_cq_qp(struct ibvd_cq *cq, uint32_t qpn)
+{
+	uint32_t i;
+
+	if (likely(cq->last_qp != NULL && cq->last_qp->base.qp_num == qpn))
+		return cq->last_qp;
+	for (i = 0; i < cq->nb_qps; i++)
+		if (cq->qps[i]->base.qp_num == qpn) {
+			cq->last_qp = cq->qps[i];
+			return cq->last_qp;
+		}
+	return NULL;
+}
+
+#endif /* IBVD_RX_H */

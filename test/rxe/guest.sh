@@ -1,0 +1,98 @@
+#!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
+#
+# Runs inside the rxe VM (see test/rxe/run.sh), chrooted into the host's
+# read-only root with tmpfs on /tmp, /run and /dev/shm and the results
+# share on /tmp/out. Writes the exit status of the whole run to
+# /tmp/out/rc: 0 every step passed, 1 a step failed.
+set -u
+. /tmp/out/env
+export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+export HOME=/tmp
+rc=0
+t0=$(date +%s)
+step() { echo "== rxe-vm [$(( $(date +%s) - t0 ))s] $*"; }
+fail() { echo "== rxe-vm: FAIL: $*"; rc=1; }
+
+step "kernel $(uname -r), $(nproc) CPUs"
+# EAL dlopens every driver in DPDK's plugin directory at each start, and
+# every unit test is a new process: under TCG that is seconds per test.
+# The tests need only the mempool drivers, so the VM sees just those.
+pmd=$(ls -d /usr/lib/*/dpdk/pmds-* 2>/dev/null | head -n 1)
+if [ -n "$pmd" ]; then
+	mkdir -p /tmp/pmds
+	cp -a "$pmd"/librte_mempool_ring.so* "$pmd"/librte_mempool_stack.so* /tmp/pmds/
+	mount --bind /tmp/pmds "$pmd" || fail "bind mount over $pmd"
+fi
+ip link set lo up
+# rxe on one end of a veth pair; both ends up so the port is ACTIVE. The
+# MTU leaves room for 4096-byte RoCE payloads. QPs talk through rxe0
+# loopback: two rxe devices on the two ends of one pair do not connect.
+ip link add veth0 mtu 9000 type veth peer name veth1 mtu 9000 || fail "veth"
+ip link set veth1 up
+ip link set veth0 up
+rdma link add rxe0 type rxe netdev veth0 || fail "rdma link add rxe0"
+for i in $(seq 50); do
+	ibv_devinfo -d rxe0 2>/dev/null | grep -q PORT_ACTIVE && break
+	sleep 0.1
+done
+ibv_devinfo -d rxe0 | grep -E "hca_id|transport|state|active_mtu|link_layer" || fail "ibv_devinfo"
+ibv_devinfo -v -d rxe0 | grep -E "max_qp:|max_qp_wr|max_sge:|max_cqe|max_mr:|max_srq:|atomic_cap|GID\[" |
+	sed 's/^[[:space:]]*/   /'
+
+step "(c) ibv_rc_pingpong over rxe0 loopback"
+# Bounded: a server whose client never connects would wait forever. The
+# client retries while the server is still starting.
+timeout 60 ibv_rc_pingpong -d rxe0 -g 0 -n 100 > /tmp/pp-server.log 2>&1 &
+srv=$!
+ok=0
+for try in 1 2 3 4 5; do
+	sleep 1
+	if timeout 30 ibv_rc_pingpong -d rxe0 -g 0 -n 100 127.0.0.1 \
+		> /tmp/pp-client.log 2>&1; then
+		ok=1
+		break
+	fi
+	grep -q "Couldn't connect" /tmp/pp-client.log || break
+done
+if [ "$ok" = 1 ] && wait "$srv"; then
+	grep -h "iters" /tmp/pp-client.log
+	echo "== rxe-vm: (c) PASS"
+else
+	kill "$srv" 2>/dev/null
+	wait "$srv"
+	cat /tmp/pp-server.log /tmp/pp-client.log
+	fail "(c) ibv_rc_pingpong"
+fi
+
+step "(a) unit tests against ibv0,dev=rxe0 (filter $QPIO_FILTER)"
+export QPIO_TEST_DEV_A="ibv0,dev=rxe0" QPIO_TEST_DEV_B="ibv0,dev=rxe0" QPIO_TEST_EAL_MEM=128 QPIO_TEST_POLL_MS=5000
+# Criterion's per-test lines stream to the console as they finish.
+"$QPIO_BUILD/test/unit/qpio-unit-tests" --jobs 2 --filter "$QPIO_FILTER" \
+	--timeout "${QPIO_TEST_TIMEOUT:-60}" --verbose 2>&1 | tee /tmp/unit.log |
+	grep --line-buffered -E "^\[(PASS|FAIL|SKIP|ERR|WARN)|Synthesis|Crash|crash|Timed out|Assertion" |
+	grep --line-buffered -v "Test is disabled"
+urc=${PIPESTATUS[0]}
+cp /tmp/unit.log /tmp/out/unit.log
+# A sanitizer build reports after a test has passed: that fails the step.
+if grep -Eq "ERROR: (Address|Leak)Sanitizer|runtime error:" /tmp/unit.log; then
+	grep -E -A12 "ERROR: (Address|Leak)Sanitizer|runtime error:" /tmp/unit.log | head -60
+	urc=1
+fi
+if [ "$urc" = 0 ]; then echo "== rxe-vm: (a) PASS"; else fail "(a) unit tests"; fi
+
+step "(b) qpio-testpmd forwarding a capture over an RC link on rxe0"
+if [ ! -x "$QPIO_BUILD/app/testpmd/qpio-testpmd" ]; then
+	echo "== rxe-vm: (b) SKIP: $QPIO_BUILD/app/testpmd/qpio-testpmd is not built in this tree"
+elif [ -z "$QPIO_CAPTURE" ]; then
+	echo "== rxe-vm: (b) SKIP: no capture found (give one with -c)"
+elif "$QPIO_ROOT/usertools/qpio-forward-capture.sh" -b "$QPIO_BUILD" \
+	-d "ibv0,dev=rxe0" "$QPIO_CAPTURE" /tmp/fwd.pcap; then
+	echo "== rxe-vm: (b) PASS"
+else
+	fail "(b) forward capture"
+fi
+
+step "done, status $rc"
+echo "$rc" > /tmp/out/rc
+sync

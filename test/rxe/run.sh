@@ -1,0 +1,168 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+#
+# Run the ibv driver against Linux Soft-RoCE (rdma_rxe) in a small VM.
+#
+#   test/rxe/run.sh [-b BUILDDIR] [-c CAPTURE] [-f FILTER] [-k] [-t SECONDS]
+#
+#   -b BUILDDIR  qpio build directory (default: build)
+#   -c CAPTURE   capture for step (b) (default: the first *.pcap under
+#                ../shared/data or ../shared/pcap next to the tree, if any)
+#   -f FILTER    Criterion --filter of step (a) (default: test/rxe/filter)
+#   -k           keep the work directory (initramfs, logs)
+#   -t SECONDS   VM time limit (default: 900)
+#
+# The VM is built from Debian packages only: the kernel and modules of
+# linux-image-amd64, busybox-static for the initramfs, qemu-system-x86 in
+# TCG mode (no KVM needed). The host's root file system is shared read-only
+# over virtio-9p; the guest chroots into it, so the binaries and libraries
+# (rdma-core, ibverbs-providers, the qpio build) are the host's. Inside,
+# test/rxe/guest.sh creates rxe0 on a veth end and runs:
+#   (c) ibv_rc_pingpong over rxe0 loopback (checks the VM itself),
+#   (a) the unit tests against "ibv0,dev=rxe0" (both ends on rxe0),
+#   (b) usertools/qpio-forward-capture.sh over an RC link on rxe0, when
+#       qpio-testpmd is built.
+# Exit status: 0 all passed, 1 a step failed, 77 skipped (qemu, kernel,
+# modules or tools missing; the reason is printed), 2 bad usage.
+set -euo pipefail
+
+usage() { sed -n '3,26p' "$0" | sed 's/^# \{0,1\}//'; }
+
+here="$(cd "$(dirname "$0")" && pwd)"
+root="$(cd "$here/../.." && pwd)"
+build="$root/build"
+capture=""
+filter=""
+keep=0
+limit=900
+while getopts "b:c:f:kt:h" o; do
+	case "$o" in
+	b) build="$(cd "$OPTARG" && pwd)" ;;
+	c) capture="$(readlink -f "$OPTARG")" ;;
+	f) filter="$OPTARG" ;;
+	k) keep=1 ;;
+	t) limit="$OPTARG" ;;
+	h) usage; exit 0 ;;
+	*) usage >&2; exit 2 ;;
+	esac
+done
+shift $((OPTIND - 1))
+[ $# -eq 0 ] || { usage >&2; exit 2; }
+
+skip() { echo "rxe: SKIP: $*"; exit 77; }
+
+# --- what the VM needs ------------------------------------------------------
+qemu="$(command -v qemu-system-x86_64 || true)"
+[ -n "$qemu" ] || skip "qemu-system-x86_64 not found (usertools/install-deps.sh --rxe)"
+busybox=""
+for b in /bin/busybox /usr/bin/busybox; do
+	if [ -x "$b" ] && ! ldd "$b" >/dev/null 2>&1; then busybox="$b"; break; fi
+done
+[ -n "$busybox" ] || skip "static busybox not found (package busybox-static)"
+command -v modprobe >/dev/null || skip "modprobe not found (package kmod)"
+command -v cpio >/dev/null || skip "cpio not found (package cpio)"
+for t in ip rdma ibv_rc_pingpong ibv_devinfo; do
+	command -v "$t" >/dev/null ||
+		skip "$t not found (packages iproute2, ibverbs-utils)"
+done
+[ -e /usr/lib/x86_64-linux-gnu/libibverbs/librxe-rdmav34.so ] ||
+	ls /usr/lib/*/libibverbs/librxe-rdmav*.so >/dev/null 2>&1 ||
+	skip "the rxe provider is missing (package ibverbs-providers)"
+kver=""
+for k in $(ls -1 /boot/vmlinuz-* 2>/dev/null | sort -V -r); do
+	v="${k#/boot/vmlinuz-}"
+	if modprobe -S "$v" --show-depends rdma_rxe >/dev/null 2>&1; then
+		kver="$v"; break
+	fi
+done
+[ -n "$kver" ] || skip "no /boot/vmlinuz-* with rdma_rxe modules (package linux-image-amd64)"
+[ -r "/boot/vmlinuz-$kver" ] || skip "/boot/vmlinuz-$kver is not readable"
+unit="$build/test/unit/qpio-unit-tests"
+[ -x "$unit" ] || { echo "rxe: $unit not built" >&2; exit 1; }
+[ -n "$filter" ] || filter="$(grep -v '^#' "$here/filter" | tr -d '\n ')"
+if [ -z "$capture" ]; then
+	for d in "$root/../shared/data" "$root/../shared/pcap"; do
+		[ -d "$d" ] || continue
+		capture="$(find "$d" -maxdepth 2 -name '*.pcap' -size -2M 2>/dev/null | sort | head -n 1)"
+		[ -n "$capture" ] && break
+	done
+fi
+
+# --- initramfs ----------------------------------------------------------------
+work="$(mktemp -d /tmp/qpio-rxe.XXXXXX)"
+cleanup() { [ "$keep" = 1 ] && echo "rxe: work directory $work" || rm -rf "$work"; }
+trap cleanup EXIT
+ird="$work/initramfs"
+out="$work/out"
+mkdir -p "$ird"/{bin,dev,proc,sys,host,lib/modules} "$out"
+cp "$busybox" "$ird/bin/busybox"
+for a in sh mount umount insmod mkdir chroot poweroff sleep cat echo; do
+	ln -s busybox "$ird/bin/$a"
+done
+# virtio + 9p to reach the host root, then Soft-RoCE and its crc32
+# provider, then veth; modprobe prints each module after its dependencies.
+mods=(virtio_pci 9pnet_virtio 9p crc32_generic rdma_rxe veth)
+: > "$ird/lib/modules/order"
+for m in "${mods[@]}"; do
+	modprobe -S "$kver" --show-depends "$m" | awk '$1 == "insmod" { print $2 }'
+done | awk '!seen[$0]++' | while read -r ko; do
+	cp "$ko" "$ird/lib/modules/"
+	basename "$ko" >> "$ird/lib/modules/order"
+done
+cat > "$ird/init" <<'INIT'
+#!/bin/sh
+mount -t proc proc /proc
+mount -t sysfs sys /sys
+mount -t devtmpfs dev /dev
+for m in $(cat /lib/modules/order); do
+	insmod /lib/modules/$m || echo "rxe-vm: insmod $m failed"
+done
+mount -t 9p -o trans=virtio,version=9p2000.L,ro,cache=loose,msize=262144 hostroot /host || {
+	echo "rxe-vm: cannot mount the host root"; poweroff -f; }
+mount -t proc proc /host/proc
+mount -t sysfs sys /host/sys
+mount -t devtmpfs dev /host/dev
+mount -t tmpfs tmp /host/tmp
+mount -t tmpfs run /host/run
+mkdir -p /host/dev/shm /host/tmp/out
+mount -t tmpfs shm /host/dev/shm
+mount -t 9p -o trans=virtio,version=9p2000.L out /host/tmp/out || {
+	echo "rxe-vm: cannot mount the results share"; poweroff -f; }
+chroot /host /bin/bash /tmp/out/guest.sh
+sync
+umount /host/tmp/out
+poweroff -f
+INIT
+chmod +x "$ird/init"
+(cd "$ird" && find . | cpio -o -H newc --quiet | gzip -1) > "$work/initramfs.gz"
+
+cp "$here/guest.sh" "$out/guest.sh"
+cat > "$out/env" <<ENV
+QPIO_ROOT='$root'
+QPIO_BUILD='$build'
+QPIO_FILTER='$filter'
+QPIO_CAPTURE='$capture'
+ENV
+
+# --- boot -----------------------------------------------------------------------
+echo "rxe: kernel $kver, initramfs $(du -h "$work/initramfs.gz" | cut -f1), qemu TCG with 2 vCPUs"
+start=$(date +%s)
+set +e
+timeout --foreground -k 10 "$limit" "$qemu" \
+	-machine q35 -accel tcg -cpu max -smp 2 -m 2048 \
+	-nographic -no-reboot -nic none \
+	-kernel "/boot/vmlinuz-$kver" -initrd "$work/initramfs.gz" \
+	-append "console=ttyS0 panic=-1 quiet loglevel=3" \
+	-virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap \
+	-virtfs local,path="$out",mount_tag=out,security_model=none,multidevs=remap \
+	< /dev/null
+qrc=$?
+set -e
+echo "rxe: VM ran $(( $(date +%s) - start )) s (qemu exit $qrc)"
+if [ ! -f "$out/rc" ]; then
+	echo "rxe: FAIL: the VM did not report a result" >&2
+	exit 1
+fi
+rc="$(cat "$out/rc")"
+echo "rxe: guest result $rc"
+exit "$rc"
