@@ -4,8 +4,9 @@
 # Install every Debian 12 package qpio needs to build, test and run.
 # Idempotent: packages already present are left alone. Run as root.
 #
-#   usertools/install-deps.sh          build + test dependencies
-#   usertools/install-deps.sh --rxe    also the Soft-RoCE VM test packages
+#   usertools/install-deps.sh          build + test dependencies, including
+#                                      the Soft-RoCE VM test's (qemu, kernel)
+#   usertools/install-deps.sh --rxe    the same (kept for older scripts)
 #   usertools/install-deps.sh --record also what qpio-record-capture.sh needs
 #   usertools/install-deps.sh --bench  also dpdk-testpmd for bench/memif-vs-qpio.sh
 #   Options combine: --rxe --record --bench.
@@ -28,19 +29,20 @@ bench_pkgs=(
 	dpdk-dev
 )
 
-want_rxe=0
 want_record=0
 want_bench=0
 for a in "$@"; do
 	case "$a" in
-	--rxe) want_rxe=1 ;;
+	--rxe) ;;
 	--record) want_record=1 ;;
 	--bench) want_bench=1 ;;
-	-h|--help) sed -n '3,11p' "$0"; exit 0 ;;
+	-h|--help) sed -n '3,12p' "$0"; exit 0 ;;
 	*) echo "install-deps: unknown option '$a'" >&2; exit 2 ;;
 	esac
 done
-[ "$want_rxe" = 1 ] && pkgs+=("${rxe_pkgs[@]}")
+# The README's test command boots the Soft-RoCE VM, so its packages are
+# part of the default set.
+pkgs+=("${rxe_pkgs[@]}")
 [ "$want_record" = 1 ] && pkgs+=("${record_pkgs[@]}")
 [ "$want_bench" = 1 ] && pkgs+=("${bench_pkgs[@]}")
 
