@@ -5,6 +5,7 @@
 # forwarded over an RDMA link and compared frame for frame.
 #
 #   main_job.sh BUILDDIR shipped          the capture the project ships
+#   main_job.sh BUILDDIR shipped-ud       the same over a UD link
 #   main_job.sh BUILDDIR real PCAPDIR     every capture in PCAPDIR/real
 #
 # Exit 0 when every output is identical, 1 otherwise, 77 (skip) when
@@ -16,9 +17,14 @@ what="$2"
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 fwd="$root/usertools/qpio-forward-capture.sh"
 
+transport=rc
 case "$what" in
 shipped)
 	files=("$root/data/linux-stack.pcap")
+	;;
+shipped-ud)
+	files=("$root/data/linux-stack.pcap")
+	transport=ud
 	;;
 real)
 	dir="$3/real"
@@ -37,7 +43,7 @@ esac
 fail=0
 for f in "${files[@]}"; do
 	echo "=== $f"
-	if "$fwd" -b "$build" "$f"; then
+	if "$fwd" -b "$build" -t "$transport" "$f"; then
 		echo "PASS: $(basename "$f")"
 	else
 		echo "FAIL: $(basename "$f")"
