@@ -649,6 +649,7 @@ qp_stats_reset(struct qpio_port *port)
 			txq->inline_pkts = txq->zero_copy_pkts = 0;
 			txq->copied_pkts = txq->oversize = 0;
 			txq->wc_errors = txq->bursts = 0;
+			txq->flushed = 0;
 		}
 	}
 }
@@ -657,7 +658,7 @@ qp_stats_reset(struct qpio_port *port)
 static const char *const qp_xstat_names[] = {
 	"tx_inline_packets", "tx_zero_copy_packets", "tx_copied_packets",
 	"tx_oversize_drops", "tx_wc_errors", "tx_bursts",
-	"rx_wc_errors", "rx_flushed",
+	"rx_wc_errors", "rx_flushed", "tx_flushed",
 };
 
 static int
@@ -690,6 +691,7 @@ qp_xstats_values(struct qpio_port *port, uint64_t *v, unsigned int n)
 			s[3] += txq->oversize;
 			s[4] += txq->wc_errors;
 			s[5] += txq->bursts;
+			s[8] += txq->flushed;
 		}
 		if (rxq != NULL) {
 			s[6] += rxq->wc_errors;

@@ -87,6 +87,7 @@ struct qp_txq {
 	uint64_t copied_pkts;
 	uint64_t oversize;
 	uint64_t wc_errors;
+	uint64_t flushed;              /* frames flushed, never sent */
 	uint64_t bursts;
 } __rte_cache_aligned;
 

@@ -223,9 +223,16 @@ qp_txq_reclaim(struct qp_txq *txq, uint32_t max_free)
 		for (i = 0; i < n; i++) {
 			uint32_t end = (uint32_t)wc[i].wr_id + 1;
 
-			if (unlikely(wc[i].status != QPIO_WC_SUCCESS &&
-				     wc[i].status != QPIO_WC_WR_FLUSH_ERR))
-				txq->wc_errors++;
+			if (unlikely(wc[i].status != QPIO_WC_SUCCESS)) {
+				if (wc[i].status == QPIO_WC_WR_FLUSH_ERR) {
+					/* Every WR gets its own flush
+					 * completion: one frame not sent. */
+					txq->flushed++;
+					txq->oerrors++;
+				} else {
+					txq->wc_errors++;
+				}
+			}
 			/* The completion covers every WR up to wr_id. */
 			while (txq->tail != end) {
 				struct rte_mbuf **e =

@@ -512,3 +512,32 @@ Test(port_qp, ud_frame_over_4096_is_refused_at_configure_or_dropped)
 	cr_assert_eq(qpio_port_configure(id, 1, 1, &conf), -EINVAL);
 	cr_assert_eq(qpio_port_close(id), 0);
 }
+
+/* Frames waiting for receive buffers when the sender stops are flushed:
+ * counted in oerrors and tx_flushed, so sent + flushed = taken. */
+Test(port_qp, frames_flushed_at_stop_are_counted)
+{
+	struct qpio_port_stats st;
+	struct rte_mbuf *m[64];
+	unsigned int i;
+	struct link l;
+
+	l.a = qpio_port_create("qp0,dev=soft0,peer=qp1");
+	l.b = qpio_port_create("qp1,dev=soft0,peer=qp0");
+	l.rx_mp = pool("rx_mp", NB_MBUF, RTE_MBUF_DEFAULT_BUF_SIZE);
+	l.tx_mp = l.rx_mp;
+	port_up(l.a, 64, 0, l.rx_mp);
+	port_up(l.b, 16, 0, l.rx_mp);      /* 16 receive buffers */
+	for (i = 0; i < 64; i++)
+		m[i] = frame(l.tx_mp, 300, i, 2048);
+	cr_assert_eq(qpio_port_tx_burst(l.a, 0, m, 64), 64);
+	cr_assert_eq(qpio_port_stop(l.a), 0);
+	cr_assert_eq(qpio_port_stats_get(l.a, &st), 0);
+	cr_assert_eq(st.opackets, 64);
+	cr_assert_eq(st.oerrors, 48);
+	cr_assert_eq(xstat(l.a, "tx_flushed"), 48);
+	cr_assert_eq(qpio_port_stop(l.b), 0);
+	cr_assert_eq(qpio_port_stats_get(l.b, &st), 0);
+	cr_assert_eq(st.ipackets, 16);       /* drained at stop */
+	link_down(&l);
+}
