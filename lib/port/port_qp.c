@@ -211,6 +211,7 @@ qp_rx_queue_setup(struct qpio_port *port, uint16_t qid, uint16_t nb_desc,
 	rxq->qid = qid;
 	rxq->nb_desc = rte_align32pow2(nb_desc);
 	rxq->nseg = nseg;
+	rxq->rearm_thresh = RTE_MIN(32u, rxq->nb_desc / 4);
 	rxq->seg_room = room;
 	rxq->grh = grh;
 	rxq->max_pkt_len = port->conf.max_rx_pkt_len;
@@ -519,6 +520,13 @@ qp_start(struct qpio_port *port)
 		return 0;
 	pid = qpio_port_get_by_name(qp->peer);
 	peer = pid >= 0 ? qpio_port_get(pid) : NULL;
+	if (peer != NULL && (peer->ops != port->ops ||
+			     strcmp(qp_priv(peer)->peer, port->name) != 0)) {
+		QP_LOG(ERR, "port %s: peer=%s must be a qp port whose peer= "
+		       "names %s", port->name, qp->peer, port->name);
+		ret = -EINVAL;
+		goto fail;
+	}
 	if (peer == NULL || !peer->started) {
 		QP_LOG(INFO, "port %s: link waits for peer %s to start",
 		       port->name, qp->peer);
@@ -543,13 +551,15 @@ qp_queues_down(struct qpio_port *port)
 	for (i = 0; i < port->nb_rxq; i++) {
 		struct qp_rxq *rxq = port->rxq[i];
 		struct qp_txq *txq = port->txq[i];
-		uint64_t deadline;
+		uint64_t deadline, ipackets, ibytes;
 
 		if (rxq == NULL || txq == NULL || rxq->qp == NULL)
 			continue;
 		memset(&a, 0, sizeof(a));
 		a.qp_state = QPIO_QPS_ERR;
 		qpio_qp_modify(rxq->qp, &a, QPIO_QP_STATE);
+		ipackets = rxq->ipackets;
+		ibytes = rxq->ibytes;
 		deadline = rte_get_timer_cycles() + rte_get_timer_hz();
 		while ((txq->head != txq->tail || rxq->posted > 0) &&
 		       rte_get_timer_cycles() < deadline) {
@@ -562,6 +572,11 @@ qp_queues_down(struct qpio_port *port)
 			for (k = 0; k < n; k++)
 				rte_pktmbuf_free(drop[k]);
 		}
+		/* Frames that arrived but were never handed to the
+		 * application are dropped by the stop: imissed. */
+		rxq->stop_drops += rxq->ipackets - ipackets;
+		rxq->ipackets = ipackets;
+		rxq->ibytes = ibytes;
 		if (txq->head != txq->tail || rxq->posted > 0)
 			QP_LOG(ERR, "port %s: queue %u: %u sends and %u "
 			       "receives not flushed after 1 s", port->name,
@@ -574,6 +589,8 @@ qp_queues_down(struct qpio_port *port)
 		}
 		memset(rxq->slot_posted, 0, rxq->nb_desc);
 		rxq->posted = 0;
+		rxq->rearm_start = 0;
+		rxq->rearm_n = 0;
 		qpio_qp_destroy(rxq->qp);
 		rxq->qp = NULL;
 		txq->qp = NULL;
@@ -583,9 +600,41 @@ qp_queues_down(struct qpio_port *port)
 	}
 }
 
+/* The link is gone: move the started peer's QPs to ERR, so its tx_burst
+ * returns 0 (the caller keeps its frames) and its link reads down, instead
+ * of frames being posted towards QPs that no longer exist. */
+static void
+qp_peer_link_down(struct qpio_port *port)
+{
+	struct qp_port *qp = qp_priv(port);
+	struct qpio_port *peer;
+	struct qpio_qp_attr a;
+	uint16_t i;
+	int pid;
+
+	if (qp->peer[0] == '\0')
+		return;
+	pid = qpio_port_get_by_name(qp->peer);
+	peer = pid >= 0 ? qpio_port_get(pid) : NULL;
+	if (peer == NULL || !peer->started || peer->ops != port->ops)
+		return;
+	memset(&a, 0, sizeof(a));
+	a.qp_state = QPIO_QPS_ERR;
+	for (i = 0; i < peer->nb_txq; i++) {
+		struct qp_txq *txq = peer->txq[i];
+
+		if (txq != NULL && txq->qp != NULL &&
+		    qpio_qp_state(txq->qp) == QPIO_QPS_RTS)
+			qpio_qp_modify(txq->qp, &a, QPIO_QP_STATE);
+	}
+	QP_LOG(INFO, "port %s stopped: link of %s down until both start again",
+	       port->name, peer->name);
+}
+
 static int
 qp_stop(struct qpio_port *port)
 {
+	qp_peer_link_down(port);
 	qp_queues_down(port);
 	return 0;
 }
@@ -617,6 +666,7 @@ qp_stats_get(struct qpio_port *port, struct qpio_port_stats *st)
 			st->ibytes += rxq->ibytes;
 			st->ierrors += rxq->ierrors;
 			st->rx_nombuf += rxq->rx_nombuf;
+			st->imissed += rxq->stop_drops;
 			st->q_ipackets[i] = rxq->ipackets;
 			st->q_ibytes[i] = rxq->ibytes;
 			st->q_errors[i] = rxq->ierrors;
@@ -643,6 +693,7 @@ qp_stats_reset(struct qpio_port *port)
 		if (rxq != NULL) {
 			rxq->ipackets = rxq->ibytes = rxq->ierrors = 0;
 			rxq->rx_nombuf = rxq->wc_errors = rxq->flushed = 0;
+			rxq->stop_drops = 0;
 		}
 		if (txq != NULL) {
 			txq->opackets = txq->obytes = txq->oerrors = 0;
@@ -780,9 +831,10 @@ qp_probe(struct qpio_port *port, const struct rte_kvargs *kv)
 		       port->name, peer);
 		return -EINVAL;
 	}
-	if (mac != NULL && rte_ether_unformat_addr(mac, &port->mac) < 0) {
-		QP_LOG(ERR, "port %s: mac=%s is not XX:XX:XX:XX:XX:XX",
-		       port->name, mac);
+	if (mac != NULL && (rte_ether_unformat_addr(mac, &port->mac) < 0 ||
+			    !rte_is_valid_assigned_ether_addr(&port->mac))) {
+		QP_LOG(ERR, "port %s: mac=%s must be a unicast, non-zero "
+		       "XX:XX:XX:XX:XX:XX address", port->name, mac);
 		return -EINVAL;
 	}
 	qp = rte_zmalloc("qp_port", sizeof(*qp), RTE_CACHE_LINE_SIZE);

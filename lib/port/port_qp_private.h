@@ -47,6 +47,9 @@ struct qp_rxq {
 	uint32_t max_pkt_len;
 	uint32_t grh;                  /* QPIO_GRH_LEN on UD, else 0 */
 	uint32_t posted;               /* receive WRs on the RQ now */
+	uint32_t rearm_start;          /* first completed slot not reposted */
+	uint32_t rearm_n;              /* completed slots not reposted */
+	uint32_t rearm_thresh;         /* repost once this many completed */
 	uint8_t *slot_posted;          /* per slot: 1 while on the RQ */
 	struct rte_mbuf **elts;        /* nb_desc * nseg mbufs the driver owns */
 	struct qpio_mr_cache mrc;
@@ -57,6 +60,7 @@ struct qp_rxq {
 	uint64_t rx_nombuf;
 	uint64_t wc_errors;
 	uint64_t flushed;
+	uint64_t stop_drops;           /* received, dropped by a stop */
 } __rte_cache_aligned;
 
 /* Transmit side of queue i. */

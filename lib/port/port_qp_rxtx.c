@@ -7,8 +7,8 @@
  * headroom, so the GRH lands there and the frame at the mbuf's data_off).
  * The RQ completes in order and wr_id is the slot. A completed slot hands
  * the mbufs the frame used to the caller, takes fresh ones from the pool,
- * and is posted again; all reposts of a burst go in one post (one
- * doorbell).
+ * and is posted again once rearm_thresh slots (min(32, descriptors / 4))
+ * have completed, in one post (one doorbell).
  *
  * TX: WR number n (free running) uses elts[n & mask]. Frames up to
  * inline_max bytes in one segment are copied into the WQE and freed once
@@ -98,6 +98,32 @@ qp_rxq_post_all(struct qp_rxq *rxq)
 	return n > 0 ? rx_post_slots(rxq, list, n) : 0;
 }
 
+/* Post the rearm_n slots completed since the last rearm. Completions come
+ * in RQ order, so they are the rearm_n slots from rearm_start on; posting
+ * them together writes the RQ doorbell record once per rearm_thresh
+ * frames, not once per burst (the sender's lcore reads it). */
+static void
+rx_rearm(struct qp_rxq *rxq)
+{
+	uint32_t list[QP_PORT_POLL];
+	uint32_t done = 0;
+
+	while (done < rxq->rearm_n) {
+		uint32_t i, n = RTE_MIN(rxq->rearm_n - done, QP_PORT_POLL);
+
+		for (i = 0; i < n; i++)
+			list[i] = (rxq->rearm_start + done + i) & (rxq->nb_desc - 1);
+		if (rx_post_slots(rxq, list, n) < 0) {
+			/* The QP left RTS: the slots wait for the next start. */
+			rxq->ierrors++;
+			break;
+		}
+		done += n;
+	}
+	rxq->rearm_start = (rxq->rearm_start + done) & (rxq->nb_desc - 1);
+	rxq->rearm_n -= done;
+}
+
 /* Frame length and mbuf count of a good completion; 0 segments when the
  * completion is to be counted as an error and the slot reposted. */
 static inline uint32_t
@@ -139,13 +165,12 @@ qp_port_rx_burst(void *queue, struct rte_mbuf **pkts, uint16_t nb_pkts)
 {
 	struct qp_rxq *rxq = queue;
 	struct qpio_wc wc[QP_PORT_POLL];
-	uint32_t repost[QP_PORT_POLL];
 	uint16_t nb_rx = 0;
 
 	while (nb_rx < nb_pkts) {
 		uint16_t want = (uint16_t)RTE_MIN((uint32_t)(nb_pkts - nb_rx),
 						 QP_PORT_POLL);
-		uint32_t nrepost = 0, need, nf;
+		uint32_t need, nf;
 		uint32_t segs[QP_PORT_POLL], lens[QP_PORT_POLL];
 		struct rte_mbuf *fresh[QP_PORT_POLL * 4];
 		uint16_t n, i;
@@ -177,12 +202,12 @@ qp_port_rx_burst(void *queue, struct rte_mbuf **pkts, uint16_t nb_pkts)
 				}
 				rxq->wc_errors++;
 				rxq->ierrors++;
-				repost[nrepost++] = s;
+				rxq->rearm_n++;
 				continue;
 			}
 			if (unlikely(segs[i] == 0)) {
 				rxq->ierrors++;
-				repost[nrepost++] = s;
+				rxq->rearm_n++;
 				continue;
 			}
 			if (likely(bulk)) {
@@ -194,19 +219,19 @@ qp_port_rx_burst(void *queue, struct rte_mbuf **pkts, uint16_t nb_pkts)
 			} else {
 				/* Drop the frame, keep the buffers. */
 				rxq->rx_nombuf++;
-				repost[nrepost++] = s;
+				rxq->rearm_n++;
 				continue;
 			}
 			pkts[nb_rx++] = rx_slot_take(rxq, s, lens[i], segs[i], f);
 			rxq->ipackets++;
 			rxq->ibytes += lens[i];
-			repost[nrepost++] = s;
+			rxq->rearm_n++;
 		}
-		if (nrepost > 0 && rx_post_slots(rxq, repost, nrepost) < 0)
-			rxq->ierrors++;  /* QP left RTS: slots wait for start */
 		if (n < want)
 			break;
 	}
+	if (rxq->rearm_n >= rxq->rearm_thresh)
+		rx_rearm(rxq);
 	return nb_rx;
 }
 
@@ -230,7 +255,10 @@ qp_txq_reclaim(struct qp_txq *txq, uint32_t max_free)
 					txq->flushed++;
 					txq->oerrors++;
 				} else {
+					/* The first failed WR: one frame
+					 * not sent. */
 					txq->wc_errors++;
+					txq->oerrors++;
 				}
 			}
 			/* The completion covers every WR up to wr_id. */
