@@ -970,6 +970,29 @@ Test(pcap_port, devargs_errors_are_einval)
 	cr_assert_eq(qpio_port_count(), 0);
 }
 
+/* Another port's files are protected too: a tx file may not be any pcap
+ * port's rx or tx file, and an rx file may not be another port's tx file. */
+Test(pcap_port, tx_file_of_one_port_may_not_be_a_file_of_another)
+{
+	int a;
+
+	need_data();
+	a = qpio_port_create("pcap0,rx_pcap=" HOSTILE "empty.pcap,"
+			     "tx_pcap=/tmp/qpio-clash-out.pcap");
+	cr_assert_eq(a, 0);
+	cr_assert_eq(qpio_port_create("pcap1,tx_pcap=" HOSTILE "empty.pcap"),
+		     -EINVAL);
+	cr_assert_eq(qpio_port_create("pcap1,tx_pcap=/tmp/qpio-clash-out.pcap"),
+		     -EINVAL);
+	cr_assert_eq(qpio_port_create("pcap1,rx_pcap=/tmp/qpio-clash-out.pcap"),
+		     -EINVAL);
+	cr_assert_eq(qpio_port_create("pcap1,rx_pcap=" HOSTILE "empty.pcap"), 1);
+	cr_assert_eq(qpio_port_count(), 2);
+	cr_assert_eq(qpio_port_close(1), 0);
+	cr_assert_eq(qpio_port_close(a), 0);
+	unlink("/tmp/qpio-clash-out.pcap");
+}
+
 Test(pcap_port, mac_devarg_sets_the_address)
 {
 	struct rte_ether_addr want = {{ 0x02, 0x11, 0x22, 0x33, 0x44, 0x55 }};

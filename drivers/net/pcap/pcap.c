@@ -388,6 +388,42 @@ pcap_same_file(const char *a, const char *b)
 	return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
 }
 
+static struct qpio_port_driver pcap_driver;
+
+/* Refuse files another pcap port uses in a way that would destroy data:
+ * our tx file being its rx or tx file, or our rx file being its tx file. */
+static int
+pcap_files_clash(const struct qpio_port *port, const char *rx, const char *tx)
+{
+	uint16_t id;
+
+	for (id = 0; id < QPIO_MAX_PORTS; id++) {
+		const struct qpio_port *o = qpio_port_get(id);
+		const struct pcap_port *op;
+		const char *what = NULL;
+
+		if (o == NULL || o == port || o->drv != &pcap_driver ||
+		    o->priv == NULL)
+			continue;
+		op = o->priv;
+		if (tx != NULL && op->rx_path != NULL &&
+		    pcap_same_file(tx, op->rx_path))
+			what = "tx_pcap is the rx_pcap file of";
+		else if (tx != NULL && op->tx_path != NULL &&
+			 pcap_same_file(tx, op->tx_path))
+			what = "tx_pcap is the tx_pcap file of";
+		else if (rx != NULL && op->tx_path != NULL &&
+			 pcap_same_file(rx, op->tx_path))
+			what = "rx_pcap is the tx_pcap file of";
+		if (what != NULL) {
+			PCAP_LOG(ERR, "port %s: %s port %s; writing would destroy "
+				 "it", port->name, what, o->name);
+			return 1;
+		}
+	}
+	return 0;
+}
+
 static int
 pcap_probe(struct qpio_port *port, const struct rte_kvargs *kvlist)
 {
@@ -418,6 +454,8 @@ pcap_probe(struct qpio_port *port, const struct rte_kvargs *kvlist)
 			 "writing would destroy it", port->name, tx);
 		return -EINVAL;
 	}
+	if (pcap_files_clash(port, rx, tx))
+		return -EINVAL;
 	if (mac != NULL) {
 		if (rte_ether_unformat_addr(mac, &ea) != 0 ||
 		    !rte_is_valid_assigned_ether_addr(&ea)) {
