@@ -215,9 +215,17 @@ stream_socket(const struct testpmd *t, unsigned int s)
 static uint32_t
 pool_size_default(const struct testpmd *t)
 {
+	uint32_t room = t->o.mbuf_size > RTE_PKTMBUF_HEADROOM ?
+			t->o.mbuf_size - RTE_PKTMBUF_HEADROOM : 1;
+	uint32_t len = t->o.max_pkt_len != 0 ? t->o.max_pkt_len :
+		       QPIO_PORT_DEFAULT_MAX_PKT_LEN;
+	/* A port may post a whole frame's worth of mbufs per receive
+	 * descriptor (the qp port does), and a frame in flight may be a
+	 * chain of as many. */
+	uint64_t segs = (len + room - 1) / room;
 	uint64_t n;
 
-	n = (uint64_t)t->nb_ports *
+	n = (uint64_t)t->nb_ports * segs *
 	    ((uint64_t)t->o.nb_rxq * t->o.nb_rxd +
 	     (uint64_t)t->o.nb_txq * t->o.nb_txd);
 	n += (uint64_t)(t->nb_lcores + 1) *
