@@ -9,6 +9,9 @@
  * the asynchronous events of its device, including whether its event fd
  * was woken although the events were raised by the primary's process.
  *
+ * The CQ overflow also runs the other way round: the secondary's sends
+ * overflow a receive CQ of the primary.
+ *
  * Each case makes fresh QP pairs (an error takes both QPs of a pair to
  * ERR) and the secondary destroys its objects at the end of the case.
  */
@@ -260,6 +263,40 @@ ev_id(const struct qpio_async_event *ev)
 	return EV_UNKNOWN;
 }
 
+/* Wait until this process's device event fd has counted want events
+ * (or timeout_ms passed), then QUIET_MS more; take the queued events.
+ * res[0]: the fd count, res[1]: events, then type and ev_id() of each. */
+static void
+events_take(unsigned int want, unsigned int timeout_ms, uint64_t *res)
+{
+	struct pollfd pfd = {
+		.fd = qpio_rdma_async_event_fd(R.dev), .events = POLLIN,
+	};
+	struct qpio_async_event ev;
+	uint64_t end = now_ms() + timeout_ms, v;
+	unsigned int n = 0;
+
+	res[0] = 0;
+	/* The events are in the ring before the wake-up: wait for the fd
+	 * to count them, then take them. */
+	do {
+		if (poll(&pfd, 1, 1) == 1 &&
+		    read(pfd.fd, &v, sizeof(v)) == (ssize_t)sizeof(v))
+			res[0] += v;
+	} while (res[0] < want && now_ms() < end);
+	/* Any wake-up beyond those expected. */
+	usleep(QUIET_MS * 1000);
+	if (read(pfd.fd, &v, sizeof(v)) == (ssize_t)sizeof(v))
+		res[0] += v;
+	while (n < (MSG_RES_WORDS - 2) / 2 &&
+	       qpio_rdma_get_async_event(R.dev, &ev) == 0) {
+		res[2 + 2 * n] = ev.event_type;
+		res[3 + 2 * n] = ev_id(&ev);
+		n++;
+	}
+	res[1] = n;
+}
+
 /* One completion in 4 words. */
 static void
 wc_pack(const struct qpio_wc *wc, uint64_t *w)
@@ -340,12 +377,11 @@ rules_serve(struct qpio_device *dev, const char *peer, const struct msg *m,
 {
 	const uint64_t *a = m->arg;
 	struct qpio_wc wc[15];
-	struct qpio_async_event ev;
 	struct qpio_soft_qp_stats qs;
 	struct qpio_soft_srq_stats ss;
 	unsigned int i, n;
 	int slot, err = 0;
-	uint64_t v, end;
+	uint64_t v;
 
 	if (m->type < MSG_RULES || m->type > RQ_CLEAR)
 		return -1;
@@ -423,33 +459,9 @@ rules_serve(struct qpio_device *dev, const char *peer, const struct msg *m,
 	case RQ_STATE:
 		r->res[0] = qpio_qp_state(R.slot[slot].qp);
 		break;
-	case RQ_EVENTS: {
-		struct pollfd pfd = {
-			.fd = qpio_rdma_async_event_fd(R.dev), .events = POLLIN,
-		};
-
-		/* The events are in the ring before the wake-up: wait for
-		 * the fd to count them, then take them. */
-		end = now_ms() + a[1];
-		do {
-			if (poll(&pfd, 1, 1) == 1 &&
-			    read(pfd.fd, &v, sizeof(v)) == (ssize_t)sizeof(v))
-				r->res[0] += v;
-		} while (r->res[0] < a[0] && now_ms() < end);
-		/* Any wake-up beyond those expected. */
-		usleep(QUIET_MS * 1000);
-		if (read(pfd.fd, &v, sizeof(v)) == (ssize_t)sizeof(v))
-			r->res[0] += v;
-		n = 0;
-		while (n < (MSG_RES_WORDS - 2) / 2 &&
-		       qpio_rdma_get_async_event(R.dev, &ev) == 0) {
-			r->res[2 + 2 * n] = ev.event_type;
-			r->res[3 + 2 * n] = ev_id(&ev);
-			n++;
-		}
-		r->res[1] = n;
+	case RQ_EVENTS:
+		events_take((unsigned int)a[0], (unsigned int)a[1], r->res);
 		break;
-	}
 	case RQ_SEND:
 		r->res[0] = (uint64_t)post_sends(R.slot[slot].qp, R.buf,
 			qpio_mr_lkey(R.mr[MR_ALL]), (uint32_t)a[1], a[2],
@@ -534,8 +546,13 @@ struct pair_opt {
 	uint32_t flags;            /* RQF_* */
 	uint32_t share_slot;       /* with RQF_SHARE_CQ */
 	uint32_t max_recv_sge;
+	uint32_t p_rcq_depth;      /* the primary QP's recv CQ, 0 = default */
+	uint32_t p_flags;          /* RQF_SHARE_CQ: the primary's ... */
+	uint32_t p_share_slot;     /* ... slot whose recv CQ it shares */
 };
 
+/* A connected RC pair: the primary's QP is the requester, except in
+ * rule_cq_overflow_rev(). */
 struct pair {
 	int req;                   /* primary slot */
 	int rsp;                   /* secondary slot */
@@ -543,7 +560,8 @@ struct pair {
 };
 
 static const struct pair_opt def_opt = {
-	QPIO_ACCESS_ALL, 1, 7, 0, 0, 0, 1,
+	.rsp_access = QPIO_ACCESS_ALL, .min_rnr_timer = 1, .rnr_retry = 7,
+	.max_recv_sge = 1,
 };
 
 /* A requester QP here connected to a responder QP there. */
@@ -552,7 +570,8 @@ pair_new(struct pair *p, const struct pair_opt *o)
 {
 	struct msg r;
 
-	p->req = slot_new(0, NULL, 0, 1);
+	p->req = slot_new(o->p_rcq_depth, o->p_flags & RQF_SHARE_CQ ?
+			  R.slot[o->p_share_slot].rcq : NULL, 0, 1);
 	if (p->req < 0)
 		return -1;
 	if (rq(&r, RQ_QP, 7, A(qpio_qp_num(R.slot[p->req].qp)), A(o->flags),
@@ -686,15 +705,18 @@ rsp_unchanged(uint64_t off, uint32_t len, uint32_t seed, const char *what)
 	CHECK_EQ(rsp_u64(&r, RQ_CHECK, 4, off, A(len), A(seed), 0), len, what);
 }
 
-/* The responder's events: exactly the n given (type, element) pairs, in
- * order, and its event fd woken n times. */
+/* The events of the secondary's device (local: of this process's):
+ * exactly the n given (type, element) pairs, in order, and its event fd
+ * woken n times. */
 static void
-rsp_events(unsigned int n, const uint32_t *want)
+events_expect(int local, unsigned int n, const uint32_t *want)
 {
 	struct msg r;
 	unsigned int i;
 
-	if (rq(&r, RQ_EVENTS, 2, A(n), A(CQ_TIMEOUT_MS)) != 0)
+	if (local)
+		events_take(n, CQ_TIMEOUT_MS, r.res);
+	else if (rq(&r, RQ_EVENTS, 2, A(n), A(CQ_TIMEOUT_MS)) != 0)
 		return;
 	CHECK_EQ(r.res[0], n, "responder's event fd counter (woken from "
 		 "the requester's process)");
@@ -782,7 +804,7 @@ rule_flush(void)
 	}
 	ev[0] = QPIO_EVENT_QP_ACCESS_ERR;
 	ev[1] = EV_QP(p.rsp);
-	rsp_events(1, ev);
+	events_expect(0, 1, ev);
 	/* The responder's own sends in ERR: signaled or not, each flushed
 	 * once. */
 	if (rq(&r, RQ_SEND, 6, A(p.rsp), A(QPIO_WR_SEND), A(0x200), A(2),
@@ -830,7 +852,7 @@ rule_short_recv(void)
 	CHECK_EQ(rsp_u64(&r, RQ_CHECK, 4, 0x2014, 44, 21, 0x14), 44,
 		 "guard bytes after the receive");
 	CHECK_EQ(rsp_state(&p), QPIO_QPS_ERR, "receiver state");
-	rsp_events(0, NULL);
+	events_expect(0, 0, NULL);
 	clear_all();
 
 	/* Scatter: 4 + 4 bytes. */
@@ -1001,7 +1023,7 @@ rule_rem_access(void)
 		CHECK_EQ(rsp_state(&p), QPIO_QPS_ERR, "responder state");
 		ev[0] = QPIO_EVENT_QP_ACCESS_ERR;
 		ev[1] = EV_QP(p.rsp);
-		rsp_events(1, ev);
+		events_expect(0, 1, ev);
 		clear_all();
 	}
 }
@@ -1167,7 +1189,7 @@ rule_atomics(void)
 		CHECK_EQ(rsp_state(&p), QPIO_QPS_ERR, "responder state");
 		ev[0] = QPIO_EVENT_QP_REQ_ERR;
 		ev[1] = EV_QP(p.rsp);
-		rsp_events(1, ev);
+		events_expect(0, 1, ev);
 		clear_all();
 	}
 }
@@ -1216,7 +1238,7 @@ rule_cq_overflow(void)
 	ev[3] = EV_QP(px.rsp);
 	ev[4] = QPIO_EVENT_QP_FATAL;
 	ev[5] = EV_QP(py.rsp);
-	rsp_events(3, ev);
+	events_expect(0, 3, ev);
 	CHECK_EQ(rsp_state(&px), QPIO_QPS_ERR, "receiver QP X state");
 	CHECK_EQ(rsp_state(&py), QPIO_QPS_ERR, "receiver QP Y (same CQ) state");
 	if (rq(&r, RQ_CQINFO, 1, A(px.rsp)) == 0) {
@@ -1235,6 +1257,66 @@ rule_cq_overflow(void)
 	for (i = 0; i < 5; i++)
 		CHECK_EQ(rsp_u64(&r, RQ_CHECK, 4, 0x8000 + 64 * i, 32, 80 + i,
 				 0), 32, "received payload");
+	clear_all();
+}
+
+/* Rule 8 the other way round: the secondary's sends overflow the
+ * primary's receive CQ; the primary's device gets the events. */
+static void
+rule_cq_overflow_rev(void)
+{
+	struct pair_opt o = def_opt;
+	struct pair px, py;
+	struct qpio_wc wc[8];
+	struct msg r;
+	uint32_t ev[6];
+	uint64_t count = 0;
+	unsigned int i, n;
+
+	o.p_rcq_depth = 4;
+	if (pair_new(&px, &o) != 0)
+		return;
+	o.p_flags = RQF_SHARE_CQ;
+	o.p_share_slot = (uint32_t)px.req;
+	if (pair_new(&py, &o) != 0)
+		return;
+	post_recvs(px.req, 0xc00, 6, MR_ALL, 0xc000, 64, 64, 0);
+	post_recvs(py.req, 0xd00, 2, MR_ALL, 0xd000, 64, 64, 0);
+	rq(&r, RQ_FILL, 3, A(SRC_OFF), A(32), A(120));
+	/* 5 signaled SENDs in one burst of the secondary. */
+	if (rq(&r, RQ_SEND, 6, A(px.rsp), A(QPIO_WR_SEND), A(0xc10), A(5),
+	       A(0x1f), A(32)) == 0)
+		CHECK_EQ(r.res[0], 5, "the secondary's sends posted");
+	n = rsp_poll(&px, 1, 5, wc);
+	for (i = 0; i < n; i++) {
+		CHECK_EQ(wc[i].wr_id, 0xc10 + i, "sender wr_id");
+		CHECK_EQ(wc[i].status, QPIO_WC_SUCCESS, "sender status");
+	}
+	ev[0] = QPIO_EVENT_CQ_ERR;
+	ev[1] = EV_RCQ(px.req);
+	ev[2] = QPIO_EVENT_QP_FATAL;
+	ev[3] = EV_QP(px.req);
+	ev[4] = QPIO_EVENT_QP_FATAL;
+	ev[5] = EV_QP(py.req);
+	events_expect(1, 3, ev);
+	CHECK_EQ(qpio_qp_state(R.slot[px.req].qp), QPIO_QPS_ERR,
+		 "receiver QP X state");
+	CHECK_EQ(qpio_qp_state(R.slot[py.req].qp), QPIO_QPS_ERR,
+		 "receiver QP Y (same CQ) state");
+	CHECK_EQ(qpio_soft_cq_overflowed(R.slot[px.req].rcq), 1,
+		 "qpio_soft_cq_overflowed");
+	CHECK_EQ(qpio_soft_cq_overflow_count(R.slot[px.req].rcq, &count), 0,
+		 "overflow count");
+	CHECK_EQ(count, 4, "completions counted as not written");
+	n = poll_n(R.slot[px.req].rcq, wc, 4, RTE_DIM(wc), CQ_TIMEOUT_MS);
+	CHECK_EQ(n, 4, "completions kept in the CQ");
+	for (i = 0; i < n; i++) {
+		CHECK_EQ(wc[i].wr_id, 0xc00 + i, "kept completion wr_id");
+		CHECK_EQ(wc[i].status, QPIO_WC_SUCCESS, "kept completion status");
+		CHECK_EQ(wc[i].byte_len, 32, "kept completion byte_len");
+		CHECK_EQ(check(R.buf + 0xc000 + 64 * i, 32, 120), 32,
+			 "received payload");
+	}
 	clear_all();
 }
 
@@ -1349,7 +1431,7 @@ rule_srq(void)
 	}
 	ev[0] = QPIO_EVENT_SRQ_LIMIT_REACHED;
 	ev[1] = EV_SRQ;
-	rsp_events(1, ev);
+	events_expect(0, 1, ev);
 
 	/* The 4th receive, then an empty SRQ: RNR until the other process
 	 * posts one more. */
@@ -1415,6 +1497,10 @@ rules_run(struct qpio_device *dev, const char *peer, int wfd, int rfd)
 	rule_begin("8 CQ overflow: CQ_ERR event in the receiver's process, "
 		   "its QPs to ERR, completions kept");
 	rule_cq_overflow();
+	rule_end();
+	rule_begin("8 CQ overflow, the other way: the secondary overflows the "
+		   "primary's CQ, the primary sees CQ_ERR");
+	rule_cq_overflow_rev();
 	rule_end();
 	rule_begin("9 zero-length SEND and RDMA_WRITE: byte_len 0");
 	rule_zero_len();
