@@ -516,7 +516,11 @@ int qpio_rdma_get_async_event(struct qpio_device *dev,
  * eventfd(2) (non-blocking) whose counter the device adds 1 to for every
  * event it queues. Reading the 8-byte counter clears it; then take the
  * events with qpio_rdma_get_async_event() until -EAGAIN. The fd belongs
- * to the device: do not close it; qpio_rdma_dev_close() does.
+ * to the device: do not close it; qpio_rdma_dev_close() does. It is only
+ * valid in the process that created the device; when a device model in
+ * another process of the same DPDK primary/secondary group queues an
+ * event (soft NIC, "Two processes"), the counter is raised by this
+ * process's DPDK IPC thread, a moment after the event is in the ring.
  * @return the fd (>= 0), or -EINVAL for NULL.
  */
 int qpio_rdma_async_event_fd(const struct qpio_device *dev);

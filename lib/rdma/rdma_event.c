@@ -10,13 +10,18 @@
  */
 #include <errno.h>
 #include <stdalign.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/eventfd.h>
+#include <sys/types.h>
 #include <unistd.h>
 
+#include <rte_branch_prediction.h>
+#include <rte_eal.h>
 #include <rte_errno.h>
 #include <rte_malloc.h>
 
+#include "qpio_config.h"
 #include "rdma_driver.h"
 #include "rdma_events.h"
 #include "rdma_private.h"
@@ -30,8 +35,19 @@ struct rdma_event_slot {
 	void *obj;
 };
 
+/* DPDK IPC message: an event was queued on a device of the receiving
+ * process by another process. */
+#define RDMA_MP_EVENT "qpio_rdma_async_event"
+
+struct rdma_mp_event {
+	uint64_t owner_pid;      /* process that owns the device */
+	uint64_t dev;            /* the device (shared address) */
+	uint64_t ring;           /* its event ring (shared address) */
+};
+
 struct rdma_event_ring {
 	int efd;
+	pid_t owner_pid;         /* the process the eventfd belongs to */
 	uint64_t lost;                                /* atomic */
 	alignas(RTE_CACHE_LINE_SIZE) uint32_t pi;     /* producers */
 	alignas(RTE_CACHE_LINE_SIZE) uint32_t ci;     /* reader */
@@ -58,6 +74,10 @@ qpio_event_type_str(enum qpio_event_type type)
 	return event_names[type];
 }
 
+/* This process: set when it creates its first device (a process that
+ * raises events runs a device model, so it has created a device). */
+static pid_t rdma_self_pid;
+
 static int
 is_port_event(unsigned int type)
 {
@@ -68,10 +88,83 @@ is_port_event(unsigned int type)
 	       type == QPIO_EVENT_GID_CHANGE;
 }
 
+/*
+ * Receiver of RDMA_MP_EVENT, on the DPDK IPC thread. A device of this
+ * process: write its eventfd if the device is still registered here with
+ * that ring. A device of another process: the primary passes the message
+ * on to the secondaries (a secondary only talks to the primary).
+ */
+static int
+rdma_mp_event(const struct rte_mp_msg *msg, const void *peer)
+{
+	struct rdma_mp_event ev;
+	uint64_t one = 1;
+	unsigned int i;
+
+	RTE_SET_USED(peer);
+	if (msg->len_param != (int)sizeof(ev))
+		return 0;
+	memcpy(&ev, msg->param, sizeof(ev));
+	if (ev.owner_pid != (uint64_t)rdma_self_pid) {
+		if (rte_eal_process_type() == RTE_PROC_PRIMARY) {
+			struct rte_mp_msg fwd = *msg;
+
+			rte_mp_sendmsg(&fwd);
+		}
+		return 0;
+	}
+	for (i = 0; i < QPIO_MAX_DEVICES; i++) {
+		struct qpio_device *dev = qpio_rdma_dev_get(i);
+
+		if (dev == NULL || (uintptr_t)dev != ev.dev ||
+		    (uintptr_t)dev->events != ev.ring)
+			continue;
+		if (write(dev->events->efd, &one, sizeof(one)) !=
+		    (ssize_t)sizeof(one))
+			RDMA_LOG(ERR, "device %s: async event fd write failed",
+				 dev->name);
+		break;
+	}
+	return 0;
+}
+
+/* An event of dev, a device of another process, was queued: wake its
+ * owner through DPDK IPC. Error path (one message per event). */
+static void
+rdma_event_notify_remote(struct qpio_device *dev)
+{
+	struct rdma_mp_event ev = {
+		.owner_pid = (uint64_t)dev->events->owner_pid,
+		.dev = (uintptr_t)dev,
+		.ring = (uintptr_t)dev->events,
+	};
+	struct rte_mp_msg msg;
+
+	memset(&msg, 0, sizeof(msg));
+	snprintf(msg.name, sizeof(msg.name), "%s", RDMA_MP_EVENT);
+	memcpy(msg.param, &ev, sizeof(ev));
+	msg.len_param = sizeof(ev);
+	if (rte_mp_sendmsg(&msg) != 0)
+		RDMA_LOG(ERR, "device %s: async event wake-up for another "
+			 "process lost: %s", dev->name, rte_strerror(rte_errno));
+}
+
 int
 rdma_events_init(struct qpio_device *dev)
 {
 	struct rdma_event_ring *r;
+
+	/* Once per process: the receiver of wake-ups other processes send
+	 * (no IPC with --no-shconf or --in-memory: no other process can
+	 * reach the device then). */
+	if (rdma_self_pid == 0) {
+		rdma_self_pid = getpid();
+		if (rte_mp_action_register(RDMA_MP_EVENT, rdma_mp_event) != 0 &&
+		    rte_errno != EEXIST && rte_errno != ENOTSUP)
+			RDMA_LOG(WARNING, "cannot receive async event wake-ups "
+				 "from other processes: %s",
+				 rte_strerror(rte_errno));
+	}
 
 	r = rte_zmalloc("qpio_events", sizeof(*r), RTE_CACHE_LINE_SIZE);
 	if (r == NULL)
@@ -85,6 +178,7 @@ rdma_events_init(struct qpio_device *dev)
 		rte_free(r);
 		return e == EMFILE || e == ENFILE ? -ENOSPC : -ENOMEM;
 	}
+	r->owner_pid = rdma_self_pid;
 	dev->events = r;
 	return 0;
 }
@@ -134,6 +228,11 @@ qpio_rdma_event_raise(struct qpio_device *dev, enum qpio_event_type type,
 	__atomic_store_n(&sl->seq, pi + 1, __ATOMIC_RELEASE);
 	RDMA_LOG(DEBUG, "device %s: async event %s", dev->name,
 		 qpio_event_type_str(type));
+	/* The eventfd is the owner's: another process wakes it by IPC. */
+	if (unlikely(r->owner_pid != rdma_self_pid)) {
+		rdma_event_notify_remote(dev);
+		return 0;
+	}
 	/* eventfd: only fails if the counter would overflow 2^64 - 2 */
 	if (write(r->efd, &one, sizeof(one)) != (ssize_t)sizeof(one))
 		RDMA_LOG(ERR, "device %s: async event fd write failed", dev->name);

@@ -12,6 +12,13 @@
  * secondary and checks that its QPs connected to it go to ERR on their
  * next operation, and that datagrams to it are counted as lost.
  *
+ * Before that, test_mp_rules.c runs every rule of "Completion semantics
+ * that every driver must honour" (ARCHITECTURE.md) with the requester in
+ * the primary and the responder in the secondary, which reports its own
+ * completions, memory, QP states and asynchronous events. Each case is
+ * printed as "ok: <rule>" or "FAIL: <rule>: ..."; any failure makes the
+ * exit status 1.
+ *
  * --no-huge memory is private to a process, so the test reserves 2 MB
  * hugepages itself (nr_hugepages, and a hugetlbfs mount of its own, as
  * usertools' hugepage script does) and gives them back at the end. It
@@ -40,14 +47,13 @@
 
 #include "qpio_rdma.h"
 #include "qpio_soft.h"
+#include "test_mp.h"
 
 #define EXIT_SKIP 77
 #define HP_SYS "/sys/kernel/mm/hugepages/hugepages-2048kB"
 #define HP_ADD 72            /* 2 MB pages this test adds: -m 128 + slack */
 #define EAL_MEM_MB "128"
 #define BUF_LEN (64 * 1024)
-#define MSG_TIMEOUT_MS 10000
-#define CQ_TIMEOUT_MS 3000
 
 /* Offsets in each side's buffer. */
 #define OFF_RECV     0          /* receives land here */
@@ -60,35 +66,6 @@
 #define OFF_UD       49152      /* UD receives: 40 (GRH) + 256 bytes */
 #define UD_QKEY      0x51d0cafeu
 #define ATOMIC_INIT  UINT64_C(0x1122334455667788)
-
-enum msg_type {
-	MSG_HELLO = 1,     /* name, qpn, qpn2, rkey, addr */
-	MSG_READY,         /* QPs in RTS, first receive posted */
-	MSG_CHECK_RECV,    /* poll one receive: len, seed, qpn = src */
-	MSG_DO_SEND,       /* send len bytes of seed */
-	MSG_CHECK_MEM,     /* off, len, seed */
-	MSG_GET_U64,       /* value at off */
-	MSG_DO_WRITE,      /* WRITE len bytes of seed on QP which to addr, rkey */
-	MSG_CHECK_UD,      /* poll one UD receive: len, seed, qpn = src */
-	MSG_RESULT,        /* status 0 = as expected, value */
-};
-
-struct msg {
-	uint32_t type;
-	uint32_t qpn;
-	uint32_t qpn2;
-	uint32_t qpn3;
-	uint32_t qpn_ud;
-	uint32_t rkey;
-	uint32_t len;
-	uint32_t seed;
-	int32_t status;
-	uint32_t which;    /* MSG_DO_WRITE: 1 = qp, 3 = qp3 */
-	uint64_t addr;
-	uint64_t off;
-	uint64_t value;
-	char name[QPIO_DEV_NAME_LEN];
-};
 
 /* One side: device, PD, CQs, two RC QPs and one registered buffer. */
 struct side {
@@ -106,29 +83,45 @@ struct side {
 };
 
 static int failures;
-static const char *role = "primary";
+const char *role = "primary";
+static const char *rule_name;
+static int rule_failures;
 
-static void
+void
 fail(const char *fmt, ...)
 {
 	va_list ap;
 
 	va_start(ap, fmt);
-	fprintf(stdout, "[%s] FAIL: ", role);
+	if (rule_name != NULL)
+		fprintf(stdout, "[%s] FAIL: %s: ", role, rule_name);
+	else
+		fprintf(stdout, "[%s] FAIL: ", role);
 	vfprintf(stdout, fmt, ap);
 	fprintf(stdout, "\n");
 	va_end(ap);
 	failures++;
 }
 
-#define CHECK_EQ(a, b, what) do { \
-	uint64_t a_ = (uint64_t)(a), b_ = (uint64_t)(b); \
-	if (a_ != b_) \
-		fail("%s: got 0x%" PRIx64 ", expected 0x%" PRIx64 " (line %d)", \
-		     what, a_, b_, __LINE__); \
-} while (0)
+void
+rule_begin(const char *name)
+{
+	rule_name = name;
+	rule_failures = failures;
+}
 
-static uint64_t
+void
+rule_end(void)
+{
+	if (failures == rule_failures)
+		printf("ok: %s\n", rule_name);
+	else
+		printf("FAIL: %s: %d check(s) failed, see above\n", rule_name,
+		       failures - rule_failures);
+	rule_name = NULL;
+}
+
+uint64_t
 now_ms(void)
 {
 	struct timespec ts;
@@ -137,7 +130,7 @@ now_ms(void)
 	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
 }
 
-static void
+void
 fill(uint8_t *p, size_t len, uint32_t seed)
 {
 	size_t i;
@@ -146,25 +139,32 @@ fill(uint8_t *p, size_t len, uint32_t seed)
 		p[i] = (uint8_t)(seed * 31u + i * 7u + (i >> 8));
 }
 
-/* @return the index of the first byte off the pattern, or len. */
-static size_t
-check(const uint8_t *p, size_t len, uint32_t seed)
+size_t
+check_at(const uint8_t *p, size_t len, uint32_t seed, size_t origin)
 {
-	size_t i;
+	size_t i, j;
 
-	for (i = 0; i < len; i++)
-		if (p[i] != (uint8_t)(seed * 31u + i * 7u + (i >> 8)))
+	for (i = 0; i < len; i++) {
+		j = origin + i;
+		if (p[i] != (uint8_t)(seed * 31u + j * 7u + (j >> 8)))
 			return i;
+	}
 	return len;
 }
 
-static int
+size_t
+check(const uint8_t *p, size_t len, uint32_t seed)
+{
+	return check_at(p, len, seed, 0);
+}
+
+int
 msg_send(int fd, const struct msg *m)
 {
 	return write(fd, m, sizeof(*m)) == (ssize_t)sizeof(*m) ? 0 : -1;
 }
 
-static int
+int
 msg_recv(int fd, struct msg *m)
 {
 	struct pollfd pfd = { .fd = fd, .events = POLLIN };
@@ -197,8 +197,7 @@ wait_event(struct qpio_cq *cq, int timeout_ms)
 	return v;
 }
 
-/* Poll cq until one completion arrives or timeout_ms passes. */
-static int
+int
 poll_one(struct qpio_cq *cq, struct qpio_wc *wc, unsigned int timeout_ms)
 {
 	uint64_t end = now_ms() + timeout_ms;
@@ -283,11 +282,9 @@ side_destroy(struct side *s)
 	CHECK_EQ(ret, 0, "destroying the side's objects");
 }
 
-/* RESET->INIT->RTR->RTS towards QP peer_qpn of the device called peer
- * (in any process of the fabric): RNR retries forever, as a link that
- * must not lose a message would. */
-static int
-connect_qp(struct qpio_qp *qp, const char *peer, uint32_t peer_qpn)
+int
+connect_qp_attr(struct qpio_qp *qp, const char *peer, uint32_t peer_qpn,
+		unsigned int access, uint8_t min_rnr_timer, uint8_t rnr_retry)
 {
 	struct qpio_qp_attr a;
 	uint16_t lid = 0;
@@ -301,7 +298,7 @@ connect_qp(struct qpio_qp *qp, const char *peer, uint32_t peer_qpn)
 	memset(&a, 0, sizeof(a));
 	a.qp_state = QPIO_QPS_INIT;
 	a.port_num = 1;
-	a.qp_access_flags = QPIO_ACCESS_ALL;
+	a.qp_access_flags = access;
 	ret = qpio_qp_modify(qp, &a, QPIO_QP_STATE | QPIO_QP_PKEY_INDEX |
 			     QPIO_QP_PORT | QPIO_QP_ACCESS_FLAGS);
 	memset(&a, 0, sizeof(a));
@@ -309,7 +306,7 @@ connect_qp(struct qpio_qp *qp, const char *peer, uint32_t peer_qpn)
 	a.path_mtu = QPIO_MTU_4096;
 	a.dest_qp_num = peer_qpn;
 	a.max_dest_rd_atomic = 1;
-	a.min_rnr_timer = 1;
+	a.min_rnr_timer = min_rnr_timer;
 	a.ah_attr.dlid = lid;
 	a.ah_attr.port_num = 1;
 	ret |= qpio_qp_modify(qp, &a, QPIO_QP_STATE | QPIO_QP_AV |
@@ -320,7 +317,7 @@ connect_qp(struct qpio_qp *qp, const char *peer, uint32_t peer_qpn)
 	a.qp_state = QPIO_QPS_RTS;
 	a.timeout = 14;
 	a.retry_cnt = 7;
-	a.rnr_retry = 7;
+	a.rnr_retry = rnr_retry;
 	a.max_rd_atomic = 1;
 	ret |= qpio_qp_modify(qp, &a, QPIO_QP_STATE | QPIO_QP_TIMEOUT |
 			      QPIO_QP_RETRY_CNT | QPIO_QP_RNR_RETRY |
@@ -331,6 +328,15 @@ connect_qp(struct qpio_qp *qp, const char *peer, uint32_t peer_qpn)
 		return -1;
 	}
 	return 0;
+}
+
+/* RESET->INIT->RTR->RTS towards QP peer_qpn of the device called peer
+ * (in any process of the fabric): RNR retries forever, as a link that
+ * must not lose a message would. */
+static int
+connect_qp(struct qpio_qp *qp, const char *peer, uint32_t peer_qpn)
+{
+	return connect_qp_attr(qp, peer, peer_qpn, QPIO_ACCESS_ALL, 1, 7);
 }
 
 /* The UD QP: RESET->INIT (Q_Key)->RTR->RTS. */
@@ -554,13 +560,15 @@ secondary_main(const char *prefix, int rfd, int wfd)
 			r.value = wc.status;
 			break;
 		default:
-			r.status = -1;
+			if (rules_serve(s.dev, peer.name, &m, &r) != 0)
+				r.status = -1;
 			break;
 		}
 		if (msg_send(wfd, &r) != 0)
 			break;
 	}
 	/* The primary closed the pipe: leave cleanly. */
+	rules_fini();
 	side_destroy(&s);
 	rte_eal_cleanup();
 	return failures != 0;
@@ -697,7 +705,7 @@ rm_runtime_dir(const char *dir)
 /* The primary: the cases.                                            */
 /* ---------------------------------------------------------------- */
 
-static int
+int
 ask(int wfd, int rfd, struct msg *m, struct msg *r)
 {
 	if (msg_send(wfd, m) != 0 || msg_recv(rfd, r) != 0 ||
@@ -923,9 +931,12 @@ static void
 case_private_memory(struct side *s, int wfd, int rfd)
 {
 	uint8_t *priv = calloc(1, 4096);
+	struct qpio_async_event ev;
+	struct pollfd pfd;
 	struct qpio_mr *mr;
 	struct msg m, r;
 	unsigned int i, nonzero = 0;
+	uint64_t v = 0;
 
 	if (priv == NULL) {
 		fail("calloc");
@@ -954,6 +965,24 @@ case_private_memory(struct side *s, int wfd, int rfd)
 		nonzero += priv[i] != 0;
 	CHECK_EQ(nonzero, 0, "bytes written into private memory");
 	CHECK_EQ(qpio_qp_state(s->qp3), QPIO_QPS_ERR, "responder qp3 state");
+	/* The secondary's process raised QP_ACCESS_ERR on this device: it
+	 * is in the ring, and this process's event fd was woken by IPC. */
+	pfd.fd = qpio_rdma_async_event_fd(s->dev);
+	pfd.events = POLLIN;
+	if (poll(&pfd, 1, CQ_TIMEOUT_MS) != 1 ||
+	    read(pfd.fd, &v, sizeof(v)) != (ssize_t)sizeof(v))
+		fail("the primary's event fd was not woken by the secondary's "
+		     "QP_ACCESS_ERR");
+	else
+		CHECK_EQ(v, 1, "the primary's event fd counter");
+	if (qpio_rdma_get_async_event(s->dev, &ev) != 0) {
+		fail("no async event on the primary's device");
+	} else {
+		CHECK_EQ(ev.event_type, QPIO_EVENT_QP_ACCESS_ERR, "event type");
+		CHECK_EQ(ev.element.qp == s->qp3, 1, "event names qp3");
+	}
+	CHECK_EQ(qpio_rdma_get_async_event(s->dev, &ev), -EAGAIN,
+		 "no other event");
 	CHECK_EQ(qpio_mr_dereg(mr), 0, "dereg");
 	free(priv);
 }
@@ -1126,24 +1155,31 @@ primary_main(const char *self)
 		fail("the secondary did not get ready");
 		goto out_child;
 	}
+	rule_begin("SEND both ways, CQ events across the processes");
 	case_send_both_ways(&s, &peer, p2s[1], s2p[0]);
-	printf("[primary] SEND both ways: %s\n", failures ? "FAIL" : "ok");
+	rule_end();
+	rule_begin("WRITE both ways, READ");
 	case_write_read(&s, &peer, p2s[1], s2p[0]);
-	printf("[primary] WRITE both ways, READ: %s\n", failures ? "FAIL" : "ok");
+	rule_end();
+	rule_begin("CAS, FAA");
 	case_atomics(&s, &peer, p2s[1], s2p[0]);
-	printf("[primary] CAS, FAA: %s\n", failures ? "FAIL" : "ok");
+	rule_end();
+	rule_begin("7 UD receives reserve the first 40 bytes for the GRH "
+		   "(UD by a global AH)");
 	ah = ah_by_name(&s, peer.name);
 	if (ah == NULL)
 		fail("AH towards %s: %s", peer.name, rte_strerror(rte_errno));
 	else
 		case_ud(&s, &peer, ah, p2s[1], s2p[0]);
-	printf("[primary] UD by a global AH: %s\n", failures ? "FAIL" : "ok");
+	rule_end();
+	rule_begin("private memory out of reach of the other process");
 	case_private_memory(&s, p2s[1], s2p[0]);
-	printf("[primary] private memory out of reach: %s\n",
-	       failures ? "FAIL" : "ok");
+	rule_end();
+	rules_run(s.dev, peer.name, p2s[1], s2p[0]);
+	rule_begin("the secondary dies");
 	if (ah != NULL)
 		case_peer_dies(&s, &peer, ah, child, &reaped);
-	printf("[primary] the secondary dies: %s\n", failures ? "FAIL" : "ok");
+	rule_end();
 out_child:
 	if (!reaped) {
 		kill(child, SIGKILL);
@@ -1155,6 +1191,7 @@ out_pipes:
 	if (ah != NULL)
 		CHECK_EQ(qpio_ah_destroy(ah), 0, "ah_destroy");
 out_side:
+	rules_fini();
 	side_destroy(&s);
 out_eal:
 	rte_eal_cleanup();

@@ -269,20 +269,27 @@ scatter(const struct span *sp, uint32_t nspan, uint8_t *const *dst,
 	}
 }
 
-/* Take the next receive WQE of rq (any lcore may). @return 0 and *c, or
- * -1 when none is posted. */
+/* Take the next receive WQE of rq (any lcore may). @return 0, the queue
+ * position *c and the WQE slot *slot it names, or -1 when none is posted.
+ * The slot is read before the CAS: once position c is consumed, an SRQ's
+ * producer may fill it again for a later receive (position c + depth,
+ * with any slot freed meanwhile), so a winner that read it after the CAS,
+ * late, could take the later receive's slot as well. Read before, and
+ * the CAS succeeds only if c was still unconsumed, hence not rewritten. */
 static inline int
-rq_take(struct soft_rq *rq, uint32_t *c)
+rq_take(struct soft_rq *rq, uint32_t *c, uint32_t *slot)
 {
-	uint32_t v = __atomic_load_n(&rq->ci, __ATOMIC_RELAXED);
+	uint32_t v = __atomic_load_n(&rq->ci, __ATOMIC_RELAXED), s;
 
 	do {
 		if (v == __atomic_load_n(&rq->head, __ATOMIC_ACQUIRE))
 			return -1;
+		s = soft_rq_wqe_index(rq, v);
 	} while (!__atomic_compare_exchange_n(&rq->ci, &v, v + 1, 1,
 					      __ATOMIC_ACQ_REL,
 					      __ATOMIC_RELAXED));
 	*c = v;
+	*slot = s;
 	return 0;
 }
 
@@ -320,15 +327,15 @@ exec_send(struct soft_qp *qp, struct soft_qp *peer, struct wqe_desc *d,
 	struct soft_cqe_info ci;
 	uint8_t *dst[SOFT_MAX_SGE];
 	uint32_t dlen[SOFT_MAX_SGE];
-	uint32_t c, i, n = 0;
+	uint32_t c, slot, i, n = 0;
 	uint64_t room = 0;
 	const uint8_t *rwqe;
 	uint8_t rsyn = 0;
 
-	if (rq_take(rq, &c) != 0)
+	if (rq_take(rq, &c, &slot) != 0)
 		return EXEC_RNR;
 	rq_taken(peer, c);
-	c = soft_rq_wqe_index(rq, c);
+	c = slot;
 
 	rwqe = rq->buf + (size_t)(c & rq->mask) * rq->stride;
 	for (i = 0; i < rq->max_sge; i++) {
@@ -598,17 +605,17 @@ exec_write(struct soft_qp *qp, struct soft_qp *peer, struct wqe_desc *d,
 {
 	struct soft_cqe_info ci;
 	uint8_t *p;
-	uint32_t c = 0;
+	uint32_t c = 0, slot;
 
 	if (unlikely(!remote_ok(peer, d, d->total, QPIO_ACCESS_REMOTE_WRITE, &p)))
 		return responder_refuses(qp, peer,
 					 MLX5_CQE_SYNDROME_REMOTE_ACCESS_ERR,
 					 syndrome);
 	if (d->opcode == MLX5_OPCODE_RDMA_WRITE_IMM) {
-		if (rq_take(peer->rqp, &c) != 0)
+		if (rq_take(peer->rqp, &c, &slot) != 0)
 			return EXEC_RNR;
 		rq_taken(peer, c);
-		c = soft_rq_wqe_index(peer->rqp, c);
+		c = slot;
 	}
 	if (p != NULL)
 		gather_to(d, p);
