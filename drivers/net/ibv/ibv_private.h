@@ -131,6 +131,7 @@ struct ibvd_qp {
 	struct ibvd_srq *srq;     /* receives complete through its slots */
 	uint32_t gen;             /* bumped on every move to RESET */
 	uint32_t dest_qpn;        /* RC/UC: the peer, reported as src_qp */
+	uint8_t max_rd_atomic;    /* RC: READ and atomics need it nonzero */
 	struct ibvd_sq sq;
 	struct ibvd_rq rq;
 	struct qpio_qp_cap cap;   /* the caps qpio enforces and reports */

@@ -234,6 +234,8 @@ ibvd_qp_modify(struct qpio_qp *qqp, const struct qpio_qp_attr *in, int mask,
 	}
 	if (mask & QPIO_QP_DEST_QPN)
 		qp->dest_qpn = in->dest_qp_num;
+	if (mask & QPIO_QP_MAX_QP_RD_ATOMIC)
+		qp->max_rd_atomic = in->max_rd_atomic;
 	if (next == QPIO_QPS_RESET) {
 		/* The device forgot every WR; completions still in the CQ
 		 * carry the old generation and are dropped when polled. */

@@ -142,7 +142,17 @@ ibvd_srq_post_recv(struct qpio_srq *qsrq, const struct qpio_recv_wr *wrs,
 		struct ibv_recv_wr *w = &srq->wrs[i];
 		uint32_t slot;
 
+		uint32_t j;
+
 		if (unlikely(wrs[i].num_sge > srq->max_sge)) {
+			rc = -EINVAL;
+			break;
+		}
+		/* Same rule as a QP's receives: 31 bits of length per SGE. */
+		for (j = 0; j < wrs[i].num_sge; j++)
+			if (unlikely(wrs[i].sg_list[j].length > INT32_MAX))
+				break;
+		if (unlikely(j != wrs[i].num_sge)) {
 			rc = -EINVAL;
 			break;
 		}
