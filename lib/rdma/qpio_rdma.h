@@ -495,6 +495,11 @@ int qpio_rdma_gid_query(const struct qpio_device *dev, uint8_t port,
  * Take the oldest asynchronous event of a device (ibv_get_async_event,
  * without blocking and without an acknowledgement step).
  *
+ * Drivers whose events come from the kernel (ibv) move the events the
+ * device holds into the ring when the ring is empty, translating each
+ * verbs object back to the qpio CQ, QP or SRQ; the driver guide lists
+ * the events each driver raises.
+ *
  * Devices queue events in a ring of QPIO_ASYNC_EVENT_RING entries that
  * any lcore may add to (the device model raises events on whichever
  * lcore runs it). An event raised while the ring is full is not queued
@@ -512,14 +517,19 @@ int qpio_rdma_get_async_event(struct qpio_device *dev,
 			      struct qpio_async_event *ev);
 
 /**
- * The device's asynchronous event file descriptor, for poll(2)/epoll: an
- * eventfd(2) (non-blocking) whose counter the device adds 1 to for every
- * event it queues. Reading the 8-byte counter clears it; then take the
- * events with qpio_rdma_get_async_event() until -EAGAIN. The fd belongs
- * to the device: do not close it; qpio_rdma_dev_close() does. It is only
- * valid in the process that created the device; when a device model in
- * another process of the same DPDK primary/secondary group queues an
- * event (soft NIC, "Two processes"), the counter is raised by this
+ * The device's asynchronous event file descriptor, for poll(2)/epoll
+ * (non-blocking): it is readable when an event may be waiting. Take the
+ * events with qpio_rdma_get_async_event() until -EAGAIN. On the soft NIC
+ * it is an eventfd(2) whose counter the device adds 1 to for every event
+ * it queues: read the 8-byte counter to clear it. On the ibv driver it
+ * is the verbs context's async fd: it stops being readable once
+ * qpio_rdma_get_async_event() has taken every event (each is
+ * acknowledged with ibv_ack_async_event at once); do not read it
+ * directly. The fd belongs to the device: do not close it;
+ * qpio_rdma_dev_close() does. On the soft NIC it is only valid in the
+ * process that created the device; when a device model in another process
+ * of the same DPDK primary/secondary group queues an event ("Two
+ * processes" in the soft NIC guide), the counter is raised by this
  * process's DPDK IPC thread, a moment after the event is in the ring.
  * @return the fd (>= 0), or -EINVAL for NULL.
  */
@@ -663,15 +673,32 @@ int qpio_cq_destroy(struct qpio_cq *cq);
 int qpio_cq_req_notify(struct qpio_cq *cq, int solicited_only);
 
 /**
- * The CQ's event file descriptor, for poll(2)/epoll: an eventfd(2)
- * (non-blocking) that becomes readable when an armed CQ raises an event.
- * Reading its 8-byte counter returns the number of events since the last
- * read and clears it (the caller acknowledges events that way). The fd
- * belongs to the CQ: do not close it; it is closed by qpio_cq_destroy().
+ * The CQ's event file descriptor, for poll(2)/epoll: non-blocking, it
+ * becomes readable when an armed CQ raises an event and stays readable
+ * until the event is acknowledged with qpio_cq_ack_events(). What the fd
+ * is depends on the driver: the soft NIC gives an eventfd(2), where
+ * reading the 8-byte counter is the same as qpio_cq_ack_events(); the
+ * ibv driver gives the CQ's verbs completion channel (ibv_comp_channel),
+ * which must not be read directly: libibverbs counts the events it hands
+ * out and ibv_destroy_cq waits for their acknowledgements. The fd belongs
+ * to the CQ: do not close it; qpio_cq_destroy() does.
  * @return the fd (>= 0), -EINVAL for NULL, or -EOPNOTSUPP (the driver has
  *   no CQ events).
  */
 int qpio_cq_event_fd(const struct qpio_cq *cq);
+
+/**
+ * Acknowledge the events the CQ has raised (ibv_get_cq_event followed by
+ * ibv_ack_cq_events on the ibv driver; a read of the eventfd counter on
+ * the soft NIC), without blocking. Afterwards the event fd is not
+ * readable until the next event. Call it when the fd is readable, then
+ * poll the CQ and re-arm it; events not acknowledged when the CQ is
+ * destroyed are acknowledged by qpio_cq_destroy().
+ * @return the number of events acknowledged (0 when none was pending),
+ *   -EINVAL for NULL, or -EOPNOTSUPP (the driver has no CQ events).
+ * Not thread-safe against other calls on the same CQ.
+ */
+int qpio_cq_ack_events(struct qpio_cq *cq);
 
 /* ------------------------------------------------------------------ */
 /* Shared receive queues                                                */

@@ -50,7 +50,9 @@ struct qpio_ah {
 
 /** Operations a driver provides for each device. All are required but
  *  the AH, SRQ and CQ-notify ops: without them lib/rdma returns
- *  -EOPNOTSUPP (constructors: NULL with rte_errno EOPNOTSUPP). */
+ *  -EOPNOTSUPP (constructors: NULL with rte_errno EOPNOTSUPP), and the
+ *  async_poll/async_event_fd pair, which only drivers whose events come
+ *  from elsewhere (the kernel) need. */
 struct qpio_dev_ops {
 	int (*close)(struct qpio_device *dev);
 	int (*port_query)(const struct qpio_device *dev, uint8_t port,
@@ -71,6 +73,9 @@ struct qpio_dev_ops {
 	int (*cq_req_notify)(struct qpio_cq *cq, int solicited_only);
 	/** The CQ's event fd (owned by the CQ). */
 	int (*cq_event_fd)(const struct qpio_cq *cq);
+	/** Acknowledge the CQ's events raised so far, without blocking.
+	 *  @return how many, or -errno. */
+	int (*cq_ack_events)(struct qpio_cq *cq);
 	/** caps checked against device limits; writes actual caps back.
 	 *  Sets post_send, post_recv, qp_num; lib fills the other fields. */
 	struct qpio_qp *(*qp_create)(struct qpio_pd *pd,
@@ -105,6 +110,13 @@ struct qpio_dev_ops {
 	int (*srq_query)(struct qpio_srq *srq, struct qpio_srq_attr *attr);
 	/** No QP uses the SRQ. */
 	int (*srq_destroy)(struct qpio_srq *srq);
+	/** Move the events the device holds into the event ring with
+	 *  qpio_rdma_event_raise(), without blocking. Called by
+	 *  qpio_rdma_get_async_event() when the ring is empty. */
+	void (*async_poll)(struct qpio_device *dev);
+	/** The fd that becomes readable when the device holds an event
+	 *  (replaces the ring's eventfd in qpio_rdma_async_event_fd()). */
+	int (*async_event_fd)(const struct qpio_device *dev);
 };
 
 /** A driver, registered from a constructor with QPIO_RDMA_DRIVER_REGISTER. */

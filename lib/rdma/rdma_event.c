@@ -260,6 +260,7 @@ int
 qpio_rdma_get_async_event(struct qpio_device *dev, struct qpio_async_event *ev)
 {
 	struct rdma_event_ring *r;
+	int polled = 0;
 
 	if (dev == NULL || ev == NULL)
 		return -EINVAL;
@@ -270,8 +271,14 @@ qpio_rdma_get_async_event(struct qpio_device *dev, struct qpio_async_event *ev)
 			&r->slots[ci & (QPIO_ASYNC_EVENT_RING - 1)];
 		int dead;
 
-		if (__atomic_load_n(&sl->seq, __ATOMIC_ACQUIRE) != ci + 1)
-			return -EAGAIN;
+		if (__atomic_load_n(&sl->seq, __ATOMIC_ACQUIRE) != ci + 1) {
+			if (dev->ops->async_poll == NULL || polled)
+				return -EAGAIN;
+			/* Ring empty: take what the device holds, once. */
+			dev->ops->async_poll(dev);
+			polled = 1;
+			continue;
+		}
 		dead = sl->dead;
 		memset(ev, 0, sizeof(*ev));
 		ev->event_type = (enum qpio_event_type)sl->type;
@@ -291,6 +298,8 @@ qpio_rdma_async_event_fd(const struct qpio_device *dev)
 {
 	if (dev == NULL)
 		return -EINVAL;
+	if (dev->ops->async_event_fd != NULL)
+		return dev->ops->async_event_fd(dev);
 	return dev->events->efd;
 }
 

@@ -254,6 +254,16 @@ qpio_cq_event_fd(const struct qpio_cq *cq)
 	return cq->dev->ops->cq_event_fd(cq);
 }
 
+int
+qpio_cq_ack_events(struct qpio_cq *cq)
+{
+	if (cq == NULL)
+		return -EINVAL;
+	if (cq->dev->ops->cq_ack_events == NULL)
+		return -EOPNOTSUPP;
+	return cq->dev->ops->cq_ack_events(cq);
+}
+
 struct qpio_srq *
 qpio_srq_create(struct qpio_pd *pd, struct qpio_srq_attr *attr)
 {

@@ -3,11 +3,13 @@
 #
 # Run the ibv driver against Linux Soft-RoCE (rdma_rxe) in a small VM.
 #
-#   test/rxe/run.sh [-b BUILDDIR] [-c CAPTURE] [-f FILTER] [-k] [-t SECONDS]
+#   test/rxe/run.sh [-b BUILDDIR] [-c CAPTURE]... [-f FILTER] [-k] [-t SECONDS]
 #
 #   -b BUILDDIR  qpio build directory (default: build)
-#   -c CAPTURE   capture for step (b) (default: the first *.pcap under
-#                ../shared/data or ../shared/pcap next to the tree, if any)
+#   -c CAPTURE   a capture for step (b); repeat for more (default: the
+#                shipped data/linux-stack.pcap and the first two files
+#                under 100 KiB of ../shared/data/pcap/real next to the
+#                tree, when that folder exists)
 #   -f FILTER    Criterion --filter of step (a) (default: test/rxe/filter)
 #   -k           keep the work directory (initramfs, logs)
 #   -t SECONDS   VM time limit (default: 900)
@@ -20,25 +22,25 @@
 # test/rxe/guest.sh creates rxe0 on a veth end and runs:
 #   (c) ibv_rc_pingpong over rxe0 loopback (checks the VM itself),
 #   (a) the unit tests against "ibv0,dev=rxe0" (both ends on rxe0),
-#   (b) usertools/qpio-forward-capture.sh over an RC link on rxe0, when
-#       qpio-testpmd is built.
+#   (b) usertools/qpio-forward-capture.sh over an RC link on rxe0 for
+#       each capture, when qpio-testpmd is built.
 # Exit status: 0 all passed, 1 a step failed, 77 skipped (qemu, kernel,
 # modules or tools missing; the reason is printed), 2 bad usage.
 set -euo pipefail
 
-usage() { sed -n '3,26p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '3,28p' "$0" | sed 's/^# \{0,1\}//'; }
 
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
 build="$root/build"
-capture=""
+captures=()
 filter=""
 keep=0
 limit=900
 while getopts "b:c:f:kt:h" o; do
 	case "$o" in
 	b) build="$(cd "$OPTARG" && pwd)" ;;
-	c) capture="$(readlink -f "$OPTARG")" ;;
+	c) captures+=("$(readlink -f "$OPTARG")") ;;
 	f) filter="$OPTARG" ;;
 	k) keep=1 ;;
 	t) limit="$OPTARG" ;;
@@ -80,15 +82,16 @@ done
 unit="$build/test/unit/qpio-unit-tests"
 [ -x "$unit" ] || { echo "rxe: $unit not built" >&2; exit 1; }
 [ -n "$filter" ] || filter="$(grep -v '^#' "$here/filter" | tr -d '\n ')"
-if [ -z "$capture" ]; then
-	for d in "$root/../shared/data" "$root/../shared/pcap"; do
-		[ -d "$d" ] || continue
-		capture="$(find "$d" -maxdepth 2 -name '*.pcap' -size -2M 2>/dev/null | sort | head -n 1)"
-		[ -n "$capture" ] && break
-	done
+if [ ${#captures[@]} -eq 0 ]; then
+	[ -r "$root/data/linux-stack.pcap" ] && captures+=("$root/data/linux-stack.pcap")
+	real="$(readlink -f "$root/../shared/data/pcap/real" 2>/dev/null || true)"
+	if [ -n "$real" ] && [ -d "$real" ]; then
+		while read -r f; do
+			captures+=("$f")
+		done < <(find "$real" -maxdepth 1 -name '*.pcap' -size -100k | sort | head -n 2)
+	fi
 fi
 
-# --- initramfs ----------------------------------------------------------------
 work="$(mktemp -d /tmp/qpio-rxe.XXXXXX)"
 cleanup() { [ "$keep" = 1 ] && echo "rxe: work directory $work" || rm -rf "$work"; }
 trap cleanup EXIT
@@ -141,8 +144,9 @@ cat > "$out/env" <<ENV
 QPIO_ROOT='$root'
 QPIO_BUILD='$build'
 QPIO_FILTER='$filter'
-QPIO_CAPTURE='$capture'
 ENV
+# One capture per line, read into an array by guest.sh.
+printf '%s\n' "${captures[@]}" > "$out/captures"
 
 # --- boot -----------------------------------------------------------------------
 echo "rxe: kernel $kver, initramfs $(du -h "$work/initramfs.gz" | cut -f1), qemu TCG with 2 vCPUs"

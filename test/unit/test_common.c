@@ -271,12 +271,13 @@ qt_ah_create(struct qpio_pd *pd, struct qpio_device *dst, int global)
 
 	memset(&aa, 0, sizeof(aa));
 	aa.port_num = 1;
-	if (global) {
+	cr_assert_eq(qpio_rdma_port_query(dst, 1, &pa), 0);
+	/* RoCE ports are named by GID only: every AH there carries a GRH. */
+	if (global || pa.link_layer == QPIO_LINK_LAYER_ETHERNET) {
 		aa.is_global = 1;
 		cr_assert_eq(qpio_rdma_gid_query(dst, 1, 0, &aa.grh.dgid), 0);
 		aa.grh.hop_limit = 64;
 	} else {
-		cr_assert_eq(qpio_rdma_port_query(dst, 1, &pa), 0);
 		aa.dlid = pa.lid;
 	}
 	ah = qpio_ah_create(pd, &aa);

@@ -85,7 +85,8 @@ void qt_ud_end_create(struct qt_end *e, struct qpio_device *dev, uint32_t qkey,
 /** Destroy one end's QP, MR, CQ and PD (not the device), asserting 0. */
 void qt_end_destroy(struct qt_end *e);
 /** An AH on pd towards port 1 of dst: by LID, or by GID 0 when global
- *  (hop limit 64, other GRH fields 0). Asserts success. */
+ *  or when the port is RoCE (hop limit 64, other GRH fields 0). Asserts
+ *  success. */
 struct qpio_ah *qt_ah_create(struct qpio_pd *pd, struct qpio_device *dst,
 			     int global);
 /** A UD SEND work request. */

@@ -23,7 +23,7 @@ TestSuite(srq, .init = qt_eal_init, .fini = qt_eal_fini);
 #define MAX_QPS 4
 
 struct srq_env {
-	struct qpio_device *dev;          /* receiver device (soft1) */
+	struct qpio_device *dev;          /* receiver device (B) */
 	struct qpio_pd *pd;
 	struct qpio_srq *srq;
 	struct qpio_mr *mr;
@@ -33,7 +33,7 @@ struct srq_env {
 	struct qpio_cq *rcq[MAX_QPS];     /* receive CQs (maybe shared) */
 	struct qpio_cq *scq;              /* send CQ of the SRQ QPs */
 	struct qpio_qp *qp[MAX_QPS];      /* SRQ QPs */
-	struct qt_end snd[MAX_QPS];       /* a sender per SRQ QP, on soft0 */
+	struct qt_end snd[MAX_QPS];       /* a sender per SRQ QP, on device A */
 	struct qpio_device *sdev;
 };
 
@@ -61,10 +61,9 @@ srq_env_create(struct srq_env *e, const struct srq_opts *o)
 
 	memset(e, 0, sizeof(*e));
 	e->nqp = o->nqp ? o->nqp : 2;
-	e->sdev = qpio_rdma_dev_create("soft0");
-	cr_assert_not_null(e->sdev);
-	e->dev = qpio_rdma_dev_create("soft1");
-	cr_assert_not_null(e->dev);
+	e->sdev = qpio_rdma_dev_create(qt_dev_a());
+	cr_assert_not_null(e->sdev, "%s: %s", qt_dev_a(), rte_strerror(rte_errno));
+	e->dev = qt_dev_open_b(e->sdev);
 	e->pd = qpio_pd_alloc(e->dev);
 	cr_assert_not_null(e->pd);
 	e->buf_len = 1 << 20;
@@ -142,7 +141,8 @@ srq_env_destroy(struct srq_env *e)
 	cr_assert_eq(qpio_mr_dereg(e->mr), 0);
 	cr_assert_eq(qpio_pd_free(e->pd), 0);
 	rte_free(e->buf);
-	cr_assert_eq(qpio_rdma_dev_close(e->sdev), 0);
+	if (e->dev != e->sdev)
+		cr_assert_eq(qpio_rdma_dev_close(e->sdev), 0);
 	cr_assert_eq(qpio_rdma_dev_close(e->dev), 0);
 }
 
@@ -178,6 +178,44 @@ next_event(struct qpio_device *dev, struct qpio_async_event *ev)
 {
 	memset(ev, 0, sizeof(*ev));
 	return qpio_rdma_get_async_event(dev, ev);
+}
+
+/* rxe (Linux 6.1) raises no QP_LAST_WQE_REACHED: check that none comes
+ * within 1 s. The soft NIC raises it at once. */
+static void
+expect_last_wqe(struct srq_env *e, struct qpio_qp *qp)
+{
+	struct qpio_async_event ev;
+	unsigned int i;
+
+	if (qt_dev_is_rxe()) {
+		for (i = 0; i < 100; i++) {
+			cr_assert_eq(next_event(e->dev, &ev), -EAGAIN,
+				     "rxe raised event %d",
+				     (int)ev.event_type);
+			usleep(10000);
+		}
+		return;
+	}
+	cr_assert_eq(next_event(e->dev, &ev), 0);
+	cr_assert_eq(ev.event_type, QPIO_EVENT_QP_LAST_WQE_REACHED);
+	cr_assert_eq(ev.element.qp, qp);
+	cr_assert_eq(next_event(e->dev, &ev), -EAGAIN);
+}
+
+/* An expected event: the soft NIC has raised it by now; other devices
+ * raise it a little later, so wait up to 5 s. */
+static int
+wait_event(struct qpio_device *dev, struct qpio_async_event *ev)
+{
+	unsigned int i;
+	int ret = next_event(dev, ev);
+
+	for (i = 0; i < 5000 && ret == -EAGAIN && !qt_dev_is_soft(); i++) {
+		usleep(1000);
+		ret = next_event(dev, ev);
+	}
+	return ret;
 }
 
 Test(srq, device_reports_limits_and_max_srq)
@@ -355,17 +393,19 @@ Test(srq, qp_on_srq_rules)
 	rte_errno = 0;
 	cr_assert_null(qpio_qp_create(e.pd, &ia));
 	cr_assert_eq(rte_errno, EINVAL);
-	/* an SRQ of soft0 for a QP of soft1 */
-	pd0 = qpio_pd_alloc(e.sdev);
-	other = qpio_srq_create(pd0, &sa);
-	cr_assert_not_null(other);
-	ia.cap.max_recv_wr = 0;
-	ia.srq = other;
-	rte_errno = 0;
-	cr_assert_null(qpio_qp_create(e.pd, &ia));
-	cr_assert_eq(rte_errno, EINVAL);
-	cr_assert_eq(qpio_srq_destroy(other), 0);
-	cr_assert_eq(qpio_pd_free(pd0), 0);
+	/* an SRQ of device A for a QP of device B (one device: skipped) */
+	if (e.sdev != e.dev) {
+		pd0 = qpio_pd_alloc(e.sdev);
+		other = qpio_srq_create(pd0, &sa);
+		cr_assert_not_null(other);
+		ia.cap.max_recv_wr = 0;
+		ia.srq = other;
+		rte_errno = 0;
+		cr_assert_null(qpio_qp_create(e.pd, &ia));
+		cr_assert_eq(rte_errno, EINVAL);
+		cr_assert_eq(qpio_srq_destroy(other), 0);
+		cr_assert_eq(qpio_pd_free(pd0), 0);
+	}
 	srq_env_destroy(&e);
 }
 
@@ -397,18 +437,23 @@ Test(srq, post_burst_partial_full_and_refill)
 	cr_assert_eq(qpio_srq_post_recv(e.srq, &w[2], 1, &err), 0);
 	cr_assert_eq(err, -EINVAL, "SGE length bit 31");
 	sg[0].length = 64;
-	sg[0].lkey = 0x100;
-	cr_assert_eq(qpio_srq_post_recv(e.srq, &w[2], 1, &err), 0);
-	cr_assert_eq(err, -EINVAL, "reserved lkey 0x100");
-	sg[0].lkey = qpio_mr_lkey(e.mr);
+	if (qt_dev_is_soft()) {
+		/* the soft NIC's reserved lkey (see send/sge_length_bit31_*) */
+		sg[0].lkey = 0x100;
+		cr_assert_eq(qpio_srq_post_recv(e.srq, &w[2], 1, &err), 0);
+		cr_assert_eq(err, -EINVAL, "reserved lkey 0x100");
+		sg[0].lkey = qpio_mr_lkey(e.mr);
+	}
 	cr_assert_eq(qpio_srq_post_recv(e.srq, &w[2], 6, &err), 6);
 	cr_assert_eq(err, 0);
 	w[0].wr_id = 100;
 	cr_assert_eq(qpio_srq_post_recv(e.srq, w, 1, &err), 0);
 	cr_assert_eq(err, -ENOMEM);
-	cr_assert_eq(qpio_soft_srq_stats(e.srq, &st), 0);
-	cr_assert_eq(st.posted, 8);
-	cr_assert_eq(st.consumed, 0);
+	if (qt_dev_is_soft()) {
+		cr_assert_eq(qpio_soft_srq_stats(e.srq, &st), 0);
+		cr_assert_eq(st.posted, 8);
+		cr_assert_eq(st.consumed, 0);
+	}
 
 	/* one receive taken but not polled: still full */
 	send1(&e, 0, 1, 16, 1);
@@ -419,9 +464,11 @@ Test(srq, post_burst_partial_full_and_refill)
 	cr_assert_eq(wc.byte_len, 16);
 	cr_assert_eq(qpio_srq_post_recv(e.srq, w, 1, &err), 1);
 	cr_assert_eq(err, 0);
-	cr_assert_eq(qpio_soft_srq_stats(e.srq, &st), 0);
-	cr_assert_eq(st.posted, 9);
-	cr_assert_eq(st.consumed, 1);
+	if (qt_dev_is_soft()) {
+		cr_assert_eq(qpio_soft_srq_stats(e.srq, &st), 0);
+		cr_assert_eq(st.posted, 9);
+		cr_assert_eq(st.consumed, 1);
+	}
 	cr_assert_eq(qpio_soft_srq_stats(NULL, &st), -EINVAL);
 	cr_assert_eq(qt_poll_n(e.snd[0].cq, &wc, 1), 1);
 	cr_assert_eq(wc.status, QPIO_WC_SUCCESS);
@@ -491,7 +538,8 @@ Test(srq, empty_srq_is_rnr_then_delivered)
 	srq_env_create(&e, &o);
 	send1(&e, 0, 1, 64, 77);
 	cr_assert_eq(qpio_cq_poll(e.snd[0].cq, &wc, 1), 0);
-	cr_assert_geq(qt_stats(e.snd[0].qp).rnr_naks, 1);
+	if (qt_dev_is_soft()) /* verbs has no RNR NAK counter */
+		cr_assert_geq(qt_stats(e.snd[0].qp).rnr_naks, 1);
 	srq_post1(&e, 5, 0, 128);
 	cr_assert_eq(qt_poll_n(e.snd[0].cq, &wc, 1), 1);
 	cr_assert_eq(wc.status, QPIO_WC_SUCCESS);
@@ -526,7 +574,6 @@ Test(srq, short_receive_errors_one_qp_srq_keeps_the_rest)
 {
 	struct srq_env e;
 	struct srq_opts o = { .nqp = 2, .rnr_retry = 7 };
-	struct qpio_async_event ev;
 	struct qpio_wc wc;
 
 	srq_env_create(&e, &o);
@@ -536,17 +583,17 @@ Test(srq, short_receive_errors_one_qp_srq_keeps_the_rest)
 	send1(&e, 0, 10, 8, 3);
 	cr_assert_eq(qt_poll_n(e.rcq[0], &wc, 1), 1);
 	cr_assert_eq(wc.wr_id, 1);
-	cr_assert_eq(wc.status, QPIO_WC_LOC_LEN_ERR);
+	/* rxe reports a short receive as LOC_QP_OP_ERR (ibv.rst) */
+	cr_assert_eq(wc.status, qt_dev_is_rxe() ? QPIO_WC_LOC_QP_OP_ERR :
+		     QPIO_WC_LOC_LEN_ERR);
 	for (int i = 0; i < 64; i++)
 		cr_assert_eq(e.buf[i], 0xab, "guard byte %d", i);
 	cr_assert_eq(qpio_qp_state(e.qp[0]), QPIO_QPS_ERR);
 	cr_assert_eq(qpio_cq_poll(e.rcq[0], &wc, 1), 0, "nothing else flushed");
 	cr_assert_eq(qt_poll_n(e.snd[0].cq, &wc, 1), 1);
-	cr_assert_eq(wc.status, QPIO_WC_REM_INV_REQ_ERR);
-	cr_assert_eq(next_event(e.dev, &ev), 0);
-	cr_assert_eq(ev.event_type, QPIO_EVENT_QP_LAST_WQE_REACHED);
-	cr_assert_eq(ev.element.qp, e.qp[0]);
-	cr_assert_eq(next_event(e.dev, &ev), -EAGAIN);
+	cr_assert_eq(wc.status, qt_dev_is_rxe() ? QPIO_WC_REM_OP_ERR :
+		     QPIO_WC_REM_INV_REQ_ERR);
+	expect_last_wqe(&e, e.qp[0]);
 
 	send1(&e, 1, 20, 40, 4);
 	cr_assert_eq(qt_poll_n(e.rcq[1], &wc, 1), 1);
@@ -564,7 +611,6 @@ Test(srq, modify_to_err_raises_last_wqe_reached)
 {
 	struct srq_env e;
 	struct srq_opts o = { .nqp = 1, .rnr_retry = 7 };
-	struct qpio_async_event ev;
 	struct qpio_qp_attr qa;
 	struct qpio_soft_srq_stats st;
 	struct qpio_wc wc;
@@ -574,14 +620,13 @@ Test(srq, modify_to_err_raises_last_wqe_reached)
 	memset(&qa, 0, sizeof(qa));
 	qa.qp_state = QPIO_QPS_ERR;
 	cr_assert_eq(qpio_qp_modify(e.qp[0], &qa, QPIO_QP_STATE), 0);
-	cr_assert_eq(next_event(e.dev, &ev), 0);
-	cr_assert_eq(ev.event_type, QPIO_EVENT_QP_LAST_WQE_REACHED);
-	cr_assert_eq(ev.element.qp, e.qp[0]);
-	cr_assert_eq(next_event(e.dev, &ev), -EAGAIN);
+	expect_last_wqe(&e, e.qp[0]);
 	cr_assert_eq(qpio_cq_poll(e.rcq[0], &wc, 1), 0);
-	cr_assert_eq(qpio_soft_srq_stats(e.srq, &st), 0);
-	cr_assert_eq(st.posted, 1);
-	cr_assert_eq(st.consumed, 0);
+	if (qt_dev_is_soft()) {
+		cr_assert_eq(qpio_soft_srq_stats(e.srq, &st), 0);
+		cr_assert_eq(st.posted, 1);
+		cr_assert_eq(st.consumed, 0);
+	}
 	srq_env_destroy(&e);
 }
 
@@ -610,12 +655,16 @@ Test(srq, limit_event_once_then_disarmed)
 		send1(&e, 0, i, 8, i);
 	cr_assert_eq(qt_poll_n(e.rcq[0], wc, 4), 4);
 	cr_assert_eq(next_event(e.dev, &ev), -EAGAIN, "4 left: not below 4");
-	cr_assert_eq(read(fd, &cnt, sizeof(cnt)), -1, "fd not readable yet");
+	/* the soft NIC's event fd is an eventfd counting the events */
+	if (qt_dev_is_soft())
+		cr_assert_eq(read(fd, &cnt, sizeof(cnt)), -1, "fd not readable yet");
 	send1(&e, 0, 4, 8, 4);
 	cr_assert_eq(qt_poll_n(e.rcq[0], wc, 1), 1);
-	cr_assert_eq(read(fd, &cnt, sizeof(cnt)), (ssize_t)sizeof(cnt));
-	cr_assert_eq(cnt, 1);
-	cr_assert_eq(next_event(e.dev, &ev), 0);
+	if (qt_dev_is_soft()) {
+		cr_assert_eq(read(fd, &cnt, sizeof(cnt)), (ssize_t)sizeof(cnt));
+		cr_assert_eq(cnt, 1);
+	}
+	cr_assert_eq(wait_event(e.dev, &ev), 0);
 	cr_assert_eq(ev.event_type, QPIO_EVENT_SRQ_LIMIT_REACHED);
 	cr_assert_eq(ev.element.srq, e.srq);
 	cr_assert_eq(next_event(e.dev, &ev), -EAGAIN);
@@ -625,15 +674,17 @@ Test(srq, limit_event_once_then_disarmed)
 	send1(&e, 0, 6, 8, 6);
 	cr_assert_eq(qt_poll_n(e.rcq[0], wc, 2), 2);
 	cr_assert_eq(next_event(e.dev, &ev), -EAGAIN);
-	cr_assert_eq(qpio_soft_srq_stats(e.srq, &st), 0);
-	cr_assert_eq(st.limit_events, 1);
+	if (qt_dev_is_soft()) {
+		cr_assert_eq(qpio_soft_srq_stats(e.srq, &st), 0);
+		cr_assert_eq(st.limit_events, 1);
+	}
 	/* armed while 1 is left (below 2): the next receive taken raises it */
 	m.srq_limit = 2;
 	cr_assert_eq(qpio_srq_modify(e.srq, &m, QPIO_SRQ_LIMIT), 0);
 	cr_assert_eq(next_event(e.dev, &ev), -EAGAIN, "not raised by the arm itself");
 	send1(&e, 0, 7, 8, 7);
 	cr_assert_eq(qt_poll_n(e.rcq[0], wc, 1), 1);
-	cr_assert_eq(next_event(e.dev, &ev), 0);
+	cr_assert_eq(wait_event(e.dev, &ev), 0);
 	cr_assert_eq(ev.event_type, QPIO_EVENT_SRQ_LIMIT_REACHED);
 	cr_assert_eq(qt_poll_n(e.snd[0].cq, wc, 8), 8);
 	srq_env_destroy(&e);
@@ -883,7 +934,8 @@ Test(srq, two_lcores_random_bursts_into_one_srq_and_cq, .timeout = 300)
 			cr_assert_eq(seen[i][s], 1, "sender %u seq %u", i, s);
 	}
 	cr_assert_eq(qpio_cq_poll(e.rcq[0], wc, 64), 0);
-	cr_assert_eq(qpio_soft_cq_overflowed(e.rcq[0]), 0);
+	if (qt_dev_is_soft())
+		cr_assert_eq(qpio_soft_cq_overflowed(e.rcq[0]), 0);
 	free(seen[0]);
 	free(seen[1]);
 	free(rx_seen);
@@ -908,6 +960,7 @@ Test(srq, cq_overflow_of_one_qp_keeps_the_srq_usable)
 	unsigned int i;
 	int err;
 
+	qt_require_soft("the soft NIC's CQ overflow counters (qpio_soft_cq_overflowed)");
 	srq_env_create(&e, &o);
 	cr_assert_eq(qpio_cq_depth(e.rcq[0]), 2);
 	for (i = 0; i < 4; i++)
@@ -917,16 +970,13 @@ Test(srq, cq_overflow_of_one_qp_keeps_the_srq_usable)
 	cr_assert_eq(qpio_soft_cq_overflowed(e.rcq[0]), 1);
 	cr_assert_eq(qpio_soft_cq_overflow_count(e.rcq[0], &lost), 0);
 	cr_assert_eq(lost, 1);
-	cr_assert_eq(next_event(e.dev, &ev), 0);
+	cr_assert_eq(wait_event(e.dev, &ev), 0);
 	cr_assert_eq(ev.event_type, QPIO_EVENT_CQ_ERR);
 	cr_assert_eq(ev.element.cq, e.rcq[0]);
-	cr_assert_eq(next_event(e.dev, &ev), 0);
+	cr_assert_eq(wait_event(e.dev, &ev), 0);
 	cr_assert_eq(ev.event_type, QPIO_EVENT_QP_FATAL);
 	cr_assert_eq(ev.element.qp, e.qp[0]);
-	cr_assert_eq(next_event(e.dev, &ev), 0);
-	cr_assert_eq(ev.event_type, QPIO_EVENT_QP_LAST_WQE_REACHED);
-	cr_assert_eq(ev.element.qp, e.qp[0]);
-	cr_assert_eq(next_event(e.dev, &ev), -EAGAIN);
+	expect_last_wqe(&e, e.qp[0]);
 	cr_assert_eq(qpio_qp_state(e.qp[0]), QPIO_QPS_ERR);
 	cr_assert_eq(qpio_qp_state(e.qp[1]), QPIO_QPS_RTS);
 	cr_assert_eq(qpio_cq_poll(e.rcq[0], wc, 4), 2);
@@ -959,6 +1009,7 @@ Test(srq, destroy_removes_its_limit_event)
 	struct qpio_async_event ev;
 	struct qpio_wc wc;
 
+	qt_require_soft("counts the queued event with qpio_soft_srq_stats; on ibv it waits in the kernel, which drops it at ibv_destroy_srq");
 	srq_env_create(&e, &o);
 	srq_post1(&e, 1, 0, 64);
 	cr_assert_eq(qpio_srq_modify(e.srq, &m, QPIO_SRQ_LIMIT), 0);

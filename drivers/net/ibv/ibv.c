@@ -20,22 +20,48 @@ static const char *const ibvd_valid_keys[] = {
 	"dev", "port", "gid_index", NULL,
 };
 
+/* The qpio object a verbs event names, found through the context each
+ * verbs object was created with; NULL for port and device events. */
+static void *
+event_obj(const struct ibv_async_event *ev)
+{
+	switch (ev->event_type) {
+	case IBV_EVENT_CQ_ERR:
+		return ev->element.cq->cq_context;
+	case IBV_EVENT_QP_FATAL:
+	case IBV_EVENT_QP_REQ_ERR:
+	case IBV_EVENT_QP_ACCESS_ERR:
+	case IBV_EVENT_COMM_EST:
+	case IBV_EVENT_SQ_DRAINED:
+	case IBV_EVENT_PATH_MIG:
+	case IBV_EVENT_PATH_MIG_ERR:
+	case IBV_EVENT_QP_LAST_WQE_REACHED:
+		return ev->element.qp->qp_context;
+	case IBV_EVENT_SRQ_ERR:
+	case IBV_EVENT_SRQ_LIMIT_REACHED:
+		return ev->element.srq->srq_context;
+	default:
+		return NULL;
+	}
+}
+
 void
 ibvd_async_drain(struct ibvd_dev *idev)
 {
 	struct ibv_async_event ev;
 
+	/* The async fd is non-blocking: this stops at EAGAIN. */
 	while (ibv_get_async_event(idev->ctx, &ev) == 0) {
-		struct ibvd_qp *qp;
+		void *obj = event_obj(&ev);
+		uint8_t port = 0;
 
 		switch (ev.event_type) {
 		case IBV_EVENT_QP_FATAL:
 		case IBV_EVENT_QP_REQ_ERR:
 		case IBV_EVENT_QP_ACCESS_ERR:
-			qp = ev.element.qp->qp_context;
-			if (qp != NULL)
-				__atomic_store_n(&qp->base.state, QPIO_QPS_ERR,
-						 __ATOMIC_RELEASE);
+			if (obj != NULL)
+				__atomic_store_n(&((struct ibvd_qp *)obj)->base.state,
+						 QPIO_QPS_ERR, __ATOMIC_RELEASE);
 			IBVD_LOG(NOTICE, "%s: qp 0x%x: %s", idev->qdev->name,
 				 ev.element.qp->qp_num,
 				 ibv_event_type_str(ev.event_type));
@@ -46,7 +72,14 @@ ibvd_async_drain(struct ibvd_dev *idev)
 			break;
 		case IBV_EVENT_PORT_ACTIVE:
 		case IBV_EVENT_PORT_ERR:
+		case IBV_EVENT_LID_CHANGE:
+		case IBV_EVENT_PKEY_CHANGE:
+		case IBV_EVENT_SM_CHANGE:
+		case IBV_EVENT_CLIENT_REREGISTER:
 		case IBV_EVENT_GID_CHANGE:
+			/* Only the port behind qpio port 1 is reported. */
+			if (ev.element.port_num == idev->port)
+				port = 1;
 			IBVD_LOG(NOTICE, "%s: port %d: %s", idev->qdev->name,
 				 ev.element.port_num,
 				 ibv_event_type_str(ev.event_type));
@@ -56,8 +89,26 @@ ibvd_async_drain(struct ibvd_dev *idev)
 				 ibv_event_type_str(ev.event_type));
 			break;
 		}
+		/* enum qpio_event_type has the values of enum ibv_event_type. */
+		if (obj != NULL || port != 0 ||
+		    ev.event_type == IBV_EVENT_DEVICE_FATAL)
+			qpio_rdma_event_raise(idev->qdev,
+					      (enum qpio_event_type)ev.event_type,
+					      obj, port);
 		ibv_ack_async_event(&ev);
 	}
+}
+
+void
+ibvd_async_poll(struct qpio_device *dev)
+{
+	ibvd_async_drain(to_idev(dev));
+}
+
+int
+ibvd_async_event_fd(const struct qpio_device *dev)
+{
+	return to_idev(dev)->ctx->async_fd;
 }
 
 static int
@@ -125,6 +176,17 @@ static const struct qpio_dev_ops ibvd_ops = {
 	.qp_destroy = ibvd_qp_destroy,
 	.qp_modify = ibvd_qp_modify,
 	.qp_query = ibvd_qp_query,
+	.cq_req_notify = ibvd_cq_req_notify,
+	.cq_event_fd = ibvd_cq_event_fd,
+	.cq_ack_events = ibvd_cq_ack_events,
+	.ah_create = ibvd_ah_create,
+	.ah_destroy = ibvd_ah_destroy,
+	.srq_create = ibvd_srq_create,
+	.srq_modify = ibvd_srq_modify,
+	.srq_query = ibvd_srq_query,
+	.srq_destroy = ibvd_srq_destroy,
+	.async_poll = ibvd_async_poll,
+	.async_event_fd = ibvd_async_event_fd,
 };
 
 /* Can the device create an RC QP with max_inline_data bytes inline? */

@@ -1,10 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * libibverbs driver: address handles for UD work requests.
- *
- * lib/rdma does not have AH ops yet. These functions are complete and
- * are wired into struct qpio_dev_ops when it gains them; the send path
- * already reads a UD WR's wr.ud.ah as a struct ibvd_ah.
+ * libibverbs driver: address handles for UD work requests. The send path
+ * reads a UD WR's wr.ud.ah as a struct ibvd_ah. On RoCE every AH carries
+ * a GRH (ibvd_ah_attr_to_ibv() adds it).
  */
 #include <errno.h>
 
@@ -13,7 +11,7 @@
 
 #include "ibv_private.h"
 
-struct ibvd_ah *
+struct qpio_ah *
 ibvd_ah_create(struct qpio_pd *qpd, const struct qpio_ah_attr *attr)
 {
 	struct ibvd_pd *pd = to_ipd(qpd);
@@ -40,12 +38,13 @@ ibvd_ah_create(struct qpio_pd *qpd, const struct qpio_ah_attr *attr)
 		return NULL;
 	}
 	ah->pd = pd;
-	return ah;
+	return &ah->base;
 }
 
 int
-ibvd_ah_destroy(struct ibvd_ah *ah)
+ibvd_ah_destroy(struct qpio_ah *qah)
 {
+	struct ibvd_ah *ah = (struct ibvd_ah *)qah;
 	int ret = ibv_destroy_ah(ah->ah);
 
 	if (ret != 0) {

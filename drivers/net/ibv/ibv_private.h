@@ -93,6 +93,7 @@ struct ibvd_mr {
 struct ibvd_cq {
 	struct qpio_cq base;
 	struct ibv_cq *cq;
+	struct ibv_comp_channel *channel; /* CQ events: non-blocking fd */
 	struct ibvd_qp *last_qp;
 	struct ibvd_qp **qps;
 	uint32_t nb_qps;
@@ -130,6 +131,7 @@ struct ibvd_qp {
 	struct ibvd_srq *srq;     /* receives complete through its slots */
 	uint32_t gen;             /* bumped on every move to RESET */
 	uint32_t dest_qpn;        /* RC/UC: the peer, reported as src_qp */
+	uint8_t max_rd_atomic;    /* RC: READ and atomics need it nonzero */
 	struct ibvd_sq sq;
 	struct ibvd_rq rq;
 	struct qpio_qp_cap cap;   /* the caps qpio enforces and reports */
@@ -142,12 +144,14 @@ struct ibvd_qp {
 
 /* Address handle for UD work requests. */
 struct ibvd_ah {
+	struct qpio_ah base;
 	struct ibv_ah *ah;
 	struct ibvd_pd *pd;
 };
 
 /* Shared receive queue. */
 struct ibvd_srq {
+	struct qpio_srq base;
 	struct ibv_srq *srq;
 	struct ibvd_pd *pd;
 	struct ibv_recv_wr *wrs;  /* max_wr entries: the chain of one burst */
@@ -166,6 +170,8 @@ static inline struct ibvd_cq *to_icq(struct qpio_cq *cq)
 { return (struct ibvd_cq *)cq; }
 static inline struct ibvd_pd *to_ipd(struct qpio_pd *pd)
 { return (struct ibvd_pd *)pd; }
+static inline struct ibvd_srq *to_isrq(struct qpio_srq *srq)
+{ return (struct ibvd_srq *)srq; }
 
 /* qpio GID index <-> verbs GID index: index 0 and the devargs gid_index
  * trade places, every other index maps to itself. */
@@ -181,6 +187,8 @@ ibvd_gid_map(const struct ibvd_dev *idev, unsigned int index)
 
 /* ibv.c */
 void ibvd_async_drain(struct ibvd_dev *idev);
+void ibvd_async_poll(struct qpio_device *dev);
+int ibvd_async_event_fd(const struct qpio_device *dev);
 
 /* ibv_mr.c */
 struct qpio_pd *ibvd_pd_alloc(struct qpio_device *dev);
@@ -193,6 +201,9 @@ int ibvd_mr_dereg(struct qpio_mr *mr);
 struct qpio_cq *ibvd_cq_create(struct qpio_device *dev, uint32_t cqe,
 			       int socket_id);
 int ibvd_cq_destroy(struct qpio_cq *cq);
+int ibvd_cq_req_notify(struct qpio_cq *cq, int solicited_only);
+int ibvd_cq_event_fd(const struct qpio_cq *cq);
+int ibvd_cq_ack_events(struct qpio_cq *cq);
 int ibvd_cq_attach(struct ibvd_cq *cq, struct ibvd_qp *qp);
 void ibvd_cq_detach(struct ibvd_cq *cq, struct ibvd_qp *qp);
 
@@ -215,17 +226,18 @@ uint16_t ibvd_post_recv(struct qpio_qp *qp, const struct qpio_recv_wr *wrs,
 			uint16_t n, int *err);
 uint16_t ibvd_cq_poll(struct qpio_cq *cq, struct qpio_wc *wc, uint16_t n);
 
-/* ibv_ah.c: address handles, wired up when lib/rdma gains AH ops */
-struct ibvd_ah *ibvd_ah_create(struct qpio_pd *pd,
+/* ibv_ah.c: address handles */
+struct qpio_ah *ibvd_ah_create(struct qpio_pd *pd,
 			       const struct qpio_ah_attr *attr);
-int ibvd_ah_destroy(struct ibvd_ah *ah);
+int ibvd_ah_destroy(struct qpio_ah *ah);
 
-/* ibv_srq.c: shared receive queues, wired up when lib/rdma gains SRQ ops */
-struct ibvd_srq *ibvd_srq_create(struct qpio_pd *pd, uint32_t max_wr,
-				 uint32_t max_sge, uint32_t limit);
-int ibvd_srq_modify(struct ibvd_srq *srq, uint32_t max_wr, uint32_t limit,
+/* ibv_srq.c: shared receive queues */
+struct qpio_srq *ibvd_srq_create(struct qpio_pd *pd,
+				 struct qpio_srq_attr *attr);
+int ibvd_srq_modify(struct qpio_srq *srq, const struct qpio_srq_attr *attr,
 		    int mask);
-int ibvd_srq_destroy(struct ibvd_srq *srq);
+int ibvd_srq_query(struct qpio_srq *srq, struct qpio_srq_attr *attr);
+int ibvd_srq_destroy(struct qpio_srq *srq);
 /* A receive completion of a QP attached to srq: the user's wr_id of the
  * slot, which becomes free again. */
 static inline uint64_t
@@ -234,7 +246,7 @@ ibvd_srq_complete(struct ibvd_srq *srq, uint32_t slot)
 	srq->free_slots[srq->nb_free++] = slot;
 	return srq->wrid[slot];
 }
-uint16_t ibvd_srq_post_recv(struct ibvd_srq *srq,
+uint16_t ibvd_srq_post_recv(struct qpio_srq *srq,
 			    const struct qpio_recv_wr *wrs, uint16_t n,
 			    int *err);
 

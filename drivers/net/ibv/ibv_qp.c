@@ -31,12 +31,6 @@ ibvd_qp_create(struct qpio_pd *pd, struct qpio_qp_init_attr *ia)
 	struct ibv_qp_init_attr init;
 	struct ibvd_qp *qp;
 
-	if (ia->srq != NULL) {
-		IBVD_LOG(ERR, "%s: SRQ not available through lib/rdma yet",
-			 pd->dev->name);
-		rte_errno = EOPNOTSUPP;
-		return NULL;
-	}
 	qp = rte_zmalloc_socket("ibvd_qp", sizeof(*qp), RTE_CACHE_LINE_SIZE,
 				socket);
 	if (qp == NULL)
@@ -76,6 +70,13 @@ ibvd_qp_create(struct qpio_pd *pd, struct qpio_qp_init_attr *ia)
 	init.cap.max_recv_wr = qp->rq.depth;
 	init.cap.max_send_sge = qp->sq.max_sge;
 	init.cap.max_recv_sge = qp->rq.max_sge;
+	if (ia->srq != NULL) {
+		/* Receives come from the SRQ: the QP has no RQ of its own. */
+		qp->srq = to_isrq(ia->srq);
+		init.srq = qp->srq->srq;
+		init.cap.max_recv_wr = 0;
+		init.cap.max_recv_sge = 0;
+	}
 	init.cap.max_inline_data = qp->sq.max_inline;
 	qp->qp = ibv_create_qp(to_ipd(pd)->pd, &init);
 	if (qp->qp == NULL) {
@@ -97,9 +98,9 @@ ibvd_qp_create(struct qpio_pd *pd, struct qpio_qp_init_attr *ia)
 	/* The provider may grant more than asked; qpio enforces and
 	 * reports what was asked (rounded), the same on every device. */
 	cap->max_send_wr = qp->sq.depth;
-	cap->max_recv_wr = qp->rq.depth;
+	cap->max_recv_wr = qp->srq != NULL ? 0 : qp->rq.depth;
 	cap->max_send_sge = qp->sq.max_sge;
-	cap->max_recv_sge = qp->rq.max_sge;
+	cap->max_recv_sge = qp->srq != NULL ? 0 : qp->rq.max_sge;
 	qp->cap = *cap;
 	qp->idev = idev;
 	qp->base.qp_num = qp->qp->qp_num;
@@ -233,6 +234,8 @@ ibvd_qp_modify(struct qpio_qp *qqp, const struct qpio_qp_attr *in, int mask,
 	}
 	if (mask & QPIO_QP_DEST_QPN)
 		qp->dest_qpn = in->dest_qp_num;
+	if (mask & QPIO_QP_MAX_QP_RD_ATOMIC)
+		qp->max_rd_atomic = in->max_rd_atomic;
 	if (next == QPIO_QPS_RESET) {
 		/* The device forgot every WR; completions still in the CQ
 		 * carry the old generation and are dropped when polled. */

@@ -2,11 +2,10 @@
 /*
  * libibverbs driver: shared receive queues.
  *
- * lib/rdma does not have SRQ ops yet. These functions are complete and
- * are wired into struct qpio_dev_ops when it gains them. SRQ receives
- * complete out of order (whichever QP takes them), so their wr_ids live
- * in slots taken from a free stack rather than in a ring; the CQ poller
- * returns a slot with ibvd_srq_complete().
+ * SRQ receives complete out of order (whichever QP takes them), so their
+ * wr_ids live in slots taken from a free stack rather than in a ring; the
+ * CQ poller returns a slot with ibvd_srq_complete(). The slot stack is
+ * sized at creation, so resizing (QPIO_SRQ_MAX_WR) is refused.
  */
 #include <errno.h>
 #include <string.h>
@@ -25,9 +24,10 @@ srq_free(struct ibvd_srq *srq)
 	rte_free(srq);
 }
 
-struct ibvd_srq *
-ibvd_srq_create(struct qpio_pd *qpd, uint32_t max_wr, uint32_t max_sge,
-		uint32_t limit)
+static uint32_t next_srqn = 1;
+
+struct qpio_srq *
+ibvd_srq_create(struct qpio_pd *qpd, struct qpio_srq_attr *attr)
 {
 	struct ibv_srq_init_attr init;
 	struct ibvd_srq *srq;
@@ -36,8 +36,8 @@ ibvd_srq_create(struct qpio_pd *qpd, uint32_t max_wr, uint32_t max_sge,
 	srq = rte_zmalloc("ibvd_srq", sizeof(*srq), RTE_CACHE_LINE_SIZE);
 	if (srq == NULL)
 		goto nomem;
-	srq->max_wr = rte_align32pow2(RTE_MAX(max_wr, 1u));
-	srq->max_sge = RTE_MAX(max_sge, 1u);
+	srq->max_wr = rte_align32pow2(RTE_MAX(attr->max_wr, 1u));
+	srq->max_sge = RTE_MAX(attr->max_sge, 1u);
 	srq->wrs = rte_zmalloc("ibvd_srq_wrs", sizeof(*srq->wrs) * srq->max_wr, 0);
 	srq->wrid = rte_zmalloc("ibvd_srq_wrid", sizeof(uint64_t) * srq->max_wr, 0);
 	srq->free_slots = rte_zmalloc("ibvd_srq_free",
@@ -51,7 +51,6 @@ ibvd_srq_create(struct qpio_pd *qpd, uint32_t max_wr, uint32_t max_sge,
 	init.srq_context = srq;
 	init.attr.max_wr = srq->max_wr;
 	init.attr.max_sge = srq->max_sge;
-	init.attr.srq_limit = limit;
 	srq->srq = ibv_create_srq(to_ipd(qpd)->pd, &init);
 	if (srq->srq == NULL) {
 		rte_errno = errno != 0 ? errno : ENOMEM;
@@ -61,7 +60,11 @@ ibvd_srq_create(struct qpio_pd *qpd, uint32_t max_wr, uint32_t max_sge,
 		return NULL;
 	}
 	srq->pd = to_ipd(qpd);
-	return srq;
+	srq->base.post_recv = ibvd_srq_post_recv;
+	srq->base.srq_num = __atomic_fetch_add(&next_srqn, 1, __ATOMIC_RELAXED);
+	attr->max_wr = srq->max_wr;
+	attr->max_sge = srq->max_sge;
+	return &srq->base;
 nomem:
 	rte_errno = ENOMEM;
 	if (srq != NULL)
@@ -70,30 +73,56 @@ nomem:
 }
 
 int
-ibvd_srq_modify(struct ibvd_srq *srq, uint32_t max_wr, uint32_t limit, int mask)
+ibvd_srq_modify(struct qpio_srq *qsrq, const struct qpio_srq_attr *attr,
+		int mask)
 {
+	struct ibvd_srq *srq = to_isrq(qsrq);
 	struct ibv_srq_attr a;
 	int ret;
 
-	memset(&a, 0, sizeof(a));
-	a.max_wr = max_wr;
-	a.srq_limit = limit;
-	if (mask & IBV_SRQ_MAX_WR) {
-		/* The slot table is sized at creation. */
-		IBVD_LOG(ERR, "srq: resizing is not supported");
+	if (mask & QPIO_SRQ_MAX_WR) {
+		IBVD_LOG(ERR, "srq %u: resizing is not supported (max_wr %u)",
+			 qsrq->srq_num, srq->max_wr);
 		return -EOPNOTSUPP;
 	}
-	ret = ibv_modify_srq(srq->srq, &a, mask);
-	return -ret;
+	memset(&a, 0, sizeof(a));
+	a.srq_limit = attr->srq_limit;
+	/* IBV_SRQ_LIMIT has the value of QPIO_SRQ_LIMIT. */
+	ret = ibv_modify_srq(srq->srq, &a, IBV_SRQ_LIMIT);
+	if (ret != 0) {
+		IBVD_LOG(ERR, "srq %u: ibv_modify_srq(limit %u): %s",
+			 qsrq->srq_num, attr->srq_limit, strerror(ret));
+		return -ret;
+	}
+	return 0;
 }
 
 int
-ibvd_srq_destroy(struct ibvd_srq *srq)
+ibvd_srq_query(struct qpio_srq *qsrq, struct qpio_srq_attr *attr)
 {
+	struct ibvd_srq *srq = to_isrq(qsrq);
+	struct ibv_srq_attr a;
+	int ret;
+
+	ret = ibv_query_srq(srq->srq, &a);
+	if (ret != 0)
+		return -ret;
+	/* The sizes qpio enforces; the provider may have granted more. */
+	attr->max_wr = srq->max_wr;
+	attr->max_sge = srq->max_sge;
+	attr->srq_limit = a.srq_limit;
+	return 0;
+}
+
+int
+ibvd_srq_destroy(struct qpio_srq *qsrq)
+{
+	struct ibvd_srq *srq = to_isrq(qsrq);
 	int ret = ibv_destroy_srq(srq->srq);
 
 	if (ret != 0) {
-		IBVD_LOG(ERR, "ibv_destroy_srq: %s", strerror(ret));
+		IBVD_LOG(ERR, "srq %u: ibv_destroy_srq: %s", qsrq->srq_num,
+			 strerror(ret));
 		return -ret;
 	}
 	srq_free(srq);
@@ -101,9 +130,10 @@ ibvd_srq_destroy(struct ibvd_srq *srq)
 }
 
 uint16_t
-ibvd_srq_post_recv(struct ibvd_srq *srq, const struct qpio_recv_wr *wrs,
+ibvd_srq_post_recv(struct qpio_srq *qsrq, const struct qpio_recv_wr *wrs,
 		   uint16_t n, int *err)
 {
+	struct ibvd_srq *srq = to_isrq(qsrq);
 	struct ibv_recv_wr *bad = NULL;
 	uint16_t i;
 	int rc = 0, ret;
@@ -112,7 +142,17 @@ ibvd_srq_post_recv(struct ibvd_srq *srq, const struct qpio_recv_wr *wrs,
 		struct ibv_recv_wr *w = &srq->wrs[i];
 		uint32_t slot;
 
+		uint32_t j;
+
 		if (unlikely(wrs[i].num_sge > srq->max_sge)) {
+			rc = -EINVAL;
+			break;
+		}
+		/* Same rule as a QP's receives: 31 bits of length per SGE. */
+		for (j = 0; j < wrs[i].num_sge; j++)
+			if (unlikely(wrs[i].sg_list[j].length > INT32_MAX))
+				break;
+		if (unlikely(j != wrs[i].num_sge)) {
 			rc = -EINVAL;
 			break;
 		}

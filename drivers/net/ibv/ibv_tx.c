@@ -66,8 +66,36 @@ wr_check(const struct ibvd_qp *qp, const struct qpio_send_wr *wr)
 				return -EINVAL;
 			}
 	}
+	/* Same rule as the soft NIC: READ and atomics need outstanding
+	 * requests allowed (max_rd_atomic, as set at RTR->RTS). */
+	if (unlikely(op_table[wr->opcode].no_inline && qp->max_rd_atomic == 0)) {
+		IBVD_LOG(DEBUG, "qp 0x%x: READ or atomic with max_rd_atomic 0",
+			 qp->base.qp_num);
+		return -EINVAL;
+	}
+	/* Same rule as the soft NIC: an atomic has one 8-byte SGE (rxe
+	 * alone would take two 4-byte ones). */
+	if (unlikely((wr->opcode == QPIO_WR_ATOMIC_CMP_AND_SWP ||
+		      wr->opcode == QPIO_WR_ATOMIC_FETCH_AND_ADD) &&
+		     (wr->num_sge != 1 || wr->sg_list[0].length != 8))) {
+		IBVD_LOG(DEBUG, "qp 0x%x: an atomic needs one SGE of 8 bytes",
+			 qp->base.qp_num);
+		return -EINVAL;
+	}
 	if (unlikely(qp->base.qp_type == QPIO_QPT_UD && wr->wr.ud.ah == NULL)) {
 		IBVD_LOG(DEBUG, "qp 0x%x: UD send without an address handle",
+			 qp->base.qp_num);
+		return -EINVAL;
+	}
+	if (unlikely(qp->base.qp_type == QPIO_QPT_UD &&
+		     wr->wr.ud.remote_qpn > 0xffffffu)) {
+		IBVD_LOG(DEBUG, "qp 0x%x: remote_qpn 0x%x over 24 bits",
+			 qp->base.qp_num, wr->wr.ud.remote_qpn);
+		return -EINVAL;
+	}
+	if (unlikely(qp->base.qp_type == QPIO_QPT_UD &&
+		     ((const struct qpio_ah *)wr->wr.ud.ah)->pd != qp->base.pd)) {
+		IBVD_LOG(DEBUG, "qp 0x%x: address handle of another PD",
 			 qp->base.qp_num);
 		return -EINVAL;
 	}

@@ -358,6 +358,7 @@ static const struct qpio_dev_ops soft_ops = {
 	.cq_destroy = soft_cq_destroy,
 	.cq_req_notify = soft_cq_req_notify,
 	.cq_event_fd = soft_cq_event_fd,
+	.cq_ack_events = soft_cq_ack_events,
 	.qp_create = soft_qp_create,
 	.qp_destroy = soft_qp_destroy,
 	.qp_modify = soft_qp_modify,

@@ -86,6 +86,17 @@ soft_cq_event_fd(const struct qpio_cq *qcq)
 	return ((const struct soft_cq *)qcq)->efd;
 }
 
+int
+soft_cq_ack_events(struct qpio_cq *qcq)
+{
+	uint64_t n = 0;
+
+	/* The eventfd counts the events; reading it clears the count. */
+	if (read(to_scq(qcq)->efd, &n, sizeof(n)) != (ssize_t)sizeof(n))
+		return errno == EAGAIN ? 0 : -errno;
+	return (int)RTE_MIN(n, (uint64_t)INT32_MAX);
+}
+
 /* 0 (SUCCESS) marks syndromes mlx5 does not define: GENERAL_ERR. */
 static const uint8_t syndrome_to_status[256] = {
 	[MLX5_CQE_SYNDROME_LOCAL_LENGTH_ERR] = QPIO_WC_LOC_LEN_ERR,

@@ -270,6 +270,7 @@ struct qpio_cq *soft_cq_create(struct qpio_device *dev, uint32_t cqe,
 int soft_cq_destroy(struct qpio_cq *cq);
 int soft_cq_req_notify(struct qpio_cq *cq, int solicited_only);
 int soft_cq_event_fd(const struct qpio_cq *cq);
+int soft_cq_ack_events(struct qpio_cq *cq);
 uint16_t soft_cq_poll(struct qpio_cq *cq, struct qpio_wc *wc, uint16_t n);
 /* Remove every CQE of qp from cq (modify to RESET, destroy), as mlx5
  * providers clean a CQ; SRQ receives among them free their SRQ slots.
