@@ -119,10 +119,24 @@ parse_u64(const char *opt, const char *s, uint64_t min, uint64_t max,
 	(dst) = v_; \
 } while (0)
 
+/* 1 when a comma-separated list has an empty item ("a,,b", ",a", "a,"),
+ * which strtok_r would skip silently. */
+static int
+list_has_empty(const char *arg)
+{
+	size_t n = strlen(arg);
+
+	return n == 0 || arg[0] == ',' || arg[n - 1] == ',' ||
+	       strstr(arg, ",,") != NULL;
+}
+
 static int
 parse_modes(const char *arg, struct testpmd_opts *o)
 {
 	char buf[512], *tok, *save = NULL;
+
+	if (list_has_empty(arg))
+		BAD("--forward-mode=%s: empty item in the list", arg);
 
 	if (snprintf(buf, sizeof(buf), "%s", arg) >= (int)sizeof(buf))
 		BAD("--forward-mode: list longer than %zu characters",
@@ -154,6 +168,8 @@ parse_txpkts(const char *arg, uint32_t mbuf_size)
 	uint32_t total = 0, room = mbuf_size - RTE_PKTMBUF_HEADROOM;
 	uint64_t v;
 
+	if (list_has_empty(arg))
+		BAD("--txpkts=%s: empty item in the list", arg);
 	snprintf(buf, sizeof(buf), "%s", arg);
 	for (tok = strtok_r(buf, ",", &save); tok != NULL;
 	     tok = strtok_r(NULL, ",", &save)) {

@@ -115,6 +115,10 @@ bad-options)
 		"${pair[@]}" --port-topology=ring
 	check_bad '--txpkts=20: the first segment must hold' \
 		"${pair[@]}" --txpkts=20
+	check_bad '--forward-mode=io,,rxonly: empty item in the list' \
+		"${pair[@]}" --forward-mode=io,,rxonly
+	check_bad '--txpkts=64,,64: empty item in the list' \
+		"${pair[@]}" --txpkts=64,,64
 	check_bad '--txq=1: must be >= --rxq=2' "${pair[@]}" --rxq=2
 	check_bad '--nb-cores=2: only 1 worker lcores' "${pair[@]}" --nb-cores=2
 	check_bad '--no-such-option: unknown option' "${pair[@]}" --no-such-option
