@@ -386,6 +386,28 @@ qp_connect(struct qp_port *qp, struct qpio_qp *q, const struct qp_port *peer,
 			      QPIO_QP_RNR_RETRY | QPIO_QP_MAX_QP_RD_ATOMIC);
 }
 
+/* The port named by port's peer=, or NULL (no peer= or not created). */
+static struct qpio_port *
+qp_peer_get(const struct qpio_port *port)
+{
+	const struct qp_port *qp = port->priv;
+	int pid;
+
+	if (qp->peer[0] == '\0')
+		return NULL;
+	pid = qpio_port_get_by_name(qp->peer);
+	return pid >= 0 ? qpio_port_get(pid) : NULL;
+}
+
+/* 1 when peer is a qp port whose peer= names port back. */
+static int
+qp_peer_matches(const struct qpio_port *port, const struct qpio_port *peer)
+{
+	return peer->ops == port->ops &&
+	       strcmp(((const struct qp_port *)peer->priv)->peer,
+		      port->name) == 0;
+}
+
 static int qp_ud_dest(struct qp_port *qp, struct qp_txq *txq,
 		      const struct qp_port *peer, uint32_t dest_qpn);
 
@@ -475,7 +497,7 @@ qp_start(struct qpio_port *port)
 	struct qpio_qp_init_attr ia;
 	struct qpio_port *peer;
 	uint16_t i;
-	int ret, pid;
+	int ret;
 
 	for (i = 0; i < port->nb_rxq; i++) {
 		struct qp_rxq *rxq = port->rxq[i];
@@ -516,12 +538,8 @@ qp_start(struct qpio_port *port)
 	}
 	port->rx_burst = qp_port_rx_burst;
 	port->tx_burst = qp_port_tx_burst;
-	if (qp->peer[0] == '\0')
-		return 0;
-	pid = qpio_port_get_by_name(qp->peer);
-	peer = pid >= 0 ? qpio_port_get(pid) : NULL;
-	if (peer != NULL && (peer->ops != port->ops ||
-			     strcmp(qp_priv(peer)->peer, port->name) != 0)) {
+	peer = qp_peer_get(port);
+	if (peer != NULL && !qp_peer_matches(port, peer)) {
 		QP_LOG(ERR, "port %s: peer=%s must be a qp port whose peer= "
 		       "names %s", port->name, qp->peer, port->name);
 		ret = -EINVAL;
@@ -606,17 +624,11 @@ qp_queues_down(struct qpio_port *port)
 static void
 qp_peer_link_down(struct qpio_port *port)
 {
-	struct qp_port *qp = qp_priv(port);
-	struct qpio_port *peer;
+	struct qpio_port *peer = qp_peer_get(port);
 	struct qpio_qp_attr a;
 	uint16_t i;
-	int pid;
 
-	if (qp->peer[0] == '\0')
-		return;
-	pid = qpio_port_get_by_name(qp->peer);
-	peer = pid >= 0 ? qpio_port_get(pid) : NULL;
-	if (peer == NULL || !peer->started || peer->ops != port->ops)
+	if (peer == NULL || !peer->started || !qp_peer_matches(port, peer))
 		return;
 	memset(&a, 0, sizeof(a));
 	a.qp_state = QPIO_QPS_ERR;
