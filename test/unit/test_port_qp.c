@@ -59,8 +59,9 @@ pool(const char *name, unsigned int n, uint16_t room)
 	return mp;
 }
 
+/* Configure one rx and one tx queue of nb_desc descriptors (not started). */
 static void
-port_up(int id, uint16_t nb_desc, uint32_t max_len, struct rte_mempool *mp)
+port_setup(int id, uint16_t nb_desc, uint32_t max_len, struct rte_mempool *mp)
 {
 	struct qpio_port_conf conf = { .max_rx_pkt_len = max_len };
 
@@ -69,6 +70,12 @@ port_up(int id, uint16_t nb_desc, uint32_t max_len, struct rte_mempool *mp)
 					      mp), 0);
 	cr_assert_eq(qpio_port_tx_queue_setup(id, 0, nb_desc, SOCKET_ID_ANY),
 		     0);
+}
+
+static void
+port_up(int id, uint16_t nb_desc, uint32_t max_len, struct rte_mempool *mp)
+{
+	port_setup(id, nb_desc, max_len, mp);
 	cr_assert_eq(qpio_port_start(id), 0);
 }
 
@@ -464,7 +471,6 @@ Test(port_qp, devargs_and_life_cycle_errors_name_the_rule)
 /* qp=ud: the same link over datagrams; the GRH lands in the headroom. */
 Test(port_qp, ud_link_forwards_frames_byte_identical)
 {
-	struct qpio_port_conf conf = { .max_rx_pkt_len = 4096 };
 	struct rte_mbuf *tx[40], *rx[40];
 	struct qpio_port_stats st;
 	struct qpio_port_info info;
@@ -480,14 +486,8 @@ Test(port_qp, ud_link_forwards_frames_byte_identical)
 	l.tx_mp = l.rx_mp;
 	id[0] = l.a;
 	id[1] = l.b;
-	for (i = 0; i < 2; i++) {
-		cr_assert_eq(qpio_port_configure(id[i], 1, 1, &conf), 0);
-		cr_assert_eq(qpio_port_rx_queue_setup(id[i], 0, 64,
-						      SOCKET_ID_ANY, l.rx_mp), 0);
-		cr_assert_eq(qpio_port_tx_queue_setup(id[i], 0, 64,
-						      SOCKET_ID_ANY), 0);
-		cr_assert_eq(qpio_port_start(id[i]), 0);
-	}
+	for (i = 0; i < 2; i++)
+		port_up(id[i], 64, 4096, l.rx_mp);
 	/* 60 .. 4056 bytes: inline, one segment, and two-segment frames. */
 	for (i = 0; i < 40; i++)
 		tx[i] = frame(l.tx_mp, 60 + i * 102, 500 + i, 1500);
@@ -554,18 +554,12 @@ Test(port_qp, peer_must_be_a_qp_port_naming_this_one)
 {
 	struct rte_mempool *mp = pool("rx_mp", NB_MBUF,
 				      RTE_MBUF_DEFAULT_BUF_SIZE);
-	struct qpio_port_conf conf = { 0 };
 	int r, a, b, c;
 
 	r = qpio_port_create("ring0");
 	a = qpio_port_create("qp0,dev=soft0,peer=ring0");
-	cr_assert_eq(qpio_port_configure(r, 1, 1, &conf), 0);
-	cr_assert_eq(qpio_port_rx_queue_setup(r, 0, 64, SOCKET_ID_ANY, mp), 0);
-	cr_assert_eq(qpio_port_tx_queue_setup(r, 0, 64, SOCKET_ID_ANY), 0);
-	cr_assert_eq(qpio_port_start(r), 0);
-	cr_assert_eq(qpio_port_configure(a, 1, 1, &conf), 0);
-	cr_assert_eq(qpio_port_rx_queue_setup(a, 0, 64, SOCKET_ID_ANY, mp), 0);
-	cr_assert_eq(qpio_port_tx_queue_setup(a, 0, 64, SOCKET_ID_ANY), 0);
+	port_up(r, 64, 0, mp);
+	port_setup(a, 64, 0, mp);
 	cr_assert_eq(qpio_port_start(a), -EINVAL);
 	cr_assert_eq(qpio_port_close(a), 0);
 	cr_assert_eq(qpio_port_close(r), 0);
@@ -578,11 +572,7 @@ Test(port_qp, peer_must_be_a_qp_port_naming_this_one)
 		int id[3] = { a, b, c }, k;
 
 		for (k = 0; k < 3; k++) {
-			cr_assert_eq(qpio_port_configure(id[k], 1, 1, &conf), 0);
-			cr_assert_eq(qpio_port_rx_queue_setup(id[k], 0, 64,
-							      SOCKET_ID_ANY, mp), 0);
-			cr_assert_eq(qpio_port_tx_queue_setup(id[k], 0, 64,
-							      SOCKET_ID_ANY), 0);
+			port_setup(id[k], 64, 0, mp);
 			cr_assert_eq(qpio_port_start(id[k]), -EINVAL,
 				     "port %d", k);
 		}
