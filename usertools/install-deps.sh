@@ -64,5 +64,8 @@ fi
 
 echo "install-deps: installing ${missing[*]}"
 export DEBIAN_FRONTEND=noninteractive
-apt-get update -qq
-apt-get install -y -qq --no-install-recommends "${missing[@]}"
+# Wait for another apt/dpkg run (a parallel build, unattended upgrades)
+# instead of failing on its lock.
+apt_lock=(-o DPkg::Lock::Timeout=900)
+apt-get "${apt_lock[@]}" update -qq
+apt-get "${apt_lock[@]}" install -y -qq --no-install-recommends "${missing[@]}"
