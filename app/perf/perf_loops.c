@@ -102,7 +102,7 @@ post_recv(struct perf_end *e, unsigned int qi, uint32_t slot)
 
 	wr.wr_id = ((uint64_t)qi << 32) | slot;
 	wr.sg_list = sg;
-	wr.num_sge = split_sge(sg, recv_slot(x, q->base, slot), x->size + x->grh,
+	wr.num_sge = split_sge(sg, recv_slot(x, q->base, slot), x->stride,
 			       x->o->sge, qpio_mr_lkey(e->mr));
 	if (qpio_qp_post_recv(q->qp, &wr, 1, &err) != 1) {
 		abort_run(e, "post_recv refused (%s)%s", strerror(-err), "");
@@ -499,11 +499,14 @@ bw_run(struct perf_end *e)
 	uint64_t limit = e->sq_depth, now, last = rte_rdtsc(), quiet = 0;
 	uint64_t t_stop = e->t_start + (uint64_t)(o->duration * (double)x->hz);
 	int receiving = o->test == PERF_SEND && e->peer->requester;
+	uint64_t cq_mod;
 	int stopping = 0, n;
 	unsigned int qi, j, nreq = o->bidir ? 2 : 1;
 
 	if (o->validate && limit > x->nslots)
 		limit = x->nslots;
+	/* A signaled WR must fit the window, or nothing ever completes. */
+	cq_mod = RTE_MIN((uint64_t)o->cq_mod, limit);
 	for (qi = 0; qi < o->qps; qi++)
 		e->qp[qi].target = o->duration > 0 ? UINT64_MAX : o->iters;
 	if (o->rate > 0) {
@@ -538,7 +541,7 @@ bw_run(struct perf_end *e)
 				}
 				for (j = 0; j < cnt; j++) {
 					uint64_t seq = q->posted + j;
-					int sig = (seq + 1) % o->cq_mod == 0 ||
+					int sig = (seq + 1) % cq_mod == 0 ||
 						seq + 1 == q->target;
 
 					build_wr(e, qi, seq, sig, &wrs[j], sgs[j]);

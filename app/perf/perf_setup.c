@@ -353,7 +353,10 @@ run_size(struct perf_ctx *x, unsigned int worker, struct perf_result *r)
 					perf_fill(q->base + (size_t)s * x->stride, s, x->size);
 		}
 	}
-	rte_eal_remote_launch(perf_end_run, &x->end[1], worker);
+	if (rte_eal_remote_launch(perf_end_run, &x->end[1], worker) != 0) {
+		fprintf(stderr, "qpio-perf: lcore %u is busy\n", worker);
+		return PERF_EXIT_FAIL;
+	}
 	perf_end_run(&x->end[0]);
 	rte_eal_wait_lcore(worker);
 	if (x->abort)
