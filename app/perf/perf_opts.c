@@ -393,7 +393,8 @@ perf_opts_parse(int argc, char **argv, struct perf_opts *o, char *err,
 
 	/* Sizes. */
 	if (o->all_sizes && o->size_set)
-		return refuse(err, errlen, "-a runs every size 2..2^23: drop -s or -a");
+		return refuse(err, errlen, "-a and -s are exclusive: -a runs every size "
+			      "2..2^23; drop -s or -a");
 	if (o->test == PERF_ATOMIC) {
 		if (o->size_set && o->size != 8)
 			return refuse(err, errlen, "-s %u: atomics operate on 8 bytes "

@@ -443,6 +443,9 @@ perf_run(const struct perf_opts *o, struct perf_caps *caps,
 			cap = RTE_MIN(cap, (uint64_t)mtu_bytes);
 		for (s = PERF_ALL_MIN_SIZE; s <= cap; s <<= 1)
 			sizes[nsizes++] = s;
+	} else if (o->transport == QPIO_QPT_UD && !o->size_set &&
+		   o->size > mtu_bytes) {
+		sizes[nsizes++] = mtu_bytes;    /* the UD default: one full packet */
 	} else {
 		if (o->transport == QPIO_QPT_UD && o->size > mtu_bytes) {
 			fprintf(stderr, "qpio-perf: -s %u: a UD message is one packet "
