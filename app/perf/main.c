@@ -9,6 +9,7 @@
  * before EAL starts, so a refused command line costs no EAL start.
  */
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +18,13 @@
 #include <rte_errno.h>
 
 #include "perf.h"
+
+static void
+on_signal(int sig)
+{
+	(void)sig;
+	perf_stop_requested = 1;
+}
 
 int
 main(int argc, char **argv)
@@ -59,6 +67,10 @@ main(int argc, char **argv)
 		fprintf(stderr, "qpio-perf: rte_eal_init: %s\n", rte_strerror(rte_errno));
 		return PERF_EXIT_FAIL;
 	}
+	/* SIGINT/SIGTERM end the run early (the last WRs in flight
+	 * complete), with the report of what was measured. */
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
 	memset(&caps, 0, sizeof(caps));
 	rc = perf_run(&o, &caps, &res, &nres, &hz);
 	if (rc == PERF_EXIT_OK && o.validate)

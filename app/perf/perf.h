@@ -73,6 +73,7 @@ struct perf_opts {
 	int64_t corrupt_at;     /**< test hook: corrupt message N of QP 0; -1 off */
 	double rate;            /**< --rate, messages/s total; 0 = closed loop */
 	int strict;
+	int run_inf;            /**< --run_infinitely: a row every -D s until a signal */
 	char json[256];
 	char csv[256];
 	struct perf_gate gates[PERF_MAX_GATES];
@@ -91,6 +92,9 @@ int perf_opts_parse(int argc, char **argv, struct perf_opts *o,
 
 /** Print the usage text. */
 void perf_usage(FILE *f);
+
+/** Set by SIGINT/SIGTERM: a -D or --run_infinitely run stops early. */
+extern volatile int perf_stop_requested;
 
 /** Printable names. */
 const char *perf_test_name(enum perf_test t);

@@ -25,6 +25,8 @@
 
 #define SEQ_MASK ((1ull << 48) - 1)
 
+volatile int perf_stop_requested;
+
 void
 perf_fill(uint8_t *p, uint64_t seq, uint32_t len)
 {
@@ -208,6 +210,8 @@ on_send(struct perf_end *e, const struct qpio_wc *wc, uint64_t now)
 	if (o->mode != PERF_BW)
 		return;
 	perf_hist_add(q->hist, now - q->ts[seq & q->ts_mask]);
+	if (e->ihist != NULL)
+		perf_hist_add(e->ihist, now - q->ts[seq & q->ts_mask]);
 	e->bytes += (seq + 1 - from) * x->size;
 	if (now - e->win_t >= x->hz / 100) {
 		double bps = (double)(e->bytes - e->win_bytes) * (double)x->hz /
@@ -413,6 +417,8 @@ lat_done(struct perf_end *e, uint64_t k, uint64_t t_end)
 {
 	const struct perf_opts *o = e->ctx->o;
 
+	if (perf_stop_requested)
+		return 1;
 	if (o->duration > 0)
 		return rte_rdtsc() >= t_end;
 	return k >= o->iters;
@@ -489,6 +495,45 @@ lat_server(struct perf_end *e)
 	}
 }
 
+static uint64_t
+msgs_done(const struct perf_end *e)
+{
+	uint64_t n = 0;
+	unsigned int qi;
+
+	if (!e->requester)
+		return 0;
+	for (qi = 0; qi < e->ctx->o->qps; qi++)
+		n += __atomic_load_n(&e->qp[qi].completed, __ATOMIC_RELAXED);
+	return n;
+}
+
+/* --run_infinitely: one row for the interval that ends now (end 0 prints;
+ * the peer's count is read while it runs, the latency is end 0's). */
+static void
+report_interval(struct perf_end *e, uint64_t now, uint64_t *last_t,
+		uint64_t *last_msgs, unsigned int *nr)
+{
+	struct perf_ctx *x = e->ctx;
+	uint64_t msgs = msgs_done(e) + msgs_done(e->peer);
+	double s = (double)(now - *last_t) / (double)x->hz;
+	double us = 1e6 / (double)x->hz;
+	double mpps = (double)(msgs - *last_msgs) / s / 1e6;
+
+	printf(" interval %-4u %-8.3f s  %-12" PRIu64 " msgs  MsgRate %-10.6f Mpps  "
+	       "BW %-10.2f MiB/sec  t_typical %.2f us  99%% %.2f us  99.99%% %.2f us  "
+	       "max %.2f us\n", ++*nr, s, msgs - *last_msgs, mpps,
+	       mpps * 1e6 * x->size / 1048576.0,
+	       (double)perf_hist_percentile(e->ihist, 50) * us,
+	       (double)perf_hist_percentile(e->ihist, 99) * us,
+	       (double)perf_hist_percentile(e->ihist, 99.99) * us,
+	       (double)e->ihist->max * us);
+	fflush(stdout);
+	perf_hist_init(e->ihist);
+	*last_t = now;
+	*last_msgs = msgs;
+}
+
 static void
 bw_run(struct perf_end *e)
 {
@@ -499,7 +544,9 @@ bw_run(struct perf_end *e)
 	uint64_t limit = e->sq_depth, now, last = rte_rdtsc(), quiet = 0;
 	uint64_t t_stop = e->t_start + (uint64_t)(o->duration * (double)x->hz);
 	int receiving = o->test == PERF_SEND && e->peer->requester;
-	uint64_t cq_mod;
+	uint64_t cq_mod, rep_t = e->t_start, rep_msgs = 0;
+	uint64_t rep_every = (uint64_t)(o->duration * (double)x->hz);
+	unsigned int nrep = 0;
 	int stopping = 0, n;
 	unsigned int qi, j, nreq = o->bidir ? 2 : 1;
 
@@ -519,7 +566,11 @@ bw_run(struct perf_end *e)
 			int all_done = 1;
 
 			now = rte_rdtsc();
-			if (o->duration > 0 && !stopping && now >= t_stop) {
+			if (e->ihist != NULL && now - rep_t >= rep_every)
+				report_interval(e, now, &rep_t, &rep_msgs, &nrep);
+			if (!stopping && (perf_stop_requested ||
+					  (o->duration > 0 && !o->run_inf &&
+					   now >= t_stop))) {
 				for (qi = 0; qi < o->qps; qi++)
 					e->qp[qi].target = e->qp[qi].posted + 1;
 				stopping = 1;

@@ -18,6 +18,7 @@
 enum {
 	OPT_TEST = 256, OPT_MODE, OPT_DEV, OPT_SGE, OPT_VALIDATE, OPT_RATE,
 	OPT_STRICT, OPT_JSON, OPT_CSV, OPT_EXPECT, OPT_GBITS, OPT_CORRUPT,
+	OPT_RUN_INF,
 };
 
 static const struct option longopts[] = {
@@ -43,6 +44,7 @@ static const struct option longopts[] = {
 	{ "corrupt-at", required_argument, NULL, OPT_CORRUPT },
 	{ "rate", required_argument, NULL, OPT_RATE },
 	{ "strict", no_argument, NULL, OPT_STRICT },
+	{ "run_infinitely", no_argument, NULL, OPT_RUN_INF },
 	{ "json", required_argument, NULL, OPT_JSON },
 	{ "csv", required_argument, NULL, OPT_CSV },
 	{ "expect", required_argument, NULL, OPT_EXPECT },
@@ -64,6 +66,7 @@ perf_usage(FILE *f)
 "  -a, --all              every size 2..2^23, capped by the device\n"
 "  -n, --iters N          messages per QP (default 1000 lat, 5000 bw)\n"
 "  -D, --duration SEC     run for SEC seconds instead of -n\n"
+"  --run_infinitely       bw: run until SIGINT, a row every -D seconds (default 5)\n"
 "  -I, --inline_size B    largest inline message (default 236, capped by the device)\n"
 "  -l, --post_list N      WRs per doorbell (bw, default 1)\n"
 "  -Q, --cq-mod N         one signaled WR in N (bw, default 100, at most -t)\n"
@@ -318,6 +321,9 @@ perf_opts_parse(int argc, char **argv, struct perf_opts *o, char *err,
 		case OPT_STRICT:
 			o->strict = 1;
 			break;
+		case OPT_RUN_INF:
+			o->run_inf = 1;
+			break;
 		case OPT_JSON:
 		case OPT_CSV:
 			if (optarg[0] == '\0' || strlen(optarg) >= sizeof(o->json))
@@ -425,6 +431,11 @@ perf_opts_parse(int argc, char **argv, struct perf_opts *o, char *err,
 		return refuse(err, errlen, "--sge %u with -a: the smallest size (2) "
 			      "cannot be split into %u SGEs; use --sge 1 or 2",
 			      o->sge, o->sge);
+	if (o->corrupt_at >= 0 && o->test == PERF_WRITE && o->mode == PERF_LAT &&
+	    o->size < 2 && !o->all_sizes)
+		return refuse(err, errlen, "--corrupt-at with a WRITE latency test "
+			      "needs -s >= 2: the last byte tells the responder "
+			      "the message has arrived, the first one is corrupted");
 	o->inline_set = I_set;
 	if (!I_set)
 		o->inline_size = 236;
@@ -435,6 +446,20 @@ perf_opts_parse(int argc, char **argv, struct perf_opts *o, char *err,
 			      "either N iterations or SEC seconds");
 	if (!o->iters_set)
 		o->iters = o->mode == PERF_LAT ? 1000 : 5000;
+	if (o->run_inf) {
+		if (o->iters_set)
+			return refuse(err, errlen, "-n and --run_infinitely are "
+				      "exclusive: the run ends on SIGINT; -D sets "
+				      "the report interval");
+		if (o->mode != PERF_BW)
+			return refuse(err, errlen, "--run_infinitely needs --mode bw: "
+				      "it prints the stream's rate every -D seconds");
+		if (o->all_sizes)
+			return refuse(err, errlen, "--run_infinitely runs one size: "
+				      "drop -a");
+		if (o->duration == 0)
+			o->duration = 5;
+	}
 
 	/* Mode rules. */
 	if (o->mode == PERF_LAT) {

@@ -307,12 +307,13 @@ perf_report_json(const struct perf_opts *o, const struct perf_caps *c,
 		"\"qps\": %u, \"tx_depth\": %u, \"rx_depth\": %u, \"post_list\": %u, "
 		"\"cq_mod\": %u, \"inline\": %u, \"sge\": %u, \"bidirectional\": %s, "
 		"\"atomic_op\": \"%s\", \"rate_pps\": %g, \"validate\": %s, "
-		"\"strict\": %s},\n",
+		"\"strict\": %s, \"run_infinitely\": %s},\n",
 		o->duration > 0 ? 0 : o->iters, o->duration, o->qps, o->tx_depth,
 		o->rx_depth, o->post_list, o->cq_mod, o->inline_size, o->sge,
 		o->bidir ? "true" : "false",
 		o->atomic_op == PERF_CMP_AND_SWP ? "CMP_AND_SWP" : "FETCH_AND_ADD",
-		o->rate, o->validate ? "true" : "false", o->strict ? "true" : "false");
+		o->rate, o->validate ? "true" : "false", o->strict ? "true" : "false",
+		o->run_inf ? "true" : "false");
 	fprintf(f, "  \"results\": [");
 	for (k = 0; k < nres; k++) {
 		const struct perf_result *x = &r[k];

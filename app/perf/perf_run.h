@@ -60,6 +60,7 @@ struct perf_end {
 	double peak_bps;
 	uint64_t win_t, win_bytes;
 	uint64_t checked, mismatches, lost;
+	struct perf_hist *ihist;  /**< --run_infinitely: this interval (end 0) */
 	uint64_t sched_t0;      /**< --rate: TSC of message 0 */
 	double sched_period;    /**< --rate: TSC cycles between messages */
 	uint64_t sched_next;    /**< --rate: index of the next message */

@@ -155,6 +155,12 @@ end_create(struct perf_ctx *x, struct perf_end *e, struct perf_caps *caps,
 	if (e->buf == NULL)
 		return fail("buffer", ENOMEM);
 	memset(e->buf, 0, e->buf_len);
+	if (o->run_inf && e->id == 0) {
+		e->ihist = malloc(sizeof(*e->ihist));
+		if (e->ihist == NULL)
+			return fail("interval histogram", ENOMEM);
+		perf_hist_init(e->ihist);
+	}
 	e->mr = qpio_mr_reg(e->pd, e->buf, e->buf_len, access);
 	if (e->mr == NULL)
 		return fail("mr_reg", rte_errno);
@@ -312,6 +318,7 @@ end_close(struct perf_end *e, int close_dev)
 	if (e->pd != NULL)
 		qpio_pd_free(e->pd);
 	free(e->buf);
+	free(e->ihist);
 	if (close_dev && e->dev != NULL)
 		qpio_rdma_dev_close(e->dev);
 }
@@ -344,7 +351,10 @@ run_size(struct perf_ctx *x, unsigned int worker, struct perf_result *r)
 			perf_hist_init(q->hist);
 			/* Counter at zero; READ sources hold their slot's pattern;
 			 * everything else zero so stale data never passes. */
-			memset(q->base, 0, x->qp_len);
+			for (s = 0; s < 2 * x->nslots; s++)
+				memset(q->base + (size_t)s * x->stride, 0,
+				       RTE_MIN(x->stride, x->size + x->grh));
+			memset(q->base + (size_t)2 * x->nslots * x->stride, 0, 64);
 			if (o->test == PERF_READ)
 				for (s = 0; s < x->nslots; s++)
 					perf_fill(recv + (size_t)s * x->stride, s, x->size);

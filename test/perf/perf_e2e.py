@@ -295,6 +295,34 @@ def case_rate():
               % r["seconds"])
 
 
+def case_run_infinitely():
+    # A row every 0.2 s until SIGINT, then the usual table and record.
+    global runs
+    runs += 1
+    jpath = os.path.join(TMP, "inf.json")
+    p = subprocess.Popen([PERF] + EAL + ["--file-prefix=perf-e2e-inf-%d" % os.getpid(),
+                          "--", "--test", "ib_write_bw", "-s", "64", "--rate", "20000",
+                          "--run_infinitely", "-D", "0.2", "--json", jpath],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                         universal_newlines=True)
+    import signal
+    import time
+    time.sleep(1.5)
+    p.send_signal(signal.SIGINT)
+    out, err = p.communicate(timeout=60)
+    check(p.returncode == 0, "run_infinitely exit %d\n%s%s" % (p.returncode, out, err))
+    rows = [l for l in out.splitlines() if l.startswith(" interval ")]
+    check(len(rows) >= 3, "%d interval rows:\n%s" % (len(rows), out))
+    if os.path.exists(jpath):
+        with open(jpath) as f:
+            doc = json.load(f)
+        check_schema(doc, "run_infinitely")
+        check(doc["options"]["run_infinitely"] is True, "run_infinitely echoed")
+        check(doc["results"][0]["iterations"] > 0, "iterations counted")
+    else:
+        check(False, "run_infinitely: no JSON written")
+
+
 def case_caps():
     # The soft NIC allows 256 bytes inline: a request of 1024 is cut and
     # reported; --strict refuses it.
@@ -336,6 +364,7 @@ cases = {
     "corrupt": case_corrupt,
     "expect": case_expect,
     "rate": case_rate,
+    "run-infinitely": case_run_infinitely,
     "caps": case_caps,
 }
 if CASE not in cases:

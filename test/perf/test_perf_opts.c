@@ -175,6 +175,14 @@ Test(perf_opts, refusals_rules)
 		"-l", "64");
 	REFUSED("-r 1: a send latency test keeps at least 2", "--test",
 		"ib_send_lat", "-r", "1");
+	REFUSED("--corrupt-at with a WRITE latency test needs -s >= 2", "--test",
+		"ib_write_lat", "-s", "1", "--corrupt-at", "3");
+	REFUSED("-n and --run_infinitely are exclusive", "--test", "ib_send_bw",
+		"-n", "10", "--run_infinitely");
+	REFUSED("--run_infinitely needs --mode bw", "--test", "ib_send_lat",
+		"--run_infinitely");
+	REFUSED("--run_infinitely runs one size", "--test", "ib_send_bw", "-a",
+		"--run_infinitely");
 	REFUSED("--dev given more than twice", "--test", "ib_send_lat", "--dev",
 		"soft0", "--dev", "soft1", "--dev", "soft2");
 }
@@ -189,6 +197,16 @@ Test(perf_opts, refusals_expect)
 	REFUSED("bad unit", "--test", "ib_send_lat", "--expect", "p99<=1s");
 	REFUSED("bad unit", "--test", "ib_send_lat", "--expect", "mpps>=1us");
 	REFUSED("give at least one gate", "--test", "ib_send_lat", "--expect", ",");
+}
+
+Test(perf_opts, run_infinitely_interval)
+{
+	cr_assert_eq(parse("--test", "ib_send_bw", "--run_infinitely", NULL), 0, "%s", err);
+	cr_assert_eq(o.run_inf, 1);
+	cr_assert_float_eq(o.duration, 5, 1e-9, "default interval 5 s");
+	cr_assert_eq(parse("--test", "ib_send_bw", "--run_infinitely", "-D", "2", NULL),
+		     0, "%s", err);
+	cr_assert_float_eq(o.duration, 2, 1e-9);
 }
 
 Test(perf_opts, help)

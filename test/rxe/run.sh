@@ -26,12 +26,13 @@
 #   (c) ibv_rc_pingpong over rxe0 loopback (checks the VM itself),
 #   (a) the unit tests against "ibv0,dev=rxe0" (both ends on rxe0),
 #   (b) usertools/qpio-forward-capture.sh over an RC link on rxe0 for
-#       each capture, when qpio-testpmd is built.
+#       each capture, when qpio-testpmd is built,
+#   (d) qpio-perf send/write/read/atomic, lat and bw, with --validate.
 # Exit status: 0 all passed, 1 a step failed, 77 skipped (qemu, kernel,
 # modules or tools missing; the reason is printed), 2 bad usage.
 set -euo pipefail
 
-usage() { sed -n '3,31p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '3,32p' "$0" | sed 's/^# \{0,1\}//'; }
 
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
