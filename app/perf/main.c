@@ -62,6 +62,21 @@ main(int argc, char **argv)
 			"TEST --mode lat|bw [options]; see --help\n");
 		return PERF_EXIT_USAGE;
 	}
+	/* Refuse an output file that cannot be written before the run. */
+	for (i = 0; i < 2; i++) {
+		const char *path = i == 0 ? o.json : o.csv;
+		FILE *f;
+
+		if (path[0] == '\0')
+			continue;
+		f = fopen(path, "w");
+		if (f == NULL) {
+			fprintf(stderr, "qpio-perf: --%s %s: cannot write it: %s\n",
+				i == 0 ? "json" : "csv", path, strerror(errno));
+			return PERF_EXIT_USAGE;
+		}
+		fclose(f);
+	}
 	ret = rte_eal_init(sep, argv);
 	if (ret < 0) {
 		fprintf(stderr, "qpio-perf: rte_eal_init: %s\n", rte_strerror(rte_errno));

@@ -135,24 +135,53 @@ struct perf_caps {
 	unsigned int ncut;
 };
 
-/* perf_run.c */
-/** Run every size; fills results (one per size). @return exit code. */
+/* perf_setup.c */
+/**
+ * Create the devices, both ends and their QPs, connect them, and run every
+ * message size on the main lcore (client) and the next worker lcore
+ * (server), printing one table row per size. Needs rte_eal_init() done.
+ * @param caps    out: device name and driver, path MTU, each capability
+ *   requested and granted, and the cuts.
+ * @param res     out: calloc'ed array of one result per size completed;
+ *   the caller frees it and each result's hist.
+ * @param nres    out: number of results.
+ * @param tsc_hz  out: rte_get_tsc_hz(), the unit of every histogram.
+ * @return PERF_EXIT_OK, PERF_EXIT_FAIL (a verbs call or completion
+ *   failed, nothing progressed for 5 s; the reason is printed) or
+ *   PERF_EXIT_USAGE (fewer than two lcores, a UD size over the MTU, a
+ *   cut with --strict, an atomic test on a device without atomics).
+ * Everything it created is destroyed before it returns.
+ */
 int perf_run(const struct perf_opts *o, struct perf_caps *caps,
 	     struct perf_result **res, unsigned int *nres, double *tsc_hz);
 
-/* perf_report.c */
+/* perf_report.c: stdout tables, files, gates. hz converts TSC cycles. */
+/** Print perftest's banner and the table header of the mode. */
 void perf_report_header(const struct perf_opts *o, const struct perf_caps *c);
+/** Print one size's row (and its validate and rate lines). */
 void perf_report_row(const struct perf_opts *o, const struct perf_result *r,
 		     double hz);
+/** Print the closing rule and flush stdout. */
 void perf_report_footer(const struct perf_opts *o);
+/**
+ * Write o->json: the schema "qpio-perf/1" object (doc/guides/tools/perf.rst).
+ * @param exit_status  "pass", "failed" or "expect-failed".
+ * @return 0, or -errno when the file cannot be written (message printed).
+ */
 int perf_report_json(const struct perf_opts *o, const struct perf_caps *c,
 		     const struct perf_result *r, unsigned int nres, double hz,
 		     const char *exit_status);
+/** Write o->csv: a header row and one row per size. @return 0 or -errno. */
 int perf_report_csv(const struct perf_opts *o, const struct perf_caps *c,
 		    const struct perf_result *r, unsigned int nres, double hz);
-/** Parse one --expect gate; @return 0 or -EINVAL with err filled. */
+/**
+ * Parse one --expect gate "METRIC OP VALUE[UNIT]".
+ * @return 0, or -EINVAL with err naming the rule (unknown metric, missing
+ *   operator, not a number, a unit on a rate or an unknown unit).
+ */
 int perf_gate_parse(const char *s, struct perf_gate *g, char *err, size_t errlen);
-/** Evaluate the gates on every result; prints each; @return 1 if all pass. */
+/** Evaluate the gates on every result, printing PASS/FAIL lines.
+ *  @return 1 if all pass, else 0. */
 int perf_gates_check(const struct perf_opts *o, const struct perf_result *r,
 		     unsigned int nres, double hz);
 

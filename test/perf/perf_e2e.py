@@ -171,6 +171,11 @@ def case_cli():
     check("a latency test has one message in flight" in err, "-q refusal: " + err)
     rc, out, err, _ = run(["--test", "send", "--mode", "lat", "-s", "x"], 2, False)
     check("-s 'x': must be a decimal integer" in err, "-s refusal: " + err)
+    rc, out, err, _ = run(["--test", "ib_send_lat", "--json", "/nonexistent/x.json"],
+                          2, False)
+    check("--json /nonexistent/x.json: cannot write it" in err, "json path: " + err)
+    rc, out, err, _ = run(["--test", "ib_send_lat", "--dev", "nosuch0"], 1, False)
+    check("qpio-perf: nosuch0: No such device" in err, "bad device: " + err)
     # One lcore only: the two ends need two.
     rc, out, err, _ = run(["--test", "ib_send_lat", "-n", "10"], 2, False,
                           eal=["-l", "0", "--no-huge", "--no-shconf", "--no-pci",
