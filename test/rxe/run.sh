@@ -15,7 +15,7 @@
 #                (bench/perf-vs-perftest.guest.sh); it finds QPIO_ROOT and
 #                QPIO_BUILD in /tmp/out/env and writes /tmp/out/rc
 #   -k           keep the work directory (initramfs, logs)
-#   -t SECONDS   VM time limit (default: 900)
+#   -t SECONDS   VM time limit (default: 1080)
 #
 # The VM is built from Debian packages only: the kernel and modules of
 # linux-image-amd64, busybox-static for the initramfs, qemu-system-x86 in
@@ -41,7 +41,7 @@ captures=()
 filter=""
 guest="$here/guest.sh"
 keep=0
-limit=900
+limit=1080
 while getopts "b:c:f:g:kt:h" o; do
 	case "$o" in
 	b) build="$(cd "$OPTARG" && pwd)" ;;
