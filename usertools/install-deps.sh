@@ -9,6 +9,7 @@
 #   usertools/install-deps.sh --rxe    the same (kept for older scripts)
 #   usertools/install-deps.sh --record also what qpio-record-capture.sh needs
 #   usertools/install-deps.sh --bench  also dpdk-testpmd for bench/memif-vs-qpio.sh
+#                                      and perftest for bench/perf-vs-perftest.sh
 #   Options combine: --rxe --record --bench.
 set -euo pipefail
 
@@ -25,8 +26,11 @@ rxe_pkgs=(
 record_pkgs=(
 	tcpdump dnsmasq-base iputils-ping iproute2 ethtool python3
 )
+# dpdk-testpmd for bench/memif-vs-qpio.sh; perftest (ib_send_lat, ...) for
+# bench/perf-vs-perftest.sh, which runs it in the Soft-RoCE VM from this
+# root file system.
 bench_pkgs=(
-	dpdk-dev
+	dpdk-dev perftest
 )
 
 want_record=0
@@ -36,7 +40,7 @@ for a in "$@"; do
 	--rxe) ;;
 	--record) want_record=1 ;;
 	--bench) want_bench=1 ;;
-	-h|--help) sed -n '3,12p' "$0"; exit 0 ;;
+	-h|--help) sed -n '3,13p' "$0"; exit 0 ;;
 	*) echo "install-deps: unknown option '$a'" >&2; exit 2 ;;
 	esac
 done

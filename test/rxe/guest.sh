@@ -104,6 +104,33 @@ else
 	[ "$brc" = 0 ] && echo "== rxe-vm: (b) PASS (${#caps[@]} captures byte-identical)"
 fi
 
+step "(d) qpio-perf send/write/read/atomic, lat and bw, --validate on ibv0,dev=rxe0"
+perf="$QPIO_BUILD/app/perf/qpio-perf"
+if [ ! -x "$perf" ]; then
+	echo "== rxe-vm: (d) SKIP: $perf is not built in this tree"
+else
+	drc=0
+	for t in send write read atomic; do
+		for m in lat bw; do
+			n=200
+			[ "$m" = bw ] && n=2000
+			args=(--dev ibv0,dev=rxe0 --test "$t" --mode "$m" -n "$n" --validate)
+			[ "$t" = atomic ] || args+=(-s 64)
+			if "$perf" -l 0-1 --no-huge --no-shconf --no-pci --no-telemetry \
+				--log-level=lib.eal:error --file-prefix="rxe-perf-$t-$m" -- \
+				"${args[@]}" > /tmp/perf.log 2>&1; then
+				echo "== rxe-vm: (d) $t $m: $(grep -A1 '#bytes' /tmp/perf.log | tail -1 | tr -s ' ' | cut -c1-80)"
+				grep "validate:" /tmp/perf.log
+			else
+				cat /tmp/perf.log
+				fail "(d) qpio-perf $t $m"
+				drc=1
+			fi
+		done
+	done
+	[ "$drc" = 0 ] && echo "== rxe-vm: (d) PASS (8 runs, every payload checked)"
+fi
+
 step "done, status $rc"
 echo "$rc" > /tmp/out/rc
 sync

@@ -3,7 +3,7 @@
 #
 # Run the ibv driver against Linux Soft-RoCE (rdma_rxe) in a small VM.
 #
-#   test/rxe/run.sh [-b BUILDDIR] [-c CAPTURE]... [-f FILTER] [-k] [-t SECONDS]
+#   test/rxe/run.sh [-b BUILDDIR] [-c CAPTURE]... [-f FILTER] [-g GUEST] [-k] [-t SECONDS]
 #
 #   -b BUILDDIR  qpio build directory (default: build)
 #   -c CAPTURE   a capture for step (b); repeat for more (default: the
@@ -11,8 +11,11 @@
 #                under 100 KiB of ../shared/data/pcap/real next to the
 #                tree, when that folder exists)
 #   -f FILTER    Criterion --filter of step (a) (default: test/rxe/filter)
+#   -g GUEST     run this script in the VM instead of test/rxe/guest.sh
+#                (bench/perf-vs-perftest.guest.sh); it finds QPIO_ROOT and
+#                QPIO_BUILD in /tmp/out/env and writes /tmp/out/rc
 #   -k           keep the work directory (initramfs, logs)
-#   -t SECONDS   VM time limit (default: 900)
+#   -t SECONDS   VM time limit (default: 1080)
 #
 # The VM is built from Debian packages only: the kernel and modules of
 # linux-image-amd64, busybox-static for the initramfs, qemu-system-x86 in
@@ -23,25 +26,28 @@
 #   (c) ibv_rc_pingpong over rxe0 loopback (checks the VM itself),
 #   (a) the unit tests against "ibv0,dev=rxe0" (both ends on rxe0),
 #   (b) usertools/qpio-forward-capture.sh over an RC link on rxe0 for
-#       each capture, when qpio-testpmd is built.
+#       each capture, when qpio-testpmd is built,
+#   (d) qpio-perf send/write/read/atomic, lat and bw, with --validate.
 # Exit status: 0 all passed, 1 a step failed, 77 skipped (qemu, kernel,
 # modules or tools missing; the reason is printed), 2 bad usage.
 set -euo pipefail
 
-usage() { sed -n '3,28p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '3,32p' "$0" | sed 's/^# \{0,1\}//'; }
 
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
 build="$root/build"
 captures=()
 filter=""
+guest="$here/guest.sh"
 keep=0
-limit=900
-while getopts "b:c:f:kt:h" o; do
+limit=1080
+while getopts "b:c:f:g:kt:h" o; do
 	case "$o" in
 	b) build="$(cd "$OPTARG" && pwd)" ;;
 	c) captures+=("$(readlink -f "$OPTARG")") ;;
 	f) filter="$OPTARG" ;;
+	g) guest="$(readlink -f "$OPTARG")" ;;
 	k) keep=1 ;;
 	t) limit="$OPTARG" ;;
 	h) usage; exit 0 ;;
@@ -139,12 +145,16 @@ INIT
 chmod +x "$ird/init"
 (cd "$ird" && find . | cpio -o -H newc --quiet | gzip -1) > "$work/initramfs.gz"
 
-cp "$here/guest.sh" "$out/guest.sh"
+cp "$guest" "$out/guest.sh"
 cat > "$out/env" <<ENV
 QPIO_ROOT='$root'
 QPIO_BUILD='$build'
 QPIO_FILTER='$filter'
 ENV
+# Settings of a -g guest script (QPIO_BENCH_*) go along.
+for v in $(compgen -e | grep '^QPIO_BENCH_' || true); do
+	printf "%s='%s'\n" "$v" "${!v}"
+done >> "$out/env"
 # One capture per line, read into an array by guest.sh.
 printf '%s\n' "${captures[@]}" > "$out/captures"
 

@@ -1,0 +1,117 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * qpio-perf: a perftest-style RDMA benchmark on any qpio device.
+ *
+ *   qpio-perf -l 0-1 --no-huge --no-shconf --no-pci -- --test ib_send_lat -s 64
+ *
+ * The two ends run on two lcores of this process (the client on the main
+ * lcore, the server on the next one). The application options are parsed
+ * before EAL starts, so a refused command line costs no EAL start.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_eal.h>
+#include <rte_errno.h>
+
+#include "perf.h"
+
+static void
+on_signal(int sig)
+{
+	(void)sig;
+	perf_stop_requested = 1;
+}
+
+int
+main(int argc, char **argv)
+{
+	static struct perf_opts o;
+	struct perf_caps caps;
+	struct perf_result *res = NULL;
+	unsigned int nres = 0, i;
+	char err[512];
+	double hz = 0;
+	int sep, ret, rc;
+	char **app_argv;
+	int app_argc;
+
+	for (sep = 1; sep < argc; sep++)
+		if (strcmp(argv[sep], "--") == 0)
+			break;
+	/* getopt wants argv[0] in front of the application options. */
+	app_argc = argc - sep;
+	app_argv = calloc((size_t)app_argc + 1, sizeof(*app_argv));
+	if (app_argv == NULL)
+		return PERF_EXIT_FAIL;
+	app_argv[0] = argv[0];
+	for (i = 1; (int)i < app_argc; i++)
+		app_argv[i] = argv[sep + (int)i];
+	if (sep == argc)
+		app_argc = 1;
+	ret = perf_opts_parse(app_argc, app_argv, &o, err, sizeof(err));
+	free(app_argv);
+	if (ret == 1)
+		return PERF_EXIT_OK;
+	if (ret < 0) {
+		fprintf(stderr, "qpio-perf: %s\n", err);
+		fprintf(stderr, "qpio-perf: usage: qpio-perf [EAL options] -- --test "
+			"TEST --mode lat|bw [options]; see --help\n");
+		return PERF_EXIT_USAGE;
+	}
+	/* Refuse an output file that cannot be written before the run. */
+	for (i = 0; i < 2; i++) {
+		const char *path = i == 0 ? o.json : o.csv;
+		FILE *f;
+
+		if (path[0] == '\0')
+			continue;
+		f = fopen(path, "w");
+		if (f == NULL) {
+			fprintf(stderr, "qpio-perf: --%s %s: cannot write it: %s\n",
+				i == 0 ? "json" : "csv", path, strerror(errno));
+			return PERF_EXIT_USAGE;
+		}
+		fclose(f);
+	}
+	ret = rte_eal_init(sep, argv);
+	if (ret < 0) {
+		fprintf(stderr, "qpio-perf: rte_eal_init: %s\n", rte_strerror(rte_errno));
+		return PERF_EXIT_FAIL;
+	}
+	/* SIGINT/SIGTERM end the run early (the last WRs in flight
+	 * complete), with the report of what was measured. */
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
+	memset(&caps, 0, sizeof(caps));
+	rc = perf_run(&o, &caps, &res, &nres, &hz);
+	if (rc == PERF_EXIT_OK && o.validate)
+		for (i = 0; i < nres; i++)
+			if (res[i].mismatches > 0) {
+				fprintf(stderr, "qpio-perf: --validate: %lu mismatches "
+					"at %u bytes\n", (unsigned long)res[i].mismatches,
+					res[i].bytes);
+				rc = PERF_EXIT_FAIL;
+			}
+	if (rc == PERF_EXIT_OK && o.ngates > 0 &&
+	    !perf_gates_check(&o, res, nres, hz))
+		rc = PERF_EXIT_EXPECT;
+	if (nres > 0 || rc == PERF_EXIT_OK) {
+		const char *st = rc == PERF_EXIT_OK ? "pass" :
+			rc == PERF_EXIT_EXPECT ? "expect-failed" : "failed";
+
+		if (o.json[0] != '\0' &&
+		    perf_report_json(&o, &caps, res, nres, hz, st) < 0)
+			rc = PERF_EXIT_FAIL;
+		if (o.csv[0] != '\0' && perf_report_csv(&o, &caps, res, nres, hz) < 0)
+			rc = PERF_EXIT_FAIL;
+	}
+	for (i = 0; i < nres; i++)
+		free(res[i].hist);
+	free(res);
+	rte_eal_cleanup();
+	return rc;
+}

@@ -1,0 +1,320 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * qpio-pingpong: an order message and its acknowledgement over one RC
+ * queue pair per side, each side busy-polling on its own lcore.
+ *
+ * The gateway (main lcore) sends a small order as an inline SEND and spins
+ * on its receive CQ until the exchange (worker lcore) answers with an ack
+ * of the same size. Half of each round trip, measured with the TSC, goes
+ * into a histogram printed at the end.
+ *
+ *   qpio-pingpong -l 2,3 --no-huge --no-shconf --no-pci -- --count 100000
+ *
+ * See doc/guides/sample_app_ug/pingpong.rst for lcore and CPU isolation.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_cycles.h>
+#include <rte_eal.h>
+#include <rte_errno.h>
+#include <rte_launch.h>
+#include <rte_lcore.h>
+#include <rte_malloc.h>
+
+#include "qpio_rdma.h"
+
+#define RING 64u            /* receive slots and send queue depth */
+#define SIGNAL_EVERY 16u    /* one signaled SEND in 16 (selective signaling) */
+
+/* The message on the wire: 32 bytes, sent inline (no DMA read of it). */
+struct order {
+	uint64_t order_id;
+	uint32_t instrument;
+	uint32_t quantity;
+	int64_t price;          /* fixed point, 1e-4 */
+	uint8_t side;           /* 'B' or 'S'; the ack echoes it */
+	uint8_t status;         /* 0 new, 1 acknowledged */
+	uint8_t pad[6];
+};
+
+struct side {
+	struct qpio_pd *pd;
+	struct qpio_cq *send_cq, *recv_cq;
+	struct qpio_qp *qp;
+	struct qpio_mr *mr;
+	struct order *slot;     /* RING receive slots */
+	uint64_t sent;
+};
+
+static uint64_t count = 100000, warmup = 1000;
+static const char *devargs = "soft0";
+
+static void
+die(const char *what, int err)
+{
+	fprintf(stderr, "qpio-pingpong: %s: %s\n", what, strerror(err));
+	exit(1);
+}
+
+static void
+side_init(struct side *s, struct qpio_device *dev)
+{
+	struct qpio_qp_init_attr ia = { 0 };
+
+	s->pd = qpio_pd_alloc(dev);
+	s->send_cq = qpio_cq_create(dev, RING, (int)rte_socket_id());
+	s->recv_cq = qpio_cq_create(dev, RING, (int)rte_socket_id());
+	s->slot = rte_zmalloc("pingpong", RING * sizeof(*s->slot), 64);
+	if (s->pd == NULL || s->send_cq == NULL || s->recv_cq == NULL ||
+	    s->slot == NULL)
+		die("setup", rte_errno);
+	s->mr = qpio_mr_reg(s->pd, s->slot, RING * sizeof(*s->slot),
+			    QPIO_ACCESS_LOCAL_WRITE);
+	if (s->mr == NULL)
+		die("mr_reg", rte_errno);
+	ia.send_cq = s->send_cq;
+	ia.recv_cq = s->recv_cq;
+	ia.qp_type = QPIO_QPT_RC;
+	ia.cap.max_send_wr = RING;
+	ia.cap.max_recv_wr = RING;
+	ia.cap.max_send_sge = 1;
+	ia.cap.max_recv_sge = 1;
+	ia.cap.max_inline_data = sizeof(struct order);
+	s->qp = qpio_qp_create(s->pd, &ia);
+	if (s->qp == NULL)
+		die("qp_create (inline orders need max_inline_data >= 32)", rte_errno);
+}
+
+/* RESET -> INIT -> RTR -> RTS towards the peer QP on the same port. */
+static void
+side_connect(struct side *s, struct qpio_device *dev, uint32_t peer_qpn)
+{
+	struct qpio_port_attr pa;
+	struct qpio_qp_attr a = { 0 };
+	int ret;
+
+	qpio_rdma_port_query(dev, 1, &pa);
+	a.qp_state = QPIO_QPS_INIT;
+	a.port_num = 1;
+	a.qp_access_flags = QPIO_ACCESS_LOCAL_WRITE;
+	ret = qpio_qp_modify(s->qp, &a, QPIO_QP_STATE | QPIO_QP_PKEY_INDEX |
+			     QPIO_QP_PORT | QPIO_QP_ACCESS_FLAGS);
+	if (ret < 0)
+		die("RESET->INIT", -ret);
+	memset(&a, 0, sizeof(a));
+	a.qp_state = QPIO_QPS_RTR;
+	a.path_mtu = pa.active_mtu;
+	a.dest_qp_num = peer_qpn;
+	a.min_rnr_timer = 1;
+	a.ah_attr.dlid = pa.lid;
+	a.ah_attr.port_num = 1;
+	if (pa.lid == 0) {              /* RoCE: address the port by GID */
+		a.ah_attr.is_global = 1;
+		a.ah_attr.grh.hop_limit = 1;
+		qpio_rdma_gid_query(dev, 1, 0, &a.ah_attr.grh.dgid);
+	}
+	ret = qpio_qp_modify(s->qp, &a, QPIO_QP_STATE | QPIO_QP_AV |
+			     QPIO_QP_PATH_MTU | QPIO_QP_DEST_QPN | QPIO_QP_RQ_PSN |
+			     QPIO_QP_MAX_DEST_RD_ATOMIC | QPIO_QP_MIN_RNR_TIMER);
+	if (ret < 0)
+		die("INIT->RTR", -ret);
+	memset(&a, 0, sizeof(a));
+	a.qp_state = QPIO_QPS_RTS;
+	a.timeout = 14;
+	a.retry_cnt = 7;
+	a.rnr_retry = 7;
+	ret = qpio_qp_modify(s->qp, &a, QPIO_QP_STATE | QPIO_QP_TIMEOUT |
+			     QPIO_QP_RETRY_CNT | QPIO_QP_RNR_RETRY |
+			     QPIO_QP_SQ_PSN | QPIO_QP_MAX_QP_RD_ATOMIC);
+	if (ret < 0)
+		die("RTR->RTS", -ret);
+}
+
+static void
+post_recv(struct side *s, uint32_t i)
+{
+	struct qpio_sge sge = { (uintptr_t)&s->slot[i], sizeof(struct order),
+				qpio_mr_lkey(s->mr) };
+	struct qpio_recv_wr wr = { .wr_id = i, .sg_list = &sge, .num_sge = 1 };
+
+	if (qpio_qp_post_recv(s->qp, &wr, 1, NULL) != 1)
+		die("post_recv", ENOSPC);
+}
+
+/* Inline SEND of one order: the payload is copied into the WQE, so the
+ * stack copy may go away at once. Every 16th is signaled, and polling
+ * the send CQ frees the slots of the 15 before it. */
+static void
+send_order(struct side *s, const struct order *o)
+{
+	struct qpio_sge sge = { (uintptr_t)o, sizeof(*o), 0 };
+	struct qpio_send_wr wr = { 0 };
+	struct qpio_wc wc;
+
+	wr.wr_id = s->sent;
+	wr.sg_list = &sge;
+	wr.num_sge = 1;
+	wr.opcode = QPIO_WR_SEND;
+	wr.send_flags = QPIO_SEND_INLINE |
+		(s->sent % SIGNAL_EVERY == SIGNAL_EVERY - 1 ? QPIO_SEND_SIGNALED : 0);
+	while (qpio_qp_post_send(s->qp, &wr, 1, NULL) != 1)
+		qpio_cq_poll(s->send_cq, &wc, 1);       /* SQ full: reclaim */
+	s->sent++;
+	if (qpio_cq_poll(s->send_cq, &wc, 1) == 1 && wc.status != QPIO_WC_SUCCESS)
+		die(qpio_wc_status_str(wc.status), EIO);
+}
+
+/* Busy-poll the receive CQ for one message; returns its slot. */
+static struct order *
+wait_message(struct side *s)
+{
+	struct qpio_wc wc;
+
+	while (qpio_cq_poll(s->recv_cq, &wc, 1) == 0)
+		;
+	if (wc.status != QPIO_WC_SUCCESS)
+		die(qpio_wc_status_str(wc.status), EIO);
+	return &s->slot[wc.wr_id];
+}
+
+/* The exchange: acknowledge every order. */
+static int
+exchange(void *arg)
+{
+	struct side *s = arg;
+	uint64_t i;
+
+	for (i = 0; i < warmup + count; i++) {
+		struct order *in = wait_message(s);
+		struct order ack = *in;
+
+		ack.status = 1;
+		send_order(s, &ack);
+		post_recv(s, (uint32_t)(in - s->slot));
+	}
+	return 0;
+}
+
+static int
+cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Sorted half round trips, in TSC cycles: percentiles and log2 buckets. */
+static void
+print_histogram(uint64_t *v, uint64_t n, uint64_t hz)
+{
+	static const double pct[] = { 50, 90, 99, 99.9, 99.99 };
+	double ns = 1e9 / (double)hz;
+	uint64_t i, lo = 0, b;
+
+	qsort(v, n, sizeof(*v), cmp_u64);
+	printf("half round trip over %" PRIu64 " orders: min %.0f ns", n,
+	       (double)v[0] * ns);
+	for (i = 0; i < RTE_DIM(pct); i++)
+		printf(", p%g %.0f ns", pct[i],
+		       (double)v[(uint64_t)(pct[i] / 100 * (double)(n - 1))] * ns);
+	printf(", max %.0f ns\n", (double)v[n - 1] * ns);
+	printf("%12s %10s\n", "ns below", "orders");
+	for (b = 64; lo < n; b *= 2) {
+		uint64_t k = 0;
+
+		while (lo + k < n && (double)v[lo + k] * ns < (double)b)
+			k++;
+		if (k > 0 || lo > 0)
+			printf("%12" PRIu64 " %10" PRIu64 " %.*s\n", b, k,
+			       (int)(k * 50 / n), "##################################################");
+		lo += k;
+	}
+}
+
+int
+main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "count", required_argument, NULL, 'n' },
+		{ "warmup", required_argument, NULL, 'w' },
+		{ "dev", required_argument, NULL, 'd' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct side gw = { 0 }, ex = { 0 };
+	struct qpio_device *dev;
+	uint64_t *half, hz, i;
+	unsigned int worker;
+	int c, ret;
+
+	ret = rte_eal_init(argc, argv);
+	if (ret < 0)
+		die("rte_eal_init", rte_errno);
+	argc -= ret;
+	argv += ret;
+	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+		if (c == 'd') {
+			devargs = optarg;
+			continue;
+		}
+		if (c == '?' || optarg[0] < '0' || optarg[0] > '9') {
+			fprintf(stderr, "usage: qpio-pingpong [EAL options] -- "
+				"[--count N >= 1] [--warmup N] [--dev DEVARGS]\n");
+			return 2;
+		}
+		*(c == 'n' ? &count : &warmup) = strtoull(optarg, NULL, 10);
+	}
+	if (count == 0) {
+		fprintf(stderr, "qpio-pingpong: --count must be at least 1\n");
+		return 2;
+	}
+	worker = rte_get_next_lcore(-1, 1, 0);
+	if (worker >= RTE_MAX_LCORE) {
+		fprintf(stderr, "qpio-pingpong: needs two lcores (EAL -l 2,3)\n");
+		return 2;
+	}
+	dev = qpio_rdma_dev_create(devargs);
+	if (dev == NULL)
+		die(devargs, rte_errno);
+	side_init(&gw, dev);
+	side_init(&ex, dev);
+	side_connect(&gw, dev, qpio_qp_num(ex.qp));
+	side_connect(&ex, dev, qpio_qp_num(gw.qp));
+	for (i = 0; i < RING; i++) {
+		post_recv(&gw, (uint32_t)i);
+		post_recv(&ex, (uint32_t)i);
+	}
+	half = malloc(count * sizeof(*half));
+	if (half == NULL)
+		die("samples", ENOMEM);
+	hz = rte_get_tsc_hz();
+	printf("qpio-pingpong: %" PRIu64 " orders of %zu bytes on %s, gateway "
+	       "lcore %u, exchange lcore %u\n", count, sizeof(struct order),
+	       devargs, rte_lcore_id(), worker);
+	rte_eal_remote_launch(exchange, &ex, worker);
+
+	for (i = 0; i < warmup + count; i++) {
+		struct order o = { .order_id = i, .instrument = 42, .quantity = 100,
+				   .price = 1234500, .side = 'B' };
+		uint64_t t0 = rte_rdtsc(), t1;
+		struct order *ack;
+
+		send_order(&gw, &o);
+		ack = wait_message(&gw);
+		t1 = rte_rdtsc();
+		if (ack->order_id != i || ack->status != 1)
+			die("ack does not match the order", EPROTO);
+		post_recv(&gw, (uint32_t)(ack - gw.slot));
+		if (i >= warmup)
+			half[i - warmup] = (t1 - t0) / 2;
+	}
+	rte_eal_wait_lcore(worker);
+	print_histogram(half, count, hz);
+	free(half);
+	rte_eal_cleanup();
+	return 0;
+}

@@ -1,0 +1,19 @@
+#!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
+# qpio-pingpong on the soft NIC: 2000 orders, each acknowledged, and the
+# half round trip histogram printed; a bad option exits 2.
+set -u
+exe=$1
+eal=(-l 0-1 --no-huge --no-shconf --no-pci --log-level=lib.eal:error)
+out=$("$exe" "${eal[@]}" --file-prefix=pp-smoke-$$ -- --count 2000 --warmup 100 2>&1)
+rc=$?
+echo "$out"
+[ $rc -eq 0 ] || { echo "FAIL: exit $rc"; exit 1; }
+echo "$out" | grep -q "^half round trip over 2000 orders: min [0-9]* ns, p50 [0-9]* ns, p90 [0-9]* ns, p99 [0-9]* ns, p99.9 [0-9]* ns, p99.99 [0-9]* ns, max [0-9]* ns$" ||
+	{ echo "FAIL: no percentile line"; exit 1; }
+total=$(echo "$out" | awk '$1 ~ /^[0-9]+$/ && NF >= 2 { s += $2 } END { print s }')
+[ "$total" = 2000 ] || { echo "FAIL: histogram holds $total orders, not 2000"; exit 1; }
+"$exe" "${eal[@]}" --file-prefix=pp-smoke-b-$$ -- --count 0 > /dev/null 2>&1
+rc=$?
+[ $rc -eq 2 ] || { echo "FAIL: --count 0 exit $rc, wanted 2"; exit 1; }
+echo "pingpong smoke: PASS"

@@ -1,0 +1,215 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * qpio-perf option parsing: what is accepted (perftest names, defaults)
+ * and every refusal, each with the message naming its rule.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <string.h>
+
+#include <criterion/criterion.h>
+
+#include "qpio_rdma.h"
+#include "perf.h"
+
+static struct perf_opts o;
+static char err[512];
+
+static int
+parse(const char *first, ...)
+{
+	char *argv[64];
+	const char *a;
+	va_list ap;
+	int argc = 0;
+
+	argv[argc++] = (char *)"qpio-perf";
+	va_start(ap, first);
+	for (a = first; a != NULL; a = va_arg(ap, const char *))
+		argv[argc++] = (char *)a;
+	va_end(ap);
+	argv[argc] = NULL;
+	return perf_opts_parse(argc, argv, &o, err, sizeof(err));
+}
+
+#define REFUSED(msg, ...) do { \
+	cr_assert_eq(parse(__VA_ARGS__, NULL), -EINVAL, "accepted, wanted '%s'", msg); \
+	cr_assert_not_null(strstr(err, msg), "message '%s' lacks '%s'", err, msg); \
+	} while (0)
+
+Test(perf_opts, perftest_name_sets_test_and_mode)
+{
+	cr_assert_eq(parse("--test", "ib_write_bw", NULL), 0, "%s", err);
+	cr_assert_eq(o.test, PERF_WRITE);
+	cr_assert_eq(o.mode, PERF_BW);
+	cr_assert_eq(o.size, 65536);
+	cr_assert_eq(o.iters, 5000);
+	cr_assert_eq(o.tx_depth, 128);
+	cr_assert_eq(o.cq_mod, 100);
+	cr_assert_eq(o.transport, QPIO_QPT_RC);
+	cr_assert_str_eq(o.dev[0], "soft0");
+	cr_assert_eq(parse("--test", "ib_atomic_lat", NULL), 0, "%s", err);
+	cr_assert_eq(o.test, PERF_ATOMIC);
+	cr_assert_eq(o.mode, PERF_LAT);
+	cr_assert_eq(o.size, 8);
+	cr_assert_eq(o.iters, 1000);
+	cr_assert_eq(o.tx_depth, 1);
+}
+
+Test(perf_opts, short_options)
+{
+	cr_assert_eq(parse("--test", "send", "--mode", "bw", "-s", "300", "-n", "77",
+			   "-I", "128", "-l", "8", "-Q", "16", "-q", "4", "-t", "64",
+			   "-r", "256", "-b", "-c", "UC", "--sge", "3", "--validate",
+			   "--report_gbits", "--dev", "soft3", "--dev", "soft4",
+			   "--json", "/tmp/x.json", "--csv", "/tmp/x.csv",
+			   "--expect", "p99<=2.5us,mpps>=10", NULL), 0, "%s", err);
+	cr_assert_eq(o.size, 300);
+	cr_assert_eq(o.iters, 77);
+	cr_assert_eq(o.inline_size, 128);
+	cr_assert_eq(o.post_list, 8);
+	cr_assert_eq(o.cq_mod, 16);
+	cr_assert_eq(o.qps, 4);
+	cr_assert_eq(o.tx_depth, 64);
+	cr_assert_eq(o.rx_depth, 256);
+	cr_assert_eq(o.bidir, 1);
+	cr_assert_eq(o.transport, QPIO_QPT_UC);
+	cr_assert_eq(o.sge, 3);
+	cr_assert_eq(o.validate, 1);
+	cr_assert_eq(o.report_gbits, 1);
+	cr_assert_eq(o.ndev, 2);
+	cr_assert_str_eq(o.dev[1], "soft4");
+	cr_assert_eq(o.ngates, 2);
+	cr_assert_eq(o.gates[0].op, 0);
+	cr_assert_float_eq(o.gates[0].value, 2.5, 1e-9);
+	cr_assert_eq(o.gates[1].op, 1);
+	cr_assert_float_eq(o.gates[1].value, 10, 1e-9);
+}
+
+Test(perf_opts, gate_units)
+{
+	cr_assert_eq(parse("--test", "ib_send_lat", "--expect",
+			   "p99.9<800ns,max<2ms,t_typical>0.1,lost<=0", NULL), 0, "%s", err);
+	cr_assert_eq(o.ngates, 4);
+	cr_assert_float_eq(o.gates[0].value, 0.8, 1e-9);
+	cr_assert_eq(o.gates[0].op, 2);
+	cr_assert_float_eq(o.gates[1].value, 2000, 1e-9);
+	cr_assert_eq(o.gates[2].op, 3);
+	cr_assert_eq(o.gates[3].op, 0);
+}
+
+Test(perf_opts, duration_and_rate)
+{
+	cr_assert_eq(parse("--test", "send", "--mode", "bw", "-D", "2.5", "--rate",
+			   "100000", NULL), 0, "%s", err);
+	cr_assert_float_eq(o.duration, 2.5, 1e-9);
+	cr_assert_float_eq(o.rate, 100000, 1e-9);
+	cr_assert_eq(o.cq_mod, 1, "open loop times every message by default");
+}
+
+Test(perf_opts, refusals_test_and_mode)
+{
+	REFUSED("--test is required", "--mode", "lat");
+	REFUSED("--test 'foo': not a test", "--test", "foo");
+	REFUSED("--mode lat|bw is required", "--test", "send");
+	REFUSED("--mode 'x': use lat or bw", "--test", "send", "--mode", "x");
+	REFUSED("names the lat mode but --mode is bw", "--test", "ib_send_lat",
+		"--mode", "bw");
+	REFUSED("unknown option '--bogus'", "--test", "send", "--mode", "lat",
+		"--bogus");
+	REFUSED("option '-s' needs a value", "--test", "send", "--mode", "lat", "-s");
+	REFUSED("unexpected argument 'extra'", "--test", "send", "--mode", "lat",
+		"extra");
+}
+
+Test(perf_opts, refusals_transport)
+{
+	REFUSED("UD carries SEND only", "--test", "ib_write_bw", "-c", "UD");
+	REFUSED("UD carries SEND only", "--test", "ib_read_lat", "-c", "UD");
+	REFUSED("UD carries SEND only", "--test", "ib_atomic_bw", "-c", "UD");
+	REFUSED("UC has no RDMA READ or atomics", "--test", "ib_read_bw", "-c", "UC");
+	REFUSED("UC has no RDMA READ or atomics", "--test", "ib_atomic_lat", "-c", "UC");
+	REFUSED("the transport is RC, UC or UD", "--test", "ib_send_lat", "-c", "XRC");
+}
+
+Test(perf_opts, refusals_numbers)
+{
+	REFUSED("-s '0': must be a decimal integer in 1..", "--test", "ib_send_lat",
+		"-s", "0");
+	REFUSED("-s '12k'", "--test", "ib_send_lat", "-s", "12k");
+	REFUSED("-n '0'", "--test", "ib_send_lat", "-n", "0");
+	REFUSED("-q '65'", "--test", "ib_send_bw", "-q", "65");
+	REFUSED("-t '0'", "--test", "ib_send_bw", "-t", "0");
+	REFUSED("-l '257'", "--test", "ib_send_bw", "-l", "257");
+	REFUSED("-I '4097'", "--test", "ib_send_bw", "-I", "4097");
+	REFUSED("--sge '17'", "--test", "ib_send_bw", "--sge", "17");
+	REFUSED("-D '0': the duration is seconds", "--test", "ib_send_bw", "-D", "0");
+	REFUSED("--rate '0'", "--test", "ib_send_bw", "--rate", "0");
+	REFUSED("-A 'XOR'", "--test", "ib_atomic_bw", "-A", "XOR");
+}
+
+Test(perf_opts, refusals_rules)
+{
+	REFUSED("atomics operate on 8 bytes", "--test", "ib_atomic_lat", "-s", "64");
+	REFUSED("-a: atomics have one size", "--test", "ib_atomic_bw", "-a");
+	REFUSED("-I: atomics are never inline", "--test", "ib_atomic_bw", "-I", "8");
+	REFUSED("an atomic WR has exactly one 8-byte SGE", "--test", "ib_atomic_bw",
+		"--sge", "2");
+	REFUSED("-A selects the atomic operation", "--test", "ib_send_bw", "-A",
+		"CMP_AND_SWP");
+	REFUSED("RDMA READ is never inline", "--test", "ib_read_lat", "-I", "64");
+	REFUSED("-a and -s", "--test", "ib_send_bw", "-a", "-s", "64");
+	REFUSED("needs -s >= 4", "--test", "ib_send_bw", "-s", "2", "--sge", "4");
+	REFUSED("the smallest size (2)", "--test", "ib_send_bw", "-a", "--sge", "3");
+	REFUSED("-n and -D are exclusive", "--test", "ib_send_bw", "-n", "10", "-D", "1");
+	REFUSED("-q 2: a latency test has one message in flight", "--test",
+		"ib_send_lat", "-q", "2");
+	REFUSED("-b: a latency test is already a ping-pong", "--test", "ib_send_lat",
+		"-b");
+	REFUSED("-l is for --mode bw", "--test", "ib_write_lat", "-l", "4");
+	REFUSED("-Q is for --mode bw", "--test", "ib_write_lat", "-Q", "4");
+	REFUSED("--rate is open-loop load: it needs --mode bw", "--test",
+		"ib_send_lat", "--rate", "1000");
+	REFUSED("-Q 200 > -t 128", "--test", "ib_send_bw", "-Q", "200");
+	REFUSED("-l 64 > -t 32", "--test", "ib_send_bw", "-t", "32", "-Q", "8",
+		"-l", "64");
+	REFUSED("-r 1: a send latency test keeps at least 2", "--test",
+		"ib_send_lat", "-r", "1");
+	REFUSED("--corrupt-at with a WRITE latency test needs -s >= 2", "--test",
+		"ib_write_lat", "-s", "1", "--corrupt-at", "3");
+	REFUSED("-n and --run_infinitely are exclusive", "--test", "ib_send_bw",
+		"-n", "10", "--run_infinitely");
+	REFUSED("--run_infinitely needs --mode bw", "--test", "ib_send_lat",
+		"--run_infinitely");
+	REFUSED("--run_infinitely runs one size", "--test", "ib_send_bw", "-a",
+		"--run_infinitely");
+	REFUSED("--dev given more than twice", "--test", "ib_send_lat", "--dev",
+		"soft0", "--dev", "soft1", "--dev", "soft2");
+}
+
+Test(perf_opts, refusals_expect)
+{
+	REFUSED("a gate is METRIC OP VALUE", "--test", "ib_send_lat", "--expect",
+		"p99");
+	REFUSED("unknown metric 'p98'", "--test", "ib_send_lat", "--expect",
+		"p99<=1us,p98<=1us");
+	REFUSED("is not a number", "--test", "ib_send_lat", "--expect", "p99<=fast");
+	REFUSED("bad unit", "--test", "ib_send_lat", "--expect", "p99<=1s");
+	REFUSED("bad unit", "--test", "ib_send_lat", "--expect", "mpps>=1us");
+	REFUSED("give at least one gate", "--test", "ib_send_lat", "--expect", ",");
+}
+
+Test(perf_opts, run_infinitely_interval)
+{
+	cr_assert_eq(parse("--test", "ib_send_bw", "--run_infinitely", NULL), 0, "%s", err);
+	cr_assert_eq(o.run_inf, 1);
+	cr_assert_float_eq(o.duration, 5, 1e-9, "default interval 5 s");
+	cr_assert_eq(parse("--test", "ib_send_bw", "--run_infinitely", "-D", "2", NULL),
+		     0, "%s", err);
+	cr_assert_float_eq(o.duration, 2, 1e-9);
+}
+
+Test(perf_opts, help)
+{
+	cr_assert_eq(parse("--help", NULL), 1);
+}
