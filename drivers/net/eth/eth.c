@@ -37,6 +37,17 @@ to_eport(const struct qpio_port *port)
 	return port->priv;
 }
 
+/* Bytes ethdev adds to the MTU to get the frame size it checks against
+ * max_rx_pktlen, computed as rte_ethdev does: the PMD's own difference
+ * when it gives a max_mtu, else the Ethernet header and CRC. */
+static uint32_t
+eth_overhead(const struct rte_eth_dev_info *di)
+{
+	if (di->max_mtu != UINT16_MAX && di->max_rx_pktlen > di->max_mtu)
+		return di->max_rx_pktlen - di->max_mtu;
+	return RTE_ETHER_HDR_LEN + RTE_ETHER_CRC_LEN;
+}
+
 static void
 eth_info_get(struct qpio_port *port, struct qpio_port_info *info)
 {
@@ -56,9 +67,11 @@ eth_info_get(struct qpio_port *port, struct qpio_port_info *info)
 	info->min_desc = RTE_MAX(RTE_MAX(di.rx_desc_lim.nb_min,
 					 di.tx_desc_lim.nb_min), (uint16_t)1);
 	info->max_desc = RTE_MIN(di.rx_desc_lim.nb_max, di.tx_desc_lim.nb_max);
-	/* The frame size is bounded by both the PMD's receive limit and its
-	 * MTU limit (MTU + Ethernet header). */
-	max_len = RTE_MIN(di.max_rx_pktlen,
+	/* The frame size (header, no CRC) is bounded by the PMD's MTU limit
+	 * and by its receive limit less the overhead ethdev adds to the MTU
+	 * beyond the Ethernet header. */
+	max_len = RTE_MIN(di.max_rx_pktlen - eth_overhead(&di) +
+			  RTE_ETHER_HDR_LEN,
 			  (uint32_t)di.max_mtu + RTE_ETHER_HDR_LEN);
 	info->max_rx_pkt_len = RTE_MIN(max_len, (uint32_t)UINT16_MAX);
 	info->max_tx_segs = di.tx_desc_lim.nb_mtu_seg_max != 0 ?
