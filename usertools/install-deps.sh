@@ -29,9 +29,9 @@ bench_pkgs=(
 	dpdk-dev
 )
 # examples/gateway's demo and its integration test (namespaces, veth
-# offloads, ping, ping -6, iperf3).
+# offloads, ping, ping -6, iperf3, python3's http.server).
 gateway_pkgs=(
-	iproute2 iputils-ping ethtool iperf3
+	iproute2 iputils-ping ethtool iperf3 python3
 )
 
 want_record=0

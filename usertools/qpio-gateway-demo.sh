@@ -22,7 +22,7 @@
 # frames of up to 64 KiB.
 #
 # Checks, each must pass: ping and ping -6 both ways with 0 % loss, an
-# iperf3 TCP run each way and a UDP run. Exit 0 when all pass, 1 when one
+# iperf3 TCP run each way, a UDP run and an HTTP GET. Exit 0 when all pass, 1 when one
 # fails, 77 when network namespaces cannot be made here (not root, no
 # netns support) or a tool is missing.
 set -u
@@ -48,7 +48,7 @@ conf=$here/examples/gateway/gateway.conf
 skip() { echo "SKIP: $*"; exit 77; }
 
 [ "$(id -u)" = 0 ] || skip "needs root to create network namespaces"
-for t in ip ethtool ping iperf3 timeout; do
+for t in ip ethtool ping iperf3 timeout python3; do
 	command -v $t >/dev/null || skip "$t missing (usertools/install-deps.sh)"
 done
 [ -x "$gw_bin" ] || { echo "FAIL: $gw_bin not built"; exit 1; }
@@ -157,6 +157,39 @@ check "ping -6 b -> a (fd00:1::2)" ping_ok "$nsb" -6 fd00:1::2
 check "iperf3 TCP a -> b, ${secs}s" iperf_run tcp-a2b
 check "iperf3 TCP b -> a, ${secs}s" iperf_run tcp-b2a -R
 check "iperf3 UDP a -> b 20 Mbit/s, ${secs}s" iperf_run udp-a2b -u -b 20M
+# An HTTP exchange: python3's http.server in b, a GET of a 256 KiB file
+# from a, checked byte for byte.
+http_get() {
+	local dir out
+	dir=$(mktemp -d)
+	head -c 262144 /dev/urandom >"$dir/blob"
+	(cd "$dir" && exec ip netns exec "$nsb" timeout 50 python3 -m http.server \
+		8080 --bind 10.2.0.2) >/dev/null 2>&1 &
+	local srv=$!
+	out=$(ip netns exec "$nsa" timeout 45 python3 - "$dir/blob" <<'PY'
+import hashlib, sys, time, urllib.request
+want = hashlib.sha256(open(sys.argv[1], "rb").read()).hexdigest()
+for _ in range(300):
+    try:
+        body = urllib.request.urlopen("http://10.2.0.2:8080/blob", timeout=5).read()
+        break
+    except OSError:
+        time.sleep(0.1)
+else:
+    sys.exit("no answer from 10.2.0.2:8080")
+got = hashlib.sha256(body).hexdigest()
+print("%d bytes, sha256 %s" % (len(body), "equal" if got == want else "DIFFERENT"))
+sys.exit(0 if got == want else 1)
+PY
+)
+	local rc=$?
+	kill "$srv" 2>/dev/null
+	wait "$srv" 2>/dev/null
+	rm -rf "$dir"
+	echo "$out"
+	return $rc
+}
+check "HTTP GET a -> b (256 KiB)" http_get
 # TTL 2 leaves the first router half with TTL 1: the second drops it.
 out=$(ip netns exec "$nsa" ping -c 1 -W 1 -t 2 10.2.0.2 2>&1)
 if echo "$out" | grep -q ' 100% packet loss'; then
