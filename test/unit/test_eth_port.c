@@ -192,7 +192,9 @@ Test(eth_port, null_rss_queues)
 	struct rte_mbuf *pkts[8];
 	struct qpio_port_stats st;
 	struct qpio_port_info info;
-	uint16_t q;
+	struct rte_eth_rss_conf rss;
+	struct rte_eth_dev_info di;
+	uint16_t q, eid;
 	int id;
 
 	id = qpio_port_create("eth3,vdev=net_null3");
@@ -202,6 +204,14 @@ Test(eth_port, null_rss_queues)
 	cr_assert_eq(qpio_port_close(id), 0);
 
 	id = port_up("eth3,vdev=net_null3", 4, mp);
+	/* net_null hashes: RSS is on for IP, TCP and UDP as it offers. */
+	cr_assert_eq(rte_eth_dev_get_port_by_name("net_null3", &eid), 0);
+	cr_assert_eq(rte_eth_dev_info_get(eid, &di), 0);
+	memset(&rss, 0, sizeof(rss));
+	cr_assert_eq(rte_eth_dev_rss_hash_conf_get(eid, &rss), 0);
+	cr_assert_neq(rss.rss_hf, 0);
+	cr_assert_eq(rss.rss_hf, di.flow_type_rss_offloads &
+		     (RTE_ETH_RSS_IP | RTE_ETH_RSS_TCP | RTE_ETH_RSS_UDP));
 	for (q = 0; q < 4; q++) {
 		cr_assert_eq(qpio_port_rx_burst(id, q, pkts, q + 1), q + 1);
 		cr_assert_eq(qpio_port_tx_burst(id, q, pkts, q + 1), q + 1);
