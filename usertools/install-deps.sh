@@ -32,6 +32,11 @@ record_pkgs=(
 bench_pkgs=(
 	dpdk-dev perftest
 )
+# examples/gateway's demo and its integration test (namespaces, veth
+# offloads, ping, ping -6, iperf3, python3's http.server).
+gateway_pkgs=(
+	iproute2 iputils-ping ethtool iperf3 python3
+)
 
 want_record=0
 want_bench=0
@@ -47,6 +52,7 @@ done
 # The README's test command boots the Soft-RoCE VM, so its packages are
 # part of the default set.
 pkgs+=("${rxe_pkgs[@]}")
+pkgs+=("${gateway_pkgs[@]}")
 [ "$want_record" = 1 ] && pkgs+=("${record_pkgs[@]}")
 [ "$want_bench" = 1 ] && pkgs+=("${bench_pkgs[@]}")
 

@@ -59,7 +59,8 @@ static void
 usage(const char *prog)
 {
 	printf("Usage: %s [EAL args] -- [options]\n"
-	       "  --dev DEVARGS            create a port (repeatable; ids 0..n-1)\n"
+	       "  --dev DEVARGS            create a port (repeatable; ids follow\n"
+	       "                           the ethdevs of EAL --vdev/-a, eth<N>)\n"
 	       "  --rdma-dev DEVARGS       create an rdma device first (repeatable)\n"
 	       "  --forward-mode=M[,M...]  %s;\n"
 	       "                           stream i gets mode i, the last repeats [io]\n"
@@ -294,7 +295,8 @@ check_opts(struct testpmd_opts *o, unsigned int nb_workers,
 	unsigned int c;
 
 	if (o->nb_devs == 0)
-		BAD("no port: give at least one --dev DEVARGS");
+		BAD("no port: give at least one --dev DEVARGS, or an ethdev "
+		    "with EAL --vdev or -a");
 	if (nb_workers == 0)
 		BAD("no worker lcore: give EAL at least two lcores (-l 0-1)");
 	if (o->nb_cores > nb_workers)
@@ -443,5 +445,7 @@ testpmd_parse_args(int argc, char **argv, unsigned int nb_workers,
 	if (optind < argc)
 		BAD("%s: unexpected argument (options start with --)",
 		    argv[optind]);
+	if (testpmd_ethdev_ports_add(o) < 0)
+		return -EINVAL;
 	return check_opts(o, nb_workers, txpkts);
 }

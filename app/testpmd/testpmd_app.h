@@ -64,6 +64,14 @@ struct testpmd_opts {
 int testpmd_parse_args(int argc, char **argv, unsigned int nb_workers,
 		       struct testpmd_opts *opts);
 
+/**
+ * Put a port "ethN,port=N" for every ethdev EAL created (--vdev, -a) in
+ * front of opts->devs (N is the ethdev port id). Called by
+ * testpmd_parse_args() after the options are read.
+ * @return 0, or -1 after printing why (more than QPIO_MAX_PORTS ports).
+ */
+int testpmd_ethdev_ports_add(struct testpmd_opts *opts);
+
 /* Port counters at the start of forwarding, and at the last periodic
  * display. */
 struct port_snap {

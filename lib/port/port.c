@@ -88,6 +88,26 @@ driver_for_name(const char *name)
 	return best;
 }
 
+/* "eth, ibv, pcap, ..." into buf: the registered driver names. */
+static void
+drivers_list(char *buf, size_t size)
+{
+	const struct qpio_port_driver *drv;
+	size_t off = 0;
+	int len;
+
+	buf[0] = '\0';
+	TAILQ_FOREACH(drv, &drivers, next) {
+		len = snprintf(buf + off, size - off, "%s%s",
+			       off > 0 ? ", " : "", drv->name);
+		if (len < 0 || (size_t)len >= size - off)
+			break;
+		off += (size_t)len;
+	}
+	if (off == 0)
+		snprintf(buf, size, "(none registered)");
+}
+
 struct qpio_port *
 qpio_port_get(uint16_t port_id)
 {
@@ -207,9 +227,15 @@ qpio_port_create(const char *devargs)
 	name[len] = '\0';
 	drv = driver_for_name(name);
 	if (drv == NULL) {
-		PORT_LOG(ERR, "devargs '%s': no port driver for '%s' "
-			 "(want <driver><number>, drivers in doc/guides/nics)",
-			 devargs, name);
+		char list[256];
+
+		drivers_list(list, sizeof(list));
+		PORT_LOG(ERR, "devargs '%s': no port driver for '%s': want "
+			 "<driver><number> with driver one of: %s (keys in "
+			 "doc/guides/nics/<driver>.rst; a driver is there only "
+			 "when the application links its library with "
+			 "-Wl,--no-as-needed, as pkg-config libqpio does)",
+			 devargs, name, list);
 		return -ENODEV;
 	}
 	if (qpio_port_get_by_name(name) >= 0) {

@@ -1,0 +1,73 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#ifndef QPIO_ETH_PRIVATE_H
+#define QPIO_ETH_PRIVATE_H
+
+/*
+ * Eth port driver: a qpio port over a DPDK ethdev, driven only through the
+ * public rte_ethdev API. Control path in eth.c, devargs in eth_devargs.c,
+ * bursts in eth_rxtx.c.
+ */
+
+#include <stdint.h>
+
+#include <rte_common.h>
+#include <rte_dev.h>
+#include <rte_ethdev.h>
+
+#include "port_driver.h"
+
+extern int eth_logtype;
+
+#define ETH_LOG(level, ...) \
+	rte_log(RTE_LOG_ ## level, eth_logtype, \
+		RTE_FMT("qpio.net.eth: " RTE_FMT_HEAD(__VA_ARGS__,) "\n", \
+			RTE_FMT_TAIL(__VA_ARGS__,)))
+
+/** Longest vdev argument string handed to rte_vdev_init (bytes). */
+#define ETH_VDEV_ARGS_LEN 512
+
+/** Where the ethdev of a port comes from, after parsing the devargs. */
+struct eth_args {
+	const char *vdev;          /**< vdev=: created at probe, removed at close */
+	char vdev_args[ETH_VDEV_ARGS_LEN]; /**< PMD keys passed to rte_vdev_init */
+	const char *name;          /**< name=: ethdev EAL probed, by name */
+	uint32_t port;             /**< port=: ethdev EAL probed, by id */
+	uint8_t has_port;
+	uint32_t promisc;          /**< promisc=0|1 (default 1) */
+};
+
+/** One rx or tx queue: the ethdev port and queue it stands for. */
+struct eth_queue {
+	uint16_t eth_id;
+	uint16_t qid;
+} __rte_cache_aligned;
+
+/** Driver state of one port. */
+struct eth_port {
+	uint16_t eth_id;                      /**< ethdev port id */
+	uint8_t own_vdev;                     /**< created by this port */
+	uint8_t promisc;
+	uint8_t eth_started;
+	char dev_name[RTE_DEV_NAME_MAX_LEN];  /**< ethdev name */
+};
+
+/** NULL-terminated keys of eth devargs: our own, then PMD keys. */
+extern const char *const eth_valid_keys[];
+
+/**
+ * Parse the devargs of port into args: exactly one of vdev=, port=,
+ * name=; PMD keys (iface=, size=, rx_pcap=, ...) only with vdev=, copied
+ * in order into args->vdev_args. Pointers in args point into kvlist.
+ * @return 0 or -EINVAL (logged, naming the rule).
+ */
+int eth_args_parse(const struct qpio_port *port,
+		   const struct rte_kvargs *kvlist, struct eth_args *args);
+
+/** rte_eth_rx_burst on the queue of a struct eth_queue. */
+uint16_t eth_rx_burst(void *queue, struct rte_mbuf **pkts, uint16_t nb_pkts);
+
+/** rte_eth_tx_burst on the queue of a struct eth_queue; the frames from
+ *  the returned index on stay the caller's, as with ethdev (C12). */
+uint16_t eth_tx_burst(void *queue, struct rte_mbuf **pkts, uint16_t nb_pkts);
+
+#endif /* QPIO_ETH_PRIVATE_H */

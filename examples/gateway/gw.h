@@ -1,0 +1,162 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#ifndef QPIO_GW_H
+#define QPIO_GW_H
+
+/*
+ * qpio-gateway: an L3 gateway between two sites. Each site is one router
+ * half: an eth port on the site's interface and one end of an RC link to
+ * the other half. This header holds the route configuration (gw_conf.c)
+ * and the per-packet steps (gw_pkt.c) that the unit tests reach.
+ */
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include <rte_ether.h>
+#include <rte_mbuf.h>
+
+/** Sites of one gateway: "a" and "b". */
+#define GW_NB_SITES 2
+/** Interface addresses per site and family. */
+#define GW_MAX_ADDRS 8
+/** Routes per site and family (rte_lpm rules). */
+#define GW_MAX_ROUTES 256
+
+/** Where a route sends a packet. Values are the rte_lpm next hops. */
+enum gw_nh {
+	GW_NH_ETH = 0,     /**< on-link on the site's interface */
+	GW_NH_LINK = 1,    /**< to the other site over the RC link */
+};
+
+/** An IPv4 or IPv6 prefix (address in network byte order). */
+struct gw_prefix {
+	uint8_t family;    /**< AF_INET or AF_INET6 */
+	uint8_t depth;     /**< prefix length in bits */
+	uint8_t nh;        /**< enum gw_nh (routes only) */
+	union {
+		uint32_t ip4;              /**< network byte order */
+		uint8_t ip6[16];
+	};
+};
+
+/** What the configuration file gives one site. */
+struct gw_site_conf {
+	struct gw_prefix addr4[GW_MAX_ADDRS];   /**< interface addresses */
+	unsigned int nb_addr4;
+	struct gw_prefix addr6[GW_MAX_ADDRS];
+	unsigned int nb_addr6;
+	struct gw_prefix route4[GW_MAX_ROUTES]; /**< addr prefixes included */
+	unsigned int nb_route4;
+	struct gw_prefix route6[GW_MAX_ROUTES];
+	unsigned int nb_route6;
+};
+
+/** The whole configuration: site 0 is "a", site 1 is "b". */
+struct gw_conf {
+	struct gw_site_conf site[GW_NB_SITES];
+};
+
+/**
+ * Load a route configuration file. Lines, '#' starts a comment:
+ *
+ *   <site> addr  <address>/<len>            interface address (IPv4/IPv6);
+ *                                           adds its on-link prefix route
+ *   <site> route <prefix>/<len> eth|link    a route; eth = on-link
+ *
+ * site is "a" or "b". Every site needs at least one IPv4 address.
+ *
+ * @param path file to read.
+ * @param conf filled (zeroed first).
+ * @param err buffer for the refusal, "FILE:LINE: rule (fix)".
+ * @return 0; -ENOENT (file missing or unreadable); -EINVAL (a line
+ *   breaks a rule: unknown site, kind or next hop, missing or extra field,
+ *   bad address, length out of range, host bits set in a route prefix,
+ *   the same prefix twice, too many entries, site without IPv4 address).
+ */
+int gw_conf_load(const char *path, struct gw_conf *conf, char *err,
+		 size_t errlen);
+
+struct rte_lpm;
+struct rte_lpm6;
+
+/**
+ * Build the lookup tables of one site (rte_lpm for IPv4, rte_lpm6 for
+ * IPv6) from its configuration. Names are "<prefix>_lpm4"/"_lpm6".
+ * @return 0 or -ENOMEM/-EINVAL (rte_lpm refused; logged to stderr).
+ */
+int gw_lpm_build(const struct gw_site_conf *sc, const char *prefix,
+		 int socket_id, struct rte_lpm **lpm4, struct rte_lpm6 **lpm6);
+
+/* ------------------------------------------------------------------ */
+/* Per-packet steps (gw_pkt.c). They work in place on one mbuf whose    */
+/* first segment holds the headers.                                     */
+/* ------------------------------------------------------------------ */
+
+/** Verdict of gw_ipv4_ttl_dec() and gw_ipv6_hop_dec(). */
+enum gw_verdict {
+	GW_FORWARD = 0,    /**< forward the packet */
+	GW_DROP_TTL,       /**< TTL/hop limit would reach 0: drop, count */
+	GW_DROP_BAD,       /**< malformed header: drop, count */
+};
+
+/**
+ * Check the IPv4 header at offset l3 of m and decrement its TTL, updating
+ * the header checksum incrementally (RFC 1624, eqn. 3), as a router does
+ * (RFC 1812 5.3.1: a packet with TTL <= 1 is not forwarded).
+ * @return GW_FORWARD, GW_DROP_TTL (TTL 0 or 1; the packet is unchanged)
+ *   or GW_DROP_BAD (version not 4, IHL < 5, total length above the frame).
+ */
+enum gw_verdict gw_ipv4_ttl_dec(struct rte_mbuf *m, uint32_t l3);
+
+/**
+ * Check the IPv6 header at offset l3 and decrement its hop limit (there
+ * is no header checksum). @return as gw_ipv4_ttl_dec().
+ */
+enum gw_verdict gw_ipv6_hop_dec(struct rte_mbuf *m, uint32_t l3);
+
+/**
+ * Turn an ARP request for ip (network order) into the reply from mac, in
+ * place (RFC 826): swap the addresses, opcode 2, Ethernet source mac and
+ * destination the asker.
+ * @return 1 when m was such a request and now is the reply, 0 when it is
+ *   not a request for ip (m unchanged), -1 when it is malformed.
+ */
+int gw_arp_reply(struct rte_mbuf *m, const struct rte_ether_addr *mac,
+		 uint32_t ip);
+
+/**
+ * Write into m (reset first) a broadcast ARP request from mac/sip for
+ * tip (addresses in network order): 42 bytes.
+ * @return 0, or -ENOSPC when m has no room.
+ */
+int gw_arp_request(struct rte_mbuf *m, const struct rte_ether_addr *mac,
+		   uint32_t sip, uint32_t tip);
+
+/**
+ * Turn an ICMPv6 Neighbor Solicitation for ip6 into the Neighbor
+ * Advertisement from mac (RFC 4861 4.4, 7.2.4: solicited, override,
+ * target link-layer address option), in place, checksum computed.
+ * @return 1 when answered, 0 when m is not an NS for ip6, -1 malformed.
+ */
+int gw_nd_advert(struct rte_mbuf *m, const struct rte_ether_addr *mac,
+		 const uint8_t ip6[16]);
+
+/**
+ * Write into m (reset first) a Neighbor Solicitation from mac/sip6 for
+ * tip6, sent to its solicited-node multicast address (RFC 4861 7.2.2),
+ * with the source link-layer address option. @return 0 or -ENOSPC.
+ */
+int gw_nd_solicit(struct rte_mbuf *m, const struct rte_ether_addr *mac,
+		  const uint8_t sip6[16], const uint8_t tip6[16]);
+
+/**
+ * Sender of an ARP packet or link-layer address of an NS/NA (for
+ * learning neighbors).
+ * @return 1 with ip and mac filled (IPv4, network order), 2 with ip6
+ *   and mac filled (IPv6),
+ *   0 when m teaches nothing.
+ */
+int gw_neigh_learn(const struct rte_mbuf *m, uint32_t *ip, uint8_t ip6[16],
+		   struct rte_ether_addr *mac);
+
+#endif /* QPIO_GW_H */

@@ -1,0 +1,319 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * qpio-gateway per-packet steps: TTL / hop limit decrement with the IPv4
+ * checksum update, ARP answers and requests, IPv6 neighbor discovery
+ * answers and solicitations, neighbor learning.
+ */
+
+#include <assert.h>
+#include <errno.h>
+#include <stddef.h>
+#include <string.h>
+
+#include <rte_arp.h>
+#include <rte_byteorder.h>
+#include <rte_ip.h>
+#include <rte_mbuf.h>
+
+#include "gw.h"
+
+#define ICMP6_NS 135
+#define ICMP6_NA 136
+#define ND_OPT_SLLA 1
+#define ND_OPT_TLLA 2
+#define ND_HOP_LIMIT 255       /* RFC 4861 7.1.1 */
+#define ND_LEN (RTE_ETHER_HDR_LEN + sizeof(struct rte_ipv6_hdr) + \
+		sizeof(struct nd_msg))
+
+/* NS and NA with one link-layer address option (RFC 4861 4.3, 4.4). */
+struct nd_msg {
+	uint8_t type;
+	uint8_t code;
+	rte_be16_t cksum;
+	uint8_t flags;             /* NA: R S O in the top bits */
+	uint8_t reserved[3];
+	uint8_t target[16];
+	uint8_t opt_type;
+	uint8_t opt_len;           /* units of 8 bytes */
+	struct rte_ether_addr opt_mac;
+};
+static_assert(sizeof(struct nd_msg) == 32, "NS/NA with one option: 32 bytes");
+
+enum gw_verdict
+gw_ipv4_ttl_dec(struct rte_mbuf *m, uint32_t l3)
+{
+	struct rte_ipv4_hdr *ip;
+	uint16_t old_w, new_w, hc;
+	uint32_t sum, ihl;
+
+	if (rte_pktmbuf_data_len(m) < l3 + sizeof(*ip))
+		return GW_DROP_BAD;
+	ip = rte_pktmbuf_mtod_offset(m, struct rte_ipv4_hdr *, l3);
+	ihl = (ip->version_ihl & 0x0f) * 4u;
+	if ((ip->version_ihl >> 4) != 4 || ihl < sizeof(*ip) ||
+	    l3 + ihl > rte_pktmbuf_data_len(m) ||
+	    rte_be_to_cpu_16(ip->total_length) > rte_pktmbuf_pkt_len(m) - l3)
+		return GW_DROP_BAD;
+	if (ip->time_to_live <= 1)
+		return GW_DROP_TTL;
+	/* RFC 1624 eqn. 3: HC' = ~(~HC + ~m + m'), m the TTL/protocol word. */
+	old_w = (uint16_t)(ip->time_to_live << 8 | ip->next_proto_id);
+	ip->time_to_live--;
+	new_w = (uint16_t)(ip->time_to_live << 8 | ip->next_proto_id);
+	hc = rte_be_to_cpu_16(ip->hdr_checksum);
+	sum = (uint16_t)~hc + (uint32_t)(uint16_t)~old_w + new_w;
+	sum = (sum & 0xffff) + (sum >> 16);
+	sum = (sum & 0xffff) + (sum >> 16);
+	ip->hdr_checksum = rte_cpu_to_be_16((uint16_t)~sum);
+	return GW_FORWARD;
+}
+
+enum gw_verdict
+gw_ipv6_hop_dec(struct rte_mbuf *m, uint32_t l3)
+{
+	struct rte_ipv6_hdr *ip;
+
+	if (rte_pktmbuf_data_len(m) < l3 + sizeof(*ip))
+		return GW_DROP_BAD;
+	ip = rte_pktmbuf_mtod_offset(m, struct rte_ipv6_hdr *, l3);
+	if ((rte_be_to_cpu_32(ip->vtc_flow) >> 28) != 6 ||
+	    rte_be_to_cpu_16(ip->payload_len) + sizeof(*ip) >
+	    rte_pktmbuf_pkt_len(m) - l3)
+		return GW_DROP_BAD;
+	if (ip->hop_limits <= 1)
+		return GW_DROP_TTL;
+	ip->hop_limits--;
+	return GW_FORWARD;
+}
+
+/* The ARP header of m, or NULL when m is not a complete Ethernet/IPv4
+ * ARP packet. */
+static struct rte_arp_hdr *
+arp_get(const struct rte_mbuf *m)
+{
+	const struct rte_ether_hdr *eh;
+	struct rte_arp_hdr *arp;
+
+	if (rte_pktmbuf_data_len(m) < RTE_ETHER_HDR_LEN + sizeof(*arp))
+		return NULL;
+	eh = rte_pktmbuf_mtod(m, const struct rte_ether_hdr *);
+	if (eh->ether_type != rte_cpu_to_be_16(RTE_ETHER_TYPE_ARP))
+		return NULL;
+	arp = rte_pktmbuf_mtod_offset(m, struct rte_arp_hdr *,
+				      RTE_ETHER_HDR_LEN);
+	if (arp->arp_hardware != rte_cpu_to_be_16(RTE_ARP_HRD_ETHER) ||
+	    arp->arp_protocol != rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4) ||
+	    arp->arp_hlen != RTE_ETHER_ADDR_LEN || arp->arp_plen != 4)
+		return NULL;
+	return arp;
+}
+
+int
+gw_arp_reply(struct rte_mbuf *m, const struct rte_ether_addr *mac,
+	     uint32_t ip)
+{
+	struct rte_ether_hdr *eh;
+	struct rte_arp_hdr *arp;
+
+	arp = arp_get(m);
+	if (arp == NULL)
+		return rte_pktmbuf_data_len(m) >= RTE_ETHER_HDR_LEN &&
+			rte_pktmbuf_mtod(m, struct rte_ether_hdr *)->ether_type
+			== rte_cpu_to_be_16(RTE_ETHER_TYPE_ARP) ? -1 : 0;
+	if (arp->arp_opcode != rte_cpu_to_be_16(RTE_ARP_OP_REQUEST) ||
+	    arp->arp_data.arp_tip != ip)
+		return 0;
+	eh = rte_pktmbuf_mtod(m, struct rte_ether_hdr *);
+	arp->arp_opcode = rte_cpu_to_be_16(RTE_ARP_OP_REPLY);
+	arp->arp_data.arp_tha = arp->arp_data.arp_sha;
+	arp->arp_data.arp_tip = arp->arp_data.arp_sip;
+	arp->arp_data.arp_sha = *mac;
+	arp->arp_data.arp_sip = ip;
+	eh->dst_addr = arp->arp_data.arp_tha;
+	eh->src_addr = *mac;
+	return 1;
+}
+
+int
+gw_arp_request(struct rte_mbuf *m, const struct rte_ether_addr *mac,
+	       uint32_t sip, uint32_t tip)
+{
+	struct rte_ether_hdr *eh;
+	struct rte_arp_hdr *arp;
+
+	rte_pktmbuf_reset(m);
+	eh = (struct rte_ether_hdr *)rte_pktmbuf_append(m,
+			RTE_ETHER_HDR_LEN + sizeof(*arp));
+	if (eh == NULL)
+		return -ENOSPC;
+	memset(&eh->dst_addr, 0xff, RTE_ETHER_ADDR_LEN);
+	eh->src_addr = *mac;
+	eh->ether_type = rte_cpu_to_be_16(RTE_ETHER_TYPE_ARP);
+	arp = (struct rte_arp_hdr *)(eh + 1);
+	arp->arp_hardware = rte_cpu_to_be_16(RTE_ARP_HRD_ETHER);
+	arp->arp_protocol = rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4);
+	arp->arp_hlen = RTE_ETHER_ADDR_LEN;
+	arp->arp_plen = 4;
+	arp->arp_opcode = rte_cpu_to_be_16(RTE_ARP_OP_REQUEST);
+	arp->arp_data.arp_sha = *mac;
+	arp->arp_data.arp_sip = sip;
+	memset(&arp->arp_data.arp_tha, 0, RTE_ETHER_ADDR_LEN);
+	arp->arp_data.arp_tip = tip;
+	return 0;
+}
+
+/* The IPv6 header and ND message of m when m is an Ethernet/IPv6 ICMPv6
+ * NS or NA (no extension headers) with hop limit 255, else NULL. */
+static struct nd_msg *
+nd_get(const struct rte_mbuf *m, struct rte_ipv6_hdr **ipp)
+{
+	const struct rte_ether_hdr *eh;
+	struct rte_ipv6_hdr *ip;
+	struct nd_msg *nd;
+
+	if (rte_pktmbuf_data_len(m) < RTE_ETHER_HDR_LEN + sizeof(*ip) +
+	    offsetof(struct nd_msg, opt_type))
+		return NULL;
+	eh = rte_pktmbuf_mtod(m, const struct rte_ether_hdr *);
+	if (eh->ether_type != rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV6))
+		return NULL;
+	ip = rte_pktmbuf_mtod_offset(m, struct rte_ipv6_hdr *,
+				     RTE_ETHER_HDR_LEN);
+	if (ip->proto != IPPROTO_ICMPV6 || ip->hop_limits != ND_HOP_LIMIT)
+		return NULL;
+	nd = (struct nd_msg *)(ip + 1);
+	if ((nd->type != ICMP6_NS && nd->type != ICMP6_NA) || nd->code != 0)
+		return NULL;
+	*ipp = ip;
+	return nd;
+}
+
+/* 1 when the ND message of m carries a link-layer option of type t. */
+static int
+nd_has_opt(const struct rte_mbuf *m, const struct nd_msg *nd, uint8_t t)
+{
+	return rte_pktmbuf_data_len(m) >= ND_LEN && nd->opt_type == t &&
+		nd->opt_len == 1;
+}
+
+static void
+nd_cksum(struct rte_ipv6_hdr *ip, struct nd_msg *nd)
+{
+	nd->cksum = 0;
+	nd->cksum = rte_ipv6_udptcp_cksum(ip, nd);
+}
+
+int
+gw_nd_advert(struct rte_mbuf *m, const struct rte_ether_addr *mac,
+	     const uint8_t ip6[16])
+{
+	static const uint8_t unspec[16];
+	struct rte_ether_hdr *eh;
+	struct rte_ipv6_hdr *ip;
+	struct nd_msg *nd;
+
+	nd = nd_get(m, &ip);
+	if (nd == NULL || nd->type != ICMP6_NS)
+		return 0;
+	if (memcmp(nd->target, ip6, 16) != 0)
+		return 0;
+	/* Duplicate address detection (source ::) is not answered here. */
+	if (memcmp(ip->src_addr, unspec, 16) == 0)
+		return 0;
+	if (m->nb_segs != 1 || rte_pktmbuf_tailroom(m) +
+	    rte_pktmbuf_data_len(m) < ND_LEN)
+		return -1;
+	eh = rte_pktmbuf_mtod(m, struct rte_ether_hdr *);
+	eh->dst_addr = eh->src_addr;
+	eh->src_addr = *mac;
+	memcpy(ip->dst_addr, ip->src_addr, 16);
+	memcpy(ip->src_addr, ip6, 16);
+	ip->payload_len = rte_cpu_to_be_16(sizeof(*nd));
+	ip->hop_limits = ND_HOP_LIMIT;
+	nd->type = ICMP6_NA;
+	nd->code = 0;
+	nd->flags = 0x60;          /* solicited, override */
+	memset(nd->reserved, 0, sizeof(nd->reserved));
+	nd->opt_type = ND_OPT_TLLA;
+	nd->opt_len = 1;
+	nd->opt_mac = *mac;
+	m->data_len = ND_LEN;
+	m->pkt_len = ND_LEN;
+	nd_cksum(ip, nd);
+	return 1;
+}
+
+int
+gw_nd_solicit(struct rte_mbuf *m, const struct rte_ether_addr *mac,
+	      const uint8_t sip6[16], const uint8_t tip6[16])
+{
+	struct rte_ether_hdr *eh;
+	struct rte_ipv6_hdr *ip;
+	struct nd_msg *nd;
+
+	rte_pktmbuf_reset(m);
+	eh = (struct rte_ether_hdr *)rte_pktmbuf_append(m, ND_LEN);
+	if (eh == NULL)
+		return -ENOSPC;
+	memset(eh, 0, ND_LEN);
+	/* Solicited-node multicast ff02::1:ffXX:XXXX, MAC 33:33:ff:XX:XX:XX. */
+	ip = (struct rte_ipv6_hdr *)(eh + 1);
+	ip->dst_addr[0] = 0xff;
+	ip->dst_addr[1] = 0x02;
+	ip->dst_addr[11] = 0x01;
+	ip->dst_addr[12] = 0xff;
+	memcpy(&ip->dst_addr[13], &tip6[13], 3);
+	eh->dst_addr.addr_bytes[0] = 0x33;
+	eh->dst_addr.addr_bytes[1] = 0x33;
+	memcpy(&eh->dst_addr.addr_bytes[2], &ip->dst_addr[12], 4);
+	eh->src_addr = *mac;
+	eh->ether_type = rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV6);
+	ip->vtc_flow = rte_cpu_to_be_32(6u << 28);
+	ip->payload_len = rte_cpu_to_be_16(sizeof(*nd));
+	ip->proto = IPPROTO_ICMPV6;
+	ip->hop_limits = ND_HOP_LIMIT;
+	memcpy(ip->src_addr, sip6, 16);
+	nd = (struct nd_msg *)(ip + 1);
+	nd->type = ICMP6_NS;
+	memcpy(nd->target, tip6, 16);
+	nd->opt_type = ND_OPT_SLLA;
+	nd->opt_len = 1;
+	nd->opt_mac = *mac;
+	nd_cksum(ip, nd);
+	return 0;
+}
+
+int
+gw_neigh_learn(const struct rte_mbuf *m, uint32_t *ip, uint8_t ip6[16],
+	       struct rte_ether_addr *mac)
+{
+	static const uint8_t unspec[16];
+	const struct rte_arp_hdr *arp;
+	struct rte_ipv6_hdr *ip6h;
+	const struct nd_msg *nd;
+
+	arp = arp_get(m);
+	if (arp != NULL) {
+		if (arp->arp_data.arp_sip == 0 ||
+		    !rte_is_unicast_ether_addr(&arp->arp_data.arp_sha))
+			return 0;
+		*ip = arp->arp_data.arp_sip;
+		*mac = arp->arp_data.arp_sha;
+		return 1;
+	}
+	nd = nd_get(m, &ip6h);
+	if (nd == NULL)
+		return 0;
+	if (nd->type == ICMP6_NS && nd_has_opt(m, nd, ND_OPT_SLLA) &&
+	    memcmp(ip6h->src_addr, unspec, 16) != 0) {
+		memcpy(ip6, ip6h->src_addr, 16);
+		*mac = nd->opt_mac;
+		return 2;
+	}
+	if (nd->type == ICMP6_NA && nd_has_opt(m, nd, ND_OPT_TLLA)) {
+		memcpy(ip6, nd->target, 16);
+		*mac = nd->opt_mac;
+		return 2;
+	}
+	return 0;
+}

@@ -1,0 +1,76 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#ifndef QPIO_GW_SITE_H
+#define QPIO_GW_SITE_H
+
+/*
+ * One router half of qpio-gateway: the eth port of a site, its end of
+ * the RC link, its routes and its neighbors. One lcore polls a site; the
+ * two sites share nothing but the link.
+ */
+
+#include <stdint.h>
+
+#include <rte_ether.h>
+#include <rte_lpm.h>
+#include <rte_lpm6.h>
+#include <rte_mempool.h>
+
+#include "gw.h"
+
+#define GW_BURST 32
+#define GW_MAX_NEIGH 64
+#define GW_TX_BUF 64
+
+/** A neighbor on the site's interface, learned or being resolved. */
+struct gw_neigh {
+	uint8_t family;            /**< 0 (free), AF_INET or AF_INET6 */
+	uint8_t valid;             /**< mac known */
+	uint32_t ip4;              /**< network order */
+	uint8_t ip6[16];
+	struct rte_ether_addr mac;
+	struct rte_mbuf *pending;  /**< one packet held until resolved */
+	uint64_t asked_tsc;        /**< last ARP request / NS sent */
+};
+
+/** Counters of one site; every packet lands in exactly one drop or tx. */
+struct gw_site_stats {
+	uint64_t eth_rx, link_rx;          /**< frames received */
+	uint64_t eth_tx, link_tx;          /**< frames sent */
+	uint64_t fwd4, fwd6;               /**< packets routed */
+	uint64_t arp_replies, arp_requests;
+	uint64_t nd_adverts, nd_solicits;
+	uint64_t ttl_drops;                /**< TTL / hop limit 1 or 0 */
+	uint64_t bad_drops;                /**< malformed headers */
+	uint64_t no_route;                 /**< no route, or link -> link */
+	uint64_t local;                    /**< for the gateway, not answered */
+	uint64_t other;                    /**< neither IPv4, IPv6 nor ARP */
+	uint64_t neigh_drops;              /**< held packet replaced, table full */
+	uint64_t tx_drops;                 /**< port did not take them */
+};
+
+struct gw_site {
+	char name;                         /**< 'a' or 'b' */
+	uint16_t eth_port;
+	uint16_t link_port;
+	struct rte_ether_addr mac;         /**< of the eth port */
+	struct rte_ether_addr link_mac;    /**< of the peer link port */
+	const struct gw_site_conf *conf;
+	struct rte_lpm *lpm4;
+	struct rte_lpm6 *lpm6;
+	struct rte_mempool *mp;            /**< for ARP requests and NS */
+	uint64_t resolve_gap;              /**< TSC cycles between asks */
+	struct gw_neigh neigh[GW_MAX_NEIGH];
+	struct rte_mbuf *eth_txb[GW_TX_BUF];
+	uint16_t eth_txn;
+	struct rte_mbuf *link_txb[GW_TX_BUF];
+	uint16_t link_txn;
+	struct gw_site_stats st;
+};
+
+/** One poll: a burst from each port, routed, and the tx buffers sent. */
+void gw_site_poll(struct gw_site *s);
+
+/** Free the packets held for neighbors (at exit). */
+void gw_site_release(struct gw_site *s);
+
+#endif /* QPIO_GW_SITE_H */

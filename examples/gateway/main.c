@@ -1,0 +1,356 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * qpio-gateway: an L3 gateway between two sites over an RC link.
+ *
+ *   qpio-gateway [EAL args] -- --conf FILE --iface-a IF --iface-b IF
+ *                [--pmd auto|af_xdp|af_packet] [--duration SECONDS]
+ *
+ * Site a and site b are each a router half: an eth port over a DPDK PMD
+ * on the site's interface (net_af_xdp, or net_af_packet where AF_XDP
+ * cannot be set up; chosen at start and printed) and one end of an RC
+ * link of two soft-NIC qp ports (qp0 for a, qp1 for b). Routes come from
+ * the configuration file (gw_conf.c). Sites run on the worker lcores in
+ * turn (both on one when there is one), or on the main lcore without
+ * workers. SIGINT/SIGTERM or --duration end the run; counters and the
+ * mbuf accounting are printed at exit.
+ */
+
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <rte_cycles.h>
+#include <rte_eal.h>
+#include <rte_errno.h>
+#include <rte_launch.h>
+#include <rte_lcore.h>
+#include <rte_malloc.h>
+#include <rte_mbuf.h>
+
+#include "qpio_port.h"
+#include "gw.h"
+#include "gw_site.h"
+
+#define NB_MBUFS 16383u
+#define ETH_DESC 1024u
+#define LINK_DESC 512u
+
+static volatile int quit;
+
+struct gw_opts {
+	const char *conf;
+	const char *iface[GW_NB_SITES];
+	const char *pmd;          /* "auto", "af_xdp", "af_packet" */
+	double duration;          /* 0: until a signal */
+};
+
+static struct gw_conf conf;
+static struct gw_site sites[GW_NB_SITES];
+static struct gw_site *lcore_sites[RTE_MAX_LCORE][GW_NB_SITES];
+static unsigned int lcore_nb_sites[RTE_MAX_LCORE];
+
+static void
+on_signal(int sig)
+{
+	RTE_SET_USED(sig);
+	quit = 1;
+}
+
+static void
+usage(const char *prog)
+{
+	printf("Usage: %s [EAL args] -- --conf FILE --iface-a IF --iface-b IF\n"
+	       "       [--pmd auto|af_xdp|af_packet] [--duration SECONDS]\n"
+	       "  --conf FILE      routes and addresses (doc/guides/sample_app_ug/"
+	       "gateway.rst)\n"
+	       "  --iface-a IF     interface of site a (a veth end)\n"
+	       "  --iface-b IF     interface of site b\n"
+	       "  --pmd P          auto: net_af_xdp, else net_af_packet [auto]\n"
+	       "  --duration S     stop after S seconds [until SIGINT/SIGTERM]\n",
+	       prog);
+}
+
+static int
+parse_args(int argc, char **argv, struct gw_opts *o)
+{
+	static const struct option longopts[] = {
+		{ "conf", required_argument, NULL, 'c' },
+		{ "iface-a", required_argument, NULL, 'a' },
+		{ "iface-b", required_argument, NULL, 'b' },
+		{ "pmd", required_argument, NULL, 'p' },
+		{ "duration", required_argument, NULL, 'd' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	char *end;
+	int c;
+
+	memset(o, 0, sizeof(*o));
+	o->pmd = "auto";
+	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'c': o->conf = optarg; break;
+		case 'a': o->iface[0] = optarg; break;
+		case 'b': o->iface[1] = optarg; break;
+		case 'p': o->pmd = optarg; break;
+		case 'd':
+			o->duration = strtod(optarg, &end);
+			if (*end != '\0' || o->duration < 0) {
+				fprintf(stderr, "gateway: --duration=%s: want "
+					"seconds >= 0\n", optarg);
+				return -1;
+			}
+			break;
+		case 'h': usage(argv[0]); return 1;
+		default: usage(argv[0]); return -1;
+		}
+	}
+	if (o->conf == NULL || o->iface[0] == NULL || o->iface[1] == NULL) {
+		fprintf(stderr, "gateway: --conf, --iface-a and --iface-b are "
+			"required (see --help)\n");
+		return -1;
+	}
+	if (strcmp(o->pmd, "auto") != 0 && strcmp(o->pmd, "af_xdp") != 0 &&
+	    strcmp(o->pmd, "af_packet") != 0) {
+		fprintf(stderr, "gateway: --pmd=%s: want auto, af_xdp or "
+			"af_packet\n", o->pmd);
+		return -1;
+	}
+	return 0;
+}
+
+/* Configure one queue each way and set it up. */
+static int
+port_setup(uint16_t id, uint16_t nb_desc, struct rte_mempool *mp)
+{
+	struct qpio_port_info info;
+	int ret;
+
+	ret = qpio_port_info_get(id, &info);
+	if (ret == 0)
+		ret = qpio_port_configure(id, 1, 1, NULL);
+	nb_desc = RTE_MAX(RTE_MIN(nb_desc, info.max_desc), info.min_desc);
+	if (ret == 0)
+		ret = qpio_port_rx_queue_setup(id, 0, nb_desc, SOCKET_ID_ANY,
+					       mp);
+	if (ret == 0)
+		ret = qpio_port_tx_queue_setup(id, 0, nb_desc, SOCKET_ID_ANY);
+	return ret;
+}
+
+/* The eth port of site s on its interface, through the PMD chosen. */
+static int
+eth_port_create(unsigned int s, const struct gw_opts *o)
+{
+	static const char *const pmds[] = { "af_xdp", "af_packet" };
+	char devargs[256];
+	unsigned int i;
+	int id = -ENODEV;
+
+	for (i = 0; i < RTE_DIM(pmds); i++) {
+		if (strcmp(o->pmd, "auto") != 0 && strcmp(o->pmd, pmds[i]) != 0)
+			continue;
+		snprintf(devargs, sizeof(devargs),
+			 "eth%u,vdev=net_%s%u,iface=%s", s, pmds[i], s,
+			 o->iface[s]);
+		id = qpio_port_create(devargs);
+		if (id >= 0) {
+			printf("site %c: port eth%u on %s through net_%s\n",
+			       'a' + s, s, o->iface[s], pmds[i]);
+			return id;
+		}
+		printf("site %c: net_%s on %s unavailable (%s)%s\n", 'a' + s,
+		       pmds[i], o->iface[s], strerror(-id),
+		       i + 1 < RTE_DIM(pmds) && strcmp(o->pmd, "auto") == 0 ?
+		       ", trying the next PMD" : "");
+	}
+	return id;
+}
+
+static int
+site_lcore(void *arg)
+{
+	unsigned int lc = rte_lcore_id(), i;
+
+	RTE_SET_USED(arg);
+	while (!quit)
+		for (i = 0; i < lcore_nb_sites[lc]; i++)
+			gw_site_poll(lcore_sites[lc][i]);
+	return 0;
+}
+
+static void
+stats_print(const struct gw_site *s)
+{
+	const struct gw_site_stats *st = &s->st;
+
+	printf("site %c: eth rx %lu tx %lu, link rx %lu tx %lu, routed ipv4 "
+	       "%lu ipv6 %lu\n", s->name, st->eth_rx, st->eth_tx, st->link_rx,
+	       st->link_tx, st->fwd4, st->fwd6);
+	printf("site %c: arp replies %lu requests %lu, nd adverts %lu "
+	       "solicits %lu\n", s->name, st->arp_replies, st->arp_requests,
+	       st->nd_adverts, st->nd_solicits);
+	printf("site %c: drops ttl %lu bad %lu no_route %lu neigh %lu tx %lu; "
+	       "local %lu other %lu\n", s->name, st->ttl_drops, st->bad_drops,
+	       st->no_route, st->neigh_drops, st->tx_drops, st->local,
+	       st->other);
+}
+
+/* Wait until both link ends report up (the RC connection is made when
+ * both have started). */
+static int
+link_wait(uint16_t a, uint16_t b)
+{
+	struct qpio_port_link la, lb;
+	unsigned int i;
+
+	for (i = 0; i < 5000; i++) {
+		qpio_port_link_get(a, &la);
+		qpio_port_link_get(b, &lb);
+		if (la.up && lb.up)
+			return 0;
+		rte_delay_us_sleep(1000);
+	}
+	return -ETIMEDOUT;
+}
+
+int
+main(int argc, char **argv)
+{
+	struct rte_mempool *mp = NULL;
+	char err[512], name[32];
+	struct gw_opts o;
+	unsigned int s, lc, nb_workers = 0, k = 0;
+	unsigned int workers[RTE_MAX_LCORE];
+	uint64_t t_end;
+	int ret, status = 1, link[GW_NB_SITES] = { -1, -1 };
+	int eth[GW_NB_SITES] = { -1, -1 };
+
+	ret = rte_eal_init(argc, argv);
+	if (ret < 0) {
+		fprintf(stderr, "gateway: EAL init failed: %s\n",
+			rte_strerror(rte_errno));
+		return 1;
+	}
+	ret = parse_args(argc - ret, argv + ret, &o);
+	if (ret != 0) {
+		rte_eal_cleanup();
+		return ret > 0 ? 0 : 2;
+	}
+	ret = gw_conf_load(o.conf, &conf, err, sizeof(err));
+	if (ret < 0) {
+		fprintf(stderr, "gateway: %s\n", err);
+		rte_eal_cleanup();
+		return 2;
+	}
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
+
+	mp = rte_pktmbuf_pool_create("gw_pool", NB_MBUFS, 256, 0,
+				     RTE_MBUF_DEFAULT_BUF_SIZE, rte_socket_id());
+	if (mp == NULL) {
+		fprintf(stderr, "gateway: mbuf pool: %s\n",
+			rte_strerror(rte_errno));
+		goto out;
+	}
+	for (s = 0; s < GW_NB_SITES; s++) {
+		struct gw_site *site = &sites[s];
+
+		eth[s] = eth_port_create(s, &o);
+		if (eth[s] < 0)
+			goto out;
+		snprintf(name, sizeof(name), "qp%u,dev=soft0,qp=rc,peer=qp%u", s,
+			 s ^ 1u);
+		link[s] = qpio_port_create(name);
+		if (link[s] < 0) {
+			fprintf(stderr, "gateway: link port qp%u: %s\n", s,
+				strerror(-link[s]));
+			goto out;
+		}
+		if (port_setup(eth[s], ETH_DESC, mp) < 0 ||
+		    port_setup(link[s], LINK_DESC, mp) < 0) {
+			fprintf(stderr, "gateway: site %c: port setup failed\n",
+				'a' + s);
+			goto out;
+		}
+		site->name = (char)('a' + s);
+		site->eth_port = (uint16_t)eth[s];
+		site->link_port = (uint16_t)link[s];
+		site->conf = &conf.site[s];
+		site->mp = mp;
+		site->resolve_gap = rte_get_tsc_hz() / 10;
+		qpio_port_macaddr_get(site->eth_port, &site->mac);
+		snprintf(name, sizeof(name), "gw_%c", site->name);
+		if (gw_lpm_build(site->conf, name, rte_socket_id(),
+				 &site->lpm4, &site->lpm6) < 0)
+			goto out;
+	}
+	for (s = 0; s < GW_NB_SITES; s++)
+		qpio_port_macaddr_get(sites[s ^ 1].link_port,
+				      &sites[s].link_mac);
+	for (s = 0; s < GW_NB_SITES; s++)
+		if (qpio_port_start(eth[s]) < 0 ||
+		    qpio_port_start(link[s]) < 0) {
+			fprintf(stderr, "gateway: site %c: start failed\n",
+				'a' + s);
+			goto out;
+		}
+	if (link_wait(link[0], link[1]) < 0) {
+		fprintf(stderr, "gateway: RC link qp0 <-> qp1 did not come up\n");
+		goto out;
+	}
+	printf("RC link qp0 <-> qp1 up (soft0)\n");
+
+	RTE_LCORE_FOREACH_WORKER(lc)
+		workers[nb_workers++] = lc;
+	for (s = 0; s < GW_NB_SITES; s++) {
+		lc = nb_workers > 0 ? workers[s % nb_workers] :
+			rte_get_main_lcore();
+		lcore_sites[lc][lcore_nb_sites[lc]++] = &sites[s];
+		printf("site %c on lcore %u\n", 'a' + s, lc);
+	}
+	printf("gateway running\n");
+	fflush(stdout);
+	for (k = 0; k < nb_workers; k++)
+		if (lcore_nb_sites[workers[k]] > 0)
+			rte_eal_remote_launch(site_lcore, NULL, workers[k]);
+	t_end = o.duration > 0 ?
+		rte_get_tsc_cycles() + (uint64_t)(o.duration * rte_get_tsc_hz()) :
+		UINT64_MAX;
+	if (nb_workers == 0) {
+		lc = rte_get_main_lcore();
+		while (!quit && rte_get_tsc_cycles() < t_end)
+			for (s = 0; s < lcore_nb_sites[lc]; s++)
+				gw_site_poll(lcore_sites[lc][s]);
+	} else {
+		while (!quit && rte_get_tsc_cycles() < t_end)
+			rte_delay_us_sleep(10000);
+	}
+	quit = 1;
+	rte_eal_mp_wait_lcore();
+	for (s = 0; s < GW_NB_SITES; s++)
+		stats_print(&sites[s]);
+	status = 0;
+out:
+	for (s = 0; s < GW_NB_SITES; s++) {
+		gw_site_release(&sites[s]);
+		if (eth[s] >= 0)
+			qpio_port_close(eth[s]);
+		if (link[s] >= 0)
+			qpio_port_close(link[s]);
+		rte_lpm_free(sites[s].lpm4);
+		rte_lpm6_free(sites[s].lpm6);
+	}
+	if (mp != NULL) {
+		printf("mbufs not returned to gw_pool: %u\n",
+		       rte_mempool_in_use_count(mp));
+		rte_mempool_free(mp);
+	}
+	fflush(stdout);
+	rte_eal_cleanup();
+	return status;
+}

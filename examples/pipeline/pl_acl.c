@@ -1,0 +1,341 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * qpio-pipeline classification: rules file loader, rte_acl context,
+ * 5-tuple extraction.
+ */
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_acl.h>
+#include <rte_ether.h>
+#include <rte_ip.h>
+
+#include "pl_acl.h"
+
+#define LINE_MAX_LEN 256
+
+enum { F_PROTO, F_SRC, F_DST, F_SPORT, F_DPORT, NB_FIELDS };
+
+RTE_ACL_RULE_DEF(pl_acl_rule, NB_FIELDS);
+
+static const struct rte_acl_field_def pl_field_defs[NB_FIELDS] = {
+	{ .type = RTE_ACL_FIELD_TYPE_BITMASK, .size = sizeof(uint8_t),
+	  .field_index = F_PROTO, .input_index = 0,
+	  .offset = offsetof(struct pl_key, proto) },
+	{ .type = RTE_ACL_FIELD_TYPE_MASK, .size = sizeof(uint32_t),
+	  .field_index = F_SRC, .input_index = 1,
+	  .offset = offsetof(struct pl_key, src) },
+	{ .type = RTE_ACL_FIELD_TYPE_MASK, .size = sizeof(uint32_t),
+	  .field_index = F_DST, .input_index = 2,
+	  .offset = offsetof(struct pl_key, dst) },
+	{ .type = RTE_ACL_FIELD_TYPE_RANGE, .size = sizeof(uint16_t),
+	  .field_index = F_SPORT, .input_index = 3,
+	  .offset = offsetof(struct pl_key, sport) },
+	{ .type = RTE_ACL_FIELD_TYPE_RANGE, .size = sizeof(uint16_t),
+	  .field_index = F_DPORT, .input_index = 3,
+	  .offset = offsetof(struct pl_key, dport) },
+};
+
+struct loader {
+	const char *path;
+	unsigned int line;
+	char *err;
+	size_t errlen;
+};
+
+static int
+refuse(struct loader *l, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	n = snprintf(l->err, l->errlen, "%s:%u: ", l->path, l->line);
+	if (n < 0 || (size_t)n >= l->errlen)
+		return -EINVAL;
+	va_start(ap, fmt);
+	vsnprintf(l->err + n, l->errlen - n, fmt, ap);
+	va_end(ap);
+	return -EINVAL;
+}
+
+static int
+proto_parse(struct loader *l, const char *t, struct pl_rule *r)
+{
+	static const struct { const char *name; uint8_t p; } names[] = {
+		{ "tcp", IPPROTO_TCP }, { "udp", IPPROTO_UDP },
+		{ "icmp", IPPROTO_ICMP }, { "sctp", IPPROTO_SCTP },
+	};
+	unsigned long v;
+	unsigned int i;
+	char *end;
+
+	if (strcmp(t, "any") == 0) {
+		r->proto_any = 1;
+		return 0;
+	}
+	for (i = 0; i < RTE_DIM(names); i++)
+		if (strcmp(t, names[i].name) == 0) {
+			r->proto = names[i].p;
+			return 0;
+		}
+	v = strtoul(t, &end, 10);
+	if (*t == '\0' || *end != '\0' || v > 255)
+		return refuse(l, "protocol '%s' unknown (tcp, udp, icmp, sctp, "
+			      "0..255 or any)", t);
+	r->proto = (uint8_t)v;
+	return 0;
+}
+
+static int
+addr_parse(struct loader *l, const char *what, char *t, uint32_t *addr,
+	   uint8_t *depth)
+{
+	char *slash, *end;
+	unsigned long d;
+	struct in_addr a;
+
+	if (strcmp(t, "any") == 0) {
+		*addr = 0;
+		*depth = 0;
+		return 0;
+	}
+	slash = strchr(t, '/');
+	if (slash == NULL)
+		return refuse(l, "%s '%s' needs a length (a.b.c.d/len) or any",
+			      what, t);
+	*slash = '\0';
+	if (inet_pton(AF_INET, t, &a) != 1)
+		return refuse(l, "%s '%s' is not an IPv4 address", what, t);
+	d = strtoul(slash + 1, &end, 10);
+	if (slash[1] == '\0' || *end != '\0' || d > 32)
+		return refuse(l, "%s length '%s' must be 0..32", what,
+			      slash + 1);
+	*addr = ntohl(a.s_addr);
+	*depth = (uint8_t)d;
+	if (d < 32 && (*addr & (UINT32_MAX >> d)) != 0)
+		return refuse(l, "%s %s/%lu has host bits set (give the network "
+			      "address)", what, t, d);
+	if (d == 0)
+		*addr = 0;
+	return 0;
+}
+
+static int
+port_parse(struct loader *l, const char *what, const char *t, uint16_t *lo,
+	   uint16_t *hi)
+{
+	unsigned long a, b;
+	char *end;
+
+	if (strcmp(t, "any") == 0) {
+		*lo = 0;
+		*hi = UINT16_MAX;
+		return 0;
+	}
+	a = strtoul(t, &end, 10);
+	if (end == t || a > UINT16_MAX)
+		goto bad;
+	b = a;
+	if (*end == '-') {
+		const char *s = end + 1;
+
+		b = strtoul(s, &end, 10);
+		if (end == s || b > UINT16_MAX)
+			goto bad;
+	}
+	if (*end != '\0')
+		goto bad;
+	if (a > b)
+		return refuse(l, "%s range '%s' has LO > HI", what, t);
+	*lo = (uint16_t)a;
+	*hi = (uint16_t)b;
+	return 0;
+bad:
+	return refuse(l, "%s '%s' must be N, LO-HI (0..65535) or any", what, t);
+}
+
+static int
+line_parse(struct loader *l, char *line, struct pl_rules *rules)
+{
+	char *f[7], *save = NULL, *tok, *hash;
+	struct pl_rule r;
+	unsigned int n = 0;
+	int ret;
+
+	hash = strchr(line, '#');
+	if (hash != NULL)
+		*hash = '\0';
+	for (tok = strtok_r(line, " \t\r\n", &save); tok != NULL && n < 7;
+	     tok = strtok_r(NULL, " \t\r\n", &save))
+		f[n++] = tok;
+	if (n == 0)
+		return 0;
+	if (n != 6)
+		return refuse(l, "want 6 fields: <permit|deny> <proto> <src> "
+			      "<dst> <sport> <dport>");
+	memset(&r, 0, sizeof(r));
+	r.line = l->line;
+	if (strcmp(f[0], "permit") == 0)
+		r.action = PL_PERMIT;
+	else if (strcmp(f[0], "deny") == 0)
+		r.action = PL_DENY;
+	else
+		return refuse(l, "action '%s' unknown (permit or deny)", f[0]);
+	ret = proto_parse(l, f[1], &r);
+	if (ret == 0)
+		ret = addr_parse(l, "source", f[2], &r.src, &r.src_depth);
+	if (ret == 0)
+		ret = addr_parse(l, "destination", f[3], &r.dst, &r.dst_depth);
+	if (ret == 0)
+		ret = port_parse(l, "source port", f[4], &r.sport_lo,
+				 &r.sport_hi);
+	if (ret == 0)
+		ret = port_parse(l, "destination port", f[5], &r.dport_lo,
+				 &r.dport_hi);
+	if (ret < 0)
+		return ret;
+	if (rules->nb == PL_MAX_RULES)
+		return refuse(l, "more than %u rules", PL_MAX_RULES);
+	rules->rule[rules->nb++] = r;
+	return 0;
+}
+
+int
+pl_rules_load(const char *path, struct pl_rules *rules, char *err,
+	      size_t errlen)
+{
+	struct loader l = { .path = path, .err = err, .errlen = errlen };
+	char line[LINE_MAX_LEN + 2];
+	FILE *f;
+	int ret = 0;
+
+	memset(rules, 0, sizeof(*rules));
+	f = fopen(path, "r");
+	if (f == NULL) {
+		snprintf(err, errlen, "%s: cannot open: %s", path,
+			 strerror(errno));
+		return -ENOENT;
+	}
+	while (fgets(line, sizeof(line), f) != NULL) {
+		l.line++;
+		if (strchr(line, '\n') == NULL && !feof(f)) {
+			ret = refuse(&l, "line longer than %u characters",
+				     LINE_MAX_LEN);
+			break;
+		}
+		ret = line_parse(&l, line, rules);
+		if (ret < 0)
+			break;
+	}
+	fclose(f);
+	if (ret == 0 && rules->nb == 0) {
+		snprintf(err, errlen, "%s: no rule (every packet would be "
+			 "dropped; add 'permit any any any any any')", path);
+		ret = -EINVAL;
+	}
+	return ret;
+}
+
+struct rte_acl_ctx *
+pl_acl_build(const struct pl_rules *rules, const char *name, int socket_id)
+{
+	struct rte_acl_param prm = {
+		.name = name,
+		.socket_id = socket_id,
+		.rule_size = RTE_ACL_RULE_SZ(NB_FIELDS),
+		.max_rule_num = PL_MAX_RULES,
+	};
+	struct rte_acl_config cfg;
+	struct rte_acl_ctx *ctx;
+	unsigned int i;
+	int ret;
+
+	ctx = rte_acl_create(&prm);
+	if (ctx == NULL) {
+		fprintf(stderr, "pipeline: rte_acl_create(%s) failed\n", name);
+		return NULL;
+	}
+	for (i = 0; i < rules->nb; i++) {
+		const struct pl_rule *r = &rules->rule[i];
+		struct pl_acl_rule ar;
+
+		memset(&ar, 0, sizeof(ar));
+		ar.data.category_mask = 1;
+		ar.data.priority = RTE_ACL_MAX_PRIORITY - (int32_t)i;
+		ar.data.userdata = i + 1;
+		ar.field[F_PROTO].value.u8 = r->proto;
+		ar.field[F_PROTO].mask_range.u8 = r->proto_any ? 0 : 0xff;
+		ar.field[F_SRC].value.u32 = r->src;
+		ar.field[F_SRC].mask_range.u32 = r->src_depth;
+		ar.field[F_DST].value.u32 = r->dst;
+		ar.field[F_DST].mask_range.u32 = r->dst_depth;
+		ar.field[F_SPORT].value.u16 = r->sport_lo;
+		ar.field[F_SPORT].mask_range.u16 = r->sport_hi;
+		ar.field[F_DPORT].value.u16 = r->dport_lo;
+		ar.field[F_DPORT].mask_range.u16 = r->dport_hi;
+		ret = rte_acl_add_rules(ctx, (struct rte_acl_rule *)&ar, 1);
+		if (ret != 0) {
+			fprintf(stderr, "pipeline: rte_acl_add_rules (line %u): "
+				"%s\n", r->line, strerror(-ret));
+			rte_acl_free(ctx);
+			return NULL;
+		}
+	}
+	memset(&cfg, 0, sizeof(cfg));
+	cfg.num_categories = 1;
+	cfg.num_fields = NB_FIELDS;
+	memcpy(cfg.defs, pl_field_defs, sizeof(pl_field_defs));
+	ret = rte_acl_build(ctx, &cfg);
+	if (ret != 0) {
+		fprintf(stderr, "pipeline: rte_acl_build: %s\n", strerror(-ret));
+		rte_acl_free(ctx);
+		return NULL;
+	}
+	return ctx;
+}
+
+enum pl_parse
+pl_key_get(const struct rte_mbuf *m, struct pl_key *key)
+{
+	const uint8_t *p = rte_pktmbuf_mtod(m, const uint8_t *);
+	uint32_t len = rte_pktmbuf_data_len(m), off = RTE_ETHER_HDR_LEN;
+	const struct rte_ipv4_hdr *ip;
+	uint16_t type, frag;
+	uint32_t ihl;
+
+	if (len < RTE_ETHER_HDR_LEN)
+		return PL_NOT_IPV4;
+	type = (uint16_t)(p[12] << 8 | p[13]);
+	if (type == RTE_ETHER_TYPE_VLAN) {
+		if (len < RTE_ETHER_HDR_LEN + 4)
+			return PL_NOT_IPV4;
+		type = (uint16_t)(p[16] << 8 | p[17]);
+		off += 4;
+	}
+	if (type != RTE_ETHER_TYPE_IPV4)
+		return PL_NOT_IPV4;
+	if (len < off + sizeof(*ip))
+		return PL_BAD;
+	ip = (const struct rte_ipv4_hdr *)(p + off);
+	ihl = (ip->version_ihl & 0x0f) * 4u;
+	if ((ip->version_ihl >> 4) != 4 || ihl < sizeof(*ip) ||
+	    len < off + ihl)
+		return PL_BAD;
+	memset(key, 0, sizeof(*key));
+	key->proto = ip->next_proto_id;
+	key->src = ip->src_addr;
+	key->dst = ip->dst_addr;
+	frag = rte_be_to_cpu_16(ip->fragment_offset) & RTE_IPV4_HDR_OFFSET_MASK;
+	if (frag == 0 && len >= off + ihl + 4 &&
+	    (key->proto == IPPROTO_TCP || key->proto == IPPROTO_UDP ||
+	     key->proto == IPPROTO_SCTP)) {
+		memcpy(&key->sport, p + off + ihl, 2);
+		memcpy(&key->dport, p + off + ihl + 2, 2);
+	}
+	return PL_IPV4;
+}

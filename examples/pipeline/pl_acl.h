@@ -1,0 +1,99 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#ifndef QPIO_PL_ACL_H
+#define QPIO_PL_ACL_H
+
+/*
+ * qpio-pipeline classification: IPv4 5-tuple rules from a file, an
+ * rte_acl context built from them, and the 5-tuple of a frame.
+ */
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <rte_mbuf.h>
+
+/** Most rules a file may hold. */
+#define PL_MAX_RULES 1024
+
+enum pl_action {
+	PL_PERMIT = 1,
+	PL_DENY = 2,
+};
+
+/** One rule, fields in host byte order. */
+struct pl_rule {
+	uint8_t action;           /**< enum pl_action */
+	uint8_t proto;            /**< with proto_any 0: this protocol */
+	uint8_t proto_any;
+	uint8_t src_depth;        /**< 0: any */
+	uint8_t dst_depth;
+	uint32_t src;
+	uint32_t dst;
+	uint16_t sport_lo, sport_hi;
+	uint16_t dport_lo, dport_hi;
+	unsigned int line;        /**< line in the file */
+};
+
+/** The rules of a file, first line first (first match wins). */
+struct pl_rules {
+	struct pl_rule rule[PL_MAX_RULES];
+	unsigned int nb;
+};
+
+/**
+ * The IPv4 5-tuple rte_acl reads, in network byte order (rte_acl wants
+ * input data in network order and rules in host order). The first field
+ * is one byte, as rte_acl requires; the others fill 4-byte groups.
+ */
+struct pl_key {
+	uint8_t proto;
+	uint8_t pad[3];
+	uint32_t src;
+	uint32_t dst;
+	uint16_t sport;
+	uint16_t dport;
+};
+
+/**
+ * Load a rules file. One rule a line, '#' starts a comment:
+ *
+ *   <permit|deny> <proto> <src> <dst> <sport> <dport>
+ *
+ * proto: tcp, udp, icmp, sctp, a number 0..255, or any. src, dst:
+ * a.b.c.d/len or any. sport, dport: N, LO-HI (0..65535) or any. The first
+ * matching line decides; a packet no line matches is dropped (counted as
+ * no_match).
+ *
+ * @param err buffer for the refusal, "FILE:LINE: rule (fix)".
+ * @return 0; -ENOENT (cannot open); -EINVAL (wrong field count, unknown
+ *   action or protocol, bad address or length, host bits set, bad port or
+ *   LO > HI, more than PL_MAX_RULES rules, no rule at all).
+ */
+int pl_rules_load(const char *path, struct pl_rules *rules, char *err,
+		  size_t errlen);
+
+struct rte_acl_ctx;
+
+/**
+ * Build an rte_acl context (one category) from the rules: rule i gets
+ * userdata i + 1 and a priority that makes earlier lines win.
+ * @return the context, or NULL (message on stderr).
+ */
+struct rte_acl_ctx *pl_acl_build(const struct pl_rules *rules,
+				 const char *name, int socket_id);
+
+/** What pl_key_get() found. */
+enum pl_parse {
+	PL_IPV4 = 0,       /**< key filled */
+	PL_NOT_IPV4,       /**< not IPv4 (after at most one VLAN tag) */
+	PL_BAD,            /**< IPv4 header truncated or malformed */
+};
+
+/**
+ * Extract the 5-tuple of an Ethernet frame (one VLAN tag skipped).
+ * Ports are those of TCP, UDP and SCTP in the first fragment when the
+ * frame holds them, else 0.
+ */
+enum pl_parse pl_key_get(const struct rte_mbuf *m, struct pl_key *key);
+
+#endif /* QPIO_PL_ACL_H */

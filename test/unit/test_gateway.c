@@ -1,0 +1,563 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * examples/gateway: the route file loader and its refusals, the lookup
+ * tables, TTL / hop-limit decrement with the IPv4 checksum update, ARP
+ * and neighbor discovery answers (exact bytes), and one router half on
+ * ring ports (TTL 1 dropped and counted, neighbor resolution).
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <rte_ip.h>
+#include <rte_lpm.h>
+#include <rte_lpm6.h>
+#include <rte_mbuf.h>
+#include <rte_ring.h>
+
+#include "qpio_port.h"
+#include "gw.h"
+#include "gw_site.h"
+#include "test_common.h"
+
+TestSuite(gateway_conf);
+TestSuite(gateway_pkt, .init = qt_eal_init, .fini = qt_eal_fini);
+
+static char conf_path[64];
+
+/* Write text to a fresh file and load it. */
+static int
+load(const char *text, struct gw_conf *c, char *err, size_t errlen)
+{
+	FILE *f;
+
+	snprintf(conf_path, sizeof(conf_path), "/tmp/qpio-gw-%d.conf",
+		 getpid());
+	f = fopen(conf_path, "w");
+	cr_assert_not_null(f);
+	fputs(text, f);
+	fclose(f);
+	return gw_conf_load(conf_path, c, err, errlen);
+}
+
+static const char good_conf[] =
+	"# comment\n"
+	"a addr  10.1.0.1/24   # site a\n"
+	"a addr  fd00:1::1/64\n"
+	"a route 10.2.0.0/24 link\n"
+	"a route fd00:2::/64 link\n"
+	"\n"
+	"b addr 10.2.0.1/24\n"
+	"b route 0.0.0.0/0 link\n"
+	"b route 192.168.7.0/24 eth\n";
+
+Test(gateway_conf, loads_exact_entries)
+{
+	struct gw_conf c;
+	char err[256];
+
+	cr_assert_eq(load(good_conf, &c, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(c.site[0].nb_addr4, 1);
+	cr_assert_eq(c.site[0].nb_addr6, 1);
+	cr_assert_eq(c.site[0].nb_route4, 2);
+	cr_assert_eq(c.site[0].nb_route6, 2);
+	cr_assert_eq(c.site[0].addr4[0].ip4, htonl(0x0a010001));
+	cr_assert_eq(c.site[0].addr4[0].depth, 24);
+	/* The addr line added its on-link prefix, host bits cleared. */
+	cr_assert_eq(c.site[0].route4[0].ip4, htonl(0x0a010000));
+	cr_assert_eq(c.site[0].route4[0].nh, GW_NH_ETH);
+	cr_assert_eq(c.site[0].route4[1].ip4, htonl(0x0a020000));
+	cr_assert_eq(c.site[0].route4[1].nh, GW_NH_LINK);
+	cr_assert_eq(c.site[0].route6[0].ip6[1], 0x00);
+	cr_assert_eq(c.site[0].route6[0].ip6[3], 0x01);
+	cr_assert_eq(c.site[0].route6[0].ip6[15], 0x00);
+	cr_assert_eq(c.site[0].route6[1].nh, GW_NH_LINK);
+	cr_assert_eq(c.site[1].nb_addr4, 1);
+	cr_assert_eq(c.site[1].nb_addr6, 0);
+	cr_assert_eq(c.site[1].nb_route4, 3);
+	cr_assert_eq(c.site[1].route4[1].depth, 0);
+	cr_assert_eq(c.site[1].route4[2].nh, GW_NH_ETH);
+	unlink(conf_path);
+}
+
+/* Each bad file with the message its refusal must carry. */
+static const struct {
+	const char *text;
+	const char *msg;
+} bad_confs[] = {
+	{ "c addr 10.0.0.1/24\n", ":1: site 'c' unknown (sites are a and b)" },
+	{ "a\n", ":1: missing kind (addr or route)" },
+	{ "a via 10.0.0.1/24\n", ":1: kind 'via' unknown" },
+	{ "a addr 10.0.0.1\n", ":1: '10.0.0.1' needs a prefix length" },
+	{ "a addr 10.0.0.300/24\n", "'10.0.0.300' is not an IPv4 or IPv6" },
+	{ "a addr 10.0.0.1/33\n", "prefix length '33' must be 0..32" },
+	{ "a addr 10.0.0.1/\n", "prefix length '' must be 0..32" },
+	{ "a addr fd00::1/129\n", "prefix length '129' must be 0..128" },
+	{ "a addr 10.0.0.1/32\n", "interface address needs a length in 1..31" },
+	{ "a addr 10.0.0.1/24 x\n", "addr takes one field" },
+	{ "a addr 10.1.0.1/24\na route 10.2.0.1/24 link\n",
+	  ":2: route prefix has host bits set beyond /24" },
+	{ "a addr 10.1.0.1/24\na route fd00:2::1/64 link\n",
+	  ":2: route prefix has host bits set beyond /64" },
+	{ "a addr 10.1.0.1/24\na route 10.2.0.0/24 via\n",
+	  ":2: next hop 'via' unknown" },
+	{ "a addr 10.1.0.1/24\na route 10.2.0.0/24\n",
+	  ":2: route takes two fields" },
+	{ "a addr 10.1.0.1/24\na route 10.1.0.0/24 eth\n",
+	  ":2: route 10.1.0.0/24 given twice" },
+	{ "a addr 10.1.0.1/24 a b c d\n", ":1: too many fields" },
+	{ "a addr 10.1.0.1/24\n", "site b has no IPv4 address" },
+	{ "a addr fd00::1/64\nb addr 10.2.0.1/24\n",
+	  "site a has no IPv4 address" },
+};
+
+Test(gateway_conf, refusals_named)
+{
+	struct gw_conf c;
+	char err[256], *longline;
+	unsigned int i;
+
+	for (i = 0; i < RTE_DIM(bad_confs); i++) {
+		err[0] = '\0';
+		cr_assert_eq(load(bad_confs[i].text, &c, err, sizeof(err)),
+			     -EINVAL, "case %u", i);
+		cr_assert_not_null(strstr(err, bad_confs[i].msg),
+				   "case %u: '%s' lacks '%s'", i, err,
+				   bad_confs[i].msg);
+		cr_assert_not_null(strstr(err, conf_path), "case %u", i);
+	}
+	longline = malloc(400);
+	cr_assert_not_null(longline);
+	memset(longline, '#', 399);
+	longline[399] = '\0';
+	cr_assert_eq(load(longline, &c, err, sizeof(err)), -EINVAL);
+	cr_assert_not_null(strstr(err, ":1: line longer than 256"), "%s", err);
+	free(longline);
+	unlink(conf_path);
+	cr_assert_eq(gw_conf_load("/nonexistent/gw.conf", &c, err,
+				  sizeof(err)), -ENOENT);
+	cr_assert_not_null(strstr(err, "/nonexistent/gw.conf: cannot open"));
+}
+
+Test(gateway_pkt, lpm_tables_route_as_configured)
+{
+	struct rte_lpm *l4;
+	struct rte_lpm6 *l6;
+	struct gw_conf c;
+	uint8_t ip6[16];
+	uint32_t nh;
+	char err[256];
+
+	cr_assert_eq(load(good_conf, &c, err, sizeof(err)), 0, "%s", err);
+	unlink(conf_path);
+	cr_assert_eq(gw_lpm_build(&c.site[0], "ta", SOCKET_ID_ANY, &l4, &l6),
+		     0);
+	cr_assert_eq(rte_lpm_lookup(l4, 0x0a010009, &nh), 0);
+	cr_assert_eq(nh, GW_NH_ETH);
+	cr_assert_eq(rte_lpm_lookup(l4, 0x0a0200fe, &nh), 0);
+	cr_assert_eq(nh, GW_NH_LINK);
+	cr_assert_eq(rte_lpm_lookup(l4, 0x0a030001, &nh), -ENOENT);
+	inet_pton(AF_INET6, "fd00:2::77", ip6);
+	cr_assert_eq(rte_lpm6_lookup(l6, ip6, &nh), 0);
+	cr_assert_eq(nh, GW_NH_LINK);
+	inet_pton(AF_INET6, "fd00:3::1", ip6);
+	cr_assert_eq(rte_lpm6_lookup(l6, ip6, &nh), -ENOENT);
+	rte_lpm_free(l4);
+	rte_lpm6_free(l6);
+	/* Site b's default route covers every address. */
+	cr_assert_eq(gw_lpm_build(&c.site[1], "tb", SOCKET_ID_ANY, &l4, &l6),
+		     0);
+	cr_assert_eq(rte_lpm_lookup(l4, 0xc0a80705, &nh), 0);
+	cr_assert_eq(nh, GW_NH_ETH);
+	cr_assert_eq(rte_lpm_lookup(l4, 0x01020304, &nh), 0);
+	cr_assert_eq(nh, GW_NH_LINK);
+	cr_assert_eq(rte_lpm_lookup(l4, 0xfe000001, &nh), 0);
+	cr_assert_eq(nh, GW_NH_LINK);
+	rte_lpm_free(l4);
+	rte_lpm6_free(l6);
+}
+
+/* Hex string to bytes; returns the length. */
+static size_t
+unhex(const char *hex, uint8_t *out)
+{
+	size_t n = 0;
+	unsigned int b;
+
+	while (hex[0] != '\0' && sscanf(hex, "%2x", &b) == 1) {
+		out[n++] = (uint8_t)b;
+		hex += 2;
+	}
+	return n;
+}
+
+static struct rte_mempool *
+pool(void)
+{
+	struct rte_mempool *mp = rte_pktmbuf_pool_create("gw_test", 511, 0, 0,
+			RTE_MBUF_DEFAULT_BUF_SIZE, SOCKET_ID_ANY);
+
+	cr_assert_not_null(mp);
+	return mp;
+}
+
+static struct rte_mbuf *
+mbuf_of(struct rte_mempool *mp, const uint8_t *b, size_t len)
+{
+	struct rte_mbuf *m = rte_pktmbuf_alloc(mp);
+	char *p;
+
+	cr_assert_not_null(m);
+	p = rte_pktmbuf_append(m, (uint16_t)len);
+	cr_assert_not_null(p);
+	memcpy(p, b, len);
+	return m;
+}
+
+static void
+assert_bytes(const struct rte_mbuf *m, const char *hex)
+{
+	uint8_t want[256];
+	size_t n = unhex(hex, want);
+
+	cr_assert_eq(rte_pktmbuf_pkt_len(m), n, "length %u, want %zu",
+		     rte_pktmbuf_pkt_len(m), n);
+	cr_assert_eq(memcmp(rte_pktmbuf_mtod(m, void *), want, n), 0,
+		     "bytes differ");
+}
+
+#define V4_TTL64 "45000054abcd400040017ad50a0100020a020002"
+#define V4_TTL63 "45000054abcd40003f017bd50a0100020a020002"
+#define HOST_MAC "020000000a02"
+#define GW_MAC "02000000a001"
+
+Test(gateway_pkt, ttl_decrement_and_checksum_exact)
+{
+	struct rte_mempool *mp = pool();
+	uint8_t b[128] = { 0 };
+	struct rte_mbuf *m;
+	unsigned int ttl;
+
+	/* Ethernet header, then the IPv4 header (ICMP, 84 bytes total). */
+	unhex(V4_TTL64, b + 14);
+	m = mbuf_of(mp, b, 14 + 84);
+	cr_assert_eq(gw_ipv4_ttl_dec(m, 14), GW_FORWARD);
+	cr_assert_eq(memcmp(rte_pktmbuf_mtod_offset(m, uint8_t *, 14),
+			    (unhex(V4_TTL63, b), b), 20), 0);
+	/* Down to 1 the update equals a full recomputation. */
+	for (ttl = 63; ttl > 1; ttl--) {
+		struct rte_ipv4_hdr *ip = rte_pktmbuf_mtod_offset(m,
+				struct rte_ipv4_hdr *, 14);
+		uint16_t got;
+
+		cr_assert_eq(gw_ipv4_ttl_dec(m, 14), GW_FORWARD);
+		cr_assert_eq(ip->time_to_live, ttl - 1);
+		got = ip->hdr_checksum;
+		ip->hdr_checksum = 0;
+		cr_assert_eq(got, rte_ipv4_cksum(ip), "ttl %u", ttl - 1);
+		ip->hdr_checksum = got;
+	}
+	/* TTL 1 and 0: not forwarded, packet unchanged. */
+	memcpy(b, rte_pktmbuf_mtod_offset(m, uint8_t *, 14), 20);
+	cr_assert_eq(b[8], 1);
+	cr_assert_eq(gw_ipv4_ttl_dec(m, 14), GW_DROP_TTL);
+	cr_assert_eq(memcmp(rte_pktmbuf_mtod_offset(m, uint8_t *, 14), b, 20),
+		     0);
+	rte_pktmbuf_mtod_offset(m, uint8_t *, 14)[8] = 0;
+	cr_assert_eq(gw_ipv4_ttl_dec(m, 14), GW_DROP_TTL);
+	/* Malformed: version, IHL, total length beyond the frame. */
+	rte_pktmbuf_mtod_offset(m, uint8_t *, 14)[8] = 64;
+	rte_pktmbuf_mtod_offset(m, uint8_t *, 14)[0] = 0x65;
+	cr_assert_eq(gw_ipv4_ttl_dec(m, 14), GW_DROP_BAD);
+	rte_pktmbuf_mtod_offset(m, uint8_t *, 14)[0] = 0x44;
+	cr_assert_eq(gw_ipv4_ttl_dec(m, 14), GW_DROP_BAD);
+	rte_pktmbuf_mtod_offset(m, uint8_t *, 14)[0] = 0x45;
+	rte_pktmbuf_mtod_offset(m, uint8_t *, 14)[2] = 0x01;
+	cr_assert_eq(gw_ipv4_ttl_dec(m, 14), GW_DROP_BAD);
+	rte_pktmbuf_free(m);
+	/* A frame shorter than the header. */
+	m = mbuf_of(mp, b, 14 + 10);
+	cr_assert_eq(gw_ipv4_ttl_dec(m, 14), GW_DROP_BAD);
+	rte_pktmbuf_free(m);
+	rte_mempool_free(mp);
+}
+
+Test(gateway_pkt, ipv6_hop_limit)
+{
+	struct rte_mempool *mp = pool();
+	uint8_t b[128] = { 0 };
+	struct rte_mbuf *m;
+
+	b[14] = 0x60;
+	b[14 + 5] = 8;            /* payload length 8 */
+	b[14 + 6] = 58;
+	b[14 + 7] = 2;            /* hop limit */
+	m = mbuf_of(mp, b, 14 + 40 + 8);
+	cr_assert_eq(gw_ipv6_hop_dec(m, 14), GW_FORWARD);
+	cr_assert_eq(rte_pktmbuf_mtod_offset(m, uint8_t *, 21)[0], 1);
+	cr_assert_eq(gw_ipv6_hop_dec(m, 14), GW_DROP_TTL);
+	cr_assert_eq(rte_pktmbuf_mtod_offset(m, uint8_t *, 21)[0], 1);
+	rte_pktmbuf_mtod_offset(m, uint8_t *, 19)[0] = 9;  /* beyond frame */
+	cr_assert_eq(gw_ipv6_hop_dec(m, 14), GW_DROP_BAD);
+	rte_pktmbuf_free(m);
+	rte_mempool_free(mp);
+}
+
+Test(gateway_pkt, arp_answer_and_request_exact)
+{
+	struct rte_mempool *mp = pool();
+	struct rte_ether_addr gw, mac;
+	uint8_t b[64];
+	struct rte_mbuf *m;
+	uint32_t ip;
+	uint8_t ip6[16];
+	size_t n;
+
+	unhex(GW_MAC, gw.addr_bytes);
+	/* Host 10.1.0.2 asks who has 10.1.0.1. */
+	n = unhex("ffffffffffff" HOST_MAC "0806" "0001080006040001" HOST_MAC
+		  "0a010002" "000000000000" "0a010001", b);
+	cr_assert_eq(n, 42);
+	m = mbuf_of(mp, b, n);
+	cr_assert_eq(gw_neigh_learn(m, &ip, ip6, &mac), 1);
+	cr_assert_eq(ip, htonl(0x0a010002));
+	cr_assert_eq(memcmp(mac.addr_bytes, b + 6, 6), 0);
+	/* Not for 10.1.0.9: unchanged. */
+	cr_assert_eq(gw_arp_reply(m, &gw, htonl(0x0a010009)), 0);
+	cr_assert_eq(memcmp(rte_pktmbuf_mtod(m, void *), b, n), 0);
+	cr_assert_eq(gw_arp_reply(m, &gw, htonl(0x0a010001)), 1);
+	assert_bytes(m, HOST_MAC GW_MAC "0806" "0001080006040002" GW_MAC
+		     "0a010001" HOST_MAC "0a010002");
+	/* A reply is not answered again. */
+	cr_assert_eq(gw_arp_reply(m, &gw, htonl(0x0a010001)), 0);
+	rte_pktmbuf_free(m);
+	/* Truncated ARP: malformed. */
+	m = mbuf_of(mp, b, 30);
+	cr_assert_eq(gw_arp_reply(m, &gw, htonl(0x0a010001)), -1);
+	cr_assert_eq(gw_arp_request(m, &gw, htonl(0x0a020001),
+				    htonl(0x0a020002)), 0);
+	assert_bytes(m, "ffffffffffff" GW_MAC "0806" "0001080006040001" GW_MAC
+		     "0a020001" "000000000000" "0a020002");
+	rte_pktmbuf_free(m);
+	rte_mempool_free(mp);
+}
+
+#define HOST_NS "3333ff000001020000000a0286dd6000000000203afffd00000100000" \
+	"0000000000000000002ff0200000000000000000001ff0000018700739500000000" \
+	"fd0000010000000000000000000000010101020000000a02"
+#define GW_NA "020000000a0202000000a00186dd6000000000203afffd0000010000000" \
+	"00000000000000001fd00000100000000000000000000000288007c9860000000fd" \
+	"000001000000000000000000000001020102000000a001"
+#define GW_NS "3333ff00000202000000a00186dd6000000000203afffd0000020000000" \
+	"00000000000000001ff0200000000000000000001ff0000028700dd9200000000fd" \
+	"000002000000000000000000000002010102000000a001"
+
+Test(gateway_pkt, neighbor_discovery_exact)
+{
+	struct rte_mempool *mp = pool();
+	uint8_t b[128], me[16], other[16], sip[16], tip[16], ip6[16];
+	struct rte_ether_addr gw, mac;
+	struct rte_mbuf *m;
+	uint32_t ip;
+	size_t n;
+
+	unhex(GW_MAC, gw.addr_bytes);
+	inet_pton(AF_INET6, "fd00:1::1", me);
+	inet_pton(AF_INET6, "fd00:1::9", other);
+	n = unhex(HOST_NS, b);
+	cr_assert_eq(n, 86);
+	m = mbuf_of(mp, b, n);
+	cr_assert_eq(gw_neigh_learn(m, &ip, ip6, &mac), 2);
+	inet_pton(AF_INET6, "fd00:1::2", sip);
+	cr_assert_eq(memcmp(ip6, sip, 16), 0);
+	cr_assert_eq(memcmp(mac.addr_bytes, b + 6, 6), 0);
+	cr_assert_eq(gw_nd_advert(m, &gw, other), 0);
+	cr_assert_eq(gw_nd_advert(m, &gw, me), 1);
+	assert_bytes(m, GW_NA);
+	/* The answer teaches the asker's side: target and its MAC. */
+	cr_assert_eq(gw_neigh_learn(m, &ip, ip6, &mac), 2);
+	cr_assert_eq(memcmp(ip6, me, 16), 0);
+	cr_assert(rte_is_same_ether_addr(&mac, &gw));
+	/* Hop limit not 255: not neighbor discovery (RFC 4861 7.1.1). */
+	rte_pktmbuf_free(m);
+	b[14 + 7] = 64;
+	m = mbuf_of(mp, b, n);
+	cr_assert_eq(gw_nd_advert(m, &gw, me), 0);
+	inet_pton(AF_INET6, "fd00:2::1", sip);
+	inet_pton(AF_INET6, "fd00:2::2", tip);
+	cr_assert_eq(gw_nd_solicit(m, &gw, sip, tip), 0);
+	assert_bytes(m, GW_NS);
+	rte_pktmbuf_free(m);
+	rte_mempool_free(mp);
+}
+
+/* One router half on ring ports: ring0 is the site interface, ring1 the
+ * link; frames are fed into their rx rings and read from their tx rings. */
+struct site_rig {
+	struct rte_mempool *mp;
+	struct gw_conf conf;
+	struct gw_site s;
+	struct rte_ring *eth_in, *eth_out, *link_in, *link_out;
+	int eth, link;
+};
+
+static void
+rig_up(struct site_rig *r)
+{
+	char err[256];
+	int id;
+	struct rte_mempool *mp;
+
+	memset(r, 0, sizeof(*r));
+	r->mp = mp = pool();
+	cr_assert_eq(load(good_conf, &r->conf, err, sizeof(err)), 0);
+	unlink(conf_path);
+	r->eth = qpio_port_create("ring0");
+	r->link = qpio_port_create("ring1");
+	cr_assert_geq(r->eth, 0);
+	cr_assert_geq(r->link, 0);
+	for (id = r->eth; id <= r->link; id++) {
+		cr_assert_eq(qpio_port_configure(id, 1, 1, NULL), 0);
+		cr_assert_eq(qpio_port_rx_queue_setup(id, 0, 64, SOCKET_ID_ANY,
+						      mp), 0);
+		cr_assert_eq(qpio_port_tx_queue_setup(id, 0, 64, SOCKET_ID_ANY),
+			     0);
+		cr_assert_eq(qpio_port_start(id), 0);
+	}
+	r->eth_in = rte_ring_lookup("ring0_rx0");
+	r->eth_out = rte_ring_lookup("ring0_tx0");
+	r->link_in = rte_ring_lookup("ring1_rx0");
+	r->link_out = rte_ring_lookup("ring1_tx0");
+	cr_assert(r->eth_in && r->eth_out && r->link_in && r->link_out);
+	r->s.name = 'a';
+	r->s.eth_port = (uint16_t)r->eth;
+	r->s.link_port = (uint16_t)r->link;
+	unhex(GW_MAC, r->s.mac.addr_bytes);
+	unhex("02000000b001", r->s.link_mac.addr_bytes);
+	r->s.conf = &r->conf.site[0];
+	r->s.mp = mp;
+	r->s.resolve_gap = UINT64_MAX / 2;
+	cr_assert_eq(gw_lpm_build(r->s.conf, "rig", SOCKET_ID_ANY, &r->s.lpm4,
+				  &r->s.lpm6), 0);
+}
+
+static void
+rig_down(struct site_rig *r)
+{
+	gw_site_release(&r->s);
+	cr_assert_eq(qpio_port_close(r->eth), 0);
+	cr_assert_eq(qpio_port_close(r->link), 0);
+	rte_lpm_free(r->s.lpm4);
+	rte_lpm6_free(r->s.lpm6);
+	cr_assert_eq(rte_mempool_in_use_count(r->mp), 0);
+	rte_mempool_free(r->mp);
+}
+
+static void
+feed(struct site_rig *r, struct rte_ring *in, const char *hex)
+{
+	uint8_t b[256] = { 0 };
+	size_t n = unhex(hex, b);
+	struct rte_mbuf *m;
+
+	if (n < 60)
+		n = 60;
+	m = mbuf_of(r->mp, b, n);
+	cr_assert_eq(rte_ring_enqueue(in, m), 0);
+}
+
+static struct rte_mbuf *
+take(struct rte_ring *out)
+{
+	void *m = NULL;
+
+	if (rte_ring_dequeue(out, &m) != 0)
+		return NULL;
+	return m;
+}
+
+/* An IPv4 ICMP packet of 84 bytes (header + 64 zero bytes). */
+static void
+ipv4_frame(char *hex, size_t len, const char *dmac, const char *smac,
+	   const char *iphdr)
+{
+	size_t off;
+
+	off = (size_t)snprintf(hex, len, "%s%s0800%s", dmac, smac, iphdr);
+	while (off + 2 < len && off < 2 * (14 + 84)) {
+		hex[off++] = '0';
+		hex[off] = '\0';
+	}
+}
+
+Test(gateway_pkt, site_routes_drops_ttl1_resolves_neighbors)
+{
+	struct site_rig r;
+	struct rte_mbuf *m;
+	char hex[512];
+
+	rig_up(&r);
+	/* 10.1.0.2 -> 10.2.0.2, TTL 64, from the site: over the link with
+	 * TTL 63 and the updated checksum, payload unchanged. */
+	ipv4_frame(hex, sizeof(hex), GW_MAC, HOST_MAC, V4_TTL64);
+	feed(&r, r.eth_in, hex);
+	gw_site_poll(&r.s);
+	m = take(r.link_out);
+	cr_assert_not_null(m);
+	ipv4_frame(hex, sizeof(hex), "02000000b001", GW_MAC, V4_TTL63);
+	assert_bytes(m, hex);
+	rte_pktmbuf_free(m);
+	cr_assert_eq(r.s.st.fwd4, 1);
+	cr_assert_eq(r.s.st.link_tx, 1);
+
+	/* TTL 1: dropped and counted, nothing sent. */
+	ipv4_frame(hex, sizeof(hex), GW_MAC, HOST_MAC,
+		   "45000054abcd400001017ad50a0100020a020002");
+	feed(&r, r.eth_in, hex);
+	gw_site_poll(&r.s);
+	cr_assert_null(take(r.link_out));
+	cr_assert_null(take(r.eth_out));
+	cr_assert_eq(r.s.st.ttl_drops, 1);
+	cr_assert_eq(r.s.st.fwd4, 1);
+
+	/* From the link to 10.1.0.2, not yet known: held, ARP request. */
+	ipv4_frame(hex, sizeof(hex), GW_MAC, "02000000b001",
+		   "45000054abcd400040017ad50a0200020a010002");
+	feed(&r, r.link_in, hex);
+	gw_site_poll(&r.s);
+	m = take(r.eth_out);
+	cr_assert_not_null(m);
+	assert_bytes(m, "ffffffffffff" GW_MAC "0806" "0001080006040001" GW_MAC
+		     "0a010001" "000000000000" "0a010002");
+	rte_pktmbuf_free(m);
+	cr_assert_null(take(r.eth_out));
+	cr_assert_eq(r.s.st.arp_requests, 1);
+	/* The host answers: the held packet leaves, TTL 63, to its MAC. */
+	feed(&r, r.eth_in, GW_MAC HOST_MAC "0806" "0001080006040002" HOST_MAC
+	     "0a010002" GW_MAC "0a010001");
+	gw_site_poll(&r.s);
+	m = take(r.eth_out);
+	cr_assert_not_null(m);
+	cr_assert_eq(memcmp(rte_pktmbuf_mtod(m, uint8_t *),
+			    "\x02\x00\x00\x00\x0a\x02\x02\x00\x00\x00\xa0\x01",
+			    12), 0);
+	cr_assert_eq(rte_pktmbuf_mtod(m, uint8_t *)[14 + 8], 63);
+	rte_pktmbuf_free(m);
+	/* No route (10.3.0.1) and link -> link (10.2.0.9) are dropped. */
+	ipv4_frame(hex, sizeof(hex), GW_MAC, HOST_MAC,
+		   "45000054abcd400040017ad50a0100020a030001");
+	feed(&r, r.eth_in, hex);
+	ipv4_frame(hex, sizeof(hex), GW_MAC, "02000000b001",
+		   "45000054abcd400040017ad50a0100020a020009");
+	feed(&r, r.link_in, hex);
+	gw_site_poll(&r.s);
+	cr_assert_eq(r.s.st.no_route, 2);
+	cr_assert_null(take(r.eth_out));
+	cr_assert_null(take(r.link_out));
+	cr_assert_eq(r.s.st.eth_rx, 4);
+	cr_assert_eq(r.s.st.link_rx, 2);
+	rig_down(&r);
+}
