@@ -64,6 +64,7 @@ struct fwd_stream {
 	uint64_t rx_packets;             /**< frames received */
 	uint64_t tx_packets;             /**< frames the tx port took */
 	uint64_t fwd_dropped;            /**< frames tx refused, freed */
+	uint64_t tx_retries;             /**< tx bursts repeated (--tx-retry) */
 	uint64_t idle_polls;             /**< rx bursts that returned 0 */
 } __rte_cache_aligned;
 
@@ -78,6 +79,8 @@ struct fwd_config {
 	uint16_t tx_udp_src;
 	uint16_t tx_udp_dst;
 	uint32_t flowgen_flows;                  /**< flows of flowgen */
+	uint32_t tx_retry;                       /**< tx bursts repeated for
+						  *  frames not taken [0] */
 };
 
 /** The configuration of the engines (defaults from fwd_config_init()). */
@@ -109,9 +112,11 @@ const struct fwd_engine *fwd_engine_find(const char *name);
 const char *fwd_engine_names(void);
 
 /**
- * Transmit pkts[0..n) on the stream's tx queue; frames the port does not
- * take are freed and counted in fs->fwd_dropped, so the caller owns none
- * of the n frames afterwards. Counts the taken ones in fs->tx_packets.
+ * Transmit pkts[0..n) on the stream's tx queue. Frames the port does not
+ * take are offered again, up to fwd_cfg.tx_retry more bursts (each one
+ * counted in fs->tx_retries); those still not taken are freed and counted
+ * in fs->fwd_dropped, so the caller owns none of the n frames afterwards.
+ * Counts the taken ones in fs->tx_packets.
  * Call only from the lcore that runs fs.
  * @param n frames, at most TESTPMD_MAX_BURST.
  * @return the number of frames the port took.

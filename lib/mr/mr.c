@@ -192,8 +192,8 @@ mempool_unwind(struct qpio_mr_mempool *r, unsigned int n)
 
 		if (ret < 0)
 			MR_LOG(ERR, "pool %s: unwinding, dereg of MR %p "
-			       "failed (%d)", r->mp->name, qpio_mr_addr(r->mr[i]),
-			       ret);
+			       "failed: %s", r->mp->name, qpio_mr_addr(r->mr[i]),
+			       rte_strerror(-ret));
 	}
 }
 
@@ -315,9 +315,9 @@ qpio_mr_mempool_dereg(struct qpio_mr_mempool *r)
 		int ret = qpio_mr_dereg(r->mr[i]);
 
 		if (ret < 0) {
-			MR_LOG(ERR, "pool %s: dereg of MR %p failed (%d), kept "
+			MR_LOG(ERR, "pool %s: dereg of MR %p failed: %s, kept "
 			       "for a retry", r->mp->name,
-			       qpio_mr_addr(r->mr[i]), ret);
+			       qpio_mr_addr(r->mr[i]), rte_strerror(-ret));
 			if (first_err == 0)
 				first_err = ret;
 			r->mr[kept++] = r->mr[i];
