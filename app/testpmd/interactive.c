@@ -282,13 +282,13 @@ testpmd_prompt(struct testpmd *t)
 	struct cmdline *cl;
 
 	tp = t;
+	printf("Interactive mode: type help for the commands.\n");
+	fflush(stdout);
 	cl = cmdline_stdin_new(main_ctx, "testpmd> ");
 	if (cl == NULL) {
 		fprintf(stderr, "qpio-testpmd: cannot open the prompt\n");
 		return;
 	}
-	printf("Interactive mode: type help for the commands.\n");
-	fflush(stdout);
 	cmdline_interact(cl);
 	cmdline_stdin_exit(cl);
 	printf("\n");
