@@ -14,7 +14,7 @@ set -euo pipefail
 
 pkgs=(
 	build-essential meson ninja-build pkg-config python3-pyelftools
-	libdpdk-dev dpdk
+	libdpdk-dev dpdk dpdk-dev
 	libibverbs-dev rdma-core ibverbs-utils ibverbs-providers
 	libnuma-dev libpcap-dev libcriterion-dev
 	libclang-rt-14-dev
