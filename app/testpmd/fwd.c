@@ -60,6 +60,9 @@ fwd_tx(struct fwd_stream *fs, struct rte_mbuf **pkts, uint16_t n)
 	uint32_t retry = fwd_cfg.tx_retry;
 	uint16_t sent;
 
+	if (unlikely(fs->cap_tx != NULL) && n > 0)
+		qpio_port_capture_tap(fs->cap_tx, fs->tx_queue, pkts, n,
+				      QPIO_PORT_CAPTURE_TX);
 	sent = qpio_port_tx_burst(fs->tx_port, fs->tx_queue, pkts, n);
 	/* As DPDK testpmd's burst retry: offer the rest again at once; the
 	 * tx burst also reclaims completions, which frees descriptors. */

@@ -328,6 +328,7 @@ testpmd_set_modes(struct testpmd *t, const char *modes)
 	/* The pools exist: pools_create() only points the streams at them. */
 	if (streams_build(t) < 0 || pools_create(t) < 0)
 		return -ENOMEM;
+	testpmd_captures_attach(t);
 	return 0;
 }
 
@@ -536,6 +537,7 @@ teardown(struct testpmd *t)
 	unsigned int i;
 	uint16_t p;
 
+	t->capture_failed = testpmd_captures_stop(t) < 0;
 	/* Stop every port before closing any: a port may send into the
 	 * queues of another. */
 	for (p = 0; p < t->nb_ports; p++)
@@ -639,7 +641,7 @@ main(int argc, char **argv)
 
 	if (rdma_devs_create(&t) < 0 || ports_create(&t) < 0 ||
 	    streams_build(&t) < 0 || pools_create(&t) < 0 ||
-	    ports_setup(&t) < 0) {
+	    ports_setup(&t) < 0 || testpmd_captures_start(&t) < 0) {
 		status = TESTPMD_EXIT_RUNTIME;
 		goto out;
 	}
@@ -658,7 +660,7 @@ main(int argc, char **argv)
 	else if (forward(&t) < 0)
 		status = TESTPMD_EXIT_RUNTIME;
 out:
-	if (teardown(&t) != 0)
+	if (teardown(&t) != 0 || t.capture_failed)
 		status = TESTPMD_EXIT_RUNTIME;
 	if (t.json != NULL) {
 		stats_json_exit(t.json, t.leaked, status);

@@ -24,7 +24,7 @@ enum {
 	OPT_TX_FIRST, OPT_TOTAL_MBUFS, OPT_MBCACHE, OPT_MBUF_SIZE,
 	OPT_MAX_PKT_LEN, OPT_STATS_PERIOD, OPT_DURATION, OPT_MAX_PACKETS,
 	OPT_ETH_PEER, OPT_TX_IP, OPT_TX_UDP, OPT_FLOWS, OPT_SHOW_XSTATS,
-	OPT_STATS_XSTATS, OPT_TX_RETRY, OPT_JSON,
+	OPT_STATS_XSTATS, OPT_TX_RETRY, OPT_JSON, OPT_CAPTURE,
 };
 
 static const struct option long_opts[] = {
@@ -55,6 +55,7 @@ static const struct option long_opts[] = {
 	{ "stats-xstats", no_argument, NULL, OPT_STATS_XSTATS },
 	{ "tx-retry", required_argument, NULL, OPT_TX_RETRY },
 	{ "json", required_argument, NULL, OPT_JSON },
+	{ "capture", required_argument, NULL, OPT_CAPTURE },
 	{ "interactive", no_argument, NULL, 'i' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
@@ -98,6 +99,9 @@ testpmd_usage(FILE *f, const char *prog)
 	       "  --show-xstats            print nonzero extended statistics at exit\n"
 	       "  --json=FILE              write the statistics as JSON records,\n"
 	       "                           schema " TESTPMD_JSON_SCHEMA "\n"
+	       "  --capture=PORT[/rx|/tx]=FILE.pcapng[,snaplen=N,max-mb=N]\n"
+	       "                           write what PORT receives and/or sends\n"
+	       "                           to pcapng (repeatable); max-mb rotates\n"
 	       "  --duration=SECONDS       stop after this forwarding time\n"
 	       "  --max-packets=N          stop when all ports received N frames\n"
 	       "  -h, --help               this text\n"
@@ -327,6 +331,20 @@ check_opts(struct testpmd_opts *o, unsigned int nb_workers,
 		if (o->peer_set[c])
 			BAD("--eth-peer=%u,...: port %u does not exist (%u "
 			    "--dev given)", c, c, o->nb_devs);
+	for (c = 0; c < o->nb_captures; c++) {
+		const struct testpmd_capture *a = &o->captures[c];
+		unsigned int d;
+
+		if (a->port >= o->nb_devs)
+			BAD("--capture %u...: port %u does not exist (%u --dev "
+			    "given)", a->port, a->port, o->nb_devs);
+		for (d = 0; d < c; d++)
+			if (o->captures[d].port == a->port &&
+			    (o->captures[d].dirs & a->dirs))
+				BAD("--capture: port %u %s is captured twice",
+				    a->port, (o->captures[d].dirs & a->dirs) ==
+				    QPIO_PORT_CAPTURE_RX ? "rx" : "tx");
+	}
 	if (o->nb_txq < o->nb_rxq)
 		BAD("--txq=%u: must be >= --rxq=%u (stream i transmits on tx "
 		    "queue i)", o->nb_txq, o->nb_rxq);
@@ -466,6 +484,14 @@ testpmd_parse_args(int argc, char **argv, unsigned int nb_workers,
 			break;
 		case 'i':
 			o->interactive = 1;
+			break;
+		case OPT_CAPTURE:
+			if (o->nb_captures == TESTPMD_MAX_CAPTURES)
+				BAD("--capture: at most %u", TESTPMD_MAX_CAPTURES);
+			if (testpmd_capture_parse(optarg,
+					&o->captures[o->nb_captures]) < 0)
+				return -EINVAL;
+			o->nb_captures++;
 			break;
 		case 'h':
 			testpmd_usage(stdout, argv[0]);

@@ -7,6 +7,7 @@
  * statistics output (stats.c).
  */
 
+#include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -26,6 +27,19 @@ enum topology {
 	TOPO_PAIRED,
 	TOPO_CHAINED,
 	TOPO_LOOP,
+};
+
+/** Most --capture options. */
+#define TESTPMD_MAX_CAPTURES 16
+
+/** One --capture option, and its capture while running. */
+struct testpmd_capture {
+	uint16_t port;
+	uint8_t dirs;                     /* QPIO_PORT_CAPTURE_RX | _TX */
+	uint32_t snaplen;                 /* 0: whole frames */
+	uint64_t max_bytes;               /* 0: no rotation */
+	char path[PATH_MAX];
+	struct qpio_port_capture *cap;    /* NULL until started */
 };
 
 /* Everything the command line sets. */
@@ -54,6 +68,8 @@ struct testpmd_opts {
 	int stats_xstats;                 /* xstats with periodic stats */
 	int interactive;                  /* -i: command prompt */
 	const char *json_path;            /* --json FILE, NULL: none */
+	struct testpmd_capture captures[TESTPMD_MAX_CAPTURES];
+	unsigned int nb_captures;
 	uint8_t peer_set[QPIO_MAX_PORTS];
 	struct rte_ether_addr peer_mac[QPIO_MAX_PORTS];
 };
@@ -201,6 +217,7 @@ struct testpmd {
 	int running;                             /* lcores launched */
 	FILE *json;                              /* --json, or NULL */
 	uint64_t leaked;                         /* mbufs not returned */
+	int capture_failed;                      /* a capture file failed */
 };
 
 /** Launch the forwarding lcores (snapshot, --tx-first).
@@ -226,6 +243,21 @@ void testpmd_show_stats(struct testpmd *t);
  * end of input, with forwarding stopped.
  */
 void testpmd_prompt(struct testpmd *t);
+
+/**
+ * Parse "PORT[/rx|/tx]=FILE[,snaplen=N,max-mb=N]" into c.
+ * @return 0 or -EINVAL (message naming the option printed).
+ */
+int testpmd_capture_parse(const char *spec, struct testpmd_capture *c);
+/** Start every --capture (ports exist) and attach them to the streams.
+ *  @return 0 or -1 (message printed). */
+int testpmd_captures_start(struct testpmd *t);
+/** Point the streams at the captures of their ports (after the streams
+ *  are rebuilt). */
+void testpmd_captures_attach(struct testpmd *t);
+/** Stop every capture (lcores stopped) and print its counters.
+ *  @return 0, or -1 when a capture file could not be written. */
+int testpmd_captures_stop(struct testpmd *t);
 
 /** Parse a --forward-mode list into o (message printed on error). */
 int testpmd_parse_modes(const char *arg, struct testpmd_opts *o);
