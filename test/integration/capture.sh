@@ -125,4 +125,8 @@ rc=$?
 [ $rc = 1 ] || fail "unwritable capture: exit status $rc, want 1"
 grep -q 'x.pcapng: No such file or directory (ENOENT)' "$t/err" ||
 	fail "unwritable capture: no message"
+# qpio-pcapcmp, used above, names an option it does not know.
+"$cmp" --bogus "$ref" "$ref" >"$t/out" 2>"$t/err"
+[ $? = 2 ] || fail "qpio-pcapcmp --bogus: exit status, want 2"
+grep -q -- '--bogus: unknown option' "$t/err" || fail "qpio-pcapcmp --bogus: no message"
 echo "PASS (capture): $n frames frame for frame, snaplen, $files files, $dropped dropped"
