@@ -437,6 +437,7 @@ testpmd_show_stats(struct testpmd *t)
 	struct stats_period per[QPIO_MAX_PORTS];
 	struct stats_xstats xs[QPIO_MAX_PORTS];
 	int want_x = t->o.stats_xstats;
+	double secs;
 	uint16_t p;
 
 	memset(xs, 0, sizeof(xs));
@@ -447,11 +448,13 @@ testpmd_show_stats(struct testpmd *t)
 			stats_xstats_print(p, &xs[p], 0);
 	}
 	fflush(stdout);
+	secs = (double)(rte_get_timer_cycles() - t->fwd_t0) /
+	       (double)rte_get_timer_hz();
 	if (t->json != NULL)
-		stats_json_periodic(t->json,
-			(double)(rte_get_timer_cycles() - t->fwd_t0) /
-			(double)rte_get_timer_hz(), per, want_x ? xs : NULL,
-			t->nb_ports);
+		stats_json_periodic(t->json, secs, per, want_x ? xs : NULL,
+				    t->nb_ports);
+	if (t->csv != NULL)
+		stats_csv_periodic(t->csv, secs, per, t->nb_ports);
 	for (p = 0; p < t->nb_ports; p++)
 		stats_xstats_free(&xs[p]);
 }
@@ -654,6 +657,16 @@ main(int argc, char **argv)
 			goto out;
 		}
 	}
+	if (t.o.csv_path != NULL) {
+		t.csv = fopen(t.o.csv_path, "w");
+		if (t.csv == NULL) {
+			fprintf(stderr, "qpio-testpmd: --csv %s: %s\n",
+				t.o.csv_path, testpmd_strerror(errno));
+			status = TESTPMD_EXIT_RUNTIME;
+			goto out;
+		}
+		stats_csv_header(t.csv);
+	}
 	testpmd_print_config(&t);
 	if (t.o.interactive)
 		testpmd_prompt(&t);
@@ -666,6 +679,8 @@ out:
 		stats_json_exit(t.json, t.leaked, status);
 		fclose(t.json);
 	}
+	if (t.csv != NULL)
+		fclose(t.csv);
 	rte_eal_cleanup();
 	return status;
 }

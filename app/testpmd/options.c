@@ -24,7 +24,7 @@ enum {
 	OPT_TX_FIRST, OPT_TOTAL_MBUFS, OPT_MBCACHE, OPT_MBUF_SIZE,
 	OPT_MAX_PKT_LEN, OPT_STATS_PERIOD, OPT_DURATION, OPT_MAX_PACKETS,
 	OPT_ETH_PEER, OPT_TX_IP, OPT_TX_UDP, OPT_FLOWS, OPT_SHOW_XSTATS,
-	OPT_STATS_XSTATS, OPT_TX_RETRY, OPT_JSON, OPT_CAPTURE,
+	OPT_STATS_XSTATS, OPT_TX_RETRY, OPT_JSON, OPT_CAPTURE, OPT_CSV,
 };
 
 static const struct option long_opts[] = {
@@ -56,6 +56,7 @@ static const struct option long_opts[] = {
 	{ "tx-retry", required_argument, NULL, OPT_TX_RETRY },
 	{ "json", required_argument, NULL, OPT_JSON },
 	{ "capture", required_argument, NULL, OPT_CAPTURE },
+	{ "csv", required_argument, NULL, OPT_CSV },
 	{ "interactive", no_argument, NULL, 'i' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
@@ -99,6 +100,8 @@ testpmd_usage(FILE *f, const char *prog)
 	       "  --show-xstats            print nonzero extended statistics at exit\n"
 	       "  --json=FILE              write the statistics as JSON records,\n"
 	       "                           schema " TESTPMD_JSON_SCHEMA "\n"
+	       "  --csv=FILE               periodic statistics as CSV, a row per\n"
+	       "                           port and period\n"
 	       "  --capture=PORT[/rx|/tx]=FILE.pcapng[,snaplen=N,max-mb=N]\n"
 	       "                           write what PORT receives and/or sends\n"
 	       "                           to pcapng (repeatable); max-mb rotates\n"
@@ -484,6 +487,11 @@ testpmd_parse_args(int argc, char **argv, unsigned int nb_workers,
 			break;
 		case 'i':
 			o->interactive = 1;
+			break;
+		case OPT_CSV:
+			if (optarg[0] == '\0')
+				BAD("--csv: give a file name");
+			o->csv_path = optarg;
 			break;
 		case OPT_CAPTURE:
 			if (o->nb_captures == TESTPMD_MAX_CAPTURES)

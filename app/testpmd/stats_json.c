@@ -132,6 +132,35 @@ stats_json_final(FILE *f, const struct stats_final *fin,
 }
 
 void
+stats_csv_header(FILE *f)
+{
+	fprintf(f, "schema,time_s,port,rx_packets,rx_bytes,rx_missed,"
+		"rx_errors,rx_nombuf,tx_packets,tx_bytes,tx_errors,rx_pps,"
+		"tx_pps,rx_bps,tx_bps\n");
+	fflush(f);
+}
+
+void
+stats_csv_periodic(FILE *f, double secs, const struct stats_period *p,
+		   uint16_t nb)
+{
+	uint16_t i;
+
+	for (i = 0; i < nb; i++) {
+		const struct stats_period *s = &p[i];
+
+		fprintf(f, TESTPMD_JSON_SCHEMA ",%.6f,%u,%" PRIu64 ",%" PRIu64
+			",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%"
+			PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
+			",%" PRIu64 "\n", secs, s->port, s->rx_packets,
+			s->rx_bytes, s->rx_missed, s->rx_errors, s->rx_nombuf,
+			s->tx_packets, s->tx_bytes, s->tx_errors, s->rx_pps,
+			s->tx_pps, s->rx_bps, s->tx_bps);
+	}
+	fflush(f);
+}
+
+void
 stats_json_exit(FILE *f, uint64_t mbufs_not_returned, int status)
 {
 	json_head(f, "exit");

@@ -68,6 +68,7 @@ struct testpmd_opts {
 	int stats_xstats;                 /* xstats with periodic stats */
 	int interactive;                  /* -i: command prompt */
 	const char *json_path;            /* --json FILE, NULL: none */
+	const char *csv_path;             /* --csv FILE, NULL: none */
 	struct testpmd_capture captures[TESTPMD_MAX_CAPTURES];
 	unsigned int nb_captures;
 	uint8_t peer_set[QPIO_MAX_PORTS];
@@ -191,6 +192,13 @@ void stats_json_periodic(FILE *f, double secs, const struct stats_period *p,
 void stats_json_final(FILE *f, const struct stats_final *fin,
 		      const struct stats_xstats *xs);
 
+/** Write the --csv header line. */
+void stats_csv_header(FILE *f);
+/** Write one --csv row per port for a period: the fields of the JSON
+ *  periodic record, schema first (doc/guides/testpmd_app_ug). */
+void stats_csv_periodic(FILE *f, double secs, const struct stats_period *p,
+			uint16_t nb);
+
 /** Write the "exit" record: mbufs not returned and the exit status. */
 void stats_json_exit(FILE *f, uint64_t mbufs_not_returned, int status);
 
@@ -216,6 +224,7 @@ struct testpmd {
 	uint64_t fwd_t0;                         /* timer cycles at start */
 	int running;                             /* lcores launched */
 	FILE *json;                              /* --json, or NULL */
+	FILE *csv;                               /* --csv, or NULL */
 	uint64_t leaked;                         /* mbufs not returned */
 	int capture_failed;                      /* a capture file failed */
 };

@@ -167,7 +167,8 @@ help)
 	[ $rc = 0 ] || fail "--help: exit status $rc, want 0"
 	grep -q 'EAL: ' "$out" "$err" && fail "--help set up EAL"
 	for o in --dev --rdma-dev --forward-mode --nb-cores --rxq --txq \
-		--rxd --txd --burst --tx-retry --txpkts --port-topology \
+		--rxd --txd --burst --tx-retry --txpkts --port-topology --csv \
+		--capture \
 		--tx-first --eth-peer --tx-ip --tx-udp --flowgen-flows \
 		--total-num-mbufs --mbcache --mbuf-size --max-pkt-len \
 		--interactive --stats-period --stats-xstats --show-xstats \
@@ -232,12 +233,12 @@ tx-retry)
 json)
 	run "${pair[@]}" --forward-mode=txonly,rxonly --stats-period=1 \
 		--stats-xstats --show-xstats --tx-retry=2 --duration=2.5 \
-		--json="$tmpd/run.json"
+		--json="$tmpd/run.json" --csv="$tmpd/run.csv"
 	rc=$?
 	[ $rc = 0 ] || fail "exit status $rc, want 0"
 	check_common
-	python3 "$here/testpmd_json.py" "$tmpd/run.json" "$out" 2 2 ||
-		fail "json check"
+	python3 "$here/testpmd_json.py" "$tmpd/run.json" "$out" 2 2 \
+		"$tmpd/run.csv" || fail "json check"
 	run "${pair[@]}" --json=/nonexistent-dir/run.json
 	[ $? = 1 ] || fail "unwritable --json accepted"
 	grep -q -- '--json /nonexistent-dir/run.json: No such file or directory (ENOENT)' \

@@ -4,8 +4,12 @@
 (doc/guides/testpmd_app_ug/index.rst) and against the text statistics of
 the same run.
 
-    testpmd_json.py JSON_FILE STDOUT_FILE NB_PORTS WANT_PERIODIC_MIN
+    testpmd_json.py JSON_FILE STDOUT_FILE NB_PORTS WANT_PERIODIC_MIN [CSV]
+
+With CSV (a --csv file of the same run), its rows must be the periodic
+records, field for field.
 """
+import csv
 import json
 import re
 import sys
@@ -131,6 +135,26 @@ def text_final(out, nb_ports):
     return found[:nb_ports], found[nb_ports], m
 
 
+def check_csv(path, periodic):
+    with open(path, newline="") as f:
+        rows = list(csv.DictReader(f))
+    want = [["schema", "time_s"] + PERIODIC_PORT]
+    with open(path) as f:
+        header = f.readline().strip().split(",")
+    if header != want[0]:
+        fail(f"csv header {header}")
+    flat = [(r["time_s"], p) for r in periodic for p in r["ports"]]
+    if len(rows) != len(flat):
+        fail(f"csv: {len(rows)} rows, {len(flat)} port periods in json")
+    for i, (row, (t, p)) in enumerate(zip(rows, flat)):
+        if row["schema"] != SCHEMA or abs(float(row["time_s"]) - t) > 1e-6:
+            fail(f"csv row {i}: schema/time {row['schema']} {row['time_s']}")
+        for k in PERIODIC_PORT:
+            if int(row[k]) != p[k]:
+                fail(f"csv row {i}: {k} {row[k]} json {p[k]}")
+    print(f"csv: {len(rows)} rows equal the periodic records")
+
+
 def main():
     path, out_path, nb_ports, want_periodic = sys.argv[1:5]
     nb_ports, want_periodic = int(nb_ports), int(want_periodic)
@@ -179,6 +203,8 @@ def main():
         s = sum(p["ports"][n]["rx_packets"] for p in periodic[-1:])
         if s > fin["ports"][n]["rx_packets"]:
             fail(f"port {n}: periodic rx {s} above final")
+    if len(sys.argv) > 5:
+        check_csv(sys.argv[5], periodic)
     ex = records[-1]
     m = re.search(r"^mbufs not returned to pool \S+: (\d+)$", out, re.M)
     if m is None or int(m.group(1)) != ex["mbufs_not_returned"]:
