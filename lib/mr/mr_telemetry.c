@@ -4,7 +4,8 @@
  * loaded (dpdk-telemetry.py, no plugin):
  *
  *   /qpio/mr/mempools          names of the registered mempools
- *   /qpio/mr/mempool,NAME      registrations, MRs, bytes and lkeys
+ *   /qpio/mr/mempool,NAME      registrations, MRs, bytes and lkeys, and
+ *                              the pool's mbufs out of it (in flight)
  *   /qpio/mr/cache             lkey caches: live ones, hits and misses
  *                              (of live and finalized caches)
  *
@@ -43,7 +44,7 @@ tel_mr_mempool(const char *cmd, const char *params, struct rte_tel_data *d)
 {
 	struct rte_tel_data *lkeys;
 	struct qpio_mr_mempool *r;
-	uint64_t nb_mr = 0, bytes = 0, regs = 0;
+	uint64_t nb_mr = 0, bytes = 0, regs = 0, size = 0, avail = 0;
 	unsigned int i;
 
 	RTE_SET_USED(cmd);
@@ -57,7 +58,10 @@ tel_mr_mempool(const char *cmd, const char *params, struct rte_tel_data *d)
 	TAILQ_FOREACH(r, &mr_mempools, next) {
 		if (strcmp(r->mp->name, params) != 0)
 			continue;
-		regs++;
+		if (regs++ == 0) {
+			size = r->mp->size;
+			avail = rte_mempool_avail_count(r->mp);
+		}
 		nb_mr += r->nb_mr;
 		for (i = 0; i < r->nb_mr; i++) {
 			bytes += qpio_mr_length(r->mr[i]);
@@ -75,6 +79,8 @@ tel_mr_mempool(const char *cmd, const char *params, struct rte_tel_data *d)
 	rte_tel_data_add_dict_u64(d, "nb_mr", nb_mr);
 	rte_tel_data_add_dict_u64(d, "bytes", bytes);
 	rte_tel_data_add_dict_container(d, "lkeys", lkeys, 0);
+	rte_tel_data_add_dict_u64(d, "size", size);
+	rte_tel_data_add_dict_u64(d, "in_flight", size - avail);
 	return 0;
 }
 

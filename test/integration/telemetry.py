@@ -164,6 +164,10 @@ def check(proc, prefix, out_path):
     mp = tel.cmd("/qpio/mr/mempool,mb_pool_0")
     expect("mb_pool_0 registrations (one per PD)", mp["registrations"], 2)
     expect("mb_pool_0 lkeys", len(mp["lkeys"]), mp["nb_mr"])
+    expect("mb_pool_0 size (qpio-testpmd's smallest pool)", mp["size"], 8192)
+    # Each qp port keeps its 1024 receive descriptors posted.
+    if not 2 * 1024 <= mp["in_flight"] < mp["size"]:
+        fail(f"mb_pool_0 in_flight {mp['in_flight']}, want >= 2048")
     cache = tel.cmd("/qpio/mr/cache")
     if cache["caches"] < 2 or cache["hits"] + cache["misses"] < 2 * BURST:
         fail(f"/qpio/mr/cache {cache}: fewer lookups than frames sent")
