@@ -142,25 +142,47 @@ clear_stats(void)
 	stats_snapshot(tp->snap, tp->nb_ports);
 }
 
+/* The token strings are checked by the parser: "stats" and "xstats"
+ * differ in their first letter. */
+static int
+is_xstats(const char *kind)
+{
+	return kind[0] == 'x';
+}
+
 static void
-cmd_3_cb(void *res, struct cmdline *cl, void *data)
+cmd_show_port_all_cb(void *res, struct cmdline *cl, void *data)
 {
 	const struct res_3 *r = res;
 	uint16_t p;
 
 	RTE_SET_USED(cl);
 	RTE_SET_USED(data);
-	if (strcmp(r->a, "show") == 0 && strcmp(r->b, "config") == 0) {
-		testpmd_print_config(tp);
-	} else if (strcmp(r->a, "clear") == 0) {
-		clear_stats();
-	} else if (strcmp(r->c, "stats") == 0) {
+	if (!is_xstats(r->c))
 		testpmd_show_stats(tp);
-	} else {
+	else
 		for (p = 0; p < tp->nb_ports; p++)
 			show_xstats(p);
-	}
 	fflush(stdout);
+}
+
+static void
+cmd_clear_cb(void *res, struct cmdline *cl, void *data)
+{
+	RTE_SET_USED(res);
+	RTE_SET_USED(cl);
+	RTE_SET_USED(data);
+	clear_stats();
+	fflush(stdout);
+}
+
+static void
+cmd_show_config_cb(void *res, struct cmdline *cl, void *data)
+{
+	RTE_SET_USED(res);
+	RTE_SET_USED(cl);
+	RTE_SET_USED(data);
+	testpmd_print_config(tp);
 }
 
 static cmdline_parse_token_string_t tok_show =
@@ -186,21 +208,21 @@ static cmdline_parse_token_string_t tok_all4 =
 	TOKEN_STRING_INITIALIZER(struct res_3all, all, "all");
 
 static cmdline_parse_inst_t cmd_show_port_all = {
-	.f = cmd_3_cb,
+	.f = cmd_show_port_all_cb,
 	.help_str = "show port stats|xstats all",
 	.tokens = { (void *)&tok_show, (void *)&tok_port,
 		    (void *)&tok_stats_kind, (void *)&tok_all4, NULL },
 };
 
 static cmdline_parse_inst_t cmd_clear_port_all = {
-	.f = cmd_3_cb,
+	.f = cmd_clear_cb,
 	.help_str = "clear port stats all",
 	.tokens = { (void *)&tok_clear, (void *)&tok_port,
 		    (void *)&tok_stats, (void *)&tok_all4, NULL },
 };
 
 static cmdline_parse_inst_t cmd_show_config_fwd = {
-	.f = cmd_3_cb,
+	.f = cmd_show_config_cb,
 	.help_str = "show config fwd",
 	.tokens = { (void *)&tok_show, (void *)&tok_config,
 		    (void *)&tok_fwd_word, NULL },
@@ -219,7 +241,7 @@ cmd_show_port_n_cb(void *res, struct cmdline *cl, void *data)
 	if (r->port >= tp->nb_ports) {
 		printf("port %u: no such port (ports 0..%u)\n", r->port,
 		       tp->nb_ports - 1u);
-	} else if (strcmp(r->c, "xstats") == 0) {
+	} else if (is_xstats(r->c)) {
 		show_xstats(r->port);
 	} else if (stats_period_get(tp->snap, r->port, &s) == 0) {
 		stats_period_print(&s);

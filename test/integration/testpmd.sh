@@ -277,8 +277,12 @@ interactive)
 		sleep 0.1
 		[ "$(grep -c '^  RX-packets: 32 ' "$out")" -ge 2 ] && break
 	done
+	grep -q '^  RX-packets: 32  *RX-missed: 0' "$out" ||
+		fail "show port stats all: no NIC statistics block with 32 frames"
 	echo 'stop' >&3
 	wait_for 'Accumulated forward statistics'
+	echo 'show port xstats all' >&3
+	wait_for 'NIC extended statistics for port 0'
 	echo 'show port xstats 1' >&3
 	wait_for '^rx_good_packets: 32$'
 	echo 'clear port stats all' >&3
