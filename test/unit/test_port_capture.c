@@ -79,9 +79,10 @@ wait_written(struct qpio_port_capture *cap, uint64_t want)
 		     (unsigned long)st.written, (unsigned long)st.dropped);
 }
 
-/* Packets of a file, and the bytes of packet idx checked against seed. */
+/* Packets of a file; with seeds, packet k must hold the bytes of seed
+ * first_seed + k. */
 static unsigned int
-file_check(const char *path, unsigned int first_seed)
+file_check_seeds(const char *path, unsigned int first_seed, int seeds)
 {
 	char err[PCAP_ERRBUF_SIZE];
 	struct pcap_pkthdr *h;
@@ -95,13 +96,19 @@ file_check(const char *path, unsigned int first_seed)
 	cr_assert_eq(pcap_datalink(p), DLT_EN10MB);
 	while (pcap_next_ex(p, &h, &d) == 1) {
 		qt_fill(want, FRAME, first_seed + n);
-		cr_assert_eq(h->caplen, FRAME);
-		cr_assert_eq(h->len, FRAME);
-		cr_assert_eq(memcmp(d, want, FRAME), 0, "%s: packet %u", path, n);
+		if (h->caplen != FRAME || h->len != FRAME ||
+		    (seeds && memcmp(d, want, FRAME) != 0))
+			break;
 		n++;
 	}
 	pcap_close(p);
 	return n;
+}
+
+static unsigned int
+file_check(const char *path, unsigned int first_seed)
+{
+	return file_check_seeds(path, first_seed, 1);
 }
 
 /*
@@ -169,7 +176,8 @@ Test(port_capture, frames_not_written_are_counted_as_dropped)
 	cr_assert_eq(qpio_port_capture_stop(cap, &st), 0);
 	cr_assert_eq(st.tapped, 2048);
 	cr_assert_eq(st.written + st.dropped, 2048);
-	cr_assert_eq(file_check(path, 0) > 0, 1);
+	/* Which frames were dropped depends on the writer's pace: count. */
+	cr_assert_eq(file_check_seeds(path, 0, 0), st.written);
 	cr_assert_eq(st.files, 1);
 	cr_assert_eq(rte_mempool_avail_count(mp), 4095);
 }
