@@ -15,10 +15,10 @@ set -euo pipefail
 
 pkgs=(
 	build-essential meson ninja-build pkg-config python3-pyelftools
-	libdpdk-dev dpdk
+	libdpdk-dev dpdk dpdk-dev
 	libibverbs-dev rdma-core ibverbs-utils ibverbs-providers
 	libnuma-dev libpcap-dev libcriterion-dev
-	libclang-rt-14-dev
+	libclang-rt-14-dev tcpdump
 )
 rxe_pkgs=(
 	qemu-system-x86 linux-image-amd64 busybox-static kmod cpio iproute2

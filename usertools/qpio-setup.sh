@@ -16,9 +16,11 @@ builddir=${1:-build}
 "$top/usertools/install-deps.sh"
 
 cd "$top"
+# A relocatable libqpio.pc (the project default, repeated here for build
+# directories made before it was) serves --prefix and --destdir installs.
 if [ -f "$builddir/build.ninja" ]; then
-	meson setup --reconfigure "$builddir" "$@"
+	meson setup --reconfigure "$builddir" -Dpkgconfig.relocatable=true "$@"
 else
-	meson setup "$builddir" "$@"
+	meson setup "$builddir" -Dpkgconfig.relocatable=true "$@"
 fi
 ninja -C "$builddir"

@@ -162,8 +162,17 @@ int
 main(int argc, char **argv)
 {
 	struct cap a, b;
-	int ret, ignore_len = 0;
+	int ret, ignore_len = 0, i;
 
+	for (i = 1; i < argc; i++)
+		if (argv[i][0] == '-' && argv[i][1] != '\0' &&
+		    strcmp(argv[i], "--ignore-len") != 0 &&
+		    strcmp(argv[i], "-h") != 0 &&
+		    strcmp(argv[i], "--help") != 0) {
+			fprintf(stderr, "qpio-pcapcmp: %s: unknown option "
+				"(options: --ignore-len, --help)\n", argv[i]);
+			return EXIT_TROUBLE;
+		}
 	if (argc == 4 && strcmp(argv[1], "--ignore-len") == 0) {
 		ignore_len = 1;
 		argv++;

@@ -57,9 +57,21 @@ fwd_engine_names(void)
 uint16_t
 fwd_tx(struct fwd_stream *fs, struct rte_mbuf **pkts, uint16_t n)
 {
+	uint32_t retry = fwd_cfg.tx_retry;
 	uint16_t sent;
 
+	if (unlikely(fs->cap_tx != NULL) && n > 0)
+		qpio_port_capture_tap(fs->cap_tx, fs->tx_queue, pkts, n,
+				      QPIO_PORT_CAPTURE_TX);
 	sent = qpio_port_tx_burst(fs->tx_port, fs->tx_queue, pkts, n);
+	/* As DPDK testpmd's burst retry: offer the rest again at once; the
+	 * tx burst also reclaims completions, which frees descriptors. */
+	while (unlikely(sent < n) && retry > 0) {
+		retry--;
+		fs->tx_retries++;
+		sent += qpio_port_tx_burst(fs->tx_port, fs->tx_queue,
+					   &pkts[sent], n - sent);
+	}
 	fs->tx_packets += sent;
 	if (unlikely(sent < n)) {
 		rte_pktmbuf_free_bulk(&pkts[sent], n - sent);

@@ -13,7 +13,7 @@ flowgen_fwd(struct fwd_stream *fs)
 	struct rte_mbuf *pkts[TESTPMD_MAX_BURST];
 	uint16_t n;
 
-	n = qpio_port_rx_burst(fs->rx_port, fs->rx_queue, pkts, fwd_cfg.burst);
+	n = fwd_rx(fs, pkts, fwd_cfg.burst);
 	if (n > 0) {
 		fs->rx_packets += n;
 		rte_pktmbuf_free_bulk(pkts, n);

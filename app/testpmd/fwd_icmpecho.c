@@ -93,7 +93,7 @@ icmpecho_fwd(struct fwd_stream *fs)
 	struct rte_mbuf *pkts[TESTPMD_MAX_BURST];
 	uint16_t i, n, nb_reply = 0;
 
-	n = qpio_port_rx_burst(fs->rx_port, fs->rx_queue, pkts, fwd_cfg.burst);
+	n = fwd_rx(fs, pkts, fwd_cfg.burst);
 	if (n == 0) {
 		fwd_idle(fs);
 		return;

@@ -13,7 +13,7 @@ mac_fwd(struct fwd_stream *fs)
 	struct rte_mbuf *pkts[TESTPMD_MAX_BURST];
 	uint16_t i, n;
 
-	n = qpio_port_rx_burst(fs->rx_port, fs->rx_queue, pkts, fwd_cfg.burst);
+	n = fwd_rx(fs, pkts, fwd_cfg.burst);
 	if (n == 0) {
 		fwd_idle(fs);
 		return;
@@ -37,7 +37,7 @@ macswap_fwd(struct fwd_stream *fs)
 	struct rte_mbuf *pkts[TESTPMD_MAX_BURST];
 	uint16_t i, n;
 
-	n = qpio_port_rx_burst(fs->rx_port, fs->rx_queue, pkts, fwd_cfg.burst);
+	n = fwd_rx(fs, pkts, fwd_cfg.burst);
 	if (n == 0) {
 		fwd_idle(fs);
 		return;

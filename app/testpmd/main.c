@@ -40,22 +40,6 @@ on_signal(int sig)
 	quit = 1;
 }
 
-struct testpmd {
-	struct testpmd_opts o;
-	uint16_t nb_ports;                       /* created */
-	struct qpio_device *rdma[QPIO_MAX_DEVICES];
-	uint16_t nb_rdma;
-	struct rte_mempool *pools[RTE_MAX_NUMA_NODES];
-	struct fwd_stream *streams;
-	unsigned int nb_streams;
-	unsigned int *stream_lcore;              /* index into lcores[] */
-	struct fwd_lcore lcores[RTE_MAX_LCORE];
-	unsigned int nb_lcores;
-	struct port_snap snap[QPIO_MAX_PORTS];
-	struct fwd_eof_watch eof;
-	double fwd_secs;
-};
-
 static uint16_t
 topology_tx_port(const struct testpmd *t, uint16_t rx)
 {
@@ -82,7 +66,7 @@ rdma_devs_create(struct testpmd *t)
 		t->rdma[i] = qpio_rdma_dev_create(t->o.rdma_devs[i]);
 		if (t->rdma[i] == NULL) {
 			fprintf(stderr, "qpio-testpmd: --rdma-dev %s: %s\n",
-				t->o.rdma_devs[i], rte_strerror(rte_errno));
+				t->o.rdma_devs[i], testpmd_strerror(rte_errno));
 			return -1;
 		}
 		t->nb_rdma++;
@@ -100,7 +84,7 @@ ports_create(struct testpmd *t)
 		id = qpio_port_create(t->o.devs[i]);
 		if (id < 0) {
 			fprintf(stderr, "qpio-testpmd: --dev %s: %s\n",
-				t->o.devs[i], strerror(-id));
+				t->o.devs[i], testpmd_strerror(-id));
 			return -1;
 		}
 		t->nb_ports++;
@@ -172,6 +156,7 @@ streams_build(struct testpmd *t)
 		t->nb_lcores = t->nb_streams;
 	for (lc = 0; lc < t->nb_lcores; lc++) {
 		t->lcores[lc].lcore_id = workers[lc];
+		t->lcores[lc].nb_streams = 0;
 		t->lcores[lc].streams = calloc(t->nb_streams,
 					       sizeof(struct fwd_stream *));
 		if (t->lcores[lc].streams == NULL)
@@ -253,7 +238,7 @@ pools_create(struct testpmd *t)
 				fprintf(stderr, "qpio-testpmd: cannot create "
 					"%s (%u mbufs of %u bytes): %s\n",
 					name, size, t->o.mbuf_size,
-					rte_strerror(rte_errno));
+					testpmd_strerror(rte_errno));
 				return -1;
 			}
 			printf("Created mbuf pool %s: %u mbufs, data room %u, "
@@ -276,7 +261,7 @@ ports_setup(struct testpmd *t)
 		ret = qpio_port_configure(p, t->o.nb_rxq, t->o.nb_txq, &conf);
 		if (ret < 0) {
 			fprintf(stderr, "qpio-testpmd: port %u: configure: %s\n",
-				p, strerror(-ret));
+				p, testpmd_strerror(-ret));
 			return -1;
 		}
 		for (q = 0; q < t->o.nb_rxq; q++) {
@@ -286,7 +271,7 @@ ports_setup(struct testpmd *t)
 				(int)stream_socket(t, s), t->streams[s].mp);
 			if (ret < 0) {
 				fprintf(stderr, "qpio-testpmd: port %u: rx queue "
-					"%u setup: %s\n", p, q, strerror(-ret));
+					"%u setup: %s\n", p, q, testpmd_strerror(-ret));
 				return -1;
 			}
 		}
@@ -295,7 +280,7 @@ ports_setup(struct testpmd *t)
 						       SOCKET_ID_ANY);
 			if (ret < 0) {
 				fprintf(stderr, "qpio-testpmd: port %u: tx queue "
-					"%u setup: %s\n", p, q, strerror(-ret));
+					"%u setup: %s\n", p, q, testpmd_strerror(-ret));
 				return -1;
 			}
 		}
@@ -305,7 +290,7 @@ ports_setup(struct testpmd *t)
 		ret = qpio_port_start(p);
 		if (ret < 0) {
 			fprintf(stderr, "qpio-testpmd: port %u: start: %s\n", p,
-				strerror(-ret));
+				testpmd_strerror(-ret));
 			return -1;
 		}
 	}
@@ -313,7 +298,42 @@ ports_setup(struct testpmd *t)
 }
 
 static void
-print_config(const struct testpmd *t)
+streams_free(struct testpmd *t)
+{
+	unsigned int i;
+
+	for (i = 0; i < t->nb_lcores; i++) {
+		free(t->lcores[i].streams);
+		t->lcores[i].streams = NULL;
+		t->lcores[i].nb_streams = 0;
+	}
+	free(t->stream_lcore);
+	t->stream_lcore = NULL;
+	rte_free(t->streams);
+	t->streams = NULL;
+}
+
+int
+testpmd_set_modes(struct testpmd *t, const char *modes)
+{
+	struct testpmd_opts o = t->o;
+
+	if (t->running)
+		return -EBUSY;
+	if (testpmd_parse_modes(modes, &o) < 0)
+		return -EINVAL;
+	memcpy(t->o.modes, o.modes, sizeof(o.modes));
+	t->o.nb_modes = o.nb_modes;
+	streams_free(t);
+	/* The pools exist: pools_create() only points the streams at them. */
+	if (streams_build(t) < 0 || pools_create(t) < 0)
+		return -ENOMEM;
+	testpmd_captures_attach(t);
+	return 0;
+}
+
+void
+testpmd_print_config(const struct testpmd *t)
 {
 	char mac[RTE_ETHER_ADDR_FMT_SIZE], name[QPIO_PORT_NAME_LEN];
 	struct rte_ether_addr a;
@@ -367,21 +387,35 @@ tx_first(struct testpmd *t)
 	}
 }
 
-/* Launch the lcores and watch the run until a stop condition. */
-static int
-forward(struct testpmd *t)
+static void
+streams_clear(struct testpmd *t)
 {
-	uint64_t hz = rte_get_timer_hz(), t0, now, next_stats;
+	unsigned int s;
+
+	for (s = 0; s < t->nb_streams; s++) {
+		struct fwd_stream *fs = &t->streams[s];
+
+		fs->rx_packets = 0;
+		fs->tx_packets = 0;
+		fs->fwd_dropped = 0;
+		fs->tx_retries = 0;
+		fs->idle_polls = 0;
+	}
+}
+
+int
+testpmd_fwd_start(struct testpmd *t)
+{
 	unsigned int lc;
 
-	if (fwd_eof_watch_init(&t->eof, t->nb_ports) > 0)
-		printf("%u ports report rx_eof: the run stops when all inputs "
-		       "ended\n", t->eof.nb_eof);
+	if (t->running)
+		return 0;
 	stats_snapshot(t->snap, t->nb_ports);
+	streams_clear(t);
 	fwd_stop_clear();
 	if (t->o.tx_first)
 		tx_first(t);
-	t0 = rte_get_timer_cycles();
+	t->fwd_t0 = rte_get_timer_cycles();
 	for (lc = 0; lc < t->nb_lcores; lc++)
 		if (t->lcores[lc].nb_streams > 0 &&
 		    rte_eal_remote_launch(fwd_lcore_loop, &t->lcores[lc],
@@ -392,6 +426,85 @@ forward(struct testpmd *t)
 			rte_eal_mp_wait_lcore();
 			return -1;
 		}
+	t->running = 1;
+	return 0;
+}
+
+/* Print and record the stats of every port; the next period starts. */
+void
+testpmd_show_stats(struct testpmd *t)
+{
+	struct stats_period per[QPIO_MAX_PORTS];
+	struct stats_xstats xs[QPIO_MAX_PORTS];
+	int want_x = t->o.stats_xstats;
+	double secs;
+	uint16_t p;
+
+	memset(xs, 0, sizeof(xs));
+	for (p = 0; p < t->nb_ports; p++) {
+		stats_period_get(t->snap, p, &per[p]);
+		stats_period_print(&per[p]);
+		if (want_x && stats_xstats_get(p, &xs[p]) > 0)
+			stats_xstats_print(p, &xs[p], 0);
+	}
+	fflush(stdout);
+	secs = (double)(rte_get_timer_cycles() - t->fwd_t0) /
+	       (double)rte_get_timer_hz();
+	if (t->json != NULL)
+		stats_json_periodic(t->json, secs, per, want_x ? xs : NULL,
+				    t->nb_ports);
+	if (t->csv != NULL)
+		stats_csv_periodic(t->csv, secs, per, t->nb_ports);
+	for (p = 0; p < t->nb_ports; p++)
+		stats_xstats_free(&xs[p]);
+}
+
+void
+testpmd_fwd_stop(struct testpmd *t, int stop_ports)
+{
+	struct stats_xstats xs[QPIO_MAX_PORTS];
+	struct stats_final fin;
+	uint16_t p;
+
+	if (!t->running)
+		return;
+	fwd_stop_request();
+	rte_eal_mp_wait_lcore();
+	t->running = 0;
+	t->fwd_secs = (double)(rte_get_timer_cycles() - t->fwd_t0) /
+		      (double)rte_get_timer_hz();
+	/* A stopping port settles what it still held (counted as sent or
+	 * as errors): read the final counters after that. */
+	for (p = 0; stop_ports && p < t->nb_ports; p++)
+		qpio_port_stop(p);
+	printf("Forwarding stopped%s.\n", quit ? " by signal" : "");
+	stats_final_get(t->snap, t->nb_ports, t->streams, t->nb_streams,
+			t->fwd_secs, &fin);
+	stats_final_print(&fin);
+	memset(xs, 0, sizeof(xs));
+	if (t->o.show_xstats)
+		for (p = 0; p < t->nb_ports; p++)
+			if (stats_xstats_get(p, &xs[p]) > 0)
+				stats_xstats_print(p, &xs[p], 0);
+	fflush(stdout);
+	if (t->json != NULL)
+		stats_json_final(t->json, &fin, t->o.show_xstats ? xs : NULL);
+	for (p = 0; p < t->nb_ports; p++)
+		stats_xstats_free(&xs[p]);
+}
+
+/* Launch the lcores and watch the run until a stop condition. */
+static int
+forward(struct testpmd *t)
+{
+	uint64_t hz = rte_get_timer_hz(), t0, now, next_stats;
+
+	if (fwd_eof_watch_init(&t->eof, t->nb_ports) > 0)
+		printf("%u ports report rx_eof: the run stops when all inputs "
+		       "ended\n", t->eof.nb_eof);
+	if (testpmd_fwd_start(t) < 0)
+		return -1;
+	t0 = t->fwd_t0;
 	printf("Forwarding started. Stop with Ctrl-C (SIGINT) or SIGTERM.\n");
 	fflush(stdout);
 	next_stats = t0 + t->o.stats_period * hz;
@@ -405,7 +518,7 @@ forward(struct testpmd *t)
 		    stats_rx_total(t->snap, t->nb_ports) >= t->o.max_packets)
 			break;
 		if (t->o.stats_period > 0 && now >= next_stats) {
-			stats_periodic(t->snap, t->nb_ports);
+			testpmd_show_stats(t);
 			next_stats += t->o.stats_period * hz;
 		}
 		if (fwd_eof_watch_check(&t->eof,
@@ -415,10 +528,7 @@ forward(struct testpmd *t)
 			break;
 		}
 	}
-	fwd_stop_request();
-	rte_eal_mp_wait_lcore();
-	t->fwd_secs = (double)(rte_get_timer_cycles() - t0) / (double)hz;
-	printf("Forwarding stopped%s.\n", quit ? " by signal" : "");
+	testpmd_fwd_stop(t, 1);
 	return 0;
 }
 
@@ -430,6 +540,7 @@ teardown(struct testpmd *t)
 	unsigned int i;
 	uint16_t p;
 
+	t->capture_failed = testpmd_captures_stop(t) < 0;
 	/* Stop every port before closing any: a port may send into the
 	 * queues of another. */
 	for (p = 0; p < t->nb_ports; p++)
@@ -439,7 +550,7 @@ teardown(struct testpmd *t)
 
 		if (ret < 0)
 			fprintf(stderr, "qpio-testpmd: port %u: close: %s\n", p,
-				strerror(-ret));
+				testpmd_strerror(-ret));
 	}
 	for (i = t->nb_rdma; i > 0; i--)
 		if (qpio_rdma_dev_close(t->rdma[i - 1]) < 0)
@@ -455,13 +566,54 @@ teardown(struct testpmd *t)
 		printf("mbufs not returned to pool %s: %u\n", mp->name, out);
 		leaked += out;
 		rte_mempool_free(mp);
+		t->pools[i] = NULL;
 	}
 	fflush(stdout);
-	for (i = 0; i < t->nb_lcores; i++)
-		free(t->lcores[i].streams);
-	free(t->stream_lcore);
-	rte_free(t->streams);
+	streams_free(t);
+	t->leaked = leaked;
 	return leaked;
+}
+
+/* -h/--help anywhere prints the application's options without setting
+ * up EAL; --help-eal asks EAL for its own. Returns 1 when done. */
+static int
+early_help(int argc, char **argv)
+{
+	int i;
+
+	for (i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--help-eal") == 0) {
+			argv[i] = (char *)(uintptr_t)"--help";
+			return 0;
+		}
+		if (strcmp(argv[i], "-h") == 0 ||
+		    strcmp(argv[i], "--help") == 0) {
+			testpmd_usage(stdout, argv[0]);
+			return 1;
+		}
+	}
+	return 0;
+}
+
+static void
+eal_init_failed(int err)
+{
+	fprintf(stderr, "qpio-testpmd: EAL init failed: %s\n",
+		testpmd_strerror(err));
+	/* EAL sets EACCES when it finds no usable hugepage mount or pages,
+	 * ENOMEM when the pages it found cannot hold -m. */
+	if (err == EACCES || err == ENOMEM)
+		fprintf(stderr,
+			"qpio-testpmd: hint: hugepages are missing or not "
+			"usable by this user. Either\n"
+			"  run without them: add --no-huge -m 512 before '--' "
+			"(all qpio ports work on it), or\n"
+			"  reserve pages as root: dpdk-hugepages.py -p 2M "
+			"--setup 1G (or echo 512 >\n"
+			"  /sys/kernel/mm/hugepages/hugepages-2048kB/"
+			"nr_hugepages and mount -t hugetlbfs\n"
+			"  nodev /dev/hugepages), then run as a user that may "
+			"write there.\n");
 }
 
 int
@@ -470,12 +622,12 @@ main(int argc, char **argv)
 	static struct testpmd t;
 	struct sigaction sa;
 	int ret, status = TESTPMD_EXIT_OK;
-	uint16_t p;
 
+	if (early_help(argc, argv))
+		return TESTPMD_EXIT_OK;
 	ret = rte_eal_init(argc, argv);
 	if (ret < 0) {
-		fprintf(stderr, "qpio-testpmd: EAL init failed: %s\n",
-			rte_strerror(rte_errno));
+		eal_init_failed(rte_errno);
 		return TESTPMD_EXIT_RUNTIME;
 	}
 	argc -= ret;
@@ -492,25 +644,43 @@ main(int argc, char **argv)
 
 	if (rdma_devs_create(&t) < 0 || ports_create(&t) < 0 ||
 	    streams_build(&t) < 0 || pools_create(&t) < 0 ||
-	    ports_setup(&t) < 0) {
+	    ports_setup(&t) < 0 || testpmd_captures_start(&t) < 0) {
 		status = TESTPMD_EXIT_RUNTIME;
 		goto out;
 	}
-	print_config(&t);
-	if (forward(&t) < 0) {
-		status = TESTPMD_EXIT_RUNTIME;
-		goto out;
+	if (t.o.json_path != NULL) {
+		t.json = stats_json_open(t.o.json_path);
+		if (t.json == NULL) {
+			fprintf(stderr, "qpio-testpmd: --json %s: %s\n",
+				t.o.json_path, testpmd_strerror(errno));
+			status = TESTPMD_EXIT_RUNTIME;
+			goto out;
+		}
 	}
-	for (p = 0; p < t.nb_ports; p++)
-		qpio_port_stop(p);
-	stats_final(t.snap, t.nb_ports, t.streams, t.nb_streams, t.fwd_secs);
-	if (t.o.show_xstats)
-		for (p = 0; p < t.nb_ports; p++)
-			stats_xstats(p);
-	fflush(stdout);
+	if (t.o.csv_path != NULL) {
+		t.csv = fopen(t.o.csv_path, "w");
+		if (t.csv == NULL) {
+			fprintf(stderr, "qpio-testpmd: --csv %s: %s\n",
+				t.o.csv_path, testpmd_strerror(errno));
+			status = TESTPMD_EXIT_RUNTIME;
+			goto out;
+		}
+		stats_csv_header(t.csv);
+	}
+	testpmd_print_config(&t);
+	if (t.o.interactive)
+		testpmd_prompt(&t);
+	else if (forward(&t) < 0)
+		status = TESTPMD_EXIT_RUNTIME;
 out:
-	if (teardown(&t) != 0)
+	if (teardown(&t) != 0 || t.capture_failed)
 		status = TESTPMD_EXIT_RUNTIME;
+	if (t.json != NULL) {
+		stats_json_exit(t.json, t.leaked, status);
+		fclose(t.json);
+	}
+	if (t.csv != NULL)
+		fclose(t.csv);
 	rte_eal_cleanup();
 	return status;
 }

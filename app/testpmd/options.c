@@ -24,6 +24,7 @@ enum {
 	OPT_TX_FIRST, OPT_TOTAL_MBUFS, OPT_MBCACHE, OPT_MBUF_SIZE,
 	OPT_MAX_PKT_LEN, OPT_STATS_PERIOD, OPT_DURATION, OPT_MAX_PACKETS,
 	OPT_ETH_PEER, OPT_TX_IP, OPT_TX_UDP, OPT_FLOWS, OPT_SHOW_XSTATS,
+	OPT_STATS_XSTATS, OPT_TX_RETRY, OPT_JSON, OPT_CAPTURE, OPT_CSV,
 };
 
 static const struct option long_opts[] = {
@@ -51,42 +52,71 @@ static const struct option long_opts[] = {
 	{ "tx-udp", required_argument, NULL, OPT_TX_UDP },
 	{ "flowgen-flows", required_argument, NULL, OPT_FLOWS },
 	{ "show-xstats", no_argument, NULL, OPT_SHOW_XSTATS },
+	{ "stats-xstats", no_argument, NULL, OPT_STATS_XSTATS },
+	{ "tx-retry", required_argument, NULL, OPT_TX_RETRY },
+	{ "json", required_argument, NULL, OPT_JSON },
+	{ "capture", required_argument, NULL, OPT_CAPTURE },
+	{ "csv", required_argument, NULL, OPT_CSV },
+	{ "interactive", no_argument, NULL, 'i' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
 
-static void
-usage(const char *prog)
+void
+testpmd_usage(FILE *f, const char *prog)
 {
-	printf("Usage: %s [EAL args] -- [options]\n"
+	fprintf(f, "Usage: %s [EAL args] -- --dev DEVARGS [--dev ...] [options]\n"
+	       "\n"
+	       "Ports and devices:\n"
 	       "  --dev DEVARGS            create a port (repeatable; ids follow\n"
-	       "                           the ethdevs of EAL --vdev/-a, eth<N>)\n"
+	       "                           the ethdevs of EAL --vdev/-a, eth<N>),\n"
+	       "                           e.g. ring0,peer=ring1 or pcap0,rx_pcap=F\n"
 	       "  --rdma-dev DEVARGS       create an rdma device first (repeatable)\n"
+	       "Forwarding:\n"
 	       "  --forward-mode=M[,M...]  %s;\n"
 	       "                           stream i gets mode i, the last repeats [io]\n"
 	       "  --nb-cores=N             forwarding lcores [all worker lcores]\n"
 	       "  --rxq=N --txq=N          queues per port, txq >= rxq [1]\n"
 	       "  --rxd=N --txd=N          descriptors per queue [%u]\n"
 	       "  --burst=N                frames per burst, 1..%u [%u]\n"
+	       "  --tx-retry=N             offer frames a tx burst did not take\n"
+	       "                           again, up to N more bursts [0: drop]\n"
 	       "  --txpkts=S[,S...]        txonly/flowgen segment sizes [64]\n"
 	       "  --port-topology=T        paired, chained or loop [paired]\n"
 	       "  --tx-first               send a burst on every stream first\n"
-	       "  --total-num-mbufs=N      mbufs per pool [computed]\n"
-	       "  --mbcache=N              mempool cache per lcore, 0..%u [%u]\n"
-	       "  --mbuf-size=N            mbuf data room incl. headroom [%u]\n"
-	       "  --max-pkt-len=N          largest frame of the ports [port default]\n"
-	       "  --stats-period=SECONDS   print port statistics periodically\n"
-	       "  --duration=SECONDS       stop after this forwarding time\n"
-	       "  --max-packets=N          stop when all ports received N frames\n"
 	       "  --eth-peer=PORT,MAC      destination MAC for frames sent on PORT\n"
 	       "  --tx-ip=SRC,DST          IPv4 addresses of generated frames\n"
 	       "  --tx-udp=SRC[,DST]       UDP ports of generated frames [9,9]\n"
 	       "  --flowgen-flows=N        flows of flowgen [16]\n"
+	       "Memory:\n"
+	       "  --total-num-mbufs=N      mbufs per pool [computed]\n"
+	       "  --mbcache=N              mempool cache per lcore, 0..%u [%u]\n"
+	       "  --mbuf-size=N            mbuf data room incl. headroom [%u]\n"
+	       "  --max-pkt-len=N          largest frame of the ports [port default]\n"
+	       "Run and statistics:\n"
+	       "  -i, --interactive        command prompt (type help); forwarding\n"
+	       "                           starts with 'start'\n"
+	       "  --stats-period=SECONDS   print port statistics periodically\n"
+	       "  --stats-xstats           add nonzero extended statistics to them\n"
 	       "  --show-xstats            print nonzero extended statistics at exit\n"
-	       "  -h, --help               this text\n",
+	       "  --json=FILE              write the statistics as JSON records,\n"
+	       "                           schema " TESTPMD_JSON_SCHEMA "\n"
+	       "  --csv=FILE               periodic statistics as CSV, a row per\n"
+	       "                           port and period\n"
+	       "  --capture=PORT[/rx|/tx]=FILE.pcapng[,snaplen=N,max-mb=N]\n"
+	       "                           write what PORT receives and/or sends\n"
+	       "                           to pcapng (repeatable); max-mb rotates\n"
+	       "  --duration=SECONDS       stop after this forwarding time\n"
+	       "  --max-packets=N          stop when all ports received N frames\n"
+	       "  -h, --help               this text\n"
+	       "\n"
+	       "EAL args (before --), the usual ones: -l 0-1 (lcores: main +\n"
+	       "workers), --no-huge -m MB (no hugepages needed), --no-pci,\n"
+	       "--file-prefix=NAME (one per process), --no-telemetry; the full\n"
+	       "list: %s --help-eal.\n",
 	       prog, fwd_engine_names(), DEF_DESC, TESTPMD_MAX_BURST,
 	       TESTPMD_DEF_BURST, RTE_MEMPOOL_CACHE_MAX_SIZE, DEF_MBCACHE,
-	       RTE_MBUF_DEFAULT_BUF_SIZE);
+	       RTE_MBUF_DEFAULT_BUF_SIZE, prog);
 }
 
 #define BAD(...) do { \
@@ -131,8 +161,8 @@ list_has_empty(const char *arg)
 	       strstr(arg, ",,") != NULL;
 }
 
-static int
-parse_modes(const char *arg, struct testpmd_opts *o)
+int
+testpmd_parse_modes(const char *arg, struct testpmd_opts *o)
 {
 	char buf[512], *tok, *save = NULL;
 
@@ -296,7 +326,7 @@ check_opts(struct testpmd_opts *o, unsigned int nb_workers,
 
 	if (o->nb_devs == 0)
 		BAD("no port: give at least one --dev DEVARGS, or an ethdev "
-		    "with EAL --vdev or -a");
+		    "with EAL --vdev or -a (see --help)");
 	if (nb_workers == 0)
 		BAD("no worker lcore: give EAL at least two lcores (-l 0-1)");
 	if (o->nb_cores > nb_workers)
@@ -306,6 +336,20 @@ check_opts(struct testpmd_opts *o, unsigned int nb_workers,
 		if (o->peer_set[c])
 			BAD("--eth-peer=%u,...: port %u does not exist (%u "
 			    "--dev given)", c, c, o->nb_devs);
+	for (c = 0; c < o->nb_captures; c++) {
+		const struct testpmd_capture *a = &o->captures[c];
+		unsigned int d;
+
+		if (a->port >= o->nb_devs)
+			BAD("--capture %u...: port %u does not exist (%u --dev "
+			    "given)", a->port, a->port, o->nb_devs);
+		for (d = 0; d < c; d++)
+			if (o->captures[d].port == a->port &&
+			    (o->captures[d].dirs & a->dirs))
+				BAD("--capture: port %u %s is captured twice",
+				    a->port, (o->captures[d].dirs & a->dirs) ==
+				    QPIO_PORT_CAPTURE_RX ? "rx" : "tx");
+	}
 	if (o->nb_txq < o->nb_rxq)
 		BAD("--txq=%u: must be >= --rxq=%u (stream i transmits on tx "
 		    "queue i)", o->nb_txq, o->nb_rxq);
@@ -335,7 +379,7 @@ testpmd_parse_args(int argc, char **argv, unsigned int nb_workers,
 	opts_defaults(o);
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":h", long_opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":hi", long_opts, NULL)) != -1) {
 		switch (c) {
 		case OPT_DEV:
 			if (o->nb_devs == QPIO_MAX_PORTS)
@@ -349,7 +393,7 @@ testpmd_parse_args(int argc, char **argv, unsigned int nb_workers,
 			o->rdma_devs[o->nb_rdma_devs++] = optarg;
 			break;
 		case OPT_FWD_MODE:
-			if (parse_modes(optarg, o) < 0)
+			if (testpmd_parse_modes(optarg, o) < 0)
 				return -EINVAL;
 			break;
 		case OPT_NB_CORES:
@@ -432,12 +476,43 @@ testpmd_parse_args(int argc, char **argv, unsigned int nb_workers,
 		case OPT_SHOW_XSTATS:
 			o->show_xstats = 1;
 			break;
+		case OPT_STATS_XSTATS:
+			o->stats_xstats = 1;
+			break;
+		case OPT_TX_RETRY:
+			PARSE_INTO("tx-retry", 0, 1000000, fwd_cfg.tx_retry);
+			break;
+		case OPT_JSON:
+			if (optarg[0] == '\0')
+				BAD("--json: give a file name");
+			o->json_path = optarg;
+			break;
+		case 'i':
+			o->interactive = 1;
+			break;
+		case OPT_CSV:
+			if (optarg[0] == '\0')
+				BAD("--csv: give a file name");
+			o->csv_path = optarg;
+			break;
+		case OPT_CAPTURE:
+			if (o->nb_captures == TESTPMD_MAX_CAPTURES)
+				BAD("--capture: at most %u", TESTPMD_MAX_CAPTURES);
+			if (testpmd_capture_parse(optarg,
+					&o->captures[o->nb_captures]) < 0)
+				return -EINVAL;
+			o->nb_captures++;
+			break;
 		case 'h':
-			usage(argv[0]);
+			testpmd_usage(stdout, argv[0]);
 			return 1;
 		case ':':
+			if (optopt > 0 && optopt < OPT_DEV)
+				BAD("-%c: needs a value (see --help)", optopt);
 			BAD("%s: needs a value (see --help)", argv[optind - 1]);
 		default:
+			if (optopt > 0 && optopt < OPT_DEV)
+				BAD("-%c: unknown option (see --help)", optopt);
 			BAD("%s: unknown option, or a value where none is "
 			    "allowed (see --help)", argv[optind - 1]);
 		}

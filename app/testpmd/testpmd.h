@@ -21,6 +21,8 @@
 #include <rte_mempool.h>
 
 #include "qpio_config.h"
+#include "qpio_port.h"
+#include "qpio_port_capture.h"
 
 /** Largest --burst (frames per rx or tx burst). */
 #define TESTPMD_MAX_BURST 512u
@@ -64,7 +66,10 @@ struct fwd_stream {
 	uint64_t rx_packets;             /**< frames received */
 	uint64_t tx_packets;             /**< frames the tx port took */
 	uint64_t fwd_dropped;            /**< frames tx refused, freed */
+	uint64_t tx_retries;             /**< tx bursts repeated (--tx-retry) */
 	uint64_t idle_polls;             /**< rx bursts that returned 0 */
+	struct qpio_port_capture *cap_rx; /**< --capture of rx_port, or NULL */
+	struct qpio_port_capture *cap_tx; /**< --capture of tx_port, or NULL */
 } __rte_cache_aligned;
 
 /** Settings the engines read; set before forwarding starts. */
@@ -78,6 +83,8 @@ struct fwd_config {
 	uint16_t tx_udp_src;
 	uint16_t tx_udp_dst;
 	uint32_t flowgen_flows;                  /**< flows of flowgen */
+	uint32_t tx_retry;                       /**< tx bursts repeated for
+						  *  frames not taken [0] */
 };
 
 /** The configuration of the engines (defaults from fwd_config_init()). */
@@ -109,14 +116,34 @@ const struct fwd_engine *fwd_engine_find(const char *name);
 const char *fwd_engine_names(void);
 
 /**
- * Transmit pkts[0..n) on the stream's tx queue; frames the port does not
- * take are freed and counted in fs->fwd_dropped, so the caller owns none
- * of the n frames afterwards. Counts the taken ones in fs->tx_packets.
+ * Transmit pkts[0..n) on the stream's tx queue, after copying all n to
+ * the tx capture of the stream when there is one (what is offered, as
+ * DPDK's tx callbacks see it). Frames the port does not
+ * take are offered again, up to fwd_cfg.tx_retry more bursts (each one
+ * counted in fs->tx_retries); those still not taken are freed and counted
+ * in fs->fwd_dropped, so the caller owns none of the n frames afterwards.
+ * Counts the taken ones in fs->tx_packets.
  * Call only from the lcore that runs fs.
  * @param n frames, at most TESTPMD_MAX_BURST.
  * @return the number of frames the port took.
  */
 uint16_t fwd_tx(struct fwd_stream *fs, struct rte_mbuf **pkts, uint16_t n);
+
+/**
+ * Receive up to n frames on the stream's rx queue, and copy them to the
+ * rx capture of the stream when there is one. Call only from the lcore
+ * that runs fs.
+ * @return the number of frames received into pkts.
+ */
+static inline uint16_t
+fwd_rx(struct fwd_stream *fs, struct rte_mbuf **pkts, uint16_t n)
+{
+	n = qpio_port_rx_burst(fs->rx_port, fs->rx_queue, pkts, n);
+	if (unlikely(fs->cap_rx != NULL) && n > 0)
+		qpio_port_capture_tap(fs->cap_rx, fs->rx_queue, pkts, n,
+				      QPIO_PORT_CAPTURE_RX);
+	return n;
+}
 
 /**
  * Called when an rx burst returned nothing: counts fs->idle_polls and

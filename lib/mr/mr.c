@@ -6,6 +6,7 @@
  */
 #include <inttypes.h>
 #include <pthread.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <rte_errno.h>
@@ -18,7 +19,9 @@ RTE_LOG_REGISTER_DEFAULT(qpio_mr_logtype, NOTICE);
 #define RET_NULL(err) do { rte_errno = (err); return NULL; } while (0)
 
 /* Serializes every change of mr_tables and of the tables in it. */
-static pthread_mutex_t mr_lock = PTHREAD_MUTEX_INITIALIZER;
+pthread_mutex_t mr_lock = PTHREAD_MUTEX_INITIALIZER;
+struct mr_mempool_list mr_mempools = TAILQ_HEAD_INITIALIZER(mr_mempools);
+struct mr_cache_registry mr_caches;
 static TAILQ_HEAD(, qpio_mr_table) mr_tables =
 	TAILQ_HEAD_INITIALIZER(mr_tables);
 
@@ -192,8 +195,8 @@ mempool_unwind(struct qpio_mr_mempool *r, unsigned int n)
 
 		if (ret < 0)
 			MR_LOG(ERR, "pool %s: unwinding, dereg of MR %p "
-			       "failed (%d)", r->mp->name, qpio_mr_addr(r->mr[i]),
-			       ret);
+			       "failed: %s", r->mp->name, qpio_mr_addr(r->mr[i]),
+			       rte_strerror(-ret));
 	}
 }
 
@@ -282,7 +285,9 @@ qpio_mr_mempool_reg(struct qpio_pd *pd, struct rte_mempool *mp,
 		goto put;
 	}
 	r->nb_mr = cl.n;
+	r->pd = pd;
 	table_bump(r->table);
+	TAILQ_INSERT_TAIL(&mr_mempools, r, next);
 	pthread_mutex_unlock(&mr_lock);
 	MR_LOG(DEBUG, "pool %s: %u chunks registered on pd %p", mp->name,
 	       r->nb_mr, pd);
@@ -315,9 +320,9 @@ qpio_mr_mempool_dereg(struct qpio_mr_mempool *r)
 		int ret = qpio_mr_dereg(r->mr[i]);
 
 		if (ret < 0) {
-			MR_LOG(ERR, "pool %s: dereg of MR %p failed (%d), kept "
+			MR_LOG(ERR, "pool %s: dereg of MR %p failed: %s, kept "
 			       "for a retry", r->mp->name,
-			       qpio_mr_addr(r->mr[i]), ret);
+			       qpio_mr_addr(r->mr[i]), rte_strerror(-ret));
 			if (first_err == 0)
 				first_err = ret;
 			r->mr[kept++] = r->mr[i];
@@ -329,6 +334,7 @@ qpio_mr_mempool_dereg(struct qpio_mr_mempool *r)
 		return first_err;
 	}
 	table_put(r->table);
+	TAILQ_REMOVE(&mr_mempools, r, next);
 	pthread_mutex_unlock(&mr_lock);
 	rte_free(r);
 	return 0;
@@ -360,24 +366,48 @@ qpio_mr_cache_init(struct qpio_mr_cache *c, struct qpio_pd *pd)
 	if (c == NULL || pd == NULL)
 		return -EINVAL;
 	pthread_mutex_lock(&mr_lock);
+	if (mr_caches.n == mr_caches.cap) {
+		uint32_t cap = mr_caches.cap != 0 ? mr_caches.cap * 2 : 16;
+		struct qpio_mr_cache **v = realloc(mr_caches.c,
+						   cap * sizeof(*v));
+
+		if (v == NULL) {
+			pthread_mutex_unlock(&mr_lock);
+			return -ENOMEM;
+		}
+		mr_caches.c = v;
+		mr_caches.cap = cap;
+	}
 	t = table_get(pd);
-	pthread_mutex_unlock(&mr_lock);
-	if (t == NULL)
+	if (t == NULL) {
+		pthread_mutex_unlock(&mr_lock);
 		return -ENOMEM;
+	}
 	memset(c, 0, sizeof(*c));
 	c->table = t;
 	c->table_gen = &t->gen;
 	c->gen = __atomic_load_n(&t->gen, __ATOMIC_ACQUIRE);
+	mr_caches.c[mr_caches.n++] = c;
+	pthread_mutex_unlock(&mr_lock);
 	return 0;
 }
 
 void
 qpio_mr_cache_fini(struct qpio_mr_cache *c)
 {
+	uint32_t i;
+
 	if (c == NULL || c->table == NULL)
 		return;
 	pthread_mutex_lock(&mr_lock);
 	table_put(c->table);
+	for (i = 0; i < mr_caches.n; i++)
+		if (mr_caches.c[i] == c) {
+			mr_caches.c[i] = mr_caches.c[--mr_caches.n];
+			break;
+		}
+	mr_caches.retired_hits += c->hits;
+	mr_caches.retired_misses += c->misses;
 	pthread_mutex_unlock(&mr_lock);
 	memset(c, 0, sizeof(*c));
 }

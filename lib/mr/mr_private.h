@@ -40,10 +40,30 @@ struct qpio_mr_table {
 
 /** A registered mempool. */
 struct qpio_mr_mempool {
+	TAILQ_ENTRY(qpio_mr_mempool) next;  /**< in mr_mempools, mr_lock */
+	const struct qpio_pd *pd;
 	struct qpio_mr_table *table;
 	struct rte_mempool *mp;
 	unsigned int nb_mr;
 	struct qpio_mr *mr[];           /**< one per chunk, in iteration order */
 };
+
+#include <pthread.h>
+
+/** Serializes registrations, tables and the lists below. */
+extern pthread_mutex_t mr_lock;
+/** Live mempool registrations (mr_lock). */
+TAILQ_HEAD(mr_mempool_list, qpio_mr_mempool);
+extern struct mr_mempool_list mr_mempools;
+
+/** Live lookup caches (mr_lock), and the counts of finalized ones. */
+struct mr_cache_registry {
+	struct qpio_mr_cache **c;
+	uint32_t n;
+	uint32_t cap;
+	uint64_t retired_hits;
+	uint64_t retired_misses;
+};
+extern struct mr_cache_registry mr_caches;
 
 #endif /* QPIO_MR_PRIVATE_H */

@@ -73,6 +73,7 @@ struct qpio_mr_cache {
 	uint32_t mru;                   /**< index of the entry hit last */
 	uint32_t next;                  /**< entry a miss replaces next */
 	uint64_t misses;                /**< calls of qpio_mr_lookup_slow() */
+	uint64_t hits;                  /**< lookups answered by an entry */
 	struct qpio_mr_cache_entry entry[QPIO_MR_CACHE_SIZE];
 } __rte_cache_aligned;
 
@@ -208,12 +209,15 @@ qpio_mr_lookup(struct qpio_mr_cache *c, uintptr_t addr, uint32_t len)
 	if (unlikely(c->gen != __atomic_load_n(c->table_gen, __ATOMIC_ACQUIRE)))
 		return qpio_mr_lookup_slow(c, addr, len);
 	e = &c->entry[c->mru];
-	if (likely(qpio_mr_cache_entry_covers(e, addr, len)))
+	if (likely(qpio_mr_cache_entry_covers(e, addr, len))) {
+		c->hits++;
 		return e->lkey;
+	}
 	for (i = 0; i < QPIO_MR_CACHE_SIZE; i++) {
 		e = &c->entry[i];
 		if (qpio_mr_cache_entry_covers(e, addr, len)) {
 			c->mru = i;
+			c->hits++;
 			return e->lkey;
 		}
 	}

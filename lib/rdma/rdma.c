@@ -172,8 +172,11 @@ qpio_rdma_dev_create(const char *devargs)
 	}
 	snprintf(dev->attr.name, sizeof(dev->attr.name), "%s", name);
 	snprintf(dev->attr.driver, sizeof(dev->attr.driver), "%s", drv->name);
+	rte_spinlock_init(&dev->tel_lock);
+	rdma_registry_lock();
 	devices[slot] = dev;
 	nb_devices++;
+	rdma_registry_unlock();
 	RDMA_LOG(INFO, "device %s created (driver %s)", name, drv->name);
 	return dev;
 }
@@ -194,8 +197,11 @@ qpio_rdma_dev_close(struct qpio_device *dev)
 	if (ret < 0)
 		return ret;
 	rdma_events_fini(dev);
+	rdma_registry_lock();
 	devices[dev->index] = NULL;
 	nb_devices--;
+	rdma_registry_unlock();
+	rdma_tel_fini(dev);
 	rte_free(dev);
 	return 0;
 }

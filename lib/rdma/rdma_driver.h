@@ -15,8 +15,16 @@
 #include <sys/queue.h>
 
 #include <rte_kvargs.h>
+#include <rte_spinlock.h>
 
 #include "qpio_rdma.h"
+
+/** Live objects of a device, for telemetry (lib/rdma/rdma_telemetry.c). */
+struct rdma_objlist {
+	void **obj;
+	uint32_t n;
+	uint32_t cap;
+};
 
 /** Device: generic part. Allocated and freed by lib/rdma. */
 struct qpio_device {
@@ -32,7 +40,44 @@ struct qpio_device {
 	uint32_t nb_ah;
 	uint32_t nb_srq;
 	struct rdma_event_ring *events;     /**< asynchronous events (lib) */
+	rte_spinlock_t tel_lock;            /**< guards qps and cqs (lib) */
+	struct rdma_objlist qps;            /**< live QPs (lib) */
+	struct rdma_objlist cqs;            /**< live CQs (lib) */
 	void *priv;                         /**< driver state */
+};
+
+/** Bits of qpio_qp_stats.valid: the fields a driver counts. */
+#define QPIO_QP_STAT_WQES_POSTED   (1u << 0)
+#define QPIO_QP_STAT_SQ_DOORBELLS  (1u << 1)
+#define QPIO_QP_STAT_RQ_DOORBELLS  (1u << 2)
+#define QPIO_QP_STAT_EMPTY_POLLS   (1u << 3)
+#define QPIO_QP_STAT_RNR_NAKS      (1u << 4)
+#define QPIO_QP_STAT_RNR_EXCEEDED  (1u << 5)
+#define QPIO_QP_STAT_RETRY_EXCEEDED (1u << 6)
+#define QPIO_QP_STAT_FLUSHED       (1u << 7)
+
+/** Counters of one QP since it was created (telemetry). */
+struct qpio_qp_stats {
+	uint32_t valid;            /**< QPIO_QP_STAT_* of the filled fields */
+	uint64_t wqes_posted;      /**< send WQEs posted */
+	uint64_t sq_doorbells;     /**< send doorbell rings */
+	uint64_t rq_doorbells;     /**< receive doorbell rings */
+	uint64_t empty_polls;      /**< polls of its CQs that found nothing */
+	uint64_t rnr_naks;         /**< RNR NAKs received (each one retried) */
+	uint64_t rnr_exceeded;     /**< RNR_RETRY_EXC_ERR completions */
+	uint64_t retry_exceeded;   /**< RETRY_EXC_ERR completions */
+	uint64_t flushed;          /**< WQEs completed with WR_FLUSH_ERR */
+};
+
+/** Bits of qpio_cq_stats.valid. */
+#define QPIO_CQ_STAT_OCCUPANCY     (1u << 0)
+#define QPIO_CQ_STAT_OVERFLOWS     (1u << 1)
+
+/** State of one CQ (telemetry). */
+struct qpio_cq_stats {
+	uint32_t valid;            /**< QPIO_CQ_STAT_* of the filled fields */
+	uint64_t occupancy;        /**< CQEs written, not yet polled */
+	uint64_t overflows;        /**< CQEs lost because the CQ was full */
 };
 
 /** Protection domain: generic part. */
@@ -117,6 +162,14 @@ struct qpio_dev_ops {
 	/** The fd that becomes readable when the device holds an event
 	 *  (replaces the ring's eventfd in qpio_rdma_async_event_fd()). */
 	int (*async_event_fd)(const struct qpio_device *dev);
+	/** Counters of a QP (optional). Called from the telemetry thread
+	 *  while lcores use the QP: read, never write; values may be one
+	 *  burst stale. Fill the counted fields and set their bits. */
+	void (*qp_stats_get)(const struct qpio_qp *qp,
+			     struct qpio_qp_stats *st);
+	/** State of a CQ (optional), under the same rules. */
+	void (*cq_stats_get)(const struct qpio_cq *cq,
+			     struct qpio_cq_stats *st);
 };
 
 /** A driver, registered from a constructor with QPIO_RDMA_DRIVER_REGISTER. */

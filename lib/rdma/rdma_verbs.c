@@ -209,6 +209,7 @@ qpio_cq_create(struct qpio_device *dev, uint32_t cqe, int socket_id)
 	cq->refcnt = 0;
 	cq->socket_id = socket_id;
 	dev->nb_cq++;
+	rdma_tel_track(dev, &dev->cqs, cq);
 	return cq;
 }
 
@@ -226,9 +227,12 @@ qpio_cq_destroy(struct qpio_cq *cq)
 			 cq->cqn, dev->name, cq->refcnt);
 		return -EBUSY;
 	}
+	rdma_tel_untrack(dev, &dev->cqs, cq);
 	ret = dev->ops->cq_destroy(cq);
-	if (ret < 0)
+	if (ret < 0) {
+		rdma_tel_track(dev, &dev->cqs, cq);
 		return ret;
+	}
 	rdma_events_scrub(dev, cq);
 	dev->nb_cq--;
 	return 0;
@@ -460,6 +464,7 @@ qpio_qp_create(struct qpio_pd *pd, struct qpio_qp_init_attr *ia)
 	if (ia->srq != NULL)
 		ia->srq->refcnt++;
 	dev->nb_qp++;
+	rdma_tel_track(dev, &dev->qps, qp);
 	return qp;
 }
 
@@ -479,9 +484,12 @@ qpio_qp_destroy(struct qpio_qp *qp)
 	scq = qp->send_cq;
 	rcq = qp->recv_cq;
 	srq = qp->srq;
+	rdma_tel_untrack(dev, &dev->qps, qp);
 	ret = dev->ops->qp_destroy(qp);
-	if (ret < 0)
+	if (ret < 0) {
+		rdma_tel_track(dev, &dev->qps, qp);
 		return ret;
+	}
 	rdma_events_scrub(dev, qp);
 	pd->refcnt--;
 	scq->refcnt--;

@@ -7,14 +7,17 @@
 #   testpmd.sh PATH/TO/qpio-testpmd CASE
 #
 # CASE: io-tx-first, macswap-tx-first, txonly-rxonly-duration,
-#       lcore-placement, bad-options, sigterm.
+#       lcore-placement, bad-options, sigterm, help, hugepage-hint,
+#       stats-rates, tx-retry, json, interactive.
 set -u
 
 tp=$1
 case_name=$2
+here=$(cd "$(dirname "$0")" && pwd)
 out=$(mktemp)
 err=$(mktemp)
-trap 'rm -f "$out" "$err"' EXIT
+tmpd=$(mktemp -d)
+trap 'rm -rf "$out" "$err" "$tmpd"' EXIT
 
 eal=(-l 0-1 --no-huge --no-shconf --no-pci -m 512 --no-telemetry
      --log-level=lib.eal:error --file-prefix="qpio-it-$$")
@@ -156,6 +159,149 @@ sigterm)
 	grep -q 'NIC statistics for port 1' "$out" || fail "no periodic stats"
 	grep -Eq '^  Rx-pps: +[1-9]' "$out" || fail "no nonzero Rx-pps"
 	check_common
+	;;
+help)
+	# No EAL args at all: the application's options, EAL not set up.
+	"$tp" --help >"$out" 2>"$err"
+	rc=$?
+	[ $rc = 0 ] || fail "--help: exit status $rc, want 0"
+	grep -q 'EAL: ' "$out" "$err" && fail "--help set up EAL"
+	for o in --dev --rdma-dev --forward-mode --nb-cores --rxq --txq \
+		--rxd --txd --burst --tx-retry --txpkts --port-topology --csv \
+		--capture \
+		--tx-first --eth-peer --tx-ip --tx-udp --flowgen-flows \
+		--total-num-mbufs --mbcache --mbuf-size --max-pkt-len \
+		--interactive --stats-period --stats-xstats --show-xstats \
+		--json --duration --max-packets --help --no-huge --help-eal; do
+		grep -q -- "$o" "$out" || fail "--help does not list $o"
+	done
+	"$tp" -l 0-1 --no-huge -- -h >"$out" 2>"$err"
+	rc=$?
+	[ $rc = 0 ] || fail "-h after --: exit status $rc, want 0"
+	grep -q -- '--tx-retry' "$out" || fail "-h after -- not the app's usage"
+	"$tp" --help-eal >"$out" 2>"$err"
+	rc=$?
+	[ $rc = 0 ] || fail "--help-eal: exit status $rc, want 0"
+	grep -q -- '--file-prefix' "$out" || fail "--help-eal: not EAL's usage"
+	;;
+hugepage-hint)
+	# A hugepage directory that is no hugetlbfs mount: EAL cannot get
+	# hugepage information (EACCES).
+	"$tp" -l 0-1 --no-pci --no-shconf --no-telemetry \
+		--huge-dir=/nonexistent-qpio --file-prefix="qpio-it-hp-$$" \
+		-- "${pair[@]}" >"$out" 2>"$err"
+	rc=$?
+	[ $rc = 1 ] || fail "exit status $rc, want 1"
+	grep -q 'EAL init failed: Permission denied (EACCES)$' "$err" ||
+		fail "no errno name in the EAL failure"
+	grep -q 'add --no-huge -m 512 before' "$err" || fail "no --no-huge hint"
+	grep -q 'nr_hugepages' "$err" || fail "no hint to reserve pages"
+	;;
+stats-rates)
+	run "${pair[@]}" --forward-mode=txonly,rxonly --stats-period=1 \
+		--stats-xstats --duration=2.5
+	rc=$?
+	[ $rc = 0 ] || fail "exit status $rc, want 0"
+	check_common
+	[ "$(grep -c '^  RX-nombuf:  0 *$' "$out")" -ge 4 ] ||
+		fail "want RX-nombuf in 2 periods x 2 ports"
+	grep -Eq '^  Rx-pps: +[1-9][0-9]* +Rx-bps: +[1-9]' "$out" ||
+		fail "no nonzero Rx-bps"
+	grep -Eq '^  Tx-pps: +[1-9][0-9]* +Tx-bps: +[1-9]' "$out" ||
+		fail "no nonzero Tx-bps"
+	# Periodic xstats: before the run stops.
+	sed '/^Forwarding stopped/,$d' "$out" | grep -q '^tx_good_packets: [1-9]' ||
+		fail "no xstats with the periodic statistics"
+	# Bits per second over the run: 8 * bytes / forwarding time.
+	awk '/Accumulated forward statistics/ { acc = 1 }
+	     acc && $1 == "RX-nombuf:" { print $4; exit }' "$out" | grep -Eq '^[1-9]' ||
+		fail "no final Rx-bps"
+	;;
+tx-retry)
+	run "${pair[@]}" --forward-mode=io --tx-first --tx-retry=3 \
+		--max-packets=100000
+	rc=$?
+	[ $rc = 0 ] || fail "exit status $rc, want 0"
+	check_common
+	[ "$(grep -c '^  TX-retries: [0-9]' "$out")" = 3 ] ||
+		fail "want TX-retries for 2 ports and the total"
+	run "${pair[@]}" --tx-retry=-1
+	[ $? = 2 ] || fail "--tx-retry=-1 accepted"
+	grep -q -- '--tx-retry=-1: must be a decimal integer' "$err" ||
+		fail "--tx-retry=-1: no message"
+	;;
+json)
+	run "${pair[@]}" --forward-mode=txonly,rxonly --stats-period=1 \
+		--stats-xstats --show-xstats --tx-retry=2 --duration=2.5 \
+		--json="$tmpd/run.json" --csv="$tmpd/run.csv"
+	rc=$?
+	[ $rc = 0 ] || fail "exit status $rc, want 0"
+	check_common
+	python3 "$here/testpmd_json.py" "$tmpd/run.json" "$out" 2 2 \
+		"$tmpd/run.csv" || fail "json check"
+	run "${pair[@]}" --json=/nonexistent-dir/run.json
+	[ $? = 1 ] || fail "unwritable --json accepted"
+	grep -q -- '--json /nonexistent-dir/run.json: No such file or directory (ENOENT)' \
+		"$err" || fail "unwritable --json: no message"
+	;;
+interactive)
+	# Commands go through a fifo, each after the output it depends on.
+	mkfifo "$tmpd/in"
+	"$tp" "${eal[@]}" -- "${pair[@]}" --tx-first -i <"$tmpd/in" \
+		>"$out" 2>"$err" &
+	pid=$!
+	exec 3>"$tmpd/in"
+	wait_for() {
+		local i
+		for i in $(seq 300); do
+			grep -q -- "$1" "$out" "$err" && return 0
+			kill -0 $pid 2>/dev/null || break
+			sleep 0.1
+		done
+		exec 3>&-
+		kill -KILL $pid 2>/dev/null
+		fail "interactive: no '$1'"
+	}
+	wait_for 'Interactive mode'
+	echo 'set fwd bogus' >&3
+	wait_for "unknown mode 'bogus'"
+	echo 'set fwd rxonly' >&3
+	wait_for 'Set rxonly packet forwarding mode'
+	echo 'show config fwd' >&3
+	wait_for 'mode=rxonly'
+	echo 'start' >&3
+	wait_for 'Forwarding started'
+	# --tx-first sent one burst (32) on each port; rxonly takes them.
+	for _ in $(seq 100); do
+		echo 'show port stats all' >&3
+		sleep 0.1
+		[ "$(grep -c '^  RX-packets: 32 ' "$out")" -ge 2 ] && break
+	done
+	grep -q '^  RX-packets: 32  *RX-missed: 0' "$out" ||
+		fail "show port stats all: no NIC statistics block with 32 frames"
+	echo 'stop' >&3
+	wait_for 'Accumulated forward statistics'
+	echo 'show port xstats all' >&3
+	wait_for 'NIC extended statistics for port 0'
+	echo 'show port xstats 1' >&3
+	wait_for '^rx_good_packets: 32$'
+	echo 'clear port stats all' >&3
+	wait_for 'NIC statistics for port 1 cleared'
+	echo 'show port stats 0' >&3
+	echo 'no such command' >&3
+	wait_for 'Command not found'
+	echo 'quit' >&3
+	exec 3>&-
+	wait $pid
+	rc=$?
+	[ $rc = 0 ] || fail "exit status $rc, want 0"
+	[ "$(total RX-packets:)" = 64 ] || fail "RX-packets $(total RX-packets:), want 64"
+	[ "$(total TX-packets:)" = 64 ] || fail "TX-packets $(total TX-packets:), want 64"
+	# After the clear, port 0 shows zero counters.
+	sed -n '/NIC statistics for port 1 cleared/,$p' "$out" |
+		grep -q '^  RX-packets: 0  *RX-missed: 0' || fail "clear did not zero"
+	grep -q '^mbufs not returned to pool mb_pool_0: 0$' "$out" ||
+		fail "mbufs not returned to the pool"
 	;;
 *)
 	echo "unknown case $case_name"

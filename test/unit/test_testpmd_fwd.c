@@ -156,6 +156,50 @@ Test(testpmd_fwd, frames_the_port_refuses_are_freed_and_counted)
 	pool_is_full();
 }
 
+/* A full tx ring stays full (nothing drains it): every retry burst is
+ * counted, then the frames still refused are dropped. */
+Test(testpmd_fwd, tx_retry_counts_each_repeated_burst_then_drops)
+{
+	uint8_t data[64] = { 0 };
+	struct rte_mbuf *out[64];
+	int i;
+
+	fwd_cfg.tx_retry = 3;
+	for (i = 0; i < 62; i++)
+		out[i] = frame(data, 64);
+	cr_assert_eq(rte_ring_enqueue_bulk(out_ring, (void **)out, 62, NULL),
+		     62);
+	for (i = 0; i < 5; i++)
+		inject(frame(data, 64));
+	fwd_io_engine.packet_fwd(&fs);
+	cr_assert_eq(fs.rx_packets, 5);
+	cr_assert_eq(fs.tx_packets, 2);
+	cr_assert_eq(fs.tx_retries, 3);
+	cr_assert_eq(fs.fwd_dropped, 3);
+	collect(out, 64);
+	rte_pktmbuf_free_bulk(out, 64);
+	pool_is_full();
+}
+
+/* No retry when the port takes everything. */
+Test(testpmd_fwd, tx_retry_unused_when_the_port_takes_the_burst)
+{
+	uint8_t data[64] = { 0 };
+	struct rte_mbuf *out[4];
+	int i;
+
+	fwd_cfg.tx_retry = 8;
+	for (i = 0; i < 4; i++)
+		inject(frame(data, 64));
+	fwd_io_engine.packet_fwd(&fs);
+	cr_assert_eq(fs.tx_packets, 4);
+	cr_assert_eq(fs.tx_retries, 0);
+	cr_assert_eq(fs.fwd_dropped, 0);
+	collect(out, 4);
+	rte_pktmbuf_free_bulk(out, 4);
+	pool_is_full();
+}
+
 Test(testpmd_fwd, macswap_swaps_exactly_the_12_mac_bytes)
 {
 	uint8_t data[128], *p;

@@ -333,8 +333,8 @@ ibvd_probe(struct qpio_device *dev, const struct rte_kvargs *kv)
 	}
 	if (ibv_query_device(idev->ctx, &idev->dattr) != 0) {
 		ret = errno != 0 ? -errno : -EIO;
-		IBVD_LOG(ERR, "%s: ibv_query_device(%s): %d", dev->name,
-			 idev->ibdev, ret);
+		IBVD_LOG(ERR, "%s: ibv_query_device(%s): %s", dev->name,
+			 idev->ibdev, strerror(-ret));
 		goto fail_close;
 	}
 	if (port > idev->dattr.phys_port_cnt) {

@@ -369,6 +369,8 @@ static const struct qpio_dev_ops soft_ops = {
 	.srq_modify = soft_srq_modify,
 	.srq_query = soft_srq_query,
 	.srq_destroy = soft_srq_destroy,
+	.qp_stats_get = soft_qp_stats_get,
+	.cq_stats_get = soft_cq_stats_get,
 };
 
 static int

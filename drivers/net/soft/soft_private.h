@@ -295,6 +295,9 @@ struct qpio_qp *soft_qp_create(struct qpio_pd *pd,
 int soft_qp_destroy(struct qpio_qp *qp);
 int soft_qp_modify(struct qpio_qp *qp, const struct qpio_qp_attr *attr,
 		   int mask, enum qpio_qp_state cur, enum qpio_qp_state next);
+/* Telemetry counters (soft_telemetry.c). */
+void soft_qp_stats_get(const struct qpio_qp *qp, struct qpio_qp_stats *st);
+void soft_cq_stats_get(const struct qpio_cq *cq, struct qpio_cq_stats *st);
 int soft_qp_query(struct qpio_qp *qp, struct qpio_qp_attr *attr,
 		  struct qpio_qp_init_attr *ia);
 
