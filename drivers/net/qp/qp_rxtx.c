@@ -23,7 +23,7 @@
 #include <rte_branch_prediction.h>
 #include <rte_mbuf.h>
 
-#include "port_qp_private.h"
+#include "qp_private.h"
 
 /* SGEs per receive post burst (stack array). */
 #define QP_RX_SGES 256u
@@ -70,10 +70,14 @@ rx_post_slots(struct qp_rxq *rxq, const uint32_t *list, uint32_t n)
 		for (i = 0; i < posted; i++)
 			rxq->slot_posted[list[done + i]] = 1;
 		rxq->posted += posted;
+		rxq->rq_posted += posted;
 		done += posted;
-		if (posted < chunk)
+		if (posted < chunk) {
+			qp_credit_publish(rxq);
 			return err != 0 ? err : -EIO;
+		}
 	}
+	qp_credit_publish(rxq);
 	return 0;
 }
 
@@ -248,7 +252,11 @@ qp_txq_reclaim(struct qp_txq *txq, uint32_t max_free)
 		for (i = 0; i < n; i++) {
 			uint32_t end = (uint32_t)wc[i].wr_id + 1;
 
-			if (unlikely(wc[i].status != QPIO_WC_SUCCESS)) {
+			if (unlikely(txq->credit_rd &&
+				     (uint32_t)wc[i].wr_id == txq->credit_wr))
+				/* The credit READ: no frame. */
+				qp_credit_read_done(txq, &wc[i]);
+			else if (unlikely(wc[i].status != QPIO_WC_SUCCESS)) {
 				if (wc[i].status == QPIO_WC_WR_FLUSH_ERR) {
 					/* Every WR gets its own flush
 					 * completion: one frame not sent. */
@@ -358,6 +366,7 @@ qp_port_tx_burst(void *queue, struct rte_mbuf **pkts, uint16_t nb_pkts)
 	struct qpio_sge sge[QP_PORT_CHUNK * QP_PORT_MAX_SEGS];
 	struct rte_mbuf *inl[QP_PORT_CHUNK];
 	uint16_t taken = 0;
+	uint32_t credits;
 
 	if (txq->head != txq->tail)
 		qp_txq_reclaim(txq, 0);
@@ -365,6 +374,15 @@ qp_port_tx_burst(void *queue, struct rte_mbuf **pkts, uint16_t nb_pkts)
 		     qpio_qp_state(txq->qp) != QPIO_QPS_RTS))
 		return 0;
 	txq->bursts++;
+	credits = qp_credit_avail(txq);
+	if (unlikely(credits < txq->credit_low))
+		qp_credit_request(txq);
+	if (unlikely(credits < nb_pkts)) {
+		/* The peer has no receive for the rest: it stays with the
+		 * caller, as on a full ethdev queue. */
+		txq->no_credit += nb_pkts - credits;
+		nb_pkts = (uint16_t)credits;
+	}
 	while (taken < nb_pkts) {
 		uint32_t room = txq->nb_desc - (txq->head - txq->tail);
 		uint32_t want = RTE_MIN((uint32_t)(nb_pkts - taken),
@@ -453,6 +471,7 @@ qp_port_tx_burst(void *queue, struct rte_mbuf **pkts, uint16_t nb_pkts)
 				rte_pktmbuf_free_bulk(inl, nfree);
 			txq->inline_pkts += nfree;
 			txq->head += posted;
+			txq->sends += posted;
 			txq->opackets += posted;
 		}
 		taken += consumed;

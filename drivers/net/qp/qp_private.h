@@ -1,10 +1,15 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-#ifndef QPIO_PORT_QP_PRIVATE_H
-#define QPIO_PORT_QP_PRIVATE_H
+#ifndef QPIO_NET_QP_PRIVATE_H
+#define QPIO_NET_QP_PRIVATE_H
 
 /*
- * The qp-port adapter: a packet port over any lib/rdma device.
+ * The qp port driver: a packet port over any lib/rdma device.
  * Queue i of a port is QP i: rx queue i is its RQ, tx queue i its SQ.
+ *
+ * RC flow control is credit based (qp_credit.c): rx queue i publishes how
+ * many receive WRs it has posted on its QP in a word of the port's credit
+ * MR; tx queue i of the peer reads that word with an RDMA READ and sends
+ * no more SENDs than the receives it knows are posted.
  */
 
 #include <stdint.h>
@@ -23,6 +28,9 @@
 #define QP_PORT_MAX_SEGS 32u
 /* Pools registered per port. */
 #define QP_PORT_MAX_POOLS 8u
+/* Bytes of the credit MR per queue: the rx queue's posted counter on one
+ * cache line, the tx queue's READ landing word on the next. */
+#define QP_CREDIT_STRIDE (2u * RTE_CACHE_LINE_SIZE)
 /* Default UD qkey of qp=ud ports (both ends use it). */
 #define QP_PORT_QKEY 0x7170696fu
 
@@ -51,6 +59,9 @@ struct qp_rxq {
 	uint32_t rearm_n;              /* completed slots not reposted */
 	uint32_t rearm_thresh;         /* repost once this many completed */
 	uint8_t *slot_posted;          /* per slot: 1 while on the RQ */
+	uint32_t rq_posted;            /* receive WRs posted on this QP
+					* (free-running); published in *credit */
+	volatile uint32_t *credit;     /* word in the credit MR (RC) */
 	struct rte_mbuf **elts;        /* nb_desc * nseg mbufs the driver owns */
 	struct qpio_mr_cache mrc;
 	/* counters, written by the polling lcore only */
@@ -82,7 +93,22 @@ struct qp_txq {
 	struct qpio_ah *ah;            /* UD destination, NULL on RC */
 	struct rte_mbuf **elts;        /* per WR: mbuf freed at completion */
 	struct qpio_mr_cache mrc;
+	/* RC credits (qp_credit.c); all free-running counters */
+	uint8_t credit_on;             /* RC link up: SENDs need credits */
+	uint8_t credit_rd;             /* a credit READ is outstanding */
+	uint32_t sends;                /* SEND WRs posted on this QP */
+	uint32_t peer_posted;          /* peer's rq_posted, last seen */
+	uint32_t peer_nb_desc;         /* peer's receive WRs (sanity bound) */
+	uint32_t credit_low;           /* READ when fewer credits than this */
+	uint32_t credit_wr;            /* WR number of the outstanding READ */
+	uint32_t credit_lkey;
+	uint32_t peer_rkey;
+	uint64_t peer_addr;            /* the peer rx queue's credit word */
+	volatile uint32_t *credit_dst; /* READ lands here (credit MR) */
 	/* counters, written by the sending lcore only */
+	uint64_t no_credit;            /* frames left with the caller */
+	uint64_t credit_reads;
+	uint64_t rnr_naks;             /* of destroyed QPs (soft NIC) */
 	uint64_t opackets;
 	uint64_t obytes;
 	uint64_t oerrors;
@@ -116,6 +142,8 @@ struct qp_port {
 	union qpio_gid gid;
 	struct qpio_device_attr dattr;
 	struct qp_pool_reg pools[QP_PORT_MAX_POOLS];
+	uint8_t *credit_area;          /* QP_CREDIT_STRIDE per queue */
+	struct qpio_mr *credit_mr;     /* local write, remote read */
 };
 
 uint16_t qp_port_rx_burst(void *queue, struct rte_mbuf **pkts,
@@ -127,10 +155,36 @@ uint32_t qp_txq_reclaim(struct qp_txq *txq, uint32_t max_free);
 /* Post every receive slot that is not on the RQ; -errno on failure. */
 int qp_rxq_post_all(struct qp_rxq *rxq);
 
-extern int qpio_port_logtype;
+/* Credits (qp_credit.c). */
+int qp_credit_init(struct qp_port *qp);
+void qp_credit_fini(struct qp_port *qp);
+void qp_credit_rxq_start(struct qp_port *qp, struct qp_rxq *rxq);
+void qp_credit_link(struct qp_port *qp, struct qp_txq *txq,
+		    const struct qp_port *peer, const struct qp_rxq *peer_rxq);
+void qp_credit_request(struct qp_txq *txq);
+void qp_credit_read_done(struct qp_txq *txq, const struct qpio_wc *wc);
+uint64_t qp_txq_rnr_naks(const struct qp_txq *txq);
+
+/* Publish the receives posted so far for the peer's credit READ: a
+ * release store, so the peer never counts a receive not yet posted. */
+static inline void
+qp_credit_publish(struct qp_rxq *rxq)
+{
+	if (rxq->credit != NULL)
+		__atomic_store_n(rxq->credit, rxq->rq_posted, __ATOMIC_RELEASE);
+}
+
+/* SENDs the peer has receives for. */
+static inline uint32_t
+qp_credit_avail(const struct qp_txq *txq)
+{
+	return txq->credit_on ? txq->peer_posted - txq->sends : UINT32_MAX;
+}
+
+extern int qp_logtype;
 #define QP_LOG(level, ...) \
-	rte_log(RTE_LOG_ ## level, qpio_port_logtype, \
-		RTE_FMT("qpio.lib.port: " RTE_FMT_HEAD(__VA_ARGS__,) "\n", \
+	rte_log(RTE_LOG_ ## level, qp_logtype, \
+		RTE_FMT("qpio.net.qp: " RTE_FMT_HEAD(__VA_ARGS__,) "\n", \
 			RTE_FMT_TAIL(__VA_ARGS__,)))
 
-#endif /* QPIO_PORT_QP_PRIVATE_H */
+#endif /* QPIO_NET_QP_PRIVATE_H */

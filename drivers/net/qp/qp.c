@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * qp-port adapter, control path: devargs, queues, QP creation and the link
+ * qp port driver, control path: devargs, queues, QP creation and the link
  * to the peer port, stop/flush, statistics.
  *
  * Queue i of a port is QP i (nb_rxq must equal nb_txq). Queue setup
@@ -20,7 +20,9 @@
 #include <rte_errno.h>
 #include <rte_malloc.h>
 
-#include "port_qp_private.h"
+#include "qp_private.h"
+
+RTE_LOG_REGISTER(qp_logtype, qpio.net.qp, INFO);
 
 static const char *const qp_port_keys[] = {
 	"dev", "qp", "peer", "inline", "mac", NULL,
@@ -333,7 +335,9 @@ qp_to_init(struct qp_port *qp, struct qpio_qp *q)
 		a.qkey = qp->qkey;
 		mask |= QPIO_QP_QKEY;
 	} else {
-		a.qp_access_flags = QPIO_ACCESS_LOCAL_WRITE;
+		/* Remote read: the peer reads the credit word. */
+		a.qp_access_flags = QPIO_ACCESS_LOCAL_WRITE |
+				    QPIO_ACCESS_REMOTE_READ;
 		mask |= QPIO_QP_ACCESS_FLAGS;
 	}
 	return qpio_qp_modify(q, &a, mask);
@@ -355,7 +359,7 @@ qp_connect(struct qp_port *qp, struct qpio_qp *q, const struct qp_port *peer,
 		a.path_mtu = QPIO_MTU_4096;
 		a.dest_qp_num = dest_qpn;
 		a.rq_psn = 0;
-		a.max_dest_rd_atomic = 0;
+		a.max_dest_rd_atomic = 1;   /* the peer's credit READ */
 		a.min_rnr_timer = 1;         /* 0.01 ms */
 		a.ah_attr.dlid = peer->lid;
 		a.ah_attr.port_num = 1;
@@ -379,8 +383,10 @@ qp_connect(struct qp_port *qp, struct qpio_qp *q, const struct qp_port *peer,
 		return qpio_qp_modify(q, &a, QPIO_QP_STATE | QPIO_QP_SQ_PSN);
 	a.timeout = 14;
 	a.retry_cnt = 7;
-	a.rnr_retry = 7;       /* back-pressure: wait for receive buffers */
-	a.max_rd_atomic = 0;
+	/* Credits keep SENDs within the peer's receives; RNR waits remain
+	 * the fallback. */
+	a.rnr_retry = 7;
+	a.max_rd_atomic = 1;   /* one credit READ at a time */
 	return qpio_qp_modify(q, &a, QPIO_QP_STATE | QPIO_QP_SQ_PSN |
 			      QPIO_QP_TIMEOUT | QPIO_QP_RETRY_CNT |
 			      QPIO_QP_RNR_RETRY | QPIO_QP_MAX_QP_RD_ATOMIC);
@@ -448,6 +454,8 @@ qp_link(struct qpio_port *a, struct qpio_port *b)
 			if (ret < 0)
 				return ret;
 		}
+		qp_credit_link(qa, ta, qb, b->rxq[i]);
+		qp_credit_link(qb, tb, qa, a->rxq[i]);
 		ret = qp_connect(qa, ta->qp, qb, qpio_qp_num(tb->qp));
 		if (ret == 0)
 			ret = qp_connect(qb, tb->qp, qa, qpio_qp_num(ta->qp));
@@ -526,6 +534,9 @@ qp_start(struct qpio_port *port)
 		txq->bounce_mp = rxq->mp;
 		txq->head = 0;
 		txq->tail = 0;
+		txq->credit_on = 0;
+		txq->credit_rd = 0;
+		qp_credit_rxq_start(qp, rxq);
 		ret = qp_to_init(qp, q);
 		if (ret == 0)
 			ret = qp_rxq_post_all(rxq);
@@ -607,6 +618,10 @@ qp_queues_down(struct qpio_port *port)
 		}
 		memset(rxq->slot_posted, 0, rxq->nb_desc);
 		rxq->posted = 0;
+		rxq->credit = NULL;
+		txq->credit_on = 0;
+		txq->credit_rd = 0;
+		txq->rnr_naks += qp_txq_rnr_naks(txq);
 		rxq->rearm_start = 0;
 		rxq->rearm_n = 0;
 		qpio_qp_destroy(rxq->qp);
@@ -656,6 +671,7 @@ qp_close(struct qpio_port *port)
 {
 	struct qp_port *qp = qp_priv(port);
 
+	qp_credit_fini(qp);
 	if (qp->pd != NULL && qpio_pd_free(qp->pd) < 0)
 		QP_LOG(ERR, "port %s: PD still in use at close", port->name);
 	if (qp->own_dev)
@@ -713,6 +729,9 @@ qp_stats_reset(struct qpio_port *port)
 			txq->copied_pkts = txq->oversize = 0;
 			txq->wc_errors = txq->bursts = 0;
 			txq->flushed = 0;
+			txq->no_credit = txq->credit_reads = 0;
+			/* The device's count goes on: start from minus it. */
+			txq->rnr_naks = -qp_txq_rnr_naks(txq);
 		}
 	}
 }
@@ -722,6 +741,7 @@ static const char *const qp_xstat_names[] = {
 	"tx_inline_packets", "tx_zero_copy_packets", "tx_copied_packets",
 	"tx_oversize_drops", "tx_wc_errors", "tx_bursts",
 	"rx_wc_errors", "rx_flushed", "tx_flushed",
+	"tx_no_credit", "tx_credit_reads", "tx_rnr_naks",
 };
 
 static int
@@ -755,6 +775,9 @@ qp_xstats_values(struct qpio_port *port, uint64_t *v, unsigned int n)
 			s[4] += txq->wc_errors;
 			s[5] += txq->bursts;
 			s[8] += txq->flushed;
+			s[9] += txq->no_credit;
+			s[10] += txq->credit_reads;
+			s[11] += txq->rnr_naks + qp_txq_rnr_naks(txq);
 		}
 		if (rxq != NULL) {
 			s[6] += rxq->wc_errors;
@@ -886,10 +909,22 @@ qp_probe(struct qpio_port *port, const struct rte_kvargs *kv)
 		ret = -rte_errno;
 		goto fail;
 	}
+	if (qp->transport == QP_PORT_RC && qp->dattr.max_qp_rd_atom == 0) {
+		QP_LOG(ERR, "port %s: qp=rc reads the peer's credits with an "
+		       "RDMA READ; device %s allows none (max_qp_rd_atom 0)",
+		       port->name, dev_name);
+		ret = -ENOTSUP;
+		goto fail;
+	}
+	ret = qp_credit_init(qp);
+	if (ret < 0)
+		goto fail;
 	port->ops = &qp_port_ops;
 	port->priv = qp;
 	return 0;
 fail:
+	if (qp->pd != NULL)
+		qpio_pd_free(qp->pd);
 	if (qp->dev != NULL && qp->own_dev)
 		dev_put(qp->dev);
 	rte_free(qp);
