@@ -170,6 +170,8 @@ rxq_free(struct qp_port *qp, struct qp_rxq *rxq)
 			rte_pktmbuf_free(rxq->elts[i]);
 	rte_free(rxq->elts);
 	rte_free(rxq->slot_posted);
+	rte_free(rxq->rwr);
+	rte_free(rxq->rsge);
 	if (rxq->mrc.table != NULL)
 		qpio_mr_cache_fini(&rxq->mrc);
 	if (rxq->cq != NULL)
@@ -179,11 +181,30 @@ rxq_free(struct qp_port *qp, struct qp_rxq *rxq)
 	rte_free(rxq);
 }
 
+/* rearm_data of a received mbuf: data_off at the headroom, refcnt 1, one
+ * segment, the port (as DPDK PMDs build their mbuf initializer). */
+static uint64_t
+rx_mbuf_init(uint16_t port_id)
+{
+	struct rte_mbuf mb;
+
+	memset(&mb, 0, sizeof(mb));
+	mb.data_off = RTE_PKTMBUF_HEADROOM;
+	mb.nb_segs = 1;
+	mb.port = port_id;
+	rte_mbuf_refcnt_set(&mb, 1);
+	uint64_t v;
+
+	memcpy(&v, &mb.data_off, sizeof(v));
+	return v;
+}
+
 static int
 qp_rx_queue_setup(struct qpio_port *port, uint16_t qid, uint16_t nb_desc,
 		  int socket_id, struct rte_mempool *mp)
 {
 	struct qp_port *qp = qp_priv(port);
+	struct qp_pool_reg *reg;
 	struct qp_rxq *rxq;
 	uint32_t room, nseg, grh;
 	size_t n;
@@ -222,13 +243,27 @@ qp_rx_queue_setup(struct qpio_port *port, uint16_t qid, uint16_t nb_desc,
 				       RTE_CACHE_LINE_SIZE, socket_id);
 	rxq->slot_posted = rte_zmalloc_socket("qp_rxq_posted", rxq->nb_desc,
 					      RTE_CACHE_LINE_SIZE, socket_id);
-	if (rxq->elts == NULL || rxq->slot_posted == NULL)
+	rxq->rwr = rte_zmalloc_socket("qp_rxq_wr",
+				      QP_PORT_POLL * sizeof(*rxq->rwr),
+				      RTE_CACHE_LINE_SIZE, socket_id);
+	rxq->rsge = rte_zmalloc_socket("qp_rxq_sge",
+				       QP_RX_SGES * sizeof(*rxq->rsge),
+				       RTE_CACHE_LINE_SIZE, socket_id);
+	if (rxq->elts == NULL || rxq->slot_posted == NULL ||
+	    rxq->rwr == NULL || rxq->rsge == NULL)
 		goto nomem;
-	if (pool_get(qp, mp) == NULL) {
+	reg = pool_get(qp, mp);
+	if (reg == NULL) {
 		rxq_free(qp, rxq);
 		return -ENOMEM;
 	}
 	rxq->mp = mp;
+	/* A pool in one chunk is one MR: its lkey serves every buffer. */
+	rxq->lkey = qpio_mr_mempool_nb_mr(reg->reg) == 1 ?
+		    qpio_mr_lkey(qpio_mr_mempool_mr(reg->reg, 0)) :
+		    QPIO_MR_INVALID_LKEY;
+	rxq->mbuf_init = rx_mbuf_init(port->port_id);
+	qp_rxq_wr_init(rxq);
 	if (qpio_mr_cache_init(&rxq->mrc, qp->pd) < 0)
 		goto nomem;
 	rxq->cq = qpio_cq_create(qp->dev, rxq->nb_desc, socket_id);
@@ -263,6 +298,8 @@ txq_free(struct qp_txq *txq)
 		for (i = 0; i < txq->nb_desc; i++)
 			rte_pktmbuf_free(txq->elts[i]);
 	rte_free(txq->elts);
+	rte_free(txq->wr);
+	rte_free(txq->sge);
 	if (txq->mrc.table != NULL)
 		qpio_mr_cache_fini(&txq->mrc);
 	if (txq->cq != NULL)
@@ -292,7 +329,14 @@ qp_tx_queue_setup(struct qpio_port *port, uint16_t qid, uint16_t nb_desc,
 	txq->elts = rte_zmalloc_socket("qp_txq_elts",
 				       txq->nb_desc * sizeof(*txq->elts),
 				       RTE_CACHE_LINE_SIZE, socket_id);
-	if (txq->elts == NULL || qpio_mr_cache_init(&txq->mrc, qp->pd) < 0) {
+	txq->wr = rte_zmalloc_socket("qp_txq_wr",
+				     QP_PORT_CHUNK * sizeof(*txq->wr),
+				     RTE_CACHE_LINE_SIZE, socket_id);
+	txq->sge = rte_zmalloc_socket("qp_txq_sge", QP_PORT_CHUNK *
+				      QP_PORT_MAX_SEGS * sizeof(*txq->sge),
+				      RTE_CACHE_LINE_SIZE, socket_id);
+	if (txq->elts == NULL || txq->wr == NULL || txq->sge == NULL ||
+	    qpio_mr_cache_init(&txq->mrc, qp->pd) < 0) {
 		txq_free(txq);
 		return -ENOMEM;
 	}
@@ -493,6 +537,7 @@ qp_ud_dest(struct qp_port *qp, struct qp_txq *txq, const struct qp_port *peer,
 		return -rte_errno;
 	}
 	txq->remote_qpn = dest_qpn;
+	qp_txq_wr_init(txq);
 	return 0;
 }
 
@@ -536,6 +581,7 @@ qp_start(struct qpio_port *port)
 		txq->tail = 0;
 		txq->credit_on = 0;
 		txq->credit_rd = 0;
+		qp_txq_wr_init(txq);
 		qp_credit_rxq_start(qp, rxq);
 		ret = qp_to_init(qp, q);
 		if (ret == 0)

@@ -24,6 +24,8 @@
 #define QP_PORT_POLL 64u
 /* Frames handled per internal chunk of a burst (WR arrays on the stack). */
 #define QP_PORT_CHUNK 64u
+/* SGEs per receive post (the queue's receive WR array). */
+#define QP_RX_SGES 256u
 /* Largest scatter/gather list the adapter builds per WR. */
 #define QP_PORT_MAX_SEGS 32u
 /* Pools registered per port. */
@@ -59,6 +61,11 @@ struct qp_rxq {
 	uint32_t rearm_n;              /* completed slots not reposted */
 	uint32_t rearm_thresh;         /* repost once this many completed */
 	uint8_t *slot_posted;          /* per slot: 1 while on the RQ */
+	uint32_t lkey;                 /* the pool's lkey when it is one MR,
+					* else QPIO_MR_INVALID_LKEY (lookup) */
+	uint64_t mbuf_init;            /* rearm_data of a received mbuf */
+	struct qpio_recv_wr *rwr;      /* QP_PORT_POLL receive WRs */
+	struct qpio_sge *rsge;         /* their SGEs (QP_RX_SGES) */
 	uint32_t rq_posted;            /* receive WRs posted on this QP
 					* (free-running); published in *credit */
 	volatile uint32_t *credit;     /* word in the credit MR (RC) */
@@ -93,6 +100,9 @@ struct qp_txq {
 	struct qpio_ah *ah;            /* UD destination, NULL on RC */
 	struct rte_mbuf **elts;        /* per WR: mbuf freed at completion */
 	struct qpio_mr_cache mrc;
+	struct qpio_send_wr *wr;       /* QP_PORT_CHUNK send WRs, constant
+					* fields set by qp_txq_wr_init() */
+	struct qpio_sge *sge;          /* QP_PORT_MAX_SEGS per WR */
 	/* RC credits (qp_credit.c); all free-running counters */
 	uint8_t credit_on;             /* RC link up: SENDs need credits */
 	uint8_t credit_rd;             /* a credit READ is outstanding */
@@ -154,6 +164,11 @@ uint16_t qp_port_tx_burst(void *queue, struct rte_mbuf **pkts,
 uint32_t qp_txq_reclaim(struct qp_txq *txq, uint32_t max_free);
 /* Post every receive slot that is not on the RQ; -errno on failure. */
 int qp_rxq_post_all(struct qp_rxq *rxq);
+/* Set the fields of the queue's receive WRs that never change. */
+void qp_rxq_wr_init(struct qp_rxq *rxq);
+/* Set the fields of the queue's send WRs that never change (again after
+ * the UD destination changed). */
+void qp_txq_wr_init(struct qp_txq *txq);
 
 /* Credits (qp_credit.c). */
 int qp_credit_init(struct qp_port *qp);
@@ -172,6 +187,15 @@ qp_credit_publish(struct qp_rxq *rxq)
 {
 	if (rxq->credit != NULL)
 		__atomic_store_n(rxq->credit, rxq->rq_posted, __ATOMIC_RELEASE);
+}
+
+/* Write data_off, refcnt, nb_segs and port of m with one 8-byte store
+ * (rearm_data), as DPDK PMDs do with their mbuf initializer. */
+typedef uint64_t __attribute__((__may_alias__)) qp_u64_alias;
+static inline void
+qp_mbuf_rearm(struct rte_mbuf *m, uint64_t rearm)
+{
+	*(qp_u64_alias *)(uintptr_t)&m->rearm_data = rearm;
 }
 
 /* SENDs the peer has receives for. */
