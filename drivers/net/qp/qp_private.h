@@ -170,6 +170,13 @@ void qp_rxq_wr_init(struct qp_rxq *rxq);
  * the UD destination changed). */
 void qp_txq_wr_init(struct qp_txq *txq);
 
+/* Statistics ops (qp_stats.c). */
+void qp_stats_get(struct qpio_port *port, struct qpio_port_stats *st);
+void qp_stats_reset(struct qpio_port *port);
+int qp_xstats_names(struct qpio_port *port, struct qpio_port_xstat_name *names,
+		    unsigned int n);
+int qp_xstats_values(struct qpio_port *port, uint64_t *v, unsigned int n);
+
 /* Credits (qp_credit.c). */
 int qp_credit_init(struct qp_port *qp);
 void qp_credit_fini(struct qp_port *qp);
