@@ -1,56 +1,62 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
 #
-# Side-by-side packet rate of DPDK's memif PMD and qpio, both driven by a
-# testpmd in txonly -> rxonly mode with one forwarding lcore per side.
+# Packet rate of DPDK's memif PMD and of a qpio RC link on the soft NIC,
+# both driven by a testpmd in txonly -> rxonly mode with one forwarding
+# lcore per side, measured in alternating pairs.
 #
-#   bench/memif-vs-qpio.sh [-t SECONDS] [-s BYTES] [--only memif|qpio]
+#   bench/memif-vs-qpio.sh [-p PAIRS] [-t SECONDS] [-s BYTES[,BYTES...]]
 #                          [--huge] [-k]
 #
-#   -t SECONDS   measured time per side (default 10)
-#   -s BYTES     packet size, --txpkts (default 64)
-#   --only X     measure only memif or only qpio
+#   -p PAIRS     memif/qpio pairs per packet size (default 5)
+#   -t SECONDS   measured seconds per run (default 5), after 2 s of warm-up
+#   -s BYTES     packet sizes, comma separated, 64..1518 (default 64;
+#                the full set is -s 64,256,1024,1518)
 #   --huge       run dpdk-testpmd on 2 MB hugepages instead of --no-huge; the
 #                script reserves and mounts them itself (root) and puts the
 #                old page count back on exit
-#   -k           keep the raw testpmd logs and print where they are
+#   -k           keep the raw logs and print where they are
 #
-# memif: two dpdk-testpmd processes (`usertools/install-deps.sh --bench`), a
-# txonly one as memif server and an rxonly one as memif client, each with its
-# main lcore on the other's forwarding CPU. The rate is the mean of the rx
-# side's per-second Rx-pps samples after a warm-up.
-# qpio: one build/app/testpmd/qpio-testpmd process with two soft RC queue
-# pairs; the rate is port 1's RX-packets over the seconds on its Throughput
-# line.
+# Each pair runs memif, then qpio, right after measuring the cross-core
+# cache-line one-way time (build/bench/qpio-bench-cacheline). A VM's two
+# vCPUs may sit on nearby or distant physical cores, which changes every
+# cross-core figure several times over; the pair is labelled with the
+# placement it ran in ("near" below 80 ns one-way, "far" otherwise) and
+# ratios are summarised per placement, never mixed.
 #
-# Exit status: 0 when every selected side was measured, 1 when a run failed,
-# 2 on a usage error or a missing tool ("qpio-testpmd not built"; the memif
-# number is still printed first). The numbers are reported, never judged.
+# A run's rate is the median of its per-second Rx-pps samples (the rxonly
+# side's port), skipping the first non-zero sample and the warm-up. A
+# pair's ratio is qpio / memif. The summary gives, per size and placement,
+# the median of the pair ratios.
+#
+# Exit status: 0 when every run was measured, 1 when a run failed, 2 on a
+# usage error or a missing tool. The numbers are reported, never judged.
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 qpio_testpmd=${QPIO_TESTPMD:-$top/build/app/testpmd/qpio-testpmd}
 dpdk_testpmd=${DPDK_TESTPMD:-dpdk-testpmd}
+cacheline=${QPIO_CACHELINE:-$top/build/bench/qpio-bench-cacheline}
 
-secs=10
-size=64
-only=
+pairs=5
+secs=5
+sizes=64
 huge=0
 keep=0
-warmup=2		# 1-s Rx-pps samples dropped after the first non-zero one
+warmup=2		# 1-s samples dropped after the first non-zero one
 burst=32
 nb_mbufs=16384		# per dpdk-testpmd process: enough for a 1024-slot ring
+near_ns=80		# one-way ns below which a placement is "near"
 
-usage() { sed -n '4,28p' "$0" | sed 's/^# \{0,1\}//'; }
-# die MSG: report a failed run; the logs are kept for a look.
+usage() { sed -n '4,33p' "$0" | sed 's/^# \{0,1\}//'; }
 die() { echo "memif-vs-qpio: $*" >&2; keep=1; exit 1; }
+usage_err() { echo "memif-vs-qpio: $*" >&2; exit 2; }
 
 while [ $# -gt 0 ]; do
 	case "$1" in
+	-p) pairs=${2:?-p needs PAIRS}; shift ;;
 	-t) secs=${2:?-t needs SECONDS}; shift ;;
-	-s) size=${2:?-s needs BYTES}; shift ;;
-	--only) only=${2:?--only needs memif or qpio}; shift ;;
-	--only=*) only=${1#--only=} ;;
+	-s) sizes=${2:?-s needs BYTES}; shift ;;
 	--huge) huge=1 ;;
 	-k) keep=1 ;;
 	-h|--help) usage; exit 0 ;;
@@ -58,19 +64,23 @@ while [ $# -gt 0 ]; do
 	esac
 	shift
 done
-case "$secs" in ''|*[!0-9]*|0) echo "memif-vs-qpio: -t wants whole seconds > 0" >&2; exit 2 ;; esac
-case "$size" in ''|*[!0-9]*) echo "memif-vs-qpio: -s wants bytes" >&2; exit 2 ;; esac
-[ "$size" -ge 64 ] && [ "$size" -le 1518 ] ||
-	{ echo "memif-vs-qpio: -s must be 64..1518" >&2; exit 2; }
-case "$only" in ''|memif|qpio) ;; *) echo "memif-vs-qpio: --only memif|qpio" >&2; exit 2 ;; esac
-want_memif=1
-want_qpio=1
-[ "$only" = qpio ] && want_memif=0
-[ "$only" = memif ] && want_qpio=0
+case "$pairs" in ''|*[!0-9]*|0) usage_err "-p wants whole pairs > 0" ;; esac
+case "$secs" in ''|*[!0-9]*|0) usage_err "-t wants whole seconds > 0" ;; esac
+IFS=, read -r -a size_list <<<"$sizes"
+[ "${#size_list[@]}" -gt 0 ] || usage_err "-s wants sizes"
+for s in "${size_list[@]}"; do
+	case "$s" in ''|*[!0-9]*) usage_err "-s wants bytes, got '$s'" ;; esac
+	[ "$s" -ge 64 ] && [ "$s" -le 1518 ] || usage_err "-s sizes must be 64..1518"
+done
+command -v "$dpdk_testpmd" >/dev/null ||
+	usage_err "dpdk-testpmd not installed (usertools/install-deps.sh --bench)"
+[ -x "$qpio_testpmd" ] || usage_err "qpio-testpmd not built ($qpio_testpmd)"
+[ -x "$cacheline" ] || usage_err "qpio-bench-cacheline not built ($cacheline)"
 
 logs=$(mktemp -d /tmp/qpio-bench.XXXXXX)
 prefix_tx=qpio-bench-tx-$$
 prefix_rx=qpio-bench-rx-$$
+prefix_q=qpio-bench-qpio-$$
 pids=()
 hp_sys=/sys/kernel/mm/hugepages/hugepages-2048kB
 hp_orig=
@@ -82,7 +92,8 @@ cleanup() {
 		kill -KILL "$p" 2>/dev/null || true
 		wait "$p" 2>/dev/null || true
 	done
-	rm -rf "/var/run/dpdk/$prefix_tx" "/var/run/dpdk/$prefix_rx"
+	rm -rf "/var/run/dpdk/$prefix_tx" "/var/run/dpdk/$prefix_rx" \
+		"/var/run/dpdk/$prefix_q"
 	if [ -n "$hp_mnt" ]; then
 		umount "$hp_mnt" 2>/dev/null || true
 		rmdir "$hp_mnt" 2>/dev/null || true
@@ -102,8 +113,6 @@ trap 'exit 130' INT TERM
 # statistics were printed (or are missing, which the parser notices).
 stop_proc() {
 	local pid=$1 name=$2 n=150 rc=0
-	# bash's own "Segmentation fault" job notice would go to stderr; the
-	# note below says the same once.
 	exec 3>&2 2>/dev/null
 	if kill -INT "$pid"; then
 		while kill -0 "$pid" && [ "$n" -gt 0 ]; do
@@ -115,8 +124,8 @@ stop_proc() {
 	fi
 	exec 2>&3 3>&-
 	if [ "$rc" -gt 128 ] && [ "$rc" != 130 ]; then
-		echo "note: $name ended by signal $((rc - 128)) ($(kill -l $((rc - 128))))" \
-			"while stopping"
+		echo "  note: $name ended by signal $((rc - 128))" \
+			"($(kill -l $((rc - 128)))) while stopping"
 	fi
 }
 
@@ -145,81 +154,66 @@ machine_facts() {
 	echo "machine: ${cpu:-unknown CPU}, nproc $(nproc), Linux $(uname -r), DPDK $dpdk"
 }
 
-# busy_facts WHEN: how busy the CPUs are (load average; CPU pressure: the
-# share of the last 10 s in which some runnable task waited for a CPU).
-# Printed before the runs and right after each one, where it covers the end
-# of the run: the forwarding lcores busy-poll one CPU each, so any other
-# runnable task has to wait, and a high figure means something was
-# competing with them. Numbers taken under pressure say more about the
-# neighbours than about the code.
-busy_facts() {
+# load_facts: /proc/loadavg and the CPU pressure ("some avg10": the share
+# of the last 10 s in which a runnable task waited for a CPU). Both
+# forwarding lcores busy-poll a CPU each, so anything else runnable takes
+# time straight out of them.
+load_facts() {
 	local psi
 	psi=$(sed -n 's/^some avg10=\([0-9.]*\).*/\1%/p' /proc/pressure/cpu 2>/dev/null)
-	echo "busy $1: load average $(cut -d' ' -f1-3 /proc/loadavg)," \
-		"CPU pressure (some, 10 s) ${psi:-n/a}"
+	echo "load $(cut -d' ' -f1-3 /proc/loadavg), CPU pressure ${psi:-n/a}"
 }
 
-# memif_parse LOG: "MPPS SAMPLES MIN MAX TOTAL" from an rxonly dpdk-testpmd
-# log run with --stats-period 1. MPPS is the mean of up to $secs Rx-pps
-# samples that follow the first non-zero one (a partial second) and $warmup
-# more, MIN and MAX the extremes of those samples (Mpps); TOTAL is port 0's
-# RX-packets in the final forward statistics.
-memif_parse() {
-	tr -d '\033' <"$1" | awk -v warm="$warmup" -v want="$secs" '
-	/Rx-pps:/ {
+# rx_pps_median LOG PORT: "MEDIAN N MIN MAX" (Mpps) of the Rx-pps samples
+# printed for PORT (testpmd's "NIC statistics for port PORT" blocks, one
+# per second): after the first non-zero one and $warmup more, up to $secs.
+rx_pps_median() {
+	tr -d '\033' <"$1" | awk -v port="$2" -v warm="$warmup" -v want="$secs" '
+	/NIC statistics for port/ {
+		inport = ($0 ~ ("for port " port " "))
+		next
+	}
+	inport && /Rx-pps:/ {
+		inport = 0
 		if (!on && $2 > 0)
 			on = 1
-		if (on && ++seen > warm + 1 && used < want) {
-			if (used == 0 || $2 < min)
-				min = $2
-			if (used == 0 || $2 > max)
-				max = $2
-			sum += $2
-			used++
-		}
+		if (on && ++seen > warm + 1 && n < want)
+			v[++n] = $2
 	}
-	/Forward statistics for port 0/ { fwd = 1 }
-	fwd && /RX-packets:/ { total = $2; fwd = 0 }
 	END {
-		if (used == 0)
+		if (n == 0)
 			exit 1
-		printf "%.3f %d %.3f %.3f %d\n", sum / used / 1e6, used,
-			min / 1e6, max / 1e6, total
+		# insertion sort: n is a handful
+		for (i = 2; i <= n; i++) {
+			x = v[i]
+			for (j = i - 1; j >= 1 && v[j] > x; j--)
+				v[j + 1] = v[j]
+			v[j + 1] = x
+		}
+		med = n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2
+		printf "%.3f %d %.3f %.3f\n", med / 1e6, n, v[1] / 1e6, v[n] / 1e6
 	}'
 }
 
-# qpio_parse LOG: "MPPS PACKETS SECONDS" from qpio-testpmd's final output:
-# RX-packets under "Forward statistics for port 1" and the seconds of the
-# "Throughput: X.XXX Mpps (N packets in S.SSS s)" line.
-qpio_parse() {
-	awk -v port=1 '
-	/Forward statistics for port/ {
-		match($0, /for port [0-9]+/)
-		split(substr($0, RSTART, RLENGTH), w, " ")
-		inport = (w[3] == port)
-		next
-	}
-	inport && /RX-packets:/ { rx = $2; inport = 0 }
-	/^Throughput:/ {
-		for (i = 1; i < NF; i++)
-			if ($i == "in")
-				s = $(i + 1)
-	}
-	END {
-		if (rx == "" || s == "" || s + 0 <= 0)
-			exit 1
-		printf "%.3f %d %s\n", rx / s / 1e6, rx, s
-	}' "$1"
+# wait_rx LOG PID...: until LOG shows a non-zero Rx-pps (20 s at most).
+wait_rx() {
+	local log=$1 n=200 p
+	shift
+	until tr -d '\033' <"$log" | grep -aEq 'Rx-pps: +[1-9]'; do
+		for p in "$@"; do
+			kill -0 "$p" 2>/dev/null ||
+				die "a testpmd exited; last lines:$(echo; tail -5 "$log")"
+		done
+		n=$((n - 1))
+		[ "$n" -gt 0 ] || die "no packets received in 20 s ($log)"
+		sleep 0.1
+	done
 }
 
+# run_memif SIZE TAG: sets run_result to "MEDIAN N MIN MAX".
 run_memif() {
-	local sock="qpio-bench-$$" mem tx rx n lo hi common_app
-	command -v "$dpdk_testpmd" >/dev/null || {
-		echo "memif-vs-qpio: dpdk-testpmd not installed (usertools/install-deps.sh --bench)" >&2
-		exit 2
-	}
+	local size=$1 tag=$2 sock="qpio-bench-$$" mem tx rx common_app
 	if [ "$huge" = 1 ]; then
-		reserve_hugepages 128
 		mem=(--huge-dir="$hp_mnt")
 	else
 		mem=(--no-huge -m 256)
@@ -234,83 +228,115 @@ run_memif() {
 		--file-prefix="$prefix_rx"
 		--vdev="net_memif0,role=client,socket=$sock"
 		-- --forward-mode=rxonly "${common_app[@]}")
-	echo "memif tx: ${memif_tx_cmd[*]}"
-	echo "memif rx: ${memif_rx_cmd[*]}"
-
 	# With --stats-period dpdk-testpmd ignores stdin and runs until a signal.
-	"${memif_tx_cmd[@]}" </dev/null >"$logs/memif-tx.log" 2>&1 &
+	"${memif_tx_cmd[@]}" </dev/null >"$logs/memif-tx-$tag.log" 2>&1 &
 	tx=$!
 	pids+=("$tx")
 	sleep 1
 	kill -0 "$tx" 2>/dev/null ||
-		die "memif tx side exited early; last lines:$(echo; tail -5 "$logs/memif-tx.log")"
-	"${memif_rx_cmd[@]}" </dev/null >"$logs/memif-rx.log" 2>&1 &
+		die "memif tx side exited early; last lines:$(echo; tail -5 "$logs/memif-tx-$tag.log")"
+	"${memif_rx_cmd[@]}" </dev/null >"$logs/memif-rx-$tag.log" 2>&1 &
 	rx=$!
 	pids+=("$rx")
-
-	# Wait for the first packets, then for warm-up + measured samples.
-	n=200
-	until grep -aE 'Rx-pps: +[1-9]' "$logs/memif-rx.log" >/dev/null; do
-		kill -0 "$rx" 2>/dev/null && kill -0 "$tx" 2>/dev/null ||
-			die "memif: a dpdk-testpmd exited; last lines:$(echo; tail -5 "$logs/memif-rx.log" "$logs/memif-tx.log")"
-		n=$((n - 1))
-		[ "$n" -gt 0 ] || die "memif: no packets received in 20 s"
-		sleep 0.1
-	done
+	wait_rx "$logs/memif-rx-$tag.log" "$rx" "$tx"
 	sleep $((warmup + secs + 1))
-
 	# rx first: with the server stopped first, the 22.11 client crashed
-	# before printing its final statistics, and memif counters read zero
-	# once the peer has gone.
+	# before printing its final statistics.
 	stop_proc "$rx" "memif rxonly dpdk-testpmd"
 	stop_proc "$tx" "memif txonly dpdk-testpmd"
-
-	memif_result=$(memif_parse "$logs/memif-rx.log") ||
-		die "memif: could not parse Rx-pps samples"
-	read -r memif_mpps n lo hi memif_total <<<"$memif_result"
-	echo "memif: $memif_mpps Mpps (mean of $n 1-s Rx-pps samples after ${warmup} s" \
-		"warm-up, min $lo, max $hi; $memif_total packets received in the whole run)"
-	busy_facts "during memif"
+	pids=()
+	run_result=$(rx_pps_median "$logs/memif-rx-$tag.log" 0) ||
+		die "memif: no Rx-pps samples in $logs/memif-rx-$tag.log"
 }
 
+# run_qpio SIZE TAG: sets run_result to "MEDIAN N MIN MAX".
 run_qpio() {
-	local n pkts s rc=0
-	[ -x "$qpio_testpmd" ] || {
-		echo "qpio-testpmd not built ($qpio_testpmd)"
-		exit 2
-	}
+	local size=$1 tag=$2 rc=0
 	qpio_cmd=("$qpio_testpmd" --lcores=0@0,1@0,2@1 --no-huge --no-shconf
-		--no-pci -m 1024 --
+		--no-pci -m 1024 --file-prefix="$prefix_q" --
 		--dev qp0,dev=soft0,qp=rc,peer=qp1 --dev qp1,dev=soft0,qp=rc,peer=qp0
 		--forward-mode=txonly,rxonly --nb-cores=2 --txpkts="$size"
-		--burst="$burst" --duration="$secs")
-	echo "qpio: ${qpio_cmd[*]}"
-	timeout -k 5 $((secs + 60)) "${qpio_cmd[@]}" </dev/null \
-		>"$logs/qpio.log" 2>&1 || rc=$?
+		--burst="$burst" --stats-period=1
+		--duration=$((warmup + secs + 2)))
+	timeout -k 5 $((warmup + secs + 60)) "${qpio_cmd[@]}" </dev/null \
+		>"$logs/qpio-$tag.log" 2>&1 || rc=$?
 	[ "$rc" = 0 ] ||
-		die "qpio-testpmd exited with $rc; last lines:$(echo; tail -5 "$logs/qpio.log")"
-	qpio_result=$(qpio_parse "$logs/qpio.log") ||
-		die "qpio: no port 1 RX-packets or Throughput line"
-	read -r qpio_mpps pkts s <<<"$qpio_result"
-	echo "qpio: $qpio_mpps Mpps ($pkts packets received on port 1 in $s s)"
-	busy_facts "during qpio"
+		die "qpio-testpmd exited with $rc; last lines:$(echo; tail -5 "$logs/qpio-$tag.log")"
+	run_result=$(rx_pps_median "$logs/qpio-$tag.log" 1) ||
+		die "qpio: no Rx-pps samples for port 1 in $logs/qpio-$tag.log"
 }
 
+# one_way: median cache-line one-way ns, measured now.
+one_way() {
+	"$cacheline" --samples 50 --batch 1000 |
+		sed -n 's/^cacheline one-way ns: median \([0-9.]*\).*/\1/p'
+}
+
+[ "$huge" = 1 ] && reserve_hugepages 128
 machine_facts
-busy_facts before
+echo "before: $(load_facts)"
 [ "$(nproc)" -ge 2 ] ||
 	echo "memif-vs-qpio: only $(nproc) CPU; both forwarding lcores share it" >&2
-echo "packet size $size bytes, burst $burst, ${secs} s per side"
-memif_mpps=
-qpio_mpps=
-[ "$want_memif" = 1 ] && run_memif
-[ "$want_qpio" = 1 ] && run_qpio
+echo "$pairs pairs per size, ${secs} s measured per run after ${warmup} s warm-up," \
+	"burst $burst, sizes ${size_list[*]}"
+echo "memif: $dpdk_testpmd txonly (server) and rxonly (client), --lcores 0@0,1@1 / 0@1,1@0"
+echo "qpio:  $qpio_testpmd --lcores=0@0,1@0,2@1 qp0<->qp1 (soft0, rc)"
+echo
+
+# One line per pair: SIZE PAIR ONEWAY PLACEMENT MEMIF QPIO RATIO
+results=$logs/results
+: >"$results"
+printf '%-5s %-4s %-11s %-6s %-28s %-28s %s\n' size pair one-way-ns place \
+	"memif Mpps (min-max)" "qpio Mpps (min-max)" qpio/memif
+for size in "${size_list[@]}"; do
+	for pair in $(seq 1 "$pairs"); do
+		ow=$(one_way)
+		[ -n "$ow" ] || die "qpio-bench-cacheline gave no median"
+		place=$(awk -v o="$ow" -v t="$near_ns" 'BEGIN { print (o < t) ? "near" : "far" }')
+		run_memif "$size" "$size-$pair"
+		read -r m_med m_n m_lo m_hi <<<"$run_result"
+		run_qpio "$size" "$size-$pair"
+		read -r q_med q_n q_lo q_hi <<<"$run_result"
+		ratio=$(awk -v q="$q_med" -v m="$m_med" 'BEGIN { printf "%.3f", (m > 0) ? q / m : 0 }')
+		printf '%-5s %-4s %-11s %-6s %-28s %-28s %s\n' "$size" "$pair" "$ow" \
+			"$place" "$m_med ($m_lo-$m_hi, n=$m_n)" \
+			"$q_med ($q_lo-$q_hi, n=$q_n)" "$ratio"
+		echo "  $(load_facts)"
+		echo "$size $pair $ow $place $m_med $q_med $ratio" >>"$results"
+	done
+done
 
 echo
-[ -n "$memif_mpps" ] && printf 'memif  %8s Mpps\n' "$memif_mpps"
-[ -n "$qpio_mpps" ] && printf 'qpio   %8s Mpps\n' "$qpio_mpps"
-if [ -n "$memif_mpps" ] && [ -n "$qpio_mpps" ]; then
-	awk -v q="$qpio_mpps" -v m="$memif_mpps" \
-		'BEGIN { if (m > 0) printf "qpio/memif %.2f\n", q / m }'
-fi
+echo "median per size and placement (pairs never mixed across placements):"
+printf '%-5s %-6s %-6s %-12s %-12s %s\n' size place pairs "memif Mpps" \
+	"qpio Mpps" "median qpio/memif"
+awk '
+function median(list,    n, a, i, j, x) {
+	n = split(list, a, " ")
+	for (i = 2; i <= n; i++) {
+		x = a[i] + 0
+		for (j = i - 1; j >= 1 && a[j] + 0 > x; j--)
+			a[j + 1] = a[j]
+		a[j + 1] = x
+	}
+	return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
+}
+{
+	k = $1 " " $4
+	if (!(k in cnt))
+		order[++nk] = k
+	cnt[k]++
+	m[k] = m[k] " " $5
+	q[k] = q[k] " " $6
+	r[k] = r[k] " " $7
+}
+END {
+	for (i = 1; i <= nk; i++) {
+		k = order[i]
+		split(k, w, " ")
+		printf "%-5s %-6s %-6d %-12.3f %-12.3f %.3f\n", w[1], w[2],
+			cnt[k], median(m[k]), median(q[k]), median(r[k])
+	}
+}' "$results"
+echo "after: $(load_facts)"
 exit 0

@@ -8,7 +8,8 @@
 #
 # CASE: io-tx-first, macswap-tx-first, txonly-rxonly-duration,
 #       lcore-placement, bad-options, sigterm, help, hugepage-hint,
-#       stats-rates, tx-retry, json, interactive.
+#       stats-rates, tx-retry, json, interactive,
+#       qp-credits-no-rnr.
 set -u
 
 tp=$1
@@ -302,6 +303,22 @@ interactive)
 		grep -q '^  RX-packets: 0  *RX-missed: 0' || fail "clear did not zero"
 	grep -q '^mbufs not returned to pool mb_pool_0: 0$' "$out" ||
 		fail "mbufs not returned to the pool"
+qp-credits-no-rnr)
+	# An RC link on the soft NIC, txonly and rxonly on their own lcores:
+	# the sender is held back by credits, never by RNR NAKs.
+	eal=(--lcores=0@0,1@0,2@1 "${eal[@]:2}")
+	run --dev qp0,dev=soft0,qp=rc,peer=qp1 --dev qp1,dev=soft0,qp=rc,peer=qp0 \
+		--forward-mode=txonly,rxonly --nb-cores=2 --max-packets=300000 \
+		--show-xstats
+	rc=$?
+	[ $rc = 0 ] || fail "exit status $rc, want 0"
+	check_common
+	rx=$(total RX-packets:)
+	[ -n "$rx" ] && [ "$rx" -ge 300000 ] || fail "RX-packets $rx < 300000"
+	grep -q '^tx_credit_reads: [1-9]' "$out" || fail "no credit READ counted"
+	# --show-xstats prints only nonzero counters.
+	grep -q '^tx_rnr_naks:' "$out" && fail "RNR NAKs: $(grep '^tx_rnr_naks:' "$out")"
+	grep -q '^tx_errors:\|^tx_flushed:' "$out" && fail "frames lost on the link"
 	;;
 *)
 	echo "unknown case $case_name"

@@ -517,9 +517,11 @@ Test(port_qp, ud_frame_over_4096_is_refused_at_configure_or_dropped)
 	cr_assert_eq(qpio_port_close(id), 0);
 }
 
-/* Frames waiting for receive buffers when the sender stops are flushed:
- * counted in oerrors and tx_flushed, so sent + flushed = taken. */
-Test(port_qp, frames_flushed_at_stop_are_counted)
+/* Credits: a peer with 16 receives posted makes tx_burst of 64 take 16 and
+ * leave 48 with the caller, counted in tx_no_credit; no SEND meets a peer
+ * without a receive (tx_rnr_naks 0). Stopping the sender then flushes
+ * nothing; the 16 delivered but never received are imissed at b's stop. */
+Test(port_qp, full_peer_makes_tx_burst_take_fewer_and_counts_them)
 {
 	struct qpio_port_stats st;
 	struct rte_mbuf *m[64];
@@ -534,18 +536,147 @@ Test(port_qp, frames_flushed_at_stop_are_counted)
 	port_up(l.b, 16, 0, l.rx_mp);      /* 16 receive buffers */
 	for (i = 0; i < 64; i++)
 		m[i] = frame(l.tx_mp, 300, i, 2048);
-	cr_assert_eq(qpio_port_tx_burst(l.a, 0, m, 64), 64);
+	cr_assert_eq(qpio_port_tx_burst(l.a, 0, m, 64), 16);
+	for (i = 16; i < 64; i++)
+		cr_assert_eq(rte_mbuf_refcnt_read(m[i]), 1, "frame %u", i);
+	cr_assert_eq(xstat(l.a, "tx_no_credit"), 48);
+	/* Still full: nothing more goes, every refusal is counted. */
+	cr_assert_eq(qpio_port_tx_burst(l.a, 0, &m[16], 48), 0);
+	cr_assert_eq(xstat(l.a, "tx_no_credit"), 96);
+	cr_assert_eq(xstat(l.a, "tx_rnr_naks"), 0);
+	for (i = 16; i < 64; i++)
+		rte_pktmbuf_free(m[i]);
 	cr_assert_eq(qpio_port_stop(l.a), 0);
 	cr_assert_eq(qpio_port_stats_get(l.a, &st), 0);
-	cr_assert_eq(st.opackets, 64);
-	cr_assert_eq(st.oerrors, 48);
-	cr_assert_eq(xstat(l.a, "tx_flushed"), 48);
+	cr_assert_eq(st.opackets, 16);
+	cr_assert_eq(st.oerrors, 0);
+	cr_assert_eq(xstat(l.a, "tx_flushed"), 0);
 	cr_assert_eq(qpio_port_stop(l.b), 0);
 	cr_assert_eq(qpio_port_stats_get(l.b, &st), 0);
 	/* Delivered to b's buffers but never handed to the application:
 	 * dropped by the stop, so imissed, not ipackets. */
 	cr_assert_eq(st.ipackets, 0);
 	cr_assert_eq(st.imissed, 16);
+	link_down(&l);
+}
+
+/* Send n frames of len bytes from a to b in bursts of burst, receiving on
+ * b in between as an rxonly loop would; every frame arrives once, in
+ * order (seeds first..first+n-1). Returns the tx bursts that took less
+ * than offered. */
+static unsigned int
+stream_rx(struct link *l, unsigned int first, unsigned int n,
+	  unsigned int burst, uint16_t rx_burst)
+{
+	struct rte_mbuf *m[64], *rx[64];
+	unsigned int sent = 0, got = 0, have = 0, short_bursts = 0, i;
+	uint64_t end = rte_get_timer_cycles() + 20 * rte_get_timer_hz();
+
+	cr_assert_leq(burst, 64);
+	while (got < n && rte_get_timer_cycles() < end) {
+		uint16_t k, r;
+
+		while (have < burst && sent + have < n) {
+			m[have] = frame(l->tx_mp, 64 + (first + sent + have) % 64,
+					first + sent + have, 2048);
+			have++;
+		}
+		k = have > 0 ? qpio_port_tx_burst(l->a, 0, m, (uint16_t)have) :
+		    0;
+		if (k < have)
+			short_bursts++;
+		memmove(m, &m[k], (have - k) * sizeof(m[0]));
+		have -= k;
+		sent += k;
+		r = qpio_port_rx_burst(l->b, 0, rx, rx_burst);
+		for (i = 0; i < r; i++) {
+			uint32_t s = first + got + i;
+
+			cr_assert(frame_ok(rx[i], 64 + s % 64, s), "frame %u", s);
+			rte_pktmbuf_free(rx[i]);
+		}
+		got += r;
+	}
+	cr_assert_eq(got, n, "%u of %u frames received", got, n);
+	cr_assert_eq(have, 0);
+	return short_bursts;
+}
+
+static unsigned int
+stream(struct link *l, unsigned int first, unsigned int n, unsigned int burst)
+{
+	return stream_rx(l, first, n, burst, 64);
+}
+
+/* Credits are free-running counts: 16-slot rings wrap 40 times, in bursts
+ * of 7 (never a multiple of the ring), and nothing is lost, reordered or
+ * RNR-NAKed. */
+Test(port_qp, credits_survive_queue_wrap)
+{
+	struct qpio_port_stats st;
+	struct link l;
+
+	link_up(&l, 16, 0, 0);
+	stream(&l, 0, 640, 7);
+	cr_assert_eq(qpio_port_stats_get(l.a, &st), 0);
+	cr_assert_eq(st.opackets, 640);
+	cr_assert_eq(st.oerrors, 0);
+	cr_assert_eq(qpio_port_stats_get(l.b, &st), 0);
+	cr_assert_eq(st.ipackets, 640);
+	cr_assert_eq(st.ierrors, 0);
+	cr_assert_eq(xstat(l.a, "tx_rnr_naks"), 0);
+	cr_assert_eq(xstat(l.a, "tx_flushed"), 0);
+	cr_assert_gt(xstat(l.a, "tx_credit_reads"), 0);
+	link_down(&l);
+}
+
+/* A txonly -> rxonly run with a slower receiver (bursts of 32 into a
+ * 256-slot send queue, receives of 8 from a 32-slot ring) sees no RNR: the
+ * counter stays 0, the sender is held back by credits instead (short
+ * bursts), and every frame taken is received. */
+Test(port_qp, no_rnr_in_a_txonly_rxonly_run)
+{
+	struct link l;
+
+	l.a = pcreate("qp0", ",qp=rc,peer=qp1");
+	l.b = pcreate("qp1", ",qp=rc,peer=qp0");
+	l.rx_mp = pool("rx_mp", NB_MBUF, RTE_MBUF_DEFAULT_BUF_SIZE);
+	l.tx_mp = l.rx_mp;
+	port_up(l.a, NB_DESC, 0, l.rx_mp);
+	port_up(l.b, 32, 0, l.rx_mp);
+	cr_assert_gt(stream_rx(&l, 0, 4000, 32, 8), 0);
+	cr_assert_gt(xstat(l.a, "tx_no_credit"), 0);
+	cr_assert_eq(xstat(l.a, "tx_rnr_naks"), 0);
+	cr_assert_eq(xstat(l.b, "rx_good_packets"), 4000);
+	cr_assert_eq(xstat(l.a, "tx_good_packets"), 4000);
+	link_down(&l);
+}
+
+/* Stop and start of either end: the credits start again from the new
+ * QPs' receives, with no frame lost or RNR-NAKed. */
+Test(port_qp, credits_restart_with_either_end)
+{
+	struct link l;
+
+	link_up(&l, 32, 0, 0);
+	stream(&l, 0, 100, 32);
+	/* Receiver first. */
+	cr_assert_eq(qpio_port_stop(l.b), 0);
+	cr_assert_eq(qpio_port_stop(l.a), 0);
+	cr_assert_eq(qpio_port_start(l.b), 0);
+	cr_assert_eq(qpio_port_start(l.a), 0);
+	stream(&l, 100, 100, 32);
+	cr_assert_eq(xstat(l.a, "tx_rnr_naks"), 0);
+	/* Sender first. */
+	cr_assert_eq(qpio_port_stop(l.a), 0);
+	cr_assert_eq(qpio_port_stop(l.b), 0);
+	cr_assert_eq(qpio_port_start(l.a), 0);
+	cr_assert_eq(qpio_port_start(l.b), 0);
+	stream(&l, 200, 100, 32);
+	cr_assert_eq(xstat(l.a, "tx_rnr_naks"), 0);
+	cr_assert_eq(xstat(l.a, "tx_good_packets"), 300);
+	cr_assert_eq(xstat(l.b, "rx_good_packets"), 300);
+	cr_assert_eq(xstat(l.a, "tx_errors"), 0);
 	link_down(&l);
 }
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * qp-port adapter, control path: devargs, queues, QP creation and the link
+ * qp port driver, control path: devargs, queues, QP creation and the link
  * to the peer port, stop/flush, statistics.
  *
  * Queue i of a port is QP i (nb_rxq must equal nb_txq). Queue setup
@@ -20,7 +20,9 @@
 #include <rte_errno.h>
 #include <rte_malloc.h>
 
-#include "port_qp_private.h"
+#include "qp_private.h"
+
+RTE_LOG_REGISTER(qp_logtype, qpio.net.qp, INFO);
 
 static const char *const qp_port_keys[] = {
 	"dev", "qp", "peer", "inline", "mac", NULL,
@@ -168,6 +170,8 @@ rxq_free(struct qp_port *qp, struct qp_rxq *rxq)
 			rte_pktmbuf_free(rxq->elts[i]);
 	rte_free(rxq->elts);
 	rte_free(rxq->slot_posted);
+	rte_free(rxq->rwr);
+	rte_free(rxq->rsge);
 	if (rxq->mrc.table != NULL)
 		qpio_mr_cache_fini(&rxq->mrc);
 	if (rxq->cq != NULL)
@@ -177,11 +181,30 @@ rxq_free(struct qp_port *qp, struct qp_rxq *rxq)
 	rte_free(rxq);
 }
 
+/* rearm_data of a received mbuf: data_off at the headroom, refcnt 1, one
+ * segment, the port (as DPDK PMDs build their mbuf initializer). */
+static uint64_t
+rx_mbuf_init(uint16_t port_id)
+{
+	struct rte_mbuf mb;
+
+	memset(&mb, 0, sizeof(mb));
+	mb.data_off = RTE_PKTMBUF_HEADROOM;
+	mb.nb_segs = 1;
+	mb.port = port_id;
+	rte_mbuf_refcnt_set(&mb, 1);
+	uint64_t v;
+
+	memcpy(&v, &mb.data_off, sizeof(v));
+	return v;
+}
+
 static int
 qp_rx_queue_setup(struct qpio_port *port, uint16_t qid, uint16_t nb_desc,
 		  int socket_id, struct rte_mempool *mp)
 {
 	struct qp_port *qp = qp_priv(port);
+	struct qp_pool_reg *reg;
 	struct qp_rxq *rxq;
 	uint32_t room, nseg, grh;
 	size_t n;
@@ -220,13 +243,27 @@ qp_rx_queue_setup(struct qpio_port *port, uint16_t qid, uint16_t nb_desc,
 				       RTE_CACHE_LINE_SIZE, socket_id);
 	rxq->slot_posted = rte_zmalloc_socket("qp_rxq_posted", rxq->nb_desc,
 					      RTE_CACHE_LINE_SIZE, socket_id);
-	if (rxq->elts == NULL || rxq->slot_posted == NULL)
+	rxq->rwr = rte_zmalloc_socket("qp_rxq_wr",
+				      QP_PORT_POLL * sizeof(*rxq->rwr),
+				      RTE_CACHE_LINE_SIZE, socket_id);
+	rxq->rsge = rte_zmalloc_socket("qp_rxq_sge",
+				       QP_RX_SGES * sizeof(*rxq->rsge),
+				       RTE_CACHE_LINE_SIZE, socket_id);
+	if (rxq->elts == NULL || rxq->slot_posted == NULL ||
+	    rxq->rwr == NULL || rxq->rsge == NULL)
 		goto nomem;
-	if (pool_get(qp, mp) == NULL) {
+	reg = pool_get(qp, mp);
+	if (reg == NULL) {
 		rxq_free(qp, rxq);
 		return -ENOMEM;
 	}
 	rxq->mp = mp;
+	/* A pool in one chunk is one MR: its lkey serves every buffer. */
+	rxq->lkey = qpio_mr_mempool_nb_mr(reg->reg) == 1 ?
+		    qpio_mr_lkey(qpio_mr_mempool_mr(reg->reg, 0)) :
+		    QPIO_MR_INVALID_LKEY;
+	rxq->mbuf_init = rx_mbuf_init(port->port_id);
+	qp_rxq_wr_init(rxq);
 	if (qpio_mr_cache_init(&rxq->mrc, qp->pd) < 0)
 		goto nomem;
 	rxq->cq = qpio_cq_create(qp->dev, rxq->nb_desc, socket_id);
@@ -261,6 +298,8 @@ txq_free(struct qp_txq *txq)
 		for (i = 0; i < txq->nb_desc; i++)
 			rte_pktmbuf_free(txq->elts[i]);
 	rte_free(txq->elts);
+	rte_free(txq->wr);
+	rte_free(txq->sge);
 	if (txq->mrc.table != NULL)
 		qpio_mr_cache_fini(&txq->mrc);
 	if (txq->cq != NULL)
@@ -290,7 +329,14 @@ qp_tx_queue_setup(struct qpio_port *port, uint16_t qid, uint16_t nb_desc,
 	txq->elts = rte_zmalloc_socket("qp_txq_elts",
 				       txq->nb_desc * sizeof(*txq->elts),
 				       RTE_CACHE_LINE_SIZE, socket_id);
-	if (txq->elts == NULL || qpio_mr_cache_init(&txq->mrc, qp->pd) < 0) {
+	txq->wr = rte_zmalloc_socket("qp_txq_wr",
+				     QP_PORT_CHUNK * sizeof(*txq->wr),
+				     RTE_CACHE_LINE_SIZE, socket_id);
+	txq->sge = rte_zmalloc_socket("qp_txq_sge", QP_PORT_CHUNK *
+				      QP_PORT_MAX_SEGS * sizeof(*txq->sge),
+				      RTE_CACHE_LINE_SIZE, socket_id);
+	if (txq->elts == NULL || txq->wr == NULL || txq->sge == NULL ||
+	    qpio_mr_cache_init(&txq->mrc, qp->pd) < 0) {
 		txq_free(txq);
 		return -ENOMEM;
 	}
@@ -333,7 +379,9 @@ qp_to_init(struct qp_port *qp, struct qpio_qp *q)
 		a.qkey = qp->qkey;
 		mask |= QPIO_QP_QKEY;
 	} else {
-		a.qp_access_flags = QPIO_ACCESS_LOCAL_WRITE;
+		/* Remote read: the peer reads the credit word. */
+		a.qp_access_flags = QPIO_ACCESS_LOCAL_WRITE |
+				    QPIO_ACCESS_REMOTE_READ;
 		mask |= QPIO_QP_ACCESS_FLAGS;
 	}
 	return qpio_qp_modify(q, &a, mask);
@@ -355,7 +403,7 @@ qp_connect(struct qp_port *qp, struct qpio_qp *q, const struct qp_port *peer,
 		a.path_mtu = QPIO_MTU_4096;
 		a.dest_qp_num = dest_qpn;
 		a.rq_psn = 0;
-		a.max_dest_rd_atomic = 0;
+		a.max_dest_rd_atomic = 1;   /* the peer's credit READ */
 		a.min_rnr_timer = 1;         /* 0.01 ms */
 		a.ah_attr.dlid = peer->lid;
 		a.ah_attr.port_num = 1;
@@ -379,8 +427,10 @@ qp_connect(struct qp_port *qp, struct qpio_qp *q, const struct qp_port *peer,
 		return qpio_qp_modify(q, &a, QPIO_QP_STATE | QPIO_QP_SQ_PSN);
 	a.timeout = 14;
 	a.retry_cnt = 7;
-	a.rnr_retry = 7;       /* back-pressure: wait for receive buffers */
-	a.max_rd_atomic = 0;
+	/* Credits keep SENDs within the peer's receives; RNR waits remain
+	 * the fallback. */
+	a.rnr_retry = 7;
+	a.max_rd_atomic = 1;   /* one credit READ at a time */
 	return qpio_qp_modify(q, &a, QPIO_QP_STATE | QPIO_QP_SQ_PSN |
 			      QPIO_QP_TIMEOUT | QPIO_QP_RETRY_CNT |
 			      QPIO_QP_RNR_RETRY | QPIO_QP_MAX_QP_RD_ATOMIC);
@@ -448,6 +498,8 @@ qp_link(struct qpio_port *a, struct qpio_port *b)
 			if (ret < 0)
 				return ret;
 		}
+		qp_credit_link(qa, ta, qb, b->rxq[i]);
+		qp_credit_link(qb, tb, qa, a->rxq[i]);
 		ret = qp_connect(qa, ta->qp, qb, qpio_qp_num(tb->qp));
 		if (ret == 0)
 			ret = qp_connect(qb, tb->qp, qa, qpio_qp_num(ta->qp));
@@ -485,6 +537,7 @@ qp_ud_dest(struct qp_port *qp, struct qp_txq *txq, const struct qp_port *peer,
 		return -rte_errno;
 	}
 	txq->remote_qpn = dest_qpn;
+	qp_txq_wr_init(txq);
 	return 0;
 }
 
@@ -526,6 +579,10 @@ qp_start(struct qpio_port *port)
 		txq->bounce_mp = rxq->mp;
 		txq->head = 0;
 		txq->tail = 0;
+		txq->credit_on = 0;
+		txq->credit_rd = 0;
+		qp_txq_wr_init(txq);
+		qp_credit_rxq_start(qp, rxq);
 		ret = qp_to_init(qp, q);
 		if (ret == 0)
 			ret = qp_rxq_post_all(rxq);
@@ -607,6 +664,10 @@ qp_queues_down(struct qpio_port *port)
 		}
 		memset(rxq->slot_posted, 0, rxq->nb_desc);
 		rxq->posted = 0;
+		rxq->credit = NULL;
+		txq->credit_on = 0;
+		txq->credit_rd = 0;
+		txq->rnr_naks += qp_txq_rnr_naks(txq);
 		rxq->rearm_start = 0;
 		rxq->rearm_n = 0;
 		qpio_qp_destroy(rxq->qp);
@@ -656,113 +717,13 @@ qp_close(struct qpio_port *port)
 {
 	struct qp_port *qp = qp_priv(port);
 
+	qp_credit_fini(qp);
 	if (qp->pd != NULL && qpio_pd_free(qp->pd) < 0)
 		QP_LOG(ERR, "port %s: PD still in use at close", port->name);
 	if (qp->own_dev)
 		dev_put(qp->dev);
 	rte_free(qp);
 	port->priv = NULL;
-}
-
-static void
-qp_stats_get(struct qpio_port *port, struct qpio_port_stats *st)
-{
-	uint16_t i;
-
-	for (i = 0; i < QPIO_PORT_MAX_QUEUES; i++) {
-		const struct qp_rxq *rxq = port->rxq[i];
-		const struct qp_txq *txq = port->txq[i];
-
-		if (rxq != NULL) {
-			st->ipackets += rxq->ipackets;
-			st->ibytes += rxq->ibytes;
-			st->ierrors += rxq->ierrors;
-			st->rx_nombuf += rxq->rx_nombuf;
-			st->imissed += rxq->stop_drops;
-			st->q_ipackets[i] = rxq->ipackets;
-			st->q_ibytes[i] = rxq->ibytes;
-			st->q_errors[i] = rxq->ierrors;
-		}
-		if (txq != NULL) {
-			st->opackets += txq->opackets;
-			st->obytes += txq->obytes;
-			st->oerrors += txq->oerrors;
-			st->q_opackets[i] = txq->opackets;
-			st->q_obytes[i] = txq->obytes;
-		}
-	}
-}
-
-static void
-qp_stats_reset(struct qpio_port *port)
-{
-	uint16_t i;
-
-	for (i = 0; i < QPIO_PORT_MAX_QUEUES; i++) {
-		struct qp_rxq *rxq = port->rxq[i];
-		struct qp_txq *txq = port->txq[i];
-
-		if (rxq != NULL) {
-			rxq->ipackets = rxq->ibytes = rxq->ierrors = 0;
-			rxq->rx_nombuf = rxq->wc_errors = rxq->flushed = 0;
-			rxq->stop_drops = 0;
-		}
-		if (txq != NULL) {
-			txq->opackets = txq->obytes = txq->oerrors = 0;
-			txq->inline_pkts = txq->zero_copy_pkts = 0;
-			txq->copied_pkts = txq->oversize = 0;
-			txq->wc_errors = txq->bursts = 0;
-			txq->flushed = 0;
-		}
-	}
-}
-
-/* Driver xstats: summed over queues. */
-static const char *const qp_xstat_names[] = {
-	"tx_inline_packets", "tx_zero_copy_packets", "tx_copied_packets",
-	"tx_oversize_drops", "tx_wc_errors", "tx_bursts",
-	"rx_wc_errors", "rx_flushed", "tx_flushed",
-};
-
-static int
-qp_xstats_names(struct qpio_port *port, struct qpio_port_xstat_name *names,
-		unsigned int n)
-{
-	unsigned int i;
-
-	RTE_SET_USED(port);
-	for (i = 0; names != NULL && i < n && i < RTE_DIM(qp_xstat_names); i++)
-		snprintf(names[i].name, sizeof(names[i].name), "%s",
-			 qp_xstat_names[i]);
-	return RTE_DIM(qp_xstat_names);
-}
-
-static int
-qp_xstats_values(struct qpio_port *port, uint64_t *v, unsigned int n)
-{
-	uint64_t s[RTE_DIM(qp_xstat_names)] = { 0 };
-	uint16_t i;
-
-	for (i = 0; i < QPIO_PORT_MAX_QUEUES; i++) {
-		const struct qp_rxq *rxq = port->rxq[i];
-		const struct qp_txq *txq = port->txq[i];
-
-		if (txq != NULL) {
-			s[0] += txq->inline_pkts;
-			s[1] += txq->zero_copy_pkts;
-			s[2] += txq->copied_pkts;
-			s[3] += txq->oversize;
-			s[4] += txq->wc_errors;
-			s[5] += txq->bursts;
-			s[8] += txq->flushed;
-		}
-		if (rxq != NULL) {
-			s[6] += rxq->wc_errors;
-			s[7] += rxq->flushed;
-		}
-	}
-	memcpy(v, s, RTE_MIN(n, RTE_DIM(s)) * sizeof(*v));
-	return RTE_DIM(s);
 }
 
 static void
@@ -886,10 +847,22 @@ qp_probe(struct qpio_port *port, const struct rte_kvargs *kv)
 		ret = -rte_errno;
 		goto fail;
 	}
+	if (qp->transport == QP_PORT_RC && qp->dattr.max_qp_rd_atom == 0) {
+		QP_LOG(ERR, "port %s: qp=rc reads the peer's credits with an "
+		       "RDMA READ; device %s allows none (max_qp_rd_atom 0)",
+		       port->name, dev_name);
+		ret = -ENOTSUP;
+		goto fail;
+	}
+	ret = qp_credit_init(qp);
+	if (ret < 0)
+		goto fail;
 	port->ops = &qp_port_ops;
 	port->priv = qp;
 	return 0;
 fail:
+	if (qp->pd != NULL)
+		qpio_pd_free(qp->pd);
 	if (qp->dev != NULL && qp->own_dev)
 		dev_put(qp->dev);
 	rte_free(qp);

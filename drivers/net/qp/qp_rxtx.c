@@ -23,11 +23,26 @@
 #include <rte_branch_prediction.h>
 #include <rte_mbuf.h>
 
-#include "port_qp_private.h"
+#include "qp_private.h"
 
-/* SGEs per receive post burst (stack array). */
-#define QP_RX_SGES 256u
+void
+qp_rxq_wr_init(struct qp_rxq *rxq)
+{
+	uint32_t i, k, nwr = RTE_MIN(QP_PORT_POLL, QP_RX_SGES / rxq->nseg);
 
+	for (i = 0; i < nwr; i++) {
+		struct qpio_sge *sge = &rxq->rsge[i * rxq->nseg];
+
+		rxq->rwr[i].sg_list = sge;
+		rxq->rwr[i].num_sge = rxq->nseg;
+		for (k = 0; k < rxq->nseg; k++)
+			sge[k].length = rxq->seg_room + (k == 0 ? rxq->grh : 0);
+	}
+}
+
+/* The SGE addresses and lkeys of slot s. The addresses come from buf_addr,
+ * not data_off: fresh mbufs are taken from the pool raw and initialised
+ * only when they complete. */
 static inline void
 rx_slot_sges(struct qp_rxq *rxq, uint32_t slot, struct qpio_sge *sge)
 {
@@ -35,45 +50,48 @@ rx_slot_sges(struct qp_rxq *rxq, uint32_t slot, struct qpio_sge *sge)
 	uint32_t k;
 
 	for (k = 0; k < rxq->nseg; k++) {
-		uint32_t off = k == 0 ? rxq->grh : 0;
-
-		sge[k].addr = rte_pktmbuf_mtod(m[k], uintptr_t) - off;
-		sge[k].length = rxq->seg_room + off;
-		sge[k].lkey = qpio_mr_mbuf_lkey(&rxq->mrc, m[k]);
+		sge[k].addr = (uintptr_t)m[k]->buf_addr + RTE_PKTMBUF_HEADROOM -
+			      (k == 0 ? rxq->grh : 0);
+		sge[k].lkey = likely(rxq->lkey != QPIO_MR_INVALID_LKEY) ?
+			      rxq->lkey : qpio_mr_mbuf_lkey(&rxq->mrc, m[k]);
 	}
 }
 
-/* Post the slots in list[0..n); one doorbell. */
+/* Post n slots, one doorbell per QP_PORT_POLL: list[0..n) when list is
+ * given, else the n slots from first on (ring order). */
 static int
-rx_post_slots(struct qp_rxq *rxq, const uint32_t *list, uint32_t n)
+rx_post_slots(struct qp_rxq *rxq, const uint32_t *list, uint32_t first,
+	      uint32_t n)
 {
-	struct qpio_recv_wr wr[QP_PORT_POLL];
-	struct qpio_sge sge[QP_RX_SGES];
+	uint32_t cap = RTE_MIN(QP_PORT_POLL, QP_RX_SGES / rxq->nseg);
+	uint32_t mask = rxq->nb_desc - 1;
 	uint32_t i, done = 0;
 	int err = 0;
 
 	while (done < n) {
-		uint32_t chunk = RTE_MIN(n - done,
-					 RTE_MIN(QP_PORT_POLL,
-						 QP_RX_SGES / rxq->nseg));
+		uint32_t chunk = RTE_MIN(n - done, cap);
 		uint16_t posted;
 
 		for (i = 0; i < chunk; i++) {
-			uint32_t s = list[done + i];
+			uint32_t s = list != NULL ? list[done + i] :
+				     (first + done + i) & mask;
 
-			rx_slot_sges(rxq, s, &sge[i * rxq->nseg]);
-			wr[i].wr_id = s;
-			wr[i].sg_list = &sge[i * rxq->nseg];
-			wr[i].num_sge = rxq->nseg;
+			rx_slot_sges(rxq, s, &rxq->rsge[i * rxq->nseg]);
+			rxq->rwr[i].wr_id = s;
 		}
-		posted = qpio_qp_post_recv(rxq->qp, wr, (uint16_t)chunk, &err);
+		posted = qpio_qp_post_recv(rxq->qp, rxq->rwr, (uint16_t)chunk,
+					   &err);
 		for (i = 0; i < posted; i++)
-			rxq->slot_posted[list[done + i]] = 1;
+			rxq->slot_posted[(uint32_t)rxq->rwr[i].wr_id] = 1;
 		rxq->posted += posted;
+		rxq->rq_posted += posted;
 		done += posted;
-		if (posted < chunk)
+		if (posted < chunk) {
+			qp_credit_publish(rxq);
 			return err != 0 ? err : -EIO;
+		}
 	}
+	qp_credit_publish(rxq);
 	return 0;
 }
 
@@ -89,39 +107,39 @@ qp_rxq_post_all(struct qp_rxq *rxq)
 			continue;
 		list[n++] = s;
 		if (n == QP_PORT_POLL) {
-			ret = rx_post_slots(rxq, list, n);
+			ret = rx_post_slots(rxq, list, 0, n);
 			if (ret < 0)
 				return ret;
 			n = 0;
 		}
 	}
-	return n > 0 ? rx_post_slots(rxq, list, n) : 0;
+	return n > 0 ? rx_post_slots(rxq, list, 0, n) : 0;
 }
 
 /* Post the rearm_n slots completed since the last rearm. Completions come
  * in RQ order, so they are the rearm_n slots from rearm_start on; posting
- * them together writes the RQ doorbell record once per rearm_thresh
- * frames, not once per burst (the sender's lcore reads it). */
+ * them together writes the RQ doorbell record (and the credit word) once
+ * per rearm_thresh frames, not once per burst (the sender's lcore reads
+ * both). */
 static void
 rx_rearm(struct qp_rxq *rxq)
 {
-	uint32_t list[QP_PORT_POLL];
-	uint32_t done = 0;
+	uint32_t n = rxq->rearm_n;
 
-	while (done < rxq->rearm_n) {
-		uint32_t i, n = RTE_MIN(rxq->rearm_n - done, QP_PORT_POLL);
-
-		for (i = 0; i < n; i++)
-			list[i] = (rxq->rearm_start + done + i) & (rxq->nb_desc - 1);
-		if (rx_post_slots(rxq, list, n) < 0) {
-			/* The QP left RTS: the slots wait for the next start. */
-			rxq->ierrors++;
-			break;
+	if (rx_post_slots(rxq, NULL, rxq->rearm_start, n) < 0) {
+		/* The QP left RTS: the slots wait for the next start. */
+		rxq->ierrors++;
+		/* rx_post_slots() marked what it posted. */
+		while (n > 0 && rxq->slot_posted[rxq->rearm_start]) {
+			rxq->rearm_start = (rxq->rearm_start + 1) &
+					   (rxq->nb_desc - 1);
+			n--;
 		}
-		done += n;
+		rxq->rearm_n = n;
+		return;
 	}
-	rxq->rearm_start = (rxq->rearm_start + done) & (rxq->nb_desc - 1);
-	rxq->rearm_n -= done;
+	rxq->rearm_start = (rxq->rearm_start + n) & (rxq->nb_desc - 1);
+	rxq->rearm_n = 0;
 }
 
 /* Frame length and mbuf count of a good completion; 0 segments when the
@@ -136,8 +154,23 @@ rx_wc_segs(const struct qp_rxq *rxq, const struct qpio_wc *wc, uint32_t *len)
 	       (*len + rxq->seg_room - 1) / rxq->seg_room;
 }
 
-/* Turn completed slot s (len bytes in used mbufs) into an mbuf chain and
- * put the fresh mbufs into the slot. */
+/* A completion that yields no frame: count it; flushed slots wait for the
+ * next start, others are reposted. */
+static inline void
+rx_wc_drop(struct qp_rxq *rxq, const struct qpio_wc *wc)
+{
+	if (wc->status == QPIO_WC_WR_FLUSH_ERR) {
+		rxq->flushed++;
+		return;
+	}
+	if (wc->status != QPIO_WC_SUCCESS)
+		rxq->wc_errors++;
+	rxq->ierrors++;
+	rxq->rearm_n++;
+}
+
+/* Initialise the mbufs of a frame of len bytes in used mbufs of slot s
+ * (taken raw from the pool) and put fresh ones into the slot. */
 static inline struct rte_mbuf *
 rx_slot_take(struct qp_rxq *rxq, uint32_t s, uint32_t len, uint32_t used,
 	     struct rte_mbuf **fresh)
@@ -149,17 +182,66 @@ rx_slot_take(struct qp_rxq *rxq, uint32_t s, uint32_t len, uint32_t used,
 	for (k = 0; k < used; k++) {
 		struct rte_mbuf *seg = m[k];
 
+		qp_mbuf_rearm(seg, rxq->mbuf_init);
+		seg->ol_flags = 0;
 		seg->data_len = (uint16_t)RTE_MIN(left, rxq->seg_room);
 		left -= seg->data_len;
 		seg->next = k + 1 < used ? m[k + 1] : NULL;
 		m[k] = fresh[k];
 	}
+	head->packet_type = 0;
 	head->pkt_len = len;
 	head->nb_segs = (uint16_t)used;
-	head->port = rxq->port_id;
 	return head;
 }
 
+/* Receive burst of a queue whose receive WRs have several mbufs. */
+static uint16_t
+rx_burst_segs(struct qp_rxq *rxq, struct rte_mbuf **pkts, uint16_t nb_pkts)
+{
+	struct qpio_wc wc[QP_PORT_POLL];
+	uint16_t nb_rx = 0;
+
+	while (nb_rx < nb_pkts) {
+		uint16_t want = (uint16_t)RTE_MIN((uint32_t)(nb_pkts - nb_rx),
+						 QP_PORT_POLL);
+		uint16_t n, i;
+
+		n = qpio_cq_poll(rxq->cq, wc, want);
+		for (i = 0; i < n; i++) {
+			uint32_t s = (uint32_t)wc[i].wr_id, len, used;
+			struct rte_mbuf *fresh[QP_PORT_MAX_SEGS];
+
+			rxq->slot_posted[s] = 0;
+			rxq->posted--;
+			used = wc[i].status == QPIO_WC_SUCCESS ?
+			       rx_wc_segs(rxq, &wc[i], &len) : 0;
+			if (unlikely(used == 0)) {
+				rx_wc_drop(rxq, &wc[i]);
+				continue;
+			}
+			if (unlikely(rte_mempool_get_bulk(rxq->mp,
+					(void **)fresh, used) != 0)) {
+				/* Drop the frame, keep the buffers. */
+				rxq->rx_nombuf++;
+				rxq->rearm_n++;
+				continue;
+			}
+			pkts[nb_rx++] = rx_slot_take(rxq, s, len, used, fresh);
+			rxq->ipackets++;
+			rxq->ibytes += len;
+			rxq->rearm_n++;
+		}
+		if (n < want)
+			break;
+	}
+	if (rxq->rearm_n >= rxq->rearm_thresh)
+		rx_rearm(rxq);
+	return nb_rx;
+}
+
+/* Receive burst: each completion becomes the mbuf of its slot, and the
+ * slot gets a fresh mbuf from one bulk get per poll. */
 uint16_t
 qp_port_rx_burst(void *queue, struct rte_mbuf **pkts, uint16_t nb_pkts)
 {
@@ -167,66 +249,54 @@ qp_port_rx_burst(void *queue, struct rte_mbuf **pkts, uint16_t nb_pkts)
 	struct qpio_wc wc[QP_PORT_POLL];
 	uint16_t nb_rx = 0;
 
+	if (unlikely(rxq->nseg > 1))
+		return rx_burst_segs(rxq, pkts, nb_pkts);
 	while (nb_rx < nb_pkts) {
 		uint16_t want = (uint16_t)RTE_MIN((uint32_t)(nb_pkts - nb_rx),
 						 QP_PORT_POLL);
-		uint32_t need, nf;
-		uint32_t segs[QP_PORT_POLL], lens[QP_PORT_POLL];
-		struct rte_mbuf *fresh[QP_PORT_POLL * 4];
-		uint16_t n, i;
-		int bulk;
+		struct rte_mbuf *fresh[QP_PORT_POLL];
+		uint64_t bytes = 0;
+		uint16_t n, i, nf = 0, got = 0;
+		int have;
 
 		n = qpio_cq_poll(rxq->cq, wc, want);
-		/* One allocation for the whole burst when it fits. */
-		need = 0;
-		for (i = 0; i < n; i++) {
-			segs[i] = 0;
-			if (likely(wc[i].status == QPIO_WC_SUCCESS))
-				segs[i] = rx_wc_segs(rxq, &wc[i], &lens[i]);
-			need += segs[i];
-		}
-		bulk = need > 0 && need <= RTE_DIM(fresh) &&
-		       rte_pktmbuf_alloc_bulk(rxq->mp, fresh, need) == 0;
-		nf = 0;
+		if (n == 0)
+			break;
+		have = rte_mempool_get_bulk(rxq->mp, (void **)fresh, n) == 0;
 		for (i = 0; i < n; i++) {
 			uint32_t s = (uint32_t)wc[i].wr_id;
-			struct rte_mbuf *one[QP_PORT_MAX_SEGS], **f;
+			uint32_t len = wc[i].byte_len - rxq->grh;
+			struct rte_mbuf *m;
 
 			rxq->slot_posted[s] = 0;
-			rxq->posted--;
-			if (unlikely(wc[i].status != QPIO_WC_SUCCESS)) {
-				/* Flushed slots wait for the next start. */
-				if (wc[i].status == QPIO_WC_WR_FLUSH_ERR) {
-					rxq->flushed++;
-					continue;
-				}
-				rxq->wc_errors++;
-				rxq->ierrors++;
-				rxq->rearm_n++;
+			if (unlikely(wc[i].status != QPIO_WC_SUCCESS ||
+				     wc[i].byte_len < rxq->grh ||
+				     len > rxq->max_pkt_len)) {
+				rx_wc_drop(rxq, &wc[i]);
 				continue;
 			}
-			if (unlikely(segs[i] == 0)) {
-				rxq->ierrors++;
-				rxq->rearm_n++;
-				continue;
-			}
-			if (likely(bulk)) {
-				f = &fresh[nf];
-				nf += segs[i];
-			} else if (rte_pktmbuf_alloc_bulk(rxq->mp, one,
-							  segs[i]) == 0) {
-				f = one;
-			} else {
-				/* Drop the frame, keep the buffers. */
-				rxq->rx_nombuf++;
-				rxq->rearm_n++;
-				continue;
-			}
-			pkts[nb_rx++] = rx_slot_take(rxq, s, lens[i], segs[i], f);
-			rxq->ipackets++;
-			rxq->ibytes += lens[i];
 			rxq->rearm_n++;
+			if (unlikely(!have)) {
+				/* Drop the frame, keep the buffer. */
+				rxq->rx_nombuf++;
+				continue;
+			}
+			m = rxq->elts[s];
+			rxq->elts[s] = fresh[nf++];
+			qp_mbuf_rearm(m, rxq->mbuf_init);
+			m->ol_flags = 0;
+			m->packet_type = 0;
+			m->pkt_len = len;
+			m->data_len = (uint16_t)len;
+			pkts[nb_rx + got++] = m;
+			bytes += len;
 		}
+		rxq->posted -= n;
+		if (have && nf < n)
+			rte_mempool_put_bulk(rxq->mp, (void **)&fresh[nf], n - nf);
+		nb_rx += got;
+		rxq->ipackets += got;
+		rxq->ibytes += bytes;
 		if (n < want)
 			break;
 	}
@@ -248,7 +318,11 @@ qp_txq_reclaim(struct qp_txq *txq, uint32_t max_free)
 		for (i = 0; i < n; i++) {
 			uint32_t end = (uint32_t)wc[i].wr_id + 1;
 
-			if (unlikely(wc[i].status != QPIO_WC_SUCCESS)) {
+			if (unlikely(txq->credit_rd &&
+				     (uint32_t)wc[i].wr_id == txq->credit_wr))
+				/* The credit READ: no frame. */
+				qp_credit_read_done(txq, &wc[i]);
+			else if (unlikely(wc[i].status != QPIO_WC_SUCCESS)) {
 				if (wc[i].status == QPIO_WC_WR_FLUSH_ERR) {
 					/* Every WR gets its own flush
 					 * completion: one frame not sent. */
@@ -350,14 +424,59 @@ tx_sges(struct qp_txq *txq, const struct rte_mbuf *m, struct qpio_sge *sge)
 	return 1;
 }
 
+void
+qp_txq_wr_init(struct qp_txq *txq)
+{
+	uint32_t i;
+
+	for (i = 0; i < QP_PORT_CHUNK; i++) {
+		struct qpio_send_wr *w = &txq->wr[i];
+
+		memset(w, 0, sizeof(*w));
+		w->opcode = QPIO_WR_SEND;
+		w->sg_list = &txq->sge[i * QP_PORT_MAX_SEGS];
+		w->wr.ud.ah = txq->ah;
+		w->wr.ud.remote_qpn = txq->remote_qpn;
+		w->wr.ud.remote_qkey = txq->port->qkey;
+	}
+}
+
+/* Give inline-sent mbufs back to their pool. They have one segment; those
+ * that are direct, not shared and of one pool go back with one put (what
+ * rte_pktmbuf_free() would do for each), the others through it. */
+static inline void
+tx_free_inline(struct rte_mbuf **m, uint32_t n)
+{
+	struct rte_mempool *mp = NULL;
+	uint32_t i, k = 0;
+
+	for (i = 0; i < n; i++) {
+		struct rte_mbuf *mb = m[i];
+
+		if (likely(rte_mbuf_refcnt_read(mb) == 1 &&
+			   RTE_MBUF_DIRECT(mb) && mb->next == NULL)) {
+			if (unlikely(mb->pool != mp)) {
+				if (k > 0)
+					rte_mempool_put_bulk(mp, (void **)m, k);
+				mp = mb->pool;
+				k = 0;
+			}
+			m[k++] = mb;
+		} else {
+			rte_pktmbuf_free(mb);
+		}
+	}
+	if (k > 0)
+		rte_mempool_put_bulk(mp, (void **)m, k);
+}
+
 uint16_t
 qp_port_tx_burst(void *queue, struct rte_mbuf **pkts, uint16_t nb_pkts)
 {
 	struct qp_txq *txq = queue;
-	struct qpio_send_wr wr[QP_PORT_CHUNK];
-	struct qpio_sge sge[QP_PORT_CHUNK * QP_PORT_MAX_SEGS];
 	struct rte_mbuf *inl[QP_PORT_CHUNK];
 	uint16_t taken = 0;
+	uint32_t credits;
 
 	if (txq->head != txq->tail)
 		qp_txq_reclaim(txq, 0);
@@ -365,11 +484,21 @@ qp_port_tx_burst(void *queue, struct rte_mbuf **pkts, uint16_t nb_pkts)
 		     qpio_qp_state(txq->qp) != QPIO_QPS_RTS))
 		return 0;
 	txq->bursts++;
+	credits = qp_credit_avail(txq);
+	if (unlikely(credits < txq->credit_low))
+		qp_credit_request(txq);
+	if (unlikely(credits < nb_pkts)) {
+		/* The peer has no receive for the rest: it stays with the
+		 * caller, as on a full ethdev queue. */
+		txq->no_credit += nb_pkts - credits;
+		nb_pkts = (uint16_t)credits;
+	}
 	while (taken < nb_pkts) {
 		uint32_t room = txq->nb_desc - (txq->head - txq->tail);
 		uint32_t want = RTE_MIN((uint32_t)(nb_pkts - taken),
 					RTE_MIN(room, QP_PORT_CHUNK));
-		uint32_t i, nwr = 0, consumed = 0, nfree = 0;
+		uint32_t i, nwr = 0, ninl = 0, consumed = 0;
+		uint64_t bytes = 0;
 		uint16_t posted;
 		int err;
 
@@ -377,8 +506,8 @@ qp_port_tx_burst(void *queue, struct rte_mbuf **pkts, uint16_t nb_pkts)
 			break;
 		for (i = 0; i < want; i++) {
 			struct rte_mbuf *m = pkts[taken + i];
-			struct qpio_send_wr *w = &wr[nwr];
-			struct qpio_sge *s = &sge[nwr * QP_PORT_MAX_SEGS];
+			struct qpio_send_wr *w = &txq->wr[nwr];
+			struct qpio_sge *s = &txq->sge[nwr * QP_PORT_MAX_SEGS];
 			uint32_t slot = (txq->head + nwr) & txq->mask;
 
 			if (unlikely(m->pkt_len > txq->max_pkt_len)) {
@@ -391,21 +520,13 @@ qp_port_tx_burst(void *queue, struct rte_mbuf **pkts, uint16_t nb_pkts)
 				continue;
 			}
 			w->wr_id = txq->head + nwr;
-			w->opcode = QPIO_WR_SEND;
-			w->send_flags = 0;
-			w->imm_data = 0;
-			w->sg_list = s;
-			w->wr.ud.ah = txq->ah;
-			w->wr.ud.remote_qpn = txq->remote_qpn;
-			w->wr.ud.remote_qkey = txq->port->qkey;
 			if (m->nb_segs == 1 && m->data_len <= txq->inline_max) {
 				s[0].addr = rte_pktmbuf_mtod(m, uintptr_t);
 				s[0].length = m->data_len;
-				s[0].lkey = 0;
 				w->num_sge = 1;
 				w->send_flags = QPIO_SEND_INLINE;
 				txq->elts[slot] = NULL;
-				inl[nwr] = m;
+				inl[ninl++] = m;
 			} else {
 				if (unlikely(!tx_sges(txq, m, s))) {
 					struct rte_mbuf *c = tx_bounce(txq, m);
@@ -420,40 +541,54 @@ qp_port_tx_burst(void *queue, struct rte_mbuf **pkts, uint16_t nb_pkts)
 					txq->zero_copy_pkts++;
 				}
 				w->num_sge = m->nb_segs;
+				w->send_flags = 0;
 				txq->elts[slot] = m;
-				inl[nwr] = NULL;
 			}
-			txq->obytes += m->pkt_len;
+			bytes += m->pkt_len;
 			nwr++;
 			consumed++;
 		}
 		if (nwr > 0) {
-			wr[nwr - 1].send_flags |= QPIO_SEND_SIGNALED;
-			posted = qpio_qp_post_send(txq->qp, wr, (uint16_t)nwr,
-						   &err);
-			for (i = 0; i < nwr; i++) {
-				uint32_t slot = (txq->head + i) & txq->mask;
-				struct rte_mbuf *m = inl[i] != NULL ? inl[i] :
-					txq->elts[slot];
+			txq->wr[nwr - 1].send_flags |= QPIO_SEND_SIGNALED;
+			posted = qpio_qp_post_send(txq->qp, txq->wr,
+						   (uint16_t)nwr, &err);
+			if (unlikely(posted < nwr)) {
+				/* Refused (QP left RTS): counted, freed. The
+				 * inline ones are freed below with the rest. */
+				for (i = posted; i < nwr; i++) {
+					uint32_t slot = (txq->head + i) &
+							txq->mask;
+					struct rte_mbuf *m = txq->elts[slot];
 
-				if (likely(i < posted)) {
-					if (inl[i] != NULL)
-						inl[nfree++] = m;
-				} else {
-					/* Refused (QP left RTS): counted,
-					 * freed. */
-					txq->elts[slot] = NULL;
-					txq->obytes -= m->pkt_len;
+					if (m != NULL) {
+						txq->elts[slot] = NULL;
+						bytes -= m->pkt_len;
+						rte_pktmbuf_free(m);
+					} else {
+						bytes -= txq->sge[i *
+							QP_PORT_MAX_SEGS].length;
+					}
 					txq->oerrors++;
-					rte_pktmbuf_free(m);
 				}
 			}
-			/* Inline frames were copied into the WQEs. */
-			if (nfree > 0)
-				rte_pktmbuf_free_bulk(inl, nfree);
-			txq->inline_pkts += nfree;
+			/* Inline frames were copied into the WQEs (or were
+			 * refused, counted above). */
+			if (ninl > 0) {
+				uint32_t n_ok = ninl;
+
+				if (unlikely(posted < nwr)) {
+					n_ok = 0;
+					for (i = 0; i < posted; i++)
+						n_ok += txq->elts[(txq->head +
+							i) & txq->mask] == NULL;
+				}
+				txq->inline_pkts += n_ok;
+				tx_free_inline(inl, ninl);
+			}
 			txq->head += posted;
+			txq->sends += posted;
 			txq->opackets += posted;
+			txq->obytes += bytes;
 		}
 		taken += consumed;
 		if (consumed < want)

@@ -1,0 +1,171 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Credit-based flow control of RC qp ports.
+ *
+ * An RC SEND that finds no receive posted gets an RNR NAK and the requester
+ * retries after min_rnr_timer: the frame sits in the send queue, the device
+ * model (or the wire) redoes the work, and a frame that is never received
+ * is flushed at stop. A port should instead do what a full ethdev queue
+ * does: take only what fits and leave the rest with the caller (C12).
+ *
+ * The receiver publishes, for each rx queue, a free-running count of the
+ * receive WRs it has posted on its QP (rq_posted) in a 32-bit word of the
+ * port's credit MR (local write, remote read). The sender keeps a
+ * free-running count of the SENDs it has posted (sends) and the last value
+ * of the peer's word it has seen (peer_posted). Receives are consumed in
+ * order, one per SEND, and the peer's count only grows, so when a SEND is
+ * posted the peer has at least peer_posted - sends receives free for it:
+ * that many frames may go. When fewer than credit_low credits are left the
+ * sender posts one signaled RDMA READ of the peer's word into its own
+ * landing word; the READ's completion, reaped with the send completions,
+ * refreshes peer_posted. One READ is outstanding at a time.
+ *
+ * This is a pull, like a READ of a remote producer index: it works on every
+ * driver (soft, ibv/rxe, across hosts) and keeps the QP's send queue with
+ * the sending lcore alone, since the receiver never posts on it. RNR stays
+ * the fallback (rnr_retry 7), e.g. for a peer whose application stops
+ * reposting; the soft NIC's RNR NAK count is reported as tx_rnr_naks.
+ */
+
+#include <errno.h>
+#include <string.h>
+
+#include <rte_errno.h>
+#include <rte_malloc.h>
+
+#include "qp_private.h"
+#include "qpio_soft.h"
+
+int
+qp_credit_init(struct qp_port *qp)
+{
+	size_t len = (size_t)QPIO_PORT_MAX_QUEUES * QP_CREDIT_STRIDE;
+
+	qp->credit_area = rte_zmalloc("qp_credit", len, RTE_CACHE_LINE_SIZE);
+	if (qp->credit_area == NULL)
+		return -ENOMEM;
+	qp->credit_mr = qpio_mr_reg(qp->pd, qp->credit_area, len,
+				    QPIO_ACCESS_LOCAL_WRITE |
+				    QPIO_ACCESS_REMOTE_READ);
+	if (qp->credit_mr == NULL) {
+		int ret = -rte_errno;
+
+		QP_LOG(ERR, "port %s: registering the credit words: %d",
+		       qp->port->name, ret);
+		rte_free(qp->credit_area);
+		qp->credit_area = NULL;
+		return ret;
+	}
+	return 0;
+}
+
+void
+qp_credit_fini(struct qp_port *qp)
+{
+	if (qp->credit_mr != NULL && qpio_mr_dereg(qp->credit_mr) < 0)
+		QP_LOG(ERR, "port %s: credit MR still in use", qp->port->name);
+	qp->credit_mr = NULL;
+	rte_free(qp->credit_area);
+	qp->credit_area = NULL;
+}
+
+static uint8_t *
+credit_line(const struct qp_port *qp, uint16_t qid, unsigned int line)
+{
+	return qp->credit_area + (size_t)qid * QP_CREDIT_STRIDE +
+	       line * RTE_CACHE_LINE_SIZE;
+}
+
+/* A new QP for rx queue rxq (before its receives are posted). */
+void
+qp_credit_rxq_start(struct qp_port *qp, struct qp_rxq *rxq)
+{
+	rxq->rq_posted = 0;
+	rxq->credit = qp->transport == QP_PORT_RC ?
+		(volatile uint32_t *)credit_line(qp, rxq->qid, 0) : NULL;
+	qp_credit_publish(rxq);
+}
+
+/* txq's QP (new, INIT) is being connected to peer_rxq's: every receive the
+ * peer has posted so far is a credit (control path, both ends stopped
+ * from the data path's view). */
+void
+qp_credit_link(struct qp_port *qp, struct qp_txq *txq,
+	       const struct qp_port *peer, const struct qp_rxq *peer_rxq)
+{
+	txq->sends = 0;
+	txq->credit_rd = 0;
+	txq->credit_on = qp->transport == QP_PORT_RC;
+	if (!txq->credit_on)
+		return;
+	txq->peer_posted = __atomic_load_n(peer_rxq->credit, __ATOMIC_ACQUIRE);
+	txq->peer_nb_desc = peer_rxq->nb_desc;
+	/* Ask again at half the peer's ring: the receiver reposts in groups
+	 * of at most 32, so a READ then finds fresh receives. */
+	txq->credit_low = RTE_MAX(peer_rxq->nb_desc / 2, 1u);
+	txq->credit_dst = (volatile uint32_t *)credit_line(qp, txq->qid, 1);
+	*txq->credit_dst = txq->peer_posted;
+	txq->credit_lkey = qpio_mr_lkey(qp->credit_mr);
+	txq->peer_addr = (uintptr_t)peer_rxq->credit;
+	txq->peer_rkey = qpio_mr_rkey(peer->credit_mr);
+}
+
+/* Post a READ of the peer's posted count if none is outstanding and the
+ * send queue has a free slot. Sending lcore only. */
+void
+qp_credit_request(struct qp_txq *txq)
+{
+	struct qpio_send_wr wr;
+	struct qpio_sge sge;
+	int err;
+
+	if (txq->credit_rd || txq->head - txq->tail >= txq->nb_desc)
+		return;
+	sge.addr = (uintptr_t)txq->credit_dst;
+	sge.length = sizeof(uint32_t);
+	sge.lkey = txq->credit_lkey;
+	memset(&wr, 0, sizeof(wr));
+	wr.wr_id = txq->head;
+	wr.sg_list = &sge;
+	wr.num_sge = 1;
+	wr.opcode = QPIO_WR_RDMA_READ;
+	wr.send_flags = QPIO_SEND_SIGNALED;
+	wr.wr.rdma.remote_addr = txq->peer_addr;
+	wr.wr.rdma.rkey = txq->peer_rkey;
+	txq->elts[txq->head & txq->mask] = NULL;
+	if (qpio_qp_post_send(txq->qp, &wr, 1, &err) != 1)
+		return;   /* the QP left RTS: the next burst returns 0 */
+	txq->credit_wr = txq->head;
+	txq->credit_rd = 1;
+	txq->head++;
+	txq->credit_reads++;
+}
+
+/* The completion of the outstanding READ. A value that would give more
+ * credits than the peer has receive WRs is not from the peer's word (a
+ * torn or stale copy): it is ignored and the next burst asks again. */
+void
+qp_credit_read_done(struct qp_txq *txq, const struct qpio_wc *wc)
+{
+	uint32_t seen;
+
+	txq->credit_rd = 0;
+	if (wc->status != QPIO_WC_SUCCESS)
+		return;
+	seen = __atomic_load_n(txq->credit_dst, __ATOMIC_ACQUIRE);
+	if ((int32_t)(seen - txq->peer_posted) > 0 &&
+	    seen - txq->sends <= txq->peer_nb_desc)
+		txq->peer_posted = seen;
+}
+
+/* RNR NAKs the device counted on txq's current QP: the soft NIC keeps
+ * them per QP; other drivers do not expose them (0). */
+uint64_t
+qp_txq_rnr_naks(const struct qp_txq *txq)
+{
+	struct qpio_soft_qp_stats st;
+
+	if (txq->qp == NULL || qpio_soft_qp_stats(txq->qp, &st) != 0)
+		return 0;
+	return st.rnr_naks;
+}

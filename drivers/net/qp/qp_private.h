@@ -1,0 +1,221 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#ifndef QPIO_NET_QP_PRIVATE_H
+#define QPIO_NET_QP_PRIVATE_H
+
+/*
+ * The qp port driver: a packet port over any lib/rdma device.
+ * Queue i of a port is QP i: rx queue i is its RQ, tx queue i its SQ.
+ *
+ * RC flow control is credit based (qp_credit.c): rx queue i publishes how
+ * many receive WRs it has posted on its QP in a word of the port's credit
+ * MR; tx queue i of the peer reads that word with an RDMA READ and sends
+ * no more SENDs than the receives it knows are posted.
+ */
+
+#include <stdint.h>
+
+#include <rte_mbuf.h>
+
+#include "port_driver.h"
+#include "qpio_mr.h"
+#include "qpio_rdma.h"
+
+/* Work completions read per CQ poll. */
+#define QP_PORT_POLL 64u
+/* Frames handled per internal chunk of a burst (WR arrays on the stack). */
+#define QP_PORT_CHUNK 64u
+/* SGEs per receive post (the queue's receive WR array). */
+#define QP_RX_SGES 256u
+/* Largest scatter/gather list the adapter builds per WR. */
+#define QP_PORT_MAX_SEGS 32u
+/* Pools registered per port. */
+#define QP_PORT_MAX_POOLS 8u
+/* Bytes of the credit MR per queue: the rx queue's posted counter on one
+ * cache line, the tx queue's READ landing word on the next. */
+#define QP_CREDIT_STRIDE (2u * RTE_CACHE_LINE_SIZE)
+/* Default UD qkey of qp=ud ports (both ends use it). */
+#define QP_PORT_QKEY 0x7170696fu
+
+enum qp_port_transport {
+	QP_PORT_RC,
+	QP_PORT_UD,
+};
+
+struct qp_port;
+
+/* Receive side of queue i. */
+struct qp_rxq {
+	struct qpio_qp *qp;            /* NULL while stopped */
+	struct qpio_cq *cq;
+	struct rte_mempool *mp;
+	struct qp_port *port;
+	uint16_t port_id;
+	uint16_t qid;
+	uint32_t nb_desc;              /* receive WRs, power of two */
+	uint32_t nseg;                 /* mbufs (SGEs) per receive WR */
+	uint32_t seg_room;             /* bytes per mbuf after the headroom */
+	uint32_t max_pkt_len;
+	uint32_t grh;                  /* QPIO_GRH_LEN on UD, else 0 */
+	uint32_t posted;               /* receive WRs on the RQ now */
+	uint32_t rearm_start;          /* first completed slot not reposted */
+	uint32_t rearm_n;              /* completed slots not reposted */
+	uint32_t rearm_thresh;         /* repost once this many completed */
+	uint8_t *slot_posted;          /* per slot: 1 while on the RQ */
+	uint32_t lkey;                 /* the pool's lkey when it is one MR,
+					* else QPIO_MR_INVALID_LKEY (lookup) */
+	uint64_t mbuf_init;            /* rearm_data of a received mbuf */
+	struct qpio_recv_wr *rwr;      /* QP_PORT_POLL receive WRs */
+	struct qpio_sge *rsge;         /* their SGEs (QP_RX_SGES) */
+	uint32_t rq_posted;            /* receive WRs posted on this QP
+					* (free-running); published in *credit */
+	volatile uint32_t *credit;     /* word in the credit MR (RC) */
+	struct rte_mbuf **elts;        /* nb_desc * nseg mbufs the driver owns */
+	struct qpio_mr_cache mrc;
+	/* counters, written by the polling lcore only */
+	uint64_t ipackets;
+	uint64_t ibytes;
+	uint64_t ierrors;
+	uint64_t rx_nombuf;
+	uint64_t wc_errors;
+	uint64_t flushed;
+	uint64_t stop_drops;           /* received, dropped by a stop */
+} __rte_cache_aligned;
+
+/* Transmit side of queue i. */
+struct qp_txq {
+	struct qpio_qp *qp;            /* NULL while stopped */
+	struct qpio_cq *cq;
+	struct qp_port *port;
+	struct rte_mempool *bounce_mp; /* registered pool for copies */
+	uint16_t port_id;
+	uint16_t qid;
+	uint32_t nb_desc;              /* send WRs, power of two */
+	uint32_t mask;
+	uint32_t head;                 /* WRs posted (free-running) */
+	uint32_t tail;                 /* WRs reclaimed (free-running) */
+	uint32_t inline_max;           /* bytes; frames up to it go inline */
+	uint32_t max_pkt_len;
+	uint32_t max_sge;
+	uint32_t remote_qpn;           /* UD destination */
+	struct qpio_ah *ah;            /* UD destination, NULL on RC */
+	struct rte_mbuf **elts;        /* per WR: mbuf freed at completion */
+	struct qpio_mr_cache mrc;
+	struct qpio_send_wr *wr;       /* QP_PORT_CHUNK send WRs, constant
+					* fields set by qp_txq_wr_init() */
+	struct qpio_sge *sge;          /* QP_PORT_MAX_SEGS per WR */
+	/* RC credits (qp_credit.c); all free-running counters */
+	uint8_t credit_on;             /* RC link up: SENDs need credits */
+	uint8_t credit_rd;             /* a credit READ is outstanding */
+	uint32_t sends;                /* SEND WRs posted on this QP */
+	uint32_t peer_posted;          /* peer's rq_posted, last seen */
+	uint32_t peer_nb_desc;         /* peer's receive WRs (sanity bound) */
+	uint32_t credit_low;           /* READ when fewer credits than this */
+	uint32_t credit_wr;            /* WR number of the outstanding READ */
+	uint32_t credit_lkey;
+	uint32_t peer_rkey;
+	uint64_t peer_addr;            /* the peer rx queue's credit word */
+	volatile uint32_t *credit_dst; /* READ lands here (credit MR) */
+	/* counters, written by the sending lcore only */
+	uint64_t no_credit;            /* frames left with the caller */
+	uint64_t credit_reads;
+	uint64_t rnr_naks;             /* of destroyed QPs (soft NIC) */
+	uint64_t opackets;
+	uint64_t obytes;
+	uint64_t oerrors;
+	uint64_t inline_pkts;
+	uint64_t zero_copy_pkts;
+	uint64_t copied_pkts;
+	uint64_t oversize;
+	uint64_t wc_errors;
+	uint64_t flushed;              /* frames flushed, never sent */
+	uint64_t bursts;
+} __rte_cache_aligned;
+
+/* A registered mempool of the port's PD. */
+struct qp_pool_reg {
+	struct rte_mempool *mp;
+	struct qpio_mr_mempool *reg;
+	uint32_t refs;
+};
+
+/* Driver state of one qp port. */
+struct qp_port {
+	struct qpio_port *port;
+	struct qpio_device *dev;
+	int own_dev;                   /* created by this port */
+	struct qpio_pd *pd;
+	enum qp_port_transport transport;
+	char peer[QPIO_PORT_NAME_LEN]; /* peer port name, "" if none */
+	uint32_t inline_max;
+	uint32_t qkey;
+	uint16_t lid;
+	union qpio_gid gid;
+	struct qpio_device_attr dattr;
+	struct qp_pool_reg pools[QP_PORT_MAX_POOLS];
+	uint8_t *credit_area;          /* QP_CREDIT_STRIDE per queue */
+	struct qpio_mr *credit_mr;     /* local write, remote read */
+};
+
+uint16_t qp_port_rx_burst(void *queue, struct rte_mbuf **pkts,
+			  uint16_t nb_pkts);
+uint16_t qp_port_tx_burst(void *queue, struct rte_mbuf **pkts,
+			  uint16_t nb_pkts);
+/* Reclaim send completions; returns the number of mbufs freed. */
+uint32_t qp_txq_reclaim(struct qp_txq *txq, uint32_t max_free);
+/* Post every receive slot that is not on the RQ; -errno on failure. */
+int qp_rxq_post_all(struct qp_rxq *rxq);
+/* Set the fields of the queue's receive WRs that never change. */
+void qp_rxq_wr_init(struct qp_rxq *rxq);
+/* Set the fields of the queue's send WRs that never change (again after
+ * the UD destination changed). */
+void qp_txq_wr_init(struct qp_txq *txq);
+
+/* Statistics ops (qp_stats.c). */
+void qp_stats_get(struct qpio_port *port, struct qpio_port_stats *st);
+void qp_stats_reset(struct qpio_port *port);
+int qp_xstats_names(struct qpio_port *port, struct qpio_port_xstat_name *names,
+		    unsigned int n);
+int qp_xstats_values(struct qpio_port *port, uint64_t *v, unsigned int n);
+
+/* Credits (qp_credit.c). */
+int qp_credit_init(struct qp_port *qp);
+void qp_credit_fini(struct qp_port *qp);
+void qp_credit_rxq_start(struct qp_port *qp, struct qp_rxq *rxq);
+void qp_credit_link(struct qp_port *qp, struct qp_txq *txq,
+		    const struct qp_port *peer, const struct qp_rxq *peer_rxq);
+void qp_credit_request(struct qp_txq *txq);
+void qp_credit_read_done(struct qp_txq *txq, const struct qpio_wc *wc);
+uint64_t qp_txq_rnr_naks(const struct qp_txq *txq);
+
+/* Publish the receives posted so far for the peer's credit READ: a
+ * release store, so the peer never counts a receive not yet posted. */
+static inline void
+qp_credit_publish(struct qp_rxq *rxq)
+{
+	if (rxq->credit != NULL)
+		__atomic_store_n(rxq->credit, rxq->rq_posted, __ATOMIC_RELEASE);
+}
+
+/* Write data_off, refcnt, nb_segs and port of m with one 8-byte store
+ * (rearm_data), as DPDK PMDs do with their mbuf initializer. */
+typedef uint64_t __attribute__((__may_alias__)) qp_u64_alias;
+static inline void
+qp_mbuf_rearm(struct rte_mbuf *m, uint64_t rearm)
+{
+	*(qp_u64_alias *)(uintptr_t)&m->rearm_data = rearm;
+}
+
+/* SENDs the peer has receives for. */
+static inline uint32_t
+qp_credit_avail(const struct qp_txq *txq)
+{
+	return txq->credit_on ? txq->peer_posted - txq->sends : UINT32_MAX;
+}
+
+extern int qp_logtype;
+#define QP_LOG(level, ...) \
+	rte_log(RTE_LOG_ ## level, qp_logtype, \
+		RTE_FMT("qpio.net.qp: " RTE_FMT_HEAD(__VA_ARGS__,) "\n", \
+			RTE_FMT_TAIL(__VA_ARGS__,)))
+
+#endif /* QPIO_NET_QP_PRIVATE_H */
