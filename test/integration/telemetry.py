@@ -130,7 +130,8 @@ def check(proc, prefix, out_path):
     for dev in ("soft0", "soft1"):
         info = tel.cmd(f"/qpio/rdma/info,{dev}")
         expect(f"{dev} driver", info["driver"], "soft")
-        for k, v in (("nb_pd", 1), ("nb_qp", 1), ("nb_cq", 2), ("nb_mr", 1),
+        # Two MRs: the mempool's one chunk and the qp port's credit word.
+        for k, v in (("nb_pd", 1), ("nb_qp", 1), ("nb_cq", 2), ("nb_mr", 2),
                      ("nb_ah", 0), ("nb_srq", 0)):
             expect(f"{dev} {k}", info[k], v)
         qpns = tel.cmd(f"/qpio/rdma/qps,{dev}")

@@ -303,6 +303,7 @@ interactive)
 		grep -q '^  RX-packets: 0  *RX-missed: 0' || fail "clear did not zero"
 	grep -q '^mbufs not returned to pool mb_pool_0: 0$' "$out" ||
 		fail "mbufs not returned to the pool"
+	;;
 qp-credits-no-rnr)
 	# An RC link on the soft NIC, txonly and rxonly on their own lcores:
 	# the sender is held back by credits, never by RNR NAKs.
