@@ -909,7 +909,11 @@ sq_execute(struct soft_qp *qp)
 			info.opcode = MLX5_CQE_REQ;
 			info.byte_cnt = (uint32_t)d.total;
 			if (unlikely(complete(scq, &info) != 0)) {
-				sq->ci = ci + 1;
+				/* Executed, its completion lost (counted once
+				 * by cq_error()): past it, so the flush that
+				 * follows starts at the next WQE. */
+				ci++;
+				sq->ci = ci;
 				continue;
 			}
 		}
