@@ -5,107 +5,43 @@
 #include <inttypes.h>
 #include <string.h>
 
+#include "rdma_wr.h"
 #include "soft_rx.h"
 
-/* Map of qpio opcodes to MLX5 opcodes and what each needs. */
+/* Map of qpio opcodes to MLX5 opcodes and the segments each has; the
+ * rules of each opcode are lib/rdma's (rdma_wr.h). */
 struct op_info {
 	uint8_t mlx5;
 	uint8_t raddr;     /* has a remote address segment */
 	uint8_t atomic;    /* has an atomic segment, one 8-byte SGE */
-	uint8_t no_inline;
-	uint8_t types;     /* bit per QP type allowed */
 };
-
-#define T_RC (1u << QPIO_QPT_RC)
-#define T_UC (1u << QPIO_QPT_UC)
-#define T_UD (1u << QPIO_QPT_UD)
 
 static const struct op_info op_table[] = {
-	[QPIO_WR_RDMA_WRITE] = { MLX5_OPCODE_RDMA_WRITE, 1, 0, 0, T_RC | T_UC },
-	[QPIO_WR_RDMA_WRITE_WITH_IMM] = { MLX5_OPCODE_RDMA_WRITE_IMM, 1, 0, 0,
-					  T_RC | T_UC },
-	[QPIO_WR_SEND] = { MLX5_OPCODE_SEND, 0, 0, 0, T_RC | T_UC | T_UD },
-	[QPIO_WR_SEND_WITH_IMM] = { MLX5_OPCODE_SEND_IMM, 0, 0, 0, T_RC | T_UC | T_UD },
-	[QPIO_WR_RDMA_READ] = { MLX5_OPCODE_RDMA_READ, 1, 0, 1, T_RC },
-	[QPIO_WR_ATOMIC_CMP_AND_SWP] = { MLX5_OPCODE_ATOMIC_CS, 1, 1, 1, T_RC },
-	[QPIO_WR_ATOMIC_FETCH_AND_ADD] = { MLX5_OPCODE_ATOMIC_FA, 1, 1, 1, T_RC },
+	[QPIO_WR_RDMA_WRITE] = { MLX5_OPCODE_RDMA_WRITE, 1, 0 },
+	[QPIO_WR_RDMA_WRITE_WITH_IMM] = { MLX5_OPCODE_RDMA_WRITE_IMM, 1, 0 },
+	[QPIO_WR_SEND] = { MLX5_OPCODE_SEND, 0, 0 },
+	[QPIO_WR_SEND_WITH_IMM] = { MLX5_OPCODE_SEND_IMM, 0, 0 },
+	[QPIO_WR_RDMA_READ] = { MLX5_OPCODE_RDMA_READ, 1, 0 },
+	[QPIO_WR_ATOMIC_CMP_AND_SWP] = { MLX5_OPCODE_ATOMIC_CS, 1, 1 },
+	[QPIO_WR_ATOMIC_FETCH_AND_ADD] = { MLX5_OPCODE_ATOMIC_FA, 1, 1 },
 };
 
-/* Validate one WR; nothing is written for a refused one. ud is a
- * constant: the UD burst function checks the address handle too. */
+static_assert(RTE_DIM(op_table) == RTE_DIM(qpio_rdma_wr_ops),
+	      "an MLX5 opcode for every opcode lib/rdma knows");
+
+/* Validate one WR (lib/rdma's rules); nothing is written for a refused
+ * one. */
 static inline int
 wr_check(const struct soft_qp *qp, const struct qpio_send_wr *wr,
-	 const struct op_info **opi, const bool ud)
+	 const struct qpio_rdma_wr_limits *lim, const struct op_info **opi)
 {
-	const struct op_info *o;
+	const struct qpio_rdma_wr_op *rop;
+	enum qpio_rdma_wr_rule rule = qpio_rdma_wr_check(&qp->base, wr, lim, &rop);
 
-	if (unlikely((unsigned int)wr->opcode >= RTE_DIM(op_table)))
-		goto bad_opcode;
-	o = &op_table[wr->opcode];
-	if (unlikely(!(o->types & (1u << qp->base.qp_type))))
-		goto bad_opcode;
-	if (ud && unlikely(wr->wr.ud.ah == NULL ||
-			   wr->wr.ud.ah->pd != qp->base.pd ||
-			   wr->wr.ud.remote_qpn > 0xffffff)) {
-		SOFT_LOG(DEBUG, "qp 0x%x: UD WR needs an AH of the QP's PD and a "
-			 "24-bit remote_qpn (ah %p, remote_qpn 0x%x)",
-			 qp->base.qp_num, (void *)wr->wr.ud.ah,
-			 wr->wr.ud.remote_qpn);
-		return -EINVAL;
-	}
-	if (unlikely(wr->num_sge > qp->sq.max_sge)) {
-		SOFT_LOG(DEBUG, "qp 0x%x: num_sge %u > max_send_sge %u",
-			 qp->base.qp_num, wr->num_sge, qp->sq.max_sge);
-		return -EINVAL;
-	}
-	if (o->no_inline) {
-		/* READ and atomics: the QP must be allowed outstanding
-		 * READ/atomics (max_rd_atomic, ibv_modify_qp); an atomic
-		 * returns its 8 bytes into exactly one 8-byte SGE. */
-		if (unlikely(qp->attr.max_rd_atomic == 0)) {
-			SOFT_LOG(DEBUG, "qp 0x%x: READ/atomic with max_rd_atomic 0",
-				 qp->base.qp_num);
-			return -EINVAL;
-		}
-		if (o->atomic && unlikely(wr->num_sge != 1 ||
-					  wr->sg_list[0].length != 8)) {
-			SOFT_LOG(DEBUG, "qp 0x%x: atomic needs one 8-byte SGE",
-				 qp->base.qp_num);
-			return -EINVAL;
-		}
-	}
-	if (!(wr->send_flags & QPIO_SEND_INLINE)) {
-		uint32_t i;
-
-		/* A data segment carries 31 bits of length; bit 31 marks
-		 * inline data (MLX5_INLINE_SEG). */
-		for (i = 0; i < wr->num_sge; i++)
-			if (unlikely(wr->sg_list[i].length & MLX5_INLINE_SEG)) {
-				SOFT_LOG(DEBUG, "qp 0x%x: SGE %u length 0x%x over 2^31 - 1",
-					 qp->base.qp_num, i, wr->sg_list[i].length);
-				return -EINVAL;
-			}
-	} else {
-		uint64_t sum = 0;
-		uint32_t i;
-
-		if (unlikely(o->no_inline))
-			goto bad_opcode;
-		for (i = 0; i < wr->num_sge; i++)
-			sum += wr->sg_list[i].length;
-		if (unlikely(sum > qp->sq.max_inline)) {
-			SOFT_LOG(DEBUG, "qp 0x%x: inline %" PRIu64 " bytes > max_inline_data %u",
-				 qp->base.qp_num, sum, qp->sq.max_inline);
-			return -EINVAL;
-		}
-	}
-	*opi = o;
+	if (unlikely(rule != QPIO_RDMA_WR_OK))
+		return qpio_rdma_wr_reject(&qp->base, wr, lim, rule);
+	*opi = &op_table[wr->opcode];
 	return 0;
-bad_opcode:
-	SOFT_LOG(DEBUG, "qp 0x%x: opcode %d not valid here (QP type %u, flags 0x%x)",
-		 qp->base.qp_num, (int)wr->opcode, qp->base.qp_type,
-		 wr->send_flags);
-	return -EINVAL;
 }
 
 /* Write the WQE for wr at SQ index idx. Zero-length SGEs are left out, as
@@ -202,6 +138,11 @@ post_send(struct qpio_qp *qqp, const struct qpio_send_wr *wrs, uint16_t n,
 	uint8_t state = __atomic_load_n(&qqp->state, __ATOMIC_ACQUIRE);
 	uint32_t tail = __atomic_load_n(&sq->tail, __ATOMIC_ACQUIRE);
 	uint32_t pi = sq->pi;
+	const struct qpio_rdma_wr_limits lim = {
+		.max_sge = sq->max_sge,
+		.max_inline = sq->max_inline,
+		.max_rd_atomic = qp->attr.max_rd_atomic,
+	};
 	uint16_t i = 0;
 	int rc = 0;
 
@@ -212,11 +153,11 @@ post_send(struct qpio_qp *qqp, const struct qpio_send_wr *wrs, uint16_t n,
 		goto out;
 	}
 	for (i = 0; i < n; i++) {
-		const struct op_info *o;
+		const struct op_info *o = op_table;
 
 		/* A WR that breaks a rule is -EINVAL even into a full SQ:
 		 * retrying it after polling could never succeed. */
-		rc = wr_check(qp, &wrs[i], &o, ud);
+		rc = wr_check(qp, &wrs[i], &lim, &o);
 		if (unlikely(rc != 0))
 			break;
 		if (unlikely(pi - tail >= sq->depth)) {
