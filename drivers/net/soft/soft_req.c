@@ -21,6 +21,21 @@ wqe_gather(const struct soft_qp *qp, const uint8_t *seg, const uint8_t *end,
 {
 	const struct soft_dev *sdev = qp->sdev;
 
+	/* fast path: the data is one inline segment */
+	if (likely(seg < end)) {
+		uint32_t bc = rte_be_to_cpu_32(
+			((const struct mlx5_wqe_data_seg *)seg)->byte_count);
+		uint32_t len = bc & ~MLX5_INLINE_SEG;
+
+		if (likely((bc & MLX5_INLINE_SEG) &&
+			   seg + RTE_ALIGN_CEIL(4 + len, SOFT_SEG) == end)) {
+			d->spans[0].p = seg + 4;
+			d->spans[0].len = len;
+			d->nspan = 1;
+			d->total = len;
+			return 0;
+		}
+	}
 	d->nspan = 0;
 	d->total = 0;
 	while (seg < end) {

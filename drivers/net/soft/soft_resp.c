@@ -130,63 +130,48 @@ gather_to(const struct soft_run *d, uint8_t *p)
 	}
 }
 
-/* The receive CQE of a SEND / SEND_IMM into receive slot c. */
+/* The receive CQE of a SEND / SEND_IMM into receive slot c: written
+ * straight into the CQ; the event check waits for the end of the run. */
 static inline void
 send_recv_done(struct soft_run *d, struct soft_qp *peer, uint32_t c)
 {
-	struct soft_cqe_info ci = {
-		.opcode = d->opcode == MLX5_OPCODE_SEND_IMM ?
-			MLX5_CQE_RESP_SEND_IMM : MLX5_CQE_RESP_SEND,
-		.se = !!(d->fm_ce_se & MLX5_WQE_CTRL_SOLICITED),
-		.wqe_counter = (uint16_t)c,
-		.qpn = peer->base.qp_num,
-		.byte_cnt = (uint32_t)d->total,
-		.imm = d->imm,
-		.src_qpn = d->qp->base.qp_num,
-	};
+	struct soft_cq *cq = to_scq(peer->base.recv_cq);
+	uint32_t idx;
 
-	complete_recv(d, peer, &ci);
+	if (unlikely(soft_cq_reserve(cq, &idx) != 0)) {
+		soft_cq_error(cq);
+		if (peer->srq != NULL)
+			soft_srq_slot_free(peer->srq, c);
+		return;
+	}
+	soft_cq_publish_recv(cq, idx, d->opcode == MLX5_OPCODE_SEND_IMM ?
+			     MLX5_CQE_RESP_SEND_IMM : MLX5_CQE_RESP_SEND,
+			     (uint16_t)c, peer->base.qp_num, (uint32_t)d->total,
+			     d->imm, d->qp->base.qp_num);
+	soft_run_note(d, cq, SOFT_EV_CQE | (d->fm_ce_se & MLX5_WQE_CTRL_SOLICITED ?
+					    SOFT_EV_SOL_ERR : 0));
 }
 
 /*
- * Responder side of SEND / SEND_IMM on an RC or UC QP. The fast path: a
- * receive WQE of one SGE (or whose second entry is the end marker) that
- * holds the message: one MR check, one copy per span.
+ * A SEND whose receive WQE (taken, in slot c) is not a single SGE that
+ * holds the message: check every receive SGE, then scatter; a receive
+ * SGE failing its check, or too short a receive, is the receiver's error.
  */
-enum exec_result
-soft_resp_send(struct soft_run *d, struct soft_qp *peer, uint8_t *syndrome)
+static __rte_noinline enum exec_result
+send_scatter(struct soft_run *d, struct soft_qp *peer, uint32_t c,
+	     uint8_t *syndrome)
 {
 	struct soft_qp *qp = d->qp;
 	struct soft_rq *rq = peer->rqp;
+	const struct mlx5_wqe_data_seg *ds = (const struct mlx5_wqe_data_seg *)
+		(rq->buf + (size_t)(c & rq->mask) * rq->stride);
 	struct soft_cqe_info ci;
 	uint8_t *dst[SOFT_MAX_SGE];
 	uint32_t dlen[SOFT_MAX_SGE];
-	uint32_t c, slot, i, n = 0;
+	uint32_t i, n = 0;
 	uint64_t room = 0;
-	const struct mlx5_wqe_data_seg *ds;
 	uint8_t rsyn = 0;
 
-	if (rq_take(rq, &c, &slot) != 0)
-		return EXEC_RNR;
-	rq_taken(peer, c);
-	c = slot;
-
-	ds = (const struct mlx5_wqe_data_seg *)
-		(rq->buf + (size_t)(c & rq->mask) * rq->stride);
-	if (likely(ds[0].lkey != RTE_BE32(MLX5_INVALID_LKEY) &&
-		   (rq->max_sge == 1 || ds[1].lkey == RTE_BE32(MLX5_INVALID_LKEY)) &&
-		   d->total <= rte_be_to_cpu_32(ds[0].byte_count))) {
-		uint8_t *p = soft_mr_check(peer->sdev, rte_be_to_cpu_32(ds[0].lkey),
-					   rq->pdn, rte_be_to_cpu_64(ds[0].addr),
-					   rte_be_to_cpu_32(ds[0].byte_count),
-					   QPIO_ACCESS_LOCAL_WRITE | d->mp);
-
-		if (likely(p != NULL)) {
-			gather_to(d, p);
-			send_recv_done(d, peer, c);
-			return EXEC_OK;
-		}
-	}
 	for (i = 0; i < rq->max_sge; i++) {
 		uint32_t lkey = rte_be_to_cpu_32(ds[i].lkey);
 		uint32_t len = rte_be_to_cpu_32(ds[i].byte_count);
@@ -225,6 +210,42 @@ soft_resp_send(struct soft_run *d, struct soft_qp *peer, uint8_t *syndrome)
 	scatter(d->spans, d->nspan, dst, dlen, n, 0);
 	send_recv_done(d, peer, c);
 	return EXEC_OK;
+}
+
+/*
+ * Responder side of SEND / SEND_IMM on an RC or UC QP. The fast path: a
+ * receive WQE of one SGE (or whose second entry is the end marker) that
+ * holds the message: one MR check, one copy per span.
+ */
+enum exec_result
+soft_resp_send(struct soft_run *d, struct soft_qp *peer, uint8_t *syndrome)
+{
+	struct soft_rq *rq = peer->rqp;
+	const struct mlx5_wqe_data_seg *ds;
+	uint32_t c, slot;
+
+	if (rq_take(rq, &c, &slot) != 0)
+		return EXEC_RNR;
+	rq_taken(peer, c);
+	c = slot;
+
+	ds = (const struct mlx5_wqe_data_seg *)
+		(rq->buf + (size_t)(c & rq->mask) * rq->stride);
+	if (likely(ds[0].lkey != RTE_BE32(MLX5_INVALID_LKEY) &&
+		   (rq->max_sge == 1 || ds[1].lkey == RTE_BE32(MLX5_INVALID_LKEY)) &&
+		   d->total <= rte_be_to_cpu_32(ds[0].byte_count))) {
+		uint8_t *p = soft_mr_check(peer->sdev, rte_be_to_cpu_32(ds[0].lkey),
+					   rq->pdn, rte_be_to_cpu_64(ds[0].addr),
+					   rte_be_to_cpu_32(ds[0].byte_count),
+					   QPIO_ACCESS_LOCAL_WRITE | d->mp);
+
+		if (likely(p != NULL)) {
+			gather_to(d, p);
+			send_recv_done(d, peer, c);
+			return EXEC_OK;
+		}
+	}
+	return send_scatter(d, peer, c, syndrome);
 }
 
 /* Write the 40-byte GRH a UD receive gets when the AH was global: an

@@ -121,6 +121,28 @@ soft_cq_publish(struct soft_cq *cq, uint32_t idx, const struct soft_cqe_info *ci
 	soft_cqe_owner_publish(&cqe->op_own, (uint8_t)((ci->opcode << 4) | owner));
 }
 
+/*
+ * Write the CQE of a successful RC/UC receive (RESP_SEND, RESP_SEND_IMM,
+ * RESP_WR_IMM) into the reserved slot idx and hand it to the consumer:
+ * the fields such a CQE has, without a struct soft_cqe_info.
+ */
+static inline void
+soft_cq_publish_recv(struct soft_cq *cq, uint32_t idx, uint8_t opcode,
+		     uint16_t wqe_counter, uint32_t qpn, uint32_t byte_cnt,
+		     uint32_t imm, uint32_t src_qpn)
+{
+	struct mlx5_cqe64 *cqe = &cq->cqes[idx & cq->mask];
+	uint8_t owner = (uint8_t)((idx >> cq->log_depth) & 1);
+
+	cqe->byte_cnt = rte_cpu_to_be_32(byte_cnt);
+	cqe->imm_inval_pkey = rte_cpu_to_be_32(imm);
+	cqe->flags_rqpn = rte_cpu_to_be_32(src_qpn);
+	cqe->slid = 0;
+	cqe->sop_drop_qpn = rte_cpu_to_be_32(qpn);
+	cqe->wqe_counter = rte_cpu_to_be_16(wqe_counter);
+	soft_cqe_owner_publish(&cqe->op_own, (uint8_t)((opcode << 4) | owner));
+}
+
 /* soft_cq_event_arm_check() flags: what the run wrote into the CQ. */
 #define SOFT_EV_CQE        1u   /* any CQE */
 #define SOFT_EV_SOL_ERR    2u   /* a solicited receive or an error CQE */

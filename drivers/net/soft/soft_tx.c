@@ -95,11 +95,17 @@ wqe_write(struct soft_qp *qp, const struct qpio_send_wr *wr,
 		uint8_t *p = seg + 4;
 		uint32_t len = 0;
 
-		for (i = 0; i < wr->num_sge; i++) {
-			uint32_t l = wr->sg_list[i].length;
+		if (likely(wr->num_sge == 1)) {
+			len = wr->sg_list[0].length;
+			memcpy(p, (const void *)(uintptr_t)wr->sg_list[0].addr, len);
+		} else {
+			for (i = 0; i < wr->num_sge; i++) {
+				uint32_t l = wr->sg_list[i].length;
 
-			memcpy(p + len, (const void *)(uintptr_t)wr->sg_list[i].addr, l);
-			len += l;
+				memcpy(p + len,
+				       (const void *)(uintptr_t)wr->sg_list[i].addr, l);
+				len += l;
+			}
 		}
 		*hdr = rte_cpu_to_be_32(len | MLX5_INLINE_SEG);
 		seg += RTE_ALIGN_CEIL(4 + len, SOFT_SEG);
