@@ -99,7 +99,7 @@ soft_rq_flush(struct soft_qp *qp)
 
 
 	for (;;) {
-		uint32_t head = __atomic_load_n(&rq->head, __ATOMIC_ACQUIRE);
+		uint32_t head = soft_doorbell_read(&rq->head);
 
 		if (c == head)
 			break;

@@ -340,7 +340,7 @@ soft_resp_ud(struct soft_run *d, const struct mlx5_wqe_av *av)
 	rq = peer->rqp;
 	c = __atomic_load_n(&rq->ci, __ATOMIC_RELAXED);
 	do {
-		if (c == __atomic_load_n(&rq->head, __ATOMIC_ACQUIRE)) {
+		if (c == soft_doorbell_read(&rq->head)) {
 			__atomic_fetch_add(&peer->ud_no_recv_drops, 1,
 					   __ATOMIC_RELAXED);
 			return EXEC_OK;

@@ -11,7 +11,7 @@ soft_post_recv(struct qpio_qp *qqp, const struct qpio_recv_wr *wrs,
 	struct soft_qp *qp = to_sqp(qqp);
 	struct soft_rq *rq = &qp->rq;
 	uint8_t state = __atomic_load_n(&qqp->state, __ATOMIC_ACQUIRE);
-	uint32_t tail = __atomic_load_n(&rq->tail, __ATOMIC_ACQUIRE);
+	uint32_t tail = soft_index_read(&rq->tail);
 	uint32_t head = rq->head;
 	uint16_t i = 0;
 	int rc = 0;
@@ -45,7 +45,7 @@ soft_post_recv(struct qpio_qp *qqp, const struct qpio_recv_wr *wrs,
 		/* Doorbell record after the WQEs. Sequentially consistent,
 		 * with the state read below: either a concurrent move to ERR
 		 * flushes these WQEs or this lcore sees ERR and does. */
-		__atomic_store_n(&rq->head, head, __ATOMIC_SEQ_CST);
+		soft_doorbell_record(&rq->head, head);
 		qp->rq_doorbells++;
 		if (unlikely(__atomic_load_n(&qqp->state, __ATOMIC_SEQ_CST) ==
 			     QPIO_QPS_ERR))

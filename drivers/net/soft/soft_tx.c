@@ -142,7 +142,7 @@ post_send(struct qpio_qp *qqp, const struct qpio_send_wr *wrs, uint16_t n,
 	struct soft_qp *qp = to_sqp(qqp);
 	struct soft_sq *sq = &qp->sq;
 	uint8_t state = __atomic_load_n(&qqp->state, __ATOMIC_ACQUIRE);
-	uint32_t tail = __atomic_load_n(&sq->tail, __ATOMIC_ACQUIRE);
+	uint32_t tail = soft_index_read(&sq->tail);
 	uint32_t pi = sq->pi;
 	const struct qpio_rdma_wr_limits lim = {
 		.max_sge = sq->max_sge,
@@ -178,7 +178,7 @@ post_send(struct qpio_qp *qqp, const struct qpio_send_wr *wrs, uint16_t n,
 		sq->pi = pi;
 		/* Doorbell record after the WQEs (release), then ring: the
 		 * device model runs now, on this lcore. */
-		__atomic_store_n(&sq->dbrec, pi, __ATOMIC_SEQ_CST);
+		soft_doorbell_record(&sq->dbrec, pi);
 		qp->sq_doorbells++;
 		soft_sq_run(qp);
 	}
