@@ -46,11 +46,25 @@ wr_check(const struct soft_qp *qp, const struct qpio_send_wr *wr,
 
 /* Write the WQE for wr at SQ index idx. Zero-length SGEs are left out, as
  * mlx5 does (a data segment byte_count of 0 would mean 2 GiB). */
+/* What the WQE writer needs of the QP, read once per burst: the inline
+ * copies write through a uint8_t pointer, so the compiler would read the
+ * QP's fields again after each one. */
+struct sq_burst {
+	uint8_t *buf;
+	uint64_t *wrid;
+	uint32_t mask;
+	uint32_t log_stride;
+	uint32_t depth;
+	uint32_t qpn8;            /* qp_num << 8, of ctrl qpn_ds */
+	uint8_t sig_all;          /* MLX5_WQE_CTRL_CQ_UPDATE or 0 */
+};
+
 static inline void
-wqe_write(struct soft_qp *qp, const struct qpio_send_wr *wr,
-	  const struct op_info *o, uint32_t idx, const bool ud)
+wqe_write(struct soft_qp *qp, const struct sq_burst *b,
+	  const struct qpio_send_wr *wr, const struct op_info *o, uint32_t idx,
+	  const bool ud)
 {
-	uint8_t *wqe = qp->sq.buf + ((size_t)(idx & qp->sq.mask) << qp->sq.log_stride);
+	uint8_t *wqe = b->buf + ((size_t)(idx & b->mask) << b->log_stride);
 	struct mlx5_wqe_ctrl_seg *ctrl = (struct mlx5_wqe_ctrl_seg *)wqe;
 	uint8_t *seg = wqe + SOFT_SEG;
 	unsigned int flags = wr->send_flags;
@@ -124,12 +138,11 @@ wqe_write(struct soft_qp *qp, const struct qpio_send_wr *wr,
 	}
 	ds = (uint32_t)(seg - wqe) / SOFT_SEG;
 	ctrl->opmod_idx_opcode = rte_cpu_to_be_32(((idx & 0xffff) << 8) | o->mlx5);
-	ctrl->qpn_ds = rte_cpu_to_be_32((qp->base.qp_num << 8) | ds);
+	ctrl->qpn_ds = rte_cpu_to_be_32(b->qpn8 | ds);
 	ctrl->signature = 0;
 	ctrl->dci_stream_channel_id = 0;
-	ctrl->fm_ce_se =
-		((flags & QPIO_SEND_SIGNALED) || qp->base.sq_sig_all ?
-		 MLX5_WQE_CTRL_CQ_UPDATE : 0) |
+	ctrl->fm_ce_se = b->sig_all |
+		(flags & QPIO_SEND_SIGNALED ? MLX5_WQE_CTRL_CQ_UPDATE : 0) |
 		(flags & QPIO_SEND_SOLICITED ? MLX5_WQE_CTRL_SOLICITED : 0) |
 		(flags & QPIO_SEND_FENCE ? MLX5_WQE_CTRL_FENCE : 0);
 	ctrl->imm = rte_cpu_to_be_32(wr->imm_data);
@@ -149,6 +162,15 @@ post_send(struct qpio_qp *qqp, const struct qpio_send_wr *wrs, uint16_t n,
 		.max_inline = sq->max_inline,
 		.max_rd_atomic = qp->attr.max_rd_atomic,
 	};
+	const struct sq_burst b = {
+		.buf = sq->buf,
+		.wrid = sq->wrid,
+		.mask = sq->mask,
+		.log_stride = sq->log_stride,
+		.depth = sq->depth,
+		.qpn8 = qqp->qp_num << 8,
+		.sig_all = qqp->sq_sig_all ? MLX5_WQE_CTRL_CQ_UPDATE : 0,
+	};
 	uint16_t i = 0;
 	int rc = 0;
 
@@ -166,12 +188,12 @@ post_send(struct qpio_qp *qqp, const struct qpio_send_wr *wrs, uint16_t n,
 		rc = wr_check(qp, &wrs[i], &lim, &o);
 		if (unlikely(rc != 0))
 			break;
-		if (unlikely(pi - tail >= sq->depth)) {
+		if (unlikely(pi - tail >= b.depth)) {
 			rc = -ENOMEM;
 			break;
 		}
-		wqe_write(qp, &wrs[i], o, pi, ud);
-		sq->wrid[pi & sq->mask] = wrs[i].wr_id;
+		wqe_write(qp, &b, &wrs[i], o, pi, ud);
+		b.wrid[pi & b.mask] = wrs[i].wr_id;
 		pi++;
 	}
 	if (likely(pi != sq->pi)) {
