@@ -258,3 +258,64 @@ Test(soft_model, cached_indices_across_wrap)
 	}
 	qt_pair_destroy(&a, &b);
 }
+
+/*
+ * The run's receive MR cache: receives alternate between two MRs, and the
+ * last one lies in the cached MR but runs 56 bytes past its end. The
+ * first two SENDs of the burst land; the third finds the receive buffer
+ * out of bounds (LOC_PROT_ERR at the responder, REM_OP_ERR at the
+ * requester), as without the cache.
+ */
+Test(soft_model, receive_mr_cache_checks_bounds_and_keys)
+{
+	struct qt_end a, b;
+	struct qpio_mr *mr2;
+	uint8_t *buf2;
+	struct qpio_sge sge, rs;
+	struct qpio_recv_wr rw;
+	struct qpio_send_wr wr[3];
+	struct qpio_wc wc[4];
+	unsigned int i;
+	int err;
+
+	qt_require_soft("the device model's receive MR cache");
+	qt_pair_create(&a, &b, NULL);
+	buf2 = rte_zmalloc(NULL, 4096, 64);
+	cr_assert_not_null(buf2);
+	mr2 = qpio_mr_reg(b.pd, buf2, 4096, QPIO_ACCESS_LOCAL_WRITE);
+	cr_assert_not_null(mr2);
+	qt_post_recv(&b, 100, b.buf, 64);
+	rs = (struct qpio_sge){ (uintptr_t)buf2 + 128, 64, qpio_mr_lkey(mr2) };
+	rw = (struct qpio_recv_wr){ .wr_id = 101, .sg_list = &rs, .num_sge = 1 };
+	cr_assert_eq(qpio_qp_post_recv(b.qp, &rw, 1, &err), 1);
+	rs = (struct qpio_sge){ (uintptr_t)b.buf + b.buf_len - 8, 64,
+				qpio_mr_lkey(b.mr) };
+	rw = (struct qpio_recv_wr){ .wr_id = 102, .sg_list = &rs, .num_sge = 1 };
+	cr_assert_eq(qpio_qp_post_recv(b.qp, &rw, 1, &err), 1);
+	qt_fill(a.buf, 32, 9);
+	sge = (struct qpio_sge){ (uintptr_t)a.buf, 32, qpio_mr_lkey(a.mr) };
+	for (i = 0; i < 3; i++)
+		wr[i] = qt_send_wr(i, &sge, 1, QPIO_SEND_SIGNALED);
+	cr_assert_eq(qpio_qp_post_send(a.qp, wr, 3, &err), 3);
+
+	cr_assert_eq(qpio_cq_poll(a.cq, wc, 4), 3);
+	cr_assert_eq(wc[0].status, QPIO_WC_SUCCESS);
+	cr_assert_eq(wc[1].status, QPIO_WC_SUCCESS);
+	cr_assert_eq(wc[2].status, QPIO_WC_REM_OP_ERR, "got %s",
+		     qpio_wc_status_str(wc[2].status));
+	cr_assert_eq(qpio_cq_poll(b.cq, wc, 4), 3);
+	cr_assert_eq(wc[0].wr_id, 100);
+	cr_assert_eq(wc[0].status, QPIO_WC_SUCCESS);
+	cr_assert_eq(qt_check(b.buf, 32, 9), 1);
+	cr_assert_eq(wc[1].wr_id, 101);
+	cr_assert_eq(wc[1].status, QPIO_WC_SUCCESS);
+	cr_assert_eq(qt_check(buf2 + 128, 32, 9), 1);
+	cr_assert_eq(wc[2].wr_id, 102);
+	cr_assert_eq(wc[2].status, QPIO_WC_LOC_PROT_ERR, "got %s",
+		     qpio_wc_status_str(wc[2].status));
+	cr_assert_eq(b.buf[b.buf_len - 8], 0, "nothing written past the MR");
+	cr_assert_eq(qpio_qp_state(b.qp), QPIO_QPS_ERR);
+	cr_assert_eq(qpio_mr_dereg(mr2), 0);
+	rte_free(buf2);
+	qt_pair_destroy(&a, &b);
+}

@@ -44,6 +44,11 @@ struct soft_run {
 		struct soft_cq *cq;
 		uint32_t flags;      /* SOFT_EV_* */
 	} ev[2];                 /* CQs written this run */
+	/* last receive MR checked: key, PD and device it was found for */
+	const struct soft_mr_entry *mr_e;
+	const struct soft_dev *mr_dev;
+	uint32_t mr_key;
+	uint32_t mr_pdn;
 	/* decoded send WQE */
 	uint8_t opcode;          /* MLX5_OPCODE_* */
 	uint8_t fm_ce_se;

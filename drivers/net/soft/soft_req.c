@@ -234,6 +234,7 @@ sq_execute(struct soft_qp *qp, const bool ud)
 	run.mp = 0;
 	run.ev[0].cq = NULL;
 	run.ev[1].cq = NULL;
+	run.mr_e = NULL;
 	while (ci != pi) {
 		uint8_t state = __atomic_load_n(&qp->base.state, __ATOMIC_ACQUIRE);
 		const uint8_t *wqe;

@@ -153,6 +153,41 @@ send_recv_done(struct soft_run *d, struct soft_qp *peer, uint32_t c)
 }
 
 /*
+ * soft_mr_check() of a receive buffer (LOCAL_WRITE, and MP when the peer
+ * is remote), with the run's last MR as a cache: the same key of the same
+ * PD on the same device skips the table lookup and the PD and access
+ * checks. The key is read again from the entry, so an MR deregistered
+ * meanwhile fails as it would without the cache. A key comes back only
+ * after 255 more registrations on the device (its 8-bit variant,
+ * soft_mr_reg()), far more than a run lasts.
+ */
+static inline uint8_t *
+run_recv_mr_check(struct soft_run *d, const struct soft_dev *sdev, uint32_t key,
+		  uint32_t pdn, uint64_t addr, uint64_t len)
+{
+	const struct soft_mr_entry *e = d->mr_e;
+
+	if (unlikely(e == NULL || key != d->mr_key || pdn != d->mr_pdn ||
+		     sdev != d->mr_dev)) {
+		uint8_t *p = soft_mr_check(sdev, key, pdn, addr, len,
+					   QPIO_ACCESS_LOCAL_WRITE | d->mp);
+
+		if (p != NULL) {
+			d->mr_e = &sdev->mr_tbl[SOFT_KEY_INDEX(key)];
+			d->mr_key = key;
+			d->mr_pdn = pdn;
+			d->mr_dev = sdev;
+		}
+		return p;
+	}
+	if (unlikely(__atomic_load_n(&e->key, __ATOMIC_ACQUIRE) != key ||
+		     addr < e->addr || addr - e->addr > e->len ||
+		     len > e->len - (addr - e->addr)))
+		return NULL;
+	return (uint8_t *)(uintptr_t)addr;
+}
+
+/*
  * A SEND whose receive WQE (taken, in slot c) is not a single SGE that
  * holds the message: check every receive SGE, then scatter; a receive
  * SGE failing its check, or too short a receive, is the receiver's error.
@@ -234,10 +269,10 @@ soft_resp_send(struct soft_run *d, struct soft_qp *peer, uint8_t *syndrome)
 	if (likely(ds[0].lkey != RTE_BE32(MLX5_INVALID_LKEY) &&
 		   (rq->max_sge == 1 || ds[1].lkey == RTE_BE32(MLX5_INVALID_LKEY)) &&
 		   d->total <= rte_be_to_cpu_32(ds[0].byte_count))) {
-		uint8_t *p = soft_mr_check(peer->sdev, rte_be_to_cpu_32(ds[0].lkey),
-					   rq->pdn, rte_be_to_cpu_64(ds[0].addr),
-					   rte_be_to_cpu_32(ds[0].byte_count),
-					   QPIO_ACCESS_LOCAL_WRITE | d->mp);
+		uint8_t *p = run_recv_mr_check(d, peer->sdev,
+					       rte_be_to_cpu_32(ds[0].lkey),
+					       rq->pdn, rte_be_to_cpu_64(ds[0].addr),
+					       rte_be_to_cpu_32(ds[0].byte_count));
 
 		if (likely(p != NULL)) {
 			gather_to(d, p);
