@@ -552,6 +552,76 @@ Test(async, cq_overflow_errors_cq_and_every_qp_using_it)
 	qt_pair_destroy(&a, &b);
 }
 
+/*
+ * A send CQ of depth 2 and four signaled SENDs: two completions fit; the
+ * third SEND is delivered but its completion does not fit (the CQ and
+ * the requester QP enter error); the fourth is flushed into the CQ in
+ * error. Each of the two is counted once: a WQE whose completion was
+ * lost is not flushed again, and its SEND is not executed again.
+ */
+Test(async, cq_overflow_counts_each_lost_completion_once)
+{
+	struct qt_end a, b;
+	struct qpio_cq *scq;
+	struct qpio_qp *aq;
+	struct qpio_qp_init_attr ia;
+	struct qpio_sge sge;
+	struct qpio_send_wr wr[4];
+	struct qpio_wc wc[8];
+	struct qpio_qp_attr r = { .qp_state = QPIO_QPS_RESET };
+	uint64_t lost = 0;
+	unsigned int i;
+	int err;
+
+	qt_require_soft("the soft NIC's CQ overflow counters (qpio_soft_cq_overflowed)");
+	qt_pair_create(&a, &b, NULL);
+	scq = qpio_cq_create(a.dev, 2, SOCKET_ID_ANY);
+	cr_assert_not_null(scq);
+	cr_assert_eq(qpio_cq_depth(scq), 2);
+	memset(&ia, 0, sizeof(ia));
+	ia.qp_type = QPIO_QPT_RC;
+	ia.cap = (struct qpio_qp_cap){ 8, 8, 1, 1, 0 };
+	ia.send_cq = scq;
+	ia.recv_cq = a.cq;
+	aq = qpio_qp_create(a.pd, &ia);
+	cr_assert_not_null(aq);
+	cr_assert_eq(qpio_qp_modify(b.qp, &r, QPIO_QP_STATE), 0);
+	qt_qp_connect(aq, b.dev, qpio_qp_num(b.qp), 7);
+	qt_qp_connect(b.qp, a.dev, qpio_qp_num(aq), 7);
+	for (i = 0; i < 4; i++)
+		qt_post_recv(&b, 100 + i, b.buf + 64 * i, 64);
+	sge = (struct qpio_sge){ (uintptr_t)a.buf, 16, qpio_mr_lkey(a.mr) };
+	for (i = 0; i < 4; i++)
+		wr[i] = qt_send_wr(i, &sge, 1, QPIO_SEND_SIGNALED);
+	cr_assert_eq(qpio_qp_post_send(aq, wr, 4, &err), 4);
+
+	cr_assert_eq(qpio_soft_cq_overflowed(scq), 1);
+	cr_assert_eq(qpio_soft_cq_overflow_count(scq, &lost), 0);
+	cr_assert_eq(lost, 2, "3rd SEND's completion and the 4th's flush, "
+		     "each once (got %lu)", (unsigned long)lost);
+	cr_assert_eq(qpio_qp_state(aq), QPIO_QPS_ERR);
+	cr_assert_eq(qt_stats(aq).flushed, 0, "the flush was not written");
+	cr_assert_eq(qpio_cq_poll(scq, wc, 8), 2);
+	for (i = 0; i < 2; i++) {
+		cr_assert_eq(wc[i].wr_id, i);
+		cr_assert_eq(wc[i].status, QPIO_WC_SUCCESS);
+	}
+	cr_assert_eq(qpio_cq_poll(scq, wc, 8), 0);
+	/* the responder got the first three SENDs, each once */
+	cr_assert_eq(qpio_cq_poll(b.cq, wc, 8), 3);
+	for (i = 0; i < 3; i++) {
+		cr_assert_eq(wc[i].wr_id, 100 + i);
+		cr_assert_eq(wc[i].status, QPIO_WC_SUCCESS);
+		cr_assert_eq(wc[i].byte_len, 16);
+	}
+	cr_assert_eq(qpio_cq_poll(b.cq, wc, 8), 0);
+	cr_assert_eq(qpio_qp_state(b.qp), QPIO_QPS_RTS);
+
+	cr_assert_eq(qpio_qp_destroy(aq), 0);
+	cr_assert_eq(qpio_cq_destroy(scq), 0);
+	qt_pair_destroy(&a, &b);
+}
+
 /* A CQ destroyed with its CQ_ERR event queued: the event is removed. */
 Test(async, cq_destroy_removes_its_cq_err)
 {

@@ -74,9 +74,9 @@ soft_cq_req_notify(struct qpio_cq *qcq, int solicited_only)
 	struct soft_cq *cq = to_scq(qcq);
 
 	/* Sequentially consistent: a producer that publishes a CQE after
-	 * this store sees the CQ armed (see soft_cq_event_check()). */
-	__atomic_store_n(&cq->armed, solicited_only ? SOFT_CQ_ARM_SOL :
-			 SOFT_CQ_ARM_ANY, __ATOMIC_SEQ_CST);
+	 * this store sees the CQ armed (soft_barrier.h). */
+	soft_cq_arm_store(&cq->armed, solicited_only ? SOFT_CQ_ARM_SOL :
+			  SOFT_CQ_ARM_ANY);
 	return 0;
 }
 
@@ -150,12 +150,17 @@ rq_complete(struct soft_rq *rq, uint32_t idx)
 {
 	uint32_t t = rq->tail;
 
-	rq->done[idx & rq->mask] = 1;
-	while (rq->done[t & rq->mask]) {
+	if (unlikely(idx != t)) {
+		/* t is not done (the tail would be past it): the tail stays */
+		rq->done[idx & rq->mask] = 1;
+		return;
+	}
+	t++;
+	while (unlikely(rq->done[t & rq->mask])) {
 		rq->done[t & rq->mask] = 0;
 		t++;
 	}
-	__atomic_store_n(&rq->tail, t, __ATOMIC_RELEASE);
+	soft_index_publish(&rq->tail, t);
 }
 
 /* The wr_id of the receive whose CQE has counter cnt; frees its slot.
@@ -208,7 +213,7 @@ cqe_to_wc(struct soft_cq *cq, const struct mlx5_cqe64 *cqe, uint8_t opcode,
 		wc->status = QPIO_WC_SUCCESS;
 		wc->opcode = (enum qpio_wc_opcode)wqe_opcode_to_wc[sop >> 24];
 		wc->byte_len = rte_be_to_cpu_32(cqe->byte_cnt);
-		__atomic_store_n(&qp->sq.tail, idx + 1, __ATOMIC_RELEASE);
+		soft_index_publish(&qp->sq.tail, idx + 1);
 		break;
 	case MLX5_CQE_RESP_SEND:
 	case MLX5_CQE_RESP_SEND_IMM:
@@ -240,7 +245,7 @@ cqe_to_wc(struct soft_cq *cq, const struct mlx5_cqe64 *cqe, uint8_t opcode,
 		wc->vendor_err = e->vendor_err_synd;
 		wc->opcode = (enum qpio_wc_opcode)wqe_opcode_to_wc[sop >> 24];
 		wc->byte_len = 0;
-		__atomic_store_n(&qp->sq.tail, idx + 1, __ATOMIC_RELEASE);
+		soft_index_publish(&qp->sq.tail, idx + 1);
 		break;
 	}
 	default: { /* MLX5_CQE_RESP_ERR */
@@ -265,8 +270,7 @@ soft_cq_purge(struct soft_cq *cq, struct soft_qp *qp)
 
 	/* Published CQEs run from ci to the first slot not yet owned. */
 	for (;;) {
-		uint8_t op_own = __atomic_load_n(&cq->cqes[pi & cq->mask].op_own,
-						 __ATOMIC_ACQUIRE);
+		uint8_t op_own = soft_cqe_owner_read(&cq->cqes[pi & cq->mask].op_own);
 
 		if ((op_own & 1) != ((pi >> cq->log_depth) & 1) ||
 		    (op_own >> 4) == MLX5_CQE_INVALID || pi - ci >= cq->base.depth)
@@ -296,7 +300,7 @@ soft_cq_purge(struct soft_cq *cq, struct soft_qp *qp)
 		}
 	}
 	if (nfreed != 0)
-		__atomic_store_n(&cq->ci, ci + nfreed, __ATOMIC_RELEASE);
+		soft_index_publish(&cq->ci, ci + nfreed);
 	cq->last_qp = NULL;
 }
 
@@ -311,7 +315,7 @@ soft_cq_poll(struct qpio_cq *qcq, struct qpio_wc *wc, uint16_t n)
 		soft_cq_progress(cq);
 	for (i = 0; i < n;) {
 		const struct mlx5_cqe64 *cqe = &cq->cqes[ci & cq->mask];
-		uint8_t op_own = __atomic_load_n(&cqe->op_own, __ATOMIC_ACQUIRE);
+		uint8_t op_own = soft_cqe_owner_read(&cqe->op_own);
 
 		if ((op_own & 1) != ((ci >> cq->log_depth) & 1) ||
 		    (op_own >> 4) == MLX5_CQE_INVALID)
@@ -320,6 +324,6 @@ soft_cq_poll(struct qpio_cq *qcq, struct qpio_wc *wc, uint16_t n)
 		ci++;
 	}
 	if (ci != cq->ci)
-		__atomic_store_n(&cq->ci, ci, __ATOMIC_RELEASE);
+		soft_index_publish(&cq->ci, ci);
 	return i;
 }

@@ -68,15 +68,25 @@ struct soft_ah {
 
 struct soft_qp;
 
-/* Completion queue. The consumer index and the producer reservation
- * counter sit on their own cache lines: the owner lcore writes ci, any
- * lcore running the device model writes pi. */
+/*
+ * Completion queue. Each field sits on the cache line of the side that
+ * writes it, so the hot path moves about one line per burst between the
+ * producing lcore(s) and the polling one:
+ * - consumer line: ci, written by the poller, read by producers only when
+ *   their cached copy says the CQ may be full;
+ * - producer line: pi and the producers' cached copy of ci;
+ * - arm line: armed, written by the poller when it arms (rarely), read by
+ *   producers once per run;
+ * - pending line: nb_pending, read by every poll, written only when a QP
+ *   has an RNR resume or a flush left for the poller.
+ */
 struct soft_cq {
 	struct qpio_cq base;
 	struct mlx5_cqe64 *cqes;
 	struct soft_dev *sdev;
 	uint32_t mask;
 	uint32_t log_depth;
+	int efd;                                    /* eventfd of the events */
 	TAILQ_HEAD(, soft_qp) send_qps;   /* QPs using it as send CQ */
 
 	alignas(RTE_CACHE_LINE_SIZE) uint32_t ci;   /* consumer: owner lcore */
@@ -84,13 +94,18 @@ struct soft_cq {
 	struct soft_qp *last_qp;
 
 	alignas(RTE_CACHE_LINE_SIZE) uint32_t pi;   /* producers reserve here */
+	/* Producers' copy of ci, at most ci: reloaded from the consumer
+	 * line only when pi - ci_cache reaches room. */
+	uint32_t ci_cache;
 	/* Entries a producer may fill: the depth, 0 once the CQ is in
 	 * error (then no reservation succeeds). Read with pi. */
 	uint32_t room;
-	uint32_t armed;                             /* SOFT_CQ_ARM_* */
-	int efd;                                    /* eventfd of the events */
-	uint32_t nb_pending;                        /* QPs with work to resume */
-	uint8_t overflow;                           /* CQ error raised */
+
+	alignas(RTE_CACHE_LINE_SIZE) uint32_t armed; /* SOFT_CQ_ARM_* */
+
+	alignas(RTE_CACHE_LINE_SIZE) uint32_t nb_pending; /* QPs to resume */
+
+	alignas(RTE_CACHE_LINE_SIZE) uint8_t overflow;   /* CQ error raised */
 	uint64_t overflow_count;                    /* CQEs not written */
 };
 
@@ -111,6 +126,10 @@ struct soft_rq {
 	uint32_t pdn;             /* receive SGEs are checked against it */
 	alignas(RTE_CACHE_LINE_SIZE) uint32_t head;   /* doorbell record */
 	alignas(RTE_CACHE_LINE_SIZE) uint32_t ci;     /* device consumer */
+	/* The consumers' copy of head, at most head (release/acquire, so a
+	 * WQE seen through it is visible): head is read from the owner's
+	 * line only when ci reaches it. */
+	uint32_t head_cache;
 	alignas(RTE_CACHE_LINE_SIZE) uint32_t tail;   /* freed by poll */
 };
 
@@ -160,6 +179,7 @@ struct soft_qp {
 	uint16_t dlid;
 	struct qpio_qp_attr attr; /* last set attributes */
 	/* device model state */
+	void (*sq_execute)(struct soft_qp *qp);  /* per QP type (create) */
 	uint32_t exec_busy;       /* SQ model running (atomic flag) */
 	uint32_t pending;         /* queued in send CQ's pending count */
 	uint32_t rnr_naks;        /* RNR NAKs for the WQE at sq.ci */
@@ -309,8 +329,11 @@ uint16_t soft_post_send_ud(struct qpio_qp *qp, const struct qpio_send_wr *wrs,
 uint16_t soft_post_recv(struct qpio_qp *qp, const struct qpio_recv_wr *wrs,
 			uint16_t n, int *err);
 
-/* soft_model.c: the device */
+/* soft_req.c, soft_resp.c, soft_err.c: the device model (soft_model.h) */
 void soft_sq_run(struct soft_qp *qp);
+/* One run of an RC/UC or a UD SQ (struct soft_qp sq_execute). */
+void soft_sq_execute_rc(struct soft_qp *qp);
+void soft_sq_execute_ud(struct soft_qp *qp);
 /* Move qp to ERR and flush it (owner: the caller owns the SQ, run its
  * flush now; else leave it to the send CQ's poller). event >= 0: the
  * enum qpio_event_type to raise for the QP when this call moves it

@@ -31,7 +31,7 @@ queues_reset(struct soft_qp *qp, uint32_t start)
 	if (qp->base.recv_cq != qp->base.send_cq)
 		soft_cq_purge(to_scq(qp->base.recv_cq), qp);
 	qp->sq.pi = qp->sq.ci = qp->sq.tail = qp->sq.dbrec = start;
-	qp->rq.head = qp->rq.ci = qp->rq.tail = start;
+	qp->rq.head = qp->rq.ci = qp->rq.tail = qp->rq.head_cache = start;
 	memset(qp->rq.done, 0, qp->rq.depth);
 	qp->rnr_naks = 0;
 	qp->rnr_deadline = 0;
@@ -114,6 +114,8 @@ soft_qp_create(struct qpio_pd *pd, struct qpio_qp_init_attr *ia)
 	qp->pdn = pd->pdn;
 	qp->base.post_send = ia->qp_type == QPIO_QPT_UD ? soft_post_send_ud :
 		soft_post_send;
+	qp->sq_execute = ia->qp_type == QPIO_QPT_UD ? soft_sq_execute_ud :
+		soft_sq_execute_rc;
 	qp->base.post_recv = soft_post_recv;
 	qp->base.state = QPIO_QPS_RESET;
 	qp->base.send_cq = ia->send_cq;

@@ -8,6 +8,7 @@
  */
 #include <unistd.h>
 
+#include "soft_barrier.h"
 #include "soft_private.h"
 
 /*
@@ -16,20 +17,30 @@
  * publishes, so a completion is never written over one not yet polled.
  * The bound is cq->room: the depth, or 0 once the CQ is in error, so a CQ
  * in error takes no CQE at all (not even after its poller made room).
+ * The consumer index is read through the producers' copy ci_cache and
+ * from the poller's line only when that copy says the CQ is full: a copy
+ * is never above ci, and ci never above pi, so pi - copy is at least the
+ * true fill level and never wraps.
  * @return 0 and *idx, or -1 when the CQ is full or in error.
  */
 static inline int
 soft_cq_reserve(struct soft_cq *cq, uint32_t *idx)
 {
-	for (;;) {
-		/* ci first, then pi: pi never trails a ci read before it, so
-		 * pi - ci is the true fill level and never wraps. (Read the
-		 * other way round, a stale pi below a fresh ci looks "full".) */
-		uint32_t ci = __atomic_load_n(&cq->ci, __ATOMIC_ACQUIRE);
-		uint32_t pi = __atomic_load_n(&cq->pi, __ATOMIC_ACQUIRE);
+	uint32_t ci = __atomic_load_n(&cq->ci_cache, __ATOMIC_ACQUIRE);
+	uint32_t pi = __atomic_load_n(&cq->pi, __ATOMIC_RELAXED);
 
-		if (unlikely(pi - ci >= __atomic_load_n(&cq->room, __ATOMIC_RELAXED)))
-			return -1;
+	for (;;) {
+		uint32_t room = __atomic_load_n(&cq->room, __ATOMIC_RELAXED);
+
+		if (unlikely(pi - ci >= room)) {
+			/* ci first, then pi: a pi read after ci never
+			 * trails it. */
+			ci = __atomic_load_n(&cq->ci, __ATOMIC_ACQUIRE);
+			pi = __atomic_load_n(&cq->pi, __ATOMIC_ACQUIRE);
+			if (pi - ci >= room)
+				return -1;
+			__atomic_store_n(&cq->ci_cache, ci, __ATOMIC_RELEASE);
+		}
 		if (likely(__atomic_compare_exchange_n(&cq->pi, &pi, pi + 1, 0,
 						       __ATOMIC_ACQ_REL,
 						       __ATOMIC_RELAXED))) {
@@ -107,39 +118,60 @@ soft_cq_publish(struct soft_cq *cq, uint32_t idx, const struct soft_cqe_info *ci
 			((uint32_t)ci->wqe_opcode << 24) | ci->qpn);
 	}
 	cqe->wqe_counter = rte_cpu_to_be_16(ci->wqe_counter);
-	__atomic_store_n(&cqe->op_own, (uint8_t)((ci->opcode << 4) | owner),
-			 __ATOMIC_RELEASE);
+	soft_cqe_owner_publish(&cqe->op_own, (uint8_t)((ci->opcode << 4) | owner));
 }
 
 /*
- * Order a CQE publication (op_own store) before the read of the CQ's arm
- * state, against the poller's arm store before its next poll: one of the
- * two sides sees the other, so an armed CQ never misses the CQE that a
- * poll right after the arm did not see.
+ * Write the CQE of a successful RC/UC receive (RESP_SEND, RESP_SEND_IMM,
+ * RESP_WR_IMM) into the reserved slot idx and hand it to the consumer:
+ * the fields such a CQE has, without a struct soft_cqe_info.
  */
 static inline void
-soft_barrier_publish_before_arm_read(void)
+soft_cq_publish_recv(struct soft_cq *cq, uint32_t idx, uint8_t opcode,
+		     uint16_t wqe_counter, uint32_t qpn, uint32_t byte_cnt,
+		     uint32_t imm, uint32_t src_qpn)
 {
-	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	struct mlx5_cqe64 *cqe = &cq->cqes[idx & cq->mask];
+	uint8_t owner = (uint8_t)((idx >> cq->log_depth) & 1);
+
+	cqe->byte_cnt = rte_cpu_to_be_32(byte_cnt);
+	cqe->imm_inval_pkey = rte_cpu_to_be_32(imm);
+	cqe->flags_rqpn = rte_cpu_to_be_32(src_qpn);
+	cqe->slid = 0;
+	cqe->sop_drop_qpn = rte_cpu_to_be_32(qpn);
+	cqe->wqe_counter = rte_cpu_to_be_16(wqe_counter);
+	soft_cqe_owner_publish(&cqe->op_own, (uint8_t)((opcode << 4) | owner));
+}
+
+/* soft_cq_event_arm_check() flags: what the run wrote into the CQ. */
+#define SOFT_EV_CQE        1u   /* any CQE */
+#define SOFT_EV_SOL_ERR    2u   /* a solicited receive or an error CQE */
+
+/* The event flags of one completion. */
+static inline uint32_t
+soft_cqe_ev_flags(const struct soft_cqe_info *ci)
+{
+	return SOFT_EV_CQE | (ci->se || ci->opcode == MLX5_CQE_REQ_ERR ||
+			      ci->opcode == MLX5_CQE_RESP_ERR ?
+			      SOFT_EV_SOL_ERR : 0);
 }
 
 /*
- * Raise the CQ event if the CQ is armed for this completion: any, or
- * solicited only (a solicited receive or an error, ibv_req_notify_cq).
- * The CAS disarms, so one arm gives one eventfd write.
+ * Raise the CQ event if the CQ is armed for what was written (flags
+ * SOFT_EV_*): armed for any completion, or solicited only (a solicited
+ * receive or an error, ibv_req_notify_cq). The CAS disarms, so one arm
+ * gives one eventfd write. The caller ran
+ * soft_barrier_publish_before_arm_read() after its last CQE.
  */
 static inline void
-soft_cq_event_check(struct soft_cq *cq, const struct soft_cqe_info *ci)
+soft_cq_event_arm_check(struct soft_cq *cq, uint32_t flags)
 {
-	uint32_t a;
+	uint32_t a = __atomic_load_n(&cq->armed, __ATOMIC_RELAXED);
 	uint64_t one = 1;
 
-	soft_barrier_publish_before_arm_read();
-	a = __atomic_load_n(&cq->armed, __ATOMIC_RELAXED);
 	if (likely(a == SOFT_CQ_ARM_NONE))
 		return;
-	if (a == SOFT_CQ_ARM_SOL && !ci->se && ci->opcode != MLX5_CQE_REQ_ERR &&
-	    ci->opcode != MLX5_CQE_RESP_ERR)
+	if (a == SOFT_CQ_ARM_SOL && !(flags & SOFT_EV_SOL_ERR))
 		return;
 	if (!__atomic_compare_exchange_n(&cq->armed, &a, SOFT_CQ_ARM_NONE, 0,
 					 __ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
@@ -153,6 +185,14 @@ soft_cq_event_check(struct soft_cq *cq, const struct soft_cqe_info *ci)
 	if (write(cq->efd, &one, sizeof(one)) != (ssize_t)sizeof(one))
 		SOFT_LOG(ERR, "cq %u: event lost (eventfd write failed)",
 			 cq->base.cqn);
+}
+
+/* The event check of one CQE written outside a run (errors, flushes). */
+static inline void
+soft_cq_event_check(struct soft_cq *cq, const struct soft_cqe_info *ci)
+{
+	soft_barrier_publish_before_arm_read();
+	soft_cq_event_arm_check(cq, soft_cqe_ev_flags(ci));
 }
 
 /*

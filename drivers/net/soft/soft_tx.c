@@ -5,116 +5,66 @@
 #include <inttypes.h>
 #include <string.h>
 
+#include "rdma_wr.h"
 #include "soft_rx.h"
 
-/* Map of qpio opcodes to MLX5 opcodes and what each needs. */
+/* Map of qpio opcodes to MLX5 opcodes and the segments each has; the
+ * rules of each opcode are lib/rdma's (rdma_wr.h). */
 struct op_info {
 	uint8_t mlx5;
 	uint8_t raddr;     /* has a remote address segment */
 	uint8_t atomic;    /* has an atomic segment, one 8-byte SGE */
-	uint8_t no_inline;
-	uint8_t types;     /* bit per QP type allowed */
 };
-
-#define T_RC (1u << QPIO_QPT_RC)
-#define T_UC (1u << QPIO_QPT_UC)
-#define T_UD (1u << QPIO_QPT_UD)
 
 static const struct op_info op_table[] = {
-	[QPIO_WR_RDMA_WRITE] = { MLX5_OPCODE_RDMA_WRITE, 1, 0, 0, T_RC | T_UC },
-	[QPIO_WR_RDMA_WRITE_WITH_IMM] = { MLX5_OPCODE_RDMA_WRITE_IMM, 1, 0, 0,
-					  T_RC | T_UC },
-	[QPIO_WR_SEND] = { MLX5_OPCODE_SEND, 0, 0, 0, T_RC | T_UC | T_UD },
-	[QPIO_WR_SEND_WITH_IMM] = { MLX5_OPCODE_SEND_IMM, 0, 0, 0, T_RC | T_UC | T_UD },
-	[QPIO_WR_RDMA_READ] = { MLX5_OPCODE_RDMA_READ, 1, 0, 1, T_RC },
-	[QPIO_WR_ATOMIC_CMP_AND_SWP] = { MLX5_OPCODE_ATOMIC_CS, 1, 1, 1, T_RC },
-	[QPIO_WR_ATOMIC_FETCH_AND_ADD] = { MLX5_OPCODE_ATOMIC_FA, 1, 1, 1, T_RC },
+	[QPIO_WR_RDMA_WRITE] = { MLX5_OPCODE_RDMA_WRITE, 1, 0 },
+	[QPIO_WR_RDMA_WRITE_WITH_IMM] = { MLX5_OPCODE_RDMA_WRITE_IMM, 1, 0 },
+	[QPIO_WR_SEND] = { MLX5_OPCODE_SEND, 0, 0 },
+	[QPIO_WR_SEND_WITH_IMM] = { MLX5_OPCODE_SEND_IMM, 0, 0 },
+	[QPIO_WR_RDMA_READ] = { MLX5_OPCODE_RDMA_READ, 1, 0 },
+	[QPIO_WR_ATOMIC_CMP_AND_SWP] = { MLX5_OPCODE_ATOMIC_CS, 1, 1 },
+	[QPIO_WR_ATOMIC_FETCH_AND_ADD] = { MLX5_OPCODE_ATOMIC_FA, 1, 1 },
 };
 
-/* Validate one WR; nothing is written for a refused one. ud is a
- * constant: the UD burst function checks the address handle too. */
+static_assert(RTE_DIM(op_table) == RTE_DIM(qpio_rdma_wr_ops),
+	      "an MLX5 opcode for every opcode lib/rdma knows");
+
+/* Validate one WR (lib/rdma's rules); nothing is written for a refused
+ * one. */
 static inline int
 wr_check(const struct soft_qp *qp, const struct qpio_send_wr *wr,
-	 const struct op_info **opi, const bool ud)
+	 const struct qpio_rdma_wr_limits *lim, const struct op_info **opi)
 {
-	const struct op_info *o;
+	const struct qpio_rdma_wr_op *rop;
+	enum qpio_rdma_wr_rule rule = qpio_rdma_wr_check(&qp->base, wr, lim, &rop);
 
-	if (unlikely((unsigned int)wr->opcode >= RTE_DIM(op_table)))
-		goto bad_opcode;
-	o = &op_table[wr->opcode];
-	if (unlikely(!(o->types & (1u << qp->base.qp_type))))
-		goto bad_opcode;
-	if (ud && unlikely(wr->wr.ud.ah == NULL ||
-			   wr->wr.ud.ah->pd != qp->base.pd ||
-			   wr->wr.ud.remote_qpn > 0xffffff)) {
-		SOFT_LOG(DEBUG, "qp 0x%x: UD WR needs an AH of the QP's PD and a "
-			 "24-bit remote_qpn (ah %p, remote_qpn 0x%x)",
-			 qp->base.qp_num, (void *)wr->wr.ud.ah,
-			 wr->wr.ud.remote_qpn);
-		return -EINVAL;
-	}
-	if (unlikely(wr->num_sge > qp->sq.max_sge)) {
-		SOFT_LOG(DEBUG, "qp 0x%x: num_sge %u > max_send_sge %u",
-			 qp->base.qp_num, wr->num_sge, qp->sq.max_sge);
-		return -EINVAL;
-	}
-	if (o->no_inline) {
-		/* READ and atomics: the QP must be allowed outstanding
-		 * READ/atomics (max_rd_atomic, ibv_modify_qp); an atomic
-		 * returns its 8 bytes into exactly one 8-byte SGE. */
-		if (unlikely(qp->attr.max_rd_atomic == 0)) {
-			SOFT_LOG(DEBUG, "qp 0x%x: READ/atomic with max_rd_atomic 0",
-				 qp->base.qp_num);
-			return -EINVAL;
-		}
-		if (o->atomic && unlikely(wr->num_sge != 1 ||
-					  wr->sg_list[0].length != 8)) {
-			SOFT_LOG(DEBUG, "qp 0x%x: atomic needs one 8-byte SGE",
-				 qp->base.qp_num);
-			return -EINVAL;
-		}
-	}
-	if (!(wr->send_flags & QPIO_SEND_INLINE)) {
-		uint32_t i;
-
-		/* A data segment carries 31 bits of length; bit 31 marks
-		 * inline data (MLX5_INLINE_SEG). */
-		for (i = 0; i < wr->num_sge; i++)
-			if (unlikely(wr->sg_list[i].length & MLX5_INLINE_SEG)) {
-				SOFT_LOG(DEBUG, "qp 0x%x: SGE %u length 0x%x over 2^31 - 1",
-					 qp->base.qp_num, i, wr->sg_list[i].length);
-				return -EINVAL;
-			}
-	} else {
-		uint64_t sum = 0;
-		uint32_t i;
-
-		if (unlikely(o->no_inline))
-			goto bad_opcode;
-		for (i = 0; i < wr->num_sge; i++)
-			sum += wr->sg_list[i].length;
-		if (unlikely(sum > qp->sq.max_inline)) {
-			SOFT_LOG(DEBUG, "qp 0x%x: inline %" PRIu64 " bytes > max_inline_data %u",
-				 qp->base.qp_num, sum, qp->sq.max_inline);
-			return -EINVAL;
-		}
-	}
-	*opi = o;
+	if (unlikely(rule != QPIO_RDMA_WR_OK))
+		return qpio_rdma_wr_reject(&qp->base, wr, lim, rule);
+	*opi = &op_table[wr->opcode];
 	return 0;
-bad_opcode:
-	SOFT_LOG(DEBUG, "qp 0x%x: opcode %d not valid here (QP type %u, flags 0x%x)",
-		 qp->base.qp_num, (int)wr->opcode, qp->base.qp_type,
-		 wr->send_flags);
-	return -EINVAL;
 }
 
 /* Write the WQE for wr at SQ index idx. Zero-length SGEs are left out, as
  * mlx5 does (a data segment byte_count of 0 would mean 2 GiB). */
+/* What the WQE writer needs of the QP, read once per burst: the inline
+ * copies write through a uint8_t pointer, so the compiler would read the
+ * QP's fields again after each one. */
+struct sq_burst {
+	uint8_t *buf;
+	uint64_t *wrid;
+	uint32_t mask;
+	uint32_t log_stride;
+	uint32_t depth;
+	uint32_t qpn8;            /* qp_num << 8, of ctrl qpn_ds */
+	uint8_t sig_all;          /* MLX5_WQE_CTRL_CQ_UPDATE or 0 */
+};
+
 static inline void
-wqe_write(struct soft_qp *qp, const struct qpio_send_wr *wr,
-	  const struct op_info *o, uint32_t idx, const bool ud)
+wqe_write(struct soft_qp *qp, const struct sq_burst *b,
+	  const struct qpio_send_wr *wr, const struct op_info *o, uint32_t idx,
+	  const bool ud)
 {
-	uint8_t *wqe = qp->sq.buf + ((size_t)(idx & qp->sq.mask) << qp->sq.log_stride);
+	uint8_t *wqe = b->buf + ((size_t)(idx & b->mask) << b->log_stride);
 	struct mlx5_wqe_ctrl_seg *ctrl = (struct mlx5_wqe_ctrl_seg *)wqe;
 	uint8_t *seg = wqe + SOFT_SEG;
 	unsigned int flags = wr->send_flags;
@@ -159,11 +109,17 @@ wqe_write(struct soft_qp *qp, const struct qpio_send_wr *wr,
 		uint8_t *p = seg + 4;
 		uint32_t len = 0;
 
-		for (i = 0; i < wr->num_sge; i++) {
-			uint32_t l = wr->sg_list[i].length;
+		if (likely(wr->num_sge == 1)) {
+			len = wr->sg_list[0].length;
+			memcpy(p, (const void *)(uintptr_t)wr->sg_list[0].addr, len);
+		} else {
+			for (i = 0; i < wr->num_sge; i++) {
+				uint32_t l = wr->sg_list[i].length;
 
-			memcpy(p + len, (const void *)(uintptr_t)wr->sg_list[i].addr, l);
-			len += l;
+				memcpy(p + len,
+				       (const void *)(uintptr_t)wr->sg_list[i].addr, l);
+				len += l;
+			}
 		}
 		*hdr = rte_cpu_to_be_32(len | MLX5_INLINE_SEG);
 		seg += RTE_ALIGN_CEIL(4 + len, SOFT_SEG);
@@ -182,12 +138,11 @@ wqe_write(struct soft_qp *qp, const struct qpio_send_wr *wr,
 	}
 	ds = (uint32_t)(seg - wqe) / SOFT_SEG;
 	ctrl->opmod_idx_opcode = rte_cpu_to_be_32(((idx & 0xffff) << 8) | o->mlx5);
-	ctrl->qpn_ds = rte_cpu_to_be_32((qp->base.qp_num << 8) | ds);
+	ctrl->qpn_ds = rte_cpu_to_be_32(b->qpn8 | ds);
 	ctrl->signature = 0;
 	ctrl->dci_stream_channel_id = 0;
-	ctrl->fm_ce_se =
-		((flags & QPIO_SEND_SIGNALED) || qp->base.sq_sig_all ?
-		 MLX5_WQE_CTRL_CQ_UPDATE : 0) |
+	ctrl->fm_ce_se = b->sig_all |
+		(flags & QPIO_SEND_SIGNALED ? MLX5_WQE_CTRL_CQ_UPDATE : 0) |
 		(flags & QPIO_SEND_SOLICITED ? MLX5_WQE_CTRL_SOLICITED : 0) |
 		(flags & QPIO_SEND_FENCE ? MLX5_WQE_CTRL_FENCE : 0);
 	ctrl->imm = rte_cpu_to_be_32(wr->imm_data);
@@ -200,8 +155,22 @@ post_send(struct qpio_qp *qqp, const struct qpio_send_wr *wrs, uint16_t n,
 	struct soft_qp *qp = to_sqp(qqp);
 	struct soft_sq *sq = &qp->sq;
 	uint8_t state = __atomic_load_n(&qqp->state, __ATOMIC_ACQUIRE);
-	uint32_t tail = __atomic_load_n(&sq->tail, __ATOMIC_ACQUIRE);
+	uint32_t tail = soft_index_read(&sq->tail);
 	uint32_t pi = sq->pi;
+	const struct qpio_rdma_wr_limits lim = {
+		.max_sge = sq->max_sge,
+		.max_inline = sq->max_inline,
+		.max_rd_atomic = qp->attr.max_rd_atomic,
+	};
+	const struct sq_burst b = {
+		.buf = sq->buf,
+		.wrid = sq->wrid,
+		.mask = sq->mask,
+		.log_stride = sq->log_stride,
+		.depth = sq->depth,
+		.qpn8 = qqp->qp_num << 8,
+		.sig_all = qqp->sq_sig_all ? MLX5_WQE_CTRL_CQ_UPDATE : 0,
+	};
 	uint16_t i = 0;
 	int rc = 0;
 
@@ -212,26 +181,26 @@ post_send(struct qpio_qp *qqp, const struct qpio_send_wr *wrs, uint16_t n,
 		goto out;
 	}
 	for (i = 0; i < n; i++) {
-		const struct op_info *o;
+		const struct op_info *o = op_table;
 
 		/* A WR that breaks a rule is -EINVAL even into a full SQ:
 		 * retrying it after polling could never succeed. */
-		rc = wr_check(qp, &wrs[i], &o, ud);
+		rc = wr_check(qp, &wrs[i], &lim, &o);
 		if (unlikely(rc != 0))
 			break;
-		if (unlikely(pi - tail >= sq->depth)) {
+		if (unlikely(pi - tail >= b.depth)) {
 			rc = -ENOMEM;
 			break;
 		}
-		wqe_write(qp, &wrs[i], o, pi, ud);
-		sq->wrid[pi & sq->mask] = wrs[i].wr_id;
+		wqe_write(qp, &b, &wrs[i], o, pi, ud);
+		b.wrid[pi & b.mask] = wrs[i].wr_id;
 		pi++;
 	}
 	if (likely(pi != sq->pi)) {
 		sq->pi = pi;
 		/* Doorbell record after the WQEs (release), then ring: the
 		 * device model runs now, on this lcore. */
-		__atomic_store_n(&sq->dbrec, pi, __ATOMIC_SEQ_CST);
+		soft_doorbell_record(&sq->dbrec, pi);
 		qp->sq_doorbells++;
 		soft_sq_run(qp);
 	}

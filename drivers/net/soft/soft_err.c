@@ -1,0 +1,192 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Soft NIC device model, errors: a CQ that overflows, a QP moved to ERR,
+ * the flushes of its SQ and RQ, and the RNR NAKs of a requester whose
+ * responder has no receive posted.
+ */
+#include <rte_cycles.h>
+
+#include "soft_model.h"
+
+/* IBA 9.7.5.2.8: RNR NAK timer field -> delay in units of 10 us. */
+static const uint32_t rnr_timer_10us[32] = {
+	65536, 1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 128, 192,
+	256, 384, 512, 768, 1024, 1536, 2048, 3072, 4096, 6144, 8192,
+	12288, 16384, 24576, 32768, 49152,
+};
+
+/*
+ * A CQE did not fit: the CQ enters the error state, once. From then on
+ * it takes no CQE (room 0; those already in it stay readable), every CQE
+ * meant for it is counted in overflow_count, the device raises CQ_ERR,
+ * and every QP that uses the CQ moves to ERR with a QP_FATAL event.
+ * Error path: it takes the device's control lock to walk its QP table
+ * (in chunks; QPs are moved to ERR with the lock released, since their
+ * flushes may complete into a CQ that overflows in turn).
+ */
+void
+soft_cq_error(struct soft_cq *cq)
+{
+	struct soft_dev *sdev = cq->sdev;
+	struct soft_qp *qps[64];
+	uint8_t zero = 0;
+	uint32_t slot = 0, n, i;
+
+	__atomic_fetch_add(&cq->overflow_count, 1, __ATOMIC_RELAXED);
+	if (!__atomic_compare_exchange_n(&cq->overflow, &zero, 1, 0,
+					 __ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
+		return;
+	__atomic_store_n(&cq->room, 0, __ATOMIC_RELEASE);
+	SOFT_LOG(ERR, "cq %u: overflow (depth %u, pi %u, ci %u): CQ in error, "
+		 "its QPs to ERR (a CQ must hold every completion its QPs can "
+		 "have outstanding)", cq->base.cqn, cq->base.depth,
+		 __atomic_load_n(&cq->pi, __ATOMIC_RELAXED),
+		 __atomic_load_n(&cq->ci, __ATOMIC_RELAXED));
+	qpio_rdma_event_raise(sdev->qdev, QPIO_EVENT_CQ_ERR, &cq->base, 0);
+	while (slot < sdev->max_qp) {
+		n = 0;
+		rte_spinlock_lock(&sdev->lock);
+		for (; slot < sdev->max_qp && n < RTE_DIM(qps); slot++) {
+			struct soft_qp *qp = sdev->qp_tbl[slot];
+
+			if (qp != NULL && (qp->base.send_cq == &cq->base ||
+					   qp->base.recv_cq == &cq->base))
+				qps[n++] = qp;
+		}
+		rte_spinlock_unlock(&sdev->lock);
+		for (i = 0; i < n; i++)
+			soft_qp_set_err(qps[i], false, QPIO_EVENT_QP_FATAL);
+	}
+}
+
+/* Produce one CQE into cq; a CQ that is full or in error does not take
+ * it (see soft_cq_error()). @return 0 if written, -1 if not. */
+int
+soft_complete(struct soft_cq *cq, const struct soft_cqe_info *ci)
+{
+	uint32_t idx;
+
+	if (unlikely(soft_cq_reserve(cq, &idx) != 0)) {
+		soft_cq_error(cq);
+		return -1;
+	}
+	soft_cq_publish(cq, idx, ci);
+	soft_cq_event_check(cq, ci);
+	return 0;
+}
+
+void
+soft_mark_pending(struct soft_qp *qp)
+{
+	struct soft_cq *scq = to_scq(qp->base.send_cq);
+
+	if (__atomic_exchange_n(&qp->pending, 1, __ATOMIC_ACQ_REL) == 0)
+		__atomic_fetch_add(&scq->nb_pending, 1, __ATOMIC_RELEASE);
+}
+
+/* Flush the QP's own RQ (an SRQ QP has nothing of its own to flush). */
+void
+soft_rq_flush(struct soft_qp *qp)
+{
+	struct soft_rq *rq = &qp->rq;
+	struct soft_cq *rcq = to_scq(qp->base.recv_cq);
+	struct soft_cqe_info ci = {
+		.opcode = MLX5_CQE_RESP_ERR,
+		.syndrome = MLX5_CQE_SYNDROME_WR_FLUSH_ERR,
+		.qpn = qp->base.qp_num,
+	};
+	uint32_t c = __atomic_load_n(&rq->ci, __ATOMIC_RELAXED);
+
+
+	for (;;) {
+		uint32_t head = soft_doorbell_read(&rq->head);
+
+		if (c == head)
+			break;
+		if (!__atomic_compare_exchange_n(&rq->ci, &c, c + 1, 1,
+						 __ATOMIC_ACQ_REL,
+						 __ATOMIC_RELAXED))
+			continue;
+		ci.wqe_counter = (uint16_t)c;
+		if (soft_complete(rcq, &ci) == 0)
+			qp->flushed++;
+		c++;
+	}
+}
+
+bool
+soft_qp_set_err(struct soft_qp *qp, bool owner, int event)
+{
+	uint8_t s = __atomic_load_n(&qp->base.state, __ATOMIC_ACQUIRE);
+
+	do {
+		if (s == QPIO_QPS_ERR || s == QPIO_QPS_RESET)
+			return false;
+	} while (!__atomic_compare_exchange_n(&qp->base.state, &s,
+					      (uint8_t)QPIO_QPS_ERR, 0,
+					      __ATOMIC_ACQ_REL,
+					      __ATOMIC_ACQUIRE));
+	if (event >= 0)
+		qpio_rdma_event_raise(qp->sdev->qdev, (enum qpio_event_type)event,
+				      &qp->base, 0);
+	if (qp->srq != NULL)
+		soft_qp_last_wqe(qp);
+	else
+		soft_rq_flush(qp);
+	if (owner)
+		soft_sq_run(qp);
+	else
+		soft_mark_pending(qp);
+	return true;
+}
+
+/* A QP of an SRQ entered ERR: the model takes an SRQ receive and
+ * completes it in one step, so none is in progress on the QP and it will
+ * take no more: the last WQE is reached (IBV_EVENT_QP_LAST_WQE_REACHED of
+ * ibv_get_async_event(3)). The SRQ's receives stay for its other QPs. */
+void
+soft_qp_last_wqe(struct soft_qp *qp)
+{
+	qpio_rdma_event_raise(qp->sdev->qdev, QPIO_EVENT_QP_LAST_WQE_REACHED,
+			      &qp->base, 0);
+}
+
+void
+soft_sq_flush(struct soft_qp *qp, uint32_t ci, uint32_t pi)
+{
+	struct soft_cq *scq = to_scq(qp->base.send_cq);
+	struct soft_cqe_info info = {
+		.opcode = MLX5_CQE_REQ_ERR,
+		.syndrome = MLX5_CQE_SYNDROME_WR_FLUSH_ERR,
+		.qpn = qp->base.qp_num,
+	};
+
+	for (; ci != pi; ci++) {
+		const struct mlx5_wqe_ctrl_seg *ctrl = (const void *)
+			(qp->sq.buf + ((size_t)(ci & qp->sq.mask) << qp->sq.log_stride));
+
+		info.wqe_opcode = (uint8_t)rte_be_to_cpu_32(ctrl->opmod_idx_opcode);
+		info.wqe_counter = (uint16_t)ci;
+		if (soft_complete(scq, &info) == 0)
+			qp->flushed++;
+	}
+	qp->sq.ci = ci;
+}
+
+bool
+soft_rnr_nak(struct soft_run *r)
+{
+	struct soft_qp *qp = r->qp;
+	uint32_t t = r->peer != NULL ? r->peer->attr.min_rnr_timer : 0;
+
+	qp->rnr_naks++;
+	qp->rnr_nak_total++;
+	if (qp->attr.rnr_retry == 7 || qp->rnr_naks <= qp->attr.rnr_retry) {
+		qp->rnr_deadline = rte_get_tsc_cycles() +
+			rte_get_tsc_hz() / 100000 * rnr_timer_10us[t];
+		soft_mark_pending(qp);
+		return true;
+	}
+	qp->rnr_exceeded++;
+	return false;
+}

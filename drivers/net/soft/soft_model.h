@@ -1,0 +1,151 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#ifndef SOFT_MODEL_H
+#define SOFT_MODEL_H
+
+/*
+ * The soft NIC device model, shared by its three parts:
+ * - soft_req.c: the requester: a run of the SQ from the doorbell (or an
+ *   RNR resume from the send CQ's poll), WQE decoding and gathering, the
+ *   send completions;
+ * - soft_resp.c: the responder: receives taken and written (SEND, UD),
+ *   one-sided WRITE / READ / atomics against the target's memory;
+ * - soft_err.c: errors: CQ overflow, QP to ERR, SQ and RQ flushes, RNR.
+ * The model has no thread: it runs on whichever lcore rings the doorbell
+ * or polls the CQ, in the process that owns the SQ (see soft.rst, "Where
+ * the work runs").
+ */
+#include "soft_rx.h"
+
+/* Outcome of executing one WQE. */
+enum exec_result {
+	EXEC_OK,        /* done, requester completion if signaled */
+	EXEC_ERR,       /* requester error completion, QP to ERR */
+	EXEC_RNR,       /* receiver not ready: retry later */
+};
+
+/* A piece of gathered send data. */
+struct span {
+	const uint8_t *p;
+	uint32_t len;
+};
+
+/*
+ * One run of an SQ: what holds for the whole doorbell run (the responder
+ * QP, resolved once; the CQs written, whose event check waits for the end
+ * of the run) and the WQE being executed.
+ */
+struct soft_run {
+	struct soft_qp *qp;
+	struct soft_qp *peer;    /* RC/UC responder, when peer_resolved */
+	uint8_t peer_resolved;
+	uint8_t alive_checked;   /* remote peer's process checked this run */
+	uint32_t mp;             /* SOFT_ACCESS_MP when the peer is remote */
+	struct {
+		struct soft_cq *cq;
+		uint32_t flags;      /* SOFT_EV_* */
+	} ev[2];                 /* CQs written this run */
+	/* last receive MR checked: key, PD and device it was found for */
+	const struct soft_mr_entry *mr_e;
+	const struct soft_dev *mr_dev;
+	uint32_t mr_key;
+	uint32_t mr_pdn;
+	/* decoded send WQE */
+	uint8_t opcode;          /* MLX5_OPCODE_* */
+	uint8_t fm_ce_se;
+	uint32_t imm;            /* host order */
+	uint32_t nspan;
+	uint64_t total;          /* bytes */
+	uint64_t raddr;          /* RDMA and atomics: remote address */
+	uint32_t rkey;
+	uint64_t swap_add;       /* atomics: swap (CS) or add (FA) */
+	uint64_t compare;        /* CS */
+	struct span spans[SOFT_MAX_SGE + 1];
+};
+
+/* Raise the events a run's CQEs call for: one store-load fence for the
+ * run, then the arm state of each CQ it wrote to. */
+static inline void
+soft_run_events(struct soft_run *r)
+{
+	if (r->ev[0].cq == NULL)
+		return;
+	soft_barrier_publish_before_arm_read();
+	soft_cq_event_arm_check(r->ev[0].cq, r->ev[0].flags);
+	if (r->ev[1].cq != NULL)
+		soft_cq_event_arm_check(r->ev[1].cq, r->ev[1].flags);
+	r->ev[0].cq = NULL;
+	r->ev[1].cq = NULL;
+}
+
+/* Note a CQE written into cq for the run's event check. */
+static inline void
+soft_run_note(struct soft_run *r, struct soft_cq *cq, uint32_t flags)
+{
+	unsigned int i;
+
+	for (i = 0; i < 2; i++) {
+		if (r->ev[i].cq == cq) {
+			r->ev[i].flags |= flags;
+			return;
+		}
+		if (r->ev[i].cq == NULL) {
+			r->ev[i].cq = cq;
+			r->ev[i].flags = flags;
+			return;
+		}
+	}
+	/* a third CQ (UD to many receivers): check the two so far now */
+	soft_run_events(r);
+	r->ev[0].cq = cq;
+	r->ev[0].flags = flags;
+}
+
+/* soft_err.c */
+/* A CQE did not fit into cq: count it; the first one puts the CQ in
+ * error and its QPs to ERR. */
+void soft_cq_error(struct soft_cq *cq);
+/* Produce one CQE outside a run (flushes, errors), with its event check.
+ * @return 0 if written, -1 if the CQ did not take it. */
+int soft_complete(struct soft_cq *cq, const struct soft_cqe_info *ci);
+/* Queue qp for its send CQ's poller (an RNR resume, a flush). */
+void soft_mark_pending(struct soft_qp *qp);
+/* Flush the SQ from ci to pi into the send CQ; sq.ci = pi after. */
+void soft_sq_flush(struct soft_qp *qp, uint32_t ci, uint32_t pi);
+/* The responder of the run's WQE is not ready (no receive posted): count
+ * the RNR NAK. @return true when the SQ waits for its retry (RNR timer of
+ * the responder), false when the retries are exhausted (the WQE fails
+ * with RNR_RETRY_EXC_ERR). */
+bool soft_rnr_nak(struct soft_run *r);
+
+/* Produce one CQE of a run; its event check waits for the run's end. */
+static inline int
+soft_run_complete(struct soft_run *r, struct soft_cq *cq,
+		  const struct soft_cqe_info *ci)
+{
+	uint32_t idx;
+
+	if (unlikely(soft_cq_reserve(cq, &idx) != 0)) {
+		soft_cq_error(cq);
+		return -1;
+	}
+	soft_cq_publish(cq, idx, ci);
+	soft_run_note(r, cq, soft_cqe_ev_flags(ci));
+	return 0;
+}
+
+/* soft_resp.c: the responder side of each operation on peer. */
+enum exec_result soft_resp_send(struct soft_run *r, struct soft_qp *peer,
+				uint8_t *syndrome);
+enum exec_result soft_resp_write(struct soft_run *r, struct soft_qp *peer,
+				 uint8_t *syndrome);
+enum exec_result soft_resp_read(struct soft_run *r, struct soft_qp *peer,
+				uint8_t *syndrome);
+enum exec_result soft_resp_atomic(struct soft_run *r, struct soft_qp *peer,
+				  uint8_t *syndrome);
+/* A UD datagram to the address vector av. */
+enum exec_result soft_resp_ud(struct soft_run *r, const struct mlx5_wqe_av *av);
+/* The peer device pdev belongs to another process: check it once per
+ * run. @return 0, or -1 when its process is gone. */
+int soft_peer_remote(struct soft_dev *pdev, struct soft_run *r);
+
+#endif /* SOFT_MODEL_H */

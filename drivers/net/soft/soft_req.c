@@ -1,0 +1,360 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Soft NIC device model, the requester: a run of the SQ executes the WQEs
+ * between its consumer index and the doorbell record, against the
+ * responder's queues and memory (soft_resp.c), and writes the send
+ * completions. A run starts from the doorbell, on the posting lcore, or
+ * from the send CQ's poll (an RNR retry, a flush left for the poller).
+ */
+#include <string.h>
+
+#include <rte_cycles.h>
+
+#include "soft_model.h"
+
+/* Parse the data part of a send WQE (after ctrl and, for RDMA/atomic, the
+ * remote address segments) into spans; check each SGE against the MR
+ * table. @return 0 or an MLX5 syndrome. */
+static inline int
+wqe_gather(const struct soft_qp *qp, const uint8_t *seg, const uint8_t *end,
+	   struct soft_run *d, uint32_t need)
+{
+	const struct soft_dev *sdev = qp->sdev;
+
+	/* fast path: the data is one inline segment */
+	if (likely(seg < end)) {
+		uint32_t bc = rte_be_to_cpu_32(
+			((const struct mlx5_wqe_data_seg *)seg)->byte_count);
+		uint32_t len = bc & ~MLX5_INLINE_SEG;
+
+		if (likely((bc & MLX5_INLINE_SEG) &&
+			   seg + RTE_ALIGN_CEIL(4 + len, SOFT_SEG) == end)) {
+			d->spans[0].p = seg + 4;
+			d->spans[0].len = len;
+			d->nspan = 1;
+			d->total = len;
+			return 0;
+		}
+	}
+	d->nspan = 0;
+	d->total = 0;
+	while (seg < end) {
+		const struct mlx5_wqe_data_seg *ds =
+			(const struct mlx5_wqe_data_seg *)seg;
+		uint32_t bc = rte_be_to_cpu_32(ds->byte_count);
+
+		if (bc & MLX5_INLINE_SEG) {
+			uint32_t len = bc & ~MLX5_INLINE_SEG;
+
+			d->spans[d->nspan].p = seg + 4;
+			d->spans[d->nspan].len = len;
+			d->nspan++;
+			d->total += len;
+			seg += RTE_ALIGN_CEIL(4 + len, SOFT_SEG);
+		} else {
+			uint64_t addr = rte_be_to_cpu_64(ds->addr);
+			const uint8_t *p = soft_mr_check(sdev,
+				rte_be_to_cpu_32(ds->lkey), qp->pdn, addr, bc, need);
+
+			if (unlikely(p == NULL))
+				return MLX5_CQE_SYNDROME_LOCAL_PROT_ERR;
+			d->spans[d->nspan].p = p;
+			d->spans[d->nspan].len = bc;
+			d->nspan++;
+			d->total += bc;
+			seg += SOFT_SEG;
+		}
+	}
+	return 0;
+}
+
+/* Find the responder QP of an RC/UC QP: its device (by LID), its process
+ * (alive, when another's), the QP by number and type. */
+static struct soft_qp *
+peer_lookup(struct soft_run *r)
+{
+	const struct soft_qp *qp = r->qp;
+	struct soft_dev *pdev = soft_fabric_dev_by_lid(qp->dlid);
+	struct soft_qp *peer;
+
+	if (unlikely(pdev == NULL))
+		return NULL;
+	r->mp = 0;
+	/* The QP's own device is of this process: a peer device with the
+	 * same owner is local, the common case, and costs one compare. */
+	if (unlikely(pdev->owner != qp->sdev->owner) &&
+	    soft_peer_remote(pdev, r) != 0)
+		return NULL;
+	peer = soft_qp_lookup(pdev, qp->dest_qpn);
+	if (unlikely(peer == NULL || peer->base.qp_type != qp->base.qp_type))
+		return NULL;
+	return peer;
+}
+
+/* The responder of the run, looked up at the run's first WQE that needs
+ * it (once per doorbell, not once per WQE); its state is read for every
+ * WQE (RTR or RTS, or no responder). The QPN carries a generation, so the
+ * lookup never names a QP that reused a destroyed one's slot. */
+static inline struct soft_qp *
+run_peer(struct soft_run *r)
+{
+	uint8_t ps;
+
+	if (unlikely(!r->peer_resolved)) {
+		r->peer = peer_lookup(r);
+		r->peer_resolved = 1;
+	}
+	if (unlikely(r->peer == NULL))
+		return NULL;
+	ps = __atomic_load_n(&r->peer->base.state, __ATOMIC_ACQUIRE);
+	if (unlikely(ps != QPIO_QPS_RTR && ps != QPIO_QPS_RTS))
+		return NULL;
+	return r->peer;
+}
+
+/* Decode the control segment of a WQE. @return its size in segments. */
+static inline uint32_t
+wqe_ctrl(struct soft_run *d, const uint8_t *wqe)
+{
+	const struct mlx5_wqe_ctrl_seg *ctrl =
+		(const struct mlx5_wqe_ctrl_seg *)wqe;
+
+	d->opcode = (uint8_t)rte_be_to_cpu_32(ctrl->opmod_idx_opcode);
+	d->fm_ce_se = ctrl->fm_ce_se;
+	d->imm = rte_be_to_cpu_32(ctrl->imm);
+	return rte_be_to_cpu_32(ctrl->qpn_ds) & 0x3f;
+}
+
+/* Execute one WQE of a UD QP. */
+static inline enum exec_result
+exec_ud_wqe(struct soft_run *d, const uint8_t *wqe, uint8_t *syndrome)
+{
+	uint32_t ds = wqe_ctrl(d, wqe);
+	int syn;
+
+	syn = wqe_gather(d->qp, wqe + SOFT_SEG + sizeof(struct mlx5_wqe_datagram_seg),
+			 wqe + ds * SOFT_SEG, d, 0);
+	if (unlikely(syn != 0)) {
+		*syndrome = (uint8_t)syn;
+		return EXEC_ERR;
+	}
+	return soft_resp_ud(d, (const struct mlx5_wqe_av *)(wqe + SOFT_SEG));
+}
+
+/* Execute one WQE of an RC or UC QP. */
+static inline enum exec_result
+exec_rc_wqe(struct soft_run *d, const uint8_t *wqe, uint8_t *syndrome)
+{
+	struct soft_qp *qp = d->qp;
+	uint32_t ds = wqe_ctrl(d, wqe);
+	const uint8_t *seg = wqe + SOFT_SEG;
+	struct soft_qp *peer;
+	uint32_t need = 0;
+	int syn;
+
+	switch (d->opcode) {
+	case MLX5_OPCODE_RDMA_WRITE:
+	case MLX5_OPCODE_RDMA_WRITE_IMM:
+	case MLX5_OPCODE_RDMA_READ:
+	case MLX5_OPCODE_ATOMIC_CS:
+	case MLX5_OPCODE_ATOMIC_FA: {
+		const struct mlx5_wqe_raddr_seg *r =
+			(const struct mlx5_wqe_raddr_seg *)seg;
+
+		d->raddr = rte_be_to_cpu_64(r->raddr);
+		d->rkey = rte_be_to_cpu_32(r->rkey);
+		seg += SOFT_SEG;
+		if (d->opcode == MLX5_OPCODE_ATOMIC_CS ||
+		    d->opcode == MLX5_OPCODE_ATOMIC_FA) {
+			const struct mlx5_wqe_atomic_seg *a =
+				(const struct mlx5_wqe_atomic_seg *)seg;
+
+			d->swap_add = rte_be_to_cpu_64(a->swap_add);
+			d->compare = rte_be_to_cpu_64(a->compare);
+			seg += SOFT_SEG;
+		}
+		if (d->opcode != MLX5_OPCODE_RDMA_WRITE &&
+		    d->opcode != MLX5_OPCODE_RDMA_WRITE_IMM)
+			need = QPIO_ACCESS_LOCAL_WRITE; /* local SGEs are written */
+		break;
+	}
+	default:
+		break;
+	}
+	syn = wqe_gather(qp, seg, wqe + ds * SOFT_SEG, d, need);
+	if (unlikely(syn != 0)) {
+		*syndrome = (uint8_t)syn;
+		return EXEC_ERR;
+	}
+	peer = run_peer(d);
+	if (unlikely(peer == NULL)) {
+		/* No responder QP in RTR/RTS, or its process is gone: RC
+		 * reports the transport retry error at once (the soft NIC
+		 * does not wait out timeout x retry_cnt); UC loses the
+		 * message silently. */
+		if (qp->base.qp_type == QPIO_QPT_UC)
+			return EXEC_OK;
+		qp->retry_exceeded++;
+		*syndrome = MLX5_CQE_SYNDROME_TRANSPORT_RETRY_EXC_ERR;
+		return EXEC_ERR;
+	}
+	switch (d->opcode) {
+	case MLX5_OPCODE_SEND:
+	case MLX5_OPCODE_SEND_IMM:
+		return soft_resp_send(d, peer, syndrome);
+	case MLX5_OPCODE_RDMA_WRITE:
+	case MLX5_OPCODE_RDMA_WRITE_IMM:
+		return soft_resp_write(d, peer, syndrome);
+	case MLX5_OPCODE_RDMA_READ:
+		return soft_resp_read(d, peer, syndrome);
+	default:
+		return soft_resp_atomic(d, peer, syndrome);
+	}
+}
+
+/*
+ * One run of the SQ: the WQEs from sq.ci up to the doorbell record. ud is
+ * a constant, so each QP type gets its own loop (chosen at QP create,
+ * soft_qp.c). Send completions are written only for signaled WQEs; the
+ * event check of the CQs written waits for the end of the run.
+ */
+static inline void
+sq_execute(struct soft_qp *qp, const bool ud)
+{
+	struct soft_sq *sq = &qp->sq;
+	struct soft_cq *scq = to_scq(qp->base.send_cq);
+	uint32_t pi = soft_doorbell_read(&sq->dbrec);
+	uint32_t ci = sq->ci;
+	struct soft_run run;
+
+	run.qp = qp;
+	run.peer = NULL;
+	run.peer_resolved = 0;
+	run.alive_checked = 0;
+	run.mp = 0;
+	run.ev[0].cq = NULL;
+	run.ev[1].cq = NULL;
+	run.mr_e = NULL;
+	while (ci != pi) {
+		uint8_t state = __atomic_load_n(&qp->base.state, __ATOMIC_ACQUIRE);
+		const uint8_t *wqe;
+		struct soft_cqe_info info;
+		enum exec_result r;
+		uint8_t syn = 0;
+
+		if (unlikely(state != QPIO_QPS_RTS)) {
+			if (state == QPIO_QPS_ERR) {
+				sq->ci = ci;
+				soft_run_events(&run);
+				soft_sq_flush(qp, ci, pi);
+				return;
+			}
+			break;
+		}
+		if (unlikely(qp->rnr_deadline != 0)) {
+			if (rte_get_tsc_cycles() < qp->rnr_deadline) {
+				soft_mark_pending(qp);
+				break;
+			}
+			qp->rnr_deadline = 0;
+		}
+		wqe = sq->buf + ((size_t)(ci & sq->mask) << sq->log_stride);
+		r = ud ? exec_ud_wqe(&run, wqe, &syn) : exec_rc_wqe(&run, wqe, &syn);
+		if (unlikely(r == EXEC_RNR)) {
+			/* UC has no RNR NAK: with no receive posted the
+			 * message is lost and the requester completes it
+			 * normally. */
+			if (qp->base.qp_type == QPIO_QPT_UC) {
+				r = EXEC_OK;
+			} else if (soft_rnr_nak(&run)) {
+				break;
+			} else {
+				syn = MLX5_CQE_SYNDROME_RNR_RETRY_EXC_ERR;
+				r = EXEC_ERR;
+			}
+		}
+		qp->rnr_naks = 0;
+		if (unlikely(r == EXEC_ERR)) {
+			memset(&info, 0, sizeof(info));
+			info.qpn = qp->base.qp_num;
+			info.wqe_counter = (uint16_t)ci;
+			info.wqe_opcode = run.opcode;
+			info.opcode = MLX5_CQE_REQ_ERR;
+			info.syndrome = syn;
+			ci++;
+			sq->ci = ci;
+			soft_run_complete(&run, scq, &info);
+			soft_qp_set_err(qp, false, -1);
+			continue;
+		}
+		if (run.fm_ce_se & MLX5_WQE_CTRL_CQ_UPDATE) {
+			memset(&info, 0, sizeof(info));
+			info.qpn = qp->base.qp_num;
+			info.wqe_counter = (uint16_t)ci;
+			info.wqe_opcode = run.opcode;
+			info.opcode = MLX5_CQE_REQ;
+			info.byte_cnt = (uint32_t)run.total;
+			if (unlikely(soft_run_complete(&run, scq, &info) != 0)) {
+				/* Executed, its completion lost (counted once
+				 * by soft_cq_error()): past it, so the flush
+				 * that follows starts at the next WQE. */
+				ci++;
+				sq->ci = ci;
+				continue;
+			}
+		}
+		ci++;
+	}
+	sq->ci = ci;
+	soft_run_events(&run);
+}
+
+void
+soft_sq_execute_rc(struct soft_qp *qp)
+{
+	sq_execute(qp, false);
+}
+
+void
+soft_sq_execute_ud(struct soft_qp *qp)
+{
+	sq_execute(qp, true);
+}
+
+void
+soft_sq_run(struct soft_qp *qp)
+{
+	/* The SQ's owner rings the doorbell; a poller of a shared send CQ
+	 * may resume the same SQ: one runs, the other skips. */
+	unsigned int round;
+
+	for (round = 0; round < 4; round++) {
+		uint32_t seen = soft_doorbell_read(&qp->sq.dbrec);
+		uint8_t st;
+
+		if (!soft_sq_run_claim(&qp->exec_busy))
+			return;
+		qp->sq_execute(qp);
+		soft_sq_run_release(&qp->exec_busy);
+		/* A doorbell or a move to ERR that came while this lcore held
+		 * the flag was skipped by its caller: run again for it. */
+		st = __atomic_load_n(&qp->base.state, __ATOMIC_SEQ_CST);
+		if (soft_sq_idle_recheck(&qp->sq.dbrec) == seen &&
+		    !(st == QPIO_QPS_ERR && qp->sq.ci != seen))
+			return;
+	}
+}
+
+void
+soft_cq_progress(struct soft_cq *cq)
+{
+	struct soft_qp *qp;
+
+	TAILQ_FOREACH(qp, &cq->send_qps, cq_next) {
+		if (!__atomic_load_n(&qp->pending, __ATOMIC_ACQUIRE))
+			continue;
+		__atomic_store_n(&qp->pending, 0, __ATOMIC_RELEASE);
+		__atomic_fetch_sub(&cq->nb_pending, 1, __ATOMIC_RELEASE);
+		soft_sq_run(qp);
+	}
+}

@@ -1,0 +1,592 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Soft NIC device model, the responder: receives taken and written for
+ * SEND and UD datagrams, and the responder's checks and work for RDMA
+ * WRITE, READ and atomics (which never need the responder to poll).
+ */
+#include <string.h>
+
+#include "soft_model.h"
+
+/* Produce the completion of a receive peer took. If its CQ does not
+ * take it, an SRQ slot is freed here, as a poll would have: a receive
+ * completion lost to a CQ in error must not hold the SRQ's other QPs. */
+static inline void
+complete_recv(struct soft_run *r, struct soft_qp *peer,
+	      const struct soft_cqe_info *ci)
+{
+	if (unlikely(soft_run_complete(r, to_scq(peer->base.recv_cq), ci) != 0) &&
+	    peer->srq != NULL)
+		soft_srq_slot_free(peer->srq, ci->wqe_counter);
+}
+
+/* Copy spans into the receive WQE's buffers, starting off bytes into
+ * them. The receive list was checked in full before (nothing is written
+ * on an error), and is long enough. */
+static inline void
+scatter(const struct span *sp, uint32_t nspan, uint8_t *const *dst,
+	const uint32_t *dlen, uint32_t ndst, uint64_t off)
+{
+	uint32_t s = 0, soff = 0, i = 0, doff;
+
+	while (i < ndst && off >= dlen[i]) {
+		off -= dlen[i];
+		i++;
+	}
+	for (doff = (uint32_t)off; i < ndst && s < nspan; i++, doff = 0) {
+		while (doff < dlen[i] && s < nspan) {
+			uint32_t n;
+
+			if (soff == sp[s].len) {   /* empty span */
+				s++;
+				soff = 0;
+				continue;
+			}
+			n = RTE_MIN(dlen[i] - doff, sp[s].len - soff);
+			memcpy(dst[i] + doff, sp[s].p + soff, n);
+			doff += n;
+			soff += n;
+			if (soff == sp[s].len) {
+				s++;
+				soff = 0;
+			}
+		}
+	}
+}
+
+/*
+ * Take the next receive WQE of rq (any lcore may). @return 0, the queue
+ * position *c and the WQE slot *slot it names, or -1 when none is posted.
+ * head is read through the consumers' copy head_cache, and from the
+ * poster's line only when the copy is used up. The slot is read before
+ * the CAS: once position c is consumed, an SRQ's producer may fill it
+ * again for a later receive (position c + depth, with any slot freed
+ * meanwhile), so a winner that read it after the CAS, late, could take
+ * the later receive's slot as well. Read before, and the CAS succeeds
+ * only if c was still unconsumed, hence not rewritten. The CAS stays on
+ * a QP's own RQ too: its flush (soft_rq_flush(), on any lcore) consumes
+ * as well.
+ */
+static inline int
+rq_take(struct soft_rq *rq, uint32_t *c, uint32_t *slot)
+{
+	uint32_t v = __atomic_load_n(&rq->ci, __ATOMIC_RELAXED), s;
+	uint32_t h = soft_index_read(&rq->head_cache);
+
+	do {
+		if ((int32_t)(h - v) <= 0) {
+			h = soft_doorbell_read(&rq->head);
+			if (h == v)
+				return -1;
+			soft_index_publish(&rq->head_cache, h);
+		}
+		s = soft_rq_wqe_index(rq, v);
+	} while (!__atomic_compare_exchange_n(&rq->ci, &v, v + 1, 1,
+					      __ATOMIC_ACQ_REL,
+					      __ATOMIC_RELAXED));
+	*c = v;
+	*slot = s;
+	return 0;
+}
+
+/*
+ * The peer device pdev belongs to another process (a DPDK secondary or
+ * primary sharing the fabric). Its receive buffers and MRs may be used only
+ * when they are shared memory (SOFT_ACCESS_MP), and its process is checked
+ * once per run of the SQ (a doorbell, an RNR retry): a peer that is gone
+ * is never written to. @return 0, or -1 when the peer's process is gone.
+ */
+int
+soft_peer_remote(struct soft_dev *pdev, struct soft_run *d)
+{
+	d->mp = SOFT_ACCESS_MP;
+	if (d->alive_checked)
+		return __atomic_load_n(&pdev->dead, __ATOMIC_ACQUIRE) ? -1 : 0;
+	d->alive_checked = 1;
+	return soft_dev_owner_check(pdev);
+}
+
+/* After peer took receive c: the SRQ limit check (SRQ QPs only). */
+static inline void
+rq_taken(struct soft_qp *peer, uint32_t c)
+{
+	if (unlikely(peer->srq != NULL))
+		soft_srq_limit_check(peer->srq, c);
+}
+
+/* Copy the gathered spans to p, one after the other. */
+static inline void
+gather_to(const struct soft_run *d, uint8_t *p)
+{
+	uint32_t i;
+
+	if (likely(d->nspan == 1)) {
+		memcpy(p, d->spans[0].p, d->spans[0].len);
+		return;
+	}
+	for (i = 0; i < d->nspan; i++) {
+		memcpy(p, d->spans[i].p, d->spans[i].len);
+		p += d->spans[i].len;
+	}
+}
+
+/* The receive CQE of a SEND / SEND_IMM into receive slot c: written
+ * straight into the CQ; the event check waits for the end of the run. */
+static inline void
+send_recv_done(struct soft_run *d, struct soft_qp *peer, uint32_t c)
+{
+	struct soft_cq *cq = to_scq(peer->base.recv_cq);
+	uint32_t idx;
+
+	if (unlikely(soft_cq_reserve(cq, &idx) != 0)) {
+		soft_cq_error(cq);
+		if (peer->srq != NULL)
+			soft_srq_slot_free(peer->srq, c);
+		return;
+	}
+	soft_cq_publish_recv(cq, idx, d->opcode == MLX5_OPCODE_SEND_IMM ?
+			     MLX5_CQE_RESP_SEND_IMM : MLX5_CQE_RESP_SEND,
+			     (uint16_t)c, peer->base.qp_num, (uint32_t)d->total,
+			     d->imm, d->qp->base.qp_num);
+	soft_run_note(d, cq, SOFT_EV_CQE | (d->fm_ce_se & MLX5_WQE_CTRL_SOLICITED ?
+					    SOFT_EV_SOL_ERR : 0));
+}
+
+/*
+ * soft_mr_check() of a receive buffer (LOCAL_WRITE, and MP when the peer
+ * is remote), with the run's last MR as a cache: the same key of the same
+ * PD on the same device skips the table lookup and the PD and access
+ * checks. The key is read again from the entry, so an MR deregistered
+ * meanwhile fails as it would without the cache. A key comes back only
+ * after 255 more registrations on the device (its 8-bit variant,
+ * soft_mr_reg()), far more than a run lasts.
+ */
+static inline uint8_t *
+run_recv_mr_check(struct soft_run *d, const struct soft_dev *sdev, uint32_t key,
+		  uint32_t pdn, uint64_t addr, uint64_t len)
+{
+	const struct soft_mr_entry *e = d->mr_e;
+
+	if (unlikely(e == NULL || key != d->mr_key || pdn != d->mr_pdn ||
+		     sdev != d->mr_dev)) {
+		uint8_t *p = soft_mr_check(sdev, key, pdn, addr, len,
+					   QPIO_ACCESS_LOCAL_WRITE | d->mp);
+
+		if (p != NULL) {
+			d->mr_e = &sdev->mr_tbl[SOFT_KEY_INDEX(key)];
+			d->mr_key = key;
+			d->mr_pdn = pdn;
+			d->mr_dev = sdev;
+		}
+		return p;
+	}
+	if (unlikely(__atomic_load_n(&e->key, __ATOMIC_ACQUIRE) != key ||
+		     addr < e->addr || addr - e->addr > e->len ||
+		     len > e->len - (addr - e->addr)))
+		return NULL;
+	return (uint8_t *)(uintptr_t)addr;
+}
+
+/*
+ * A SEND whose receive WQE (taken, in slot c) is not a single SGE that
+ * holds the message: check every receive SGE, then scatter; a receive
+ * SGE failing its check, or too short a receive, is the receiver's error.
+ */
+static __rte_noinline enum exec_result
+send_scatter(struct soft_run *d, struct soft_qp *peer, uint32_t c,
+	     uint8_t *syndrome)
+{
+	struct soft_qp *qp = d->qp;
+	struct soft_rq *rq = peer->rqp;
+	const struct mlx5_wqe_data_seg *ds = (const struct mlx5_wqe_data_seg *)
+		(rq->buf + (size_t)(c & rq->mask) * rq->stride);
+	struct soft_cqe_info ci;
+	uint8_t *dst[SOFT_MAX_SGE];
+	uint32_t dlen[SOFT_MAX_SGE];
+	uint32_t i, n = 0;
+	uint64_t room = 0;
+	uint8_t rsyn = 0;
+
+	for (i = 0; i < rq->max_sge; i++) {
+		uint32_t lkey = rte_be_to_cpu_32(ds[i].lkey);
+		uint32_t len = rte_be_to_cpu_32(ds[i].byte_count);
+
+		if (lkey == MLX5_INVALID_LKEY)
+			break;
+		dst[n] = soft_mr_check(peer->sdev, lkey, rq->pdn,
+				       rte_be_to_cpu_64(ds[i].addr), len,
+				       QPIO_ACCESS_LOCAL_WRITE | d->mp);
+		if (unlikely(dst[n] == NULL)) {
+			rsyn = MLX5_CQE_SYNDROME_LOCAL_PROT_ERR;
+			break;
+		}
+		dlen[n++] = len;
+		room += len;
+	}
+	if (rsyn == 0 && unlikely(d->total > room))
+		rsyn = MLX5_CQE_SYNDROME_LOCAL_LENGTH_ERR;
+	if (unlikely(rsyn != 0)) {
+		/* Receiver error: its WQE completes in error and its QP goes
+		 * to ERR; an RC requester learns it from the NAK. */
+		memset(&ci, 0, sizeof(ci));
+		ci.qpn = peer->base.qp_num;
+		ci.wqe_counter = (uint16_t)c;
+		ci.opcode = MLX5_CQE_RESP_ERR;
+		ci.syndrome = rsyn;
+		complete_recv(d, peer, &ci);
+		soft_qp_set_err(peer, false, -1);
+		if (qp->base.qp_type == QPIO_QPT_UC)
+			return EXEC_OK;
+		*syndrome = rsyn == MLX5_CQE_SYNDROME_LOCAL_LENGTH_ERR ?
+			MLX5_CQE_SYNDROME_REMOTE_INVAL_REQ_ERR :
+			MLX5_CQE_SYNDROME_REMOTE_OP_ERR;
+		return EXEC_ERR;
+	}
+	scatter(d->spans, d->nspan, dst, dlen, n, 0);
+	send_recv_done(d, peer, c);
+	return EXEC_OK;
+}
+
+/*
+ * Responder side of SEND / SEND_IMM on an RC or UC QP. The fast path: a
+ * receive WQE of one SGE (or whose second entry is the end marker) that
+ * holds the message: one MR check, one copy per span.
+ */
+enum exec_result
+soft_resp_send(struct soft_run *d, struct soft_qp *peer, uint8_t *syndrome)
+{
+	struct soft_rq *rq = peer->rqp;
+	const struct mlx5_wqe_data_seg *ds;
+	uint32_t c, slot;
+
+	if (rq_take(rq, &c, &slot) != 0)
+		return EXEC_RNR;
+	rq_taken(peer, c);
+	c = slot;
+
+	ds = (const struct mlx5_wqe_data_seg *)
+		(rq->buf + (size_t)(c & rq->mask) * rq->stride);
+	if (likely(ds[0].lkey != RTE_BE32(MLX5_INVALID_LKEY) &&
+		   (rq->max_sge == 1 || ds[1].lkey == RTE_BE32(MLX5_INVALID_LKEY)) &&
+		   d->total <= rte_be_to_cpu_32(ds[0].byte_count))) {
+		uint8_t *p = run_recv_mr_check(d, peer->sdev,
+					       rte_be_to_cpu_32(ds[0].lkey),
+					       rq->pdn, rte_be_to_cpu_64(ds[0].addr),
+					       rte_be_to_cpu_32(ds[0].byte_count));
+
+		if (likely(p != NULL)) {
+			gather_to(d, p);
+			send_recv_done(d, peer, c);
+			return EXEC_OK;
+		}
+	}
+	return send_scatter(d, peer, c, syndrome);
+}
+
+/* Write the 40-byte GRH a UD receive gets when the AH was global: an
+ * IPv6-shaped header (IBA chapter 8): version 6, traffic class, flow label,
+ * PayLen = the bytes after the GRH up to the ICRC (BTH 12 + DETH 8
+ * [+ ImmDt 4] + payload padded to 4 + ICRC 4), next header 0x1b (BTH),
+ * hop limit, then the sender's GID and the destination GID of the AH. */
+static inline void
+grh_build(uint8_t *grh, const struct soft_qp *qp, const struct mlx5_wqe_av *av,
+	  const struct soft_run *d)
+{
+	uint32_t fl = rte_be_to_cpu_32(av->grh_gid_fl) & 0xfffff;
+	uint32_t w0 = (6u << 28) | ((uint32_t)av->tclass << 20) | fl;
+	uint32_t paylen = 12 + 8 + (d->opcode == MLX5_OPCODE_SEND_IMM ? 4 : 0) +
+		RTE_ALIGN_CEIL((uint32_t)d->total, 4u) + 4;
+	union qpio_gid sgid;
+	rte_be32_t be32 = rte_cpu_to_be_32(w0);
+	rte_be16_t be16 = rte_cpu_to_be_16((uint16_t)paylen);
+
+	soft_dev_gid(qp->sdev, &sgid);
+	memcpy(grh, &be32, 4);
+	memcpy(grh + 4, &be16, 2);
+	grh[6] = SOFT_GRH_NEXT_HDR;
+	grh[7] = av->hop_limit;
+	memcpy(grh + 8, sgid.raw, 16);
+	memcpy(grh + 24, av->rgid, 16);
+}
+
+/* Sum of the byte counts of a receive WQE, up to its end marker. */
+static inline uint64_t
+rwqe_room(const struct soft_rq *rq, const uint8_t *rwqe)
+{
+	uint64_t room = 0;
+	uint32_t i;
+
+	for (i = 0; i < rq->max_sge; i++) {
+		const struct mlx5_wqe_data_seg *ds =
+			(const struct mlx5_wqe_data_seg *)(rwqe + i * SOFT_SEG);
+
+		if (rte_be_to_cpu_32(ds->lkey) == MLX5_INVALID_LKEY)
+			break;
+		room += rte_be_to_cpu_32(ds->byte_count);
+	}
+	return room;
+}
+
+/*
+ * A UD datagram: the sender never learns what happens to it. It is lost
+ * (and counted) when it is over the MTU (IBA C10-93.1.1, at the sender),
+ * when the address names no UD QP in RTR/RTS (sender), on a Q_Key
+ * mismatch, with no receive posted, or when the next receive is shorter
+ * than 40 + payload bytes (receiver; that receive stays posted, as rxe
+ * drops class D errors). A receive SGE failing the MR check completes in
+ * error and moves the receiver to ERR.
+ */
+enum exec_result
+soft_resp_ud(struct soft_run *d, const struct mlx5_wqe_av *av)
+{
+	struct soft_qp *qp = d->qp;
+	struct soft_dev *pdev;
+	struct soft_qp *peer;
+	struct soft_rq *rq;
+	struct soft_cqe_info ci;
+	uint8_t *dst[SOFT_MAX_SGE];
+	uint32_t dlen[SOFT_MAX_SGE];
+	uint8_t grh[QPIO_GRH_LEN];
+	const uint8_t *rwqe;
+	uint32_t c, slot, i, n = 0;
+	uint8_t ps, has_grh;
+
+	if (unlikely(d->total > SOFT_MTU)) {
+		qp->ud_too_long++;
+		return EXEC_OK;
+	}
+	pdev = soft_fabric_dev_by_lid(rte_be_to_cpu_16(av->rlid));
+	d->mp = 0;
+	if (pdev != NULL && unlikely(pdev->owner != qp->sdev->owner) &&
+	    soft_peer_remote(pdev, d) != 0)
+		pdev = NULL;
+	peer = pdev != NULL ? soft_qp_lookup(pdev,
+		rte_be_to_cpu_32(av->dqp_dct) & 0xffffff) : NULL;
+	ps = peer != NULL ? __atomic_load_n(&peer->base.state, __ATOMIC_ACQUIRE) : 0;
+	if (unlikely(peer == NULL || peer->base.qp_type != QPIO_QPT_UD ||
+		     (ps != QPIO_QPS_RTR && ps != QPIO_QPS_RTS))) {
+		qp->ud_no_dest++;
+		return EXEC_OK;
+	}
+	if (unlikely(rte_be_to_cpu_32(av->key.qkey.qkey) != peer->attr.qkey)) {
+		__atomic_fetch_add(&peer->ud_qkey_drops, 1, __ATOMIC_RELAXED);
+		return EXEC_OK;
+	}
+	rq = peer->rqp;
+	c = __atomic_load_n(&rq->ci, __ATOMIC_RELAXED);
+	do {
+		if (c == soft_doorbell_read(&rq->head)) {
+			__atomic_fetch_add(&peer->ud_no_recv_drops, 1,
+					   __ATOMIC_RELAXED);
+			return EXEC_OK;
+		}
+		/* Slot c cannot be reused before c is consumed, so if the CAS
+		 * below succeeds, what was read here was the posted WQE (for
+		 * an SRQ: position c is not rewritten before it is consumed,
+		 * and its WQE slot is not freed before it is polled). */
+		slot = soft_rq_wqe_index(rq, c);
+		rwqe = rq->buf + (size_t)(slot & rq->mask) * rq->stride;
+		if (unlikely(rwqe_room(rq, rwqe) < d->total + QPIO_GRH_LEN)) {
+			__atomic_fetch_add(&peer->ud_len_drops, 1,
+					   __ATOMIC_RELAXED);
+			return EXEC_OK;
+		}
+	} while (!__atomic_compare_exchange_n(&rq->ci, &c, c + 1, 1,
+					      __ATOMIC_ACQ_REL,
+					      __ATOMIC_RELAXED));
+	rq_taken(peer, c);
+
+	memset(&ci, 0, sizeof(ci));
+	ci.qpn = peer->base.qp_num;
+	ci.wqe_counter = (uint16_t)slot;
+	for (i = 0; i < rq->max_sge; i++) {
+		const struct mlx5_wqe_data_seg *ds =
+			(const struct mlx5_wqe_data_seg *)(rwqe + i * SOFT_SEG);
+		uint32_t lkey = rte_be_to_cpu_32(ds->lkey);
+		uint32_t len = rte_be_to_cpu_32(ds->byte_count);
+
+		if (lkey == MLX5_INVALID_LKEY)
+			break;
+		dst[n] = soft_mr_check(peer->sdev, lkey, rq->pdn,
+				       rte_be_to_cpu_64(ds->addr), len,
+				       QPIO_ACCESS_LOCAL_WRITE | d->mp);
+		if (unlikely(dst[n] == NULL)) {
+			ci.opcode = MLX5_CQE_RESP_ERR;
+			ci.syndrome = MLX5_CQE_SYNDROME_LOCAL_PROT_ERR;
+			complete_recv(d, peer, &ci);
+			soft_qp_set_err(peer, false, -1);
+			return EXEC_OK;
+		}
+		dlen[n++] = len;
+	}
+	has_grh = (rte_be_to_cpu_32(av->grh_gid_fl) >> 30) & 1;
+	if (has_grh) {
+		struct span g = { grh, QPIO_GRH_LEN };
+
+		grh_build(grh, qp, av, d);
+		scatter(&g, 1, dst, dlen, n, 0);
+	}
+	scatter(d->spans, d->nspan, dst, dlen, n, QPIO_GRH_LEN);
+	ci.opcode = d->opcode == MLX5_OPCODE_SEND_IMM ?
+		MLX5_CQE_RESP_SEND_IMM : MLX5_CQE_RESP_SEND;
+	ci.byte_cnt = (uint32_t)d->total + QPIO_GRH_LEN;
+	ci.imm = d->imm;
+	ci.se = !!(d->fm_ce_se & MLX5_WQE_CTRL_SOLICITED);
+	ci.src_qpn = qp->base.qp_num;
+	ci.grh = has_grh;
+	ci.sl = av->stat_rate_sl & 0xf;
+	ci.slid = qp->sdev->lid;
+	complete_recv(d, peer, &ci);
+	return EXEC_OK;
+}
+
+/*
+ * A request the responder refuses (an IB NAK; rxe handles these as class C
+ * errors): on RC the requester completes with the syndrome and both QPs
+ * move to ERR; UC has no NAK: the message is dropped, nothing is written,
+ * and the requester completes normally.
+ */
+static inline enum exec_result
+responder_refuses(const struct soft_qp *qp, struct soft_qp *peer, uint8_t syn,
+		  uint8_t *syndrome)
+{
+	if (qp->base.qp_type == QPIO_QPT_UC)
+		return EXEC_OK;
+	/* The responder has no WQE to report this in: its application
+	 * learns it from a QP event (ibv_get_async_event(3): invalid request
+	 * local work queue error, local access violation error). */
+	soft_qp_set_err(peer, false, syn == MLX5_CQE_SYNDROME_REMOTE_ACCESS_ERR ?
+			QPIO_EVENT_QP_ACCESS_ERR : QPIO_EVENT_QP_REQ_ERR);
+	*syndrome = syn;
+	return EXEC_ERR;
+}
+
+/* The responder's checks of a remote access: the QP's access flags, then,
+ * for len > 0, the rkey's MR (key, PD = the responder QP's PD, bounds,
+ * access flag need). A 0-byte access checks no key. @return 1 and *p
+ * (target address, NULL when len is 0), or 0. */
+static inline int
+remote_ok(const struct soft_qp *peer, const struct soft_run *d, uint64_t len,
+	  uint32_t need, uint8_t **p)
+{
+	if (unlikely(!(peer->attr.qp_access_flags & need)))
+		return 0;
+	if (len == 0) {
+		*p = NULL;
+		return 1;
+	}
+	*p = soft_mr_check(peer->sdev, d->rkey, peer->pdn, d->raddr, len,
+			   need | d->mp);
+	return *p != NULL;
+}
+
+/* Responder side of RDMA WRITE / WRITE_WITH_IMM (RC, UC). Checks come
+ * first, so a refused WRITE leaves the target unchanged and consumes no
+ * receive; WRITE_WITH_IMM then needs a receive (RNR like a SEND) whose
+ * buffers it does not touch, and completes it with RESP_WR_IMM. */
+enum exec_result
+soft_resp_write(struct soft_run *d, struct soft_qp *peer,
+		 uint8_t *syndrome)
+{
+	struct soft_qp *qp = d->qp;
+	struct soft_cqe_info ci;
+	uint8_t *p;
+	uint32_t c = 0, slot;
+
+	if (unlikely(!remote_ok(peer, d, d->total, QPIO_ACCESS_REMOTE_WRITE, &p)))
+		return responder_refuses(qp, peer,
+					 MLX5_CQE_SYNDROME_REMOTE_ACCESS_ERR,
+					 syndrome);
+	if (d->opcode == MLX5_OPCODE_RDMA_WRITE_IMM) {
+		if (rq_take(peer->rqp, &c, &slot) != 0)
+			return EXEC_RNR;
+		rq_taken(peer, c);
+		c = slot;
+	}
+	if (p != NULL)
+		gather_to(d, p);
+	if (d->opcode == MLX5_OPCODE_RDMA_WRITE_IMM) {
+		memset(&ci, 0, sizeof(ci));
+		ci.opcode = MLX5_CQE_RESP_WR_IMM;
+		ci.qpn = peer->base.qp_num;
+		ci.wqe_counter = (uint16_t)c;
+		ci.byte_cnt = (uint32_t)d->total;
+		ci.imm = d->imm;
+		ci.src_qpn = qp->base.qp_num;
+		ci.se = !!(d->fm_ce_se & MLX5_WQE_CTRL_SOLICITED);
+		complete_recv(d, peer, &ci);
+	}
+	return EXEC_OK;
+}
+
+/* Responder side of RDMA READ (RC): the local SGEs were checked for
+ * LOCAL_WRITE when gathered; the remote range is scattered into them. */
+enum exec_result
+soft_resp_read(struct soft_run *d, struct soft_qp *peer,
+		 uint8_t *syndrome)
+{
+	struct soft_qp *qp = d->qp;
+	uint8_t *dst[SOFT_MAX_SGE + 1];
+	uint32_t dlen[SOFT_MAX_SGE + 1];
+	struct span src;
+	uint8_t *p;
+	uint32_t i;
+
+	if (unlikely(peer->attr.max_dest_rd_atomic == 0))
+		return responder_refuses(qp, peer,
+					 MLX5_CQE_SYNDROME_REMOTE_INVAL_REQ_ERR,
+					 syndrome);
+	if (unlikely(!remote_ok(peer, d, d->total, QPIO_ACCESS_REMOTE_READ, &p)))
+		return responder_refuses(qp, peer,
+					 MLX5_CQE_SYNDROME_REMOTE_ACCESS_ERR,
+					 syndrome);
+	if (p == NULL)
+		return EXEC_OK;
+	for (i = 0; i < d->nspan; i++) {
+		dst[i] = (uint8_t *)(uintptr_t)d->spans[i].p;
+		dlen[i] = d->spans[i].len;
+	}
+	src.p = p;
+	src.len = (uint32_t)d->total;
+	scatter(&src, 1, dst, dlen, d->nspan, 0);
+	return EXEC_OK;
+}
+
+/* Responder side of ATOMIC_CMP_AND_SWP / FETCH_AND_ADD (RC) on a 64-bit
+ * host-order integer, atomic with respect to every other atomic from any
+ * lcore or device (CPU atomics on the target). The original value goes
+ * to the 8-byte local SGE. A misaligned address is an invalid request
+ * (as rxe answers it), checked after the access rules. */
+enum exec_result
+soft_resp_atomic(struct soft_run *d, struct soft_qp *peer,
+		 uint8_t *syndrome)
+{
+	struct soft_qp *qp = d->qp;
+	uint64_t *t, orig;
+	uint8_t *p;
+
+	if (unlikely(peer->attr.max_dest_rd_atomic == 0))
+		return responder_refuses(qp, peer,
+					 MLX5_CQE_SYNDROME_REMOTE_INVAL_REQ_ERR,
+					 syndrome);
+	if (unlikely(!remote_ok(peer, d, 8, QPIO_ACCESS_REMOTE_ATOMIC, &p)))
+		return responder_refuses(qp, peer,
+					 MLX5_CQE_SYNDROME_REMOTE_ACCESS_ERR,
+					 syndrome);
+	if (unlikely(d->raddr & 7))
+		return responder_refuses(qp, peer,
+					 MLX5_CQE_SYNDROME_REMOTE_INVAL_REQ_ERR,
+					 syndrome);
+	t = (uint64_t *)(void *)p;
+	if (d->opcode == MLX5_OPCODE_ATOMIC_CS) {
+		orig = d->compare;
+		/* on failure orig receives the current value: the original */
+		__atomic_compare_exchange_n(t, &orig, d->swap_add, 0,
+					    __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+	} else {
+		orig = __atomic_fetch_add(t, d->swap_add, __ATOMIC_SEQ_CST);
+	}
+	memcpy((void *)(uintptr_t)d->spans[0].p, &orig, sizeof(orig));
+	return EXEC_OK;
+}
+
