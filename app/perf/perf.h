@@ -38,6 +38,12 @@ enum {
 enum perf_test { PERF_SEND, PERF_WRITE, PERF_READ, PERF_ATOMIC };
 enum perf_mode { PERF_LAT, PERF_BW };
 enum perf_atomic_op { PERF_FETCH_AND_ADD, PERF_CMP_AND_SWP };
+/** Where the two ends run: two lcores of this process, or one end here and
+ *  the other in a peer process reached over TCP (--server, --connect). */
+enum perf_role { PERF_ROLE_LOCAL, PERF_ROLE_SERVER, PERF_ROLE_CLIENT };
+
+#define PERF_DEFAULT_PORT 18515u   /**< perftest's default -p */
+#define PERF_DEFAULT_TIMEOUT 30.0  /**< --timeout, seconds */
 
 /** One --expect gate: metric op value. */
 struct perf_gate {
@@ -79,6 +85,10 @@ struct perf_opts {
 	struct perf_gate gates[PERF_MAX_GATES];
 	unsigned int ngates;
 	int size_set, iters_set, tx_set, rx_set, cq_mod_set;
+	enum perf_role role;    /**< --server, --connect */
+	char host[256];         /**< --connect HOST (name, IPv4 or IPv6) */
+	uint16_t port;          /**< -p, TCP port of the exchange; 0 = any (server) */
+	double timeout;         /**< --timeout, seconds: peer arrival, each exchange */
 };
 
 /**
@@ -100,6 +110,7 @@ extern volatile int perf_stop_requested;
 const char *perf_test_name(enum perf_test t);
 const char *perf_mode_name(enum perf_mode m);
 const char *perf_transport_name(int qpt);
+const char *perf_role_name(enum perf_role r);
 
 /** Results of one message size. */
 struct perf_result {
