@@ -150,7 +150,11 @@ struct perf_caps {
 /**
  * Create the devices, both ends and their QPs, connect them, and run every
  * message size on the main lcore (client) and the next worker lcore
- * (server), printing one table row per size. Needs rte_eal_init() done.
+ * (server), printing one table row per size. With o->role server or
+ * client, only this process's end runs, on the main lcore, and the peer's
+ * QPN, PSN, LID/GID, rkey and buffer address come over the TCP exchange
+ * (perf_remote.c); a lat server prints no rows (the client reports).
+ * Needs rte_eal_init() done.
  * @param caps    out: device name and driver, path MTU, each capability
  *   requested and granted, and the cuts.
  * @param res     out: calloc'ed array of one result per size completed;
@@ -160,7 +164,10 @@ struct perf_caps {
  * @return PERF_EXIT_OK, PERF_EXIT_FAIL (a verbs call or completion
  *   failed, nothing progressed for 5 s; the reason is printed) or
  *   PERF_EXIT_USAGE (fewer than two lcores, a UD size over the MTU, a
- *   cut with --strict, an atomic test on a device without atomics).
+ *   cut with --strict, an atomic test on a device without atomics, an
+ *   option the peer process runs with differently). With --server or
+ *   --connect, PERF_EXIT_FAIL also when the peer never comes within
+ *   --timeout, closes the connection or dies.
  * Everything it created is destroyed before it returns.
  */
 int perf_run(const struct perf_opts *o, struct perf_caps *caps,
