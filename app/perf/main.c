@@ -20,6 +20,7 @@
 #include <rte_errno.h>
 
 #include "perf.h"
+#include "perf_net.h"
 
 static void
 on_signal(int sig)
@@ -115,5 +116,7 @@ main(int argc, char **argv)
 		free(res[i].hist);
 	free(res);
 	rte_eal_cleanup();
+	if (o.role != PERF_ROLE_LOCAL)
+		perf_net_watchdog(0);
 	return rc;
 }

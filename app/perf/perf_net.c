@@ -12,6 +12,7 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -274,4 +275,32 @@ perf_net_strerror(int err)
 	default:
 		return strerror(-err);
 	}
+}
+
+static void
+on_watchdog(int sig)
+{
+	static const char msg[] = "qpio-perf: teardown did not finish within "
+		"--timeout: a peer process probably died holding a lock of "
+		"DPDK's shared memory; exiting\n";
+
+	(void)sig;
+	if (write(STDERR_FILENO, msg, sizeof(msg) - 1) < 0)
+		_exit(1);
+	_exit(1);
+}
+
+void
+perf_net_watchdog(double sec)
+{
+	struct sigaction sa;
+
+	if (sec <= 0) {
+		alarm(0);
+		return;
+	}
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_watchdog;
+	sigaction(SIGALRM, &sa, NULL);
+	alarm((unsigned int)sec + 1);
 }

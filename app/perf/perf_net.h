@@ -56,4 +56,12 @@ int perf_net_recv(struct perf_net *n, char *line, size_t len, double timeout);
 /** A sentence for a perf_net_recv()/perf_net_send() error. */
 const char *perf_net_strerror(int err);
 
+/**
+ * Bound the teardown after a two-process run: unless disarmed (sec 0)
+ * within sec seconds, print why and _exit(1). Over the soft NIC a DPDK
+ * secondary killed while it held a lock of the shared memory (the malloc
+ * heap's) would otherwise leave the primary waiting for it forever.
+ */
+void perf_net_watchdog(double sec);
+
 #endif /* QPIO_PERF_NET_H */

@@ -586,6 +586,7 @@ perf_run(const struct perf_opts *o, struct perf_caps *caps,
 	perf_report_footer(o);
 out:
 	if (x.net != NULL) {
+		perf_net_watchdog(o->timeout);  /* disarmed after rte_eal_cleanup */
 		perf_net_close(x.net);
 		x.net = NULL;
 		end_close(&x.end[x.local], 1);
