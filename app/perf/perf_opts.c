@@ -452,6 +452,11 @@ perf_opts_parse(int argc, char **argv, struct perf_opts *o, char *err,
 				      "one-process run; drop it or %s", r);
 	}
 
+	if (o->role == PERF_ROLE_SERVER && o->mode == PERF_LAT && o->ngates > 0)
+		return refuse(err, errlen, "--expect with --server in lat mode: the "
+			      "client measures the latency; give --expect to the "
+			      "--connect side");
+
 	/* Transport rules (IBA 9.8, table 'Service types and operations'). */
 	if (o->transport == QPIO_QPT_UD && o->test != PERF_SEND)
 		return refuse(err, errlen, "UD carries SEND only: RDMA WRITE, READ "

@@ -232,10 +232,12 @@ perf_remote_hello(struct perf_ctx *x, enum qpio_mtu *mtu, uint64_t *max_mr)
 		if (strcmp(driver, "soft") != 0 ||
 		    qpio_soft_dev_find(dev, &lid, &g) != 0) {
 			fprintf(stderr, "qpio-perf: %s's device %s (%s) is not on this "
-				"process's soft fabric: run the client as a DPDK "
+				"process's soft fabric, or %s has exited: run the "
+				"client as a DPDK "
 				"secondary of the server (--proc-type=secondary with "
 				"the server's --file-prefix) and give it another "
-				"--dev, e.g. soft1\n", peer_name(x), dev, driver);
+				"--dev, e.g. soft1\n", peer_name(x), dev, driver,
+				peer_name(x));
 			return PERF_EXIT_FAIL;
 		}
 		peer->lid = lid;

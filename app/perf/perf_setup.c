@@ -161,6 +161,12 @@ end_create(struct perf_ctx *x, struct perf_end *e, struct perf_caps *caps,
 	} else {
 		e->buf = aligned_alloc(4096, RTE_ALIGN_CEIL(e->buf_len, 4096));
 	}
+	if (e->buf == NULL && e->buf_rte) {
+		fprintf(stderr, "qpio-perf: no %zu bytes of DPDK memory for the "
+			"message buffers (-q x 2 x slots x the largest size): give "
+			"EAL more with -m, or lower -s, -a, -t or -q\n", e->buf_len);
+		return PERF_EXIT_FAIL;
+	}
 	if (e->buf == NULL)
 		return fail("buffer", ENOMEM);
 	memset(e->buf, 0, e->buf_len);

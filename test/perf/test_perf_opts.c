@@ -254,6 +254,10 @@ Test(perf_opts, refusals_server_and_connect)
 		"--test", "ib_send_bw", "--connect", "h", "--run_infinitely");
 	REFUSED("--corrupt-at is a test hook of the one-process run",
 		"--test", "ib_send_lat", "--server", "--corrupt-at", "3");
+	REFUSED("--expect with --server in lat mode: the client measures",
+		"--test", "ib_send_lat", "--server", "--expect", "p99<=5us");
+	cr_assert_eq(parse("--test", "ib_send_bw", "--server", "--expect",
+			   "mpps>=0.001", NULL), 0, "%s", err);
 	REFUSED("--connect: HOST must be 1..255 characters",
 		"--test", "ib_send_lat", "--connect", "");
 }
