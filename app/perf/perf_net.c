@@ -43,25 +43,20 @@ keepalive(int fd)
 	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &on, sizeof(on));
 }
 
+/* Listen on port for one address family; -1 with err filled if not. */
 static int
-listen_any(uint16_t port, char *err, size_t errlen)
+listen_family(int family, uint16_t port, char *err, size_t errlen)
 {
 	struct addrinfo hints, *ai, *p;
 	char serv[8];
 	int fd = -1, on = 1, ret;
 
 	memset(&hints, 0, sizeof(hints));
-	hints.ai_family = AF_INET6;
+	hints.ai_family = family;
 	hints.ai_socktype = SOCK_STREAM;
 	hints.ai_flags = AI_PASSIVE;
 	snprintf(serv, sizeof(serv), "%u", port);
-	/* An IPv6 socket with IPV6_V6ONLY off takes IPv4 clients too; a host
-	 * without IPv6 falls back to IPv4. */
 	ret = getaddrinfo(NULL, serv, &hints, &ai);
-	if (ret != 0) {
-		hints.ai_family = AF_INET;
-		ret = getaddrinfo(NULL, serv, &hints, &ai);
-	}
 	if (ret != 0) {
 		snprintf(err, errlen, "getaddrinfo(port %u): %s", port,
 			 gai_strerror(ret));
@@ -72,8 +67,10 @@ listen_any(uint16_t port, char *err, size_t errlen)
 
 		fd = socket(p->ai_family, p->ai_socktype | SOCK_CLOEXEC,
 			    p->ai_protocol);
-		if (fd < 0)
+		if (fd < 0) {
+			snprintf(err, errlen, "socket: %s", strerror(errno));
 			continue;
+		}
 		setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &on, sizeof(on));
 		if (p->ai_family == AF_INET6)
 			setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &off, sizeof(off));
@@ -85,6 +82,18 @@ listen_any(uint16_t port, char *err, size_t errlen)
 		fd = -1;
 	}
 	freeaddrinfo(ai);
+	return fd;
+}
+
+/* An IPv6 socket with IPV6_V6ONLY off takes IPv4 clients too; a host
+ * without IPv6 falls back to IPv4. */
+static int
+listen_any(uint16_t port, char *err, size_t errlen)
+{
+	int fd = listen_family(AF_INET6, port, err, errlen);
+
+	if (fd < 0)
+		fd = listen_family(AF_INET, port, err, errlen);
 	return fd;
 }
 
@@ -130,6 +139,39 @@ perf_net_accept(int lfd, struct perf_net *n, double timeout,
 	return 0;
 }
 
+/* connect() that gives up at time end (a host that never answers would
+ * otherwise hold a blocking connect for the kernel's SYN retries).
+ * @return 0, or -1 with errno set. */
+static int
+connect_within(int fd, const struct sockaddr *sa, socklen_t len, double end)
+{
+	int fl = fcntl(fd, F_GETFL), err = 0;
+	socklen_t el = sizeof(err);
+
+	if (fl < 0 || fcntl(fd, F_SETFL, fl | O_NONBLOCK) < 0)
+		return -1;
+	if (connect(fd, sa, len) != 0) {
+		struct pollfd pfd = { .fd = fd, .events = POLLOUT };
+		double left = end - now_s();
+
+		if (errno != EINPROGRESS)
+			return -1;
+		if (left < 0.1)
+			left = 0.1;
+		if (poll(&pfd, 1, (int)(left * 1000)) <= 0) {
+			errno = ETIMEDOUT;
+			return -1;
+		}
+		if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &el) < 0)
+			return -1;
+		if (err != 0) {
+			errno = err;
+			return -1;
+		}
+	}
+	return fcntl(fd, F_SETFL, fl);
+}
+
 int
 perf_net_connect(const char *host, uint16_t port, struct perf_net *n,
 		 double timeout, char *err, size_t errlen)
@@ -158,7 +200,7 @@ perf_net_connect(const char *host, uint16_t port, struct perf_net *n,
 
 			if (fd < 0)
 				continue;
-			if (connect(fd, p->ai_addr, p->ai_addrlen) == 0) {
+			if (connect_within(fd, p->ai_addr, p->ai_addrlen, end) == 0) {
 				keepalive(fd);
 				n->fd = fd;
 				freeaddrinfo(ai);
