@@ -185,6 +185,7 @@ perf_opts_parse(int argc, char **argv, struct perf_opts *o, char *err,
 {
 	int c, have_test = 0, mode_set = -1, name_mode = -1;
 	int A_set = 0, I_set = 0, l_set = 0, q_set = 0, b_set = 0;
+	int net_set = 0;
 	uint64_t v;
 	char *end;
 
@@ -363,6 +364,7 @@ perf_opts_parse(int argc, char **argv, struct perf_opts *o, char *err,
 		case 'p':
 			NUM("-p", 0, 65535);
 			o->port = (uint16_t)v;
+			net_set = 1;
 			break;
 		case OPT_TIMEOUT:
 			o->timeout = strtod(optarg, &end);
@@ -370,6 +372,7 @@ perf_opts_parse(int argc, char **argv, struct perf_opts *o, char *err,
 			    o->timeout > 86400)
 				return refuse(err, errlen, "--timeout '%s': seconds, "
 					      "a number in (0, 86400]", optarg);
+			net_set = 1;
 			break;
 		case OPT_JSON:
 		case OPT_CSV:
@@ -434,6 +437,9 @@ perf_opts_parse(int argc, char **argv, struct perf_opts *o, char *err,
 		o->ndev = 1;
 	}
 
+	if (net_set && o->role == PERF_ROLE_LOCAL)
+		return refuse(err, errlen, "-p and --timeout are for two processes: "
+			      "add --server on one and --connect HOST on the other");
 	/* Two processes: each has one end and one device. */
 	if (o->role != PERF_ROLE_LOCAL) {
 		const char *r = o->role == PERF_ROLE_SERVER ? "--server" : "--connect";

@@ -64,6 +64,13 @@ end_open(struct perf_ctx *x, struct perf_end *e, const char *devargs,
 		e->dev = shared;
 	} else {
 		e->dev = qpio_rdma_dev_create(devargs);
+		if (e->dev == NULL && rte_errno == EEXIST &&
+		    x->o->role != PERF_ROLE_LOCAL) {
+			fprintf(stderr, "qpio-perf: --dev %s: a device of that name "
+				"is already on the fabric (the server's?): give this "
+				"end its own, e.g. --dev soft1\n", devargs);
+			return PERF_EXIT_FAIL;
+		}
 		if (e->dev == NULL)
 			return fail(devargs, rte_errno);
 	}

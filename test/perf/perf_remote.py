@@ -207,7 +207,7 @@ def hp_teardown():
             hp_write(max(0, nr - hp["added"]))
 
 
-def pair(tag, app_s, app_c, kill_client_after=None):
+def pair(tag, app_s, app_c, kill_client_after=None, cdev="soft1", stimeout="20"):
     """A primary server and a secondary client of one fabric."""
     pfx = prefix(tag)
     seal = ["-l", "0", "--file-prefix=" + pfx, "--huge-dir=" + hp["mnt"], "-m",
@@ -215,10 +215,10 @@ def pair(tag, app_s, app_c, kill_client_after=None):
     ceal = ["-l", "1" if os.cpu_count() > 1 else "0", "--proc-type=secondary",
             "--file-prefix=" + pfx, "--no-pci", "--no-telemetry",
             "--log-level=lib.eal:error"]
-    s, port, sout = start_server(seal, app_s + ["--timeout", "20"])
+    s, port, sout = start_server(seal, app_s + ["--timeout", stimeout])
     if port is None:
         return None, sout, "", None, "", ""
-    capp = app_c + ["--connect", "localhost", "-p", str(port), "--dev", "soft1",
+    capp = app_c + ["--connect", "localhost", "-p", str(port), "--dev", cdev,
                     "--timeout", "20"]
     if kill_client_after is None:
         crc, cout, cerr = run(ceal, capp)
@@ -305,6 +305,17 @@ def case_soft():
                 rows = [[]]
             check(len(rows) == 2 and rows[0][-1] == "role" and rows[1][-1] == role,
                   "write bw: %s CSV role column %s" % (role, rows[-1][-1:]))
+
+        # A client on the server's device name: refused with the fix; the
+        # server then waits --timeout (3 s) for a client and says so.
+        app = ["--test", "ib_send_lat"]
+        crc, cout, cerr, src, sout, serr = pair("dup", app, app, cdev="soft0",
+                                                stimeout="3")
+        check(crc == 1 and "--dev soft0: a device of that name is already on "
+              "the fabric" in cerr and "--dev soft1" in cerr,
+              "same device name: client exit %s: %s" % (crc, cerr.strip()))
+        check(src == 1 and "no client connected within 3.0 s" in serr,
+              "same device name: server exit %s: %s" % (src, serr.strip()))
 
         # A client killed mid-run: the server says so and exits 1.
         app = ["--test", "ib_send_bw", "-s", "4096", "-D", "30"]

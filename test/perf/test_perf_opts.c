@@ -258,6 +258,10 @@ Test(perf_opts, refusals_server_and_connect)
 		"--test", "ib_send_lat", "--server", "--expect", "p99<=5us");
 	cr_assert_eq(parse("--test", "ib_send_bw", "--server", "--expect",
 			   "mpps>=0.001", NULL), 0, "%s", err);
+	REFUSED("-p and --timeout are for two processes",
+		"--test", "ib_send_lat", "-p", "18515");
+	REFUSED("-p and --timeout are for two processes",
+		"--test", "ib_send_lat", "--timeout", "5");
 	REFUSED("--connect: HOST must be 1..255 characters",
 		"--test", "ib_send_lat", "--connect", "");
 }
