@@ -5,7 +5,9 @@
  *   qpio-perf -l 0-1 --no-huge --no-shconf --no-pci -- --test ib_send_lat -s 64
  *
  * The two ends run on two lcores of this process (the client on the main
- * lcore, the server on the next one). The application options are parsed
+ * lcore, the server on the next one), or, with --server and --connect, in
+ * two processes (two hosts, or a DPDK primary and secondary sharing the
+ * soft NIC's fabric) that exchange their QPs over TCP. The options are parsed
  * before EAL starts, so a refused command line costs no EAL start.
  */
 #include <errno.h>
@@ -18,6 +20,7 @@
 #include <rte_errno.h>
 
 #include "perf.h"
+#include "perf_net.h"
 
 static void
 on_signal(int sig)
@@ -113,5 +116,7 @@ main(int argc, char **argv)
 		free(res[i].hist);
 	free(res);
 	rte_eal_cleanup();
+	if (o.role != PERF_ROLE_LOCAL)
+		perf_net_watchdog(0);
 	return rc;
 }

@@ -38,6 +38,12 @@ enum {
 enum perf_test { PERF_SEND, PERF_WRITE, PERF_READ, PERF_ATOMIC };
 enum perf_mode { PERF_LAT, PERF_BW };
 enum perf_atomic_op { PERF_FETCH_AND_ADD, PERF_CMP_AND_SWP };
+/** Where the two ends run: two lcores of this process, or one end here and
+ *  the other in a peer process reached over TCP (--server, --connect). */
+enum perf_role { PERF_ROLE_LOCAL, PERF_ROLE_SERVER, PERF_ROLE_CLIENT };
+
+#define PERF_DEFAULT_PORT 18515u   /**< perftest's default -p */
+#define PERF_DEFAULT_TIMEOUT 30.0  /**< --timeout, seconds */
 
 /** One --expect gate: metric op value. */
 struct perf_gate {
@@ -79,6 +85,10 @@ struct perf_opts {
 	struct perf_gate gates[PERF_MAX_GATES];
 	unsigned int ngates;
 	int size_set, iters_set, tx_set, rx_set, cq_mod_set;
+	enum perf_role role;    /**< --server, --connect */
+	char host[256];         /**< --connect HOST (name, IPv4 or IPv6) */
+	uint16_t port;          /**< -p, TCP port of the exchange; 0 = any (server) */
+	double timeout;         /**< --timeout, seconds: peer arrival, each exchange */
 };
 
 /**
@@ -100,6 +110,7 @@ extern volatile int perf_stop_requested;
 const char *perf_test_name(enum perf_test t);
 const char *perf_mode_name(enum perf_mode m);
 const char *perf_transport_name(int qpt);
+const char *perf_role_name(enum perf_role r);
 
 /** Results of one message size. */
 struct perf_result {
@@ -139,7 +150,11 @@ struct perf_caps {
 /**
  * Create the devices, both ends and their QPs, connect them, and run every
  * message size on the main lcore (client) and the next worker lcore
- * (server), printing one table row per size. Needs rte_eal_init() done.
+ * (server), printing one table row per size. With o->role server or
+ * client, only this process's end runs, on the main lcore, and the peer's
+ * QPN, PSN, LID/GID, rkey and buffer address come over the TCP exchange
+ * (perf_remote.c); a lat server prints no rows (the client reports).
+ * Needs rte_eal_init() done.
  * @param caps    out: device name and driver, path MTU, each capability
  *   requested and granted, and the cuts.
  * @param res     out: calloc'ed array of one result per size completed;
@@ -149,7 +164,10 @@ struct perf_caps {
  * @return PERF_EXIT_OK, PERF_EXIT_FAIL (a verbs call or completion
  *   failed, nothing progressed for 5 s; the reason is printed) or
  *   PERF_EXIT_USAGE (fewer than two lcores, a UD size over the MTU, a
- *   cut with --strict, an atomic test on a device without atomics).
+ *   cut with --strict, an atomic test on a device without atomics, an
+ *   option the peer process runs with differently). With --server or
+ *   --connect, PERF_EXIT_FAIL also when the peer never comes within
+ *   --timeout, closes the connection or dies.
  * Everything it created is destroyed before it returns.
  */
 int perf_run(const struct perf_opts *o, struct perf_caps *caps,

@@ -13,6 +13,7 @@
  *   QP, -l WRs per doorbell, one signaled in -Q, and records post to
  *   completion of each signaled WR; with --rate, from the scheduled time.
  */
+#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
@@ -157,7 +158,7 @@ check_done(struct perf_end *e, unsigned int qi, uint64_t from, uint64_t to)
 
 		switch (o->test) {
 		case PERF_WRITE:
-			if (o->mode == PERF_LAT)
+			if (o->mode == PERF_LAT || x->net != NULL)
 				continue;       /* checked by the responder */
 			ok = perf_check(recv_slot(x, q->peer_base, j), j, x->size);
 			break;
@@ -254,10 +255,39 @@ poll_cq(struct perf_end *e)
 	return n;
 }
 
+/* --server/--connect: take the peer's DONE line if it has come, at most
+ * once a millisecond unless forced; a closed channel aborts the run. */
+static void
+net_poll(struct perf_end *e, int force)
+{
+	struct perf_ctx *x = e->ctx;
+	char line[1024];
+	uint64_t now;
+	int ret;
+
+	if (x->net == NULL || x->peer_done || x->abort)
+		return;
+	now = rte_rdtsc();
+	if (!force && now - x->net_check < x->hz / 1000)
+		return;
+	x->net_check = now;
+	ret = perf_net_recv(x->net, line, sizeof(line), 0);
+	if (ret == -EAGAIN)
+		return;
+	if (ret == 0 && perf_remote_done_parse(x, line) == 0)
+		return;
+	if (ret == 0)
+		abort_run(e, "the peer sent '%.40s' where DONE was expected%s",
+			  line, "");
+	else
+		abort_run(e, "%s%s", perf_net_strerror(ret), "");
+}
+
 /* 1 when the run must stop: another end failed, or no progress. */
 static int
 stalled(struct perf_end *e, uint64_t since)
 {
+	net_poll(e, 0);
 	if (e->ctx->abort)
 		return 1;
 	if (rte_rdtsc() - since > PERF_STALL_SEC * e->ctx->hz) {
@@ -301,7 +331,7 @@ build_wr(struct perf_end *e, unsigned int qi, uint64_t seq, int signaled,
 		if (o->test == PERF_WRITE) {
 			wr->opcode = QPIO_WR_RDMA_WRITE;
 			wr->wr.rdma.remote_addr = (uintptr_t)r;
-			wr->wr.rdma.rkey = qpio_mr_rkey(e->peer->mr);
+			wr->wr.rdma.rkey = e->peer_rkey;
 		} else if (o->validate && o->mode == PERF_BW) {
 			wr->opcode = QPIO_WR_SEND_WITH_IMM;
 			wr->imm_data = (uint32_t)seq;
@@ -320,7 +350,7 @@ build_wr(struct perf_end *e, unsigned int qi, uint64_t seq, int signaled,
 		wr->opcode = QPIO_WR_RDMA_READ;
 		wr->num_sge = split_sge(sg, l, x->size, o->sge, qpio_mr_lkey(e->mr));
 		wr->wr.rdma.remote_addr = (uintptr_t)r;
-		wr->wr.rdma.rkey = qpio_mr_rkey(e->peer->mr);
+		wr->wr.rdma.rkey = e->peer_rkey;
 		break;
 	case PERF_ATOMIC:
 		*(uint64_t *)l = UINT64_MAX;
@@ -328,7 +358,7 @@ build_wr(struct perf_end *e, unsigned int qi, uint64_t seq, int signaled,
 			__atomic_fetch_add(counter(x, q->peer_base), 1000, __ATOMIC_SEQ_CST);
 		wr->num_sge = split_sge(sg, l, 8, 1, qpio_mr_lkey(e->mr));
 		wr->wr.atomic.remote_addr = (uintptr_t)counter(x, q->peer_base);
-		wr->wr.atomic.rkey = qpio_mr_rkey(e->peer->mr);
+		wr->wr.atomic.rkey = e->peer_rkey;
 		if (o->atomic_op == PERF_FETCH_AND_ADD) {
 			wr->opcode = QPIO_WR_ATOMIC_FETCH_AND_ADD;
 			wr->wr.atomic.compare_add = 1;
@@ -472,8 +502,10 @@ lat_server(struct perf_end *e)
 	uint64_t k, t;
 
 	if (o->test == PERF_READ || o->test == PERF_ATOMIC) {
-		while (!x->stop && !x->abort)
+		while (!x->stop && !x->abort) {
+			net_poll(e, 0);
 			rte_pause();
+		}
 		return;
 	}
 	for (k = 0; !x->abort; k++) {
@@ -612,6 +644,11 @@ bw_run(struct perf_end *e)
 			if (all_done) {
 				e->t_end = rte_rdtsc();
 				__atomic_store_n(&e->req_done, 1, __ATOMIC_RELEASE);
+				if (x->net != NULL && perf_remote_done_send(x) < 0) {
+					abort_run(e, "sending DONE: %s%s",
+						  perf_net_strerror(-EPIPE), "");
+					return;
+				}
 			}
 		}
 		n = poll_cq(e);
@@ -644,6 +681,67 @@ bw_run(struct perf_end *e)
 				e->lost += e->peer->qp[qi].completed - e->qp[qi].rx_count;
 }
 
+/* --server/--connect start barrier: READY lines of the same size. */
+static int
+net_barrier(struct perf_end *e)
+{
+	struct perf_ctx *x = e->ctx;
+	char line[256], want[64];
+	int ret;
+
+	snprintf(want, sizeof(want), "READY size=%u", x->size);
+	snprintf(line, sizeof(line), "%s\n", want);
+	ret = perf_net_send(x->net, line);
+	if (ret == 0)
+		ret = perf_net_recv(x->net, line, sizeof(line), x->o->timeout);
+	if (ret < 0) {
+		abort_run(e, "waiting for the peer to start the size: %s%s",
+			  perf_net_strerror(ret), "");
+		return -1;
+	}
+	if (strcmp(line, want) != 0) {
+		abort_run(e, "the peer sent '%.40s' where '%s' was expected",
+			  line, want);
+		return -1;
+	}
+	return 0;
+}
+
+/* --server/--connect end of a size: send DONE, wait for the peer's (a
+ * requester may still be running: no time limit, but a peer that exits
+ * or dies closes the channel), then check what the peer WROTE here. */
+static void
+net_finish(struct perf_end *e)
+{
+	struct perf_ctx *x = e->ctx;
+	const struct perf_opts *o = x->o;
+	unsigned int qi;
+
+	if (perf_remote_done_send(x) < 0) {
+		abort_run(e, "sending DONE: %s%s", perf_net_strerror(-EPIPE), "");
+		return;
+	}
+	while (!x->peer_done && !x->abort) {
+		net_poll(e, 1);
+		if (!x->peer_done && !x->abort)
+			rte_delay_us_sleep(200);
+	}
+	if (x->abort || !o->validate || o->test != PERF_WRITE ||
+	    o->mode != PERF_BW || !e->peer->requester)
+		return;
+	/* The last nslots messages of each QP are still in their slots. */
+	for (qi = 0; qi < o->qps; qi++) {
+		uint64_t n = e->peer->qp[qi].completed, j;
+		uint64_t from = n > x->nslots ? n - x->nslots : 0;
+
+		for (j = from; j < n; j++) {
+			e->checked++;
+			if (!perf_check(recv_slot(x, e->qp[qi].base, j), j, x->size))
+				e->mismatches++;
+		}
+	}
+}
+
 int
 perf_end_run(void *arg)
 {
@@ -663,9 +761,14 @@ perf_end_run(void *arg)
 				if (post_recv(e, qi, (uint32_t)(t % x->nslots)) < 0)
 					break;
 	}
-	__atomic_add_fetch(&x->ready, 1, __ATOMIC_ACQ_REL);
-	while (__atomic_load_n(&x->ready, __ATOMIC_ACQUIRE) < 2)
-		rte_pause();
+	if (x->net != NULL) {
+		if (net_barrier(e) < 0)
+			return 0;
+	} else {
+		__atomic_add_fetch(&x->ready, 1, __ATOMIC_ACQ_REL);
+		while (__atomic_load_n(&x->ready, __ATOMIC_ACQUIRE) < 2)
+			rte_pause();
+	}
 	e->t_start = rte_rdtsc();
 	e->win_t = e->t_start;
 	e->win_bytes = 0;
@@ -684,5 +787,7 @@ perf_end_run(void *arg)
 		       ((o->mode == PERF_LAT) || e->requester))
 			if (poll_cq(e) < 0 || stalled(e, t))
 				break;
+	if (x->net != NULL && !x->abort)
+		net_finish(e);
 	return 0;
 }

@@ -18,7 +18,7 @@
 enum {
 	OPT_TEST = 256, OPT_MODE, OPT_DEV, OPT_SGE, OPT_VALIDATE, OPT_RATE,
 	OPT_STRICT, OPT_JSON, OPT_CSV, OPT_EXPECT, OPT_GBITS, OPT_CORRUPT,
-	OPT_RUN_INF,
+	OPT_RUN_INF, OPT_SERVER, OPT_CONNECT, OPT_TIMEOUT,
 };
 
 static const struct option longopts[] = {
@@ -48,6 +48,10 @@ static const struct option longopts[] = {
 	{ "json", required_argument, NULL, OPT_JSON },
 	{ "csv", required_argument, NULL, OPT_CSV },
 	{ "expect", required_argument, NULL, OPT_EXPECT },
+	{ "server", no_argument, NULL, OPT_SERVER },
+	{ "connect", required_argument, NULL, OPT_CONNECT },
+	{ "port", required_argument, NULL, 'p' },
+	{ "timeout", required_argument, NULL, OPT_TIMEOUT },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -82,6 +86,10 @@ perf_usage(FILE *f)
 "  --json FILE, --csv FILE  machine-readable results (schema " PERF_SCHEMA ")\n"
 "  --strict               a capability the device cut is an error\n"
 "  --expect GATES         e.g. 'p99<=2.5us,mpps>=10': exit 3 when one fails\n"
+"  --server               run the server end here; the client is another process\n"
+"  --connect HOST         run the client end here, connecting to HOST's --server\n"
+"  -p, --port PORT        TCP port of the --server/--connect exchange (default 18515)\n"
+"  --timeout SEC          wait at most SEC s for the peer and each exchange (default 30)\n"
 "  --corrupt-at N         test hook: corrupt message N of QP 0 (--validate catches it)\n"
 "exit status: 0 pass, 1 run failed or --validate mismatch, 2 usage, 3 --expect failed\n");
 }
@@ -98,6 +106,13 @@ const char *
 perf_mode_name(enum perf_mode m)
 {
 	return m == PERF_LAT ? "lat" : "bw";
+}
+
+const char *
+perf_role_name(enum perf_role r)
+{
+	return r == PERF_ROLE_SERVER ? "server" :
+		r == PERF_ROLE_CLIENT ? "client" : "local";
 }
 
 const char *
@@ -170,6 +185,7 @@ perf_opts_parse(int argc, char **argv, struct perf_opts *o, char *err,
 {
 	int c, have_test = 0, mode_set = -1, name_mode = -1;
 	int A_set = 0, I_set = 0, l_set = 0, q_set = 0, b_set = 0;
+	int net_set = 0;
 	uint64_t v;
 	char *end;
 
@@ -180,6 +196,8 @@ perf_opts_parse(int argc, char **argv, struct perf_opts *o, char *err,
 	o->sge = 1;
 	o->corrupt_at = -1;
 	o->atomic_op = PERF_FETCH_AND_ADD;
+	o->port = PERF_DEFAULT_PORT;
+	o->timeout = PERF_DEFAULT_TIMEOUT;
 	err[0] = '\0';
 	optind = 1;
 	opterr = 0;
@@ -190,7 +208,7 @@ perf_opts_parse(int argc, char **argv, struct perf_opts *o, char *err,
 			      (uint64_t)(lo), (uint64_t)(hi)); \
 	} while (0)
 
-	while ((c = getopt_long(argc, argv, ":c:s:an:D:I:l:Q:q:t:r:bA:h",
+	while ((c = getopt_long(argc, argv, ":c:s:an:D:I:l:Q:q:t:r:bA:p:h",
 				longopts, NULL)) != -1) {
 		switch (c) {
 		case OPT_TEST:
@@ -324,6 +342,38 @@ perf_opts_parse(int argc, char **argv, struct perf_opts *o, char *err,
 		case OPT_RUN_INF:
 			o->run_inf = 1;
 			break;
+		case OPT_SERVER:
+			if (o->role == PERF_ROLE_CLIENT)
+				return refuse(err, errlen, "--server and --connect are "
+					      "exclusive: one process listens, the other "
+					      "connects");
+			o->role = PERF_ROLE_SERVER;
+			break;
+		case OPT_CONNECT:
+			if (o->role == PERF_ROLE_SERVER)
+				return refuse(err, errlen, "--server and --connect are "
+					      "exclusive: one process listens, the other "
+					      "connects");
+			if (optarg[0] == '\0' || strlen(optarg) >= sizeof(o->host))
+				return refuse(err, errlen, "--connect: HOST must be 1..%zu "
+					      "characters (a name, IPv4 or IPv6 address)",
+					      sizeof(o->host) - 1);
+			strcpy(o->host, optarg);
+			o->role = PERF_ROLE_CLIENT;
+			break;
+		case 'p':
+			NUM("-p", 0, 65535);
+			o->port = (uint16_t)v;
+			net_set = 1;
+			break;
+		case OPT_TIMEOUT:
+			o->timeout = strtod(optarg, &end);
+			if (end == optarg || *end != '\0' || !(o->timeout > 0) ||
+			    o->timeout > 86400)
+				return refuse(err, errlen, "--timeout '%s': seconds, "
+					      "a number in (0, 86400]", optarg);
+			net_set = 1;
+			break;
 		case OPT_JSON:
 		case OPT_CSV:
 			if (optarg[0] == '\0' || strlen(optarg) >= sizeof(o->json))
@@ -386,6 +436,32 @@ perf_opts_parse(int argc, char **argv, struct perf_opts *o, char *err,
 		strcpy(o->dev[0], "soft0");
 		o->ndev = 1;
 	}
+
+	if (net_set && o->role == PERF_ROLE_LOCAL)
+		return refuse(err, errlen, "-p and --timeout are for two processes: "
+			      "add --server on one and --connect HOST on the other");
+	/* Two processes: each has one end and one device. */
+	if (o->role != PERF_ROLE_LOCAL) {
+		const char *r = o->role == PERF_ROLE_SERVER ? "--server" : "--connect";
+
+		if (o->ndev > 1)
+			return refuse(err, errlen, "%s: this process runs one end, on one "
+				      "device; give --dev once", r);
+		if (o->role == PERF_ROLE_CLIENT && o->port == 0)
+			return refuse(err, errlen, "-p 0: the client needs the server's "
+				      "port; give -p PORT");
+		if (o->run_inf)
+			return refuse(err, errlen, "--run_infinitely runs in one process "
+				      "only; drop it or %s", r);
+		if (o->corrupt_at >= 0)
+			return refuse(err, errlen, "--corrupt-at is a test hook of the "
+				      "one-process run; drop it or %s", r);
+	}
+
+	if (o->role == PERF_ROLE_SERVER && o->mode == PERF_LAT && o->ngates > 0)
+		return refuse(err, errlen, "--expect with --server in lat mode: the "
+			      "client measures the latency; give --expect to the "
+			      "--connect side");
 
 	/* Transport rules (IBA 9.8, table 'Service types and operations'). */
 	if (o->transport == QPIO_QPT_UD && o->test != PERF_SEND)

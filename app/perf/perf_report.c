@@ -209,6 +209,7 @@ perf_report_header(const struct perf_opts *o, const struct perf_caps *c)
 		       "99.99%% percentile[usec]   max[usec]\n",
 		       o->report_gbits ? "Gb/sec" : "MiB/sec",
 		       o->report_gbits ? "Gb/sec" : "MiB/sec");
+	fflush(stdout);  /* a peer process or a pipe sees it before the run */
 }
 
 void
@@ -300,9 +301,9 @@ perf_report_json(const struct perf_opts *o, const struct perf_caps *c,
 		return -errno;
 	}
 	fprintf(f, "{\n  \"schema\": \"%s\",\n  \"test\": \"%s\",\n  \"mode\": \"%s\",\n"
-		"  \"transport\": \"%s\",\n  \"tsc_hz\": %.0f,\n",
+		"  \"transport\": \"%s\",\n  \"role\": \"%s\",\n  \"tsc_hz\": %.0f,\n",
 		PERF_SCHEMA, perf_test_name(o->test), perf_mode_name(o->mode),
-		perf_transport_name(o->transport), hz);
+		perf_transport_name(o->transport), perf_role_name(o->role), hz);
 	fprintf(f, "  \"options\": {\"iterations\": %" PRIu64 ", \"duration_s\": %g, "
 		"\"qps\": %u, \"tx_depth\": %u, \"rx_depth\": %u, \"post_list\": %u, "
 		"\"cq_mod\": %u, \"inline\": %u, \"sge\": %u, \"bidirectional\": %s, "
@@ -372,7 +373,7 @@ perf_report_csv(const struct perf_opts *o, const struct perf_caps *c,
 	fprintf(f, ",checked,mismatches,lost");
 	for (i = 0; i < PERF_NCAPS; i++)
 		fprintf(f, ",granted_%s", c->cap[i].name);
-	fprintf(f, ",cut\n");
+	fprintf(f, ",cut,role\n");
 	for (k = 0; k < nres; k++) {
 		fprintf(f, "%s,%s,%s,%s,%s,%s,%u,%" PRIu64 ",%.6f,%.3f,%.3f,%.6f,%g",
 			PERF_SCHEMA, perf_test_name(o->test), perf_mode_name(o->mode),
@@ -390,7 +391,7 @@ perf_report_csv(const struct perf_opts *o, const struct perf_caps *c,
 			if (c->cap[i].cut != NULL)
 				fprintf(f, "%s:%u->%u;", c->cap[i].name,
 					c->cap[i].requested, c->cap[i].granted);
-		fprintf(f, "\n");
+		fprintf(f, ",%s\n", perf_role_name(o->role));
 	}
 	if (fclose(f) != 0)
 		return -errno;

@@ -7,10 +7,17 @@
  * drives them). End 0 is the client on the main lcore, end 1 the server
  * on the next worker lcore. Both live in one process, so an end may look
  * at its peer's memory when --validate checks a WRITE at the responder.
+ *
+ * With --server or --connect, this process runs one end (the server is
+ * end 1, the client end 0) and the other is a shadow of the peer process:
+ * its LID, GID, rkey, QPNs and, after each size, what its DONE line
+ * reported. The shadow's memory is never touched; peer_base is then only
+ * the remote address of the peer's region.
  */
 
 #include "qpio_rdma.h"
 #include "perf.h"
+#include "perf_net.h"
 
 #define PERF_QKEY 0x11111111u
 #define PERF_STALL_SEC 5
@@ -19,8 +26,10 @@
 struct perf_qp {
 	struct qpio_qp *qp;
 	uint8_t *base;          /**< this QP's region: send slots, recv slots, counter */
-	uint8_t *peer_base;     /**< the peer QP's region (same process) */
+	uint8_t *peer_base;     /**< the peer QP's region (its address) */
 	uint32_t peer_qpn;
+	uint32_t psn;           /**< our first send PSN */
+	uint32_t peer_psn;      /**< the peer's first send PSN: our rq_psn */
 	uint64_t posted;        /**< send WRs posted in this size's run */
 	uint64_t completed;     /**< send WRs known complete */
 	uint64_t target;        /**< WRs to post; UINT64_MAX while -D runs */
@@ -46,6 +55,8 @@ struct perf_end {
 	struct qpio_ah *ah;     /**< UD: to the peer's port */
 	uint8_t *buf;
 	size_t buf_len;
+	int buf_rte;            /**< buf is rte_malloc'ed (shared hugepage memory) */
+	uint32_t peer_rkey;     /**< rkey of the peer's buffer */
 	uint16_t lid;
 	union qpio_gid gid;
 	struct perf_end *peer;
@@ -80,6 +91,11 @@ struct perf_ctx {
 	volatile int abort;     /**< an end failed: both stop */
 	volatile int stop;      /**< lat: the client has finished */
 	int failed;
+	unsigned int local;     /**< the end this process runs (0 when both) */
+	struct perf_net *net;   /**< --server/--connect channel, else NULL */
+	int done_sent;          /**< this size's DONE line is sent */
+	int peer_done;          /**< the peer's DONE line of this size arrived */
+	uint64_t net_check;     /**< TSC of the last look at the channel */
 };
 
 static inline uint8_t
@@ -93,5 +109,21 @@ perf_pat(uint64_t seq, uint32_t i)
 int perf_end_run(void *arg);
 void perf_fill(uint8_t *p, uint64_t seq, uint32_t len);
 int perf_check(const uint8_t *p, uint64_t seq, uint32_t len);
+
+/* perf_remote.c: the --server/--connect exchange. Each returns 0 or a
+ * PERF_EXIT_* code with the reason printed. */
+/** Listen and accept (server) or connect (client) within o->timeout. */
+int perf_remote_open(struct perf_ctx *x, struct perf_net *n);
+/** Exchange the options both sides must agree on and the port address
+ *  (device, LID, GID, MTU, largest MR); fills the shadow end's lid/gid.
+ *  @param mtu      in: ours; out: the smaller of both.
+ *  @param max_mr   in: ours; out: the smaller of both. */
+int perf_remote_hello(struct perf_ctx *x, enum qpio_mtu *mtu, uint64_t *max_mr);
+/** Exchange buffer layout, rkey, address, length, QPNs and PSNs. */
+int perf_remote_qps(struct perf_ctx *x);
+/** Parse a DONE line into the shadow end. @return 0 or -EPROTO. */
+int perf_remote_done_parse(struct perf_ctx *x, const char *line);
+/** Send this end's DONE line for the current size. @return 0 or -errno. */
+int perf_remote_done_send(struct perf_ctx *x);
 
 #endif /* QPIO_PERF_RUN_H */

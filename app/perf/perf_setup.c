@@ -9,12 +9,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <rte_common.h>
 #include <rte_cycles.h>
 #include <rte_errno.h>
 #include <rte_launch.h>
 #include <rte_lcore.h>
+#include <rte_malloc.h>
 
 #include "perf_run.h"
 
@@ -62,6 +64,13 @@ end_open(struct perf_ctx *x, struct perf_end *e, const char *devargs,
 		e->dev = shared;
 	} else {
 		e->dev = qpio_rdma_dev_create(devargs);
+		if (e->dev == NULL && rte_errno == EEXIST &&
+		    x->o->role != PERF_ROLE_LOCAL) {
+			fprintf(stderr, "qpio-perf: --dev %s: a device of that name "
+				"is already on the fabric (the server's?): give this "
+				"end its own, e.g. --dev soft1\n", devargs);
+			return PERF_EXIT_FAIL;
+		}
 		if (e->dev == NULL)
 			return fail(devargs, rte_errno);
 	}
@@ -102,7 +111,7 @@ end_create(struct perf_ctx *x, struct perf_end *e, struct perf_caps *caps,
 	}
 	if (da.atomic_cap != QPIO_ATOMIC_NONE)
 		access |= QPIO_ACCESS_REMOTE_ATOMIC;
-	if (e->id != 0)
+	if (e->id != x->local)
 		caps = &local;
 	memset(&ia, 0, sizeof(ia));
 	snprintf(why[0], sizeof(why[0]), "device max_qp_wr is %u", da.max_qp_wr);
@@ -151,7 +160,20 @@ end_create(struct perf_ctx *x, struct perf_end *e, struct perf_caps *caps,
 		x->nslots = RTE_MAX(1u, PERF_SLOT_MEM / x->stride);
 	x->qp_len = (size_t)2 * x->nslots * x->stride + 64;
 	e->buf_len = x->qp_len * o->qps;
-	e->buf = aligned_alloc(4096, RTE_ALIGN_CEIL(e->buf_len, 4096));
+	if (x->net != NULL) {
+		/* The peer process reaches this buffer: over the soft NIC it
+		 * must be in DPDK's shared (hugepage) memory. */
+		e->buf = rte_malloc("qpio_perf_buf", e->buf_len, 4096);
+		e->buf_rte = 1;
+	} else {
+		e->buf = aligned_alloc(4096, RTE_ALIGN_CEIL(e->buf_len, 4096));
+	}
+	if (e->buf == NULL && e->buf_rte) {
+		fprintf(stderr, "qpio-perf: no %zu bytes of DPDK memory for the "
+			"message buffers (-q x 2 x slots x the largest size): give "
+			"EAL more with -m, or lower -s, -a, -t or -q\n", e->buf_len);
+		return PERF_EXIT_FAIL;
+	}
 	if (e->buf == NULL)
 		return fail("buffer", ENOMEM);
 	memset(e->buf, 0, e->buf_len);
@@ -199,7 +221,7 @@ end_create(struct perf_ctx *x, struct perf_end *e, struct perf_caps *caps,
 		if (caps->cap[i].cut != NULL)
 			caps->ncut++;
 	}
-	if (e->id == 0) {
+	if (e->id == x->local) {
 		snprintf(caps->device, sizeof(caps->device), "%s", da.name);
 		snprintf(caps->driver, sizeof(caps->driver), "%s", da.driver);
 	}
@@ -241,7 +263,7 @@ qp_connect(struct perf_ctx *x, struct perf_end *e, struct perf_qp *q,
 	if (o->transport != QPIO_QPT_UD) {
 		a.path_mtu = mtu;
 		a.dest_qp_num = q->peer_qpn;
-		a.rq_psn = 0;
+		a.rq_psn = q->peer_psn;
 		a.ah_attr.dlid = peer->lid;
 		a.ah_attr.port_num = 1;
 		if (peer->lid == 0) {
@@ -263,7 +285,7 @@ qp_connect(struct perf_ctx *x, struct perf_end *e, struct perf_qp *q,
 
 	memset(&a, 0, sizeof(a));
 	a.qp_state = QPIO_QPS_RTS;
-	a.sq_psn = 0;
+	a.sq_psn = q->psn;
 	mask = QPIO_QP_STATE | QPIO_QP_SQ_PSN;
 	if (o->transport == QPIO_QPT_RC) {
 		a.timeout = 14;
@@ -317,7 +339,10 @@ end_close(struct perf_end *e, int close_dev)
 		qpio_cq_destroy(e->cq);
 	if (e->pd != NULL)
 		qpio_pd_free(e->pd);
-	free(e->buf);
+	if (e->buf_rte)
+		rte_free(e->buf);
+	else
+		free(e->buf);
 	free(e->ihist);
 	if (close_dev && e->dev != NULL)
 		qpio_rdma_dev_close(e->dev);
@@ -342,6 +367,12 @@ run_size(struct perf_ctx *x, unsigned int worker, struct perf_result *r)
 		e->checked = e->mismatches = e->lost = 0;
 		e->t_start = e->t_end = 0;
 		e->requester = k == 0 || (o->mode == PERF_BW && o->bidir);
+		if (x->net != NULL && k != x->local) {
+			/* The peer process's end: its DONE line fills it in. */
+			for (i = 0; i < o->qps; i++)
+				e->qp[i].completed = 0;
+			continue;
+		}
 		for (i = 0; i < o->qps; i++) {
 			struct perf_qp *q = &e->qp[i];
 			uint8_t *recv = q->base + (size_t)x->nslots * x->stride;
@@ -363,12 +394,19 @@ run_size(struct perf_ctx *x, unsigned int worker, struct perf_result *r)
 					perf_fill(q->base + (size_t)s * x->stride, s, x->size);
 		}
 	}
-	if (rte_eal_remote_launch(perf_end_run, &x->end[1], worker) != 0) {
-		fprintf(stderr, "qpio-perf: lcore %u is busy\n", worker);
-		return PERF_EXIT_FAIL;
+	if (x->net != NULL) {
+		x->done_sent = 0;
+		x->peer_done = 0;
+		x->end[x->local ^ 1].req_done = 0;
+		perf_end_run(&x->end[x->local]);
+	} else {
+		if (rte_eal_remote_launch(perf_end_run, &x->end[1], worker) != 0) {
+			fprintf(stderr, "qpio-perf: lcore %u is busy\n", worker);
+			return PERF_EXIT_FAIL;
+		}
+		perf_end_run(&x->end[0]);
+		rte_eal_wait_lcore(worker);
 	}
-	perf_end_run(&x->end[0]);
-	rte_eal_wait_lcore(worker);
 	if (x->abort)
 		return PERF_EXIT_FAIL;
 
@@ -389,7 +427,8 @@ run_size(struct perf_ctx *x, unsigned int worker, struct perf_result *r)
 		if (!e->requester)
 			continue;
 		for (i = 0; i < o->qps; i++) {
-			perf_hist_merge(r->hist, e->qp[i].hist);
+			if (e->qp[i].hist != NULL)
+				perf_hist_merge(r->hist, e->qp[i].hist);
 			r->iterations += e->qp[i].completed;
 		}
 		r->bw_peak_mib += e->peak_bps / 1048576.0;
@@ -412,9 +451,11 @@ perf_run(const struct perf_opts *o, struct perf_caps *caps,
 	 struct perf_result **res, unsigned int *nres, double *tsc_hz)
 {
 	static struct perf_ctx x;
+	static struct perf_net net = { .fd = -1 };
 	struct qpio_port_attr pa0, pa1;
 	struct qpio_device_attr da;
 	uint32_t sizes[32], max_size, mtu_bytes, s;
+	uint64_t max_mr;
 	unsigned int nsizes = 0, worker, i, k;
 	enum qpio_mtu mtu;
 	int ret;
@@ -424,7 +465,11 @@ perf_run(const struct perf_opts *o, struct perf_caps *caps,
 	x.hz = rte_get_tsc_hz();
 	*tsc_hz = (double)x.hz;
 	worker = rte_get_next_lcore(-1, 1, 0);
-	if (worker >= RTE_MAX_LCORE) {
+	if (o->role != PERF_ROLE_LOCAL) {
+		x.local = o->role == PERF_ROLE_SERVER ? 1 : 0;
+		x.net = &net;
+		srand48((long)rte_rdtsc() ^ (long)getpid());
+	} else if (worker >= RTE_MAX_LCORE) {
 		fprintf(stderr, "qpio-perf: the two ends run on two lcores: give EAL "
 			"two, e.g. -l 0-1\n");
 		return PERF_EXIT_USAGE;
@@ -433,21 +478,37 @@ perf_run(const struct perf_opts *o, struct perf_caps *caps,
 	x.end[1].id = 1;
 	x.end[0].peer = &x.end[1];
 	x.end[1].peer = &x.end[0];
-	ret = end_open(&x, &x.end[0], o->dev[0], NULL);
-	if (ret == 0)
-		ret = end_open(&x, &x.end[1], o->dev[o->ndev - 1],
-			       o->ndev == 1 ? x.end[0].dev : NULL);
-	if (ret != 0)
-		goto out;
-
-	qpio_rdma_dev_query(x.end[0].dev, &da);
-	qpio_rdma_port_query(x.end[0].dev, 1, &pa0);
-	qpio_rdma_port_query(x.end[1].dev, 1, &pa1);
-	mtu = RTE_MIN(pa0.active_mtu, pa1.active_mtu);
+	if (o->role != PERF_ROLE_LOCAL) {
+		ret = end_open(&x, &x.end[x.local], o->dev[0], NULL);
+		if (ret != 0)
+			goto out;
+		ret = perf_remote_open(&x, &net);
+		if (ret != 0)
+			goto out;
+		qpio_rdma_dev_query(x.end[x.local].dev, &da);
+		qpio_rdma_port_query(x.end[x.local].dev, 1, &pa0);
+		mtu = pa0.active_mtu;
+		max_mr = da.max_mr_size;
+		ret = perf_remote_hello(&x, &mtu, &max_mr);
+		if (ret != 0)
+			goto out;
+	} else {
+		ret = end_open(&x, &x.end[0], o->dev[0], NULL);
+		if (ret == 0)
+			ret = end_open(&x, &x.end[1], o->dev[o->ndev - 1],
+				       o->ndev == 1 ? x.end[0].dev : NULL);
+		if (ret != 0)
+			goto out;
+		qpio_rdma_dev_query(x.end[0].dev, &da);
+		qpio_rdma_port_query(x.end[0].dev, 1, &pa0);
+		qpio_rdma_port_query(x.end[1].dev, 1, &pa1);
+		mtu = RTE_MIN(pa0.active_mtu, pa1.active_mtu);
+		max_mr = da.max_mr_size;
+	}
 	mtu_bytes = 128u << mtu;
 	caps->path_mtu = mtu_bytes;
 	if (o->all_sizes) {
-		uint64_t cap = RTE_MIN((uint64_t)PERF_ALL_MAX_SIZE, da.max_mr_size / 4);
+		uint64_t cap = RTE_MIN((uint64_t)PERF_ALL_MAX_SIZE, max_mr / 4);
 
 		if (o->transport == QPIO_QPT_UD)
 			cap = RTE_MIN(cap, (uint64_t)mtu_bytes);
@@ -468,7 +529,8 @@ perf_run(const struct perf_opts *o, struct perf_caps *caps,
 	}
 	max_size = sizes[nsizes - 1];
 	for (k = 0; k < 2 && ret == 0; k++)
-		ret = end_create(&x, &x.end[k], caps, max_size);
+		if (x.net == NULL || k == x.local)
+			ret = end_create(&x, &x.end[k], caps, max_size);
 	if (ret != 0)
 		goto out;
 	if (caps->ncut > 0) {
@@ -485,13 +547,23 @@ perf_run(const struct perf_opts *o, struct perf_caps *caps,
 			goto out;
 		}
 	}
-	for (i = 0; i < o->qps; i++) {
-		x.end[0].qp[i].peer_qpn = qpio_qp_num(x.end[1].qp[i].qp);
-		x.end[1].qp[i].peer_qpn = qpio_qp_num(x.end[0].qp[i].qp);
-		x.end[0].qp[i].peer_base = x.end[1].qp[i].base;
-		x.end[1].qp[i].peer_base = x.end[0].qp[i].base;
+	if (x.net != NULL) {
+		ret = perf_remote_qps(&x);
+		if (ret != 0)
+			goto out;
+	} else {
+		for (i = 0; i < o->qps; i++) {
+			x.end[0].qp[i].peer_qpn = qpio_qp_num(x.end[1].qp[i].qp);
+			x.end[1].qp[i].peer_qpn = qpio_qp_num(x.end[0].qp[i].qp);
+			x.end[0].qp[i].peer_base = x.end[1].qp[i].base;
+			x.end[1].qp[i].peer_base = x.end[0].qp[i].base;
+		}
+		x.end[0].peer_rkey = qpio_mr_rkey(x.end[1].mr);
+		x.end[1].peer_rkey = qpio_mr_rkey(x.end[0].mr);
 	}
 	for (k = 0; k < 2 && ret == 0; k++) {
+		if (x.net != NULL && k != x.local)
+			continue;
 		for (i = 0; i < o->qps && ret == 0; i++)
 			ret = qp_connect(&x, &x.end[k], &x.end[k].qp[i],
 					 x.end[k].peer, mtu);
@@ -514,10 +586,25 @@ perf_run(const struct perf_opts *o, struct perf_caps *caps,
 		if (ret != 0)
 			break;
 		(*nres)++;
-		perf_report_row(o, &(*res)[i], (double)x.hz);
+		if (o->role == PERF_ROLE_SERVER && o->mode == PERF_LAT) {
+			if (o->validate)
+				printf("  validate: %" PRIu64 " checked, %" PRIu64
+				       " mismatches at %u bytes (the client reports "
+				       "the latency)\n", (*res)[i].checked,
+				       (*res)[i].mismatches, (*res)[i].bytes);
+		} else {
+			perf_report_row(o, &(*res)[i], (double)x.hz);
+		}
 	}
 	perf_report_footer(o);
 out:
+	if (x.net != NULL) {
+		perf_net_watchdog(o->timeout);  /* disarmed after rte_eal_cleanup */
+		perf_net_close(x.net);
+		x.net = NULL;
+		end_close(&x.end[x.local], 1);
+		return ret;
+	}
 	end_close(&x.end[1], o->ndev == 2);
 	end_close(&x.end[0], 1);
 	return ret;

@@ -48,6 +48,7 @@ def check_schema(doc, where):
     if not ok:
         return False
     ok &= check(doc["test"] in ("send", "write", "read", "atomic"), where + ": test")
+    ok &= check(doc.get("role") == "local", where + ": role of a one-process run")
     ok &= check(doc["mode"] in ("lat", "bw"), where + ": mode")
     ok &= check(doc["transport"] in ("RC", "UC", "UD"), where + ": transport")
     ok &= check(num(doc.get("tsc_hz")) and doc["tsc_hz"] > 0, where + ": tsc_hz")

@@ -213,3 +213,55 @@ Test(perf_opts, help)
 {
 	cr_assert_eq(parse("--help", NULL), 1);
 }
+
+Test(perf_opts, server_and_connect)
+{
+	cr_assert_eq(parse("--test", "ib_send_lat", NULL), 0, "%s", err);
+	cr_assert_eq(o.role, PERF_ROLE_LOCAL);
+	cr_assert_eq(o.port, 18515);
+	cr_assert_float_eq(o.timeout, 30.0, 1e-9);
+	cr_assert_eq(parse("--test", "ib_send_lat", "--server", "-p", "0",
+			   "--timeout", "2.5", NULL), 0, "%s", err);
+	cr_assert_eq(o.role, PERF_ROLE_SERVER);
+	cr_assert_eq(o.port, 0);
+	cr_assert_float_eq(o.timeout, 2.5, 1e-9);
+	cr_assert_eq(parse("--test", "ib_write_bw", "--connect", "::1",
+			   "--port", "20000", "--dev", "soft1", NULL), 0, "%s", err);
+	cr_assert_eq(o.role, PERF_ROLE_CLIENT);
+	cr_assert_str_eq(o.host, "::1");
+	cr_assert_eq(o.port, 20000);
+	cr_assert_str_eq(o.dev[0], "soft1");
+	cr_assert_str_eq(perf_role_name(PERF_ROLE_SERVER), "server");
+	cr_assert_str_eq(perf_role_name(PERF_ROLE_CLIENT), "client");
+	cr_assert_str_eq(perf_role_name(PERF_ROLE_LOCAL), "local");
+}
+
+Test(perf_opts, refusals_server_and_connect)
+{
+	REFUSED("--server and --connect are exclusive",
+		"--test", "ib_send_lat", "--server", "--connect", "h");
+	REFUSED("--server and --connect are exclusive",
+		"--test", "ib_send_lat", "--connect", "h", "--server");
+	REFUSED("-p 0: the client needs the server's port",
+		"--test", "ib_send_lat", "--connect", "h", "-p", "0");
+	REFUSED("-p '65536': must be a decimal integer in 0..65535",
+		"--test", "ib_send_lat", "--server", "-p", "65536");
+	REFUSED("--timeout '0': seconds",
+		"--test", "ib_send_lat", "--server", "--timeout", "0");
+	REFUSED("--server: this process runs one end, on one device",
+		"--test", "ib_send_lat", "--server", "--dev", "soft0", "--dev", "soft1");
+	REFUSED("--run_infinitely runs in one process only; drop it or --connect",
+		"--test", "ib_send_bw", "--connect", "h", "--run_infinitely");
+	REFUSED("--corrupt-at is a test hook of the one-process run",
+		"--test", "ib_send_lat", "--server", "--corrupt-at", "3");
+	REFUSED("--expect with --server in lat mode: the client measures",
+		"--test", "ib_send_lat", "--server", "--expect", "p99<=5us");
+	cr_assert_eq(parse("--test", "ib_send_bw", "--server", "--expect",
+			   "mpps>=0.001", NULL), 0, "%s", err);
+	REFUSED("-p and --timeout are for two processes",
+		"--test", "ib_send_lat", "-p", "18515");
+	REFUSED("-p and --timeout are for two processes",
+		"--test", "ib_send_lat", "--timeout", "5");
+	REFUSED("--connect: HOST must be 1..255 characters",
+		"--test", "ib_send_lat", "--connect", "");
+}
