@@ -40,10 +40,12 @@ struct qpio_mr_table {
 
 /** A registered mempool. */
 struct qpio_mr_mempool {
+	TAILQ_ENTRY(qpio_mr_mempool) next;  /**< in the live list, mr_lock */
 	struct qpio_mr_table *table;
 	struct rte_mempool *mp;
 	unsigned int nb_mr;
-	struct qpio_mr *mr[];           /**< one per chunk, in iteration order */
+	struct qpio_mr *mr[];           /**< one per chunk, in iteration order,
+					 * then one per external range */
 };
 
 #endif /* QPIO_MR_PRIVATE_H */

@@ -146,25 +146,7 @@ qpio_port_kvargs_str(const struct qpio_port *port,
 		     const struct rte_kvargs *kvlist, const char *key,
 		     const char **val)
 {
-	const struct rte_kvargs_pair *pair = NULL;
-	unsigned int i, n = 0;
-
-	if (kvlist == NULL)
-		return 0;
-	for (i = 0; i < kvlist->count; i++)
-		if (strcmp(kvlist->pairs[i].key, key) == 0) {
-			pair = &kvlist->pairs[i];
-			n++;
-		}
-	if (n == 0)
-		return 0;
-	if (n > 1 || pair->value == NULL || pair->value[0] == '\0') {
-		PORT_LOG(ERR, "port %s: key %s must be given once, with a value",
-			 port->name, key);
-		return -EINVAL;
-	}
-	*val = pair->value;
-	return 0;
+	return qpio_devargs_str(port->name, kvlist, key, val);
 }
 
 int
@@ -369,6 +351,14 @@ qpio_port_rx_queue_setup(uint16_t port_id, uint16_t queue_id,
 	ret = queue_setup_check(p, "rx", queue_id, p->nb_rxq, nb_desc);
 	if (ret < 0)
 		return ret;
+	/* A pool whose private area promises more data room than its
+	 * elements hold would have every driver write past its buffers. */
+	if (mp != NULL && qpio_mr_mbuf_pool_check(mp) < 0) {
+		PORT_LOG(ERR, "port %s: rx queue %u: mempool %s refused (its "
+			 "private area must describe its buffers)", p->name,
+			 queue_id, mp->name);
+		return -EINVAL;
+	}
 	if (mp == NULL ||
 	    rte_pktmbuf_data_room_size(mp) < RTE_PKTMBUF_HEADROOM + 64) {
 		PORT_LOG(ERR, "port %s: rx queue %u needs a packet mbuf pool "
