@@ -280,7 +280,7 @@ run_qpio() {
 		exit 2
 	}
 	qpio_cmd=("$qpio_testpmd" --lcores=0@0,1@0,2@1 --no-huge --no-shconf
-		--no-pci -m 1024 --
+		--no-pci -m 1024 --file-prefix="qpio-bench-$$" --
 		--dev qp0,dev=soft0,qp=rc,peer=qp1 --dev qp1,dev=soft0,qp=rc,peer=qp0
 		--forward-mode=txonly,rxonly --nb-cores=2 --txpkts="$size"
 		--burst="$burst" --duration="$secs")
