@@ -47,7 +47,6 @@ static struct {
 
 /* Receiver results. */
 static uint64_t rx_msgs, rx_bytes, rx_bad;
-static volatile int phase; /* 0 stream, 1 pingpong */
 
 static void
 die(const char *what, int err)
