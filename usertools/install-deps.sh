@@ -17,7 +17,7 @@ pkgs=(
 	libdpdk-dev dpdk
 	libibverbs-dev rdma-core ibverbs-utils ibverbs-providers
 	libnuma-dev libpcap-dev libcriterion-dev
-	libclang-rt-14-dev
+	clang libclang-rt-14-dev
 )
 rxe_pkgs=(
 	qemu-system-x86 linux-image-amd64 busybox-static kmod cpio iproute2
