@@ -35,9 +35,13 @@ soft_pd_alloc(struct qpio_device *dev)
 	return &pd->base;
 }
 
+/* Written over a freed PD or MR: a stale pointer reads no valid key. */
+#define SOFT_MR_POISON 0x6b
+
 int
 soft_pd_free(struct qpio_pd *pd)
 {
+	memset(pd, SOFT_MR_POISON, sizeof(struct soft_pd));
 	rte_free(pd);
 	return 0;
 }
@@ -178,6 +182,7 @@ soft_mr_dereg(struct qpio_mr *qmr)
 	rte_spinlock_lock(&sdev->lock);
 	__atomic_store_n(&sdev->mr_tbl[mr->index].key, 0, __ATOMIC_RELEASE);
 	rte_spinlock_unlock(&sdev->lock);
+	memset(mr, SOFT_MR_POISON, sizeof(*mr));
 	rte_free(mr);
 	return 0;
 }
