@@ -21,9 +21,9 @@ int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static struct testpmd_opts opts;
-	char *argv[MAX_WORDS + 2];
+	char *argv[MAX_WORDS + 2], *words[MAX_WORDS + 2];
 	char *s = fuzz_str(data, size), *p = s;
-	int argc = 0, ret;
+	int argc = 0, r[2], i;
 
 	argv[argc++] = "qpio-testpmd";
 	while (argc <= MAX_WORDS && p < s + size) {
@@ -34,11 +34,19 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		p += n + 1;
 	}
 	argv[argc] = NULL;
-	memset(&opts, 0, sizeof(opts));
-	fwd_config_init();
-	ret = testpmd_parse_args(argc, argv, 2, &opts);
-	if (ret != 0 && ret != 1 && ret != -EINVAL)
-		FUZZ_FAIL("testpmd_parse_args returned %d", ret);
+	/* Parsed twice, from the same words: a parse must not depend on
+	 * what an earlier parse left behind (getopt's state). */
+	for (i = 0; i < 2; i++) {
+		memcpy(words, argv, sizeof(argv));
+		memset(&opts, 0, sizeof(opts));
+		fwd_config_init();
+		r[i] = testpmd_parse_args(argc, words, 2, &opts);
+		if (r[i] != 0 && r[i] != 1 && r[i] != -EINVAL)
+			FUZZ_FAIL("testpmd_parse_args returned %d", r[i]);
+	}
+	if (r[0] != r[1])
+		FUZZ_FAIL("the same options parsed twice gave %d, then %d",
+			  r[0], r[1]);
 	free(s);
 	return 0;
 }
