@@ -209,12 +209,6 @@ qpio_mr_mbuf_pool_check(const struct rte_mempool *mp)
 		       priv->mbuf_data_room_size, need, mp->elt_size);
 		return -EINVAL;
 	}
-	if (priv->mbuf_data_room_size < RTE_PKTMBUF_HEADROOM) {
-		MR_LOG(ERR, "pool %s: data room %u is smaller than the headroom "
-		       "RTE_PKTMBUF_HEADROOM (%u)", mp->name,
-		       priv->mbuf_data_room_size, RTE_PKTMBUF_HEADROOM);
-		return -EINVAL;
-	}
 	return 0;
 }
 

@@ -159,8 +159,7 @@ int qpio_mr_mbuf_pool_is(const struct rte_mempool *mp);
  * mbuf_data_room_size (rte_pktmbuf_init() puts the data room right after
  * the mbuf and its private area, in the same element); for a pool of
  * pinned external buffers the data room is outside the element and only
- * the first two terms count. The data room must also hold
- * RTE_PKTMBUF_HEADROOM. Called by qpio_mr_mempool_reg() and by
+ * the first two terms count. Called by qpio_mr_mempool_reg() and by
  * qpio_port_rx_queue_setup() for every port driver.
  *
  * @param mp  the pool; not modified.
