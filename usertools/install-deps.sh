@@ -18,7 +18,7 @@ pkgs=(
 	libdpdk-dev dpdk dpdk-dev
 	libibverbs-dev rdma-core ibverbs-utils ibverbs-providers
 	libnuma-dev libpcap-dev libcriterion-dev
-	libclang-rt-14-dev tcpdump
+	clang libclang-rt-14-dev tcpdump
 )
 rxe_pkgs=(
 	qemu-system-x86 linux-image-amd64 busybox-static kmod cpio iproute2

@@ -84,8 +84,10 @@ fi
 # MTU (4096 bytes); larger frames are dropped and counted by the qp port.
 len_args=(--mbuf-size=8320 --max-pkt-len=73728)
 [ "$transport" = ud ] && len_args=(--mbuf-size=8320 --max-pkt-len=4096)
+# Its own --file-prefix: a DPDK process sharing the default prefix with
+# another one running (a test, a bench) can stall in EAL or telemetry init.
 cmd=("$testpmd" -l 0-1 --no-huge --no-shconf --no-pci -m 512
-	--log-level=lib.eal:warning --
+	--file-prefix="qpio-fwd-$$" --log-level=lib.eal:warning --
 	"${rdma_args[@]}"
 	--dev "pcap0,rx_pcap=$in"
 	--dev "qp0,dev=$dev_name,qp=$transport,peer=qp1"

@@ -377,7 +377,9 @@ testpmd_parse_args(int argc, char **argv, unsigned int nb_workers,
 	int c;
 
 	opts_defaults(o);
-	optind = 1;
+	/* 0, not 1: glibc then forgets where an earlier parse stopped inside
+	 * a word ("-hx" stops after 'h'), so each parse starts clean. */
+	optind = 0;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":hi", long_opts, NULL)) != -1) {
 		switch (c) {

@@ -47,7 +47,6 @@ static struct {
 
 /* Receiver results. */
 static uint64_t rx_msgs, rx_bytes, rx_bad;
-static volatile int phase; /* 0 stream, 1 pingpong */
 
 static void
 die(const char *what, int err)
@@ -256,13 +255,15 @@ receiver(void *arg)
 {
 	struct end *e = arg;
 	struct qpio_wc wc[64];
-	uint64_t pongs = 0;
+	uint64_t pongs = 0, msgs = 0, bytes = 0, bad = 0;
 	uint32_t i;
 
 	for (i = 0; i < RQ_DEPTH; i++)
 		post_recv_slot(e, i);
-	/* Stream phase: check every message in order. */
-	while (rx_msgs < opt.count) {
+	/* Stream phase: check every message in order. The counts are the
+	 * receiver's own; each poll publishes them with a release store that
+	 * pairs with the main lcore's acquire load of rx_msgs. */
+	while (msgs < opt.count) {
 		uint16_t n = qpio_cq_poll(e->cq, wc, RTE_DIM(wc));
 
 		for (i = 0; i < n; i++) {
@@ -271,11 +272,16 @@ receiver(void *arg)
 			if (wc[i].status != QPIO_WC_SUCCESS ||
 			    wc[i].opcode != QPIO_WC_RECV ||
 			    wc[i].byte_len != opt.size ||
-			    !check(p, rx_msgs, opt.size))
-				rx_bad++;
-			rx_bytes += wc[i].byte_len;
-			rx_msgs++;
+			    !check(p, msgs, opt.size))
+				bad++;
+			bytes += wc[i].byte_len;
+			msgs++;
 			post_recv_slot(e, (uint32_t)wc[i].wr_id);
+		}
+		if (n != 0) {
+			rx_bad = bad;
+			rx_bytes = bytes;
+			__atomic_store_n(&rx_msgs, msgs, __ATOMIC_RELEASE);
 		}
 	}
 	/* Pingpong phase: echo each message back. */

@@ -163,21 +163,110 @@ table_remove(struct qpio_mr_table *t, const struct qpio_mr *mr)
 /* Mempool registration                                                 */
 /* ------------------------------------------------------------------ */
 
-struct chunk_list {
+/* Written over a freed registration, so a stale pointer reads garbage
+ * that no check accepts. */
+#define MR_POISON 0x6b
+
+/* One address range to register: a chunk of the pool, or external buffer
+ * memory of a pinned-external-buffer pool. */
+struct mr_range {
+	uintptr_t start;
+	size_t len;
+};
+
+struct range_list {
 	unsigned int n;
 	unsigned int max;
-	struct rte_mempool_memhdr **hdr;
+	struct mr_range *r;
+	const struct rte_mempool *mp;
+	uint16_t data_room;
+	int err;                        /* first bad buffer: EINVAL */
 };
 
 static void
 chunk_collect(struct rte_mempool *mp __rte_unused, void *opaque,
 	      struct rte_mempool_memhdr *memhdr, unsigned int idx __rte_unused)
 {
-	struct chunk_list *cl = opaque;
+	struct range_list *rl = opaque;
 
-	if (cl->n < cl->max)
-		cl->hdr[cl->n] = memhdr;
-	cl->n++;
+	if (rl->n < rl->max) {
+		rl->r[rl->n].start = (uintptr_t)memhdr->addr;
+		rl->r[rl->n].len = memhdr->len;
+	}
+	rl->n++;
+}
+
+/* The external buffer of one mbuf of a pinned-external-buffer pool. */
+static void
+extbuf_collect(struct rte_mempool *mp __rte_unused, void *opaque, void *obj,
+	       unsigned int idx)
+{
+	struct range_list *rl = opaque;
+	const struct rte_mbuf *m = obj;
+
+	if (rl->err != 0)
+		return;
+	if (m->buf_addr == NULL || m->buf_len < rl->data_room) {
+		MR_LOG(ERR, "pool %s: mbuf %u has an external buffer of %u "
+		       "bytes at %p, the pool's data room is %u (each pinned "
+		       "external buffer must hold the data room)", rl->mp->name,
+		       idx, m->buf_len, m->buf_addr, rl->data_room);
+		rl->err = EINVAL;
+		return;
+	}
+	rl->r[rl->n].start = (uintptr_t)m->buf_addr;
+	rl->r[rl->n].len = m->buf_len;
+	rl->n++;
+}
+
+static int
+range_cmp(const void *a, const void *b)
+{
+	const struct mr_range *x = a, *y = b;
+
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+/*
+ * Ranges of the external buffers of a pinned-external-buffer pool, sorted
+ * and merged where they touch (one range per external memory zone when the
+ * buffers are packed). Returns the number of ranges, or -errno.
+ */
+static int
+extbuf_ranges(const struct rte_mempool *mp, struct mr_range **out)
+{
+	const struct rte_pktmbuf_pool_private *priv =
+		rte_mempool_get_priv((struct rte_mempool *)(uintptr_t)mp);
+	struct range_list rl = { 0 };
+	unsigned int i, k;
+
+	rl.max = mp->size;
+	rl.mp = mp;
+	rl.data_room = priv->mbuf_data_room_size;
+	rl.r = rte_malloc("qpio_mr_ext", RTE_MAX(rl.max, 1u) * sizeof(*rl.r), 0);
+	if (rl.r == NULL)
+		return -ENOMEM;
+	rte_mempool_obj_iter((struct rte_mempool *)(uintptr_t)mp,
+			     extbuf_collect, &rl);
+	if (rl.err != 0) {
+		rte_free(rl.r);
+		return -rl.err;
+	}
+	qsort(rl.r, rl.n, sizeof(*rl.r), range_cmp);
+	for (i = 0, k = 0; i < rl.n; i++) {
+		uintptr_t end = rl.r[i].start + rl.r[i].len;
+
+		if (k > 0 && rl.r[i].start <= rl.r[k - 1].start + rl.r[k - 1].len) {
+			uintptr_t kend = rl.r[k - 1].start + rl.r[k - 1].len;
+
+			if (end > kend)
+				rl.r[k - 1].len = end - rl.r[k - 1].start;
+			continue;
+		}
+		rl.r[k++] = rl.r[i];
+	}
+	*out = rl.r;
+	return (int)k;
 }
 
 /* Undo the first n registrations of r. mr_lock held. */
@@ -204,37 +293,57 @@ struct qpio_mr_mempool *
 qpio_mr_mempool_reg(struct qpio_pd *pd, struct rte_mempool *mp,
 		    unsigned int access)
 {
-	struct chunk_list cl = { 0 };
-	struct qpio_mr_mempool *r;
-	unsigned int i;
-	int err = 0;
+	struct range_list cl = { 0 };
+	struct mr_range *ext = NULL;
+	struct qpio_mr_mempool *r = NULL;
+	unsigned int i, nb_chunk, nb_range;
+	int err = 0, nb_ext = 0;
 
 	if (pd == NULL || mp == NULL) {
 		MR_LOG(ERR, "mempool reg: %s is NULL", pd == NULL ? "pd" : "mp");
 		RET_NULL(EINVAL);
 	}
-	cl.max = mp->nb_mem_chunks;
-	if (cl.max == 0) {
+	nb_chunk = mp->nb_mem_chunks;
+	if (nb_chunk == 0) {
 		MR_LOG(ERR, "pool %s: has no memory chunk (populate it before "
 		       "registering)", mp->name);
 		RET_NULL(EINVAL);
 	}
-	cl.hdr = rte_malloc("qpio_mr_chunks", cl.max * sizeof(cl.hdr[0]), 0);
+	if (qpio_mbuf_pool_is(mp)) {
+		const struct rte_pktmbuf_pool_private *priv;
+
+		if (qpio_mbuf_pool_check(mp) < 0)
+			RET_NULL(EINVAL);
+		priv = rte_mempool_get_priv(mp);
+		if (priv->flags & RTE_PKTMBUF_POOL_F_PINNED_EXT_BUF) {
+			nb_ext = extbuf_ranges(mp, &ext);
+			if (nb_ext < 0) {
+				err = -nb_ext;
+				goto free;
+			}
+		}
+	}
+	nb_range = nb_chunk + (unsigned int)nb_ext;
+	cl.max = nb_range;
+	cl.r = rte_malloc("qpio_mr_chunks", nb_range * sizeof(cl.r[0]), 0);
 	r = rte_zmalloc("qpio_mr_mempool",
-			sizeof(*r) + cl.max * sizeof(r->mr[0]), 0);
-	if (cl.hdr == NULL || r == NULL) {
+			sizeof(*r) + nb_range * sizeof(r->mr[0]), 0);
+	if (cl.r == NULL || r == NULL) {
 		MR_LOG(ERR, "pool %s: no memory for %u chunks", mp->name,
-		       cl.max);
+		       nb_range);
 		err = ENOMEM;
 		goto free;
 	}
 	rte_mempool_mem_iter(mp, chunk_collect, &cl);
-	if (cl.n != cl.max) {
+	if (cl.n != nb_chunk) {
 		MR_LOG(ERR, "pool %s: %u chunks iterated, nb_mem_chunks says %u",
-		       mp->name, cl.n, cl.max);
+		       mp->name, cl.n, nb_chunk);
 		err = EINVAL;
 		goto free;
 	}
+	if (nb_ext > 0)
+		memcpy(&cl.r[nb_chunk], ext, (size_t)nb_ext * sizeof(*ext));
+	cl.n = nb_range;
 	r->mp = mp;
 
 	pthread_mutex_lock(&mr_lock);
@@ -250,31 +359,32 @@ qpio_mr_mempool_reg(struct qpio_pd *pd, struct rte_mempool *mp,
 		goto put;
 	}
 	for (i = 0; i < cl.n; i++) {
-		uintptr_t start = (uintptr_t)cl.hdr[i]->addr;
-		size_t len = cl.hdr[i]->len;
+		uintptr_t start = cl.r[i].start;
+		size_t len = cl.r[i].len;
+		const char *what = i < nb_chunk ? "chunk" : "external memory";
 		struct qpio_mr *mr;
 
 		if (len > UINTPTR_MAX - start) {
-			MR_LOG(ERR, "pool %s: chunk %u [%p, +%zu) wraps the "
-			       "address space", mp->name, i, cl.hdr[i]->addr,
-			       len);
+			MR_LOG(ERR, "pool %s: %s %u [%p, +%zu) wraps the "
+			       "address space", mp->name, what, i,
+			       (void *)start, len);
 			err = EINVAL;
 			break;
 		}
 		if (table_overlaps(r->table, start, start + len)) {
-			MR_LOG(ERR, "pool %s: chunk %u [%p, +%zu) overlaps memory "
+			MR_LOG(ERR, "pool %s: %s %u [%p, +%zu) overlaps memory "
 			       "already registered on pd %p (each byte may be in "
-			       "one MR of a PD's table)", mp->name, i,
-			       cl.hdr[i]->addr, len, pd);
+			       "one MR of a PD's table)", mp->name, what, i,
+			       (void *)start, len, pd);
 			err = EEXIST;
 			break;
 		}
-		mr = qpio_mr_reg(pd, cl.hdr[i]->addr, len, access);
+		mr = qpio_mr_reg(pd, (void *)start, len, access);
 		if (mr == NULL) {
 			err = rte_errno;
-			MR_LOG(ERR, "pool %s: chunk %u [%p, +%zu): qpio_mr_reg "
-			       "failed: %s", mp->name, i, cl.hdr[i]->addr, len,
-			       rte_strerror(err));
+			MR_LOG(ERR, "pool %s: %s %u [%p, +%zu): qpio_mr_reg "
+			       "failed: %s", mp->name, what, i, (void *)start,
+			       len, rte_strerror(err));
 			break;
 		}
 		r->mr[i] = mr;
@@ -289,9 +399,10 @@ qpio_mr_mempool_reg(struct qpio_pd *pd, struct rte_mempool *mp,
 	table_bump(r->table);
 	TAILQ_INSERT_TAIL(&mr_mempools, r, next);
 	pthread_mutex_unlock(&mr_lock);
-	MR_LOG(DEBUG, "pool %s: %u chunks registered on pd %p", mp->name,
-	       r->nb_mr, pd);
-	rte_free(cl.hdr);
+	MR_LOG(DEBUG, "pool %s: %u chunks and %d external ranges registered "
+	       "on pd %p", mp->name, nb_chunk, nb_ext, pd);
+	rte_free(cl.r);
+	rte_free(ext);
 	return r;
 
 put:
@@ -299,9 +410,24 @@ put:
 unlock:
 	pthread_mutex_unlock(&mr_lock);
 free:
-	rte_free(cl.hdr);
+	rte_free(cl.r);
+	rte_free(ext);
 	rte_free(r);
 	RET_NULL(err);
+}
+
+/* 1 if r is a registration alive in this process (it is in mr_mempools,
+ * which qpio_mr_mempool_dereg() relies on to refuse a stale one). mr_lock
+ * held. */
+static int
+mempool_reg_alive(const struct qpio_mr_mempool *r)
+{
+	const struct qpio_mr_mempool *it;
+
+	TAILQ_FOREACH(it, &mr_mempools, next)
+		if (it == r)
+			return 1;
+	return 0;
 }
 
 int
@@ -313,6 +439,12 @@ qpio_mr_mempool_dereg(struct qpio_mr_mempool *r)
 	if (r == NULL)
 		return -EINVAL;
 	pthread_mutex_lock(&mr_lock);
+	if (!mempool_reg_alive(r)) {
+		pthread_mutex_unlock(&mr_lock);
+		MR_LOG(ERR, "mempool dereg: %p is not a live registration "
+		       "(deregistered already, or never registered)", r);
+		return -EINVAL;
+	}
 	for (i = 0; i < r->nb_mr; i++)
 		table_remove(r->table, r->mr[i]);
 	table_bump(r->table);
@@ -336,6 +468,7 @@ qpio_mr_mempool_dereg(struct qpio_mr_mempool *r)
 	table_put(r->table);
 	TAILQ_REMOVE(&mr_mempools, r, next);
 	pthread_mutex_unlock(&mr_lock);
+	memset(r, MR_POISON, sizeof(*r));
 	rte_free(r);
 	return 0;
 }

@@ -45,7 +45,8 @@ struct qpio_mr_mempool {
 	struct qpio_mr_table *table;
 	struct rte_mempool *mp;
 	unsigned int nb_mr;
-	struct qpio_mr *mr[];           /**< one per chunk, in iteration order */
+	struct qpio_mr *mr[];           /**< one per chunk, in iteration order,
+					 * then one per external range */
 };
 
 #include <pthread.h>

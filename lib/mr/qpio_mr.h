@@ -37,6 +37,8 @@
 #include <rte_mbuf.h>
 #include <rte_mempool.h>
 
+#include "qpio_mbuf.h"
+
 #include "qpio_rdma.h"
 
 #ifdef __cplusplus
@@ -87,6 +89,18 @@ struct qpio_mr_cache {
  * is incremented. The pool must be fully populated before this call; chunks
  * added later are not registered.
  *
+ * Packet mbuf pools (those qpio_mbuf_pool_is() reports) must pass
+ * qpio_mbuf_pool_check() (qpio_mbuf.h): a pool whose private area
+ * promises a larger data room than its elements hold is refused, since a
+ * device would write past the end of each buffer. A pool of pinned external buffers
+ * (rte_pktmbuf_pool_create_extbuf()) has its data rooms outside the pool's
+ * chunks: the external memory is registered too. The buffers of all its
+ * mbufs ([buf_addr, buf_addr + buf_len), each at least the pool's data
+ * room) are sorted and merged where they touch, and each merged range
+ * becomes one more MR after the chunks' MRs (one per external memory zone
+ * when its buffers are packed). The external memory must stay mapped until
+ * qpio_mr_mempool_dereg().
+ *
  * Ownership: the pool's memory must stay mapped, and the pool must not be
  * freed, until qpio_mr_mempool_dereg(). The PD cannot be freed while the
  * registration exists (its MRs keep the PD busy).
@@ -96,8 +110,10 @@ struct qpio_mr_cache {
  * @param access  OR of enum qpio_access_flags, given to every qpio_mr_reg()
  *   (use QPIO_ACCESS_LOCAL_WRITE for pools the device receives into).
  * @return the registration, or NULL with rte_errno set to:
- *   EINVAL (pd or mp NULL, mp has no memory chunk, or qpio_mr_reg() refused
- *   the access flags or a chunk's length), EEXIST (a chunk overlaps memory
+ *   EINVAL (pd or mp NULL, mp has no memory chunk, an mbuf pool fails
+ *   qpio_mbuf_pool_check() (qpio_mbuf.h), an external buffer is smaller
+ *   than the data room, or qpio_mr_reg() refused the access flags or a chunk's length),
+ *   EFAULT (the device found memory of the pool unmapped), EEXIST (a chunk overlaps memory
  *   already registered in this PD's table, e.g. the same pool registered
  *   twice on one PD), ENOMEM, or another code qpio_mr_reg() set (ENOSPC:
  *   the device's max_mr reached). On failure every MR this call registered
@@ -116,8 +132,11 @@ struct qpio_mr_mempool *qpio_mr_mempool_reg(struct qpio_pd *pd,
  * deregisters the MRs. The queues using the pool must have stopped: a
  * lookup running concurrently on the same table is undefined.
  *
- * @param r  from qpio_mr_mempool_reg(); freed when 0 is returned.
- * @return 0; -EINVAL for NULL; or the first error qpio_mr_dereg() returned.
+ * @param r  from qpio_mr_mempool_reg(); freed (and its memory poisoned)
+ *   when 0 is returned.
+ * @return 0; -EINVAL for NULL or for a pointer that is not a live
+ *   registration of this process (deregistered already: a second dereg is
+ *   refused, never a crash); or the first error qpio_mr_dereg() returned.
  *   In that last case the table entries are gone, r stays allocated and
  *   holds only the MRs whose deregistration failed, and the call may be
  *   repeated.
@@ -126,14 +145,16 @@ struct qpio_mr_mempool *qpio_mr_mempool_reg(struct qpio_pd *pd,
 int qpio_mr_mempool_dereg(struct qpio_mr_mempool *r);
 
 /**
- * @return the number of MRs of a registration (one per chunk of the pool),
- *   or 0 for NULL.
+ * @return the number of MRs of a registration (one per chunk of the pool,
+ *   plus one per external memory range), or 0 for NULL.
  */
 unsigned int qpio_mr_mempool_nb_mr(const struct qpio_mr_mempool *r);
 
 /**
  * @param i  index in [0, qpio_mr_mempool_nb_mr(r)); MRs are in the order
- *   rte_mempool_mem_iter() reports the chunks (the order they were added).
+ *   rte_mempool_mem_iter() reports the chunks (the order they were added),
+ *   then the external memory ranges of a pinned-external-buffer pool in
+ *   address order.
  * @return the i-th MR of a registration, owned by r; NULL (rte_errno
  *   EINVAL) for NULL r or i out of range.
  */

@@ -15,6 +15,8 @@
 #include <rte_random.h>
 
 #include "port_driver.h"
+#include "qpio_devargs.h"
+#include "qpio_mbuf.h"
 
 RTE_LOG_REGISTER(qpio_port_logtype, qpio.lib.port, INFO);
 
@@ -156,24 +158,7 @@ qpio_port_kvargs_u32(const struct qpio_port *port,
 		     const struct rte_kvargs *kvlist, const char *key,
 		     uint32_t min, uint32_t max, uint32_t *val)
 {
-	const char *s = NULL;
-	unsigned long long v;
-	char *end;
-	int ret;
-
-	ret = qpio_port_kvargs_str(port, kvlist, key, &s);
-	if (ret < 0 || s == NULL)
-		return ret;
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (*s < '0' || *s > '9' || *end != '\0' || errno != 0 ||
-	    v < min || v > max) {
-		PORT_LOG(ERR, "port %s: %s=%s must be a decimal in [%u, %u]",
-			 port->name, key, s, min, max);
-		return -EINVAL;
-	}
-	*val = (uint32_t)v;
-	return 0;
+	return qpio_devargs_u32(port->name, kvlist, key, min, max, val);
 }
 
 int
@@ -181,25 +166,7 @@ qpio_port_kvargs_str(const struct qpio_port *port,
 		     const struct rte_kvargs *kvlist, const char *key,
 		     const char **val)
 {
-	const struct rte_kvargs_pair *pair = NULL;
-	unsigned int i, n = 0;
-
-	if (kvlist == NULL)
-		return 0;
-	for (i = 0; i < kvlist->count; i++)
-		if (strcmp(kvlist->pairs[i].key, key) == 0) {
-			pair = &kvlist->pairs[i];
-			n++;
-		}
-	if (n == 0)
-		return 0;
-	if (n > 1 || pair->value == NULL || pair->value[0] == '\0') {
-		PORT_LOG(ERR, "port %s: key %s must be given once, with a value",
-			 port->name, key);
-		return -EINVAL;
-	}
-	*val = pair->value;
-	return 0;
+	return qpio_devargs_str(port->name, kvlist, key, val);
 }
 
 int
@@ -207,24 +174,16 @@ qpio_port_create(const char *devargs)
 {
 	const struct qpio_port_driver *drv;
 	struct rte_kvargs *kvlist = NULL;
-	char name[QPIO_PORT_NAME_LEN];
+	char name[QPIO_PORT_NAME_LEN], doc[64];
 	struct qpio_port *port;
-	const char *comma;
+	const char *args;
 	uint16_t id;
-	size_t len;
 	int ret;
 
 	if (devargs == NULL)
 		return -EINVAL;
-	comma = strchr(devargs, ',');
-	len = comma != NULL ? (size_t)(comma - devargs) : strlen(devargs);
-	if (len == 0 || len >= sizeof(name)) {
-		PORT_LOG(ERR, "devargs '%s': port name must be 1..%u characters",
-			 devargs, QPIO_PORT_NAME_LEN - 1);
+	if (qpio_devargs_split(devargs, name, sizeof(name), &args) < 0)
 		return -EINVAL;
-	}
-	memcpy(name, devargs, len);
-	name[len] = '\0';
 	drv = driver_for_name(name);
 	if (drv == NULL) {
 		char list[256];
@@ -250,22 +209,12 @@ qpio_port_create(const char *devargs)
 			 QPIO_MAX_PORTS);
 		return -ENOSPC;
 	}
-	if (comma != NULL &&
-	    (comma[1] == '\0' || strstr(comma, ",,") != NULL ||
-	     devargs[strlen(devargs) - 1] == ',')) {
-		PORT_LOG(ERR, "devargs '%s': empty key=value item", devargs);
-		return -EINVAL;
-	}
-	if (comma != NULL) {
-		kvlist = rte_kvargs_parse(comma + 1,
-					  (const char **)drv->valid_keys);
-		if (kvlist == NULL) {
-			PORT_LOG(ERR, "devargs '%s': unknown key or bad syntax "
-				 "(keys of %s ports: doc/guides/nics/%s.rst)",
-				 devargs, drv->name, drv->name);
-			return -EINVAL;
-		}
-	}
+	snprintf(doc, sizeof(doc), "doc/guides/nics/%s.rst", drv->name);
+	ret = qpio_devargs_parse(name, args,
+				 (const char *const *)drv->valid_keys, doc,
+				 &kvlist);
+	if (ret < 0)
+		return ret;
 	port = rte_zmalloc("qpio_port", sizeof(*port), RTE_CACHE_LINE_SIZE);
 	if (port == NULL) {
 		rte_kvargs_free(kvlist);
@@ -428,6 +377,14 @@ qpio_port_rx_queue_setup(uint16_t port_id, uint16_t queue_id,
 	ret = queue_setup_check(p, "rx", queue_id, p->nb_rxq, nb_desc);
 	if (ret < 0)
 		return ret;
+	/* A pool whose private area promises more data room than its
+	 * elements hold would have every driver write past its buffers. */
+	if (mp != NULL && qpio_mbuf_pool_check(mp) < 0) {
+		PORT_LOG(ERR, "port %s: rx queue %u: mempool %s refused (its "
+			 "private area must describe its buffers)", p->name,
+			 queue_id, mp->name);
+		return -EINVAL;
+	}
 	if (mp == NULL ||
 	    rte_pktmbuf_data_room_size(mp) < RTE_PKTMBUF_HEADROOM + 64) {
 		PORT_LOG(ERR, "port %s: rx queue %u needs a packet mbuf pool "

@@ -171,12 +171,14 @@ int qpio_port_configure(uint16_t port_id, uint16_t nb_rxq, uint16_t nb_txq,
  * @param nb_desc descriptors (entries), within [min_desc, max_desc] of
  *   qpio_port_info; drivers may round it up to a power of two.
  * @param socket_id NUMA node for the queue's memory, or SOCKET_ID_ANY.
- * @param mp packet mbuf pool (rte_pktmbuf_pool_create); it must outlive
- *   the queue.
+ * @param mp packet mbuf pool (rte_pktmbuf_pool_create, or
+ *   rte_pktmbuf_pool_create_extbuf: a qp port registers its external
+ *   memory too); it must outlive the queue.
  * @return 0, -ENODEV, -EBUSY (started), -EINVAL (queue_id not below the
  *   configured count, nb_desc out of range, mp NULL or with a data room
- *   below RTE_PKTMBUF_HEADROOM + 64), -ENOMEM (mp cannot fill the ring),
- *   or a driver error.
+ *   below RTE_PKTMBUF_HEADROOM + 64, or a pool whose private area does not
+ *   describe its buffers: qpio_mbuf_pool_check(), for every driver),
+ *   -ENOMEM (mp cannot fill the ring), or a driver error.
  */
 int qpio_port_rx_queue_setup(uint16_t port_id, uint16_t queue_id,
 			     uint16_t nb_desc, int socket_id,

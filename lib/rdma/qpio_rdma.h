@@ -449,7 +449,8 @@ struct qpio_device *qpio_rdma_dev_create(const char *devargs);
  * Close a device created by qpio_rdma_dev_create().
  *
  * @return 0; -EBUSY while any PD or CQ of the device exists (nothing is
- *   freed); -EINVAL for NULL.
+ *   freed); -EINVAL for NULL or for a pointer that is not an open device
+ *   (closed already: a second close is refused, never a second free).
  */
 int qpio_rdma_dev_close(struct qpio_device *dev);
 
@@ -559,7 +560,11 @@ struct qpio_pd *qpio_pd_alloc(struct qpio_device *dev);
 /**
  * Free a PD.
  * @return 0; -EBUSY while an MR, QP, AH or SRQ still uses it (nothing freed);
- *   -EINVAL for NULL.
+ *   -EINVAL for NULL or a PD that is not alive.
+ *   Every destroy looks its argument up in the table of the handles
+ *   alive in this process first: a handle destroyed already (or any
+ *   pointer that is not one) gets -EINVAL and a log line, never a second
+ *   free.
  */
 int qpio_pd_free(struct qpio_pd *pd);
 
@@ -577,7 +582,10 @@ int qpio_pd_free(struct qpio_pd *pd);
  * @return the MR (lkey and rkey readable with qpio_mr_lkey()/qpio_mr_rkey()),
  *   or NULL with rte_errno EINVAL (NULL pd or addr, length 0 or too large,
  *   address range wraps, unknown flag, the access rule above), ENOSPC
- *   (max_mr reached) or ENOMEM.
+ *   (max_mr reached), EFAULT (part of the range is not mapped, not
+ *   readable, or read-only while the access flags let the device write it:
+ *   a NIC cannot pin it; the soft NIC checks the same at registration) or
+ *   ENOMEM.
  */
 struct qpio_mr *qpio_mr_reg(struct qpio_pd *pd, void *addr, size_t length,
 			    unsigned int access);
@@ -585,7 +593,11 @@ struct qpio_mr *qpio_mr_reg(struct qpio_pd *pd, void *addr, size_t length,
 /**
  * Deregister an MR. Its keys become invalid at once: a later WR naming them
  * completes with LOC_PROT_ERR (local) or REM_ACCESS_ERR (remote).
- * @return 0 or -EINVAL for NULL.
+ * @return 0; -EINVAL for NULL or an MR that is not alive.
+ *   Every destroy looks its argument up in the table of the handles
+ *   alive in this process first: a handle destroyed already (or any
+ *   pointer that is not one) gets -EINVAL and a log line, never a second
+ *   free.
  */
 int qpio_mr_dereg(struct qpio_mr *mr);
 
@@ -619,7 +631,11 @@ struct qpio_ah *qpio_ah_create(struct qpio_pd *pd,
 /**
  * Destroy an address handle (ibv_destroy_ah). WRs already posted with it
  * are not affected: the address is copied into each WQE at post time.
- * @return 0, or -EINVAL for NULL.
+ * @return 0; -EINVAL for NULL or an AH that is not alive.
+ *   Every destroy looks its argument up in the table of the handles
+ *   alive in this process first: a handle destroyed already (or any
+ *   pointer that is not one) gets -EINVAL and a log line, never a second
+ *   free.
  */
 int qpio_ah_destroy(struct qpio_ah *ah);
 
@@ -648,7 +664,12 @@ struct qpio_cq *qpio_cq_create(struct qpio_device *dev, uint32_t cqe,
 /**
  * Destroy a CQ and close its event fd. Completions not yet polled are
  * discarded, and queued asynchronous events naming the CQ are removed.
- * @return 0; -EBUSY while a QP uses it as send or recv CQ; -EINVAL for NULL.
+ * @return 0; -EBUSY while a QP uses it as send or recv CQ; -EINVAL for
+ *   NULL or a CQ that is not alive.
+ *   Every destroy looks its argument up in the table of the handles
+ *   alive in this process first: a handle destroyed already (or any
+ *   pointer that is not one) gets -EINVAL and a log line, never a second
+ *   free.
  */
 int qpio_cq_destroy(struct qpio_cq *cq);
 
@@ -753,7 +774,11 @@ int qpio_srq_query(struct qpio_srq *srq, struct qpio_srq_attr *attr);
  * Destroy an SRQ (ibv_destroy_srq). Receive WRs still posted are
  * discarded without completions; queued events naming it are removed.
  * @return 0; -EBUSY while a QP uses it (logged, nothing freed); -EINVAL
- *   for NULL.
+ *   for NULL or an SRQ that is not alive.
+ *   Every destroy looks its argument up in the table of the handles
+ *   alive in this process first: a handle destroyed already (or any
+ *   pointer that is not one) gets -EINVAL and a log line, never a second
+ *   free.
  */
 int qpio_srq_destroy(struct qpio_srq *srq);
 
@@ -783,7 +808,10 @@ struct qpio_qp *qpio_qp_create(struct qpio_pd *pd,
  * Destroy a QP in any state; outstanding work is discarded without
  * completions (as ibv_destroy_qp does), and queued asynchronous events
  * naming the QP are removed.
- * @return 0 or -EINVAL for NULL.
+ * @return 0; -EINVAL for NULL or a QP that is not alive.
+ *   Every destroy looks its argument up in the table of the handles alive in this process first: a handle destroyed
+ *   already (or any pointer that is not one) gets -EINVAL and a log line,
+ *   never a second free.
  */
 int qpio_qp_destroy(struct qpio_qp *qp);
 
@@ -795,7 +823,10 @@ int qpio_qp_destroy(struct qpio_qp *qp);
  * (drivers/infiniband/core/verbs.c), which encodes IBA 10.3.1 and table 93.
  * Without QPIO_QP_STATE the QP stays in its state and only attributes
  * allowed by the same-state row change. With QPIO_QP_CUR_STATE,
- * attr->cur_qp_state must equal the current state.
+ * attr->cur_qp_state must equal the current state. With QPIO_QP_AV, the
+ * address vector attr->ah_attr passes the same rules as qpio_ah_create()
+ * (one validator for both): port_num in 1..phys_port_cnt; with is_global,
+ * grh.sgid_index inside that port's GID table and flow_label < 2^20.
  *
  * @return 0; -EINVAL (rule broken: missing required bit, bit not allowed,
  *   transition not in the table, attribute out of range, cur_qp_state

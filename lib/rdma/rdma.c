@@ -11,6 +11,7 @@
 #include <rte_malloc.h>
 
 #include "qpio_config.h"
+#include "qpio_devargs.h"
 #include "rdma_driver.h"
 #include "rdma_events.h"
 #include "rdma_private.h"
@@ -54,34 +55,7 @@ int
 qpio_rdma_kvargs_u32(const struct rte_kvargs *kvlist, const char *key,
 		     uint32_t min, uint32_t max, uint32_t *val)
 {
-	const char *s = NULL;
-	unsigned int i;
-	char *end;
-	unsigned long long v;
-
-	if (kvlist == NULL)
-		return 0;
-	for (i = 0; i < kvlist->count; i++)
-		if (strcmp(kvlist->pairs[i].key, key) == 0)
-			s = kvlist->pairs[i].value;
-	if (s == NULL) {
-		for (i = 0; i < kvlist->count; i++)
-			if (strcmp(kvlist->pairs[i].key, key) == 0) {
-				RDMA_LOG(ERR, "devargs: %s needs a value (%s=N)", key, key);
-				return -EINVAL;
-			}
-		return 0;
-	}
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (*s < '0' || *s > '9' || *end != '\0' || errno != 0 ||
-	    v < min || v > max) {
-		RDMA_LOG(ERR, "devargs: %s=%s is not a decimal integer in [%u, %u]",
-			 key, s, min, max);
-		return -EINVAL;
-	}
-	*val = (uint32_t)v;
-	return 0;
+	return qpio_devargs_u32("devargs", kvlist, key, min, max, val);
 }
 
 struct qpio_device *
@@ -90,9 +64,8 @@ qpio_rdma_dev_create(const char *devargs)
 	const struct qpio_rdma_driver *drv;
 	struct rte_kvargs *kvlist = NULL;
 	struct qpio_device *dev;
-	char name[QPIO_DEV_NAME_LEN];
-	const char *comma;
-	size_t len;
+	char name[QPIO_DEV_NAME_LEN], doc[64];
+	const char *args;
 	unsigned int slot;
 	int ret;
 
@@ -100,16 +73,10 @@ qpio_rdma_dev_create(const char *devargs)
 		rte_errno = EINVAL;
 		return NULL;
 	}
-	comma = strchr(devargs, ',');
-	len = comma != NULL ? (size_t)(comma - devargs) : strlen(devargs);
-	if (len == 0 || len >= sizeof(name)) {
-		RDMA_LOG(ERR, "devargs '%s': device name must be 1..%u characters",
-			 devargs, QPIO_DEV_NAME_LEN - 1);
+	if (qpio_devargs_split(devargs, name, sizeof(name), &args) < 0) {
 		rte_errno = EINVAL;
 		return NULL;
 	}
-	memcpy(name, devargs, len);
-	name[len] = '\0';
 	drv = driver_for_name(name);
 	if (drv == NULL) {
 		RDMA_LOG(ERR, "devargs '%s': no driver for '%s' (want <driver><0-999>)",
@@ -133,21 +100,11 @@ qpio_rdma_dev_create(const char *devargs)
 		rte_errno = ENOSPC;
 		return NULL;
 	}
-	if (comma != NULL &&
-	    (comma[1] == '\0' || strstr(comma, ",,") != NULL ||
-	     devargs[strlen(devargs) - 1] == ',')) {
-		RDMA_LOG(ERR, "devargs '%s': empty key=value item", devargs);
+	snprintf(doc, sizeof(doc), "doc/guides/nics/%s.rst", drv->name);
+	if (qpio_devargs_parse(name, args, (const char *const *)drv->valid_keys,
+			       doc, &kvlist) < 0) {
 		rte_errno = EINVAL;
 		return NULL;
-	}
-	if (comma != NULL) {
-		kvlist = rte_kvargs_parse(comma + 1, (const char **)drv->valid_keys);
-		if (kvlist == NULL) {
-			RDMA_LOG(ERR, "devargs '%s': unknown key or bad syntax "
-				 "(see doc/guides/nics/%s.rst)", devargs, drv->name);
-			rte_errno = EINVAL;
-			return NULL;
-		}
 	}
 	dev = rte_zmalloc("qpio_device", sizeof(*dev), 0);
 	if (dev == NULL) {
@@ -184,10 +141,21 @@ qpio_rdma_dev_create(const char *devargs)
 int
 qpio_rdma_dev_close(struct qpio_device *dev)
 {
+	unsigned int slot;
 	int ret;
 
 	if (dev == NULL)
 		return -EINVAL;
+	/* Look the device up in the registry before reading it: a device
+	 * closed already is refused, never freed twice. */
+	for (slot = 0; slot < QPIO_MAX_DEVICES; slot++)
+		if (devices[slot] == dev)
+			break;
+	if (slot == QPIO_MAX_DEVICES) {
+		RDMA_LOG(ERR, "device %p: not an open device (closed already, "
+			 "or never created)", (void *)dev);
+		return -EINVAL;
+	}
 	if (dev->nb_pd != 0 || dev->nb_cq != 0) {
 		RDMA_LOG(ERR, "device %s: close refused, %u PDs and %u CQs alive",
 			 dev->name, dev->nb_pd, dev->nb_cq);
@@ -202,6 +170,7 @@ qpio_rdma_dev_close(struct qpio_device *dev)
 	nb_devices--;
 	rdma_registry_unlock();
 	rdma_tel_fini(dev);
+	memset(dev, 0x6b, sizeof(*dev));   /* poison: a stale pointer reads garbage */
 	rte_free(dev);
 	return 0;
 }

@@ -28,4 +28,42 @@ void rdma_tel_untrack(struct qpio_device *dev, struct rdma_objlist *l,
 /** Free the lists of a closing device. */
 void rdma_tel_fini(struct qpio_device *dev);
 
+struct qpio_ah_attr;
+
+/**
+ * The address-vector rules (rdma_av.c): port_num in [1, phys_port_cnt];
+ * with a GRH, sgid_index inside the port's GID table and flow_label in
+ * 20 bits. who names the caller in the log line ("ah", "qp 0x11").
+ * 0 or -EINVAL (logged).
+ */
+int rdma_av_check(const struct qpio_device *dev, const struct qpio_ah_attr *av,
+		  const char *who);
+
+/** Kinds of handle the library hands out (rdma_handle.c). */
+enum rdma_handle_type {
+	RDMA_HANDLE_PD = 1,
+	RDMA_HANDLE_MR,
+	RDMA_HANDLE_CQ,
+	RDMA_HANDLE_QP,
+	RDMA_HANDLE_AH,
+	RDMA_HANDLE_SRQ,
+};
+
+/** Enter a handle just created. 0 or -ENOMEM. */
+int rdma_handle_add(const void *obj, enum rdma_handle_type type);
+/** 1 if obj is a live handle of that type in this process, else 0. */
+int rdma_handle_live(const void *obj, enum rdma_handle_type type);
+/** Forget a handle (after its destroy succeeded). */
+void rdma_handle_del(const void *obj);
+
+/** Every object a destroy may be given, looked up before it is read. */
+#define RDMA_HANDLE_CHECK(obj, type, what) do { \
+		if (!rdma_handle_live((obj), (type))) { \
+			RDMA_LOG(ERR, "%s %p: not a live %s of this process " \
+				 "(destroyed already, or never created)", \
+				 (what), (const void *)(obj), (what)); \
+			return -EINVAL; \
+		} \
+	} while (0)
+
 #endif /* QPIO_RDMA_PRIVATE_H */

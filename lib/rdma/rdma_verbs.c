@@ -4,6 +4,7 @@
  * the driver op.
  */
 #include <inttypes.h>
+#include <stdio.h>
 #include <string.h>
 
 #include <rte_errno.h>
@@ -13,6 +14,16 @@
 #include "rdma_private.h"
 
 #define RET_NULL(err) do { rte_errno = (err); return NULL; } while (0)
+
+/* Enter a new handle in the table of live handles; on failure undo the
+ * driver's create with undo(obj) and fail with ENOMEM. */
+#define HANDLE_ADD_OR_UNDO(obj, type, undo) do { \
+		if (rdma_handle_add((obj), (type)) < 0) { \
+			(void)(undo)(obj); \
+			RDMA_LOG(ERR, "no memory to track a new handle"); \
+			RET_NULL(ENOMEM); \
+		} \
+	} while (0)
 
 struct qpio_pd *
 qpio_pd_alloc(struct qpio_device *dev)
@@ -31,6 +42,7 @@ qpio_pd_alloc(struct qpio_device *dev)
 		return NULL;
 	pd->dev = dev;
 	pd->refcnt = 0;
+	HANDLE_ADD_OR_UNDO(pd, RDMA_HANDLE_PD, dev->ops->pd_free);
 	dev->nb_pd++;
 	return pd;
 }
@@ -43,6 +55,7 @@ qpio_pd_free(struct qpio_pd *pd)
 
 	if (pd == NULL)
 		return -EINVAL;
+	RDMA_HANDLE_CHECK(pd, RDMA_HANDLE_PD, "pd");
 	dev = pd->dev;
 	if (pd->refcnt != 0) {
 		RDMA_LOG(ERR, "pd %u of %s: free refused, %u MRs/QPs/AHs/SRQs still use it",
@@ -52,6 +65,7 @@ qpio_pd_free(struct qpio_pd *pd)
 	ret = dev->ops->pd_free(pd);
 	if (ret < 0)
 		return ret;
+	rdma_handle_del(pd);
 	dev->nb_pd--;
 	return 0;
 }
@@ -98,6 +112,7 @@ qpio_mr_reg(struct qpio_pd *pd, void *addr, size_t length, unsigned int access)
 	mr->addr = addr;
 	mr->length = length;
 	mr->access = access;
+	HANDLE_ADD_OR_UNDO(mr, RDMA_HANDLE_MR, dev->ops->mr_dereg);
 	pd->refcnt++;
 	dev->nb_mr++;
 	return mr;
@@ -111,10 +126,12 @@ qpio_mr_dereg(struct qpio_mr *mr)
 
 	if (mr == NULL)
 		return -EINVAL;
+	RDMA_HANDLE_CHECK(mr, RDMA_HANDLE_MR, "mr");
 	pd = mr->pd;
 	ret = pd->dev->ops->mr_dereg(mr);
 	if (ret < 0)
 		return ret;
+	rdma_handle_del(mr);
 	pd->refcnt--;
 	pd->dev->nb_mr--;
 	return 0;
@@ -124,30 +141,13 @@ struct qpio_ah *
 qpio_ah_create(struct qpio_pd *pd, const struct qpio_ah_attr *attr)
 {
 	struct qpio_device *dev;
-	struct qpio_port_attr pa;
 	struct qpio_ah *ah;
 
 	if (pd == NULL || attr == NULL)
 		RET_NULL(EINVAL);
 	dev = pd->dev;
-	if (attr->port_num < 1 || attr->port_num > dev->attr.phys_port_cnt) {
-		RDMA_LOG(ERR, "ah on %s: port_num %u not in [1, %u]", dev->name,
-			 attr->port_num, dev->attr.phys_port_cnt);
+	if (rdma_av_check(dev, attr, "ah") < 0)
 		RET_NULL(EINVAL);
-	}
-	if (attr->is_global) {
-		if (dev->ops->port_query(dev, attr->port_num, &pa) != 0 ||
-		    attr->grh.sgid_index >= pa.gid_tbl_len) {
-			RDMA_LOG(ERR, "ah on %s: sgid_index %u not in the GID table of port %u",
-				 dev->name, attr->grh.sgid_index, attr->port_num);
-			RET_NULL(EINVAL);
-		}
-		if (attr->grh.flow_label > 0xfffff) {
-			RDMA_LOG(ERR, "ah on %s: flow_label 0x%x over 20 bits",
-				 dev->name, attr->grh.flow_label);
-			RET_NULL(EINVAL);
-		}
-	}
 	if (dev->nb_ah >= dev->attr.max_ah) {
 		RDMA_LOG(ERR, "device %s: max_ah (%u) reached", dev->name,
 			 dev->attr.max_ah);
@@ -163,6 +163,7 @@ qpio_ah_create(struct qpio_pd *pd, const struct qpio_ah_attr *attr)
 		return NULL;
 	ah->pd = pd;
 	ah->attr = *attr;
+	HANDLE_ADD_OR_UNDO(ah, RDMA_HANDLE_AH, dev->ops->ah_destroy);
 	pd->refcnt++;
 	dev->nb_ah++;
 	return ah;
@@ -176,10 +177,12 @@ qpio_ah_destroy(struct qpio_ah *ah)
 
 	if (ah == NULL)
 		return -EINVAL;
+	RDMA_HANDLE_CHECK(ah, RDMA_HANDLE_AH, "ah");
 	pd = ah->pd;
 	ret = pd->dev->ops->ah_destroy(ah);
 	if (ret < 0)
 		return ret;
+	rdma_handle_del(ah);
 	pd->refcnt--;
 	pd->dev->nb_ah--;
 	return 0;
@@ -208,6 +211,7 @@ qpio_cq_create(struct qpio_device *dev, uint32_t cqe, int socket_id)
 	cq->dev = dev;
 	cq->refcnt = 0;
 	cq->socket_id = socket_id;
+	HANDLE_ADD_OR_UNDO(cq, RDMA_HANDLE_CQ, dev->ops->cq_destroy);
 	dev->nb_cq++;
 	rdma_tel_track(dev, &dev->cqs, cq);
 	return cq;
@@ -221,6 +225,7 @@ qpio_cq_destroy(struct qpio_cq *cq)
 
 	if (cq == NULL)
 		return -EINVAL;
+	RDMA_HANDLE_CHECK(cq, RDMA_HANDLE_CQ, "cq");
 	dev = cq->dev;
 	if (cq->refcnt != 0) {
 		RDMA_LOG(ERR, "cq %u of %s: destroy refused, %u QP uses",
@@ -233,6 +238,7 @@ qpio_cq_destroy(struct qpio_cq *cq)
 		rdma_tel_track(dev, &dev->cqs, cq);
 		return ret;
 	}
+	rdma_handle_del(cq);
 	rdma_events_scrub(dev, cq);
 	dev->nb_cq--;
 	return 0;
@@ -309,6 +315,7 @@ qpio_srq_create(struct qpio_pd *pd, struct qpio_srq_attr *attr)
 	srq->dev = dev;
 	srq->pd = pd;
 	srq->refcnt = 0;
+	HANDLE_ADD_OR_UNDO(srq, RDMA_HANDLE_SRQ, dev->ops->srq_destroy);
 	pd->refcnt++;
 	dev->nb_srq++;
 	return srq;
@@ -367,6 +374,7 @@ qpio_srq_destroy(struct qpio_srq *srq)
 
 	if (srq == NULL)
 		return -EINVAL;
+	RDMA_HANDLE_CHECK(srq, RDMA_HANDLE_SRQ, "srq");
 	dev = srq->dev;
 	pd = srq->pd;
 	if (srq->refcnt != 0) {
@@ -377,6 +385,7 @@ qpio_srq_destroy(struct qpio_srq *srq)
 	ret = dev->ops->srq_destroy(srq);
 	if (ret < 0)
 		return ret;
+	rdma_handle_del(srq);
 	rdma_events_scrub(dev, srq);
 	pd->refcnt--;
 	dev->nb_srq--;
@@ -458,6 +467,7 @@ qpio_qp_create(struct qpio_pd *pd, struct qpio_qp_init_attr *ia)
 	qp->qp_context = ia->qp_context;
 	qp->qp_type = (uint8_t)ia->qp_type;
 	qp->sq_sig_all = ia->sq_sig_all != 0;
+	HANDLE_ADD_OR_UNDO(qp, RDMA_HANDLE_QP, dev->ops->qp_destroy);
 	pd->refcnt++;
 	ia->send_cq->refcnt++;
 	ia->recv_cq->refcnt++;
@@ -479,6 +489,7 @@ qpio_qp_destroy(struct qpio_qp *qp)
 
 	if (qp == NULL)
 		return -EINVAL;
+	RDMA_HANDLE_CHECK(qp, RDMA_HANDLE_QP, "qp");
 	dev = qp->dev;
 	pd = qp->pd;
 	scq = qp->send_cq;
@@ -490,6 +501,7 @@ qpio_qp_destroy(struct qpio_qp *qp)
 		rdma_tel_track(dev, &dev->qps, qp);
 		return ret;
 	}
+	rdma_handle_del(qp);
 	rdma_events_scrub(dev, qp);
 	pd->refcnt--;
 	scq->refcnt--;
@@ -539,12 +551,15 @@ check_qp_attr_values(const struct qpio_qp *qp, const struct qpio_qp_attr *attr,
 	else if ((mask & QPIO_QP_MAX_DEST_RD_ATOMIC) &&
 		 attr->max_dest_rd_atomic > dev->attr.max_qp_init_rd_atom)
 		rule = "max_dest_rd_atomic over device max_qp_init_rd_atom";
-	else if ((mask & QPIO_QP_AV) && attr->ah_attr.is_global &&
-		 attr->ah_attr.grh.flow_label > 0xfffff)
-		rule = "flow_label over 20 bits";
 	if (rule != NULL) {
 		RDMA_LOG(ERR, "qp 0x%x: %s", qp->qp_num, rule);
 		return -EINVAL;
+	}
+	if (mask & QPIO_QP_AV) {
+		char who[32];
+
+		snprintf(who, sizeof(who), "qp 0x%x", qp->qp_num);
+		return rdma_av_check(dev, &attr->ah_attr, who);
 	}
 	return 0;
 }

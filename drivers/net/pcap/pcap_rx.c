@@ -35,12 +35,23 @@ rx_copy(struct pcap_rx_queue *rxq, const u_char *data, uint32_t caplen,
 	}
 	for (i = 0; i < nseg; i++) {
 		struct rte_mbuf *m = rxq->segs[i];
-		uint32_t n = RTE_MIN(rxq->seg_room, caplen - off);
+		/* The copy is bounded by this mbuf's own buffer, not only by
+		 * what the pool's private area says. */
+		uint32_t n = RTE_MIN(RTE_MIN(rxq->seg_room,
+					     (uint32_t)rte_pktmbuf_tailroom(m)),
+				     caplen - off);
 
 		memcpy(rte_pktmbuf_mtod(m, void *), data + off, n);
 		m->data_len = (uint16_t)n;
 		m->next = i + 1 < nseg ? rxq->segs[i + 1] : NULL;
 		off += n;
+	}
+	if (unlikely(off != caplen)) {
+		/* An mbuf shorter than the pool's data room: drop the frame
+		 * rather than truncate it silently. */
+		rte_pktmbuf_free(rxq->segs[0]);   /* frees the chain */
+		rxq->errors++;
+		return 0;
 	}
 	head = rxq->segs[0];
 	head->nb_segs = (uint16_t)nseg;

@@ -2,6 +2,12 @@
 /*
  * Soft NIC protection domains and memory regions.
  */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
 #include <rte_eal.h>
 #include <rte_errno.h>
 #include <rte_malloc.h>
@@ -29,9 +35,13 @@ soft_pd_alloc(struct qpio_device *dev)
 	return &pd->base;
 }
 
+/* Written over a freed PD or MR: a stale pointer reads no valid key. */
+#define SOFT_MR_POISON 0x6b
+
 int
 soft_pd_free(struct qpio_pd *pd)
 {
+	memset(pd, SOFT_MR_POISON, sizeof(struct soft_pd));
 	rte_free(pd);
 	return 0;
 }
@@ -52,14 +62,82 @@ mem_is_shared(const void *addr, size_t length)
 		!last->external;
 }
 
+/*
+ * 0 if every byte of [addr, addr + length) is mapped in this process,
+ * readable, and writable when the access flags let the device write it;
+ * -EFAULT otherwise. A real NIC pins the pages at registration and fails
+ * there (get_user_pages refuses an unmapped or PROT_NONE page, and a
+ * read-only one for a writable MR); the soft NIC reads the same facts from
+ * /proc/self/maps, whose lines are sorted by address. Control path: one
+ * read of the maps file per registration.
+ */
+static int
+soft_mr_mapped(const void *addr, size_t length, unsigned int access,
+	       const char *dev_name)
+{
+	uintptr_t cur = (uintptr_t)addr, end = cur + length;
+	int need_w = (access & (QPIO_ACCESS_LOCAL_WRITE |
+				QPIO_ACCESS_REMOTE_WRITE |
+				QPIO_ACCESS_REMOTE_ATOMIC)) != 0;
+	const char *why = "not mapped";
+	char *line = NULL;
+	size_t cap = 0;
+	FILE *f;
+
+	f = fopen("/proc/self/maps", "re");
+	if (f == NULL) {
+		SOFT_LOG(ERR, "%s: mr: cannot read /proc/self/maps (%s) to "
+			 "check the range is mapped", dev_name, strerror(errno));
+		return -EFAULT;
+	}
+	while (cur < end && getline(&line, &cap, f) > 0) {
+		uintptr_t lo, hi;
+		char perms[5];
+
+		if (sscanf(line, "%" SCNxPTR "-%" SCNxPTR " %4s", &lo, &hi,
+			   perms) != 3)
+			break;
+		if (hi <= cur)
+			continue;
+		if (lo > cur)
+			break;          /* a hole at cur */
+		if (perms[0] != 'r') {
+			why = "not readable (PROT_NONE or write-only)";
+			break;
+		}
+		if (need_w && perms[1] != 'w') {
+			why = "read-only, and the access flags let the device "
+			      "write it";
+			break;
+		}
+		cur = hi;
+	}
+	free(line);
+	fclose(f);
+	if (cur >= end)
+		return 0;
+	SOFT_LOG(ERR, "%s: mr [%p, +%zu): the page at 0x%" PRIxPTR " is %s "
+		 "(memory is registered only when the process can access all "
+		 "of it, as a NIC pins it)", dev_name, addr, length,
+		 RTE_ALIGN_FLOOR(cur, (uintptr_t)4096), why);
+	return -EFAULT;
+}
+
 struct qpio_mr *
 soft_mr_reg(struct qpio_pd *pd, void *addr, size_t length, unsigned int access)
 {
 	struct soft_dev *sdev = to_sdev(pd->dev);
 	struct soft_mr_entry *e;
 	struct soft_mr *mr;
-	uint32_t i, key, mp = mem_is_shared(addr, length) ? SOFT_ACCESS_MP : 0;
+	uint32_t i, key, mp;
+	int ret;
 
+	ret = soft_mr_mapped(addr, length, access, pd->dev->name);
+	if (ret < 0) {
+		rte_errno = -ret;
+		return NULL;
+	}
+	mp = mem_is_shared(addr, length) ? SOFT_ACCESS_MP : 0;
 	mr = rte_zmalloc("soft_mr", sizeof(*mr), 0);
 	if (mr == NULL) {
 		rte_errno = ENOMEM;
@@ -104,6 +182,7 @@ soft_mr_dereg(struct qpio_mr *qmr)
 	rte_spinlock_lock(&sdev->lock);
 	__atomic_store_n(&sdev->mr_tbl[mr->index].key, 0, __ATOMIC_RELEASE);
 	rte_spinlock_unlock(&sdev->lock);
+	memset(mr, SOFT_MR_POISON, sizeof(*mr));
 	rte_free(mr);
 	return 0;
 }

@@ -1,0 +1,88 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#ifndef QPIO_DEVARGS_H
+#define QPIO_DEVARGS_H
+
+/**
+ * @file
+ * The one devargs parser of qpio, used for RDMA devices (`--rdma-dev`,
+ * qpio_rdma_dev_create()) and packet ports (`--dev`, qpio_port_create()),
+ * so both follow one rule set:
+ *
+ * - the string is `<name>[,<key>=<value>[,...]]`; the name is 1..name_size-1
+ *   characters;
+ * - no empty item (no `,,`, no leading or trailing comma), every item is
+ *   `key=value` with a non-empty key and a non-empty value; a value may be
+ *   a bracketed list (`key=[a,b]`, as rte_kvargs reads it);
+ * - every key is one of the driver's keys, and is given at most once
+ *   (a duplicate is refused, it is not "last wins");
+ * - integer values are decimal digits only (no sign, no `0x` hex, no
+ *   octal), inside the range the key documents.
+ *
+ * Each refusal is -EINVAL with one log line naming the owner, the item and
+ * the rule. Control path; the functions keep no state and may be called
+ * from any thread.
+ */
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <rte_kvargs.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/**
+ * Split a devargs string into its name and the key=value part.
+ *
+ * @param devargs    NUL-terminated string.
+ * @param name       receives the name, NUL-terminated.
+ * @param name_size  bytes of name (the name may be name_size - 1 long).
+ * @param args       receives a pointer into devargs just past the first
+ *   comma, or NULL when there is none.
+ * @return 0; -EINVAL (NULL argument, empty or too long name; logged).
+ */
+int qpio_devargs_split(const char *devargs, char *name, size_t name_size,
+		       const char **args);
+
+/**
+ * Check the key=value part against the rules above, then parse it.
+ *
+ * @param owner       names the device or port in log lines ("soft0").
+ * @param args        key=value part (after the name's comma); NULL or
+ *   empty is an empty list only when empty_ok, else it is "an empty item".
+ * @param valid_keys  NULL-terminated list of the driver's keys.
+ * @param doc         where the keys are documented, for the log line
+ *   ("doc/guides/nics/soft.rst"); may be NULL.
+ * @param out         receives the list (free with rte_kvargs_free()), or
+ *   NULL when args is NULL.
+ * @return 0; -EINVAL (rule broken; logged); -ENOMEM.
+ */
+int qpio_devargs_parse(const char *owner, const char *args,
+		       const char *const *valid_keys, const char *doc,
+		       struct rte_kvargs **out);
+
+/**
+ * Read key as a string. *val points into kvlist (valid until it is freed)
+ * and is left untouched when the key is absent or kvlist is NULL.
+ * @return 0; -EINVAL (given twice or empty: only for lists not made by
+ *   qpio_devargs_parse(); logged).
+ */
+int qpio_devargs_str(const char *owner, const struct rte_kvargs *kvlist,
+		     const char *key, const char **val);
+
+/**
+ * Read key as a decimal unsigned integer in [min, max]; *val is left
+ * untouched when the key is absent or kvlist is NULL.
+ * @return 0; -EINVAL (not decimal digits, out of range, or as
+ *   qpio_devargs_str(); logged naming the key and the range).
+ */
+int qpio_devargs_u32(const char *owner, const struct rte_kvargs *kvlist,
+		     const char *key, uint32_t min, uint32_t max,
+		     uint32_t *val);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* QPIO_DEVARGS_H */

@@ -1,0 +1,120 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * One devargs rule set for RDMA devices (--rdma-dev) and packet ports
+ * (--dev): duplicate keys, empty items, items without a value, unknown
+ * keys and non-decimal numbers are refused by both, with EINVAL.
+ */
+#include <rte_errno.h>
+
+#include "qpio_devargs.h"
+#include "qpio_port.h"
+#include "test_common.h"
+
+TestSuite(devargs, .init = qt_eal_init, .fini = qt_eal_fini);
+
+/* Strings both kinds must refuse, after a valid name. */
+static const char *const bad_tails[] = {
+	",",                     /* trailing comma: an empty item */
+	",,",
+	",%s=1,,%s=1",
+	",%s",                   /* no '=' */
+	",%s=",                  /* empty value */
+	",=1",                   /* empty key */
+	",nosuchkey=1",
+	",%s=1,%s=2",            /* duplicate key */
+	",%s=2,%s=2",            /* duplicate key, same value */
+	",%s=[1,2",              /* unbalanced bracket */
+};
+
+static void
+devargs_of(char *buf, size_t size, const char *name, const char *tail,
+	   const char *key)
+{
+	char fmt[128];
+
+	snprintf(fmt, sizeof(fmt), "%s%s", name, tail);
+	snprintf(buf, size, fmt, key, key);
+}
+
+Test(devargs, rdma_dev_refuses_what_ports_refuse)
+{
+	char s[128];
+	unsigned int i;
+	int id;
+
+	for (i = 0; i < RTE_DIM(bad_tails); i++) {
+		devargs_of(s, sizeof(s), "soft0", bad_tails[i], "max_qp");
+		rte_errno = 0;
+		cr_assert_null(qpio_rdma_dev_create(s), "accepted '%s'", s);
+		cr_assert_eq(rte_errno, EINVAL, "'%s': %d", s, rte_errno);
+		cr_assert_eq(qpio_rdma_dev_count(), 0);
+		devargs_of(s, sizeof(s), "ring0", bad_tails[i], "peer");
+		id = qpio_port_create(s);
+		cr_assert_eq(id, -EINVAL, "'%s': %d", s, id);
+		cr_assert_eq(qpio_port_count(), 0);
+	}
+}
+
+Test(devargs, duplicate_key_refused_by_rdma_dev)
+{
+	rte_errno = 0;
+	cr_assert_null(qpio_rdma_dev_create("soft0,max_qp=16,max_qp=32"));
+	cr_assert_eq(rte_errno, EINVAL);
+	cr_assert_eq(qpio_rdma_dev_count(), 0);
+}
+
+Test(devargs, integers_are_decimal_only)
+{
+	static const char *const bad[] = {
+		"0x10", "010x", "+16", "-1", " 16", "16 ", "1e3", "",
+		"99999999999", "4294967296",
+	};
+	struct qpio_device_attr a;
+	struct qpio_device *d;
+	char s[64];
+	unsigned int i;
+
+	for (i = 0; i < RTE_DIM(bad); i++) {
+		snprintf(s, sizeof(s), "soft0,max_qp=%s", bad[i]);
+		rte_errno = 0;
+		cr_assert_null(qpio_rdma_dev_create(s), "accepted '%s'", s);
+		cr_assert_eq(rte_errno, EINVAL, "'%s'", s);
+	}
+	/* A leading zero is decimal, not octal. */
+	d = qpio_rdma_dev_create("soft0,max_qp=010");
+	cr_assert_not_null(d);
+	cr_assert_eq(qpio_rdma_dev_query(d, &a), 0);
+	cr_assert_eq(a.max_qp, 10);
+	cr_assert_eq(qpio_rdma_dev_close(d), 0);
+}
+
+Test(devargs, parser_rules_direct)
+{
+	static const char *const keys[] = { "a", "b", NULL };
+	struct rte_kvargs *kv = NULL;
+	const char *args = NULL;
+	uint32_t v = 7;
+	char name[8];
+
+	cr_assert_eq(qpio_devargs_split("dev0,a=1", name, sizeof(name), &args), 0);
+	cr_assert_str_eq(name, "dev0");
+	cr_assert_str_eq(args, "a=1");
+	cr_assert_eq(qpio_devargs_split("dev0", name, sizeof(name), &args), 0);
+	cr_assert_null(args);
+	cr_assert_eq(qpio_devargs_split(",a=1", name, sizeof(name), &args), -EINVAL);
+	cr_assert_eq(qpio_devargs_split("longername0", name, sizeof(name), &args),
+		     -EINVAL);
+	cr_assert_eq(qpio_devargs_parse("t", NULL, keys, NULL, &kv), 0);
+	cr_assert_null(kv);
+	cr_assert_eq(qpio_devargs_parse("t", "a=[1,2],b=3", keys, NULL, &kv), 0);
+	cr_assert_not_null(kv);
+	cr_assert_eq(kv->count, 2);
+	cr_assert_eq(qpio_devargs_u32("t", kv, "b", 0, 10, &v), 0);
+	cr_assert_eq(v, 3);
+	cr_assert_eq(qpio_devargs_u32("t", kv, "b", 4, 10, &v), -EINVAL);
+	cr_assert_eq(v, 3);
+	rte_kvargs_free(kv);
+	cr_assert_eq(qpio_devargs_parse("t", "a=1]", keys, NULL, &kv), -EINVAL);
+	cr_assert_eq(qpio_devargs_parse("t", "a=1,A=2", keys, NULL, &kv), -EINVAL);
+	cr_assert_null(kv);
+}
