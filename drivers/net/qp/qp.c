@@ -136,8 +136,8 @@ pool_get(struct qp_port *qp, struct rte_mempool *mp)
 	free_slot->reg = qpio_mr_mempool_reg(qp->pd, mp,
 					     QPIO_ACCESS_LOCAL_WRITE);
 	if (free_slot->reg == NULL) {
-		QP_LOG(ERR, "port %s: registering mempool %s failed (%d)",
-		       qp->port->name, mp->name, -rte_errno);
+		QP_LOG(ERR, "port %s: registering mempool %s failed: %s",
+		       qp->port->name, mp->name, rte_strerror(rte_errno));
 		return NULL;
 	}
 	free_slot->mp = mp;
@@ -268,8 +268,8 @@ qp_rx_queue_setup(struct qpio_port *port, uint16_t qid, uint16_t nb_desc,
 		goto nomem;
 	rxq->cq = qpio_cq_create(qp->dev, rxq->nb_desc, socket_id);
 	if (rxq->cq == NULL) {
-		QP_LOG(ERR, "port %s: rx queue %u: CQ of %u entries: %d",
-		       port->name, qid, rxq->nb_desc, -rte_errno);
+		QP_LOG(ERR, "port %s: rx queue %u: CQ of %u entries: %s",
+		       port->name, qid, rxq->nb_desc, rte_strerror(rte_errno));
 		rxq_free(qp, rxq);
 		return -rte_errno;
 	}
@@ -342,8 +342,8 @@ qp_tx_queue_setup(struct qpio_port *port, uint16_t qid, uint16_t nb_desc,
 	}
 	txq->cq = qpio_cq_create(qp->dev, txq->nb_desc, socket_id);
 	if (txq->cq == NULL) {
-		QP_LOG(ERR, "port %s: tx queue %u: CQ of %u entries: %d",
-		       port->name, qid, txq->nb_desc, -rte_errno);
+		QP_LOG(ERR, "port %s: tx queue %u: CQ of %u entries: %s",
+		       port->name, qid, txq->nb_desc, rte_strerror(rte_errno));
 		txq_free(txq);
 		return -rte_errno;
 	}
@@ -504,8 +504,8 @@ qp_link(struct qpio_port *a, struct qpio_port *b)
 		if (ret == 0)
 			ret = qp_connect(qb, tb->qp, qa, qpio_qp_num(ta->qp));
 		if (ret < 0) {
-			QP_LOG(ERR, "ports %s and %s: queue %u: connect failed "
-			       "(%d)", a->name, b->name, i, ret);
+			QP_LOG(ERR, "ports %s and %s: queue %u: connect failed: "
+			       "%s", a->name, b->name, i, rte_strerror(-ret));
 			return ret;
 		}
 	}
@@ -532,8 +532,8 @@ qp_ud_dest(struct qp_port *qp, struct qp_txq *txq, const struct qp_port *peer,
 		qpio_ah_destroy(txq->ah);
 	txq->ah = qpio_ah_create(qp->pd, &aa);
 	if (txq->ah == NULL) {
-		QP_LOG(ERR, "port %s: address handle for %s: %d",
-		       qp->port->name, peer->port->name, -rte_errno);
+		QP_LOG(ERR, "port %s: address handle for %s: %s",
+		       qp->port->name, peer->port->name, rte_strerror(rte_errno));
 		return -rte_errno;
 	}
 	txq->remote_qpn = dest_qpn;
@@ -569,8 +569,8 @@ qp_start(struct qpio_port *port)
 		ia.cap.max_inline_data = qp->inline_max;
 		q = qpio_qp_create(qp->pd, &ia);
 		if (q == NULL) {
-			QP_LOG(ERR, "port %s: queue %u: QP create failed (%d)",
-			       port->name, i, -rte_errno);
+			QP_LOG(ERR, "port %s: queue %u: QP create failed: %s",
+			       port->name, i, rte_strerror(rte_errno));
 			ret = -rte_errno;
 			goto fail;
 		}
@@ -588,8 +588,8 @@ qp_start(struct qpio_port *port)
 			ret = qp_rxq_post_all(rxq);
 		if (ret < 0) {
 			QP_LOG(ERR, "port %s: queue %u: QP to INIT with %u "
-			       "receives failed (%d)", port->name, i,
-			       rxq->nb_desc, ret);
+			       "receives failed: %s", port->name, i,
+			       rxq->nb_desc, rte_strerror(-ret));
 			goto fail;
 		}
 	}
@@ -821,8 +821,8 @@ qp_probe(struct qpio_port *port, const struct rte_kvargs *kv)
 	qp->dev = dev_get(dev_name, &qp->own_dev);
 	if (qp->dev == NULL) {
 		ret = -rte_errno;
-		QP_LOG(ERR, "port %s: rdma device %s: %d", port->name,
-		       dev_name, ret);
+		QP_LOG(ERR, "port %s: rdma device %s: %s", port->name,
+		       dev_name, rte_strerror(-ret));
 		goto fail;
 	}
 	qpio_rdma_dev_query(qp->dev, &qp->dattr);

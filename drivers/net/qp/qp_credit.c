@@ -50,8 +50,8 @@ qp_credit_init(struct qp_port *qp)
 	if (qp->credit_mr == NULL) {
 		int ret = -rte_errno;
 
-		QP_LOG(ERR, "port %s: registering the credit words: %d",
-		       qp->port->name, ret);
+		QP_LOG(ERR, "port %s: registering the credit words: %s",
+		       qp->port->name, rte_strerror(-ret));
 		rte_free(qp->credit_area);
 		qp->credit_area = NULL;
 		return ret;
