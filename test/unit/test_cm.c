@@ -321,13 +321,25 @@ Test(cm, peer_death_is_disconnected_reset)
 	struct tcm_conn c;
 	struct qpio_cm_event ev;
 
+	struct qpio_wc wc;
+
 	tcm_world(&a, &b, QPIO_QPT_RC);
 	tcm_connect(&c, &a, &b, "127.0.0.1");
+	qt_post_recv(&a, 31, a.buf, 128);
+	qt_post_recv(&a, 32, a.buf + 128, 128);
 	/* the server's socket closes without a disconnect message */
 	cr_assert_eq(qpio_cm_id_destroy(c.server), 0);
 	tcm_expect(c.ch, &ev, QPIO_CM_EVENT_DISCONNECTED, -ECONNRESET);
 	cr_assert_eq(ev.id, c.client);
 	cr_assert_eq(qpio_qp_state(a.qp), QPIO_QPS_ERR);
+	/* each posted receive completes once, flushed */
+	cr_assert_eq(qt_poll_n(a.cq, &wc, 1), 1);
+	cr_assert_eq(wc.wr_id, 31);
+	cr_assert_eq(wc.status, QPIO_WC_WR_FLUSH_ERR);
+	cr_assert_eq(qt_poll_n(a.cq, &wc, 1), 1);
+	cr_assert_eq(wc.wr_id, 32);
+	cr_assert_eq(wc.status, QPIO_WC_WR_FLUSH_ERR);
+	tcm_expect_none(c.ch, 20);
 	cr_assert_eq(qpio_qp_state(b.qp), QPIO_QPS_RTS);
 	tcm_conn_destroy(&c);
 	tcm_world_destroy(&a, &b);
@@ -629,6 +641,50 @@ Test(cm, hostile_request_dropped_by_the_listener)
 	}
 	cr_assert(closed, "the listener kept a hostile connection open");
 	close(fd);
+	cr_assert_eq(qpio_cm_channel_destroy(ch), 0);
+	tcm_world_destroy(&a, &b);
+}
+
+Test(cm, silent_listener_times_out)
+{
+	struct qpio_cm_conn_param p = { NULL, 0, NULL, 100 };
+	struct qt_end a, b;
+	struct qpio_cm_channel *ch = qpio_cm_channel_create();
+	struct qpio_cm_event ev;
+	char port[8];
+	int lfd;
+
+	tcm_world(&a, &b, QPIO_QPT_RC);
+	lfd = raw_listen(port);         /* takes the connection, never answers */
+	cr_assert_not_null(qpio_cm_connect(ch, a.qp, "127.0.0.1", port, &p,
+					   NULL));
+	tcm_expect(ch, &ev, QPIO_CM_EVENT_UNREACHABLE, -ETIMEDOUT);
+	cr_assert_eq(qpio_qp_state(a.qp), QPIO_QPS_RESET);
+	close(lfd);
+	cr_assert_eq(qpio_cm_channel_destroy(ch), 0);
+	tcm_world_destroy(&a, &b);
+}
+
+Test(cm, channel_fd_becomes_readable)
+{
+	struct qt_end a, b;
+	struct qpio_cm_channel *ch = qpio_cm_channel_create();
+	struct qpio_cm_event ev;
+	struct pollfd pfd = { .events = POLLIN };
+	char port[8];
+
+	tcm_world(&a, &b, QPIO_QPT_RC);
+	pfd.fd = qpio_cm_channel_fd(ch);
+	cr_assert_eq(poll(&pfd, 1, 0), 0);
+	listen_any_port(ch, b.dev, "127.0.0.1", port);
+	cr_assert_not_null(qpio_cm_connect(ch, a.qp, "127.0.0.1", port, NULL,
+					   NULL));
+	/* the listening socket has a connection: the fd says so */
+	cr_assert_eq(poll(&pfd, 1, 3000), 1);
+	tcm_expect(ch, &ev, QPIO_CM_EVENT_CONNECT_REQUEST, 0);
+	cr_assert_eq(qpio_cm_reject(ev.id, NULL, 0), 0);
+	tcm_expect(ch, &ev, QPIO_CM_EVENT_REJECTED, -ECONNREFUSED);
+	cr_assert_eq(ev.private_data_len, 0);
 	cr_assert_eq(qpio_cm_channel_destroy(ch), 0);
 	tcm_world_destroy(&a, &b);
 }
