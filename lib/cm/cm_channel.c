@@ -171,7 +171,10 @@ cm_qp_to_err(struct qpio_cm_id *id)
 {
 	struct qpio_qp_attr attr = { .qp_state = QPIO_QPS_ERR };
 
-	if (id->qp != NULL && qpio_qp_modify(id->qp, &attr, QPIO_QP_STATE) != 0)
+	/* A QP the exchange never moved stays in RESET, as after REJECTED. */
+	if (id->qp == NULL || qpio_qp_state(id->qp) == QPIO_QPS_RESET)
+		return;
+	if (qpio_qp_modify(id->qp, &attr, QPIO_QP_STATE) != 0)
 		CM_LOG(ERR, "qp 0x%x: move to ERR failed\n",
 		       qpio_qp_num(id->qp));
 }

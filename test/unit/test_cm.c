@@ -535,7 +535,7 @@ hostile_reply(const uint8_t *msg, size_t len)
 	close(fd);
 	tcm_expect(ch, &ev, QPIO_CM_EVENT_CONNECT_ERROR, -EPROTO);
 	cr_assert_eq(ev.id, id);
-	cr_assert_neq(qpio_qp_state(a.qp), QPIO_QPS_RTS);
+	cr_assert_eq(qpio_qp_state(a.qp), QPIO_QPS_RESET);
 	close(lfd);
 	cr_assert_eq(qpio_cm_channel_destroy(ch), 0);
 	tcm_world_destroy(&a, &b);
@@ -685,6 +685,36 @@ Test(cm, channel_fd_becomes_readable)
 	cr_assert_eq(qpio_cm_reject(ev.id, NULL, 0), 0);
 	tcm_expect(ch, &ev, QPIO_CM_EVENT_REJECTED, -ECONNREFUSED);
 	cr_assert_eq(ev.private_data_len, 0);
+	cr_assert_eq(qpio_cm_channel_destroy(ch), 0);
+	tcm_world_destroy(&a, &b);
+}
+
+/* A REP cut short at every length, each on a new connection. */
+Test(cm, hostile_truncated_reply_at_every_length_refused)
+{
+	struct qt_end a, b;
+	struct qpio_cm_channel *ch = qpio_cm_channel_create();
+	struct qpio_cm_event ev;
+	struct qpio_cm_id *id;
+	uint8_t m[160];
+	size_t len = make_rep(m, 0), cut;
+	char port[8];
+	int lfd, fd;
+
+	tcm_world(&a, &b, QPIO_QPT_RC);
+	lfd = raw_listen(port);
+	for (cut = 1; cut < len; cut++) {
+		id = qpio_cm_connect(ch, a.qp, "127.0.0.1", port, NULL, NULL);
+		cr_assert_not_null(id);
+		fd = raw_take_req(lfd, ch);
+		cr_assert_eq(send(fd, m, cut, 0), (ssize_t)cut);
+		close(fd);
+		tcm_expect(ch, &ev, QPIO_CM_EVENT_CONNECT_ERROR, -EPROTO);
+		cr_assert_eq(ev.id, id, "cut at %zu", cut);
+		cr_assert_eq(qpio_qp_state(a.qp), QPIO_QPS_RESET);
+		cr_assert_eq(qpio_cm_id_destroy(id), 0);
+	}
+	close(lfd);
 	cr_assert_eq(qpio_cm_channel_destroy(ch), 0);
 	tcm_world_destroy(&a, &b);
 }
