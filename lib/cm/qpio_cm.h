@@ -238,10 +238,15 @@ struct qpio_cm_id *qpio_cm_listen(struct qpio_cm_channel *ch,
  * Start connecting qp (in RESET; RC, UC or UD) to a listener. Returns at
  * once; the outcome is an ESTABLISHED, REJECTED, UNREACHABLE or
  * CONNECT_ERROR event on ch. On ESTABLISHED the QP is in RTS.
+ * The first address getaddrinfo(3) gives a socket for is used. A
+ * connection refused at once (loopback) is reported like a later one: the
+ * id is returned and UNREACHABLE (-ECONNREFUSED) is queued on ch.
+ * @param param  may be NULL: no private data, default QP parameters,
+ *   2000 ms timeout.
  * @return the id, or NULL with rte_errno: EINVAL (NULL argument, QP not
- *   in RESET, private data over QPIO_CM_PRIVATE_DATA_MAX, bad address or
- *   port), EOPNOTSUPP (QP of a device of another driver), ENOMEM, or the
- *   socket error when the connection fails at once.
+ *   in RESET, private data over QPIO_CM_PRIVATE_DATA_MAX, empty service,
+ *   port over 65535, unknown service or host: logged with getaddrinfo's
+ *   reason), EOPNOTSUPP (QP of a device of another driver), ENOMEM.
  */
 struct qpio_cm_id *qpio_cm_connect(struct qpio_cm_channel *ch,
 				   struct qpio_qp *qp, const char *host,
@@ -256,8 +261,9 @@ struct qpio_cm_id *qpio_cm_connect(struct qpio_cm_channel *ch,
  * when the requester confirms.
  * @return 0; -EINVAL (NULL, id not a pending request, QP type differs from
  *   the request's, QP of another device, private data too long; logged);
- *   the error of the QP walk (then the requester is rejected); -EIO when
- *   the answer cannot be sent.
+ *   -ENOTCONN (the request was already answered, or the requester went
+ *   away); the error of the QP walk (then the requester gets REJECTED
+ *   without private data); -EIO when the answer cannot be sent.
  */
 int qpio_cm_accept(struct qpio_cm_id *id, struct qpio_qp *qp,
 		   const struct qpio_cm_conn_param *param);
