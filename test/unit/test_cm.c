@@ -718,3 +718,31 @@ Test(cm, hostile_truncated_reply_at_every_length_refused)
 	cr_assert_eq(qpio_cm_channel_destroy(ch), 0);
 	tcm_world_destroy(&a, &b);
 }
+
+Test(cm, failed_accept_rejects_the_requester)
+{
+	struct qpio_cm_qp_params bad;
+	struct qpio_cm_conn_param param = { NULL, 0, &bad, 0 };
+	struct qt_end a, b;
+	struct qpio_cm_channel *ch = qpio_cm_channel_create();
+	struct qpio_cm_event ev;
+	struct qpio_cm_id *id;
+	char port[8];
+
+	tcm_world(&a, &b, QPIO_QPT_RC);
+	qpio_cm_qp_params_init(&bad);
+	bad.timeout = 32;               /* RTR->RTS refuses it */
+	listen_any_port(ch, b.dev, "127.0.0.1", port);
+	id = qpio_cm_connect(ch, a.qp, "127.0.0.1", port, NULL, NULL);
+	cr_assert_not_null(id);
+	tcm_expect(ch, &ev, QPIO_CM_EVENT_CONNECT_REQUEST, 0);
+	cr_assert_eq(qpio_cm_accept(ev.id, b.qp, &param), -EINVAL);
+	cr_assert_eq(qpio_qp_state(b.qp), QPIO_QPS_RTR);
+	cr_assert_eq(qpio_cm_accept(ev.id, b.qp, NULL), -ENOTCONN);
+	tcm_expect(ch, &ev, QPIO_CM_EVENT_REJECTED, -ECONNREFUSED);
+	cr_assert_eq(ev.id, id);
+	cr_assert_eq(ev.private_data_len, 0);
+	cr_assert_eq(qpio_qp_state(a.qp), QPIO_QPS_RESET);
+	cr_assert_eq(qpio_cm_channel_destroy(ch), 0);
+	tcm_world_destroy(&a, &b);
+}
