@@ -96,6 +96,17 @@ cm_events_drop(struct qpio_cm_channel *ch, const struct qpio_cm_id *id)
 }
 
 int
+cm_event_queued(const struct qpio_cm_channel *ch, const struct qpio_cm_id *id)
+{
+	unsigned int i;
+
+	for (i = 0; i < ch->ev_count; i++)
+		if (ch->ev[(ch->ev_head + i) % CM_EVENT_RING].id == id)
+			return 1;
+	return 0;
+}
+
+int
 cm_id_watch(struct qpio_cm_id *id, uint32_t events)
 {
 	struct epoll_event ee = { .events = events, .data.ptr = id };

@@ -387,10 +387,16 @@ qpio_cm_id_destroy(struct qpio_cm_id *id)
 
 	if (id == NULL)
 		return -EINVAL;
-	/* Connections a listener took but the user never saw go with it. */
+	/* Connections a listener took but the user never saw go with it:
+	 * those still waiting for their REQ, and those whose
+	 * CONNECT_REQUEST is still queued. Their requesters see the socket
+	 * close (UNREACHABLE, -ECONNRESET). */
 	if (id->state == CM_LISTEN)
 		RTE_TAILQ_FOREACH_SAFE(c, &id->ch->ids, next, tmp)
-			if (c->listen_id == id && c->state == CM_REQ_WAIT)
+			if (c->listen_id == id &&
+			    (c->state == CM_REQ_WAIT ||
+			     (c->state == CM_REQ_PENDING &&
+			      cm_event_queued(id->ch, c))))
 				cm_id_free(c);
 	cm_id_free(id);
 	return 0;

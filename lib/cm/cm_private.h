@@ -67,6 +67,8 @@ struct qpio_cm_channel {
 uint64_t cm_now_ms(void);
 void cm_event_push(struct qpio_cm_id *id, enum qpio_cm_event_type type,
 		   int status, const struct cm_msg *msg);
+int cm_event_queued(const struct qpio_cm_channel *ch,
+		    const struct qpio_cm_id *id);
 void cm_events_drop(struct qpio_cm_channel *ch, const struct qpio_cm_id *id);
 int cm_id_watch(struct qpio_cm_id *id, uint32_t events);
 struct qpio_cm_id *cm_id_alloc(struct qpio_cm_channel *ch, int fd);

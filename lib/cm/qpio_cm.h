@@ -289,6 +289,9 @@ int qpio_cm_disconnect(struct qpio_cm_id *id);
  * closed without a disconnect message (the peer sees DISCONNECTED with
  * -ECONNRESET, or UNREACHABLE before the answer), its AH is destroyed,
  * its events not yet polled are dropped. The QP is not destroyed.
+ * Destroying a listener also closes the connections it took whose
+ * CONNECT_REQUEST has not been polled yet; requests already polled stay
+ * the caller's to accept, reject or destroy.
  * @return 0, -EINVAL for NULL.
  */
 int qpio_cm_id_destroy(struct qpio_cm_id *id);

@@ -746,3 +746,46 @@ Test(cm, failed_accept_rejects_the_requester)
 	cr_assert_eq(qpio_cm_channel_destroy(ch), 0);
 	tcm_world_destroy(&a, &b);
 }
+
+Test(cm, listener_gone_takes_its_unpolled_requests)
+{
+	struct qt_end a, b;
+	struct qpio_qp_init_attr ia = {
+		.qp_type = QPIO_QPT_RC,
+		.cap = { .max_send_wr = 4, .max_recv_wr = 4,
+			 .max_send_sge = 1, .max_recv_sge = 1 },
+	};
+	struct qpio_cm_channel *ch = qpio_cm_channel_create();
+	struct qpio_cm_channel *sch = qpio_cm_channel_create();
+	struct qpio_cm_event ev, seen;
+	struct qpio_cm_id *l, *id1, *id2;
+	struct qpio_qp *qp2;
+	char port[8];
+
+	tcm_world(&a, &b, QPIO_QPT_RC);
+	ia.send_cq = a.cq;
+	ia.recv_cq = a.cq;
+	qp2 = qpio_qp_create(a.pd, &ia);
+	cr_assert_not_null(qp2);
+	l = listen_any_port(sch, b.dev, "127.0.0.1", port);
+	id1 = qpio_cm_connect(ch, a.qp, "127.0.0.1", port, NULL, NULL);
+	id2 = qpio_cm_connect(ch, qp2, "127.0.0.1", port, NULL, NULL);
+	cr_assert_not_null(id1);
+	cr_assert_not_null(id2);
+	tcm_expect_none(ch, 50);        /* both REQs sent */
+	tcm_expect(sch, &seen, QPIO_CM_EVENT_CONNECT_REQUEST, 0);
+	/* the other request is queued, unpolled: it goes with the listener */
+	cr_assert_eq(qpio_cm_id_destroy(l), 0);
+	tcm_expect(ch, &ev, QPIO_CM_EVENT_UNREACHABLE, -ECONNRESET);
+	cr_assert_eq(ev.id, seen.peer.qpn == qpio_qp_num(a.qp) ? id2 : id1);
+	tcm_expect_none(sch, 20);
+	/* the polled one is still the caller's to accept */
+	cr_assert_eq(qpio_cm_accept(seen.id, b.qp, NULL), 0);
+	tcm_expect(ch, &ev, QPIO_CM_EVENT_ESTABLISHED, 0);
+	tcm_expect(sch, &ev, QPIO_CM_EVENT_ESTABLISHED, 0);
+	cr_assert_eq(ev.id, seen.id);
+	cr_assert_eq(qpio_cm_channel_destroy(ch), 0);
+	cr_assert_eq(qpio_cm_channel_destroy(sch), 0);
+	cr_assert_eq(qpio_qp_destroy(qp2), 0);
+	tcm_world_destroy(&a, &b);
+}
