@@ -1,0 +1,313 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#ifndef QPIO_CM_H
+#define QPIO_CM_H
+
+/**
+ * @file
+ * qpio connection management.
+ *
+ * Two layers:
+ *
+ * - qpio_cm_qp_ready() walks a lib/rdma QP through RESET->INIT->RTR->RTS
+ *   from a description of the remote end (QPN, PSN, LID and/or GID, MTU),
+ *   with the attribute masks the verbs transition table requires for the
+ *   QP's type (RC, UC, UD) and a GRH on RoCE (Ethernet link layer) ports.
+ *   It is for applications that exchange the description themselves.
+ *
+ * - listen / connect / accept / reject / disconnect for RC and UC QPs, and
+ *   an address exchange for UD QPs (remote QPN, Q_Key and an address
+ *   handle), driven by a non-blocking event channel that an lcore polls
+ *   with qpio_cm_poll(). On soft NIC devices the exchange runs over a TCP
+ *   socket (IPv4 or IPv6) with a small versioned wire format, documented
+ *   in doc/guides/prog_guide/cm_lib.rst. On devices of other drivers
+ *   (ibv) the connection calls return -EOPNOTSUPP: the librdmacm path is
+ *   not built in this release; use qpio_cm_qp_ready() with an exchange of
+ *   your own there.
+ *
+ * Functions return 0 or a negative errno; constructors return NULL and set
+ * rte_errno. Every error a caller can cause is logged (log type
+ * qpio.lib.cm) with the object and the rule. Nothing here is thread-safe:
+ * a channel and its ids belong to one lcore at a time.
+ */
+
+#include <stdint.h>
+
+#include "qpio_rdma.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** Most private data bytes a connect, accept or reject carries (room for
+ *  an rkey, an address and a length, as librdmacm's 56-byte REQ area). */
+#define QPIO_CM_PRIVATE_DATA_MAX 56u
+
+/** Q_Key used for UD QPs when the caller gives none. */
+#define QPIO_CM_DEFAULT_QKEY 0x11111111u
+
+/** The remote end of a QP, as the helper and the events describe it. */
+struct qpio_cm_peer {
+	char dev_name[QPIO_DEV_NAME_LEN]; /**< remote device name (information) */
+	uint32_t qpn;            /**< remote QP number, 24 bits */
+	uint32_t psn;            /**< remote initial send PSN = our rq_psn, 24 bits */
+	uint32_t qkey;           /**< UD: Q_Key of the remote QP */
+	uint16_t lid;            /**< remote port LID; 0 on RoCE */
+	uint8_t is_global;       /**< gid is valid: route with a GRH */
+	uint8_t pad;
+	union qpio_gid gid;      /**< remote port GID, network byte order */
+	enum qpio_mtu mtu;       /**< remote port active MTU (QPIO_MTU_256..4096) */
+};
+
+/**
+ * Local side of the walk. Fill with qpio_cm_qp_params_init(), then change
+ * what differs; every field is used as given.
+ */
+struct qpio_cm_qp_params {
+	uint8_t port_num;        /**< [1] local port, 1..phys_port_cnt */
+	uint8_t sgid_index;      /**< [0] local GID index for the GRH */
+	uint8_t hop_limit;       /**< [64] GRH hop limit */
+	uint8_t traffic_class;   /**< [0] GRH traffic class */
+	uint16_t pkey_index;     /**< [0] */
+	uint8_t sl;              /**< [0] service level */
+	uint8_t timeout;         /**< [14] RC: 4.096 us * 2^timeout per try */
+	uint8_t retry_cnt;       /**< [7] RC: transport retries, 3 bits */
+	uint8_t rnr_retry;       /**< [7] RC: RNR retries, 7 = forever */
+	uint8_t min_rnr_timer;   /**< [12] RC: IBA 9.7.5.2.8 encoding (0.64 ms) */
+	uint8_t max_rd_atomic;   /**< [1] RC: READ/atomics outstanding as requester */
+	uint8_t max_dest_rd_atomic; /**< [1] RC: as responder */
+	uint32_t sq_psn;         /**< [0] our initial send PSN, 24 bits */
+	uint32_t qkey;           /**< [QPIO_CM_DEFAULT_QKEY] UD: our Q_Key */
+	unsigned int access_flags; /**< [LOCAL_WRITE|REMOTE_WRITE|REMOTE_READ] RC/UC */
+	/** [0] path MTU; 0 = the smaller of the peer's MTU and our port's
+	 *  active MTU. */
+	enum qpio_mtu path_mtu;
+};
+
+/** Fill p with the defaults shown in brackets in struct qpio_cm_qp_params. */
+void qpio_cm_qp_params_init(struct qpio_cm_qp_params *p);
+
+/**
+ * The attribute mask qpio_cm_qp_ready() uses for one step of the walk.
+ * @param type  QPIO_QPT_RC, _UC or _UD.
+ * @param next  QPIO_QPS_INIT (from RESET), QPIO_QPS_RTR (from INIT) or
+ *   QPIO_QPS_RTS (from RTR).
+ * @return the mask (QPIO_QP_STATE plus exactly the bits the verbs table
+ *   requires for that transition and type), or 0 for another type or state.
+ */
+int qpio_cm_qp_step_mask(enum qpio_qp_type type, enum qpio_qp_state next);
+
+/**
+ * Walk qp RESET->INIT->RTR->RTS towards peer.
+ *
+ * Each step uses qpio_cm_qp_step_mask(): RESET->INIT sets the port,
+ * P_Key index and access flags (UD: Q_Key); INIT->RTR sets the address
+ * vector (dlid = peer->lid; with peer->is_global, or always on a port
+ * whose link layer is Ethernet, a GRH with dgid = peer->gid, sgid_index,
+ * hop limit and traffic class), the path MTU, peer->qpn, rq_psn =
+ * peer->psn and for RC max_dest_rd_atomic and min_rnr_timer (UD: state
+ * only); RTR->RTS sets sq_psn and for RC timeout, retry_cnt, rnr_retry and
+ * max_rd_atomic. For UD, peer is only checked for NULL: a UD QP has no
+ * remote end; address datagrams with an AH.
+ *
+ * If a step fails the walk stops there: the QP stays in the state of the
+ * last step that succeeded (RESET, INIT or RTR), with the attributes that
+ * step set, and the log line names the step and the rule. Move it to
+ * RESET (qpio_qp_modify with QPIO_QP_STATE) before walking it again.
+ *
+ * @param qp      a QP in RESET.
+ * @param local   may be NULL for the defaults of qpio_cm_qp_params_init().
+ * @param peer    the remote end (RC, UC: qpn, psn, lid, gid, mtu).
+ * @return 0 with the QP in RTS; -EINVAL: NULL qp or peer, QP not in RESET,
+ *   a port that cannot be queried, a RoCE port and a peer without a GID,
+ *   a peer QPN or PSN over 24 bits, an MTU outside QPIO_MTU_256..4096, or
+ *   a step refused by qpio_qp_modify() (its rule is logged); or the error
+ *   of qpio_qp_modify() for the failing step.
+ * Not thread-safe against other calls on qp.
+ */
+int qpio_cm_qp_ready(struct qpio_qp *qp, const struct qpio_cm_qp_params *local,
+		     const struct qpio_cm_peer *peer);
+
+/**
+ * Describe the local end of qp for a peer: device name, QPN, LID, GID at
+ * local->sgid_index (is_global set when the port is RoCE or the LID is 0),
+ * the port's active MTU, psn = local->sq_psn and qkey = local->qkey.
+ * @param local  may be NULL for the defaults.
+ * @return 0, -EINVAL (NULL qp or out, bad port or GID index).
+ */
+int qpio_cm_qp_describe(const struct qpio_qp *qp,
+			const struct qpio_cm_qp_params *local,
+			struct qpio_cm_peer *out);
+
+/* ------------------------------------------------------------------ */
+/* Connections                                                          */
+/* ------------------------------------------------------------------ */
+
+struct qpio_cm_channel;
+struct qpio_cm_id;
+
+/** Connection events (librdmacm's rdma_cm_event_type in qpio terms). */
+enum qpio_cm_event_type {
+	/** A peer asks to connect: answer event.id with qpio_cm_accept()
+	 *  or qpio_cm_reject(). event.listen_id is the listener. */
+	QPIO_CM_EVENT_CONNECT_REQUEST = 1,
+	/** The connection is up: the QP is in RTS (UD: event.ah is set). */
+	QPIO_CM_EVENT_ESTABLISHED = 2,
+	/** The peer rejected: status -ECONNREFUSED, its private data given. */
+	QPIO_CM_EVENT_REJECTED = 3,
+	/** Nobody to talk to: status -ECONNREFUSED (nobody listening),
+	 *  -ETIMEDOUT (no answer within the timeout), -ECONNRESET (the
+	 *  listener went away before answering), -EHOSTUNREACH etc. */
+	QPIO_CM_EVENT_UNREACHABLE = 4,
+	/** The connection ended (qpio_cm_disconnect() at either end, or the
+	 *  peer's socket closed): the QP was moved to ERR, so every posted
+	 *  WR completes with WR_FLUSH_ERR. status: 0 for an orderly
+	 *  disconnect, -ECONNRESET when the peer vanished. */
+	QPIO_CM_EVENT_DISCONNECTED = 5,
+	/** The exchange failed: status -EPROTO (malformed or hostile
+	 *  message from the peer) or the error of the local QP walk. */
+	QPIO_CM_EVENT_CONNECT_ERROR = 6,
+};
+
+/** One event taken by qpio_cm_poll(). */
+struct qpio_cm_event {
+	enum qpio_cm_event_type type;
+	int status;                      /**< 0 or a negative errno, see type */
+	struct qpio_cm_id *id;           /**< the connection */
+	struct qpio_cm_id *listen_id;    /**< CONNECT_REQUEST: the listener */
+	void *context;                   /**< the id's context */
+	/** CONNECT_REQUEST, ESTABLISHED: the remote end. */
+	struct qpio_cm_peer peer;
+	/** UD ESTABLISHED: an AH towards the peer on the QP's PD, owned by
+	 *  the id (destroyed by qpio_cm_id_destroy()); NULL otherwise. */
+	struct qpio_ah *ah;
+	uint8_t private_data_len;        /**< bytes, <= QPIO_CM_PRIVATE_DATA_MAX */
+	uint8_t private_data[QPIO_CM_PRIVATE_DATA_MAX];
+};
+
+/** Parameters of qpio_cm_connect() and qpio_cm_accept(). */
+struct qpio_cm_conn_param {
+	const void *private_data;        /**< copied; may be NULL */
+	uint8_t private_data_len;        /**< <= QPIO_CM_PRIVATE_DATA_MAX */
+	/** Local side of the QP walk; NULL for the defaults. */
+	const struct qpio_cm_qp_params *qp_params;
+	/** Connect: ms before UNREACHABLE -ETIMEDOUT; 0 = 2000. */
+	uint32_t timeout_ms;
+};
+
+/**
+ * Create an event channel. Its fd (qpio_cm_channel_fd()) becomes readable
+ * when qpio_cm_poll() may have work; polling it is optional.
+ * @return the channel, or NULL with rte_errno ENOMEM or an epoll error.
+ */
+struct qpio_cm_channel *qpio_cm_channel_create(void);
+
+/** @return the channel's non-blocking epoll fd, or -EINVAL for NULL. */
+int qpio_cm_channel_fd(const struct qpio_cm_channel *ch);
+
+/**
+ * Destroy a channel and every id still on it (sockets closed without a
+ * disconnect message, AHs destroyed, QPs left as they are).
+ * @return 0, -EINVAL for NULL.
+ */
+int qpio_cm_channel_destroy(struct qpio_cm_channel *ch);
+
+/**
+ * Take one event without blocking: reads whatever the sockets of the
+ * channel hold, advances handshakes and timeouts, and returns the oldest
+ * event. Never blocks; a few non-blocking syscalls per call, so call it
+ * from the control part of an lcore loop, not per burst.
+ * @param ev  written when 1 is returned.
+ * @return 1 (an event), 0 (none yet), -EINVAL (NULL argument).
+ */
+int qpio_cm_poll(struct qpio_cm_channel *ch, struct qpio_cm_event *ev);
+
+/**
+ * Listen for connections on host:service (getaddrinfo(3): a name, an IPv4
+ * or IPv6 literal; NULL host = every local address; service a port
+ * number or name). SO_REUSEADDR is set.
+ * @param dev  the device whose QPs will accept (soft driver only).
+ * @return the listener id, or NULL with rte_errno: EINVAL (NULL ch, dev or
+ *   service, bad address or port: logged with getaddrinfo's reason),
+ *   EOPNOTSUPP (device of another driver), EADDRINUSE, EACCES, ENOMEM.
+ */
+struct qpio_cm_id *qpio_cm_listen(struct qpio_cm_channel *ch,
+				  struct qpio_device *dev, const char *host,
+				  const char *service, void *context);
+
+/**
+ * Start connecting qp (in RESET; RC, UC or UD) to a listener. Returns at
+ * once; the outcome is an ESTABLISHED, REJECTED, UNREACHABLE or
+ * CONNECT_ERROR event on ch. On ESTABLISHED the QP is in RTS.
+ * The first address getaddrinfo(3) gives a socket for is used. A
+ * connection refused at once (loopback) is reported like a later one: the
+ * id is returned and UNREACHABLE (-ECONNREFUSED) is queued on ch.
+ * @param param  may be NULL: no private data, default QP parameters,
+ *   2000 ms timeout.
+ * @return the id, or NULL with rte_errno: EINVAL (NULL argument, QP not
+ *   in RESET, private data over QPIO_CM_PRIVATE_DATA_MAX, empty service,
+ *   port over 65535, unknown service or host: logged with getaddrinfo's
+ *   reason), EOPNOTSUPP (QP of a device of another driver), ENOMEM.
+ */
+struct qpio_cm_id *qpio_cm_connect(struct qpio_cm_channel *ch,
+				   struct qpio_qp *qp, const char *host,
+				   const char *service,
+				   const struct qpio_cm_conn_param *param,
+				   void *context);
+
+/**
+ * Accept a CONNECT_REQUEST: walk qp (in RESET, of the listener's device,
+ * of the requested type) to RTS towards the requester and answer with its
+ * description and param's private data. ESTABLISHED follows on this id
+ * when the requester confirms.
+ * @return 0; -EINVAL (NULL, id not a pending request, QP type differs from
+ *   the request's, QP of another device, private data too long; logged);
+ *   -ENOTCONN (the request was already answered, or the requester went
+ *   away); the error of the QP walk (then the requester gets REJECTED
+ *   without private data); -EIO when the answer cannot be sent.
+ */
+int qpio_cm_accept(struct qpio_cm_id *id, struct qpio_qp *qp,
+		   const struct qpio_cm_conn_param *param);
+
+/**
+ * Reject a CONNECT_REQUEST with up to QPIO_CM_PRIVATE_DATA_MAX bytes of
+ * private data; the requester gets REJECTED with them. The id stays until
+ * qpio_cm_id_destroy().
+ * @return 0, -EINVAL (NULL id, not a pending request, data too long), -EIO.
+ */
+int qpio_cm_reject(struct qpio_cm_id *id, const void *private_data,
+		   uint8_t private_data_len);
+
+/**
+ * End an established connection: tell the peer, move the QP to ERR (its
+ * WRs flush) and queue DISCONNECTED (status 0) on both ends.
+ * @return 0, -EINVAL (NULL, or not established), -ENOTCONN (already ended).
+ */
+int qpio_cm_disconnect(struct qpio_cm_id *id);
+
+/**
+ * Destroy an id (a listener, a request or a connection): its socket is
+ * closed without a disconnect message (the peer sees DISCONNECTED with
+ * -ECONNRESET, or UNREACHABLE before the answer), its AH is destroyed,
+ * its events not yet polled are dropped. The QP is not destroyed.
+ * Destroying a listener also closes the connections it took whose
+ * CONNECT_REQUEST has not been polled yet; requests already polled stay
+ * the caller's to accept, reject or destroy.
+ * @return 0, -EINVAL for NULL.
+ */
+int qpio_cm_id_destroy(struct qpio_cm_id *id);
+
+/** @return the QP of a connection id (NULL for a listener or before accept). */
+struct qpio_qp *qpio_cm_id_qp(const struct qpio_cm_id *id);
+
+/** @return the local TCP port of a listener or connection, host order;
+ *  0 for NULL. Listen on service "0" and read the port chosen here. */
+uint16_t qpio_cm_id_port(const struct qpio_cm_id *id);
+
+/** @return printable name of an event type ("ESTABLISHED"), "?" if unknown. */
+const char *qpio_cm_event_str(enum qpio_cm_event_type type);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* QPIO_CM_H */

@@ -1,0 +1,25 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#ifndef QPIO_TEST_CM_H
+#define QPIO_TEST_CM_H
+/* Shared setup of the lib/cm tests (test_cm_common.c). */
+#include "test_common.h"
+#include "qpio_cm.h"
+
+/** Ends on soft0 (a) and soft1 (b), QPs of type in RESET. Skips on
+ *  devices other than the soft NIC (the exchange is soft-only). */
+void tcm_world(struct qt_end *a, struct qt_end *b, enum qpio_qp_type type);
+/** Destroy both ends and both devices, asserting 0. */
+void tcm_world_destroy(struct qt_end *a, struct qt_end *b);
+/** SEND len bytes of pattern seed from a to b; assert both completions
+ *  and the exact bytes at b (after the 40-byte GRH area on UD). */
+void tcm_send_expect(struct qt_end *a, struct qt_end *b, uint32_t len,
+		     uint32_t seed);
+/** Poll ch until an event arrives (3 s at most; asserts one came). */
+void tcm_wait(struct qpio_cm_channel *ch, struct qpio_cm_event *ev);
+/** tcm_wait() and assert its type and status. */
+void tcm_expect(struct qpio_cm_channel *ch, struct qpio_cm_event *ev,
+		enum qpio_cm_event_type type, int status);
+/** Poll ch for ms milliseconds and assert no event came. */
+void tcm_expect_none(struct qpio_cm_channel *ch, unsigned int ms);
+
+#endif

@@ -1,0 +1,145 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Shared setup of the lib/cm tests. */
+#include <string.h>
+#include <time.h>
+
+#include <rte_errno.h>
+#include <rte_malloc.h>
+
+#include "test_cm.h"
+
+static void
+end_create(struct qt_end *e, struct qpio_device *dev, enum qpio_qp_type type)
+{
+	struct qpio_qp_init_attr ia;
+
+	memset(e, 0, sizeof(*e));
+	e->dev = dev;
+	e->pd = qpio_pd_alloc(dev);
+	cr_assert_not_null(e->pd);
+	e->cq = qpio_cq_create(dev, 64, SOCKET_ID_ANY);
+	cr_assert_not_null(e->cq);
+	e->buf_len = 64 * 1024;
+	e->buf = rte_zmalloc("tcm_buf", e->buf_len, 64);
+	cr_assert_not_null(e->buf);
+	e->mr = qpio_mr_reg(e->pd, e->buf, e->buf_len, QPIO_ACCESS_ALL);
+	cr_assert_not_null(e->mr);
+	memset(&ia, 0, sizeof(ia));
+	ia.send_cq = e->cq;
+	ia.recv_cq = e->cq;
+	ia.qp_type = type;
+	ia.cap.max_send_wr = 16;
+	ia.cap.max_recv_wr = 16;
+	ia.cap.max_send_sge = 1;
+	ia.cap.max_recv_sge = 1;
+	e->qp = qpio_qp_create(e->pd, &ia);
+	cr_assert_not_null(e->qp, "qp_create: %s", rte_strerror(rte_errno));
+}
+
+void
+tcm_world(struct qt_end *a, struct qt_end *b, enum qpio_qp_type type)
+{
+	struct qpio_device *da, *db;
+
+	qt_require_soft("the lib/cm exchange runs on soft devices only");
+	da = qpio_rdma_dev_create("soft0");
+	cr_assert_not_null(da);
+	db = qpio_rdma_dev_create("soft1");
+	cr_assert_not_null(db);
+	end_create(a, da, type);
+	end_create(b, db, type);
+}
+
+void
+tcm_world_destroy(struct qt_end *a, struct qt_end *b)
+{
+	struct qpio_device *da = a->dev, *db = b->dev;
+
+	qt_end_destroy(a);
+	qt_end_destroy(b);
+	cr_assert_eq(qpio_rdma_dev_close(da), 0);
+	cr_assert_eq(qpio_rdma_dev_close(db), 0);
+}
+
+void
+tcm_send_expect(struct qt_end *a, struct qt_end *b, uint32_t len,
+		uint32_t seed)
+{
+	uint32_t off = qpio_qp_state(b->qp) == QPIO_QPS_RTS &&
+		       b->qp->qp_type == QPIO_QPT_UD ? QPIO_GRH_LEN : 0;
+	struct qpio_sge sge = { (uintptr_t)a->buf, len, qpio_mr_lkey(a->mr) };
+	struct qpio_send_wr wr = qt_send_wr(1, &sge, 1, QPIO_SEND_SIGNALED);
+	struct qpio_wc wc;
+	int err = 1;
+
+	memset(b->buf, 0, len + off + 64);
+	qt_fill(a->buf, len, seed);
+	qt_post_recv(b, 2, b->buf, len + off + 64);
+	cr_assert_eq(qpio_qp_post_send(a->qp, &wr, 1, &err), 1);
+	cr_assert_eq(err, 0);
+	cr_assert_eq(qt_poll_n(a->cq, &wc, 1), 1);
+	cr_assert_eq(wc.status, QPIO_WC_SUCCESS, "%s",
+		     qpio_wc_status_str(wc.status));
+	cr_assert_eq(wc.opcode, QPIO_WC_SEND);
+	cr_assert_eq(qt_poll_n(b->cq, &wc, 1), 1);
+	cr_assert_eq(wc.status, QPIO_WC_SUCCESS, "%s",
+		     qpio_wc_status_str(wc.status));
+	cr_assert_eq(wc.opcode, QPIO_WC_RECV);
+	cr_assert_eq(wc.wr_id, 2);
+	cr_assert_eq(wc.byte_len, len + off);
+	cr_assert_eq(wc.src_qp, qpio_qp_num(a->qp));
+	cr_assert(qt_check(b->buf + off, len, seed));
+	cr_assert_eq(b->buf[off + len], 0, "a byte past the message changed");
+}
+
+static uint64_t
+now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+}
+
+void
+tcm_wait(struct qpio_cm_channel *ch, struct qpio_cm_event *ev)
+{
+	uint64_t end = now_ms() + 3000;
+	struct timespec pause = { 0, 200000 };
+	int ret;
+
+	for (;;) {
+		ret = qpio_cm_poll(ch, ev);
+		cr_assert_geq(ret, 0);
+		if (ret == 1)
+			return;
+		cr_assert_lt(now_ms(), end, "no event within 3 s");
+		nanosleep(&pause, NULL);
+	}
+}
+
+void
+tcm_expect(struct qpio_cm_channel *ch, struct qpio_cm_event *ev,
+	   enum qpio_cm_event_type type, int status)
+{
+	tcm_wait(ch, ev);
+	cr_assert_eq(ev->type, type, "expected %s, got %s (status %d)",
+		     qpio_cm_event_str(type), qpio_cm_event_str(ev->type),
+		     ev->status);
+	cr_assert_eq(ev->status, status, "%s: status %d, expected %d",
+		     qpio_cm_event_str(type), ev->status, status);
+}
+
+void
+tcm_expect_none(struct qpio_cm_channel *ch, unsigned int ms)
+{
+	uint64_t end = now_ms() + ms;
+	struct timespec pause = { 0, 1000000 };
+	struct qpio_cm_event ev;
+
+	while (now_ms() < end) {
+		cr_assert_eq(qpio_cm_poll(ch, &ev), 0, "unexpected %s",
+			     qpio_cm_event_str(ev.type));
+		nanosleep(&pause, NULL);
+	}
+}
