@@ -45,6 +45,19 @@ main(int argc, char **argv)
 	for (sep = 1; sep < argc; sep++)
 		if (strcmp(argv[sep], "--") == 0)
 			break;
+	/* -h or --help and no "--": the application's usage, without
+	 * setting up EAL (as qpio-testpmd does). Before a "--", --help is
+	 * EAL's and prints EAL's usage. */
+	if (sep == argc)
+		for (i = 1; (int)i < argc; i++)
+			if (strcmp(argv[i], "--help") == 0 ||
+			    strcmp(argv[i], "-h") == 0) {
+				char *help_argv[] = { argv[0], (char *)"--help", NULL };
+
+				return perf_opts_parse(2, help_argv, &o, err,
+						       sizeof(err)) == 1 ?
+					PERF_EXIT_OK : PERF_EXIT_USAGE;
+			}
 	/* getopt wants argv[0] in front of the application options. */
 	app_argc = argc - sep;
 	app_argv = calloc((size_t)app_argc + 1, sizeof(*app_argv));
@@ -62,7 +75,7 @@ main(int argc, char **argv)
 	if (ret < 0) {
 		fprintf(stderr, "qpio-perf: %s\n", err);
 		fprintf(stderr, "qpio-perf: usage: qpio-perf [EAL options] -- --test "
-			"TEST --mode lat|bw [options]; see --help\n");
+			"TEST [--mode lat|bw] [options]; see --help\n");
 		return PERF_EXIT_USAGE;
 	}
 	/* Refuse an output file that cannot be written before the run. */

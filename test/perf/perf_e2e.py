@@ -168,6 +168,14 @@ def transport_matrix(qpt):
 def case_cli():
     rc, out, err, _ = run(["--help"], 0, False)
     check("--test" in out and "exit status" in out, "--help text")
+    # -h / --help with no "--" at all: the application's usage, exit 0,
+    # EAL not set up (as qpio-testpmd does).
+    for h in ("--help", "-h"):
+        p = subprocess.run([PERF, h], capture_output=True, text=True, timeout=30)
+        check(p.returncode == 0, "%s without --: exit status %d" % (h, p.returncode))
+        check(p.stdout.startswith("usage: qpio-perf [EAL options] -- --test TEST "
+                                  "[--mode lat|bw]"), "%s without --: usage" % h)
+        check("EAL: " not in p.stdout + p.stderr, "%s without --: EAL set up" % h)
     rc, out, err, _ = run(["--test", "ib_send_lat", "-q", "2"], 2, False)
     check("a latency test has one message in flight" in err, "-q refusal: " + err)
     rc, out, err, _ = run(["--test", "send", "--mode", "lat", "-s", "x"], 2, False)
