@@ -715,6 +715,28 @@ Test(port_qp, peer_must_be_a_qp_port_naming_this_one)
 	rte_mempool_free(mp);
 }
 
+/* A peer= naming a port that does not exist (a typo, a forgotten --dev)
+ * is an error at start, not a link that waits for ever; once the peer is
+ * created, the same port starts. */
+Test(port_qp, peer_that_is_no_port_is_an_error_at_start)
+{
+	struct rte_mempool *mp = pool("rx_mp", NB_MBUF,
+				      RTE_MBUF_DEFAULT_BUF_SIZE);
+	int a, b;
+
+	a = qpio_port_create("qp0,dev=soft0,qp=rc,peer=qp7");
+	cr_assert_geq(a, 0);
+	port_setup(a, 64, 0, mp);
+	cr_assert_eq(qpio_port_start(a), -ENODEV);
+	b = qpio_port_create("qp7,dev=soft0,qp=rc,peer=qp0");
+	cr_assert_geq(b, 0);
+	cr_assert_eq(qpio_port_start(a), 0);
+	cr_assert_eq(qpio_port_close(a), 0);
+	cr_assert_eq(qpio_port_close(b), 0);
+	cr_assert_eq(rte_mempool_avail_count(mp), NB_MBUF);
+	rte_mempool_free(mp);
+}
+
 /* When one end stops, the other end's link goes down: its tx_burst takes
  * nothing and the caller keeps the frames. */
 Test(port_qp, peer_stop_takes_the_link_down_and_tx_keeps_frames)

@@ -596,6 +596,14 @@ qp_start(struct qpio_port *port)
 	port->rx_burst = qp_port_rx_burst;
 	port->tx_burst = qp_port_tx_burst;
 	peer = qp_peer_get(port);
+	if (peer == NULL && qp->peer[0] != '\0') {
+		QP_LOG(ERR, "port %s: peer=%s is no port of this process: "
+		       "create the peer port (e.g. --dev %s,dev=...,qp=...,"
+		       "peer=%s) before starting %s", port->name, qp->peer,
+		       qp->peer, port->name, port->name);
+		ret = -ENODEV;
+		goto fail;
+	}
 	if (peer != NULL && !qp_peer_matches(port, peer)) {
 		QP_LOG(ERR, "port %s: peer=%s must be a qp port whose peer= "
 		       "names %s", port->name, qp->peer, port->name);
