@@ -715,22 +715,27 @@ Test(port_qp, peer_must_be_a_qp_port_naming_this_one)
 	rte_mempool_free(mp);
 }
 
-/* A peer= naming a port that does not exist (a typo, a forgotten --dev)
- * is an error at start, not a link that waits for ever; once the peer is
- * created, the same port starts. */
-Test(port_qp, peer_that_is_no_port_is_an_error_at_start)
+/* A peer= naming a port that does not exist yet (an application that
+ * creates and starts its ports one by one, or a typo) starts with the
+ * link down and a warning; once the peer is created and started, the
+ * link comes up. */
+Test(port_qp, peer_created_after_start_brings_the_link_up)
 {
 	struct rte_mempool *mp = pool("rx_mp", NB_MBUF,
 				      RTE_MBUF_DEFAULT_BUF_SIZE);
+	struct qpio_port_link link;
 	int a, b;
 
 	a = qpio_port_create("qp0,dev=soft0,qp=rc,peer=qp7");
 	cr_assert_geq(a, 0);
-	port_setup(a, 64, 0, mp);
-	cr_assert_eq(qpio_port_start(a), -ENODEV);
+	port_up(a, 64, 0, mp);
+	cr_assert_eq(qpio_port_link_get(a, &link), 0);
+	cr_assert_eq(link.up, 0);
 	b = qpio_port_create("qp7,dev=soft0,qp=rc,peer=qp0");
 	cr_assert_geq(b, 0);
-	cr_assert_eq(qpio_port_start(a), 0);
+	port_up(b, 64, 0, mp);
+	cr_assert_eq(qpio_port_link_get(a, &link), 0);
+	cr_assert_eq(link.up, 1);
 	cr_assert_eq(qpio_port_close(a), 0);
 	cr_assert_eq(qpio_port_close(b), 0);
 	cr_assert_eq(rte_mempool_avail_count(mp), NB_MBUF);

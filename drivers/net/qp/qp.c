@@ -596,14 +596,14 @@ qp_start(struct qpio_port *port)
 	port->rx_burst = qp_port_rx_burst;
 	port->tx_burst = qp_port_tx_burst;
 	peer = qp_peer_get(port);
-	if (peer == NULL && qp->peer[0] != '\0') {
-		QP_LOG(ERR, "port %s: peer=%s is no port of this process: "
-		       "create the peer port (e.g. --dev %s,dev=...,qp=...,"
-		       "peer=%s) before starting %s", port->name, qp->peer,
-		       qp->peer, port->name, port->name);
-		ret = -ENODEV;
-		goto fail;
-	}
+	/* A peer created after this start is allowed (an application may
+	 * create and start its ports one by one), so a missing peer is
+	 * waited for, with a warning that names a likely typo. */
+	if (peer == NULL && qp->peer[0] != '\0')
+		QP_LOG(WARNING, "port %s: peer=%s is no port yet: the link "
+		       "stays down until a qp port %s naming %s is created and "
+		       "started (a typo in peer=, or a missing --dev?)",
+		       port->name, qp->peer, qp->peer, port->name);
 	if (peer != NULL && !qp_peer_matches(port, peer)) {
 		QP_LOG(ERR, "port %s: peer=%s must be a qp port whose peer= "
 		       "names %s", port->name, qp->peer, port->name);
