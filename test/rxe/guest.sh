@@ -17,11 +17,13 @@ fail() { echo "== rxe-vm: FAIL: $*"; rc=1; }
 step "kernel $(uname -r), $(nproc) CPUs"
 # EAL dlopens every driver in DPDK's plugin directory at each start, and
 # every unit test is a new process: under TCG that is seconds per test.
-# The tests need only the mempool drivers, so the VM sees just those.
+# The tests need only the mempool drivers, so the VM sees just those,
+# and the vdev bus that the eth port driver links.
 pmd=$(ls -d /usr/lib/*/dpdk/pmds-* 2>/dev/null | head -n 1)
 if [ -n "$pmd" ]; then
 	mkdir -p /tmp/pmds
-	cp -a "$pmd"/librte_mempool_ring.so* "$pmd"/librte_mempool_stack.so* /tmp/pmds/
+	cp -a "$pmd"/librte_mempool_ring.so* "$pmd"/librte_mempool_stack.so* \
+		"$pmd"/librte_bus_vdev.so* /tmp/pmds/
 	mount --bind /tmp/pmds "$pmd" || fail "bind mount over $pmd"
 fi
 ip link set lo up
