@@ -46,6 +46,8 @@
 #define RING_SIZE 1024u
 #define MAX_FLOWS 65536u
 #define NB_STAGES 4
+#define LINK_A "qp0,dev=soft0,qp=rc,peer=qp1"
+#define LINK_B "qp1,dev=soft0,qp=rc,peer=qp0"
 
 static volatile int quit;
 
@@ -354,17 +356,34 @@ port_setup(uint16_t id, struct rte_mempool *mp)
 }
 
 static int
-port_open(const char *devargs, struct rte_mempool *mp)
+port_make(const char *devargs)
 {
 	int id = qpio_port_create(devargs);
 
-	if (id < 0) {
+	if (id < 0)
 		fprintf(stderr, "pipeline: port %s: %s\n", devargs,
 			strerror(-id));
-		return id;
-	}
+	return id;
+}
+
+static int
+port_start(int id, const char *devargs, struct rte_mempool *mp)
+{
 	if (port_setup((uint16_t)id, mp) < 0) {
 		fprintf(stderr, "pipeline: port %s: setup failed\n", devargs);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int
+port_open(const char *devargs, struct rte_mempool *mp)
+{
+	int id = port_make(devargs);
+
+	if (id < 0)
+		return id;
+	if (port_start(id, devargs, mp) < 0) {
 		qpio_port_close((uint16_t)id);
 		return -EINVAL;
 	}
@@ -578,9 +597,12 @@ main(int argc, char **argv)
 		pl.out_port = (uint16_t)out;
 		pl.has_out = 1;
 	}
-	la = port_open("qp0,dev=soft0,qp=rc,peer=qp1", mp);
-	lb = la < 0 ? -1 : port_open("qp1,dev=soft0,qp=rc,peer=qp0", mp);
-	if (la < 0 || lb < 0)
+	/* Both ends of the link exist before either starts: a qp port
+	 * refuses to start while its peer= names no port. */
+	la = port_make(LINK_A);
+	lb = la < 0 ? -1 : port_make(LINK_B);
+	if (la < 0 || lb < 0 || port_start(la, LINK_A, mp) < 0 ||
+	    port_start(lb, LINK_B, mp) < 0)
 		goto out;
 	pl.link_a = (uint16_t)la;
 	pl.link_b = (uint16_t)lb;
