@@ -4,6 +4,7 @@
  *
  *   qpio-pipeline [EAL args] -- --in DEVARGS --rules FILE
  *                 [--out DEVARGS] [--flows FILE] [--duration SECONDS]
+ *                 [--packets N]
  *
  *   rx (--in port) -> ring -> classify (rte_acl, 5-tuple rules)
  *      -> ring -> flows (per-flow counters in rte_hash) -> qp0 ==RC==> qp1
@@ -12,7 +13,8 @@
  * Stages run on the worker lcores in turn (several on one lcore when
  * there are fewer workers than stages). An input that reports the end of
  * its data (a pcap port's rx_eof) ends the run once every stage has
- * drained; --duration or SIGINT/SIGTERM end it otherwise. Per-stage
+ * drained; so does the N-th frame of --packets N (a live interface has
+ * no end). --duration or SIGINT/SIGTERM end it otherwise. Per-stage
  * counters, the flows (--flows, CSV) and the mbufs not returned to the
  * pool are printed at exit.
  */
@@ -44,6 +46,8 @@
 #define RING_SIZE 1024u
 #define MAX_FLOWS 65536u
 #define NB_STAGES 4
+#define LINK_A "qp0,dev=soft0,qp=rc,peer=qp1"
+#define LINK_B "qp1,dev=soft0,qp=rc,peer=qp0"
 
 static volatile int quit;
 
@@ -53,6 +57,7 @@ struct pl_opts {
 	const char *rules;
 	const char *flows;
 	double duration;
+	uint64_t packets;         /* 0: no limit */
 };
 
 /* Flow key of the stateful stage: the 5-tuple, padding zeroed. */
@@ -83,6 +88,7 @@ struct pipeline {
 	uint16_t in_port, out_port, link_a, link_b;
 	int has_out;
 	int in_has_eof;
+	uint64_t max_rx;             /* --packets; 0: no limit */
 	struct rte_ring *r_cls, *r_flow;
 	struct rte_acl_ctx *acl;
 	const struct pl_rules *rules;
@@ -134,11 +140,18 @@ static int
 stage_rx(struct pipeline *p)
 {
 	struct rte_mbuf *pkts[BURST];
-	uint16_t n;
+	uint16_t n, want = BURST;
 
 	if (p->done[0])
 		return 1;
-	n = qpio_port_rx_burst(p->in_port, 0, pkts, BURST);
+	/* A live input never runs dry: look at the stop before polling. */
+	if (quit || (p->max_rx != 0 && p->st.rx >= p->max_rx)) {
+		p->done[0] = 1;
+		return 1;
+	}
+	if (p->max_rx != 0 && p->max_rx - p->st.rx < BURST)
+		want = (uint16_t)(p->max_rx - p->st.rx);
+	n = qpio_port_rx_burst(p->in_port, 0, pkts, want);
 	if (n > 0) {
 		p->st.rx += n;
 		ring_put(p->r_cls, pkts, n, &p->st.rx_ring_full);
@@ -343,17 +356,34 @@ port_setup(uint16_t id, struct rte_mempool *mp)
 }
 
 static int
-port_open(const char *devargs, struct rte_mempool *mp)
+port_make(const char *devargs)
 {
 	int id = qpio_port_create(devargs);
 
-	if (id < 0) {
+	if (id < 0)
 		fprintf(stderr, "pipeline: port %s: %s\n", devargs,
 			strerror(-id));
-		return id;
-	}
+	return id;
+}
+
+static int
+port_start(int id, const char *devargs, struct rte_mempool *mp)
+{
 	if (port_setup((uint16_t)id, mp) < 0) {
 		fprintf(stderr, "pipeline: port %s: setup failed\n", devargs);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int
+port_open(const char *devargs, struct rte_mempool *mp)
+{
+	int id = port_make(devargs);
+
+	if (id < 0)
+		return id;
+	if (port_start(id, devargs, mp) < 0) {
 		qpio_port_close((uint16_t)id);
 		return -EINVAL;
 	}
@@ -447,6 +477,7 @@ parse_args(int argc, char **argv, struct pl_opts *o)
 		{ "rules", required_argument, NULL, 'r' },
 		{ "flows", required_argument, NULL, 'f' },
 		{ "duration", required_argument, NULL, 'd' },
+		{ "packets", required_argument, NULL, 'n' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -468,9 +499,20 @@ parse_args(int argc, char **argv, struct pl_opts *o)
 				return -1;
 			}
 			break;
+		case 'n':
+			errno = 0;
+			o->packets = strtoull(optarg, &end, 10);
+			if (errno != 0 || *end != '\0' || optarg[0] == '-' ||
+			    optarg[0] == '\0' || o->packets == 0) {
+				fprintf(stderr, "pipeline: --packets=%s: want a "
+					"frame count >= 1\n", optarg);
+				return -1;
+			}
+			break;
 		case 'h':
 			printf("Usage: %s [EAL args] -- --in DEVARGS --rules FILE "
-			       "[--out DEVARGS] [--flows FILE] [--duration S]\n",
+			       "[--out DEVARGS] [--flows FILE] [--duration S] "
+			       "[--packets N]\n",
 			       argv[0]);
 			return 1;
 		default:
@@ -527,6 +569,7 @@ main(int argc, char **argv)
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
 	pl.rules = &rules;
+	pl.max_rx = o.packets;
 	mp = rte_pktmbuf_pool_create("pl_pool", NB_MBUFS, 256, 0,
 				     RTE_MBUF_DEFAULT_BUF_SIZE, rte_socket_id());
 	pl.r_cls = rte_ring_create("pl_cls", RING_SIZE, rte_socket_id(),
@@ -554,9 +597,12 @@ main(int argc, char **argv)
 		pl.out_port = (uint16_t)out;
 		pl.has_out = 1;
 	}
-	la = port_open("qp0,dev=soft0,qp=rc,peer=qp1", mp);
-	lb = la < 0 ? -1 : port_open("qp1,dev=soft0,qp=rc,peer=qp0", mp);
-	if (la < 0 || lb < 0)
+	/* Both ends of the link exist before either starts: a qp port
+	 * refuses to start while its peer= names no port. */
+	la = port_make(LINK_A);
+	lb = la < 0 ? -1 : port_make(LINK_B);
+	if (la < 0 || lb < 0 || port_start(la, LINK_A, mp) < 0 ||
+	    port_start(lb, LINK_B, mp) < 0)
 		goto out;
 	pl.link_a = (uint16_t)la;
 	pl.link_b = (uint16_t)lb;
@@ -582,6 +628,9 @@ main(int argc, char **argv)
 		rte_delay_us_sleep(1000);
 	}
 	rte_eal_mp_wait_lcore();
+	if (pl.max_rx != 0 && pl.st.rx < pl.max_rx)
+		printf("pipeline: stopped after %lu of --packets %lu frames\n",
+		       pl.st.rx, pl.max_rx);
 	stats_print(&pl);
 	if (o.flows != NULL && flows_write(&pl, o.flows) < 0)
 		goto out;
