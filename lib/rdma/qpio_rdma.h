@@ -366,7 +366,7 @@ struct qpio_wc {
 
 /** Attribute mask bits of qpio_srq_modify() (ibv_srq_attr_mask values). */
 enum qpio_srq_attr_mask {
-	QPIO_SRQ_MAX_WR = 1 << 0, /**< resize (the soft NIC: -EOPNOTSUPP) */
+	QPIO_SRQ_MAX_WR = 1 << 0, /**< resize, see qpio_srq_modify() */
 	QPIO_SRQ_LIMIT = 1 << 1,  /**< arm the limit event */
 };
 
@@ -653,6 +653,32 @@ struct qpio_cq *qpio_cq_create(struct qpio_device *dev, uint32_t cqe,
 int qpio_cq_destroy(struct qpio_cq *cq);
 
 /**
+ * Resize a CQ (ibv_resize_cq(3)).
+ *
+ * The completions the CQ holds stay in it, in order, and are polled after
+ * the resize as they would have been before. The depth granted is cqe
+ * rounded up to a power of two (at least 2), as at qpio_cq_create(); it
+ * may be smaller or larger than the current depth. A cqe below the number
+ * of completions the CQ holds is refused (ibv_resize_cq(3): cqe must be
+ * at least the number of entries currently in the CQ). A CQ in error
+ * (overrun) stays in error.
+ *
+ * Thread-safety: a control-path call. While it runs, no lcore may poll
+ * the CQ, post on a QP that uses it, or send to such a QP (the soft NIC
+ * writes receive completions from the sender's lcore); the event fd, the
+ * arm state and the cqn are kept. Not thread-safe against other calls on
+ * the same CQ.
+ *
+ * @param cqe  entries wanted, 1..max_cqe.
+ * @return the granted depth (> 0, also what qpio_cq_depth() returns from
+ *   now on); -EINVAL (NULL cq, cqe 0 or over max_cqe, or cqe below the
+ *   completions held: logged, naming the rule and the count; the CQ is
+ *   unchanged); -ENOMEM (the CQ is unchanged); -EOPNOTSUPP (the driver
+ *   cannot resize CQs); or the -errno of ibv_resize_cq on the ibv driver.
+ */
+int qpio_cq_resize(struct qpio_cq *cq, uint32_t cqe);
+
+/**
  * Arm a CQ for one completion event (ibv_req_notify_cq), for an lcore
  * that wants to sleep until work arrives.
  *
@@ -731,13 +757,25 @@ struct qpio_srq *qpio_srq_create(struct qpio_pd *pd,
  * QPIO_EVENT_SRQ_LIMIT_REACHED event and disarms (ibv_modify_srq(3)). A limit
  * of 0 disarms. Arming an SRQ that holds fewer receives than the limit
  * raises the event at the next receive taken, not at once.
- * QPIO_SRQ_MAX_WR resizes the SRQ; a driver that cannot (the soft NIC)
- * returns -EOPNOTSUPP and changes nothing.
+ * QPIO_SRQ_MAX_WR resizes the SRQ (ibv_modify_srq(3) with IBV_SRQ_MAX_WR):
+ * the receives posted and not yet taken stay posted, in order; the
+ * granted max_wr (attr->max_wr rounded up to a power of two on the soft
+ * NIC) is read back with qpio_srq_query(). A max_wr below the number of
+ * receives posted is refused (-EINVAL). The soft NIC also refuses
+ * (-EBUSY) while a receive taken from the SRQ has a completion not yet
+ * polled: poll the QPs' receive CQs first. With both bits, srq_limit is
+ * checked against the new max_wr.
  *
  * @param attr_mask  OR of enum qpio_srq_attr_mask.
- * @return 0; -EINVAL (NULL, unknown mask bit, srq_limit over the SRQ's
- *   max_wr; logged, SRQ unchanged); -EOPNOTSUPP (resize not supported).
- * May run while other lcores deliver into the SRQ.
+ * @return 0; -EINVAL (NULL, unknown mask bit, srq_limit over max_wr,
+ *   max_wr 0 or over max_srq_wr or below the receives posted; logged, SRQ
+ *   unchanged); -EBUSY (soft NIC resize: completions of the SRQ not yet
+ *   polled); -ENOMEM; -EOPNOTSUPP (the driver or device cannot resize);
+ *   on the ibv driver the -errno of ibv_modify_srq.
+ * Thread-safety: QPIO_SRQ_LIMIT alone may run while other lcores deliver
+ * into the SRQ. QPIO_SRQ_MAX_WR is a control-path call: no lcore may post
+ * to the SRQ, deliver into it (send to its QPs) or poll its QPs' receive
+ * CQs while it runs.
  */
 int qpio_srq_modify(struct qpio_srq *srq, const struct qpio_srq_attr *attr,
 		    int attr_mask);

@@ -94,7 +94,7 @@ struct qpio_ah {
 };
 
 /** Operations a driver provides for each device. All are required but
- *  the AH, SRQ and CQ-notify ops: without them lib/rdma returns
+ *  the AH, SRQ, CQ-notify and CQ-resize ops: without them lib/rdma returns
  *  -EOPNOTSUPP (constructors: NULL with rte_errno EOPNOTSUPP), and the
  *  async_poll/async_event_fd pair, which only drivers whose events come
  *  from elsewhere (the kernel) need. */
@@ -114,6 +114,11 @@ struct qpio_dev_ops {
 	struct qpio_cq *(*cq_create)(struct qpio_device *dev, uint32_t cqe,
 				     int socket_id);
 	int (*cq_destroy)(struct qpio_cq *cq);
+	/** Resize (optional): cqe in [1, max_cqe]. Keeps the completions in
+	 *  the CQ in order; -EINVAL (logged) when fewer entries than it holds
+	 *  are asked. Sets cq->depth to the granted depth; on failure the
+	 *  CQ is unchanged. */
+	int (*cq_resize)(struct qpio_cq *cq, uint32_t cqe);
 	/** Arm for one event; solicited_only is 0 or 1. */
 	int (*cq_req_notify)(struct qpio_cq *cq, int solicited_only);
 	/** The CQ's event fd (owned by the CQ). */

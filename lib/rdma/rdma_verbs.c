@@ -239,6 +239,30 @@ qpio_cq_destroy(struct qpio_cq *cq)
 }
 
 int
+qpio_cq_resize(struct qpio_cq *cq, uint32_t cqe)
+{
+	int ret;
+
+	if (cq == NULL)
+		return -EINVAL;
+	if (cqe == 0 || cqe > cq->dev->attr.max_cqe) {
+		RDMA_LOG(ERR, "cq %u of %s: resize to %u entries not in "
+			 "[1, max_cqe %u]", cq->cqn, cq->dev->name, cqe,
+			 cq->dev->attr.max_cqe);
+		return -EINVAL;
+	}
+	if (cq->dev->ops->cq_resize == NULL) {
+		RDMA_LOG(ERR, "cq %u of %s: driver %s cannot resize CQs",
+			 cq->cqn, cq->dev->name, cq->dev->drv->name);
+		return -EOPNOTSUPP;
+	}
+	ret = cq->dev->ops->cq_resize(cq, cqe);
+	if (ret < 0)
+		return ret;
+	return (int)cq->depth;
+}
+
+int
 qpio_cq_req_notify(struct qpio_cq *cq, int solicited_only)
 {
 	if (cq == NULL)

@@ -171,6 +171,7 @@ static const struct qpio_dev_ops ibvd_ops = {
 	.mr_reg = ibvd_mr_reg,
 	.mr_dereg = ibvd_mr_dereg,
 	.cq_create = ibvd_cq_create,
+	.cq_resize = ibvd_cq_resize,
 	.cq_destroy = ibvd_cq_destroy,
 	.qp_create = ibvd_qp_create,
 	.qp_destroy = ibvd_qp_destroy,

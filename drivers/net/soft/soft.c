@@ -356,6 +356,7 @@ static const struct qpio_dev_ops soft_ops = {
 	.mr_dereg = soft_mr_dereg,
 	.cq_create = soft_cq_create,
 	.cq_destroy = soft_cq_destroy,
+	.cq_resize = soft_cq_resize,
 	.cq_req_notify = soft_cq_req_notify,
 	.cq_event_fd = soft_cq_event_fd,
 	.cq_ack_events = soft_cq_ack_events,

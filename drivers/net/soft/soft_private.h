@@ -288,6 +288,7 @@ int soft_mr_dereg(struct qpio_mr *mr);
 struct qpio_cq *soft_cq_create(struct qpio_device *dev, uint32_t cqe,
 			       int socket_id);
 int soft_cq_destroy(struct qpio_cq *cq);
+int soft_cq_resize(struct qpio_cq *cq, uint32_t cqe);
 int soft_cq_req_notify(struct qpio_cq *cq, int solicited_only);
 int soft_cq_event_fd(const struct qpio_cq *cq);
 int soft_cq_ack_events(struct qpio_cq *cq);
