@@ -207,6 +207,35 @@ struct qpio_device_attr {
 	uint8_t phys_port_cnt;          /**< ports are numbered 1..phys_port_cnt */
 };
 
+/** Bits of qpio_device_attr_ex.odp_caps (on-demand paging). */
+enum qpio_odp_caps {
+	QPIO_ODP_NONE = 0,              /**< MRs are pinned at registration */
+};
+
+/**
+ * Extended device attributes (ibv_query_device_ex(3)), see
+ * qpio_rdma_dev_query_ex(). Only what the driver can state truthfully;
+ * a capability it does not have reads 0.
+ */
+struct qpio_device_attr_ex {
+	struct qpio_device_attr orig;   /**< what qpio_rdma_dev_query() gives,
+					 *  max_cqe and max_srq_wr included */
+	/** Valid bits of the completion timestamps of qpio_cq_poll_ts();
+	 *  0: the device gives none (QPIO_CQ_FLAG_TIMESTAMP refused). */
+	uint64_t completion_timestamp_mask;
+	/** Ticks per second of the timestamp clock (Hz; ibv reports
+	 *  hca_core_clock in kHz); 0 without timestamps. */
+	uint64_t timestamp_clock_hz;
+	uint32_t max_inline_rc;         /**< bytes of inline data per RC WR */
+	uint32_t max_inline_uc;         /**< bytes per UC WR */
+	uint32_t max_inline_ud;         /**< bytes per UD WR */
+	/** Operand sizes of the atomics (CMP_AND_SWP, FETCH_AND_ADD): bit n
+	 *  set for 2^n-byte operands (IBA: 8 bytes, bit 3); 0 without
+	 *  atomics. */
+	uint32_t atomic_size_mask;
+	uint32_t odp_caps;              /**< enum qpio_odp_caps */
+};
+
 /** Port attributes, see qpio_rdma_port_query(). */
 struct qpio_port_attr {
 	enum qpio_port_state state;
@@ -477,6 +506,18 @@ int qpio_rdma_dev_query(const struct qpio_device *dev,
 			struct qpio_device_attr *attr);
 
 /**
+ * Query the extended device attributes (ibv_query_device_ex(3)).
+ * @param attr  written in full on success; attr->orig is what
+ *   qpio_rdma_dev_query() gives. A driver without its own extended query
+ *   (the ibv driver today) reports no timestamps, max_inline_data for
+ *   every QP type, 8-byte atomics when atomic_cap is not NONE, and no
+ *   on-demand paging: what qpio itself does with the device.
+ * @return 0, or -EINVAL for a NULL argument. Thread-safe.
+ */
+int qpio_rdma_dev_query_ex(const struct qpio_device *dev,
+			   struct qpio_device_attr_ex *attr);
+
+/**
  * Query port attributes.
  * @param port  1..phys_port_cnt (IBA numbers ports from 1).
  * @return 0, -EINVAL for NULL arguments or a port number out of range.
@@ -651,6 +692,31 @@ struct qpio_cq *qpio_cq_create(struct qpio_device *dev, uint32_t cqe,
  * @return 0; -EBUSY while a QP uses it as send or recv CQ; -EINVAL for NULL.
  */
 int qpio_cq_destroy(struct qpio_cq *cq);
+
+/** Flags of qpio_cq_create_ex() (ibv_create_cq_ex wc_flags subset). */
+enum qpio_cq_flags {
+	/** Completions carry the device clock when they were written,
+	 *  read with qpio_cq_poll_ts() (IBV_WC_EX_WITH_COMPLETION_TIMESTAMP).
+	 *  Needs completion_timestamp_mask != 0 (qpio_rdma_dev_query_ex()). */
+	QPIO_CQ_FLAG_TIMESTAMP = 1u << 0,
+};
+
+/** Arguments of qpio_cq_create_ex(). */
+struct qpio_cq_init_attr {
+	uint32_t cqe;        /**< entries, 1..max_cqe (as qpio_cq_create()) */
+	int socket_id;       /**< NUMA socket, or SOCKET_ID_ANY */
+	uint32_t flags;      /**< OR of enum qpio_cq_flags */
+};
+
+/**
+ * Create a CQ with flags (ibv_create_cq_ex(3)); qpio_cq_create() is this
+ * call with flags 0.
+ * @return the CQ, or NULL with rte_errno as qpio_cq_create(), plus EINVAL
+ *   for an unknown flag and EOPNOTSUPP for QPIO_CQ_FLAG_TIMESTAMP on a
+ *   device without completion timestamps (both logged).
+ */
+struct qpio_cq *qpio_cq_create_ex(struct qpio_device *dev,
+				  const struct qpio_cq_init_attr *attr);
 
 /**
  * Resize a CQ (ibv_resize_cq(3)).
@@ -990,6 +1056,25 @@ static inline uint16_t
 qpio_cq_poll(struct qpio_cq *cq, struct qpio_wc *wc, uint16_t nb_wc)
 {
 	return cq->poll(cq, wc, nb_wc);
+}
+
+/**
+ * Poll a CQ as qpio_cq_poll() does, and write the completion timestamp
+ * of wc[i] into ts[i] (ibv_wc_read_completion_ts): the device clock when
+ * the completion was written, in ticks of timestamp_clock_hz masked by
+ * completion_timestamp_mask (qpio_rdma_dev_query_ex()); on the soft NIC
+ * the TSC (rte_rdtsc()) of the lcore that wrote the CQE. On a CQ created
+ * without QPIO_CQ_FLAG_TIMESTAMP every ts[i] is 0. The timestamps sit in
+ * a separate array so that struct qpio_wc keeps the layout of ibv_wc,
+ * which the ibv driver polls into in place.
+ * @param ts  nb_wc entries. Not thread-safe: one lcore per CQ.
+ * @return the number of completions written (0..nb_wc).
+ */
+static inline uint16_t
+qpio_cq_poll_ts(struct qpio_cq *cq, struct qpio_wc *wc, uint64_t *ts,
+		uint16_t nb_wc)
+{
+	return cq->poll_ts(cq, wc, ts, nb_wc);
 }
 
 #ifdef __cplusplus

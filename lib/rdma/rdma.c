@@ -250,6 +250,27 @@ qpio_rdma_dev_query(const struct qpio_device *dev, struct qpio_device_attr *attr
 }
 
 int
+qpio_rdma_dev_query_ex(const struct qpio_device *dev,
+		       struct qpio_device_attr_ex *attr)
+{
+	if (dev == NULL || attr == NULL)
+		return -EINVAL;
+	memset(attr, 0, sizeof(*attr));
+	attr->orig = dev->attr;
+	/* What qpio does with any device: the one inline limit it enforces
+	 * for every QP type, 8-byte atomics (IBA 9.4.5), pinned MRs. */
+	attr->max_inline_rc = dev->attr.max_inline_data;
+	attr->max_inline_uc = dev->attr.max_inline_data;
+	attr->max_inline_ud = dev->attr.max_inline_data;
+	attr->atomic_size_mask = dev->attr.atomic_cap != QPIO_ATOMIC_NONE ?
+		1u << 3 : 0;
+	attr->odp_caps = QPIO_ODP_NONE;
+	if (dev->ops->dev_query_ex != NULL)
+		return dev->ops->dev_query_ex(dev, attr);
+	return 0;
+}
+
+int
 qpio_rdma_port_query(const struct qpio_device *dev, uint8_t port,
 		     struct qpio_port_attr *attr)
 {

@@ -100,6 +100,11 @@ struct qpio_ah {
  *  from elsewhere (the kernel) need. */
 struct qpio_dev_ops {
 	int (*close)(struct qpio_device *dev);
+	/** Extended attributes (optional): lib/rdma fills attr with orig and
+	 *  its defaults (see qpio_rdma_dev_query_ex()) first; the driver
+	 *  overwrites what it knows better. */
+	int (*dev_query_ex)(const struct qpio_device *dev,
+			    struct qpio_device_attr_ex *attr);
 	int (*port_query)(const struct qpio_device *dev, uint8_t port,
 			  struct qpio_port_attr *attr);
 	int (*gid_query)(const struct qpio_device *dev, uint8_t port,
@@ -110,9 +115,11 @@ struct qpio_dev_ops {
 	struct qpio_mr *(*mr_reg)(struct qpio_pd *pd, void *addr, size_t length,
 				  unsigned int access);
 	int (*mr_dereg)(struct qpio_mr *mr);
-	/** cqe in [1, max_cqe]. Sets poll, depth, cqn. */
+	/** cqe in [1, max_cqe]; flags known, QPIO_CQ_FLAG_TIMESTAMP only
+	 *  when dev_query_ex reports a timestamp mask. Sets poll, depth,
+	 *  cqn, and poll_ts when flags has QPIO_CQ_FLAG_TIMESTAMP. */
 	struct qpio_cq *(*cq_create)(struct qpio_device *dev, uint32_t cqe,
-				     int socket_id);
+				     int socket_id, uint32_t flags);
 	int (*cq_destroy)(struct qpio_cq *cq);
 	/** Resize (optional): cqe in [1, max_cqe]. Keeps the completions in
 	 *  the CQ in order; -EINVAL (logged) when fewer entries than it holds

@@ -19,7 +19,8 @@
 #include "ibv_rx.h"
 
 struct qpio_cq *
-ibvd_cq_create(struct qpio_device *dev, uint32_t cqe, int socket_id)
+ibvd_cq_create(struct qpio_device *dev, uint32_t cqe, int socket_id,
+	       uint32_t cq_flags __rte_unused)
 {
 	struct ibvd_dev *idev = to_idev(dev);
 	uint32_t depth = rte_align32pow2(RTE_MAX(cqe, 2u));

@@ -346,8 +346,24 @@ soft_gid_query(const struct qpio_device *dev, uint8_t port, unsigned int index,
 	return 0;
 }
 
+/*
+ * Extended attributes: completion timestamps are the TSC of the lcore
+ * that writes the CQE (64 bits, rte_get_tsc_hz()), inline data has one
+ * limit for every QP type (the WQE grows with it), atomics are 8-byte
+ * CPU atomics, MRs are pinned DPDK memory (no on-demand paging).
+ */
+static int
+soft_dev_query_ex(const struct qpio_device *dev __rte_unused,
+		  struct qpio_device_attr_ex *attr)
+{
+	attr->completion_timestamp_mask = UINT64_MAX;
+	attr->timestamp_clock_hz = rte_get_tsc_hz();
+	return 0;
+}
+
 static const struct qpio_dev_ops soft_ops = {
 	.close = soft_close,
+	.dev_query_ex = soft_dev_query_ex,
 	.port_query = soft_port_query,
 	.gid_query = soft_gid_query,
 	.pd_alloc = soft_pd_alloc,

@@ -14,7 +14,8 @@
 #include "soft_rx.h"
 
 struct qpio_cq *
-soft_cq_create(struct qpio_device *dev, uint32_t cqe, int socket_id)
+soft_cq_create(struct qpio_device *dev, uint32_t cqe, int socket_id,
+	       uint32_t flags)
 {
 	struct soft_dev *sdev = to_sdev(dev);
 	struct soft_cq *cq;
@@ -45,6 +46,10 @@ soft_cq_create(struct qpio_device *dev, uint32_t cqe, int socket_id)
 	for (i = 0; i < depth; i++)
 		cq->cqes[i].op_own = (MLX5_CQE_INVALID << 4) | 1;
 	cq->base.poll = soft_cq_poll;
+	if (flags & QPIO_CQ_FLAG_TIMESTAMP) {
+		cq->base.poll_ts = soft_cq_poll_ts;
+		cq->ts = 1;
+	}
 	cq->base.depth = depth;
 	cq->room = depth;
 	cq->mask = depth - 1;
@@ -304,10 +309,25 @@ soft_cq_purge(struct soft_cq *cq, struct soft_qp *qp)
 	cq->last_qp = NULL;
 }
 
-uint16_t
-soft_cq_poll(struct qpio_cq *qcq, struct qpio_wc *wc, uint16_t n)
+/* The timestamp a producer wrote with soft_cqe_timestamp_write(). */
+static inline uint64_t
+cqe_timestamp(const struct mlx5_cqe64 *cqe, uint8_t opcode)
 {
-	struct soft_cq *cq = to_scq(qcq);
+	uint64_t t;
+
+	if (opcode == MLX5_CQE_REQ_ERR || opcode == MLX5_CQE_RESP_ERR) {
+		memcpy(&t, cqe, sizeof(t));
+		return rte_be_to_cpu_64(t);
+	}
+	return rte_be_to_cpu_64(cqe->timestamp);
+}
+
+/* The poll burst; with_ts is a constant of each caller, so the plain poll
+ * has no timestamp code at all. */
+static __rte_always_inline uint16_t
+cq_poll_burst(struct soft_cq *cq, struct qpio_wc *wc, uint64_t *ts,
+	      uint16_t n, const int with_ts)
+{
 	uint32_t ci = cq->ci;
 	uint16_t i;
 
@@ -316,16 +336,33 @@ soft_cq_poll(struct qpio_cq *qcq, struct qpio_wc *wc, uint16_t n)
 	for (i = 0; i < n;) {
 		const struct mlx5_cqe64 *cqe = &cq->cqes[ci & cq->mask];
 		uint8_t op_own = soft_cqe_owner_read(&cqe->op_own);
+		int got;
 
 		if ((op_own & 1) != ((ci >> cq->log_depth) & 1) ||
 		    (op_own >> 4) == MLX5_CQE_INVALID)
 			break;
-		i += cqe_to_wc(cq, cqe, op_own >> 4, &wc[i]);
+		got = cqe_to_wc(cq, cqe, op_own >> 4, &wc[i]);
+		if (with_ts && got)
+			ts[i] = cqe_timestamp(cqe, op_own >> 4);
+		i += got;
 		ci++;
 	}
 	if (ci != cq->ci)
 		soft_index_publish(&cq->ci, ci);
 	return i;
+}
+
+uint16_t
+soft_cq_poll(struct qpio_cq *qcq, struct qpio_wc *wc, uint16_t n)
+{
+	return cq_poll_burst(to_scq(qcq), wc, NULL, n, 0);
+}
+
+uint16_t
+soft_cq_poll_ts(struct qpio_cq *qcq, struct qpio_wc *wc, uint64_t *ts,
+		uint16_t n)
+{
+	return cq_poll_burst(to_scq(qcq), wc, ts, n, 1);
 }
 
 /*

@@ -87,6 +87,9 @@ struct soft_cq {
 	uint32_t mask;
 	uint32_t log_depth;
 	int efd;                                    /* eventfd of the events */
+	/* QPIO_CQ_FLAG_TIMESTAMP: producers write rte_rdtsc() into each
+	 * CQE (one branch per CQE, on this first line they read anyway). */
+	uint32_t ts;
 	TAILQ_HEAD(, soft_qp) send_qps;   /* QPs using it as send CQ */
 
 	alignas(RTE_CACHE_LINE_SIZE) uint32_t ci;   /* consumer: owner lcore */
@@ -286,13 +289,15 @@ int soft_mr_dereg(struct qpio_mr *mr);
 
 /* soft_cq.c */
 struct qpio_cq *soft_cq_create(struct qpio_device *dev, uint32_t cqe,
-			       int socket_id);
+			       int socket_id, uint32_t flags);
 int soft_cq_destroy(struct qpio_cq *cq);
 int soft_cq_resize(struct qpio_cq *cq, uint32_t cqe);
 int soft_cq_req_notify(struct qpio_cq *cq, int solicited_only);
 int soft_cq_event_fd(const struct qpio_cq *cq);
 int soft_cq_ack_events(struct qpio_cq *cq);
 uint16_t soft_cq_poll(struct qpio_cq *cq, struct qpio_wc *wc, uint16_t n);
+uint16_t soft_cq_poll_ts(struct qpio_cq *cq, struct qpio_wc *wc, uint64_t *ts,
+			uint16_t n);
 /* Remove every CQE of qp from cq (modify to RESET, destroy), as mlx5
  * providers clean a CQ; SRQ receives among them free their SRQ slots.
  * Control path: no producer may run meanwhile. */
