@@ -244,6 +244,9 @@ struct qpio_port_attr {
 	enum qpio_link_layer link_layer;
 	uint32_t gid_tbl_len;           /**< entries */
 	uint16_t lid;                   /**< 0 on Ethernet link layers */
+	/** P_Key table entries (qpio_rdma_pkey_query()); 0 when the
+	 *  driver does not report a table (pkey_index is then not checked). */
+	uint16_t pkey_tbl_len;
 };
 
 /** A 128-bit global identifier, network byte order (IBA 4.1.1). */
@@ -516,6 +519,24 @@ int qpio_rdma_dev_query(const struct qpio_device *dev,
  */
 int qpio_rdma_dev_query_ex(const struct qpio_device *dev,
 			   struct qpio_device_attr_ex *attr);
+
+/**
+ * Read one entry of a port's P_Key table (ibv_query_pkey(3)).
+ *
+ * A P_Key (IBA 10.9) is 16 bits: bit 15 set for full membership, the low
+ * 15 bits the partition. A QP takes the P_Key at its pkey_index
+ * (QPIO_QP_PKEY_INDEX, from RESET->INIT on); two QPs exchange packets only
+ * when their P_Keys match: equal low 15 bits, not 0, and at least one of
+ * them a full member (IBA 10.9.3). The soft NIC drops and counts the
+ * others (see its guide).
+ * @param index  0..pkey_tbl_len - 1 (qpio_rdma_port_query()).
+ * @param pkey  out, host byte order.
+ * @return 0; -EINVAL (NULL argument, port or index out of range;
+ *   logged); -EOPNOTSUPP (the driver has no P_Key table query); or the
+ *   driver's -errno. Thread-safe.
+ */
+int qpio_rdma_pkey_query(const struct qpio_device *dev, uint8_t port,
+			 unsigned int index, uint16_t *pkey);
 
 /**
  * Query port attributes.

@@ -109,6 +109,10 @@ struct qpio_dev_ops {
 			  struct qpio_port_attr *attr);
 	int (*gid_query)(const struct qpio_device *dev, uint8_t port,
 			 unsigned int index, union qpio_gid *gid);
+	/** Optional: P_Key table entry; port and index checked against
+	 *  port_query's pkey_tbl_len. */
+	int (*pkey_query)(const struct qpio_device *dev, uint8_t port,
+			  unsigned int index, uint16_t *pkey);
 	struct qpio_pd *(*pd_alloc)(struct qpio_device *dev);
 	int (*pd_free)(struct qpio_pd *pd);
 	/** addr/length/access already validated. Fills lkey, rkey. */

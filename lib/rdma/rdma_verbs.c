@@ -607,6 +607,20 @@ check_qp_attr_values(const struct qpio_qp *qp, const struct qpio_qp_attr *attr,
 		RDMA_LOG(ERR, "qp 0x%x: %s", qp->qp_num, rule);
 		return -EINVAL;
 	}
+	if (mask & QPIO_QP_PKEY_INDEX) {
+		/* Every qpio device has one port: the table of port 1. */
+		struct qpio_port_attr pa;
+
+		memset(&pa, 0, sizeof(pa));
+		if (dev->ops->port_query(dev, 1, &pa) == 0 &&
+		    pa.pkey_tbl_len != 0 && attr->pkey_index >= pa.pkey_tbl_len) {
+			RDMA_LOG(ERR, "qp 0x%x: pkey_index %u not in [0, "
+				 "pkey_tbl_len %u): the port's P_Key table "
+				 "(qpio_rdma_pkey_query())", qp->qp_num,
+				 attr->pkey_index, pa.pkey_tbl_len);
+			return -EINVAL;
+		}
+	}
 	return 0;
 }
 

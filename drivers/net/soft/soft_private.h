@@ -196,6 +196,8 @@ struct soft_qp {
 	uint64_t ud_qkey_drops;   /* UD, as receiver (atomic: many senders) */
 	uint64_t ud_no_recv_drops;
 	uint64_t ud_len_drops;
+	uint64_t pkey_drops;      /* as receiver: P_Key mismatch (atomic) */
+	uint16_t pkey;            /* pkeys[attr.pkey_index] of its device */
 	uint64_t sq_doorbells;    /* owner lcore only */
 	uint64_t rq_doorbells;
 	TAILQ_ENTRY(soft_qp) cq_next;
@@ -226,6 +228,8 @@ struct soft_dev {
 	uint32_t next_cqn;
 	uint8_t mr_variant;
 	rte_spinlock_t lock;              /* control path only */
+	uint16_t pkey_tbl_len;            /* entries of pkeys (pkeys devarg) */
+	uint16_t pkeys[SOFT_PKEY_TBL_MAX];
 };
 
 /* The fabric: every soft device of every process sharing the memory. */
@@ -255,6 +259,17 @@ soft_qp_lookup(const struct soft_dev *sdev, uint32_t qpn)
 	if (unlikely(qp == NULL || qp->base.qp_num != qpn))
 		return NULL;
 	return qp;
+}
+
+/*
+ * P_Key match (IBA 10.9.3): the same partition (low 15 bits, 0 is not a
+ * partition) and at least one full member (bit 15).
+ */
+static inline int
+soft_pkey_match(uint16_t a, uint16_t b)
+{
+	return ((a ^ b) & 0x7fff) == 0 && (a & 0x7fff) != 0 &&
+		((a | b) & 0x8000) != 0;
 }
 
 /* soft.c */
