@@ -207,6 +207,35 @@ struct qpio_device_attr {
 	uint8_t phys_port_cnt;          /**< ports are numbered 1..phys_port_cnt */
 };
 
+/** Bits of qpio_device_attr_ex.odp_caps (on-demand paging). */
+enum qpio_odp_caps {
+	QPIO_ODP_NONE = 0,              /**< MRs are pinned at registration */
+};
+
+/**
+ * Extended device attributes (ibv_query_device_ex(3)), see
+ * qpio_rdma_dev_query_ex(). Only what the driver can state truthfully;
+ * a capability it does not have reads 0.
+ */
+struct qpio_device_attr_ex {
+	struct qpio_device_attr orig;   /**< what qpio_rdma_dev_query() gives,
+					 *  max_cqe and max_srq_wr included */
+	/** Valid bits of the completion timestamps of qpio_cq_poll_ts();
+	 *  0: the device gives none (QPIO_CQ_FLAG_TIMESTAMP refused). */
+	uint64_t completion_timestamp_mask;
+	/** Ticks per second of the timestamp clock (Hz; ibv reports
+	 *  hca_core_clock in kHz); 0 without timestamps. */
+	uint64_t timestamp_clock_hz;
+	uint32_t max_inline_rc;         /**< bytes of inline data per RC WR */
+	uint32_t max_inline_uc;         /**< bytes per UC WR */
+	uint32_t max_inline_ud;         /**< bytes per UD WR */
+	/** Operand sizes of the atomics (CMP_AND_SWP, FETCH_AND_ADD): bit n
+	 *  set for 2^n-byte operands (IBA: 8 bytes, bit 3); 0 without
+	 *  atomics. */
+	uint32_t atomic_size_mask;
+	uint32_t odp_caps;              /**< enum qpio_odp_caps */
+};
+
 /** Port attributes, see qpio_rdma_port_query(). */
 struct qpio_port_attr {
 	enum qpio_port_state state;
@@ -215,6 +244,9 @@ struct qpio_port_attr {
 	enum qpio_link_layer link_layer;
 	uint32_t gid_tbl_len;           /**< entries */
 	uint16_t lid;                   /**< 0 on Ethernet link layers */
+	/** P_Key table entries (qpio_rdma_pkey_query()); 0 when the
+	 *  driver does not report a table (pkey_index is then not checked). */
+	uint16_t pkey_tbl_len;
 };
 
 /** A 128-bit global identifier, network byte order (IBA 4.1.1). */
@@ -366,7 +398,7 @@ struct qpio_wc {
 
 /** Attribute mask bits of qpio_srq_modify() (ibv_srq_attr_mask values). */
 enum qpio_srq_attr_mask {
-	QPIO_SRQ_MAX_WR = 1 << 0, /**< resize (the soft NIC: -EOPNOTSUPP) */
+	QPIO_SRQ_MAX_WR = 1 << 0, /**< resize, see qpio_srq_modify() */
 	QPIO_SRQ_LIMIT = 1 << 1,  /**< arm the limit event */
 };
 
@@ -476,6 +508,36 @@ unsigned int qpio_rdma_dev_index(const struct qpio_device *dev);
  */
 int qpio_rdma_dev_query(const struct qpio_device *dev,
 			struct qpio_device_attr *attr);
+
+/**
+ * Query the extended device attributes (ibv_query_device_ex(3)).
+ * @param attr  written in full on success; attr->orig is what
+ *   qpio_rdma_dev_query() gives. A driver without its own extended query
+ *   (the ibv driver today) reports no timestamps, max_inline_data for
+ *   every QP type, 8-byte atomics when atomic_cap is not NONE, and no
+ *   on-demand paging: what qpio itself does with the device.
+ * @return 0, or -EINVAL for a NULL argument. Thread-safe.
+ */
+int qpio_rdma_dev_query_ex(const struct qpio_device *dev,
+			   struct qpio_device_attr_ex *attr);
+
+/**
+ * Read one entry of a port's P_Key table (ibv_query_pkey(3)).
+ *
+ * A P_Key (IBA 10.9) is 16 bits: bit 15 set for full membership, the low
+ * 15 bits the partition. A QP takes the P_Key at its pkey_index
+ * (QPIO_QP_PKEY_INDEX, from RESET->INIT on); two QPs exchange packets only
+ * when their P_Keys match: equal low 15 bits, not 0, and at least one of
+ * them a full member (IBA 10.9.3). The soft NIC drops and counts the
+ * others (see its guide).
+ * @param index  0..pkey_tbl_len - 1 (qpio_rdma_port_query()).
+ * @param pkey  out, host byte order.
+ * @return 0; -EINVAL (NULL argument, port or index out of range;
+ *   logged); -EOPNOTSUPP (the driver has no P_Key table query); or the
+ *   driver's -errno. Thread-safe.
+ */
+int qpio_rdma_pkey_query(const struct qpio_device *dev, uint8_t port,
+			 unsigned int index, uint16_t *pkey);
 
 /**
  * Query port attributes.
@@ -673,6 +735,57 @@ struct qpio_cq *qpio_cq_create(struct qpio_device *dev, uint32_t cqe,
  */
 int qpio_cq_destroy(struct qpio_cq *cq);
 
+/** Flags of qpio_cq_create_ex() (ibv_create_cq_ex wc_flags subset). */
+enum qpio_cq_flags {
+	/** Completions carry the device clock when they were written,
+	 *  read with qpio_cq_poll_ts() (IBV_WC_EX_WITH_COMPLETION_TIMESTAMP).
+	 *  Needs completion_timestamp_mask != 0 (qpio_rdma_dev_query_ex()). */
+	QPIO_CQ_FLAG_TIMESTAMP = 1u << 0,
+};
+
+/** Arguments of qpio_cq_create_ex(). */
+struct qpio_cq_init_attr {
+	uint32_t cqe;        /**< entries, 1..max_cqe (as qpio_cq_create()) */
+	int socket_id;       /**< NUMA socket, or SOCKET_ID_ANY */
+	uint32_t flags;      /**< OR of enum qpio_cq_flags */
+};
+
+/**
+ * Create a CQ with flags (ibv_create_cq_ex(3)); qpio_cq_create() is this
+ * call with flags 0.
+ * @return the CQ, or NULL with rte_errno as qpio_cq_create(), plus EINVAL
+ *   for an unknown flag and EOPNOTSUPP for QPIO_CQ_FLAG_TIMESTAMP on a
+ *   device without completion timestamps (both logged).
+ */
+struct qpio_cq *qpio_cq_create_ex(struct qpio_device *dev,
+				  const struct qpio_cq_init_attr *attr);
+
+/**
+ * Resize a CQ (ibv_resize_cq(3)).
+ *
+ * The completions the CQ holds stay in it, in order, and are polled after
+ * the resize as they would have been before. The depth granted is cqe
+ * rounded up to a power of two (at least 2), as at qpio_cq_create(); it
+ * may be smaller or larger than the current depth. A cqe below the number
+ * of completions the CQ holds is refused (ibv_resize_cq(3): cqe must be
+ * at least the number of entries currently in the CQ). A CQ in error
+ * (overrun) stays in error.
+ *
+ * Thread-safety: a control-path call. While it runs, no lcore may poll
+ * the CQ, post on a QP that uses it, or send to such a QP (the soft NIC
+ * writes receive completions from the sender's lcore); the event fd, the
+ * arm state and the cqn are kept. Not thread-safe against other calls on
+ * the same CQ.
+ *
+ * @param cqe  entries wanted, 1..max_cqe.
+ * @return the granted depth (> 0, also what qpio_cq_depth() returns from
+ *   now on); -EINVAL (NULL cq, cqe 0 or over max_cqe, or cqe below the
+ *   completions held: logged, naming the rule and the count; the CQ is
+ *   unchanged); -ENOMEM (the CQ is unchanged); -EOPNOTSUPP (the driver
+ *   cannot resize CQs); or the -errno of ibv_resize_cq on the ibv driver.
+ */
+int qpio_cq_resize(struct qpio_cq *cq, uint32_t cqe);
+
 /**
  * Arm a CQ for one completion event (ibv_req_notify_cq), for an lcore
  * that wants to sleep until work arrives.
@@ -752,13 +865,25 @@ struct qpio_srq *qpio_srq_create(struct qpio_pd *pd,
  * QPIO_EVENT_SRQ_LIMIT_REACHED event and disarms (ibv_modify_srq(3)). A limit
  * of 0 disarms. Arming an SRQ that holds fewer receives than the limit
  * raises the event at the next receive taken, not at once.
- * QPIO_SRQ_MAX_WR resizes the SRQ; a driver that cannot (the soft NIC)
- * returns -EOPNOTSUPP and changes nothing.
+ * QPIO_SRQ_MAX_WR resizes the SRQ (ibv_modify_srq(3) with IBV_SRQ_MAX_WR):
+ * the receives posted and not yet taken stay posted, in order; the
+ * granted max_wr (attr->max_wr rounded up to a power of two on the soft
+ * NIC) is read back with qpio_srq_query(). A max_wr below the number of
+ * receives posted is refused (-EINVAL). The soft NIC also refuses
+ * (-EBUSY) while a receive taken from the SRQ has a completion not yet
+ * polled: poll the QPs' receive CQs first. With both bits, srq_limit is
+ * checked against the new max_wr.
  *
  * @param attr_mask  OR of enum qpio_srq_attr_mask.
- * @return 0; -EINVAL (NULL, unknown mask bit, srq_limit over the SRQ's
- *   max_wr; logged, SRQ unchanged); -EOPNOTSUPP (resize not supported).
- * May run while other lcores deliver into the SRQ.
+ * @return 0; -EINVAL (NULL, unknown mask bit, srq_limit over max_wr,
+ *   max_wr 0 or over max_srq_wr or below the receives posted; logged, SRQ
+ *   unchanged); -EBUSY (soft NIC resize: completions of the SRQ not yet
+ *   polled); -ENOMEM; -EOPNOTSUPP (the driver or device cannot resize);
+ *   on the ibv driver the -errno of ibv_modify_srq.
+ * Thread-safety: QPIO_SRQ_LIMIT alone may run while other lcores deliver
+ * into the SRQ. QPIO_SRQ_MAX_WR is a control-path call: no lcore may post
+ * to the SRQ, deliver into it (send to its QPs) or poll its QPs' receive
+ * CQs while it runs.
  */
 int qpio_srq_modify(struct qpio_srq *srq, const struct qpio_srq_attr *attr,
 		    int attr_mask);
@@ -983,6 +1108,25 @@ static inline uint16_t
 qpio_cq_poll(struct qpio_cq *cq, struct qpio_wc *wc, uint16_t nb_wc)
 {
 	return cq->poll(cq, wc, nb_wc);
+}
+
+/**
+ * Poll a CQ as qpio_cq_poll() does, and write the completion timestamp
+ * of wc[i] into ts[i] (ibv_wc_read_completion_ts): the device clock when
+ * the completion was written, in ticks of timestamp_clock_hz masked by
+ * completion_timestamp_mask (qpio_rdma_dev_query_ex()); on the soft NIC
+ * the TSC (rte_rdtsc()) of the lcore that wrote the CQE. On a CQ created
+ * without QPIO_CQ_FLAG_TIMESTAMP every ts[i] is 0. The timestamps sit in
+ * a separate array so that struct qpio_wc keeps the layout of ibv_wc,
+ * which the ibv driver polls into in place.
+ * @param ts  nb_wc entries. Not thread-safe: one lcore per CQ.
+ * @return the number of completions written (0..nb_wc).
+ */
+static inline uint16_t
+qpio_cq_poll_ts(struct qpio_cq *cq, struct qpio_wc *wc, uint64_t *ts,
+		uint16_t nb_wc)
+{
+	return cq->poll_ts(cq, wc, ts, nb_wc);
 }
 
 #ifdef __cplusplus

@@ -45,6 +45,11 @@ typedef uint16_t (*qpio_srq_post_recv_t)(struct qpio_srq *srq,
 typedef uint16_t (*qpio_poll_cq_t)(struct qpio_cq *cq, struct qpio_wc *wc,
 				   uint16_t nb_wc);
 
+/** Driver burst function behind qpio_cq_poll_ts(): as qpio_poll_cq_t,
+ *  and ts[i] the completion timestamp of wc[i]. */
+typedef uint16_t (*qpio_poll_cq_ts_t)(struct qpio_cq *cq, struct qpio_wc *wc,
+				      uint64_t *ts, uint16_t nb_wc);
+
 /** Memory region: generic part. */
 struct qpio_mr {
 	uint32_t lkey;
@@ -63,6 +68,10 @@ struct qpio_cq {
 	struct qpio_device *dev;
 	uint32_t refcnt;         /**< QPs using this CQ */
 	int socket_id;
+	/** Set by the driver for CQs created with QPIO_CQ_FLAG_TIMESTAMP;
+	 *  lib/rdma sets the others to a poll that writes ts 0. */
+	qpio_poll_cq_ts_t poll_ts;
+	uint32_t flags;          /**< enum qpio_cq_flags given at creation */
 };
 
 /** Shared receive queue: generic part. The first cache line is fast path. */

@@ -219,6 +219,59 @@ qpio_rdma_dev_query(const struct qpio_device *dev, struct qpio_device_attr *attr
 }
 
 int
+qpio_rdma_dev_query_ex(const struct qpio_device *dev,
+		       struct qpio_device_attr_ex *attr)
+{
+	if (dev == NULL || attr == NULL)
+		return -EINVAL;
+	memset(attr, 0, sizeof(*attr));
+	attr->orig = dev->attr;
+	/* What qpio does with any device: the one inline limit it enforces
+	 * for every QP type, 8-byte atomics (IBA 9.4.5), pinned MRs. */
+	attr->max_inline_rc = dev->attr.max_inline_data;
+	attr->max_inline_uc = dev->attr.max_inline_data;
+	attr->max_inline_ud = dev->attr.max_inline_data;
+	attr->atomic_size_mask = dev->attr.atomic_cap != QPIO_ATOMIC_NONE ?
+		1u << 3 : 0;
+	attr->odp_caps = QPIO_ODP_NONE;
+	if (dev->ops->dev_query_ex != NULL)
+		return dev->ops->dev_query_ex(dev, attr);
+	return 0;
+}
+
+int
+qpio_rdma_pkey_query(const struct qpio_device *dev, uint8_t port,
+		     unsigned int index, uint16_t *pkey)
+{
+	struct qpio_port_attr pa;
+	int ret;
+
+	if (dev == NULL || pkey == NULL)
+		return -EINVAL;
+	if (port < 1 || port > dev->attr.phys_port_cnt) {
+		RDMA_LOG(ERR, "device %s: port %u out of range 1..%u",
+			 dev->name, port, dev->attr.phys_port_cnt);
+		return -EINVAL;
+	}
+	if (dev->ops->pkey_query == NULL) {
+		RDMA_LOG(ERR, "device %s: driver %s has no P_Key table query",
+			 dev->name, dev->drv->name);
+		return -EOPNOTSUPP;
+	}
+	memset(&pa, 0, sizeof(pa));
+	ret = dev->ops->port_query(dev, port, &pa);
+	if (ret != 0)
+		return ret;
+	if (index >= pa.pkey_tbl_len) {
+		RDMA_LOG(ERR, "device %s port %u: P_Key index %u not in "
+			 "[0, pkey_tbl_len %u)", dev->name, port, index,
+			 pa.pkey_tbl_len);
+		return -EINVAL;
+	}
+	return dev->ops->pkey_query(dev, port, index, pkey);
+}
+
+int
 qpio_rdma_port_query(const struct qpio_device *dev, uint8_t port,
 		     struct qpio_port_attr *attr)
 {

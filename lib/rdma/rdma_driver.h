@@ -94,26 +94,42 @@ struct qpio_ah {
 };
 
 /** Operations a driver provides for each device. All are required but
- *  the AH, SRQ and CQ-notify ops: without them lib/rdma returns
+ *  the AH, SRQ, CQ-notify and CQ-resize ops: without them lib/rdma returns
  *  -EOPNOTSUPP (constructors: NULL with rte_errno EOPNOTSUPP), and the
  *  async_poll/async_event_fd pair, which only drivers whose events come
  *  from elsewhere (the kernel) need. */
 struct qpio_dev_ops {
 	int (*close)(struct qpio_device *dev);
+	/** Extended attributes (optional): lib/rdma fills attr with orig and
+	 *  its defaults (see qpio_rdma_dev_query_ex()) first; the driver
+	 *  overwrites what it knows better. */
+	int (*dev_query_ex)(const struct qpio_device *dev,
+			    struct qpio_device_attr_ex *attr);
 	int (*port_query)(const struct qpio_device *dev, uint8_t port,
 			  struct qpio_port_attr *attr);
 	int (*gid_query)(const struct qpio_device *dev, uint8_t port,
 			 unsigned int index, union qpio_gid *gid);
+	/** Optional: P_Key table entry; port and index checked against
+	 *  port_query's pkey_tbl_len. */
+	int (*pkey_query)(const struct qpio_device *dev, uint8_t port,
+			  unsigned int index, uint16_t *pkey);
 	struct qpio_pd *(*pd_alloc)(struct qpio_device *dev);
 	int (*pd_free)(struct qpio_pd *pd);
 	/** addr/length/access already validated. Fills lkey, rkey. */
 	struct qpio_mr *(*mr_reg)(struct qpio_pd *pd, void *addr, size_t length,
 				  unsigned int access);
 	int (*mr_dereg)(struct qpio_mr *mr);
-	/** cqe in [1, max_cqe]. Sets poll, depth, cqn. */
+	/** cqe in [1, max_cqe]; flags known, QPIO_CQ_FLAG_TIMESTAMP only
+	 *  when dev_query_ex reports a timestamp mask. Sets poll, depth,
+	 *  cqn, and poll_ts when flags has QPIO_CQ_FLAG_TIMESTAMP. */
 	struct qpio_cq *(*cq_create)(struct qpio_device *dev, uint32_t cqe,
-				     int socket_id);
+				     int socket_id, uint32_t flags);
 	int (*cq_destroy)(struct qpio_cq *cq);
+	/** Resize (optional): cqe in [1, max_cqe]. Keeps the completions in
+	 *  the CQ in order; -EINVAL (logged) when fewer entries than it holds
+	 *  are asked. Sets cq->depth to the granted depth; on failure the
+	 *  CQ is unchanged. */
+	int (*cq_resize)(struct qpio_cq *cq, uint32_t cqe);
 	/** Arm for one event; solicited_only is 0 or 1. */
 	int (*cq_req_notify)(struct qpio_cq *cq, int solicited_only);
 	/** The CQ's event fd (owned by the CQ). */

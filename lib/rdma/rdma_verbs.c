@@ -188,33 +188,70 @@ qpio_ah_destroy(struct qpio_ah *ah)
 	return 0;
 }
 
-struct qpio_cq *
-qpio_cq_create(struct qpio_device *dev, uint32_t cqe, int socket_id)
+/* poll_ts of a CQ created without QPIO_CQ_FLAG_TIMESTAMP. */
+static uint16_t
+cq_poll_no_ts(struct qpio_cq *cq, struct qpio_wc *wc, uint64_t *ts,
+	      uint16_t nb_wc)
 {
+	uint16_t n = cq->poll(cq, wc, nb_wc);
+
+	memset(ts, 0, sizeof(*ts) * n);
+	return n;
+}
+
+struct qpio_cq *
+qpio_cq_create_ex(struct qpio_device *dev, const struct qpio_cq_init_attr *attr)
+{
+	struct qpio_device_attr_ex ax;
 	struct qpio_cq *cq;
 
-	if (dev == NULL)
+	if (dev == NULL || attr == NULL)
 		RET_NULL(EINVAL);
-	if (cqe == 0 || cqe > dev->attr.max_cqe) {
+	if (attr->cqe == 0 || attr->cqe > dev->attr.max_cqe) {
 		RDMA_LOG(ERR, "cq on %s: %u entries not in [1, max_cqe %u]",
-			 dev->name, cqe, dev->attr.max_cqe);
+			 dev->name, attr->cqe, dev->attr.max_cqe);
 		RET_NULL(EINVAL);
+	}
+	if (attr->flags & ~(uint32_t)QPIO_CQ_FLAG_TIMESTAMP) {
+		RDMA_LOG(ERR, "cq on %s: unknown flags 0x%x", dev->name,
+			 attr->flags & ~(uint32_t)QPIO_CQ_FLAG_TIMESTAMP);
+		RET_NULL(EINVAL);
+	}
+	if (attr->flags & QPIO_CQ_FLAG_TIMESTAMP) {
+		if (qpio_rdma_dev_query_ex(dev, &ax) != 0 ||
+		    ax.completion_timestamp_mask == 0) {
+			RDMA_LOG(ERR, "cq on %s: QPIO_CQ_FLAG_TIMESTAMP, but the "
+				 "device gives no completion timestamps "
+				 "(completion_timestamp_mask 0)", dev->name);
+			RET_NULL(EOPNOTSUPP);
+		}
 	}
 	if (dev->nb_cq >= dev->attr.max_cq) {
 		RDMA_LOG(ERR, "device %s: max_cq (%u) reached", dev->name,
 			 dev->attr.max_cq);
 		RET_NULL(ENOSPC);
 	}
-	cq = dev->ops->cq_create(dev, cqe, socket_id);
+	cq = dev->ops->cq_create(dev, attr->cqe, attr->socket_id, attr->flags);
 	if (cq == NULL)
 		return NULL;
 	cq->dev = dev;
 	cq->refcnt = 0;
-	cq->socket_id = socket_id;
+	cq->socket_id = attr->socket_id;
+	cq->flags = attr->flags;
+	if (!(attr->flags & QPIO_CQ_FLAG_TIMESTAMP))
+		cq->poll_ts = cq_poll_no_ts;
 	HANDLE_ADD_OR_UNDO(cq, RDMA_HANDLE_CQ, dev->ops->cq_destroy);
 	dev->nb_cq++;
 	rdma_tel_track(dev, &dev->cqs, cq);
 	return cq;
+}
+
+struct qpio_cq *
+qpio_cq_create(struct qpio_device *dev, uint32_t cqe, int socket_id)
+{
+	struct qpio_cq_init_attr a = { .cqe = cqe, .socket_id = socket_id };
+
+	return qpio_cq_create_ex(dev, &a);
 }
 
 int
@@ -242,6 +279,30 @@ qpio_cq_destroy(struct qpio_cq *cq)
 	rdma_events_scrub(dev, cq);
 	dev->nb_cq--;
 	return 0;
+}
+
+int
+qpio_cq_resize(struct qpio_cq *cq, uint32_t cqe)
+{
+	int ret;
+
+	if (cq == NULL)
+		return -EINVAL;
+	if (cqe == 0 || cqe > cq->dev->attr.max_cqe) {
+		RDMA_LOG(ERR, "cq %u of %s: resize to %u entries not in "
+			 "[1, max_cqe %u]", cq->cqn, cq->dev->name, cqe,
+			 cq->dev->attr.max_cqe);
+		return -EINVAL;
+	}
+	if (cq->dev->ops->cq_resize == NULL) {
+		RDMA_LOG(ERR, "cq %u of %s: driver %s cannot resize CQs",
+			 cq->cqn, cq->dev->name, cq->dev->drv->name);
+		return -EOPNOTSUPP;
+	}
+	ret = cq->dev->ops->cq_resize(cq, cqe);
+	if (ret < 0)
+		return ret;
+	return (int)cq->depth;
 }
 
 int
@@ -554,6 +615,20 @@ check_qp_attr_values(const struct qpio_qp *qp, const struct qpio_qp_attr *attr,
 	if (rule != NULL) {
 		RDMA_LOG(ERR, "qp 0x%x: %s", qp->qp_num, rule);
 		return -EINVAL;
+	}
+	if (mask & QPIO_QP_PKEY_INDEX) {
+		/* Every qpio device has one port: the table of port 1. */
+		struct qpio_port_attr pa;
+
+		memset(&pa, 0, sizeof(pa));
+		if (dev->ops->port_query(dev, 1, &pa) == 0 &&
+		    pa.pkey_tbl_len != 0 && attr->pkey_index >= pa.pkey_tbl_len) {
+			RDMA_LOG(ERR, "qp 0x%x: pkey_index %u not in [0, "
+				 "pkey_tbl_len %u): the port's P_Key table "
+				 "(qpio_rdma_pkey_query())", qp->qp_num,
+				 attr->pkey_index, pa.pkey_tbl_len);
+			return -EINVAL;
+		}
 	}
 	if (mask & QPIO_QP_AV) {
 		char who[32];

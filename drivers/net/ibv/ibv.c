@@ -143,6 +143,23 @@ ibvd_port_query(const struct qpio_device *dev, uint8_t port,
 		QPIO_LINK_LAYER_ETHERNET : QPIO_LINK_LAYER_INFINIBAND;
 	attr->gid_tbl_len = (uint32_t)pa.gid_tbl_len;
 	attr->lid = pa.lid;
+	attr->pkey_tbl_len = pa.pkey_tbl_len;
+	return 0;
+}
+
+static int
+ibvd_pkey_query(const struct qpio_device *dev, uint8_t port,
+		unsigned int index, uint16_t *pkey)
+{
+	const struct ibvd_dev *idev = to_idev(dev);
+	__be16 v;
+	int ret;
+
+	RTE_SET_USED(port);
+	ret = ibv_query_pkey(idev->ctx, idev->port, (int)index, &v);
+	if (ret != 0)
+		return ret < 0 ? ret : -ret;
+	*pkey = rte_be_to_cpu_16(v);
 	return 0;
 }
 
@@ -165,12 +182,14 @@ ibvd_gid_query(const struct qpio_device *dev, uint8_t port, unsigned int index,
 static const struct qpio_dev_ops ibvd_ops = {
 	.close = ibvd_close,
 	.port_query = ibvd_port_query,
+	.pkey_query = ibvd_pkey_query,
 	.gid_query = ibvd_gid_query,
 	.pd_alloc = ibvd_pd_alloc,
 	.pd_free = ibvd_pd_free,
 	.mr_reg = ibvd_mr_reg,
 	.mr_dereg = ibvd_mr_dereg,
 	.cq_create = ibvd_cq_create,
+	.cq_resize = ibvd_cq_resize,
 	.cq_destroy = ibvd_cq_destroy,
 	.qp_create = ibvd_qp_create,
 	.qp_destroy = ibvd_qp_destroy,

@@ -19,7 +19,8 @@
 #include "ibv_rx.h"
 
 struct qpio_cq *
-ibvd_cq_create(struct qpio_device *dev, uint32_t cqe, int socket_id)
+ibvd_cq_create(struct qpio_device *dev, uint32_t cqe, int socket_id,
+	       uint32_t cq_flags __rte_unused)
 {
 	struct ibvd_dev *idev = to_idev(dev);
 	uint32_t depth = rte_align32pow2(RTE_MAX(cqe, 2u));
@@ -94,6 +95,24 @@ ibvd_cq_destroy(struct qpio_cq *qcq)
 			 strerror(errno));
 	rte_free(cq->qps);
 	rte_free(cq);
+	return 0;
+}
+
+/* ibv_resize_cq: the provider keeps the CQEs and refuses a size below
+ * them (rxe: -EINVAL); qpio's depth is the size asked, rounded up. */
+int
+ibvd_cq_resize(struct qpio_cq *qcq, uint32_t cqe)
+{
+	uint32_t depth = rte_align32pow2(RTE_MAX(cqe, 2u));
+	int ret = ibv_resize_cq(to_icq(qcq)->cq, (int)depth);
+
+	if (ret != 0) {
+		IBVD_LOG(ERR, "cq %u: ibv_resize_cq(%u): %s%s", qcq->cqn, depth,
+			 strerror(ret), ret == EINVAL ? " (below the completions "
+			 "the CQ holds, or over the device's max_cqe)" : "");
+		return ret == ENOSYS ? -EOPNOTSUPP : -ret;
+	}
+	qcq->depth = depth;
 	return 0;
 }
 

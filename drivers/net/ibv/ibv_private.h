@@ -158,7 +158,9 @@ struct ibvd_srq {
 	uint64_t *wrid;           /* user wr_id per slot */
 	uint32_t *free_slots;     /* stack of free slots */
 	uint32_t nb_free;
-	uint32_t max_wr;
+	uint32_t max_wr;          /* slots in circulation (free + in use) */
+	uint32_t cap;             /* entries of wrs, wrid, free_slots */
+	uint32_t fresh;           /* slots [fresh, cap) never handed out */
 	uint32_t max_sge;
 };
 
@@ -199,8 +201,9 @@ int ibvd_mr_dereg(struct qpio_mr *mr);
 
 /* ibv_cq.c */
 struct qpio_cq *ibvd_cq_create(struct qpio_device *dev, uint32_t cqe,
-			       int socket_id);
+			       int socket_id, uint32_t flags);
 int ibvd_cq_destroy(struct qpio_cq *cq);
+int ibvd_cq_resize(struct qpio_cq *cq, uint32_t cqe);
 int ibvd_cq_req_notify(struct qpio_cq *cq, int solicited_only);
 int ibvd_cq_event_fd(const struct qpio_cq *cq);
 int ibvd_cq_ack_events(struct qpio_cq *cq);

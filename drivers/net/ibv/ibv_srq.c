@@ -4,8 +4,10 @@
  *
  * SRQ receives complete out of order (whichever QP takes them), so their
  * wr_ids live in slots taken from a free stack rather than in a ring; the
- * CQ poller returns a slot with ibvd_srq_complete(). The slot stack is
- * sized at creation, so resizing (QPIO_SRQ_MAX_WR) is refused.
+ * CQ poller returns a slot with ibvd_srq_complete(). A resize
+ * (QPIO_SRQ_MAX_WR, ibv_modify_srq with IBV_SRQ_MAX_WR) grows the slot
+ * arrays when needed; shrinking takes free slots out of circulation, so
+ * max_wr slots (free or in use) always circulate.
  */
 #include <errno.h>
 #include <string.h>
@@ -47,6 +49,8 @@ ibvd_srq_create(struct qpio_pd *qpd, struct qpio_srq_attr *attr)
 	for (i = 0; i < srq->max_wr; i++)
 		srq->free_slots[i] = srq->max_wr - 1 - i;
 	srq->nb_free = srq->max_wr;
+	srq->cap = srq->max_wr;
+	srq->fresh = srq->max_wr;
 	memset(&init, 0, sizeof(init));
 	init.srq_context = srq;
 	init.attr.max_wr = srq->max_wr;
@@ -72,6 +76,76 @@ nomem:
 	return NULL;
 }
 
+/* Grow the slot arrays to n entries; the new slots go on the free stack
+ * only when the caller puts them in circulation. */
+static int
+srq_slots_grow(struct ibvd_srq *srq, uint32_t n)
+{
+	struct ibv_recv_wr *wrs;
+	uint64_t *wrid;
+	uint32_t *fs;
+
+	wrs = rte_realloc(srq->wrs, sizeof(*wrs) * n, 0);
+	if (wrs == NULL)
+		return -ENOMEM;
+	srq->wrs = wrs;
+	wrid = rte_realloc(srq->wrid, sizeof(*wrid) * n, 0);
+	if (wrid == NULL)
+		return -ENOMEM;
+	srq->wrid = wrid;
+	fs = rte_realloc(srq->free_slots, sizeof(*fs) * n, 0);
+	if (fs == NULL)
+		return -ENOMEM;
+	srq->free_slots = fs;
+	return 0;
+}
+
+/* ibv_modify_srq(IBV_SRQ_MAX_WR): the provider resizes its queue (and
+ * refuses a size below the receives posted), then qpio's slots follow. */
+static int
+srq_resize(struct ibvd_srq *srq, uint32_t max_wr)
+{
+	uint32_t n = rte_align32pow2(max_wr), in_use = srq->max_wr - srq->nb_free;
+	struct ibv_srq_attr a;
+	int ret;
+
+	if (max_wr < in_use) {
+		IBVD_LOG(ERR, "srq %u: max_wr %u refused: %u receives are posted "
+			 "or await polling (ibv_modify_srq)", srq->base.srq_num,
+			 max_wr, in_use);
+		return -EINVAL;
+	}
+	/* A growth hands out never-used indices (those a shrink took out
+	 * of circulation may still be named by posted receives). */
+	if (n > srq->max_wr && srq->fresh + (n - srq->max_wr) > srq->cap) {
+		ret = srq_slots_grow(srq, srq->fresh + (n - srq->max_wr));
+		if (ret < 0)
+			return ret;
+		srq->cap = srq->fresh + (n - srq->max_wr);
+	}
+	memset(&a, 0, sizeof(a));
+	a.max_wr = n;
+	ret = ibv_modify_srq(srq->srq, &a, IBV_SRQ_MAX_WR);
+	if (ret != 0) {
+		IBVD_LOG(ERR, "srq %u: ibv_modify_srq(max_wr %u): %s%s",
+			 srq->base.srq_num, n, strerror(ret),
+			 ret == EINVAL || ret == EOPNOTSUPP ? " (the device may "
+			 "not resize SRQs, or the size is below the receives "
+			 "posted)" : "");
+		return ret == ENOSYS ? -EOPNOTSUPP : -ret;
+	}
+	if (n > srq->max_wr) {
+		while (srq->max_wr < n) {
+			srq->free_slots[srq->nb_free++] = srq->fresh++;
+			srq->max_wr++;
+		}
+	} else {
+		srq->nb_free = n - in_use;
+	}
+	srq->max_wr = n;
+	return 0;
+}
+
 int
 ibvd_srq_modify(struct qpio_srq *qsrq, const struct qpio_srq_attr *attr,
 		int mask)
@@ -81,9 +155,9 @@ ibvd_srq_modify(struct qpio_srq *qsrq, const struct qpio_srq_attr *attr,
 	int ret;
 
 	if (mask & QPIO_SRQ_MAX_WR) {
-		IBVD_LOG(ERR, "srq %u: resizing is not supported (max_wr %u)",
-			 qsrq->srq_num, srq->max_wr);
-		return -EOPNOTSUPP;
+		ret = srq_resize(srq, attr->max_wr);
+		if (ret < 0 || !(mask & QPIO_SRQ_LIMIT))
+			return ret;
 	}
 	memset(&a, 0, sizeof(a));
 	a.srq_limit = attr->srq_limit;

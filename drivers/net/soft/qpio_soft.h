@@ -36,6 +36,10 @@ struct qpio_soft_qp_stats {
 	/** UD receiver: datagrams dropped because the next receive's buffers
 	 *  hold less than 40 (GRH) + payload bytes; the receive stays posted. */
 	uint64_t ud_len_drops;
+	/** Receiver (RC, UC, UD): messages dropped because the sender's P_Key
+	 *  does not match this QP's (IBA 10.9.3; an RC sender then completes
+	 *  with RETRY_EXC_ERR, UC and UD senders with SUCCESS). */
+	uint64_t pkey_drops;
 	uint64_t sq_doorbells;       /**< send doorbells rung (one per burst) */
 	uint64_t rq_doorbells;       /**< receive doorbell records written */
 	uint32_t sq_posted;          /**< SQ producer counter */

@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/types.h>
 #include <unistd.h>
@@ -302,7 +303,7 @@ soft_fabric_dev_by_gid(const union qpio_gid *gid)
 
 static const char *const soft_valid_keys[] = {
 	"max_qp", "max_qp_wr", "max_sge", "max_cqe", "max_mr", "max_inline",
-	"max_ah", "max_srq", NULL,
+	"max_ah", "max_srq", "pkeys", NULL,
 };
 
 static int
@@ -332,7 +333,48 @@ soft_port_query(const struct qpio_device *dev, uint8_t port,
 	attr->link_layer = QPIO_LINK_LAYER_INFINIBAND;
 	attr->gid_tbl_len = SOFT_GID_TBL_LEN;
 	attr->lid = to_sdev(dev)->lid;
+	attr->pkey_tbl_len = to_sdev(dev)->pkey_tbl_len;
 	return 0;
+}
+
+static int
+soft_pkey_query(const struct qpio_device *dev, uint8_t port,
+		unsigned int index, uint16_t *pkey)
+{
+	RTE_SET_USED(port);
+	*pkey = to_sdev(dev)->pkeys[index];
+	return 0;
+}
+
+/*
+ * The pkeys devarg: 1 to SOFT_PKEY_TBL_MAX P_Keys separated by ':'
+ * ("pkeys=0xffff:0x8001:0x0001"), each 0..0xffff, index 0 first.
+ * @return the count, or -EINVAL (logged).
+ */
+static int
+pkeys_parse(const char *name, const char *v, uint16_t *tbl)
+{
+	unsigned int n = 0;
+	const char *p = v;
+
+	for (;;) {
+		char *end;
+		unsigned long k;
+
+		errno = 0;
+		k = strtoul(p, &end, 0);
+		if (end == p || *p == '-' || errno != 0 || k > 0xffff ||
+		    (*end != ':' && *end != '\0') || n == SOFT_PKEY_TBL_MAX) {
+			SOFT_LOG(ERR, "%s: pkeys=%s: want 1 to %u P_Keys of "
+				 "0..0xffff separated by ':' (pkeys=0xffff:0x8001)",
+				 name, v, SOFT_PKEY_TBL_MAX);
+			return -EINVAL;
+		}
+		tbl[n++] = (uint16_t)k;
+		if (*end == '\0')
+			return (int)n;
+		p = end + 1;
+	}
 }
 
 /* GID 0 is the link-local GID fe80::<node guid> (IBA 4.1.1). */
@@ -346,9 +388,26 @@ soft_gid_query(const struct qpio_device *dev, uint8_t port, unsigned int index,
 	return 0;
 }
 
+/*
+ * Extended attributes: completion timestamps are the TSC of the lcore
+ * that writes the CQE (64 bits, rte_get_tsc_hz()), inline data has one
+ * limit for every QP type (the WQE grows with it), atomics are 8-byte
+ * CPU atomics, MRs are pinned DPDK memory (no on-demand paging).
+ */
+static int
+soft_dev_query_ex(const struct qpio_device *dev __rte_unused,
+		  struct qpio_device_attr_ex *attr)
+{
+	attr->completion_timestamp_mask = UINT64_MAX;
+	attr->timestamp_clock_hz = rte_get_tsc_hz();
+	return 0;
+}
+
 static const struct qpio_dev_ops soft_ops = {
 	.close = soft_close,
+	.dev_query_ex = soft_dev_query_ex,
 	.port_query = soft_port_query,
+	.pkey_query = soft_pkey_query,
 	.gid_query = soft_gid_query,
 	.pd_alloc = soft_pd_alloc,
 	.pd_free = soft_pd_free,
@@ -356,6 +415,7 @@ static const struct qpio_dev_ops soft_ops = {
 	.mr_dereg = soft_mr_dereg,
 	.cq_create = soft_cq_create,
 	.cq_destroy = soft_cq_destroy,
+	.cq_resize = soft_cq_resize,
 	.cq_req_notify = soft_cq_req_notify,
 	.cq_event_fd = soft_cq_event_fd,
 	.cq_ack_events = soft_cq_ack_events,
@@ -382,6 +442,9 @@ soft_probe(struct qpio_device *dev, const struct rte_kvargs *kv)
 	uint32_t max_qp = 256, max_qp_wr = 4096, max_sge = SOFT_MAX_SGE;
 	uint32_t max_cqe = 65536, max_mr = 1024, max_inline = 256;
 	uint32_t max_ah = 1024, max_srq = SOFT_DEF_SRQ;
+	/* The default table: the default partition, full member. */
+	uint16_t pkeys[SOFT_PKEY_TBL_MAX] = { 0xffff };
+	int npkeys = 1;
 	unsigned int slot;
 	int ret = 0;
 
@@ -393,6 +456,12 @@ soft_probe(struct qpio_device *dev, const struct rte_kvargs *kv)
 	ret |= qpio_rdma_kvargs_u32(kv, "max_inline", 0, SOFT_MAX_INLINE, &max_inline);
 	ret |= qpio_rdma_kvargs_u32(kv, "max_ah", 0, SOFT_MAX_AH, &max_ah);
 	ret |= qpio_rdma_kvargs_u32(kv, "max_srq", 0, SOFT_MAX_SRQ, &max_srq);
+	if (kv != NULL && rte_kvargs_get(kv, "pkeys") != NULL) {
+		npkeys = pkeys_parse(dev->name, rte_kvargs_get(kv, "pkeys"),
+				     pkeys);
+		if (npkeys < 0)
+			ret = -EINVAL;
+	}
 	if (ret != 0)
 		return -EINVAL;
 
@@ -470,6 +539,8 @@ soft_probe(struct qpio_device *dev, const struct rte_kvargs *kv)
 	sdev->fabric_slot = slot;
 	sdev->lid = (uint16_t)(slot + 1);
 	sdev->guid = 0x0002c90300000000ull | (slot + 1);
+	memcpy(sdev->pkeys, pkeys, sizeof(pkeys));
+	sdev->pkey_tbl_len = (uint16_t)npkeys;
 
 	memset(a, 0, sizeof(*a));
 	a->node_guid = sdev->guid;

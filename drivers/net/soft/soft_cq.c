@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Soft NIC completion queues: create, destroy, and the poll burst that
- * turns mlx5_cqe64 entries into work completions.
+ * Soft NIC completion queues: create, resize, destroy, and the poll burst
+ * that turns mlx5_cqe64 entries into work completions.
  */
 #include <errno.h>
 #include <string.h>
@@ -14,7 +14,8 @@
 #include "soft_rx.h"
 
 struct qpio_cq *
-soft_cq_create(struct qpio_device *dev, uint32_t cqe, int socket_id)
+soft_cq_create(struct qpio_device *dev, uint32_t cqe, int socket_id,
+	       uint32_t flags)
 {
 	struct soft_dev *sdev = to_sdev(dev);
 	struct soft_cq *cq;
@@ -45,6 +46,10 @@ soft_cq_create(struct qpio_device *dev, uint32_t cqe, int socket_id)
 	for (i = 0; i < depth; i++)
 		cq->cqes[i].op_own = (MLX5_CQE_INVALID << 4) | 1;
 	cq->base.poll = soft_cq_poll;
+	if (flags & QPIO_CQ_FLAG_TIMESTAMP) {
+		cq->base.poll_ts = soft_cq_poll_ts;
+		cq->ts = 1;
+	}
 	cq->base.depth = depth;
 	cq->room = depth;
 	cq->mask = depth - 1;
@@ -304,10 +309,25 @@ soft_cq_purge(struct soft_cq *cq, struct soft_qp *qp)
 	cq->last_qp = NULL;
 }
 
-uint16_t
-soft_cq_poll(struct qpio_cq *qcq, struct qpio_wc *wc, uint16_t n)
+/* The timestamp a producer wrote with soft_cqe_timestamp_write(). */
+static inline uint64_t
+cqe_timestamp(const struct mlx5_cqe64 *cqe, uint8_t opcode)
 {
-	struct soft_cq *cq = to_scq(qcq);
+	uint64_t t;
+
+	if (opcode == MLX5_CQE_REQ_ERR || opcode == MLX5_CQE_RESP_ERR) {
+		memcpy(&t, cqe, sizeof(t));
+		return rte_be_to_cpu_64(t);
+	}
+	return rte_be_to_cpu_64(cqe->timestamp);
+}
+
+/* The poll burst; with_ts is a constant of each caller, so the plain poll
+ * has no timestamp code at all. */
+static __rte_always_inline uint16_t
+cq_poll_burst(struct soft_cq *cq, struct qpio_wc *wc, uint64_t *ts,
+	      uint16_t n, const int with_ts)
+{
 	uint32_t ci = cq->ci;
 	uint16_t i;
 
@@ -316,14 +336,86 @@ soft_cq_poll(struct qpio_cq *qcq, struct qpio_wc *wc, uint16_t n)
 	for (i = 0; i < n;) {
 		const struct mlx5_cqe64 *cqe = &cq->cqes[ci & cq->mask];
 		uint8_t op_own = soft_cqe_owner_read(&cqe->op_own);
+		int got;
 
 		if ((op_own & 1) != ((ci >> cq->log_depth) & 1) ||
 		    (op_own >> 4) == MLX5_CQE_INVALID)
 			break;
-		i += cqe_to_wc(cq, cqe, op_own >> 4, &wc[i]);
+		got = cqe_to_wc(cq, cqe, op_own >> 4, &wc[i]);
+		if (with_ts && got)
+			ts[i] = cqe_timestamp(cqe, op_own >> 4);
+		i += got;
 		ci++;
 	}
 	if (ci != cq->ci)
 		soft_index_publish(&cq->ci, ci);
 	return i;
+}
+
+uint16_t
+soft_cq_poll(struct qpio_cq *qcq, struct qpio_wc *wc, uint16_t n)
+{
+	return cq_poll_burst(to_scq(qcq), wc, NULL, n, 0);
+}
+
+uint16_t
+soft_cq_poll_ts(struct qpio_cq *qcq, struct qpio_wc *wc, uint64_t *ts,
+		uint16_t n)
+{
+	return cq_poll_burst(to_scq(qcq), wc, ts, n, 1);
+}
+
+/*
+ * Resize (ibv_resize_cq). The caller keeps every producer and the poller
+ * away (qpio_cq_resize() contract), so pi is the count of CQEs reserved
+ * and all of them are published. The indices ci and pi are kept: each
+ * held CQE moves to slot idx & new mask with the owner bit of idx's lap
+ * in the new depth, every other slot becomes invalid, so the poller, the
+ * producers' ci_cache and the owner-bit rule carry on unchanged. The new
+ * ring reaches other lcores through whatever the application uses to
+ * hand them the CQ again (a launch, a ring, a lock): no ordering point of
+ * the fast path is involved.
+ */
+int
+soft_cq_resize(struct qpio_cq *qcq, uint32_t cqe)
+{
+	struct soft_cq *cq = to_scq(qcq);
+	uint32_t depth = rte_align32pow2(RTE_MAX(cqe, 2u));
+	uint32_t ci = soft_index_read(&cq->ci);
+	uint32_t pi = __atomic_load_n(&cq->pi, __ATOMIC_ACQUIRE);
+	uint32_t held = pi - ci, log_depth, mask, idx, i;
+	struct mlx5_cqe64 *cqes;
+
+	if (held > cqe) {
+		SOFT_LOG(ERR, "cq %u: resize to %u entries refused: it holds %u "
+			 "completions and cqe must be at least that "
+			 "(ibv_resize_cq); poll first", qcq->cqn, cqe, held);
+		return -EINVAL;
+	}
+	cqes = rte_zmalloc_socket("soft_cqes", (size_t)depth * 64,
+				  RTE_CACHE_LINE_SIZE, qcq->socket_id);
+	if (cqes == NULL)
+		return -ENOMEM;
+	log_depth = (uint32_t)rte_log2_u32(depth);
+	mask = depth - 1;
+	for (i = 0; i < depth; i++)
+		cqes[i].op_own = (MLX5_CQE_INVALID << 4) | 1;
+	for (idx = ci; idx != pi; idx++) {
+		const struct mlx5_cqe64 *src = &cq->cqes[idx & cq->mask];
+		struct mlx5_cqe64 *dst = &cqes[idx & mask];
+		uint8_t op_own = soft_cqe_owner_read(&src->op_own);
+
+		memcpy(dst, src, sizeof(*dst) - 1);
+		dst->op_own = (uint8_t)((op_own & 0xf0) |
+					((idx >> log_depth) & 1));
+	}
+	rte_free(cq->cqes);
+	cq->cqes = cqes;
+	cq->mask = mask;
+	cq->log_depth = log_depth;
+	qcq->depth = depth;
+	/* A CQ in error takes no CQE whatever its size. */
+	if (!__atomic_load_n(&cq->overflow, __ATOMIC_ACQUIRE))
+		__atomic_store_n(&cq->room, depth, __ATOMIC_RELEASE);
+	return 0;
 }

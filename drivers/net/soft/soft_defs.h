@@ -13,6 +13,7 @@
 #define SOFT_MAX_MR_SIZE     (1ull << 40)
 #define SOFT_MAX_RD_ATOM     16u
 #define SOFT_GID_TBL_LEN     1u
+#define SOFT_PKEY_TBL_MAX    16u     /* entries of the pkeys devarg */
 #define SOFT_QPN_BASE        0x100u  /* QPNs 0 and 1 are special in IBA */
 #define SOFT_MAX_AH          65536u  /* address handles per device */
 #define SOFT_MAX_SRQ         4096u   /* SRQs per device (devargs max_srq) */

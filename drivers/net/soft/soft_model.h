@@ -38,6 +38,7 @@ struct soft_run {
 	struct soft_qp *qp;
 	struct soft_qp *peer;    /* RC/UC responder, when peer_resolved */
 	uint8_t peer_resolved;
+	struct soft_qp *pkey_peer; /* RC/UC responder whose P_Key mismatched */
 	uint8_t alive_checked;   /* remote peer's process checked this run */
 	uint32_t mp;             /* SOFT_ACCESS_MP when the peer is remote */
 	struct {

@@ -87,6 +87,9 @@ struct soft_cq {
 	uint32_t mask;
 	uint32_t log_depth;
 	int efd;                                    /* eventfd of the events */
+	/* QPIO_CQ_FLAG_TIMESTAMP: producers write rte_rdtsc() into each
+	 * CQE (one branch per CQE, on this first line they read anyway). */
+	uint32_t ts;
 	TAILQ_HEAD(, soft_qp) send_qps;   /* QPs using it as send CQ */
 
 	alignas(RTE_CACHE_LINE_SIZE) uint32_t ci;   /* consumer: owner lcore */
@@ -193,6 +196,8 @@ struct soft_qp {
 	uint64_t ud_qkey_drops;   /* UD, as receiver (atomic: many senders) */
 	uint64_t ud_no_recv_drops;
 	uint64_t ud_len_drops;
+	uint64_t pkey_drops;      /* as receiver: P_Key mismatch (atomic) */
+	uint16_t pkey;            /* pkeys[attr.pkey_index] of its device */
 	uint64_t sq_doorbells;    /* owner lcore only */
 	uint64_t rq_doorbells;
 	TAILQ_ENTRY(soft_qp) cq_next;
@@ -223,6 +228,8 @@ struct soft_dev {
 	uint32_t next_cqn;
 	uint8_t mr_variant;
 	rte_spinlock_t lock;              /* control path only */
+	uint16_t pkey_tbl_len;            /* entries of pkeys (pkeys devarg) */
+	uint16_t pkeys[SOFT_PKEY_TBL_MAX];
 };
 
 /* The fabric: every soft device of every process sharing the memory. */
@@ -252,6 +259,17 @@ soft_qp_lookup(const struct soft_dev *sdev, uint32_t qpn)
 	if (unlikely(qp == NULL || qp->base.qp_num != qpn))
 		return NULL;
 	return qp;
+}
+
+/*
+ * P_Key match (IBA 10.9.3): the same partition (low 15 bits, 0 is not a
+ * partition) and at least one full member (bit 15).
+ */
+static inline int
+soft_pkey_match(uint16_t a, uint16_t b)
+{
+	return ((a ^ b) & 0x7fff) == 0 && (a & 0x7fff) != 0 &&
+		((a | b) & 0x8000) != 0;
 }
 
 /* soft.c */
@@ -286,12 +304,15 @@ int soft_mr_dereg(struct qpio_mr *mr);
 
 /* soft_cq.c */
 struct qpio_cq *soft_cq_create(struct qpio_device *dev, uint32_t cqe,
-			       int socket_id);
+			       int socket_id, uint32_t flags);
 int soft_cq_destroy(struct qpio_cq *cq);
+int soft_cq_resize(struct qpio_cq *cq, uint32_t cqe);
 int soft_cq_req_notify(struct qpio_cq *cq, int solicited_only);
 int soft_cq_event_fd(const struct qpio_cq *cq);
 int soft_cq_ack_events(struct qpio_cq *cq);
 uint16_t soft_cq_poll(struct qpio_cq *cq, struct qpio_wc *wc, uint16_t n);
+uint16_t soft_cq_poll_ts(struct qpio_cq *cq, struct qpio_wc *wc, uint64_t *ts,
+			uint16_t n);
 /* Remove every CQE of qp from cq (modify to RESET, destroy), as mlx5
  * providers clean a CQ; SRQ receives among them free their SRQ slots.
  * Control path: no producer may run meanwhile. */

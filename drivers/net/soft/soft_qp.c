@@ -111,6 +111,7 @@ soft_qp_create(struct qpio_pd *pd, struct qpio_qp_init_attr *ia)
 	qp->srq = ia->srq != NULL ? to_ssrq(ia->srq) : NULL;
 	qp->rqp = qp->srq != NULL ? &qp->srq->rq : &qp->rq;
 	qp->sdev = sdev;
+	qp->pkey = sdev->pkeys[0];
 	qp->pdn = pd->pdn;
 	qp->base.post_send = ia->qp_type == QPIO_QPT_UD ? soft_post_send_ud :
 		soft_post_send;
@@ -236,6 +237,9 @@ soft_qp_modify(struct qpio_qp *qqp, const struct qpio_qp_attr *in, int mask,
 		return -EINVAL;
 	}
 	attr_apply(&qp->attr, in, mask);
+	if (mask & QPIO_QP_PKEY_INDEX) /* index checked by lib/rdma */
+		__atomic_store_n(&qp->pkey, qp->sdev->pkeys[qp->attr.pkey_index],
+				 __ATOMIC_RELAXED);
 	qp->dlid = lid;
 	qp->dest_qpn = qp->attr.dest_qp_num;
 	if (next == QPIO_QPS_RESET) {
@@ -307,6 +311,7 @@ qpio_soft_qp_stats(const struct qpio_qp *qqp, struct qpio_soft_qp_stats *st)
 	st->ud_no_recv_drops = __atomic_load_n(&qp->ud_no_recv_drops,
 					       __ATOMIC_RELAXED);
 	st->ud_len_drops = __atomic_load_n(&qp->ud_len_drops, __ATOMIC_RELAXED);
+	st->pkey_drops = __atomic_load_n(&qp->pkey_drops, __ATOMIC_RELAXED);
 	st->sq_doorbells = qp->sq_doorbells;
 	st->rq_doorbells = qp->rq_doorbells;
 	st->sq_posted = qp->sq.pi;

@@ -88,6 +88,14 @@ peer_lookup(struct soft_run *r)
 	peer = soft_qp_lookup(pdev, qp->dest_qpn);
 	if (unlikely(peer == NULL || peer->base.qp_type != qp->base.qp_type))
 		return NULL;
+	/* Checked once per run, as the rest of the peer: a P_Key changes
+	 * only by a modify, which no run overlaps on its own QP. */
+	if (unlikely(!soft_pkey_match(qp->pkey,
+				      __atomic_load_n(&peer->pkey,
+						      __ATOMIC_RELAXED)))) {
+		r->pkey_peer = peer;
+		return NULL;
+	}
 	return peer;
 }
 
@@ -191,7 +199,11 @@ exec_rc_wqe(struct soft_run *d, const uint8_t *wqe, uint8_t *syndrome)
 		/* No responder QP in RTR/RTS, or its process is gone: RC
 		 * reports the transport retry error at once (the soft NIC
 		 * does not wait out timeout x retry_cnt); UC loses the
-		 * message silently. */
+		 * message silently. A P_Key mismatch is counted by the
+		 * responder that dropped the message. */
+		if (unlikely(d->pkey_peer != NULL))
+			__atomic_fetch_add(&d->pkey_peer->pkey_drops, 1,
+					   __ATOMIC_RELAXED);
 		if (qp->base.qp_type == QPIO_QPT_UC)
 			return EXEC_OK;
 		qp->retry_exceeded++;
@@ -230,6 +242,7 @@ sq_execute(struct soft_qp *qp, const bool ud)
 	run.qp = qp;
 	run.peer = NULL;
 	run.peer_resolved = 0;
+	run.pkey_peer = NULL;
 	run.alive_checked = 0;
 	run.mp = 0;
 	run.ev[0].cq = NULL;

@@ -368,6 +368,11 @@ soft_resp_ud(struct soft_run *d, const struct mlx5_wqe_av *av)
 		qp->ud_no_dest++;
 		return EXEC_OK;
 	}
+	if (unlikely(!soft_pkey_match(qp->pkey, __atomic_load_n(&peer->pkey,
+							     __ATOMIC_RELAXED)))) {
+		__atomic_fetch_add(&peer->pkey_drops, 1, __ATOMIC_RELAXED);
+		return EXEC_OK;
+	}
 	if (unlikely(rte_be_to_cpu_32(av->key.qkey.qkey) != peer->attr.qkey)) {
 		__atomic_fetch_add(&peer->ud_qkey_drops, 1, __ATOMIC_RELAXED);
 		return EXEC_OK;

@@ -6,7 +6,10 @@
  * Hot inlines shared by the device model and the CQ poller: CQE slot
  * reservation and publication, and MR checks.
  */
+#include <string.h>
 #include <unistd.h>
+
+#include <rte_cycles.h>
 
 #include "soft_barrier.h"
 #include "soft_private.h"
@@ -90,6 +93,28 @@ struct soft_cqe_info {
 };
 
 /*
+ * Completion timestamp of a CQ created with QPIO_CQ_FLAG_TIMESTAMP: the
+ * TSC of the writing lcore, in the CQE's timestamp field (big endian, as
+ * mlx5 writes it), or in the first 8 reserved bytes of an error CQE, whose
+ * syndrome bytes overlap that field. One branch per CQE on a flag of the
+ * CQ's first cache line when the CQ did not ask.
+ */
+static inline void
+soft_cqe_timestamp_write(const struct soft_cq *cq, struct mlx5_cqe64 *cqe,
+			 int err)
+{
+	uint64_t t;
+
+	if (likely(!cq->ts))
+		return;
+	t = rte_cpu_to_be_64(rte_rdtsc());
+	if (err)
+		memcpy(cqe, &t, sizeof(t));
+	else
+		cqe->timestamp = t;
+}
+
+/*
  * Write a CQE into the reserved slot idx and hand it to the consumer: the
  * body first, then op_own with release order, so a poller that sees the
  * owner bit flip (acquire) also sees the body.
@@ -107,6 +132,7 @@ soft_cq_publish(struct soft_cq *cq, uint32_t idx, const struct soft_cqe_info *ci
 		e->vendor_err_synd = ci->syndrome;
 		e->s_wqe_opcode_qpn = rte_cpu_to_be_32(
 			((uint32_t)ci->wqe_opcode << 24) | ci->qpn);
+		soft_cqe_timestamp_write(cq, cqe, 1);
 	} else {
 		cqe->byte_cnt = rte_cpu_to_be_32(ci->byte_cnt);
 		cqe->imm_inval_pkey = rte_cpu_to_be_32(ci->imm);
@@ -116,6 +142,7 @@ soft_cq_publish(struct soft_cq *cq, uint32_t idx, const struct soft_cqe_info *ci
 		cqe->slid = rte_cpu_to_be_16(ci->slid);
 		cqe->sop_drop_qpn = rte_cpu_to_be_32(
 			((uint32_t)ci->wqe_opcode << 24) | ci->qpn);
+		soft_cqe_timestamp_write(cq, cqe, 0);
 	}
 	cqe->wqe_counter = rte_cpu_to_be_16(ci->wqe_counter);
 	soft_cqe_owner_publish(&cqe->op_own, (uint8_t)((ci->opcode << 4) | owner));
@@ -139,6 +166,7 @@ soft_cq_publish_recv(struct soft_cq *cq, uint32_t idx, uint8_t opcode,
 	cqe->flags_rqpn = rte_cpu_to_be_32(src_qpn);
 	cqe->slid = 0;
 	cqe->sop_drop_qpn = rte_cpu_to_be_32(qpn);
+	soft_cqe_timestamp_write(cq, cqe, 0);
 	cqe->wqe_counter = rte_cpu_to_be_16(wqe_counter);
 	soft_cqe_owner_publish(&cqe->op_own, (uint8_t)((opcode << 4) | owner));
 }

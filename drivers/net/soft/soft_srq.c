@@ -81,16 +81,100 @@ soft_srq_destroy(struct qpio_srq *qsrq)
 	return 0;
 }
 
+/*
+ * Resize (ibv_modify_srq, IBV_SRQ_MAX_WR). The caller keeps posters,
+ * deliveries and pollers away (qpio_srq_modify() contract), so the
+ * indices are stable and every freed slot is published. A slot taken by a
+ * QP is named by its CQE until polled, so it cannot move: the resize is
+ * refused while any is. The posted receives (queue positions ci..head)
+ * are copied, in order, to slots 0..n-1 of the new arrays and keep their
+ * positions; the free ring starts empty with slots n..depth-1 fresh.
+ */
+static int
+srq_resize(struct soft_srq *srq, uint32_t max_wr)
+{
+	struct soft_rq *rq = &srq->rq;
+	uint32_t depth = rte_align32pow2(max_wr), mask = depth - 1;
+	uint32_t head = soft_doorbell_read(&rq->head);
+	uint32_t ci = soft_index_read(&rq->ci);
+	uint32_t posted = head - ci, freed, taken, k;
+	uint8_t *buf;
+	uint64_t *wrid;
+	uint32_t *ring, *fring, *fseq;
+
+	freed = __atomic_load_n(&srq->fpi, __ATOMIC_ACQUIRE) - srq->fci;
+	taken = srq->fresh - freed - posted;
+	if (posted > max_wr) {
+		SOFT_LOG(ERR, "srq %u: max_wr %u refused: %u receives are posted "
+			 "and max_wr must be at least that (ibv_modify_srq)",
+			 srq->base.srq_num, max_wr, posted);
+		return -EINVAL;
+	}
+	if (taken != 0) {
+		SOFT_LOG(ERR, "srq %u: resize refused: %u receives taken from "
+			 "it have completions not yet polled; poll the receive "
+			 "CQs of its QPs first", srq->base.srq_num, taken);
+		return -EBUSY;
+	}
+	buf = rte_zmalloc("soft_srq_buf", (size_t)depth * rq->stride,
+			  RTE_CACHE_LINE_SIZE);
+	wrid = rte_zmalloc("soft_srq_wrid", sizeof(uint64_t) * depth,
+			   RTE_CACHE_LINE_SIZE);
+	ring = rte_zmalloc("soft_srq_ring", sizeof(uint32_t) * depth,
+			   RTE_CACHE_LINE_SIZE);
+	fring = rte_zmalloc("soft_srq_fring", sizeof(uint32_t) * depth,
+			    RTE_CACHE_LINE_SIZE);
+	fseq = rte_zmalloc("soft_srq_fseq", sizeof(uint32_t) * depth,
+			   RTE_CACHE_LINE_SIZE);
+	if (buf == NULL || wrid == NULL || ring == NULL || fring == NULL ||
+	    fseq == NULL) {
+		rte_free(buf);
+		rte_free(wrid);
+		rte_free(ring);
+		rte_free(fring);
+		rte_free(fseq);
+		return -ENOMEM;
+	}
+	for (k = 0; k < posted; k++) {
+		uint32_t pos = ci + k;
+		uint32_t slot = rq->ring[pos & rq->mask] & rq->mask;
+
+		memcpy(buf + (size_t)k * rq->stride,
+		       rq->buf + (size_t)slot * rq->stride, rq->stride);
+		wrid[k] = rq->wrid[slot];
+		ring[pos & mask] = k;
+	}
+	rte_free(rq->buf);
+	rte_free(rq->wrid);
+	rte_free(rq->ring);
+	rte_free(srq->fring);
+	rte_free(srq->fseq);
+	rq->buf = buf;
+	rq->wrid = wrid;
+	rq->ring = ring;
+	rq->depth = depth;
+	rq->mask = mask;
+	srq->fring = fring;
+	srq->fseq = fseq;
+	srq->fresh = posted;
+	srq->fci = 0;
+	__atomic_store_n(&srq->fpi, 0, __ATOMIC_RELEASE);
+	/* Deliveries read head_cache up to head: still valid positions. */
+	return 0;
+}
+
 int
 soft_srq_modify(struct qpio_srq *qsrq, const struct qpio_srq_attr *attr,
 		int mask)
 {
 	struct soft_srq *srq = to_ssrq(qsrq);
 
+	int ret;
+
 	if (mask & QPIO_SRQ_MAX_WR) {
-		SOFT_LOG(ERR, "srq %u: resizing (QPIO_SRQ_MAX_WR) is not supported "
-			 "by the soft NIC", qsrq->srq_num);
-		return -EOPNOTSUPP;
+		ret = srq_resize(srq, attr->max_wr);
+		if (ret < 0)
+			return ret;
 	}
 	if (mask & QPIO_SRQ_LIMIT)
 		__atomic_store_n(&srq->limit, attr->srq_limit, __ATOMIC_RELEASE);
