@@ -52,7 +52,8 @@ rdma_tel_track(struct qpio_device *dev, struct rdma_objlist *l, void *obj)
 	rte_spinlock_lock(&dev->tel_lock);
 	if (l->n == l->cap) {
 		uint32_t cap = l->cap != 0 ? l->cap * 2 : 16;
-		void **v = realloc(l->obj, cap * sizeof(*v));
+		/* In the DPDK heap, like the device that holds the list. */
+		void **v = rte_realloc(l->obj, cap * sizeof(*v), 0);
 
 		if (v == NULL) {
 			ret = -ENOMEM;
@@ -87,8 +88,8 @@ rdma_tel_untrack(struct qpio_device *dev, struct rdma_objlist *l, void *obj)
 void
 rdma_tel_fini(struct qpio_device *dev)
 {
-	free(dev->qps.obj);
-	free(dev->cqs.obj);
+	rte_free(dev->qps.obj);
+	rte_free(dev->cqs.obj);
 	memset(&dev->qps, 0, sizeof(dev->qps));
 	memset(&dev->cqs, 0, sizeof(dev->cqs));
 }
