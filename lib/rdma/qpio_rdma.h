@@ -760,6 +760,88 @@ struct qpio_cq_init_attr {
 struct qpio_cq *qpio_cq_create_ex(struct qpio_device *dev,
 				  const struct qpio_cq_init_attr *attr);
 
+/** Bits of qpio_qp_stats.valid: the fields the QP's driver counts. */
+#define QPIO_QP_STAT_WQES_POSTED   (1u << 0)
+#define QPIO_QP_STAT_SQ_DOORBELLS  (1u << 1)
+#define QPIO_QP_STAT_RQ_DOORBELLS  (1u << 2)
+#define QPIO_QP_STAT_RNR_NAKS      (1u << 4)
+#define QPIO_QP_STAT_RNR_EXCEEDED  (1u << 5)
+#define QPIO_QP_STAT_RETRY_EXCEEDED (1u << 6)
+#define QPIO_QP_STAT_FLUSHED       (1u << 7)
+
+/**
+ * Counters of one QP since it was created (qpio_qp_stats_get(), and
+ * /qpio/rdma/qp in telemetry). A field is meaningful only where its
+ * QPIO_QP_STAT_* bit is set in valid: drivers count what they can see.
+ */
+struct qpio_qp_stats {
+	uint32_t valid;            /**< QPIO_QP_STAT_* of the filled fields */
+	uint64_t wqes_posted;      /**< send WQEs posted */
+	uint64_t sq_doorbells;     /**< send doorbells rung (one per burst) */
+	uint64_t rq_doorbells;     /**< receive doorbells rung */
+	uint64_t rnr_naks;         /**< RNR NAKs received (each one retried) */
+	uint64_t rnr_exceeded;     /**< RNR_RETRY_EXC_ERR completions */
+	uint64_t retry_exceeded;   /**< RETRY_EXC_ERR completions */
+	uint64_t flushed;          /**< WQEs completed with WR_FLUSH_ERR */
+};
+
+/** Bits of qpio_cq_stats.valid. */
+#define QPIO_CQ_STAT_OCCUPANCY     (1u << 0)
+#define QPIO_CQ_STAT_OVERFLOWS     (1u << 1)
+#define QPIO_CQ_STAT_EMPTY_POLLS   (1u << 2)
+#define QPIO_CQ_STAT_OCCUPANCY_HWM (1u << 3)
+
+/**
+ * State and counters of one CQ (qpio_cq_stats_get(), /qpio/rdma/cq).
+ * Fields are meaningful only where their bit is set in valid.
+ */
+struct qpio_cq_stats {
+	uint32_t valid;            /**< QPIO_CQ_STAT_* of the filled fields */
+	/** CQEs reserved by the device and not yet polled (entries). */
+	uint64_t occupancy;
+	/** CQEs lost because the CQ was full (the CQ is then in error). */
+	uint64_t overflows;
+	/** Polls that returned no completion (qpio_cq_poll(), _poll_ts()). */
+	uint64_t empty_polls;
+	/**
+	 * The most completions the poller found waiting at once (entries),
+	 * the high-water mark to size a CQ by: measured by the polling lcore
+	 * at each poll, as the completions the poll took when it stopped on
+	 * an empty entry, or as the device's reservations minus the consumer
+	 * index when the poll filled its whole burst. Since the CQ was
+	 * created or last resized (qpio_cq_resize() starts it at the
+	 * completions kept); never above the depth.
+	 */
+	uint64_t occupancy_hwm;
+};
+
+/**
+ * Read a QP's counters, whatever its driver.
+ *
+ * Thread-safety: any thread, while lcores post and poll (the counters are
+ * read, never written, and may be one burst stale; they are not a
+ * consistent set). Reads only; costs nothing on the fast path beyond the
+ * increments the driver makes anyway.
+ * @param st  written whole: fields the driver does not count are 0 and
+ *   their valid bit clear (the soft NIC counts all; the ibv driver all but
+ *   rnr_naks, which libibverbs does not report per QP).
+ * @return 0; -EINVAL (NULL argument, or qp is not a live QP of this
+ *   process: logged).
+ */
+int qpio_qp_stats_get(const struct qpio_qp *qp, struct qpio_qp_stats *st);
+
+/**
+ * Read a CQ's state and counters, whatever its driver.
+ *
+ * Thread-safety and cost as qpio_qp_stats_get(). The soft NIC fills every
+ * field; the ibv driver empty_polls only (the occupancy of a verbs CQ is
+ * not visible to libibverbs' users).
+ * @param st  written whole, unfilled fields 0 with their bit clear.
+ * @return 0; -EINVAL (NULL argument, or cq is not a live CQ of this
+ *   process: logged).
+ */
+int qpio_cq_stats_get(const struct qpio_cq *cq, struct qpio_cq_stats *st);
+
 /**
  * Resize a CQ (ibv_resize_cq(3)).
  *

@@ -95,6 +95,10 @@ struct soft_cq {
 	alignas(RTE_CACHE_LINE_SIZE) uint32_t ci;   /* consumer: owner lcore */
 	uint32_t last_qpn;
 	struct soft_qp *last_qp;
+	/* Poller's counters (telemetry reads them): the most CQEs found
+	 * waiting at one poll, and the polls that found none. */
+	uint32_t hwm;
+	uint64_t empty_polls;
 
 	alignas(RTE_CACHE_LINE_SIZE) uint32_t pi;   /* producers reserve here */
 	/* Producers' copy of ci, at most ci: reloaded from the consumer
