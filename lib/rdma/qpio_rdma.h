@@ -691,6 +691,52 @@ struct qpio_ah *qpio_ah_create(struct qpio_pd *pd,
 			       const struct qpio_ah_attr *attr);
 
 /**
+ * Fill an address vector that answers the sender of a received datagram
+ * (ibv_init_ah_from_wc(3); the rules of the kernel's
+ * ib_init_ah_attr_from_wc).
+ *
+ * dlid = wc->slid, sl = wc->sl, src_path_bits = wc->dlid_path_bits,
+ * port_num = port_num. When wc carries QPIO_WC_GRH, grh holds the first
+ * QPIO_GRH_LEN bytes of the receive buffer and the route is global: dgid
+ * = the header's source GID, sgid_index = the index of the header's
+ * destination GID in this port's GID table (a multicast destination GID
+ * takes index 0), flow_label and traffic_class from the header,
+ * hop_limit 0xFF. The header is an IB GRH or an IPv6 header (RoCE v1,
+ * RoCE v2 over IPv6: IP version 6 in the first nibble), or 20 unused
+ * bytes and an IPv4 header (RoCE v2 over IPv4: version 4, IHL 5 and a
+ * valid header checksum at byte 20), whose addresses become IPv4-mapped
+ * GIDs (::ffff:a.b.c.d), traffic class the TOS byte, flow label 0.
+ *
+ * @param dev       the device that received; port_num 1..phys_port_cnt.
+ * @param wc        a successful receive completion (QPIO_WC_RECV or
+ *                  QPIO_WC_RECV_RDMA_WITH_IMM).
+ * @param grh       QPIO_GRH_LEN bytes, read only; may be NULL when wc has
+ *                  no QPIO_WC_GRH.
+ * @param attr      written whole on success, untouched on error.
+ * @return 0; -EINVAL (NULL dev, wc or attr; port out of range; wc not a
+ *   successful receive; QPIO_WC_GRH with grh NULL; a RoCE port and a
+ *   completion without a GRH: RoCE addresses are GIDs), -EPROTO (the 40
+ *   bytes are neither a GRH/IPv6 header nor an IPv4 one), -ENOENT (the
+ *   header's destination GID is not in the port's GID table). Each is
+ *   logged with the rule. Thread-safe (reads only).
+ */
+int qpio_ah_init_from_wc(struct qpio_device *dev, uint8_t port_num,
+			 const struct qpio_wc *wc, const void *grh,
+			 struct qpio_ah_attr *attr);
+
+/**
+ * Create an AH towards the sender of a received datagram
+ * (ibv_create_ah_from_wc(3)): qpio_ah_init_from_wc() on pd's device, then
+ * qpio_ah_create(). Reply with remote_qpn = wc->src_qp.
+ * @return the AH, or NULL with rte_errno: the error of
+ *   qpio_ah_init_from_wc() (EINVAL also for a NULL pd; EPROTO, ENOENT),
+ *   or of qpio_ah_create().
+ */
+struct qpio_ah *qpio_ah_create_from_wc(struct qpio_pd *pd,
+				       const struct qpio_wc *wc,
+				       const void *grh, uint8_t port_num);
+
+/**
  * Destroy an address handle (ibv_destroy_ah). WRs already posted with it
  * are not affected: the address is copied into each WQE at post time.
  * @return 0; -EINVAL for NULL or an AH that is not alive.
