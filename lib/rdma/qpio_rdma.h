@@ -1113,6 +1113,10 @@ int qpio_qp_transition_ok(enum qpio_qp_type type, enum qpio_qp_state cur,
 /** @return printable name of a QP state ("RTS"), "?" for unknown values. */
 const char *qpio_qp_state_str(enum qpio_qp_state state);
 
+/** @return printable name of a port state ("ACTIVE"; ibv_port_state_str(3)
+ *  without its "PORT_" prefix), "?" for unknown values. */
+const char *qpio_port_state_str(enum qpio_port_state state);
+
 /** @return printable name of a WC status ("LOC_PROT_ERR"). */
 const char *qpio_wc_status_str(enum qpio_wc_status status);
 
