@@ -75,6 +75,10 @@ peer_lookup(struct soft_run *r)
 {
 	const struct soft_qp *qp = r->qp;
 	struct soft_dev *pdev = soft_fabric_dev_by_lid(qp->dlid);
+	/* An XRC initiator's responder is an XRC target; RC's is RC, UC's
+	 * UC. Once per run. */
+	uint8_t want = qp->base.qp_type == QPIO_QPT_XRC_SEND ?
+		(uint8_t)QPIO_QPT_XRC_RECV : qp->base.qp_type;
 	struct soft_qp *peer;
 
 	if (unlikely(pdev == NULL))
@@ -86,7 +90,7 @@ peer_lookup(struct soft_run *r)
 	    soft_peer_remote(pdev, r) != 0)
 		return NULL;
 	peer = soft_qp_lookup(pdev, qp->dest_qpn);
-	if (unlikely(peer == NULL || peer->base.qp_type != qp->base.qp_type))
+	if (unlikely(peer == NULL || peer->base.qp_type != want))
 		return NULL;
 	/* Checked once per run, as the rest of the peer: a P_Key changes
 	 * only by a modify, which no run overlaps on its own QP. */
@@ -149,16 +153,24 @@ exec_ud_wqe(struct soft_run *d, const uint8_t *wqe, uint8_t *syndrome)
 	return soft_resp_ud(d, (const struct mlx5_wqe_av *)(wqe + SOFT_SEG));
 }
 
-/* Execute one WQE of an RC or UC QP. */
+/* Execute one WQE of an RC or UC QP, or (xrc, a constant) of an XRC
+ * initiator, whose WQE has the XRC segment after the control segment. */
 static inline enum exec_result
-exec_rc_wqe(struct soft_run *d, const uint8_t *wqe, uint8_t *syndrome)
+exec_rc_wqe(struct soft_run *d, const uint8_t *wqe, uint8_t *syndrome,
+	    const bool xrc)
 {
 	struct soft_qp *qp = d->qp;
 	uint32_t ds = wqe_ctrl(d, wqe);
 	const uint8_t *seg = wqe + SOFT_SEG;
 	struct soft_qp *peer;
-	uint32_t need = 0;
+	uint32_t need = 0, srqn = 0;
 	int syn;
+
+	if (xrc) {
+		srqn = rte_be_to_cpu_32(
+			((const struct soft_wqe_xrc_seg *)seg)->xrc_srqn);
+		seg += SOFT_SEG;
+	}
 
 	switch (d->opcode) {
 	case MLX5_OPCODE_RDMA_WRITE:
@@ -204,12 +216,14 @@ exec_rc_wqe(struct soft_run *d, const uint8_t *wqe, uint8_t *syndrome)
 		if (unlikely(d->pkey_peer != NULL))
 			__atomic_fetch_add(&d->pkey_peer->pkey_drops, 1,
 					   __ATOMIC_RELAXED);
-		if (qp->base.qp_type == QPIO_QPT_UC)
+		if (!xrc && qp->base.qp_type == QPIO_QPT_UC)
 			return EXEC_OK;
 		qp->retry_exceeded++;
 		*syndrome = MLX5_CQE_SYNDROME_TRANSPORT_RETRY_EXC_ERR;
 		return EXEC_ERR;
 	}
+	if (xrc)
+		return soft_resp_xrc(d, peer, srqn, syndrome);
 	switch (d->opcode) {
 	case MLX5_OPCODE_SEND:
 	case MLX5_OPCODE_SEND_IMM:
@@ -225,13 +239,13 @@ exec_rc_wqe(struct soft_run *d, const uint8_t *wqe, uint8_t *syndrome)
 }
 
 /*
- * One run of the SQ: the WQEs from sq.ci up to the doorbell record. ud is
- * a constant, so each QP type gets its own loop (chosen at QP create,
- * soft_qp.c). Send completions are written only for signaled WQEs; the
+ * One run of the SQ: the WQEs from sq.ci up to the doorbell record. ud and
+ * xrc are constants, so each QP type gets its own loop (chosen at QP
+ * create, soft_qp.c). Send completions are written only for signaled WQEs; the
  * event check of the CQs written waits for the end of the run.
  */
 static inline void
-sq_execute(struct soft_qp *qp, const bool ud)
+sq_execute(struct soft_qp *qp, const bool ud, const bool xrc)
 {
 	struct soft_sq *sq = &qp->sq;
 	struct soft_cq *scq = to_scq(qp->base.send_cq);
@@ -272,7 +286,8 @@ sq_execute(struct soft_qp *qp, const bool ud)
 			qp->rnr_deadline = 0;
 		}
 		wqe = sq->buf + ((size_t)(ci & sq->mask) << sq->log_stride);
-		r = ud ? exec_ud_wqe(&run, wqe, &syn) : exec_rc_wqe(&run, wqe, &syn);
+		r = ud ? exec_ud_wqe(&run, wqe, &syn) :
+			exec_rc_wqe(&run, wqe, &syn, xrc);
 		if (unlikely(r == EXEC_RNR)) {
 			/* UC has no RNR NAK: with no receive posted the
 			 * message is lost and the requester completes it
@@ -325,13 +340,19 @@ sq_execute(struct soft_qp *qp, const bool ud)
 void
 soft_sq_execute_rc(struct soft_qp *qp)
 {
-	sq_execute(qp, false);
+	sq_execute(qp, false, false);
 }
 
 void
 soft_sq_execute_ud(struct soft_qp *qp)
 {
-	sq_execute(qp, true);
+	sq_execute(qp, true, false);
+}
+
+void
+soft_sq_execute_xrc(struct soft_qp *qp)
+{
+	sq_execute(qp, false, true);
 }
 
 void
