@@ -204,6 +204,11 @@ static const struct qpio_dev_ops ibvd_ops = {
 	.srq_modify = ibvd_srq_modify,
 	.srq_query = ibvd_srq_query,
 	.srq_destroy = ibvd_srq_destroy,
+	.dev_query_ex = ibvd_dev_query_ex,
+	.xrcd_open = ibvd_xrcd_open,
+	.xrcd_close = ibvd_xrcd_close,
+	.srq_create_xrc = ibvd_srq_create_xrc,
+	.xrcd_has_qp = ibvd_xrcd_has_qp,
 	.async_poll = ibvd_async_poll,
 	.async_event_fd = ibvd_async_event_fd,
 };
