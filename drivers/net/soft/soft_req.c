@@ -155,7 +155,7 @@ exec_ud_wqe(struct soft_run *d, const uint8_t *wqe, uint8_t *syndrome)
 
 /* Execute one WQE of an RC or UC QP, or (xrc, a constant) of an XRC
  * initiator, whose WQE has the XRC segment after the control segment. */
-static inline enum exec_result
+static __rte_always_inline enum exec_result
 exec_rc_wqe(struct soft_run *d, const uint8_t *wqe, uint8_t *syndrome,
 	    const bool xrc)
 {
@@ -240,11 +240,12 @@ exec_rc_wqe(struct soft_run *d, const uint8_t *wqe, uint8_t *syndrome,
 
 /*
  * One run of the SQ: the WQEs from sq.ci up to the doorbell record. ud and
- * xrc are constants, so each QP type gets its own loop (chosen at QP
- * create, soft_qp.c). Send completions are written only for signaled WQEs; the
+ * xrc are constants and the loop is inlined into each entry, so each QP
+ * type gets its own loop (chosen at QP create, soft_qp.c) with no type
+ * test per WQE. Send completions are written only for signaled WQEs; the
  * event check of the CQs written waits for the end of the run.
  */
-static inline void
+static __rte_always_inline void
 sq_execute(struct soft_qp *qp, const bool ud, const bool xrc)
 {
 	struct soft_sq *sq = &qp->sq;

@@ -182,7 +182,7 @@ gather_to(const struct soft_run *d, uint8_t *p)
 
 /* The receive CQE of a SEND / SEND_IMM into receive slot c: written
  * straight into the CQ; the event check waits for the end of the run. */
-static inline void
+static __rte_always_inline void
 send_recv_done(struct soft_run *d, const struct soft_dst *t, uint32_t c,
 	       const bool xrc)
 {
@@ -306,7 +306,10 @@ send_scatter(struct soft_run *d, const struct soft_dst *t, uint32_t c,
  * receive WQE of one SGE (or whose second entry is the end marker) that
  * holds the message: one MR check, one copy per span.
  */
-static inline enum exec_result
+/* Forced inline, as resp_write(), resp_read(), resp_atomic(): the RC/UC
+ * entry points and the XRC one each get their own copy, with xrc a
+ * constant (no XRC test on the RC path). */
+static __rte_always_inline enum exec_result
 resp_send(struct soft_run *d, const struct soft_dst *t, uint8_t *syndrome,
 	  const bool xrc)
 {
@@ -555,7 +558,7 @@ remote_ok(const struct soft_dst *t, const struct soft_run *d, uint64_t len,
  * first, so a refused WRITE leaves the target unchanged and consumes no
  * receive; WRITE_WITH_IMM then needs a receive (RNR like a SEND) whose
  * buffers it does not touch, and completes it with RESP_WR_IMM. */
-static inline enum exec_result
+static __rte_always_inline enum exec_result
 resp_write(struct soft_run *d, const struct soft_dst *t, uint8_t *syndrome,
 	   const bool xrc)
 {
@@ -602,7 +605,7 @@ soft_resp_write(struct soft_run *d, struct soft_qp *peer, uint8_t *syndrome)
 
 /* Responder side of RDMA READ (RC): the local SGEs were checked for
  * LOCAL_WRITE when gathered; the remote range is scattered into them. */
-static inline enum exec_result
+static __rte_always_inline enum exec_result
 resp_read(struct soft_run *d, const struct soft_dst *t, uint8_t *syndrome)
 {
 	struct soft_qp *qp = d->qp;
@@ -647,7 +650,7 @@ soft_resp_read(struct soft_run *d, struct soft_qp *peer, uint8_t *syndrome)
  * lcore or device (CPU atomics on the target). The original value goes
  * to the 8-byte local SGE. A misaligned address is an invalid request
  * (as rxe answers it), checked after the access rules. */
-static inline enum exec_result
+static __rte_always_inline enum exec_result
 resp_atomic(struct soft_run *d, const struct soft_dst *t, uint8_t *syndrome)
 {
 	struct soft_qp *qp = d->qp;

@@ -66,7 +66,10 @@ enum sq_kind {
 	SQ_XRC,    /* XRC_SEND: ctrl xrc [raddr [atomic]] data */
 };
 
-static inline void
+/* Forced inline: kind is a constant of each burst function, so each QP
+ * type writes its own WQE shape with no type test per WQE (as the CQ poll
+ * burst, soft_cq.c). */
+static __rte_always_inline void
 wqe_write(struct soft_qp *qp, const struct sq_burst *b,
 	  const struct qpio_send_wr *wr, const struct op_info *o, uint32_t idx,
 	  const enum sq_kind kind)
@@ -164,7 +167,7 @@ wqe_write(struct soft_qp *qp, const struct sq_burst *b,
 	ctrl->imm = rte_cpu_to_be_32(wr->imm_data);
 }
 
-static inline uint16_t
+static __rte_always_inline uint16_t
 post_send(struct qpio_qp *qqp, const struct qpio_send_wr *wrs, uint16_t n,
 	  int *err, const enum sq_kind kind)
 {
