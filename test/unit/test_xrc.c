@@ -921,3 +921,75 @@ Test(xrc, cq_shared_with_an_rc_qp)
 	cr_assert_eq(qpio_qp_destroy(rb), 0);
 	xrc_env_destroy(&e);
 }
+
+/* A modify to RESET purges an RC QP's CQEs from a CQ it shares with an
+ * XRC SRQ: the XRC CQE moved by the compaction leaves no mark in the
+ * slot it left, so the next QP CQE written there reads as a QP's. */
+Test(xrc, purge_leaves_no_xrc_mark_behind)
+{
+	struct xrc_env e;
+	struct qpio_qp_init_attr ia;
+	struct qpio_qp *ra, *rb;
+	struct qpio_qp_attr a;
+	struct qpio_sge sg, rs;
+	struct qpio_send_wr wr;
+	struct qpio_recv_wr rw = { .sg_list = &rs, .num_sge = 1 };
+	struct qpio_cq *cq2;
+	struct qpio_srq *srq2;
+	struct qpio_wc wc[4];
+	int err = 1;
+
+	qt_require_soft("the soft NIC's CQ purge (mlx5 CQ clean)");
+	xrc_env_create(&e, 7);
+	cq2 = qpio_cq_create(e.db, 2, SOCKET_ID_ANY);   /* depth 2 */
+	cr_assert_not_null(cq2);
+	srq2 = xrc_srq(e.db, e.pb, e.xrcd, cq2, 4);
+	memset(&ia, 0, sizeof(ia));
+	ia.qp_type = QPIO_QPT_RC;
+	ia.send_cq = e.scq;
+	ia.recv_cq = e.scq;
+	ia.cap = (struct qpio_qp_cap){ 16, 16, 1, 1, 0 };
+	ra = qpio_qp_create(e.pa, &ia);
+	ia.send_cq = e.cq[1];
+	ia.recv_cq = cq2;
+	rb = qpio_qp_create(e.pb, &ia);
+	cr_assert(ra != NULL && rb != NULL);
+	qt_qp_connect(ra, e.db, qpio_qp_num(rb), 7);
+	qt_qp_connect(rb, e.da, qpio_qp_num(ra), 7);
+	rs = (struct qpio_sge){ (uintptr_t)(e.bbuf + 8192), 64, qpio_mr_lkey(e.bmr) };
+	/* slot 0: an XRC receive; slot 1: rb's receive */
+	srq_recv(&e, srq2, 0x10, 0, 64);
+	rw.wr_id = 0x20;
+	cr_assert_eq(qpio_qp_post_recv(rb, &rw, 1, &err), 1);
+	wr = xrc_send_wr(&sg, &e, 1, 0, 8, qpio_srq_num(srq2));
+	cr_assert_eq(qpio_qp_post_send(e.ini, &wr, 1, &err), 1);
+	wr.qp_type.xrc.remote_srqn = 0;
+	cr_assert_eq(qpio_qp_post_send(ra, &wr, 1, &err), 1);
+	cr_assert_eq(qpio_cq_poll(e.scq, wc, 4), 2);
+	/* rb to RESET: its CQE goes, the XRC one moves to slot 1. */
+	memset(&a, 0, sizeof(a));
+	a.qp_state = QPIO_QPS_RESET;
+	cr_assert_eq(qpio_qp_modify(rb, &a, QPIO_QP_STATE), 0);
+	cr_assert_eq(qpio_cq_poll(cq2, wc, 4), 1);
+	cr_assert_eq(wc[0].wr_id, 0x10);
+	cr_assert_eq(wc[0].qp_num, qpio_qp_num(e.tgt));
+	/* rb again, its next receive CQE lands in slot 0. */
+	qt_qp_connect(rb, e.da, qpio_qp_num(ra), 7);
+	rw.wr_id = 0x21;
+	cr_assert_eq(qpio_qp_post_recv(rb, &rw, 1, &err), 1);
+	a.qp_state = QPIO_QPS_RESET;
+	cr_assert_eq(qpio_qp_modify(ra, &a, QPIO_QP_STATE), 0);
+	qt_qp_connect(ra, e.db, qpio_qp_num(rb), 7);
+	cr_assert_eq(qpio_qp_post_send(ra, &wr, 1, &err), 1);
+	cr_assert_eq(qpio_cq_poll(e.scq, wc, 4), 1);
+	cr_assert_eq(wc[0].status, QPIO_WC_SUCCESS);
+	cr_assert_eq(qpio_cq_poll(cq2, wc, 4), 1);
+	cr_assert_eq(wc[0].wr_id, 0x21);
+	cr_assert_eq(wc[0].qp_num, qpio_qp_num(rb));
+	cr_assert_eq(wc[0].src_qp, qpio_qp_num(ra));
+	cr_assert_eq(qpio_qp_destroy(ra), 0);
+	cr_assert_eq(qpio_qp_destroy(rb), 0);
+	cr_assert_eq(qpio_srq_destroy(srq2), 0);
+	cr_assert_eq(qpio_cq_destroy(cq2), 0);
+	xrc_env_destroy(&e);
+}

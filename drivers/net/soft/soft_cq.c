@@ -308,6 +308,11 @@ soft_cq_purge(struct soft_cq *cq, struct soft_qp *qp)
 						((d >> cq->log_depth) & 1));
 		}
 	}
+	/* The slots the compaction left behind are consumed: an XRC CQE
+	 * moved out of one must leave no mark there for the next CQE a
+	 * producer writes into it (producers do not write srqn_uidx). */
+	for (idx = ci; idx != ci + nfreed; idx++)
+		cq->cqes[idx & cq->mask].srqn_uidx = 0;
 	if (nfreed != 0)
 		soft_index_publish(&cq->ci, ci + nfreed);
 	cq->last_qp = NULL;
