@@ -508,8 +508,11 @@ xrc_qp_check(struct qpio_pd *pd, struct qpio_qp_init_attr *ia)
 	struct qpio_device_attr_ex ax;
 
 	if (ia->qp_type == QPIO_QPT_XRC_SEND) {
-		if (pd == NULL || ia->send_cq == NULL)
+		if (pd == NULL || ia->send_cq == NULL) {
+			RDMA_LOG(ERR, "qp: an XRC_SEND QP needs a pd and a send_cq "
+				 "(ibv_create_qp_ex)");
 			RET_NULL(EINVAL);
+		}
 		dev = pd->dev;
 		if (ia->xrcd != NULL) {
 			RDMA_LOG(ERR, "qp on %s: an XRC_SEND QP takes no xrcd "
