@@ -993,3 +993,57 @@ Test(xrc, purge_leaves_no_xrc_mark_behind)
 	cr_assert_eq(qpio_cq_destroy(cq2), 0);
 	xrc_env_destroy(&e);
 }
+
+/* Inline data rides after the XRC segment; an initiator connected to a
+ * QP that is no XRC target has no responder (RETRY_EXC_ERR at once on
+ * the soft NIC, as for an RC QP with none). */
+Test(xrc, inline_send_and_initiator_without_target)
+{
+	struct xrc_env e;
+	struct qpio_qp_init_attr ia;
+	struct qpio_qp *rb, *ini2;
+	struct qpio_sge sg;
+	struct qpio_send_wr wr;
+	struct qpio_wc wc[2];
+	int err = 1;
+
+	qt_require_soft("the soft NIC's retry error without a responder");
+	xrc_env_create(&e, 7);
+	srq_recv(&e, e.srq[1], 0x31, 512, 256);
+	qt_fill(e.abuf + 256, 64, 77);
+	wr = xrc_send_wr(&sg, &e, 41, 256, 64, qpio_srq_num(e.srq[1]));
+	wr.send_flags |= QPIO_SEND_INLINE;
+	cr_assert_eq(qpio_qp_post_send(e.ini, &wr, 1, &err), 1);
+	memset(e.abuf + 256, 0, 64);   /* inline: the buffer is free at once */
+	cr_assert_eq(qpio_cq_poll(e.scq, wc, 2), 1);
+	cr_assert_eq(wc[0].status, QPIO_WC_SUCCESS);
+	cr_assert_eq(qpio_cq_poll(e.cq[1], wc, 2), 1);
+	cr_assert_eq(wc[0].wr_id, 0x31);
+	cr_assert_eq(wc[0].byte_len, 64);
+	cr_assert(qt_check(e.bbuf + 512, 64, 77));
+	/* 65 bytes inline is over the initiator's max_inline_data. */
+	wr.sg_list = &sg;
+	sg.length = 65;
+	cr_assert_eq(qpio_qp_post_send(e.ini, &wr, 1, &err), 0);
+	cr_assert_eq(err, -EINVAL);
+
+	memset(&ia, 0, sizeof(ia));
+	ia.qp_type = QPIO_QPT_RC;
+	ia.send_cq = e.cq[1];
+	ia.recv_cq = e.cq[1];
+	ia.cap = (struct qpio_qp_cap){ 4, 4, 1, 1, 0 };
+	rb = qpio_qp_create(e.pb, &ia);
+	cr_assert_not_null(rb);
+	ini2 = xrc_ini(e.pa, e.scq, 4);
+	qt_qp_connect(rb, e.da, qpio_qp_num(ini2), 7);
+	xrc_connect(ini2, e.db, qpio_qp_num(rb), 7);
+	wr = xrc_send_wr(&sg, &e, 42, 0, 8, qpio_srq_num(e.srq[0]));
+	cr_assert_eq(qpio_qp_post_send(ini2, &wr, 1, &err), 1);
+	cr_assert_eq(qpio_cq_poll(e.scq, wc, 2), 1);
+	cr_assert_eq(wc[0].wr_id, 42);
+	cr_assert_eq(wc[0].status, QPIO_WC_RETRY_EXC_ERR);
+	cr_assert_eq(qpio_qp_state(rb), QPIO_QPS_RTS);
+	cr_assert_eq(qpio_qp_destroy(ini2), 0);
+	cr_assert_eq(qpio_qp_destroy(rb), 0);
+	xrc_env_destroy(&e);
+}
