@@ -61,10 +61,14 @@ static_assert(offsetof(struct qpio_wc, dlid_path_bits) == offsetof(struct ibv_wc
  * target QP, not a QP of the CQ). */
 #define IBVD_WRID_XRC  (1ull << 62)
 
+/* Generation bits of a wr_id: 30, below IBVD_WRID_XRC. */
+#define IBVD_WRID_GEN_MASK 0x3fffffffu
+
 static inline uint64_t
 ibvd_wrid(uint64_t dir, uint32_t gen, uint32_t slot)
 {
-	return dir | ((uint64_t)(gen & 0x7fffffffu) << IBVD_WRID_GEN_SHIFT) | slot;
+	return dir | ((uint64_t)(gen & IBVD_WRID_GEN_MASK) << IBVD_WRID_GEN_SHIFT) |
+		slot;
 }
 
 struct ibvd_qp;

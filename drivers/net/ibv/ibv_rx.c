@@ -109,8 +109,8 @@ ibvd_cq_poll(struct qpio_cq *qcq, struct qpio_wc *wc, uint16_t n)
 			continue;
 		}
 		/* SRQ slots outlive a QP's resets; its own queues do not. */
-		if (unlikely(((id >> IBVD_WRID_GEN_SHIFT) & 0x7fffffffu) !=
-			     (qp->gen & 0x7fffffffu) &&
+		if (unlikely(((id >> IBVD_WRID_GEN_SHIFT) & IBVD_WRID_GEN_MASK) !=
+			     (qp->gen & IBVD_WRID_GEN_MASK) &&
 			     !((id & IBVD_WRID_RECV) && qp->srq != NULL))) {
 			qp->stale_wc++;
 			continue;
