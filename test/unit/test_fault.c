@@ -60,7 +60,8 @@ static void
 faults(struct qpio_device *dev, uint32_t drop, uint32_t rnr, uint32_t delay,
        uint32_t seed)
 {
-	struct qpio_soft_fault f = { drop, rnr, delay, seed };
+	struct qpio_soft_fault f = { .drop_ppm = drop, .rnr_ppm = rnr,
+				     .delay_us = delay, .seed = seed };
 
 	cr_assert_eq(qpio_soft_fault_set(dev, &f), 0);
 }

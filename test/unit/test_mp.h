@@ -108,4 +108,12 @@ void xrc_mp_run(struct qpio_device *dev, int wfd, int rfd);
 /* The secondary's side: 0 with r filled if m is an XRC request, else -1. */
 int xrc_mp_serve(struct qpio_device *dev, const struct msg *m, struct msg *r);
 
+/* test_mp_death.c: secondaries that die at each die point of the soft
+ * NIC's fault injection, and the primary going on. */
+void death_run(struct qpio_device *dev, const char *dev_name, const char *self,
+	       const char *prefix);
+/* The dying secondary of one case (--secondary-die POINT). */
+int death_secondary_main(const char *prefix, int rfd, int wfd,
+			 unsigned int point);
+
 #endif /* TEST_MP_H */

@@ -139,6 +139,32 @@ struct qpio_soft_fault {
 	uint32_t delay_us;
 	/** Generator seed; 0 is taken as 1. */
 	uint32_t seed;
+	/**
+	 * Peer death: where this process kills itself with SIGKILL (enum
+	 * qpio_soft_die_point; 0: never), at the die_after-th arrival
+	 * there (0 is taken as 1), so that another process's survival can
+	 * be tested (doc/guides/nics/soft.rst, "Two processes"). Process
+	 * wide: the last device set names the point. Not a devarg.
+	 */
+	uint32_t die_at;
+	uint32_t die_after;
+};
+
+/** Where a process with a die point set kills itself (qpio_soft_fault). */
+enum qpio_soft_die_point {
+	QPIO_SOFT_DIE_NONE = 0,
+	/** Holding the fabric lock (taken by device create, close, find,
+	 *  MR registration and XRC domain calls). */
+	QPIO_SOFT_DIE_FABRIC_LOCK = 1,
+	/** In a send burst, after its WQEs are written and before the
+	 *  doorbell record: nothing of the burst runs. */
+	QPIO_SOFT_DIE_BEFORE_DOORBELL = 2,
+	/** In the device model, after a WQE of a run executed (counted
+	 *  over the runs of the process's QPs: die_after WQEs run). */
+	QPIO_SOFT_DIE_MID_BURST = 3,
+	/** After reserving a CQE slot in another process's CQ (a receive
+	 *  completion of its QP), before writing the CQE. */
+	QPIO_SOFT_DIE_AFTER_CQE_RESERVE = 4,
 };
 
 /**
@@ -154,8 +180,8 @@ struct qpio_soft_fault {
  * Thread-safety: control path. Call it while no lcore rings a doorbell
  * of, or polls a send CQ of, the device's QPs (between test phases), as
  * a QP's run reads the settings without a lock.
- * @return 0; -EINVAL (dev NULL or not a soft device; a ppm over 1000000
- *   or delay_us over 1000000, logged with the limit).
+ * @return 0; -EINVAL (dev NULL or not a soft device; a ppm over 1000000,
+ *   delay_us over 1000000 or an unknown die_at, logged with the limit).
  */
 int qpio_soft_fault_set(struct qpio_device *dev, const struct qpio_soft_fault *f);
 

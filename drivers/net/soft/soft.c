@@ -15,6 +15,7 @@
 #include <rte_errno.h>
 #include <rte_malloc.h>
 #include <rte_memzone.h>
+#include <rte_pause.h>
 
 #include "soft_private.h"
 #include "qpio_soft.h"
@@ -107,7 +108,7 @@ soft_fabric_get(void)
 
 			memset(f, 0, sizeof(*f));
 			f->next_pdn = 1;
-			rte_spinlock_init(&f->lock);
+			f->lock = 0;
 			break;
 		}
 		if (rte_errno != EEXIST)
@@ -120,30 +121,83 @@ soft_fabric_get(void)
 }
 
 int
-soft_dev_owner_check(struct soft_dev *sdev)
+soft_token_alive(uint64_t token, uint64_t *last_tsc)
 {
-	pid_t pid = (pid_t)(sdev->owner & ((1u << SOFT_TOKEN_PID_BITS) - 1));
+	pid_t pid = (pid_t)(token & ((1u << SOFT_TOKEN_PID_BITS) - 1));
 	uint64_t now, last, start = 0;
 	char state = '?';
 
-	if (__atomic_load_n(&sdev->dead, __ATOMIC_ACQUIRE))
-		return -1;
 	if (kill(pid, 0) != 0 && errno == ESRCH)
-		goto dead;
-	/* The pid exists: still the owner, or a zombie, or a new process
+		return 0;
+	/* The pid exists: still that process, or a zombie, or a new process
 	 * with a reused pid? /proc tells, at most once a millisecond. */
 	now = rte_get_tsc_cycles();
-	last = __atomic_load_n(&sdev->live_check_tsc, __ATOMIC_RELAXED);
+	last = __atomic_load_n(last_tsc, __ATOMIC_RELAXED);
 	if (now - last < rte_get_tsc_hz() / 1000)
-		return 0;
-	__atomic_store_n(&sdev->live_check_tsc, now, __ATOMIC_RELAXED);
+		return 1;
+	__atomic_store_n(last_tsc, now, __ATOMIC_RELAXED);
 	if (proc_stat(pid, &state, &start) != 0 || state == 'Z' ||
 	    state == 'X' ||
-	    ((sdev->owner >> SOFT_TOKEN_PID_BITS) != 0 &&
-	     start != sdev->owner >> SOFT_TOKEN_PID_BITS))
-		goto dead;
-	return 0;
-dead:
+	    ((token >> SOFT_TOKEN_PID_BITS) != 0 &&
+	     start != token >> SOFT_TOKEN_PID_BITS))
+		return 0;
+	return 1;
+}
+
+/*
+ * The fabric lock holds the token of its holder. A waiter that finds the
+ * same holder for ~1 ms of spinning checks that it lives; a dead holder's
+ * lock is taken over. What the lock guards is changed with single stores
+ * (a device slot, a counter, a table entry), so a holder that died
+ * between two leaves nothing half-written to repair.
+ */
+void
+soft_fabric_lock(struct soft_fabric *f)
+{
+	uint64_t holder = 0, seen = 0, since = 0, live_tsc = 0;
+
+	while (!__atomic_compare_exchange_n(&f->lock, &holder, soft_self_token,
+					    0, __ATOMIC_ACQUIRE,
+					    __ATOMIC_RELAXED)) {
+		uint64_t now = rte_get_tsc_cycles();
+
+		if (holder != seen) {
+			seen = holder;
+			since = now;
+		} else if (now - since > rte_get_tsc_hz() / 1000 &&
+			   !soft_token_alive(holder, &live_tsc)) {
+			if (__atomic_compare_exchange_n(&f->lock, &holder,
+							soft_self_token, 0,
+							__ATOMIC_ACQUIRE,
+							__ATOMIC_RELAXED)) {
+				SOFT_LOG(NOTICE, "fabric lock: its holder, "
+					 "process %d, is gone: taken over",
+					 (int)(seen & ((1u << SOFT_TOKEN_PID_BITS) - 1)));
+				break;
+			}
+			since = now;
+		}
+		holder = 0;
+		rte_pause();
+	}
+	soft_die_check(QPIO_SOFT_DIE_FABRIC_LOCK, "holding the fabric lock");
+}
+
+void
+soft_fabric_unlock(struct soft_fabric *f)
+{
+	__atomic_store_n(&f->lock, 0, __ATOMIC_RELEASE);
+}
+
+int
+soft_dev_owner_check(struct soft_dev *sdev)
+{
+	pid_t pid = (pid_t)(sdev->owner & ((1u << SOFT_TOKEN_PID_BITS) - 1));
+
+	if (__atomic_load_n(&sdev->dead, __ATOMIC_ACQUIRE))
+		return -1;
+	if (soft_token_alive(sdev->owner, &sdev->live_check_tsc))
+		return 0;
 	if (__atomic_exchange_n(&sdev->dead, 1, __ATOMIC_ACQ_REL) == 0) {
 		struct soft_fabric *f = fabric;
 
@@ -151,10 +205,10 @@ dead:
 			 "the fabric and QPs connected to it go to ERR",
 			 sdev->name, (int)pid);
 		if (f != NULL) {
-			rte_spinlock_lock(&f->lock);
+			soft_fabric_lock(f);
 			if (f->devs[sdev->fabric_slot] == sdev)
 				f->devs[sdev->fabric_slot] = NULL;
-			rte_spinlock_unlock(&f->lock);
+			soft_fabric_unlock(f);
 		}
 	}
 	return -1;
@@ -248,14 +302,14 @@ qpio_soft_dev_find(const char *name, uint16_t *lid, union qpio_gid *gid)
 	f = soft_fabric_get();
 	if (f == NULL)
 		return -ENODEV;
-	rte_spinlock_lock(&f->lock);
+	soft_fabric_lock(f);
 	for (i = 0; i < QPIO_MAX_DEVICES; i++)
 		if (f->devs[i] != NULL &&
 		    strncmp(f->devs[i]->name, name, QPIO_DEV_NAME_LEN) == 0) {
 			d = f->devs[i];
 			break;
 		}
-	rte_spinlock_unlock(&f->lock);
+	soft_fabric_unlock(f);
 	if (d == NULL)
 		return -ENODEV;
 	if (d->owner != soft_self_token && soft_dev_owner_check(d) != 0)
@@ -313,9 +367,9 @@ soft_close(struct qpio_device *dev)
 	struct soft_dev *sdev = to_sdev(dev);
 	struct soft_fabric *f = soft_fabric_get();
 
-	rte_spinlock_lock(&f->lock);
+	soft_fabric_lock(f);
 	f->devs[sdev->fabric_slot] = NULL;
-	rte_spinlock_unlock(&f->lock);
+	soft_fabric_unlock(f);
 	rte_free(sdev->qp_tbl);
 	rte_free(sdev->mr_tbl);
 	rte_free(sdev);
@@ -517,13 +571,13 @@ soft_probe(struct qpio_device *dev, const struct rte_kvargs *kv)
 		    strcmp(d->name, sdev->name) == 0)
 			soft_dev_owner_check(d);
 	}
-	rte_spinlock_lock(&f->lock);
+	soft_fabric_lock(f);
 	for (slot = 0; slot < QPIO_MAX_DEVICES; slot++)
 		if (f->devs[slot] != NULL &&
 		    strcmp(f->devs[slot]->name, sdev->name) == 0)
 			break;
 	if (slot < QPIO_MAX_DEVICES) {
-		rte_spinlock_unlock(&f->lock);
+		soft_fabric_unlock(f);
 		rte_free(sdev->mr_tbl);
 		rte_free(sdev->qp_tbl);
 		rte_free(sdev);
@@ -536,7 +590,7 @@ soft_probe(struct qpio_device *dev, const struct rte_kvargs *kv)
 			break;
 	if (slot < QPIO_MAX_DEVICES)
 		f->devs[slot] = sdev;
-	rte_spinlock_unlock(&f->lock);
+	soft_fabric_unlock(f);
 	if (slot == QPIO_MAX_DEVICES) {
 		rte_free(sdev->mr_tbl);
 		rte_free(sdev->qp_tbl);

@@ -42,6 +42,20 @@ soft_cq_create(struct qpio_device *dev, uint32_t cqe, int socket_id,
 		rte_free(cq);
 		return NULL;
 	}
+	/* Another process can write this CQ only where processes share
+	 * memory, which takes hugepages. */
+	if (rte_eal_has_hugepages()) {
+		cq->resv = rte_zmalloc_socket("soft_cq_resv",
+					      (size_t)depth * sizeof(*cq->resv),
+					      RTE_CACHE_LINE_SIZE, socket_id);
+		if (cq->resv == NULL) {
+			close(cq->efd);
+			rte_free(cq->cqes);
+			rte_free(cq);
+			rte_errno = ENOMEM;
+			return NULL;
+		}
+	}
 	/* Invalid opcode and owner 1: the first lap expects owner 0. */
 	for (i = 0; i < depth; i++)
 		cq->cqes[i].op_own = (MLX5_CQE_INVALID << 4) | 1;
@@ -69,6 +83,7 @@ soft_cq_destroy(struct qpio_cq *qcq)
 	struct soft_cq *cq = to_scq(qcq);
 
 	close(cq->efd);
+	rte_free(cq->resv);
 	rte_free(cq->cqes);
 	rte_free(cq);
 	return 0;
@@ -434,6 +449,11 @@ cq_poll_burst(struct soft_cq *cq, struct qpio_wc *wc, uint64_t *ts,
 		soft_index_publish(&cq->ci, ci);
 	} else {
 		cq->empty_polls++;
+		/* Two processes: once every 1024 empty polls, look for a slot
+		 * a dead process reserved and for peers that died. */
+		if (unlikely(cq->resv != NULL) &&
+		    unlikely((cq->empty_polls & 1023) == 0))
+			soft_cq_stall_check(cq);
 	}
 	return i;
 }
@@ -496,6 +516,20 @@ soft_cq_resize(struct qpio_cq *qcq, uint32_t cqe)
 				  RTE_CACHE_LINE_SIZE, qcq->socket_id);
 	if (cqes == NULL)
 		return -ENOMEM;
+	/* Reservation records: every held CQE is written, so the new
+	 * array starts empty. */
+	if (cq->resv != NULL) {
+		struct soft_cqe_resv *resv = rte_zmalloc_socket("soft_cq_resv",
+			(size_t)depth * sizeof(*resv), RTE_CACHE_LINE_SIZE,
+			qcq->socket_id);
+
+		if (resv == NULL) {
+			rte_free(cqes);
+			return -ENOMEM;
+		}
+		rte_free(cq->resv);
+		cq->resv = resv;
+	}
 	log_depth = (uint32_t)rte_log2_u32(depth);
 	mask = depth - 1;
 	for (i = 0; i < depth; i++)

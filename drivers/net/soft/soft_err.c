@@ -4,6 +4,8 @@
  * the flushes of its SQ and RQ, and the RNR NAKs of a requester whose
  * responder has no receive posted.
  */
+#include <stdio.h>
+
 #include <rte_cycles.h>
 
 #include "soft_model.h"
@@ -70,6 +72,8 @@ soft_complete(struct soft_cq *cq, const struct soft_cqe_info *ci)
 		soft_cq_error(cq);
 		return -1;
 	}
+	if (cq->sdev->owner != soft_self_token)
+		soft_cq_resv_note(cq, idx, ci->qpn, ci->wqe_counter, 0);
 	soft_cq_publish(cq, idx, ci);
 	soft_cq_event_check(cq, ci);
 	return 0;
@@ -193,4 +197,111 @@ soft_rnr_nak(struct soft_run *r)
 	}
 	qp->rnr_exceeded++;
 	return false;
+}
+
+/*
+ * Two processes: a model in another process reserved slot idx of cq for a
+ * receive completion of QP qpn, receive slot wqe_counter. Recorded before
+ * the CQE is written, so that if this process dies in between, the CQ's
+ * poller completes the receive (soft_cq_stall_check) instead of waiting
+ * at the slot for ever. Costs the cross-process path a 24-byte store.
+ */
+void
+soft_cq_resv_note(struct soft_cq *cq, uint32_t idx, uint32_t qpn,
+		  uint16_t wqe_counter, uint32_t xrc_mark)
+{
+	struct soft_cqe_resv *r;
+
+	if (cq->resv == NULL)
+		return;
+	r = &cq->resv[idx & cq->mask];
+	r->qpn = qpn;
+	r->wqe_counter = wqe_counter;
+	r->xrc_mark = xrc_mark;
+	__atomic_store_n(&r->token, soft_self_token, __ATOMIC_RELAXED);
+	/* idx last: a record is whole once it names this lap */
+	__atomic_store_n(&r->idx, idx, __ATOMIC_RELEASE);
+	soft_die_check(QPIO_SOFT_DIE_AFTER_CQE_RESERVE,
+		       "between a CQE's reservation and its write");
+}
+
+/* RC/UC QPs completing into cq whose peer QP belongs to a process that is
+ * gone move to ERR (QP_FATAL): their receives flush, once each. A real
+ * responder never hears of a dead requester; a soft one can, and leaving
+ * the receives posted for ever helps nobody. A QP with send work still
+ * to run is left to its requester side, which fails that work with
+ * RETRY_EXC_ERR as a dead responder calls for. */
+static void
+cq_peers_check(struct soft_cq *cq)
+{
+	struct soft_dev *sdev = cq->sdev;
+	struct soft_qp *gone[16];
+	uint32_t slot = 0, n, i;
+
+	while (slot < sdev->max_qp) {
+		n = 0;
+		rte_spinlock_lock(&sdev->lock);
+		for (; slot < sdev->max_qp && n < RTE_DIM(gone); slot++) {
+			struct soft_qp *qp = sdev->qp_tbl[slot];
+			uint8_t st;
+
+			if (qp == NULL || qp->base.recv_cq != &cq->base ||
+			    qp->peer_owner == 0 ||
+			    qp->peer_owner == soft_self_token)
+				continue;
+			st = __atomic_load_n(&qp->base.state, __ATOMIC_ACQUIRE);
+			if (st != QPIO_QPS_RTR && st != QPIO_QPS_RTS &&
+			    st != QPIO_QPS_SQD)
+				continue;
+			if (__atomic_load_n(&qp->sq.ci, __ATOMIC_RELAXED) !=
+			    soft_doorbell_read(&qp->sq.dbrec) ||
+			    __atomic_load_n(&qp->pending, __ATOMIC_RELAXED))
+				continue;
+			if (!soft_token_alive(qp->peer_owner, &qp->peer_live_tsc))
+				gone[n++] = qp;
+		}
+		rte_spinlock_unlock(&sdev->lock);
+		for (i = 0; i < n; i++) {
+			SOFT_LOG(NOTICE, "qp 0x%x: the process of its peer qp 0x%x "
+				 "is gone: to ERR, its receives flush",
+				 gone[i]->base.qp_num, gone[i]->dest_qpn);
+			soft_qp_set_err(gone[i], false, QPIO_EVENT_QP_FATAL);
+		}
+	}
+}
+
+void
+soft_cq_stall_check(struct soft_cq *cq)
+{
+	uint32_t ci = cq->ci;
+	uint32_t pi = __atomic_load_n(&cq->pi, __ATOMIC_ACQUIRE);
+	const struct soft_cqe_resv *r = &cq->resv[ci & cq->mask];
+	struct mlx5_cqe64 *cqe = &cq->cqes[ci & cq->mask];
+	uint64_t token;
+	uint8_t op_own;
+
+	if (pi != ci && __atomic_load_n(&r->idx, __ATOMIC_ACQUIRE) == ci) {
+		token = __atomic_load_n(&r->token, __ATOMIC_RELAXED);
+		op_own = soft_cqe_owner_read(&cqe->op_own);
+		if (token != soft_self_token && token != 0 &&
+		    ((op_own & 1) != ((ci >> cq->log_depth) & 1) ||
+		     (op_own >> 4) == MLX5_CQE_INVALID) &&
+		    !soft_token_alive(token, &cq->resv_live_tsc)) {
+			struct soft_cqe_info info = {
+				.opcode = MLX5_CQE_RESP_ERR,
+				.syndrome = MLX5_CQE_SYNDROME_WR_FLUSH_ERR,
+				.qpn = r->qpn,
+				.wqe_counter = r->wqe_counter,
+			};
+
+			SOFT_LOG(NOTICE, "cq %u: slot %u was reserved by process "
+				 "%d, which died before writing it: its receive "
+				 "(qp 0x%x) completes WR_FLUSH_ERR", cq->base.cqn,
+				 ci, (int)(token & ((1u << SOFT_TOKEN_PID_BITS) - 1)),
+				 r->qpn);
+			cqe->srqn_uidx = r->xrc_mark;
+			soft_cq_publish(cq, ci, &info);
+		}
+	}
+	cq_peers_check(cq);
 }

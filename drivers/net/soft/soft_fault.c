@@ -8,7 +8,11 @@
  * Everything here runs inside one QP's SQ run (its exec_busy flag held),
  * so the per-QP state needs no atomics.
  */
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <rte_cycles.h>
 
@@ -136,9 +140,35 @@ void
 	}
 }
 
+uint32_t soft_die_at;
+static uint32_t die_after;
+static uint32_t die_count;
+
+void
+soft_die(const char *where)
+{
+	SOFT_LOG(NOTICE, "fault injection: process %d dies %s", (int)getpid(),
+		 where);
+	raise(SIGKILL);
+	abort();
+}
+
+void
+soft_die_counted(const char *where)
+{
+	if (++die_count >= die_after)
+		soft_die(where);
+}
+
 static int
 fault_check(const char *dev, const struct qpio_soft_fault *f)
 {
+	if (f->die_at > QPIO_SOFT_DIE_AFTER_CQE_RESERVE) {
+		SOFT_LOG(ERR, "%s: fault die_at %u: a point of enum "
+			 "qpio_soft_die_point, 0..%u", dev, f->die_at,
+			 QPIO_SOFT_DIE_AFTER_CQE_RESERVE);
+		return -EINVAL;
+	}
 	if (f->drop_ppm > PPM || f->rnr_ppm > PPM) {
 		SOFT_LOG(ERR, "%s: fault drop_ppm %u, rnr_ppm %u: each is parts "
 			 "per million, 0..%u", dev, f->drop_ppm, f->rnr_ppm, PPM);
@@ -155,7 +185,8 @@ fault_check(const char *dev, const struct qpio_soft_fault *f)
 static inline bool
 fault_any(const struct qpio_soft_fault *f)
 {
-	return f->drop_ppm != 0 || f->rnr_ppm != 0 || f->delay_us != 0;
+	return f->drop_ppm != 0 || f->rnr_ppm != 0 || f->delay_us != 0 ||
+	       f->die_at == QPIO_SOFT_DIE_MID_BURST;
 }
 
 int
@@ -193,6 +224,9 @@ qpio_soft_fault_set(struct qpio_device *dev, const struct qpio_soft_fault *f)
 	if (fault_check(dev->name, f) != 0)
 		return -EINVAL;
 	sdev = to_sdev(dev);
+	die_after = f->die_after != 0 ? f->die_after : 1;
+	die_count = 0;
+	__atomic_store_n(&soft_die_at, f->die_at, __ATOMIC_RELEASE);
 	rte_spinlock_lock(&sdev->lock);
 	soft_fault_init(sdev, f);
 	for (i = 0; i < sdev->max_qp; i++) {

@@ -29,9 +29,9 @@ soft_pd_alloc(struct qpio_device *dev)
 	}
 	/* PD numbers are unique across the fabric, so a key of one device
 	 * never matches a PD of another. */
-	rte_spinlock_lock(&f->lock);
+	soft_fabric_lock(f);
 	pd->base.pdn = f->next_pdn++;
-	rte_spinlock_unlock(&f->lock);
+	soft_fabric_unlock(f);
 	return &pd->base;
 }
 

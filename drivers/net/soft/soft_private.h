@@ -102,6 +102,11 @@ struct soft_cq {
 	uint32_t ts;
 	TAILQ_HEAD(, soft_qp) send_qps;   /* QPs using it as send CQ */
 	TAILQ_HEAD(, soft_srq) xrc_srqs;  /* XRC SRQs completing into it */
+	/* Two processes (hugepage memory): who reserved each slot, when
+	 * another process's model did (soft_cq_resv_note), so the poller
+	 * can complete a slot whose producer died before writing it
+	 * (soft_cq_stall_check); NULL without hugepages. */
+	struct soft_cqe_resv *resv;
 
 	alignas(RTE_CACHE_LINE_SIZE) uint32_t ci;   /* consumer: owner lcore */
 	uint32_t last_qpn;
@@ -111,6 +116,7 @@ struct soft_cq {
 	uint32_t hwm;
 	uint64_t empty_polls;
 	struct soft_srq *last_srq;                  /* XRC poll: last SRQ */
+	uint64_t resv_live_tsc;   /* last /proc check of a slot's producer */
 
 	alignas(RTE_CACHE_LINE_SIZE) uint32_t pi;   /* producers reserve here */
 	/* Producers' copy of ci, at most ci: reloaded from the consumer
@@ -244,6 +250,10 @@ struct soft_qp {
 	struct soft_xrcd_dom *xrc_dom;  /* XRC target QPs: their domain */
 	uint64_t sq_doorbells;    /* owner lcore only */
 	uint64_t rq_doorbells;
+	/* RC/UC: token of the process of the peer's device at RTR (0: not
+	 * known), and its last /proc check (soft_cq_stall_check) */
+	uint64_t peer_owner;
+	uint64_t peer_live_tsc;
 	/* fault injection (soft_fault.c), the SQ's run only */
 	uint32_t fault_rng;       /* xorshift32 state, 0 = not seeded */
 	uint8_t tx_retries;       /* retransmissions of the WQE at sq.ci */
@@ -290,7 +300,10 @@ struct soft_dev {
 
 /* The fabric: every soft device of every process sharing the memory. */
 struct soft_fabric {
-	rte_spinlock_t lock;
+	/* Token of the process holding the lock, 0 when free: a process
+	 * that dies holding it is found out and the lock taken over
+	 * (soft_fabric_lock). Control path only. */
+	uint64_t lock;
 	uint32_t next_pdn;
 	struct soft_dev *devs[QPIO_MAX_DEVICES];
 	/* XRC: the domains named by a file, the generation of XRC SRQ
@@ -337,6 +350,47 @@ soft_pkey_match(uint16_t a, uint16_t b)
 /* This process: pid in the low 22 bits, start time (clock ticks after
  * boot) above, so a reused pid is a different token. Set at first probe. */
 extern uint64_t soft_self_token;
+
+/* The poller of cq found it empty 1024 times: complete a slot reserved
+ * by a process that died before writing it, and move QPs whose peer's
+ * process is gone to ERR (soft_err.c). Two-process CQs only. */
+struct soft_cq;
+void soft_cq_stall_check(struct soft_cq *cq);
+
+/* A reservation of a CQE slot by another process's model: written after
+ * the reservation, before the CQE. idx is the full index, so a record of
+ * an earlier lap is told apart. */
+struct soft_cqe_resv {
+	uint64_t token;           /* the producing process */
+	uint32_t idx;
+	uint32_t qpn;             /* the receive completion's QP ... */
+	uint32_t xrc_mark;        /* ... its XRC SRQ mark (BE), or 0 ... */
+	uint16_t wqe_counter;     /* ... and receive slot */
+	uint16_t pad;
+};
+
+/* 1 when the process of token is alive: kill(pid, 0), and at most once a
+ * millisecond per *last_tsc its start time in /proc (a reused pid is not
+ * the same process). */
+int soft_token_alive(uint64_t token, uint64_t *last_tsc);
+/* Take and release the fabric lock; a holder found dead is taken over,
+ * with a NOTICE log line. */
+void soft_fabric_lock(struct soft_fabric *f);
+void soft_fabric_unlock(struct soft_fabric *f);
+/* Fault injection: the point at which this process kills itself
+ * (enum qpio_soft_die_point), set by qpio_soft_fault_set(). */
+extern uint32_t soft_die_at;
+/* Kill this process (SIGKILL) at a die point, saying where. */
+void soft_die(const char *where) __rte_noreturn;
+/* Count one arrival at the chosen die point; die at the die_after-th. */
+void soft_die_counted(const char *where);
+/* Die at point p if it is the chosen one and its count is reached. */
+static inline void
+soft_die_check(uint32_t p, const char *where)
+{
+	if (unlikely(soft_die_at == p))
+		soft_die_counted(where);
+}
 struct soft_fabric *soft_fabric_get(void);
 /* sdev belongs to another process: @return 0 while that process lives,
  * -1 once it is gone (then sdev is marked dead and leaves the fabric, and

@@ -278,6 +278,11 @@ soft_qp_modify(struct qpio_qp *qqp, const struct qpio_qp_attr *in, int mask,
 				 __ATOMIC_RELAXED);
 	qp->dlid = lid;
 	qp->dest_qpn = qp->attr.dest_qp_num;
+	if (mask & QPIO_QP_AV) {
+		const struct soft_dev *p = soft_fabric_dev_by_lid(lid);
+
+		qp->peer_owner = p != NULL ? p->owner : 0;
+	}
 	if (next == QPIO_QPS_RESET) {
 		__atomic_store_n(&qqp->state, QPIO_QPS_RESET, __ATOMIC_RELEASE);
 		queues_reset(qp, 0);

@@ -367,6 +367,9 @@ sq_execute(struct soft_qp *qp, const bool ud, const bool xrc, const bool faults)
 			}
 		}
 		ci++;
+		if (faults)
+			soft_die_check(QPIO_SOFT_DIE_MID_BURST,
+				       "in the middle of a doorbell run");
 	}
 	sq->ci = ci;
 	/* The doorbell's WQEs all ran: the next doorbell waits again. */

@@ -51,6 +51,9 @@ dst_complete(struct soft_run *r, const struct soft_dst *t,
 		soft_cq_error(t->cq);
 		return -1;
 	}
+	if (unlikely(r->mp))
+		soft_cq_resv_note(t->cq, idx, ci->qpn, ci->wqe_counter,
+				  xrc ? t->xrc_mark : 0);
 	if (xrc)
 		t->cq->cqes[idx & t->cq->mask].srqn_uidx = t->xrc_mark;
 	soft_cq_publish(t->cq, idx, ci);
@@ -195,6 +198,9 @@ send_recv_done(struct soft_run *d, const struct soft_dst *t, uint32_t c,
 			soft_srq_slot_free(t->srq, c);
 		return;
 	}
+	if (unlikely(d->mp))
+		soft_cq_resv_note(cq, idx, t->qp->base.qp_num, (uint16_t)c,
+				  xrc ? t->xrc_mark : 0);
 	if (xrc)
 		cq->cqes[idx & cq->mask].srqn_uidx = t->xrc_mark;
 	soft_cq_publish_recv(cq, idx, d->opcode == MLX5_OPCODE_SEND_IMM ?

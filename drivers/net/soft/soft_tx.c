@@ -223,6 +223,9 @@ post_send(struct qpio_qp *qqp, const struct qpio_send_wr *wrs, uint16_t n,
 	}
 	if (likely(pi != sq->pi)) {
 		sq->pi = pi;
+		/* Fault injection: one load and branch per burst. */
+		soft_die_check(QPIO_SOFT_DIE_BEFORE_DOORBELL,
+			       "before a send doorbell");
 		/* Doorbell record after the WQEs (release), then ring: the
 		 * device model runs now, on this lcore. */
 		soft_doorbell_record(&sq->dbrec, pi);

@@ -53,7 +53,7 @@ soft_xrcd_open(struct qpio_device *dev, int fd, int oflags)
 		rte_errno = ENOMEM;
 		return NULL;
 	}
-	rte_spinlock_lock(&f->lock);
+	soft_fabric_lock(f);
 	if (fd != -1) {
 		for (i = 0; i < SOFT_XRCD_FILES; i++) {
 			struct soft_xrcd_dom *d = f->xrcd_files[i];
@@ -67,7 +67,7 @@ soft_xrcd_open(struct qpio_device *dev, int fd, int oflags)
 			}
 		}
 		if (dom != NULL && (oflags & O_EXCL) && (oflags & O_CREAT)) {
-			rte_spinlock_unlock(&f->lock);
+			soft_fabric_unlock(f);
 			SOFT_LOG(ERR, "%s: xrcd: the file of fd %d names a domain "
 				 "already and oflags has O_CREAT | O_EXCL "
 				 "(ibv_open_xrcd)", dev->name, fd);
@@ -75,7 +75,7 @@ soft_xrcd_open(struct qpio_device *dev, int fd, int oflags)
 			goto fail;
 		}
 		if (dom == NULL && !(oflags & O_CREAT)) {
-			rte_spinlock_unlock(&f->lock);
+			soft_fabric_unlock(f);
 			SOFT_LOG(ERR, "%s: xrcd: the file of fd %d names no domain "
 				 "and oflags lacks O_CREAT (ibv_open_xrcd)",
 				 dev->name, fd);
@@ -83,7 +83,7 @@ soft_xrcd_open(struct qpio_device *dev, int fd, int oflags)
 			goto fail;
 		}
 		if (dom == NULL && free_slot == SOFT_XRCD_FILES) {
-			rte_spinlock_unlock(&f->lock);
+			soft_fabric_unlock(f);
 			SOFT_LOG(ERR, "%s: xrcd: %u domains named by files exist "
 				 "in the fabric", dev->name, SOFT_XRCD_FILES);
 			rte_errno = ENOSPC;
@@ -101,7 +101,7 @@ soft_xrcd_open(struct qpio_device *dev, int fd, int oflags)
 		}
 	}
 	dom->nopen++;
-	rte_spinlock_unlock(&f->lock);
+	soft_fabric_unlock(f);
 	rte_free(fresh);
 	x->dom = dom;
 	x->base.xrcdn = dom->id;
@@ -121,13 +121,13 @@ soft_xrcd_close(struct qpio_xrcd *qx)
 	unsigned int i;
 	int last;
 
-	rte_spinlock_lock(&f->lock);
+	soft_fabric_lock(f);
 	last = --dom->nopen == 0;
 	if (last)
 		for (i = 0; i < SOFT_XRCD_FILES; i++)
 			if (f->xrcd_files[i] == dom)
 				f->xrcd_files[i] = NULL;
-	rte_spinlock_unlock(&f->lock);
+	soft_fabric_unlock(f);
 	/* Every SRQ of the domain holds a handle: the last handle closes
 	 * an empty domain. */
 	if (last)
@@ -157,12 +157,12 @@ soft_srq_create_xrc(struct qpio_pd *pd, struct qpio_xrcd *qx,
 	if (qsrq == NULL)
 		return NULL;
 	srq = to_ssrq(qsrq);
-	rte_spinlock_lock(&f->lock);
+	soft_fabric_lock(f);
 	for (slot = 0; slot < SOFT_XRC_SRQ_TBL; slot++)
 		if (dom->srqs[slot] == NULL)
 			break;
 	if (slot == SOFT_XRC_SRQ_TBL) {
-		rte_spinlock_unlock(&f->lock);
+		soft_fabric_unlock(f);
 		SOFT_LOG(ERR, "%s: xrcd %u: %u XRC SRQs in the domain already",
 			 pd->dev->name, qx->xrcdn, SOFT_XRC_SRQ_TBL);
 		soft_srq_destroy(qsrq);
@@ -175,7 +175,7 @@ soft_srq_create_xrc(struct qpio_pd *pd, struct qpio_xrcd *qx,
 	srq->xrc_dom = dom;
 	srq->xrc_cq = cq;
 	__atomic_store_n(&dom->srqs[slot], srq, __ATOMIC_RELEASE);
-	rte_spinlock_unlock(&f->lock);
+	soft_fabric_unlock(f);
 	/* The CQ's poller now meets CQEs that name an SRQ, not a QP: the
 	 * XRC poll is chosen once, here (a control-path call; see the
 	 * guide), and kept. */
@@ -192,10 +192,10 @@ soft_srq_xrc_unlink(struct soft_srq *srq)
 	struct soft_fabric *f = soft_fabric_get();
 	struct soft_xrcd_dom *dom = srq->xrc_dom;
 
-	rte_spinlock_lock(&f->lock);
+	soft_fabric_lock(f);
 	__atomic_store_n(&dom->srqs[srq->base.srq_num & (SOFT_XRC_SRQ_TBL - 1)],
 			 NULL, __ATOMIC_RELEASE);
-	rte_spinlock_unlock(&f->lock);
+	soft_fabric_unlock(f);
 	TAILQ_REMOVE(&srq->xrc_cq->xrc_srqs, srq, xrc_next);
 	if (srq->xrc_cq->last_srq == srq)
 		srq->xrc_cq->last_srq = NULL;
