@@ -306,8 +306,8 @@ struct qpio_qp_attr {
 	struct qpio_qp_cap cap;
 	struct qpio_ah_attr ah_attr;
 	uint16_t pkey_index;
-	uint8_t en_sqd_async_notify;
-	uint8_t sq_draining;
+	uint8_t en_sqd_async_notify;   /**< RTS->SQD: raise SQ_DRAINED */
+	uint8_t sq_draining;           /**< query: 1 in SQD until drained */
 	uint8_t max_rd_atomic;          /**< as requester */
 	uint8_t max_dest_rd_atomic;     /**< as responder */
 	uint8_t min_rnr_timer;          /**< IBA 9.7.5.2.8 encoding, 5 bits */
@@ -953,11 +953,26 @@ int qpio_qp_destroy(struct qpio_qp *qp);
  * (one validator for both): port_num in 1..phys_port_cnt; with is_global,
  * grh.sgid_index inside that port's GID table and flow_label < 2^20.
  *
+ * SQD and SQE (IBA 10.3.1): RTS->SQD stops the send queue from starting
+ * WRs; those started complete, then the drain has ended (sq_draining 0
+ * in qpio_qp_query()) and, with QPIO_QP_EN_SQD_ASYNC_NOTIFY and
+ * attr->en_sqd_async_notify 1, the device raises QPIO_EVENT_SQ_DRAINED
+ * for the QP once (none if the QP leaves SQD first). Send WRs posted in
+ * SQD wait and start at SQD->RTS; receives keep working. SQD->SQD changes
+ * attributes. SQE is entered by the device when a send WR of a UD or UC
+ * QP completes in error: the send queue's WRs then complete with
+ * WR_FLUSH_ERR, the receive queue keeps working, and SQE->RTS resumes.
+ * An RC send error moves the QP to ERR.
+ *
  * @return 0; -EINVAL (rule broken: missing required bit, bit not allowed,
  *   transition not in the table, attribute out of range, cur_qp_state
  *   mismatch), with the QP's state and attributes unchanged and a log line
- *   naming the QP and the rule; -EOPNOTSUPP for a transition the driver
- *   cannot perform (SQD on the soft NIC); or a driver error.
+ *   naming the QP and the rule; -EBUSY (soft NIC: SQD->SQD with attribute
+ *   bits while the send queue still drains; nothing changed);
+ *   -EOPNOTSUPP for a transition the driver cannot perform; or a driver
+ *   error (ibv: the -errno of ibv_modify_qp).
+ * Control path: call it on the lcore that owns the QP; on the soft NIC
+ * RTS->SQD and SQD/SQE->RTS run the send queue on the calling lcore.
  */
 int qpio_qp_modify(struct qpio_qp *qp, const struct qpio_qp_attr *attr,
 		   int attr_mask);
@@ -1010,8 +1025,8 @@ static inline uint32_t qpio_srq_num(const struct qpio_srq *srq) { return srq->sr
 static inline uint32_t qpio_cq_depth(const struct qpio_cq *cq) { return cq->depth; }
 /**
  * @return the QP's current state. The device moves a QP to ERR on its own
- * (first failed WR, CQ overflow); this read is atomic and may be called from
- * any lcore.
+ * (first failed WR, CQ overflow), or to SQE (a UD or UC send error); this
+ * read is atomic and may be called from any lcore.
  */
 static inline enum qpio_qp_state
 qpio_qp_state(const struct qpio_qp *qp)
@@ -1026,7 +1041,7 @@ qpio_qp_state(const struct qpio_qp *qp)
 /**
  * Post a burst of send work requests and ring one doorbell.
  *
- * Each WR is checked in order (QP in RTS or ERR, opcode valid for the QP
+ * Each WR is checked in order (QP in RTS, SQD, SQE or ERR, opcode valid for the QP
  * type, num_sge <= max_send_sge, inline length <= max_inline_data with the
  * sum computed without 32-bit wrap, room in the SQ). READ and atomics are
  * RC only, never inline, and need max_rd_atomic > 0 on the QP (the number
@@ -1037,8 +1052,9 @@ qpio_qp_state(const struct qpio_qp *qp)
  * doorbell is rung once for the whole burst (none if nothing was written).
  * The wrs array and the sg_lists may be reused as soon as this returns; the
  * data of non-inline SGEs must stay untouched until the WR completes.
- * Posting to a QP in ERR is accepted and the WRs complete with WR_FLUSH_ERR
- * (IBA 10.8.3.2).
+ * Posting to a QP in ERR or SQE is accepted and the WRs complete with
+ * WR_FLUSH_ERR (IBA 10.8.3.2); posting in SQD is accepted and the WRs
+ * start after SQD->RTS.
  *
  * @param wrs    array of nb_wr work requests.
  * @param err    if not NULL: 0 when all were posted, else the reason the

@@ -364,7 +364,7 @@ soft_resp_ud(struct soft_run *d, const struct mlx5_wqe_av *av)
 		rte_be_to_cpu_32(av->dqp_dct) & 0xffffff) : NULL;
 	ps = peer != NULL ? __atomic_load_n(&peer->base.state, __ATOMIC_ACQUIRE) : 0;
 	if (unlikely(peer == NULL || peer->base.qp_type != QPIO_QPT_UD ||
-		     (ps != QPIO_QPS_RTR && ps != QPIO_QPS_RTS))) {
+		     !(SOFT_QPS_BIT(ps) & SOFT_QPS_RESPOND))) {
 		qp->ud_no_dest++;
 		return EXEC_OK;
 	}
