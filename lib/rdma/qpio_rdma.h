@@ -987,6 +987,63 @@ int qpio_qp_modify(struct qpio_qp *qp, const struct qpio_qp_attr *attr,
 int qpio_qp_query(struct qpio_qp *qp, struct qpio_qp_attr *attr,
 		  struct qpio_qp_init_attr *init_attr);
 
+/** Destination QP number of a UD send WR to a multicast group (IBA
+ *  10.5.2: the multicast QPN, 0xFFFFFF). */
+#define QPIO_MCAST_QPN 0xffffffu
+/** First multicast LID (IBA 4.1.1: 0xC000..0xFFFE; 0xFFFF is the
+ *  permissive LID). */
+#define QPIO_MCAST_LID_MIN 0xc000u
+/** Last multicast LID. */
+#define QPIO_MCAST_LID_MAX 0xfffeu
+
+/**
+ * Attach a UD QP to a multicast group (ibv_attach_mcast(3), IBA 11.3.1).
+ *
+ * From then on a UD datagram sent to the group (an AH whose grh.dgid is
+ * the MGID, or whose dlid is the MLID; remote_qpn QPIO_MCAST_QPN) is
+ * delivered to the QP, once per datagram, under the unicast rules (its
+ * P_Key and Q_Key must match, a receive must be posted; a receive
+ * reserves QPIO_GRH_LEN bytes). The sending QP receives its own datagram
+ * only when it is attached too (the verbs default without
+ * IBV_QP_CREATE_BLOCK_SELF_MCAST_LB). Attachments stay across modifies
+ * (RESET included) and end with qpio_qp_detach_mcast() or
+ * qpio_qp_destroy(), which detaches every group, as uverbs does.
+ *
+ * @param gid  the MGID, network byte order: raw[0] must be 0xFF (IBA
+ *   4.1.1, multicast GIDs are ff00::/8). Copied.
+ * @param lid  the MLID, in [QPIO_MCAST_LID_MIN, QPIO_MCAST_LID_MAX], on
+ *   ports with an InfiniBand link layer; ignored on RoCE ports (as the
+ *   kernel's ib_attach_mcast() ignores it, IBA annex A17).
+ * @return 0; -EINVAL (NULL argument, a QP that is not alive, not a UD
+ *   QP, a GID outside ff00::/8, a LID outside the multicast range; on the
+ *   soft NIC also an MGID already bound to another MLID; logged, nothing
+ *   changed); -EEXIST (the QP is attached to that group already: qpio
+ *   refuses the second attach on every driver, where rxe would return 0);
+ *   -ENOSPC (the driver's group or per-group QP limit, see its guide);
+ *   -EOPNOTSUPP (the driver has no multicast); on the ibv driver the
+ *   -errno of ibv_attach_mcast.
+ * Control path, not thread-safe against other calls on the same QP;
+ * datagrams may be in flight meanwhile (on the soft NIC, from any lcore
+ * or process of the fabric).
+ */
+int qpio_qp_attach_mcast(struct qpio_qp *qp, const union qpio_gid *gid,
+			 uint16_t lid);
+
+/**
+ * Detach a UD QP from a multicast group (ibv_detach_mcast(3), IBA
+ * 11.3.2). Datagrams to the group that were delivered already stay in
+ * the QP's receive queue; none is delivered after the call returns.
+ * @param gid, lid  as given to qpio_qp_attach_mcast(), with the same
+ *   rules.
+ * @return 0; -EINVAL (the rules of qpio_qp_attach_mcast(), or the QP is
+ *   not attached to that group: the code rxe returns; logged);
+ *   -EOPNOTSUPP (no multicast in the driver); on the ibv driver the
+ *   -errno of ibv_detach_mcast. Same thread-safety as
+ *   qpio_qp_attach_mcast().
+ */
+int qpio_qp_detach_mcast(struct qpio_qp *qp, const union qpio_gid *gid,
+			 uint16_t lid);
+
 /**
  * Check a transition against the verbs table without touching any QP.
  * @return 1 if cur -> next with attr_mask is allowed for type, else 0.

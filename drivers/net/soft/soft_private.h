@@ -370,6 +370,15 @@ void soft_qp_last_wqe(struct soft_qp *qp);
 void soft_rq_flush(struct soft_qp *qp);
 void soft_cq_progress(struct soft_cq *cq);
 
+/* soft_mcast.c: multicast groups of UD QPs, in a memzone of the fabric
+ * (qpio_qp_attach_mcast(), qpio_qp_detach_mcast()). */
+int soft_mcast_attach(struct qpio_qp *qp, const union qpio_gid *gid,
+		      uint16_t lid);
+int soft_mcast_detach(struct qpio_qp *qp, const union qpio_gid *gid,
+		      uint16_t lid);
+/* Detach qp from every group (QP destroy). */
+void soft_mcast_qp_gone(struct soft_qp *qp);
+
 /* soft_sqd.c: the send queue drained (SQD) and send queue error (SQE)
  * states. */
 /* RTS->SQD: stop starting WQEs; raise SQ_DRAINED once the one started

@@ -149,6 +149,8 @@ soft_qp_destroy(struct qpio_qp *qqp)
 
 	__atomic_store_n(&qqp->state, QPIO_QPS_RESET, __ATOMIC_RELEASE);
 	queues_reset(qp, 0);
+	if (qqp->qp_type == QPIO_QPT_UD)
+		soft_mcast_qp_gone(qp);  /* as uverbs detaches at destroy */
 	TAILQ_REMOVE(&scq->send_qps, qp, cq_next);
 	rte_spinlock_lock(&sdev->lock);
 	sdev->qp_tbl[(qqp->qp_num - SOFT_QPN_BASE) & sdev->qp_tbl_mask] = NULL;
