@@ -25,7 +25,7 @@
 RTE_LOG_REGISTER(qp_logtype, qpio.net.qp, INFO);
 
 static const char *const qp_port_keys[] = {
-	"dev", "qp", "peer", "inline", "mac", NULL,
+	"dev", "qp", "peer", "inline", "mac", "mcast", "mlid", NULL,
 };
 
 /* Devices this driver created, so the last port using one closes it. */
@@ -595,6 +595,13 @@ qp_start(struct qpio_port *port)
 	}
 	port->rx_burst = qp_port_rx_burst;
 	port->tx_burst = qp_port_tx_burst;
+	if (qp->mcast_on) {
+		ret = qp_mcast_start(port);
+		if (ret < 0)
+			goto fail;
+		if (qp->mcast_tx)
+			return 0;   /* the group is the link */
+	}
 	peer = qp_peer_get(port);
 	/* A peer created after this start is allowed (an application may
 	 * create and start its ports one by one), so a missing peer is
@@ -783,7 +790,7 @@ static int
 qp_probe(struct qpio_port *port, const struct rte_kvargs *kv)
 {
 	const char *dev_name = NULL, *transport = "rc", *peer = NULL;
-	const char *mac = NULL;
+	const char *mac = NULL, *mgid = NULL, *mlid = NULL;
 	struct qpio_port_attr pa;
 	struct qp_port *qp;
 	uint32_t inl = UINT32_MAX;
@@ -793,6 +800,8 @@ qp_probe(struct qpio_port *port, const struct rte_kvargs *kv)
 	ret |= qpio_port_kvargs_str(port, kv, "qp", &transport);
 	ret |= qpio_port_kvargs_str(port, kv, "peer", &peer);
 	ret |= qpio_port_kvargs_str(port, kv, "mac", &mac);
+	ret |= qpio_port_kvargs_str(port, kv, "mcast", &mgid);
+	ret |= qpio_port_kvargs_str(port, kv, "mlid", &mlid);
 	ret |= qpio_port_kvargs_u32(port, kv, "inline", 0, UINT16_MAX, &inl);
 	if (ret != 0)
 		return -EINVAL;
@@ -826,6 +835,9 @@ qp_probe(struct qpio_port *port, const struct rte_kvargs *kv)
 	qp->qkey = QP_PORT_QKEY;
 	if (peer != NULL)
 		snprintf(qp->peer, sizeof(qp->peer), "%s", peer);
+	ret = qp_mcast_parse(qp, mgid, mlid);
+	if (ret < 0)
+		goto fail;
 	qp->dev = dev_get(dev_name, &qp->own_dev);
 	if (qp->dev == NULL) {
 		ret = -rte_errno;
