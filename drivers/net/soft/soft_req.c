@@ -353,23 +353,25 @@ soft_sq_run(struct soft_qp *qp)
 
 	for (round = 0; round < 4; round++) {
 		uint32_t seen = soft_doorbell_read(&qp->sq.dbrec);
-		uint8_t st;
+		uint8_t st, drain_seen;
 
 		if (!soft_sq_run_claim(&qp->exec_busy))
 			return;
 		qp->sq_execute(qp);
 		/* Once per run, not per WQE: an SQD drain to end. */
-		if (unlikely(__atomic_load_n(&qp->sq_draining, __ATOMIC_ACQUIRE)))
+		drain_seen = __atomic_load_n(&qp->sq_draining, __ATOMIC_ACQUIRE);
+		if (unlikely(drain_seen))
 			soft_sqd_run_end(qp);
 		soft_sq_run_release(&qp->exec_busy);
 		/* A doorbell, a move to ERR or SQE, or an RTS->SQD that came
 		 * while this lcore held the flag was skipped by its caller:
-		 * run again for it. */
+		 * run again for it. (A drain this run saw and left open
+		 * waits for an RNR retry: the send CQ's poller resumes it.) */
 		st = __atomic_load_n(&qp->base.state, __ATOMIC_SEQ_CST);
 		if (soft_sq_idle_recheck(&qp->sq.dbrec) == seen &&
 		    !((st == QPIO_QPS_ERR || st == QPIO_QPS_SQE) &&
 		      qp->sq.ci != seen) &&
-		    !(st == QPIO_QPS_SQD &&
+		    !(st == QPIO_QPS_SQD && !drain_seen &&
 		      __atomic_load_n(&qp->sq_draining, __ATOMIC_ACQUIRE)))
 			return;
 	}

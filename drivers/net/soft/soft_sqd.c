@@ -36,12 +36,17 @@ soft_sqd_run_end(struct soft_qp *qp)
 {
 	uint8_t st = __atomic_load_n(&qp->base.state, __ATOMIC_ACQUIRE);
 
+	/* RTS: the modify to SQD has set the flag and not yet the state
+	 * (soft_qp_sqd_enter() runs the SQ after), or SQD->RTS has set the
+	 * state and clears the flag itself (soft_qp_sq_resume()). */
+	if (st == QPIO_QPS_RTS)
+		return;
 	if (st == QPIO_QPS_SQD && qp->rnr_deadline != 0)
 		return;         /* the WQE started in RTS still waits its retry */
 	if (__atomic_exchange_n(&qp->sq_draining, 0, __ATOMIC_ACQ_REL) == 0)
 		return;
-	/* Left SQD before the drain ended (to ERR, RESET or back to RTS):
-	 * no SQ_DRAINED. */
+	/* Left SQD before the drain ended (to ERR or RESET): no
+	 * SQ_DRAINED. */
 	if (st != QPIO_QPS_SQD || !qp->sqd_notify)
 		return;
 	SOFT_LOG(DEBUG, "qp 0x%x: SQ drained (sq.ci %u)", qp->base.qp_num,
