@@ -6,9 +6,12 @@
  * any device of the fabric, each under its own Q_Key; the sender only
  * when attached itself; nothing after a detach or a destroy.
  */
+#include <inttypes.h>
 #include <string.h>
 
 #include <rte_errno.h>
+#include <rte_launch.h>
+#include <rte_lcore.h>
 
 #include "test_common.h"
 
@@ -453,4 +456,116 @@ Test(mcast, unicast_to_an_attached_qp_still_works)
 	expect_none(&w.r[1]);
 	cr_assert_eq(qpio_ah_destroy(ah), 0);
 	world_destroy(&w);
+}
+
+/* ------------------------------------------------------------------ */
+/* Concurrency                                                          */
+/* ------------------------------------------------------------------ */
+
+#define MC_N 2000u
+
+struct mc_sender {
+	struct qt_end *s;
+	struct qpio_ah *ah;
+	uint32_t bad;
+	volatile uint32_t done;
+};
+
+/* Send MC_N datagrams of 8 bytes (the index) to the group, one at a
+ * time, each completion polled. */
+static int
+mc_send_main(void *arg)
+{
+	struct mc_sender *ms = arg;
+	uint32_t i;
+
+	for (i = 0; i < MC_N; i++) {
+		struct qpio_sge sge = { (uintptr_t)ms->s->buf + SEND_OFF, 8,
+					qpio_mr_lkey(ms->s->mr) };
+		struct qpio_send_wr wr = qt_ud_wr(i, &sge, 1, QPIO_SEND_SIGNALED,
+						  ms->ah, QPIO_MCAST_QPN, QK);
+		struct qpio_wc wc;
+		int err = 0;
+
+		memcpy(ms->s->buf + SEND_OFF, &i, sizeof(i));
+		if (qpio_qp_post_send(ms->s->qp, &wr, 1, &err) != 1) {
+			ms->bad++;
+			continue;
+		}
+		while (qpio_cq_poll(ms->s->cq, &wc, 1) == 0)
+			;
+		if (wc.status != QPIO_WC_SUCCESS)
+			ms->bad++;
+	}
+	__atomic_store_n(&ms->done, 1, __ATOMIC_RELEASE);
+	return 0;
+}
+
+/* Senders read the group table without a lock while attach and detach
+ * write it: a member attached throughout gets every datagram exactly
+ * once, whatever the others do meanwhile. */
+Test(mcast, stable_member_gets_every_datagram_while_others_come_and_go,
+     .timeout = 120)
+{
+	struct qt_pair_opts ro = { .max_recv_wr = MC_N, .cqe = MC_N,
+				   .buf_len = MC_N * 64 };
+	struct qt_pair_opts vo = { .max_recv_wr = MC_N, .cqe = MC_N,
+				   .buf_len = MC_N * 64 };
+	unsigned int lcore = rte_get_next_lcore(-1, 1, 0);
+	struct qpio_device *d0, *d1;
+	struct qt_end s, r, v;
+	struct mc_sender ms;
+	struct qpio_wc wc[64];
+	static uint8_t seen[MC_N];
+	uint32_t i, got = 0, toggles = 0;
+
+	qt_require_soft("the soft NIC's lock-free group table");
+	cr_assert_lt(lcore, RTE_MAX_LCORE, "needs a second lcore (-l 0-1)");
+	d0 = dev_open("soft0");
+	d1 = dev_open("soft1");
+	qt_ud_end_create(&s, d0, QK, NULL);
+	qt_ud_end_create(&r, d1, QK, &ro);
+	qt_ud_end_create(&v, d1, QK, &vo);
+	for (i = 0; i < MC_N; i++) {
+		qt_post_recv(&r, i, r.buf + 64 * i, 64);
+		qt_post_recv(&v, i, v.buf + 64 * i, 64);
+	}
+	cr_assert_eq(qpio_qp_attach_mcast(r.qp, &mgid, MLID), 0);
+	ms = (struct mc_sender){ &s, group_ah(s.pd, 1), 0, 0 };
+	cr_assert_eq(rte_eal_remote_launch(mc_send_main, &ms, lcore), 0);
+	while (!__atomic_load_n(&ms.done, __ATOMIC_ACQUIRE)) {
+		cr_assert_eq(qpio_qp_attach_mcast(v.qp, &mgid, MLID), 0);
+		cr_assert_eq(qpio_qp_detach_mcast(v.qp, &mgid, MLID), 0);
+		toggles++;
+	}
+	cr_assert_eq(rte_eal_wait_lcore(lcore), 0);
+	cr_assert_eq(ms.bad, 0);
+	memset(seen, 0, sizeof(seen));
+	while (got < MC_N) {
+		uint16_t k = qpio_cq_poll(r.cq, wc, 64);
+
+		cr_assert_neq(k, 0, "only %u of %u datagrams arrived", got, MC_N);
+		for (i = 0; i < k; i++) {
+			uint32_t idx;
+
+			cr_assert_eq(wc[i].status, QPIO_WC_SUCCESS);
+			cr_assert_eq(wc[i].byte_len, QPIO_GRH_LEN + 8);
+			memcpy(&idx, r.buf + 64 * wc[i].wr_id + QPIO_GRH_LEN, 4);
+			cr_assert_lt(idx, MC_N);
+			cr_assert_eq(seen[idx]++, 0, "datagram %u twice", idx);
+		}
+		got += k;
+	}
+	cr_assert_eq(qpio_cq_poll(r.cq, wc, 64), 0);
+	cr_assert_eq(qt_stats(r.qp).ud_no_recv_drops, 0);
+	cr_assert_leq(qt_stats(v.qp).rq_consumed, MC_N);
+	cr_log_info("attach/detach pairs meanwhile: %u, datagrams to the "
+		    "coming and going member: %" PRIu64, toggles,
+		    (uint64_t)qt_stats(v.qp).rq_consumed);
+	cr_assert_eq(qpio_ah_destroy(ms.ah), 0);
+	qt_end_destroy(&s);
+	qt_end_destroy(&r);
+	qt_end_destroy(&v);
+	cr_assert_eq(qpio_rdma_dev_close(d0), 0);
+	cr_assert_eq(qpio_rdma_dev_close(d1), 0);
 }
