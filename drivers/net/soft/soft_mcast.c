@@ -137,6 +137,40 @@ gid_str(const union qpio_gid *gid, char *buf, size_t len)
 		 (r[12] << 8) | r[13], (r[14] << 8) | r[15]);
 }
 
+/* Stores and loads of the fields readers copy without the lock: each
+ * one atomic (relaxed; the sequence count orders them), so a torn copy
+ * is only ever a retried one. */
+static inline void
+member_set(struct soft_mcast_member *m, struct soft_dev *dev, uint32_t slot,
+	   uint32_t qpn)
+{
+	__atomic_store_n(&m->dev, dev, __ATOMIC_RELAXED);
+	__atomic_store_n(&m->slot, slot, __ATOMIC_RELAXED);
+	__atomic_store_n(&m->qpn, qpn, __ATOMIC_RELAXED);
+}
+
+static inline void
+gid_set(union qpio_gid *dst, const union qpio_gid *src)
+{
+	uint64_t w[2];
+
+	memcpy(w, src->raw, sizeof(w));
+	__atomic_store_n(&dst->global.subnet_prefix, w[0], __ATOMIC_RELAXED);
+	__atomic_store_n(&dst->global.interface_id, w[1], __ATOMIC_RELAXED);
+}
+
+static inline bool
+gid_eq_raw(const union qpio_gid *g, const uint8_t *raw)
+{
+	uint64_t w[2];
+
+	memcpy(w, raw, sizeof(w));
+	return __atomic_load_n(&g->global.subnet_prefix, __ATOMIC_RELAXED) ==
+		w[0] &&
+		__atomic_load_n(&g->global.interface_id, __ATOMIC_RELAXED) ==
+		w[1];
+}
+
 /* Index of qp among g's members, or -1. */
 static int
 member_find(const struct soft_mcast_grp *g, const struct soft_qp *qp)
@@ -155,7 +189,7 @@ member_del(struct soft_mcast_tbl *t, struct soft_mcast_grp *g, unsigned int i)
 {
 	uint16_t last = (uint16_t)(g->nb - 1);
 
-	g->m[i] = g->m[last];
+	member_set(&g->m[i], g->m[last].dev, g->m[last].slot, g->m[last].qpn);
 	__atomic_store_n(&g->nb, last, __ATOMIC_RELAXED);
 	if (last == 0)
 		__atomic_store_n(&t->nb_grp, t->nb_grp - 1, __ATOMIC_RELAXED);
@@ -230,14 +264,11 @@ soft_mcast_attach(struct qpio_qp *qqp, const union qpio_gid *gid, uint16_t lid)
 	mcast_write_begin(t);
 	if (g == NULL) {
 		g = free_g;
-		g->mgid = *gid;
+		gid_set(&g->mgid, gid);
 		__atomic_store_n(&g->mlid, lid, __ATOMIC_RELAXED);
 		__atomic_store_n(&t->nb_grp, t->nb_grp + 1, __ATOMIC_RELAXED);
 	}
-	__atomic_store_n(&g->m[g->nb].dev, qp->sdev, __ATOMIC_RELAXED);
-	__atomic_store_n(&g->m[g->nb].slot, qp->sdev->fabric_slot,
-			 __ATOMIC_RELAXED);
-	__atomic_store_n(&g->m[g->nb].qpn, qqp->qp_num, __ATOMIC_RELAXED);
+	member_set(&g->m[g->nb], qp->sdev, qp->sdev->fabric_slot, qqp->qp_num);
 	__atomic_store_n(&g->nb, (uint16_t)(g->nb + 1), __ATOMIC_RELAXED);
 	mcast_write_end(t);
 	SOFT_LOG(DEBUG, "qp 0x%x: attached to %s, MLID 0x%x (%u QPs)",
@@ -329,7 +360,7 @@ members_of(const struct soft_mcast_tbl *t, const struct mlx5_wqe_av *av,
 
 			if (nb == 0 || nb > SOFT_MCAST_MAX_QP)
 				continue;
-			if (by_gid ? memcmp(g->mgid.raw, av->rgid, 16) != 0 :
+			if (by_gid ? !gid_eq_raw(&g->mgid, av->rgid) :
 			    __atomic_load_n(&g->mlid, __ATOMIC_RELAXED) != lid)
 				continue;
 			for (k = 0; k < nb; k++) {
