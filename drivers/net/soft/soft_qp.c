@@ -33,9 +33,9 @@ queues_reset(struct soft_qp *qp, uint32_t start)
 	qp->sq.pi = qp->sq.ci = qp->sq.tail = qp->sq.dbrec = start;
 	qp->rq.head = qp->rq.ci = qp->rq.tail = qp->rq.head_cache = start;
 	memset(qp->rq.done, 0, qp->rq.depth);
+	qp->sq_draining = 0;
 	qp->rnr_naks = 0;
 	qp->rnr_deadline = 0;
-	qp->sq_draining = 0;
 	if (__atomic_exchange_n(&qp->pending, 0, __ATOMIC_ACQ_REL) != 0)
 		__atomic_fetch_sub(&scq->nb_pending, 1, __ATOMIC_RELEASE);
 }
@@ -147,10 +147,10 @@ soft_qp_destroy(struct qpio_qp *qqp)
 	struct soft_dev *sdev = qp->sdev;
 	struct soft_cq *scq = to_scq(qqp->send_cq);
 
-	__atomic_store_n(&qqp->state, QPIO_QPS_RESET, __ATOMIC_RELEASE);
-	queues_reset(qp, 0);
 	if (qqp->qp_type == QPIO_QPT_UD)
 		soft_mcast_qp_gone(qp);  /* as uverbs detaches at destroy */
+	__atomic_store_n(&qqp->state, QPIO_QPS_RESET, __ATOMIC_RELEASE);
+	queues_reset(qp, 0);
 	TAILQ_REMOVE(&scq->send_qps, qp, cq_next);
 	rte_spinlock_lock(&sdev->lock);
 	sdev->qp_tbl[(qqp->qp_num - SOFT_QPN_BASE) & sdev->qp_tbl_mask] = NULL;
