@@ -19,8 +19,14 @@
  *   rq_posted, rq_consumed), every mbuf back in the pool.
  * Exit 0 when all hold, 1 otherwise, 2 on a usage or setup error.
  *
+ * --faults KEY=VAL,... gives the sending device soft NIC faults (the
+ * fault_* devargs of doc/guides/nics/soft.rst: lost packets, RNR storms,
+ * late completions); the same checks hold, and the fault counters are
+ * printed. --timeout sets the requester's local ACK timeout (IBA code,
+ * 4.096 us x 2^N), which a lost packet waits out before it is sent again.
+ *
  *   qpio-soak [EAL options] -- [-n FRAMES] [-s MAX_SIZE] [-b MAX_BURST]
- *             [--seed N]
+ *             [--seed N] [--faults KEY=VAL,...] [--timeout N]
  */
 #include <getopt.h>
 #include <inttypes.h>
@@ -45,6 +51,8 @@ struct soak_opts {
 	uint32_t max_size;
 	uint32_t max_burst;
 	uint64_t seed;
+	const char *faults;      /* fault_* devargs of soft0, or NULL */
+	uint8_t timeout;
 };
 
 struct end {
@@ -143,7 +151,8 @@ end_up(struct end *e, const char *devargs, struct rte_mempool *mp)
 }
 
 static void
-qp_connect_to(struct qpio_qp *qp, struct qpio_device *peer, uint32_t peer_qpn)
+qp_connect_to(struct qpio_qp *qp, struct qpio_device *peer, uint32_t peer_qpn,
+	      uint8_t timeout)
 {
 	struct qpio_port_attr pa;
 	struct qpio_qp_attr at;
@@ -171,7 +180,7 @@ qp_connect_to(struct qpio_qp *qp, struct qpio_device *peer, uint32_t peer_qpn)
 		die("INIT->RTR");
 	memset(&at, 0, sizeof(at));
 	at.qp_state = QPIO_QPS_RTS;
-	at.timeout = 14;
+	at.timeout = timeout;
 	at.retry_cnt = 7;
 	at.rnr_retry = 7;
 	if (qpio_qp_modify(qp, &at, QPIO_QP_STATE | QPIO_QP_TIMEOUT |
@@ -259,6 +268,8 @@ parse(int argc, char **argv, struct soak_opts *o)
 {
 	static const struct option lo[] = {
 		{ "seed", required_argument, NULL, 'S' },
+		{ "faults", required_argument, NULL, 'F' },
+		{ "timeout", required_argument, NULL, 'T' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c;
@@ -267,12 +278,20 @@ parse(int argc, char **argv, struct soak_opts *o)
 	o->max_size = 2048;
 	o->max_burst = 32;
 	o->seed = 1;
+	o->faults = NULL;
+	o->timeout = 14;
 	while ((c = getopt_long(argc, argv, "n:s:b:", lo, NULL)) != -1) {
 		char *end;
 		unsigned long long v;
 
 		if (optarg == NULL)
 			return -1;
+		if (c == 'F') {
+			if (strncmp(optarg, "fault_", 6) != 0)
+				return -1;
+			o->faults = optarg;
+			continue;
+		}
 		v = strtoull(optarg, &end, 10);
 		if (*end != '\0' || *optarg < '0' || *optarg > '9')
 			return -1;
@@ -283,6 +302,8 @@ parse(int argc, char **argv, struct soak_opts *o)
 		case 'b': if (v < 1 || v > 64) return -1;
 			  o->max_burst = (uint32_t)v; break;
 		case 'S': o->seed = v; break;
+		case 'T': if (v > 31) return -1;
+			  o->timeout = (uint8_t)v; break;
 		default: return -1;
 		}
 	}
@@ -305,6 +326,7 @@ main(int argc, char **argv)
 	struct rte_mempool *mp;
 	struct qpio_qp_attr at;
 	struct end a, b;
+	char devargs[256];
 	uint64_t t0, spins;
 	unsigned int nb_mbuf = 4 * QDEPTH + 256;
 	int ret, fails = 0;
@@ -315,7 +337,8 @@ main(int argc, char **argv)
 		die("rte_eal_init");
 	if (parse(argc - ret, argv + ret, &o) != 0) {
 		fprintf(stderr, "usage: qpio-soak [EAL options] -- [-n FRAMES] "
-			"[-s MAX_SIZE 1..9000] [-b MAX_BURST 1..64] [--seed N]\n");
+			"[-s MAX_SIZE 1..9000] [-b MAX_BURST 1..64] [--seed N] "
+			"[--faults fault_KEY=VAL,...] [--timeout 0..31]\n");
 		return 2;
 	}
 	memset(&c, 0, sizeof(c));
@@ -325,10 +348,15 @@ main(int argc, char **argv)
 				     RTE_PKTMBUF_HEADROOM + 9216, SOCKET_ID_ANY);
 	if (mp == NULL)
 		die("mbuf pool");
-	end_up(&a, "soft0", mp);
+	snprintf(devargs, sizeof(devargs), "soft0%s%s", o.faults ? "," : "",
+		 o.faults ? o.faults : "");
+	end_up(&a, devargs, mp);
 	end_up(&b, "soft1", mp);
-	qp_connect_to(a.qp, b.dev, qpio_qp_num(b.qp));
-	qp_connect_to(b.qp, a.dev, qpio_qp_num(a.qp));
+	qp_connect_to(a.qp, b.dev, qpio_qp_num(b.qp), o.timeout);
+	qp_connect_to(b.qp, a.dev, qpio_qp_num(a.qp), o.timeout);
+	if (o.faults != NULL)
+		printf("qpio-soak: soft0 with %s, timeout %u\n", o.faults,
+		       o.timeout);
 	printf("qpio-soak: %" PRIu64 " frames of 1..%u bytes, bursts of 1..%u, "
 	       "seed %" PRIu64 "\n", o.frames, o.max_size, o.max_burst, o.seed);
 
@@ -399,6 +427,10 @@ main(int argc, char **argv)
 	       " (%" PRIu64 " flushed at the end) (device: posted %u, "
 	       "consumed %u)\n", c.rq_posted, c.rq_completed, c.rq_flushed,
 	       sb.rq_posted, sb.rq_consumed);
+	printf("faults:   lost %" PRIu64 " (sent again %" PRIu64 "), RNR NAKs "
+	       "%" PRIu64 " (%" PRIu64 " injected), delayed runs %" PRIu64 "\n",
+	       sa.fault_drops, sa.transport_retries, sa.rnr_naks, sa.fault_rnr,
+	       sa.fault_delays);
 	printf("rate:     %.2f s, %.3f Mframes/s, %.3f Gbit/s\n", secs,
 	       c.received / secs / 1e6, c.bytes * 8 / secs / 1e9);
 	CHECK(c.sent == o.frames, "sent %" PRIu64 " of %" PRIu64, c.sent,

@@ -8,7 +8,11 @@
 # 0 leaked. Not part of the tests: 10^8 frames take minutes to hours
 # depending on the machine and its load.
 #
-#   bench/soak.sh [-n FRAMES] [-s MAX_SIZE] [-b MAX_BURST] [--seed N] [-B BUILDDIR]
+#   bench/soak.sh [-n FRAMES] [-s MAX_SIZE] [-b MAX_BURST] [--seed N]
+#                 [--faults fault_KEY=VAL,...] [--timeout N] [-B BUILDDIR]
+#
+# With faults (soft NIC fault_* devargs on the sending device), e.g.
+#   bench/soak.sh --timeout 1 --faults fault_drop_ppm=1000,fault_rnr_ppm=1000,fault_delay_us=2
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 build=$top/build
@@ -16,7 +20,7 @@ args=()
 while [ $# -gt 0 ]; do
 	case "$1" in
 	-B) build=$2; shift 2 ;;
-	-h|--help) sed -n '3,12p' "$0"; exit 0 ;;
+	-h|--help) sed -n '3,15p' "$0"; exit 0 ;;
 	*) args+=("$1"); shift ;;
 	esac
 done

@@ -7,11 +7,16 @@
 # and the order (the original length of a frame snapped at capture time is
 # not carried by a link, so it is not compared).
 #
-#   usertools/qpio-forward-capture.sh [-b BUILDDIR] [-d DEVARGS] [-t rc|ud] [-k] IN.pcap [OUT.pcap]
+#   usertools/qpio-forward-capture.sh [-b BUILDDIR] [-d DEVARGS] [-q KEY=VAL,...] [-r N] [-t rc|ud] [-k] IN.pcap [OUT.pcap]
 #
 #   -b BUILDDIR  build directory (default: build)
 #   -d DEVARGS   rdma device of the link (default: soft0), for example
 #                "ibv0,dev=rxe0"; created with qpio-testpmd --rdma-dev
+#   -q KEY=VAL   more devargs for both qp ports (doc/guides/nics/qp.rst),
+#                for example "timeout=4,retry_cnt=7"
+#   -r N         offer frames a full tx queue refused again, up to N more
+#                bursts (qpio-testpmd --tx-retry; default 0: dropped and
+#                counted, as dpdk-testpmd does); for slow or lossy links
 #   -t rc|ud     transport of the link (default: rc)
 #   -k           keep OUT.pcap (default: removed when it matched, unless
 #                OUT.pcap was given)
@@ -23,17 +28,21 @@
 # 2 bad usage.
 set -euo pipefail
 
-usage() { sed -n '3,21p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '3,26p' "$0" | sed 's/^# \{0,1\}//'; }
 
 root="$(cd "$(dirname "$0")/.." && pwd)"
 build="$root/build"
 transport=rc
 keep=0
 rdma_dev=""
-while getopts "b:d:t:kh" o; do
+tx_retry=0
+qp_extra=""
+while getopts "b:d:q:r:t:kh" o; do
 	case "$o" in
+	q) qp_extra=",$OPTARG" ;;
 	b) build="$(cd "$OPTARG" && pwd)" ;;
 	d) rdma_dev="$OPTARG" ;;
+	r) tx_retry="$OPTARG" ;;
 	t) transport="$OPTARG" ;;
 	k) keep=1 ;;
 	h) usage; exit 0 ;;
@@ -43,6 +52,10 @@ done
 shift $((OPTIND - 1))
 if [ $# -lt 1 ] || [ $# -gt 2 ]; then
 	usage >&2
+	exit 2
+fi
+if ! [[ "$tx_retry" =~ ^[0-9]+$ ]]; then
+	echo "qpio-forward-capture: -r takes a count of bursts, not '$tx_retry'" >&2
 	exit 2
 fi
 case "$transport" in
@@ -90,12 +103,12 @@ cmd=("$testpmd" -l 0-1 --no-huge --no-shconf --no-pci -m 512
 	--file-prefix="qpio-fwd-$$" --log-level=lib.eal:warning --
 	"${rdma_args[@]}"
 	--dev "pcap0,rx_pcap=$in"
-	--dev "qp0,dev=$dev_name,qp=$transport,peer=qp1"
-	--dev "qp1,dev=$dev_name,qp=$transport,peer=qp0"
+	--dev "qp0,dev=$dev_name,qp=$transport,peer=qp1$qp_extra"
+	--dev "qp1,dev=$dev_name,qp=$transport,peer=qp0$qp_extra"
 	--dev "pcap1,tx_pcap=$out"
 	--forward-mode=io --port-topology=paired --nb-cores=1
 	"${len_args[@]}" --total-num-mbufs=8192
-	--rxd=128 --txd=128 --burst=32 --duration=600)
+	--rxd=128 --txd=128 --burst=32 --duration=600 --tx-retry="$tx_retry")
 echo "+ ${cmd[*]}"
 rc=0
 "${cmd[@]}" || rc=$?

@@ -691,6 +691,52 @@ struct qpio_ah *qpio_ah_create(struct qpio_pd *pd,
 			       const struct qpio_ah_attr *attr);
 
 /**
+ * Fill an address vector that answers the sender of a received datagram
+ * (ibv_init_ah_from_wc(3); the rules of the kernel's
+ * ib_init_ah_attr_from_wc).
+ *
+ * dlid = wc->slid, sl = wc->sl, src_path_bits = wc->dlid_path_bits,
+ * port_num = port_num. When wc carries QPIO_WC_GRH, grh holds the first
+ * QPIO_GRH_LEN bytes of the receive buffer and the route is global: dgid
+ * = the header's source GID, sgid_index = the index of the header's
+ * destination GID in this port's GID table (a multicast destination GID
+ * takes index 0), flow_label and traffic_class from the header,
+ * hop_limit 0xFF. The header is an IB GRH or an IPv6 header (RoCE v1,
+ * RoCE v2 over IPv6: IP version 6 in the first nibble), or 20 unused
+ * bytes and an IPv4 header (RoCE v2 over IPv4: version 4, IHL 5 and a
+ * valid header checksum at byte 20), whose addresses become IPv4-mapped
+ * GIDs (::ffff:a.b.c.d), traffic class the TOS byte, flow label 0.
+ *
+ * @param dev       the device that received; port_num 1..phys_port_cnt.
+ * @param wc        a successful receive completion (QPIO_WC_RECV or
+ *                  QPIO_WC_RECV_RDMA_WITH_IMM).
+ * @param grh       QPIO_GRH_LEN bytes, read only; may be NULL when wc has
+ *                  no QPIO_WC_GRH.
+ * @param attr      written whole on success, untouched on error.
+ * @return 0; -EINVAL (NULL dev, wc or attr; port out of range; wc not a
+ *   successful receive; QPIO_WC_GRH with grh NULL; a RoCE port and a
+ *   completion without a GRH: RoCE addresses are GIDs), -EPROTO (the 40
+ *   bytes are neither a GRH/IPv6 header nor an IPv4 one), -ENOENT (the
+ *   header's destination GID is not in the port's GID table). Each is
+ *   logged with the rule. Thread-safe (reads only).
+ */
+int qpio_ah_init_from_wc(struct qpio_device *dev, uint8_t port_num,
+			 const struct qpio_wc *wc, const void *grh,
+			 struct qpio_ah_attr *attr);
+
+/**
+ * Create an AH towards the sender of a received datagram
+ * (ibv_create_ah_from_wc(3)): qpio_ah_init_from_wc() on pd's device, then
+ * qpio_ah_create(). Reply with remote_qpn = wc->src_qp.
+ * @return the AH, or NULL with rte_errno: the error of
+ *   qpio_ah_init_from_wc() (EINVAL also for a NULL pd; EPROTO, ENOENT),
+ *   or of qpio_ah_create().
+ */
+struct qpio_ah *qpio_ah_create_from_wc(struct qpio_pd *pd,
+				       const struct qpio_wc *wc,
+				       const void *grh, uint8_t port_num);
+
+/**
  * Destroy an address handle (ibv_destroy_ah). WRs already posted with it
  * are not affected: the address is copied into each WQE at post time.
  * @return 0; -EINVAL for NULL or an AH that is not alive.
@@ -759,6 +805,88 @@ struct qpio_cq_init_attr {
  */
 struct qpio_cq *qpio_cq_create_ex(struct qpio_device *dev,
 				  const struct qpio_cq_init_attr *attr);
+
+/** Bits of qpio_qp_stats.valid: the fields the QP's driver counts. */
+#define QPIO_QP_STAT_WQES_POSTED   (1u << 0)
+#define QPIO_QP_STAT_SQ_DOORBELLS  (1u << 1)
+#define QPIO_QP_STAT_RQ_DOORBELLS  (1u << 2)
+#define QPIO_QP_STAT_RNR_NAKS      (1u << 4)
+#define QPIO_QP_STAT_RNR_EXCEEDED  (1u << 5)
+#define QPIO_QP_STAT_RETRY_EXCEEDED (1u << 6)
+#define QPIO_QP_STAT_FLUSHED       (1u << 7)
+
+/**
+ * Counters of one QP since it was created (qpio_qp_stats_get(), and
+ * /qpio/rdma/qp in telemetry). A field is meaningful only where its
+ * QPIO_QP_STAT_* bit is set in valid: drivers count what they can see.
+ */
+struct qpio_qp_stats {
+	uint32_t valid;            /**< QPIO_QP_STAT_* of the filled fields */
+	uint64_t wqes_posted;      /**< send WQEs posted */
+	uint64_t sq_doorbells;     /**< send doorbells rung (one per burst) */
+	uint64_t rq_doorbells;     /**< receive doorbells rung */
+	uint64_t rnr_naks;         /**< RNR NAKs received (each one retried) */
+	uint64_t rnr_exceeded;     /**< RNR_RETRY_EXC_ERR completions */
+	uint64_t retry_exceeded;   /**< RETRY_EXC_ERR completions */
+	uint64_t flushed;          /**< WQEs completed with WR_FLUSH_ERR */
+};
+
+/** Bits of qpio_cq_stats.valid. */
+#define QPIO_CQ_STAT_OCCUPANCY     (1u << 0)
+#define QPIO_CQ_STAT_OVERFLOWS     (1u << 1)
+#define QPIO_CQ_STAT_EMPTY_POLLS   (1u << 2)
+#define QPIO_CQ_STAT_OCCUPANCY_HWM (1u << 3)
+
+/**
+ * State and counters of one CQ (qpio_cq_stats_get(), /qpio/rdma/cq).
+ * Fields are meaningful only where their bit is set in valid.
+ */
+struct qpio_cq_stats {
+	uint32_t valid;            /**< QPIO_CQ_STAT_* of the filled fields */
+	/** CQEs reserved by the device and not yet polled (entries). */
+	uint64_t occupancy;
+	/** CQEs lost because the CQ was full (the CQ is then in error). */
+	uint64_t overflows;
+	/** Polls that returned no completion (qpio_cq_poll(), _poll_ts()). */
+	uint64_t empty_polls;
+	/**
+	 * The most completions the poller found waiting at once (entries),
+	 * the high-water mark to size a CQ by: measured by the polling lcore
+	 * at each poll, as the completions the poll took when it stopped on
+	 * an empty entry, or as the device's reservations minus the consumer
+	 * index when the poll filled its whole burst. Since the CQ was
+	 * created or last resized (qpio_cq_resize() starts it at the
+	 * completions kept); never above the depth.
+	 */
+	uint64_t occupancy_hwm;
+};
+
+/**
+ * Read a QP's counters, whatever its driver.
+ *
+ * Thread-safety: any thread, while lcores post and poll (the counters are
+ * read, never written, and may be one burst stale; they are not a
+ * consistent set). Reads only; costs nothing on the fast path beyond the
+ * increments the driver makes anyway.
+ * @param st  written whole: fields the driver does not count are 0 and
+ *   their valid bit clear (the soft NIC counts all; the ibv driver all but
+ *   rnr_naks, which libibverbs does not report per QP).
+ * @return 0; -EINVAL (NULL argument, or qp is not a live QP of this
+ *   process: logged).
+ */
+int qpio_qp_stats_get(const struct qpio_qp *qp, struct qpio_qp_stats *st);
+
+/**
+ * Read a CQ's state and counters, whatever its driver.
+ *
+ * Thread-safety and cost as qpio_qp_stats_get(). The soft NIC fills every
+ * field; the ibv driver empty_polls only (the occupancy of a verbs CQ is
+ * not visible to libibverbs' users).
+ * @param st  written whole, unfilled fields 0 with their bit clear.
+ * @return 0; -EINVAL (NULL argument, or cq is not a live CQ of this
+ *   process: logged).
+ */
+int qpio_cq_stats_get(const struct qpio_cq *cq, struct qpio_cq_stats *st);
 
 /**
  * Resize a CQ (ibv_resize_cq(3)).
@@ -1056,6 +1184,10 @@ int qpio_qp_transition_ok(enum qpio_qp_type type, enum qpio_qp_state cur,
 
 /** @return printable name of a QP state ("RTS"), "?" for unknown values. */
 const char *qpio_qp_state_str(enum qpio_qp_state state);
+
+/** @return printable name of a port state ("ACTIVE"; ibv_port_state_str(3)
+ *  without its "PORT_" prefix), "?" for unknown values. */
+const char *qpio_port_state_str(enum qpio_port_state state);
 
 /** @return printable name of a WC status ("LOC_PROT_ERR"). */
 const char *qpio_wc_status_str(enum qpio_wc_status status);

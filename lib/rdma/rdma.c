@@ -322,3 +322,17 @@ qpio_wc_status_str(enum qpio_wc_status status)
 		return "?";
 	return wc_status_names[status];
 }
+
+static const char *const port_state_names[] = {
+	[QPIO_PORT_DOWN] = "DOWN", [QPIO_PORT_INIT] = "INIT",
+	[QPIO_PORT_ARMED] = "ARMED", [QPIO_PORT_ACTIVE] = "ACTIVE",
+};
+
+const char *
+qpio_port_state_str(enum qpio_port_state state)
+{
+	if ((unsigned int)state >= RTE_DIM(port_state_names) ||
+	    port_state_names[state] == NULL)
+		return "?";
+	return port_state_names[state];
+}

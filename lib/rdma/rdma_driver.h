@@ -46,40 +46,6 @@ struct qpio_device {
 	void *priv;                         /**< driver state */
 };
 
-/** Bits of qpio_qp_stats.valid: the fields a driver counts. */
-#define QPIO_QP_STAT_WQES_POSTED   (1u << 0)
-#define QPIO_QP_STAT_SQ_DOORBELLS  (1u << 1)
-#define QPIO_QP_STAT_RQ_DOORBELLS  (1u << 2)
-#define QPIO_QP_STAT_EMPTY_POLLS   (1u << 3)
-#define QPIO_QP_STAT_RNR_NAKS      (1u << 4)
-#define QPIO_QP_STAT_RNR_EXCEEDED  (1u << 5)
-#define QPIO_QP_STAT_RETRY_EXCEEDED (1u << 6)
-#define QPIO_QP_STAT_FLUSHED       (1u << 7)
-
-/** Counters of one QP since it was created (telemetry). */
-struct qpio_qp_stats {
-	uint32_t valid;            /**< QPIO_QP_STAT_* of the filled fields */
-	uint64_t wqes_posted;      /**< send WQEs posted */
-	uint64_t sq_doorbells;     /**< send doorbell rings */
-	uint64_t rq_doorbells;     /**< receive doorbell rings */
-	uint64_t empty_polls;      /**< polls of its CQs that found nothing */
-	uint64_t rnr_naks;         /**< RNR NAKs received (each one retried) */
-	uint64_t rnr_exceeded;     /**< RNR_RETRY_EXC_ERR completions */
-	uint64_t retry_exceeded;   /**< RETRY_EXC_ERR completions */
-	uint64_t flushed;          /**< WQEs completed with WR_FLUSH_ERR */
-};
-
-/** Bits of qpio_cq_stats.valid. */
-#define QPIO_CQ_STAT_OCCUPANCY     (1u << 0)
-#define QPIO_CQ_STAT_OVERFLOWS     (1u << 1)
-
-/** State of one CQ (telemetry). */
-struct qpio_cq_stats {
-	uint32_t valid;            /**< QPIO_CQ_STAT_* of the filled fields */
-	uint64_t occupancy;        /**< CQEs written, not yet polled */
-	uint64_t overflows;        /**< CQEs lost because the CQ was full */
-};
-
 /** Protection domain: generic part. */
 struct qpio_pd {
 	struct qpio_device *dev;

@@ -10,7 +10,8 @@
  *                                counters (qp_stats_get; absent fields
  *                                are omitted)
  *   /qpio/rdma/cqs,DEV           CQ numbers of the device
- *   /qpio/rdma/cq,DEV,CQN        depth, users, occupancy, overflows
+ *   /qpio/rdma/cq,DEV,CQN        depth, users, occupancy, its high-water
+ *                                mark, overflows, empty polls
  *
  * The callbacks hold the registry lock and the device's tel_lock, which
  * qpio_rdma_dev_close() and the QP and CQ destroy calls take before they
@@ -257,7 +258,6 @@ qp_fill(const struct qpio_qp *qp, struct rte_tel_data *d)
 	QP_STAT(WQES_POSTED, wqes_posted);
 	QP_STAT(SQ_DOORBELLS, sq_doorbells);
 	QP_STAT(RQ_DOORBELLS, rq_doorbells);
-	QP_STAT(EMPTY_POLLS, empty_polls);
 	QP_STAT(RNR_NAKS, rnr_naks);
 	QP_STAT(RNR_EXCEEDED, rnr_exceeded);
 	QP_STAT(RETRY_EXCEEDED, retry_exceeded);
@@ -290,6 +290,10 @@ cq_fill(const struct qpio_cq *cq, struct rte_tel_data *d)
 		rte_tel_data_add_dict_u64(d, "occupancy", st.occupancy);
 	if (st.valid & QPIO_CQ_STAT_OVERFLOWS)
 		rte_tel_data_add_dict_u64(d, "overflows", st.overflows);
+	if (st.valid & QPIO_CQ_STAT_OCCUPANCY_HWM)
+		rte_tel_data_add_dict_u64(d, "occupancy_hwm", st.occupancy_hwm);
+	if (st.valid & QPIO_CQ_STAT_EMPTY_POLLS)
+		rte_tel_data_add_dict_u64(d, "empty_polls", st.empty_polls);
 }
 
 /* One QP (qps) or CQ by number. */
@@ -356,6 +360,7 @@ RTE_INIT(qpio_rdma_telemetry_init)
 		"Returns the CQ numbers of an RDMA device. "
 		"Parameters: string device");
 	rte_telemetry_register_cmd("/qpio/rdma/cq", tel_rdma_cq,
-		"Returns depth, occupancy and overflows of a CQ. "
+		"Returns depth, occupancy, its high-water mark, overflows "
+		"and empty polls of a CQ. "
 		"Parameters: string device, int cqn");
 }

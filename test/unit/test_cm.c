@@ -21,84 +21,6 @@
 
 TestSuite(cm, .init = qt_eal_init, .fini = qt_eal_fini);
 
-/* What a client tells the server: where to write. */
-struct tcm_region {
-	uint64_t addr;
-	uint32_t rkey;
-	uint32_t len;
-};
-
-struct tcm_conn {
-	struct qpio_cm_channel *ch;
-	struct qpio_cm_id *listener, *client, *server;
-	char port[8];
-	struct qpio_cm_event ev_client, ev_server; /* the ESTABLISHED ones */
-};
-
-static struct qpio_cm_id *
-listen_any_port(struct qpio_cm_channel *ch, struct qpio_device *dev,
-		const char *host, char port[8])
-{
-	struct qpio_cm_id *l = qpio_cm_listen(ch, dev, host, "0", NULL);
-
-	cr_assert_not_null(l, "listen: %s", rte_strerror(rte_errno));
-	cr_assert_neq(qpio_cm_id_port(l), 0);
-	snprintf(port, 8, "%u", qpio_cm_id_port(l));
-	return l;
-}
-
-/* Connect a (client) to b (server) on host, with private data both
- * ways; both ends ESTABLISHED. */
-static void
-tcm_connect(struct tcm_conn *c, struct qt_end *a, struct qt_end *b,
-	    const char *host)
-{
-	struct tcm_region creg = { (uintptr_t)a->buf, qpio_mr_rkey(a->mr),
-				   (uint32_t)a->buf_len };
-	struct tcm_region sreg = { (uintptr_t)b->buf, qpio_mr_rkey(b->mr),
-				   (uint32_t)b->buf_len };
-	struct qpio_cm_conn_param cp = { &creg, sizeof(creg), NULL, 0 };
-	struct qpio_cm_conn_param sp = { &sreg, sizeof(sreg), NULL, 0 };
-	struct qpio_cm_event ev;
-
-	memset(c, 0, sizeof(*c));
-	c->ch = qpio_cm_channel_create();
-	cr_assert_not_null(c->ch);
-	c->listener = listen_any_port(c->ch, b->dev, host, c->port);
-	c->client = qpio_cm_connect(c->ch, a->qp, host, c->port, &cp, a);
-	cr_assert_not_null(c->client, "connect: %s", rte_strerror(rte_errno));
-
-	tcm_expect(c->ch, &ev, QPIO_CM_EVENT_CONNECT_REQUEST, 0);
-	cr_assert_eq(ev.listen_id, c->listener);
-	cr_assert_eq(ev.peer.qpn, qpio_qp_num(a->qp));
-	cr_assert_str_eq(ev.peer.dev_name, "soft0");
-	cr_assert_eq(ev.private_data_len, sizeof(creg));
-	cr_assert_eq(memcmp(ev.private_data, &creg, sizeof(creg)), 0);
-	c->server = ev.id;
-	cr_assert_eq(qpio_cm_id_qp(c->server), NULL);
-	cr_assert_eq(qpio_cm_accept(c->server, b->qp, &sp), 0);
-	cr_assert_eq(qpio_cm_id_qp(c->server), b->qp);
-
-	tcm_expect(c->ch, &c->ev_client, QPIO_CM_EVENT_ESTABLISHED, 0);
-	cr_assert_eq(c->ev_client.id, c->client);
-	cr_assert_eq(c->ev_client.context, a);
-	cr_assert_eq(c->ev_client.peer.qpn, qpio_qp_num(b->qp));
-	cr_assert_str_eq(c->ev_client.peer.dev_name, "soft1");
-	cr_assert_eq(c->ev_client.private_data_len, sizeof(sreg));
-	cr_assert_eq(memcmp(c->ev_client.private_data, &sreg, sizeof(sreg)), 0);
-	tcm_expect(c->ch, &c->ev_server, QPIO_CM_EVENT_ESTABLISHED, 0);
-	cr_assert_eq(c->ev_server.id, c->server);
-	cr_assert_eq(c->ev_server.peer.qpn, qpio_qp_num(a->qp));
-	cr_assert_eq(qpio_qp_state(a->qp), QPIO_QPS_RTS);
-	cr_assert_eq(qpio_qp_state(b->qp), QPIO_QPS_RTS);
-}
-
-static void
-tcm_conn_destroy(struct tcm_conn *c)
-{
-	cr_assert_eq(qpio_cm_channel_destroy(c->ch), 0);
-}
-
 Test(cm, rc_connect_accept_then_send_and_write)
 {
 	struct qt_end a, b;
@@ -219,7 +141,7 @@ Test(cm, listener_gone_before_answering_then_refused)
 	char port[8];
 
 	tcm_world(&a, &b, QPIO_QPT_RC);
-	l = listen_any_port(sch, b.dev, "127.0.0.1", port);
+	l = tcm_listen_any_port(sch, b.dev, "127.0.0.1", port);
 	id = qpio_cm_connect(ch, a.qp, "127.0.0.1", port, NULL, NULL);
 	cr_assert_not_null(id);
 	/* the REQ goes out and waits in the listener's backlog */
@@ -246,7 +168,7 @@ Test(cm, listener_gone_after_taking_the_request)
 	char port[8];
 
 	tcm_world(&a, &b, QPIO_QPT_RC);
-	l = listen_any_port(ch, b.dev, "127.0.0.1", port);
+	l = tcm_listen_any_port(ch, b.dev, "127.0.0.1", port);
 	id = qpio_cm_connect(ch, a.qp, "127.0.0.1", port, NULL, NULL);
 	cr_assert_not_null(id);
 	tcm_expect(ch, &ev, QPIO_CM_EVENT_CONNECT_REQUEST, 0);
@@ -270,7 +192,7 @@ Test(cm, reject_carries_private_data)
 	char port[8];
 
 	tcm_world(&a, &b, QPIO_QPT_RC);
-	listen_any_port(ch, b.dev, "127.0.0.1", port);
+	tcm_listen_any_port(ch, b.dev, "127.0.0.1", port);
 	id = qpio_cm_connect(ch, a.qp, "127.0.0.1", port, NULL, NULL);
 	cr_assert_not_null(id);
 	tcm_expect(ch, &ev, QPIO_CM_EVENT_CONNECT_REQUEST, 0);
@@ -362,7 +284,7 @@ Test(cm, ud_exchange_then_one_datagram)
 	tcm_world(&a, &b, QPIO_QPT_UD);
 	qpio_cm_qp_params_init(&sp);
 	sp.qkey = 0x3333;
-	listen_any_port(ch, b.dev, "127.0.0.1", port);
+	tcm_listen_any_port(ch, b.dev, "127.0.0.1", port);
 	id = qpio_cm_connect(ch, a.qp, "127.0.0.1", port, NULL, NULL);
 	cr_assert_not_null(id);
 	tcm_expect(ch, &ev, QPIO_CM_EVENT_CONNECT_REQUEST, 0);
@@ -425,7 +347,7 @@ Test(cm, bad_addresses_ports_and_misuse)
 	cr_assert_eq(rte_errno, EINVAL);
 	cr_assert_null(qpio_cm_listen(ch, NULL, "127.0.0.1", "0", NULL));
 	cr_assert_eq(rte_errno, EINVAL);
-	l = listen_any_port(ch, b.dev, "127.0.0.1", port);
+	l = tcm_listen_any_port(ch, b.dev, "127.0.0.1", port);
 	cr_assert_null(qpio_cm_listen(ch, b.dev, "127.0.0.1", port, NULL));
 	cr_assert_eq(rte_errno, EADDRINUSE);
 
@@ -623,7 +545,7 @@ Test(cm, hostile_request_dropped_by_the_listener)
 	int fd, i, closed = 0;
 
 	tcm_world(&a, &b, QPIO_QPT_RC);
-	listen_any_port(ch, b.dev, "127.0.0.1", port);
+	tcm_listen_any_port(ch, b.dev, "127.0.0.1", port);
 	len = make_rep(m, 0);
 	m[5] = 1;                       /* a REQ ... */
 	m[4] = 7;                       /* ... of version 7 */
@@ -676,7 +598,7 @@ Test(cm, channel_fd_becomes_readable)
 	tcm_world(&a, &b, QPIO_QPT_RC);
 	pfd.fd = qpio_cm_channel_fd(ch);
 	cr_assert_eq(poll(&pfd, 1, 0), 0);
-	listen_any_port(ch, b.dev, "127.0.0.1", port);
+	tcm_listen_any_port(ch, b.dev, "127.0.0.1", port);
 	cr_assert_not_null(qpio_cm_connect(ch, a.qp, "127.0.0.1", port, NULL,
 					   NULL));
 	/* the listening socket has a connection: the fd says so */
@@ -732,7 +654,7 @@ Test(cm, failed_accept_rejects_the_requester)
 	tcm_world(&a, &b, QPIO_QPT_RC);
 	qpio_cm_qp_params_init(&bad);
 	bad.timeout = 32;               /* RTR->RTS refuses it */
-	listen_any_port(ch, b.dev, "127.0.0.1", port);
+	tcm_listen_any_port(ch, b.dev, "127.0.0.1", port);
 	id = qpio_cm_connect(ch, a.qp, "127.0.0.1", port, NULL, NULL);
 	cr_assert_not_null(id);
 	tcm_expect(ch, &ev, QPIO_CM_EVENT_CONNECT_REQUEST, 0);
@@ -767,7 +689,7 @@ Test(cm, listener_gone_takes_its_unpolled_requests)
 	ia.recv_cq = a.cq;
 	qp2 = qpio_qp_create(a.pd, &ia);
 	cr_assert_not_null(qp2);
-	l = listen_any_port(sch, b.dev, "127.0.0.1", port);
+	l = tcm_listen_any_port(sch, b.dev, "127.0.0.1", port);
 	id1 = qpio_cm_connect(ch, a.qp, "127.0.0.1", port, NULL, NULL);
 	id2 = qpio_cm_connect(ch, qp2, "127.0.0.1", port, NULL, NULL);
 	cr_assert_not_null(id1);

@@ -22,4 +22,30 @@ void tcm_expect(struct qpio_cm_channel *ch, struct qpio_cm_event *ev,
 /** Poll ch for ms milliseconds and assert no event came. */
 void tcm_expect_none(struct qpio_cm_channel *ch, unsigned int ms);
 
+/* What a client tells the server: where to write. */
+struct tcm_region {
+	uint64_t addr;
+	uint32_t rkey;
+	uint32_t len;
+};
+
+struct tcm_conn {
+	struct qpio_cm_channel *ch;
+	struct qpio_cm_id *listener, *client, *server;
+	char port[8];
+	struct qpio_cm_event ev_client, ev_server; /* the ESTABLISHED ones */
+};
+
+/** Listen on host, port 0 (any); the chosen port as text in port. */
+struct qpio_cm_id *tcm_listen_any_port(struct qpio_cm_channel *ch,
+				       struct qpio_device *dev,
+				       const char *host, char port[8]);
+/** Connect a (client) to b (server) on host over one new channel, with
+ *  each end's buffer as a struct tcm_region in the private data both
+ *  ways; asserts both ends ESTABLISHED and both QPs in RTS. */
+void tcm_connect(struct tcm_conn *c, struct qt_end *a, struct qt_end *b,
+		 const char *host);
+/** Destroy the channel of c (and every id on it), asserting 0. */
+void tcm_conn_destroy(struct tcm_conn *c);
+
 #endif

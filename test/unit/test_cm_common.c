@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Shared setup of the lib/cm tests. */
+#include <stdio.h>
 #include <string.h>
 #include <time.h>
 
@@ -142,4 +143,68 @@ tcm_expect_none(struct qpio_cm_channel *ch, unsigned int ms)
 			     qpio_cm_event_str(ev.type));
 		nanosleep(&pause, NULL);
 	}
+}
+
+struct qpio_cm_id *
+tcm_listen_any_port(struct qpio_cm_channel *ch, struct qpio_device *dev,
+		const char *host, char port[8])
+{
+	struct qpio_cm_id *l = qpio_cm_listen(ch, dev, host, "0", NULL);
+
+	cr_assert_not_null(l, "listen: %s", rte_strerror(rte_errno));
+	cr_assert_neq(qpio_cm_id_port(l), 0);
+	snprintf(port, 8, "%u", qpio_cm_id_port(l));
+	return l;
+}
+
+/* Connect a (client) to b (server) on host, with private data both
+ * ways; both ends ESTABLISHED. */
+void
+tcm_connect(struct tcm_conn *c, struct qt_end *a, struct qt_end *b,
+	    const char *host)
+{
+	struct tcm_region creg = { (uintptr_t)a->buf, qpio_mr_rkey(a->mr),
+				   (uint32_t)a->buf_len };
+	struct tcm_region sreg = { (uintptr_t)b->buf, qpio_mr_rkey(b->mr),
+				   (uint32_t)b->buf_len };
+	struct qpio_cm_conn_param cp = { &creg, sizeof(creg), NULL, 0 };
+	struct qpio_cm_conn_param sp = { &sreg, sizeof(sreg), NULL, 0 };
+	struct qpio_cm_event ev;
+
+	memset(c, 0, sizeof(*c));
+	c->ch = qpio_cm_channel_create();
+	cr_assert_not_null(c->ch);
+	c->listener = tcm_listen_any_port(c->ch, b->dev, host, c->port);
+	c->client = qpio_cm_connect(c->ch, a->qp, host, c->port, &cp, a);
+	cr_assert_not_null(c->client, "connect: %s", rte_strerror(rte_errno));
+
+	tcm_expect(c->ch, &ev, QPIO_CM_EVENT_CONNECT_REQUEST, 0);
+	cr_assert_eq(ev.listen_id, c->listener);
+	cr_assert_eq(ev.peer.qpn, qpio_qp_num(a->qp));
+	cr_assert_str_eq(ev.peer.dev_name, "soft0");
+	cr_assert_eq(ev.private_data_len, sizeof(creg));
+	cr_assert_eq(memcmp(ev.private_data, &creg, sizeof(creg)), 0);
+	c->server = ev.id;
+	cr_assert_eq(qpio_cm_id_qp(c->server), NULL);
+	cr_assert_eq(qpio_cm_accept(c->server, b->qp, &sp), 0);
+	cr_assert_eq(qpio_cm_id_qp(c->server), b->qp);
+
+	tcm_expect(c->ch, &c->ev_client, QPIO_CM_EVENT_ESTABLISHED, 0);
+	cr_assert_eq(c->ev_client.id, c->client);
+	cr_assert_eq(c->ev_client.context, a);
+	cr_assert_eq(c->ev_client.peer.qpn, qpio_qp_num(b->qp));
+	cr_assert_str_eq(c->ev_client.peer.dev_name, "soft1");
+	cr_assert_eq(c->ev_client.private_data_len, sizeof(sreg));
+	cr_assert_eq(memcmp(c->ev_client.private_data, &sreg, sizeof(sreg)), 0);
+	tcm_expect(c->ch, &c->ev_server, QPIO_CM_EVENT_ESTABLISHED, 0);
+	cr_assert_eq(c->ev_server.id, c->server);
+	cr_assert_eq(c->ev_server.peer.qpn, qpio_qp_num(a->qp));
+	cr_assert_eq(qpio_qp_state(a->qp), QPIO_QPS_RTS);
+	cr_assert_eq(qpio_qp_state(b->qp), QPIO_QPS_RTS);
+}
+
+void
+tcm_conn_destroy(struct tcm_conn *c)
+{
+	cr_assert_eq(qpio_cm_channel_destroy(c->ch), 0);
 }

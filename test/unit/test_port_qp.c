@@ -413,6 +413,9 @@ Test(port_qp, devargs_and_life_cycle_errors_name_the_rule)
 	cr_assert_eq(qpio_port_create("qp0,dev=soft0,peer=qp0"), -EINVAL);
 	cr_assert_eq(qpio_port_create("qp0,dev=soft0,,qp=rc"), -EINVAL);
 	cr_assert_eq(qpio_port_create("qp0,dev=soft0,mac=zz"), -EINVAL);
+	cr_assert_eq(qpio_port_create("qp0,dev=soft0,timeout=32"), -EINVAL);
+	cr_assert_eq(qpio_port_create("qp0,dev=soft0,retry_cnt=8"), -EINVAL);
+	cr_assert_eq(qpio_port_create("qp0,dev=soft0,timeout=0x4"), -EINVAL);
 	cr_assert_eq(qpio_port_create("qp0,dev=soft0,mac=01:00:5e:00:00:01"),
 		     -EINVAL);                           /* multicast */
 	cr_assert_eq(qpio_port_create("qp0,dev=soft0,mac=00:00:00:00:00:00"),

@@ -183,3 +183,22 @@ Test(rdma, cq_depth_and_limits)
 	cr_assert_eq(qpio_cq_destroy(NULL), -EINVAL);
 	cr_assert_eq(qpio_rdma_dev_close(d), 0);
 }
+
+/* ibv_port_state_str's names, without "PORT_"; "?" outside the enum. */
+Test(rdma, port_state_str_names_each_state)
+{
+	struct qpio_device *dev = qpio_rdma_dev_create("soft0");
+	struct qpio_port_attr pa;
+
+	cr_assert_str_eq(qpio_port_state_str(QPIO_PORT_DOWN), "DOWN");
+	cr_assert_str_eq(qpio_port_state_str(QPIO_PORT_INIT), "INIT");
+	cr_assert_str_eq(qpio_port_state_str(QPIO_PORT_ARMED), "ARMED");
+	cr_assert_str_eq(qpio_port_state_str(QPIO_PORT_ACTIVE), "ACTIVE");
+	cr_assert_str_eq(qpio_port_state_str((enum qpio_port_state)0), "?");
+	cr_assert_str_eq(qpio_port_state_str((enum qpio_port_state)5), "?");
+	cr_assert_str_eq(qpio_port_state_str((enum qpio_port_state)-1), "?");
+	cr_assert_not_null(dev);
+	cr_assert_eq(qpio_rdma_port_query(dev, 1, &pa), 0);
+	cr_assert_str_eq(qpio_port_state_str(pa.state), "ACTIVE");
+	cr_assert_eq(qpio_rdma_dev_close(dev), 0);
+}

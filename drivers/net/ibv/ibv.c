@@ -208,6 +208,8 @@ static const struct qpio_dev_ops ibvd_ops = {
 	.srq_destroy = ibvd_srq_destroy,
 	.async_poll = ibvd_async_poll,
 	.async_event_fd = ibvd_async_event_fd,
+	.qp_stats_get = ibvd_qp_stats_get,
+	.cq_stats_get = ibvd_cq_stats_get,
 };
 
 /* Can the device create an RC QP with max_inline_data bytes inline? */

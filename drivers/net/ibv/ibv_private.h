@@ -99,6 +99,7 @@ struct ibvd_cq {
 	uint32_t nb_qps;
 	uint32_t qps_room;
 	struct ibvd_dev *idev;
+	uint64_t empty_polls;     /* poller only; telemetry reads */
 };
 
 /* Send queue bookkeeping; owner lcore only. */
@@ -143,6 +144,10 @@ struct ibvd_qp {
 	uint64_t post_send_calls;
 	uint64_t post_recv_calls;
 	uint64_t stale_wc;
+	/* completions by status: the CQ's poller only */
+	uint64_t flushed;
+	uint64_t rnr_exceeded;
+	uint64_t retry_exceeded;
 	/* UD: the multicast groups attached (ibv_mcast.c), so that a second
 	 * attach and a detach of a group not attached get lib/rdma's codes
 	 * whatever the provider answers. */
@@ -244,6 +249,8 @@ uint16_t ibvd_post_send(struct qpio_qp *qp, const struct qpio_send_wr *wrs,
 uint16_t ibvd_post_recv(struct qpio_qp *qp, const struct qpio_recv_wr *wrs,
 			uint16_t n, int *err);
 uint16_t ibvd_cq_poll(struct qpio_cq *cq, struct qpio_wc *wc, uint16_t n);
+void ibvd_qp_stats_get(const struct qpio_qp *qp, struct qpio_qp_stats *st);
+void ibvd_cq_stats_get(const struct qpio_cq *cq, struct qpio_cq_stats *st);
 
 /* ibv_ah.c: address handles */
 struct qpio_ah *ibvd_ah_create(struct qpio_pd *pd,

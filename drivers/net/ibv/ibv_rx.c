@@ -118,8 +118,10 @@ ibvd_cq_poll(struct qpio_cq *qcq, struct qpio_wc *wc, uint16_t n)
 	/* The provider writes ibv_wc entries straight into wc (same layout)
 	 * and updates its consumer index once for the call. */
 	got = ibv_poll_cq(cq->cq, n, iwc);
-	if (unlikely(got <= 0))
+	if (unlikely(got <= 0)) {
+		cq->empty_polls++;
 		return 0;
+	}
 	for (i = 0; i < got; i++) {
 		uint64_t id = iwc[i].wr_id;
 		uint32_t slot = (uint32_t)id;
@@ -169,6 +171,7 @@ ibvd_cq_poll(struct qpio_cq *qcq, struct qpio_wc *wc, uint16_t n)
 			o->byte_len = 0;
 			o->imm_data = 0;
 			o->wc_flags = 0;
+			ibvd_wc_error_count(qp, o->status);
 			ibvd_qp_error_state(qp, !(id & IBVD_WRID_RECV),
 					    o->status);
 		} else if (o->wc_flags & QPIO_WC_WITH_IMM) {

@@ -23,4 +23,23 @@ ibvd_cq_qp(struct ibvd_cq *cq, uint32_t qpn)
 	return NULL;
 }
 
+/* Count an error completion of qp by status (telemetry). */
+static inline void
+ibvd_wc_error_count(struct ibvd_qp *qp, enum qpio_wc_status status)
+{
+	switch (status) {
+	case QPIO_WC_WR_FLUSH_ERR:
+		qp->flushed++;
+		break;
+	case QPIO_WC_RNR_RETRY_EXC_ERR:
+		qp->rnr_exceeded++;
+		break;
+	case QPIO_WC_RETRY_EXC_ERR:
+		qp->retry_exceeded++;
+		break;
+	default:
+		break;
+	}
+}
+
 #endif /* IBVD_RX_H */

@@ -25,7 +25,8 @@
 RTE_LOG_REGISTER(qp_logtype, qpio.net.qp, INFO);
 
 static const char *const qp_port_keys[] = {
-	"dev", "qp", "peer", "inline", "mac", "mcast", "mlid", NULL,
+	"dev", "qp", "peer", "inline", "mac", "timeout", "retry_cnt",
+	"mcast", "mlid", NULL,
 };
 
 /* Devices this driver created, so the last port using one closes it. */
@@ -425,8 +426,8 @@ qp_connect(struct qp_port *qp, struct qpio_qp *q, const struct qp_port *peer,
 	a.sq_psn = 0;
 	if (qp->transport == QP_PORT_UD)
 		return qpio_qp_modify(q, &a, QPIO_QP_STATE | QPIO_QP_SQ_PSN);
-	a.timeout = 14;
-	a.retry_cnt = 7;
+	a.timeout = qp->timeout;
+	a.retry_cnt = qp->retry_cnt;
 	/* Credits keep SENDs within the peer's receives; RNR waits remain
 	 * the fallback. */
 	a.rnr_retry = 7;
@@ -793,7 +794,7 @@ qp_probe(struct qpio_port *port, const struct rte_kvargs *kv)
 	const char *mac = NULL, *mgid = NULL, *mlid = NULL;
 	struct qpio_port_attr pa;
 	struct qp_port *qp;
-	uint32_t inl = UINT32_MAX;
+	uint32_t inl = UINT32_MAX, timeout = 14, retry_cnt = 7;
 	int ret = 0;
 
 	ret |= qpio_port_kvargs_str(port, kv, "dev", &dev_name);
@@ -803,6 +804,10 @@ qp_probe(struct qpio_port *port, const struct rte_kvargs *kv)
 	ret |= qpio_port_kvargs_str(port, kv, "mcast", &mgid);
 	ret |= qpio_port_kvargs_str(port, kv, "mlid", &mlid);
 	ret |= qpio_port_kvargs_u32(port, kv, "inline", 0, UINT16_MAX, &inl);
+	/* IBA 9.7.6.1.3: 5 bits of 4.096 us x 2^timeout (0: for ever);
+	 * 3 bits of retries after a lost packet. */
+	ret |= qpio_port_kvargs_u32(port, kv, "timeout", 0, 31, &timeout);
+	ret |= qpio_port_kvargs_u32(port, kv, "retry_cnt", 0, 7, &retry_cnt);
 	if (ret != 0)
 		return -EINVAL;
 	if (dev_name == NULL) {
@@ -833,6 +838,8 @@ qp_probe(struct qpio_port *port, const struct rte_kvargs *kv)
 	qp->port = port;
 	qp->transport = strcmp(transport, "ud") == 0 ? QP_PORT_UD : QP_PORT_RC;
 	qp->qkey = QP_PORT_QKEY;
+	qp->timeout = (uint8_t)timeout;
+	qp->retry_cnt = (uint8_t)retry_cnt;
 	if (peer != NULL)
 		snprintf(qp->peer, sizeof(qp->peer), "%s", peer);
 	ret = qp_mcast_parse(qp, mgid, mlid);

@@ -149,6 +149,8 @@ struct qp_port {
 	char peer[QPIO_PORT_NAME_LEN]; /* peer port name, "" if none */
 	uint32_t inline_max;
 	uint32_t qkey;
+	uint8_t timeout;               /* qp=rc: local ACK timeout (IBA code) */
+	uint8_t retry_cnt;             /* qp=rc: transport retries */
 	uint16_t lid;
 	union qpio_gid gid;
 	struct qpio_device_attr dattr;

@@ -46,6 +46,16 @@ struct qpio_soft_qp_stats {
 	uint32_t sq_completed;       /**< SQ slots released by polling */
 	uint32_t rq_posted;          /**< RQ producer counter (0 with an SRQ) */
 	uint32_t rq_consumed;        /**< RQ WQEs taken by the device */
+	/** RC requester: retransmissions after a lost packet (fault
+	 *  injection, qpio_soft_fault_set()). */
+	uint64_t transport_retries;
+	/** Messages of this QP a fault lost (each RC retransmission of one
+	 *  counts again). */
+	uint64_t fault_drops;
+	/** RNR NAKs a fault caused (also counted in rnr_naks). */
+	uint64_t fault_rnr;
+	/** Doorbell runs a fault delayed. */
+	uint64_t fault_delays;
 };
 
 /**
@@ -95,6 +105,77 @@ int qpio_soft_dev_find(const char *name, uint16_t *lid, union qpio_gid *gid);
  * May be called from any lcore.
  */
 int qpio_soft_cq_overflow_count(const struct qpio_cq *cq, uint64_t *count);
+
+/**
+ * Faults a soft device injects into what its QPs send (the requester
+ * side), for tests of the completion rules under loss, RNR storms and
+ * late completions. Draws are per QP from a xorshift32 generator seeded
+ * with seed ^ QPN, so a single-lcore run repeats exactly.
+ */
+struct qpio_soft_fault {
+	/**
+	 * Loss, in parts per million per packet (0..1000000; a message is
+	 * one packet per path MTU of payload, at least one). RC: the lost
+	 * request is sent again after the QP's local ACK timeout (4.096 us x
+	 * 2^timeout; timeout 0 waits for ever, IBA 9.7.6.1.3), at most
+	 * retry_cnt times; then the WQE completes with RETRY_EXC_ERR and the
+	 * QP goes to ERR. UC and UD: the message is lost, the sender
+	 * completes SUCCESS, nothing is received (IBA 9.7.6: no retries).
+	 */
+	uint32_t drop_ppm;
+	/**
+	 * RNR storm, in ppm per RC SEND, SEND_WITH_IMM and WRITE_WITH_IMM:
+	 * the responder answers RNR NAK though a receive may be posted; the
+	 * requester retries after the responder's min_rnr_timer, up to
+	 * rnr_retry times (7: for ever), then RNR_RETRY_EXC_ERR. UC: the
+	 * message is lost, as with no receive posted. 0..1000000.
+	 */
+	uint32_t rnr_ppm;
+	/**
+	 * Late completions: each doorbell's WQEs start executing this many
+	 * microseconds after the doorbell (0..1000000); the send CQ's poll
+	 * starts them, as it resumes an RNR wait.
+	 */
+	uint32_t delay_us;
+	/** Generator seed; 0 is taken as 1. */
+	uint32_t seed;
+};
+
+/**
+ * Set the faults of a soft device, or clear them with f NULL (or all
+ * zero). Devargs set them at creation: fault_drop_ppm, fault_rnr_ppm,
+ * fault_delay_us, fault_seed (soft0,fault_drop_ppm=1000,fault_seed=7).
+ *
+ * A device with no fault runs the plain device model; setting one
+ * switches each of its QPs to the model with the fault checks (one
+ * function pointer per QP, chosen here and at QP create), so faults cost
+ * nothing when off. Every completion rule holds under every fault: each
+ * WR completes exactly once, nothing is written outside an MR.
+ * Thread-safety: control path. Call it while no lcore rings a doorbell
+ * of, or polls a send CQ of, the device's QPs (between test phases), as
+ * a QP's run reads the settings without a lock.
+ * @return 0; -EINVAL (dev NULL or not a soft device; a ppm over 1000000
+ *   or delay_us over 1000000, logged with the limit).
+ */
+int qpio_soft_fault_set(struct qpio_device *dev, const struct qpio_soft_fault *f);
+
+/**
+ * Read the faults of a soft device (all zero when none).
+ * @return 0, or -EINVAL (NULL argument, not a soft device).
+ */
+int qpio_soft_fault_get(const struct qpio_device *dev, struct qpio_soft_fault *f);
+
+/**
+ * Force an overrun: the next completion meant for cq finds it full, as
+ * if every entry were taken, and the CQ overflows by the rules of "CQ
+ * overflow" in soft.rst (CQ_ERR once, its QPs to ERR with QP_FATAL, the
+ * CQEs already in it still polled, each completion not written counted
+ * by qpio_soft_cq_overflow_count()). No CQE is lost by the call itself.
+ * A qpio_cq_resize() before that completion cancels it.
+ * Thread-safety: any lcore, at any time.
+ * @return 0, or -EINVAL (NULL, a CQ of another driver).
+ */
+int qpio_soft_cq_force_overrun(struct qpio_cq *cq);
 
 /** Counters of a soft SRQ. */
 struct qpio_soft_srq_stats {

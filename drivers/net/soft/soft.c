@@ -303,7 +303,8 @@ soft_fabric_dev_by_gid(const union qpio_gid *gid)
 
 static const char *const soft_valid_keys[] = {
 	"max_qp", "max_qp_wr", "max_sge", "max_cqe", "max_mr", "max_inline",
-	"max_ah", "max_srq", "pkeys", NULL,
+	"max_ah", "max_srq", "pkeys", "fault_drop_ppm", "fault_rnr_ppm",
+	"fault_delay_us", "fault_seed", NULL,
 };
 
 static int
@@ -446,6 +447,7 @@ soft_probe(struct qpio_device *dev, const struct rte_kvargs *kv)
 	uint32_t max_ah = 1024, max_srq = SOFT_DEF_SRQ;
 	/* The default table: the default partition, full member. */
 	uint16_t pkeys[SOFT_PKEY_TBL_MAX] = { 0xffff };
+	struct qpio_soft_fault fault;
 	int npkeys = 1;
 	unsigned int slot;
 	int ret = 0;
@@ -458,6 +460,7 @@ soft_probe(struct qpio_device *dev, const struct rte_kvargs *kv)
 	ret |= qpio_rdma_kvargs_u32(kv, "max_inline", 0, SOFT_MAX_INLINE, &max_inline);
 	ret |= qpio_rdma_kvargs_u32(kv, "max_ah", 0, SOFT_MAX_AH, &max_ah);
 	ret |= qpio_rdma_kvargs_u32(kv, "max_srq", 0, SOFT_MAX_SRQ, &max_srq);
+	ret |= soft_fault_devargs(kv, &fault);
 	if (kv != NULL && rte_kvargs_get(kv, "pkeys") != NULL) {
 		npkeys = pkeys_parse(dev->name, rte_kvargs_get(kv, "pkeys"),
 				     pkeys);
@@ -543,6 +546,7 @@ soft_probe(struct qpio_device *dev, const struct rte_kvargs *kv)
 	sdev->guid = 0x0002c90300000000ull | (slot + 1);
 	memcpy(sdev->pkeys, pkeys, sizeof(pkeys));
 	sdev->pkey_tbl_len = (uint16_t)npkeys;
+	soft_fault_init(sdev, &fault);
 
 	memset(a, 0, sizeof(*a));
 	a->node_guid = sdev->guid;

@@ -347,8 +347,20 @@ cq_poll_burst(struct soft_cq *cq, struct qpio_wc *wc, uint64_t *ts,
 		i += got;
 		ci++;
 	}
-	if (ci != cq->ci)
+	if (likely(ci != cq->ci)) {
+		uint32_t seen = ci - cq->ci;
+
+		/* A full burst may have left more behind: count the
+		 * reservations (one read of the producers' line, on full
+		 * polls only). */
+		if (i == n)
+			seen = __atomic_load_n(&cq->pi, __ATOMIC_RELAXED) - cq->ci;
+		if (unlikely(seen > cq->hwm))
+			cq->hwm = seen;
 		soft_index_publish(&cq->ci, ci);
+	} else {
+		cq->empty_polls++;
+	}
 	return i;
 }
 
@@ -411,6 +423,7 @@ soft_cq_resize(struct qpio_cq *qcq, uint32_t cqe)
 	}
 	rte_free(cq->cqes);
 	cq->cqes = cqes;
+	cq->hwm = held;
 	cq->mask = mask;
 	cq->log_depth = log_depth;
 	qcq->depth = depth;

@@ -21,6 +21,7 @@ enum exec_result {
 	EXEC_OK,        /* done, requester completion if signaled */
 	EXEC_ERR,       /* requester error completion, QP to ERR */
 	EXEC_RNR,       /* receiver not ready: retry later */
+	EXEC_LOST,      /* fault injection: the request was lost */
 };
 
 /* A piece of gathered send data. */
@@ -169,5 +170,21 @@ enum exec_result soft_mcast_deliver(struct soft_run *r,
 /* The peer device pdev belongs to another process: check it once per
  * run. @return 0, or -1 when its process is gone. */
 int soft_peer_remote(struct soft_dev *pdev, struct soft_run *r);
+
+/* soft_fault.c: the checks of the _fault run functions. */
+enum soft_fault_draw {
+	SOFT_FAULT_NONE,
+	SOFT_FAULT_DROP,      /* the message is lost */
+	SOFT_FAULT_RNR,       /* the responder answers RNR NAK */
+};
+/* Draw the fate of the run's decoded WQE (d->opcode, d->total). */
+enum soft_fault_draw soft_fault_draw(struct soft_run *r);
+/* Hold a doorbell's WQEs for the delay: @return true when the run must
+ * stop now (the send CQ's poll resumes it after the delay). */
+bool soft_fault_hold(struct soft_qp *qp);
+/* An RC request was lost: @return true when the SQ waits for the local
+ * ACK timeout to send it again, false when retry_cnt is spent (the WQE
+ * fails with RETRY_EXC_ERR). */
+bool soft_fault_retry(struct soft_qp *qp);
 
 #endif /* SOFT_MODEL_H */

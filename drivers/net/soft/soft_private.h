@@ -21,6 +21,7 @@
 #include <rte_spinlock.h>
 
 #include "qpio_config.h"
+#include "qpio_soft.h"
 #include "rdma_driver.h"
 #include "soft_defs.h"
 
@@ -95,6 +96,10 @@ struct soft_cq {
 	alignas(RTE_CACHE_LINE_SIZE) uint32_t ci;   /* consumer: owner lcore */
 	uint32_t last_qpn;
 	struct soft_qp *last_qp;
+	/* Poller's counters (telemetry reads them): the most CQEs found
+	 * waiting at one poll, and the polls that found none. */
+	uint32_t hwm;
+	uint64_t empty_polls;
 
 	alignas(RTE_CACHE_LINE_SIZE) uint32_t pi;   /* producers reserve here */
 	/* Producers' copy of ci, at most ci: reloaded from the consumer
@@ -204,6 +209,14 @@ struct soft_qp {
 	uint16_t pkey;            /* pkeys[attr.pkey_index] of its device */
 	uint64_t sq_doorbells;    /* owner lcore only */
 	uint64_t rq_doorbells;
+	/* fault injection (soft_fault.c), the SQ's run only */
+	uint32_t fault_rng;       /* xorshift32 state, 0 = not seeded */
+	uint8_t tx_retries;       /* retransmissions of the WQE at sq.ci */
+	uint8_t fault_held;       /* the pending doorbell's delay was taken */
+	uint64_t transport_retries;
+	uint64_t fault_drops;
+	uint64_t fault_rnr;
+	uint64_t fault_delays;
 	TAILQ_ENTRY(soft_qp) cq_next;
 };
 
@@ -234,6 +247,10 @@ struct soft_dev {
 	rte_spinlock_t lock;              /* control path only */
 	uint16_t pkey_tbl_len;            /* entries of pkeys (pkeys devarg) */
 	uint16_t pkeys[SOFT_PKEY_TBL_MAX];
+	/* faults its QPs inject as requesters (soft_fault.c); fault_on
+	 * picks the model with the fault checks for its QPs */
+	struct qpio_soft_fault fault;
+	uint8_t fault_on;
 };
 
 /* The fabric: every soft device of every process sharing the memory. */
@@ -356,9 +373,20 @@ uint16_t soft_post_recv(struct qpio_qp *qp, const struct qpio_recv_wr *wrs,
 
 /* soft_req.c, soft_resp.c, soft_err.c: the device model (soft_model.h) */
 void soft_sq_run(struct soft_qp *qp);
-/* One run of an RC/UC or a UD SQ (struct soft_qp sq_execute). */
+/* One run of an RC/UC or a UD SQ (struct soft_qp sq_execute); the
+ * _fault ones with the fault checks (soft_fault.c). */
 void soft_sq_execute_rc(struct soft_qp *qp);
 void soft_sq_execute_ud(struct soft_qp *qp);
+void soft_sq_execute_rc_fault(struct soft_qp *qp);
+void soft_sq_execute_ud_fault(struct soft_qp *qp);
+/* The run function a new or switched QP of sdev gets. */
+void (*soft_sq_execute_pick(const struct soft_dev *sdev,
+			    enum qpio_qp_type type))(struct soft_qp *qp);
+/* Devargs fault_*: parse into f (zero when absent). @return 0 or
+ * -EINVAL (logged by the kvargs helper, naming the key and range). */
+int soft_fault_devargs(const struct rte_kvargs *kv, struct qpio_soft_fault *f);
+/* Make f the faults of a new device. */
+void soft_fault_init(struct soft_dev *sdev, const struct qpio_soft_fault *f);
 /* Move qp to ERR and flush it (owner: the caller owns the SQ, run its
  * flush now; else leave it to the send CQ's poller). event >= 0: the
  * enum qpio_event_type to raise for the QP when this call moves it

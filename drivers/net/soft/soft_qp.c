@@ -116,8 +116,7 @@ soft_qp_create(struct qpio_pd *pd, struct qpio_qp_init_attr *ia)
 	qp->pdn = pd->pdn;
 	qp->base.post_send = ia->qp_type == QPIO_QPT_UD ? soft_post_send_ud :
 		soft_post_send;
-	qp->sq_execute = ia->qp_type == QPIO_QPT_UD ? soft_sq_execute_ud :
-		soft_sq_execute_rc;
+	qp->sq_execute = soft_sq_execute_pick(sdev, ia->qp_type);
 	qp->base.post_recv = soft_post_recv;
 	qp->base.state = QPIO_QPS_RESET;
 	qp->base.send_cq = ia->send_cq;
@@ -335,6 +334,10 @@ qpio_soft_qp_stats(const struct qpio_qp *qqp, struct qpio_soft_qp_stats *st)
 	st->sq_completed = qp->sq.tail;
 	st->rq_posted = qp->rq.head;
 	st->rq_consumed = qp->rq.ci;
+	st->transport_retries = qp->transport_retries;
+	st->fault_drops = qp->fault_drops;
+	st->fault_rnr = qp->fault_rnr;
+	st->fault_delays = qp->fault_delays;
 	return 0;
 }
 

@@ -133,9 +133,11 @@ wqe_ctrl(struct soft_run *d, const uint8_t *wqe)
 	return rte_be_to_cpu_32(ctrl->qpn_ds) & 0x3f;
 }
 
-/* Execute one WQE of a UD QP. */
+/* Execute one WQE of a UD QP; faults (a constant): a lost datagram
+ * completes at the sender and reaches nobody. */
 static inline enum exec_result
-exec_ud_wqe(struct soft_run *d, const uint8_t *wqe, uint8_t *syndrome)
+exec_ud_wqe(struct soft_run *d, const uint8_t *wqe, uint8_t *syndrome,
+	    const bool faults)
 {
 	uint32_t ds = wqe_ctrl(d, wqe);
 	int syn;
@@ -146,12 +148,16 @@ exec_ud_wqe(struct soft_run *d, const uint8_t *wqe, uint8_t *syndrome)
 		*syndrome = (uint8_t)syn;
 		return EXEC_ERR;
 	}
+	if (faults && soft_fault_draw(d) == SOFT_FAULT_DROP)
+		return EXEC_OK;
 	return soft_resp_ud(d, (const struct mlx5_wqe_av *)(wqe + SOFT_SEG));
 }
 
-/* Execute one WQE of an RC or UC QP. */
+/* Execute one WQE of an RC or UC QP; faults (a constant): the request
+ * may be lost (EXEC_LOST) or meet an RNR NAK on its way. */
 static inline enum exec_result
-exec_rc_wqe(struct soft_run *d, const uint8_t *wqe, uint8_t *syndrome)
+exec_rc_wqe(struct soft_run *d, const uint8_t *wqe, uint8_t *syndrome,
+	    const bool faults)
 {
 	struct soft_qp *qp = d->qp;
 	uint32_t ds = wqe_ctrl(d, wqe);
@@ -194,6 +200,16 @@ exec_rc_wqe(struct soft_run *d, const uint8_t *wqe, uint8_t *syndrome)
 		*syndrome = (uint8_t)syn;
 		return EXEC_ERR;
 	}
+	if (faults) {
+		enum soft_fault_draw f = soft_fault_draw(d);
+
+		if (f == SOFT_FAULT_DROP)
+			return EXEC_LOST;
+		/* An RNR NAK comes from a responder: without one, the
+		 * request fails below as it would. */
+		if (f == SOFT_FAULT_RNR && run_peer(d) != NULL)
+			return EXEC_RNR;
+	}
 	peer = run_peer(d);
 	if (unlikely(peer == NULL)) {
 		/* No responder QP in RTR/RTS, or its process is gone: RC
@@ -225,13 +241,15 @@ exec_rc_wqe(struct soft_run *d, const uint8_t *wqe, uint8_t *syndrome)
 }
 
 /*
- * One run of the SQ: the WQEs from sq.ci up to the doorbell record. ud is
- * a constant, so each QP type gets its own loop (chosen at QP create,
- * soft_qp.c). Send completions are written only for signaled WQEs; the
- * event check of the CQs written waits for the end of the run.
+ * One run of the SQ: the WQEs from sq.ci up to the doorbell record. ud and
+ * faults are constants, so each QP type gets its own loop, and the fault
+ * checks exist only in the loops of devices with faults (chosen at QP
+ * create and by qpio_soft_fault_set(), soft_fault.c). Send completions
+ * are written only for signaled WQEs; the event check of the CQs written
+ * waits for the end of the run.
  */
 static inline void
-sq_execute(struct soft_qp *qp, const bool ud)
+sq_execute(struct soft_qp *qp, const bool ud, const bool faults)
 {
 	struct soft_sq *sq = &qp->sq;
 	struct soft_cq *scq = to_scq(qp->base.send_cq);
@@ -275,8 +293,25 @@ sq_execute(struct soft_qp *qp, const bool ud)
 			}
 			qp->rnr_deadline = 0;
 		}
+		if (faults && unlikely(soft_fault_hold(qp)))
+			break;
 		wqe = sq->buf + ((size_t)(ci & sq->mask) << sq->log_stride);
-		r = ud ? exec_ud_wqe(&run, wqe, &syn) : exec_rc_wqe(&run, wqe, &syn);
+		r = ud ? exec_ud_wqe(&run, wqe, &syn, faults) :
+			exec_rc_wqe(&run, wqe, &syn, faults);
+		if (faults && unlikely(r == EXEC_LOST)) {
+			/* RC sends it again after the ACK timeout; UC has
+			 * no retries: the message is gone, the WQE done. */
+			if (qp->base.qp_type == QPIO_QPT_UC) {
+				r = EXEC_OK;
+			} else if (soft_fault_retry(qp)) {
+				break;
+			} else {
+				syn = MLX5_CQE_SYNDROME_TRANSPORT_RETRY_EXC_ERR;
+				r = EXEC_ERR;
+			}
+		}
+		if (faults)
+			qp->tx_retries = 0;
 		if (unlikely(r == EXEC_RNR)) {
 			/* UC has no RNR NAK: with no receive posted the
 			 * message is lost and the requester completes it
@@ -329,19 +364,34 @@ sq_execute(struct soft_qp *qp, const bool ud)
 		ci++;
 	}
 	sq->ci = ci;
+	/* The doorbell's WQEs all ran: the next doorbell waits again. */
+	if (faults && ci == pi)
+		qp->fault_held = 0;
 	soft_run_events(&run);
 }
 
 void
 soft_sq_execute_rc(struct soft_qp *qp)
 {
-	sq_execute(qp, false);
+	sq_execute(qp, false, false);
 }
 
 void
 soft_sq_execute_ud(struct soft_qp *qp)
 {
-	sq_execute(qp, true);
+	sq_execute(qp, true, false);
+}
+
+void
+soft_sq_execute_rc_fault(struct soft_qp *qp)
+{
+	sq_execute(qp, false, true);
+}
+
+void
+soft_sq_execute_ud_fault(struct soft_qp *qp)
+{
+	sq_execute(qp, true, true);
 }
 
 void

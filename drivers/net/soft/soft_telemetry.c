@@ -2,8 +2,7 @@
 /*
  * Soft NIC counters for telemetry (qp_stats_get, cq_stats_get): read
  * from the telemetry thread while lcores use the queues, with relaxed
- * loads of counters the datapath keeps anyway. The soft NIC does not
- * count empty polls; that field is left out.
+ * loads of counters the datapath keeps anyway.
  */
 
 #include "soft_private.h"
@@ -36,6 +35,9 @@ soft_cq_stats_get(const struct qpio_cq *cq, struct qpio_cq_stats *st)
 	/* pi counts reservations: a CQE being written is counted. */
 	st->occupancy = (uint32_t)(pi - ci);
 	st->overflows = LD(scq->overflow_count);
-	st->valid = QPIO_CQ_STAT_OCCUPANCY | QPIO_CQ_STAT_OVERFLOWS;
+	st->empty_polls = LD(scq->empty_polls);
+	st->occupancy_hwm = LD(scq->hwm);
+	st->valid = QPIO_CQ_STAT_OCCUPANCY | QPIO_CQ_STAT_OVERFLOWS |
+		    QPIO_CQ_STAT_EMPTY_POLLS | QPIO_CQ_STAT_OCCUPANCY_HWM;
 #undef LD
 }

@@ -1,0 +1,221 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Soft NIC fault injection: lost packets (RC retransmissions after the
+ * local ACK timeout, then RETRY_EXC_ERR; UC and UD losses), RNR storms,
+ * late completions, forced CQ overruns. The faults belong to the sending
+ * device; its QPs run the _fault variant of the device model only while
+ * faults are set (soft_sq_execute_pick), so the plain model pays nothing.
+ * Everything here runs inside one QP's SQ run (its exec_busy flag held),
+ * so the per-QP state needs no atomics.
+ */
+#include <string.h>
+
+#include <rte_cycles.h>
+
+#include "soft_model.h"
+
+#define PPM 1000000u
+
+static inline uint32_t
+rng_next(struct soft_qp *qp)
+{
+	uint32_t x = qp->fault_rng;
+
+	if (unlikely(x == 0)) {
+		x = (qp->sdev->fault.seed != 0 ? qp->sdev->fault.seed : 1) ^
+			qp->base.qp_num;
+		if (x == 0)
+			x = 1;
+	}
+	/* xorshift32 (Marsaglia 2003) */
+	x ^= x << 13;
+	x ^= x >> 17;
+	x ^= x << 5;
+	qp->fault_rng = x;
+	return x;
+}
+
+/* true with probability ppm / 10^6 */
+static inline bool
+rng_hit(struct soft_qp *qp, uint32_t ppm)
+{
+	return ppm != 0 && rng_next(qp) % PPM < ppm;
+}
+
+static uint32_t
+mtu_bytes(const struct soft_qp *qp)
+{
+	uint32_t m = qp->attr.path_mtu;
+
+	if (qp->base.qp_type == QPIO_QPT_UD || m < QPIO_MTU_256 ||
+	    m > QPIO_MTU_4096)
+		m = QPIO_MTU_4096;
+	return 128u << m;
+}
+
+enum soft_fault_draw
+soft_fault_draw(struct soft_run *r)
+{
+	struct soft_qp *qp = r->qp;
+	const struct qpio_soft_fault *f = &qp->sdev->fault;
+
+	if (f->drop_ppm != 0) {
+		uint64_t pkts = r->total == 0 ? 1 :
+			(r->total + mtu_bytes(qp) - 1) / mtu_bytes(qp);
+		uint64_t i;
+
+		for (i = 0; i < pkts; i++)
+			if (rng_hit(qp, f->drop_ppm)) {
+				qp->fault_drops++;
+				return SOFT_FAULT_DROP;
+			}
+	}
+	if (f->rnr_ppm != 0 && qp->base.qp_type != QPIO_QPT_UD &&
+	    (r->opcode == MLX5_OPCODE_SEND || r->opcode == MLX5_OPCODE_SEND_IMM ||
+	     r->opcode == MLX5_OPCODE_RDMA_WRITE_IMM) &&
+	    rng_hit(qp, f->rnr_ppm)) {
+		qp->fault_rnr++;
+		return SOFT_FAULT_RNR;
+	}
+	return SOFT_FAULT_NONE;
+}
+
+bool
+soft_fault_hold(struct soft_qp *qp)
+{
+	uint32_t us = qp->sdev->fault.delay_us;
+
+	if (us == 0 || qp->fault_held)
+		return false;
+	qp->fault_held = 1;
+	qp->fault_delays++;
+	qp->rnr_deadline = rte_get_tsc_cycles() + rte_get_tsc_hz() / 1000000 * us;
+	soft_mark_pending(qp);
+	return true;
+}
+
+bool
+soft_fault_retry(struct soft_qp *qp)
+{
+	uint8_t t = qp->attr.timeout;
+
+	if (qp->tx_retries >= qp->attr.retry_cnt) {
+		qp->tx_retries = 0;
+		qp->retry_exceeded++;
+		return false;
+	}
+	qp->tx_retries++;
+	qp->transport_retries++;
+	/* IBA 9.7.6.1.3: 4.096 us x 2^timeout; 0 is an infinite timeout. */
+	if (t == 0)
+		qp->rnr_deadline = UINT64_MAX;
+	else
+		qp->rnr_deadline = rte_get_tsc_cycles() + (uint64_t)(
+			4096e-9 * (double)(1ull << RTE_MIN(t, 31)) *
+			(double)rte_get_tsc_hz());
+	soft_mark_pending(qp);
+	return true;
+}
+
+void
+(*soft_sq_execute_pick(const struct soft_dev *sdev,
+		       enum qpio_qp_type type))(struct soft_qp *qp)
+{
+	if (type == QPIO_QPT_UD)
+		return sdev->fault_on ? soft_sq_execute_ud_fault :
+			soft_sq_execute_ud;
+	return sdev->fault_on ? soft_sq_execute_rc_fault : soft_sq_execute_rc;
+}
+
+static int
+fault_check(const char *dev, const struct qpio_soft_fault *f)
+{
+	if (f->drop_ppm > PPM || f->rnr_ppm > PPM) {
+		SOFT_LOG(ERR, "%s: fault drop_ppm %u, rnr_ppm %u: each is parts "
+			 "per million, 0..%u", dev, f->drop_ppm, f->rnr_ppm, PPM);
+		return -EINVAL;
+	}
+	if (f->delay_us > 1000000) {
+		SOFT_LOG(ERR, "%s: fault delay_us %u: 0..1000000 (one second)",
+			 dev, f->delay_us);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static inline bool
+fault_any(const struct qpio_soft_fault *f)
+{
+	return f->drop_ppm != 0 || f->rnr_ppm != 0 || f->delay_us != 0;
+}
+
+int
+soft_fault_devargs(const struct rte_kvargs *kv, struct qpio_soft_fault *f)
+{
+	int ret = 0;
+
+	memset(f, 0, sizeof(*f));
+	ret |= qpio_rdma_kvargs_u32(kv, "fault_drop_ppm", 0, PPM, &f->drop_ppm);
+	ret |= qpio_rdma_kvargs_u32(kv, "fault_rnr_ppm", 0, PPM, &f->rnr_ppm);
+	ret |= qpio_rdma_kvargs_u32(kv, "fault_delay_us", 0, 1000000,
+				    &f->delay_us);
+	ret |= qpio_rdma_kvargs_u32(kv, "fault_seed", 0, UINT32_MAX, &f->seed);
+	return ret != 0 ? -EINVAL : 0;
+}
+
+void
+soft_fault_init(struct soft_dev *sdev, const struct qpio_soft_fault *f)
+{
+	sdev->fault = *f;
+	sdev->fault_on = fault_any(f);
+}
+
+int
+qpio_soft_fault_set(struct qpio_device *dev, const struct qpio_soft_fault *f)
+{
+	static const struct qpio_soft_fault none;
+	struct soft_dev *sdev;
+	uint32_t i;
+
+	if (dev == NULL || dev->drv == NULL || strcmp(dev->drv->name, "soft") != 0)
+		return -EINVAL;
+	if (f == NULL)
+		f = &none;
+	if (fault_check(dev->name, f) != 0)
+		return -EINVAL;
+	sdev = to_sdev(dev);
+	rte_spinlock_lock(&sdev->lock);
+	soft_fault_init(sdev, f);
+	for (i = 0; i < sdev->max_qp; i++) {
+		struct soft_qp *qp = sdev->qp_tbl[i];
+
+		if (qp == NULL)
+			continue;
+		qp->fault_rng = 0;   /* draw again from the new seed */
+		qp->sq_execute = soft_sq_execute_pick(sdev,
+			(enum qpio_qp_type)qp->base.qp_type);
+	}
+	rte_spinlock_unlock(&sdev->lock);
+	return 0;
+}
+
+int
+qpio_soft_fault_get(const struct qpio_device *dev, struct qpio_soft_fault *f)
+{
+	if (dev == NULL || f == NULL || dev->drv == NULL ||
+	    strcmp(dev->drv->name, "soft") != 0)
+		return -EINVAL;
+	*f = to_sdev(dev)->fault;
+	return 0;
+}
+
+int
+qpio_soft_cq_force_overrun(struct qpio_cq *qcq)
+{
+	if (qcq == NULL || qcq->poll != soft_cq_poll)
+		return -EINVAL;
+	/* No room: the next reservation fails and soft_cq_error() puts the
+	 * CQ in error, as an overflow does (it sets room 0 anyway). */
+	__atomic_store_n(&to_scq(qcq)->room, 0, __ATOMIC_RELEASE);
+	return 0;
+}
