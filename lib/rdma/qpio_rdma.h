@@ -1230,9 +1230,10 @@ qpio_qp_state(const struct qpio_qp *qp)
 /**
  * Post a burst of send work requests and ring one doorbell.
  *
- * Each WR is checked in order (QP in RTS, SQD, SQE or ERR, opcode valid for the QP
- * type, num_sge <= max_send_sge, inline length <= max_inline_data with the
- * sum computed without 32-bit wrap, room in the SQ). READ and atomics are
+ * Each WR is checked in order (QP in RTS, SQD, SQE or ERR, opcode valid
+ * for the QP type, num_sge <= max_send_sge, inline length <=
+ * max_inline_data with the sum computed without 32-bit wrap, room in the
+ * SQ). READ and atomics are
  * RC only, never inline, and need max_rd_atomic > 0 on the QP (the number
  * of READ/atomics it may have outstanding, set with ibv_modify_qp's
  * max_rd_atomic); an atomic has exactly one SGE of 8 bytes. A UD WR needs

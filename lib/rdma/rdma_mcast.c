@@ -49,8 +49,8 @@ mcast_check(const struct qpio_qp *qp, const union qpio_gid *gid, uint16_t lid,
 	    pa.link_layer == QPIO_LINK_LAYER_INFINIBAND &&
 	    (lid < QPIO_MCAST_LID_MIN || lid > QPIO_MCAST_LID_MAX)) {
 		RDMA_LOG(ERR, "qp 0x%x: %s %s: MLID 0x%x not in the multicast "
-			 "LIDs 0x%x..0x%x (IBA 4.1.1)", qp->qp_num, verb, g, lid,
-			 QPIO_MCAST_LID_MIN, QPIO_MCAST_LID_MAX);
+			 "LIDs 0x%x..0x%x (IBA 4.1.1)", qp->qp_num, verb, g,
+			 lid, QPIO_MCAST_LID_MIN, QPIO_MCAST_LID_MAX);
 		return -EINVAL;
 	}
 	return 0;

@@ -44,8 +44,8 @@ ibvd_mcast_attach(struct qpio_qp *qqp, const union qpio_gid *gid, uint16_t lid)
 	memcpy(g.raw, gid->raw, sizeof(g.raw));
 	ret = ibv_attach_mcast(qp->qp, &g, lid);
 	if (ret != 0) {
-		IBVD_LOG(ERR, "qp 0x%x: ibv_attach_mcast on %s: %s", qqp->qp_num,
-			 qp->idev->ibdev, strerror(ret));
+		IBVD_LOG(ERR, "qp 0x%x: ibv_attach_mcast on %s: %s",
+			 qqp->qp_num, qp->idev->ibdev, strerror(ret));
 		return -ret;
 	}
 	qp->mcast[qp->nb_mcast].gid = *gid;
@@ -70,8 +70,8 @@ ibvd_mcast_detach(struct qpio_qp *qqp, const union qpio_gid *gid, uint16_t lid)
 	memcpy(g.raw, gid->raw, sizeof(g.raw));
 	ret = ibv_detach_mcast(qp->qp, &g, qp->mcast[i].lid);
 	if (ret != 0) {
-		IBVD_LOG(ERR, "qp 0x%x: ibv_detach_mcast on %s: %s", qqp->qp_num,
-			 qp->idev->ibdev, strerror(ret));
+		IBVD_LOG(ERR, "qp 0x%x: ibv_detach_mcast on %s: %s",
+			 qqp->qp_num, qp->idev->ibdev, strerror(ret));
 		return -ret;
 	}
 	qp->nb_mcast--;

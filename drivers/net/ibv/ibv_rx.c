@@ -102,7 +102,8 @@ ibvd_qp_error_state(struct ibvd_qp *qp, bool send, enum qpio_wc_status st)
 		return;
 	}
 	if (qp->base.qp_type != QPIO_QPT_UD)
-		__atomic_store_n(&qp->base.state, QPIO_QPS_ERR, __ATOMIC_RELEASE);
+		__atomic_store_n(&qp->base.state, QPIO_QPS_ERR,
+				 __ATOMIC_RELEASE);
 }
 
 uint16_t

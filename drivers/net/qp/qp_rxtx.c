@@ -239,7 +239,8 @@ rx_burst_segs(struct qp_rxq *rxq, struct rte_mbuf **pkts, uint16_t nb_pkts,
 				rx_wc_drop(rxq, &wc[i]);
 				continue;
 			}
-			if (self_filter && unlikely(rx_from_self(rxq, &wc[i]))) {
+			if (self_filter &&
+			    unlikely(rx_from_self(rxq, &wc[i]))) {
 				rxq->mcast_self_drops++;
 				rxq->rearm_n++;
 				continue;
@@ -301,7 +302,8 @@ rx_burst(struct qp_rxq *rxq, struct rte_mbuf **pkts, uint16_t nb_pkts,
 				continue;
 			}
 			rxq->rearm_n++;
-			if (self_filter && unlikely(rx_from_self(rxq, &wc[i]))) {
+			if (self_filter &&
+			    unlikely(rx_from_self(rxq, &wc[i]))) {
 				/* Keep the buffer for the repost. */
 				rxq->mcast_self_drops++;
 				continue;

@@ -228,9 +228,9 @@ soft_mcast_attach(struct qpio_qp *qqp, const union qpio_gid *gid, uint16_t lid)
 			char es[48];
 
 			gid_str(&e->mgid, es, sizeof(es));
-			SOFT_LOG(ERR, "qp 0x%x: attach %s: MLID 0x%x is bound to "
-				 "MGID %s (one MLID per MGID on the soft fabric)",
-				 qqp->qp_num, gs, lid, es);
+			SOFT_LOG(ERR, "qp 0x%x: attach %s: MLID 0x%x is bound "
+				 "to MGID %s (one MLID per MGID on the soft "
+				 "fabric)", qqp->qp_num, gs, lid, es);
 			ret = -EINVAL;
 			goto out;
 		}
@@ -294,7 +294,7 @@ soft_mcast_detach(struct qpio_qp *qqp, const union qpio_gid *gid, uint16_t lid)
 			struct soft_mcast_grp *g = &t->grp[i];
 
 			if (g->nb == 0 || g->mlid != lid ||
-			    memcmp(g->mgid.raw, gid->raw, sizeof(gid->raw)) != 0)
+			    memcmp(g->mgid.raw, gid->raw, 16) != 0)
 				continue;
 			m = member_find(g, qp);
 			if (m < 0)
@@ -411,7 +411,8 @@ soft_mcast_deliver(struct soft_run *d, const struct mlx5_wqe_av *av)
 		uint8_t ps;
 
 		if (m[i].slot >= QPIO_MAX_DEVICES ||
-		    __atomic_load_n(&f->devs[m[i].slot], __ATOMIC_ACQUIRE) != pdev)
+		    __atomic_load_n(&f->devs[m[i].slot],
+				    __ATOMIC_ACQUIRE) != pdev)
 			continue;
 		d->mp = 0;
 		if (pdev->owner != qp->sdev->owner &&

@@ -265,12 +265,14 @@ soft_qp_modify(struct qpio_qp *qqp, const struct qpio_qp_attr *in, int mask,
 	}
 	if (next == QPIO_QPS_SQD) {
 		if (cur == QPIO_QPS_RTS)
-			soft_qp_sqd_enter(qp, (mask & QPIO_QP_EN_SQD_ASYNC_NOTIFY) &&
-					  in->en_sqd_async_notify);
+			soft_qp_sqd_enter(qp,
+				(mask & QPIO_QP_EN_SQD_ASYNC_NOTIFY) &&
+				in->en_sqd_async_notify);
 		return 0;
 	}
 	__atomic_store_n(&qqp->state, (uint8_t)next, __ATOMIC_SEQ_CST);
-	if (next == QPIO_QPS_RTS && (cur == QPIO_QPS_SQD || cur == QPIO_QPS_SQE))
+	if (next == QPIO_QPS_RTS &&
+	    (cur == QPIO_QPS_SQD || cur == QPIO_QPS_SQE))
 		soft_qp_sq_resume(qp);
 	return 0;
 }

@@ -101,8 +101,9 @@ peer_lookup(struct soft_run *r)
 
 /* The responder of the run, looked up at the run's first WQE that needs
  * it (once per doorbell, not once per WQE); its state is read for every
- * WQE (RTR, RTS, SQD or SQE, or no responder). The QPN carries a generation, so the
- * lookup never names a QP that reused a destroyed one's slot. */
+ * WQE (RTR, RTS, SQD or SQE, or no responder). The QPN carries a
+ * generation, so the lookup never names a QP that reused a destroyed
+ * one's slot. */
 static inline struct soft_qp *
 run_peer(struct soft_run *r)
 {
@@ -409,7 +410,8 @@ soft_sq_run(struct soft_qp *qp)
 			return;
 		qp->sq_execute(qp);
 		/* Once per run, not per WQE: an SQD drain to end. */
-		drain_seen = __atomic_load_n(&qp->sq_draining, __ATOMIC_ACQUIRE);
+		drain_seen = __atomic_load_n(&qp->sq_draining,
+					     __ATOMIC_ACQUIRE);
 		if (unlikely(drain_seen))
 			soft_sqd_run_end(qp);
 		soft_sq_run_release(&qp->exec_busy);

@@ -24,7 +24,8 @@ soft_qp_sqd_enter(struct soft_qp *qp, bool notify)
 	qp->sqd_notify = notify;
 	__atomic_store_n(&qp->sq_draining, 1, __ATOMIC_RELEASE);
 	/* After the flag: a run that sees SQD also sees the drain to end. */
-	__atomic_store_n(&qp->base.state, (uint8_t)QPIO_QPS_SQD, __ATOMIC_SEQ_CST);
+	__atomic_store_n(&qp->base.state, (uint8_t)QPIO_QPS_SQD,
+			 __ATOMIC_SEQ_CST);
 	/* A run now ends the drain when nothing is in progress; a run that
 	 * another lcore holds (an RNR resume from a shared send CQ) sees
 	 * SQD when it rechecks (soft_sq_run()) and ends it there. */
@@ -42,7 +43,7 @@ soft_sqd_run_end(struct soft_qp *qp)
 	if (st == QPIO_QPS_RTS)
 		return;
 	if (st == QPIO_QPS_SQD && qp->rnr_deadline != 0)
-		return;         /* the WQE started in RTS still waits its retry */
+		return;   /* the WQE started in RTS still waits its retry */
 	if (__atomic_exchange_n(&qp->sq_draining, 0, __ATOMIC_ACQ_REL) == 0)
 		return;
 	/* Left SQD before the drain ended (to ERR or RESET): no
