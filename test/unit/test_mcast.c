@@ -208,7 +208,14 @@ Test(mcast, second_attach_is_eexist_detach_not_attached_is_einval)
 		     "detached already");
 	cr_assert_eq(qpio_qp_attach_mcast(u.qp, &mgid, MLID), 0,
 		     "attach again after detach");
-	qt_end_destroy(&u);
+	{
+		/* a destroyed QP is not a live handle: refused, never used */
+		struct qpio_qp *gone = u.qp;
+
+		qt_end_destroy(&u);
+		cr_assert_eq(qpio_qp_attach_mcast(gone, &mgid, MLID), -EINVAL);
+		cr_assert_eq(qpio_qp_detach_mcast(gone, &mgid, MLID), -EINVAL);
+	}
 	cr_assert_eq(qpio_rdma_dev_close(d), 0);
 }
 
