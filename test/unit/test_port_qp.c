@@ -907,3 +907,47 @@ Test(port_qp, mcast_member_with_peer_sends_to_the_peer)
 	cr_assert_eq(rte_mempool_avail_count(mp), NB_MBUF);
 	rte_mempool_free(mp);
 }
+
+/* A member port of several queues gets a group frame once on each queue
+ * (one QP per queue); the sender drops its own on each of its queues. */
+Test(port_qp, mcast_each_queue_of_a_member_port_receives)
+{
+	struct qpio_port_conf conf = { .max_rx_pkt_len = 4096 };
+	struct rte_mbuf *rx[16];
+	struct rte_mempool *mp;
+	int id[2], i;
+	uint16_t q;
+
+	qt_require_soft("groups on soft0 and soft1");
+	id[0] = qpio_port_create("qp0,dev=soft0,qp=ud,mcast=ff12::3");
+	id[1] = qpio_port_create("qp1,dev=soft1,qp=ud,mcast=ff12::3");
+	mp = pool("rx_mp", NB_MBUF, RTE_MBUF_DEFAULT_BUF_SIZE);
+	for (i = 0; i < 2; i++) {
+		cr_assert_geq(id[i], 0);
+		cr_assert_eq(qpio_port_configure(id[i], 2, 2, &conf), 0);
+		for (q = 0; q < 2; q++) {
+			cr_assert_eq(qpio_port_rx_queue_setup(id[i], q, 64,
+							      SOCKET_ID_ANY,
+							      mp), 0);
+			cr_assert_eq(qpio_port_tx_queue_setup(id[i], q, 64,
+							      SOCKET_ID_ANY), 0);
+		}
+		cr_assert_eq(qpio_port_start(id[i]), 0);
+	}
+	tx_frames(id[0], mp, 4, 100, 500);
+	for (q = 0; q < 2; q++) {
+		unsigned int n = qpio_port_rx_burst(id[1], q, rx, 16), k;
+
+		cr_assert_eq(n, 4, "queue %u", q);
+		for (k = 0; k < n; k++) {
+			cr_assert(frame_ok(rx[k], 100, 500 + k));
+			rte_pktmbuf_free(rx[k]);
+		}
+		cr_assert_eq(qpio_port_rx_burst(id[0], q, rx, 16), 0);
+	}
+	cr_assert_eq(xstat(id[0], "rx_mcast_self_drops"), 8);
+	for (i = 0; i < 2; i++)
+		cr_assert_eq(qpio_port_close(id[i]), 0);
+	cr_assert_eq(rte_mempool_avail_count(mp), NB_MBUF);
+	rte_mempool_free(mp);
+}
