@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include <rte_ip.h>
+#include <rte_pause.h>
 
 #include "qpio_port.h"
 #include "testpmd.h"
@@ -20,7 +21,7 @@ static const struct fwd_engine *const engines[] = {
 };
 
 /* Written by the main lcore, read by every forwarding loop. */
-static volatile int fwd_stop;
+static uint32_t fwd_stop;
 
 void
 fwd_config_init(void)
@@ -68,14 +69,14 @@ fwd_tx(struct fwd_stream *fs, struct rte_mbuf **pkts, uint16_t n)
 	 * tx burst also reclaims completions, which frees descriptors. */
 	while (unlikely(sent < n) && retry > 0) {
 		retry--;
-		fs->tx_retries++;
+		fwd_count(&fs->tx_retries, 1);
 		sent += qpio_port_tx_burst(fs->tx_port, fs->tx_queue,
 					   &pkts[sent], n - sent);
 	}
-	fs->tx_packets += sent;
+	fwd_count(&fs->tx_packets, sent);
 	if (unlikely(sent < n)) {
 		rte_pktmbuf_free_bulk(&pkts[sent], n - sent);
-		fs->fwd_dropped += n - sent;
+		fwd_count(&fs->fwd_dropped, n - sent);
 	}
 	return sent;
 }
@@ -83,7 +84,7 @@ fwd_tx(struct fwd_stream *fs, struct rte_mbuf **pkts, uint16_t n)
 void
 fwd_idle(struct fwd_stream *fs)
 {
-	fs->idle_polls++;
+	fwd_count(&fs->idle_polls, 1);
 	qpio_port_tx_burst(fs->tx_port, fs->tx_queue, NULL, 0);
 }
 
@@ -91,22 +92,37 @@ int
 fwd_lcore_loop(void *arg)
 {
 	struct fwd_lcore *fl = arg;
+	uint32_t gen = __atomic_load_n(&fl->launch_gen, __ATOMIC_ACQUIRE);
 	uint16_t i;
 
-	while (!fwd_stop)
+	while (!__atomic_load_n(&fwd_stop, __ATOMIC_RELAXED))
 		for (i = 0; i < fl->nb_streams; i++)
 			fl->streams[i]->engine->packet_fwd(fl->streams[i]);
+	__atomic_store_n(&fl->done_gen, gen, __ATOMIC_RELEASE);
 	return 0;
+}
+
+void
+fwd_lcore_launched(struct fwd_lcore *fl)
+{
+	__atomic_store_n(&fl->launch_gen, fl->launch_gen + 1, __ATOMIC_RELEASE);
+}
+
+void
+fwd_lcore_joined(const struct fwd_lcore *fl)
+{
+	while (__atomic_load_n(&fl->done_gen, __ATOMIC_ACQUIRE) != fl->launch_gen)
+		rte_pause();
 }
 
 void
 fwd_stop_request(void)
 {
-	fwd_stop = 1;
+	__atomic_store_n(&fwd_stop, 1, __ATOMIC_RELEASE);
 }
 
 void
 fwd_stop_clear(void)
 {
-	fwd_stop = 0;
+	__atomic_store_n(&fwd_stop, 0, __ATOMIC_RELEASE);
 }

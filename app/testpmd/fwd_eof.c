@@ -63,9 +63,11 @@ fwd_streams_moved(const struct fwd_stream *streams, unsigned int n)
 	unsigned int s;
 
 	for (s = 0; s < n; s++) {
-		const volatile struct fwd_stream *fs = &streams[s];
+		const struct fwd_stream *fs = &streams[s];
 
-		sum += fs->rx_packets + fs->tx_packets + fs->fwd_dropped;
+		sum += fwd_counter(&fs->rx_packets) +
+		       fwd_counter(&fs->tx_packets) +
+		       fwd_counter(&fs->fwd_dropped);
 	}
 	return sum;
 }

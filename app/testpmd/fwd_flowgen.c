@@ -15,7 +15,7 @@ flowgen_fwd(struct fwd_stream *fs)
 
 	n = fwd_rx(fs, pkts, fwd_cfg.burst);
 	if (n > 0) {
-		fs->rx_packets += n;
+		fwd_count(&fs->rx_packets, n);
 		rte_pktmbuf_free_bulk(pkts, n);
 	}
 	n = fwd_build_udp(fs, pkts, fwd_cfg.burst, fwd_cfg.flowgen_flows);

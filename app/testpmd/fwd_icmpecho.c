@@ -98,7 +98,7 @@ icmpecho_fwd(struct fwd_stream *fs)
 		fwd_idle(fs);
 		return;
 	}
-	fs->rx_packets += n;
+	fwd_count(&fs->rx_packets, n);
 	for (i = 0; i < n; i++) {
 		struct rte_mbuf *m = pkts[i];
 		const struct rte_ether_hdr *eth;

@@ -15,7 +15,7 @@ io_fwd(struct fwd_stream *fs)
 		fwd_idle(fs);
 		return;
 	}
-	fs->rx_packets += n;
+	fwd_count(&fs->rx_packets, n);
 	fwd_tx(fs, pkts, n);
 }
 

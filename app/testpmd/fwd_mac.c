@@ -18,7 +18,7 @@ mac_fwd(struct fwd_stream *fs)
 		fwd_idle(fs);
 		return;
 	}
-	fs->rx_packets += n;
+	fwd_count(&fs->rx_packets, n);
 	for (i = 0; i < n; i++) {
 		struct rte_ether_hdr *eth;
 
@@ -42,7 +42,7 @@ macswap_fwd(struct fwd_stream *fs)
 		fwd_idle(fs);
 		return;
 	}
-	fs->rx_packets += n;
+	fwd_count(&fs->rx_packets, n);
 	for (i = 0; i < n; i++) {
 		struct rte_ether_hdr *eth;
 		struct rte_ether_addr tmp;

@@ -13,10 +13,10 @@ rxonly_fwd(struct fwd_stream *fs)
 	n = fwd_rx(fs, pkts, fwd_cfg.burst);
 	if (n == 0) {
 		/* Its tx queue may be another stream's: leave it alone. */
-		fs->idle_polls++;
+		fwd_count(&fs->idle_polls, 1);
 		return;
 	}
-	fs->rx_packets += n;
+	fwd_count(&fs->rx_packets, n);
 	rte_pktmbuf_free_bulk(pkts, n);
 }
 

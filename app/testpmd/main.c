@@ -416,9 +416,11 @@ testpmd_fwd_start(struct testpmd *t)
 	if (t->o.tx_first)
 		tx_first(t);
 	t->fwd_t0 = rte_get_timer_cycles();
-	for (lc = 0; lc < t->nb_lcores; lc++)
-		if (t->lcores[lc].nb_streams > 0 &&
-		    rte_eal_remote_launch(fwd_lcore_loop, &t->lcores[lc],
+	for (lc = 0; lc < t->nb_lcores; lc++) {
+		if (t->lcores[lc].nb_streams == 0)
+			continue;
+		fwd_lcore_launched(&t->lcores[lc]);
+		if (rte_eal_remote_launch(fwd_lcore_loop, &t->lcores[lc],
 					  t->lcores[lc].lcore_id) != 0) {
 			fprintf(stderr, "qpio-testpmd: lcore %u is busy\n",
 				t->lcores[lc].lcore_id);
@@ -426,6 +428,7 @@ testpmd_fwd_start(struct testpmd *t)
 			rte_eal_mp_wait_lcore();
 			return -1;
 		}
+	}
 	t->running = 1;
 	return 0;
 }
@@ -464,12 +467,16 @@ testpmd_fwd_stop(struct testpmd *t, int stop_ports)
 {
 	struct stats_xstats xs[QPIO_MAX_PORTS];
 	struct stats_final fin;
+	unsigned int lc;
 	uint16_t p;
 
 	if (!t->running)
 		return;
 	fwd_stop_request();
 	rte_eal_mp_wait_lcore();
+	for (lc = 0; lc < t->nb_lcores; lc++)
+		if (t->lcores[lc].nb_streams > 0)
+			fwd_lcore_joined(&t->lcores[lc]);
 	t->running = 0;
 	t->fwd_secs = (double)(rte_get_timer_cycles() - t->fwd_t0) /
 		      (double)rte_get_timer_hz();

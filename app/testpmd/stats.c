@@ -149,8 +149,8 @@ stats_final_get(const struct port_snap *snap, uint16_t nb_ports,
 			continue;
 		for (s = 0; s < nb_streams; s++)
 			if (streams[s].tx_port == p) {
-				fwd_drop += streams[s].fwd_dropped;
-				f->tx_retries += streams[s].tx_retries;
+				fwd_drop += fwd_counter(&streams[s].fwd_dropped);
+				f->tx_retries += fwd_counter(&streams[s].tx_retries);
 			}
 		f->rx_packets = delta(st.ipackets, b->ipackets);
 		f->rx_nombuf = delta(st.rx_nombuf, b->rx_nombuf);

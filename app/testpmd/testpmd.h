@@ -211,7 +211,33 @@ struct fwd_lcore {
 	struct fwd_stream **streams;
 	uint16_t nb_streams;
 	unsigned int lcore_id;
+	/* Launch and stop handshake with the main lcore: launch_gen is
+	 * stored (release) before rte_eal_remote_launch() and read
+	 * (acquire) by the loop; the loop stores done_gen (release) as it
+	 * returns, read (acquire) after rte_eal_mp_wait_lcore(). EAL orders
+	 * both already; these make the order visible to ThreadSanitizer,
+	 * which does not see into Debian's uninstrumented EAL. */
+	uint32_t launch_gen;
+	uint32_t done_gen;
 };
+
+/**
+ * Add n to a stream counter: only the stream's lcore writes it, the main
+ * lcore reads it while forwarding runs (fwd_counter()), so the store is
+ * a relaxed atomic one (a plain store on x86).
+ */
+static inline void
+fwd_count(uint64_t *c, uint64_t n)
+{
+	__atomic_store_n(c, *c + n, __ATOMIC_RELAXED);
+}
+
+/** Read a stream counter another lcore may be adding to. */
+static inline uint64_t
+fwd_counter(const uint64_t *c)
+{
+	return __atomic_load_n(c, __ATOMIC_RELAXED);
+}
 
 /**
  * Forwarding loop of one lcore (for rte_eal_remote_launch): runs every
@@ -220,6 +246,13 @@ struct fwd_lcore {
  * @return 0.
  */
 int fwd_lcore_loop(void *arg);
+
+/** Before rte_eal_remote_launch() of fl: start a new launch generation. */
+void fwd_lcore_launched(struct fwd_lcore *fl);
+
+/** After rte_eal_mp_wait_lcore(): wait for fl's loop to have returned from
+ *  this generation (it has; see struct fwd_lcore). */
+void fwd_lcore_joined(const struct fwd_lcore *fl);
 
 /** Ask every forwarding loop to return; safe from any thread. The loops
  *  finish their current round of streams first. */

@@ -36,7 +36,19 @@ enum qpio_qp_type {
 	QPIO_QPT_RC = 2, /**< reliable connected */
 	QPIO_QPT_UC = 3, /**< unreliable connected */
 	QPIO_QPT_UD = 4, /**< unreliable datagram */
+	/** XRC initiator (IBV_QPT_XRC_SEND, the kernel's IB_QPT_XRC_INI):
+	 *  send-only; each send WR names the XRC SRQ it lands in
+	 *  (qpio_send_wr qp_type.xrc.remote_srqn). */
+	QPIO_QPT_XRC_SEND = 9,
+	/** XRC target (IBV_QPT_XRC_RECV, IB_QPT_XRC_TGT): receive-only, of
+	 *  an XRC domain, no CQs; its messages land in the domain's XRC
+	 *  SRQs. */
+	QPIO_QPT_XRC_RECV = 10,
 };
+
+/** The kernel's names of the two XRC QP types. */
+#define QPIO_QPT_XRC_INI QPIO_QPT_XRC_SEND
+#define QPIO_QPT_XRC_TGT QPIO_QPT_XRC_RECV
 
 /** QP states (IBA 10.3.1, ibv_qp_state values). */
 enum qpio_qp_state {
@@ -234,6 +246,9 @@ struct qpio_device_attr_ex {
 	 *  atomics. */
 	uint32_t atomic_size_mask;
 	uint32_t odp_caps;              /**< enum qpio_odp_caps */
+	/** XRC domains the device may have open at once (qpio_xrcd_open());
+	 *  0: the device has no XRC (IBV_DEVICE_XRC clear). */
+	uint32_t max_xrcd;
 };
 
 /** Port attributes, see qpio_rdma_port_query(). */
@@ -320,12 +335,16 @@ struct qpio_qp_attr {
 /** Arguments of qpio_qp_create(). */
 struct qpio_qp_init_attr {
 	void *qp_context;               /**< opaque, returned by qpio_qp_context() */
-	struct qpio_cq *send_cq;
+	struct qpio_cq *send_cq;        /**< NULL for QPIO_QPT_XRC_RECV */
+	/** NULL for QPIO_QPT_XRC_SEND (ignored) and QPIO_QPT_XRC_RECV */
 	struct qpio_cq *recv_cq;
 	struct qpio_srq *srq;           /**< NULL: the QP has its own RQ */
 	struct qpio_qp_cap cap;         /**< requested; actual written back */
 	enum qpio_qp_type qp_type;
 	int sq_sig_all;                 /**< nonzero: every send WR is signaled */
+	/** QPIO_QPT_XRC_RECV only (ibv_qp_init_attr_ex xrcd): the XRC
+	 *  domain the target QP belongs to; NULL for every other type. */
+	struct qpio_xrcd *xrcd;
 };
 
 /** One scatter/gather entry: a local buffer. */
@@ -370,6 +389,15 @@ struct qpio_send_wr {
 			uint32_t remote_qkey;
 		} ud;
 	} wr;
+	/** QP-type fields (ibv_send_wr qp_type). */
+	union {
+		/** QPIO_QPT_XRC_SEND only: the number (qpio_srq_num(), 24
+		 *  bits) of the XRC SRQ, in the domain of the target QP the
+		 *  initiator is connected to, that the message lands in. */
+		struct {
+			uint32_t remote_srqn;
+		} xrc;
+	} qp_type;
 };
 
 /** A receive work request (IBA 11.4.1.2). */
@@ -480,8 +508,8 @@ struct qpio_device *qpio_rdma_dev_create(const char *devargs);
 /**
  * Close a device created by qpio_rdma_dev_create().
  *
- * @return 0; -EBUSY while any PD or CQ of the device exists (nothing is
- *   freed); -EINVAL for NULL or for a pointer that is not an open device
+ * @return 0; -EBUSY while any PD, CQ or XRC domain handle of the device
+ *   exists (nothing is freed); -EINVAL for NULL or for a pointer that is not an open device
  *   (closed already: a second close is refused, never a second free).
  */
 int qpio_rdma_dev_close(struct qpio_device *dev);
@@ -1036,6 +1064,118 @@ int qpio_srq_query(struct qpio_srq *srq, struct qpio_srq_attr *attr);
 int qpio_srq_destroy(struct qpio_srq *srq);
 
 /* ------------------------------------------------------------------ */
+/* XRC: domains, XRC SRQs, opening a target QP                          */
+/* ------------------------------------------------------------------ */
+
+/** Kinds of SRQ (ibv_srq_type values). */
+enum qpio_srq_type {
+	QPIO_SRQT_BASIC = 0, /**< qpio_srq_create(): any QP may attach */
+	QPIO_SRQT_XRC = 1,   /**< of an XRC domain, with its own CQ */
+};
+
+/**
+ * Open an XRC domain (ibv_open_xrcd(3); the legacy ibv_open_xrc_domain).
+ *
+ * A domain groups XRC SRQs and XRC target QPs: a message an XRC
+ * initiator sends to a target QP lands in the XRC SRQ the WR names, which
+ * must be of the target's domain. With fd -1 the domain is new and
+ * private to this handle. With an open file descriptor, the file (its
+ * inode) names the domain: every process that opens a domain with the
+ * same file shares it, as the manual's fd argument describes; the soft
+ * NIC shares it between every soft device of the fabric (a DPDK primary
+ * and its secondaries).
+ *
+ * @param dev     the device.
+ * @param fd      -1, or an open file descriptor (not kept: it may be
+ *                closed after the call).
+ * @param oflags  with fd != -1: O_CREAT creates the domain when the file
+ *                names none yet; O_CREAT | O_EXCL refuses a file that
+ *                names one already. Other bits are -EINVAL. Ignored with
+ *                fd -1.
+ * @return the domain handle, or NULL with rte_errno: EINVAL (NULL dev,
+ *   unknown oflags bit, no domain for the file and no O_CREAT, a domain
+ *   for the file and O_EXCL; logged), EBADF (fd is not open), ENOSPC
+ *   (max_xrcd handles open on the device), EOPNOTSUPP (the device has no
+ *   XRC: max_xrcd 0 in qpio_rdma_dev_query_ex()) or ENOMEM.
+ * Not thread-safe against other calls on the same device.
+ */
+struct qpio_xrcd *qpio_xrcd_open(struct qpio_device *dev, int fd, int oflags);
+
+/**
+ * Close an XRC domain handle (ibv_close_xrcd(3)).
+ *
+ * Refused while the handle is used: an XRC SRQ created with it, or a
+ * target QP it created or opened (qpio_qp_open()) and that it has not
+ * released (qpio_qp_destroy()). The domain itself ends with the last
+ * handle to it, in any process.
+ * @return 0; -EBUSY while used (logged with the count, nothing closed);
+ *   -EINVAL for NULL or a handle that is not open (closed already: never
+ *   a second free).
+ */
+int qpio_xrcd_close(struct qpio_xrcd *xrcd);
+
+/**
+ * The domain number of an XRC domain handle: handles to one domain (the
+ * same file, qpio_xrcd_open()) read the same number, handles to
+ * different domains different ones.
+ * @return the number (> 0), or 0 for NULL. Thread-safe.
+ */
+uint32_t qpio_xrcd_num(const struct qpio_xrcd *xrcd);
+
+/** Arguments of qpio_srq_create_ex() (ibv_srq_init_attr_ex). */
+struct qpio_srq_init_attr_ex {
+	struct qpio_srq_attr attr;  /**< as qpio_srq_create(); actual back */
+	enum qpio_srq_type srq_type;
+	struct qpio_pd *pd;         /**< required: receive SGEs, XRC R_Keys */
+	struct qpio_xrcd *xrcd;     /**< QPIO_SRQT_XRC: the domain */
+	struct qpio_cq *cq;         /**< QPIO_SRQT_XRC: receive completions */
+};
+
+/**
+ * Create an SRQ of a type (ibv_create_srq_ex(3)).
+ *
+ * QPIO_SRQT_BASIC is qpio_srq_create(). QPIO_SRQT_XRC makes an XRC SRQ
+ * of the domain attr->xrcd: no QP attaches to it; any XRC initiator
+ * connected to a target QP of the domain sends into it by naming its
+ * number (qpio_srq_num(), ibv_get_srq_num) in the WR, and each receive
+ * it takes completes on attr->cq (the CQ of the SRQ, not of a QP), with
+ * qp_num the target QP and src_qp the initiator. RDMA WRITE, READ and
+ * atomics through a target check the R_Key against the PD of the SRQ the
+ * WR names (IBA XRC: the XRC SRQ's PD). The SRQ keeps its PD, CQ and
+ * domain handle busy until qpio_srq_destroy().
+ * @param dev   the device of pd, xrcd and cq.
+ * @param attr  in/out; attr->attr as qpio_srq_create().
+ * @return the SRQ, or NULL with rte_errno as qpio_srq_create(), plus
+ *   EINVAL (unknown srq_type, NULL pd, XRC without xrcd or cq, an object
+ *   of another device; logged) and EOPNOTSUPP (XRC on a device without
+ *   it).
+ */
+struct qpio_srq *qpio_srq_create_ex(struct qpio_device *dev,
+				    struct qpio_srq_init_attr_ex *attr);
+
+/**
+ * Open an XRC target QP by number (ibv_open_qp(3); the legacy
+ * ibv_reg_xrc_rcv_qp): register xrcd with the target QP qp_num of the
+ * same domain.
+ *
+ * A target QP lives while it is registered: its creation is the first
+ * registration (by the xrcd of its init_attr), each open adds one, each
+ * qpio_qp_destroy() of the handle drops the newest, and the QP itself is
+ * destroyed with the last (then its state is gone; completions of
+ * receives it placed stay in the SRQs' CQs). Every registration keeps
+ * its xrcd handle busy (qpio_xrcd_close() -EBUSY). The handle returned
+ * is the same as the creator's, and may be modified (the same state for
+ * every holder) but never posted to.
+ * @param xrcd    a handle of the target QP's domain, on its device.
+ * @param qp_num  the target QP's number (qpio_qp_num()).
+ * @return the QP, or NULL with rte_errno EINVAL (NULL xrcd; no XRC target
+ *   QP of that number on the device in this process, or one of another
+ *   domain; logged) or ENOMEM. The soft NIC opens target QPs of this
+ *   process only (see its guide).
+ */
+struct qpio_qp *qpio_qp_open(struct qpio_xrcd *xrcd, uint32_t qp_num);
+
+/* ------------------------------------------------------------------ */
 /* Queue pairs                                                          */
 /* ------------------------------------------------------------------ */
 
@@ -1049,10 +1189,19 @@ int qpio_srq_destroy(struct qpio_srq *srq);
  *   from the SRQ: max_recv_wr must be 0, max_recv_sge is ignored, both
  *   are written back as 0, and qpio_qp_post_recv() refuses every WR. The
  *   SRQ stays busy (qpio_srq_destroy() -EBUSY) until the QP is destroyed.
+ *   XRC (IBV_QPT_XRC_SEND / IBV_QPT_XRC_RECV of ibv_create_qp_ex(3)): a
+ *   QPIO_QPT_XRC_SEND initiator has a PD and a send_cq, no receive side
+ *   (recv_cq, srq and the receive caps are ignored and read back NULL /
+ *   0); a QPIO_QPT_XRC_RECV target is created with pd NULL and
+ *   init_attr->xrcd, has no CQs, no SQ and no RQ (every cap reads back
+ *   0), and is the first registration of its domain handle (see
+ *   qpio_qp_open()). Neither may be posted receives; a target may not be
+ *   posted sends.
  * @return the QP, or NULL with rte_errno EINVAL (NULL argument, unknown
  *   qp_type, a CQ or SRQ of another device, a cap over the device limits,
- *   SRQ given with max_recv_wr != 0), EOPNOTSUPP (qp_type the driver
- *   lacks), ENOSPC (max_qp reached) or ENOMEM.
+ *   SRQ given with max_recv_wr != 0; XRC_RECV with a pd or without xrcd,
+ *   xrcd given for another type), EOPNOTSUPP (qp_type the driver lacks,
+ *   XRC on a device without it), ENOSPC (max_qp reached) or ENOMEM.
  */
 struct qpio_qp *qpio_qp_create(struct qpio_pd *pd,
 			       struct qpio_qp_init_attr *init_attr);
@@ -1060,7 +1209,9 @@ struct qpio_qp *qpio_qp_create(struct qpio_pd *pd,
 /**
  * Destroy a QP in any state; outstanding work is discarded without
  * completions (as ibv_destroy_qp does), and queued asynchronous events
- * naming the QP are removed.
+ * naming the QP are removed. On an XRC target QP this drops the newest
+ * registration (qpio_qp_open()) and the QP is destroyed only with the
+ * last; until then the handle stays valid.
  * @return 0; -EINVAL for NULL or a QP that is not alive.
  *   Every destroy looks its argument up in the table of the handles alive in this process first: a handle destroyed
  *   already (or any pointer that is not one) gets -EINVAL and a log line,

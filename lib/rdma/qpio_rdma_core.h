@@ -21,6 +21,7 @@ extern "C" {
 struct qpio_device;
 struct qpio_pd;
 struct qpio_srq;
+struct qpio_xrcd;
 struct qpio_ah;
 struct qpio_qp;
 struct qpio_cq;
@@ -82,6 +83,9 @@ struct qpio_srq {
 	/* control path from here */
 	struct qpio_device *dev;
 	struct qpio_pd *pd;
+	struct qpio_xrcd *xrcd;  /**< XRC SRQs: their domain, else NULL */
+	struct qpio_cq *cq;      /**< XRC SRQs: their CQ, else NULL */
+	uint32_t srq_type;       /**< enum qpio_srq_type */
 };
 
 /** Queue pair: generic part. The first cache line is fast path. */
@@ -100,6 +104,12 @@ struct qpio_qp {
 	struct qpio_cq *send_cq;
 	struct qpio_cq *recv_cq;
 	struct qpio_srq *srq;
+	/* XRC target QPs (lib/rdma): the domain, and the handles that hold
+	 * a registration (qpio_qp_open()), newest last */
+	struct qpio_xrcd *xrcd;
+	struct qpio_xrcd **xrc_regs;
+	uint32_t nb_xrc_regs;
+	uint32_t xrc_regs_cap;
 };
 
 #ifdef __cplusplus

@@ -156,9 +156,10 @@ qpio_rdma_dev_close(struct qpio_device *dev)
 			 "or never created)", (void *)dev);
 		return -EINVAL;
 	}
-	if (dev->nb_pd != 0 || dev->nb_cq != 0) {
-		RDMA_LOG(ERR, "device %s: close refused, %u PDs and %u CQs alive",
-			 dev->name, dev->nb_pd, dev->nb_cq);
+	if (dev->nb_pd != 0 || dev->nb_cq != 0 || dev->nb_xrcd != 0) {
+		RDMA_LOG(ERR, "device %s: close refused, %u PDs, %u CQs and %u "
+			 "XRC domain handles alive", dev->name, dev->nb_pd,
+			 dev->nb_cq, dev->nb_xrcd);
 		return -EBUSY;
 	}
 	ret = dev->ops->close(dev);

@@ -39,6 +39,7 @@ struct qpio_device {
 	uint32_t nb_qp;
 	uint32_t nb_ah;
 	uint32_t nb_srq;
+	uint32_t nb_xrcd;                   /**< XRC domain handles open */
 	struct rdma_event_ring *events;     /**< asynchronous events (lib) */
 	rte_spinlock_t tel_lock;            /**< guards qps and cqs (lib) */
 	struct rdma_objlist qps;            /**< live QPs (lib) */
@@ -51,6 +52,14 @@ struct qpio_pd {
 	struct qpio_device *dev;
 	uint32_t pdn;                       /**< set by the driver, unique per device */
 	uint32_t refcnt;                    /**< MRs, QPs and AHs using this PD */
+};
+
+/** XRC domain handle: generic part. Allocated by the driver. */
+struct qpio_xrcd {
+	struct qpio_device *dev;
+	uint32_t xrcdn;                     /**< set by the driver */
+	uint32_t refcnt;                    /**< XRC SRQs and target QP
+					     *  registrations it holds (lib) */
 };
 
 /** Address handle: generic part. attr is a copy of what the user gave. */
@@ -104,7 +113,9 @@ struct qpio_dev_ops {
 	 *  @return how many, or -errno. */
 	int (*cq_ack_events)(struct qpio_cq *cq);
 	/** caps checked against device limits; writes actual caps back.
-	 *  Sets post_send, post_recv, qp_num; lib fills the other fields. */
+	 *  Sets post_send, post_recv, qp_num; lib fills the other fields.
+	 *  XRC: pd is NULL for QPIO_QPT_XRC_RECV (ia->xrcd set, no CQs);
+	 *  QPIO_QPT_XRC_SEND has ia->recv_cq NULL and ia->srq NULL. */
 	struct qpio_qp *(*qp_create)(struct qpio_pd *pd,
 				     struct qpio_qp_init_attr *init_attr);
 	int (*qp_destroy)(struct qpio_qp *qp);
@@ -137,6 +148,22 @@ struct qpio_dev_ops {
 	int (*srq_query)(struct qpio_srq *srq, struct qpio_srq_attr *attr);
 	/** No QP uses the SRQ. */
 	int (*srq_destroy)(struct qpio_srq *srq);
+	/** XRC (optional, all four or none; without them lib/rdma refuses
+	 *  XRC with EOPNOTSUPP). fd is -1 or open, oflags only O_CREAT and
+	 *  O_EXCL; the driver applies the file rules (EINVAL, EBADF). */
+	struct qpio_xrcd *(*xrcd_open)(struct qpio_device *dev, int fd,
+				       int oflags);
+	/** The handle holds nothing (refcnt 0). */
+	int (*xrcd_close)(struct qpio_xrcd *xrcd);
+	/** An XRC SRQ: attr as srq_create; xrcd and cq of pd's device.
+	 *  Sets post_recv and srq_num; lib fills the generic fields. */
+	struct qpio_srq *(*srq_create_xrc)(struct qpio_pd *pd,
+					   struct qpio_xrcd *xrcd,
+					   struct qpio_cq *cq,
+					   struct qpio_srq_attr *attr);
+	/** 1 if qp (an XRC target QP of this device) is of xrcd's domain. */
+	int (*xrcd_has_qp)(const struct qpio_xrcd *xrcd,
+			   const struct qpio_qp *qp);
 	/** Move the events the device holds into the event ring with
 	 *  qpio_rdma_event_raise(), without blocking. Called by
 	 *  qpio_rdma_get_async_event() when the ring is empty. */

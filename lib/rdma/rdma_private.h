@@ -39,6 +39,16 @@ struct qpio_ah_attr;
 int rdma_av_check(const struct qpio_device *dev, const struct qpio_ah_attr *av,
 		  const char *who);
 
+struct qpio_qp;
+struct qpio_xrcd;
+
+/** Add a registration of XRC target qp held by xrcd (rdma_xrc.c).
+ *  0 or -ENOMEM. */
+int rdma_xrc_reg_push(struct qpio_qp *qp, struct qpio_xrcd *xrcd);
+/** Drop the newest registration of qp. @return 1 if others remain (the
+ *  QP stays), 0 if that was the last (destroy it). */
+int rdma_xrc_reg_pop(struct qpio_qp *qp);
+
 /** Kinds of handle the library hands out (rdma_handle.c). */
 enum rdma_handle_type {
 	RDMA_HANDLE_PD = 1,
@@ -47,6 +57,7 @@ enum rdma_handle_type {
 	RDMA_HANDLE_QP,
 	RDMA_HANDLE_AH,
 	RDMA_HANDLE_SRQ,
+	RDMA_HANDLE_XRCD,
 };
 
 /** Enter a handle just created. 0 or -ENOMEM. */

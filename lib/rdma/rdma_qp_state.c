@@ -13,7 +13,7 @@
 #include "qpio_rdma.h"
 
 /* Indices into req[]/opt[] per transport. */
-enum { T_RC, T_UC, T_UD, T_MAX };
+enum { T_RC, T_UC, T_UD, T_XI, T_XT, T_MAX }; /* XI/XT: XRC_INI/XRC_TGT */
 
 struct qp_transition {
 	uint8_t valid;
@@ -23,6 +23,11 @@ struct qp_transition {
 
 #define RC_UC_INIT (QPIO_QP_PKEY_INDEX | QPIO_QP_PORT | QPIO_QP_ACCESS_FLAGS)
 #define UD_INIT (QPIO_QP_PKEY_INDEX | QPIO_QP_PORT | QPIO_QP_QKEY)
+/* The XRC columns' options of RTR->RTS, RTS->RTS and SQD->RTS: the
+ * initiator's are UC's, the target's add MIN_RNR_TIMER (it answers RNR). */
+#define XI_RTS_OPT (QPIO_QP_CUR_STATE | QPIO_QP_ALT_PATH | \
+		    QPIO_QP_ACCESS_FLAGS | QPIO_QP_PATH_MIG_STATE)
+#define XT_RTS_OPT (XI_RTS_OPT | QPIO_QP_MIN_RNR_TIMER)
 
 static const struct qp_transition qp_table[QPIO_QPS_MAX][QPIO_QPS_MAX] = {
 	[QPIO_QPS_RESET] = {
@@ -31,7 +36,8 @@ static const struct qp_transition qp_table[QPIO_QPS_MAX][QPIO_QPS_MAX] = {
 		[QPIO_QPS_INIT] = {
 			.valid = 1,
 			.req = { [T_RC] = RC_UC_INIT, [T_UC] = RC_UC_INIT,
-				 [T_UD] = UD_INIT },
+				 [T_UD] = UD_INIT, [T_XI] = RC_UC_INIT,
+				 [T_XT] = RC_UC_INIT },
 		},
 	},
 	[QPIO_QPS_INIT] = {
@@ -40,7 +46,8 @@ static const struct qp_transition qp_table[QPIO_QPS_MAX][QPIO_QPS_MAX] = {
 		[QPIO_QPS_INIT] = {
 			.valid = 1,
 			.opt = { [T_RC] = RC_UC_INIT, [T_UC] = RC_UC_INIT,
-				 [T_UD] = UD_INIT },
+				 [T_UD] = UD_INIT, [T_XI] = RC_UC_INIT,
+				 [T_XT] = RC_UC_INIT },
 		},
 		[QPIO_QPS_RTR] = {
 			.valid = 1,
@@ -51,6 +58,12 @@ static const struct qp_transition qp_table[QPIO_QPS_MAX][QPIO_QPS_MAX] = {
 					 QPIO_QP_MIN_RNR_TIMER,
 				[T_UC] = QPIO_QP_AV | QPIO_QP_PATH_MTU |
 					 QPIO_QP_DEST_QPN | QPIO_QP_RQ_PSN,
+				[T_XI] = QPIO_QP_AV | QPIO_QP_PATH_MTU |
+					 QPIO_QP_DEST_QPN | QPIO_QP_RQ_PSN,
+				[T_XT] = QPIO_QP_AV | QPIO_QP_PATH_MTU |
+					 QPIO_QP_DEST_QPN | QPIO_QP_RQ_PSN |
+					 QPIO_QP_MAX_DEST_RD_ATOMIC |
+					 QPIO_QP_MIN_RNR_TIMER,
 			},
 			.opt = {
 				[T_RC] = QPIO_QP_ALT_PATH | QPIO_QP_ACCESS_FLAGS |
@@ -58,6 +71,10 @@ static const struct qp_transition qp_table[QPIO_QPS_MAX][QPIO_QPS_MAX] = {
 				[T_UC] = QPIO_QP_ALT_PATH | QPIO_QP_ACCESS_FLAGS |
 					 QPIO_QP_PKEY_INDEX,
 				[T_UD] = QPIO_QP_PKEY_INDEX | QPIO_QP_QKEY,
+				[T_XI] = QPIO_QP_ALT_PATH | QPIO_QP_ACCESS_FLAGS |
+					 QPIO_QP_PKEY_INDEX,
+				[T_XT] = QPIO_QP_ALT_PATH | QPIO_QP_ACCESS_FLAGS |
+					 QPIO_QP_PKEY_INDEX,
 			},
 		},
 	},
@@ -72,6 +89,10 @@ static const struct qp_transition qp_table[QPIO_QPS_MAX][QPIO_QPS_MAX] = {
 					 QPIO_QP_MAX_QP_RD_ATOMIC,
 				[T_UC] = QPIO_QP_SQ_PSN,
 				[T_UD] = QPIO_QP_SQ_PSN,
+				[T_XI] = QPIO_QP_TIMEOUT | QPIO_QP_RETRY_CNT |
+					 QPIO_QP_RNR_RETRY | QPIO_QP_SQ_PSN |
+					 QPIO_QP_MAX_QP_RD_ATOMIC,
+				[T_XT] = QPIO_QP_TIMEOUT | QPIO_QP_SQ_PSN,
 			},
 			.opt = {
 				[T_RC] = QPIO_QP_CUR_STATE | QPIO_QP_ALT_PATH |
@@ -82,6 +103,8 @@ static const struct qp_transition qp_table[QPIO_QPS_MAX][QPIO_QPS_MAX] = {
 					 QPIO_QP_ACCESS_FLAGS |
 					 QPIO_QP_PATH_MIG_STATE,
 				[T_UD] = QPIO_QP_CUR_STATE | QPIO_QP_QKEY,
+				[T_XI] = XI_RTS_OPT,
+				[T_XT] = XT_RTS_OPT,
 			},
 		},
 	},
@@ -99,13 +122,17 @@ static const struct qp_transition qp_table[QPIO_QPS_MAX][QPIO_QPS_MAX] = {
 					 QPIO_QP_ALT_PATH |
 					 QPIO_QP_PATH_MIG_STATE,
 				[T_UD] = QPIO_QP_CUR_STATE | QPIO_QP_QKEY,
+				[T_XI] = XI_RTS_OPT,
+				[T_XT] = XT_RTS_OPT,
 			},
 		},
 		[QPIO_QPS_SQD] = {
 			.valid = 1,
 			.opt = { [T_RC] = QPIO_QP_EN_SQD_ASYNC_NOTIFY,
 				 [T_UC] = QPIO_QP_EN_SQD_ASYNC_NOTIFY,
-				 [T_UD] = QPIO_QP_EN_SQD_ASYNC_NOTIFY },
+				 [T_UD] = QPIO_QP_EN_SQD_ASYNC_NOTIFY,
+				 [T_XI] = QPIO_QP_EN_SQD_ASYNC_NOTIFY,
+				 [T_XT] = QPIO_QP_EN_SQD_ASYNC_NOTIFY },
 		},
 	},
 	[QPIO_QPS_SQD] = {
@@ -122,6 +149,8 @@ static const struct qp_transition qp_table[QPIO_QPS_MAX][QPIO_QPS_MAX] = {
 					 QPIO_QP_ACCESS_FLAGS |
 					 QPIO_QP_PATH_MIG_STATE,
 				[T_UD] = QPIO_QP_CUR_STATE | QPIO_QP_QKEY,
+				[T_XI] = XI_RTS_OPT,
+				[T_XT] = XT_RTS_OPT,
 			},
 		},
 		[QPIO_QPS_SQD] = {
@@ -141,6 +170,20 @@ static const struct qp_transition qp_table[QPIO_QPS_MAX][QPIO_QPS_MAX] = {
 					 QPIO_QP_PKEY_INDEX |
 					 QPIO_QP_PATH_MIG_STATE,
 				[T_UD] = QPIO_QP_PKEY_INDEX | QPIO_QP_QKEY,
+				[T_XI] = QPIO_QP_PORT | QPIO_QP_AV |
+					 QPIO_QP_TIMEOUT | QPIO_QP_RETRY_CNT |
+					 QPIO_QP_RNR_RETRY |
+					 QPIO_QP_MAX_QP_RD_ATOMIC |
+					 QPIO_QP_ALT_PATH | QPIO_QP_ACCESS_FLAGS |
+					 QPIO_QP_PKEY_INDEX |
+					 QPIO_QP_PATH_MIG_STATE,
+				[T_XT] = QPIO_QP_PORT | QPIO_QP_AV |
+					 QPIO_QP_TIMEOUT |
+					 QPIO_QP_MAX_DEST_RD_ATOMIC |
+					 QPIO_QP_ALT_PATH | QPIO_QP_ACCESS_FLAGS |
+					 QPIO_QP_PKEY_INDEX |
+					 QPIO_QP_MIN_RNR_TIMER |
+					 QPIO_QP_PATH_MIG_STATE,
 			},
 		},
 	},
@@ -209,6 +252,8 @@ qpio_qp_transition_ok(enum qpio_qp_type type, enum qpio_qp_state cur,
 	case QPIO_QPT_RC: t_idx = T_RC; break;
 	case QPIO_QPT_UC: t_idx = T_UC; break;
 	case QPIO_QPT_UD: t_idx = T_UD; break;
+	case QPIO_QPT_XRC_SEND: t_idx = T_XI; break;
+	case QPIO_QPT_XRC_RECV: t_idx = T_XT; break;
 	default:
 		why = "unknown QP type";
 		goto fail;

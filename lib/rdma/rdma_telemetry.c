@@ -229,6 +229,8 @@ qp_type_str(uint8_t t)
 	case QPIO_QPT_RC: return "RC";
 	case QPIO_QPT_UC: return "UC";
 	case QPIO_QPT_UD: return "UD";
+	case QPIO_QPT_XRC_SEND: return "XRC_SEND";
+	case QPIO_QPT_XRC_RECV: return "XRC_RECV";
 	default: return "?";
 	}
 }
@@ -244,8 +246,11 @@ qp_fill(const struct qpio_qp *qp, struct rte_tel_data *d)
 	rte_tel_data_add_dict_string(d, "state", qpio_qp_state_str(
 		(enum qpio_qp_state)__atomic_load_n(&qp->state,
 						    __ATOMIC_RELAXED)));
-	rte_tel_data_add_dict_u64(d, "send_cqn", qp->send_cq->cqn);
-	rte_tel_data_add_dict_u64(d, "recv_cqn", qp->recv_cq->cqn);
+	/* XRC QPs lack one CQ (XRC_SEND) or both (XRC_RECV). */
+	if (qp->send_cq != NULL)
+		rte_tel_data_add_dict_u64(d, "send_cqn", qp->send_cq->cqn);
+	if (qp->recv_cq != NULL)
+		rte_tel_data_add_dict_u64(d, "recv_cqn", qp->recv_cq->cqn);
 	if (qp->srq != NULL)
 		rte_tel_data_add_dict_u64(d, "srq_num", qp->srq->srq_num);
 	if (ops->qp_stats_get == NULL)

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include <rte_errno.h>
+#include <rte_malloc.h>
 
 #include "rdma_driver.h"
 #include "rdma_events.h"
@@ -376,6 +377,9 @@ qpio_srq_create(struct qpio_pd *pd, struct qpio_srq_attr *attr)
 	srq->dev = dev;
 	srq->pd = pd;
 	srq->refcnt = 0;
+	srq->xrcd = NULL;
+	srq->cq = NULL;
+	srq->srq_type = QPIO_SRQT_BASIC;
 	HANDLE_ADD_OR_UNDO(srq, RDMA_HANDLE_SRQ, dev->ops->srq_destroy);
 	pd->refcnt++;
 	dev->nb_srq++;
@@ -430,6 +434,8 @@ int
 qpio_srq_destroy(struct qpio_srq *srq)
 {
 	struct qpio_device *dev;
+	struct qpio_xrcd *xrcd;
+	struct qpio_cq *cq;
 	struct qpio_pd *pd;
 	int ret;
 
@@ -443,12 +449,18 @@ qpio_srq_destroy(struct qpio_srq *srq)
 			 srq->srq_num, dev->name, srq->refcnt);
 		return -EBUSY;
 	}
+	xrcd = srq->xrcd;
+	cq = srq->cq;
 	ret = dev->ops->srq_destroy(srq);
 	if (ret < 0)
 		return ret;
 	rdma_handle_del(srq);
 	rdma_events_scrub(dev, srq);
 	pd->refcnt--;
+	if (xrcd != NULL)
+		xrcd->refcnt--;
+	if (cq != NULL)
+		cq->refcnt--;
 	dev->nb_srq--;
 	return 0;
 }
@@ -482,17 +494,86 @@ check_qp_cap(const struct qpio_device *dev, const struct qpio_qp_init_attr *ia)
 	return 0;
 }
 
+/*
+ * The XRC rules of qpio_qp_create() (ibv_create_qp_ex(3)): an initiator
+ * has a PD and a send CQ only; a target has no PD and no CQ, an xrcd of
+ * a device with XRC, and no queue of its own. ia is normalised: the
+ * fields the type ignores are cleared. @return the device, or NULL with
+ * rte_errno (logged).
+ */
+static struct qpio_device *
+xrc_qp_check(struct qpio_pd *pd, struct qpio_qp_init_attr *ia)
+{
+	struct qpio_device *dev;
+	struct qpio_device_attr_ex ax;
+
+	if (ia->qp_type == QPIO_QPT_XRC_SEND) {
+		if (pd == NULL || ia->send_cq == NULL) {
+			RDMA_LOG(ERR, "qp: an XRC_SEND QP needs a pd and a send_cq "
+				 "(ibv_create_qp_ex)");
+			RET_NULL(EINVAL);
+		}
+		dev = pd->dev;
+		if (ia->xrcd != NULL) {
+			RDMA_LOG(ERR, "qp on %s: an XRC_SEND QP takes no xrcd "
+				 "(its WRs name the remote SRQ)", dev->name);
+			RET_NULL(EINVAL);
+		}
+		ia->recv_cq = NULL;
+		ia->srq = NULL;
+		ia->cap.max_recv_wr = 0;
+		ia->cap.max_recv_sge = 0;
+	} else {
+		if (pd != NULL || ia->xrcd == NULL) {
+			RDMA_LOG(ERR, "qp: an XRC_RECV QP is created with pd NULL "
+				 "and init_attr->xrcd (ibv_create_qp_ex)");
+			RET_NULL(EINVAL);
+		}
+		if (!rdma_handle_live(ia->xrcd, RDMA_HANDLE_XRCD)) {
+			RDMA_LOG(ERR, "qp: xrcd %p is not an open XRC domain handle",
+				 (void *)ia->xrcd);
+			RET_NULL(EINVAL);
+		}
+		dev = ia->xrcd->dev;
+		ia->send_cq = NULL;
+		ia->recv_cq = NULL;
+		ia->srq = NULL;
+		memset(&ia->cap, 0, sizeof(ia->cap));
+		ia->sq_sig_all = 0;
+	}
+	if (qpio_rdma_dev_query_ex(dev, &ax) != 0 || ax.max_xrcd == 0 ||
+	    dev->ops->xrcd_open == NULL) {
+		RDMA_LOG(ERR, "qp on %s: the device has no XRC (max_xrcd 0)",
+			 dev->name);
+		RET_NULL(EOPNOTSUPP);
+	}
+	return dev;
+}
+
 struct qpio_qp *
 qpio_qp_create(struct qpio_pd *pd, struct qpio_qp_init_attr *ia)
 {
 	struct qpio_device *dev;
 	struct qpio_qp *qp;
-	int ret;
+	int ret, xrc;
 
-	if (pd == NULL || ia == NULL || ia->send_cq == NULL ||
-	    ia->recv_cq == NULL)
+	if (ia == NULL)
+		RET_NULL(EINVAL);
+	xrc = ia->qp_type == QPIO_QPT_XRC_SEND || ia->qp_type == QPIO_QPT_XRC_RECV;
+	if (xrc) {
+		dev = xrc_qp_check(pd, ia);
+		if (dev == NULL)
+			return NULL;
+		goto checked;
+	}
+	if (pd == NULL || ia->send_cq == NULL || ia->recv_cq == NULL)
 		RET_NULL(EINVAL);
 	dev = pd->dev;
+	if (ia->xrcd != NULL) {
+		RDMA_LOG(ERR, "qp on %s: xrcd is for XRC_RECV QPs only",
+			 dev->name);
+		RET_NULL(EINVAL);
+	}
 	if (ia->send_cq->dev != dev || ia->recv_cq->dev != dev) {
 		RDMA_LOG(ERR, "qp on %s: CQs must belong to the same device",
 			 dev->name);
@@ -507,6 +588,12 @@ qpio_qp_create(struct qpio_pd *pd, struct qpio_qp_init_attr *ia)
 	    ia->qp_type != QPIO_QPT_UD) {
 		RDMA_LOG(ERR, "qp on %s: unknown qp_type %d", dev->name,
 			 (int)ia->qp_type);
+		RET_NULL(EINVAL);
+	}
+checked:
+	if (ia->send_cq != NULL && ia->send_cq->dev != dev) {
+		RDMA_LOG(ERR, "qp on %s: CQs must belong to the same device",
+			 dev->name);
 		RET_NULL(EINVAL);
 	}
 	ret = check_qp_cap(dev, ia);
@@ -528,10 +615,28 @@ qpio_qp_create(struct qpio_pd *pd, struct qpio_qp_init_attr *ia)
 	qp->qp_context = ia->qp_context;
 	qp->qp_type = (uint8_t)ia->qp_type;
 	qp->sq_sig_all = ia->sq_sig_all != 0;
-	HANDLE_ADD_OR_UNDO(qp, RDMA_HANDLE_QP, dev->ops->qp_destroy);
-	pd->refcnt++;
-	ia->send_cq->refcnt++;
-	ia->recv_cq->refcnt++;
+	qp->xrcd = ia->qp_type == QPIO_QPT_XRC_RECV ? ia->xrcd : NULL;
+	qp->xrc_regs = NULL;
+	qp->nb_xrc_regs = 0;
+	qp->xrc_regs_cap = 0;
+	if (qp->xrcd != NULL && rdma_xrc_reg_push(qp, qp->xrcd) < 0) {
+		(void)dev->ops->qp_destroy(qp);
+		RDMA_LOG(ERR, "no memory for the registration of a target QP");
+		RET_NULL(ENOMEM);
+	}
+	if (rdma_handle_add(qp, RDMA_HANDLE_QP) < 0) {
+		if (qp->xrcd != NULL)
+			(void)rdma_xrc_reg_pop(qp);
+		(void)dev->ops->qp_destroy(qp);
+		RDMA_LOG(ERR, "no memory to track a new handle");
+		RET_NULL(ENOMEM);
+	}
+	if (pd != NULL)
+		pd->refcnt++;
+	if (ia->send_cq != NULL)
+		ia->send_cq->refcnt++;
+	if (ia->recv_cq != NULL)
+		ia->recv_cq->refcnt++;
 	if (ia->srq != NULL)
 		ia->srq->refcnt++;
 	dev->nb_qp++;
@@ -546,11 +651,19 @@ qpio_qp_destroy(struct qpio_qp *qp)
 	struct qpio_pd *pd;
 	struct qpio_cq *scq, *rcq;
 	struct qpio_srq *srq;
+	struct qpio_xrcd *xrcd, **regs;
 	int ret;
 
 	if (qp == NULL)
 		return -EINVAL;
 	RDMA_HANDLE_CHECK(qp, RDMA_HANDLE_QP, "qp");
+	/* An XRC target lives while registered (ibv_open_qp(3)). */
+	if (qp->nb_xrc_regs > 1) {
+		(void)rdma_xrc_reg_pop(qp);
+		return 0;
+	}
+	xrcd = qp->nb_xrc_regs != 0 ? qp->xrc_regs[0] : NULL;
+	regs = qp->xrc_regs;
 	dev = qp->dev;
 	pd = qp->pd;
 	scq = qp->send_cq;
@@ -562,11 +675,18 @@ qpio_qp_destroy(struct qpio_qp *qp)
 		rdma_tel_track(dev, &dev->qps, qp);
 		return ret;
 	}
+	if (xrcd != NULL) {   /* the last registration, read before the free */
+		xrcd->refcnt--;
+		rte_free(regs);
+	}
 	rdma_handle_del(qp);
 	rdma_events_scrub(dev, qp);
-	pd->refcnt--;
-	scq->refcnt--;
-	rcq->refcnt--;
+	if (pd != NULL)
+		pd->refcnt--;
+	if (scq != NULL)
+		scq->refcnt--;
+	if (rcq != NULL)
+		rcq->refcnt--;
 	if (srq != NULL)
 		srq->refcnt--;
 	dev->nb_qp--;
@@ -677,6 +797,7 @@ qpio_qp_query(struct qpio_qp *qp, struct qpio_qp_attr *attr,
 		init_attr->srq = qp->srq;
 		init_attr->qp_type = (enum qpio_qp_type)qp->qp_type;
 		init_attr->sq_sig_all = qp->sq_sig_all;
+		init_attr->xrcd = qp->xrcd;
 	}
 	return qp->dev->ops->qp_query(qp, attr, init_attr);
 }

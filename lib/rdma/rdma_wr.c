@@ -20,7 +20,8 @@ qpio_rdma_wr_reject(const struct qpio_qp *qp, const struct qpio_send_wr *wr,
 	switch (rule) {
 	case QPIO_RDMA_WR_OPCODE:
 		RDMA_LOG(DEBUG, "qp 0x%x: opcode %d not valid for QP type %u "
-			 "(READ and atomics: RC; WRITE: RC, UC; SEND: any)",
+			 "(READ and atomics: RC, XRC_SEND; WRITE: RC, UC, "
+			 "XRC_SEND; SEND: all but XRC_RECV)",
 			 qp->qp_num, (int)wr->opcode, qp->qp_type);
 		break;
 	case QPIO_RDMA_WR_NUM_SGE:
@@ -58,6 +59,10 @@ qpio_rdma_wr_reject(const struct qpio_qp *qp, const struct qpio_send_wr *wr,
 	case QPIO_RDMA_WR_UD_QPN:
 		RDMA_LOG(DEBUG, "qp 0x%x: UD remote_qpn 0x%x over 24 bits",
 			 qp->qp_num, wr->wr.ud.remote_qpn);
+		break;
+	case QPIO_RDMA_WR_XRC_SRQN:
+		RDMA_LOG(DEBUG, "qp 0x%x: XRC remote_srqn 0x%x over 24 bits",
+			 qp->qp_num, wr->qp_type.xrc.remote_srqn);
 		break;
 	default:
 		break;

@@ -19,7 +19,7 @@
 
 /** What each send opcode may be used with. */
 struct qpio_rdma_wr_op {
-	uint8_t types;       /**< bit (1 << enum qpio_qp_type) per QP type */
+	uint16_t types;      /**< bit (1 << enum qpio_qp_type) per QP type */
 	uint8_t one_sided;   /**< READ and atomics: no inline, max_rd_atomic */
 	uint8_t atomic;      /**< one SGE of exactly 8 bytes */
 	uint8_t wc_opcode;   /**< enum qpio_wc_opcode of its completion */
@@ -28,21 +28,25 @@ struct qpio_rdma_wr_op {
 #define QPIO_RDMA_T_RC (1u << QPIO_QPT_RC)
 #define QPIO_RDMA_T_UC (1u << QPIO_QPT_UC)
 #define QPIO_RDMA_T_UD (1u << QPIO_QPT_UD)
+#define QPIO_RDMA_T_XRC (1u << QPIO_QPT_XRC_SEND)
+/* RC's operations: RC and the XRC initiator. */
+#define QPIO_RDMA_T_RCX (QPIO_RDMA_T_RC | QPIO_RDMA_T_XRC)
 
 /** The rules of each enum qpio_wr_opcode (IBA 10.7.3 / ibv_post_send(3):
- *  READ and atomics are RC only, WRITE is RC and UC, SEND any type). */
+ *  READ and atomics are RC only, WRITE is RC and UC, SEND any type; an
+ *  XRC initiator has RC's operations, an XRC target none). */
 static const struct qpio_rdma_wr_op qpio_rdma_wr_ops[] = {
-	[QPIO_WR_RDMA_WRITE] = { QPIO_RDMA_T_RC | QPIO_RDMA_T_UC, 0, 0,
+	[QPIO_WR_RDMA_WRITE] = { QPIO_RDMA_T_RCX | QPIO_RDMA_T_UC, 0, 0,
 				 QPIO_WC_RDMA_WRITE },
-	[QPIO_WR_RDMA_WRITE_WITH_IMM] = { QPIO_RDMA_T_RC | QPIO_RDMA_T_UC, 0, 0,
+	[QPIO_WR_RDMA_WRITE_WITH_IMM] = { QPIO_RDMA_T_RCX | QPIO_RDMA_T_UC, 0, 0,
 					  QPIO_WC_RDMA_WRITE },
-	[QPIO_WR_SEND] = { QPIO_RDMA_T_RC | QPIO_RDMA_T_UC | QPIO_RDMA_T_UD, 0, 0,
-			   QPIO_WC_SEND },
-	[QPIO_WR_SEND_WITH_IMM] = { QPIO_RDMA_T_RC | QPIO_RDMA_T_UC |
+	[QPIO_WR_SEND] = { QPIO_RDMA_T_RCX | QPIO_RDMA_T_UC | QPIO_RDMA_T_UD, 0,
+			   0, QPIO_WC_SEND },
+	[QPIO_WR_SEND_WITH_IMM] = { QPIO_RDMA_T_RCX | QPIO_RDMA_T_UC |
 				    QPIO_RDMA_T_UD, 0, 0, QPIO_WC_SEND },
-	[QPIO_WR_RDMA_READ] = { QPIO_RDMA_T_RC, 1, 0, QPIO_WC_RDMA_READ },
-	[QPIO_WR_ATOMIC_CMP_AND_SWP] = { QPIO_RDMA_T_RC, 1, 1, QPIO_WC_COMP_SWAP },
-	[QPIO_WR_ATOMIC_FETCH_AND_ADD] = { QPIO_RDMA_T_RC, 1, 1, QPIO_WC_FETCH_ADD },
+	[QPIO_WR_RDMA_READ] = { QPIO_RDMA_T_RCX, 1, 0, QPIO_WC_RDMA_READ },
+	[QPIO_WR_ATOMIC_CMP_AND_SWP] = { QPIO_RDMA_T_RCX, 1, 1, QPIO_WC_COMP_SWAP },
+	[QPIO_WR_ATOMIC_FETCH_AND_ADD] = { QPIO_RDMA_T_RCX, 1, 1, QPIO_WC_FETCH_ADD },
 };
 
 /** Why qpio_rdma_wr_check() refused a WR (for qpio_rdma_wr_reject()). */
@@ -57,6 +61,8 @@ enum qpio_rdma_wr_rule {
 	QPIO_RDMA_WR_ATOMIC_SGE,   /**< atomic without one 8-byte SGE */
 	QPIO_RDMA_WR_UD_AH,        /**< UD without an AH of the QP's PD */
 	QPIO_RDMA_WR_UD_QPN,       /**< UD remote_qpn over 24 bits */
+	QPIO_RDMA_WR_XRC_SRQN,     /**< XRC remote_srqn over 24 bits (checked
+				    *  by the drivers' XRC post path) */
 };
 
 /** The QP's limits the rules use (what the driver granted). */

@@ -12,6 +12,10 @@
  * secondary and checks that its QPs connected to it go to ERR on their
  * next operation, and that datagrams to it are counted as lost.
  *
+ * test_mp_xrc.c shares one XRC domain between the two processes through
+ * a file (ibv_open_xrcd(3)) and sends through the primary's target into
+ * the secondary's XRC SRQs.
+ *
  * Before that, test_mp_rules.c runs every rule of "Completion semantics
  * that every driver must honour" (ARCHITECTURE.md) with the requester in
  * the primary and the responder in the secondary, which reports its own
@@ -584,7 +588,8 @@ secondary_main(const char *prefix, int rfd, int wfd)
 			break;
 		}
 		default:
-			if (rules_serve(s.dev, peer.name, &m, &r) != 0)
+			if (xrc_mp_serve(s.dev, &m, &r) != 0 &&
+			    rules_serve(s.dev, peer.name, &m, &r) != 0)
 				r.status = -1;
 			break;
 		}
@@ -1266,6 +1271,10 @@ primary_main(const char *self)
 	rule_end();
 	rule_begin("private memory out of reach of the other process");
 	case_private_memory(&s, p2s[1], s2p[0]);
+	rule_end();
+	rule_begin("XRC: one domain through a file in both processes, the "
+		   "primary's initiator and target into the secondary's SRQs");
+	xrc_mp_run(s.dev, p2s[1], s2p[0]);
 	rule_end();
 	rules_run(s.dev, peer.name, p2s[1], s2p[0]);
 	rule_begin("the secondary dies");

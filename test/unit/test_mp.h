@@ -30,6 +30,9 @@ enum msg_type {
 			    * which 0: detach; status = the call's return */
 	MSG_RESULT,        /* status 0 = as expected, value */
 	MSG_RULES = 100,   /* first request of test_mp_rules.c (enum rq_type) */
+	MSG_XRC_OPEN = 200, /* test_mp_xrc.c: name = the domain's file */
+	MSG_XRC_CHECK,     /* arg: target QPN, initiator QPN, two lengths */
+	MSG_XRC_FINI,
 };
 
 /* MSG_RESULT of a rules request: up to MSG_RES_WORDS words of results. */
@@ -101,5 +104,11 @@ int rules_serve(struct qpio_device *dev, const char *peer,
 		const struct msg *m, struct msg *r);
 /* Free what the rules created in this process. */
 void rules_fini(void);
+
+/* test_mp_xrc.c: an XRC domain shared through a file; the primary's
+ * initiator and target, the secondary's XRC SRQs. */
+void xrc_mp_run(struct qpio_device *dev, int wfd, int rfd);
+/* The secondary's side: 0 with r filled if m is an XRC request, else -1. */
+int xrc_mp_serve(struct qpio_device *dev, const struct msg *m, struct msg *r);
 
 #endif /* TEST_MP_H */

@@ -14,5 +14,10 @@
  * carry the QP's reset generation, so completions a reset left behind
  * in the CQ are recognised and dropped. */
 #define IBVD_WRID_GEN_SHIFT     32
+/* XRC SRQs that complete into one CQ: the index of the SRQ in its CQ's
+ * table replaces the generation bits of its receives' wr_ids. */
+#define IBVD_CQ_XRC_SRQS        64u
+/* XRC domain handles a device may have open (qpio's limit). */
+#define IBVD_MAX_XRCD           64u
 
 #endif /* IBVD_DEFS_H */

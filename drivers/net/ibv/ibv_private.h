@@ -56,11 +56,19 @@ static_assert(offsetof(struct qpio_wc, dlid_path_bits) == offsetof(struct ibv_wc
 /* ibv wr_id of a WR this driver posts: direction, reset generation and
  * the free-running slot counter of its queue. */
 #define IBVD_WRID_RECV (1ull << 63)
+/* With IBVD_WRID_RECV: a receive of an XRC SRQ, whose index in its CQ's
+ * table sits where the generation does (the completion names the XRC
+ * target QP, not a QP of the CQ). */
+#define IBVD_WRID_XRC  (1ull << 62)
+
+/* Generation bits of a wr_id: 30, below IBVD_WRID_XRC. */
+#define IBVD_WRID_GEN_MASK 0x3fffffffu
 
 static inline uint64_t
 ibvd_wrid(uint64_t dir, uint32_t gen, uint32_t slot)
 {
-	return dir | ((uint64_t)(gen & 0x7fffffffu) << IBVD_WRID_GEN_SHIFT) | slot;
+	return dir | ((uint64_t)(gen & IBVD_WRID_GEN_MASK) << IBVD_WRID_GEN_SHIFT) |
+		slot;
 }
 
 struct ibvd_qp;
@@ -99,6 +107,8 @@ struct ibvd_cq {
 	uint32_t nb_qps;
 	uint32_t qps_room;
 	struct ibvd_dev *idev;
+	/* XRC SRQs completing into it, by the index their wr_ids carry */
+	struct ibvd_srq *xrc_srqs[IBVD_CQ_XRC_SRQS];
 	uint64_t empty_polls;     /* poller only; telemetry reads */
 };
 
@@ -140,6 +150,7 @@ struct ibvd_qp {
 	struct ibvd_rq rq;
 	struct qpio_qp_cap cap;   /* the caps qpio enforces and reports */
 	struct ibvd_dev *idev;
+	struct ibvd_xrcd *xrcd;   /* XRC_RECV: the handle it was created by */
 	/* counters: owner lcore only */
 	uint64_t post_send_calls;
 	uint64_t post_recv_calls;
@@ -178,6 +189,18 @@ struct ibvd_srq {
 	uint32_t cap;             /* entries of wrs, wrid, free_slots */
 	uint32_t fresh;           /* slots [fresh, cap) never handed out */
 	uint32_t max_sge;
+	uint64_t wrid_base;       /* of its receives' wr_ids, slot added */
+	struct ibvd_cq *xrc_cq;   /* XRC SRQs: their CQ */
+	uint32_t xrc_index;       /* XRC SRQs: index in xrc_cq->xrc_srqs */
+};
+
+/* XRC domain handle. A domain named by a file is the same for every
+ * handle of that file (the kernel's inode table): its (dev, ino). */
+struct ibvd_xrcd {
+	struct qpio_xrcd base;
+	struct ibv_xrcd *xrcd;
+	uint64_t st_dev;
+	uint64_t st_ino;          /* 0: private (fd -1) */
 };
 
 static inline struct ibvd_dev *to_idev(const struct qpio_device *dev)
@@ -227,6 +250,8 @@ int ibvd_cq_attach(struct ibvd_cq *cq, struct ibvd_qp *qp);
 void ibvd_cq_detach(struct ibvd_cq *cq, struct ibvd_qp *qp);
 
 /* ibv_qp.c */
+/* Free a QP's memory (not its verbs QP). */
+void ibvd_qp_free(struct ibvd_qp *qp);
 struct qpio_qp *ibvd_qp_create(struct qpio_pd *pd,
 			       struct qpio_qp_init_attr *ia);
 int ibvd_qp_destroy(struct qpio_qp *qp);
@@ -256,6 +281,29 @@ void ibvd_cq_stats_get(const struct qpio_cq *cq, struct qpio_cq_stats *st);
 struct qpio_ah *ibvd_ah_create(struct qpio_pd *pd,
 			       const struct qpio_ah_attr *attr);
 int ibvd_ah_destroy(struct qpio_ah *ah);
+
+/* ibv_xrc.c: XRC domains, XRC SRQs, XRC QPs */
+int ibvd_dev_query_ex(const struct qpio_device *dev,
+		      struct qpio_device_attr_ex *attr);
+struct qpio_xrcd *ibvd_xrcd_open(struct qpio_device *dev, int fd, int oflags);
+int ibvd_xrcd_close(struct qpio_xrcd *xrcd);
+int ibvd_xrcd_has_qp(const struct qpio_xrcd *xrcd, const struct qpio_qp *qp);
+struct qpio_srq *ibvd_srq_create_xrc(struct qpio_pd *pd, struct qpio_xrcd *xrcd,
+				     struct qpio_cq *cq,
+				     struct qpio_srq_attr *attr);
+/* XRC_SEND / XRC_RECV QPs through ibv_create_qp_ex (ibvd_qp_create()). */
+struct qpio_qp *ibvd_qp_create_xrc(struct qpio_pd *pd,
+				   struct qpio_qp_init_attr *ia);
+/* Take an XRC SRQ out of its CQ's table (ibvd_srq_destroy()). */
+void ibvd_srq_xrc_unlink(struct ibvd_srq *srq);
+/* A completion of cq whose wr_id names an XRC SRQ receive: into o.
+ * @return 1 if o was written, 0 if the SRQ is gone. */
+int ibvd_xrc_wc(struct ibvd_cq *cq, const struct ibv_wc *in,
+		struct qpio_wc *o);
+uint16_t ibvd_post_none(struct qpio_qp *qp, const struct qpio_send_wr *wrs,
+			uint16_t n, int *err);
+uint16_t ibvd_post_recv_none(struct qpio_qp *qp, const struct qpio_recv_wr *wrs,
+			     uint16_t n, int *err);
 
 /* ibv_srq.c: shared receive queues */
 struct qpio_srq *ibvd_srq_create(struct qpio_pd *pd,

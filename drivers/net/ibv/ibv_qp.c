@@ -11,8 +11,8 @@
 #include "ibv_private.h"
 #include "qpio_ibv.h"
 
-static void
-qp_free(struct ibvd_qp *qp)
+void
+ibvd_qp_free(struct ibvd_qp *qp)
 {
 	rte_free(qp->sq.wrs);
 	rte_free(qp->sq.wrid);
@@ -25,11 +25,16 @@ qp_free(struct ibvd_qp *qp)
 struct qpio_qp *
 ibvd_qp_create(struct qpio_pd *pd, struct qpio_qp_init_attr *ia)
 {
-	struct ibvd_dev *idev = to_idev(pd->dev);
+	struct ibvd_dev *idev;
 	struct qpio_qp_cap *cap = &ia->cap;
-	int socket = ia->send_cq->socket_id;
+	int socket;
 	struct ibv_qp_init_attr init;
 	struct ibvd_qp *qp;
+
+	if (ia->qp_type == QPIO_QPT_XRC_SEND || ia->qp_type == QPIO_QPT_XRC_RECV)
+		return ibvd_qp_create_xrc(pd, ia);
+	idev = to_idev(pd->dev);
+	socket = ia->send_cq->socket_id;
 
 	qp = rte_zmalloc_socket("ibvd_qp", sizeof(*qp), RTE_CACHE_LINE_SIZE,
 				socket);
@@ -85,7 +90,7 @@ ibvd_qp_create(struct qpio_pd *pd, struct qpio_qp_init_attr *ia)
 			 "inline %u): %s", pd->dev->name, (int)ia->qp_type,
 			 qp->sq.depth, qp->rq.depth, qp->sq.max_sge,
 			 qp->rq.max_sge, qp->sq.max_inline, strerror(rte_errno));
-		qp_free(qp);
+		ibvd_qp_free(qp);
 		return NULL;
 	}
 	if (ibvd_cq_attach(to_icq(ia->send_cq), qp) != 0 ||
@@ -111,7 +116,7 @@ ibvd_qp_create(struct qpio_pd *pd, struct qpio_qp_init_attr *ia)
 nomem:
 	rte_errno = ENOMEM;
 	if (qp != NULL)
-		qp_free(qp);
+		ibvd_qp_free(qp);
 	return NULL;
 }
 
@@ -126,11 +131,13 @@ ibvd_qp_destroy(struct qpio_qp *qqp)
 			 strerror(ret));
 		return -ret;
 	}
-	/* Completions it left in the CQs no longer find it: dropped. */
-	ibvd_cq_detach(to_icq(qqp->send_cq), qp);
-	if (qqp->recv_cq != qqp->send_cq)
+	/* Completions it left in the CQs no longer find it: dropped. XRC
+	 * QPs have one CQ (XRC_SEND) or none (XRC_RECV). */
+	if (qqp->send_cq != NULL)
+		ibvd_cq_detach(to_icq(qqp->send_cq), qp);
+	if (qqp->recv_cq != NULL && qqp->recv_cq != qqp->send_cq)
 		ibvd_cq_detach(to_icq(qqp->recv_cq), qp);
-	qp_free(qp);
+	ibvd_qp_free(qp);
 	return 0;
 }
 

@@ -129,11 +129,18 @@ ibvd_cq_poll(struct qpio_cq *qcq, struct qpio_wc *wc, uint16_t n)
 		struct ibvd_qp *qp = ibvd_cq_qp(cq, iwc[i].qp_num);
 		struct qpio_wc *o;
 
-		if (unlikely(qp == NULL))
+		if (unlikely(qp == NULL)) {
+			/* An XRC SRQ's receive names its target QP, which
+			 * no CQ lists: the wr_id names the SRQ. */
+			if ((id & (IBVD_WRID_RECV | IBVD_WRID_XRC)) ==
+			    (IBVD_WRID_RECV | IBVD_WRID_XRC))
+				out += (uint16_t)ibvd_xrc_wc(cq, &iwc[i],
+							     &wc[out]);
 			continue;
+		}
 		/* SRQ slots outlive a QP's resets; its own queues do not. */
-		if (unlikely(((id >> IBVD_WRID_GEN_SHIFT) & 0x7fffffffu) !=
-			     (qp->gen & 0x7fffffffu) &&
+		if (unlikely(((id >> IBVD_WRID_GEN_SHIFT) & IBVD_WRID_GEN_MASK) !=
+			     (qp->gen & IBVD_WRID_GEN_MASK) &&
 			     !((id & IBVD_WRID_RECV) && qp->srq != NULL))) {
 			qp->stale_wc++;
 			continue;

@@ -64,6 +64,7 @@ ibvd_srq_create(struct qpio_pd *qpd, struct qpio_srq_attr *attr)
 		return NULL;
 	}
 	srq->pd = to_ipd(qpd);
+	srq->wrid_base = IBVD_WRID_RECV;
 	srq->base.post_recv = ibvd_srq_post_recv;
 	srq->base.srq_num = __atomic_fetch_add(&next_srqn, 1, __ATOMIC_RELAXED);
 	attr->max_wr = srq->max_wr;
@@ -199,6 +200,8 @@ ibvd_srq_destroy(struct qpio_srq *qsrq)
 			 strerror(ret));
 		return -ret;
 	}
+	if (srq->xrc_cq != NULL)
+		ibvd_srq_xrc_unlink(srq);
 	srq_free(srq);
 	return 0;
 }
@@ -236,8 +239,9 @@ ibvd_srq_post_recv(struct qpio_srq *qsrq, const struct qpio_recv_wr *wrs,
 		}
 		slot = srq->free_slots[--srq->nb_free];
 		srq->wrid[slot] = wrs[i].wr_id;
-		/* Generation 0: an SRQ is never reset. */
-		w->wr_id = ibvd_wrid(IBVD_WRID_RECV, 0, slot);
+		/* Generation 0: an SRQ is never reset (an XRC SRQ's base
+		 * carries its index in its CQ instead). */
+		w->wr_id = srq->wrid_base | slot;
 		w->next = w + 1;
 		w->sg_list = (struct ibv_sge *)(uintptr_t)wrs[i].sg_list;
 		w->num_sge = (int)wrs[i].num_sge;

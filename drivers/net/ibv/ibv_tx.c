@@ -38,6 +38,8 @@ wr_fill(const struct ibvd_qp *qp, const struct qpio_send_wr *wr,
 	w->opcode = (enum ibv_wr_opcode)wr->opcode;
 	w->send_flags = wr->send_flags;
 	w->imm_data = rte_cpu_to_be_32(wr->imm_data);
+	/* XRC_SEND: the remote SRQ; other types' providers ignore it. */
+	w->qp_type.xrc.remote_srqn = wr->qp_type.xrc.remote_srqn;
 	switch (wr->opcode) {
 	case QPIO_WR_RDMA_WRITE:
 	case QPIO_WR_RDMA_WRITE_WITH_IMM:

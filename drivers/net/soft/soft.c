@@ -393,7 +393,8 @@ soft_gid_query(const struct qpio_device *dev, uint8_t port, unsigned int index,
  * Extended attributes: completion timestamps are the TSC of the lcore
  * that writes the CQE (64 bits, rte_get_tsc_hz()), inline data has one
  * limit for every QP type (the WQE grows with it), atomics are 8-byte
- * CPU atomics, MRs are pinned DPDK memory (no on-demand paging).
+ * CPU atomics, MRs are pinned DPDK memory (no on-demand paging), and XRC
+ * is there (soft_xrc.c).
  */
 static int
 soft_dev_query_ex(const struct qpio_device *dev __rte_unused,
@@ -401,6 +402,7 @@ soft_dev_query_ex(const struct qpio_device *dev __rte_unused,
 {
 	attr->completion_timestamp_mask = UINT64_MAX;
 	attr->timestamp_clock_hz = rte_get_tsc_hz();
+	attr->max_xrcd = SOFT_MAX_XRCD;
 	return 0;
 }
 
@@ -430,6 +432,10 @@ static const struct qpio_dev_ops soft_ops = {
 	.srq_modify = soft_srq_modify,
 	.srq_query = soft_srq_query,
 	.srq_destroy = soft_srq_destroy,
+	.xrcd_open = soft_xrcd_open,
+	.xrcd_close = soft_xrcd_close,
+	.srq_create_xrc = soft_srq_create_xrc,
+	.xrcd_has_qp = soft_xrcd_has_qp,
 	.qp_stats_get = soft_qp_stats_get,
 	.cq_stats_get = soft_cq_stats_get,
 	.mcast_attach = soft_mcast_attach,

@@ -56,6 +56,7 @@ soft_cq_create(struct qpio_device *dev, uint32_t cqe, int socket_id,
 	cq->log_depth = (uint32_t)rte_log2_u32(depth);
 	cq->sdev = sdev;
 	TAILQ_INIT(&cq->send_qps);
+	TAILQ_INIT(&cq->xrc_srqs);
 	rte_spinlock_lock(&sdev->lock);
 	cq->base.cqn = sdev->next_cqn++;
 	rte_spinlock_unlock(&sdev->lock);
@@ -286,7 +287,10 @@ soft_cq_purge(struct soft_cq *cq, struct soft_qp *qp)
 	for (idx = pi; idx-- != ci;) {
 		struct mlx5_cqe64 *cqe = &cq->cqes[idx & cq->mask];
 
-		if ((rte_be_to_cpu_32(cqe->sop_drop_qpn) & 0xffffff) == qpn) {
+		/* A CQE of an XRC SRQ names a target QP, maybe of another
+		 * device, never one of this CQ's QPs. */
+		if ((rte_be_to_cpu_32(cqe->sop_drop_qpn) & 0xffffff) == qpn &&
+		    !(cqe->srqn_uidx & RTE_BE32(SOFT_XRC_CQE_MARK))) {
 			uint8_t op = cqe->op_own >> 4;
 
 			/* A discarded receive of an SRQ frees its slot. */
@@ -304,6 +308,11 @@ soft_cq_purge(struct soft_cq *cq, struct soft_qp *qp)
 						((d >> cq->log_depth) & 1));
 		}
 	}
+	/* The slots the compaction left behind are consumed: an XRC CQE
+	 * moved out of one must leave no mark there for the next CQE a
+	 * producer writes into it (producers do not write srqn_uidx). */
+	for (idx = ci; idx != ci + nfreed; idx++)
+		cq->cqes[idx & cq->mask].srqn_uidx = 0;
 	if (nfreed != 0)
 		soft_index_publish(&cq->ci, ci + nfreed);
 	cq->last_qp = NULL;
@@ -322,11 +331,71 @@ cqe_timestamp(const struct mlx5_cqe64 *cqe, uint8_t opcode)
 	return rte_be_to_cpu_64(cqe->timestamp);
 }
 
-/* The poll burst; with_ts is a constant of each caller, so the plain poll
- * has no timestamp code at all. */
+/* The XRC SRQ numbered srqn that completes into cq, or NULL (destroyed:
+ * its CQEs are dropped). Owner lcore of the CQ. */
+static inline struct soft_srq *
+cq_xrc_srq(struct soft_cq *cq, uint32_t srqn)
+{
+	struct soft_srq *srq = cq->last_srq;
+
+	if (srq != NULL && srq->base.srq_num == srqn)
+		return srq;
+	TAILQ_FOREACH(srq, &cq->xrc_srqs, xrc_next)
+		if (srq->base.srq_num == srqn)
+			break;
+	cq->last_srq = srq;
+	return srq;
+}
+
+/*
+ * The CQE of a receive an XRC SRQ gave (marked in srqn_uidx): the wr_id
+ * and the slot come from the SRQ it names, not from a QP; qp_num is the
+ * target QP, src_qp the initiator. The mark is cleared, so the slot's
+ * next CQE (maybe of a QP) reads as its producer wrote it.
+ * @return 1 if wc was written, 0 if the SRQ is gone.
+ */
+static __rte_noinline int
+xrc_cqe_to_wc(struct soft_cq *cq, struct mlx5_cqe64 *cqe, uint8_t opcode,
+	      struct qpio_wc *wc)
+{
+	uint32_t srqn = rte_be_to_cpu_32(cqe->srqn_uidx) & 0xffffff;
+	uint16_t cnt = rte_be_to_cpu_16(cqe->wqe_counter);
+	struct soft_srq *srq = cq_xrc_srq(cq, srqn);
+
+	cqe->srqn_uidx = 0;
+	if (srq == NULL)
+		return 0;
+	memset(wc, 0, sizeof(*wc));
+	wc->wr_id = srq->rq.wrid[cnt & srq->rq.mask];
+	/* wr_id read before the slot is handed back */
+	soft_srq_slot_free(srq, cnt);
+	if (opcode == MLX5_CQE_RESP_ERR) {
+		const struct mlx5_err_cqe *e = (const struct mlx5_err_cqe *)cqe;
+
+		wc->qp_num = rte_be_to_cpu_32(e->s_wqe_opcode_qpn) & 0xffffff;
+		wc->status = err_status(e->syndrome);
+		wc->vendor_err = e->vendor_err_synd;
+		wc->opcode = QPIO_WC_RECV;
+		return 1;
+	}
+	wc->qp_num = rte_be_to_cpu_32(cqe->sop_drop_qpn) & 0xffffff;
+	wc->status = QPIO_WC_SUCCESS;
+	wc->opcode = opcode == MLX5_CQE_RESP_WR_IMM ?
+		QPIO_WC_RECV_RDMA_WITH_IMM : QPIO_WC_RECV;
+	wc->byte_len = rte_be_to_cpu_32(cqe->byte_cnt);
+	if (opcode != MLX5_CQE_RESP_SEND) {
+		wc->wc_flags = QPIO_WC_WITH_IMM;
+		wc->imm_data = rte_be_to_cpu_32(cqe->imm_inval_pkey);
+	}
+	wc->src_qp = rte_be_to_cpu_32(cqe->flags_rqpn) & 0xffffff;
+	return 1;
+}
+
+/* The poll burst; with_ts and xrc are constants of each caller, so the
+ * plain poll has no timestamp code and no XRC test at all. */
 static __rte_always_inline uint16_t
 cq_poll_burst(struct soft_cq *cq, struct qpio_wc *wc, uint64_t *ts,
-	      uint16_t n, const int with_ts)
+	      uint16_t n, const int with_ts, const int xrc)
 {
 	uint32_t ci = cq->ci;
 	uint16_t i;
@@ -341,7 +410,12 @@ cq_poll_burst(struct soft_cq *cq, struct qpio_wc *wc, uint64_t *ts,
 		if ((op_own & 1) != ((ci >> cq->log_depth) & 1) ||
 		    (op_own >> 4) == MLX5_CQE_INVALID)
 			break;
-		got = cqe_to_wc(cq, cqe, op_own >> 4, &wc[i]);
+		if (xrc && unlikely(cq->cqes[ci & cq->mask].srqn_uidx &
+				    RTE_BE32(SOFT_XRC_CQE_MARK)))
+			got = xrc_cqe_to_wc(cq, &cq->cqes[ci & cq->mask],
+					    op_own >> 4, &wc[i]);
+		else
+			got = cqe_to_wc(cq, cqe, op_own >> 4, &wc[i]);
 		if (with_ts && got)
 			ts[i] = cqe_timestamp(cqe, op_own >> 4);
 		i += got;
@@ -367,14 +441,28 @@ cq_poll_burst(struct soft_cq *cq, struct qpio_wc *wc, uint64_t *ts,
 uint16_t
 soft_cq_poll(struct qpio_cq *qcq, struct qpio_wc *wc, uint16_t n)
 {
-	return cq_poll_burst(to_scq(qcq), wc, NULL, n, 0);
+	return cq_poll_burst(to_scq(qcq), wc, NULL, n, 0, 0);
 }
 
 uint16_t
 soft_cq_poll_ts(struct qpio_cq *qcq, struct qpio_wc *wc, uint64_t *ts,
 		uint16_t n)
 {
-	return cq_poll_burst(to_scq(qcq), wc, ts, n, 1);
+	return cq_poll_burst(to_scq(qcq), wc, ts, n, 1, 0);
+}
+
+/* The polls of a CQ of XRC SRQs (chosen by soft_srq_create_xrc()). */
+uint16_t
+soft_cq_poll_xrc(struct qpio_cq *qcq, struct qpio_wc *wc, uint16_t n)
+{
+	return cq_poll_burst(to_scq(qcq), wc, NULL, n, 0, 1);
+}
+
+uint16_t
+soft_cq_poll_ts_xrc(struct qpio_cq *qcq, struct qpio_wc *wc, uint64_t *ts,
+		    uint16_t n)
+{
+	return cq_poll_burst(to_scq(qcq), wc, ts, n, 1, 1);
 }
 
 /*

@@ -21,6 +21,18 @@
 #define SOFT_MTU             4096u   /* port MTU (QPIO_MTU_4096), bytes */
 #define SOFT_GRH_NEXT_HDR    0x1bu   /* IBA: a BTH follows the GRH */
 
+/* XRC. Domains: handles open per device, and domains named by a file
+ * in the fabric. XRC SRQs: a table per domain, numbers
+ * SOFT_XRC_SRQN_BASE | generation << 8 | slot (24 bits, above every
+ * basic SRQ number of a device). */
+#define SOFT_MAX_XRCD        64u     /* XRC domain handles per device */
+#define SOFT_XRCD_FILES      64u     /* file-named domains in the fabric */
+#define SOFT_XRC_SRQ_TBL     256u    /* XRC SRQs per domain */
+#define SOFT_XRC_SRQN_BASE   0x800000u
+/* Bit of a CQE's srqn_uidx: the receive was taken from the XRC SRQ whose
+ * number the low 24 bits hold (the poller of an XRC SRQ's CQ reads it). */
+#define SOFT_XRC_CQE_MARK    0x80000000u
+
 /* CQ arm states (soft_cq.armed). */
 #define SOFT_CQ_ARM_NONE     0u
 #define SOFT_CQ_ARM_ANY      1u      /* next completion raises an event */

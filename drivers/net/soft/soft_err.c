@@ -129,6 +129,10 @@ soft_qp_set_err(struct soft_qp *qp, bool owner, int event)
 	if (event >= 0)
 		qpio_rdma_event_raise(qp->sdev->qdev, (enum qpio_event_type)event,
 				      &qp->base, 0);
+	/* An XRC target has no queue of its own: nothing to flush (the
+	 * receives it took completed when it took them). */
+	if (unlikely(qp->base.qp_type == QPIO_QPT_XRC_RECV))
+		return true;
 	if (qp->srq != NULL)
 		soft_qp_last_wqe(qp);
 	else

@@ -121,10 +121,19 @@ void
 (*soft_sq_execute_pick(const struct soft_dev *sdev,
 		       enum qpio_qp_type type))(struct soft_qp *qp)
 {
-	if (type == QPIO_QPT_UD)
+	switch (type) {
+	case QPIO_QPT_UD:
 		return sdev->fault_on ? soft_sq_execute_ud_fault :
 			soft_sq_execute_ud;
-	return sdev->fault_on ? soft_sq_execute_rc_fault : soft_sq_execute_rc;
+	case QPIO_QPT_XRC_SEND:
+		return sdev->fault_on ? soft_sq_execute_xrc_fault :
+			soft_sq_execute_xrc;
+	case QPIO_QPT_XRC_RECV:
+		return soft_sq_execute_rc;   /* no SQ: never runs */
+	default:
+		return sdev->fault_on ? soft_sq_execute_rc_fault :
+			soft_sq_execute_rc;
+	}
 }
 
 static int

@@ -144,6 +144,10 @@ enum exec_result soft_resp_read(struct soft_run *r, struct soft_qp *peer,
 				uint8_t *syndrome);
 enum exec_result soft_resp_atomic(struct soft_run *r, struct soft_qp *peer,
 				  uint8_t *syndrome);
+/* The responder side of an XRC initiator's WQE on the target QP peer:
+ * the message lands in the XRC SRQ srqn of peer's domain (soft_resp.c). */
+enum exec_result soft_resp_xrc(struct soft_run *r, struct soft_qp *peer,
+			       uint32_t srqn, uint8_t *syndrome);
 /* A UD datagram to the address vector av. */
 enum exec_result soft_resp_ud(struct soft_run *r, const struct mlx5_wqe_av *av);
 /* The run's datagram to one UD QP peer (in a responding state). */

@@ -41,6 +41,15 @@ static_assert(sizeof(struct mlx5_wqe_raddr_seg) == 16, "raddr seg layout");
 static_assert(sizeof(struct mlx5_wqe_atomic_seg) == 16, "atomic seg layout");
 static_assert(sizeof(struct mlx5_wqe_datagram_seg) == 48, "datagram seg layout");
 
+/* The XRC segment of an XRC send WQE, right after the control segment:
+ * mlx5's mlx5_wqe_xrc_seg (rdma-core providers/mlx5/wqe.h; not in the
+ * public mlx5dv.h): the remote SRQ number, then 12 reserved bytes. */
+struct soft_wqe_xrc_seg {
+	rte_be32_t xrc_srqn;
+	uint8_t rsvd[12];
+};
+static_assert(sizeof(struct soft_wqe_xrc_seg) == 16, "xrc seg layout");
+
 /* One MR table entry. key == 0 marks a free slot. */
 struct soft_mr_entry {
 	uint64_t addr;
@@ -92,6 +101,7 @@ struct soft_cq {
 	 * CQE (one branch per CQE, on this first line they read anyway). */
 	uint32_t ts;
 	TAILQ_HEAD(, soft_qp) send_qps;   /* QPs using it as send CQ */
+	TAILQ_HEAD(, soft_srq) xrc_srqs;  /* XRC SRQs completing into it */
 
 	alignas(RTE_CACHE_LINE_SIZE) uint32_t ci;   /* consumer: owner lcore */
 	uint32_t last_qpn;
@@ -100,6 +110,7 @@ struct soft_cq {
 	 * waiting at one poll, and the polls that found none. */
 	uint32_t hwm;
 	uint64_t empty_polls;
+	struct soft_srq *last_srq;                  /* XRC poll: last SRQ */
 
 	alignas(RTE_CACHE_LINE_SIZE) uint32_t pi;   /* producers reserve here */
 	/* Producers' copy of ci, at most ci: reloaded from the consumer
@@ -157,6 +168,8 @@ struct soft_sq {
 	uint32_t ci;              /* device model consumer */
 };
 
+struct soft_xrcd_dom;
+
 /* Shared receive queue: a receive queue many QPs take from. WQE slots
  * are allocated by the producer (first the never-used ones, then from
  * the free ring) and freed by whichever lcore polls the completion (or
@@ -171,8 +184,33 @@ struct soft_srq {
 	uint32_t *fring;          /* freed slot indices */
 	uint32_t *fseq;           /* position + 1 once fring[pos] is written */
 	uint32_t fresh;           /* producer: slots [fresh, depth) never used */
+	/* XRC SRQs: the domain and the CQ (cq's list, owner process) */
+	struct soft_xrcd_dom *xrc_dom;
+	struct soft_cq *xrc_cq;
+	TAILQ_ENTRY(soft_srq) xrc_next;
 	alignas(RTE_CACHE_LINE_SIZE) uint32_t fpi;  /* freeing lcores */
 	alignas(RTE_CACHE_LINE_SIZE) uint32_t fci;  /* producer */
+};
+
+/*
+ * An XRC domain, in DPDK memory so that every process of the fabric
+ * reaches it: the XRC SRQs by number (a message through a target QP of
+ * the domain lands in one of them). A domain named by a file is in the
+ * fabric's table under the file's (st_dev, st_ino); nopen counts the
+ * handles to it in every process (fabric lock).
+ */
+struct soft_xrcd_dom {
+	uint64_t st_dev;             /* 0 and 0: private (fd -1) */
+	uint64_t st_ino;
+	uint32_t nopen;
+	uint32_t id;                 /* reported as xrcdn */
+	struct soft_srq *srqs[SOFT_XRC_SRQ_TBL];   /* by srqn & (TBL - 1) */
+};
+
+/* An XRC domain handle of a device. */
+struct soft_xrcd {
+	struct qpio_xrcd base;
+	struct soft_xrcd_dom *dom;
 };
 
 struct soft_qp {
@@ -207,6 +245,7 @@ struct soft_qp {
 	uint64_t ud_len_drops;
 	uint64_t pkey_drops;      /* as receiver: P_Key mismatch (atomic) */
 	uint16_t pkey;            /* pkeys[attr.pkey_index] of its device */
+	struct soft_xrcd_dom *xrc_dom;  /* XRC target QPs: their domain */
 	uint64_t sq_doorbells;    /* owner lcore only */
 	uint64_t rq_doorbells;
 	/* fault injection (soft_fault.c), the SQ's run only */
@@ -258,6 +297,11 @@ struct soft_fabric {
 	rte_spinlock_t lock;
 	uint32_t next_pdn;
 	struct soft_dev *devs[QPIO_MAX_DEVICES];
+	/* XRC: the domains named by a file, the generation of XRC SRQ
+	 * numbers, the next domain id (all under lock) */
+	struct soft_xrcd_dom *xrcd_files[SOFT_XRCD_FILES];
+	uint32_t xrc_srqn_gen;
+	uint32_t next_xrcd_id;
 };
 
 static inline struct soft_qp *to_sqp(struct qpio_qp *qp)
@@ -351,6 +395,31 @@ uint16_t soft_srq_post_recv(struct qpio_srq *srq, const struct qpio_recv_wr *wrs
  * the limit posted (soft_srq.c, off the fast path). */
 void soft_srq_limit_check(struct soft_srq *srq, uint32_t c);
 
+/* soft_xrc.c */
+struct qpio_xrcd *soft_xrcd_open(struct qpio_device *dev, int fd, int oflags);
+int soft_xrcd_close(struct qpio_xrcd *xrcd);
+int soft_xrcd_has_qp(const struct qpio_xrcd *xrcd, const struct qpio_qp *qp);
+struct qpio_srq *soft_srq_create_xrc(struct qpio_pd *pd, struct qpio_xrcd *xrcd,
+				     struct qpio_cq *cq,
+				     struct qpio_srq_attr *attr);
+/* Take an XRC SRQ out of its domain and its CQ (soft_srq_destroy()). */
+void soft_srq_xrc_unlink(struct soft_srq *srq);
+/* The XRC SRQ numbered srqn of dom, or NULL (any lcore). */
+static inline struct soft_srq *
+soft_xrc_srq_lookup(const struct soft_xrcd_dom *dom, uint32_t srqn)
+{
+	struct soft_srq *srq = __atomic_load_n(
+		&dom->srqs[srqn & (SOFT_XRC_SRQ_TBL - 1)], __ATOMIC_ACQUIRE);
+
+	if (unlikely(srq == NULL || srq->base.srq_num != srqn))
+		return NULL;
+	return srq;
+}
+/* The poll of a CQ that XRC SRQs complete into (soft_cq.c). */
+uint16_t soft_cq_poll_xrc(struct qpio_cq *cq, struct qpio_wc *wc, uint16_t n);
+uint16_t soft_cq_poll_ts_xrc(struct qpio_cq *cq, struct qpio_wc *wc,
+			     uint64_t *ts, uint16_t n);
+
 /* soft_qp.c */
 struct qpio_qp *soft_qp_create(struct qpio_pd *pd,
 			       struct qpio_qp_init_attr *ia);
@@ -370,6 +439,14 @@ uint16_t soft_post_send_ud(struct qpio_qp *qp, const struct qpio_send_wr *wrs,
 			   uint16_t n, int *err);
 uint16_t soft_post_recv(struct qpio_qp *qp, const struct qpio_recv_wr *wrs,
 			uint16_t n, int *err);
+/* XRC: the initiator's send burst; the refusals of the queues XRC QPs
+ * lack (an initiator's and a target's RQ, a target's SQ). */
+uint16_t soft_post_send_xrc(struct qpio_qp *qp, const struct qpio_send_wr *wrs,
+			    uint16_t n, int *err);
+uint16_t soft_post_send_none(struct qpio_qp *qp, const struct qpio_send_wr *wrs,
+			     uint16_t n, int *err);
+uint16_t soft_post_recv_none(struct qpio_qp *qp, const struct qpio_recv_wr *wrs,
+			     uint16_t n, int *err);
 
 /* soft_req.c, soft_resp.c, soft_err.c: the device model (soft_model.h) */
 void soft_sq_run(struct soft_qp *qp);
@@ -387,6 +464,8 @@ void (*soft_sq_execute_pick(const struct soft_dev *sdev,
 int soft_fault_devargs(const struct rte_kvargs *kv, struct qpio_soft_fault *f);
 /* Make f the faults of a new device. */
 void soft_fault_init(struct soft_dev *sdev, const struct qpio_soft_fault *f);
+void soft_sq_execute_xrc(struct soft_qp *qp);
+void soft_sq_execute_xrc_fault(struct soft_qp *qp);
 /* Move qp to ERR and flush it (owner: the caller owns the SQ, run its
  * flush now; else leave it to the send CQ's poller). event >= 0: the
  * enum qpio_event_type to raise for the QP when this call moves it

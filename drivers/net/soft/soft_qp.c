@@ -14,8 +14,11 @@
 static uint32_t
 sq_wqe_size(enum qpio_qp_type type, uint32_t max_sge, uint32_t max_inline)
 {
+	/* UD: the datagram segment; XRC: the XRC segment before RC's
+	 * remote address and atomic segments. */
 	uint32_t addr = type == QPIO_QPT_UD ?
-		(uint32_t)sizeof(struct mlx5_wqe_datagram_seg) : 2 * SOFT_SEG;
+		(uint32_t)sizeof(struct mlx5_wqe_datagram_seg) :
+		type == QPIO_QPT_XRC_SEND ? 3 * SOFT_SEG : 2 * SOFT_SEG;
 	uint32_t data = RTE_MAX(max_sge * SOFT_SEG,
 				RTE_ALIGN_CEIL(4 + max_inline, SOFT_SEG));
 
@@ -27,8 +30,11 @@ queues_reset(struct soft_qp *qp, uint32_t start)
 {
 	struct soft_cq *scq = to_scq(qp->base.send_cq);
 
-	soft_cq_purge(scq, qp);
-	if (qp->base.recv_cq != qp->base.send_cq)
+	/* XRC: an initiator has no recv CQ, a target no CQ at all (the
+	 * completions of its receives are its SRQs', and stay). */
+	if (scq != NULL)
+		soft_cq_purge(scq, qp);
+	if (qp->base.recv_cq != NULL && qp->base.recv_cq != qp->base.send_cq)
 		soft_cq_purge(to_scq(qp->base.recv_cq), qp);
 	qp->sq.pi = qp->sq.ci = qp->sq.tail = qp->sq.dbrec = start;
 	qp->rq.head = qp->rq.ci = qp->rq.tail = qp->rq.head_cache = start;
@@ -36,23 +42,26 @@ queues_reset(struct soft_qp *qp, uint32_t start)
 	qp->sq_draining = 0;
 	qp->rnr_naks = 0;
 	qp->rnr_deadline = 0;
-	if (__atomic_exchange_n(&qp->pending, 0, __ATOMIC_ACQ_REL) != 0)
+	if (__atomic_exchange_n(&qp->pending, 0, __ATOMIC_ACQ_REL) != 0 &&
+	    scq != NULL)
 		__atomic_fetch_sub(&scq->nb_pending, 1, __ATOMIC_RELEASE);
 }
 
 struct qpio_qp *
 soft_qp_create(struct qpio_pd *pd, struct qpio_qp_init_attr *ia)
 {
-	struct soft_dev *sdev = to_sdev(pd->dev);
+	/* An XRC target has no PD: the device of its domain. */
+	struct qpio_device *dev = pd != NULL ? pd->dev : ia->xrcd->dev;
+	struct soft_dev *sdev = to_sdev(dev);
 	struct qpio_qp_cap *cap = &ia->cap;
-	int socket = ia->send_cq->socket_id;
+	int socket = ia->send_cq != NULL ? ia->send_cq->socket_id : SOCKET_ID_ANY;
 	struct soft_qp *qp;
 	uint32_t wqe_size, slot;
 
 	wqe_size = sq_wqe_size(ia->qp_type, RTE_MAX(cap->max_send_sge, 1u),
 			       cap->max_inline_data);
 	if (wqe_size > SOFT_MAX_WQE_BBS * SOFT_WQE_BB) {
-		SOFT_LOG(ERR, "%s: WQE of %u bytes exceeds %u", pd->dev->name,
+		SOFT_LOG(ERR, "%s: WQE of %u bytes exceeds %u", dev->name,
 			 wqe_size, SOFT_MAX_WQE_BBS * SOFT_WQE_BB);
 		rte_errno = EINVAL;
 		return NULL;
@@ -77,7 +86,7 @@ soft_qp_create(struct qpio_pd *pd, struct qpio_qp_init_attr *ia)
 		rte_align32pow2(RTE_MAX(cap->max_recv_wr, 1u));
 	qp->rq.mask = qp->rq.depth - 1;
 	qp->rq.max_sge = ia->srq != NULL ? 1 : RTE_MAX(cap->max_recv_sge, 1u);
-	qp->rq.pdn = pd->pdn;
+	qp->rq.pdn = pd != NULL ? pd->pdn : 0;
 	qp->rq.stride = rte_align32pow2(qp->rq.max_sge) * SOFT_SEG;
 	qp->rq.buf = rte_zmalloc_socket("soft_rq", (size_t)qp->rq.depth * qp->rq.stride,
 					RTE_CACHE_LINE_SIZE, socket);
@@ -113,17 +122,44 @@ soft_qp_create(struct qpio_pd *pd, struct qpio_qp_init_attr *ia)
 	qp->rqp = qp->srq != NULL ? &qp->srq->rq : &qp->rq;
 	qp->sdev = sdev;
 	qp->pkey = sdev->pkeys[0];
-	qp->pdn = pd->pdn;
-	qp->base.post_send = ia->qp_type == QPIO_QPT_UD ? soft_post_send_ud :
-		soft_post_send;
-	qp->sq_execute = soft_sq_execute_pick(sdev, ia->qp_type);
-	qp->base.post_recv = soft_post_recv;
+	qp->pdn = pd != NULL ? pd->pdn : 0;
+	/* The burst and model functions of the QP type, chosen here once. */
+	switch (ia->qp_type) {
+	case QPIO_QPT_UD:
+		qp->base.post_send = soft_post_send_ud;
+		qp->sq_execute = soft_sq_execute_pick(sdev, ia->qp_type);
+		qp->base.post_recv = soft_post_recv;
+		break;
+	case QPIO_QPT_XRC_SEND:
+		qp->base.post_send = soft_post_send_xrc;
+		qp->sq_execute = soft_sq_execute_pick(sdev, ia->qp_type);
+		qp->base.post_recv = soft_post_recv_none;
+		break;
+	case QPIO_QPT_XRC_RECV:
+		/* No SQ and no RQ: every post is refused; the model never
+		 * runs its (empty) SQ. */
+		qp->base.post_send = soft_post_send_none;
+		qp->sq_execute = soft_sq_execute_rc;
+		qp->base.post_recv = soft_post_recv_none;
+		qp->xrc_dom = ((struct soft_xrcd *)ia->xrcd)->dom;
+		break;
+	default:
+		qp->base.post_send = soft_post_send;
+		qp->sq_execute = soft_sq_execute_pick(sdev, ia->qp_type);
+		qp->base.post_recv = soft_post_recv;
+		break;
+	}
 	qp->base.state = QPIO_QPS_RESET;
 	qp->base.send_cq = ia->send_cq;
 	qp->base.recv_cq = ia->recv_cq;
 	qp->base.srq = ia->srq;
+	if (ia->qp_type == QPIO_QPT_XRC_RECV)
+		memset(cap, 0, sizeof(*cap));
+	else if (ia->qp_type == QPIO_QPT_XRC_SEND)
+		cap->max_recv_wr = cap->max_recv_sge = 0;
 	qp->attr.cap = *cap;
-	TAILQ_INSERT_TAIL(&to_scq(ia->send_cq)->send_qps, qp, cq_next);
+	if (ia->send_cq != NULL)
+		TAILQ_INSERT_TAIL(&to_scq(ia->send_cq)->send_qps, qp, cq_next);
 	return &qp->base;
 nomem:
 	rte_errno = ENOMEM;
@@ -150,7 +186,8 @@ soft_qp_destroy(struct qpio_qp *qqp)
 		soft_mcast_qp_gone(qp);  /* as uverbs detaches at destroy */
 	__atomic_store_n(&qqp->state, QPIO_QPS_RESET, __ATOMIC_RELEASE);
 	queues_reset(qp, 0);
-	TAILQ_REMOVE(&scq->send_qps, qp, cq_next);
+	if (scq != NULL)
+		TAILQ_REMOVE(&scq->send_qps, qp, cq_next);
 	rte_spinlock_lock(&sdev->lock);
 	sdev->qp_tbl[(qqp->qp_num - SOFT_QPN_BASE) & sdev->qp_tbl_mask] = NULL;
 	rte_spinlock_unlock(&sdev->lock);
@@ -299,7 +336,8 @@ qpio_soft_qp_set_counters(struct qpio_qp *qqp, uint32_t start)
 {
 	struct soft_qp *qp;
 
-	if (qqp == NULL || qqp->post_recv != soft_post_recv)
+	if (qqp == NULL || (qqp->post_recv != soft_post_recv &&
+			     qqp->post_recv != soft_post_recv_none))
 		return -EINVAL;
 	qp = to_sqp(qqp);
 	if (qpio_qp_state(qqp) != QPIO_QPS_RESET) {
@@ -316,7 +354,8 @@ qpio_soft_qp_stats(const struct qpio_qp *qqp, struct qpio_soft_qp_stats *st)
 {
 	const struct soft_qp *qp;
 
-	if (qqp == NULL || st == NULL || qqp->post_recv != soft_post_recv)
+	if (qqp == NULL || st == NULL || (qqp->post_recv != soft_post_recv &&
+			     qqp->post_recv != soft_post_recv_none))
 		return -EINVAL;
 	qp = (const struct soft_qp *)qqp;
 	st->rnr_naks = qp->rnr_nak_total;
@@ -346,7 +385,8 @@ qpio_soft_qp_stats(const struct qpio_qp *qqp, struct qpio_soft_qp_stats *st)
 int
 qpio_soft_cq_overflowed(const struct qpio_cq *qcq)
 {
-	if (qcq == NULL || qcq->poll != soft_cq_poll)
+	if (qcq == NULL || (qcq->poll != soft_cq_poll &&
+			     qcq->poll != soft_cq_poll_xrc))
 		return -EINVAL;
 	return __atomic_load_n(&((const struct soft_cq *)qcq)->overflow,
 			       __ATOMIC_ACQUIRE);
@@ -355,7 +395,8 @@ qpio_soft_cq_overflowed(const struct qpio_cq *qcq)
 int
 qpio_soft_cq_overflow_count(const struct qpio_cq *qcq, uint64_t *count)
 {
-	if (qcq == NULL || count == NULL || qcq->poll != soft_cq_poll)
+	if (qcq == NULL || count == NULL || (qcq->poll != soft_cq_poll &&
+			     qcq->poll != soft_cq_poll_xrc))
 		return -EINVAL;
 	*count = __atomic_load_n(&((const struct soft_cq *)qcq)->overflow_count,
 				 __ATOMIC_RELAXED);

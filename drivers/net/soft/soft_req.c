@@ -75,6 +75,10 @@ peer_lookup(struct soft_run *r)
 {
 	const struct soft_qp *qp = r->qp;
 	struct soft_dev *pdev = soft_fabric_dev_by_lid(qp->dlid);
+	/* An XRC initiator's responder is an XRC target; RC's is RC, UC's
+	 * UC. Once per run. */
+	uint8_t want = qp->base.qp_type == QPIO_QPT_XRC_SEND ?
+		(uint8_t)QPIO_QPT_XRC_RECV : qp->base.qp_type;
 	struct soft_qp *peer;
 
 	if (unlikely(pdev == NULL))
@@ -86,7 +90,7 @@ peer_lookup(struct soft_run *r)
 	    soft_peer_remote(pdev, r) != 0)
 		return NULL;
 	peer = soft_qp_lookup(pdev, qp->dest_qpn);
-	if (unlikely(peer == NULL || peer->base.qp_type != qp->base.qp_type))
+	if (unlikely(peer == NULL || peer->base.qp_type != want))
 		return NULL;
 	/* Checked once per run, as the rest of the peer: a P_Key changes
 	 * only by a modify, which no run overlaps on its own QP. */
@@ -154,18 +158,26 @@ exec_ud_wqe(struct soft_run *d, const uint8_t *wqe, uint8_t *syndrome,
 	return soft_resp_ud(d, (const struct mlx5_wqe_av *)(wqe + SOFT_SEG));
 }
 
-/* Execute one WQE of an RC or UC QP; faults (a constant): the request
- * may be lost (EXEC_LOST) or meet an RNR NAK on its way. */
-static inline enum exec_result
+/* Execute one WQE of an RC or UC QP, or (xrc, a constant) of an XRC
+ * initiator, whose WQE has the XRC segment after the control segment;
+ * faults (a constant): the request may be lost (EXEC_LOST) or meet an
+ * RNR NAK on its way. */
+static __rte_always_inline enum exec_result
 exec_rc_wqe(struct soft_run *d, const uint8_t *wqe, uint8_t *syndrome,
-	    const bool faults)
+	    const bool xrc, const bool faults)
 {
 	struct soft_qp *qp = d->qp;
 	uint32_t ds = wqe_ctrl(d, wqe);
 	const uint8_t *seg = wqe + SOFT_SEG;
 	struct soft_qp *peer;
-	uint32_t need = 0;
+	uint32_t need = 0, srqn = 0;
 	int syn;
+
+	if (xrc) {
+		srqn = rte_be_to_cpu_32(
+			((const struct soft_wqe_xrc_seg *)seg)->xrc_srqn);
+		seg += SOFT_SEG;
+	}
 
 	switch (d->opcode) {
 	case MLX5_OPCODE_RDMA_WRITE:
@@ -221,12 +233,14 @@ exec_rc_wqe(struct soft_run *d, const uint8_t *wqe, uint8_t *syndrome,
 		if (unlikely(d->pkey_peer != NULL))
 			__atomic_fetch_add(&d->pkey_peer->pkey_drops, 1,
 					   __ATOMIC_RELAXED);
-		if (qp->base.qp_type == QPIO_QPT_UC)
+		if (!xrc && qp->base.qp_type == QPIO_QPT_UC)
 			return EXEC_OK;
 		qp->retry_exceeded++;
 		*syndrome = MLX5_CQE_SYNDROME_TRANSPORT_RETRY_EXC_ERR;
 		return EXEC_ERR;
 	}
+	if (xrc)
+		return soft_resp_xrc(d, peer, srqn, syndrome);
 	switch (d->opcode) {
 	case MLX5_OPCODE_SEND:
 	case MLX5_OPCODE_SEND_IMM:
@@ -243,14 +257,15 @@ exec_rc_wqe(struct soft_run *d, const uint8_t *wqe, uint8_t *syndrome,
 
 /*
  * One run of the SQ: the WQEs from sq.ci up to the doorbell record. ud and
- * faults are constants, so each QP type gets its own loop, and the fault
- * checks exist only in the loops of devices with faults (chosen at QP
- * create and by qpio_soft_fault_set(), soft_fault.c). Send completions
- * are written only for signaled WQEs; the event check of the CQs written
- * waits for the end of the run.
+ * xrc and faults are constants and the loop is inlined into each entry,
+ * so each QP type gets its own loop (chosen at QP create, soft_qp.c) with
+ * no type test per WQE, and the fault checks exist only in the loops of
+ * devices with faults (chosen at QP create and by qpio_soft_fault_set(),
+ * soft_fault.c). Send completions are written only for signaled WQEs; the
+ * event check of the CQs written waits for the end of the run.
  */
-static inline void
-sq_execute(struct soft_qp *qp, const bool ud, const bool faults)
+static __rte_always_inline void
+sq_execute(struct soft_qp *qp, const bool ud, const bool xrc, const bool faults)
 {
 	struct soft_sq *sq = &qp->sq;
 	struct soft_cq *scq = to_scq(qp->base.send_cq);
@@ -298,7 +313,7 @@ sq_execute(struct soft_qp *qp, const bool ud, const bool faults)
 			break;
 		wqe = sq->buf + ((size_t)(ci & sq->mask) << sq->log_stride);
 		r = ud ? exec_ud_wqe(&run, wqe, &syn, faults) :
-			exec_rc_wqe(&run, wqe, &syn, faults);
+			exec_rc_wqe(&run, wqe, &syn, xrc, faults);
 		if (faults && unlikely(r == EXEC_LOST)) {
 			/* RC sends it again after the ACK timeout; UC has
 			 * no retries: the message is gone, the WQE done. */
@@ -374,25 +389,37 @@ sq_execute(struct soft_qp *qp, const bool ud, const bool faults)
 void
 soft_sq_execute_rc(struct soft_qp *qp)
 {
-	sq_execute(qp, false, false);
+	sq_execute(qp, false, false, false);
 }
 
 void
 soft_sq_execute_ud(struct soft_qp *qp)
 {
-	sq_execute(qp, true, false);
+	sq_execute(qp, true, false, false);
+}
+
+void
+soft_sq_execute_xrc(struct soft_qp *qp)
+{
+	sq_execute(qp, false, true, false);
 }
 
 void
 soft_sq_execute_rc_fault(struct soft_qp *qp)
 {
-	sq_execute(qp, false, true);
+	sq_execute(qp, false, false, true);
 }
 
 void
 soft_sq_execute_ud_fault(struct soft_qp *qp)
 {
-	sq_execute(qp, true, true);
+	sq_execute(qp, true, false, true);
+}
+
+void
+soft_sq_execute_xrc_fault(struct soft_qp *qp)
+{
+	sq_execute(qp, false, true, true);
 }
 
 void

@@ -8,16 +8,66 @@
 
 #include "soft_model.h"
 
-/* Produce the completion of a receive peer took. If its CQ does not
- * take it, an SRQ slot is freed here, as a poll would have: a receive
- * completion lost to a CQ in error must not hold the SRQ's other QPs. */
+/*
+ * Where a responder puts a message: the receive queue it takes from, the
+ * SRQ that queue is (or NULL), the CQ of the receive completions, and the
+ * device and PD that receive buffers and R_Keys are checked against. For
+ * RC/UC: the QP's own RQ or SRQ, its recv CQ, its device and PD. For an
+ * XRC target: the XRC SRQ the WQE names, that SRQ's CQ, device and PD.
+ * Built once per WQE by inline code, so the RC path reads the same
+ * fields it always did.
+ */
+struct soft_dst {
+	struct soft_qp *qp;             /* the responder QP */
+	struct soft_rq *rq;
+	struct soft_srq *srq;
+	struct soft_cq *cq;
+	const struct soft_dev *mdev;
+	uint32_t pdn;
+	uint32_t xrc_mark;              /* XRC: srqn | SOFT_XRC_CQE_MARK, BE */
+};
+
 static inline void
-complete_recv(struct soft_run *r, struct soft_qp *peer,
-	      const struct soft_cqe_info *ci)
+dst_of_qp(struct soft_dst *t, struct soft_qp *peer)
 {
-	if (unlikely(soft_run_complete(r, to_scq(peer->base.recv_cq), ci) != 0) &&
-	    peer->srq != NULL)
-		soft_srq_slot_free(peer->srq, ci->wqe_counter);
+	t->qp = peer;
+	t->rq = peer->rqp;
+	t->srq = peer->srq;
+	t->cq = to_scq(peer->base.recv_cq);
+	t->mdev = peer->sdev;
+	t->pdn = peer->pdn;
+	t->xrc_mark = 0;
+}
+
+/* Produce one receive CQE of a run into the destination's CQ; for an XRC
+ * SRQ the CQE carries the SRQ's number (before the owner bit). */
+static inline int
+dst_complete(struct soft_run *r, const struct soft_dst *t,
+	     const struct soft_cqe_info *ci, const bool xrc)
+{
+	uint32_t idx;
+
+	if (unlikely(soft_cq_reserve(t->cq, &idx) != 0)) {
+		soft_cq_error(t->cq);
+		return -1;
+	}
+	if (xrc)
+		t->cq->cqes[idx & t->cq->mask].srqn_uidx = t->xrc_mark;
+	soft_cq_publish(t->cq, idx, ci);
+	soft_run_note(r, t->cq, soft_cqe_ev_flags(ci));
+	return 0;
+}
+
+/* Produce the completion of a receive the destination took. If its CQ
+ * does not take it, an SRQ slot is freed here, as a poll would have: a
+ * receive completion lost to a CQ in error must not hold the SRQ's other
+ * QPs. */
+static inline void
+complete_recv(struct soft_run *r, const struct soft_dst *t,
+	      const struct soft_cqe_info *ci, const bool xrc)
+{
+	if (unlikely(dst_complete(r, t, ci, xrc) != 0) && t->srq != NULL)
+		soft_srq_slot_free(t->srq, ci->wqe_counter);
 }
 
 /* Copy spans into the receive WQE's buffers, starting off bytes into
@@ -106,12 +156,12 @@ soft_peer_remote(struct soft_dev *pdev, struct soft_run *d)
 	return soft_dev_owner_check(pdev);
 }
 
-/* After peer took receive c: the SRQ limit check (SRQ QPs only). */
+/* After receive c was taken: the SRQ limit check (SRQs only). */
 static inline void
-rq_taken(struct soft_qp *peer, uint32_t c)
+rq_taken(const struct soft_dst *t, uint32_t c)
 {
-	if (unlikely(peer->srq != NULL))
-		soft_srq_limit_check(peer->srq, c);
+	if (unlikely(t->srq != NULL))
+		soft_srq_limit_check(t->srq, c);
 }
 
 /* Copy the gathered spans to p, one after the other. */
@@ -132,21 +182,24 @@ gather_to(const struct soft_run *d, uint8_t *p)
 
 /* The receive CQE of a SEND / SEND_IMM into receive slot c: written
  * straight into the CQ; the event check waits for the end of the run. */
-static inline void
-send_recv_done(struct soft_run *d, struct soft_qp *peer, uint32_t c)
+static __rte_always_inline void
+send_recv_done(struct soft_run *d, const struct soft_dst *t, uint32_t c,
+	       const bool xrc)
 {
-	struct soft_cq *cq = to_scq(peer->base.recv_cq);
+	struct soft_cq *cq = t->cq;
 	uint32_t idx;
 
 	if (unlikely(soft_cq_reserve(cq, &idx) != 0)) {
 		soft_cq_error(cq);
-		if (peer->srq != NULL)
-			soft_srq_slot_free(peer->srq, c);
+		if (t->srq != NULL)
+			soft_srq_slot_free(t->srq, c);
 		return;
 	}
+	if (xrc)
+		cq->cqes[idx & cq->mask].srqn_uidx = t->xrc_mark;
 	soft_cq_publish_recv(cq, idx, d->opcode == MLX5_OPCODE_SEND_IMM ?
 			     MLX5_CQE_RESP_SEND_IMM : MLX5_CQE_RESP_SEND,
-			     (uint16_t)c, peer->base.qp_num, (uint32_t)d->total,
+			     (uint16_t)c, t->qp->base.qp_num, (uint32_t)d->total,
 			     d->imm, d->qp->base.qp_num);
 	soft_run_note(d, cq, SOFT_EV_CQE | (d->fm_ce_se & MLX5_WQE_CTRL_SOLICITED ?
 					    SOFT_EV_SOL_ERR : 0));
@@ -193,11 +246,12 @@ run_recv_mr_check(struct soft_run *d, const struct soft_dev *sdev, uint32_t key,
  * SGE failing its check, or too short a receive, is the receiver's error.
  */
 static __rte_noinline enum exec_result
-send_scatter(struct soft_run *d, struct soft_qp *peer, uint32_t c,
-	     uint8_t *syndrome)
+send_scatter(struct soft_run *d, const struct soft_dst *t, uint32_t c,
+	     uint8_t *syndrome, const bool xrc)
 {
 	struct soft_qp *qp = d->qp;
-	struct soft_rq *rq = peer->rqp;
+	struct soft_qp *peer = t->qp;
+	struct soft_rq *rq = t->rq;
 	const struct mlx5_wqe_data_seg *ds = (const struct mlx5_wqe_data_seg *)
 		(rq->buf + (size_t)(c & rq->mask) * rq->stride);
 	struct soft_cqe_info ci;
@@ -213,7 +267,7 @@ send_scatter(struct soft_run *d, struct soft_qp *peer, uint32_t c,
 
 		if (lkey == MLX5_INVALID_LKEY)
 			break;
-		dst[n] = soft_mr_check(peer->sdev, lkey, rq->pdn,
+		dst[n] = soft_mr_check(t->mdev, lkey, rq->pdn,
 				       rte_be_to_cpu_64(ds[i].addr), len,
 				       QPIO_ACCESS_LOCAL_WRITE | d->mp);
 		if (unlikely(dst[n] == NULL)) {
@@ -233,9 +287,9 @@ send_scatter(struct soft_run *d, struct soft_qp *peer, uint32_t c,
 		ci.wqe_counter = (uint16_t)c;
 		ci.opcode = MLX5_CQE_RESP_ERR;
 		ci.syndrome = rsyn;
-		complete_recv(d, peer, &ci);
+		complete_recv(d, t, &ci, xrc);
 		soft_qp_set_err(peer, false, -1);
-		if (qp->base.qp_type == QPIO_QPT_UC)
+		if (!xrc && qp->base.qp_type == QPIO_QPT_UC)
 			return EXEC_OK;
 		*syndrome = rsyn == MLX5_CQE_SYNDROME_LOCAL_LENGTH_ERR ?
 			MLX5_CQE_SYNDROME_REMOTE_INVAL_REQ_ERR :
@@ -243,7 +297,7 @@ send_scatter(struct soft_run *d, struct soft_qp *peer, uint32_t c,
 		return EXEC_ERR;
 	}
 	scatter(d->spans, d->nspan, dst, dlen, n, 0);
-	send_recv_done(d, peer, c);
+	send_recv_done(d, t, c, xrc);
 	return EXEC_OK;
 }
 
@@ -252,16 +306,20 @@ send_scatter(struct soft_run *d, struct soft_qp *peer, uint32_t c,
  * receive WQE of one SGE (or whose second entry is the end marker) that
  * holds the message: one MR check, one copy per span.
  */
-enum exec_result
-soft_resp_send(struct soft_run *d, struct soft_qp *peer, uint8_t *syndrome)
+/* Forced inline, as resp_write(), resp_read(), resp_atomic(): the RC/UC
+ * entry points and the XRC one each get their own copy, with xrc a
+ * constant (no XRC test on the RC path). */
+static __rte_always_inline enum exec_result
+resp_send(struct soft_run *d, const struct soft_dst *t, uint8_t *syndrome,
+	  const bool xrc)
 {
-	struct soft_rq *rq = peer->rqp;
+	struct soft_rq *rq = t->rq;
 	const struct mlx5_wqe_data_seg *ds;
 	uint32_t c, slot;
 
 	if (rq_take(rq, &c, &slot) != 0)
 		return EXEC_RNR;
-	rq_taken(peer, c);
+	rq_taken(t, c);
 	c = slot;
 
 	ds = (const struct mlx5_wqe_data_seg *)
@@ -269,18 +327,27 @@ soft_resp_send(struct soft_run *d, struct soft_qp *peer, uint8_t *syndrome)
 	if (likely(ds[0].lkey != RTE_BE32(MLX5_INVALID_LKEY) &&
 		   (rq->max_sge == 1 || ds[1].lkey == RTE_BE32(MLX5_INVALID_LKEY)) &&
 		   d->total <= rte_be_to_cpu_32(ds[0].byte_count))) {
-		uint8_t *p = run_recv_mr_check(d, peer->sdev,
+		uint8_t *p = run_recv_mr_check(d, t->mdev,
 					       rte_be_to_cpu_32(ds[0].lkey),
 					       rq->pdn, rte_be_to_cpu_64(ds[0].addr),
 					       rte_be_to_cpu_32(ds[0].byte_count));
 
 		if (likely(p != NULL)) {
 			gather_to(d, p);
-			send_recv_done(d, peer, c);
+			send_recv_done(d, t, c, xrc);
 			return EXEC_OK;
 		}
 	}
-	return send_scatter(d, peer, c, syndrome);
+	return send_scatter(d, t, c, syndrome, xrc);
+}
+
+enum exec_result
+soft_resp_send(struct soft_run *d, struct soft_qp *peer, uint8_t *syndrome)
+{
+	struct soft_dst t;
+
+	dst_of_qp(&t, peer);
+	return resp_send(d, &t, syndrome, false);
 }
 
 /* Write the 40-byte GRH a UD receive gets when the AH was global: an
@@ -336,6 +403,7 @@ ud_deliver(struct soft_run *d, const struct mlx5_wqe_av *av,
 {
 	struct soft_qp *qp = d->qp;
 	struct soft_rq *rq;
+	struct soft_dst t;
 	struct soft_cqe_info ci;
 	uint8_t *dst[SOFT_MAX_SGE];
 	uint32_t dlen[SOFT_MAX_SGE];
@@ -375,7 +443,8 @@ ud_deliver(struct soft_run *d, const struct mlx5_wqe_av *av,
 	} while (!__atomic_compare_exchange_n(&rq->ci, &c, c + 1, 1,
 					      __ATOMIC_ACQ_REL,
 					      __ATOMIC_RELAXED));
-	rq_taken(peer, c);
+	dst_of_qp(&t, peer);
+	rq_taken(&t, c);
 
 	memset(&ci, 0, sizeof(ci));
 	ci.qpn = peer->base.qp_num;
@@ -394,7 +463,7 @@ ud_deliver(struct soft_run *d, const struct mlx5_wqe_av *av,
 		if (unlikely(dst[n] == NULL)) {
 			ci.opcode = MLX5_CQE_RESP_ERR;
 			ci.syndrome = MLX5_CQE_SYNDROME_LOCAL_PROT_ERR;
-			complete_recv(d, peer, &ci);
+			complete_recv(d, &t, &ci, false);
 			soft_qp_set_err(peer, false, -1);
 			return EXEC_OK;
 		}
@@ -417,7 +486,7 @@ ud_deliver(struct soft_run *d, const struct mlx5_wqe_av *av,
 	ci.grh = has_grh;
 	ci.sl = av->stat_rate_sl & 0xf;
 	ci.slid = qp->sdev->lid;
-	complete_recv(d, peer, &ci);
+	complete_recv(d, &t, &ci, false);
 	return EXEC_OK;
 }
 
@@ -480,7 +549,7 @@ static inline enum exec_result
 responder_refuses(const struct soft_qp *qp, struct soft_qp *peer, uint8_t syn,
 		  uint8_t *syndrome)
 {
-	if (qp->base.qp_type == QPIO_QPT_UC)
+	if (qp->base.qp_type == QPIO_QPT_UC)   /* not XRC_SEND: RC's rules */
 		return EXEC_OK;
 	/* The responder has no WQE to report this in: its application
 	 * learns it from a QP event (ibv_get_async_event(3): invalid request
@@ -496,16 +565,16 @@ responder_refuses(const struct soft_qp *qp, struct soft_qp *peer, uint8_t syn,
  * access flag need). A 0-byte access checks no key. @return 1 and *p
  * (target address, NULL when len is 0), or 0. */
 static inline int
-remote_ok(const struct soft_qp *peer, const struct soft_run *d, uint64_t len,
+remote_ok(const struct soft_dst *t, const struct soft_run *d, uint64_t len,
 	  uint32_t need, uint8_t **p)
 {
-	if (unlikely(!(peer->attr.qp_access_flags & need)))
+	if (unlikely(!(t->qp->attr.qp_access_flags & need)))
 		return 0;
 	if (len == 0) {
 		*p = NULL;
 		return 1;
 	}
-	*p = soft_mr_check(peer->sdev, d->rkey, peer->pdn, d->raddr, len,
+	*p = soft_mr_check(t->mdev, d->rkey, t->pdn, d->raddr, len,
 			   need | d->mp);
 	return *p != NULL;
 }
@@ -514,23 +583,24 @@ remote_ok(const struct soft_qp *peer, const struct soft_run *d, uint64_t len,
  * first, so a refused WRITE leaves the target unchanged and consumes no
  * receive; WRITE_WITH_IMM then needs a receive (RNR like a SEND) whose
  * buffers it does not touch, and completes it with RESP_WR_IMM. */
-enum exec_result
-soft_resp_write(struct soft_run *d, struct soft_qp *peer,
-		 uint8_t *syndrome)
+static __rte_always_inline enum exec_result
+resp_write(struct soft_run *d, const struct soft_dst *t, uint8_t *syndrome,
+	   const bool xrc)
 {
 	struct soft_qp *qp = d->qp;
+	struct soft_qp *peer = t->qp;
 	struct soft_cqe_info ci;
 	uint8_t *p;
 	uint32_t c = 0, slot;
 
-	if (unlikely(!remote_ok(peer, d, d->total, QPIO_ACCESS_REMOTE_WRITE, &p)))
+	if (unlikely(!remote_ok(t, d, d->total, QPIO_ACCESS_REMOTE_WRITE, &p)))
 		return responder_refuses(qp, peer,
 					 MLX5_CQE_SYNDROME_REMOTE_ACCESS_ERR,
 					 syndrome);
 	if (d->opcode == MLX5_OPCODE_RDMA_WRITE_IMM) {
-		if (rq_take(peer->rqp, &c, &slot) != 0)
+		if (rq_take(t->rq, &c, &slot) != 0)
 			return EXEC_RNR;
-		rq_taken(peer, c);
+		rq_taken(t, c);
 		c = slot;
 	}
 	if (p != NULL)
@@ -544,18 +614,27 @@ soft_resp_write(struct soft_run *d, struct soft_qp *peer,
 		ci.imm = d->imm;
 		ci.src_qpn = qp->base.qp_num;
 		ci.se = !!(d->fm_ce_se & MLX5_WQE_CTRL_SOLICITED);
-		complete_recv(d, peer, &ci);
+		complete_recv(d, t, &ci, xrc);
 	}
 	return EXEC_OK;
 }
 
+enum exec_result
+soft_resp_write(struct soft_run *d, struct soft_qp *peer, uint8_t *syndrome)
+{
+	struct soft_dst t;
+
+	dst_of_qp(&t, peer);
+	return resp_write(d, &t, syndrome, false);
+}
+
 /* Responder side of RDMA READ (RC): the local SGEs were checked for
  * LOCAL_WRITE when gathered; the remote range is scattered into them. */
-enum exec_result
-soft_resp_read(struct soft_run *d, struct soft_qp *peer,
-		 uint8_t *syndrome)
+static __rte_always_inline enum exec_result
+resp_read(struct soft_run *d, const struct soft_dst *t, uint8_t *syndrome)
 {
 	struct soft_qp *qp = d->qp;
+	struct soft_qp *peer = t->qp;
 	uint8_t *dst[SOFT_MAX_SGE + 1];
 	uint32_t dlen[SOFT_MAX_SGE + 1];
 	struct span src;
@@ -566,7 +645,7 @@ soft_resp_read(struct soft_run *d, struct soft_qp *peer,
 		return responder_refuses(qp, peer,
 					 MLX5_CQE_SYNDROME_REMOTE_INVAL_REQ_ERR,
 					 syndrome);
-	if (unlikely(!remote_ok(peer, d, d->total, QPIO_ACCESS_REMOTE_READ, &p)))
+	if (unlikely(!remote_ok(t, d, d->total, QPIO_ACCESS_REMOTE_READ, &p)))
 		return responder_refuses(qp, peer,
 					 MLX5_CQE_SYNDROME_REMOTE_ACCESS_ERR,
 					 syndrome);
@@ -582,24 +661,33 @@ soft_resp_read(struct soft_run *d, struct soft_qp *peer,
 	return EXEC_OK;
 }
 
+enum exec_result
+soft_resp_read(struct soft_run *d, struct soft_qp *peer, uint8_t *syndrome)
+{
+	struct soft_dst t;
+
+	dst_of_qp(&t, peer);
+	return resp_read(d, &t, syndrome);
+}
+
 /* Responder side of ATOMIC_CMP_AND_SWP / FETCH_AND_ADD (RC) on a 64-bit
  * host-order integer, atomic with respect to every other atomic from any
  * lcore or device (CPU atomics on the target). The original value goes
  * to the 8-byte local SGE. A misaligned address is an invalid request
  * (as rxe answers it), checked after the access rules. */
-enum exec_result
-soft_resp_atomic(struct soft_run *d, struct soft_qp *peer,
-		 uint8_t *syndrome)
+static __rte_always_inline enum exec_result
+resp_atomic(struct soft_run *d, const struct soft_dst *t, uint8_t *syndrome)
 {
 	struct soft_qp *qp = d->qp;
-	uint64_t *t, orig;
+	struct soft_qp *peer = t->qp;
+	uint64_t *tgt, orig;
 	uint8_t *p;
 
 	if (unlikely(peer->attr.max_dest_rd_atomic == 0))
 		return responder_refuses(qp, peer,
 					 MLX5_CQE_SYNDROME_REMOTE_INVAL_REQ_ERR,
 					 syndrome);
-	if (unlikely(!remote_ok(peer, d, 8, QPIO_ACCESS_REMOTE_ATOMIC, &p)))
+	if (unlikely(!remote_ok(t, d, 8, QPIO_ACCESS_REMOTE_ATOMIC, &p)))
 		return responder_refuses(qp, peer,
 					 MLX5_CQE_SYNDROME_REMOTE_ACCESS_ERR,
 					 syndrome);
@@ -607,16 +695,68 @@ soft_resp_atomic(struct soft_run *d, struct soft_qp *peer,
 		return responder_refuses(qp, peer,
 					 MLX5_CQE_SYNDROME_REMOTE_INVAL_REQ_ERR,
 					 syndrome);
-	t = (uint64_t *)(void *)p;
+	tgt = (uint64_t *)(void *)p;
 	if (d->opcode == MLX5_OPCODE_ATOMIC_CS) {
 		orig = d->compare;
 		/* on failure orig receives the current value: the original */
-		__atomic_compare_exchange_n(t, &orig, d->swap_add, 0,
+		__atomic_compare_exchange_n(tgt, &orig, d->swap_add, 0,
 					    __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
 	} else {
-		orig = __atomic_fetch_add(t, d->swap_add, __ATOMIC_SEQ_CST);
+		orig = __atomic_fetch_add(tgt, d->swap_add, __ATOMIC_SEQ_CST);
 	}
 	memcpy((void *)(uintptr_t)d->spans[0].p, &orig, sizeof(orig));
 	return EXEC_OK;
 }
 
+enum exec_result
+soft_resp_atomic(struct soft_run *d, struct soft_qp *peer, uint8_t *syndrome)
+{
+	struct soft_dst t;
+
+	dst_of_qp(&t, peer);
+	return resp_atomic(d, &t, syndrome);
+}
+
+/*
+ * An XRC initiator's WQE at the target QP peer (IBA XRC, 9.x and 10.2.9):
+ * the XRC SRQ the WQE names must be of the target's domain and alive, else
+ * the request is invalid (the initiator completes with REM_INV_REQ_ERR,
+ * both QPs go to ERR, the target raises QP_REQ_ERR). A SEND takes its
+ * receive from that SRQ and completes on the SRQ's CQ; WRITE, READ and
+ * atomics check the R_Key against the SRQ's PD on the SRQ's device, with
+ * the target's access flags. A device of another process that is gone
+ * counts as no SRQ.
+ */
+enum exec_result
+soft_resp_xrc(struct soft_run *d, struct soft_qp *peer, uint32_t srqn,
+	      uint8_t *syndrome)
+{
+	struct soft_srq *srq = soft_xrc_srq_lookup(peer->xrc_dom, srqn & 0xffffff);
+	struct soft_dst t;
+
+	if (unlikely(srq == NULL ||
+		     __atomic_load_n(&srq->sdev->dead, __ATOMIC_ACQUIRE)))
+		return responder_refuses(d->qp, peer,
+					 MLX5_CQE_SYNDROME_REMOTE_INVAL_REQ_ERR,
+					 syndrome);
+	d->mp = srq->sdev->owner != d->qp->sdev->owner ? SOFT_ACCESS_MP : 0;
+	t.qp = peer;
+	t.rq = &srq->rq;
+	t.srq = srq;
+	t.cq = srq->xrc_cq;
+	t.mdev = srq->sdev;
+	t.pdn = srq->rq.pdn;
+	t.xrc_mark = rte_cpu_to_be_32(srq->base.srq_num | SOFT_XRC_CQE_MARK);
+	switch (d->opcode) {
+	case MLX5_OPCODE_SEND:
+	case MLX5_OPCODE_SEND_IMM:
+		return resp_send(d, &t, syndrome, true);
+	case MLX5_OPCODE_RDMA_WRITE:
+	case MLX5_OPCODE_RDMA_WRITE_IMM:
+		return resp_write(d, &t, syndrome, true);
+	case MLX5_OPCODE_RDMA_READ:
+		return resp_read(d, &t, syndrome);
+	default:
+		return resp_atomic(d, &t, syndrome);
+	}
+}

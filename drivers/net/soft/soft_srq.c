@@ -77,6 +77,8 @@ nomem:
 int
 soft_srq_destroy(struct qpio_srq *qsrq)
 {
+	if (to_ssrq(qsrq)->xrc_dom != NULL)
+		soft_srq_xrc_unlink(to_ssrq(qsrq));
 	srq_free(to_ssrq(qsrq));
 	return 0;
 }

@@ -59,10 +59,20 @@ struct sq_burst {
 	uint8_t sig_all;          /* MLX5_WQE_CTRL_CQ_UPDATE or 0 */
 };
 
-static inline void
+/* The QP types' WQE shapes: a constant of each burst function. */
+enum sq_kind {
+	SQ_RC,     /* RC, UC: ctrl [raddr [atomic]] data */
+	SQ_UD,     /* ctrl datagram data */
+	SQ_XRC,    /* XRC_SEND: ctrl xrc [raddr [atomic]] data */
+};
+
+/* Forced inline: kind is a constant of each burst function, so each QP
+ * type writes its own WQE shape with no type test per WQE (as the CQ poll
+ * burst, soft_cq.c). */
+static __rte_always_inline void
 wqe_write(struct soft_qp *qp, const struct sq_burst *b,
 	  const struct qpio_send_wr *wr, const struct op_info *o, uint32_t idx,
-	  const bool ud)
+	  const enum sq_kind kind)
 {
 	uint8_t *wqe = b->buf + ((size_t)(idx & b->mask) << b->log_stride);
 	struct mlx5_wqe_ctrl_seg *ctrl = (struct mlx5_wqe_ctrl_seg *)wqe;
@@ -70,7 +80,16 @@ wqe_write(struct soft_qp *qp, const struct sq_burst *b,
 	unsigned int flags = wr->send_flags;
 	uint32_t i, ds;
 
-	if (ud) {
+	if (kind == SQ_XRC) {
+		/* The SRQ the message lands in, at the target (mlx5's XRC
+		 * segment right after the control segment). */
+		struct soft_wqe_xrc_seg *x = (struct soft_wqe_xrc_seg *)seg;
+
+		x->xrc_srqn = rte_cpu_to_be_32(wr->qp_type.xrc.remote_srqn);
+		memset(x->rsvd, 0, sizeof(x->rsvd));
+		seg += SOFT_SEG;
+	}
+	if (kind == SQ_UD) {
 		/* The AH's address vector, then the WR's QPN and Q_Key; a
 		 * controlled Q_Key (bit 31) means the QP's own (IBA Post Send). */
 		struct mlx5_wqe_datagram_seg *dg = (struct mlx5_wqe_datagram_seg *)seg;
@@ -148,9 +167,9 @@ wqe_write(struct soft_qp *qp, const struct sq_burst *b,
 	ctrl->imm = rte_cpu_to_be_32(wr->imm_data);
 }
 
-static inline uint16_t
+static __rte_always_inline uint16_t
 post_send(struct qpio_qp *qqp, const struct qpio_send_wr *wrs, uint16_t n,
-	  int *err, const bool ud)
+	  int *err, const enum sq_kind kind)
 {
 	struct soft_qp *qp = to_sqp(qqp);
 	struct soft_sq *sq = &qp->sq;
@@ -189,11 +208,17 @@ post_send(struct qpio_qp *qqp, const struct qpio_send_wr *wrs, uint16_t n,
 		rc = wr_check(qp, &wrs[i], &lim, &o);
 		if (unlikely(rc != 0))
 			break;
+		if (kind == SQ_XRC &&
+		    unlikely(wrs[i].qp_type.xrc.remote_srqn > 0xffffffu)) {
+			rc = qpio_rdma_wr_reject(qqp, &wrs[i], &lim,
+						 QPIO_RDMA_WR_XRC_SRQN);
+			break;
+		}
 		if (unlikely(pi - tail >= b.depth)) {
 			rc = -ENOMEM;
 			break;
 		}
-		wqe_write(qp, &b, &wrs[i], o, pi, ud);
+		wqe_write(qp, &b, &wrs[i], o, pi, kind);
 		b.wrid[pi & b.mask] = wrs[i].wr_id;
 		pi++;
 	}
@@ -216,12 +241,47 @@ uint16_t
 soft_post_send(struct qpio_qp *qp, const struct qpio_send_wr *wrs,
 	       uint16_t n, int *err)
 {
-	return post_send(qp, wrs, n, err, false);
+	return post_send(qp, wrs, n, err, SQ_RC);
 }
 
 uint16_t
 soft_post_send_ud(struct qpio_qp *qp, const struct qpio_send_wr *wrs,
 		  uint16_t n, int *err)
 {
-	return post_send(qp, wrs, n, err, true);
+	return post_send(qp, wrs, n, err, SQ_UD);
+}
+
+uint16_t
+soft_post_send_xrc(struct qpio_qp *qp, const struct qpio_send_wr *wrs,
+		   uint16_t n, int *err)
+{
+	return post_send(qp, wrs, n, err, SQ_XRC);
+}
+
+/* An XRC target has no SQ (ibv_create_qp_ex(3): XRC_RECV is receive
+ * only): every send WR is refused. */
+uint16_t
+soft_post_send_none(struct qpio_qp *qp, const struct qpio_send_wr *wrs __rte_unused,
+		    uint16_t n, int *err)
+{
+	if (n != 0)
+		SOFT_LOG(DEBUG, "qp 0x%x: post send to an XRC_RECV QP (it has no "
+			 "send queue)", qp->qp_num);
+	if (err != NULL)
+		*err = n != 0 ? -EINVAL : 0;
+	return 0;
+}
+
+/* XRC QPs have no RQ: an initiator only sends, a target's receives come
+ * from the XRC SRQ each message names. */
+uint16_t
+soft_post_recv_none(struct qpio_qp *qp, const struct qpio_recv_wr *wrs __rte_unused,
+		    uint16_t n, int *err)
+{
+	if (n != 0)
+		SOFT_LOG(DEBUG, "qp 0x%x: post recv to an XRC QP (receives go to "
+			 "XRC SRQs: qpio_srq_post_recv())", qp->qp_num);
+	if (err != NULL)
+		*err = n != 0 ? -EINVAL : 0;
+	return 0;
 }
