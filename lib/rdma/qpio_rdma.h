@@ -321,8 +321,8 @@ struct qpio_qp_attr {
 	struct qpio_qp_cap cap;
 	struct qpio_ah_attr ah_attr;
 	uint16_t pkey_index;
-	uint8_t en_sqd_async_notify;
-	uint8_t sq_draining;
+	uint8_t en_sqd_async_notify;   /**< RTS->SQD: raise SQ_DRAINED */
+	uint8_t sq_draining;           /**< query: 1 in SQD until drained */
 	uint8_t max_rd_atomic;          /**< as requester */
 	uint8_t max_dest_rd_atomic;     /**< as responder */
 	uint8_t min_rnr_timer;          /**< IBA 9.7.5.2.8 encoding, 5 bits */
@@ -1232,11 +1232,26 @@ int qpio_qp_destroy(struct qpio_qp *qp);
  * (one validator for both): port_num in 1..phys_port_cnt; with is_global,
  * grh.sgid_index inside that port's GID table and flow_label < 2^20.
  *
+ * SQD and SQE (IBA 10.3.1): RTS->SQD stops the send queue from starting
+ * WRs; those started complete, then the drain has ended (sq_draining 0
+ * in qpio_qp_query()) and, with QPIO_QP_EN_SQD_ASYNC_NOTIFY and
+ * attr->en_sqd_async_notify 1, the device raises QPIO_EVENT_SQ_DRAINED
+ * for the QP once (none if the QP leaves SQD first). Send WRs posted in
+ * SQD wait and start at SQD->RTS; receives keep working. SQD->SQD changes
+ * attributes. SQE is entered by the device when a send WR of a UD or UC
+ * QP completes in error: the send queue's WRs then complete with
+ * WR_FLUSH_ERR, the receive queue keeps working, and SQE->RTS resumes.
+ * An RC send error moves the QP to ERR.
+ *
  * @return 0; -EINVAL (rule broken: missing required bit, bit not allowed,
  *   transition not in the table, attribute out of range, cur_qp_state
  *   mismatch), with the QP's state and attributes unchanged and a log line
- *   naming the QP and the rule; -EOPNOTSUPP for a transition the driver
- *   cannot perform (SQD on the soft NIC); or a driver error.
+ *   naming the QP and the rule; -EBUSY (soft NIC: SQD->SQD with attribute
+ *   bits while the send queue still drains; nothing changed);
+ *   -EOPNOTSUPP for a transition the driver cannot perform; or a driver
+ *   error (ibv: the -errno of ibv_modify_qp).
+ * Control path: call it on the lcore that owns the QP; on the soft NIC
+ * RTS->SQD and SQD/SQE->RTS run the send queue on the calling lcore.
  */
 int qpio_qp_modify(struct qpio_qp *qp, const struct qpio_qp_attr *attr,
 		   int attr_mask);
@@ -1250,6 +1265,63 @@ int qpio_qp_modify(struct qpio_qp *qp, const struct qpio_qp_attr *attr,
  */
 int qpio_qp_query(struct qpio_qp *qp, struct qpio_qp_attr *attr,
 		  struct qpio_qp_init_attr *init_attr);
+
+/** Destination QP number of a UD send WR to a multicast group (IBA
+ *  10.5.2: the multicast QPN, 0xFFFFFF). */
+#define QPIO_MCAST_QPN 0xffffffu
+/** First multicast LID (IBA 4.1.1: 0xC000..0xFFFE; 0xFFFF is the
+ *  permissive LID). */
+#define QPIO_MCAST_LID_MIN 0xc000u
+/** Last multicast LID. */
+#define QPIO_MCAST_LID_MAX 0xfffeu
+
+/**
+ * Attach a UD QP to a multicast group (ibv_attach_mcast(3), IBA 11.3.1).
+ *
+ * From then on a UD datagram sent to the group (an AH whose grh.dgid is
+ * the MGID, or whose dlid is the MLID; remote_qpn QPIO_MCAST_QPN) is
+ * delivered to the QP, once per datagram, under the unicast rules (its
+ * P_Key and Q_Key must match, a receive must be posted; a receive
+ * reserves QPIO_GRH_LEN bytes). The sending QP receives its own datagram
+ * only when it is attached too (the verbs default without
+ * IBV_QP_CREATE_BLOCK_SELF_MCAST_LB). Attachments stay across modifies
+ * (RESET included) and end with qpio_qp_detach_mcast() or
+ * qpio_qp_destroy(), which detaches every group, as uverbs does.
+ *
+ * @param gid  the MGID, network byte order: raw[0] must be 0xFF (IBA
+ *   4.1.1, multicast GIDs are ff00::/8). Copied.
+ * @param lid  the MLID, in [QPIO_MCAST_LID_MIN, QPIO_MCAST_LID_MAX], on
+ *   ports with an InfiniBand link layer; ignored on RoCE ports (as the
+ *   kernel's ib_attach_mcast() ignores it, IBA annex A17).
+ * @return 0; -EINVAL (NULL argument, a QP that is not alive, not a UD
+ *   QP, a GID outside ff00::/8, a LID outside the multicast range; on the
+ *   soft NIC also an MGID already bound to another MLID; logged, nothing
+ *   changed); -EEXIST (the QP is attached to that group already: qpio
+ *   refuses the second attach on every driver, where rxe would return 0);
+ *   -ENOSPC (the driver's group or per-group QP limit, see its guide);
+ *   -EOPNOTSUPP (the driver has no multicast); on the ibv driver the
+ *   -errno of ibv_attach_mcast.
+ * Control path, not thread-safe against other calls on the same QP;
+ * datagrams may be in flight meanwhile (on the soft NIC, from any lcore
+ * or process of the fabric).
+ */
+int qpio_qp_attach_mcast(struct qpio_qp *qp, const union qpio_gid *gid,
+			 uint16_t lid);
+
+/**
+ * Detach a UD QP from a multicast group (ibv_detach_mcast(3), IBA
+ * 11.3.2). Datagrams to the group that were delivered already stay in
+ * the QP's receive queue; none is delivered after the call returns.
+ * @param gid, lid  as given to qpio_qp_attach_mcast(), with the same
+ *   rules.
+ * @return 0; -EINVAL (the rules of qpio_qp_attach_mcast(), or the QP is
+ *   not attached to that group: the code rxe returns; logged);
+ *   -EOPNOTSUPP (no multicast in the driver); on the ibv driver the
+ *   -errno of ibv_detach_mcast. Same thread-safety as
+ *   qpio_qp_attach_mcast().
+ */
+int qpio_qp_detach_mcast(struct qpio_qp *qp, const union qpio_gid *gid,
+			 uint16_t lid);
 
 /**
  * Check a transition against the verbs table without touching any QP.
@@ -1293,8 +1365,8 @@ static inline uint32_t qpio_srq_num(const struct qpio_srq *srq) { return srq->sr
 static inline uint32_t qpio_cq_depth(const struct qpio_cq *cq) { return cq->depth; }
 /**
  * @return the QP's current state. The device moves a QP to ERR on its own
- * (first failed WR, CQ overflow); this read is atomic and may be called from
- * any lcore.
+ * (first failed WR, CQ overflow), or to SQE (a UD or UC send error); this
+ * read is atomic and may be called from any lcore.
  */
 static inline enum qpio_qp_state
 qpio_qp_state(const struct qpio_qp *qp)
@@ -1309,9 +1381,10 @@ qpio_qp_state(const struct qpio_qp *qp)
 /**
  * Post a burst of send work requests and ring one doorbell.
  *
- * Each WR is checked in order (QP in RTS or ERR, opcode valid for the QP
- * type, num_sge <= max_send_sge, inline length <= max_inline_data with the
- * sum computed without 32-bit wrap, room in the SQ). READ and atomics are
+ * Each WR is checked in order (QP in RTS, SQD, SQE or ERR, opcode valid
+ * for the QP type, num_sge <= max_send_sge, inline length <=
+ * max_inline_data with the sum computed without 32-bit wrap, room in the
+ * SQ). READ and atomics are
  * RC only, never inline, and need max_rd_atomic > 0 on the QP (the number
  * of READ/atomics it may have outstanding, set with ibv_modify_qp's
  * max_rd_atomic); an atomic has exactly one SGE of 8 bytes. A UD WR needs
@@ -1320,8 +1393,9 @@ qpio_qp_state(const struct qpio_qp *qp)
  * doorbell is rung once for the whole burst (none if nothing was written).
  * The wrs array and the sg_lists may be reused as soon as this returns; the
  * data of non-inline SGEs must stay untouched until the WR completes.
- * Posting to a QP in ERR is accepted and the WRs complete with WR_FLUSH_ERR
- * (IBA 10.8.3.2).
+ * Posting to a QP in ERR or SQE is accepted and the WRs complete with
+ * WR_FLUSH_ERR (IBA 10.8.3.2); posting in SQD is accepted and the WRs
+ * start after SQD->RTS.
  *
  * @param wrs    array of nb_wr work requests.
  * @param err    if not NULL: 0 when all were posted, else the reason the

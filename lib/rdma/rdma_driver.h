@@ -179,6 +179,13 @@ struct qpio_dev_ops {
 	/** State of a CQ (optional), under the same rules. */
 	void (*cq_stats_get)(const struct qpio_cq *cq,
 			     struct qpio_cq_stats *st);
+	/** Multicast (optional): qp is a live UD QP, gid in ff00::/8, lid
+	 *  checked on InfiniBand ports. -EEXIST for a second attach of the
+	 *  same group, -EINVAL for a detach of a group not attached. */
+	int (*mcast_attach)(struct qpio_qp *qp, const union qpio_gid *gid,
+			    uint16_t lid);
+	int (*mcast_detach)(struct qpio_qp *qp, const union qpio_gid *gid,
+			    uint16_t lid);
 };
 
 /** A driver, registered from a constructor with QPIO_RDMA_DRIVER_REGISTER. */

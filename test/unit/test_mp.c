@@ -563,6 +563,30 @@ secondary_main(const char *prefix, int rfd, int wfd)
 				wc.wr_id != 0x5003;
 			r.value = wc.status;
 			break;
+		case MSG_MCAST: {
+			union qpio_gid g;
+
+			memcpy(g.raw, m.arg, sizeof(g.raw));
+			if (m.which == 0) {
+				r.status = qpio_qp_detach_mcast(s.ud, &g,
+								(uint16_t)m.value);
+				break;
+			}
+			r.status = qpio_qp_attach_mcast(s.ud, &g,
+							(uint16_t)m.value);
+			if (r.status == 0) {
+				struct qpio_sge sg = {
+					(uintptr_t)(s.buf + OFF_UD),
+					QPIO_GRH_LEN + 256, qpio_mr_lkey(s.mr),
+				};
+				struct qpio_recv_wr rwr = { 0x5004, &sg, 1 };
+				int err = 0;
+
+				if (qpio_qp_post_recv(s.ud, &rwr, 1, &err) != 1)
+					r.status = err != 0 ? err : -1;
+			}
+			break;
+		}
 		default:
 			if (xrc_mp_serve(s.dev, &m, &r) != 0 &&
 			    rules_serve(s.dev, peer.name, &m, &r) != 0)
@@ -928,6 +952,70 @@ case_ud(struct side *s, const struct msg *peer, struct qpio_ah *ah, int wfd,
 		     (unsigned int)(r.value >> 32), (unsigned int)r.value);
 }
 
+/* A UD QP of the secondary joins a group; the primary's datagram to the
+ * group (remote QPN QPIO_MCAST_QPN) reaches it once, through the group
+ * table the secondary made; the detach is the secondary's too. */
+static void
+case_mcast(struct side *s, int wfd, int rfd)
+{
+	static const union qpio_gid mgid = { .raw = {
+		0xff, 0x12, 0x40, 0x1b, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x6d, 0x70 } };
+	struct qpio_soft_qp_stats st0, st1;
+	struct qpio_ah_attr aa;
+	struct qpio_ah *ah;
+	struct qpio_wc wc;
+	struct msg m, r;
+
+	memset(&m, 0, sizeof(m));
+	m.type = MSG_MCAST;
+	m.which = 1;
+	memcpy(m.arg, mgid.raw, sizeof(mgid.raw));
+	m.value = 0xc0de;
+	if (ask(wfd, rfd, &m, &r) != 0)
+		return;
+	CHECK_EQ(r.status, 0, "the secondary's attach");
+	memset(&aa, 0, sizeof(aa));
+	aa.port_num = 1;
+	aa.dlid = 0xc0de;
+	aa.is_global = 1;
+	aa.grh.dgid = mgid;
+	aa.grh.hop_limit = 1;
+	ah = qpio_ah_create(s->pd, &aa);
+	if (ah == NULL) {
+		fail("AH to the group: %s", rte_strerror(rte_errno));
+		return;
+	}
+	qpio_soft_qp_stats(s->ud, &st0);
+	fill(s->buf + OFF_SEND, 80, 9);
+	if (ud_send(s, ah, QPIO_MCAST_QPN, 0x6003, 80, &wc) == 0) {
+		CHECK_EQ(wc.status, QPIO_WC_SUCCESS, "UD SEND to the group");
+		qpio_soft_qp_stats(s->ud, &st1);
+		CHECK_EQ(st1.ud_no_dest, st0.ud_no_dest,
+			 "the group had a member");
+		memset(&m, 0, sizeof(m));
+		m.type = MSG_CHECK_UD;
+		m.len = 80;
+		m.seed = 9;
+		m.qpn = qpio_qp_num(s->ud);
+		if (ask(wfd, rfd, &m, &r) == 0 && r.status != 0)
+			fail("the secondary's group receive: status %u byte_len "
+			     "%u, or its wr_id, src_qp, GRH or payload",
+			     (unsigned int)(r.value >> 32),
+			     (unsigned int)r.value);
+	}
+	memset(&m, 0, sizeof(m));
+	m.type = MSG_MCAST;
+	m.which = 0;
+	memcpy(m.arg, mgid.raw, sizeof(mgid.raw));
+	m.value = 0xc0de;
+	if (ask(wfd, rfd, &m, &r) == 0)
+		CHECK_EQ(r.status, 0, "the secondary's detach");
+	if (ask(wfd, rfd, &m, &r) == 0)
+		CHECK_EQ((uint32_t)r.status, (uint32_t)-EINVAL,
+			 "a second detach");
+	CHECK_EQ(qpio_ah_destroy(ah), 0, "ah_destroy");
+}
+
 /* Memory private to the primary (the C heap, not DPDK's hugepages) may
  * be registered, but the other process cannot reach it: the secondary's
  * WRITE into it is refused with REM_ACCESS_ERR, nothing is written, and
@@ -1172,6 +1260,10 @@ primary_main(const char *self)
 		fail("AH towards %s: %s", peer.name, rte_strerror(rte_errno));
 	else
 		case_ud(&s, &peer, ah, p2s[1], s2p[0]);
+	rule_end();
+	rule_begin("a datagram to a group reaches the other process's "
+		   "member");
+	case_mcast(&s, p2s[1], s2p[0]);
 	rule_end();
 	rule_begin("private memory out of reach of the other process");
 	case_private_memory(&s, p2s[1], s2p[0]);

@@ -25,6 +25,9 @@ enum msg_type {
 	MSG_GET_U64,       /* value at off */
 	MSG_DO_WRITE,      /* WRITE len bytes of seed on QP which to addr, rkey */
 	MSG_CHECK_UD,      /* poll one UD receive: len, seed, qpn = src */
+	MSG_MCAST,         /* which 1: attach the UD QP to the group arg[0..1]
+			    * (MGID), value (MLID) and post its receive;
+			    * which 0: detach; status = the call's return */
 	MSG_RESULT,        /* status 0 = as expected, value */
 	MSG_RULES = 100,   /* first request of test_mp_rules.c (enum rq_type) */
 	MSG_XRC_OPEN = 200, /* test_mp_xrc.c: name = the domain's file */

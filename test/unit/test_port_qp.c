@@ -771,3 +771,183 @@ Test(port_qp, peer_stop_takes_the_link_down_and_tx_keeps_frames)
 	cr_assert_eq(st.oerrors, 0);
 	link_down(&l);
 }
+
+/* ------------------------------------------------------------------ */
+/* qp=ud,mcast=: multicast groups                                       */
+/* ------------------------------------------------------------------ */
+
+/* Receive what port id holds now (the soft NIC delivers at the sender's
+ * doorbell), without waiting. */
+static unsigned int
+rx_now(int id, struct rte_mbuf **pkts, unsigned int n)
+{
+	unsigned int got = 0, k;
+
+	for (k = 0; k < 4 && got < n; k++)
+		got += qpio_port_rx_burst(id, 0, &pkts[got],
+					  (uint16_t)RTE_MIN(n - got, 64u));
+	return got;
+}
+
+static void
+rx_expect(int id, unsigned int n, uint32_t len, uint32_t seed0)
+{
+	struct rte_mbuf *rx[64];
+	unsigned int i;
+
+	cr_assert_eq(rx_now(id, rx, 64), n, "port %d", id);
+	for (i = 0; i < n; i++) {
+		cr_assert(frame_ok(rx[i], len, seed0 + i), "port %d frame %u",
+			  id, i);
+		rte_pktmbuf_free(rx[i]);
+	}
+}
+
+static void
+tx_frames(int id, struct rte_mempool *mp, unsigned int n, uint32_t len,
+	  uint32_t seed0)
+{
+	struct rte_mbuf *m[64];
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		m[i] = frame(mp, len, seed0 + i, 2048);
+	cr_assert_eq(qpio_port_tx_burst(id, 0, m, (uint16_t)n), n);
+}
+
+Test(port_qp, mcast_devargs_rules)
+{
+	qt_require_soft("devargs on soft0");
+	cr_assert_lt(qpio_port_create("qp0,dev=soft0,qp=rc,mcast=ff12::1"), 0,
+		     "mcast= needs qp=ud");
+	cr_assert_lt(qpio_port_create("qp0,dev=soft0,qp=ud,mcast=fe80::1"), 0,
+		     "not ff00::/8");
+	cr_assert_lt(qpio_port_create("qp0,dev=soft0,qp=ud,mcast=ff12:zz"), 0);
+	cr_assert_lt(qpio_port_create("qp0,dev=soft0,qp=ud,mcast=ff12::1,"
+				      "mlid=0x12"), 0, "a unicast LID");
+	cr_assert_lt(qpio_port_create("qp0,dev=soft0,qp=ud,mcast=ff12::1,"
+				      "mlid=0xffff"), 0);
+	cr_assert_lt(qpio_port_create("qp0,dev=soft0,qp=ud,mlid=0xc001"), 0,
+		     "mlid= without mcast=");
+	cr_assert_eq(qpio_port_create("qp0,dev=soft0,qp=ud,mcast=ff12::1,"
+				      "mlid=0xc001"), 0);
+	cr_assert_eq(qpio_port_close(0), 0);
+}
+
+/* Without peer=, the group is the link: every member port receives what
+ * one sends, once; the sender does not receive its own frames. */
+Test(port_qp, mcast_group_links_ports_without_peer)
+{
+	struct rte_mempool *mp;
+	struct qpio_port_link lk;
+	struct qpio_port_stats st;
+	int id[3], i;
+
+	qt_require_soft("groups across soft0 and soft1");
+	id[0] = qpio_port_create("qp0,dev=soft0,qp=ud,mcast=ff12::1");
+	id[1] = qpio_port_create("qp1,dev=soft1,qp=ud,mcast=ff12::1");
+	id[2] = qpio_port_create("qp2,dev=soft0,qp=ud,mcast=ff12::1");
+	mp = pool("rx_mp", NB_MBUF, RTE_MBUF_DEFAULT_BUF_SIZE);
+	for (i = 0; i < 3; i++) {
+		cr_assert_geq(id[i], 0);
+		port_up(id[i], 64, 4096, mp);
+		cr_assert_eq(qpio_port_link_get(id[i], &lk), 0);
+		cr_assert_eq(lk.up, 1, "the group is the link");
+	}
+	tx_frames(id[0], mp, 8, 300, 100);
+	rx_expect(id[1], 8, 300, 100);
+	rx_expect(id[2], 8, 300, 100);
+	rx_expect(id[0], 0, 300, 100);
+	cr_assert_eq(xstat(id[0], "rx_mcast_self_drops"), 8);
+	cr_assert_eq(xstat(id[1], "rx_mcast_self_drops"), 0);
+	tx_frames(id[1], mp, 4, 1500, 200);
+	rx_expect(id[0], 4, 1500, 200);
+	rx_expect(id[2], 4, 1500, 200);
+	rx_expect(id[1], 0, 1500, 200);
+	cr_assert_eq(qpio_port_stats_get(id[2], &st), 0);
+	cr_assert_eq(st.ipackets, 12);
+	cr_assert_eq(st.ierrors, 0);
+	cr_assert_eq(qpio_port_stats_get(id[0], &st), 0);
+	cr_assert_eq(st.opackets, 8);
+	cr_assert_eq(st.ipackets, 4);
+	for (i = 0; i < 3; i++)
+		cr_assert_eq(qpio_port_close(id[i]), 0);
+	cr_assert_eq(rte_mempool_avail_count(mp), NB_MBUF);
+	rte_mempool_free(mp);
+}
+
+/* With peer=, a member port sends to its peer and receives from both the
+ * peer and the group. */
+Test(port_qp, mcast_member_with_peer_sends_to_the_peer)
+{
+	struct rte_mempool *mp;
+	int a, b, g;
+
+	qt_require_soft("groups on soft0 and soft1");
+	a = qpio_port_create("qp0,dev=soft0,qp=ud,peer=qp1,mcast=ff12::2,"
+			     "mlid=0xc002");
+	b = qpio_port_create("qp1,dev=soft0,qp=ud,peer=qp0");
+	g = qpio_port_create("qp2,dev=soft1,qp=ud,mcast=ff12::2,mlid=0xc002");
+	cr_assert_geq(a, 0);
+	cr_assert_geq(b, 0);
+	cr_assert_geq(g, 0);
+	mp = pool("rx_mp", NB_MBUF, RTE_MBUF_DEFAULT_BUF_SIZE);
+	port_up(a, 64, 4096, mp);
+	port_up(b, 64, 4096, mp);
+	port_up(g, 64, 4096, mp);
+	tx_frames(g, mp, 4, 128, 300);
+	rx_expect(a, 4, 128, 300);
+	rx_expect(b, 0, 128, 300);
+	tx_frames(a, mp, 4, 256, 400);
+	rx_expect(b, 4, 256, 400);
+	rx_expect(g, 0, 256, 400);
+	cr_assert_eq(qpio_port_close(a), 0);
+	cr_assert_eq(qpio_port_close(b), 0);
+	cr_assert_eq(qpio_port_close(g), 0);
+	cr_assert_eq(rte_mempool_avail_count(mp), NB_MBUF);
+	rte_mempool_free(mp);
+}
+
+/* A member port of several queues gets a group frame once on each queue
+ * (one QP per queue); the sender drops its own on each of its queues. */
+Test(port_qp, mcast_each_queue_of_a_member_port_receives)
+{
+	struct qpio_port_conf conf = { .max_rx_pkt_len = 4096 };
+	struct rte_mbuf *rx[16];
+	struct rte_mempool *mp;
+	int id[2], i;
+	uint16_t q;
+
+	qt_require_soft("groups on soft0 and soft1");
+	id[0] = qpio_port_create("qp0,dev=soft0,qp=ud,mcast=ff12::3");
+	id[1] = qpio_port_create("qp1,dev=soft1,qp=ud,mcast=ff12::3");
+	mp = pool("rx_mp", NB_MBUF, RTE_MBUF_DEFAULT_BUF_SIZE);
+	for (i = 0; i < 2; i++) {
+		cr_assert_geq(id[i], 0);
+		cr_assert_eq(qpio_port_configure(id[i], 2, 2, &conf), 0);
+		for (q = 0; q < 2; q++) {
+			cr_assert_eq(qpio_port_rx_queue_setup(id[i], q, 64,
+							      SOCKET_ID_ANY,
+							      mp), 0);
+			cr_assert_eq(qpio_port_tx_queue_setup(id[i], q, 64,
+							      SOCKET_ID_ANY), 0);
+		}
+		cr_assert_eq(qpio_port_start(id[i]), 0);
+	}
+	tx_frames(id[0], mp, 4, 100, 500);
+	for (q = 0; q < 2; q++) {
+		unsigned int n = qpio_port_rx_burst(id[1], q, rx, 16), k;
+
+		cr_assert_eq(n, 4, "queue %u", q);
+		for (k = 0; k < n; k++) {
+			cr_assert(frame_ok(rx[k], 100, 500 + k));
+			rte_pktmbuf_free(rx[k]);
+		}
+		cr_assert_eq(qpio_port_rx_burst(id[0], q, rx, 16), 0);
+	}
+	cr_assert_eq(xstat(id[0], "rx_mcast_self_drops"), 8);
+	for (i = 0; i < 2; i++)
+		cr_assert_eq(qpio_port_close(id[i]), 0);
+	cr_assert_eq(rte_mempool_avail_count(mp), NB_MBUF);
+	rte_mempool_free(mp);
+}

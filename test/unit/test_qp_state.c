@@ -8,7 +8,7 @@
  *    same-state rows, and the reason strings.
  * 2. C04 on soft NIC QPs of every type: failed modifies leave state and
  *    attributes unchanged, successful ones are visible in qpio_qp_query(),
- *    attribute range checks, CUR_STATE, SQD.
+ *    attribute range checks, CUR_STATE, RTS->SQD->RTS.
  * 3. C03 on an RC pair: which states accept posts, and flushing in ERR.
  */
 #include <stdio.h>
@@ -1146,27 +1146,41 @@ Test(qp_state, c04_cur_state_mismatch)
 	ctx_destroy(&c);
 }
 
-Test(qp_state, c04_rts_to_sqd_not_supported)
+/* RTS->SQD (with and without EN_SQD_ASYNC_NOTIFY) and SQD->RTS on every
+ * QP type; the drain itself is the sqd suite's (test_sqd.c). */
+Test(qp_state, c04_rts_to_sqd_and_back)
 {
 	struct qs_ctx c;
 	int t;
 
-	qt_require_soft("the soft NIC refuses SQD, verbs devices drain");
-
+	if (qt_dev_is_rxe())
+		cr_skip_test("SQD on rxe not run yet (doc/guides/nics/ibv.rst)");
 	ctx_create(&c);
 	for (t = 0; t < NB_TYPES; t++) {
-		struct qpio_qp_attr a, model;
+		struct qpio_qp_attr a, q, model;
 
 		bring_to(t, c.qp[t], c.lid, QPIO_QPS_RTS, &model);
 		memset(&a, 0, sizeof(a));
 		a.qp_state = QPIO_QPS_SQD;
-		modify_refused(c.qp[t], &a, QPIO_QP_STATE, -EOPNOTSUPP,
-			       "RTS->SQD");
-		a.en_sqd_async_notify = 1;
-		modify_refused(c.qp[t], &a,
-			       QPIO_QP_STATE | QPIO_QP_EN_SQD_ASYNC_NOTIFY,
-			       -EOPNOTSUPP, "RTS->SQD +EN_SQD_ASYNC_NOTIFY");
+		cr_assert_eq(qpio_qp_modify(c.qp[t], &a, QPIO_QP_STATE), 0,
+			     "%s RTS->SQD", type_names[t]);
+		cr_assert_eq(qpio_qp_state(c.qp[t]), QPIO_QPS_SQD);
+		/* a bit RTS->SQD does not allow, from SQD: the SQD->RTS row */
+		a.qp_state = QPIO_QPS_RTS;
+		modify_refused(c.qp[t], &a, QPIO_QP_STATE | QPIO_QP_SQ_PSN,
+			       -EINVAL, "SQD->RTS +SQ_PSN");
+		cr_assert_eq(qpio_qp_state(c.qp[t]), QPIO_QPS_SQD);
+		cr_assert_eq(qpio_qp_modify(c.qp[t], &a, QPIO_QP_STATE), 0,
+			     "%s SQD->RTS", type_names[t]);
 		cr_assert_eq(qpio_qp_state(c.qp[t]), QPIO_QPS_RTS);
+		a.qp_state = QPIO_QPS_SQD;
+		a.en_sqd_async_notify = 1;
+		cr_assert_eq(qpio_qp_modify(c.qp[t], &a, QPIO_QP_STATE |
+					    QPIO_QP_EN_SQD_ASYNC_NOTIFY), 0,
+			     "%s RTS->SQD +EN_SQD_ASYNC_NOTIFY", type_names[t]);
+		cr_assert_eq(qpio_qp_query(c.qp[t], &q, NULL), 0);
+		cr_assert_eq(q.qp_state, QPIO_QPS_SQD);
+		cr_assert_eq(q.en_sqd_async_notify, 1);
 		to_reset(c.qp[t]);
 	}
 	ctx_destroy(&c);

@@ -1047,3 +1047,69 @@ Test(xrc, inline_send_and_initiator_without_target)
 	cr_assert_eq(qpio_qp_destroy(rb), 0);
 	xrc_env_destroy(&e);
 }
+
+/* SQD on both XRC QPs (the kernel's XRC_INI and XRC_TGT rows): each
+ * drains at once and raises SQ_DRAINED; a SEND the initiator posts in
+ * SQD waits for SQD->RTS; the target in SQD still delivers into its
+ * SRQs. A send error of the initiator moves it to ERR: XRC is reliable,
+ * SQE is for UD and UC. */
+Test(xrc, sqd_on_initiator_and_target_and_no_sqe)
+{
+	struct xrc_env e;
+	struct qpio_sge sg;
+	struct qpio_send_wr wr;
+	struct qpio_qp_attr a;
+	struct qpio_async_event ev;
+	struct qpio_wc wc[2];
+	unsigned int i, drained = 0;
+	int err = 1;
+
+	qt_require_soft("the soft NIC's drain of XRC QPs");
+	xrc_env_create(&e, 7);
+	srq_recv(&e, e.srq[0], 0x100, 0, 1024);
+	memset(&a, 0, sizeof(a));
+	a.qp_state = QPIO_QPS_SQD;
+	a.en_sqd_async_notify = 1;
+	cr_assert_eq(qpio_qp_modify(e.tgt, &a, QPIO_QP_STATE |
+				    QPIO_QP_EN_SQD_ASYNC_NOTIFY), 0);
+	cr_assert_eq(qpio_qp_modify(e.ini, &a, QPIO_QP_STATE |
+				    QPIO_QP_EN_SQD_ASYNC_NOTIFY), 0);
+	cr_assert_eq(qpio_qp_state(e.tgt), QPIO_QPS_SQD);
+	cr_assert_eq(qpio_qp_state(e.ini), QPIO_QPS_SQD);
+	for (i = 0; i < 2; i++) {
+		struct qpio_device *d = i == 0 ? e.da : e.db;
+
+		if (i == 1 && e.db == e.da)
+			break;
+		while (qpio_rdma_get_async_event(d, &ev) == 0) {
+			cr_assert_eq(ev.event_type, QPIO_EVENT_SQ_DRAINED);
+			cr_assert(ev.element.qp == e.ini || ev.element.qp == e.tgt);
+			drained++;
+		}
+	}
+	cr_assert_eq(drained, 2, "one SQ_DRAINED per QP");
+	qt_fill(e.abuf, 100, 5);
+	wr = xrc_send_wr(&sg, &e, 1, 0, 100, qpio_srq_num(e.srq[0]));
+	cr_assert_eq(qpio_qp_post_send(e.ini, &wr, 1, &err), 1);
+	cr_assert_eq(err, 0);
+	cr_assert_eq(qpio_cq_poll(e.scq, wc, 2), 0, "no WQE starts in SQD");
+	cr_assert_eq(qpio_cq_poll(e.cq[0], wc, 2), 0);
+	a.qp_state = QPIO_QPS_RTS;
+	cr_assert_eq(qpio_qp_modify(e.ini, &a, QPIO_QP_STATE), 0);
+	cr_assert_eq(qt_poll_n(e.scq, wc, 1), 1);
+	cr_assert_eq(wc[0].wr_id, 1);
+	cr_assert_eq(wc[0].status, QPIO_WC_SUCCESS);
+	cr_assert_eq(qt_poll_n(e.cq[0], wc, 1), 1, "the target in SQD takes it");
+	cr_assert_eq(wc[0].wr_id, 0x100);
+	cr_assert_eq(wc[0].byte_len, 100);
+	cr_assert(qt_check(e.bbuf, 100, 5));
+	cr_assert_eq(qpio_qp_state(e.tgt), QPIO_QPS_SQD);
+	sg.lkey = 0x00dead00u;   /* MR table index 0xdead: no such MR */
+	wr.wr_id = 2;
+	cr_assert_eq(qpio_qp_post_send(e.ini, &wr, 1, &err), 1);
+	cr_assert_eq(qt_poll_n(e.scq, wc, 1), 1);
+	cr_assert_eq(wc[0].wr_id, 2);
+	cr_assert_eq(wc[0].status, QPIO_WC_LOC_PROT_ERR);
+	cr_assert_eq(qpio_qp_state(e.ini), QPIO_QPS_ERR);
+	xrc_env_destroy(&e);
+}

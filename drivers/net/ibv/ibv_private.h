@@ -136,6 +136,9 @@ struct ibvd_rq {
 	uint32_t max_sge;
 };
 
+/* Multicast groups one QP may join on the ibv driver. */
+#define IBVD_MCAST_MAX 16u
+
 struct ibvd_qp {
 	struct qpio_qp base;
 	struct ibv_qp *qp;
@@ -156,6 +159,14 @@ struct ibvd_qp {
 	uint64_t flushed;
 	uint64_t rnr_exceeded;
 	uint64_t retry_exceeded;
+	/* UD: the multicast groups attached (ibv_mcast.c), so that a second
+	 * attach and a detach of a group not attached get lib/rdma's codes
+	 * whatever the provider answers. */
+	struct {
+		union qpio_gid gid;
+		uint16_t lid;
+	} mcast[IBVD_MCAST_MAX];
+	uint32_t nb_mcast;
 };
 
 /* Address handle for UD work requests. */
@@ -244,6 +255,11 @@ void ibvd_qp_free(struct ibvd_qp *qp);
 struct qpio_qp *ibvd_qp_create(struct qpio_pd *pd,
 			       struct qpio_qp_init_attr *ia);
 int ibvd_qp_destroy(struct qpio_qp *qp);
+/* ibv_mcast.c */
+int ibvd_mcast_attach(struct qpio_qp *qp, const union qpio_gid *gid,
+		      uint16_t lid);
+int ibvd_mcast_detach(struct qpio_qp *qp, const union qpio_gid *gid,
+		      uint16_t lid);
 int ibvd_qp_modify(struct qpio_qp *qp, const struct qpio_qp_attr *attr,
 		   int mask, enum qpio_qp_state cur, enum qpio_qp_state next);
 int ibvd_qp_query(struct qpio_qp *qp, struct qpio_qp_attr *attr,

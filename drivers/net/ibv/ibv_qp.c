@@ -295,8 +295,9 @@ ibvd_qp_query(struct qpio_qp *qqp, struct qpio_qp_attr *attr,
 		ia->cap = qp->cap;
 	/* The device moves QPs to ERR on its own: keep the fast-path copy
 	 * of the state in step with what it reports. */
-	if (a.qp_state == IBV_QPS_ERR)
-		__atomic_store_n(&qqp->state, QPIO_QPS_ERR, __ATOMIC_RELEASE);
+	if (a.qp_state == IBV_QPS_ERR || a.qp_state == IBV_QPS_SQE)
+		__atomic_store_n(&qqp->state, (uint8_t)a.qp_state,
+				 __ATOMIC_RELEASE);
 	return 0;
 }
 

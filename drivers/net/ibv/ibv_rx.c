@@ -2,6 +2,7 @@
 /*
  * libibverbs driver receive path: post receive bursts and poll CQs.
  */
+#include <stdbool.h>
 #include <string.h>
 
 #include <rte_byteorder.h>
@@ -78,6 +79,33 @@ out:
 	return i;
 }
 
+/*
+ * Keep the fast-path copy of the state in step with what an error
+ * completion tells of the device's: a send error of a UD or UC QP moves
+ * it to SQE (IBA 10.3.1; flushes, which SQE and ERR produce, change
+ * nothing), any other error of a connected QP to ERR. The device's own
+ * state (ibv_query_qp) stays the authority: a provider that moves UD/UC
+ * QPs to ERR instead (rxe does) is seen at the next qpio_qp_query().
+ */
+static void
+ibvd_qp_error_state(struct ibvd_qp *qp, bool send, enum qpio_wc_status st)
+{
+	uint8_t s = __atomic_load_n(&qp->base.state, __ATOMIC_ACQUIRE);
+
+	if (send && qp->base.qp_type != QPIO_QPT_RC) {
+		if (st != QPIO_WC_WR_FLUSH_ERR &&
+		    (s == QPIO_QPS_RTS || s == QPIO_QPS_SQD))
+			__atomic_compare_exchange_n(&qp->base.state, &s,
+						    (uint8_t)QPIO_QPS_SQE, 0,
+						    __ATOMIC_ACQ_REL,
+						    __ATOMIC_ACQUIRE);
+		return;
+	}
+	if (qp->base.qp_type != QPIO_QPT_UD)
+		__atomic_store_n(&qp->base.state, QPIO_QPS_ERR,
+				 __ATOMIC_RELEASE);
+}
+
 uint16_t
 ibvd_cq_poll(struct qpio_cq *qcq, struct qpio_wc *wc, uint16_t n)
 {
@@ -152,9 +180,8 @@ ibvd_cq_poll(struct qpio_cq *qcq, struct qpio_wc *wc, uint16_t n)
 			o->imm_data = 0;
 			o->wc_flags = 0;
 			ibvd_wc_error_count(qp, o->status);
-			if (qp->base.qp_type != QPIO_QPT_UD)
-				__atomic_store_n(&qp->base.state, QPIO_QPS_ERR,
-						 __ATOMIC_RELEASE);
+			ibvd_qp_error_state(qp, !(id & IBVD_WRID_RECV),
+					    o->status);
 		} else if (o->wc_flags & QPIO_WC_WITH_IMM) {
 			o->imm_data = rte_be_to_cpu_32(o->imm_data);
 		}

@@ -81,8 +81,15 @@ ibvd_post_send(struct qpio_qp *qqp, const struct qpio_send_wr *wrs,
 	uint16_t i = 0;
 	int rc = 0, ret;
 
-	if (unlikely(state != QPIO_QPS_RTS && state != QPIO_QPS_ERR)) {
-		IBVD_LOG(DEBUG, "qp 0x%x: post send in %s (needs RTS)",
+	/* RTS, SQD (the WRs start after the resume), SQE and ERR (both
+	 * flush): the states libibverbs providers post in. As bits, one
+	 * compare. */
+	if (unlikely(!((1u << state) & ((1u << QPIO_QPS_RTS) |
+					(1u << QPIO_QPS_SQD) |
+					(1u << QPIO_QPS_SQE) |
+					(1u << QPIO_QPS_ERR))))) {
+		IBVD_LOG(DEBUG, "qp 0x%x: post send in %s (needs RTS, SQD, "
+			 "SQE or ERR)",
 			 qqp->qp_num, qpio_qp_state_str(state));
 		rc = -EINVAL;
 		goto out;

@@ -25,7 +25,8 @@
 RTE_LOG_REGISTER(qp_logtype, qpio.net.qp, INFO);
 
 static const char *const qp_port_keys[] = {
-	"dev", "qp", "peer", "inline", "mac", "timeout", "retry_cnt", NULL,
+	"dev", "qp", "peer", "inline", "mac", "timeout", "retry_cnt",
+	"mcast", "mlid", NULL,
 };
 
 /* Devices this driver created, so the last port using one closes it. */
@@ -595,6 +596,13 @@ qp_start(struct qpio_port *port)
 	}
 	port->rx_burst = qp_port_rx_burst;
 	port->tx_burst = qp_port_tx_burst;
+	if (qp->mcast_on) {
+		ret = qp_mcast_start(port);
+		if (ret < 0)
+			goto fail;
+		if (qp->mcast_tx)
+			return 0;   /* the group is the link */
+	}
 	peer = qp_peer_get(port);
 	/* A peer created after this start is allowed (an application may
 	 * create and start its ports one by one), so a missing peer is
@@ -783,7 +791,7 @@ static int
 qp_probe(struct qpio_port *port, const struct rte_kvargs *kv)
 {
 	const char *dev_name = NULL, *transport = "rc", *peer = NULL;
-	const char *mac = NULL;
+	const char *mac = NULL, *mgid = NULL, *mlid = NULL;
 	struct qpio_port_attr pa;
 	struct qp_port *qp;
 	uint32_t inl = UINT32_MAX, timeout = 14, retry_cnt = 7;
@@ -793,6 +801,8 @@ qp_probe(struct qpio_port *port, const struct rte_kvargs *kv)
 	ret |= qpio_port_kvargs_str(port, kv, "qp", &transport);
 	ret |= qpio_port_kvargs_str(port, kv, "peer", &peer);
 	ret |= qpio_port_kvargs_str(port, kv, "mac", &mac);
+	ret |= qpio_port_kvargs_str(port, kv, "mcast", &mgid);
+	ret |= qpio_port_kvargs_str(port, kv, "mlid", &mlid);
 	ret |= qpio_port_kvargs_u32(port, kv, "inline", 0, UINT16_MAX, &inl);
 	/* IBA 9.7.6.1.3: 5 bits of 4.096 us x 2^timeout (0: for ever);
 	 * 3 bits of retries after a lost packet. */
@@ -832,6 +842,9 @@ qp_probe(struct qpio_port *port, const struct rte_kvargs *kv)
 	qp->retry_cnt = (uint8_t)retry_cnt;
 	if (peer != NULL)
 		snprintf(qp->peer, sizeof(qp->peer), "%s", peer);
+	ret = qp_mcast_parse(qp, mgid, mlid);
+	if (ret < 0)
+		goto fail;
 	qp->dev = dev_get(dev_name, &qp->own_dev);
 	if (qp->dev == NULL) {
 		ret = -rte_errno;

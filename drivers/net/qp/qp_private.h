@@ -79,6 +79,7 @@ struct qp_rxq {
 	uint64_t wc_errors;
 	uint64_t flushed;
 	uint64_t stop_drops;           /* received, dropped by a stop */
+	uint64_t mcast_self_drops;     /* group datagrams this port sent */
 } __rte_cache_aligned;
 
 /* Transmit side of queue i. */
@@ -156,10 +157,21 @@ struct qp_port {
 	struct qp_pool_reg pools[QP_PORT_MAX_POOLS];
 	uint8_t *credit_area;          /* QP_CREDIT_STRIDE per queue */
 	struct qpio_mr *credit_mr;     /* local write, remote read */
+	/* qp=ud,mcast=: the group every QP of the port joins (qp_mcast.c) */
+	uint8_t mcast_on;
+	uint8_t mcast_tx;              /* no peer=: tx goes to the group */
+	uint16_t mlid;
+	union qpio_gid mgid;
+	uint32_t self_qpn[QPIO_PORT_MAX_QUEUES]; /* the port's QPs (mcast_tx) */
+	uint16_t nb_self;
 };
 
 uint16_t qp_port_rx_burst(void *queue, struct rte_mbuf **pkts,
 			  uint16_t nb_pkts);
+/* The same for a port that sends to its multicast group: datagrams the
+ * port itself sent (it is a member too) are dropped and counted. */
+uint16_t qp_port_rx_burst_mcast(void *queue, struct rte_mbuf **pkts,
+				uint16_t nb_pkts);
 uint16_t qp_port_tx_burst(void *queue, struct rte_mbuf **pkts,
 			  uint16_t nb_pkts);
 /* Reclaim send completions; returns the number of mbufs freed. */
@@ -178,6 +190,14 @@ void qp_stats_reset(struct qpio_port *port);
 int qp_xstats_names(struct qpio_port *port, struct qpio_port_xstat_name *names,
 		    unsigned int n);
 int qp_xstats_values(struct qpio_port *port, uint64_t *v, unsigned int n);
+
+/* Multicast (qp_mcast.c). */
+/* Parse mcast= (an MGID in ff00::/8) and mlid= (NULL: derived from the
+ * MGID); mgid NULL: no group. */
+int qp_mcast_parse(struct qp_port *qp, const char *mgid, const char *mlid);
+/* At start, every QP in INIT: join the group; without peer=, bring the
+ * QPs to RTS and point the tx queues at the group. */
+int qp_mcast_start(struct qpio_port *port);
 
 /* Credits (qp_credit.c). */
 int qp_credit_init(struct qp_port *qp);

@@ -18,6 +18,7 @@
  * the queue never holds mbufs without a signaled WR after them.
  */
 
+#include <stdbool.h>
 #include <string.h>
 
 #include <rte_branch_prediction.h>
@@ -195,9 +196,27 @@ rx_slot_take(struct qp_rxq *rxq, uint32_t s, uint32_t len, uint32_t used,
 	return head;
 }
 
+/* A group datagram the port sent itself: its source is one of the
+ * port's QPs (on its own port LID, when the port has one). Only ports
+ * that send to their group test it (qp_port_rx_burst_mcast()). */
+static inline bool
+rx_from_self(const struct qp_rxq *rxq, const struct qpio_wc *wc)
+{
+	const struct qp_port *qp = rxq->port;
+	uint16_t i;
+
+	if (qp->lid != 0 && wc->slid != qp->lid)
+		return false;
+	for (i = 0; i < qp->nb_self; i++)
+		if (wc->src_qp == qp->self_qpn[i])
+			return true;
+	return false;
+}
+
 /* Receive burst of a queue whose receive WRs have several mbufs. */
-static uint16_t
-rx_burst_segs(struct qp_rxq *rxq, struct rte_mbuf **pkts, uint16_t nb_pkts)
+static inline uint16_t
+rx_burst_segs(struct qp_rxq *rxq, struct rte_mbuf **pkts, uint16_t nb_pkts,
+	      const bool self_filter)
 {
 	struct qpio_wc wc[QP_PORT_POLL];
 	uint16_t nb_rx = 0;
@@ -218,6 +237,12 @@ rx_burst_segs(struct qp_rxq *rxq, struct rte_mbuf **pkts, uint16_t nb_pkts)
 			       rx_wc_segs(rxq, &wc[i], &len) : 0;
 			if (unlikely(used == 0)) {
 				rx_wc_drop(rxq, &wc[i]);
+				continue;
+			}
+			if (self_filter &&
+			    unlikely(rx_from_self(rxq, &wc[i]))) {
+				rxq->mcast_self_drops++;
+				rxq->rearm_n++;
 				continue;
 			}
 			if (unlikely(rte_mempool_get_bulk(rxq->mp,
@@ -241,16 +266,17 @@ rx_burst_segs(struct qp_rxq *rxq, struct rte_mbuf **pkts, uint16_t nb_pkts)
 }
 
 /* Receive burst: each completion becomes the mbuf of its slot, and the
- * slot gets a fresh mbuf from one bulk get per poll. */
-uint16_t
-qp_port_rx_burst(void *queue, struct rte_mbuf **pkts, uint16_t nb_pkts)
+ * slot gets a fresh mbuf from one bulk get per poll. self_filter is a
+ * constant: the filter exists only in the multicast sender's burst. */
+static inline uint16_t
+rx_burst(struct qp_rxq *rxq, struct rte_mbuf **pkts, uint16_t nb_pkts,
+	 const bool self_filter)
 {
-	struct qp_rxq *rxq = queue;
 	struct qpio_wc wc[QP_PORT_POLL];
 	uint16_t nb_rx = 0;
 
 	if (unlikely(rxq->nseg > 1))
-		return rx_burst_segs(rxq, pkts, nb_pkts);
+		return rx_burst_segs(rxq, pkts, nb_pkts, self_filter);
 	while (nb_rx < nb_pkts) {
 		uint16_t want = (uint16_t)RTE_MIN((uint32_t)(nb_pkts - nb_rx),
 						 QP_PORT_POLL);
@@ -276,6 +302,12 @@ qp_port_rx_burst(void *queue, struct rte_mbuf **pkts, uint16_t nb_pkts)
 				continue;
 			}
 			rxq->rearm_n++;
+			if (self_filter &&
+			    unlikely(rx_from_self(rxq, &wc[i]))) {
+				/* Keep the buffer for the repost. */
+				rxq->mcast_self_drops++;
+				continue;
+			}
 			if (unlikely(!have)) {
 				/* Drop the frame, keep the buffer. */
 				rxq->rx_nombuf++;
@@ -303,6 +335,18 @@ qp_port_rx_burst(void *queue, struct rte_mbuf **pkts, uint16_t nb_pkts)
 	if (rxq->rearm_n >= rxq->rearm_thresh)
 		rx_rearm(rxq);
 	return nb_rx;
+}
+
+uint16_t
+qp_port_rx_burst(void *queue, struct rte_mbuf **pkts, uint16_t nb_pkts)
+{
+	return rx_burst(queue, pkts, nb_pkts, false);
+}
+
+uint16_t
+qp_port_rx_burst_mcast(void *queue, struct rte_mbuf **pkts, uint16_t nb_pkts)
+{
+	return rx_burst(queue, pkts, nb_pkts, true);
 }
 
 uint32_t

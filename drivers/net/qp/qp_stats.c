@@ -50,7 +50,7 @@ qp_stats_reset(struct qpio_port *port)
 		if (rxq != NULL) {
 			rxq->ipackets = rxq->ibytes = rxq->ierrors = 0;
 			rxq->rx_nombuf = rxq->wc_errors = rxq->flushed = 0;
-			rxq->stop_drops = 0;
+			rxq->stop_drops = rxq->mcast_self_drops = 0;
 		}
 		if (txq != NULL) {
 			txq->opackets = txq->obytes = txq->oerrors = 0;
@@ -71,6 +71,7 @@ static const char *const qp_xstat_names[] = {
 	"tx_oversize_drops", "tx_wc_errors", "tx_bursts",
 	"rx_wc_errors", "rx_flushed", "tx_flushed",
 	"tx_no_credit", "tx_credit_reads", "tx_rnr_naks",
+	"rx_mcast_self_drops",
 };
 
 int
@@ -111,6 +112,7 @@ qp_xstats_values(struct qpio_port *port, uint64_t *v, unsigned int n)
 		if (rxq != NULL) {
 			s[6] += rxq->wc_errors;
 			s[7] += rxq->flushed;
+			s[12] += rxq->mcast_self_drops;
 		}
 	}
 	memcpy(v, s, RTE_MIN(n, RTE_DIM(s)) * sizeof(*v));

@@ -492,6 +492,8 @@ static const struct qpio_dev_ops soft_ops = {
 	.xrcd_has_qp = soft_xrcd_has_qp,
 	.qp_stats_get = soft_qp_stats_get,
 	.cq_stats_get = soft_cq_stats_get,
+	.mcast_attach = soft_mcast_attach,
+	.mcast_detach = soft_mcast_detach,
 };
 
 static int

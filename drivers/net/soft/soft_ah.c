@@ -20,12 +20,21 @@ soft_ah_create(struct qpio_pd *pd, const struct qpio_ah_attr *attr)
 		rte_errno = ENOMEM;
 		return NULL;
 	}
-	if (attr->is_global) {
+	if (attr->is_global && attr->grh.dgid.raw[0] == 0xff) {
+		/* A multicast GID (ff00::/8) names a group, not a device: the
+		 * DLID stays only when it is a multicast LID, so the AV never
+		 * names a device and its datagrams take the multicast branch
+		 * (soft_mcast.c), decided here once for every WR. */
+		if (lid < QPIO_MCAST_LID_MIN || lid > QPIO_MCAST_LID_MAX)
+			lid = 0;
+	} else if (attr->is_global) {
 		/* The GID names the device; a GID no device has yet resolves
 		 * to LID 0, which reaches nobody (datagrams counted as lost). */
 		const struct soft_dev *d = soft_fabric_dev_by_gid(&attr->grh.dgid);
 
 		lid = d != NULL ? d->lid : 0;
+	}
+	if (attr->is_global) {
 		ah->av.grh_gid_fl = rte_cpu_to_be_32((1u << 30) |
 			((uint32_t)attr->grh.sgid_index << 20) |
 			attr->grh.flow_label);

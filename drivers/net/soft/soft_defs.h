@@ -52,6 +52,22 @@
  * other than its owner reads or writes. */
 #define SOFT_ACCESS_MP       (1u << 30)
 
+/* QP states as bits (1 << enum qpio_qp_state), so that a state test on
+ * the fast path stays one compare whatever the set. */
+#define SOFT_QPS_BIT(s)      (1u << (s))
+/* Send WRs are posted in RTS, SQD (they start after the resume), SQE
+ * and ERR (both flush them). */
+#define SOFT_QPS_POST_SEND   (SOFT_QPS_BIT(QPIO_QPS_RTS) | \
+			      SOFT_QPS_BIT(QPIO_QPS_SQD) | \
+			      SOFT_QPS_BIT(QPIO_QPS_SQE) | \
+			      SOFT_QPS_BIT(QPIO_QPS_ERR))
+/* A responder takes requests in RTR, RTS, SQD and SQE: the drain and the
+ * send queue error concern the send queue only (IBA 10.3.1). */
+#define SOFT_QPS_RESPOND     (SOFT_QPS_BIT(QPIO_QPS_RTR) | \
+			      SOFT_QPS_BIT(QPIO_QPS_RTS) | \
+			      SOFT_QPS_BIT(QPIO_QPS_SQD) | \
+			      SOFT_QPS_BIT(QPIO_QPS_SQE))
+
 /* Process tokens (soft_self_token): pid bits. */
 #define SOFT_TOKEN_PID_BITS  22u
 

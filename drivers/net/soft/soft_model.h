@@ -155,6 +155,27 @@ enum exec_result soft_resp_xrc(struct soft_run *r, struct soft_qp *peer,
 			       uint32_t srqn, uint8_t *syndrome);
 /* A UD datagram to the address vector av. */
 enum exec_result soft_resp_ud(struct soft_run *r, const struct mlx5_wqe_av *av);
+/* The run's datagram to one UD QP peer (in a responding state). */
+enum exec_result soft_resp_ud_to(struct soft_run *r,
+				 const struct mlx5_wqe_av *av,
+				 struct soft_qp *peer);
+
+/* soft_mcast.c */
+/* The address vector names a multicast group: a multicast DLID, or a
+ * GRH whose DGID is in ff00::/8 (the AH was made so at create). */
+static inline bool
+soft_av_is_mcast(const struct mlx5_wqe_av *av)
+{
+	uint16_t lid = rte_be_to_cpu_16(av->rlid);
+
+	return (lid >= QPIO_MCAST_LID_MIN && lid <= QPIO_MCAST_LID_MAX) ||
+		(((rte_be_to_cpu_32(av->grh_gid_fl) >> 30) & 1) &&
+		 av->rgid[0] == 0xff);
+}
+/* The run's datagram to every QP attached to the group av names, once
+ * each (off the unicast path: only when av names no device). */
+enum exec_result soft_mcast_deliver(struct soft_run *r,
+				    const struct mlx5_wqe_av *av);
 /* The peer device pdev belongs to another process: check it once per
  * run. @return 0, or -1 when its process is gone. */
 int soft_peer_remote(struct soft_dev *pdev, struct soft_run *r);

@@ -234,6 +234,10 @@ struct soft_qp {
 	void (*sq_execute)(struct soft_qp *qp);  /* per QP type (create) */
 	uint32_t exec_busy;       /* SQ model running (atomic flag) */
 	uint32_t pending;         /* queued in send CQ's pending count */
+	/* SQD (soft_sqd.c): 1 from RTS->SQD until the WQE started in RTS
+	 * has completed (atomic: the modify and a resuming poller). */
+	uint8_t sq_draining;
+	uint8_t sqd_notify;       /* raise SQ_DRAINED when the drain ends */
 	uint32_t rnr_naks;        /* RNR NAKs for the WQE at sq.ci */
 	uint64_t rnr_deadline;    /* TSC of the next attempt, 0 = none */
 	uint64_t rnr_nak_total;   /* counters */
@@ -526,5 +530,29 @@ bool soft_qp_set_err(struct soft_qp *qp, bool owner, int event);
 void soft_qp_last_wqe(struct soft_qp *qp);
 void soft_rq_flush(struct soft_qp *qp);
 void soft_cq_progress(struct soft_cq *cq);
+
+/* soft_mcast.c: multicast groups of UD QPs, in a memzone of the fabric
+ * (qpio_qp_attach_mcast(), qpio_qp_detach_mcast()). */
+int soft_mcast_attach(struct qpio_qp *qp, const union qpio_gid *gid,
+		      uint16_t lid);
+int soft_mcast_detach(struct qpio_qp *qp, const union qpio_gid *gid,
+		      uint16_t lid);
+/* Detach qp from every group (QP destroy). */
+void soft_mcast_qp_gone(struct soft_qp *qp);
+
+/* soft_sqd.c: the send queue drained (SQD) and send queue error (SQE)
+ * states. */
+/* RTS->SQD: stop starting WQEs; raise SQ_DRAINED once the one started
+ * (an RC WQE an RNR NAK holds) completes, when notify. */
+void soft_qp_sqd_enter(struct soft_qp *qp, bool notify);
+/* SQD or SQE -> RTS (state already RTS): start the WQEs posted meanwhile. */
+void soft_qp_sq_resume(struct soft_qp *qp);
+/* End of an SQ run while sq_draining (run claimed): end the drain when
+ * no WQE is in progress. */
+void soft_sqd_run_end(struct soft_qp *qp);
+/* A UD or UC send WQE failed: RTS or SQD -> SQE (the caller's run
+ * flushes the rest of the SQ; the RQ keeps working). @return true if
+ * this call moved it. */
+bool soft_qp_set_sqe(struct soft_qp *qp);
 
 #endif /* SOFT_PRIVATE_H */

@@ -39,6 +39,7 @@ queues_reset(struct soft_qp *qp, uint32_t start)
 	qp->sq.pi = qp->sq.ci = qp->sq.tail = qp->sq.dbrec = start;
 	qp->rq.head = qp->rq.ci = qp->rq.tail = qp->rq.head_cache = start;
 	memset(qp->rq.done, 0, qp->rq.depth);
+	qp->sq_draining = 0;
 	qp->rnr_naks = 0;
 	qp->rnr_deadline = 0;
 	if (__atomic_exchange_n(&qp->pending, 0, __ATOMIC_ACQ_REL) != 0 &&
@@ -181,6 +182,8 @@ soft_qp_destroy(struct qpio_qp *qqp)
 	struct soft_dev *sdev = qp->sdev;
 	struct soft_cq *scq = to_scq(qqp->send_cq);
 
+	if (qqp->qp_type == QPIO_QPT_UD)
+		soft_mcast_qp_gone(qp);  /* as uverbs detaches at destroy */
 	__atomic_store_n(&qqp->state, QPIO_QPS_RESET, __ATOMIC_RELEASE);
 	queues_reset(qp, 0);
 	if (scq != NULL)
@@ -261,11 +264,15 @@ soft_qp_modify(struct qpio_qp *qqp, const struct qpio_qp_attr *in, int mask,
 	struct soft_qp *qp = to_sqp(qqp);
 	uint16_t lid = qp->dlid;
 
-	if (next == QPIO_QPS_SQD || next == QPIO_QPS_SQE) {
-		SOFT_LOG(ERR, "qp 0x%x: %s->%s not supported by the soft NIC",
-			 qqp->qp_num, qpio_qp_state_str(cur),
-			 qpio_qp_state_str(next));
-		return -EOPNOTSUPP;
+	/* IBA 10.3.1, SQD: attributes may change once the SQ has drained,
+	 * not while a WQE started in RTS is still in progress. */
+	if (cur == QPIO_QPS_SQD && next == QPIO_QPS_SQD &&
+	    (mask & ~QPIO_QP_STATE) != 0 &&
+	    __atomic_load_n(&qp->sq_draining, __ATOMIC_ACQUIRE)) {
+		SOFT_LOG(ERR, "qp 0x%x: SQD->SQD changes attributes only once "
+			 "the SQ has drained (sq_draining is 1; wait for "
+			 "SQ_DRAINED)", qqp->qp_num);
+		return -EBUSY;
 	}
 	if ((mask & QPIO_QP_AV) && av_resolve(&in->ah_attr, &lid) != 0) {
 		SOFT_LOG(ERR, "qp 0x%x: AV names a GID no soft device has",
@@ -298,7 +305,17 @@ soft_qp_modify(struct qpio_qp *qqp, const struct qpio_qp_attr *in, int mask,
 		}
 		return 0;
 	}
+	if (next == QPIO_QPS_SQD) {
+		if (cur == QPIO_QPS_RTS)
+			soft_qp_sqd_enter(qp,
+				(mask & QPIO_QP_EN_SQD_ASYNC_NOTIFY) &&
+				in->en_sqd_async_notify);
+		return 0;
+	}
 	__atomic_store_n(&qqp->state, (uint8_t)next, __ATOMIC_SEQ_CST);
+	if (next == QPIO_QPS_RTS &&
+	    (cur == QPIO_QPS_SQD || cur == QPIO_QPS_SQE))
+		soft_qp_sq_resume(qp);
 	return 0;
 }
 
@@ -311,6 +328,8 @@ soft_qp_query(struct qpio_qp *qqp, struct qpio_qp_attr *attr,
 	*attr = qp->attr;
 	attr->qp_state = qpio_qp_state(qqp);
 	attr->cur_qp_state = attr->qp_state;
+	attr->sq_draining = attr->qp_state == QPIO_QPS_SQD &&
+		__atomic_load_n(&qp->sq_draining, __ATOMIC_ACQUIRE);
 	attr->cap = qp->attr.cap;
 	if (ia != NULL)
 		ia->cap = qp->attr.cap;

@@ -105,8 +105,9 @@ peer_lookup(struct soft_run *r)
 
 /* The responder of the run, looked up at the run's first WQE that needs
  * it (once per doorbell, not once per WQE); its state is read for every
- * WQE (RTR or RTS, or no responder). The QPN carries a generation, so the
- * lookup never names a QP that reused a destroyed one's slot. */
+ * WQE (RTR, RTS, SQD or SQE, or no responder). The QPN carries a
+ * generation, so the lookup never names a QP that reused a destroyed
+ * one's slot. */
 static inline struct soft_qp *
 run_peer(struct soft_run *r)
 {
@@ -119,7 +120,7 @@ run_peer(struct soft_run *r)
 	if (unlikely(r->peer == NULL))
 		return NULL;
 	ps = __atomic_load_n(&r->peer->base.state, __ATOMIC_ACQUIRE);
-	if (unlikely(ps != QPIO_QPS_RTR && ps != QPIO_QPS_RTS))
+	if (unlikely(!(SOFT_QPS_BIT(ps) & SOFT_QPS_RESPOND)))
 		return NULL;
 	return r->peer;
 }
@@ -289,13 +290,17 @@ sq_execute(struct soft_qp *qp, const bool ud, const bool xrc, const bool faults)
 		uint8_t syn = 0;
 
 		if (unlikely(state != QPIO_QPS_RTS)) {
-			if (state == QPIO_QPS_ERR) {
+			/* ERR and SQE flush the SQ (SQE leaves the RQ be). */
+			if (state == QPIO_QPS_ERR || state == QPIO_QPS_SQE) {
 				sq->ci = ci;
 				soft_run_events(&run);
 				soft_sq_flush(qp, ci, pi);
 				return;
 			}
-			break;
+			/* SQD starts no WQE; the one an RNR NAK holds was
+			 * started in RTS and goes on (soft_sqd.c). */
+			if (state != QPIO_QPS_SQD || qp->rnr_deadline == 0)
+				break;
 		}
 		if (unlikely(qp->rnr_deadline != 0)) {
 			if (rte_get_tsc_cycles() < qp->rnr_deadline) {
@@ -347,7 +352,13 @@ sq_execute(struct soft_qp *qp, const bool ud, const bool xrc, const bool faults)
 			ci++;
 			sq->ci = ci;
 			soft_run_complete(&run, scq, &info);
-			soft_qp_set_err(qp, false, -1);
+			/* IBA 10.3.1: a UD or UC send error is a send queue
+			 * error (SQE: the next pass flushes the SQ, the RQ
+			 * works on); on RC the QP goes to ERR. */
+			if (ud || qp->base.qp_type == QPIO_QPT_UC)
+				soft_qp_set_sqe(qp);
+			else
+				soft_qp_set_err(qp, false, -1);
 			continue;
 		}
 		if (run.fm_ce_se & MLX5_WQE_CTRL_CQ_UPDATE) {
@@ -423,17 +434,27 @@ soft_sq_run(struct soft_qp *qp)
 
 	for (round = 0; round < 4; round++) {
 		uint32_t seen = soft_doorbell_read(&qp->sq.dbrec);
-		uint8_t st;
+		uint8_t st, drain_seen;
 
 		if (!soft_sq_run_claim(&qp->exec_busy))
 			return;
 		qp->sq_execute(qp);
+		/* Once per run, not per WQE: an SQD drain to end. */
+		drain_seen = __atomic_load_n(&qp->sq_draining,
+					     __ATOMIC_ACQUIRE);
+		if (unlikely(drain_seen))
+			soft_sqd_run_end(qp);
 		soft_sq_run_release(&qp->exec_busy);
-		/* A doorbell or a move to ERR that came while this lcore held
-		 * the flag was skipped by its caller: run again for it. */
+		/* A doorbell, a move to ERR or SQE, or an RTS->SQD that came
+		 * while this lcore held the flag was skipped by its caller:
+		 * run again for it. (A drain this run saw and left open
+		 * waits for an RNR retry: the send CQ's poller resumes it.) */
 		st = __atomic_load_n(&qp->base.state, __ATOMIC_SEQ_CST);
 		if (soft_sq_idle_recheck(&qp->sq.dbrec) == seen &&
-		    !(st == QPIO_QPS_ERR && qp->sq.ci != seen))
+		    !((st == QPIO_QPS_ERR || st == QPIO_QPS_SQE) &&
+		      qp->sq.ci != seen) &&
+		    !(st == QPIO_QPS_SQD && !drain_seen &&
+		      __atomic_load_n(&qp->sq_draining, __ATOMIC_ACQUIRE)))
 			return;
 	}
 }

@@ -400,21 +400,14 @@ rwqe_room(const struct soft_rq *rq, const uint8_t *rwqe)
 	return room;
 }
 
-/*
- * A UD datagram: the sender never learns what happens to it. It is lost
- * (and counted) when it is over the MTU (IBA C10-93.1.1, at the sender),
- * when the address names no UD QP in RTR/RTS (sender), on a Q_Key
- * mismatch, with no receive posted, or when the next receive is shorter
- * than 40 + payload bytes (receiver; that receive stays posted, as rxe
- * drops class D errors). A receive SGE failing the MR check completes in
- * error and moves the receiver to ERR.
- */
-enum exec_result
-soft_resp_ud(struct soft_run *d, const struct mlx5_wqe_av *av)
+/* Deliver the run's datagram to peer, a UD QP in RTR, RTS, SQD or SQE:
+ * the P_Key and Q_Key checks, a receive taken, the data (after a GRH)
+ * scattered into it, its completion. */
+static inline enum exec_result
+ud_deliver(struct soft_run *d, const struct mlx5_wqe_av *av,
+	   struct soft_qp *peer)
 {
 	struct soft_qp *qp = d->qp;
-	struct soft_dev *pdev;
-	struct soft_qp *peer;
 	struct soft_rq *rq;
 	struct soft_dst t;
 	struct soft_cqe_info ci;
@@ -423,25 +416,8 @@ soft_resp_ud(struct soft_run *d, const struct mlx5_wqe_av *av)
 	uint8_t grh[QPIO_GRH_LEN];
 	const uint8_t *rwqe;
 	uint32_t c, slot, i, n = 0;
-	uint8_t ps, has_grh;
+	uint8_t has_grh;
 
-	if (unlikely(d->total > SOFT_MTU)) {
-		qp->ud_too_long++;
-		return EXEC_OK;
-	}
-	pdev = soft_fabric_dev_by_lid(rte_be_to_cpu_16(av->rlid));
-	d->mp = 0;
-	if (pdev != NULL && unlikely(pdev->owner != qp->sdev->owner) &&
-	    soft_peer_remote(pdev, d) != 0)
-		pdev = NULL;
-	peer = pdev != NULL ? soft_qp_lookup(pdev,
-		rte_be_to_cpu_32(av->dqp_dct) & 0xffffff) : NULL;
-	ps = peer != NULL ? __atomic_load_n(&peer->base.state, __ATOMIC_ACQUIRE) : 0;
-	if (unlikely(peer == NULL || peer->base.qp_type != QPIO_QPT_UD ||
-		     (ps != QPIO_QPS_RTR && ps != QPIO_QPS_RTS))) {
-		qp->ud_no_dest++;
-		return EXEC_OK;
-	}
 	if (unlikely(!soft_pkey_match(qp->pkey, __atomic_load_n(&peer->pkey,
 							     __ATOMIC_RELAXED)))) {
 		__atomic_fetch_add(&peer->pkey_drops, 1, __ATOMIC_RELAXED);
@@ -518,6 +494,55 @@ soft_resp_ud(struct soft_run *d, const struct mlx5_wqe_av *av)
 	ci.slid = qp->sdev->lid;
 	complete_recv(d, &t, &ci, false);
 	return EXEC_OK;
+}
+
+enum exec_result
+soft_resp_ud_to(struct soft_run *d, const struct mlx5_wqe_av *av,
+		struct soft_qp *peer)
+{
+	return ud_deliver(d, av, peer);
+}
+
+/*
+ * A UD datagram: the sender never learns what happens to it. It is lost
+ * (and counted) when it is over the MTU (IBA C10-93.1.1, at the sender),
+ * when the address names no UD QP in RTR, RTS, SQD or SQE, nor a
+ * multicast group with a member (sender; soft_mcast.c), on a Q_Key
+ * mismatch, with no receive posted, or when the next receive is shorter
+ * than 40 + payload bytes (receiver; that receive stays posted, as rxe
+ * drops class D errors). A receive SGE failing the MR check completes in
+ * error and moves the receiver to ERR.
+ */
+enum exec_result
+soft_resp_ud(struct soft_run *d, const struct mlx5_wqe_av *av)
+{
+	struct soft_qp *qp = d->qp;
+	struct soft_dev *pdev;
+	struct soft_qp *peer;
+	uint8_t ps;
+
+	if (unlikely(d->total > SOFT_MTU)) {
+		qp->ud_too_long++;
+		return EXEC_OK;
+	}
+	pdev = soft_fabric_dev_by_lid(rte_be_to_cpu_16(av->rlid));
+	d->mp = 0;
+	if (pdev != NULL && unlikely(pdev->owner != qp->sdev->owner) &&
+	    soft_peer_remote(pdev, d) != 0)
+		pdev = NULL;
+	peer = pdev != NULL ? soft_qp_lookup(pdev,
+		rte_be_to_cpu_32(av->dqp_dct) & 0xffffff) : NULL;
+	ps = peer != NULL ? __atomic_load_n(&peer->base.state, __ATOMIC_ACQUIRE) : 0;
+	if (unlikely(peer == NULL || peer->base.qp_type != QPIO_QPT_UD ||
+		     !(SOFT_QPS_BIT(ps) & SOFT_QPS_RESPOND))) {
+		/* A multicast address names no device: the group's
+		 * members are found here, off the unicast path. */
+		if (soft_av_is_mcast(av))
+			return soft_mcast_deliver(d, av);
+		qp->ud_no_dest++;
+		return EXEC_OK;
+	}
+	return ud_deliver(d, av, peer);
 }
 
 /*

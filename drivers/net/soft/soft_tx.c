@@ -193,8 +193,9 @@ post_send(struct qpio_qp *qqp, const struct qpio_send_wr *wrs, uint16_t n,
 	uint16_t i = 0;
 	int rc = 0;
 
-	if (unlikely(state != QPIO_QPS_RTS && state != QPIO_QPS_ERR)) {
-		SOFT_LOG(DEBUG, "qp 0x%x: post send in %s (needs RTS)",
+	if (unlikely(!(SOFT_QPS_BIT(state) & SOFT_QPS_POST_SEND))) {
+		SOFT_LOG(DEBUG, "qp 0x%x: post send in %s (needs RTS, SQD, SQE "
+			 "or ERR)",
 			 qqp->qp_num, qpio_qp_state_str(state));
 		rc = -EINVAL;
 		goto out;
