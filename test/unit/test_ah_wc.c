@@ -17,28 +17,6 @@ TestSuite(ah_wc, .init = qt_eal_init, .fini = qt_eal_fini);
 
 #define QK 0x11111111u
 
-static void
-world(struct qt_end *a, struct qt_end *b)
-{
-	struct qpio_device *da = qpio_rdma_dev_create(qt_dev_a());
-
-	cr_assert_not_null(da, "%s: %s", qt_dev_a(), rte_strerror(rte_errno));
-	qt_ud_end_create(a, da, QK, NULL);
-	qt_ud_end_create(b, qt_dev_open_b(da), QK, NULL);
-}
-
-static void
-world_destroy(struct qt_end *a, struct qt_end *b)
-{
-	struct qpio_device *da = a->dev, *db = b->dev;
-
-	qt_end_destroy(a);
-	qt_end_destroy(b);
-	if (db != da)
-		cr_assert_eq(qpio_rdma_dev_close(da), 0);
-	cr_assert_eq(qpio_rdma_dev_close(db), 0);
-}
-
 /* One UD datagram of len bytes (pattern seed) from s to qpn via ah, into
  * a receive at r->buf + off; returns the receive completion. */
 static struct qpio_wc
@@ -76,7 +54,7 @@ Test(ah_wc, answer_the_sender)
 	struct qpio_wc wc;
 	union qpio_gid ga;
 
-	world(&a, &b);
+	qt_ud_world_create(&a, &b, QK);
 	to_b = qt_ah_create(a.pd, b.dev, 0);
 	wc = datagram(&a, &b, to_b, qpio_qp_num(b.qp), 100, 1, 0);
 	cr_assert_eq(wc.src_qp, qpio_qp_num(a.qp));
@@ -104,7 +82,7 @@ Test(ah_wc, answer_the_sender)
 	cr_assert_eq(wc.src_qp, qpio_qp_num(b.qp));
 	cr_assert_eq(qpio_ah_destroy(to_a), 0);
 	cr_assert_eq(qpio_ah_destroy(to_b), 0);
-	world_destroy(&a, &b);
+	qt_ud_world_destroy(&a, &b);
 }
 
 /* Through an IB GRH: the AH takes the sender's GID, the header's flow
@@ -119,7 +97,7 @@ Test(ah_wc, global_route_from_the_grh)
 	union qpio_gid ga;
 
 	qt_require_soft("sets a flow label and traffic class the soft NIC writes into an IB GRH");
-	world(&a, &b);
+	qt_ud_world_create(&a, &b, QK);
 	memset(&aa, 0, sizeof(aa));
 	aa.port_num = 1;
 	aa.is_global = 1;
@@ -149,7 +127,7 @@ Test(ah_wc, global_route_from_the_grh)
 	cr_assert_eq(wc.wc_flags, QPIO_WC_GRH);
 	cr_assert_eq(qpio_ah_destroy(back), 0);
 	cr_assert_eq(qpio_ah_destroy(ah), 0);
-	world_destroy(&a, &b);
+	qt_ud_world_destroy(&a, &b);
 }
 
 /* A successful receive completion with a GRH, for the header tests. */

@@ -411,3 +411,25 @@ qt_check(const uint8_t *p, size_t len, uint32_t seed)
 	}
 	return 1;
 }
+
+void
+qt_ud_world_create(struct qt_end *a, struct qt_end *b, uint32_t qkey)
+{
+	struct qpio_device *da = qpio_rdma_dev_create(qt_dev_a());
+
+	cr_assert_not_null(da, "%s: %s", qt_dev_a(), rte_strerror(rte_errno));
+	qt_ud_end_create(a, da, qkey, NULL);
+	qt_ud_end_create(b, qt_dev_open_b(da), qkey, NULL);
+}
+
+void
+qt_ud_world_destroy(struct qt_end *a, struct qt_end *b)
+{
+	struct qpio_device *da = a->dev, *db = b->dev;
+
+	qt_end_destroy(a);
+	qt_end_destroy(b);
+	if (db != da)
+		cr_assert_eq(qpio_rdma_dev_close(da), 0);
+	cr_assert_eq(qpio_rdma_dev_close(db), 0);
+}

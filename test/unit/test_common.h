@@ -84,6 +84,11 @@ void qt_ud_end_create(struct qt_end *e, struct qpio_device *dev, uint32_t qkey,
 		      const struct qt_pair_opts *opts);
 /** Destroy one end's QP, MR, CQ and PD (not the device), asserting 0. */
 void qt_end_destroy(struct qt_end *e);
+/** UD ends on device A (a) and device B (b, or A again when both are
+ *  one device), both with Q_Key qkey (qt_ud_end_create()). */
+void qt_ud_world_create(struct qt_end *a, struct qt_end *b, uint32_t qkey);
+/** Destroy both ends of qt_ud_world_create() and their devices. */
+void qt_ud_world_destroy(struct qt_end *a, struct qt_end *b);
 /** An AH on pd towards port 1 of dst: by LID, or by GID 0 when global
  *  or when the port is RoCE (hop limit 64, other GRH fields 0). Asserts
  *  success. */

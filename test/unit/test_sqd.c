@@ -109,28 +109,6 @@ expect_no_event(struct qpio_device *dev)
 	cr_assert_eq(qpio_rdma_get_async_event(dev, &ev), -EAGAIN);
 }
 
-static void
-ud_world(struct qt_end *a, struct qt_end *b)
-{
-	struct qpio_device *da = qpio_rdma_dev_create(qt_dev_a());
-
-	cr_assert_not_null(da, "%s: %s", qt_dev_a(), rte_strerror(rte_errno));
-	qt_ud_end_create(a, da, QK, NULL);
-	qt_ud_end_create(b, qt_dev_open_b(da), QK, NULL);
-}
-
-static void
-ud_world_destroy(struct qt_end *a, struct qt_end *b)
-{
-	struct qpio_device *da = a->dev, *db = b->dev;
-
-	qt_end_destroy(a);
-	qt_end_destroy(b);
-	if (db != da)
-		cr_assert_eq(qpio_rdma_dev_close(da), 0);
-	cr_assert_eq(qpio_rdma_dev_close(db), 0);
-}
-
 /* Post n signaled UD sends of 16 bytes, wr_id first.. from e->buf. */
 static void
 ud_sends(struct qt_end *e, struct qpio_ah *ah, uint32_t qpn, uint64_t first,
@@ -286,7 +264,7 @@ Test(sqd, ud_drain_with_nothing_outstanding_raises_sq_drained_at_once)
 	struct qpio_qp_attr q;
 
 	qt_require_soft("the soft NIC's drain timing");
-	ud_world(&a, &b);
+	qt_ud_world_create(&a, &b, QK);
 	cr_assert_eq(to_sqd(a.qp, 1), 0);
 	cr_assert_eq(qpio_qp_state(a.qp), QPIO_QPS_SQD);
 	q = query(a.qp);
@@ -294,7 +272,7 @@ Test(sqd, ud_drain_with_nothing_outstanding_raises_sq_drained_at_once)
 	cr_assert_eq(q.sq_draining, 0);
 	cr_assert_eq(q.en_sqd_async_notify, 1);
 	expect_drained_event(a.dev, a.qp);
-	ud_world_destroy(&a, &b);
+	qt_ud_world_destroy(&a, &b);
 }
 
 Test(sqd, without_en_sqd_async_notify_no_event)
@@ -302,7 +280,7 @@ Test(sqd, without_en_sqd_async_notify_no_event)
 	struct qt_end a, b;
 
 	qt_require_soft("the soft NIC's drain timing");
-	ud_world(&a, &b);
+	qt_ud_world_create(&a, &b, QK);
 	cr_assert_eq(to_sqd(a.qp, 0), 0);
 	cr_assert_eq(qpio_qp_state(a.qp), QPIO_QPS_SQD);
 	cr_assert_eq(query(a.qp).sq_draining, 0);
@@ -319,7 +297,7 @@ Test(sqd, without_en_sqd_async_notify_no_event)
 					    QPIO_QP_EN_SQD_ASYNC_NOTIFY), 0);
 	}
 	expect_no_event(a.dev);
-	ud_world_destroy(&a, &b);
+	qt_ud_world_destroy(&a, &b);
 }
 
 /* IBA 10.3.1: in SQD posting is allowed; the WRs start after SQD->RTS. */
@@ -331,7 +309,7 @@ Test(sqd, ud_posts_in_sqd_wait_and_run_after_resume)
 	struct qpio_soft_qp_stats st;
 	unsigned int i;
 
-	ud_world(&a, &b);
+	qt_ud_world_create(&a, &b, QK);
 	ah = qt_ah_create(a.pd, b.dev, 0);
 	recvs(&b, 100, 3);
 	cr_assert_eq(to_sqd(a.qp, 0), 0);
@@ -359,7 +337,7 @@ Test(sqd, ud_posts_in_sqd_wait_and_run_after_resume)
 		cr_assert_eq(wc[i].src_qp, qpio_qp_num(a.qp));
 	}
 	cr_assert_eq(qpio_ah_destroy(ah), 0);
-	ud_world_destroy(&a, &b);
+	qt_ud_world_destroy(&a, &b);
 }
 
 /* The drain concerns the send queue: a QP in SQD still receives. */
@@ -369,7 +347,7 @@ Test(sqd, receives_work_in_sqd)
 	struct qpio_ah *ah;
 	struct qpio_wc wc[2];
 
-	ud_world(&a, &b);
+	qt_ud_world_create(&a, &b, QK);
 	ah = qt_ah_create(b.pd, a.dev, 0);
 	recvs(&a, 200, 1);
 	cr_assert_eq(to_sqd(a.qp, 0), 0);
@@ -383,7 +361,7 @@ Test(sqd, receives_work_in_sqd)
 	cr_assert_eq(wc[0].byte_len, QPIO_GRH_LEN + 16);
 	cr_assert_eq(qpio_qp_state(a.qp), QPIO_QPS_SQD);
 	cr_assert_eq(qpio_ah_destroy(ah), 0);
-	ud_world_destroy(&a, &b);
+	qt_ud_world_destroy(&a, &b);
 }
 
 /* SQD->SQD changes the Q_Key (UD row: PKEY_INDEX, QKEY); the sends
@@ -393,7 +371,7 @@ Test(sqd, ud_sqd_to_sqd_changes_qkey)
 	struct qt_end a, b;
 	struct qpio_qp_attr at;
 
-	ud_world(&a, &b);
+	qt_ud_world_create(&a, &b, QK);
 	cr_assert_eq(to_sqd(a.qp, 0), 0);
 	memset(&at, 0, sizeof(at));
 	at.qp_state = QPIO_QPS_SQD;
@@ -407,7 +385,7 @@ Test(sqd, ud_sqd_to_sqd_changes_qkey)
 				    QPIO_QP_ACCESS_FLAGS), -EINVAL);
 	cr_assert_eq(query(a.qp).qkey, 0x22222222u);
 	cr_assert_eq(qpio_qp_state(a.qp), QPIO_QPS_SQD);
-	ud_world_destroy(&a, &b);
+	qt_ud_world_destroy(&a, &b);
 }
 
 /* Moving a QP in SQD to ERR flushes the WRs posted in SQD. */
@@ -417,7 +395,7 @@ Test(sqd, sqd_to_err_flushes_the_posted_wrs)
 	struct qpio_ah *ah;
 	struct qpio_wc wc[4];
 
-	ud_world(&a, &b);
+	qt_ud_world_create(&a, &b, QK);
 	ah = qt_ah_create(a.pd, b.dev, 0);
 	cr_assert_eq(to_sqd(a.qp, 0), 0);
 	ud_sends(&a, ah, qpio_qp_num(b.qp), 1, 2, qpio_mr_lkey(a.mr));
@@ -429,7 +407,7 @@ Test(sqd, sqd_to_err_flushes_the_posted_wrs)
 	cr_assert_eq(wc[1].status, QPIO_WC_WR_FLUSH_ERR);
 	cr_assert_eq(qpio_cq_poll(a.cq, wc, 4), 0);
 	cr_assert_eq(qpio_ah_destroy(ah), 0);
-	ud_world_destroy(&a, &b);
+	qt_ud_world_destroy(&a, &b);
 }
 
 /* RC: the WQE an RNR NAK holds was started in RTS and completes in SQD;
@@ -530,7 +508,7 @@ Test(sqd, ud_send_error_moves_to_sqe_and_flushes_only_the_sq)
 	struct qpio_wc wc[4];
 	int err;
 
-	ud_world(&a, &b);
+	qt_ud_world_create(&a, &b, QK);
 	ab = qt_ah_create(a.pd, b.dev, 0);
 	ba = qt_ah_create(b.pd, a.dev, 0);
 	recvs(&b, 100, 2);
@@ -581,7 +559,7 @@ Test(sqd, ud_send_error_moves_to_sqe_and_flushes_only_the_sq)
 	cr_assert_eq(wc[0].status, QPIO_WC_SUCCESS);
 	cr_assert_eq(qpio_ah_destroy(ab), 0);
 	cr_assert_eq(qpio_ah_destroy(ba), 0);
-	ud_world_destroy(&a, &b);
+	qt_ud_world_destroy(&a, &b);
 }
 
 /* UC: the same rule (SQE); the peer is not touched. SQE->RTS takes

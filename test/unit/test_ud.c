@@ -20,32 +20,6 @@ TestSuite(ud, .init = qt_eal_init, .fini = qt_eal_fini);
 #define QK 0x11111111u
 #define GUARD 0xeeu
 
-/* a: sender on device A, b: receiver on device B (soft0 and soft1 by
- * default), both UD with Q_Key QK. */
-static void
-ud_world(struct qt_end *a, struct qt_end *b)
-{
-	struct qpio_device *da = qpio_rdma_dev_create(qt_dev_a());
-	struct qpio_device *db;
-
-	cr_assert_not_null(da, "%s: %s", qt_dev_a(), rte_strerror(rte_errno));
-	db = qt_dev_open_b(da);
-	qt_ud_end_create(a, da, QK, NULL);
-	qt_ud_end_create(b, db, QK, NULL);
-}
-
-static void
-ud_world_destroy(struct qt_end *a, struct qt_end *b)
-{
-	struct qpio_device *da = a->dev, *db = b->dev;
-
-	qt_end_destroy(a);
-	qt_end_destroy(b);
-	if (db != da)
-		cr_assert_eq(qpio_rdma_dev_close(da), 0);
-	cr_assert_eq(qpio_rdma_dev_close(db), 0);
-}
-
 /* Post one UD send of len bytes from a->buf and assert it was posted. */
 static void
 ud_send(struct qt_end *a, struct qpio_ah *ah, uint32_t qpn, uint32_t qkey,
@@ -148,7 +122,7 @@ Test(ud, c07_lid_send_reserves_40_bytes_no_grh)
 	unsigned int i;
 
 	qt_require_soft("sends by LID without a GRH; RoCE ports have no LIDs");
-	ud_world(&a, &b);
+	qt_ud_world_create(&a, &b, QK);
 	ah = qt_ah_create(a.pd, b.dev, 0);
 	memset(b.buf, GUARD, 1024);
 	qt_post_recv(&b, 0xb1, b.buf, QPIO_GRH_LEN + 256);
@@ -175,7 +149,7 @@ Test(ud, c07_lid_send_reserves_40_bytes_no_grh)
 	cr_assert_eq(b.buf[QPIO_GRH_LEN + 256], GUARD);
 	cr_assert_eq(qpio_qp_state(b.qp), QPIO_QPS_RTS);
 	cr_assert_eq(qpio_ah_destroy(ah), 0);
-	ud_world_destroy(&a, &b);
+	qt_ud_world_destroy(&a, &b);
 }
 
 /* Global AH: the receiver gets QPIO_WC_GRH and a GRH whose every byte is
@@ -194,7 +168,7 @@ Test(ud, grh_written_byte_by_byte)
 	int err;
 
 	qt_require_soft("checks the InfiniBand GRH the soft NIC writes; rxe writes the RoCE v2 IPv6 header there");
-	ud_world(&a, &b);
+	qt_ud_world_create(&a, &b, QK);
 	cr_assert_eq(qpio_rdma_gid_query(a.dev, 1, 0, &sgid), 0);
 	cr_assert_eq(qpio_rdma_gid_query(b.dev, 1, 0, &dgid), 0);
 	memset(&aa, 0, sizeof(aa));
@@ -270,7 +244,7 @@ Test(ud, grh_written_byte_by_byte)
 	cr_assert_eq(b.buf[2048 + QPIO_GRH_LEN + 5], GUARD);
 
 	cr_assert_eq(qpio_ah_destroy(ah), 0);
-	ud_world_destroy(&a, &b);
+	qt_ud_world_destroy(&a, &b);
 }
 
 /* Q_Key: a mismatch is dropped and counted, the sender still completes
@@ -283,7 +257,7 @@ Test(ud, qkey_match_mismatch_and_controlled_qkey)
 	struct qpio_wc wc;
 	struct qpio_soft_qp_stats st;
 
-	ud_world(&a, &b);
+	qt_ud_world_create(&a, &b, QK);
 	ah = qt_ah_create(a.pd, b.dev, 0);
 	qt_post_recv(&b, 10, b.buf, 128);
 
@@ -305,7 +279,7 @@ Test(ud, qkey_match_mismatch_and_controlled_qkey)
 		/* rxe (Linux 6.1) does not deliver a datagram sent with a
 		 * controlled Q_Key (high bit set): the rest is soft only */
 		cr_assert_eq(qpio_ah_destroy(ah), 0);
-		ud_world_destroy(&a, &b);
+		qt_ud_world_destroy(&a, &b);
 		return;
 	}
 
@@ -333,7 +307,7 @@ Test(ud, qkey_match_mismatch_and_controlled_qkey)
 	cr_assert_eq(qpio_qp_state(a.qp), QPIO_QPS_RTS);
 	cr_assert_eq(qpio_qp_state(b.qp), QPIO_QPS_RTS);
 	cr_assert_eq(qpio_ah_destroy(ah), 0);
-	ud_world_destroy(&a, &b);
+	qt_ud_world_destroy(&a, &b);
 }
 
 /* One UD QP, one burst of 3 WRs to 3 QPs on 2 devices (by LID and by
@@ -406,7 +380,7 @@ Test(ud, no_receive_dropped_and_counted)
 	struct qpio_ah *ah;
 	struct qpio_wc wc;
 
-	ud_world(&a, &b);
+	qt_ud_world_create(&a, &b, QK);
 	ah = qt_ah_create(a.pd, b.dev, 0);
 	ud_send(&a, ah, qpio_qp_num(b.qp), QK, 32, 1);
 	ud_send(&a, ah, qpio_qp_num(b.qp), QK, 32, 2);
@@ -427,7 +401,7 @@ Test(ud, no_receive_dropped_and_counted)
 	if (qt_dev_is_soft())
 		cr_assert_eq(qt_stats(b.qp).ud_no_recv_drops, 2);
 	cr_assert_eq(qpio_ah_destroy(ah), 0);
-	ud_world_destroy(&a, &b);
+	qt_ud_world_destroy(&a, &b);
 }
 
 /* IBA C10-93.1.1: a UD message over the port MTU (4096) is not sent and
@@ -440,7 +414,7 @@ Test(ud, over_mtu_not_sent_c10_93_1_1)
 	struct qpio_wc wc;
 
 	qt_require_soft("counts the refused datagram with the soft NIC's ud_too_long counter");
-	ud_world(&a, &b);
+	qt_ud_world_create(&a, &b, QK);
 	cr_assert_eq(qpio_rdma_port_query(b.dev, 1, &pa), 0);
 	cr_assert_eq(pa.active_mtu, QPIO_MTU_4096);
 	ah = qt_ah_create(a.pd, b.dev, 0);
@@ -461,7 +435,7 @@ Test(ud, over_mtu_not_sent_c10_93_1_1)
 	cr_assert(qt_check(b.buf + QPIO_GRH_LEN, 4096, 3));
 	cr_assert_eq(qt_stats(a.qp).ud_too_long, 1);
 	cr_assert_eq(qpio_ah_destroy(ah), 0);
-	ud_world_destroy(&a, &b);
+	qt_ud_world_destroy(&a, &b);
 }
 
 /* Inline UD send from a stack buffer with lkey 0. */
@@ -475,7 +449,7 @@ Test(ud, inline_send_from_stack)
 	uint8_t data[60];
 	int err;
 
-	ud_world(&a, &b);
+	qt_ud_world_create(&a, &b, QK);
 	ah = qt_ah_create(a.pd, b.dev, 1);
 	memset(b.buf, GUARD, 256);
 	qt_post_recv(&b, 7, b.buf, 128);
@@ -493,7 +467,7 @@ Test(ud, inline_send_from_stack)
 	cr_assert(qt_check(b.buf + QPIO_GRH_LEN, 60, 42));
 	cr_assert_eq(b.buf[100], GUARD);
 	cr_assert_eq(qpio_ah_destroy(ah), 0);
-	ud_world_destroy(&a, &b);
+	qt_ud_world_destroy(&a, &b);
 }
 
 /* Unknown LID, unknown GID, no such QPN, an RC QP, a UD QP in INIT: the
@@ -509,7 +483,7 @@ Test(ud, unknown_destination_counted_at_sender)
 	struct qpio_wc wc;
 
 	qt_require_soft("addresses LID 77 and counts ud_no_dest; RoCE ports have no LIDs");
-	ud_world(&a, &b);
+	qt_ud_world_create(&a, &b, QK);
 	memset(&aa, 0, sizeof(aa));
 	aa.port_num = 1;
 	aa.dlid = 77;
@@ -564,7 +538,7 @@ Test(ud, unknown_destination_counted_at_sender)
 	cr_assert_eq(qpio_ah_destroy(ah_lid), 0);
 	cr_assert_eq(qpio_ah_destroy(ah_gid), 0);
 	cr_assert_eq(qpio_ah_destroy(ah_b), 0);
-	ud_world_destroy(&a, &b);
+	qt_ud_world_destroy(&a, &b);
 }
 
 /* C07: 256-byte receive (no room for GRH + payload) and a 256-byte send:
@@ -578,7 +552,7 @@ Test(ud, c07_receive_too_short_dropped_qp_stays_rts)
 	unsigned int i;
 
 	qt_require_soft("rxe writes the start of a datagram into a receive too short for it (byte 64 changed)");
-	ud_world(&a, &b);
+	qt_ud_world_create(&a, &b, QK);
 	ah = qt_ah_create(a.pd, b.dev, 1);
 	memset(b.buf, GUARD, 1024);
 	qt_post_recv(&b, 1, b.buf + 64, 256);
@@ -603,7 +577,7 @@ Test(ud, c07_receive_too_short_dropped_qp_stays_rts)
 	cr_assert_eq(b.buf[64 + 256], GUARD);
 	cr_assert_eq(qt_stats(b.qp).ud_len_drops, 1);
 	cr_assert_eq(qpio_ah_destroy(ah), 0);
-	ud_world_destroy(&a, &b);
+	qt_ud_world_destroy(&a, &b);
 }
 
 /* Refused at post time with -EINVAL, nothing written: no AH, an AH of
@@ -617,7 +591,7 @@ Test(ud, post_refuses_bad_ud_wrs)
 	struct qpio_send_wr wr[2];
 	int err = 0;
 
-	ud_world(&a, &b);
+	qt_ud_world_create(&a, &b, QK);
 	ah = qt_ah_create(a.pd, b.dev, 0);
 	pd2 = qpio_pd_alloc(a.dev);
 	ah2 = qt_ah_create(pd2, b.dev, 0);
@@ -642,7 +616,7 @@ Test(ud, post_refuses_bad_ud_wrs)
 	cr_assert_eq(qpio_ah_destroy(ah2), 0);
 	cr_assert_eq(qpio_pd_free(pd2), 0);
 	cr_assert_eq(qpio_ah_destroy(ah), 0);
-	ud_world_destroy(&a, &b);
+	qt_ud_world_destroy(&a, &b);
 }
 
 /* Many senders, one UD QP: two lcores each send 2000 datagrams to the
