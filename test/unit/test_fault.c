@@ -103,7 +103,8 @@ post_sends(struct qt_end *a, unsigned int n)
 }
 
 /* Poll both CQs until each has n completions (the send CQ's poll is what
- * resumes a waiting SQ); every wr_id in [0, n) seen once on each side. */
+ * resumes a waiting SQ); every wr_id in [0, n) seen once on each side,
+ * its status in sst / rst (n entries each). */
 static void
 drain_both(struct qt_end *a, struct qt_end *b, unsigned int n,
 	   enum qpio_wc_status *sst, enum qpio_wc_status *rst,
@@ -112,6 +113,9 @@ drain_both(struct qt_end *a, struct qt_end *b, unsigned int n,
 	unsigned int ns = 0, nr = 0;
 	uint64_t end = rte_get_tsc_cycles() + 20 * rte_get_tsc_hz();
 	struct qpio_wc wc[32];
+
+	memset(sst, 0xff, n * sizeof(*sst));
+	memset(rst, 0xff, n * sizeof(*rst));
 
 	while ((ns < n || (nrecv == NULL && nr < n)) &&
 	       rte_get_tsc_cycles() < end) {
@@ -144,10 +148,15 @@ drain_both(struct qt_end *a, struct qt_end *b, unsigned int n,
 		cr_assert_eq(nr, n, "receive completions: %u of %u", nr, n);
 }
 
+/* nr receives at b, ns SENDs from a, then drain_both() for ns. */
 static void
-status_init(enum qpio_wc_status *s, unsigned int n)
+exchange(struct qt_end *a, struct qt_end *b, unsigned int nr, unsigned int ns,
+	 enum qpio_wc_status *sst, enum qpio_wc_status *rst,
+	 unsigned int *nrecv)
 {
-	memset(s, 0xff, n * sizeof(*s));
+	post_recvs(b, nr);
+	post_sends(a, ns);
+	drain_both(a, b, ns, sst, rst, nrecv);
 }
 
 /* Every packet lost: the first SEND is sent 1 + retry_cnt times, then
@@ -162,11 +171,7 @@ Test(fault, rc_every_packet_lost_retries_then_fails)
 
 	fault_pair(&a, &b, QPIO_QPT_RC, 1, 3, 7);
 	faults(a.dev, 1000000, 0, 0, 1);
-	post_recvs(&b, 1);
-	post_sends(&a, 3);
-	status_init(sst, 3);
-	status_init(rst, 3);
-	drain_both(&a, &b, 3, sst, rst, &nr);
+	exchange(&a, &b, 1, 3, sst, rst, &nr);
 	cr_assert_eq(sst[0], QPIO_WC_RETRY_EXC_ERR);
 	cr_assert_eq(sst[1], QPIO_WC_WR_FLUSH_ERR);
 	cr_assert_eq(sst[2], QPIO_WC_WR_FLUSH_ERR);
@@ -196,11 +201,7 @@ Test(fault, rc_losses_retried_every_message_once_and_exact)
 
 	fault_pair(&a, &b, QPIO_QPT_RC, 1, 7, 7);
 	faults(a.dev, 300000, 0, 0, 42);
-	post_recvs(&b, N);
-	post_sends(&a, N);
-	status_init(sst, N);
-	status_init(rst, N);
-	drain_both(&a, &b, N, sst, rst, NULL);
+	exchange(&a, &b, N, N, sst, rst, NULL);
 	for (i = 0; i < N; i++) {
 		cr_assert_eq(sst[i], QPIO_WC_SUCCESS, "send %u: %s", i,
 			     qpio_wc_status_str(sst[i]));
@@ -231,11 +232,7 @@ Test(fault, same_seed_same_losses)
 
 		fault_pair(&a, &b, QPIO_QPT_RC, 1, 7, 7);
 		faults(a.dev, 250000, 0, 0, 1234);
-		post_recvs(&b, N);
-		post_sends(&a, N);
-		status_init(sst, N);
-		status_init(rst, N);
-		drain_both(&a, &b, N, sst, rst, NULL);
+		exchange(&a, &b, N, N, sst, rst, NULL);
 		drops[run] = sstats(a.qp).fault_drops;
 		qt_pair_destroy(&a, &b);
 	}
@@ -253,11 +250,7 @@ Test(fault, uc_losses_complete_at_the_sender_only)
 
 	fault_pair(&a, &b, QPIO_QPT_UC, 1, 0, 0);
 	faults(a.dev, 1000000, 0, 0, 5);
-	post_recvs(&b, 4);
-	post_sends(&a, 4);
-	status_init(sst, 4);
-	status_init(rst, 4);
-	drain_both(&a, &b, 4, sst, rst, &nr);
+	exchange(&a, &b, 4, 4, sst, rst, &nr);
 	for (i = 0; i < 4; i++)
 		cr_assert_eq(sst[i], QPIO_WC_SUCCESS);
 	cr_assert_eq(nr, 0);
@@ -333,11 +326,7 @@ Test(fault, rnr_storm_every_message_once_and_exact)
 
 	fault_pair(&a, &b, QPIO_QPT_RC, 1, 7, 7);
 	faults(a.dev, 0, 500000, 0, 7);
-	post_recvs(&b, N);
-	post_sends(&a, N);
-	status_init(sst, N);
-	status_init(rst, N);
-	drain_both(&a, &b, N, sst, rst, NULL);
+	exchange(&a, &b, N, N, sst, rst, NULL);
 	for (i = 0; i < N; i++) {
 		cr_assert_eq(sst[i], QPIO_WC_SUCCESS, "send %u", i);
 		cr_assert_eq(rst[i], QPIO_WC_SUCCESS, "receive %u", i);
@@ -360,11 +349,7 @@ Test(fault, rnr_storm_without_retries_fails_once)
 
 	fault_pair(&a, &b, QPIO_QPT_RC, 1, 7, 0);
 	faults(a.dev, 0, 1000000, 0, 7);
-	post_recvs(&b, 2);
-	post_sends(&a, 2);
-	status_init(sst, 2);
-	status_init(rst, 2);
-	drain_both(&a, &b, 2, sst, rst, &nr);
+	exchange(&a, &b, 2, 2, sst, rst, &nr);
 	cr_assert_eq(sst[0], QPIO_WC_RNR_RETRY_EXC_ERR);
 	cr_assert_eq(sst[1], QPIO_WC_WR_FLUSH_ERR);
 	cr_assert_eq(nr, 0);
@@ -392,8 +377,6 @@ Test(fault, delayed_doorbell_runs_after_the_delay)
 	cr_assert_eq(qpio_cq_poll(a.cq, &wc, 1), 0, "held at the doorbell");
 	cr_assert_eq(qpio_cq_poll(b.cq, &wc, 1), 0);
 	cr_assert_eq(sstats(b.qp).rq_consumed, 0);
-	status_init(sst, N);
-	status_init(rst, N);
 	drain_both(&a, &b, N, sst, rst, NULL);
 	cr_assert_geq(rte_get_tsc_cycles() - t0, rte_get_tsc_hz() / 50,
 		      "not before the 20 ms");
