@@ -15,6 +15,15 @@ step() { echo "== rxe-vm [$(( $(date +%s) - t0 ))s] $*"; }
 fail() { echo "== rxe-vm: FAIL: $*"; rc=1; }
 
 step "kernel $(uname -r), $(nproc) CPUs"
+# The runner shares the tree and build where the guest's tmpfs would hide
+# them; if they are still not here, every step would fail for that reason.
+for d in "$QPIO_ROOT" "$QPIO_BUILD"; do
+	if [ ! -d "$d" ]; then
+		fail "$d is not visible in the VM (test/rxe/run.sh shares paths under /tmp, /run and /dev/shm; is it on another file system?)"
+		echo "$rc" > /tmp/out/rc
+		exit 0
+	fi
+done
 # EAL dlopens every driver in DPDK's plugin directory at each start, and
 # every unit test is a new process: under TCG that is seconds per test.
 # The tests need only the mempool drivers, so the VM sees just those,
