@@ -25,7 +25,8 @@
 RTE_LOG_REGISTER(qp_logtype, qpio.net.qp, INFO);
 
 static const char *const qp_port_keys[] = {
-	"dev", "qp", "peer", "inline", "mac", NULL,
+	"dev", "qp", "peer", "inline", "mac", "listen", "connect",
+	"reconnect", NULL,
 };
 
 /* Devices this driver created, so the last port using one closes it. */
@@ -583,6 +584,8 @@ qp_start(struct qpio_port *port)
 		txq->credit_rd = 0;
 		qp_txq_wr_init(txq);
 		qp_credit_rxq_start(qp, rxq);
+		if (qp->cm != NULL)
+			continue;   /* lib/cm walks it from RESET */
 		ret = qp_to_init(qp, q);
 		if (ret == 0)
 			ret = qp_rxq_post_all(rxq);
@@ -592,6 +595,15 @@ qp_start(struct qpio_port *port)
 			       rxq->nb_desc, rte_strerror(-ret));
 			goto fail;
 		}
+	}
+	if (qp->cm != NULL) {
+		/* The link comes up when lib/cm connects each queue. */
+		port->rx_burst = qp_cm_rx_burst;
+		port->tx_burst = qp_cm_tx_burst;
+		ret = qp_cm_start(qp);
+		if (ret < 0)
+			goto fail;
+		return 0;
 	}
 	port->rx_burst = qp_port_rx_burst;
 	port->tx_burst = qp_port_tx_burst;
@@ -715,7 +727,12 @@ qp_peer_link_down(struct qpio_port *port)
 static int
 qp_stop(struct qpio_port *port)
 {
-	qp_peer_link_down(port);
+	struct qp_port *qp = qp_priv(port);
+
+	if (qp->cm != NULL)
+		qp_cm_stop(qp);
+	else
+		qp_peer_link_down(port);
 	qp_queues_down(port);
 	return 0;
 }
@@ -725,6 +742,7 @@ qp_close(struct qpio_port *port)
 {
 	struct qp_port *qp = qp_priv(port);
 
+	qp_cm_free(qp);
 	qp_credit_fini(qp);
 	if (qp->pd != NULL && qpio_pd_free(qp->pd) < 0)
 		QP_LOG(ERR, "port %s: PD still in use at close", port->name);
@@ -740,6 +758,10 @@ qp_link_get(struct qpio_port *port, struct qpio_port_link *link)
 	uint16_t i;
 
 	link->speed_mbps = 100000;
+	if (qp_priv(port)->cm != NULL && !qp_cm_link_up(qp_priv(port))) {
+		link->up = 0;
+		return;
+	}
 	for (i = 0; i < port->nb_txq; i++) {
 		struct qp_txq *txq = port->txq[i];
 
@@ -783,10 +805,10 @@ static int
 qp_probe(struct qpio_port *port, const struct rte_kvargs *kv)
 {
 	const char *dev_name = NULL, *transport = "rc", *peer = NULL;
-	const char *mac = NULL;
+	const char *mac = NULL, *listen = NULL, *connect = NULL;
 	struct qpio_port_attr pa;
 	struct qp_port *qp;
-	uint32_t inl = UINT32_MAX;
+	uint32_t inl = UINT32_MAX, reconnect = UINT32_MAX;
 	int ret = 0;
 
 	ret |= qpio_port_kvargs_str(port, kv, "dev", &dev_name);
@@ -794,6 +816,9 @@ qp_probe(struct qpio_port *port, const struct rte_kvargs *kv)
 	ret |= qpio_port_kvargs_str(port, kv, "peer", &peer);
 	ret |= qpio_port_kvargs_str(port, kv, "mac", &mac);
 	ret |= qpio_port_kvargs_u32(port, kv, "inline", 0, UINT16_MAX, &inl);
+	ret |= qpio_port_kvargs_str(port, kv, "listen", &listen);
+	ret |= qpio_port_kvargs_str(port, kv, "connect", &connect);
+	ret |= qpio_port_kvargs_u32(port, kv, "reconnect", 0, 1, &reconnect);
 	if (ret != 0)
 		return -EINVAL;
 	if (dev_name == NULL) {
@@ -826,6 +851,11 @@ qp_probe(struct qpio_port *port, const struct rte_kvargs *kv)
 	qp->qkey = QP_PORT_QKEY;
 	if (peer != NULL)
 		snprintf(qp->peer, sizeof(qp->peer), "%s", peer);
+	ret = qp_cm_parse(qp, listen, connect, reconnect);
+	if (ret < 0) {
+		rte_free(qp);
+		return ret;
+	}
 	qp->dev = dev_get(dev_name, &qp->own_dev);
 	if (qp->dev == NULL) {
 		ret = -rte_errno;
@@ -869,6 +899,7 @@ qp_probe(struct qpio_port *port, const struct rte_kvargs *kv)
 	port->priv = qp;
 	return 0;
 fail:
+	qp_cm_free(qp);
 	if (qp->pd != NULL)
 		qpio_pd_free(qp->pd);
 	if (qp->dev != NULL && qp->own_dev)

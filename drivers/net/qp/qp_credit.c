@@ -110,6 +110,31 @@ qp_credit_link(struct qp_port *qp, struct qp_txq *txq,
 	txq->peer_rkey = qpio_mr_rkey(peer->credit_mr);
 }
 
+/* txq's QP is connected through lib/cm to a peer in another process or
+ * host: its credit word is at peer_addr (rkey peer_rkey), read from the
+ * connection's private data, and its receives are not known yet, so the
+ * sender starts with no credit and reads the word at its first burst
+ * (control thread, the queue not in use by the datapath). */
+void
+qp_credit_link_remote(struct qp_port *qp, struct qp_txq *txq,
+		      uint64_t peer_addr, uint32_t peer_rkey,
+		      uint32_t peer_nb_desc)
+{
+	txq->sends = 0;
+	txq->credit_rd = 0;
+	txq->credit_on = qp->transport == QP_PORT_RC;
+	if (!txq->credit_on)
+		return;
+	txq->peer_posted = 0;
+	txq->peer_nb_desc = peer_nb_desc;
+	txq->credit_low = RTE_MAX(peer_nb_desc / 2, 1u);
+	txq->credit_dst = (volatile uint32_t *)credit_line(qp, txq->qid, 1);
+	*txq->credit_dst = 0;
+	txq->credit_lkey = qpio_mr_lkey(qp->credit_mr);
+	txq->peer_addr = peer_addr;
+	txq->peer_rkey = peer_rkey;
+}
+
 /* Post a READ of the peer's posted count if none is outstanding and the
  * send queue has a free slot. Sending lcore only. */
 void

@@ -43,6 +43,13 @@ enum qp_port_transport {
 
 struct qp_port;
 
+/* Link word of a queue of a connected port (listen= or connect=,
+ * qp_cm.c): a generation in the low bits, QP_LINK_UP while the datapath
+ * may use the queue. */
+#define QP_LINK_UP (1u << 31)
+
+struct qp_cm;
+
 /* Receive side of queue i. */
 struct qp_rxq {
 	struct qpio_qp *qp;            /* NULL while stopped */
@@ -71,6 +78,10 @@ struct qp_rxq {
 	volatile uint32_t *credit;     /* word in the credit MR (RC) */
 	struct rte_mbuf **elts;        /* nb_desc * nseg mbufs the driver owns */
 	struct qpio_mr_cache mrc;
+	/* Connected ports: written by the control thread, read by the
+	 * polling lcore (link), and the other way round (link_ack). */
+	uint32_t link;
+	uint32_t link_ack;
 	/* counters, written by the polling lcore only */
 	uint64_t ipackets;
 	uint64_t ibytes;
@@ -115,6 +126,8 @@ struct qp_txq {
 	uint32_t peer_rkey;
 	uint64_t peer_addr;            /* the peer rx queue's credit word */
 	volatile uint32_t *credit_dst; /* READ lands here (credit MR) */
+	uint32_t link;                 /* as in qp_rxq */
+	uint32_t link_ack;
 	/* counters, written by the sending lcore only */
 	uint64_t no_credit;            /* frames left with the caller */
 	uint64_t credit_reads;
@@ -154,6 +167,7 @@ struct qp_port {
 	struct qp_pool_reg pools[QP_PORT_MAX_POOLS];
 	uint8_t *credit_area;          /* QP_CREDIT_STRIDE per queue */
 	struct qpio_mr *credit_mr;     /* local write, remote read */
+	struct qp_cm *cm;              /* listen= or connect=, else NULL */
 };
 
 uint16_t qp_port_rx_burst(void *queue, struct rte_mbuf **pkts,
@@ -177,12 +191,27 @@ int qp_xstats_names(struct qpio_port *port, struct qpio_port_xstat_name *names,
 		    unsigned int n);
 int qp_xstats_values(struct qpio_port *port, uint64_t *v, unsigned int n);
 
+/* Connected ports (qp_cm.c). */
+int qp_cm_parse(struct qp_port *qp, const char *listen, const char *connect,
+		uint32_t reconnect);
+int qp_cm_start(struct qp_port *qp);
+void qp_cm_stop(struct qp_port *qp);
+void qp_cm_free(struct qp_port *qp);
+int qp_cm_link_up(const struct qp_port *qp);
+void qp_cm_xstats(const struct qp_port *qp, uint64_t *ups, uint64_t *downs,
+		  uint64_t *failures);
+uint16_t qp_cm_rx_burst(void *queue, struct rte_mbuf **pkts, uint16_t nb_pkts);
+uint16_t qp_cm_tx_burst(void *queue, struct rte_mbuf **pkts, uint16_t nb_pkts);
+
 /* Credits (qp_credit.c). */
 int qp_credit_init(struct qp_port *qp);
 void qp_credit_fini(struct qp_port *qp);
 void qp_credit_rxq_start(struct qp_port *qp, struct qp_rxq *rxq);
 void qp_credit_link(struct qp_port *qp, struct qp_txq *txq,
 		    const struct qp_port *peer, const struct qp_rxq *peer_rxq);
+void qp_credit_link_remote(struct qp_port *qp, struct qp_txq *txq,
+			   uint64_t peer_addr, uint32_t peer_rkey,
+			   uint32_t peer_nb_desc);
 void qp_credit_request(struct qp_txq *txq);
 void qp_credit_read_done(struct qp_txq *txq, const struct qpio_wc *wc);
 uint64_t qp_txq_rnr_naks(const struct qp_txq *txq);

@@ -71,6 +71,8 @@ static const char *const qp_xstat_names[] = {
 	"tx_oversize_drops", "tx_wc_errors", "tx_bursts",
 	"rx_wc_errors", "rx_flushed", "tx_flushed",
 	"tx_no_credit", "tx_credit_reads", "tx_rnr_naks",
+	/* listen= / connect= ports (0 on others) */
+	"cm_link_ups", "cm_link_downs", "cm_connect_failures",
 };
 
 int
@@ -113,6 +115,7 @@ qp_xstats_values(struct qpio_port *port, uint64_t *v, unsigned int n)
 			s[7] += rxq->flushed;
 		}
 	}
+	qp_cm_xstats(port->priv, &s[12], &s[13], &s[14]);
 	memcpy(v, s, RTE_MIN(n, RTE_DIM(s)) * sizeof(*v));
 	return RTE_DIM(s);
 }
