@@ -13,24 +13,34 @@
  * credits with RDMA READs across the connection (qp_credit.c).
  *
  * A control thread per port (rte_ctrl_thread_create, "qpcm-<port>")
- * polls the lib/cm channel and owns the queues while they are down. The
- * hand-over with the datapath goes through two words per queue:
+ * polls the lib/cm channel and moves the QPs; it never writes the
+ * queues' datapath state. The hand-over goes through three words per
+ * queue direction:
  *
  * - link (control thread writes, release): a generation, with QP_LINK_UP
- *   while the datapath may use the queue;
- * - link_ack (datapath writes, release): the link word the datapath saw
- *   down once the queue was drained (no receive posted, every send
- *   reclaimed); from then on the burst functions do not touch the queue,
- *   and the control thread may reset and connect its QP.
+ *   while the link is up. The peer's credit word address, rkey and
+ *   receive count (UD: address handle and QPN) are staged in the tx
+ *   queue before it is raised.
+ * - link_seen (datapath only): the link word the burst function last
+ *   applied. A new word is applied once, out of line: on a new link the
+ *   rx side forgets what the old QP left in its CQ, reposts every receive
+ *   and publishes its credits from zero (the control thread does this
+ *   itself before raising the link when the queue was acknowledged down,
+ *   as on the first link, so receives are there when the link is up);
+ *   the tx side frees what the old
+ *   QP can no longer complete and takes the staged peer. On a link down
+ *   the rx side stops reposting (the credit word stays still).
+ * - link_ack (datapath writes, release): the down link word, once the
+ *   queue is drained (no receive posted, every send reclaimed).
  *
- * Connection up: receives posted, credit state set, then link = gen | UP.
  * Peer gone (DISCONNECTED: the peer's disconnect, its process or host
  * died, its socket closed): lib/cm moved the QP to ERR, so every posted WR
- * completes once with WR_FLUSH_ERR; link = gen + 1 (down, counted in
- * cm_link_downs); the datapath reaps the flushes (tx_flushed, rx_flushed
- * count them) and acknowledges; the control thread moves the QP to RESET
- * and, with reconnect=1, connects again. The per-burst cost for a
- * connected port is one load of the queue's link word.
+ * completes once with WR_FLUSH_ERR; the link goes down (counted in
+ * cm_link_downs); the datapath reaps the flushes (rx_flushed, tx_flushed)
+ * and acknowledges; then, or after QP_CM_DRAIN_MS when the application
+ * does not poll both directions of the queue, the control thread moves
+ * the QP to RESET and, with reconnect=1, connects again. The per-burst
+ * cost for a connected port is one load of the link word and a compare.
  */
 
 #include <errno.h>
@@ -55,6 +65,12 @@
 #define QP_CM_TICK_MS 10
 /* Connect side: ms between attempts while a queue is not connected. */
 #define QP_CM_RETRY_MS 200u
+/* ms a queue whose link went down may take to be drained by the
+ * application's bursts before its QP is reset anyway. */
+#define QP_CM_DRAIN_MS 1000u
+/* UD address handles kept per queue (one per link; the oldest goes when
+ * a new one is made: the sending lcore has moved on from it). */
+#define QP_CM_AHS 4u
 /* "QPPT": private data of a qp port connection. */
 #define QP_CM_MAGIC 0x51505054u
 #define QP_CM_VERSION 1u
@@ -103,6 +119,9 @@ struct qp_cm_queue {
 	enum qp_cm_qstate state;
 	struct qpio_cm_id *id;
 	uint64_t next_try_ms;
+	uint64_t drain_end_ms;
+	struct qpio_ah *ah[QP_CM_AHS];
+	uint32_t nb_ah;
 	uint32_t gen;
 	uint8_t used;            /* was up once */
 	uint8_t fail_logged;
@@ -319,37 +338,20 @@ link_store(struct qp_rxq *rxq, struct qp_txq *txq, uint32_t v)
 	link_publish(&txq->link, v);
 }
 
-/* Move a queue's QP to RESET and the queue to its state at start. The
- * datapath does not touch the queue (acknowledged, or never up). */
+/* Move a queue's QP to RESET (any state may) and clear its credit word,
+ * so a new peer never reads the old link's count. */
 static void
-queue_reset(struct qp_port *qp, uint16_t qid)
+queue_qp_reset(struct qp_port *qp, uint16_t qid)
 {
 	struct qpio_port *port = qp->port;
 	struct qp_rxq *rxq = port->rxq[qid];
-	struct qp_txq *txq = port->txq[qid];
 	struct qpio_qp_attr a = { .qp_state = QPIO_QPS_RESET };
 
 	if (qpio_qp_state(rxq->qp) != QPIO_QPS_RESET &&
 	    qpio_qp_modify(rxq->qp, &a, QPIO_QP_STATE) < 0)
 		QP_LOG(ERR, "port %s: queue %u: QP 0x%x to RESET failed",
 		       port->name, qid, qpio_qp_num(rxq->qp));
-	memset(rxq->slot_posted, 0, rxq->nb_desc);
-	rxq->posted = 0;
-	rxq->rearm_start = 0;
-	rxq->rearm_n = 0;
-	/* No peer reads an old count from a new connection. */
-	qp_credit_rxq_start(qp, rxq);
-	while (txq->tail != txq->head) {
-		rte_pktmbuf_free(txq->elts[txq->tail & txq->mask]);
-		txq->elts[txq->tail & txq->mask] = NULL;
-		txq->tail++;
-	}
-	txq->head = txq->tail = 0;
-	txq->credit_on = 0;
-	txq->credit_rd = 0;
-	if (txq->ah != NULL)
-		qpio_ah_destroy(txq->ah);
-	txq->ah = NULL;
+	qp_credit_clear(qp, qid);
 }
 
 static void
@@ -375,7 +377,7 @@ queue_failed(struct qp_cm *cm, uint16_t qid, const char *what, int status)
 		       "waiting for the next request" : "trying again");
 	cq->fail_logged = 1;
 	queue_id_drop(cq);
-	queue_reset(cm->qp, qid);
+	queue_qp_reset(cm->qp, qid);
 	cq->state = cq->used && !cm->reconnect ? QCM_DEAD : QCM_IDLE;
 	cq->next_try_ms = now_ms() + QP_CM_RETRY_MS;
 }
@@ -461,7 +463,37 @@ on_request(struct qp_cm *cm, const struct qpio_cm_event *ev)
 		queue_failed(cm, in.queue, "accepting from", ret);
 }
 
-/* ESTABLISHED: post the receives, take the peer's credit word, link up. */
+/* A new link on rx queue rxq: forget what the old QP left in the CQ (its
+ * buffers stay in their slots), post every receive, publish the credits
+ * from zero. By the polling lcore when it sees the link, or by the
+ * control thread before it raises the link when the queue is its own
+ * (acknowledged down). */
+static void
+rx_prepare(struct qp_rxq *rxq)
+{
+	struct qpio_wc wc[QP_PORT_POLL];
+	uint16_t n, i;
+
+	do {
+		n = qpio_cq_poll(rxq->cq, wc, QP_PORT_POLL);
+		for (i = 0; i < n; i++) {
+			if (wc[i].status == QPIO_WC_WR_FLUSH_ERR)
+				rxq->flushed++;
+			else
+				rxq->stop_drops++;
+		}
+	} while (n == QP_PORT_POLL);
+	memset(rxq->slot_posted, 0, rxq->nb_desc);
+	rxq->posted = 0;
+	rxq->rearm_start = 0;
+	rxq->rearm_n = 0;
+	rxq->rearm_thresh = RTE_MIN(32u, rxq->nb_desc / 4);
+	qp_credit_rxq_start(rxq->port, rxq);
+	if (qp_rxq_post_all(rxq) < 0)
+		rxq->ierrors++;   /* the QP left RTS: the link is going */
+}
+
+/* ESTABLISHED: stage the peer for the sending lcore, raise the link. */
 static void
 on_established(struct qp_cm *cm, uint16_t qid, const struct qpio_cm_event *ev)
 {
@@ -472,7 +504,6 @@ on_established(struct qp_cm *cm, uint16_t qid, const struct qpio_cm_event *ev)
 	struct qp_cm_queue *cq = &cm->q[qid];
 	struct qp_cm_pdata in;
 	enum qp_cm_reason why;
-	int ret;
 
 	why = pdata_check(qp, ev->private_data, ev->private_data_len, &in);
 	if (why == QP_CM_OK && in.queue != qid)
@@ -484,10 +515,9 @@ on_established(struct qp_cm *cm, uint16_t qid, const struct qpio_cm_event *ev)
 		queue_failed(cm, qid, "connection with", -EPROTO);
 		return;
 	}
-	qp_credit_rxq_start(qp, rxq);
-	ret = qp_rxq_post_all(rxq);
-	if (ret == 0 && qp->transport == QP_PORT_UD) {
+	if (qp->transport == QP_PORT_UD) {
 		struct qpio_ah_attr aa;
+		struct qpio_ah *ah;
 
 		memset(&aa, 0, sizeof(aa));
 		aa.dlid = ev->peer.lid;
@@ -498,26 +528,39 @@ on_established(struct qp_cm *cm, uint16_t qid, const struct qpio_cm_event *ev)
 			aa.grh.sgid_index = cm->params.sgid_index;
 			aa.grh.hop_limit = cm->params.hop_limit;
 		}
-		txq->ah = qpio_ah_create(qp->pd, &aa);
-		ret = txq->ah == NULL ? -rte_errno : 0;
-		txq->remote_qpn = ev->peer.qpn;
-		qp_txq_wr_init(txq);
+		ah = qpio_ah_create(qp->pd, &aa);
+		if (ah == NULL) {
+			QP_LOG(ERR, "port %s: queue %u: address handle: %s",
+			       port->name, qid, rte_strerror(rte_errno));
+			qpio_cm_disconnect(cq->id);
+			queue_failed(cm, qid, "connection with", -rte_errno);
+			return;
+		}
+		if (cq->nb_ah == QP_CM_AHS) {
+			qpio_ah_destroy(cq->ah[0]);
+			memmove(cq->ah, cq->ah + 1,
+				(QP_CM_AHS - 1) * sizeof(cq->ah[0]));
+			cq->nb_ah--;
+		}
+		cq->ah[cq->nb_ah++] = ah;
+		txq->cm_ah = ah;
+		txq->cm_remote_qpn = ev->peer.qpn;
 	}
-	if (ret < 0) {
-		QP_LOG(ERR, "port %s: queue %u: %u receives or the address "
-		       "handle: %s", port->name, qid, rxq->nb_desc,
-		       rte_strerror(-ret));
-		qpio_cm_disconnect(cq->id);
-		queue_failed(cm, qid, "connection with", ret);
-		return;
-	}
-	qp_credit_link_remote(qp, txq, in.credit_addr, in.credit_rkey,
-			      in.rx_desc);
+	txq->cm_peer_addr = in.credit_addr;
+	txq->cm_peer_rkey = in.credit_rkey;
+	txq->cm_peer_desc = in.rx_desc;
 	cq->state = QCM_UP;
 	cq->used = 1;
 	cq->fail_logged = 0;
 	cq->gen++;
 	cm->link_ups++;
+	/* The receives go up with the link when the queue is ours (the
+	 * first link, or a drained one): "link up" then means the peer's
+	 * frames find receives, on UD too. */
+	if (link_read(&rxq->link_ack) == rxq->link) {
+		rx_prepare(rxq);
+		rxq->cm_ready = QP_LINK_UP | cq->gen;
+	}
 	link_store(rxq, txq, QP_LINK_UP | cq->gen);
 	QP_LOG(INFO, "port %s: queue %u: link up with QP 0x%x of %s (%s, "
 	       "%u receives there)", port->name, qid, ev->peer.qpn,
@@ -555,6 +598,7 @@ on_event(struct qp_cm *cm, const struct qpio_cm_event *ev)
 		 * flushes, then acknowledges the new generation. */
 		cq->gen++;
 		cq->state = QCM_DRAIN;
+		cq->drain_end_ms = now_ms() + QP_CM_DRAIN_MS;
 		cm->link_downs++;
 		link_store(port->rxq[qid], port->txq[qid], cq->gen);
 		QP_LOG(NOTICE, "port %s: queue %u: link down: the peer %s "
@@ -580,7 +624,7 @@ on_event(struct qp_cm *cm, const struct qpio_cm_event *ev)
 				       qp_cm_reason_str) ? in.reason : 1]);
 			cm->failures++;
 			queue_id_drop(cq);
-			queue_reset(cm->qp, (uint16_t)qid);
+			queue_qp_reset(cm->qp, (uint16_t)qid);
 			cq->state = QCM_DEAD;
 			break;
 		}
@@ -612,10 +656,20 @@ progress(struct qp_cm *cm)
 		struct qp_rxq *rxq = port->rxq[i];
 		struct qp_txq *txq = port->txq[i];
 
-		if (cq->state == QCM_DRAIN &&
-		    link_read(&rxq->link_ack) == cq->gen &&
-		    link_read(&txq->link_ack) == cq->gen) {
-			queue_reset(cm->qp, i);
+		if (cq->state == QCM_DRAIN) {
+			int acked = link_read(&rxq->link_ack) == cq->gen &&
+				    link_read(&txq->link_ack) == cq->gen;
+
+			if (!acked && now < cq->drain_end_ms)
+				continue;
+			if (!acked)
+				QP_LOG(NOTICE, "port %s: queue %u: not drained "
+				       "by the application's bursts within %u "
+				       "ms (poll rx and tx of the queue, an "
+				       "empty tx burst will do); its QP is "
+				       "reset now", port->name, i,
+				       QP_CM_DRAIN_MS);
+			queue_qp_reset(cm->qp, i);
 			cq->state = cm->reconnect ? QCM_IDLE : QCM_DEAD;
 			cq->next_try_ms = now;
 		}
@@ -657,8 +711,10 @@ qp_cm_start(struct qp_port *qp)
 		struct qp_txq *txq = port->txq[i];
 
 		/* Down, generation 0, and the control thread's. */
-		rxq->link = rxq->link_ack = 0;
-		txq->link = txq->link_ack = 0;
+		rxq->link = rxq->link_ack = rxq->link_seen = 0;
+		rxq->cm_ready = 0;
+		txq->link = txq->link_ack = txq->link_seen = 0;
+		txq->cm_ah = NULL;
 		qp_credit_rxq_start(qp, rxq);
 	}
 	cm->stop = 0;
@@ -727,9 +783,17 @@ qp_cm_stop(struct qp_port *qp)
 		cm->thread_on = 0;
 	}
 	for (i = 0; i < qp->port->nb_rxq; i++) {
-		if (cm->q[i].id != NULL && cm->q[i].state == QCM_UP)
-			qpio_cm_disconnect(cm->q[i].id);
-		queue_id_drop(&cm->q[i]);
+		struct qp_cm_queue *cq = &cm->q[i];
+		struct qp_txq *txq = qp->port->txq[i];
+
+		if (cq->id != NULL && cq->state == QCM_UP)
+			qpio_cm_disconnect(cq->id);
+		queue_id_drop(cq);
+		/* The AHs are the control thread's, not the queue's. */
+		txq->ah = NULL;
+		txq->cm_ah = NULL;
+		while (cq->nb_ah > 0)
+			qpio_ah_destroy(cq->ah[--cq->nb_ah]);
 	}
 	if (cm->listen_id != NULL)
 		qpio_cm_id_destroy(cm->listen_id);
@@ -767,9 +831,49 @@ qp_cm_xstats(const struct qp_port *qp, uint64_t *ups, uint64_t *downs,
 /*
  * Burst functions of connected ports: the plain ones while the link is up;
  * while it is down, the queue is drained (flushed receives reaped, sends
- * reclaimed) and then acknowledged, after which it is left alone until
- * the control thread raises the link again.
+ * reclaimed) and then acknowledged. A link word not seen before is applied
+ * first, out of line (once per link change).
  */
+static void __rte_noinline
+rx_apply(struct qp_rxq *rxq, uint32_t link)
+{
+	rxq->link_seen = link;
+	if (!(link & QP_LINK_UP)) {
+		/* Frames are still handed up, receives not reposted. */
+		rxq->rearm_thresh = UINT32_MAX;
+		return;
+	}
+	if (rxq->cm_ready != link)
+		rx_prepare(rxq);
+}
+
+static void __rte_noinline
+tx_apply(struct qp_txq *txq, uint32_t link)
+{
+	txq->link_seen = link;
+	if (!(link & QP_LINK_UP))
+		return;
+	/* Completions the old QP left, then what it will never complete
+	 * (it went through RESET). */
+	if (txq->head != txq->tail)
+		qp_txq_reclaim(txq, 0);
+	while (txq->tail != txq->head) {
+		rte_pktmbuf_free(txq->elts[txq->tail & txq->mask]);
+		txq->elts[txq->tail & txq->mask] = NULL;
+		txq->tail++;
+		txq->flushed++;
+		txq->oerrors++;
+	}
+	txq->head = txq->tail = 0;
+	qp_credit_link_remote(txq->port, txq, txq->cm_peer_addr,
+			      txq->cm_peer_rkey, txq->cm_peer_desc);
+	if (txq->port->transport == QP_PORT_UD) {
+		txq->ah = txq->cm_ah;
+		txq->remote_qpn = txq->cm_remote_qpn;
+		qp_txq_wr_init(txq);
+	}
+}
+
 uint16_t
 qp_cm_rx_burst(void *queue, struct rte_mbuf **pkts, uint16_t nb_pkts)
 {
@@ -777,6 +881,8 @@ qp_cm_rx_burst(void *queue, struct rte_mbuf **pkts, uint16_t nb_pkts)
 	uint32_t link = link_read(&rxq->link);
 	uint16_t n;
 
+	if (unlikely(link != rxq->link_seen))
+		rx_apply(rxq, link);
 	if (likely(link & QP_LINK_UP))
 		return qp_port_rx_burst(queue, pkts, nb_pkts);
 	if (rxq->link_ack == link)
@@ -793,6 +899,8 @@ qp_cm_tx_burst(void *queue, struct rte_mbuf **pkts, uint16_t nb_pkts)
 	struct qp_txq *txq = queue;
 	uint32_t link = link_read(&txq->link);
 
+	if (unlikely(link != txq->link_seen))
+		tx_apply(txq, link);
 	if (likely(link & QP_LINK_UP))
 		return qp_port_tx_burst(queue, pkts, nb_pkts);
 	if (txq->link_ack == link)

@@ -86,6 +86,15 @@ qp_credit_rxq_start(struct qp_port *qp, struct qp_rxq *rxq)
 	qp_credit_publish(rxq);
 }
 
+/* Set rx queue qid's credit word to 0 (control path: a connected port's
+ * queue between two links; release, as qp_credit_publish()). */
+void
+qp_credit_clear(struct qp_port *qp, uint16_t qid)
+{
+	__atomic_store_n((uint32_t *)credit_line(qp, qid, 0), 0,
+			 __ATOMIC_RELEASE);
+}
+
 /* txq's QP (new, INIT) is being connected to peer_rxq's: every receive the
  * peer has posted so far is a credit (control path, both ends stopped
  * from the data path's view). */

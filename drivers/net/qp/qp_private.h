@@ -78,10 +78,13 @@ struct qp_rxq {
 	volatile uint32_t *credit;     /* word in the credit MR (RC) */
 	struct rte_mbuf **elts;        /* nb_desc * nseg mbufs the driver owns */
 	struct qpio_mr_cache mrc;
-	/* Connected ports: written by the control thread, read by the
-	 * polling lcore (link), and the other way round (link_ack). */
+	/* Connected ports (qp_cm.c): link is written by the control
+	 * thread, link_ack and link_seen by the polling lcore. */
 	uint32_t link;
 	uint32_t link_ack;
+	uint32_t link_seen;            /* the link word last applied */
+	uint32_t cm_ready;             /* a link word the control thread
+					* applied itself (queue acked) */
 	/* counters, written by the polling lcore only */
 	uint64_t ipackets;
 	uint64_t ibytes;
@@ -128,6 +131,14 @@ struct qp_txq {
 	volatile uint32_t *credit_dst; /* READ lands here (credit MR) */
 	uint32_t link;                 /* as in qp_rxq */
 	uint32_t link_ack;
+	uint32_t link_seen;
+	/* the next link's peer, staged by the control thread before it
+	 * raises the link; the sending lcore takes them when it sees it */
+	uint64_t cm_peer_addr;
+	uint32_t cm_peer_rkey;
+	uint32_t cm_peer_desc;
+	uint32_t cm_remote_qpn;
+	struct qpio_ah *cm_ah;
 	/* counters, written by the sending lcore only */
 	uint64_t no_credit;            /* frames left with the caller */
 	uint64_t credit_reads;
@@ -209,6 +220,7 @@ void qp_credit_fini(struct qp_port *qp);
 void qp_credit_rxq_start(struct qp_port *qp, struct qp_rxq *rxq);
 void qp_credit_link(struct qp_port *qp, struct qp_txq *txq,
 		    const struct qp_port *peer, const struct qp_rxq *peer_rxq);
+void qp_credit_clear(struct qp_port *qp, uint16_t qid);
 void qp_credit_link_remote(struct qp_port *qp, struct qp_txq *txq,
 			   uint64_t peer_addr, uint32_t peer_rkey,
 			   uint32_t peer_nb_desc);
