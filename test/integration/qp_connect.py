@@ -16,8 +16,13 @@ Soft devices in two processes must share one fabric: B is the DPDK
 primary (soft0), A a secondary (soft1) of the same --file-prefix, on
 hugepages. The script reserves 2 MB hugepages and mounts a hugetlbfs of
 its own (as test/perf/perf_remote.py does) and gives them back; it exits
-77 with the reason where that is impossible. Exit 0 when every check
-passes, 1 if not.
+77 with the reason where that is impossible.
+
+With QPIO_CONNECT_RDMA_DEV (an ibv devargs, "ibv0,dev=rxe0") and
+QPIO_CONNECT_ADDR (an IP address of that device's netdev) the two
+processes are independent (--no-huge), each with its own ibv device, and
+the connection goes through librdmacm (test/rxe/guest.sh does this; RC
+only). Exit 0 when every check passes, 1 if not.
 """
 import os
 import re
@@ -34,6 +39,9 @@ HP_SYS = "/sys/kernel/mm/hugepages/hugepages-2048kB"
 HP_ADD = 96
 TESTPMD, PCAPCMP, SRC, CASE = sys.argv[1:5]
 RXD = 128
+IBV = os.environ.get("QPIO_CONNECT_RDMA_DEV", "")
+ADDR = os.environ.get("QPIO_CONNECT_ADDR", "127.0.0.1") if IBV else "127.0.0.1"
+IBV_NAME = IBV.split(",")[0]
 TMP = tempfile.mkdtemp(prefix="qpio-qp-connect.")
 failures = 0
 hp = {"added": 0, "mnt": None, "mounted": False}
@@ -125,6 +133,10 @@ def eal(tag, secondary):
     pfx = "qpio_qp_connect_%s_%d" % (tag, os.getpid())
     e = ["-l", "0-1", "--file-prefix=" + pfx, "--no-pci", "--no-telemetry",
          "--log-level=lib.eal:error"]
+    if IBV:
+        # Two independent processes, each with its own ibv device.
+        return e[:2] + ["--file-prefix=%s_%s" % (pfx, "a" if secondary else "b"),
+                        "--no-huge", "--no-shconf", "-m", "512"] + e[3:]
     if secondary:
         return e + ["--proc-type=secondary"]
     return e + ["--huge-dir=" + hp["mnt"]]
@@ -170,6 +182,13 @@ def xstat(out, name):
     return int(m[-1]) if m else 0
 
 
+def dev(role):
+    """Device args of the listener (B) or the connector (A)."""
+    if IBV:
+        return ["--rdma-dev", IBV], IBV_NAME
+    return [], "soft0" if role == "b" else "soft1"
+
+
 def forward_one(tag, cap, transport):
     n = frames(cap)
     out = os.path.join(TMP, "%s-%s" % (tag, os.path.basename(cap)))
@@ -180,15 +199,19 @@ def forward_one(tag, cap, transport):
               "--total-num-mbufs=4096", "--rxd=%d" % RXD, "--txd=%d" % RXD,
               "--burst=32", "--link-wait=30", "--show-xstats"] + lens
     blines = []
+    bdev, bname = dev("b")
+    adev, aname = dev("a")
     b = start_listener(eal(tag, False),
-                       ["--dev", "qp0,dev=soft0,qp=%s,listen=127.0.0.1:%d"
-                        % (transport, tcp), "--dev", "pcap1,tx_pcap=" + out,
-                        "--max-packets=%d" % n, "--duration=60"] + common,
-                       blines)
+                       bdev + ["--dev", "qp0,dev=%s,qp=%s,listen=%s:%d"
+                               % (bname, transport, ADDR, tcp),
+                               "--dev", "pcap1,tx_pcap=" + out,
+                               "--max-packets=%d" % n, "--duration=120"]
+                       + common, blines)
     a = start(eal(tag, True),
-              ["--dev", "pcap0,rx_pcap=" + cap,
-               "--dev", "qp1,dev=soft1,qp=%s,connect=127.0.0.1:%d" % (transport, tcp),
-               "--tx-retry=1000000", "--duration=60"] + common)
+              adev + ["--dev", "pcap0,rx_pcap=" + cap,
+                      "--dev", "qp1,dev=%s,qp=%s,connect=%s:%d"
+                      % (aname, transport, ADDR, tcp),
+                      "--tx-retry=1000000", "--duration=120"] + common)
     arc, aout = finish(a)
     brc, bout = finish(b)
     bout = "".join(blines) + bout
@@ -200,7 +223,7 @@ def forward_one(tag, cap, transport):
     check(xstat(aout, "cm_link_ups") == 1 and xstat(bout, "cm_link_ups") == 1,
           "%s: one link up at each end" % name)
     check("mbufs not returned to pool mb_pool_0: 0" in bout and
-          re.search(r"mbufs not returned to pool mb_pool_0_\d+: 0", aout),
+          re.search(r"mbufs not returned to pool mb_pool_0(_\d+)?: 0", aout),
           "%s: every mbuf back at both ends" % name)
     r = subprocess.run([PCAPCMP, "--ignore-len", cap, out], capture_output=True,
                        text=True)
@@ -217,7 +240,8 @@ def case_forward():
         caps += [os.path.join(real, f) for f in small[:2]]
     for i, c in enumerate(caps):
         forward_one("rc%d" % i, c, "rc")
-    forward_one("ud", caps[0], "ud")
+    if not IBV:   # UD over librdmacm is not built
+        forward_one("ud", caps[0], "ud")
 
 
 def wait_rx(p, lines):
@@ -235,14 +259,19 @@ def case_peer_kill():
     common = ["--nb-cores=1", "--total-num-mbufs=2048", "--rxd=%d" % RXD,
               "--txd=%d" % RXD, "--link-wait=30"]
     lines = []
+    bdev, bname = dev("b")
+    adev, aname = dev("a")
     b = start_listener(eal("kill", False),
-                       ["--dev", "qp0,dev=soft0,qp=rc,listen=127.0.0.1:%d,"
-                        "reconnect=1" % tcp, "--forward-mode=rxonly",
-                        "--stats-period=1", "--show-xstats", "--duration=12"]
+                       bdev + ["--dev", "qp0,dev=%s,qp=rc,listen=%s:%d,"
+                               "reconnect=1" % (bname, ADDR, tcp),
+                               "--forward-mode=rxonly", "--stats-period=1",
+                               "--show-xstats",
+                               "--duration=%d" % (40 if IBV else 12)]
                        + common, lines)
     a = start(eal("kill", True),
-              ["--dev", "qp1,dev=soft1,qp=rc,connect=127.0.0.1:%d" % tcp,
-               "--forward-mode=txonly", "--duration=60"] + common)
+              adev + ["--dev", "qp1,dev=%s,qp=rc,connect=%s:%d"
+                      % (aname, ADDR, tcp),
+                      "--forward-mode=txonly", "--duration=60"] + common)
     got = wait_rx(b, lines)
     check(got, "the receiver counts frames from the sender before the kill")
     a.send_signal(signal.SIGKILL)
@@ -250,8 +279,9 @@ def case_peer_kill():
     check(arc == -signal.SIGKILL, "the sender died of SIGKILL (%s)" % arc)
     # A new sender, with an orderly end: the listener has reconnect=1.
     a2 = start(eal("kill", True),
-               ["--dev", "qp1,dev=soft1,qp=rc,connect=127.0.0.1:%d" % tcp,
-                "--forward-mode=txonly", "--duration=1"] + common)
+               adev + ["--dev", "qp1,dev=%s,qp=rc,connect=%s:%d"
+                       % (aname, ADDR, tcp),
+                       "--forward-mode=txonly", "--duration=1"] + common)
     a2rc, a2out = finish(a2)
     brc, bout = finish(b)
     bout = "".join(lines) + bout
@@ -275,7 +305,7 @@ def case_peer_kill():
 
 
 def main():
-    reason = hp_setup()
+    reason = None if IBV else hp_setup()
     if reason is not None:
         hp_teardown()
         print("SKIP: " + reason)

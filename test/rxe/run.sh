@@ -30,9 +30,14 @@
 # are copied into the results share. Inside,
 # test/rxe/guest.sh creates rxe0 on a veth end and runs:
 #   (c) ibv_rc_pingpong over rxe0 loopback (checks the VM itself),
-#   (a) the unit tests against "ibv0,dev=rxe0" (both ends on rxe0),
+#   (e) rping over rxe0 loopback (rdma_cm), when rdmacm-utils is there,
+#   (a) the unit tests against "ibv0,dev=rxe0" (both ends on rxe0; lib/cm
+#       over librdmacm listens on veth0's address 10.0.77.1),
 #   (b) usertools/qpio-forward-capture.sh over an RC link on rxe0 for
 #       each capture, when qpio-testpmd is built,
+#   (f) two qpio-testpmd processes joined by qp ports connected through
+#       librdmacm (test/integration/qp_connect.py, RC): captures
+#       byte-identical, a sender killed mid-transfer,
 #   (d) qpio-perf send/write/read/atomic, lat and bw, with --validate.
 # Exit status: 0 all passed, 1 a step failed, 77 skipped (qemu, kernel,
 # modules or tools missing; the reason is printed), 2 bad usage.
@@ -143,8 +148,10 @@ for a in sh mount umount insmod mkdir chroot poweroff sleep cat echo tee; do
 	ln -s busybox "$ird/bin/$a"
 done
 # virtio + 9p to reach the host root, then Soft-RoCE and its crc32
-# provider, then veth; modprobe prints each module after its dependencies.
-mods=(virtio_pci 9pnet_virtio 9p crc32_generic rdma_rxe veth)
+# provider, the RDMA connection manager's user interface (librdmacm, for
+# lib/cm and rping), then veth; modprobe prints each module after its
+# dependencies.
+mods=(virtio_pci 9pnet_virtio 9p crc32_generic rdma_rxe rdma_ucm veth)
 : > "$ird/lib/modules/order"
 for m in "${mods[@]}"; do
 	modprobe -S "$kver" --show-depends "$m" | awk '$1 == "insmod" { print $2 }'

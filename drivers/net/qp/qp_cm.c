@@ -705,6 +705,13 @@ qp_cm_start(struct qp_port *qp)
 	uint16_t i;
 	int ret;
 
+	if (qp->transport == QP_PORT_UD && strcmp(qp->dattr.driver, "soft")) {
+		QP_LOG(ERR, "port %s: qp=ud with %s= runs on soft devices in "
+		       "this release (lib/cm's librdmacm path is RC only); use "
+		       "qp=rc on %s", port->name, cm->listen ? "listen" :
+		       "connect", qp->dattr.name);
+		return -ENOTSUP;
+	}
 	memset(cm->q, 0, sizeof(cm->q));
 	for (i = 0; i < port->nb_rxq; i++) {
 		struct qp_rxq *rxq = port->rxq[i];
