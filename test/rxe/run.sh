@@ -3,13 +3,14 @@
 #
 # Run the ibv driver against Linux Soft-RoCE (rdma_rxe) in a small VM.
 #
-#   test/rxe/run.sh [-b BUILDDIR] [-c CAPTURE]... [-f FILTER] [-g GUEST] [-k] [-n] [-t SECONDS]
+#   test/rxe/run.sh [-b BUILDDIR] [-c CAPTURE]... [-e VAR=VALUE]... [-f FILTER] [-g GUEST] [-k] [-n] [-q QEMU_ARGS] [-t SECONDS]
 #
 #   -b BUILDDIR  qpio build directory (default: build)
 #   -c CAPTURE   a capture for step (b); repeat for more (default: the
 #                shipped data/linux-stack.pcap and the first two files
 #                under 100 KiB of ../shared/data/pcap/real next to the
 #                tree, when that folder exists)
+#   -e VAR=VALUE a variable for the guest script (in /tmp/out/env; repeat)
 #   -f FILTER    Criterion --filter of step (a) (default: test/rxe/filter)
 #   -g GUEST     run this script in the VM instead of test/rxe/guest.sh
 #                (bench/perf-vs-perftest.guest.sh); it finds QPIO_ROOT and
@@ -17,6 +18,8 @@
 #   -k           keep the work directory (initramfs, logs)
 #   -n           plan only: print the kernel, the shares and the guest's
 #                paths, build the initramfs, and exit 0 without booting
+#   -q QEMU_ARGS more qemu arguments, split at blanks (a NIC: -netdev ...
+#                -device virtio-net-pci,..., as test/rxe/two_vms.sh does)
 #   -t SECONDS   VM time limit (default: 1080)
 #
 # The VM is built from Debian packages only: the kernel and modules of
@@ -43,7 +46,7 @@
 # modules or tools missing; the reason is printed), 2 bad usage.
 set -euo pipefail
 
-usage() { sed -n '3,39p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '3,42p' "$0" | sed 's/^# \{0,1\}//'; }
 
 # Physical paths: the guest sees the host's directories, not its symlinks.
 here="$(cd "$(dirname "$0")" && pwd -P)"
@@ -55,7 +58,9 @@ guest="$here/guest.sh"
 keep=0
 plan=0
 limit=1080
-while getopts "b:c:f:g:knt:h" o; do
+guest_env=()
+qemu_extra=()
+while getopts "b:c:e:f:g:knq:t:h" o; do
 	case "$o" in
 	b) build="$(cd "$OPTARG" && pwd -P)" ;;
 	c) captures+=("$(readlink -f "$OPTARG")") ;;
@@ -63,6 +68,11 @@ while getopts "b:c:f:g:knt:h" o; do
 	g) guest="$(readlink -f "$OPTARG")" ;;
 	k) keep=1 ;;
 	n) plan=1 ;;
+	e) case "$OPTARG" in
+	   [A-Za-z_]*=*) guest_env+=("$OPTARG") ;;
+	   *) echo "rxe: -e needs VAR=VALUE, not '$OPTARG'" >&2; exit 2 ;;
+	   esac ;;
+	q) read -r -a q <<< "$OPTARG"; qemu_extra+=("${q[@]}") ;;
 	t) limit="$OPTARG" ;;
 	h) usage; exit 0 ;;
 	*) usage >&2; exit 2 ;;
@@ -149,9 +159,9 @@ for a in sh mount umount insmod mkdir chroot poweroff sleep cat echo tee; do
 done
 # virtio + 9p to reach the host root, then Soft-RoCE and its crc32
 # provider, the RDMA connection manager's user interface (librdmacm, for
-# lib/cm and rping), then veth; modprobe prints each module after its
-# dependencies.
-mods=(virtio_pci 9pnet_virtio 9p crc32_generic rdma_rxe rdma_ucm veth)
+# lib/cm and rping), then veth and virtio-net (the NIC of -q); modprobe
+# prints each module after its dependencies.
+mods=(virtio_pci 9pnet_virtio 9p crc32_generic rdma_rxe rdma_ucm veth virtio_net)
 : > "$ird/lib/modules/order"
 for m in "${mods[@]}"; do
 	modprobe -S "$kver" --show-depends "$m" | awk '$1 == "insmod" { print $2 }'
@@ -208,6 +218,9 @@ QPIO_ROOT='$root'
 QPIO_BUILD='$build'
 QPIO_FILTER='$filter'
 ENV
+for v in "${guest_env[@]}"; do
+	printf "%s='%s'\n" "${v%%=*}" "${v#*=}"
+done >> "$out/env"
 # Settings of a -g guest script (QPIO_BENCH_*) go along.
 for v in $(compgen -e | grep '^QPIO_BENCH_' || true); do
 	printf "%s='%s'\n" "$v" "${!v}"
@@ -246,7 +259,7 @@ timeout --foreground -k 10 "$limit" "$qemu" \
 	-append "console=ttyS0 panic=-1 quiet loglevel=3" \
 	-virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap \
 	-virtfs local,path="$out",mount_tag=out,security_model=none,multidevs=remap \
-	"${share_args[@]}" \
+	"${share_args[@]}" "${qemu_extra[@]}" \
 	< /dev/null
 qrc=$?
 set -e

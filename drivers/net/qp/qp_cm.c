@@ -68,6 +68,8 @@
 /* ms a queue whose link went down may take to be drained by the
  * application's bursts before its QP is reset anyway. */
 #define QP_CM_DRAIN_MS 1000u
+/* ms a stopping port waits for its sends in flight to complete. */
+#define QP_CM_STOP_DRAIN_MS 2000u
 /* UD address handles kept per queue (one per link; the oldest goes when
  * a new one is made: the sending lcore has moved on from it). */
 #define QP_CM_AHS 4u
@@ -792,7 +794,21 @@ qp_cm_stop(struct qp_port *qp)
 	for (i = 0; i < qp->port->nb_rxq; i++) {
 		struct qp_cm_queue *cq = &cm->q[i];
 		struct qp_txq *txq = qp->port->txq[i];
+		uint64_t end = rte_get_timer_cycles() +
+			       QP_CM_STOP_DRAIN_MS * rte_get_timer_hz() / 1000;
 
+		/* An orderly stop: frames posted before it still reach the
+		 * peer (their completions come back first), then the
+		 * disconnect. The data path has stopped; the queue is ours. */
+		while (cq->state == QCM_UP && txq->head != txq->tail &&
+		       qpio_qp_state(txq->qp) == QPIO_QPS_RTS &&
+		       rte_get_timer_cycles() < end)
+			qp_txq_reclaim(txq, 0);
+		if (cq->state == QCM_UP && txq->head != txq->tail)
+			QP_LOG(NOTICE, "port %s: queue %u: %u sends not "
+			       "completed within %u ms of stop: flushed",
+			       qp->port->name, i, txq->head - txq->tail,
+			       QP_CM_STOP_DRAIN_MS);
 		if (cq->id != NULL && cq->state == QCM_UP)
 			qpio_cm_disconnect(cq->id);
 		queue_id_drop(cq);
