@@ -11,6 +11,8 @@
         down once (cm_link_downs 1), its posted receives are flushed
         (rx_flushed 1..rxd), no mbuf is lost; with reconnect=1 a new A
         links again (cm_link_ups 2)
+  qp_connect.py TESTPMD PCAPCMP SRCROOT link-wait  --link-wait=1 with no
+        listener: exit 1 naming the port (no hugepages needed)
 
 Soft devices in two processes must share one fabric: B is the DPDK
 primary (soft0), A a secondary (soft1) of the same --file-prefix, on
@@ -304,7 +306,30 @@ def case_peer_kill():
         print(bout[-4000:] + "\n----\n" + a2out[-2000:])
 
 
+def case_link_wait():
+    """--link-wait on a port whose listener never comes: exit 1 naming the
+    port, without hugepages (the port never links)."""
+    tcp = free_port()
+    p = start(["-l", "0-1", "--no-huge", "--no-shconf", "--no-pci",
+               "--no-telemetry", "--log-level=lib.eal:error",
+               "--file-prefix=qpio_qp_connect_lw_%d" % os.getpid()],
+              ["--dev", "qp1,dev=soft1,qp=rc,connect=127.0.0.1:%d" % tcp,
+               "--forward-mode=txonly", "--link-wait=1", "--duration=5",
+               "--show-xstats"])
+    rc, out = finish(p)
+    check(rc == 1, "exit 1 when a link stays down (exit %s)" % rc)
+    check("port 0 (qp1): link still down after --link-wait=1 s" in out,
+          "the message names the port and the wait")
+    check("mbufs not returned to pool mb_pool_0: 0" in out,
+          "every mbuf back after the failed start")
+
+
 def main():
+    if CASE == "link-wait":
+        case_link_wait()
+        print("qp_connect %s: %s" % (CASE, "every check passed" if failures == 0
+                                     else "%d checks failed" % failures))
+        return 1 if failures else 0
     reason = None if IBV else hp_setup()
     if reason is not None:
         hp_teardown()

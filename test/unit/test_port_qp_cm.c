@@ -228,6 +228,62 @@ Test(port_qp_cm, rc_link_comes_up_and_carries_frames_both_ways)
 	close_all(a, b);
 }
 
+Test(port_qp_cm, two_queue_pairs_are_two_connections_up_together)
+{
+	struct qpio_port_conf conf = { .max_rx_pkt_len = 0 };
+	struct rte_mbuf *tx[64], *rx[64];
+	unsigned int tcp = free_port(), i, q, got, sent;
+	int a, b, id;
+
+	qt_require_soft("the test names soft0 and soft1");
+	a = cm_port("qp0", "soft0", "rc", "listen", tcp, "");
+	b = cm_port("qp1", "soft1", "rc", "connect", tcp, "");
+	cr_assert_eq(a, 0);
+	cr_assert_eq(b, 1);
+	setup(a, 0);   /* makes the pool; then two queues on each port */
+	for (id = a; id <= b; id++) {
+		cr_assert_eq(qpio_port_configure(id, 2, 2, &conf), 0);
+		for (q = 0; q < 2; q++) {
+			cr_assert_eq(qpio_port_rx_queue_setup(id, q, 64,
+					SOCKET_ID_ANY, mp), 0);
+			cr_assert_eq(qpio_port_tx_queue_setup(id, q, 64,
+					SOCKET_ID_ANY), 0);
+		}
+		cr_assert_eq(qpio_port_start(id), 0);
+	}
+	WAIT_FOR(a, b, link_is(a) && link_is(b));
+	cr_assert_eq(link_is(a), 1);
+	cr_assert_eq(link_is(b), 1);
+	cr_assert_eq(xstat(a, "cm_link_ups"), 2);
+	cr_assert_eq(xstat(b, "cm_link_ups"), 2);
+	/* Queue q of one end reaches queue q of the other. */
+	for (q = 0; q < 2; q++) {
+		for (i = 0; i < 20; i++)
+			tx[i] = frame(100 + q, 50 * q + i);
+		/* The first burst reads the credits; send until taken. */
+		got = 0;
+		sent = 0;
+		for (i = 0; i < 1000000 && (sent < 20 || got < 20); i++) {
+			if (sent < 20)
+				sent += qpio_port_tx_burst(b, (uint16_t)q,
+						&tx[sent], (uint16_t)(20 - sent));
+			got += qpio_port_rx_burst(a, (uint16_t)q, &rx[got],
+						  (uint16_t)(20 - got));
+		}
+		cr_assert_eq(sent, 20, "queue %u: sent %u of 20", q, sent);
+		cr_assert_eq(got, 20, "queue %u: %u of 20", q, got);
+		cr_assert_eq(qpio_port_rx_burst(a, (uint16_t)(1 - q), rx + 20,
+						20), 0);
+		for (i = 0; i < 20; i++) {
+			cr_assert_eq(rx[i]->pkt_len, 100 + q);
+			cr_assert(qt_check(rte_pktmbuf_mtod(rx[i], uint8_t *),
+					   100 + q, 50 * q + i));
+			rte_pktmbuf_free(rx[i]);
+		}
+	}
+	close_all(a, b);
+}
+
 Test(port_qp_cm, ud_link_comes_up_and_carries_frames)
 {
 	int a, b;

@@ -41,6 +41,7 @@
  * does not poll both directions of the queue, the control thread moves
  * the QP to RESET and, with reconnect=1, connects again. The per-burst
  * cost for a connected port is one load of the link word and a compare.
+ * The data path side of the hand-over is in qp_cm_link.c.
  */
 
 #include <errno.h>
@@ -307,37 +308,11 @@ pdata_check(const struct qp_port *qp, const uint8_t *data, uint8_t len,
 	return QP_CM_OK;
 }
 
-/*
- * The two hand-over points of a queue. link_publish() (control thread,
- * release) orders the queue state it set up (receives posted, credits,
- * AH) before the new link word; it pairs with link_read() at the start of
- * each burst (acquire). link_ack() (datapath, release) orders the drained
- * queue state (posted 0, head == tail, mbufs freed) before the ack; it
- * pairs with link_read() of the ack in progress() (acquire).
- */
-static inline uint32_t
-link_read(const uint32_t *word)
-{
-	return __atomic_load_n(word, __ATOMIC_ACQUIRE);
-}
-
-static inline void
-link_publish(uint32_t *word, uint32_t v)
-{
-	__atomic_store_n(word, v, __ATOMIC_RELEASE);
-}
-
-static inline void
-link_ack(uint32_t *word, uint32_t v)
-{
-	__atomic_store_n(word, v, __ATOMIC_RELEASE);
-}
-
 static void
 link_store(struct qp_rxq *rxq, struct qp_txq *txq, uint32_t v)
 {
-	link_publish(&rxq->link, v);
-	link_publish(&txq->link, v);
+	qp_link_publish(&rxq->link, v);
+	qp_link_publish(&txq->link, v);
 }
 
 /* Move a queue's QP to RESET (any state may) and clear its credit word,
@@ -465,36 +440,6 @@ on_request(struct qp_cm *cm, const struct qpio_cm_event *ev)
 		queue_failed(cm, in.queue, "accepting from", ret);
 }
 
-/* A new link on rx queue rxq: forget what the old QP left in the CQ (its
- * buffers stay in their slots), post every receive, publish the credits
- * from zero. By the polling lcore when it sees the link, or by the
- * control thread before it raises the link when the queue is its own
- * (acknowledged down). */
-static void
-rx_prepare(struct qp_rxq *rxq)
-{
-	struct qpio_wc wc[QP_PORT_POLL];
-	uint16_t n, i;
-
-	do {
-		n = qpio_cq_poll(rxq->cq, wc, QP_PORT_POLL);
-		for (i = 0; i < n; i++) {
-			if (wc[i].status == QPIO_WC_WR_FLUSH_ERR)
-				rxq->flushed++;
-			else
-				rxq->stop_drops++;
-		}
-	} while (n == QP_PORT_POLL);
-	memset(rxq->slot_posted, 0, rxq->nb_desc);
-	rxq->posted = 0;
-	rxq->rearm_start = 0;
-	rxq->rearm_n = 0;
-	rxq->rearm_thresh = RTE_MIN(32u, rxq->nb_desc / 4);
-	qp_credit_rxq_start(rxq->port, rxq);
-	if (qp_rxq_post_all(rxq) < 0)
-		rxq->ierrors++;   /* the QP left RTS: the link is going */
-}
-
 /* ESTABLISHED: stage the peer for the sending lcore, raise the link. */
 static void
 on_established(struct qp_cm *cm, uint16_t qid, const struct qpio_cm_event *ev)
@@ -559,8 +504,8 @@ on_established(struct qp_cm *cm, uint16_t qid, const struct qpio_cm_event *ev)
 	/* The receives go up with the link when the queue is ours (the
 	 * first link, or a drained one): "link up" then means the peer's
 	 * frames find receives, on UD too. */
-	if (link_read(&rxq->link_ack) == rxq->link) {
-		rx_prepare(rxq);
+	if (qp_link_read(&rxq->link_ack) == rxq->link) {
+		qp_cm_rx_prepare(rxq);
 		rxq->cm_ready = QP_LINK_UP | cq->gen;
 	}
 	link_store(rxq, txq, QP_LINK_UP | cq->gen);
@@ -659,8 +604,8 @@ progress(struct qp_cm *cm)
 		struct qp_txq *txq = port->txq[i];
 
 		if (cq->state == QCM_DRAIN) {
-			int acked = link_read(&rxq->link_ack) == cq->gen &&
-				    link_read(&txq->link_ack) == cq->gen;
+			int acked = qp_link_read(&rxq->link_ack) == cq->gen &&
+				    qp_link_read(&txq->link_ack) == cq->gen;
 
 			if (!acked && now < cq->drain_end_ms)
 				continue;
@@ -689,7 +634,7 @@ cm_thread(void *arg)
 			      .events = POLLIN };
 	struct qpio_cm_event ev;
 
-	while (!link_read(&cm->stop)) {
+	while (!qp_link_read(&cm->stop)) {
 		poll(&pfd, 1, QP_CM_TICK_MS);
 		while (qpio_cm_poll(cm->ch, &ev) == 1)
 			on_event(cm, &ev);
@@ -787,7 +732,7 @@ qp_cm_stop(struct qp_port *qp)
 	if (cm == NULL || cm->ch == NULL)
 		return;
 	if (cm->thread_on) {
-		link_publish(&cm->stop, 1);
+		qp_link_publish(&cm->stop, 1);
 		pthread_join(cm->thread, NULL);
 		cm->thread_on = 0;
 	}
@@ -834,7 +779,7 @@ qp_cm_link_up(const struct qp_port *qp)
 	for (i = 0; i < port->nb_rxq; i++) {
 		const struct qp_txq *txq = port->txq[i];
 
-		if (!(link_read(&txq->link) & QP_LINK_UP))
+		if (!(qp_link_read(&txq->link) & QP_LINK_UP))
 			return 0;
 	}
 	return port->nb_rxq > 0;
@@ -849,88 +794,4 @@ qp_cm_xstats(const struct qp_port *qp, uint64_t *ups, uint64_t *downs,
 	*ups = cm != NULL ? cm->link_ups : 0;
 	*downs = cm != NULL ? cm->link_downs : 0;
 	*failures = cm != NULL ? cm->failures : 0;
-}
-
-/*
- * Burst functions of connected ports: the plain ones while the link is up;
- * while it is down, the queue is drained (flushed receives reaped, sends
- * reclaimed) and then acknowledged. A link word not seen before is applied
- * first, out of line (once per link change).
- */
-static void __rte_noinline
-rx_apply(struct qp_rxq *rxq, uint32_t link)
-{
-	rxq->link_seen = link;
-	if (!(link & QP_LINK_UP)) {
-		/* Frames are still handed up, receives not reposted. */
-		rxq->rearm_thresh = UINT32_MAX;
-		return;
-	}
-	if (rxq->cm_ready != link)
-		rx_prepare(rxq);
-}
-
-static void __rte_noinline
-tx_apply(struct qp_txq *txq, uint32_t link)
-{
-	txq->link_seen = link;
-	if (!(link & QP_LINK_UP))
-		return;
-	/* Completions the old QP left, then what it will never complete
-	 * (it went through RESET). */
-	if (txq->head != txq->tail)
-		qp_txq_reclaim(txq, 0);
-	while (txq->tail != txq->head) {
-		rte_pktmbuf_free(txq->elts[txq->tail & txq->mask]);
-		txq->elts[txq->tail & txq->mask] = NULL;
-		txq->tail++;
-		txq->flushed++;
-		txq->oerrors++;
-	}
-	txq->head = txq->tail = 0;
-	qp_credit_link_remote(txq->port, txq, txq->cm_peer_addr,
-			      txq->cm_peer_rkey, txq->cm_peer_desc);
-	if (txq->port->transport == QP_PORT_UD) {
-		txq->ah = txq->cm_ah;
-		txq->remote_qpn = txq->cm_remote_qpn;
-		qp_txq_wr_init(txq);
-	}
-}
-
-uint16_t
-qp_cm_rx_burst(void *queue, struct rte_mbuf **pkts, uint16_t nb_pkts)
-{
-	struct qp_rxq *rxq = queue;
-	uint32_t link = link_read(&rxq->link);
-	uint16_t n;
-
-	if (unlikely(link != rxq->link_seen))
-		rx_apply(rxq, link);
-	if (likely(link & QP_LINK_UP))
-		return qp_port_rx_burst(queue, pkts, nb_pkts);
-	if (rxq->link_ack == link)
-		return 0;
-	n = qp_port_rx_burst(queue, pkts, nb_pkts);
-	if (rxq->posted == 0)
-		link_ack(&rxq->link_ack, link);
-	return n;
-}
-
-uint16_t
-qp_cm_tx_burst(void *queue, struct rte_mbuf **pkts, uint16_t nb_pkts)
-{
-	struct qp_txq *txq = queue;
-	uint32_t link = link_read(&txq->link);
-
-	if (unlikely(link != txq->link_seen))
-		tx_apply(txq, link);
-	if (likely(link & QP_LINK_UP))
-		return qp_port_tx_burst(queue, pkts, nb_pkts);
-	if (txq->link_ack == link)
-		return 0;
-	if (txq->head != txq->tail)
-		qp_txq_reclaim(txq, 0);
-	if (txq->head == txq->tail)
-		link_ack(&txq->link_ack, link);
-	return 0;
 }

@@ -202,7 +202,33 @@ int qp_xstats_names(struct qpio_port *port, struct qpio_port_xstat_name *names,
 		    unsigned int n);
 int qp_xstats_values(struct qpio_port *port, uint64_t *v, unsigned int n);
 
-/* Connected ports (qp_cm.c). */
+/*
+ * The two hand-over points of a queue. qp_link_publish() (control thread,
+ * release) orders the queue state it set up (receives posted, credits,
+ * AH) before the new link word; it pairs with qp_link_read() at the start of
+ * each burst (acquire). qp_link_ack() (datapath, release) orders the drained
+ * queue state (posted 0, head == tail, mbufs freed) before the ack; it
+ * pairs with qp_link_read() of the ack in qp_cm.c's progress() (acquire).
+ */
+static inline uint32_t
+qp_link_read(const uint32_t *word)
+{
+	return __atomic_load_n(word, __ATOMIC_ACQUIRE);
+}
+
+static inline void
+qp_link_publish(uint32_t *word, uint32_t v)
+{
+	__atomic_store_n(word, v, __ATOMIC_RELEASE);
+}
+
+static inline void
+qp_link_ack(uint32_t *word, uint32_t v)
+{
+	__atomic_store_n(word, v, __ATOMIC_RELEASE);
+}
+
+/* Connected ports (qp_cm.c, qp_cm_link.c). */
 int qp_cm_parse(struct qp_port *qp, const char *listen, const char *connect,
 		uint32_t reconnect);
 int qp_cm_start(struct qp_port *qp);
@@ -211,6 +237,7 @@ void qp_cm_free(struct qp_port *qp);
 int qp_cm_link_up(const struct qp_port *qp);
 void qp_cm_xstats(const struct qp_port *qp, uint64_t *ups, uint64_t *downs,
 		  uint64_t *failures);
+void qp_cm_rx_prepare(struct qp_rxq *rxq);
 uint16_t qp_cm_rx_burst(void *queue, struct rte_mbuf **pkts, uint16_t nb_pkts);
 uint16_t qp_cm_tx_burst(void *queue, struct rte_mbuf **pkts, uint16_t nb_pkts);
 
