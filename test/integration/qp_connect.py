@@ -327,6 +327,7 @@ def case_link_wait():
 def main():
     if CASE == "link-wait":
         case_link_wait()
+        shutil.rmtree(TMP, ignore_errors=True)
         print("qp_connect %s: %s" % (CASE, "every check passed" if failures == 0
                                      else "%d checks failed" % failures))
         return 1 if failures else 0
