@@ -17,6 +17,7 @@ pkgs=(
 	build-essential meson ninja-build pkg-config python3-pyelftools
 	libdpdk-dev dpdk dpdk-dev
 	libibverbs-dev rdma-core ibverbs-utils ibverbs-providers
+	librdmacm-dev rdmacm-utils
 	libnuma-dev libpcap-dev libcriterion-dev
 	clang libclang-rt-14-dev tcpdump
 )

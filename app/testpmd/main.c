@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <rte_cycles.h>
 #include <rte_eal.h>
@@ -219,6 +220,36 @@ pool_size_default(const struct testpmd *t)
 	return (uint32_t)RTE_MAX(n, (uint64_t)8192);
 }
 
+/* --link-wait: every port's link up within the time, as DPDK testpmd
+ * checks link statuses at start (connected qp ports come up when their
+ * peer process or host answers). */
+static int
+links_wait(const struct testpmd *t)
+{
+	uint64_t end = rte_get_timer_cycles() +
+		       (uint64_t)t->o.link_wait * rte_get_timer_hz();
+	struct qpio_port_link lk;
+	char name[QPIO_PORT_NAME_LEN];
+	uint16_t p = 0;
+
+	while (p < t->nb_ports) {
+		if (qpio_port_link_get(p, &lk) == 0 && lk.up) {
+			p++;
+			continue;
+		}
+		if (rte_get_timer_cycles() >= end) {
+			qpio_port_name_get(p, name, sizeof(name));
+			fprintf(stderr, "qpio-testpmd: port %u (%s): link still "
+				"down after --link-wait=%u s\n", p, name,
+				t->o.link_wait);
+			return -1;
+		}
+		rte_delay_us_sleep(10000);
+	}
+	printf("Every link is up.\n");
+	return 0;
+}
+
 static int
 pools_create(struct testpmd *t)
 {
@@ -230,7 +261,12 @@ pools_create(struct testpmd *t)
 	for (s = 0; s < t->nb_streams; s++) {
 		sock = stream_socket(t, s);
 		if (t->pools[sock] == NULL) {
-			snprintf(name, sizeof(name), "mb_pool_%u", sock);
+			/* A secondary process shares the primary's names. */
+			if (rte_eal_process_type() == RTE_PROC_SECONDARY)
+				snprintf(name, sizeof(name), "mb_pool_%u_%d",
+					 sock, (int)getpid());
+			else
+				snprintf(name, sizeof(name), "mb_pool_%u", sock);
 			t->pools[sock] = rte_pktmbuf_pool_create(name, size,
 				t->o.mbcache, 0, (uint16_t)t->o.mbuf_size,
 				(int)sock);
@@ -294,7 +330,7 @@ ports_setup(struct testpmd *t)
 			return -1;
 		}
 	}
-	return 0;
+	return t->o.link_wait > 0 ? links_wait(t) : 0;
 }
 
 static void

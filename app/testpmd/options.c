@@ -25,6 +25,7 @@ enum {
 	OPT_MAX_PKT_LEN, OPT_STATS_PERIOD, OPT_DURATION, OPT_MAX_PACKETS,
 	OPT_ETH_PEER, OPT_TX_IP, OPT_TX_UDP, OPT_FLOWS, OPT_SHOW_XSTATS,
 	OPT_STATS_XSTATS, OPT_TX_RETRY, OPT_JSON, OPT_CAPTURE, OPT_CSV,
+	OPT_LINK_WAIT,
 };
 
 static const struct option long_opts[] = {
@@ -47,6 +48,7 @@ static const struct option long_opts[] = {
 	{ "stats-period", required_argument, NULL, OPT_STATS_PERIOD },
 	{ "duration", required_argument, NULL, OPT_DURATION },
 	{ "max-packets", required_argument, NULL, OPT_MAX_PACKETS },
+	{ "link-wait", required_argument, NULL, OPT_LINK_WAIT },
 	{ "eth-peer", required_argument, NULL, OPT_ETH_PEER },
 	{ "tx-ip", required_argument, NULL, OPT_TX_IP },
 	{ "tx-udp", required_argument, NULL, OPT_TX_UDP },
@@ -108,6 +110,8 @@ testpmd_usage(FILE *f, const char *prog)
 	       "                           to pcapng (repeatable); max-mb rotates\n"
 	       "  --duration=SECONDS       stop after this forwarding time\n"
 	       "  --max-packets=N          stop when all ports received N frames\n"
+	       "  --link-wait=SECONDS      before forwarding, wait until every\n"
+	       "                           port's link is up (fail if not)\n"
 	       "  -h, --help               this text\n"
 	       "\n"
 	       "EAL args (before --), the usual ones: -l 0-1 (lcores: main +\n"
@@ -458,6 +462,9 @@ testpmd_parse_args(int argc, char **argv, unsigned int nb_workers,
 			break;
 		case OPT_MAX_PACKETS:
 			PARSE_INTO("max-packets", 1, UINT64_MAX, o->max_packets);
+			break;
+		case OPT_LINK_WAIT:
+			PARSE_INTO("link-wait", 1, 3600, o->link_wait);
 			break;
 		case OPT_ETH_PEER:
 			if (parse_eth_peer(optarg, o) < 0)

@@ -64,6 +64,7 @@ struct testpmd_opts {
 	unsigned int stats_period;        /* seconds, 0: off */
 	double duration;                  /* seconds, 0: unbounded */
 	uint64_t max_packets;             /* 0: unbounded */
+	unsigned int link_wait;           /* s for every link at start, 0: no wait */
 	int show_xstats;
 	int stats_xstats;                 /* xstats with periodic stats */
 	int interactive;                  /* -i: command prompt */

@@ -156,6 +156,7 @@ cm_id_free(struct qpio_cm_id *id)
 			c->listen_id = NULL;
 	if (id->ah != NULL)
 		qpio_ah_destroy(id->ah);
+	cm_rdmacm_id_free(id);
 	TAILQ_REMOVE(&id->ch->ids, id, next);
 	free(id);
 }
@@ -230,6 +231,7 @@ qpio_cm_channel_destroy(struct qpio_cm_channel *ch)
 		return -EINVAL;
 	while (!TAILQ_EMPTY(&ch->ids))
 		cm_id_free(TAILQ_FIRST(&ch->ids));
+	cm_rdmacm_channel_fini(ch);
 	close(ch->evfd);
 	close(ch->epfd);
 	free(ch);
@@ -341,7 +343,8 @@ cm_connected(struct qpio_cm_id *id)
 	if (err == 0 && cm_send(id, &id->out) != 0)
 		err = EIO;
 	if (err != 0) {
-		CM_LOG(NOTICE, "connect: %s\n", strerror(err));
+		/* The event says why; callers that retry stay quiet. */
+		CM_LOG(DEBUG, "connect: %s\n", strerror(err));
 		cm_event_push(id, QPIO_CM_EVENT_UNREACHABLE, -err, NULL);
 		cm_id_close(id, CM_CLOSED);
 		return;
@@ -437,8 +440,10 @@ qpio_cm_poll(struct qpio_cm_channel *ch, struct qpio_cm_event *ev)
 		n = epoll_wait(ch->epfd, ee, (int)RTE_DIM(ee), 0);
 		for (i = 0; i < n; i++) {
 			id = ee[i].data.ptr;
-			if (id == NULL || id->fd < 0)
-				continue; /* the eventfd, or closed meanwhile */
+			if (id == NULL || (void *)id == (void *)ch ||
+			    id->fd < 0)
+				continue; /* the eventfd, the rdma_cm channel
+					   * (below), or closed meanwhile */
 			if (id->state == CM_LISTEN)
 				cm_listener_accept(id);
 			else if (id->state == CM_CONNECTING)
@@ -446,6 +451,7 @@ qpio_cm_poll(struct qpio_cm_channel *ch, struct qpio_cm_event *ev)
 			else
 				cm_readable(id);
 		}
+		cm_rdmacm_poll(ch);
 		cm_timeouts(ch);
 		RTE_TAILQ_FOREACH_SAFE(id, &ch->ids, next, tmp)
 			if (id->state == CM_ZOMBIE)

@@ -20,7 +20,7 @@
 #include "cm_private.h"
 
 int
-cm_dev_is_soft(struct qpio_device *dev, const char *what)
+cm_dev_kind(struct qpio_device *dev, enum qpio_qp_type type, const char *what)
 {
 	struct qpio_device_attr da;
 
@@ -28,10 +28,27 @@ cm_dev_is_soft(struct qpio_device *dev, const char *what)
 		return -EINVAL;
 	if (strcmp(da.driver, "soft") == 0)
 		return 0;
-	CM_LOG(ERR, "%s: device %s (driver %s): the connection exchange "
-	       "supports soft devices only in this release (librdmacm is "
-	       "not built); walk the QP with qpio_cm_qp_ready() after an "
-	       "exchange of your own\n", what, da.name, da.driver);
+#ifdef QPIO_CM_RDMACM
+	if (strcmp(da.driver, "ibv") == 0) {
+		if (type == QPIO_QPT_RC)
+			return 1;
+		CM_LOG(ERR, "%s: device %s: librdmacm connections are RC only "
+		       "in this release (%s asked); exchange UC/UD addresses "
+		       "yourself and walk the QP with qpio_cm_qp_ready()\n",
+		       what, da.name, type == QPIO_QPT_UD ? "UD" : "UC");
+		return -EOPNOTSUPP;
+	}
+#endif
+	RTE_SET_USED(type);
+	CM_LOG(ERR, "%s: device %s (driver %s): no connection exchange for "
+	       "this driver%s; walk the QP with qpio_cm_qp_ready() after an "
+	       "exchange of your own\n", what, da.name, da.driver,
+#ifdef QPIO_CM_RDMACM
+	       ""
+#else
+	       " (qpio was built without librdmacm)"
+#endif
+	       );
 	return -EOPNOTSUPP;
 }
 
@@ -114,9 +131,18 @@ qpio_cm_listen(struct qpio_cm_channel *ch, struct qpio_device *dev,
 		rte_errno = EINVAL;
 		return NULL;
 	}
-	ret = cm_dev_is_soft(dev, "listen");
-	if (ret == 0)
+	ret = cm_dev_kind(dev, QPIO_QPT_RC, "listen");
+	if (ret == 1) {
+		/* The same argument rules as the soft exchange's. */
 		ret = cm_resolve(host, service, 1, &res, "listen");
+		if (ret == 0) {
+			freeaddrinfo(res);
+			return cm_rdmacm_listen(ch, dev, host, service,
+						context);
+		}
+	} else if (ret == 0) {
+		ret = cm_resolve(host, service, 1, &res, "listen");
+	}
 	if (ret != 0) {
 		rte_errno = -ret;
 		return NULL;
@@ -196,7 +222,7 @@ qpio_cm_connect(struct qpio_cm_channel *ch, struct qpio_qp *qp,
 {
 	struct addrinfo *res = NULL, *ai;
 	struct qpio_cm_id *id;
-	int fd = -1, ret, err = EINVAL;
+	int fd = -1, ret, err = EINVAL, kind;
 
 	if (ch == NULL || qp == NULL || host == NULL) {
 		CM_LOG(ERR, "connect: channel, qp and host must not be NULL\n");
@@ -210,7 +236,8 @@ qpio_cm_connect(struct qpio_cm_channel *ch, struct qpio_qp *qp,
 		rte_errno = EINVAL;
 		return NULL;
 	}
-	ret = cm_dev_is_soft(qp->dev, "connect");
+	kind = cm_dev_kind(qp->dev, qp->qp_type, "connect");
+	ret = kind < 0 ? kind : 0;
 	if (ret == 0)
 		ret = cm_check_pdata(param, "connect");
 	if (ret == 0)
@@ -218,6 +245,22 @@ qpio_cm_connect(struct qpio_cm_channel *ch, struct qpio_qp *qp,
 	if (ret != 0) {
 		rte_errno = -ret;
 		return NULL;
+	}
+	if (kind == 1) {
+		freeaddrinfo(res);
+		id = cm_id_alloc(ch, -1);
+		if (id == NULL) {
+			rte_errno = ENOMEM;
+			return NULL;
+		}
+		id->is_requester = 1;
+		id->qp = qp;
+		id->dev = qp->dev;
+		id->context = context;
+		id->out.type = CM_MSG_REQ;
+		id->out.qp_type = qp->qp_type;
+		cm_set_params(id, &id->out, param);
+		return cm_rdmacm_connect(ch, id, host, service);
 	}
 	id = cm_id_alloc(ch, -1);
 	if (id == NULL) {
@@ -269,7 +312,7 @@ qpio_cm_connect(struct qpio_cm_channel *ch, struct qpio_qp *qp,
 		err = -cm_id_watch(id, EPOLLOUT | EPOLLIN | EPOLLRDHUP);
 	if (err != 0) {
 		/* Refused at once (loopback): the same event as later. */
-		CM_LOG(NOTICE, "connect to \"%s\" port \"%s\": %s\n", host,
+		CM_LOG(DEBUG, "connect to \"%s\" port \"%s\": %s\n", host,
 		       service, strerror(err));
 		cm_event_push(id, QPIO_CM_EVENT_UNREACHABLE, -err, NULL);
 		cm_id_close(id, CM_CLOSED);
@@ -308,6 +351,8 @@ qpio_cm_accept(struct qpio_cm_id *id, struct qpio_qp *qp,
 	rep.type = CM_MSG_REP;
 	rep.qp_type = qp->qp_type;
 	cm_set_params(id, &rep, param);
+	if (id->rcm_id != NULL)
+		return cm_rdmacm_accept(id, qp, &rep);
 	id->qp = qp;
 	ret = qpio_cm_qp_describe(qp, &id->params, &rep.peer);
 	if (ret == 0)
@@ -348,6 +393,8 @@ qpio_cm_reject(struct qpio_cm_id *id, const void *private_data,
 		       QPIO_CM_PRIVATE_DATA_MAX);
 		return -EINVAL;
 	}
+	if (id->rcm_id != NULL)
+		return cm_rdmacm_reject(id, private_data, private_data_len);
 	memset(&rej, 0, sizeof(rej));
 	rej.type = CM_MSG_REJ;
 	rej.pdata_len = private_data_len;
@@ -371,6 +418,8 @@ qpio_cm_disconnect(struct qpio_cm_id *id)
 		CM_LOG(ERR, "disconnect: the connection is not established\n");
 		return -EINVAL;
 	}
+	if (id->rcm_id != NULL)
+		return cm_rdmacm_disconnect(id);
 	memset(&dreq, 0, sizeof(dreq));
 	dreq.type = CM_MSG_DREQ;
 	cm_send(id, &dreq); /* the peer may be gone already */

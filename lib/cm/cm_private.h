@@ -46,6 +46,7 @@ struct qpio_cm_id {
 	void *context;
 	struct qpio_cm_qp_params params;
 	uint64_t deadline_ms;       /* CONNECTING, REQ_SENT, REQ_WAIT, REP_SENT */
+	void *rcm_id;               /* ibv devices: the rdma_cm_id, else NULL */
 	struct cm_msg out;          /* our REQ (requester) */
 	struct cm_msg in;           /* the peer's REQ or REP */
 	size_t rx_len;
@@ -58,6 +59,7 @@ struct qpio_cm_channel {
 	int epfd;
 	int evfd;                   /* readable while events are queued */
 	struct cm_id_list ids;
+	void *rcm_ec;               /* rdma_event_channel, made on first use */
 	unsigned int ev_head, ev_count;
 	uint64_t ev_dropped;
 	struct qpio_cm_event ev[CM_EVENT_RING];
@@ -77,9 +79,28 @@ void cm_id_free(struct qpio_cm_id *id);
 int cm_send(struct qpio_cm_id *id, const struct cm_msg *msg);
 void cm_qp_to_err(struct qpio_cm_id *id);
 
+/* cm_rdmacm.c (ibv devices; stubs when librdmacm is not built) */
+void cm_rdmacm_channel_fini(struct qpio_cm_channel *ch);
+void cm_rdmacm_id_free(struct qpio_cm_id *id);
+void cm_rdmacm_poll(struct qpio_cm_channel *ch);
+struct qpio_cm_id *cm_rdmacm_listen(struct qpio_cm_channel *ch,
+				    struct qpio_device *dev, const char *host,
+				    const char *service, void *context);
+/* id: allocated, with qp, params and out (REQ private data) set; freed on
+ * failure. */
+struct qpio_cm_id *cm_rdmacm_connect(struct qpio_cm_channel *ch,
+				     struct qpio_cm_id *id, const char *host,
+				     const char *service);
+int cm_rdmacm_accept(struct qpio_cm_id *id, struct qpio_qp *qp,
+		     const struct cm_msg *rep);
+int cm_rdmacm_reject(struct qpio_cm_id *id, const void *pdata, uint8_t len);
+int cm_rdmacm_disconnect(struct qpio_cm_id *id);
+
 /* cm_conn.c */
 int cm_ud_ah(struct qpio_cm_id *id, const struct qpio_cm_peer *peer);
-int cm_dev_is_soft(struct qpio_device *dev, const char *what);
+/* 0: soft (TCP exchange), 1: ibv (librdmacm), -EOPNOTSUPP (logged). */
+int cm_dev_kind(struct qpio_device *dev, enum qpio_qp_type type,
+		const char *what);
 void cm_on_message(struct qpio_cm_id *id, const struct cm_msg *msg);
 
 #endif

@@ -19,10 +19,11 @@
  *   handle), driven by a non-blocking event channel that an lcore polls
  *   with qpio_cm_poll(). On soft NIC devices the exchange runs over a TCP
  *   socket (IPv4 or IPv6) with a small versioned wire format, documented
- *   in doc/guides/prog_guide/cm_lib.rst. On devices of other drivers
- *   (ibv) the connection calls return -EOPNOTSUPP: the librdmacm path is
- *   not built in this release; use qpio_cm_qp_ready() with an exchange of
- *   your own there.
+ *   in doc/guides/prog_guide/cm_lib.rst. On ibv devices it runs through
+ *   librdmacm (RC QPs only: UC and UD are -EOPNOTSUPP there): address and
+ *   route resolution, the IB CM handshake, and the QP moved to RTS with
+ *   the attributes rdma_init_qp_attr() gives; a qpio built without
+ *   librdmacm returns -EOPNOTSUPP for ibv devices.
  *
  * Functions return 0 or a negative errno; constructors return NULL and set
  * rte_errno. Every error a caller can cause is logged (log type
@@ -158,10 +159,13 @@ enum qpio_cm_event_type {
 	 *  -ETIMEDOUT (no answer within the timeout), -ECONNRESET (the
 	 *  listener went away before answering), -EHOSTUNREACH etc. */
 	QPIO_CM_EVENT_UNREACHABLE = 4,
-	/** The connection ended (qpio_cm_disconnect() at either end, or the
-	 *  peer's socket closed): the QP was moved to ERR, so every posted
-	 *  WR completes with WR_FLUSH_ERR. status: 0 for an orderly
-	 *  disconnect, -ECONNRESET when the peer vanished. */
+	/** The connection ended (qpio_cm_disconnect() at either end, the
+	 *  peer's socket closed, or on ibv librdmacm's DISCONNECTED, also
+	 *  sent when the peer's process dies): the QP was moved to ERR, so
+	 *  every posted WR completes with WR_FLUSH_ERR. status: 0 for an
+	 *  orderly disconnect (and on ibv for a dead peer process),
+	 *  -ECONNRESET when the peer's socket vanished (soft), -ENODEV when
+	 *  the RDMA device went away (ibv). */
 	QPIO_CM_EVENT_DISCONNECTED = 5,
 	/** The exchange failed: status -EPROTO (malformed or hostile
 	 *  message from the peer) or the error of the local QP walk. */
@@ -225,10 +229,15 @@ int qpio_cm_poll(struct qpio_cm_channel *ch, struct qpio_cm_event *ev);
  * Listen for connections on host:service (getaddrinfo(3): a name, an IPv4
  * or IPv6 literal; NULL host = every local address; service a port
  * number or name). SO_REUSEADDR is set.
- * @param dev  the device whose QPs will accept (soft driver only).
+ * On ibv devices the listener is an rdma_cm id bound to the address
+ * (rdma_bind_addr, rdma_listen); a specific address must belong to dev,
+ * and requests arriving on another device are rejected.
+ * @param dev  the device whose QPs will accept (soft or ibv driver).
  * @return the listener id, or NULL with rte_errno: EINVAL (NULL ch, dev or
- *   service, bad address or port: logged with getaddrinfo's reason),
- *   EOPNOTSUPP (device of another driver), EADDRINUSE, EACCES, ENOMEM.
+ *   service, bad address or port: logged with getaddrinfo's reason; ibv:
+ *   an address of another RDMA device), EOPNOTSUPP (a device of another
+ *   driver, or ibv without librdmacm), ENODEV (ibv: no rdma_cm event
+ *   channel, the rdma_ucm module missing), EADDRINUSE, EACCES, ENOMEM.
  */
 struct qpio_cm_id *qpio_cm_listen(struct qpio_cm_channel *ch,
 				  struct qpio_device *dev, const char *host,
@@ -246,7 +255,15 @@ struct qpio_cm_id *qpio_cm_listen(struct qpio_cm_channel *ch,
  * @return the id, or NULL with rte_errno: EINVAL (NULL argument, QP not
  *   in RESET, private data over QPIO_CM_PRIVATE_DATA_MAX, empty service,
  *   port over 65535, unknown service or host: logged with getaddrinfo's
- *   reason), EOPNOTSUPP (QP of a device of another driver), ENOMEM.
+ *   reason), EOPNOTSUPP (QP of a device of another driver; on ibv a UC
+ *   or UD QP, or qpio built without librdmacm), ENODEV (ibv: no rdma_cm
+ *   event channel), ENOMEM.
+ * On ibv devices the address is resolved by librdmacm (2000 ms for the
+ * address and for the route; the route must leave through the QP's
+ * device, else UNREACHABLE -ENETUNREACH) and the answer's timeout is the
+ * IB CM's, not param->timeout_ms. A consumer's reject is REJECTED
+ * -ECONNREFUSED; any other CM reject (nobody listening) is UNREACHABLE
+ * -ECONNREFUSED. The QP is back in RESET after REJECTED or UNREACHABLE.
  */
 struct qpio_cm_id *qpio_cm_connect(struct qpio_cm_channel *ch,
 				   struct qpio_qp *qp, const char *host,
@@ -257,8 +274,9 @@ struct qpio_cm_id *qpio_cm_connect(struct qpio_cm_channel *ch,
 /**
  * Accept a CONNECT_REQUEST: walk qp (in RESET, of the listener's device,
  * of the requested type) to RTS towards the requester and answer with its
- * description and param's private data. ESTABLISHED follows on this id
- * when the requester confirms.
+ * description and param's private data (ibv: the walk uses
+ * rdma_init_qp_attr()'s attributes, then rdma_accept()). ESTABLISHED
+ * follows on this id when the requester confirms.
  * @return 0; -EINVAL (NULL, id not a pending request, QP type differs from
  *   the request's, QP of another device, private data too long; logged);
  *   -ENOTCONN (the request was already answered, or the requester went

@@ -15,6 +15,15 @@ step() { echo "== rxe-vm [$(( $(date +%s) - t0 ))s] $*"; }
 fail() { echo "== rxe-vm: FAIL: $*"; rc=1; }
 
 step "kernel $(uname -r), $(nproc) CPUs"
+# The runner shares the tree and build where the guest's tmpfs would hide
+# them; if they are still not here, every step would fail for that reason.
+for d in "$QPIO_ROOT" "$QPIO_BUILD"; do
+	if [ ! -d "$d" ]; then
+		fail "$d is not visible in the VM (test/rxe/run.sh shares paths under /tmp, /run and /dev/shm; is it on another file system?)"
+		echo "$rc" > /tmp/out/rc
+		exit 0
+	fi
+done
 # EAL dlopens every driver in DPDK's plugin directory at each start, and
 # every unit test is a new process: under TCG that is seconds per test.
 # The tests need only the mempool drivers, so the VM sees just those,
@@ -34,6 +43,8 @@ ip link add veth0 mtu 9000 type veth peer name veth1 mtu 9000 || fail "veth"
 ip link set veth1 up
 ip link set veth0 up
 rdma link add rxe0 type rxe netdev veth0 || fail "rdma link add rxe0"
+# An address for librdmacm (lib/cm, rping): its GID is rxe0's RoCEv2 one.
+ip addr add 10.0.77.1/24 dev veth0 || fail "ip addr on veth0"
 for i in $(seq 50); do
 	ibv_devinfo -d rxe0 2>/dev/null | grep -q PORT_ACTIVE && break
 	sleep 0.1
@@ -67,8 +78,34 @@ else
 	fail "(c) ibv_rc_pingpong"
 fi
 
+step "(e) rping over rxe0 loopback (rdma_cm)"
+if ! command -v rping >/dev/null; then
+	echo "== rxe-vm: (e) SKIP: rping not found (package rdmacm-utils)"
+else
+	timeout 60 rping -s -a 10.0.77.1 -p 7174 -C 10 > /tmp/rping-s.log 2>&1 &
+	srv=$!
+	ok=0
+	for try in 1 2 3 4 5; do
+		sleep 1
+		if timeout 30 rping -c -a 10.0.77.1 -p 7174 -C 10 -S 64 -v \
+			> /tmp/rping-c.log 2>&1; then
+			ok=1
+			break
+		fi
+	done
+	if [ "$ok" = 1 ] && wait "$srv"; then
+		echo "== rxe-vm: (e) PASS ($(grep -c 'ping data' /tmp/rping-c.log) pings checked)"
+	else
+		kill "$srv" 2>/dev/null
+		wait "$srv"
+		cat /tmp/rping-s.log /tmp/rping-c.log
+		fail "(e) rping"
+	fi
+fi
+
 step "(a) unit tests against ibv0,dev=rxe0 (filter $QPIO_FILTER)"
 export QPIO_TEST_DEV_A="ibv0,dev=rxe0" QPIO_TEST_DEV_B="ibv0,dev=rxe0" QPIO_TEST_EAL_MEM=128 QPIO_TEST_POLL_MS=5000
+export QPIO_TEST_CM_ADDR=10.0.77.1
 # Criterion's per-test lines stream to the console as they finish.
 "$QPIO_BUILD/test/unit/qpio-unit-tests" --jobs 2 --filter "$QPIO_FILTER" \
 	--timeout "${QPIO_TEST_TIMEOUT:-60}" --verbose 2>&1 | tee /tmp/unit.log |
@@ -104,6 +141,33 @@ else
 		fi
 	done
 	[ "$brc" = 0 ] && echo "== rxe-vm: (b) PASS (${#caps[@]} captures byte-identical)"
+fi
+
+step "(f) qp ports connected through librdmacm: two qpio-testpmd processes on rxe0"
+# qp0,listen= in one process, qp1,connect= in another, each with its own
+# ibv device: the captures byte-identical, then a sender killed
+# mid-transfer (link down counted, receives flushed once, mbufs back,
+# reconnect=1).
+if [ ! -x "$QPIO_BUILD/app/testpmd/qpio-testpmd" ] || ! command -v python3 >/dev/null; then
+	echo "== rxe-vm: (f) SKIP: qpio-testpmd or python3 missing"
+else
+	frc=0
+	for c in forward peer-kill; do
+		if QPIO_CONNECT_RDMA_DEV="ibv0,dev=rxe0" QPIO_CONNECT_ADDR=10.0.77.1 \
+			timeout 300 python3 "$QPIO_ROOT/test/integration/qp_connect.py" \
+			"$QPIO_BUILD/app/testpmd/qpio-testpmd" \
+			"$QPIO_BUILD/app/pcapcmp/qpio-pcapcmp" "$QPIO_ROOT" "$c" \
+			> "/tmp/connect-$c.log" 2>&1; then
+			grep -E "^ok:" "/tmp/connect-$c.log" | sed 's/^/   /'
+		else
+			grep -E "^(ok|FAIL):" "/tmp/connect-$c.log" | sed 's/^/   /'
+			tail -60 "/tmp/connect-$c.log"
+			fail "(f) qp_connect.py $c"
+			frc=1
+		fi
+		cp "/tmp/connect-$c.log" /tmp/out/ 2>/dev/null
+	done
+	[ "$frc" = 0 ] && echo "== rxe-vm: (f) PASS (captures byte-identical across two processes, peer kill)"
 fi
 
 step "(d) qpio-perf send/write/read/atomic, lat and bw, --validate on ibv0,dev=rxe0"

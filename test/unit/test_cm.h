@@ -8,6 +8,13 @@
 /** Ends on soft0 (a) and soft1 (b), QPs of type in RESET. Skips on
  *  devices other than the soft NIC (the exchange is soft-only). */
 void tcm_world(struct qt_end *a, struct qt_end *b, enum qpio_qp_type type);
+/** Ends on QPIO_TEST_DEV_A / _B (one device on rxe loopback), QPs of
+ *  type in RESET; skips on soft NICs and without QPIO_TEST_CM_ADDR (an
+ *  IP address of the device's netdev), which it returns. */
+const char *tcm_world_ibv(struct qt_end *a, struct qt_end *b,
+			  enum qpio_qp_type type);
+/** Destroy the ends of tcm_world_ibv() and their device(s). */
+void tcm_world_ibv_destroy(struct qt_end *a, struct qt_end *b);
 /** Destroy both ends and both devices, asserting 0. */
 void tcm_world_destroy(struct qt_end *a, struct qt_end *b);
 /** SEND len bytes of pattern seed from a to b; assert both completions

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Shared setup of the lib/cm tests. */
+#include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -49,6 +51,39 @@ tcm_world(struct qt_end *a, struct qt_end *b, enum qpio_qp_type type)
 	cr_assert_not_null(db);
 	end_create(a, da, type);
 	end_create(b, db, type);
+}
+
+const char *
+tcm_world_ibv(struct qt_end *a, struct qt_end *b, enum qpio_qp_type type)
+{
+	const char *addr = getenv("QPIO_TEST_CM_ADDR");
+	struct qpio_device *da, *db;
+
+	if (qt_dev_is_soft())
+		cr_skip_test("librdmacm connections are for ibv devices: set "
+			     "QPIO_TEST_DEV_A to one (the rxe VM does)");
+	if (addr == NULL || *addr == '\0')
+		cr_skip_test("set QPIO_TEST_CM_ADDR to an IP address of the "
+			     "RDMA device's network interface");
+	da = qpio_rdma_dev_create(qt_dev_a());
+	cr_assert_not_null(da, "%s: %s", qt_dev_a(), rte_strerror(rte_errno));
+	db = qt_dev_open_b(da);
+	cr_assert_not_null(db);
+	end_create(a, da, type);
+	end_create(b, db, type);
+	return addr;
+}
+
+void
+tcm_world_ibv_destroy(struct qt_end *a, struct qt_end *b)
+{
+	struct qpio_device *da = a->dev, *db = b->dev;
+
+	qt_end_destroy(a);
+	qt_end_destroy(b);
+	if (db != da)
+		cr_assert_eq(qpio_rdma_dev_close(db), 0);
+	cr_assert_eq(qpio_rdma_dev_close(da), 0);
 }
 
 void
@@ -105,7 +140,11 @@ now_ms(void)
 void
 tcm_wait(struct qpio_cm_channel *ch, struct qpio_cm_event *ev)
 {
-	uint64_t end = now_ms() + 3000;
+	/* 3 s, or QPIO_TEST_POLL_MS when larger (the rxe VM under TCG). */
+	const char *env = getenv("QPIO_TEST_POLL_MS");
+	uint64_t wait = env != NULL && strtoul(env, NULL, 10) > 3000 ?
+			strtoul(env, NULL, 10) : 3000;
+	uint64_t end = now_ms() + wait;
 	struct timespec pause = { 0, 200000 };
 	int ret;
 
@@ -114,7 +153,8 @@ tcm_wait(struct qpio_cm_channel *ch, struct qpio_cm_event *ev)
 		cr_assert_geq(ret, 0);
 		if (ret == 1)
 			return;
-		cr_assert_lt(now_ms(), end, "no event within 3 s");
+		cr_assert_lt(now_ms(), end, "no event within %" PRIu64 " ms",
+			     wait);
 		nanosleep(&pause, NULL);
 	}
 }

@@ -26,7 +26,7 @@ RTE_LOG_REGISTER(qp_logtype, qpio.net.qp, INFO);
 
 static const char *const qp_port_keys[] = {
 	"dev", "qp", "peer", "inline", "mac", "timeout", "retry_cnt",
-	"mcast", "mlid", NULL,
+	"mcast", "mlid", "listen", "connect", "reconnect", NULL,
 };
 
 /* Devices this driver created, so the last port using one closes it. */
@@ -584,6 +584,8 @@ qp_start(struct qpio_port *port)
 		txq->credit_rd = 0;
 		qp_txq_wr_init(txq);
 		qp_credit_rxq_start(qp, rxq);
+		if (qp->cm != NULL)
+			continue;   /* lib/cm walks it from RESET */
 		ret = qp_to_init(qp, q);
 		if (ret == 0)
 			ret = qp_rxq_post_all(rxq);
@@ -593,6 +595,15 @@ qp_start(struct qpio_port *port)
 			       rxq->nb_desc, rte_strerror(-ret));
 			goto fail;
 		}
+	}
+	if (qp->cm != NULL) {
+		/* The link comes up when lib/cm connects each queue. */
+		port->rx_burst = qp_cm_rx_burst;
+		port->tx_burst = qp_cm_tx_burst;
+		ret = qp_cm_start(qp);
+		if (ret < 0)
+			goto fail;
+		return 0;
 	}
 	port->rx_burst = qp_port_rx_burst;
 	port->tx_burst = qp_port_tx_burst;
@@ -723,7 +734,12 @@ qp_peer_link_down(struct qpio_port *port)
 static int
 qp_stop(struct qpio_port *port)
 {
-	qp_peer_link_down(port);
+	struct qp_port *qp = qp_priv(port);
+
+	if (qp->cm != NULL)
+		qp_cm_stop(qp);
+	else
+		qp_peer_link_down(port);
 	qp_queues_down(port);
 	return 0;
 }
@@ -733,6 +749,7 @@ qp_close(struct qpio_port *port)
 {
 	struct qp_port *qp = qp_priv(port);
 
+	qp_cm_free(qp);
 	qp_credit_fini(qp);
 	if (qp->pd != NULL && qpio_pd_free(qp->pd) < 0)
 		QP_LOG(ERR, "port %s: PD still in use at close", port->name);
@@ -748,6 +765,10 @@ qp_link_get(struct qpio_port *port, struct qpio_port_link *link)
 	uint16_t i;
 
 	link->speed_mbps = 100000;
+	if (qp_priv(port)->cm != NULL && !qp_cm_link_up(qp_priv(port))) {
+		link->up = 0;
+		return;
+	}
 	for (i = 0; i < port->nb_txq; i++) {
 		struct qp_txq *txq = port->txq[i];
 
@@ -792,9 +813,11 @@ qp_probe(struct qpio_port *port, const struct rte_kvargs *kv)
 {
 	const char *dev_name = NULL, *transport = "rc", *peer = NULL;
 	const char *mac = NULL, *mgid = NULL, *mlid = NULL;
+	const char *listen = NULL, *connect = NULL;
 	struct qpio_port_attr pa;
 	struct qp_port *qp;
 	uint32_t inl = UINT32_MAX, timeout = 14, retry_cnt = 7;
+	uint32_t reconnect = UINT32_MAX;
 	int ret = 0;
 
 	ret |= qpio_port_kvargs_str(port, kv, "dev", &dev_name);
@@ -808,6 +831,9 @@ qp_probe(struct qpio_port *port, const struct rte_kvargs *kv)
 	 * 3 bits of retries after a lost packet. */
 	ret |= qpio_port_kvargs_u32(port, kv, "timeout", 0, 31, &timeout);
 	ret |= qpio_port_kvargs_u32(port, kv, "retry_cnt", 0, 7, &retry_cnt);
+	ret |= qpio_port_kvargs_str(port, kv, "listen", &listen);
+	ret |= qpio_port_kvargs_str(port, kv, "connect", &connect);
+	ret |= qpio_port_kvargs_u32(port, kv, "reconnect", 0, 1, &reconnect);
 	if (ret != 0)
 		return -EINVAL;
 	if (dev_name == NULL) {
@@ -842,6 +868,11 @@ qp_probe(struct qpio_port *port, const struct rte_kvargs *kv)
 	qp->retry_cnt = (uint8_t)retry_cnt;
 	if (peer != NULL)
 		snprintf(qp->peer, sizeof(qp->peer), "%s", peer);
+	ret = qp_cm_parse(qp, listen, connect, reconnect);
+	if (ret < 0) {
+		rte_free(qp);
+		return ret;
+	}
 	ret = qp_mcast_parse(qp, mgid, mlid);
 	if (ret < 0)
 		goto fail;
@@ -888,6 +919,7 @@ qp_probe(struct qpio_port *port, const struct rte_kvargs *kv)
 	port->priv = qp;
 	return 0;
 fail:
+	qp_cm_free(qp);
 	if (qp->pd != NULL)
 		qpio_pd_free(qp->pd);
 	if (qp->dev != NULL && qp->own_dev)

@@ -86,6 +86,15 @@ qp_credit_rxq_start(struct qp_port *qp, struct qp_rxq *rxq)
 	qp_credit_publish(rxq);
 }
 
+/* Set rx queue qid's credit word to 0 (control path: a connected port's
+ * queue between two links; release, as qp_credit_publish()). */
+void
+qp_credit_clear(struct qp_port *qp, uint16_t qid)
+{
+	__atomic_store_n((uint32_t *)credit_line(qp, qid, 0), 0,
+			 __ATOMIC_RELEASE);
+}
+
 /* txq's QP (new, INIT) is being connected to peer_rxq's: every receive the
  * peer has posted so far is a credit (control path, both ends stopped
  * from the data path's view). */
@@ -108,6 +117,31 @@ qp_credit_link(struct qp_port *qp, struct qp_txq *txq,
 	txq->credit_lkey = qpio_mr_lkey(qp->credit_mr);
 	txq->peer_addr = (uintptr_t)peer_rxq->credit;
 	txq->peer_rkey = qpio_mr_rkey(peer->credit_mr);
+}
+
+/* txq's QP is connected through lib/cm to a peer in another process or
+ * host: its credit word is at peer_addr (rkey peer_rkey), read from the
+ * connection's private data, and its receives are not known yet, so the
+ * sender starts with no credit and reads the word at its first burst
+ * (control thread, the queue not in use by the datapath). */
+void
+qp_credit_link_remote(struct qp_port *qp, struct qp_txq *txq,
+		      uint64_t peer_addr, uint32_t peer_rkey,
+		      uint32_t peer_nb_desc)
+{
+	txq->sends = 0;
+	txq->credit_rd = 0;
+	txq->credit_on = qp->transport == QP_PORT_RC;
+	if (!txq->credit_on)
+		return;
+	txq->peer_posted = 0;
+	txq->peer_nb_desc = peer_nb_desc;
+	txq->credit_low = RTE_MAX(peer_nb_desc / 2, 1u);
+	txq->credit_dst = (volatile uint32_t *)credit_line(qp, txq->qid, 1);
+	*txq->credit_dst = 0;
+	txq->credit_lkey = qpio_mr_lkey(qp->credit_mr);
+	txq->peer_addr = peer_addr;
+	txq->peer_rkey = peer_rkey;
 }
 
 /* Post a READ of the peer's posted count if none is outstanding and the

@@ -43,6 +43,13 @@ enum qp_port_transport {
 
 struct qp_port;
 
+/* Link word of a queue of a connected port (listen= or connect=,
+ * qp_cm.c): a generation in the low bits, QP_LINK_UP while the datapath
+ * may use the queue. */
+#define QP_LINK_UP (1u << 31)
+
+struct qp_cm;
+
 /* Receive side of queue i. */
 struct qp_rxq {
 	struct qpio_qp *qp;            /* NULL while stopped */
@@ -71,6 +78,13 @@ struct qp_rxq {
 	volatile uint32_t *credit;     /* word in the credit MR (RC) */
 	struct rte_mbuf **elts;        /* nb_desc * nseg mbufs the driver owns */
 	struct qpio_mr_cache mrc;
+	/* Connected ports (qp_cm.c): link is written by the control
+	 * thread, link_ack and link_seen by the polling lcore. */
+	uint32_t link;
+	uint32_t link_ack;
+	uint32_t link_seen;            /* the link word last applied */
+	uint32_t cm_ready;             /* a link word the control thread
+					* applied itself (queue acked) */
 	/* counters, written by the polling lcore only */
 	uint64_t ipackets;
 	uint64_t ibytes;
@@ -116,6 +130,16 @@ struct qp_txq {
 	uint32_t peer_rkey;
 	uint64_t peer_addr;            /* the peer rx queue's credit word */
 	volatile uint32_t *credit_dst; /* READ lands here (credit MR) */
+	uint32_t link;                 /* as in qp_rxq */
+	uint32_t link_ack;
+	uint32_t link_seen;
+	/* the next link's peer, staged by the control thread before it
+	 * raises the link; the sending lcore takes them when it sees it */
+	uint64_t cm_peer_addr;
+	uint32_t cm_peer_rkey;
+	uint32_t cm_peer_desc;
+	uint32_t cm_remote_qpn;
+	struct qpio_ah *cm_ah;
 	/* counters, written by the sending lcore only */
 	uint64_t no_credit;            /* frames left with the caller */
 	uint64_t credit_reads;
@@ -164,6 +188,7 @@ struct qp_port {
 	union qpio_gid mgid;
 	uint32_t self_qpn[QPIO_PORT_MAX_QUEUES]; /* the port's QPs (mcast_tx) */
 	uint16_t nb_self;
+	struct qp_cm *cm;              /* listen= or connect=, else NULL */
 };
 
 uint16_t qp_port_rx_burst(void *queue, struct rte_mbuf **pkts,
@@ -198,6 +223,44 @@ int qp_mcast_parse(struct qp_port *qp, const char *mgid, const char *mlid);
 /* At start, every QP in INIT: join the group; without peer=, bring the
  * QPs to RTS and point the tx queues at the group. */
 int qp_mcast_start(struct qpio_port *port);
+/*
+ * The two hand-over points of a queue. qp_link_publish() (control thread,
+ * release) orders the queue state it set up (receives posted, credits,
+ * AH) before the new link word; it pairs with qp_link_read() at the start of
+ * each burst (acquire). qp_link_ack() (datapath, release) orders the drained
+ * queue state (posted 0, head == tail, mbufs freed) before the ack; it
+ * pairs with qp_link_read() of the ack in qp_cm.c's progress() (acquire).
+ */
+static inline uint32_t
+qp_link_read(const uint32_t *word)
+{
+	return __atomic_load_n(word, __ATOMIC_ACQUIRE);
+}
+
+static inline void
+qp_link_publish(uint32_t *word, uint32_t v)
+{
+	__atomic_store_n(word, v, __ATOMIC_RELEASE);
+}
+
+static inline void
+qp_link_ack(uint32_t *word, uint32_t v)
+{
+	__atomic_store_n(word, v, __ATOMIC_RELEASE);
+}
+
+/* Connected ports (qp_cm.c, qp_cm_link.c). */
+int qp_cm_parse(struct qp_port *qp, const char *listen, const char *connect,
+		uint32_t reconnect);
+int qp_cm_start(struct qp_port *qp);
+void qp_cm_stop(struct qp_port *qp);
+void qp_cm_free(struct qp_port *qp);
+int qp_cm_link_up(const struct qp_port *qp);
+void qp_cm_xstats(const struct qp_port *qp, uint64_t *ups, uint64_t *downs,
+		  uint64_t *failures);
+void qp_cm_rx_prepare(struct qp_rxq *rxq);
+uint16_t qp_cm_rx_burst(void *queue, struct rte_mbuf **pkts, uint16_t nb_pkts);
+uint16_t qp_cm_tx_burst(void *queue, struct rte_mbuf **pkts, uint16_t nb_pkts);
 
 /* Credits (qp_credit.c). */
 int qp_credit_init(struct qp_port *qp);
@@ -205,6 +268,10 @@ void qp_credit_fini(struct qp_port *qp);
 void qp_credit_rxq_start(struct qp_port *qp, struct qp_rxq *rxq);
 void qp_credit_link(struct qp_port *qp, struct qp_txq *txq,
 		    const struct qp_port *peer, const struct qp_rxq *peer_rxq);
+void qp_credit_clear(struct qp_port *qp, uint16_t qid);
+void qp_credit_link_remote(struct qp_port *qp, struct qp_txq *txq,
+			   uint64_t peer_addr, uint32_t peer_rkey,
+			   uint32_t peer_nb_desc);
 void qp_credit_request(struct qp_txq *txq);
 void qp_credit_read_done(struct qp_txq *txq, const struct qpio_wc *wc);
 uint64_t qp_txq_rnr_naks(const struct qp_txq *txq);

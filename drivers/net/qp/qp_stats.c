@@ -72,6 +72,8 @@ static const char *const qp_xstat_names[] = {
 	"rx_wc_errors", "rx_flushed", "tx_flushed",
 	"tx_no_credit", "tx_credit_reads", "tx_rnr_naks",
 	"rx_mcast_self_drops",
+	/* listen= / connect= ports (0 on others) */
+	"cm_link_ups", "cm_link_downs", "cm_connect_failures",
 };
 
 int
@@ -115,6 +117,7 @@ qp_xstats_values(struct qpio_port *port, uint64_t *v, unsigned int n)
 			s[12] += rxq->mcast_self_drops;
 		}
 	}
+	qp_cm_xstats(port->priv, &s[13], &s[14], &s[15]);
 	memcpy(v, s, RTE_MIN(n, RTE_DIM(s)) * sizeof(*v));
 	return RTE_DIM(s);
 }

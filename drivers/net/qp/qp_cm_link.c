@@ -1,0 +1,128 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Connected qp ports (listen=, connect=; qp_cm.c): the data path's side
+ * of a link change. The control thread raises or drops a queue's link
+ * word; the burst functions here apply a new word once, out of line, and
+ * acknowledge a down link once the queue is drained.
+ */
+
+#include <string.h>
+
+#include <rte_branch_prediction.h>
+#include <rte_mbuf.h>
+
+#include "qp_private.h"
+
+/* A new link on rx queue rxq: forget what the old QP left in the CQ (its
+ * buffers stay in their slots), post every receive, publish the credits
+ * from zero. By the polling lcore when it sees the link, or by the
+ * control thread before it raises the link when the queue is its own
+ * (acknowledged down). */
+void
+qp_cm_rx_prepare(struct qp_rxq *rxq)
+{
+	struct qpio_wc wc[QP_PORT_POLL];
+	uint16_t n, i;
+
+	do {
+		n = qpio_cq_poll(rxq->cq, wc, QP_PORT_POLL);
+		for (i = 0; i < n; i++) {
+			if (wc[i].status == QPIO_WC_WR_FLUSH_ERR)
+				rxq->flushed++;
+			else
+				rxq->stop_drops++;
+		}
+	} while (n == QP_PORT_POLL);
+	memset(rxq->slot_posted, 0, rxq->nb_desc);
+	rxq->posted = 0;
+	rxq->rearm_start = 0;
+	rxq->rearm_n = 0;
+	rxq->rearm_thresh = RTE_MIN(32u, rxq->nb_desc / 4);
+	qp_credit_rxq_start(rxq->port, rxq);
+	if (qp_rxq_post_all(rxq) < 0)
+		rxq->ierrors++;   /* the QP left RTS: the link is going */
+}
+
+/*
+ * Burst functions of connected ports: the plain ones while the link is up;
+ * while it is down, the queue is drained (flushed receives reaped, sends
+ * reclaimed) and then acknowledged. A link word not seen before is applied
+ * first, out of line (once per link change).
+ */
+static void __rte_noinline
+rx_apply(struct qp_rxq *rxq, uint32_t link)
+{
+	rxq->link_seen = link;
+	if (!(link & QP_LINK_UP)) {
+		/* Frames are still handed up, receives not reposted. */
+		rxq->rearm_thresh = UINT32_MAX;
+		return;
+	}
+	if (rxq->cm_ready != link)
+		qp_cm_rx_prepare(rxq);
+}
+
+static void __rte_noinline
+tx_apply(struct qp_txq *txq, uint32_t link)
+{
+	txq->link_seen = link;
+	if (!(link & QP_LINK_UP))
+		return;
+	/* Completions the old QP left, then what it will never complete
+	 * (it went through RESET). */
+	if (txq->head != txq->tail)
+		qp_txq_reclaim(txq, 0);
+	while (txq->tail != txq->head) {
+		rte_pktmbuf_free(txq->elts[txq->tail & txq->mask]);
+		txq->elts[txq->tail & txq->mask] = NULL;
+		txq->tail++;
+		txq->flushed++;
+		txq->oerrors++;
+	}
+	txq->head = txq->tail = 0;
+	qp_credit_link_remote(txq->port, txq, txq->cm_peer_addr,
+			      txq->cm_peer_rkey, txq->cm_peer_desc);
+	if (txq->port->transport == QP_PORT_UD) {
+		txq->ah = txq->cm_ah;
+		txq->remote_qpn = txq->cm_remote_qpn;
+		qp_txq_wr_init(txq);
+	}
+}
+
+uint16_t
+qp_cm_rx_burst(void *queue, struct rte_mbuf **pkts, uint16_t nb_pkts)
+{
+	struct qp_rxq *rxq = queue;
+	uint32_t link = qp_link_read(&rxq->link);
+	uint16_t n;
+
+	if (unlikely(link != rxq->link_seen))
+		rx_apply(rxq, link);
+	if (likely(link & QP_LINK_UP))
+		return qp_port_rx_burst(queue, pkts, nb_pkts);
+	if (rxq->link_ack == link)
+		return 0;
+	n = qp_port_rx_burst(queue, pkts, nb_pkts);
+	if (rxq->posted == 0)
+		qp_link_ack(&rxq->link_ack, link);
+	return n;
+}
+
+uint16_t
+qp_cm_tx_burst(void *queue, struct rte_mbuf **pkts, uint16_t nb_pkts)
+{
+	struct qp_txq *txq = queue;
+	uint32_t link = qp_link_read(&txq->link);
+
+	if (unlikely(link != txq->link_seen))
+		tx_apply(txq, link);
+	if (likely(link & QP_LINK_UP))
+		return qp_port_tx_burst(queue, pkts, nb_pkts);
+	if (txq->link_ack == link)
+		return 0;
+	if (txq->head != txq->tail)
+		qp_txq_reclaim(txq, 0);
+	if (txq->head == txq->tail)
+		qp_link_ack(&txq->link_ack, link);
+	return 0;
+}

@@ -1,0 +1,197 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * lib/cm on ibv devices through librdmacm: both ends on one device (rxe0
+ * loopback in the rxe VM), the listener on QPIO_TEST_CM_ADDR. Skipped on
+ * the soft NIC (its exchange is test_cm.c's) and without that address.
+ */
+#include <string.h>
+
+#include <rte_errno.h>
+
+#include "test_cm.h"
+
+TestSuite(cm_ibv, .init = qt_eal_init, .fini = qt_eal_fini);
+
+struct conn {
+	struct qpio_cm_channel *ch;
+	struct qpio_cm_id *listener, *client, *server;
+	struct qpio_cm_event ev_client, ev_server;
+	char port[8];
+};
+
+static const uint8_t req_data[20] = "client says hello!!";
+static const uint8_t rep_data[12] = "server ok..";
+
+/* Listen on addr, port chosen by the system. */
+static void
+conn_listen(struct conn *c, struct qt_end *b, const char *addr)
+{
+	memset(c, 0, sizeof(*c));
+	c->ch = qpio_cm_channel_create();
+	cr_assert_not_null(c->ch);
+	c->listener = qpio_cm_listen(c->ch, b->dev, addr, "0", b);
+	cr_assert_not_null(c->listener, "listen on %s: %s", addr,
+			   rte_strerror(rte_errno));
+	cr_assert_neq(qpio_cm_id_port(c->listener), 0);
+	snprintf(c->port, sizeof(c->port), "%u", qpio_cm_id_port(c->listener));
+}
+
+static void
+conn_request(struct conn *c, struct qt_end *a, const char *addr,
+	     struct qpio_cm_event *req)
+{
+	struct qpio_cm_conn_param p = {
+		.private_data = req_data,
+		.private_data_len = sizeof(req_data),
+		.timeout_ms = 5000,
+	};
+
+	c->client = qpio_cm_connect(c->ch, a->qp, addr, c->port, &p, a);
+	cr_assert_not_null(c->client, "%s", rte_strerror(rte_errno));
+	tcm_expect(c->ch, req, QPIO_CM_EVENT_CONNECT_REQUEST, 0);
+	cr_assert_eq(req->listen_id, c->listener);
+	cr_assert_eq(req->peer.qpn, qpio_qp_num(a->qp));
+	cr_assert_geq(req->private_data_len, sizeof(req_data));
+	cr_assert_eq(memcmp(req->private_data, req_data, sizeof(req_data)), 0);
+}
+
+/* Listen, connect a to b, accept: both ESTABLISHED, QPs in RTS. */
+static void
+conn_up(struct conn *c, struct qt_end *a, struct qt_end *b, const char *addr)
+{
+	struct qpio_cm_conn_param p = {
+		.private_data = rep_data,
+		.private_data_len = sizeof(rep_data),
+	};
+	struct qpio_cm_event req, ev1, ev2;
+
+	conn_listen(c, b, addr);
+	conn_request(c, a, addr, &req);
+	c->server = req.id;
+	cr_assert_eq(qpio_cm_accept(c->server, b->qp, &p), 0);
+	/* The two ESTABLISHED events come in either order. */
+	tcm_expect(c->ch, &ev1, QPIO_CM_EVENT_ESTABLISHED, 0);
+	tcm_expect(c->ch, &ev2, QPIO_CM_EVENT_ESTABLISHED, 0);
+	c->ev_client = ev1.id == c->client ? ev1 : ev2;
+	c->ev_server = ev1.id == c->client ? ev2 : ev1;
+	cr_assert_eq(c->ev_client.id, c->client);
+	cr_assert_eq(c->ev_server.id, c->server);
+	cr_assert_eq(c->ev_client.peer.qpn, qpio_qp_num(b->qp));
+	cr_assert_geq(c->ev_client.private_data_len, sizeof(rep_data));
+	cr_assert_eq(memcmp(c->ev_client.private_data, rep_data,
+			    sizeof(rep_data)), 0);
+	cr_assert_eq(qpio_qp_state(a->qp), QPIO_QPS_RTS);
+	cr_assert_eq(qpio_qp_state(b->qp), QPIO_QPS_RTS);
+}
+
+Test(cm_ibv, rc_connect_accept_then_send_both_ways)
+{
+	struct qt_end a, b;
+	const char *addr = tcm_world_ibv(&a, &b, QPIO_QPT_RC);
+	struct conn c;
+
+	conn_up(&c, &a, &b, addr);
+	tcm_send_expect(&a, &b, 777, 11);
+	tcm_send_expect(&b, &a, 4000, 12);
+	cr_assert_eq(qpio_cm_channel_destroy(c.ch), 0);
+	tcm_world_ibv_destroy(&a, &b);
+}
+
+Test(cm_ibv, disconnect_ends_both_sides_and_flushes)
+{
+	struct qt_end a, b;
+	const char *addr = tcm_world_ibv(&a, &b, QPIO_QPT_RC);
+	struct qpio_cm_event ev;
+	struct qpio_wc wc;
+	struct conn c;
+
+	conn_up(&c, &a, &b, addr);
+	qt_post_recv(&b, 9, b.buf, 256);
+	cr_assert_eq(qpio_cm_disconnect(c.client), 0);
+	tcm_expect(c.ch, &ev, QPIO_CM_EVENT_DISCONNECTED, 0);
+	cr_assert_eq(ev.id, c.client);
+	tcm_expect(c.ch, &ev, QPIO_CM_EVENT_DISCONNECTED, 0);
+	cr_assert_eq(ev.id, c.server);
+	cr_assert_eq(qpio_qp_state(a.qp), QPIO_QPS_ERR);
+	cr_assert_eq(qpio_qp_state(b.qp), QPIO_QPS_ERR);
+	/* The posted receive completes once, flushed. */
+	cr_assert_eq(qt_poll_n(b.cq, &wc, 1), 1);
+	cr_assert_eq(wc.wr_id, 9);
+	cr_assert_eq(wc.status, QPIO_WC_WR_FLUSH_ERR);
+	cr_assert_eq(qpio_cq_poll(b.cq, &wc, 1), 0);
+	cr_assert_eq(qpio_cm_disconnect(c.client), -ENOTCONN);
+	cr_assert_eq(qpio_cm_channel_destroy(c.ch), 0);
+	tcm_world_ibv_destroy(&a, &b);
+}
+
+Test(cm_ibv, reject_carries_private_data)
+{
+	static const uint8_t why[9] = "go away!";
+	struct qt_end a, b;
+	const char *addr = tcm_world_ibv(&a, &b, QPIO_QPT_RC);
+	struct qpio_cm_event req, ev;
+	struct conn c;
+
+	conn_listen(&c, &b, addr);
+	conn_request(&c, &a, addr, &req);
+	cr_assert_eq(qpio_cm_reject(req.id, why, sizeof(why)), 0);
+	tcm_expect(c.ch, &ev, QPIO_CM_EVENT_REJECTED, -ECONNREFUSED);
+	cr_assert_eq(ev.id, c.client);
+	cr_assert_geq(ev.private_data_len, sizeof(why));
+	cr_assert_eq(memcmp(ev.private_data, why, sizeof(why)), 0);
+	/* A refused QP is back in RESET, ready for another try. */
+	cr_assert_eq(qpio_qp_state(a.qp), QPIO_QPS_RESET);
+	cr_assert_eq(qpio_cm_channel_destroy(c.ch), 0);
+	tcm_world_ibv_destroy(&a, &b);
+}
+
+Test(cm_ibv, nobody_listening_is_unreachable_refused)
+{
+	struct qt_end a, b;
+	const char *addr = tcm_world_ibv(&a, &b, QPIO_QPT_RC);
+	struct qpio_cm_channel *ch = qpio_cm_channel_create();
+	struct qpio_cm_event ev;
+	struct qpio_cm_id *id;
+
+	cr_assert_not_null(ch);
+	/* Listen and go away, so the port is one nobody listens on. */
+	id = qpio_cm_listen(ch, b.dev, addr, "0", NULL);
+	cr_assert_not_null(id);
+	char port[8];
+
+	snprintf(port, sizeof(port), "%u", qpio_cm_id_port(id));
+	cr_assert_eq(qpio_cm_id_destroy(id), 0);
+	id = qpio_cm_connect(ch, a.qp, addr, port, NULL, NULL);
+	cr_assert_not_null(id);
+	tcm_expect(ch, &ev, QPIO_CM_EVENT_UNREACHABLE, -ECONNREFUSED);
+	cr_assert_eq(ev.id, id);
+	cr_assert_eq(qpio_qp_state(a.qp), QPIO_QPS_RESET);
+	cr_assert_eq(qpio_cm_channel_destroy(ch), 0);
+	tcm_world_ibv_destroy(&a, &b);
+}
+
+Test(cm_ibv, bad_address_and_ud_are_refused_clearly)
+{
+	struct qt_end a, b, u;
+	const char *addr = tcm_world_ibv(&a, &b, QPIO_QPT_RC);
+	struct qpio_cm_channel *ch = qpio_cm_channel_create();
+
+	cr_assert_not_null(ch);
+	cr_assert_null(qpio_cm_connect(ch, a.qp, "no-such-host.invalid", "7471",
+				       NULL, NULL));
+	cr_assert_eq(rte_errno, EINVAL);
+	cr_assert_null(qpio_cm_connect(ch, a.qp, addr, "70000", NULL, NULL));
+	cr_assert_eq(rte_errno, EINVAL);
+	cr_assert_null(qpio_cm_listen(ch, b.dev, addr, "", NULL));
+	cr_assert_eq(rte_errno, EINVAL);
+	/* UD over librdmacm is not built: a clear -EOPNOTSUPP. */
+	qt_ud_end_create(&u, a.dev, QPIO_CM_DEFAULT_QKEY, NULL);
+	struct qpio_qp_attr reset = { .qp_state = QPIO_QPS_RESET };
+
+	cr_assert_eq(qpio_qp_modify(u.qp, &reset, QPIO_QP_STATE), 0);
+	cr_assert_null(qpio_cm_connect(ch, u.qp, addr, "7471", NULL, NULL));
+	cr_assert_eq(rte_errno, EOPNOTSUPP);
+	qt_end_destroy(&u);
+	cr_assert_eq(qpio_cm_channel_destroy(ch), 0);
+	tcm_world_ibv_destroy(&a, &b);
+}

@@ -1,0 +1,444 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * qp ports connected through lib/cm (listen= / connect=): a listener on
+ * soft0 and a connector on soft1 in one process, over loopback TCP, as two
+ * processes or hosts would be. The link comes up when lib/cm connects,
+ * credits work across the connection, a peer that goes away is a counted
+ * link down with every posted receive flushed once, reconnect=1 brings the
+ * link back, and a refused shape or a bad address is a clear error.
+ */
+#include <string.h>
+#include <unistd.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+
+#include <rte_cycles.h>
+#include <rte_errno.h>
+#include <rte_mbuf.h>
+#include <rte_mempool.h>
+
+#include "qpio_port.h"
+#include "test_common.h"
+
+TestSuite(port_qp_cm, .init = qt_eal_init, .fini = qt_eal_fini);
+
+#define NB_MBUF 2048u
+#define NB_DESC 256u
+/* Link changes are waited for at most this long; the tests assert the
+ * state reached, never how long it took. */
+#define WAIT_MS 5000u
+
+static struct rte_mempool *mp;
+
+/* A TCP port of 127.0.0.1 free a moment ago. */
+static unsigned int
+free_port(void)
+{
+	struct sockaddr_in sa = { .sin_family = AF_INET };
+	socklen_t len = sizeof(sa);
+	int fd = socket(AF_INET, SOCK_STREAM, 0);
+	unsigned int port;
+
+	cr_assert_geq(fd, 0);
+	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	cr_assert_eq(bind(fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
+	cr_assert_eq(getsockname(fd, (struct sockaddr *)&sa, &len), 0);
+	port = ntohs(sa.sin_port);
+	close(fd);
+	return port;
+}
+
+static int
+create(const char *fmt, const char *dev, const char *qp, const char *role,
+       unsigned int tcp, const char *extra)
+{
+	char devargs[256];
+
+	snprintf(devargs, sizeof(devargs), fmt, dev, qp, role, tcp, extra);
+	return qpio_port_create(devargs);
+}
+
+/* qpN on dev with role "listen" or "connect" at 127.0.0.1:tcp. */
+static int
+cm_port(const char *name, const char *dev, const char *qp, const char *role,
+	unsigned int tcp, const char *extra)
+{
+	char fmt[128];
+
+	snprintf(fmt, sizeof(fmt), "%s,dev=%%s,qp=%%s,%%s=127.0.0.1:%%u%%s",
+		 name);
+	return create(fmt, dev, qp, role, tcp, extra);
+}
+
+static void
+setup(int id, uint32_t max_len)
+{
+	struct qpio_port_conf conf = { .max_rx_pkt_len = max_len };
+
+	if (mp == NULL) {
+		mp = rte_pktmbuf_pool_create("cm_mp", NB_MBUF, 0, 0,
+					     RTE_MBUF_DEFAULT_BUF_SIZE,
+					     SOCKET_ID_ANY);
+		cr_assert_not_null(mp, "%s", rte_strerror(rte_errno));
+	}
+	cr_assert_eq(qpio_port_configure(id, 1, 1, &conf), 0);
+	cr_assert_eq(qpio_port_rx_queue_setup(id, 0, NB_DESC, SOCKET_ID_ANY,
+					      mp), 0);
+	cr_assert_eq(qpio_port_tx_queue_setup(id, 0, NB_DESC, SOCKET_ID_ANY),
+		     0);
+}
+
+static uint64_t
+xstat(int id, const char *name)
+{
+	uint64_t v = UINT64_MAX;
+
+	cr_assert_eq(qpio_port_xstat_get_by_name(id, name, &v), 0, "%s", name);
+	return v;
+}
+
+static int
+link_is(int id)
+{
+	struct qpio_port_link lk;
+
+	cr_assert_eq(qpio_port_link_get(id, &lk), 0);
+	return lk.up;
+}
+
+/* Run the datapath of ports a and b (empty bursts: the drain of a link
+ * that went down needs them) until cond holds or WAIT_MS pass. */
+#define WAIT_FOR(a, b, cond) do { \
+	uint64_t end_ = rte_get_timer_cycles() + \
+			WAIT_MS * rte_get_timer_hz() / 1000; \
+	struct rte_mbuf *drop_[32]; \
+	while (!(cond) && rte_get_timer_cycles() < end_) { \
+		int ids_[2] = { (a), (b) }, k_; \
+		for (k_ = 0; k_ < 2; k_++) { \
+			uint16_t n_; \
+			if (ids_[k_] < 0 || !qpio_port_is_valid(ids_[k_])) \
+				continue; \
+			n_ = qpio_port_rx_burst(ids_[k_], 0, drop_, 32); \
+			rte_pktmbuf_free_bulk(drop_, n_); \
+			qpio_port_tx_burst(ids_[k_], 0, drop_, 0); \
+		} \
+		rte_delay_us_sleep(1000); \
+	} \
+} while (0)
+
+static struct rte_mbuf *
+frame(uint32_t len, uint32_t seed)
+{
+	struct rte_mbuf *m = rte_pktmbuf_alloc(mp);
+	uint8_t *p;
+
+	cr_assert_not_null(m);
+	p = (uint8_t *)rte_pktmbuf_append(m, (uint16_t)len);
+	cr_assert_not_null(p);
+	qt_fill(p, len, seed);
+	return m;
+}
+
+/* n frames from port from to port to, byte-identical and in order; the
+ * sender keeps what has no credit yet and sends it again. */
+static void
+carry(int from, int to, unsigned int n, uint32_t seed)
+{
+	struct rte_mbuf *tx[600], *rx[600];
+	unsigned int sent = 0, got = 0, i;
+	uint64_t end = rte_get_timer_cycles() + WAIT_MS * rte_get_timer_hz() /
+		       1000;
+
+	cr_assert_leq(n, 600u);
+	for (i = 0; i < n; i++)
+		tx[i] = frame(60 + (i * 37) % 1400, seed + i);
+	while ((sent < n || got < n) && rte_get_timer_cycles() < end) {
+		if (sent < n)
+			sent += qpio_port_tx_burst(from, 0, &tx[sent],
+					(uint16_t)RTE_MIN(n - sent, 32u));
+		got += qpio_port_rx_burst(to, 0, &rx[got],
+				(uint16_t)RTE_MIN(n - got, 32u));
+	}
+	cr_assert_eq(sent, n, "sent %u of %u", sent, n);
+	cr_assert_eq(got, n, "received %u of %u", got, n);
+	for (i = 0; i < n; i++) {
+		uint32_t len = 60 + (i * 37) % 1400;
+		uint8_t buf[2048];
+		const uint8_t *p = rte_pktmbuf_read(rx[i], 0, len, buf);
+
+		cr_assert_eq(rx[i]->pkt_len, len, "frame %u", i);
+		cr_assert(p != NULL && qt_check(p, len, seed + i), "frame %u",
+			  i);
+		rte_pktmbuf_free(rx[i]);
+	}
+}
+
+static void
+close_all(int a, int b)
+{
+	if (a >= 0)
+		cr_assert_eq(qpio_port_close(a), 0);
+	if (b >= 0)
+		cr_assert_eq(qpio_port_close(b), 0);
+	cr_assert_eq(rte_mempool_avail_count(mp), NB_MBUF,
+		     "%u of %u mbufs back", rte_mempool_avail_count(mp),
+		     NB_MBUF);
+	rte_mempool_free(mp);
+	mp = NULL;
+}
+
+/* Listener qp0 on soft0 and connector qp1 on soft1, both started. */
+static void
+pair_up(int *a, int *b, const char *qp, const char *la, const char *ca,
+	uint32_t max_a, uint32_t max_b)
+{
+	unsigned int tcp = free_port();
+
+	*a = cm_port("qp0", "soft0", qp, "listen", tcp, la);
+	*b = cm_port("qp1", "soft1", qp, "connect", tcp, ca);
+	cr_assert_eq(*a, 0, "%s", rte_strerror(-*a));
+	cr_assert_eq(*b, 1, "%s", rte_strerror(-*b));
+	setup(*a, max_a);
+	setup(*b, max_b);
+	cr_assert_eq(qpio_port_start(*a), 0);
+	cr_assert_eq(qpio_port_start(*b), 0);
+}
+
+Test(port_qp_cm, rc_link_comes_up_and_carries_frames_both_ways)
+{
+	int a, b;
+
+	qt_require_soft("the test names soft0 and soft1");
+	pair_up(&a, &b, "rc", "", "", 0, 0);
+	WAIT_FOR(a, b, link_is(a) && link_is(b));
+	cr_assert_eq(link_is(a), 1);
+	cr_assert_eq(link_is(b), 1);
+	cr_assert_eq(xstat(a, "cm_link_ups"), 1);
+	cr_assert_eq(xstat(b, "cm_link_ups"), 1);
+	/* More frames than the receiver has receives: credits, not RNR. */
+	carry(b, a, 600, 1);
+	carry(a, b, 600, 7000);
+	cr_assert_gt(xstat(b, "tx_credit_reads"), 1);
+	cr_assert_gt(xstat(a, "tx_credit_reads"), 1);
+	cr_assert_eq(xstat(a, "tx_rnr_naks"), 0);
+	cr_assert_eq(xstat(b, "tx_rnr_naks"), 0);
+	cr_assert_eq(xstat(a, "cm_connect_failures"), 0);
+	cr_assert_eq(xstat(b, "cm_connect_failures"), 0);
+	close_all(a, b);
+}
+
+Test(port_qp_cm, two_queue_pairs_are_two_connections_up_together)
+{
+	struct qpio_port_conf conf = { .max_rx_pkt_len = 0 };
+	struct rte_mbuf *tx[64], *rx[64];
+	unsigned int tcp = free_port(), i, q, got, sent;
+	int a, b, id;
+
+	qt_require_soft("the test names soft0 and soft1");
+	a = cm_port("qp0", "soft0", "rc", "listen", tcp, "");
+	b = cm_port("qp1", "soft1", "rc", "connect", tcp, "");
+	cr_assert_eq(a, 0);
+	cr_assert_eq(b, 1);
+	setup(a, 0);   /* makes the pool; then two queues on each port */
+	for (id = a; id <= b; id++) {
+		cr_assert_eq(qpio_port_configure(id, 2, 2, &conf), 0);
+		for (q = 0; q < 2; q++) {
+			cr_assert_eq(qpio_port_rx_queue_setup(id, q, 64,
+					SOCKET_ID_ANY, mp), 0);
+			cr_assert_eq(qpio_port_tx_queue_setup(id, q, 64,
+					SOCKET_ID_ANY), 0);
+		}
+		cr_assert_eq(qpio_port_start(id), 0);
+	}
+	WAIT_FOR(a, b, link_is(a) && link_is(b));
+	cr_assert_eq(link_is(a), 1);
+	cr_assert_eq(link_is(b), 1);
+	cr_assert_eq(xstat(a, "cm_link_ups"), 2);
+	cr_assert_eq(xstat(b, "cm_link_ups"), 2);
+	/* Queue q of one end reaches queue q of the other. */
+	for (q = 0; q < 2; q++) {
+		for (i = 0; i < 20; i++)
+			tx[i] = frame(100 + q, 50 * q + i);
+		/* The first burst reads the credits; send until taken. */
+		got = 0;
+		sent = 0;
+		for (i = 0; i < 1000000 && (sent < 20 || got < 20); i++) {
+			if (sent < 20)
+				sent += qpio_port_tx_burst(b, (uint16_t)q,
+						&tx[sent], (uint16_t)(20 - sent));
+			got += qpio_port_rx_burst(a, (uint16_t)q, &rx[got],
+						  (uint16_t)(20 - got));
+		}
+		cr_assert_eq(sent, 20, "queue %u: sent %u of 20", q, sent);
+		cr_assert_eq(got, 20, "queue %u: %u of 20", q, got);
+		cr_assert_eq(qpio_port_rx_burst(a, (uint16_t)(1 - q), rx + 20,
+						20), 0);
+		for (i = 0; i < 20; i++) {
+			cr_assert_eq(rx[i]->pkt_len, 100 + q);
+			cr_assert(qt_check(rte_pktmbuf_mtod(rx[i], uint8_t *),
+					   100 + q, 50 * q + i));
+			rte_pktmbuf_free(rx[i]);
+		}
+	}
+	close_all(a, b);
+}
+
+Test(port_qp_cm, ud_link_comes_up_and_carries_frames)
+{
+	int a, b;
+
+	qt_require_soft("the test names soft0 and soft1");
+	pair_up(&a, &b, "ud", "", "", 0, 0);
+	WAIT_FOR(a, b, link_is(a) && link_is(b));
+	cr_assert_eq(link_is(a), 1);
+	cr_assert_eq(link_is(b), 1);
+	carry(b, a, 100, 3);
+	carry(a, b, 100, 300);
+	close_all(a, b);
+}
+
+Test(port_qp_cm, peer_stop_is_a_counted_link_down_with_receives_flushed_once)
+{
+	int a, b;
+
+	qt_require_soft("the test names soft0 and soft1");
+	pair_up(&a, &b, "rc", "", "", 0, 0);
+	WAIT_FOR(a, b, link_is(a) && link_is(b));
+	cr_assert_eq(link_is(a), 1);
+	cr_assert_eq(xstat(a, "rx_flushed"), 0);
+	/* The connector goes away: a disconnect reaches the listener. */
+	cr_assert_eq(qpio_port_stop(b), 0);
+	WAIT_FOR(a, -1, !link_is(a) && xstat(a, "rx_flushed") == NB_DESC);
+	cr_assert_eq(link_is(a), 0);
+	cr_assert_eq(xstat(a, "cm_link_downs"), 1);
+	/* Every posted receive completed once, flushed; nothing was sent. */
+	cr_assert_eq(xstat(a, "rx_flushed"), NB_DESC);
+	cr_assert_eq(xstat(a, "tx_flushed"), 0);
+	/* And stays down: the listener has reconnect=0. */
+	cr_assert_eq(qpio_port_start(b), 0);
+	WAIT_FOR(a, b, xstat(b, "cm_connect_failures") >= 1);
+	cr_assert_eq(xstat(b, "cm_connect_failures"), 1);
+	cr_assert_eq(link_is(a), 0);
+	cr_assert_eq(link_is(b), 0);
+	cr_assert_eq(xstat(a, "cm_link_ups"), 1);
+	close_all(a, b);
+}
+
+Test(port_qp_cm, reconnect_brings_the_link_back_after_a_restart)
+{
+	int a, b;
+
+	qt_require_soft("the test names soft0 and soft1");
+	pair_up(&a, &b, "rc", ",reconnect=1", ",reconnect=1", 0, 0);
+	WAIT_FOR(a, b, link_is(a) && link_is(b));
+	carry(b, a, 50, 11);
+	cr_assert_eq(qpio_port_stop(b), 0);
+	WAIT_FOR(a, -1, !link_is(a));
+	cr_assert_eq(link_is(a), 0);
+	cr_assert_eq(qpio_port_start(b), 0);
+	WAIT_FOR(a, b, link_is(a) && link_is(b));
+	cr_assert_eq(link_is(a), 1);
+	cr_assert_eq(link_is(b), 1);
+	cr_assert_eq(xstat(a, "cm_link_ups"), 2);
+	cr_assert_eq(xstat(a, "cm_link_downs"), 1);
+	carry(b, a, 300, 12);
+	carry(a, b, 300, 13);
+	close_all(a, b);
+}
+
+Test(port_qp_cm, connector_started_first_links_when_the_listener_comes)
+{
+	unsigned int tcp = free_port();
+	int a, b;
+
+	qt_require_soft("the test names soft0 and soft1");
+	b = cm_port("qp1", "soft1", "rc", "connect", tcp, "");
+	cr_assert_eq(b, 0);
+	setup(b, 0);
+	cr_assert_eq(qpio_port_start(b), 0);
+	WAIT_FOR(b, -1, xstat(b, "cm_connect_failures") >= 2);
+	cr_assert_eq(link_is(b), 0);
+	a = cm_port("qp0", "soft0", "rc", "listen", tcp, "");
+	cr_assert_eq(a, 1);
+	setup(a, 0);
+	cr_assert_eq(qpio_port_start(a), 0);
+	WAIT_FOR(a, b, link_is(a) && link_is(b));
+	cr_assert_eq(link_is(a), 1);
+	cr_assert_eq(link_is(b), 1);
+	carry(b, a, 40, 21);
+	close_all(a, b);
+}
+
+Test(port_qp_cm, different_shapes_are_refused_and_stay_down)
+{
+	int a, b;
+
+	qt_require_soft("the test names soft0 and soft1");
+	pair_up(&a, &b, "rc", "", "", 2048, 4096);
+	WAIT_FOR(a, b, xstat(b, "cm_connect_failures") >= 1);
+	cr_assert_eq(xstat(b, "cm_connect_failures"), 1);
+	cr_assert_eq(xstat(a, "cm_connect_failures"), 1);
+	cr_assert_eq(link_is(a), 0);
+	cr_assert_eq(link_is(b), 0);
+	cr_assert_eq(xstat(a, "cm_link_ups"), 0);
+	close_all(a, b);
+}
+
+Test(port_qp_cm, bad_devargs_are_refused)
+{
+	int id;
+
+	qt_require_soft("the test names soft0");
+	cr_assert_eq(qpio_port_create("qp0,dev=soft0,listen=127.0.0.1:7000,"
+				      "connect=127.0.0.1:7000"), -EINVAL);
+	cr_assert_eq(qpio_port_create("qp0,dev=soft0,peer=qp1,"
+				      "connect=127.0.0.1:7000"), -EINVAL);
+	cr_assert_eq(qpio_port_create("qp0,dev=soft0,reconnect=1"), -EINVAL);
+	cr_assert_eq(qpio_port_create("qp0,dev=soft0,connect=127.0.0.1:"
+				      "reconnect=1"), -EINVAL);
+	cr_assert_eq(qpio_port_create("qp0,dev=soft0,connect=127.0.0.1"),
+		     -EINVAL);
+	cr_assert_eq(qpio_port_create("qp0,dev=soft0,connect=127.0.0.1:70000"),
+		     -EINVAL);
+	cr_assert_eq(qpio_port_create("qp0,dev=soft0,connect=127.0.0.1:0"),
+		     -EINVAL);
+	cr_assert_eq(qpio_port_create("qp0,dev=soft0,connect=:7000"), -EINVAL);
+	cr_assert_eq(qpio_port_create("qp0,dev=soft0,connect=::1:7000"),
+		     -EINVAL);
+	cr_assert_eq(qpio_port_create("qp0,dev=soft0,connect=[::1:7000"),
+		     -EINVAL);
+	cr_assert_eq(qpio_port_create("qp0,dev=soft0,listen=*:7000,"
+				      "reconnect=2"), -EINVAL);
+	cr_assert_eq(qpio_port_count(), 0);
+	/* A host that does not resolve: refused at start, by name. */
+	id = qpio_port_create("qp0,dev=soft0,connect=no-such-host.invalid:7000");
+	cr_assert_eq(id, 0);
+	setup(id, 0);
+	cr_assert_eq(qpio_port_start(id), -EINVAL);
+	cr_assert_eq(qpio_port_close(id), 0);
+	/* [v6]:port and *:port parse. */
+	id = qpio_port_create("qp0,dev=soft0,connect=[::1]:7000");
+	cr_assert_eq(id, 0);
+	cr_assert_eq(qpio_port_close(id), 0);
+	id = qpio_port_create("qp0,dev=soft0,listen=*:7000");
+	cr_assert_eq(id, 0);
+	cr_assert_eq(qpio_port_close(id), 0);
+	rte_mempool_free(mp);
+	mp = NULL;
+}
+
+Test(port_qp_cm, listen_on_a_taken_port_fails_at_start)
+{
+	unsigned int tcp = free_port();
+	int a, b;
+
+	qt_require_soft("the test names soft0 and soft1");
+	a = cm_port("qp0", "soft0", "rc", "listen", tcp, "");
+	b = cm_port("qp1", "soft1", "rc", "listen", tcp, "");
+	setup(a, 0);
+	setup(b, 0);
+	cr_assert_eq(qpio_port_start(a), 0);
+	cr_assert_eq(qpio_port_start(b), -EADDRINUSE);
+	close_all(a, b);
+}
