@@ -676,7 +676,7 @@ qp_queues_down(struct qpio_port *port)
 		}
 		/* Frames that arrived but were never handed to the
 		 * application are dropped by the stop: imissed. */
-		rxq->stop_drops += rxq->ipackets - ipackets;
+		qp_count(&rxq->stop_drops, rxq->ipackets - ipackets);
 		rxq->ipackets = ipackets;
 		rxq->ibytes = ibytes;
 		if (txq->head != txq->tail || rxq->posted > 0)

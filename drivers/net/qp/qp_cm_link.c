@@ -28,9 +28,9 @@ qp_cm_rx_prepare(struct qp_rxq *rxq)
 		n = qpio_cq_poll(rxq->cq, wc, QP_PORT_POLL);
 		for (i = 0; i < n; i++) {
 			if (wc[i].status == QPIO_WC_WR_FLUSH_ERR)
-				rxq->flushed++;
+				qp_count(&rxq->flushed, 1);
 			else
-				rxq->stop_drops++;
+				qp_count(&rxq->stop_drops, 1);
 		}
 	} while (n == QP_PORT_POLL);
 	memset(rxq->slot_posted, 0, rxq->nb_desc);
@@ -40,7 +40,7 @@ qp_cm_rx_prepare(struct qp_rxq *rxq)
 	rxq->rearm_thresh = RTE_MIN(32u, rxq->nb_desc / 4);
 	qp_credit_rxq_start(rxq->port, rxq);
 	if (qp_rxq_post_all(rxq) < 0)
-		rxq->ierrors++;   /* the QP left RTS: the link is going */
+		qp_count(&rxq->ierrors, 1);   /* the QP left RTS: the link is going */
 }
 
 /*
@@ -76,8 +76,8 @@ tx_apply(struct qp_txq *txq, uint32_t link)
 		rte_pktmbuf_free(txq->elts[txq->tail & txq->mask]);
 		txq->elts[txq->tail & txq->mask] = NULL;
 		txq->tail++;
-		txq->flushed++;
-		txq->oerrors++;
+		qp_count(&txq->flushed, 1);
+		qp_count(&txq->oerrors, 1);
 	}
 	txq->head = txq->tail = 0;
 	qp_credit_link_remote(txq->port, txq, txq->cm_peer_addr,

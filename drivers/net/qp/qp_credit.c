@@ -172,7 +172,7 @@ qp_credit_request(struct qp_txq *txq)
 	txq->credit_wr = txq->head;
 	txq->credit_rd = 1;
 	txq->head++;
-	txq->credit_reads++;
+	qp_count(&txq->credit_reads, 1);
 }
 
 /* The completion of the outstanding READ. A value that would give more

@@ -262,6 +262,16 @@ void qp_cm_rx_prepare(struct qp_rxq *rxq);
 uint16_t qp_cm_rx_burst(void *queue, struct rte_mbuf **pkts, uint16_t nb_pkts);
 uint16_t qp_cm_tx_burst(void *queue, struct rte_mbuf **pkts, uint16_t nb_pkts);
 
+/*
+ * Queue counters: written only by the queue's lcore, read by any thread
+ * (stats, xstats, telemetry) while the queue runs, so each store and read
+ * is a relaxed atomic one (plain moves on x86: no cost on the datapath).
+ */
+#define qp_count(c, n) \
+	__atomic_store_n((c), *(c) + (n), __ATOMIC_RELAXED)
+#define qp_counter(c) __atomic_load_n(&(c), __ATOMIC_RELAXED)
+#define qp_counter_clear(c) __atomic_store_n(&(c), 0, __ATOMIC_RELAXED)
+
 /* Credits (qp_credit.c). */
 int qp_credit_init(struct qp_port *qp);
 void qp_credit_fini(struct qp_port *qp);

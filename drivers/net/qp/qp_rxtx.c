@@ -129,7 +129,7 @@ rx_rearm(struct qp_rxq *rxq)
 
 	if (rx_post_slots(rxq, NULL, rxq->rearm_start, n) < 0) {
 		/* The QP left RTS: the slots wait for the next start. */
-		rxq->ierrors++;
+		qp_count(&rxq->ierrors, 1);
 		/* rx_post_slots() marked what it posted. */
 		while (n > 0 && rxq->slot_posted[rxq->rearm_start]) {
 			rxq->rearm_start = (rxq->rearm_start + 1) &
@@ -161,12 +161,12 @@ static inline void
 rx_wc_drop(struct qp_rxq *rxq, const struct qpio_wc *wc)
 {
 	if (wc->status == QPIO_WC_WR_FLUSH_ERR) {
-		rxq->flushed++;
+		qp_count(&rxq->flushed, 1);
 		return;
 	}
 	if (wc->status != QPIO_WC_SUCCESS)
-		rxq->wc_errors++;
-	rxq->ierrors++;
+		qp_count(&rxq->wc_errors, 1);
+	qp_count(&rxq->ierrors, 1);
 	rxq->rearm_n++;
 }
 
@@ -241,20 +241,20 @@ rx_burst_segs(struct qp_rxq *rxq, struct rte_mbuf **pkts, uint16_t nb_pkts,
 			}
 			if (self_filter &&
 			    unlikely(rx_from_self(rxq, &wc[i]))) {
-				rxq->mcast_self_drops++;
+				qp_count(&rxq->mcast_self_drops, 1);
 				rxq->rearm_n++;
 				continue;
 			}
 			if (unlikely(rte_mempool_get_bulk(rxq->mp,
 					(void **)fresh, used) != 0)) {
 				/* Drop the frame, keep the buffers. */
-				rxq->rx_nombuf++;
+				qp_count(&rxq->rx_nombuf, 1);
 				rxq->rearm_n++;
 				continue;
 			}
 			pkts[nb_rx++] = rx_slot_take(rxq, s, len, used, fresh);
-			rxq->ipackets++;
-			rxq->ibytes += len;
+			qp_count(&rxq->ipackets, 1);
+			qp_count(&rxq->ibytes, len);
 			rxq->rearm_n++;
 		}
 		if (n < want)
@@ -305,12 +305,12 @@ rx_burst(struct qp_rxq *rxq, struct rte_mbuf **pkts, uint16_t nb_pkts,
 			if (self_filter &&
 			    unlikely(rx_from_self(rxq, &wc[i]))) {
 				/* Keep the buffer for the repost. */
-				rxq->mcast_self_drops++;
+				qp_count(&rxq->mcast_self_drops, 1);
 				continue;
 			}
 			if (unlikely(!have)) {
 				/* Drop the frame, keep the buffer. */
-				rxq->rx_nombuf++;
+				qp_count(&rxq->rx_nombuf, 1);
 				continue;
 			}
 			m = rxq->elts[s];
@@ -327,8 +327,8 @@ rx_burst(struct qp_rxq *rxq, struct rte_mbuf **pkts, uint16_t nb_pkts,
 		if (have && nf < n)
 			rte_mempool_put_bulk(rxq->mp, (void **)&fresh[nf], n - nf);
 		nb_rx += got;
-		rxq->ipackets += got;
-		rxq->ibytes += bytes;
+		qp_count(&rxq->ipackets, got);
+		qp_count(&rxq->ibytes, bytes);
 		if (n < want)
 			break;
 	}
@@ -370,13 +370,13 @@ qp_txq_reclaim(struct qp_txq *txq, uint32_t max_free)
 				if (wc[i].status == QPIO_WC_WR_FLUSH_ERR) {
 					/* Every WR gets its own flush
 					 * completion: one frame not sent. */
-					txq->flushed++;
-					txq->oerrors++;
+					qp_count(&txq->flushed, 1);
+					qp_count(&txq->oerrors, 1);
 				} else {
 					/* The first failed WR: one frame
 					 * not sent. */
-					txq->wc_errors++;
-					txq->oerrors++;
+					qp_count(&txq->wc_errors, 1);
+					qp_count(&txq->oerrors, 1);
 				}
 			}
 			/* The completion covers every WR up to wr_id. */
@@ -527,14 +527,14 @@ qp_port_tx_burst(void *queue, struct rte_mbuf **pkts, uint16_t nb_pkts)
 	if (unlikely(nb_pkts == 0 ||
 		     qpio_qp_state(txq->qp) != QPIO_QPS_RTS))
 		return 0;
-	txq->bursts++;
+	qp_count(&txq->bursts, 1);
 	credits = qp_credit_avail(txq);
 	if (unlikely(credits < txq->credit_low))
 		qp_credit_request(txq);
 	if (unlikely(credits < nb_pkts)) {
 		/* The peer has no receive for the rest: it stays with the
 		 * caller, as on a full ethdev queue. */
-		txq->no_credit += nb_pkts - credits;
+		qp_count(&txq->no_credit, nb_pkts - credits);
 		nb_pkts = (uint16_t)credits;
 	}
 	while (taken < nb_pkts) {
@@ -557,8 +557,8 @@ qp_port_tx_burst(void *queue, struct rte_mbuf **pkts, uint16_t nb_pkts)
 			if (unlikely(m->pkt_len > txq->max_pkt_len)) {
 				/* Policy: oversize frames are counted and
 				 * dropped, never truncated. */
-				txq->oversize++;
-				txq->oerrors++;
+				qp_count(&txq->oversize, 1);
+				qp_count(&txq->oerrors, 1);
 				rte_pktmbuf_free(m);
 				consumed++;
 				continue;
@@ -580,9 +580,9 @@ qp_port_tx_burst(void *queue, struct rte_mbuf **pkts, uint16_t nb_pkts)
 					rte_pktmbuf_free(m);
 					m = c;
 					tx_sges(txq, m, s);
-					txq->copied_pkts++;
+					qp_count(&txq->copied_pkts, 1);
 				} else {
-					txq->zero_copy_pkts++;
+					qp_count(&txq->zero_copy_pkts, 1);
 				}
 				w->num_sge = m->nb_segs;
 				w->send_flags = 0;
@@ -612,7 +612,7 @@ qp_port_tx_burst(void *queue, struct rte_mbuf **pkts, uint16_t nb_pkts)
 						bytes -= txq->sge[i *
 							QP_PORT_MAX_SEGS].length;
 					}
-					txq->oerrors++;
+					qp_count(&txq->oerrors, 1);
 				}
 			}
 			/* Inline frames were copied into the WQEs (or were
@@ -626,13 +626,13 @@ qp_port_tx_burst(void *queue, struct rte_mbuf **pkts, uint16_t nb_pkts)
 						n_ok += txq->elts[(txq->head +
 							i) & txq->mask] == NULL;
 				}
-				txq->inline_pkts += n_ok;
+				qp_count(&txq->inline_pkts, n_ok);
 				tx_free_inline(inl, ninl);
 			}
 			txq->head += posted;
 			txq->sends += posted;
-			txq->opackets += posted;
-			txq->obytes += bytes;
+			qp_count(&txq->opackets, posted);
+			qp_count(&txq->obytes, bytes);
 		}
 		taken += consumed;
 		if (consumed < want)

@@ -19,21 +19,21 @@ qp_stats_get(struct qpio_port *port, struct qpio_port_stats *st)
 		const struct qp_txq *txq = port->txq[i];
 
 		if (rxq != NULL) {
-			st->ipackets += rxq->ipackets;
-			st->ibytes += rxq->ibytes;
-			st->ierrors += rxq->ierrors;
-			st->rx_nombuf += rxq->rx_nombuf;
-			st->imissed += rxq->stop_drops;
-			st->q_ipackets[i] = rxq->ipackets;
-			st->q_ibytes[i] = rxq->ibytes;
-			st->q_errors[i] = rxq->ierrors;
+			st->ipackets += qp_counter(rxq->ipackets);
+			st->ibytes += qp_counter(rxq->ibytes);
+			st->ierrors += qp_counter(rxq->ierrors);
+			st->rx_nombuf += qp_counter(rxq->rx_nombuf);
+			st->imissed += qp_counter(rxq->stop_drops);
+			st->q_ipackets[i] = qp_counter(rxq->ipackets);
+			st->q_ibytes[i] = qp_counter(rxq->ibytes);
+			st->q_errors[i] = qp_counter(rxq->ierrors);
 		}
 		if (txq != NULL) {
-			st->opackets += txq->opackets;
-			st->obytes += txq->obytes;
-			st->oerrors += txq->oerrors;
-			st->q_opackets[i] = txq->opackets;
-			st->q_obytes[i] = txq->obytes;
+			st->opackets += qp_counter(txq->opackets);
+			st->obytes += qp_counter(txq->obytes);
+			st->oerrors += qp_counter(txq->oerrors);
+			st->q_opackets[i] = qp_counter(txq->opackets);
+			st->q_obytes[i] = qp_counter(txq->obytes);
 		}
 	}
 }
@@ -48,17 +48,28 @@ qp_stats_reset(struct qpio_port *port)
 		struct qp_txq *txq = port->txq[i];
 
 		if (rxq != NULL) {
-			rxq->ipackets = rxq->ibytes = rxq->ierrors = 0;
-			rxq->rx_nombuf = rxq->wc_errors = rxq->flushed = 0;
-			rxq->stop_drops = rxq->mcast_self_drops = 0;
+			qp_counter_clear(rxq->ipackets);
+			qp_counter_clear(rxq->ibytes);
+			qp_counter_clear(rxq->ierrors);
+			qp_counter_clear(rxq->rx_nombuf);
+			qp_counter_clear(rxq->wc_errors);
+			qp_counter_clear(rxq->flushed);
+			qp_counter_clear(rxq->stop_drops);
+			qp_counter_clear(rxq->mcast_self_drops);
 		}
 		if (txq != NULL) {
-			txq->opackets = txq->obytes = txq->oerrors = 0;
-			txq->inline_pkts = txq->zero_copy_pkts = 0;
-			txq->copied_pkts = txq->oversize = 0;
-			txq->wc_errors = txq->bursts = 0;
-			txq->flushed = 0;
-			txq->no_credit = txq->credit_reads = 0;
+			qp_counter_clear(txq->opackets);
+			qp_counter_clear(txq->obytes);
+			qp_counter_clear(txq->oerrors);
+			qp_counter_clear(txq->inline_pkts);
+			qp_counter_clear(txq->zero_copy_pkts);
+			qp_counter_clear(txq->copied_pkts);
+			qp_counter_clear(txq->oversize);
+			qp_counter_clear(txq->wc_errors);
+			qp_counter_clear(txq->bursts);
+			qp_counter_clear(txq->flushed);
+			qp_counter_clear(txq->no_credit);
+			qp_counter_clear(txq->credit_reads);
 			/* The device's count goes on: start from minus it. */
 			txq->rnr_naks = -qp_txq_rnr_naks(txq);
 		}
@@ -100,21 +111,21 @@ qp_xstats_values(struct qpio_port *port, uint64_t *v, unsigned int n)
 		const struct qp_txq *txq = port->txq[i];
 
 		if (txq != NULL) {
-			s[0] += txq->inline_pkts;
-			s[1] += txq->zero_copy_pkts;
-			s[2] += txq->copied_pkts;
-			s[3] += txq->oversize;
-			s[4] += txq->wc_errors;
-			s[5] += txq->bursts;
-			s[8] += txq->flushed;
-			s[9] += txq->no_credit;
-			s[10] += txq->credit_reads;
+			s[0] += qp_counter(txq->inline_pkts);
+			s[1] += qp_counter(txq->zero_copy_pkts);
+			s[2] += qp_counter(txq->copied_pkts);
+			s[3] += qp_counter(txq->oversize);
+			s[4] += qp_counter(txq->wc_errors);
+			s[5] += qp_counter(txq->bursts);
+			s[8] += qp_counter(txq->flushed);
+			s[9] += qp_counter(txq->no_credit);
+			s[10] += qp_counter(txq->credit_reads);
 			s[11] += txq->rnr_naks + qp_txq_rnr_naks(txq);
 		}
 		if (rxq != NULL) {
-			s[6] += rxq->wc_errors;
-			s[7] += rxq->flushed;
-			s[12] += rxq->mcast_self_drops;
+			s[6] += qp_counter(rxq->wc_errors);
+			s[7] += qp_counter(rxq->flushed);
+			s[12] += qp_counter(rxq->mcast_self_drops);
 		}
 	}
 	qp_cm_xstats(port->priv, &s[13], &s[14], &s[15]);
