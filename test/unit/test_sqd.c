@@ -23,6 +23,10 @@ TestSuite(sqd, .init = qt_eal_init, .fini = qt_eal_fini);
 
 #define QK 0x11111111u
 #define BAD_LKEY 0x00dead00u   /* MR table index 0xdead: no such MR */
+/* The status of a send with a bad lkey: LOC_PROT_ERR, LOC_QP_OP_ERR on
+ * rxe (doc/guides/nics/ibv.rst). */
+#define BAD_LKEY_STATUS (qt_dev_is_rxe() ? QPIO_WC_LOC_QP_OP_ERR : \
+			 QPIO_WC_LOC_PROT_ERR)
 
 /* ------------------------------------------------------------------ */
 /* Helpers                                                              */
@@ -309,6 +313,9 @@ Test(sqd, ud_posts_in_sqd_wait_and_run_after_resume)
 	struct qpio_soft_qp_stats st;
 	unsigned int i;
 
+	if (qt_dev_is_rxe())
+		cr_skip_test("rxe does not run WRs posted in SQD after SQD->RTS "
+			     "(none completed within 5 s in the VM; ibv.rst)");
 	qt_ud_world_create(&a, &b, QK);
 	ah = qt_ah_create(a.pd, b.dev, 0);
 	recvs(&b, 100, 3);
@@ -523,11 +530,25 @@ Test(sqd, ud_send_error_moves_to_sqe_and_flushes_only_the_sq)
 	cr_assert_eq(qpio_qp_post_send(a.qp, wr, 3, &err), 3);
 	cr_assert_eq(qt_poll_n(a.cq, wc, 3), 3);
 	cr_assert_eq(wc[0].wr_id, 1);
-	cr_assert_eq(wc[0].status, QPIO_WC_LOC_PROT_ERR);
+	cr_assert_eq(wc[0].status, BAD_LKEY_STATUS);
 	cr_assert_eq(wc[1].wr_id, 2);
 	cr_assert_eq(wc[1].status, QPIO_WC_WR_FLUSH_ERR);
 	cr_assert_eq(wc[2].wr_id, 3, "unsignaled WRs flush too");
 	cr_assert_eq(wc[2].status, QPIO_WC_WR_FLUSH_ERR);
+	if (qt_dev_is_rxe()) {
+		/* rxe moves a UD QP to ERR, not SQE (ibv.rst): the query
+		 * says so and corrects the fast-path copy; its receive
+		 * flushes with it. */
+		cr_assert_eq(query(a.qp).qp_state, QPIO_QPS_ERR);
+		cr_assert_eq(qpio_qp_state(a.qp), QPIO_QPS_ERR);
+		cr_assert_eq(qt_poll_n(a.cq, wc, 1), 1);
+		cr_assert_eq(wc[0].wr_id, 300);
+		cr_assert_eq(wc[0].status, QPIO_WC_WR_FLUSH_ERR);
+		cr_assert_eq(qpio_ah_destroy(ab), 0);
+		cr_assert_eq(qpio_ah_destroy(ba), 0);
+		qt_ud_world_destroy(&a, &b);
+		return;
+	}
 	cr_assert_eq(qpio_cq_poll(a.cq, wc, 4), 0);
 	cr_assert_eq(qpio_qp_state(a.qp), QPIO_QPS_SQE);
 	cr_assert_eq(query(a.qp).qp_state, QPIO_QPS_SQE);
@@ -583,9 +604,17 @@ Test(sqd, uc_send_error_moves_to_sqe)
 	cr_assert_eq(qpio_qp_post_send(a.qp, wr, 2, &err), 2);
 	cr_assert_eq(qt_poll_n(a.cq, wc, 2), 2);
 	cr_assert_eq(wc[0].wr_id, 1);
-	cr_assert_eq(wc[0].status, QPIO_WC_LOC_PROT_ERR);
+	cr_assert_eq(wc[0].status, BAD_LKEY_STATUS);
 	cr_assert_eq(wc[1].wr_id, 2);
 	cr_assert_eq(wc[1].status, QPIO_WC_WR_FLUSH_ERR);
+	if (qt_dev_is_rxe()) {
+		/* rxe moves a UC QP to ERR, not SQE (ibv.rst). */
+		cr_assert_eq(query(a.qp).qp_state, QPIO_QPS_ERR);
+		cr_assert_eq(qpio_qp_state(a.qp), QPIO_QPS_ERR);
+		cr_assert_eq(qpio_qp_state(b.qp), QPIO_QPS_RTS);
+		qt_pair_destroy(&a, &b);
+		return;
+	}
 	cr_assert_eq(qpio_qp_state(a.qp), QPIO_QPS_SQE);
 	cr_assert_eq(qpio_qp_state(b.qp), QPIO_QPS_RTS);
 	cr_assert_eq(qpio_cq_poll(b.cq, wc, 4), 0);
@@ -622,7 +651,7 @@ Test(sqd, rc_send_error_still_moves_to_err)
 	wr = qt_send_wr(1, &bad, 1, QPIO_SEND_SIGNALED);
 	cr_assert_eq(qpio_qp_post_send(a.qp, &wr, 1, &err), 1);
 	cr_assert_eq(qt_poll_n(a.cq, wc, 1), 1);
-	cr_assert_eq(wc[0].status, QPIO_WC_LOC_PROT_ERR);
+	cr_assert_eq(wc[0].status, BAD_LKEY_STATUS);
 	cr_assert_eq(qpio_qp_state(a.qp), QPIO_QPS_ERR);
 	cr_assert_eq(modify_state(a.qp, QPIO_QPS_RTS, 0, NULL), -EINVAL);
 	cr_assert_eq(qpio_qp_state(a.qp), QPIO_QPS_ERR);
