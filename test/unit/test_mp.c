@@ -1128,9 +1128,11 @@ case_peer_dies(struct side *s, const struct msg *peer, struct qpio_ah *ah,
 	}
 
 	/* The other QP was idle: its CQ's poller finds its peer's process
-	 * gone (a check every 1024 empty polls) and moves it to ERR with
-	 * QP_FATAL; nothing of it was outstanding, so nothing completes. */
-	for (t0 = 0; t0 < 4096 && qpio_qp_state(s->qp2) != QPIO_QPS_ERR; t0++)
+	 * gone (a check every 1024 empty polls, at most every 100 ms) and
+	 * moves it to ERR with QP_FATAL; nothing of it was outstanding, so
+	 * nothing completes. */
+	for (t0 = now_ms(); now_ms() - t0 < CQ_TIMEOUT_MS &&
+	     qpio_qp_state(s->qp2) != QPIO_QPS_ERR;)
 		CHECK_EQ(qpio_cq_poll(s->cq2, &wc, 1), 0, "qp2: no completion");
 	CHECK_EQ(qpio_qp_state(s->qp2), QPIO_QPS_ERR, "qp2 state");
 	/* In ERR a post is flushed. */

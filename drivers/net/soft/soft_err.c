@@ -236,7 +236,15 @@ cq_peers_check(struct soft_cq *cq)
 {
 	struct soft_dev *sdev = cq->sdev;
 	struct soft_qp *gone[16];
+	uint64_t seen = 0, now = rte_get_tsc_cycles();
 	uint32_t slot = 0, n, i;
+	int seen_alive = 1;
+
+	/* At most every 100 ms: it walks the device's QPs and asks the
+	 * kernel about each peer process (once per process a walk). */
+	if (now - cq->peers_tsc < rte_get_tsc_hz() / 10)
+		return;
+	cq->peers_tsc = now;
 
 	while (slot < sdev->max_qp) {
 		n = 0;
@@ -257,7 +265,12 @@ cq_peers_check(struct soft_cq *cq)
 			    soft_doorbell_read(&qp->sq.dbrec) ||
 			    __atomic_load_n(&qp->pending, __ATOMIC_RELAXED))
 				continue;
-			if (!soft_token_alive(qp->peer_owner, &qp->peer_live_tsc))
+			if (qp->peer_owner != seen) {
+				seen = qp->peer_owner;
+				seen_alive = soft_token_alive(seen,
+							      &qp->peer_live_tsc);
+			}
+			if (!seen_alive)
 				gone[n++] = qp;
 		}
 		rte_spinlock_unlock(&sdev->lock);

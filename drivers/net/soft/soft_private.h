@@ -117,6 +117,7 @@ struct soft_cq {
 	uint64_t empty_polls;
 	struct soft_srq *last_srq;                  /* XRC poll: last SRQ */
 	uint64_t resv_live_tsc;   /* last /proc check of a slot's producer */
+	uint64_t peers_tsc;       /* last walk of its QPs' peers (stall check) */
 
 	alignas(RTE_CACHE_LINE_SIZE) uint32_t pi;   /* producers reserve here */
 	/* Producers' copy of ci, at most ci: reloaded from the consumer
