@@ -128,6 +128,22 @@ qpio_cm_post_send(struct qpio_cm_id *id, uint64_t wr_id, const void *addr,
 	return qpio_cm_post_sendv(id, wr_id, &s, 1, flags);
 }
 
+/** One RDMA WRITE or READ over sgl towards [remote_addr] of rkey. @internal */
+static inline int
+qpio_cm_post_rdma__(struct qpio_cm_id *id, uint64_t wr_id,
+		    const struct qpio_sge *sgl, uint32_t nsge, unsigned int flags,
+		    enum qpio_wr_opcode opcode, uint64_t remote_addr,
+		    uint32_t rkey)
+{
+	struct qpio_send_wr wr = { .wr_id = wr_id, .sg_list = sgl,
+				   .num_sge = nsge, .opcode = opcode,
+				   .send_flags = flags };
+
+	wr.wr.rdma.remote_addr = remote_addr;
+	wr.wr.rdma.rkey = rkey;
+	return qpio_cm_post_one__(id, &wr);
+}
+
 /**
  * Post one RDMA READ of length bytes at remote_addr (in the peer's MR of
  * rkey) into nsge local SGEs (rdma_post_readv(3)). RC only; the QP needs
@@ -139,13 +155,8 @@ qpio_cm_post_readv(struct qpio_cm_id *id, uint64_t wr_id,
 		   const struct qpio_sge *sgl, uint32_t nsge, unsigned int flags,
 		   uint64_t remote_addr, uint32_t rkey)
 {
-	struct qpio_send_wr wr = { .wr_id = wr_id, .sg_list = sgl,
-				   .num_sge = nsge, .opcode = QPIO_WR_RDMA_READ,
-				   .send_flags = flags };
-
-	wr.wr.rdma.remote_addr = remote_addr;
-	wr.wr.rdma.rkey = rkey;
-	return qpio_cm_post_one__(id, &wr);
+	return qpio_cm_post_rdma__(id, wr_id, sgl, nsge, flags,
+				   QPIO_WR_RDMA_READ, remote_addr, rkey);
 }
 
 /**
@@ -172,13 +183,8 @@ qpio_cm_post_writev(struct qpio_cm_id *id, uint64_t wr_id,
 		    const struct qpio_sge *sgl, uint32_t nsge, unsigned int flags,
 		    uint64_t remote_addr, uint32_t rkey)
 {
-	struct qpio_send_wr wr = { .wr_id = wr_id, .sg_list = sgl,
-				   .num_sge = nsge, .opcode = QPIO_WR_RDMA_WRITE,
-				   .send_flags = flags };
-
-	wr.wr.rdma.remote_addr = remote_addr;
-	wr.wr.rdma.rkey = rkey;
-	return qpio_cm_post_one__(id, &wr);
+	return qpio_cm_post_rdma__(id, wr_id, sgl, nsge, flags,
+				   QPIO_WR_RDMA_WRITE, remote_addr, rkey);
 }
 
 /**
