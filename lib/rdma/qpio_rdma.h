@@ -1414,7 +1414,8 @@ qpio_qp_post_send(struct qpio_qp *qp, const struct qpio_send_wr *wrs,
 /**
  * Post a burst of receive work requests and ring one doorbell.
  *
- * Checks: QP in INIT, RTR, RTS or ERR (RESET is -EINVAL), no SRQ attached,
+ * Checks: QP in any state but RESET (INIT, RTR, RTS, SQD, SQE, ERR; in
+ * ERR the receives flush; RESET is -EINVAL), no SRQ attached,
  * num_sge <= max_recv_sge, room in the RQ. Same partial-burst rules and err
  * codes as qpio_qp_post_send(). The buffers belong to the device until the
  * receive completes.

@@ -1,4 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
+#include <dirent.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -84,7 +86,28 @@ qt_eal_init(void)
 void
 qt_eal_fini(void)
 {
+	char dir[PATH_MAX];
+	struct dirent *de;
+	DIR *d;
+
+	/* EAL leaves its runtime directory (/var/run/dpdk/qpio-unit-<pid>)
+	 * behind even with --no-shconf: take it away, with what is in it,
+	 * so that test runs do not pile them up. */
+	snprintf(dir, sizeof(dir), "%s", rte_eal_get_runtime_dir());
 	rte_eal_cleanup();
+	d = opendir(dir);
+	if (d == NULL)
+		return;
+	while ((de = readdir(d)) != NULL) {
+		char path[PATH_MAX + 256];
+
+		if (strcmp(de->d_name, ".") != 0 && strcmp(de->d_name, "..") != 0 &&
+		    snprintf(path, sizeof(path), "%s/%s", dir, de->d_name) <
+		    (int)sizeof(path))
+			unlink(path);
+	}
+	closedir(d);
+	rmdir(dir);
 }
 
 void

@@ -19,8 +19,9 @@ extern "C" {
 struct qpio_soft_qp_stats {
 	uint64_t rnr_naks;           /**< RNR NAKs received as requester */
 	uint64_t rnr_retry_exceeded; /**< WRs failed with RNR_RETRY_EXC_ERR */
-	/** WRs failed with RETRY_EXC_ERR (RC, no responder; the soft NIC
-	 *  makes no transport retries, see soft.rst). */
+	/** WRs failed with RETRY_EXC_ERR (RC: no responder, at once; or a
+	 *  packet lost by fault injection once retry_cnt retransmissions
+	 *  were spent, see transport_retries and soft.rst). */
 	uint64_t retry_exceeded;
 	uint64_t flushed;            /**< WRs completed with WR_FLUSH_ERR */
 	/** UD sender: datagrams to no UD QP in RTR/RTS (unknown LID or GID,
