@@ -1147,8 +1147,9 @@ struct qpio_srq_init_attr_ex {
  * @param attr  in/out; attr->attr as qpio_srq_create().
  * @return the SRQ, or NULL with rte_errno as qpio_srq_create(), plus
  *   EINVAL (unknown srq_type, NULL pd, XRC without xrcd or cq, an object
- *   of another device; logged) and EOPNOTSUPP (XRC on a device without
- *   it).
+ *   of another device, a pd, xrcd or cq that is not a live handle of
+ *   that kind in this process; logged) and EOPNOTSUPP (XRC on a device
+ *   without it).
  */
 struct qpio_srq *qpio_srq_create_ex(struct qpio_device *dev,
 				    struct qpio_srq_init_attr_ex *attr);
