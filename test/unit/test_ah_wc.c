@@ -175,6 +175,36 @@ Test(ah_wc, ipv4_header_read_and_checked)
 	cr_assert_eq(qpio_rdma_dev_close(dev), 0);
 }
 
+/* RoCE v2 over IPv4 to a group (224.0.0.0/4): the destination, an
+ * IPv4-mapped multicast GID, is in no GID table, and the answer comes
+ * from GID 0, as for a GRH sent to ff00::/8. */
+Test(ah_wc, ipv4_multicast_destination_takes_index_0)
+{
+	struct qpio_device *dev = qpio_rdma_dev_create(qt_dev_a());
+	struct qpio_wc wc = grh_wc();
+	struct qpio_ah_attr attr;
+	uint8_t grh[QPIO_GRH_LEN];
+	uint8_t *ip = grh + 20;
+	uint16_t ck;
+
+	cr_assert_not_null(dev);
+	memset(grh, 0, sizeof(grh));
+	ip[0] = 0x45;
+	ip[8] = 64;
+	ip[9] = 17;
+	memcpy(ip + 12, "\x0a\x00\x00\x01", 4);
+	memcpy(ip + 16, "\xef\x01\x02\x03", 4);   /* 239.1.2.3 */
+	ck = rte_ipv4_cksum((const struct rte_ipv4_hdr *)ip);
+	memcpy(ip + 10, &ck, 2);
+	cr_assert_eq(qpio_ah_init_from_wc(dev, 1, &wc, grh, &attr), 0);
+	cr_assert_eq(attr.is_global, 1);
+	cr_assert_eq(attr.grh.sgid_index, 0);
+	cr_assert_eq(attr.grh.dgid.raw[10], 0xff);
+	cr_assert_eq(attr.grh.dgid.raw[11], 0xff);
+	cr_assert_eq(memcmp(&attr.grh.dgid.raw[12], "\x0a\x00\x00\x01", 4), 0);
+	cr_assert_eq(qpio_rdma_dev_close(dev), 0);
+}
+
 /* An IPv6-form header (IP version 6) whose destination is the port's
  * GID 0: source GID, class fields and index taken exactly. */
 Test(ah_wc, ipv6_form_header_read_exactly)
