@@ -727,9 +727,9 @@ struct qpio_ah *qpio_ah_create(struct qpio_pd *pd,
  * port_num = port_num. When wc carries QPIO_WC_GRH, grh holds the first
  * QPIO_GRH_LEN bytes of the receive buffer and the route is global: dgid
  * = the header's source GID, sgid_index = the index of the header's
- * destination GID in this port's GID table (a multicast destination GID
- * takes index 0), flow_label and traffic_class from the header,
- * hop_limit 0xFF. The header is an IB GRH or an IPv6 header (RoCE v1,
+ * destination GID in this port's GID table (a multicast destination,
+ * ff00::/8 or an IPv4 224.0.0.0/4 one, takes index 0), flow_label and
+ * traffic_class from the header, hop_limit 0xFF. The header is an IB GRH or an IPv6 header (RoCE v1,
  * RoCE v2 over IPv6: IP version 6 in the first nibble), or 20 unused
  * bytes and an IPv4 header (RoCE v2 over IPv4: version 4, IHL 5 and a
  * valid header checksum at byte 20), whose addresses become IPv4-mapped
