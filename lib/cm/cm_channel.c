@@ -7,6 +7,7 @@
  * socket is non-blocking; nothing here waits.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -119,6 +120,37 @@ cm_id_watch(struct qpio_cm_id *id, uint32_t events)
 	return -errno;
 }
 
+/*
+ * The ids alive in this process, so that a call given an id destroyed
+ * already (by qpio_cm_id_destroy() or with its channel) is refused
+ * instead of reading freed memory or freeing it again. Control path:
+ * a list under its own lock (ids are connections, a few per port).
+ */
+static pthread_mutex_t live_lock = PTHREAD_MUTEX_INITIALIZER;
+static TAILQ_HEAD(, qpio_cm_id) live_ids = TAILQ_HEAD_INITIALIZER(live_ids);
+
+int
+cm_id_live(const struct qpio_cm_id *id, const char *what)
+{
+	const struct qpio_cm_id *c;
+	int live = 0;
+
+	if (id == NULL)
+		return 0;
+	pthread_mutex_lock(&live_lock);
+	TAILQ_FOREACH(c, &live_ids, live)
+		if (c == id) {
+			live = 1;
+			break;
+		}
+	pthread_mutex_unlock(&live_lock);
+	if (!live && what != NULL)
+		CM_LOG(ERR, "%s: id %p is not a live id of this process "
+		       "(destroyed already, with its channel, or never "
+		       "created)\n", what, (const void *)id);
+	return live;
+}
+
 struct qpio_cm_id *
 cm_id_alloc(struct qpio_cm_channel *ch, int fd)
 {
@@ -130,6 +162,9 @@ cm_id_alloc(struct qpio_cm_channel *ch, int fd)
 	id->fd = fd;
 	qpio_cm_qp_params_init(&id->params);
 	TAILQ_INSERT_TAIL(&ch->ids, id, next);
+	pthread_mutex_lock(&live_lock);
+	TAILQ_INSERT_TAIL(&live_ids, id, live);
+	pthread_mutex_unlock(&live_lock);
 	return id;
 }
 
@@ -158,6 +193,9 @@ cm_id_free(struct qpio_cm_id *id)
 		qpio_ah_destroy(id->ah);
 	cm_rdmacm_id_free(id);
 	TAILQ_REMOVE(&id->ch->ids, id, next);
+	pthread_mutex_lock(&live_lock);
+	TAILQ_REMOVE(&live_ids, id, live);
+	pthread_mutex_unlock(&live_lock);
 	free(id);
 }
 

@@ -310,11 +310,14 @@ int qpio_cm_disconnect(struct qpio_cm_id *id);
  * Destroying a listener also closes the connections it took whose
  * CONNECT_REQUEST has not been polled yet; requests already polled stay
  * the caller's to accept, reject or destroy.
- * @return 0, -EINVAL for NULL.
+ * @return 0, -EINVAL for NULL or an id that is not alive (destroyed
+ *   already, or with its channel: logged, never a second free). Every
+ *   call taking an id looks it up among the live ones first.
  */
 int qpio_cm_id_destroy(struct qpio_cm_id *id);
 
-/** @return the QP of a connection id (NULL for a listener or before accept). */
+/** @return the QP of a connection id (NULL for a listener, before accept,
+ *  or for an id that is not alive). */
 struct qpio_qp *qpio_cm_id_qp(const struct qpio_cm_id *id);
 
 /** @return the local TCP port of a listener or connection, host order;
