@@ -1246,8 +1246,9 @@ int qpio_qp_destroy(struct qpio_qp *qp);
  *
  * @return 0; -EINVAL (rule broken: missing required bit, bit not allowed,
  *   transition not in the table, attribute out of range, cur_qp_state
- *   mismatch), with the QP's state and attributes unchanged and a log line
- *   naming the QP and the rule; -EBUSY (soft NIC: SQD->SQD with attribute
+ *   mismatch, or a qp that is not a live QP of this process), with the
+ *   QP's state and attributes unchanged and a log line naming the QP and
+ *   the rule; -EBUSY (soft NIC: SQD->SQD with attribute
  *   bits while the send queue still drains; nothing changed);
  *   -EOPNOTSUPP for a transition the driver cannot perform; or a driver
  *   error (ibv: the -errno of ibv_modify_qp).
@@ -1262,7 +1263,8 @@ int qpio_qp_modify(struct qpio_qp *qp, const struct qpio_qp_attr *attr,
  * and every attribute last set.
  * @param attr       written in full.
  * @param init_attr  may be NULL; otherwise written (caps are the actual ones).
- * @return 0 or -EINVAL for NULL qp/attr.
+ * @return 0 or -EINVAL for NULL qp/attr or a qp that is not a live QP
+ *   of this process (destroyed already: logged, nothing read).
  */
 int qpio_qp_query(struct qpio_qp *qp, struct qpio_qp_attr *attr,
 		  struct qpio_qp_init_attr *init_attr);

@@ -769,6 +769,7 @@ qpio_qp_modify(struct qpio_qp *qp, const struct qpio_qp_attr *attr,
 
 	if (qp == NULL || attr == NULL)
 		return -EINVAL;
+	RDMA_HANDLE_CHECK(qp, RDMA_HANDLE_QP, "qp");
 	cur = qpio_qp_state(qp);
 	next = (attr_mask & QPIO_QP_STATE) ? attr->qp_state : cur;
 	if (!qpio_qp_transition_ok((enum qpio_qp_type)qp->qp_type, cur, next,
@@ -788,6 +789,7 @@ qpio_qp_query(struct qpio_qp *qp, struct qpio_qp_attr *attr,
 {
 	if (qp == NULL || attr == NULL)
 		return -EINVAL;
+	RDMA_HANDLE_CHECK(qp, RDMA_HANDLE_QP, "qp");
 	memset(attr, 0, sizeof(*attr));
 	if (init_attr != NULL) {
 		memset(init_attr, 0, sizeof(*init_attr));
