@@ -710,8 +710,9 @@ int qpio_mr_dereg(struct qpio_mr *mr);
  * @param pd    the PD; WRs of QPs of this PD only may use the AH.
  * @param attr  copied; attr->port_num in 1..phys_port_cnt; with is_global,
  *   grh.sgid_index < gid_tbl_len of that port and grh.flow_label < 2^20.
- * @return the AH, or NULL with rte_errno EINVAL (NULL argument, a rule
- *   above broken; logged), ENOSPC (max_ah of the device reached),
+ * @return the AH, or NULL with rte_errno EINVAL (NULL argument, a pd
+ *   that is not a live PD of this process, a rule above broken; logged),
+ *   ENOSPC (max_ah of the device reached),
  *   EOPNOTSUPP (the driver has no address handles) or ENOMEM.
  * Not thread-safe against other calls on the same PD.
  */
@@ -757,7 +758,8 @@ int qpio_ah_init_from_wc(struct qpio_device *dev, uint8_t port_num,
  * (ibv_create_ah_from_wc(3)): qpio_ah_init_from_wc() on pd's device, then
  * qpio_ah_create(). Reply with remote_qpn = wc->src_qp.
  * @return the AH, or NULL with rte_errno: the error of
- *   qpio_ah_init_from_wc() (EINVAL also for a NULL pd; EPROTO, ENOENT),
+ *   qpio_ah_init_from_wc() (EINVAL also for a NULL pd or one that is
+ *   not a live PD of this process; EPROTO, ENOENT),
  *   or of qpio_ah_create().
  */
 struct qpio_ah *qpio_ah_create_from_wc(struct qpio_pd *pd,

@@ -186,6 +186,13 @@ qpio_ah_create_from_wc(struct qpio_pd *pd, const struct qpio_wc *wc,
 		rte_errno = EINVAL;
 		return NULL;
 	}
+	if (!rdma_handle_live(pd, RDMA_HANDLE_PD)) {
+		RDMA_LOG(ERR, "ah from wc: pd %p is not a live pd of this "
+			 "process (freed already, or never allocated)",
+			 (void *)pd);
+		rte_errno = EINVAL;
+		return NULL;
+	}
 	ret = qpio_ah_init_from_wc(pd->dev, port_num, wc, grh, &a);
 	if (ret < 0) {
 		rte_errno = -ret;

@@ -146,6 +146,11 @@ qpio_ah_create(struct qpio_pd *pd, const struct qpio_ah_attr *attr)
 
 	if (pd == NULL || attr == NULL)
 		RET_NULL(EINVAL);
+	if (!rdma_handle_live(pd, RDMA_HANDLE_PD)) {
+		RDMA_LOG(ERR, "ah: pd %p is not a live pd of this process "
+			 "(freed already, or never allocated)", (void *)pd);
+		RET_NULL(EINVAL);
+	}
 	dev = pd->dev;
 	if (rdma_av_check(dev, attr, "ah") < 0)
 		RET_NULL(EINVAL);
