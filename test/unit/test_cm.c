@@ -739,3 +739,16 @@ Test(cm, destroyed_id_is_refused_not_freed_again)
 	cr_assert_eq(qpio_cm_id_destroy(server), -EINVAL);
 	tcm_world_destroy(&a, &b);
 }
+
+/* A channel destroyed already is refused, not freed a second time. */
+Test(cm, destroyed_channel_is_refused_not_freed_again)
+{
+	struct qpio_cm_channel *ch = qpio_cm_channel_create();
+	struct qpio_cm_event ev;
+
+	cr_assert_not_null(ch);
+	cr_assert_eq(qpio_cm_channel_destroy(ch), 0);
+	cr_assert_eq(qpio_cm_channel_fd(ch), -EINVAL);
+	cr_assert_eq(qpio_cm_poll(ch, &ev), -EINVAL);
+	cr_assert_eq(qpio_cm_channel_destroy(ch), -EINVAL, "second destroy");
+}
