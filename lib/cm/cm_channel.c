@@ -128,6 +128,30 @@ cm_id_watch(struct qpio_cm_id *id, uint32_t events)
  */
 static pthread_mutex_t live_lock = PTHREAD_MUTEX_INITIALIZER;
 static TAILQ_HEAD(, qpio_cm_id) live_ids = TAILQ_HEAD_INITIALIZER(live_ids);
+static TAILQ_HEAD(, qpio_cm_channel) live_channels =
+	TAILQ_HEAD_INITIALIZER(live_channels);
+
+int
+cm_channel_live(const struct qpio_cm_channel *ch, const char *what)
+{
+	const struct qpio_cm_channel *c;
+	int live = 0;
+
+	if (ch == NULL)
+		return 0;
+	pthread_mutex_lock(&live_lock);
+	TAILQ_FOREACH(c, &live_channels, live)
+		if (c == ch) {
+			live = 1;
+			break;
+		}
+	pthread_mutex_unlock(&live_lock);
+	if (!live && what != NULL)
+		CM_LOG(ERR, "%s: channel %p is not a live channel of this "
+		       "process (destroyed already, or never created)\n",
+		       what, (const void *)ch);
+	return live;
+}
 
 int
 cm_id_live(const struct qpio_cm_id *id, const char *what)
@@ -253,25 +277,31 @@ qpio_cm_channel_create(void)
 		free(ch);
 		return NULL;
 	}
+	pthread_mutex_lock(&live_lock);
+	TAILQ_INSERT_TAIL(&live_channels, ch, live);
+	pthread_mutex_unlock(&live_lock);
 	return ch;
 }
 
 int
 qpio_cm_channel_fd(const struct qpio_cm_channel *ch)
 {
-	return ch == NULL ? -EINVAL : ch->epfd;
+	return cm_channel_live(ch, "channel fd") ? ch->epfd : -EINVAL;
 }
 
 int
 qpio_cm_channel_destroy(struct qpio_cm_channel *ch)
 {
-	if (ch == NULL)
+	if (ch == NULL || !cm_channel_live(ch, "channel destroy"))
 		return -EINVAL;
 	while (!TAILQ_EMPTY(&ch->ids))
 		cm_id_free(TAILQ_FIRST(&ch->ids));
 	cm_rdmacm_channel_fini(ch);
 	close(ch->evfd);
 	close(ch->epfd);
+	pthread_mutex_lock(&live_lock);
+	TAILQ_REMOVE(&live_channels, ch, live);
+	pthread_mutex_unlock(&live_lock);
 	free(ch);
 	return 0;
 }
@@ -472,7 +502,7 @@ qpio_cm_poll(struct qpio_cm_channel *ch, struct qpio_cm_event *ev)
 	struct qpio_cm_id *id, *tmp;
 	int i, n;
 
-	if (ch == NULL || ev == NULL)
+	if (ch == NULL || ev == NULL || !cm_channel_live(ch, "poll"))
 		return -EINVAL;
 	if (ch->ev_count == 0) {
 		n = epoll_wait(ch->epfd, ee, (int)RTE_DIM(ee), 0);

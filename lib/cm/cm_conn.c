@@ -131,6 +131,10 @@ qpio_cm_listen(struct qpio_cm_channel *ch, struct qpio_device *dev,
 		rte_errno = EINVAL;
 		return NULL;
 	}
+	if (!cm_channel_live(ch, "listen")) {
+		rte_errno = EINVAL;
+		return NULL;
+	}
 	ret = cm_dev_kind(dev, QPIO_QPT_RC, "listen");
 	if (ret == 1) {
 		/* The same argument rules as the soft exchange's. */
@@ -226,6 +230,10 @@ qpio_cm_connect(struct qpio_cm_channel *ch, struct qpio_qp *qp,
 
 	if (ch == NULL || qp == NULL || host == NULL) {
 		CM_LOG(ERR, "connect: channel, qp and host must not be NULL\n");
+		rte_errno = EINVAL;
+		return NULL;
+	}
+	if (!cm_channel_live(ch, "connect")) {
 		rte_errno = EINVAL;
 		return NULL;
 	}
