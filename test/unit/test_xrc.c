@@ -602,6 +602,33 @@ Test(xrc, short_receive_is_loc_len_err_on_the_srq_cq)
 	xrc_env_destroy(&e);
 }
 
+/* qpio_soft_cq_force_overrun() takes the CQ of an XRC SRQ (a soft CQ
+ * whose poll reads XRC completions): the next receive completion meant
+ * for it overflows it, as on any CQ. */
+Test(xrc, forced_overrun_of_an_xrc_srq_cq)
+{
+	struct xrc_env e;
+	struct qpio_sge sg;
+	struct qpio_send_wr wr;
+	struct qpio_wc wc[2];
+	uint64_t lost = 0;
+	int err = 1;
+
+	qt_require_soft("fault injection is a soft NIC feature");
+	xrc_env_create(&e, 7);
+	cr_assert_eq(qpio_soft_cq_force_overrun(e.cq[0]), 0);
+	cr_assert_eq(qpio_soft_cq_overflowed(e.cq[0]), 0, "not before a CQE");
+	srq_recv(&e, e.srq[0], 0x55, 0, 256);
+	wr = xrc_send_wr(&sg, &e, 12, 0, 100, qpio_srq_num(e.srq[0]));
+	cr_assert_eq(qpio_qp_post_send(e.ini, &wr, 1, &err), 1);
+	cr_assert_eq(qpio_soft_cq_overflowed(e.cq[0]), 1);
+	cr_assert_eq(qpio_soft_cq_overflow_count(e.cq[0], &lost), 0);
+	cr_assert_eq(lost, 1);
+	cr_assert_eq(qpio_cq_poll(e.cq[0], wc, 2), 0);
+	cr_assert_eq(qpio_soft_cq_overflowed(e.cq[1]), 0, "the other SRQ's CQ");
+	xrc_env_destroy(&e);
+}
+
 /* RDMA WRITE and READ through a target check the R_Key against the PD
  * of the SRQ the WR names. */
 Test(xrc, rdma_checks_the_rkey_against_the_srq_pd)
