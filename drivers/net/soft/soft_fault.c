@@ -255,8 +255,14 @@ qpio_soft_fault_get(const struct qpio_device *dev, struct qpio_soft_fault *f)
 int
 qpio_soft_cq_force_overrun(struct qpio_cq *qcq)
 {
-	if (qcq == NULL || qcq->poll != soft_cq_poll)
+	/* A soft CQ polls with soft_cq_poll, or soft_cq_poll_xrc once an
+	 * XRC SRQ completes on it (soft_srq_create_xrc()). */
+	if (qcq == NULL || (qcq->poll != soft_cq_poll &&
+			    qcq->poll != soft_cq_poll_xrc)) {
+		SOFT_LOG(ERR, "force overrun: cq %p is not a soft NIC CQ",
+			 (void *)qcq);
 		return -EINVAL;
+	}
 	/* No room: the next reservation fails and soft_cq_error() puts the
 	 * CQ in error, as an overflow does (it sets room 0 anyway). */
 	__atomic_store_n(&to_scq(qcq)->room, 0, __ATOMIC_RELEASE);
