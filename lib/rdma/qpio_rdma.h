@@ -937,7 +937,8 @@ int qpio_cq_stats_get(const struct qpio_cq *cq, struct qpio_cq_stats *st);
  *
  * @param cqe  entries wanted, 1..max_cqe.
  * @return the granted depth (> 0, also what qpio_cq_depth() returns from
- *   now on); -EINVAL (NULL cq, cqe 0 or over max_cqe, or cqe below the
+ *   now on); -EINVAL (NULL cq or one that is not a live CQ of this
+ *   process, cqe 0 or over max_cqe, or cqe below the
  *   completions held: logged, naming the rule and the count; the CQ is
  *   unchanged); -ENOMEM (the CQ is unchanged); -EOPNOTSUPP (the driver
  *   cannot resize CQs); or the -errno of ibv_resize_cq on the ibv driver.

@@ -294,6 +294,7 @@ qpio_cq_resize(struct qpio_cq *cq, uint32_t cqe)
 
 	if (cq == NULL)
 		return -EINVAL;
+	RDMA_HANDLE_CHECK(cq, RDMA_HANDLE_CQ, "cq");
 	if (cqe == 0 || cqe > cq->dev->attr.max_cqe) {
 		RDMA_LOG(ERR, "cq %u of %s: resize to %u entries not in "
 			 "[1, max_cqe %u]", cq->cqn, cq->dev->name, cqe,
