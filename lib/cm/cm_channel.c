@@ -7,6 +7,7 @@
  * socket is non-blocking; nothing here waits.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -119,6 +120,61 @@ cm_id_watch(struct qpio_cm_id *id, uint32_t events)
 	return -errno;
 }
 
+/*
+ * The ids alive in this process, so that a call given an id destroyed
+ * already (by qpio_cm_id_destroy() or with its channel) is refused
+ * instead of reading freed memory or freeing it again. Control path:
+ * a list under its own lock (ids are connections, a few per port).
+ */
+static pthread_mutex_t live_lock = PTHREAD_MUTEX_INITIALIZER;
+static TAILQ_HEAD(, qpio_cm_id) live_ids = TAILQ_HEAD_INITIALIZER(live_ids);
+static TAILQ_HEAD(, qpio_cm_channel) live_channels =
+	TAILQ_HEAD_INITIALIZER(live_channels);
+
+int
+cm_channel_live(const struct qpio_cm_channel *ch, const char *what)
+{
+	const struct qpio_cm_channel *c;
+	int live = 0;
+
+	if (ch == NULL)
+		return 0;
+	pthread_mutex_lock(&live_lock);
+	TAILQ_FOREACH(c, &live_channels, live)
+		if (c == ch) {
+			live = 1;
+			break;
+		}
+	pthread_mutex_unlock(&live_lock);
+	if (!live && what != NULL)
+		CM_LOG(ERR, "%s: channel %p is not a live channel of this "
+		       "process (destroyed already, or never created)\n",
+		       what, (const void *)ch);
+	return live;
+}
+
+int
+cm_id_live(const struct qpio_cm_id *id, const char *what)
+{
+	const struct qpio_cm_id *c;
+	int live = 0;
+
+	if (id == NULL)
+		return 0;
+	pthread_mutex_lock(&live_lock);
+	TAILQ_FOREACH(c, &live_ids, live)
+		if (c == id) {
+			live = 1;
+			break;
+		}
+	pthread_mutex_unlock(&live_lock);
+	if (!live && what != NULL)
+		CM_LOG(ERR, "%s: id %p is not a live id of this process "
+		       "(destroyed already, with its channel, or never "
+		       "created)\n", what, (const void *)id);
+	return live;
+}
+
 struct qpio_cm_id *
 cm_id_alloc(struct qpio_cm_channel *ch, int fd)
 {
@@ -130,6 +186,9 @@ cm_id_alloc(struct qpio_cm_channel *ch, int fd)
 	id->fd = fd;
 	qpio_cm_qp_params_init(&id->params);
 	TAILQ_INSERT_TAIL(&ch->ids, id, next);
+	pthread_mutex_lock(&live_lock);
+	TAILQ_INSERT_TAIL(&live_ids, id, live);
+	pthread_mutex_unlock(&live_lock);
 	return id;
 }
 
@@ -158,6 +217,9 @@ cm_id_free(struct qpio_cm_id *id)
 		qpio_ah_destroy(id->ah);
 	cm_rdmacm_id_free(id);
 	TAILQ_REMOVE(&id->ch->ids, id, next);
+	pthread_mutex_lock(&live_lock);
+	TAILQ_REMOVE(&live_ids, id, live);
+	pthread_mutex_unlock(&live_lock);
 	free(id);
 }
 
@@ -215,25 +277,31 @@ qpio_cm_channel_create(void)
 		free(ch);
 		return NULL;
 	}
+	pthread_mutex_lock(&live_lock);
+	TAILQ_INSERT_TAIL(&live_channels, ch, live);
+	pthread_mutex_unlock(&live_lock);
 	return ch;
 }
 
 int
 qpio_cm_channel_fd(const struct qpio_cm_channel *ch)
 {
-	return ch == NULL ? -EINVAL : ch->epfd;
+	return cm_channel_live(ch, "channel fd") ? ch->epfd : -EINVAL;
 }
 
 int
 qpio_cm_channel_destroy(struct qpio_cm_channel *ch)
 {
-	if (ch == NULL)
+	if (ch == NULL || !cm_channel_live(ch, "channel destroy"))
 		return -EINVAL;
 	while (!TAILQ_EMPTY(&ch->ids))
 		cm_id_free(TAILQ_FIRST(&ch->ids));
 	cm_rdmacm_channel_fini(ch);
 	close(ch->evfd);
 	close(ch->epfd);
+	pthread_mutex_lock(&live_lock);
+	TAILQ_REMOVE(&live_channels, ch, live);
+	pthread_mutex_unlock(&live_lock);
 	free(ch);
 	return 0;
 }
@@ -434,7 +502,7 @@ qpio_cm_poll(struct qpio_cm_channel *ch, struct qpio_cm_event *ev)
 	struct qpio_cm_id *id, *tmp;
 	int i, n;
 
-	if (ch == NULL || ev == NULL)
+	if (ch == NULL || ev == NULL || !cm_channel_live(ch, "poll"))
 		return -EINVAL;
 	if (ch->ev_count == 0) {
 		n = epoll_wait(ch->epfd, ee, (int)RTE_DIM(ee), 0);

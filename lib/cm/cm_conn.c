@@ -131,6 +131,10 @@ qpio_cm_listen(struct qpio_cm_channel *ch, struct qpio_device *dev,
 		rte_errno = EINVAL;
 		return NULL;
 	}
+	if (!cm_channel_live(ch, "listen")) {
+		rte_errno = EINVAL;
+		return NULL;
+	}
 	ret = cm_dev_kind(dev, QPIO_QPT_RC, "listen");
 	if (ret == 1) {
 		/* The same argument rules as the soft exchange's. */
@@ -226,6 +230,10 @@ qpio_cm_connect(struct qpio_cm_channel *ch, struct qpio_qp *qp,
 
 	if (ch == NULL || qp == NULL || host == NULL) {
 		CM_LOG(ERR, "connect: channel, qp and host must not be NULL\n");
+		rte_errno = EINVAL;
+		return NULL;
+	}
+	if (!cm_channel_live(ch, "connect")) {
 		rte_errno = EINVAL;
 		return NULL;
 	}
@@ -331,6 +339,8 @@ qpio_cm_accept(struct qpio_cm_id *id, struct qpio_qp *qp,
 		CM_LOG(ERR, "accept: id and qp must not be NULL\n");
 		return -EINVAL;
 	}
+	if (!cm_id_live(id, "accept"))
+		return -EINVAL;
 	if (id->state != CM_REQ_PENDING) {
 		CM_LOG(ERR, "accept: the id is not a pending connect "
 		       "request%s\n", id->state == CM_CLOSED ?
@@ -385,6 +395,8 @@ qpio_cm_reject(struct qpio_cm_id *id, const void *private_data,
 	struct cm_msg rej;
 	int ret;
 
+	if (id != NULL && !cm_id_live(id, "reject"))
+		return -EINVAL;
 	if (id == NULL || id->state != CM_REQ_PENDING ||
 	    private_data_len > QPIO_CM_PRIVATE_DATA_MAX ||
 	    (private_data_len > 0 && private_data == NULL)) {
@@ -410,7 +422,7 @@ qpio_cm_disconnect(struct qpio_cm_id *id)
 {
 	struct cm_msg dreq;
 
-	if (id == NULL)
+	if (id == NULL || !cm_id_live(id, "disconnect"))
 		return -EINVAL;
 	if (id->state == CM_CLOSED)
 		return -ENOTCONN;
@@ -434,7 +446,7 @@ qpio_cm_id_destroy(struct qpio_cm_id *id)
 {
 	struct qpio_cm_id *c, *tmp;
 
-	if (id == NULL)
+	if (id == NULL || !cm_id_live(id, "destroy"))
 		return -EINVAL;
 	/* Connections a listener took but the user never saw go with it:
 	 * those still waiting for their REQ, and those whose
@@ -454,13 +466,13 @@ qpio_cm_id_destroy(struct qpio_cm_id *id)
 struct qpio_qp *
 qpio_cm_id_qp(const struct qpio_cm_id *id)
 {
-	return id == NULL ? NULL : id->qp;
+	return cm_id_live(id, "qp of id") ? id->qp : NULL;
 }
 
 uint16_t
 qpio_cm_id_port(const struct qpio_cm_id *id)
 {
-	return id == NULL ? 0 : id->port;
+	return cm_id_live(id, "port of id") ? id->port : 0;
 }
 
 /* One well-formed message from the peer, in the id's current state. */

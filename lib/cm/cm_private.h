@@ -34,6 +34,7 @@ enum cm_id_state {
 
 struct qpio_cm_id {
 	TAILQ_ENTRY(qpio_cm_id) next;
+	TAILQ_ENTRY(qpio_cm_id) live;   /* in the process's live ids */
 	struct qpio_cm_channel *ch;
 	struct qpio_cm_id *listen_id;
 	enum cm_id_state state;
@@ -56,6 +57,7 @@ struct qpio_cm_id {
 TAILQ_HEAD(cm_id_list, qpio_cm_id);
 
 struct qpio_cm_channel {
+	TAILQ_ENTRY(qpio_cm_channel) live; /* in the process's live channels */
 	int epfd;
 	int evfd;                   /* readable while events are queued */
 	struct cm_id_list ids;
@@ -76,6 +78,11 @@ int cm_id_watch(struct qpio_cm_id *id, uint32_t events);
 struct qpio_cm_id *cm_id_alloc(struct qpio_cm_channel *ch, int fd);
 void cm_id_close(struct qpio_cm_id *id, enum cm_id_state state);
 void cm_id_free(struct qpio_cm_id *id);
+/* 1 if id is an id alive in this process (cm_id_alloc() and not yet
+ * cm_id_free()), else 0 and, with what, a log line naming the call. */
+int cm_id_live(const struct qpio_cm_id *id, const char *what);
+/* The same for channels (qpio_cm_channel_create() to _destroy()). */
+int cm_channel_live(const struct qpio_cm_channel *ch, const char *what);
 int cm_send(struct qpio_cm_id *id, const struct cm_msg *msg);
 void cm_qp_to_err(struct qpio_cm_id *id);
 

@@ -205,13 +205,15 @@ struct qpio_cm_conn_param {
  */
 struct qpio_cm_channel *qpio_cm_channel_create(void);
 
-/** @return the channel's non-blocking epoll fd, or -EINVAL for NULL. */
+/** @return the channel's non-blocking epoll fd, or -EINVAL for NULL or a
+ *  channel that is not alive (destroyed already). */
 int qpio_cm_channel_fd(const struct qpio_cm_channel *ch);
 
 /**
  * Destroy a channel and every id still on it (sockets closed without a
  * disconnect message, AHs destroyed, QPs left as they are).
- * @return 0, -EINVAL for NULL.
+ * @return 0, -EINVAL for NULL or a channel that is not alive (destroyed
+ *   already: logged, never a second free).
  */
 int qpio_cm_channel_destroy(struct qpio_cm_channel *ch);
 
@@ -221,7 +223,8 @@ int qpio_cm_channel_destroy(struct qpio_cm_channel *ch);
  * event. Never blocks; a few non-blocking syscalls per call, so call it
  * from the control part of an lcore loop, not per burst.
  * @param ev  written when 1 is returned.
- * @return 1 (an event), 0 (none yet), -EINVAL (NULL argument).
+ * @return 1 (an event), 0 (none yet), -EINVAL (NULL argument, or a
+ *   channel that is not alive).
  */
 int qpio_cm_poll(struct qpio_cm_channel *ch, struct qpio_cm_event *ev);
 
@@ -310,11 +313,14 @@ int qpio_cm_disconnect(struct qpio_cm_id *id);
  * Destroying a listener also closes the connections it took whose
  * CONNECT_REQUEST has not been polled yet; requests already polled stay
  * the caller's to accept, reject or destroy.
- * @return 0, -EINVAL for NULL.
+ * @return 0, -EINVAL for NULL or an id that is not alive (destroyed
+ *   already, or with its channel: logged, never a second free). Every
+ *   call taking an id looks it up among the live ones first.
  */
 int qpio_cm_id_destroy(struct qpio_cm_id *id);
 
-/** @return the QP of a connection id (NULL for a listener or before accept). */
+/** @return the QP of a connection id (NULL for a listener, before accept,
+ *  or for an id that is not alive). */
 struct qpio_qp *qpio_cm_id_qp(const struct qpio_cm_id *id);
 
 /** @return the local TCP port of a listener or connection, host order;

@@ -13,8 +13,9 @@
  * with qpio_qp_post_send() / qpio_qp_post_recv() itself.
  *
  * Differences from rdma_verbs.h, all deliberate:
- * - the return is 0 or a negative errno (-EINVAL: no QP on the id, or
- *   the work request was refused, the reason logged by the driver;
+ * - the return is 0 or a negative errno (-EINVAL: no QP on the id, an
+ *   inline SGE of a NULL address and a length, or the work request was
+ *   refused, the reason logged by the driver;
  *   -ENOMEM: the queue is full, retry after polling), not -1 and errno;
  * - the completion calls poll once and never block (qpio is a polling
  *   engine): 1 with wc written, 0 when nothing is there yet;
@@ -41,9 +42,16 @@ qpio_cm_post_one__(struct qpio_cm_id *id, struct qpio_send_wr *wr)
 {
 	struct qpio_qp *qp = qpio_cm_id_qp(id);
 	int err = -EINVAL;
+	uint32_t i;
 
 	if (qp == NULL)
 		return -EINVAL;
+	/* Inline data is copied by the CPU now: no NULL buffer. */
+	if (wr->send_flags & QPIO_SEND_INLINE)
+		for (i = 0; i < wr->num_sge; i++)
+			if (wr->sg_list[i].addr == 0 &&
+			    wr->sg_list[i].length != 0)
+				return -EINVAL;
 	if (qpio_qp_post_send(qp, wr, 1, &err) == 1)
 		return 0;
 	return err != 0 ? err : -EINVAL;

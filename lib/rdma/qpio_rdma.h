@@ -710,8 +710,9 @@ int qpio_mr_dereg(struct qpio_mr *mr);
  * @param pd    the PD; WRs of QPs of this PD only may use the AH.
  * @param attr  copied; attr->port_num in 1..phys_port_cnt; with is_global,
  *   grh.sgid_index < gid_tbl_len of that port and grh.flow_label < 2^20.
- * @return the AH, or NULL with rte_errno EINVAL (NULL argument, a rule
- *   above broken; logged), ENOSPC (max_ah of the device reached),
+ * @return the AH, or NULL with rte_errno EINVAL (NULL argument, a pd
+ *   that is not a live PD of this process, a rule above broken; logged),
+ *   ENOSPC (max_ah of the device reached),
  *   EOPNOTSUPP (the driver has no address handles) or ENOMEM.
  * Not thread-safe against other calls on the same PD.
  */
@@ -727,9 +728,9 @@ struct qpio_ah *qpio_ah_create(struct qpio_pd *pd,
  * port_num = port_num. When wc carries QPIO_WC_GRH, grh holds the first
  * QPIO_GRH_LEN bytes of the receive buffer and the route is global: dgid
  * = the header's source GID, sgid_index = the index of the header's
- * destination GID in this port's GID table (a multicast destination GID
- * takes index 0), flow_label and traffic_class from the header,
- * hop_limit 0xFF. The header is an IB GRH or an IPv6 header (RoCE v1,
+ * destination GID in this port's GID table (a multicast destination,
+ * ff00::/8 or an IPv4 224.0.0.0/4 one, takes index 0), flow_label and
+ * traffic_class from the header, hop_limit 0xFF. The header is an IB GRH or an IPv6 header (RoCE v1,
  * RoCE v2 over IPv6: IP version 6 in the first nibble), or 20 unused
  * bytes and an IPv4 header (RoCE v2 over IPv4: version 4, IHL 5 and a
  * valid header checksum at byte 20), whose addresses become IPv4-mapped
@@ -757,7 +758,8 @@ int qpio_ah_init_from_wc(struct qpio_device *dev, uint8_t port_num,
  * (ibv_create_ah_from_wc(3)): qpio_ah_init_from_wc() on pd's device, then
  * qpio_ah_create(). Reply with remote_qpn = wc->src_qp.
  * @return the AH, or NULL with rte_errno: the error of
- *   qpio_ah_init_from_wc() (EINVAL also for a NULL pd; EPROTO, ENOENT),
+ *   qpio_ah_init_from_wc() (EINVAL also for a NULL pd or one that is
+ *   not a live PD of this process; EPROTO, ENOENT),
  *   or of qpio_ah_create().
  */
 struct qpio_ah *qpio_ah_create_from_wc(struct qpio_pd *pd,
@@ -935,7 +937,8 @@ int qpio_cq_stats_get(const struct qpio_cq *cq, struct qpio_cq_stats *st);
  *
  * @param cqe  entries wanted, 1..max_cqe.
  * @return the granted depth (> 0, also what qpio_cq_depth() returns from
- *   now on); -EINVAL (NULL cq, cqe 0 or over max_cqe, or cqe below the
+ *   now on); -EINVAL (NULL cq or one that is not a live CQ of this
+ *   process, cqe 0 or over max_cqe, or cqe below the
  *   completions held: logged, naming the rule and the count; the CQ is
  *   unchanged); -ENOMEM (the CQ is unchanged); -EOPNOTSUPP (the driver
  *   cannot resize CQs); or the -errno of ibv_resize_cq on the ibv driver.
@@ -1147,8 +1150,9 @@ struct qpio_srq_init_attr_ex {
  * @param attr  in/out; attr->attr as qpio_srq_create().
  * @return the SRQ, or NULL with rte_errno as qpio_srq_create(), plus
  *   EINVAL (unknown srq_type, NULL pd, XRC without xrcd or cq, an object
- *   of another device; logged) and EOPNOTSUPP (XRC on a device without
- *   it).
+ *   of another device, a pd, xrcd or cq that is not a live handle of
+ *   that kind in this process; logged) and EOPNOTSUPP (XRC on a device
+ *   without it).
  */
 struct qpio_srq *qpio_srq_create_ex(struct qpio_device *dev,
 				    struct qpio_srq_init_attr_ex *attr);
@@ -1245,8 +1249,9 @@ int qpio_qp_destroy(struct qpio_qp *qp);
  *
  * @return 0; -EINVAL (rule broken: missing required bit, bit not allowed,
  *   transition not in the table, attribute out of range, cur_qp_state
- *   mismatch), with the QP's state and attributes unchanged and a log line
- *   naming the QP and the rule; -EBUSY (soft NIC: SQD->SQD with attribute
+ *   mismatch, or a qp that is not a live QP of this process), with the
+ *   QP's state and attributes unchanged and a log line naming the QP and
+ *   the rule; -EBUSY (soft NIC: SQD->SQD with attribute
  *   bits while the send queue still drains; nothing changed);
  *   -EOPNOTSUPP for a transition the driver cannot perform; or a driver
  *   error (ibv: the -errno of ibv_modify_qp).
@@ -1261,7 +1266,8 @@ int qpio_qp_modify(struct qpio_qp *qp, const struct qpio_qp_attr *attr,
  * and every attribute last set.
  * @param attr       written in full.
  * @param init_attr  may be NULL; otherwise written (caps are the actual ones).
- * @return 0 or -EINVAL for NULL qp/attr.
+ * @return 0 or -EINVAL for NULL qp/attr or a qp that is not a live QP
+ *   of this process (destroyed already: logged, nothing read).
  */
 int qpio_qp_query(struct qpio_qp *qp, struct qpio_qp_attr *attr,
 		  struct qpio_qp_init_attr *init_attr);

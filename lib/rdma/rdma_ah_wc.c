@@ -71,6 +71,17 @@ hdr_parse(const uint8_t *grh, struct ah_hdr_fields *f)
 	return AH_HDR_GRH;
 }
 
+/* A group address: ff00::/8 in a GRH or IPv6 header, 224.0.0.0/4 (an
+ * IPv4-mapped GID) in an IPv4 one, as the kernel's
+ * rdma_is_multicast_addr() tells them. */
+static int
+gid_is_multicast(const union qpio_gid *gid, enum ah_hdr kind)
+{
+	if (kind == AH_HDR_IPV4)
+		return (gid->raw[12] & 0xf0) == 0xe0;
+	return gid->raw[0] == 0xff;
+}
+
 /* Index of gid in the port's table, or -ENOENT. */
 static int
 sgid_index_find(struct qpio_device *dev, uint8_t port, uint32_t tbl_len,
@@ -142,7 +153,7 @@ qpio_ah_init_from_wc(struct qpio_device *dev, uint8_t port_num,
 			 "at byte 20", dev->name, QPIO_GRH_LEN);
 		return -EPROTO;
 	}
-	if (f.dgid.raw[0] == 0xff && kind == AH_HDR_GRH) {
+	if (gid_is_multicast(&f.dgid, kind)) {
 		idx = 0;   /* sent to a group: answer from the port's GID 0 */
 	} else {
 		idx = sgid_index_find(dev, port_num, pa.gid_tbl_len, &f.dgid);
@@ -172,6 +183,13 @@ qpio_ah_create_from_wc(struct qpio_pd *pd, const struct qpio_wc *wc,
 
 	if (pd == NULL) {
 		RDMA_LOG(ERR, "ah from wc: pd must not be NULL");
+		rte_errno = EINVAL;
+		return NULL;
+	}
+	if (!rdma_handle_live(pd, RDMA_HANDLE_PD)) {
+		RDMA_LOG(ERR, "ah from wc: pd %p is not a live pd of this "
+			 "process (freed already, or never allocated)",
+			 (void *)pd);
 		rte_errno = EINVAL;
 		return NULL;
 	}

@@ -146,6 +146,11 @@ qpio_ah_create(struct qpio_pd *pd, const struct qpio_ah_attr *attr)
 
 	if (pd == NULL || attr == NULL)
 		RET_NULL(EINVAL);
+	if (!rdma_handle_live(pd, RDMA_HANDLE_PD)) {
+		RDMA_LOG(ERR, "ah: pd %p is not a live pd of this process "
+			 "(freed already, or never allocated)", (void *)pd);
+		RET_NULL(EINVAL);
+	}
 	dev = pd->dev;
 	if (rdma_av_check(dev, attr, "ah") < 0)
 		RET_NULL(EINVAL);
@@ -289,6 +294,7 @@ qpio_cq_resize(struct qpio_cq *cq, uint32_t cqe)
 
 	if (cq == NULL)
 		return -EINVAL;
+	RDMA_HANDLE_CHECK(cq, RDMA_HANDLE_CQ, "cq");
 	if (cqe == 0 || cqe > cq->dev->attr.max_cqe) {
 		RDMA_LOG(ERR, "cq %u of %s: resize to %u entries not in "
 			 "[1, max_cqe %u]", cq->cqn, cq->dev->name, cqe,
@@ -769,6 +775,7 @@ qpio_qp_modify(struct qpio_qp *qp, const struct qpio_qp_attr *attr,
 
 	if (qp == NULL || attr == NULL)
 		return -EINVAL;
+	RDMA_HANDLE_CHECK(qp, RDMA_HANDLE_QP, "qp");
 	cur = qpio_qp_state(qp);
 	next = (attr_mask & QPIO_QP_STATE) ? attr->qp_state : cur;
 	if (!qpio_qp_transition_ok((enum qpio_qp_type)qp->qp_type, cur, next,
@@ -788,6 +795,7 @@ qpio_qp_query(struct qpio_qp *qp, struct qpio_qp_attr *attr,
 {
 	if (qp == NULL || attr == NULL)
 		return -EINVAL;
+	RDMA_HANDLE_CHECK(qp, RDMA_HANDLE_QP, "qp");
 	memset(attr, 0, sizeof(*attr));
 	if (init_attr != NULL) {
 		memset(init_attr, 0, sizeof(*init_attr));

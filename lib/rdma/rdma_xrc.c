@@ -109,8 +109,9 @@ qpio_srq_create_ex(struct qpio_device *dev, struct qpio_srq_init_attr_ex *a)
 	if (dev == NULL || a == NULL)
 		RET_NULL(EINVAL);
 	pd = a->pd;
-	if (pd == NULL || pd->dev != dev) {
-		RDMA_LOG(ERR, "srq on %s: needs a PD of the device", dev->name);
+	if (!rdma_handle_live(pd, RDMA_HANDLE_PD) || pd->dev != dev) {
+		RDMA_LOG(ERR, "srq on %s: pd %p is not a live PD of the device",
+			 dev->name, (void *)pd);
 		RET_NULL(EINVAL);
 	}
 	if (a->srq_type == QPIO_SRQT_BASIC) {
@@ -128,6 +129,7 @@ qpio_srq_create_ex(struct qpio_device *dev, struct qpio_srq_init_attr_ex *a)
 		RET_NULL(EINVAL);
 	}
 	if (!rdma_handle_live(a->xrcd, RDMA_HANDLE_XRCD) ||
+	    !rdma_handle_live(a->cq, RDMA_HANDLE_CQ) ||
 	    a->xrcd->dev != dev || a->cq->dev != dev) {
 		RDMA_LOG(ERR, "srq on %s: xrcd and cq must be live objects of "
 			 "the device", dev->name);

@@ -6,6 +6,7 @@
  * RoCE v2 IPv4 header at byte 20), and refuses what names no sender.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 
 #include <rte_errno.h>
@@ -175,6 +176,36 @@ Test(ah_wc, ipv4_header_read_and_checked)
 	cr_assert_eq(qpio_rdma_dev_close(dev), 0);
 }
 
+/* RoCE v2 over IPv4 to a group (224.0.0.0/4): the destination, an
+ * IPv4-mapped multicast GID, is in no GID table, and the answer comes
+ * from GID 0, as for a GRH sent to ff00::/8. */
+Test(ah_wc, ipv4_multicast_destination_takes_index_0)
+{
+	struct qpio_device *dev = qpio_rdma_dev_create(qt_dev_a());
+	struct qpio_wc wc = grh_wc();
+	struct qpio_ah_attr attr;
+	uint8_t grh[QPIO_GRH_LEN];
+	uint8_t *ip = grh + 20;
+	uint16_t ck;
+
+	cr_assert_not_null(dev);
+	memset(grh, 0, sizeof(grh));
+	ip[0] = 0x45;
+	ip[8] = 64;
+	ip[9] = 17;
+	memcpy(ip + 12, "\x0a\x00\x00\x01", 4);
+	memcpy(ip + 16, "\xef\x01\x02\x03", 4);   /* 239.1.2.3 */
+	ck = rte_ipv4_cksum((const struct rte_ipv4_hdr *)ip);
+	memcpy(ip + 10, &ck, 2);
+	cr_assert_eq(qpio_ah_init_from_wc(dev, 1, &wc, grh, &attr), 0);
+	cr_assert_eq(attr.is_global, 1);
+	cr_assert_eq(attr.grh.sgid_index, 0);
+	cr_assert_eq(attr.grh.dgid.raw[10], 0xff);
+	cr_assert_eq(attr.grh.dgid.raw[11], 0xff);
+	cr_assert_eq(memcmp(&attr.grh.dgid.raw[12], "\x0a\x00\x00\x01", 4), 0);
+	cr_assert_eq(qpio_rdma_dev_close(dev), 0);
+}
+
 /* An IPv6-form header (IP version 6) whose destination is the port's
  * GID 0: source GID, class fields and index taken exactly. */
 Test(ah_wc, ipv6_form_header_read_exactly)
@@ -261,5 +292,65 @@ Test(ah_wc, refuses_what_names_no_sender)
 	cr_assert_null(qpio_ah_create_from_wc(pd, &wc, grh, 1), "version 0");
 	cr_assert_eq(rte_errno, EPROTO);
 	cr_assert_eq(qpio_pd_free(pd), 0, "no AH left behind");
+	cr_assert_eq(qpio_rdma_dev_close(dev), 0);
+}
+
+/* The PD is a live PD: a freed one, or another handle cast to one (an
+ * XRC domain handle starts as a PD does), gets EINVAL and a log line
+ * naming the PD, and nothing is counted on the object passed. */
+Test(ah_wc, pd_not_alive_or_of_another_kind_refused)
+{
+	struct qpio_device *dev = qpio_rdma_dev_create(qt_dev_a());
+	struct qpio_wc wc = grh_wc();
+	struct qpio_device_attr_ex ax;
+	struct qpio_ah_attr attr;
+	struct qpio_xrcd *x = NULL;
+	struct qpio_pd *dead;
+	uint8_t grh[QPIO_GRH_LEN];
+	union qpio_gid g0;
+	char log[4096];
+	FILE *f;
+
+	cr_assert_not_null(dev);
+	cr_assert_eq(qpio_rdma_gid_query(dev, 1, 0, &g0), 0);
+	memset(grh, 0, sizeof(grh));
+	grh[0] = 0x60;
+	grh[8] = 0xfe;
+	grh[9] = 0x80;
+	memcpy(grh + 24, g0.raw, 16);
+	cr_assert_eq(qpio_ah_init_from_wc(dev, 1, &wc, grh, &attr), 0);
+	dead = qpio_pd_alloc(dev);
+	cr_assert_not_null(dead);
+	cr_assert_eq(qpio_pd_free(dead), 0);
+
+	memset(log, 0, sizeof(log));
+	f = fmemopen(log, sizeof(log) - 1, "w");
+	cr_assert_not_null(f);
+	rte_openlog_stream(f);
+	rte_errno = 0;
+	cr_assert_null(qpio_ah_create_from_wc(dead, &wc, grh, 1));
+	cr_assert_eq(rte_errno, EINVAL);
+	fflush(f);
+	rte_openlog_stream(NULL);
+	fclose(f);
+	cr_assert_not_null(strstr(log, "not a live pd"), "log: %s", log);
+	cr_assert_null(strstr(log, "must not be NULL"), "log: %s", log);
+
+	rte_errno = 0;
+	cr_assert_null(qpio_ah_create(dead, &attr), "a freed PD");
+	cr_assert_eq(rte_errno, EINVAL);
+
+	cr_assert_eq(qpio_rdma_dev_query_ex(dev, &ax), 0);
+	if (ax.max_xrcd != 0) {
+		x = qpio_xrcd_open(dev, -1, 0);
+		cr_assert_not_null(x);
+		rte_errno = 0;
+		cr_assert_null(qpio_ah_create_from_wc((struct qpio_pd *)x, &wc,
+						      grh, 1), "an xrcd");
+		cr_assert_eq(rte_errno, EINVAL);
+		cr_assert_null(qpio_ah_create((struct qpio_pd *)x, &attr));
+		cr_assert_eq(rte_errno, EINVAL);
+		cr_assert_eq(qpio_xrcd_close(x), 0, "no AH counted on it");
+	}
 	cr_assert_eq(qpio_rdma_dev_close(dev), 0);
 }

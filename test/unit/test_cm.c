@@ -18,6 +18,7 @@
 #include <rte_errno.h>
 
 #include "test_cm.h"
+#include "qpio_cm_verbs.h"
 
 TestSuite(cm, .init = qt_eal_init, .fini = qt_eal_fini);
 
@@ -710,4 +711,44 @@ Test(cm, listener_gone_takes_its_unpolled_requests)
 	cr_assert_eq(qpio_cm_channel_destroy(sch), 0);
 	cr_assert_eq(qpio_qp_destroy(qp2), 0);
 	tcm_world_destroy(&a, &b);
+}
+
+/* An id once destroyed (by qpio_cm_id_destroy() or with its channel) is
+ * no longer one: each call on it is -EINVAL (NULL, 0 for the getters),
+ * never a second free nor a post to the QP it had. */
+Test(cm, destroyed_id_is_refused_not_freed_again)
+{
+	struct qt_end a, b;
+	struct tcm_conn c;
+	struct qpio_cm_id *client, *server;
+	struct qpio_cm_channel *ch;
+
+	tcm_world(&a, &b, QPIO_QPT_RC);
+	tcm_connect(&c, &a, &b, "127.0.0.1");
+	client = c.client;
+	server = c.server;
+	ch = c.ch;
+	cr_assert_eq(qpio_cm_id_destroy(client), 0);
+	cr_assert_null(qpio_cm_id_qp(client));
+	cr_assert_eq(qpio_cm_id_port(client), 0);
+	cr_assert_eq(qpio_cm_disconnect(client), -EINVAL);
+	cr_assert_eq(qpio_cm_post_send(client, 1, a.buf, 8, a.mr, 0), -EINVAL);
+	cr_assert_eq(qpio_cm_id_destroy(client), -EINVAL, "second destroy");
+	cr_assert_eq(qpio_cm_channel_destroy(ch), 0);
+	cr_assert_null(qpio_cm_id_qp(server), "destroyed with its channel");
+	cr_assert_eq(qpio_cm_id_destroy(server), -EINVAL);
+	tcm_world_destroy(&a, &b);
+}
+
+/* A channel destroyed already is refused, not freed a second time. */
+Test(cm, destroyed_channel_is_refused_not_freed_again)
+{
+	struct qpio_cm_channel *ch = qpio_cm_channel_create();
+	struct qpio_cm_event ev;
+
+	cr_assert_not_null(ch);
+	cr_assert_eq(qpio_cm_channel_destroy(ch), 0);
+	cr_assert_eq(qpio_cm_channel_fd(ch), -EINVAL);
+	cr_assert_eq(qpio_cm_poll(ch, &ev), -EINVAL);
+	cr_assert_eq(qpio_cm_channel_destroy(ch), -EINVAL, "second destroy");
 }

@@ -207,3 +207,56 @@ Test(cm_verbs, ud_send_with_the_exchanged_ah_and_qkey)
 	cr_assert_eq(qpio_cm_channel_destroy(ch), 0);
 	tcm_world_destroy(&a, &b);
 }
+
+/* Inline data is read by the CPU at post time: a NULL buffer with a
+ * length is refused (-EINVAL, nothing posted, the QP stays in RTS), not
+ * read; a zero-length inline SEND and one over max_inline_data keep
+ * their rules. */
+Test(cm_verbs, inline_null_buffer_refused_not_read)
+{
+	struct qpio_qp_init_attr ia;
+	struct qpio_sge two[2];
+	struct qt_end a, b;
+	struct tcm_conn c;
+
+	tcm_world(&a, &b, QPIO_QPT_RC);
+	cr_assert_eq(qpio_qp_destroy(a.qp), 0);
+	memset(&ia, 0, sizeof(ia));
+	ia.qp_type = QPIO_QPT_RC;
+	ia.send_cq = a.cq;
+	ia.recv_cq = a.cq;
+	ia.cap.max_send_wr = 16;
+	ia.cap.max_recv_wr = 16;
+	ia.cap.max_send_sge = 2;
+	ia.cap.max_recv_sge = 1;
+	ia.cap.max_inline_data = 64;
+	a.qp = qpio_qp_create(a.pd, &ia);
+	cr_assert_not_null(a.qp);
+	cr_assert_geq(ia.cap.max_inline_data, 64);
+	tcm_connect(&c, &a, &b, "127.0.0.1");
+
+	cr_assert_eq(qpio_cm_post_send(c.client, 1, NULL, 8, NULL,
+				       QPIO_SEND_INLINE | QPIO_SEND_SIGNALED),
+		     -EINVAL);
+	cr_assert_eq(qpio_cm_post_write(c.client, 2, NULL, 8, NULL,
+					QPIO_SEND_INLINE | QPIO_SEND_SIGNALED,
+					(uintptr_t)b.buf, qpio_mr_rkey(b.mr)),
+		     -EINVAL);
+	two[0] = (struct qpio_sge){ (uintptr_t)a.buf, 8, 0 };
+	two[1] = (struct qpio_sge){ 0, 8, 0 };
+	cr_assert_eq(qpio_cm_post_sendv(c.client, 3, two, 2,
+					QPIO_SEND_INLINE), -EINVAL);
+	cr_assert_eq(qpio_cm_post_send(c.client, 4, a.buf,
+				       ia.cap.max_inline_data + 1, NULL,
+				       QPIO_SEND_INLINE), -EINVAL);
+	cr_assert_eq(qpio_qp_state(a.qp), QPIO_QPS_RTS, "nothing posted");
+
+	cr_assert_eq(qpio_cm_post_recv(c.server, 7, b.buf, 64, b.mr), 0);
+	cr_assert_eq(qpio_cm_post_send(c.client, 5, NULL, 0, NULL,
+				       QPIO_SEND_INLINE | QPIO_SEND_SIGNALED), 0,
+		     "zero-length inline SEND");
+	comp_expect(qpio_cm_get_send_comp, c.client, 5, QPIO_WC_SEND, 0);
+	comp_expect(qpio_cm_get_recv_comp, c.server, 7, QPIO_WC_RECV, 0);
+	tcm_conn_destroy(&c);
+	tcm_world_destroy(&a, &b);
+}

@@ -4,6 +4,8 @@
  * device, mempool registration) is refused with -EINVAL, never freed twice.
  * Run under AddressSanitizer in CI, a second free would be reported.
  */
+#include <string.h>
+
 #include <rte_errno.h>
 #include <rte_malloc.h>
 #include <rte_mbuf.h>
@@ -93,6 +95,42 @@ Test(destroy_twice, handle_of_one_kind_is_not_another)
 	cr_assert_eq(qpio_cq_destroy(cq), 0);
 	cr_assert_eq(qpio_pd_free(pd), 0);
 	cr_assert_eq(qpio_rdma_dev_close(d), 0);
+}
+
+/* A destroyed QP (its memory freed, and zeroed by rte_free) is not
+ * read: query, modify to ERR and RTS->SQD are -EINVAL, not a crash on
+ * its device pointer nor a log line about an "unknown QP type". */
+Test(destroy_twice, modify_and_query_of_a_destroyed_qp_refused)
+{
+	struct qt_end a, b;
+	struct qpio_qp_init_attr ia;
+	struct qpio_qp_attr at;
+	struct qpio_qp *qp;
+
+	qt_pair_create(&a, &b, NULL);
+	memset(&ia, 0, sizeof(ia));
+	ia.qp_type = QPIO_QPT_UD;
+	ia.send_cq = a.cq;
+	ia.recv_cq = a.cq;
+	ia.cap.max_send_wr = 4;
+	ia.cap.max_recv_wr = 4;
+	ia.cap.max_send_sge = 1;
+	ia.cap.max_recv_sge = 1;
+	qp = qpio_qp_create(a.pd, &ia);
+	cr_assert_not_null(qp);
+	cr_assert_eq(qpio_qp_destroy(qp), 0);
+	memset(&at, 0, sizeof(at));
+	at.qp_state = QPIO_QPS_ERR;
+	cr_assert_eq(qpio_qp_modify(qp, &at, QPIO_QP_STATE), -EINVAL);
+	at.qp_state = QPIO_QPS_SQD;
+	cr_assert_eq(qpio_qp_modify(qp, &at, QPIO_QP_STATE), -EINVAL);
+	cr_assert_eq(qpio_qp_query(qp, &at, &ia), -EINVAL);
+	cr_assert_eq(qpio_qp_query(qp, &at, NULL), -EINVAL);
+	/* Nor a handle of another kind. */
+	cr_assert_eq(qpio_qp_query((struct qpio_qp *)a.cq, &at, NULL), -EINVAL);
+	cr_assert_eq(qpio_qp_modify((struct qpio_qp *)a.cq, &at, QPIO_QP_STATE),
+		     -EINVAL);
+	qt_pair_destroy(&a, &b);
 }
 
 Test(destroy_twice, mempool_registration_refused_the_second_time)

@@ -467,3 +467,27 @@ Test(fault, devargs_and_api_set_read_and_refuse)
 	cr_assert_null(qpio_rdma_dev_create("soft0,fault_delay_us=0x10"));
 	cr_assert_eq(rte_errno, EINVAL);
 }
+
+/* qpio_soft_fault_set() and _get() take open soft devices only: a closed
+ * one, or another handle cast to a device, is -EINVAL, never read. */
+Test(fault, set_and_get_refuse_what_is_no_open_device)
+{
+	struct qpio_soft_fault f = { .drop_ppm = 5 };
+	struct qpio_device *dead;
+	struct qt_end a, b;
+
+	qt_require_soft("fault injection is a soft NIC feature");
+	qt_pair_create(&a, &b, NULL);
+	cr_assert_eq(qpio_soft_fault_set((struct qpio_device *)a.cq, &f),
+		     -EINVAL);
+	cr_assert_eq(qpio_soft_fault_set((struct qpio_device *)a.qp, NULL),
+		     -EINVAL);
+	cr_assert_eq(qpio_soft_fault_get((struct qpio_device *)a.pd, &f),
+		     -EINVAL);
+	qt_pair_destroy(&a, &b);
+	dead = qpio_rdma_dev_create("soft2");
+	cr_assert_not_null(dead);
+	cr_assert_eq(qpio_rdma_dev_close(dead), 0);
+	cr_assert_eq(qpio_soft_fault_set(dead, &f), -EINVAL);
+	cr_assert_eq(qpio_soft_fault_get(dead, &f), -EINVAL);
+}

@@ -834,6 +834,32 @@ Test(port_qp, mcast_devargs_rules)
 	cr_assert_eq(qpio_port_close(0), 0);
 }
 
+/* mlid= is hex with 0x or decimal, as qp.rst says: a leading 0 is not
+ * octal (0140001 is decimal 140001, out of range, not 0xC001), and no
+ * sign or space is taken. 49153 and 0XC001 are 0xC001. */
+Test(port_qp, mcast_mlid_hex_or_decimal_only)
+{
+	static const char *const bad[] = {
+		"0140001", "+0xc001", " 0xc001", "-0x3fff", "0x", "0xc001 ",
+		"0b1100000000000001",
+	};
+	char args[96];
+	unsigned int i;
+
+	qt_require_soft("devargs on soft0");
+	for (i = 0; i < RTE_DIM(bad); i++) {
+		snprintf(args, sizeof(args),
+			 "qp0,dev=soft0,qp=ud,mcast=ff12::1,mlid=%s", bad[i]);
+		cr_assert_eq(qpio_port_create(args), -EINVAL, "%s", args);
+	}
+	cr_assert_eq(qpio_port_create("qp0,dev=soft0,qp=ud,mcast=ff12::1,"
+				      "mlid=49153"), 0);
+	cr_assert_eq(qpio_port_close(0), 0);
+	cr_assert_eq(qpio_port_create("qp0,dev=soft0,qp=ud,mcast=ff12::1,"
+				      "mlid=0XC001"), 0);
+	cr_assert_eq(qpio_port_close(0), 0);
+}
+
 /* Without peer=, the group is the link: every member port receives what
  * one sends, once; the sender does not receive its own frames. */
 Test(port_qp, mcast_group_links_ports_without_peer)

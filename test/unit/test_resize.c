@@ -356,3 +356,22 @@ Test(resize, srq_refuses_misuse)
 	cr_assert_eq(srq_max_wr(&p), da.max_srq_wr);
 	srq_pair_destroy(&p);
 }
+
+/* A destroyed CQ is not resized: -EINVAL, not a crash on its freed
+ * device pointer; nor a handle of another kind. */
+Test(resize, destroyed_cq_refused)
+{
+	struct qpio_device *d = qpio_rdma_dev_create(qt_dev_a());
+	struct qpio_cq *cq;
+	struct qpio_pd *pd;
+
+	cr_assert_not_null(d);
+	cq = qpio_cq_create(d, 16, SOCKET_ID_ANY);
+	pd = qpio_pd_alloc(d);
+	cr_assert(cq != NULL && pd != NULL);
+	cr_assert_eq(qpio_cq_destroy(cq), 0);
+	cr_assert_eq(qpio_cq_resize(cq, 32), -EINVAL);
+	cr_assert_eq(qpio_cq_resize((struct qpio_cq *)pd, 32), -EINVAL);
+	cr_assert_eq(qpio_pd_free(pd), 0);
+	cr_assert_eq(qpio_rdma_dev_close(d), 0);
+}

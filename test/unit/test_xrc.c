@@ -602,6 +602,33 @@ Test(xrc, short_receive_is_loc_len_err_on_the_srq_cq)
 	xrc_env_destroy(&e);
 }
 
+/* qpio_soft_cq_force_overrun() takes the CQ of an XRC SRQ (a soft CQ
+ * whose poll reads XRC completions): the next receive completion meant
+ * for it overflows it, as on any CQ. */
+Test(xrc, forced_overrun_of_an_xrc_srq_cq)
+{
+	struct xrc_env e;
+	struct qpio_sge sg;
+	struct qpio_send_wr wr;
+	struct qpio_wc wc[2];
+	uint64_t lost = 0;
+	int err = 1;
+
+	qt_require_soft("fault injection is a soft NIC feature");
+	xrc_env_create(&e, 7);
+	cr_assert_eq(qpio_soft_cq_force_overrun(e.cq[0]), 0);
+	cr_assert_eq(qpio_soft_cq_overflowed(e.cq[0]), 0, "not before a CQE");
+	srq_recv(&e, e.srq[0], 0x55, 0, 256);
+	wr = xrc_send_wr(&sg, &e, 12, 0, 100, qpio_srq_num(e.srq[0]));
+	cr_assert_eq(qpio_qp_post_send(e.ini, &wr, 1, &err), 1);
+	cr_assert_eq(qpio_soft_cq_overflowed(e.cq[0]), 1);
+	cr_assert_eq(qpio_soft_cq_overflow_count(e.cq[0], &lost), 0);
+	cr_assert_eq(lost, 1);
+	cr_assert_eq(qpio_cq_poll(e.cq[0], wc, 2), 0);
+	cr_assert_eq(qpio_soft_cq_overflowed(e.cq[1]), 0, "the other SRQ's CQ");
+	xrc_env_destroy(&e);
+}
+
 /* RDMA WRITE and READ through a target check the R_Key against the PD
  * of the SRQ the WR names. */
 Test(xrc, rdma_checks_the_rkey_against_the_srq_pd)
@@ -864,6 +891,61 @@ Test(xrc, create_rules)
 		cr_assert_lt(qpio_srq_num(b), 0x800000u);
 		cr_assert_eq(qpio_srq_destroy(b), 0);
 	}
+	cr_assert_eq(qpio_xrcd_close(x), 0);
+	cr_assert_eq(qpio_cq_destroy(cq), 0);
+	cr_assert_eq(qpio_pd_free(pd), 0);
+	cr_assert_eq(qpio_rdma_dev_close(d), 0);
+}
+
+/* The PD and CQ of an XRC SRQ are live handles of their kind: an SRQ
+ * handed over as the CQ (both keep their device pointer at the same
+ * offset) or a freed PD is refused, nothing is counted on them. */
+Test(xrc, srq_create_ex_refuses_handles_of_another_kind)
+{
+	struct qpio_device *d;
+	struct qpio_pd *pd, *dead;
+	struct qpio_cq *cq;
+	struct qpio_xrcd *x;
+	struct qpio_srq *basic;
+	struct qpio_srq_attr ba = { .max_wr = 4, .max_sge = 1 };
+	struct qpio_srq_init_attr_ex sa;
+
+	d = xrc_dev_open();
+	pd = qpio_pd_alloc(d);
+	cq = qpio_cq_create(d, 16, SOCKET_ID_ANY);
+	x = qpio_xrcd_open(d, -1, 0);
+	cr_assert(pd != NULL && cq != NULL && x != NULL);
+	basic = qpio_srq_create(pd, &ba);
+	cr_assert_not_null(basic);
+	memset(&sa, 0, sizeof(sa));
+	sa.attr.max_wr = 4;
+	sa.attr.max_sge = 1;
+	sa.srq_type = QPIO_SRQT_XRC;
+	sa.pd = pd;
+	sa.xrcd = x;
+	sa.cq = (struct qpio_cq *)basic;
+	rte_errno = 0;
+	cr_assert_null(qpio_srq_create_ex(d, &sa), "an SRQ is not a CQ");
+	cr_assert_eq(rte_errno, EINVAL);
+	sa.cq = cq;
+	sa.pd = (struct qpio_pd *)x;   /* an xrcd: dev first, as a PD */
+	rte_errno = 0;
+	cr_assert_null(qpio_srq_create_ex(d, &sa), "an xrcd is not a PD");
+	cr_assert_eq(rte_errno, EINVAL);
+	sa.srq_type = QPIO_SRQT_BASIC;
+	rte_errno = 0;
+	cr_assert_null(qpio_srq_create_ex(d, &sa), "nor for a basic SRQ");
+	cr_assert_eq(rte_errno, EINVAL);
+	dead = qpio_pd_alloc(d);
+	cr_assert_not_null(dead);
+	cr_assert_eq(qpio_pd_free(dead), 0);
+	sa.srq_type = QPIO_SRQT_XRC;
+	sa.pd = dead;
+	rte_errno = 0;
+	cr_assert_null(qpio_srq_create_ex(d, &sa), "a freed PD");
+	cr_assert_eq(rte_errno, EINVAL);
+	/* Nothing was counted on the objects passed: each goes at once. */
+	cr_assert_eq(qpio_srq_destroy(basic), 0);
 	cr_assert_eq(qpio_xrcd_close(x), 0);
 	cr_assert_eq(qpio_cq_destroy(cq), 0);
 	cr_assert_eq(qpio_pd_free(pd), 0);

@@ -58,12 +58,18 @@ qp_mcast_parse(struct qp_port *qp, const char *mgid, const char *mlid)
 		return -EINVAL;
 	}
 	if (mlid != NULL) {
+		/* Hex after 0x, or decimal (no octal, sign or space). */
+		int hex = mlid[0] == '0' && (mlid[1] == 'x' || mlid[1] == 'X');
+		const char *digits = hex ? mlid + 2 : mlid;
 		char *end = NULL;
-		unsigned long v;
+		unsigned long v = 0;
 
 		errno = 0;
-		v = strtoul(mlid, &end, 0);
-		if (errno != 0 || end == mlid || *end != '\0' ||
+		if (digits[0] != '\0' && strspn(digits, hex ?
+		    "0123456789abcdefABCDEF" : "0123456789") == strlen(digits) &&
+		    strlen(digits) <= 8)
+			v = strtoul(digits, &end, hex ? 16 : 10);
+		if (errno != 0 || end == NULL || *end != '\0' ||
 		    v < QPIO_MCAST_LID_MIN || v > QPIO_MCAST_LID_MAX) {
 			QP_LOG(ERR, "port %s: mlid=%s must be a multicast LID, "
 			       "0x%x..0x%x", name, mlid, QPIO_MCAST_LID_MIN,

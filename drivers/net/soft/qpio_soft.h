@@ -181,7 +181,7 @@ enum qpio_soft_die_point {
  * Thread-safety: control path. Call it while no lcore rings a doorbell
  * of, or polls a send CQ of, the device's QPs (between test phases), as
  * a QP's run reads the settings without a lock.
- * @return 0; -EINVAL (dev NULL or not a soft device; a ppm over 1000000,
+ * @return 0; -EINVAL (dev NULL, not an open soft device; a ppm over 1000000,
  *   delay_us over 1000000 or an unknown die_at, logged with the limit).
  */
 int qpio_soft_fault_set(struct qpio_device *dev, const struct qpio_soft_fault *f);

@@ -210,6 +210,25 @@ soft_fault_init(struct soft_dev *sdev, const struct qpio_soft_fault *f)
 	sdev->fault_on = fault_any(f);
 }
 
+/* 0 if dev is an open device of this process and a soft one; else
+ * -EINVAL, logged. The registry is searched before dev is read. */
+static int
+soft_dev_check(const struct qpio_device *dev, const char *what)
+{
+	unsigned int i;
+
+	for (i = 0; dev != NULL && i < QPIO_MAX_DEVICES; i++)
+		if (qpio_rdma_dev_get(i) == dev)
+			break;
+	if (dev == NULL || i == QPIO_MAX_DEVICES ||
+	    strcmp(dev->drv->name, "soft") != 0) {
+		SOFT_LOG(ERR, "%s: device %p is not an open soft NIC device",
+			 what, (const void *)dev);
+		return -EINVAL;
+	}
+	return 0;
+}
+
 int
 qpio_soft_fault_set(struct qpio_device *dev, const struct qpio_soft_fault *f)
 {
@@ -217,7 +236,7 @@ qpio_soft_fault_set(struct qpio_device *dev, const struct qpio_soft_fault *f)
 	struct soft_dev *sdev;
 	uint32_t i;
 
-	if (dev == NULL || dev->drv == NULL || strcmp(dev->drv->name, "soft") != 0)
+	if (soft_dev_check(dev, "fault set") != 0)
 		return -EINVAL;
 	if (f == NULL)
 		f = &none;
@@ -245,8 +264,7 @@ qpio_soft_fault_set(struct qpio_device *dev, const struct qpio_soft_fault *f)
 int
 qpio_soft_fault_get(const struct qpio_device *dev, struct qpio_soft_fault *f)
 {
-	if (dev == NULL || f == NULL || dev->drv == NULL ||
-	    strcmp(dev->drv->name, "soft") != 0)
+	if (f == NULL || soft_dev_check(dev, "fault get") != 0)
 		return -EINVAL;
 	*f = to_sdev(dev)->fault;
 	return 0;
@@ -255,8 +273,14 @@ qpio_soft_fault_get(const struct qpio_device *dev, struct qpio_soft_fault *f)
 int
 qpio_soft_cq_force_overrun(struct qpio_cq *qcq)
 {
-	if (qcq == NULL || qcq->poll != soft_cq_poll)
+	/* A soft CQ polls with soft_cq_poll, or soft_cq_poll_xrc once an
+	 * XRC SRQ completes on it (soft_srq_create_xrc()). */
+	if (qcq == NULL || (qcq->poll != soft_cq_poll &&
+			    qcq->poll != soft_cq_poll_xrc)) {
+		SOFT_LOG(ERR, "force overrun: cq %p is not a soft NIC CQ",
+			 (void *)qcq);
 		return -EINVAL;
+	}
 	/* No room: the next reservation fails and soft_cq_error() puts the
 	 * CQ in error, as an overflow does (it sets room 0 anyway). */
 	__atomic_store_n(&to_scq(qcq)->room, 0, __ATOMIC_RELEASE);

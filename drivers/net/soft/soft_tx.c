@@ -128,15 +128,20 @@ wqe_write(struct soft_qp *qp, const struct sq_burst *b,
 		uint8_t *p = seg + 4;
 		uint32_t len = 0;
 
+		/* A zero-length SGE may have no buffer (NULL, as
+		 * rdma_post_send(3) callers pass): memcpy takes none. */
 		if (likely(wr->num_sge == 1)) {
 			len = wr->sg_list[0].length;
-			memcpy(p, (const void *)(uintptr_t)wr->sg_list[0].addr, len);
+			if (likely(len != 0))
+				memcpy(p, (const void *)(uintptr_t)
+				       wr->sg_list[0].addr, len);
 		} else {
 			for (i = 0; i < wr->num_sge; i++) {
 				uint32_t l = wr->sg_list[i].length;
 
-				memcpy(p + len,
-				       (const void *)(uintptr_t)wr->sg_list[i].addr, l);
+				if (l != 0)
+					memcpy(p + len, (const void *)(uintptr_t)
+					       wr->sg_list[i].addr, l);
 				len += l;
 			}
 		}
