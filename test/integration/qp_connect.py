@@ -36,8 +36,10 @@ import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from hugepages import Hugepages  # noqa: E402 (test/hugepages.py)
+
 SKIP = 77
-HP_SYS = "/sys/kernel/mm/hugepages/hugepages-2048kB"
 HP_ADD = 96
 TESTPMD, PCAPCMP, SRC, CASE = sys.argv[1:5]
 RXD = 128
@@ -46,7 +48,7 @@ ADDR = os.environ.get("QPIO_CONNECT_ADDR", "127.0.0.1") if IBV else "127.0.0.1"
 IBV_NAME = IBV.split(",")[0]
 TMP = tempfile.mkdtemp(prefix="qpio-qp-connect.")
 failures = 0
-hp = {"added": 0, "mnt": None, "mounted": False}
+hp = Hugepages(HP_ADD, "qpio-qp-connect-huge.")
 
 
 def check(ok, what):
@@ -57,56 +59,12 @@ def check(ok, what):
     return ok
 
 
-def hp_read(name):
-    try:
-        with open(os.path.join(HP_SYS, name)) as f:
-            return int(f.read())
-    except (OSError, ValueError):
-        return -1
 
 
-def hp_write(n):
-    try:
-        with open(os.path.join(HP_SYS, "nr_hugepages"), "w") as f:
-            f.write("%d\n" % n)
-        return None
-    except OSError as e:
-        return str(e)
 
 
-def hp_setup():
-    if os.geteuid() != 0:
-        return "needs root to reserve 2 MB hugepages (nr_hugepages, hugetlbfs mount)"
-    nr = hp_read("nr_hugepages")
-    if nr < 0:
-        return "no 2 MB hugepages in this kernel (%s)" % HP_SYS
-    e = hp_write(nr + HP_ADD)
-    got = hp_read("nr_hugepages")
-    if got > nr:
-        hp["added"] = got - nr
-    free = hp_read("free_hugepages")
-    if e is not None or free < HP_ADD - 8:
-        return ("the kernel gave %d of %d 2 MB hugepages asked for (%d free)%s"
-                % (got - nr, HP_ADD, free, ": " + e if e else ""))
-    hp["mnt"] = tempfile.mkdtemp(prefix="qpio-qp-connect-huge.")
-    r = subprocess.run(["mount", "-t", "hugetlbfs", "-o", "pagesize=2M", "nodev",
-                        hp["mnt"]], capture_output=True, text=True)
-    if r.returncode != 0:
-        return "cannot mount hugetlbfs: " + r.stderr.strip()
-    hp["mounted"] = True
-    return None
 
 
-def hp_teardown():
-    if hp["mounted"]:
-        if subprocess.run(["umount", hp["mnt"]]).returncode != 0:
-            subprocess.run(["umount", "-l", hp["mnt"]])
-    if hp["mnt"]:
-        shutil.rmtree(hp["mnt"], ignore_errors=True)
-    if hp["added"] > 0:
-        nr = hp_read("nr_hugepages")
-        if nr >= 0:
-            hp_write(max(0, nr - hp["added"]))
 
 
 def free_port():
@@ -141,7 +99,7 @@ def eal(tag, secondary):
                         "--no-huge", "--no-shconf", "-m", "512"] + e[3:]
     if secondary:
         return e + ["--proc-type=secondary"]
-    return e + ["--huge-dir=" + hp["mnt"]]
+    return e + ["--huge-dir=" + hp.mnt]
 
 
 def start(eal_args, app):
@@ -331,15 +289,15 @@ def main():
         print("qp_connect %s: %s" % (CASE, "every check passed" if failures == 0
                                      else "%d checks failed" % failures))
         return 1 if failures else 0
-    reason = None if IBV else hp_setup()
+    reason = None if IBV else hp.setup()
     if reason is not None:
-        hp_teardown()
+        hp.teardown()
         print("SKIP: " + reason)
         return SKIP
     try:
         {"forward": case_forward, "peer-kill": case_peer_kill}[CASE]()
     finally:
-        hp_teardown()
+        hp.teardown()
         shutil.rmtree(TMP, ignore_errors=True)
     print("qp_connect %s: %s" % (CASE, "every check passed" if failures == 0
                                  else "%d checks failed" % failures))

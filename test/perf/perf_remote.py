@@ -24,10 +24,12 @@ import socket
 import subprocess
 import sys
 import tempfile
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from hugepages import Hugepages  # noqa: E402 (test/hugepages.py)
 import time
 
 SKIP = 77
-HP_SYS = "/sys/kernel/mm/hugepages/hugepages-2048kB"
 HP_ADD = 72
 EXE = sys.argv[1]
 CASE = sys.argv[2]
@@ -152,65 +154,20 @@ def case_cli():
 
 # ---- hugepages --------------------------------------------------------
 
-hp = {"added": 0, "mnt": None, "mounted": False}
+hp = Hugepages(HP_ADD, "qpio-perf-huge.")
 
 
-def hp_read(name):
-    try:
-        with open(os.path.join(HP_SYS, name)) as f:
-            return int(f.read())
-    except (OSError, ValueError):
-        return -1
 
 
-def hp_write(n):
-    try:
-        with open(os.path.join(HP_SYS, "nr_hugepages"), "w") as f:
-            f.write("%d\n" % n)
-        return None
-    except OSError as e:
-        return str(e)
 
 
-def hp_setup():
-    if os.geteuid() != 0:
-        return "needs root to reserve 2 MB hugepages (nr_hugepages, hugetlbfs mount)"
-    nr = hp_read("nr_hugepages")
-    if nr < 0:
-        return "no 2 MB hugepages in this kernel (%s)" % HP_SYS
-    e = hp_write(nr + HP_ADD)
-    got = hp_read("nr_hugepages")
-    if got > nr:
-        hp["added"] = got - nr
-    free = hp_read("free_hugepages")
-    if e is not None or free < HP_ADD - 8:
-        return ("the kernel gave %d of %d 2 MB hugepages asked for (%d free)%s"
-                % (got - nr, HP_ADD, free, ": " + e if e else ""))
-    hp["mnt"] = tempfile.mkdtemp(prefix="qpio-perf-huge.")
-    r = subprocess.run(["mount", "-t", "hugetlbfs", "-o", "pagesize=2M", "nodev",
-                        hp["mnt"]], capture_output=True, text=True)
-    if r.returncode != 0:
-        return "cannot mount hugetlbfs: " + r.stderr.strip()
-    hp["mounted"] = True
-    return None
 
-
-def hp_teardown():
-    if hp["mounted"]:
-        if subprocess.run(["umount", hp["mnt"]]).returncode != 0:
-            subprocess.run(["umount", "-l", hp["mnt"]])
-    if hp["mnt"]:
-        shutil.rmtree(hp["mnt"], ignore_errors=True)
-    if hp["added"] > 0:
-        nr = hp_read("nr_hugepages")
-        if nr >= 0:
-            hp_write(max(0, nr - hp["added"]))
 
 
 def pair(tag, app_s, app_c, kill_client_after=None, cdev="soft1", stimeout="20"):
     """A primary server and a secondary client of one fabric."""
     pfx = prefix(tag)
-    seal = ["-l", "0", "--file-prefix=" + pfx, "--huge-dir=" + hp["mnt"], "-m",
+    seal = ["-l", "0", "--file-prefix=" + pfx, "--huge-dir=" + hp.mnt, "-m",
             "128", "--no-pci", "--no-telemetry", "--log-level=lib.eal:error"]
     ceal = ["-l", "1" if os.cpu_count() > 1 else "0", "--proc-type=secondary",
             "--file-prefix=" + pfx, "--no-pci", "--no-telemetry",
@@ -247,9 +204,9 @@ def load(path):
 
 
 def case_soft():
-    reason = hp_setup()
+    reason = hp.setup()
     if reason is not None:
-        hp_teardown()
+        hp.teardown()
         print("SKIP: " + reason)
         return SKIP
     try:
@@ -329,7 +286,7 @@ def case_soft():
         check(dt < 30, "client killed: the server ended after %.1f s of a 30 s run"
               % dt)
     finally:
-        hp_teardown()
+        hp.teardown()
     return 0
 
 
