@@ -275,6 +275,11 @@ uint16_t ibvd_post_recv(struct qpio_qp *qp, const struct qpio_recv_wr *wrs,
 			uint16_t n, int *err);
 uint16_t ibvd_cq_poll(struct qpio_cq *cq, struct qpio_wc *wc, uint16_t n);
 void ibvd_qp_stats_get(const struct qpio_qp *qp, struct qpio_qp_stats *st);
+/* An SRQ's slot bookkeeping (wrs, wr_ids, the free stack of max_wr
+ * slots, rounded up to a power of two; max_sge at least 1), NULL when out
+ * of memory; and its free (ibv_srq.c, for basic and XRC SRQs). */
+struct ibvd_srq *ibvd_srq_bufs_alloc(uint32_t max_wr, uint32_t max_sge);
+void ibvd_srq_bufs_free(struct ibvd_srq *srq);
 void ibvd_cq_stats_get(const struct qpio_cq *cq, struct qpio_cq_stats *st);
 
 /* ibv_ah.c: address handles */

@@ -17,13 +17,40 @@
 
 #include "ibv_private.h"
 
-static void
-srq_free(struct ibvd_srq *srq)
+void
+ibvd_srq_bufs_free(struct ibvd_srq *srq)
 {
 	rte_free(srq->wrs);
 	rte_free(srq->wrid);
 	rte_free(srq->free_slots);
 	rte_free(srq);
+}
+
+struct ibvd_srq *
+ibvd_srq_bufs_alloc(uint32_t max_wr, uint32_t max_sge)
+{
+	struct ibvd_srq *srq;
+	uint32_t i;
+
+	srq = rte_zmalloc("ibvd_srq", sizeof(*srq), RTE_CACHE_LINE_SIZE);
+	if (srq == NULL)
+		return NULL;
+	srq->max_wr = rte_align32pow2(RTE_MAX(max_wr, 1u));
+	srq->max_sge = RTE_MAX(max_sge, 1u);
+	srq->wrs = rte_zmalloc("ibvd_srq_wrs", sizeof(*srq->wrs) * srq->max_wr, 0);
+	srq->wrid = rte_zmalloc("ibvd_srq_wrid", sizeof(uint64_t) * srq->max_wr, 0);
+	srq->free_slots = rte_zmalloc("ibvd_srq_free",
+				      sizeof(uint32_t) * srq->max_wr, 0);
+	if (srq->wrs == NULL || srq->wrid == NULL || srq->free_slots == NULL) {
+		ibvd_srq_bufs_free(srq);
+		return NULL;
+	}
+	for (i = 0; i < srq->max_wr; i++)
+		srq->free_slots[i] = srq->max_wr - 1 - i;
+	srq->nb_free = srq->max_wr;
+	srq->cap = srq->max_wr;
+	srq->fresh = srq->max_wr;
+	return srq;
 }
 
 static uint32_t next_srqn = 1;
@@ -33,24 +60,12 @@ ibvd_srq_create(struct qpio_pd *qpd, struct qpio_srq_attr *attr)
 {
 	struct ibv_srq_init_attr init;
 	struct ibvd_srq *srq;
-	uint32_t i;
 
-	srq = rte_zmalloc("ibvd_srq", sizeof(*srq), RTE_CACHE_LINE_SIZE);
-	if (srq == NULL)
-		goto nomem;
-	srq->max_wr = rte_align32pow2(RTE_MAX(attr->max_wr, 1u));
-	srq->max_sge = RTE_MAX(attr->max_sge, 1u);
-	srq->wrs = rte_zmalloc("ibvd_srq_wrs", sizeof(*srq->wrs) * srq->max_wr, 0);
-	srq->wrid = rte_zmalloc("ibvd_srq_wrid", sizeof(uint64_t) * srq->max_wr, 0);
-	srq->free_slots = rte_zmalloc("ibvd_srq_free",
-				      sizeof(uint32_t) * srq->max_wr, 0);
-	if (srq->wrs == NULL || srq->wrid == NULL || srq->free_slots == NULL)
-		goto nomem;
-	for (i = 0; i < srq->max_wr; i++)
-		srq->free_slots[i] = srq->max_wr - 1 - i;
-	srq->nb_free = srq->max_wr;
-	srq->cap = srq->max_wr;
-	srq->fresh = srq->max_wr;
+	srq = ibvd_srq_bufs_alloc(attr->max_wr, attr->max_sge);
+	if (srq == NULL) {
+		rte_errno = ENOMEM;
+		return NULL;
+	}
 	memset(&init, 0, sizeof(init));
 	init.srq_context = srq;
 	init.attr.max_wr = srq->max_wr;
@@ -60,7 +75,7 @@ ibvd_srq_create(struct qpio_pd *qpd, struct qpio_srq_attr *attr)
 		rte_errno = errno != 0 ? errno : ENOMEM;
 		IBVD_LOG(ERR, "pd %u: ibv_create_srq(%u, %u): %s", qpd->pdn,
 			 srq->max_wr, srq->max_sge, strerror(rte_errno));
-		srq_free(srq);
+		ibvd_srq_bufs_free(srq);
 		return NULL;
 	}
 	srq->pd = to_ipd(qpd);
@@ -70,11 +85,6 @@ ibvd_srq_create(struct qpio_pd *qpd, struct qpio_srq_attr *attr)
 	attr->max_wr = srq->max_wr;
 	attr->max_sge = srq->max_sge;
 	return &srq->base;
-nomem:
-	rte_errno = ENOMEM;
-	if (srq != NULL)
-		srq_free(srq);
-	return NULL;
 }
 
 /* Grow the slot arrays to n entries; the new slots go on the free stack
@@ -202,7 +212,7 @@ ibvd_srq_destroy(struct qpio_srq *qsrq)
 	}
 	if (srq->xrc_cq != NULL)
 		ibvd_srq_xrc_unlink(srq);
-	srq_free(srq);
+	ibvd_srq_bufs_free(srq);
 	return 0;
 }
 

@@ -140,7 +140,7 @@ ibvd_srq_create_xrc(struct qpio_pd *pd, struct qpio_xrcd *qx,
 	struct ibvd_cq *cq = to_icq(qcq);
 	struct ibv_srq_init_attr_ex init;
 	struct ibvd_srq *srq;
-	uint32_t i, idx, num = 0;
+	uint32_t idx, num = 0;
 
 	for (idx = 0; idx < IBVD_CQ_XRC_SRQS; idx++)
 		if (cq->xrc_srqs[idx] == NULL)
@@ -151,22 +151,11 @@ ibvd_srq_create_xrc(struct qpio_pd *pd, struct qpio_xrcd *qx,
 		rte_errno = ENOSPC;
 		return NULL;
 	}
-	srq = rte_zmalloc("ibvd_srq", sizeof(*srq), RTE_CACHE_LINE_SIZE);
-	if (srq == NULL)
-		goto nomem;
-	srq->max_wr = rte_align32pow2(RTE_MAX(attr->max_wr, 1u));
-	srq->max_sge = RTE_MAX(attr->max_sge, 1u);
-	srq->wrs = rte_zmalloc("ibvd_srq_wrs", sizeof(*srq->wrs) * srq->max_wr, 0);
-	srq->wrid = rte_zmalloc("ibvd_srq_wrid", sizeof(uint64_t) * srq->max_wr, 0);
-	srq->free_slots = rte_zmalloc("ibvd_srq_free",
-				      sizeof(uint32_t) * srq->max_wr, 0);
-	if (srq->wrs == NULL || srq->wrid == NULL || srq->free_slots == NULL)
-		goto nomem;
-	for (i = 0; i < srq->max_wr; i++)
-		srq->free_slots[i] = srq->max_wr - 1 - i;
-	srq->nb_free = srq->max_wr;
-	srq->cap = srq->max_wr;
-	srq->fresh = srq->max_wr;
+	srq = ibvd_srq_bufs_alloc(attr->max_wr, attr->max_sge);
+	if (srq == NULL) {
+		rte_errno = ENOMEM;
+		return NULL;
+	}
 	memset(&init, 0, sizeof(init));
 	init.srq_context = srq;
 	init.attr.max_wr = srq->max_wr;
@@ -203,15 +192,8 @@ ibvd_srq_create_xrc(struct qpio_pd *pd, struct qpio_xrcd *qx,
 	attr->max_wr = srq->max_wr;
 	attr->max_sge = srq->max_sge;
 	return &srq->base;
-nomem:
-	rte_errno = ENOMEM;
 fail:
-	if (srq != NULL) {
-		rte_free(srq->wrs);
-		rte_free(srq->wrid);
-		rte_free(srq->free_slots);
-		rte_free(srq);
-	}
+	ibvd_srq_bufs_free(srq);
 	return NULL;
 }
 
