@@ -337,3 +337,23 @@ qpio_port_state_str(enum qpio_port_state state)
 		return "?";
 	return port_state_names[state];
 }
+
+void
+qpio_rdma_dev_orphan_free(struct qpio_device *dev)
+{
+	if (dev == NULL)
+		return;
+	rte_free(dev->events);
+	rte_free(dev->qps.obj);
+	rte_free(dev->cqs.obj);
+	memset(dev, 0x6b, sizeof(*dev));
+	rte_free(dev);
+}
+
+void
+qpio_rdma_qp_orphan_free(struct qpio_qp *qp)
+{
+	rte_free(qp->xrc_regs);
+	qp->xrc_regs = NULL;
+	qp->nb_xrc_regs = 0;
+}

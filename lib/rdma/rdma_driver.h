@@ -214,6 +214,22 @@ struct qpio_rdma_driver {
 int qpio_rdma_event_raise(struct qpio_device *dev, enum qpio_event_type type,
 			  void *obj, uint8_t port);
 
+/**
+ * Free the parts lib/rdma allocated in DPDK memory for a device whose
+ * process died: its event ring (its eventfd was that process's and is
+ * not closed), its telemetry lists and the device itself. For a driver
+ * that reclaims the objects of a dead process (the soft NIC); the
+ * caller makes sure nothing reads dev any more. Control path.
+ */
+void qpio_rdma_dev_orphan_free(struct qpio_device *dev);
+
+/**
+ * Free the parts lib/rdma allocated in DPDK memory for a QP of a dead
+ * process (its XRC registrations), not the QP itself, which is the
+ * driver's. Control path.
+ */
+void qpio_rdma_qp_orphan_free(struct qpio_qp *qp);
+
 /** Add a driver to the registry. Called from constructors only. */
 void qpio_rdma_driver_register(struct qpio_rdma_driver *drv);
 

@@ -1279,8 +1279,10 @@ primary_main(const char *self)
 	if (ah != NULL)
 		case_peer_dies(&s, &peer, ah, child, &reaped);
 	rule_end();
-	if (reaped)
+	if (reaped) {
 		death_run(s.dev, "soft0", self, prefix);
+		reclaim_run(s.dev, "soft0", self, prefix);
+	}
 out_child:
 	if (!reaped) {
 		kill(child, SIGKILL);
@@ -1311,6 +1313,9 @@ main(int argc, char **argv)
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (argc == 5 && strcmp(argv[1], "--secondary") == 0)
 		return secondary_main(argv[2], atoi(argv[3]), atoi(argv[4]));
+	if (argc == 6 && strcmp(argv[1], "--secondary-reclaim") == 0)
+		return reclaim_secondary_main(argv[3], atoi(argv[4]),
+					      atoi(argv[5]));
 	if (argc == 6 && strcmp(argv[1], "--secondary-die") == 0)
 		return death_secondary_main(argv[3], atoi(argv[4]),
 					    atoi(argv[5]),

@@ -10,6 +10,7 @@
 #include <inttypes.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "qpio_rdma.h"
 
@@ -118,5 +119,17 @@ void death_run(struct qpio_device *dev, const char *dev_name, const char *self,
 /* The dying secondary of one case (--secondary-die POINT). */
 int death_secondary_main(const char *prefix, int rfd, int wfd,
 			 unsigned int point);
+
+/* Spawn this program as a secondary: argv mode, point, prefix, 3, 4; the
+ * pipes to it in *wfd and from it in *rfd. @return its pid, or -1. */
+pid_t death_spawn(const char *self, const char *prefix, const char *mode,
+		  unsigned int point, int *wfd, int *rfd);
+
+/* test_mp_reclaim.c: a dead secondary's objects reclaimed by the primary
+ * (qpio_soft_reclaim()). */
+void reclaim_run(struct qpio_device *dev, const char *dev_name,
+		 const char *self, const char *prefix);
+/* The secondary of it (--secondary-reclaim 0 PREFIX 3 4). */
+int reclaim_secondary_main(const char *prefix, int rfd, int wfd);
 
 #endif /* TEST_MP_H */

@@ -175,9 +175,9 @@ death_secondary_main(const char *prefix, int rfd, int wfd, unsigned int point)
 	return 1;
 }
 
-static pid_t
-death_spawn(const char *self, const char *prefix, unsigned int point,
-	    int *wfd, int *rfd)
+pid_t
+death_spawn(const char *self, const char *prefix, const char *mode,
+	    unsigned int point, int *wfd, int *rfd)
 {
 	int p2s[2], s2p[2];
 	char fa[2][16], pt[16];
@@ -196,7 +196,7 @@ death_spawn(const char *self, const char *prefix, unsigned int point,
 	snprintf(fa[1], sizeof(fa[1]), "4");
 	snprintf(pt, sizeof(pt), "%u", point);
 	{
-		char *cargv[] = { (char *)(uintptr_t)self, "--secondary-die",
+		char *cargv[] = { (char *)(uintptr_t)self, (char *)(uintptr_t)mode,
 				  pt, (char *)(uintptr_t)prefix, fa[0], fa[1],
 				  NULL };
 
@@ -306,7 +306,8 @@ death_run(struct qpio_device *dev, const char *dev_name, const char *self,
 			rule_end();
 			continue;
 		}
-		child = death_spawn(self, prefix, point, &wfd, &rfd);
+		child = death_spawn(self, prefix, "--secondary-die", point, &wfd,
+				    &rfd);
 		memset(&m, 0, sizeof(m));
 		m.type = MSG_HELLO;
 		snprintf(m.name, sizeof(m.name), "%s", dev_name);

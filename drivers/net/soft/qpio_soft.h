@@ -219,6 +219,44 @@ struct qpio_soft_srq_stats {
 int qpio_soft_srq_stats(const struct qpio_srq *srq,
 			struct qpio_soft_srq_stats *st);
 
+/** What the reclaim of dead processes' devices did (fabric-wide totals,
+ *  since the fabric memory was made). */
+struct qpio_soft_reclaim_stats {
+	uint64_t devices_found_dead; /**< devices whose process was found gone */
+	uint64_t devices_reclaimed;  /**< of them, freed */
+	uint32_t devices_waiting;    /**< found dead, not yet freed */
+	uint32_t pad;
+	/** Objects freed: PDs, MRs, AHs, CQs, QPs, SRQs and XRC domain
+	 *  handles, not counting the devices themselves. */
+	uint64_t objects;
+	/** Bytes freed: the objects, their queues and tables, as asked of
+	 *  rte_malloc (its own headers and the devices not counted). */
+	uint64_t bytes;
+};
+
+/**
+ * Reclaim the soft devices of processes that died, now, and read the
+ * totals. The primary process also does this by itself every 100 ms
+ * while it has a soft device, when the fabric is shared (hugepage
+ * memory); this call is for a primary that wants it done at a point of
+ * its own (and for tests). A device found dead is freed once every QP
+ * run of every live process that could have reached it has ended: first
+ * it leaves the fabric (no new lookup finds it), its QPs leave their
+ * multicast groups and its XRC SRQs their domains, then the reclaim
+ * waits for each QP run in progress at that moment to end (the QP's run
+ * count moves; soft.rst, "Two processes"), and then frees every object
+ * of the device: the record of its allocations holds them all, CQs
+ * that no QP uses included. A run that never ends (an lcore stopped in
+ * one) keeps the device waiting, never freed early.
+ * Not reclaimed: what the dead process made outside the soft NIC
+ * (its mempools and memzones: DPDK keeps them).
+ * Thread-safety: any thread of the primary; serialised inside.
+ * @param st  the totals, or NULL.
+ * @return 0, -EPERM in a secondary process (the totals are still
+ *   filled), -ENODEV when no soft device was ever made (no fabric).
+ */
+int qpio_soft_reclaim(struct qpio_soft_reclaim_stats *st);
+
 #ifdef __cplusplus
 }
 #endif

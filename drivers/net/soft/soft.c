@@ -189,27 +189,32 @@ soft_fabric_unlock(struct soft_fabric *f)
 	__atomic_store_n(&f->lock, 0, __ATOMIC_RELEASE);
 }
 
-int
-soft_dev_owner_check(struct soft_dev *sdev)
+void
+soft_dev_gone_locked(struct soft_fabric *f, struct soft_dev *sdev)
 {
 	pid_t pid = (pid_t)(sdev->owner & ((1u << SOFT_TOKEN_PID_BITS) - 1));
 
+	if (__atomic_exchange_n(&sdev->dead, 1, __ATOMIC_ACQ_REL) != 0 ||
+	    f->devs[sdev->fabric_slot] != sdev)
+		return;
+	SOFT_LOG(NOTICE, "%s: process %d is gone; its device leaves the "
+		 "fabric and QPs connected to it go to ERR", sdev->name,
+		 (int)pid);
+	__atomic_store_n(&f->devs[sdev->fabric_slot], NULL, __ATOMIC_RELEASE);
+	soft_reclaim_queue(f, sdev);
+}
+
+int
+soft_dev_owner_check(struct soft_dev *sdev)
+{
 	if (__atomic_load_n(&sdev->dead, __ATOMIC_ACQUIRE))
 		return -1;
 	if (soft_token_alive(sdev->owner, &sdev->live_check_tsc))
 		return 0;
-	if (__atomic_exchange_n(&sdev->dead, 1, __ATOMIC_ACQ_REL) == 0) {
-		struct soft_fabric *f = fabric;
-
-		SOFT_LOG(NOTICE, "%s: process %d is gone; its device leaves "
-			 "the fabric and QPs connected to it go to ERR",
-			 sdev->name, (int)pid);
-		if (f != NULL) {
-			soft_fabric_lock(f);
-			if (f->devs[sdev->fabric_slot] == sdev)
-				f->devs[sdev->fabric_slot] = NULL;
-			soft_fabric_unlock(f);
-		}
+	if (fabric != NULL) {
+		soft_fabric_lock(fabric);
+		soft_dev_gone_locked(fabric, sdev);
+		soft_fabric_unlock(fabric);
 	}
 	return -1;
 }
@@ -302,6 +307,8 @@ qpio_soft_dev_find(const char *name, uint16_t *lid, union qpio_gid *gid)
 	f = soft_fabric_get();
 	if (f == NULL)
 		return -ENODEV;
+	/* Everything read under the lock: a device that leaves the fabric
+	 * may be reclaimed once it is out. */
 	soft_fabric_lock(f);
 	for (i = 0; i < QPIO_MAX_DEVICES; i++)
 		if (f->devs[i] != NULL &&
@@ -309,15 +316,18 @@ qpio_soft_dev_find(const char *name, uint16_t *lid, union qpio_gid *gid)
 			d = f->devs[i];
 			break;
 		}
+	if (d != NULL && d->owner != soft_self_token &&
+	    !soft_token_alive(d->owner, &d->live_check_tsc)) {
+		soft_dev_gone_locked(f, d);
+		d = NULL;
+	}
+	if (d != NULL) {
+		*lid = d->lid;
+		if (gid != NULL)
+			soft_dev_gid(d, gid);
+	}
 	soft_fabric_unlock(f);
-	if (d == NULL)
-		return -ENODEV;
-	if (d->owner != soft_self_token && soft_dev_owner_check(d) != 0)
-		return -ENODEV;
-	*lid = d->lid;
-	if (gid != NULL)
-		soft_dev_gid(d, gid);
-	return 0;
+	return d == NULL ? -ENODEV : 0;
 }
 
 struct soft_dev *
@@ -337,22 +347,44 @@ soft_dev_gid(const struct soft_dev *sdev, union qpio_gid *gid)
 	gid->global.interface_id = rte_cpu_to_be_64(sdev->guid);
 }
 
-struct soft_dev *
-soft_fabric_dev_by_gid(const union qpio_gid *gid)
+uint16_t
+soft_fabric_lid_by_gid(const union qpio_gid *gid)
 {
 	struct soft_fabric *f = fabric;
+	uint16_t lid = 0;
 	unsigned int i;
 
 	if (f == NULL)
-		return NULL;
+		return 0;
+	soft_fabric_lock(f);
 	for (i = 0; i < QPIO_MAX_DEVICES; i++) {
 		struct soft_dev *d = f->devs[i];
 
 		if (d != NULL &&
-		    gid->global.interface_id == rte_cpu_to_be_64(d->guid))
-			return d;
+		    gid->global.interface_id == rte_cpu_to_be_64(d->guid)) {
+			lid = d->lid;
+			break;
+		}
 	}
-	return NULL;
+	soft_fabric_unlock(f);
+	return lid;
+}
+
+uint64_t
+soft_fabric_owner_by_lid(uint16_t lid)
+{
+	struct soft_fabric *f = fabric;
+	struct soft_dev *d;
+	uint64_t owner = 0;
+
+	if (f == NULL || lid == 0 || lid > QPIO_MAX_DEVICES)
+		return 0;
+	soft_fabric_lock(f);
+	d = f->devs[lid - 1];
+	if (d != NULL)
+		owner = d->owner;
+	soft_fabric_unlock(f);
+	return owner;
 }
 
 static const char *const soft_valid_keys[] = {
@@ -360,6 +392,16 @@ static const char *const soft_valid_keys[] = {
 	"max_ah", "max_srq", "pkeys", "fault_drop_ppm", "fault_rnr_ppm",
 	"fault_delay_us", "fault_seed", NULL,
 };
+
+/* A device of this process that never joined the fabric or left it:
+ * its tables, then itself. */
+static void
+dev_free(struct soft_dev *sdev)
+{
+	soft_obj_free(sdev->qp_tbl);
+	soft_obj_free(sdev->mr_tbl);
+	rte_free(sdev);
+}
 
 static int
 soft_close(struct qpio_device *dev)
@@ -370,10 +412,9 @@ soft_close(struct qpio_device *dev)
 	soft_fabric_lock(f);
 	f->devs[sdev->fabric_slot] = NULL;
 	soft_fabric_unlock(f);
-	rte_free(sdev->qp_tbl);
-	rte_free(sdev->mr_tbl);
-	rte_free(sdev);
+	dev_free(sdev);
 	dev->priv = NULL;
+	soft_reclaim_dev_removed();
 	return 0;
 }
 
@@ -542,17 +583,16 @@ soft_probe(struct qpio_device *dev, const struct rte_kvargs *kv)
 	sdev->max_qp = max_qp;
 	sdev->max_ah = max_ah;
 	sdev->max_mr = max_mr + 1; /* slot 0 unused */
-	sdev->mr_tbl = rte_zmalloc("soft_mr_tbl",
-				   sizeof(*sdev->mr_tbl) * sdev->max_mr,
-				   RTE_CACHE_LINE_SIZE);
+	rte_spinlock_init(&sdev->alloc_lock);
+	sdev->mr_tbl = soft_obj_alloc(sdev, SOFT_OBJ_BUF, "soft_mr_tbl",
+				      sizeof(*sdev->mr_tbl) * sdev->max_mr,
+				      SOCKET_ID_ANY);
 	sdev->qp_tbl_mask = rte_align32pow2(max_qp) - 1;
-	sdev->qp_tbl = rte_zmalloc("soft_qp_tbl",
-				   sizeof(*sdev->qp_tbl) * (sdev->qp_tbl_mask + 1),
-				   RTE_CACHE_LINE_SIZE);
+	sdev->qp_tbl = soft_obj_alloc(sdev, SOFT_OBJ_BUF, "soft_qp_tbl",
+				      sizeof(*sdev->qp_tbl) *
+				      (sdev->qp_tbl_mask + 1), SOCKET_ID_ANY);
 	if (sdev->mr_tbl == NULL || sdev->qp_tbl == NULL) {
-		rte_free(sdev->mr_tbl);
-		rte_free(sdev->qp_tbl);
-		rte_free(sdev);
+		dev_free(sdev);
 		return -ENOMEM;
 	}
 	rte_spinlock_init(&sdev->lock);
@@ -565,24 +605,22 @@ soft_probe(struct qpio_device *dev, const struct rte_kvargs *kv)
 	/* Names are unique in the fabric: other processes find a device by
 	 * name (qpio_soft_dev_find()). A device of a process that is gone
 	 * leaves the fabric here. */
+	soft_fabric_lock(f);
 	for (slot = 0; slot < QPIO_MAX_DEVICES; slot++) {
-		struct soft_dev *d = __atomic_load_n(&f->devs[slot],
-						     __ATOMIC_ACQUIRE);
+		struct soft_dev *d = f->devs[slot];
 
 		if (d != NULL && d->owner != soft_self_token &&
-		    strcmp(d->name, sdev->name) == 0)
-			soft_dev_owner_check(d);
+		    strcmp(d->name, sdev->name) == 0 &&
+		    !soft_token_alive(d->owner, &d->live_check_tsc))
+			soft_dev_gone_locked(f, d);
 	}
-	soft_fabric_lock(f);
 	for (slot = 0; slot < QPIO_MAX_DEVICES; slot++)
 		if (f->devs[slot] != NULL &&
 		    strcmp(f->devs[slot]->name, sdev->name) == 0)
 			break;
 	if (slot < QPIO_MAX_DEVICES) {
 		soft_fabric_unlock(f);
-		rte_free(sdev->mr_tbl);
-		rte_free(sdev->qp_tbl);
-		rte_free(sdev);
+		dev_free(sdev);
 		SOFT_LOG(ERR, "%s: another process of the fabric has a device "
 			 "of that name", dev->name);
 		return -EEXIST;
@@ -594,9 +632,7 @@ soft_probe(struct qpio_device *dev, const struct rte_kvargs *kv)
 		f->devs[slot] = sdev;
 	soft_fabric_unlock(f);
 	if (slot == QPIO_MAX_DEVICES) {
-		rte_free(sdev->mr_tbl);
-		rte_free(sdev->qp_tbl);
-		rte_free(sdev);
+		dev_free(sdev);
 		SOFT_LOG(ERR, "%s: fabric full (%u devices)", dev->name,
 			 QPIO_MAX_DEVICES);
 		return -ENOSPC;
@@ -634,6 +670,7 @@ soft_probe(struct qpio_device *dev, const struct rte_kvargs *kv)
 
 	dev->ops = &soft_ops;
 	dev->priv = sdev;
+	soft_reclaim_dev_added();
 	return 0;
 }
 

@@ -15,7 +15,8 @@ soft_ah_create(struct qpio_pd *pd, const struct qpio_ah_attr *attr)
 	struct soft_ah *ah;
 	uint16_t lid = attr->dlid;
 
-	ah = rte_zmalloc("soft_ah", sizeof(*ah), 0);
+	ah = soft_obj_alloc(to_sdev(pd->dev), SOFT_OBJ_AH, "soft_ah", sizeof(*ah),
+			    SOCKET_ID_ANY);
 	if (ah == NULL) {
 		rte_errno = ENOMEM;
 		return NULL;
@@ -30,9 +31,7 @@ soft_ah_create(struct qpio_pd *pd, const struct qpio_ah_attr *attr)
 	} else if (attr->is_global) {
 		/* The GID names the device; a GID no device has yet resolves
 		 * to LID 0, which reaches nobody (datagrams counted as lost). */
-		const struct soft_dev *d = soft_fabric_dev_by_gid(&attr->grh.dgid);
-
-		lid = d != NULL ? d->lid : 0;
+		lid = soft_fabric_lid_by_gid(&attr->grh.dgid);
 	}
 	if (attr->is_global) {
 		ah->av.grh_gid_fl = rte_cpu_to_be_32((1u << 30) |
@@ -45,13 +44,12 @@ soft_ah_create(struct qpio_pd *pd, const struct qpio_ah_attr *attr)
 	ah->av.rlid = rte_cpu_to_be_16(lid);
 	ah->av.stat_rate_sl = attr->sl & 0xf;
 	ah->av.fl_mlid = attr->src_path_bits & 0x7f;
-	RTE_SET_USED(pd);
 	return &ah->base;
 }
 
 int
 soft_ah_destroy(struct qpio_ah *ah)
 {
-	rte_free(ah);
+	soft_obj_free(ah);
 	return 0;
 }

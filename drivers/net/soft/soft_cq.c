@@ -21,16 +21,16 @@ soft_cq_create(struct qpio_device *dev, uint32_t cqe, int socket_id,
 	struct soft_cq *cq;
 	uint32_t depth = rte_align32pow2(RTE_MAX(cqe, 2u)), i;
 
-	cq = rte_zmalloc_socket("soft_cq", sizeof(*cq), RTE_CACHE_LINE_SIZE,
-				socket_id);
+	cq = soft_obj_alloc(sdev, SOFT_OBJ_CQ, "soft_cq", sizeof(*cq),
+			    socket_id);
 	if (cq == NULL) {
 		rte_errno = ENOMEM;
 		return NULL;
 	}
-	cq->cqes = rte_zmalloc_socket("soft_cqes", (size_t)depth * 64,
-				      RTE_CACHE_LINE_SIZE, socket_id);
+	cq->cqes = soft_obj_alloc(sdev, SOFT_OBJ_BUF, "soft_cqes",
+				  (size_t)depth * 64, socket_id);
 	if (cq->cqes == NULL) {
-		rte_free(cq);
+		soft_obj_free(cq);
 		rte_errno = ENOMEM;
 		return NULL;
 	}
@@ -38,20 +38,20 @@ soft_cq_create(struct qpio_device *dev, uint32_t cqe, int socket_id,
 	if (cq->efd < 0) {
 		rte_errno = errno == EMFILE || errno == ENFILE ? ENOSPC : ENOMEM;
 		SOFT_LOG(ERR, "%s: cq eventfd: %s", dev->name, strerror(errno));
-		rte_free(cq->cqes);
-		rte_free(cq);
+		soft_obj_free(cq->cqes);
+		soft_obj_free(cq);
 		return NULL;
 	}
 	/* Another process can write this CQ only where processes share
 	 * memory, which takes hugepages. */
 	if (rte_eal_has_hugepages()) {
-		cq->resv = rte_zmalloc_socket("soft_cq_resv",
-					      (size_t)depth * sizeof(*cq->resv),
-					      RTE_CACHE_LINE_SIZE, socket_id);
+		cq->resv = soft_obj_alloc(sdev, SOFT_OBJ_BUF, "soft_cq_resv",
+					  (size_t)depth * sizeof(*cq->resv),
+					  socket_id);
 		if (cq->resv == NULL) {
 			close(cq->efd);
-			rte_free(cq->cqes);
-			rte_free(cq);
+			soft_obj_free(cq->cqes);
+			soft_obj_free(cq);
 			rte_errno = ENOMEM;
 			return NULL;
 		}
@@ -83,9 +83,9 @@ soft_cq_destroy(struct qpio_cq *qcq)
 	struct soft_cq *cq = to_scq(qcq);
 
 	close(cq->efd);
-	rte_free(cq->resv);
-	rte_free(cq->cqes);
-	rte_free(cq);
+	soft_obj_free(cq->resv);
+	soft_obj_free(cq->cqes);
+	soft_obj_free(cq);
 	return 0;
 }
 
@@ -512,22 +512,22 @@ soft_cq_resize(struct qpio_cq *qcq, uint32_t cqe)
 			 "(ibv_resize_cq); poll first", qcq->cqn, cqe, held);
 		return -EINVAL;
 	}
-	cqes = rte_zmalloc_socket("soft_cqes", (size_t)depth * 64,
-				  RTE_CACHE_LINE_SIZE, qcq->socket_id);
+	cqes = soft_obj_alloc(cq->sdev, SOFT_OBJ_BUF, "soft_cqes",
+			      (size_t)depth * 64, qcq->socket_id);
 	if (cqes == NULL)
 		return -ENOMEM;
 	/* Reservation records: every held CQE is written, so the new
 	 * array starts empty. */
 	if (cq->resv != NULL) {
-		struct soft_cqe_resv *resv = rte_zmalloc_socket("soft_cq_resv",
-			(size_t)depth * sizeof(*resv), RTE_CACHE_LINE_SIZE,
-			qcq->socket_id);
+		struct soft_cqe_resv *resv = soft_obj_alloc(cq->sdev,
+			SOFT_OBJ_BUF, "soft_cq_resv",
+			(size_t)depth * sizeof(*resv), qcq->socket_id);
 
 		if (resv == NULL) {
-			rte_free(cqes);
+			soft_obj_free(cqes);
 			return -ENOMEM;
 		}
-		rte_free(cq->resv);
+		soft_obj_free(cq->resv);
 		cq->resv = resv;
 	}
 	log_depth = (uint32_t)rte_log2_u32(depth);
@@ -543,7 +543,7 @@ soft_cq_resize(struct qpio_cq *qcq, uint32_t cqe)
 		dst->op_own = (uint8_t)((op_own & 0xf0) |
 					((idx >> log_depth) & 1));
 	}
-	rte_free(cq->cqes);
+	soft_obj_free(cq->cqes);
 	cq->cqes = cqes;
 	cq->hwm = held;
 	cq->mask = mask;

@@ -428,3 +428,30 @@ soft_mcast_deliver(struct soft_run *d, const struct mlx5_wqe_av *av)
 	}
 	return EXEC_OK;
 }
+
+unsigned int
+soft_mcast_dev_gone(const struct soft_dev *d)
+{
+	struct soft_mcast_tbl *t = mcast_tbl(false);
+	unsigned int i, k, n = 0;
+
+	if (t == NULL)
+		return 0;
+	rte_spinlock_lock(&t->lock);
+	for (i = 0; i < SOFT_MCAST_MAX_GRP; i++) {
+		struct soft_mcast_grp *g = &t->grp[i];
+
+		for (k = 0; k < g->nb;) {
+			if (g->m[k].dev != d) {
+				k++;
+				continue;
+			}
+			mcast_write_begin(t);
+			member_del(t, g, k);
+			mcast_write_end(t);
+			n++;
+		}
+	}
+	rte_spinlock_unlock(&t->lock);
+	return n;
+}

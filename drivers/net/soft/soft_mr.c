@@ -21,8 +21,8 @@ soft_pd_alloc(struct qpio_device *dev)
 	struct soft_fabric *f = soft_fabric_get();
 	struct soft_pd *pd;
 
-	RTE_SET_USED(dev);
-	pd = rte_zmalloc("soft_pd", sizeof(*pd), 0);
+	pd = soft_obj_alloc(to_sdev(dev), SOFT_OBJ_PD, "soft_pd", sizeof(*pd),
+			    SOCKET_ID_ANY);
 	if (pd == NULL) {
 		rte_errno = ENOMEM;
 		return NULL;
@@ -42,7 +42,7 @@ int
 soft_pd_free(struct qpio_pd *pd)
 {
 	memset(pd, SOFT_MR_POISON, sizeof(struct soft_pd));
-	rte_free(pd);
+	soft_obj_free(pd);
 	return 0;
 }
 
@@ -138,7 +138,8 @@ soft_mr_reg(struct qpio_pd *pd, void *addr, size_t length, unsigned int access)
 		return NULL;
 	}
 	mp = mem_is_shared(addr, length) ? SOFT_ACCESS_MP : 0;
-	mr = rte_zmalloc("soft_mr", sizeof(*mr), 0);
+	mr = soft_obj_alloc(sdev, SOFT_OBJ_MR, "soft_mr", sizeof(*mr),
+			    SOCKET_ID_ANY);
 	if (mr == NULL) {
 		rte_errno = ENOMEM;
 		return NULL;
@@ -149,7 +150,7 @@ soft_mr_reg(struct qpio_pd *pd, void *addr, size_t length, unsigned int access)
 			break;
 	if (i == sdev->max_mr) {
 		rte_spinlock_unlock(&sdev->lock);
-		rte_free(mr);
+		soft_obj_free(mr);
 		SOFT_LOG(ERR, "%s: MR table full", pd->dev->name);
 		rte_errno = ENOSPC;
 		return NULL;
@@ -183,6 +184,6 @@ soft_mr_dereg(struct qpio_mr *qmr)
 	__atomic_store_n(&sdev->mr_tbl[mr->index].key, 0, __ATOMIC_RELEASE);
 	rte_spinlock_unlock(&sdev->lock);
 	memset(mr, SOFT_MR_POISON, sizeof(*mr));
-	rte_free(mr);
+	soft_obj_free(mr);
 	return 0;
 }

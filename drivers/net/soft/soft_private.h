@@ -234,6 +234,11 @@ struct soft_qp {
 	/* device model state */
 	void (*sq_execute)(struct soft_qp *qp);  /* per QP type (create) */
 	uint32_t exec_busy;       /* SQ model running (atomic flag) */
+	/* Runs started, bumped by the lcore that holds exec_busy (on the
+	 * same line): the reclaim of a dead process's device waits until
+	 * every run that could have looked it up has ended
+	 * (soft_reclaim.c). */
+	uint32_t run_seq;
 	uint32_t pending;         /* queued in send CQ's pending count */
 	/* SQD (soft_sqd.c): 1 from RTS->SQD until the WQE started in RTS
 	 * has completed (atomic: the modify and a resuming poller). */
@@ -295,6 +300,11 @@ struct soft_dev {
 	uint32_t next_cqn;
 	uint8_t mr_variant;
 	rte_spinlock_t lock;              /* control path only */
+	/* Every object and buffer of the device (soft_alloc.c): the list,
+	 * its lock and length. Control path only. */
+	rte_spinlock_t alloc_lock;
+	struct soft_alloc *allocs;
+	uint32_t nb_allocs;
 	uint16_t pkey_tbl_len;            /* entries of pkeys (pkeys devarg) */
 	uint16_t pkeys[SOFT_PKEY_TBL_MAX];
 	/* faults its QPs inject as requesters (soft_fault.c); fault_on
@@ -316,6 +326,13 @@ struct soft_fabric {
 	struct soft_xrcd_dom *xrcd_files[SOFT_XRCD_FILES];
 	uint32_t xrc_srqn_gen;
 	uint32_t next_xrcd_id;
+	/* Devices whose process died, out of devs and waiting for the
+	 * primary to free them (soft_reclaim.c), and what it freed. */
+	struct soft_dev *reap[QPIO_MAX_DEVICES];
+	uint64_t reap_found;
+	uint64_t reap_devs;
+	uint64_t reap_objs;
+	uint64_t reap_bytes;
 };
 
 static inline struct soft_qp *to_sqp(struct qpio_qp *qp)
@@ -350,6 +367,44 @@ soft_pkey_match(uint16_t a, uint16_t b)
 	return ((a ^ b) & 0x7fff) == 0 && (a & 0x7fff) != 0 &&
 		((a | b) & 0x8000) != 0;
 }
+
+/* soft_alloc.c: the allocation record of a device. Each block has a
+ * SOFT_ALLOC_HDR-byte header in front (cache-line aligned blocks). */
+#define SOFT_ALLOC_HDR RTE_CACHE_LINE_SIZE
+enum soft_obj_kind {
+	SOFT_OBJ_BUF = 0,   /* a table or a queue's buffer */
+	SOFT_OBJ_PD,
+	SOFT_OBJ_MR,
+	SOFT_OBJ_AH,
+	SOFT_OBJ_CQ,
+	SOFT_OBJ_QP,
+	SOFT_OBJ_SRQ,
+	SOFT_OBJ_XRCD,      /* a handle to a domain (the domain is the fabric's) */
+};
+struct soft_alloc {
+	struct soft_alloc *next;
+	struct soft_alloc *prev;
+	struct soft_dev *sdev;
+	size_t size;              /* bytes asked for, without the header */
+	uint32_t magic;
+	uint8_t kind;             /* enum soft_obj_kind */
+};
+/* Zeroed, cache-line aligned, on sdev's list; NULL when out of memory. */
+void *soft_obj_alloc(struct soft_dev *sdev, uint8_t kind, const char *type,
+		     size_t size, int socket);
+/* Free a block of soft_obj_alloc() (NULL: nothing). */
+void soft_obj_free(void *p);
+uint8_t soft_obj_kind(const void *p);
+
+/* soft_reclaim.c */
+/* sdev's process died and sdev left the fabric: queue it for the
+ * primary's reclaim. Under the fabric lock. */
+void soft_reclaim_queue(struct soft_fabric *f, struct soft_dev *sdev);
+/* A device of this process was created or closed: the primary's reclaim
+ * timer starts with the first (shared memory only) and stops with the
+ * last. */
+void soft_reclaim_dev_added(void);
+void soft_reclaim_dev_removed(void);
 
 /* soft.c */
 /* This process: pid in the low 22 bits, start time (clock ticks after
@@ -401,12 +456,20 @@ struct soft_fabric *soft_fabric_get(void);
  * -1 once it is gone (then sdev is marked dead and leaves the fabric, and
  * nothing of it may be written any more). Slow path: a system call. */
 int soft_dev_owner_check(struct soft_dev *sdev);
+/* sdev's process is gone (under the fabric lock): mark it dead and, the
+ * first time, take it out of the fabric and queue it for reclaim. */
+void soft_dev_gone_locked(struct soft_fabric *f, struct soft_dev *sdev);
 /* Raise the event of cq, a CQ of another process, through DPDK IPC: its
  * eventfd is only valid there. Slow path (once per arm). */
 void soft_cq_event_remote(struct soft_cq *cq);
 struct soft_dev *soft_fabric_dev_by_lid(uint16_t lid);
 /* The device whose GID 0 has the interface ID of gid, or NULL. */
-struct soft_dev *soft_fabric_dev_by_gid(const union qpio_gid *gid);
+uint16_t soft_fabric_lid_by_gid(const union qpio_gid *gid);
+/* Control path, under the fabric lock (a device may be reclaimed as soon
+ * as it leaves the fabric): the LID of the device whose GID 0 has the
+ * interface ID of gid, 0 when none; the process token of the device of
+ * lid, 0 when none. */
+uint64_t soft_fabric_owner_by_lid(uint16_t lid);
 /* GID 0 of a soft device: fe80::<guid>. */
 void soft_dev_gid(const struct soft_dev *sdev, union qpio_gid *gid);
 
@@ -459,6 +522,10 @@ struct qpio_srq *soft_srq_create_xrc(struct qpio_pd *pd, struct qpio_xrcd *xrcd,
 				     struct qpio_srq_attr *attr);
 /* Take an XRC SRQ out of its domain and its CQ (soft_srq_destroy()). */
 void soft_srq_xrc_unlink(struct soft_srq *srq);
+/* Reclaim of d (its process died; under the fabric lock): its XRC SRQs
+ * leave their domains and its domain handles close (a domain with no
+ * handle left is freed). */
+void soft_xrc_dev_gone(struct soft_fabric *f, struct soft_dev *d);
 /* The XRC SRQ numbered srqn of dom, or NULL (any lcore). */
 static inline struct soft_srq *
 soft_xrc_srq_lookup(const struct soft_xrcd_dom *dom, uint32_t srqn)
@@ -540,6 +607,9 @@ int soft_mcast_detach(struct qpio_qp *qp, const union qpio_gid *gid,
 		      uint16_t lid);
 /* Detach qp from every group (QP destroy). */
 void soft_mcast_qp_gone(struct soft_qp *qp);
+/* Reclaim of d (its process died): take every QP of d out of every
+ * group. @return the memberships removed. */
+unsigned int soft_mcast_dev_gone(const struct soft_dev *d);
 
 /* soft_sqd.c: the send queue drained (SQD) and send queue error (SQE)
  * states. */

@@ -66,8 +66,7 @@ soft_qp_create(struct qpio_pd *pd, struct qpio_qp_init_attr *ia)
 		rte_errno = EINVAL;
 		return NULL;
 	}
-	qp = rte_zmalloc_socket("soft_qp", sizeof(*qp), RTE_CACHE_LINE_SIZE,
-				socket);
+	qp = soft_obj_alloc(sdev, SOFT_OBJ_QP, "soft_qp", sizeof(*qp), socket);
 	if (qp == NULL)
 		goto nomem;
 	qp->sq.depth = rte_align32pow2(RTE_MAX(cap->max_send_wr, 1u));
@@ -76,11 +75,8 @@ soft_qp_create(struct qpio_pd *pd, struct qpio_qp_init_attr *ia)
 	qp->sq.log_stride = (uint32_t)rte_log2_u32(qp->sq.stride);
 	qp->sq.max_sge = RTE_MAX(cap->max_send_sge, 1u);
 	qp->sq.max_inline = cap->max_inline_data;
-	qp->sq.buf = rte_zmalloc_socket("soft_sq", (size_t)qp->sq.depth * qp->sq.stride,
-					RTE_CACHE_LINE_SIZE, socket);
-	qp->sq.wrid = rte_zmalloc_socket("soft_sq_wrid",
-					 sizeof(uint64_t) * qp->sq.depth,
-					 RTE_CACHE_LINE_SIZE, socket);
+	qp->sq.buf = soft_obj_alloc(sdev, SOFT_OBJ_BUF, "soft_sq", (size_t)qp->sq.depth * qp->sq.stride, socket);
+	qp->sq.wrid = soft_obj_alloc(sdev, SOFT_OBJ_BUF, "soft_sq_wrid", sizeof(uint64_t) * qp->sq.depth, socket);
 	/* An SRQ QP keeps a one-entry RQ of its own, never used. */
 	qp->rq.depth = ia->srq != NULL ? 1 :
 		rte_align32pow2(RTE_MAX(cap->max_recv_wr, 1u));
@@ -88,13 +84,9 @@ soft_qp_create(struct qpio_pd *pd, struct qpio_qp_init_attr *ia)
 	qp->rq.max_sge = ia->srq != NULL ? 1 : RTE_MAX(cap->max_recv_sge, 1u);
 	qp->rq.pdn = pd != NULL ? pd->pdn : 0;
 	qp->rq.stride = rte_align32pow2(qp->rq.max_sge) * SOFT_SEG;
-	qp->rq.buf = rte_zmalloc_socket("soft_rq", (size_t)qp->rq.depth * qp->rq.stride,
-					RTE_CACHE_LINE_SIZE, socket);
-	qp->rq.wrid = rte_zmalloc_socket("soft_rq_wrid",
-					 sizeof(uint64_t) * qp->rq.depth,
-					 RTE_CACHE_LINE_SIZE, socket);
-	qp->rq.done = rte_zmalloc_socket("soft_rq_done", qp->rq.depth,
-					 RTE_CACHE_LINE_SIZE, socket);
+	qp->rq.buf = soft_obj_alloc(sdev, SOFT_OBJ_BUF, "soft_rq", (size_t)qp->rq.depth * qp->rq.stride, socket);
+	qp->rq.wrid = soft_obj_alloc(sdev, SOFT_OBJ_BUF, "soft_rq_wrid", sizeof(uint64_t) * qp->rq.depth, socket);
+	qp->rq.done = soft_obj_alloc(sdev, SOFT_OBJ_BUF, "soft_rq_done", qp->rq.depth, socket);
 	if (qp->sq.buf == NULL || qp->sq.wrid == NULL || qp->rq.buf == NULL ||
 	    qp->rq.wrid == NULL || qp->rq.done == NULL)
 		goto nomem;
@@ -165,12 +157,12 @@ nomem:
 	rte_errno = ENOMEM;
 err:
 	if (qp != NULL) {
-		rte_free(qp->sq.buf);
-		rte_free(qp->sq.wrid);
-		rte_free(qp->rq.buf);
-		rte_free(qp->rq.wrid);
-		rte_free(qp->rq.done);
-		rte_free(qp);
+		soft_obj_free(qp->sq.buf);
+		soft_obj_free(qp->sq.wrid);
+		soft_obj_free(qp->rq.buf);
+		soft_obj_free(qp->rq.wrid);
+		soft_obj_free(qp->rq.done);
+		soft_obj_free(qp);
 	}
 	return NULL;
 }
@@ -194,12 +186,12 @@ soft_qp_destroy(struct qpio_qp *qqp)
 	/* queues_reset() purged this QP's CQEs and the pollers' cached QP;
 	 * a CQE another lcore still writes for it names a QPN that no
 	 * longer resolves, and the poller drops it. */
-	rte_free(qp->sq.buf);
-	rte_free(qp->sq.wrid);
-	rte_free(qp->rq.buf);
-	rte_free(qp->rq.wrid);
-	rte_free(qp->rq.done);
-	rte_free(qp);
+	soft_obj_free(qp->sq.buf);
+	soft_obj_free(qp->sq.wrid);
+	soft_obj_free(qp->rq.buf);
+	soft_obj_free(qp->rq.wrid);
+	soft_obj_free(qp->rq.done);
+	soft_obj_free(qp);
 	return 0;
 }
 
@@ -244,17 +236,12 @@ attr_apply(struct qpio_qp_attr *a, const struct qpio_qp_attr *in, int mask)
 static int
 av_resolve(const struct qpio_ah_attr *ah, uint16_t *lid)
 {
-	const struct soft_dev *d;
-
 	if (!ah->is_global) {
 		*lid = ah->dlid;
 		return 0;
 	}
-	d = soft_fabric_dev_by_gid(&ah->grh.dgid);
-	if (d == NULL)
-		return -EINVAL;
-	*lid = d->lid;
-	return 0;
+	*lid = soft_fabric_lid_by_gid(&ah->grh.dgid);
+	return *lid == 0 ? -EINVAL : 0;
 }
 
 int
@@ -285,11 +272,8 @@ soft_qp_modify(struct qpio_qp *qqp, const struct qpio_qp_attr *in, int mask,
 				 __ATOMIC_RELAXED);
 	qp->dlid = lid;
 	qp->dest_qpn = qp->attr.dest_qp_num;
-	if (mask & QPIO_QP_AV) {
-		const struct soft_dev *p = soft_fabric_dev_by_lid(lid);
-
-		qp->peer_owner = p != NULL ? p->owner : 0;
-	}
+	if (mask & QPIO_QP_AV)
+		qp->peer_owner = soft_fabric_owner_by_lid(lid);
 	if (next == QPIO_QPS_RESET) {
 		__atomic_store_n(&qqp->state, QPIO_QPS_RESET, __ATOMIC_RELEASE);
 		queues_reset(qp, 0);

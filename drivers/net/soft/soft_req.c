@@ -438,6 +438,11 @@ soft_sq_run(struct soft_qp *qp)
 
 		if (!soft_sq_run_claim(&qp->exec_busy))
 			return;
+		/* Release: a reclaim that sees the new count knows the runs
+		 * before it are over (soft_reclaim.c). Once per run, on the
+		 * line the claim wrote. */
+		__atomic_store_n(&qp->run_seq, qp->run_seq + 1,
+				 __ATOMIC_RELEASE);
 		qp->sq_execute(qp);
 		/* Once per run, not per WQE: an SQD drain to end. */
 		drain_seen = __atomic_load_n(&qp->sq_draining,

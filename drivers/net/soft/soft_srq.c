@@ -22,12 +22,12 @@
 static void
 srq_free(struct soft_srq *srq)
 {
-	rte_free(srq->rq.buf);
-	rte_free(srq->rq.wrid);
-	rte_free(srq->rq.ring);
-	rte_free(srq->fring);
-	rte_free(srq->fseq);
-	rte_free(srq);
+	soft_obj_free(srq->rq.buf);
+	soft_obj_free(srq->rq.wrid);
+	soft_obj_free(srq->rq.ring);
+	soft_obj_free(srq->fring);
+	soft_obj_free(srq->fseq);
+	soft_obj_free(srq);
 }
 
 struct qpio_srq *
@@ -37,7 +37,7 @@ soft_srq_create(struct qpio_pd *pd, struct qpio_srq_attr *attr)
 	struct soft_srq *srq;
 	struct soft_rq *rq;
 
-	srq = rte_zmalloc("soft_srq", sizeof(*srq), RTE_CACHE_LINE_SIZE);
+	srq = soft_obj_alloc(sdev, SOFT_OBJ_SRQ, "soft_srq", sizeof(*srq), SOCKET_ID_ANY);
 	if (srq == NULL)
 		goto nomem;
 	rq = &srq->rq;
@@ -46,16 +46,11 @@ soft_srq_create(struct qpio_pd *pd, struct qpio_srq_attr *attr)
 	rq->max_sge = RTE_MAX(attr->max_sge, 1u);
 	rq->stride = rte_align32pow2(rq->max_sge) * SOFT_SEG;
 	rq->pdn = pd->pdn;
-	rq->buf = rte_zmalloc("soft_srq_buf", (size_t)rq->depth * rq->stride,
-			      RTE_CACHE_LINE_SIZE);
-	rq->wrid = rte_zmalloc("soft_srq_wrid", sizeof(uint64_t) * rq->depth,
-			       RTE_CACHE_LINE_SIZE);
-	rq->ring = rte_zmalloc("soft_srq_ring", sizeof(uint32_t) * rq->depth,
-			       RTE_CACHE_LINE_SIZE);
-	srq->fring = rte_zmalloc("soft_srq_fring", sizeof(uint32_t) * rq->depth,
-				 RTE_CACHE_LINE_SIZE);
-	srq->fseq = rte_zmalloc("soft_srq_fseq", sizeof(uint32_t) * rq->depth,
-				RTE_CACHE_LINE_SIZE);
+	rq->buf = soft_obj_alloc(sdev, SOFT_OBJ_BUF, "soft_srq_buf", (size_t)rq->depth * rq->stride, SOCKET_ID_ANY);
+	rq->wrid = soft_obj_alloc(sdev, SOFT_OBJ_BUF, "soft_srq_wrid", sizeof(uint64_t) * rq->depth, SOCKET_ID_ANY);
+	rq->ring = soft_obj_alloc(sdev, SOFT_OBJ_BUF, "soft_srq_ring", sizeof(uint32_t) * rq->depth, SOCKET_ID_ANY);
+	srq->fring = soft_obj_alloc(sdev, SOFT_OBJ_BUF, "soft_srq_fring", sizeof(uint32_t) * rq->depth, SOCKET_ID_ANY);
+	srq->fseq = soft_obj_alloc(sdev, SOFT_OBJ_BUF, "soft_srq_fseq", sizeof(uint32_t) * rq->depth, SOCKET_ID_ANY);
 	if (rq->buf == NULL || rq->wrid == NULL || rq->ring == NULL ||
 	    srq->fring == NULL || srq->fseq == NULL)
 		goto nomem;
@@ -118,23 +113,18 @@ srq_resize(struct soft_srq *srq, uint32_t max_wr)
 			 "CQs of its QPs first", srq->base.srq_num, taken);
 		return -EBUSY;
 	}
-	buf = rte_zmalloc("soft_srq_buf", (size_t)depth * rq->stride,
-			  RTE_CACHE_LINE_SIZE);
-	wrid = rte_zmalloc("soft_srq_wrid", sizeof(uint64_t) * depth,
-			   RTE_CACHE_LINE_SIZE);
-	ring = rte_zmalloc("soft_srq_ring", sizeof(uint32_t) * depth,
-			   RTE_CACHE_LINE_SIZE);
-	fring = rte_zmalloc("soft_srq_fring", sizeof(uint32_t) * depth,
-			    RTE_CACHE_LINE_SIZE);
-	fseq = rte_zmalloc("soft_srq_fseq", sizeof(uint32_t) * depth,
-			   RTE_CACHE_LINE_SIZE);
+	buf = soft_obj_alloc(srq->sdev, SOFT_OBJ_BUF, "soft_srq_buf", (size_t)depth * rq->stride, SOCKET_ID_ANY);
+	wrid = soft_obj_alloc(srq->sdev, SOFT_OBJ_BUF, "soft_srq_wrid", sizeof(uint64_t) * depth, SOCKET_ID_ANY);
+	ring = soft_obj_alloc(srq->sdev, SOFT_OBJ_BUF, "soft_srq_ring", sizeof(uint32_t) * depth, SOCKET_ID_ANY);
+	fring = soft_obj_alloc(srq->sdev, SOFT_OBJ_BUF, "soft_srq_fring", sizeof(uint32_t) * depth, SOCKET_ID_ANY);
+	fseq = soft_obj_alloc(srq->sdev, SOFT_OBJ_BUF, "soft_srq_fseq", sizeof(uint32_t) * depth, SOCKET_ID_ANY);
 	if (buf == NULL || wrid == NULL || ring == NULL || fring == NULL ||
 	    fseq == NULL) {
-		rte_free(buf);
-		rte_free(wrid);
-		rte_free(ring);
-		rte_free(fring);
-		rte_free(fseq);
+		soft_obj_free(buf);
+		soft_obj_free(wrid);
+		soft_obj_free(ring);
+		soft_obj_free(fring);
+		soft_obj_free(fseq);
 		return -ENOMEM;
 	}
 	for (k = 0; k < posted; k++) {
@@ -146,11 +136,11 @@ srq_resize(struct soft_srq *srq, uint32_t max_wr)
 		wrid[k] = rq->wrid[slot];
 		ring[pos & mask] = k;
 	}
-	rte_free(rq->buf);
-	rte_free(rq->wrid);
-	rte_free(rq->ring);
-	rte_free(srq->fring);
-	rte_free(srq->fseq);
+	soft_obj_free(rq->buf);
+	soft_obj_free(rq->wrid);
+	soft_obj_free(rq->ring);
+	soft_obj_free(srq->fring);
+	soft_obj_free(srq->fseq);
 	rq->buf = buf;
 	rq->wrid = wrid;
 	rq->ring = ring;

@@ -45,10 +45,11 @@ soft_xrcd_open(struct qpio_device *dev, int fd, int oflags)
 		rte_errno = EBADF;
 		return NULL;
 	}
-	x = rte_zmalloc("soft_xrcd", sizeof(*x), 0);
+	x = soft_obj_alloc(to_sdev(dev), SOFT_OBJ_XRCD, "soft_xrcd", sizeof(*x),
+			   SOCKET_ID_ANY);
 	fresh = rte_zmalloc("soft_xrcd_dom", sizeof(*fresh), RTE_CACHE_LINE_SIZE);
 	if (x == NULL || fresh == NULL) {
-		rte_free(x);
+		soft_obj_free(x);
 		rte_free(fresh);
 		rte_errno = ENOMEM;
 		return NULL;
@@ -107,7 +108,7 @@ soft_xrcd_open(struct qpio_device *dev, int fd, int oflags)
 	x->base.xrcdn = dom->id;
 	return &x->base;
 fail:
-	rte_free(x);
+	soft_obj_free(x);
 	rte_free(fresh);
 	return NULL;
 }
@@ -132,7 +133,7 @@ soft_xrcd_close(struct qpio_xrcd *qx)
 	 * an empty domain. */
 	if (last)
 		rte_free(dom);
-	rte_free(x);
+	soft_obj_free(x);
 	return 0;
 }
 
@@ -200,4 +201,42 @@ soft_srq_xrc_unlink(struct soft_srq *srq)
 	if (srq->xrc_cq->last_srq == srq)
 		srq->xrc_cq->last_srq = NULL;
 	srq->xrc_dom = NULL;
+}
+
+void
+soft_xrc_dev_gone(struct soft_fabric *f, struct soft_dev *d)
+{
+	struct soft_alloc *h;
+	unsigned int i;
+
+	/* Its SRQs leave their domains first: a domain whose last handle
+	 * was the dead process's is freed below, empty. */
+	for (h = d->allocs; h != NULL; h = h->next) {
+		struct soft_srq *srq = (struct soft_srq *)(void *)
+			((uint8_t *)h + SOFT_ALLOC_HDR);
+		struct soft_xrcd_dom *dom = srq->xrc_dom;
+		uint32_t slot;
+
+		if (h->kind != SOFT_OBJ_SRQ || dom == NULL)
+			continue;
+		slot = srq->base.srq_num & (SOFT_XRC_SRQ_TBL - 1);
+		if (dom->srqs[slot] == srq)
+			__atomic_store_n(&dom->srqs[slot], NULL,
+					 __ATOMIC_RELEASE);
+	}
+	for (h = d->allocs; h != NULL; h = h->next) {
+		struct soft_xrcd *x = (struct soft_xrcd *)(void *)
+			((uint8_t *)h + SOFT_ALLOC_HDR);
+		struct soft_xrcd_dom *dom = x->dom;
+
+		if (h->kind != SOFT_OBJ_XRCD || dom == NULL)
+			continue;
+		x->dom = NULL;
+		if (--dom->nopen != 0)
+			continue;
+		for (i = 0; i < SOFT_XRCD_FILES; i++)
+			if (f->xrcd_files[i] == dom)
+				f->xrcd_files[i] = NULL;
+		rte_free(dom);
+	}
 }
