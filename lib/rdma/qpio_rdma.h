@@ -708,8 +708,10 @@ int qpio_mr_dereg(struct qpio_mr *mr);
  * counts them, see doc/guides/nics/soft.rst).
  *
  * @param pd    the PD; WRs of QPs of this PD only may use the AH.
- * @param attr  copied; attr->port_num in 1..phys_port_cnt; with is_global,
- *   grh.sgid_index < gid_tbl_len of that port and grh.flow_label < 2^20.
+ * @param attr  copied; attr->port_num in 1..phys_port_cnt, sl <= 15,
+ *   src_path_bits <= 0x7f; with is_global, grh.sgid_index < gid_tbl_len
+ *   of that port and grh.flow_label < 2^20 (the same rules as the AV of
+ *   qpio_qp_modify()).
  * @return the AH, or NULL with rte_errno EINVAL (NULL argument, a pd
  *   that is not a live PD of this process, a rule above broken; logged),
  *   ENOSPC (max_ah of the device reached),
@@ -744,7 +746,8 @@ struct qpio_ah *qpio_ah_create(struct qpio_pd *pd,
  * @param attr      written whole on success, untouched on error.
  * @return 0; -EINVAL (NULL dev, wc or attr; port out of range; wc not a
  *   successful receive; QPIO_WC_GRH with grh NULL; a RoCE port and a
- *   completion without a GRH: RoCE addresses are GIDs), -EPROTO (the 40
+ *   completion without a GRH: RoCE addresses are GIDs; wc->sl over 15 or
+ *   wc->dlid_path_bits over 0x7f), -EPROTO (the 40
  *   bytes are neither a GRH/IPv6 header nor an IPv4 one), -ENOENT (the
  *   header's destination GID is not in the port's GID table). Each is
  *   logged with the rule. Thread-safe (reads only).
@@ -958,8 +961,9 @@ int qpio_cq_resize(struct qpio_cq *cq, uint32_t cqe);
  * Arming an armed CQ replaces the solicited_only choice.
  *
  * @param solicited_only  0: any completion; nonzero: solicited ones only.
- * @return 0, -EINVAL for NULL, or -EOPNOTSUPP (the driver has no CQ
- *   events). May be called from any lcore; the event
+ * @return 0, -EINVAL for NULL or a CQ that is not a live CQ of this
+ *   process, or -EOPNOTSUPP (the driver has no CQ events). May be
+ *   called from any lcore; the event
  *   itself is raised by whichever lcore writes the completion (on the soft
  *   NIC one eventfd write per arm, the only system call of the datapath).
  */
@@ -975,8 +979,8 @@ int qpio_cq_req_notify(struct qpio_cq *cq, int solicited_only);
  * which must not be read directly: libibverbs counts the events it hands
  * out and ibv_destroy_cq waits for their acknowledgements. The fd belongs
  * to the CQ: do not close it; qpio_cq_destroy() does.
- * @return the fd (>= 0), -EINVAL for NULL, or -EOPNOTSUPP (the driver has
- *   no CQ events).
+ * @return the fd (>= 0), -EINVAL for NULL or a CQ that is not a live
+ *   CQ of this process, or -EOPNOTSUPP (the driver has no CQ events).
  */
 int qpio_cq_event_fd(const struct qpio_cq *cq);
 
@@ -988,7 +992,8 @@ int qpio_cq_event_fd(const struct qpio_cq *cq);
  * poll the CQ and re-arm it; events not acknowledged when the CQ is
  * destroyed are acknowledged by qpio_cq_destroy().
  * @return the number of events acknowledged (0 when none was pending),
- *   -EINVAL for NULL, or -EOPNOTSUPP (the driver has no CQ events).
+ *   -EINVAL for NULL or a CQ that is not a live CQ of this process, or
+ *   -EOPNOTSUPP (the driver has no CQ events).
  * Not thread-safe against other calls on the same CQ.
  */
 int qpio_cq_ack_events(struct qpio_cq *cq);
@@ -1202,7 +1207,8 @@ struct qpio_qp *qpio_qp_open(struct qpio_xrcd *xrcd, uint32_t qp_num);
  *   qpio_qp_open()). Neither may be posted receives; a target may not be
  *   posted sends.
  * @return the QP, or NULL with rte_errno EINVAL (NULL argument, unknown
- *   qp_type, a CQ or SRQ of another device, a cap over the device limits,
+ *   qp_type, a PD, CQ or SRQ that is not a live object of this process
+ *   (destroyed, or never created), a CQ or SRQ of another device, a cap over the device limits,
  *   SRQ given with max_recv_wr != 0; XRC_RECV with a pd or without xrcd,
  *   xrcd given for another type), EOPNOTSUPP (qp_type the driver lacks,
  *   XRC on a device without it), ENOSPC (max_qp reached) or ENOMEM.

@@ -137,6 +137,8 @@ qpio_ah_init_from_wc(struct qpio_device *dev, uint8_t port_num,
 				 "by its GID only", dev->name, port_num);
 			return -EINVAL;
 		}
+		if (rdma_av_check(dev, &a, "ah from wc") != 0)
+			return -EINVAL;
 		*attr = a;
 		return 0;
 	}
@@ -170,6 +172,10 @@ qpio_ah_init_from_wc(struct qpio_device *dev, uint8_t port_num,
 	a.grh.flow_label = f.flow_label;
 	a.grh.traffic_class = f.traffic_class;
 	a.grh.hop_limit = 0xff;
+	/* The completion's sl and dlid_path_bits are the caller's: held to
+	 * the rules of every address vector. */
+	if (rdma_av_check(dev, &a, "ah from wc") != 0)
+		return -EINVAL;
 	*attr = a;
 	return 0;
 }

@@ -317,6 +317,7 @@ qpio_cq_req_notify(struct qpio_cq *cq, int solicited_only)
 {
 	if (cq == NULL)
 		return -EINVAL;
+	RDMA_HANDLE_CHECK(cq, RDMA_HANDLE_CQ, "cq");
 	if (cq->dev->ops->cq_req_notify == NULL)
 		return -EOPNOTSUPP;
 	return cq->dev->ops->cq_req_notify(cq, solicited_only != 0);
@@ -327,6 +328,7 @@ qpio_cq_event_fd(const struct qpio_cq *cq)
 {
 	if (cq == NULL)
 		return -EINVAL;
+	RDMA_HANDLE_CHECK(cq, RDMA_HANDLE_CQ, "cq");
 	if (cq->dev->ops->cq_event_fd == NULL)
 		return -EOPNOTSUPP;
 	return cq->dev->ops->cq_event_fd(cq);
@@ -337,6 +339,7 @@ qpio_cq_ack_events(struct qpio_cq *cq)
 {
 	if (cq == NULL)
 		return -EINVAL;
+	RDMA_HANDLE_CHECK(cq, RDMA_HANDLE_CQ, "cq");
 	if (cq->dev->ops->cq_ack_events == NULL)
 		return -EOPNOTSUPP;
 	return cq->dev->ops->cq_ack_events(cq);
@@ -565,6 +568,21 @@ qpio_qp_create(struct qpio_pd *pd, struct qpio_qp_init_attr *ia)
 
 	if (ia == NULL)
 		RET_NULL(EINVAL);
+	/* Every handle looked up before it is read: a destroyed or foreign
+	 * one is refused, never dereferenced. */
+	if ((pd != NULL && !rdma_handle_live(pd, RDMA_HANDLE_PD)) ||
+	    (ia->send_cq != NULL &&
+	     !rdma_handle_live(ia->send_cq, RDMA_HANDLE_CQ)) ||
+	    (ia->recv_cq != NULL &&
+	     !rdma_handle_live(ia->recv_cq, RDMA_HANDLE_CQ)) ||
+	    (ia->srq != NULL && !rdma_handle_live(ia->srq, RDMA_HANDLE_SRQ))) {
+		RDMA_LOG(ERR, "qp: pd %p, send_cq %p, recv_cq %p or srq %p is "
+			 "not a live object of this process (destroyed "
+			 "already, or never created)", (void *)pd,
+			 (void *)ia->send_cq, (void *)ia->recv_cq,
+			 (void *)ia->srq);
+		RET_NULL(EINVAL);
+	}
 	xrc = ia->qp_type == QPIO_QPT_XRC_SEND || ia->qp_type == QPIO_QPT_XRC_RECV;
 	if (xrc) {
 		dev = xrc_qp_check(pd, ia);

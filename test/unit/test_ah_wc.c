@@ -283,6 +283,23 @@ Test(ah_wc, refuses_what_names_no_sender)
 	cr_assert_eq(qpio_rdma_port_query(dev, 1, &pa), 0);
 	cr_assert_eq(qpio_ah_init_from_wc(dev, 1, &wc, NULL, &attr),
 		     pa.link_layer == QPIO_LINK_LAYER_ETHERNET ? -EINVAL : 0);
+	if (pa.link_layer != QPIO_LINK_LAYER_ETHERNET) {
+		/* The completion's sl and path bits are held to the address
+		 * vector rules: 4 and 7 bits. */
+		wc.sl = 15;
+		wc.dlid_path_bits = 0x7f;
+		cr_assert_eq(qpio_ah_init_from_wc(dev, 1, &wc, NULL, &attr), 0);
+		cr_assert_eq(attr.sl, 15);
+		cr_assert_eq(attr.src_path_bits, 0x7f);
+		wc.sl = 16;
+		cr_assert_eq(qpio_ah_init_from_wc(dev, 1, &wc, NULL, &attr),
+			     -EINVAL, "sl 16");
+		wc.sl = 0;
+		wc.dlid_path_bits = 0x80;
+		cr_assert_eq(qpio_ah_init_from_wc(dev, 1, &wc, NULL, &attr),
+			     -EINVAL, "dlid_path_bits 0x80");
+		wc.dlid_path_bits = 0;
+	}
 
 	pd = qpio_pd_alloc(dev);
 	cr_assert_not_null(pd);

@@ -20,19 +20,26 @@ struct av_case {
 	uint8_t sgid_index;
 	uint32_t flow_label;
 	int ok;
+	uint8_t sl;
+	uint8_t src_path_bits;
 };
 
 /* soft devices: one port, a GID table of one entry. */
 static const struct av_case cases[] = {
-	{ "port 1, no GRH", 1, 0, 0, 0, 1 },
-	{ "port 1, GRH sgid 0", 1, 1, 0, 0, 1 },
-	{ "port 0", 0, 0, 0, 0, 0 },
-	{ "port 2 of a one-port device", 2, 0, 0, 0, 0 },
-	{ "port 255", 255, 1, 0, 0, 0 },
-	{ "sgid_index 1 of a one-entry table", 1, 1, 1, 0, 0 },
-	{ "sgid_index 255", 1, 1, 255, 0, 0 },
-	{ "flow_label 0x100000", 1, 1, 0, 0x100000, 0 },
-	{ "sgid_index 9 without GRH (not used)", 1, 0, 9, 0, 1 },
+	{ "port 1, no GRH", 1, 0, 0, 0, 1, 0, 0 },
+	{ "port 1, GRH sgid 0", 1, 1, 0, 0, 1, 0, 0 },
+	{ "port 0", 0, 0, 0, 0, 0, 0, 0 },
+	{ "port 2 of a one-port device", 2, 0, 0, 0, 0, 0, 0 },
+	{ "port 255", 255, 1, 0, 0, 0, 0, 0 },
+	{ "sgid_index 1 of a one-entry table", 1, 1, 1, 0, 0, 0, 0 },
+	{ "sgid_index 255", 1, 1, 255, 0, 0, 0, 0 },
+	{ "flow_label 0x100000", 1, 1, 0, 0x100000, 0, 0, 0 },
+	{ "sgid_index 9 without GRH (not used)", 1, 0, 9, 0, 1, 0, 0 },
+	{ "sl 15", 1, 0, 0, 0, 1, 15, 0 },
+	{ "sl 16 (over 4 bits)", 1, 0, 0, 0, 0, 16, 0 },
+	{ "sl 255", 1, 1, 0, 0, 0, 255, 0 },
+	{ "src_path_bits 0x7f", 1, 0, 0, 0, 1, 0, 0x7f },
+	{ "src_path_bits 0x80 (over 7 bits)", 1, 0, 0, 0, 0, 0, 0x80 },
 };
 
 static void
@@ -46,6 +53,8 @@ av_fill(struct qpio_ah_attr *av, const struct av_case *c, uint16_t dlid,
 	av->grh.sgid_index = c->sgid_index;
 	av->grh.flow_label = c->flow_label;
 	av->grh.hop_limit = 64;
+	av->sl = c->sl;
+	av->src_path_bits = c->src_path_bits;
 	av->grh.dgid = *dgid;
 }
 

@@ -155,3 +155,65 @@ Test(destroy_twice, mempool_registration_refused_the_second_time)
 	cr_assert_eq(qpio_rdma_dev_close(d), 0);
 	rte_mempool_free(mp);
 }
+
+/* The CQ event calls and qpio_qp_create() look each handle up before
+ * reading it: a destroyed CQ, PD or SRQ, or a handle of another kind, is
+ * -EINVAL (NULL with rte_errno EINVAL), not a read of freed memory. */
+Test(destroy_twice, cq_event_calls_and_qp_create_refuse_dead_handles)
+{
+	struct qpio_srq_attr sa = { .max_wr = 4, .max_sge = 1 };
+	struct qpio_qp_init_attr ia;
+	struct qpio_cq *cq;
+	struct qpio_pd *pd;
+	struct qpio_srq *srq;
+	struct qt_end a, b;
+
+	qt_pair_create(&a, &b, NULL);
+	cq = qpio_cq_create(a.dev, 16, SOCKET_ID_ANY);
+	pd = qpio_pd_alloc(a.dev);
+	cr_assert_not_null(cq);
+	cr_assert_not_null(pd);
+	srq = qpio_srq_create(pd, &sa);
+	cr_assert_not_null(srq);
+	cr_assert_geq(qpio_cq_event_fd(cq), 0);
+	cr_assert_eq(qpio_cq_req_notify(cq, 0), 0);
+	cr_assert_eq(qpio_cq_ack_events(cq), 0);
+	cr_assert_eq(qpio_cq_destroy(cq), 0);
+	cr_assert_eq(qpio_cq_req_notify(cq, 0), -EINVAL);
+	cr_assert_eq(qpio_cq_event_fd(cq), -EINVAL);
+	cr_assert_eq(qpio_cq_ack_events(cq), -EINVAL);
+	/* A handle of another kind. */
+	cr_assert_eq(qpio_cq_req_notify((struct qpio_cq *)a.qp, 0), -EINVAL);
+	cr_assert_eq(qpio_cq_event_fd((struct qpio_cq *)a.pd), -EINVAL);
+
+	memset(&ia, 0, sizeof(ia));
+	ia.qp_type = QPIO_QPT_RC;
+	ia.send_cq = cq;            /* destroyed */
+	ia.recv_cq = a.cq;
+	ia.cap.max_send_wr = 4;
+	ia.cap.max_recv_wr = 4;
+	ia.cap.max_send_sge = 1;
+	ia.cap.max_recv_sge = 1;
+	rte_errno = 0;
+	cr_assert_null(qpio_qp_create(a.pd, &ia));
+	cr_assert_eq(rte_errno, EINVAL);
+	ia.send_cq = a.cq;
+	ia.recv_cq = (struct qpio_cq *)a.mr;   /* another kind */
+	rte_errno = 0;
+	cr_assert_null(qpio_qp_create(a.pd, &ia));
+	cr_assert_eq(rte_errno, EINVAL);
+	ia.recv_cq = a.cq;
+	cr_assert_eq(qpio_srq_destroy(srq), 0);
+	ia.srq = srq;               /* destroyed */
+	ia.cap.max_recv_wr = 0;
+	rte_errno = 0;
+	cr_assert_null(qpio_qp_create(pd, &ia));
+	cr_assert_eq(rte_errno, EINVAL);
+	ia.srq = NULL;
+	ia.cap.max_recv_wr = 4;
+	cr_assert_eq(qpio_pd_free(pd), 0);
+	rte_errno = 0;
+	cr_assert_null(qpio_qp_create(pd, &ia));   /* destroyed PD */
+	cr_assert_eq(rte_errno, EINVAL);
+	qt_pair_destroy(&a, &b);
+}
