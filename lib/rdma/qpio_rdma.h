@@ -1405,6 +1405,12 @@ qpio_qp_state(const struct qpio_qp *qp)
  * doorbell is rung once for the whole burst (none if nothing was written).
  * The wrs array and the sg_lists may be reused as soon as this returns; the
  * data of non-inline SGEs must stay untouched until the WR completes.
+ * The bytes of an inline SGE are copied here from its addr, which must be
+ * readable for its length: as in ibv_post_send(3) with IBV_SEND_INLINE,
+ * the pointer is the caller's and is not checked (the fast path makes no
+ * per-WR pointer checks; a bad one faults in the caller, as with
+ * memcpy). Non-inline SGEs are checked by the device against their
+ * lkey's MR, and a WR outside it completes with LOC_PROT_ERR.
  * Posting to a QP in ERR or SQE is accepted and the WRs complete with
  * WR_FLUSH_ERR (IBA 10.8.3.2); posting in SQD is accepted and the WRs
  * start after SQD->RTS.
