@@ -2,8 +2,9 @@
 /*
  * soft-mp: the primary survives a secondary that dies at a chosen point
  * (qpio_soft_fault die_at): holding the fabric lock, before a send
- * doorbell, in the middle of a doorbell run, and between reserving a
- * receive CQE in the primary's CQ and writing it. For each, a fresh
+ * doorbell, in the middle of a doorbell run, between reserving a
+ * receive CQE in the primary's CQ and writing it, and the instant after
+ * that reservation, before any other store. For each, a fresh
  * secondary (this program with --secondary-die POINT) connects an RC QP
  * to a fresh QP of the primary, which has NRECV receives posted, sets
  * the die point and sends; the primary then checks that it goes on:
@@ -29,6 +30,7 @@
 
 #include "qpio_rdma.h"
 #include "qpio_soft.h"
+#include "soft_rx.h"
 #include "test_mp.h"
 
 #define NRECV 16u
@@ -276,12 +278,34 @@ death_event(struct dend *e)
 	CHECK_EQ(found, 1, "one QP_FATAL for the QP of the dead peer");
 }
 
+/* Died the instant after its reservation: the record of that slot is the
+ * reservation word's (taken in the same CAS), naming the receive of e's
+ * QP in receive slot 0, and it is nowhere else yet. */
+static void
+death_record_check(struct dend *e)
+{
+	struct soft_cq *cq = (struct soft_cq *)e->cq;
+	soft_cqe_resv w = resv_load(&cq->piw);
+	uint32_t slot = resv_idx(w) - 1;
+	soft_cqe_resv r = resv_load(&cq->resv[slot & cq->mask]);
+
+	CHECK_EQ(resv_valid(w), 1, "the reservation word holds a record");
+	CHECK_EQ(resv_idx(w), cq->ci + 1, "of the slot at the consumer index");
+	CHECK_EQ(((uint64_t)w >> 32) & 0xffffff, qpio_qp_num(e->qp),
+		 "the record names the receive's QP");
+	CHECK_EQ((uint16_t)(w >> 64), 0, "and its receive slot");
+	CHECK_EQ(resv_valid(r) && resv_idx(r) == slot, 0,
+		 "no copy in the records yet");
+}
+
 static const char *const point_names[] = {
 	[QPIO_SOFT_DIE_FABRIC_LOCK] = "holding the fabric lock",
 	[QPIO_SOFT_DIE_BEFORE_DOORBELL] = "before the doorbell",
 	[QPIO_SOFT_DIE_MID_BURST] = "in the middle of a doorbell run",
 	[QPIO_SOFT_DIE_AFTER_CQE_RESERVE] = "between a CQE's reservation and "
 		"its write",
+	[QPIO_SOFT_DIE_AT_CQE_RESERVE] = "the instant after a CQE's "
+		"reservation (its own CAS carries its record)",
 };
 
 void
@@ -291,7 +315,7 @@ death_run(struct qpio_device *dev, const char *dev_name, const char *self,
 	unsigned int point;
 
 	for (point = QPIO_SOFT_DIE_FABRIC_LOCK;
-	     point <= QPIO_SOFT_DIE_AFTER_CQE_RESERVE; point++) {
+	     point <= QPIO_SOFT_DIE_AT_CQE_RESERVE; point++) {
 		char title[128];
 		struct msg m, peer;
 		struct dend e;
@@ -350,6 +374,8 @@ death_run(struct qpio_device *dev, const char *dev_name, const char *self,
 			CHECK_EQ(now_ms() - t0 < 5000, 1,
 				 "taken over within 5 s");
 		} else {
+			if (point == QPIO_SOFT_DIE_AT_CQE_RESERVE)
+				death_record_check(&e);
 			death_drain(&e, &ok);
 			CHECK_EQ(ok, point == QPIO_SOFT_DIE_MID_BURST ? 3 : 0,
 				 "receives whose SEND ran before the death");

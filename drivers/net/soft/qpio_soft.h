@@ -166,6 +166,9 @@ enum qpio_soft_die_point {
 	/** After reserving a CQE slot in another process's CQ (a receive
 	 *  completion of its QP), before writing the CQE. */
 	QPIO_SOFT_DIE_AFTER_CQE_RESERVE = 4,
+	/** The instant after that reservation, before anything else is
+	 *  stored (the reservation's own CAS carries its record). */
+	QPIO_SOFT_DIE_AT_CQE_RESERVE = 5,
 };
 
 /**

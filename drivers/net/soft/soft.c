@@ -123,7 +123,16 @@ soft_fabric_get(void)
 int
 soft_token_alive(uint64_t token, uint64_t *last_tsc)
 {
+	return soft_token_alive_bits(token, 64 - SOFT_TOKEN_PID_BITS, last_tsc);
+}
+
+int
+soft_token_alive_bits(uint64_t token, unsigned int start_bits,
+		      uint64_t *last_tsc)
+{
 	pid_t pid = (pid_t)(token & ((1u << SOFT_TOKEN_PID_BITS) - 1));
+	uint64_t smask = start_bits >= 64 - SOFT_TOKEN_PID_BITS ? UINT64_MAX :
+		(1ull << start_bits) - 1;
 	uint64_t now, last, start = 0;
 	char state = '?';
 
@@ -139,7 +148,7 @@ soft_token_alive(uint64_t token, uint64_t *last_tsc)
 	if (proc_stat(pid, &state, &start) != 0 || state == 'Z' ||
 	    state == 'X' ||
 	    ((token >> SOFT_TOKEN_PID_BITS) != 0 &&
-	     start != token >> SOFT_TOKEN_PID_BITS))
+	     (start & smask) != token >> SOFT_TOKEN_PID_BITS))
 		return 0;
 	return 1;
 }

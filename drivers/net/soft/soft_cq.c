@@ -519,7 +519,7 @@ soft_cq_resize(struct qpio_cq *qcq, uint32_t cqe)
 	/* Reservation records: every held CQE is written, so the new
 	 * array starts empty. */
 	if (cq->resv != NULL) {
-		struct soft_cqe_resv *resv = soft_obj_alloc(cq->sdev,
+		soft_cqe_resv *resv = soft_obj_alloc(cq->sdev,
 			SOFT_OBJ_BUF, "soft_cq_resv",
 			(size_t)depth * sizeof(*resv), qcq->socket_id);
 

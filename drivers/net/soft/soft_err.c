@@ -67,13 +67,17 @@ int
 soft_complete(struct soft_cq *cq, const struct soft_cqe_info *ci)
 {
 	uint32_t idx;
+	int ret;
 
-	if (unlikely(soft_cq_reserve(cq, &idx) != 0)) {
+	if (cq->sdev->owner != soft_self_token)
+		ret = soft_cq_reserve_noted(cq, &idx, ci->qpn, ci->wqe_counter,
+					    0);
+	else
+		ret = soft_cq_reserve(cq, &idx);
+	if (unlikely(ret != 0)) {
 		soft_cq_error(cq);
 		return -1;
 	}
-	if (cq->sdev->owner != soft_self_token)
-		soft_cq_resv_note(cq, idx, ci->qpn, ci->wqe_counter, 0);
 	soft_cq_publish(cq, idx, ci);
 	soft_cq_event_check(cq, ci);
 	return 0;
@@ -199,32 +203,6 @@ soft_rnr_nak(struct soft_run *r)
 	return false;
 }
 
-/*
- * Two processes: a model in another process reserved slot idx of cq for a
- * receive completion of QP qpn, receive slot wqe_counter. Recorded before
- * the CQE is written, so that if this process dies in between, the CQ's
- * poller completes the receive (soft_cq_stall_check) instead of waiting
- * at the slot for ever. Costs the cross-process path a 24-byte store.
- */
-void
-soft_cq_resv_note(struct soft_cq *cq, uint32_t idx, uint32_t qpn,
-		  uint16_t wqe_counter, uint32_t xrc_mark)
-{
-	struct soft_cqe_resv *r;
-
-	if (cq->resv == NULL)
-		return;
-	r = &cq->resv[idx & cq->mask];
-	r->qpn = qpn;
-	r->wqe_counter = wqe_counter;
-	r->xrc_mark = xrc_mark;
-	__atomic_store_n(&r->token, soft_self_token, __ATOMIC_RELAXED);
-	/* idx last: a record is whole once it names this lap */
-	__atomic_store_n(&r->idx, idx, __ATOMIC_RELEASE);
-	soft_die_check(QPIO_SOFT_DIE_AFTER_CQE_RESERVE,
-		       "between a CQE's reservation and its write");
-}
-
 /* RC/UC QPs completing into cq whose peer QP belongs to a process that is
  * gone move to ERR (QP_FATAL): their receives flush, once each. A real
  * responder never hears of a dead requester; a soft one can, and leaving
@@ -288,33 +266,48 @@ soft_cq_stall_check(struct soft_cq *cq)
 {
 	uint32_t ci = cq->ci;
 	uint32_t pi = __atomic_load_n(&cq->pi, __ATOMIC_ACQUIRE);
-	const struct soft_cqe_resv *r = &cq->resv[ci & cq->mask];
 	struct mlx5_cqe64 *cqe = &cq->cqes[ci & cq->mask];
-	uint64_t token;
+	soft_cqe_resv r = 0, w;
+	uint64_t lo, hi, token;
 	uint8_t op_own;
 
-	if (pi != ci && __atomic_load_n(&r->idx, __ATOMIC_ACQUIRE) == ci) {
-		token = __atomic_load_n(&r->token, __ATOMIC_RELAXED);
-		op_own = soft_cqe_owner_read(&cqe->op_own);
-		if (token != soft_self_token && token != 0 &&
-		    ((op_own & 1) != ((ci >> cq->log_depth) & 1) ||
-		     (op_own >> 4) == MLX5_CQE_INVALID) &&
-		    !soft_token_alive(token, &cq->resv_live_tsc)) {
-			struct soft_cqe_info info = {
-				.opcode = MLX5_CQE_RESP_ERR,
-				.syndrome = MLX5_CQE_SYNDROME_WR_FLUSH_ERR,
-				.qpn = r->qpn,
-				.wqe_counter = r->wqe_counter,
-			};
+	if (pi == ci)
+		goto peers;
+	op_own = soft_cqe_owner_read(&cqe->op_own);
+	if ((op_own & 1) == ((ci >> cq->log_depth) & 1) &&
+	    (op_own >> 4) != MLX5_CQE_INVALID)
+		goto peers;      /* written: the poll takes it */
+	/* The slot's record: in the reservation word while its reservation
+	 * is the latest, else in resv[] (soft_rx.h). */
+	w = resv_load(&cq->piw);
+	if (resv_valid(w) && resv_idx(w) == ci + 1)
+		r = resv_at(w, ci);
+	else
+		r = resv_load(&cq->resv[ci & cq->mask]);
+	if (!resv_valid(r) || resv_idx(r) != ci)
+		goto peers;      /* reserved by this process: it writes it */
+	lo = (uint64_t)r;
+	hi = (uint64_t)(r >> 64);
+	token = ((hi >> 40) & ((1u << SOFT_TOKEN_PID_BITS) - 1)) |
+		(((lo >> 58) | ((hi >> 62) << 6)) << SOFT_TOKEN_PID_BITS);
+	if (!soft_token_alive_bits(token, 8, &cq->resv_live_tsc)) {
+		struct soft_cqe_info info = {
+			.opcode = MLX5_CQE_RESP_ERR,
+			.syndrome = MLX5_CQE_SYNDROME_WR_FLUSH_ERR,
+			.qpn = (uint32_t)(lo >> 32) & 0xffffff,
+			.wqe_counter = (uint16_t)hi,
+		};
 
-			SOFT_LOG(NOTICE, "cq %u: slot %u was reserved by process "
-				 "%d, which died before writing it: its receive "
-				 "(qp 0x%x) completes WR_FLUSH_ERR", cq->base.cqn,
-				 ci, (int)(token & ((1u << SOFT_TOKEN_PID_BITS) - 1)),
-				 r->qpn);
-			cqe->srqn_uidx = r->xrc_mark;
-			soft_cq_publish(cq, ci, &info);
-		}
+		SOFT_LOG(NOTICE, "cq %u: slot %u was reserved by process %d, "
+			 "which died before writing it: its receive (qp 0x%x) "
+			 "completes WR_FLUSH_ERR", cq->base.cqn, ci,
+			 (int)(token & ((1u << SOFT_TOKEN_PID_BITS) - 1)),
+			 info.qpn);
+		cqe->srqn_uidx = (lo & SOFT_RESV_XRC) ?
+			rte_cpu_to_be_32((uint32_t)((hi >> 16) & 0xffffff) |
+					 SOFT_XRC_CQE_MARK) : 0;
+		soft_cq_publish(cq, ci, &info);
 	}
+peers:
 	cq_peers_check(cq);
 }

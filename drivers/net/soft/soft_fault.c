@@ -163,10 +163,10 @@ soft_die_counted(const char *where)
 static int
 fault_check(const char *dev, const struct qpio_soft_fault *f)
 {
-	if (f->die_at > QPIO_SOFT_DIE_AFTER_CQE_RESERVE) {
+	if (f->die_at > QPIO_SOFT_DIE_AT_CQE_RESERVE) {
 		SOFT_LOG(ERR, "%s: fault die_at %u: a point of enum "
 			 "qpio_soft_die_point, 0..%u", dev, f->die_at,
-			 QPIO_SOFT_DIE_AFTER_CQE_RESERVE);
+			 QPIO_SOFT_DIE_AT_CQE_RESERVE);
 		return -EINVAL;
 	}
 	if (f->drop_ppm > PPM || f->rnr_ppm > PPM) {

@@ -103,11 +103,6 @@ soft_run_note(struct soft_run *r, struct soft_cq *cq, uint32_t flags)
 }
 
 /* soft_err.c */
-/* Another process reserved slot idx of cq for a receive completion: note
- * who and for which receive (soft_cq_stall_check() repairs it if that
- * process dies before writing the CQE). */
-void soft_cq_resv_note(struct soft_cq *cq, uint32_t idx, uint32_t qpn,
-		       uint16_t wqe_counter, uint32_t xrc_mark);
 /* A CQE did not fit into cq: count it; the first one puts the CQ in
  * error and its QPs to ERR. */
 void soft_cq_error(struct soft_cq *cq);

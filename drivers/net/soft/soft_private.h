@@ -78,6 +78,12 @@ struct soft_ah {
 
 struct soft_qp;
 
+/* A reservation of a CQE slot by another process's model, one 16-byte
+ * word (soft_rx.h, "Reservation records"): the slot's full index (a record
+ * of an earlier lap is told apart), the receive it completes (QP, receive
+ * slot, XRC SRQ) and the producing process (pid, low start-time bits). */
+typedef unsigned __int128 soft_cqe_resv;
+
 /*
  * Completion queue. Each field sits on the cache line of the side that
  * writes it, so the hot path moves about one line per burst between the
@@ -103,10 +109,10 @@ struct soft_cq {
 	TAILQ_HEAD(, soft_qp) send_qps;   /* QPs using it as send CQ */
 	TAILQ_HEAD(, soft_srq) xrc_srqs;  /* XRC SRQs completing into it */
 	/* Two processes (hugepage memory): who reserved each slot, when
-	 * another process's model did (soft_cq_resv_note), so the poller
-	 * can complete a slot whose producer died before writing it
-	 * (soft_cq_stall_check); NULL without hugepages. */
-	struct soft_cqe_resv *resv;
+	 * another process's model did (soft_rx.h, "Reservation records"),
+	 * so the poller can complete a slot whose producer died before
+	 * writing it (soft_cq_stall_check); NULL without hugepages. */
+	soft_cqe_resv *resv;
 
 	alignas(RTE_CACHE_LINE_SIZE) uint32_t ci;   /* consumer: owner lcore */
 	uint32_t last_qpn;
@@ -119,7 +125,14 @@ struct soft_cq {
 	uint64_t resv_live_tsc;   /* last /proc check of a slot's producer */
 	uint64_t peers_tsc;       /* last walk of its QPs' peers (stall check) */
 
-	alignas(RTE_CACHE_LINE_SIZE) uint32_t pi;   /* producers reserve here */
+	/* Producers reserve here. With hugepages (resv != NULL) the whole
+	 * 16-byte word is taken by one 16-byte CAS: pi in the low 32 bits
+	 * and, above it, who reserved slot pi - 1 when it was another
+	 * process (soft_rx.h, "Reservation records"). */
+	alignas(RTE_CACHE_LINE_SIZE) union {
+		uint32_t pi;
+		unsigned __int128 piw;
+	};
 	/* Producers' copy of ci, at most ci: reloaded from the consumer
 	 * line only when pi - ci_cache reaches room. */
 	uint32_t ci_cache;
@@ -417,22 +430,15 @@ extern uint64_t soft_self_token;
 struct soft_cq;
 void soft_cq_stall_check(struct soft_cq *cq);
 
-/* A reservation of a CQE slot by another process's model: written after
- * the reservation, before the CQE. idx is the full index, so a record of
- * an earlier lap is told apart. */
-struct soft_cqe_resv {
-	uint64_t token;           /* the producing process */
-	uint32_t idx;
-	uint32_t qpn;             /* the receive completion's QP ... */
-	uint32_t xrc_mark;        /* ... its XRC SRQ mark (BE), or 0 ... */
-	uint16_t wqe_counter;     /* ... and receive slot */
-	uint16_t pad;
-};
 
 /* 1 when the process of token is alive: kill(pid, 0), and at most once a
  * millisecond per *last_tsc its start time in /proc (a reused pid is not
  * the same process). */
 int soft_token_alive(uint64_t token, uint64_t *last_tsc);
+/* As soft_token_alive(), for a token whose start time is known by its
+ * low start_bits bits only (reservation records). */
+int soft_token_alive_bits(uint64_t token, unsigned int start_bits,
+			  uint64_t *last_tsc);
 /* Take and release the fabric lock; a holder found dead is taken over,
  * with a NOTICE log line. */
 void soft_fabric_lock(struct soft_fabric *f);

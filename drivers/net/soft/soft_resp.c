@@ -46,14 +46,18 @@ dst_complete(struct soft_run *r, const struct soft_dst *t,
 	     const struct soft_cqe_info *ci, const bool xrc)
 {
 	uint32_t idx;
+	int ret;
 
-	if (unlikely(soft_cq_reserve(t->cq, &idx) != 0)) {
+	if (unlikely(r->mp))
+		ret = soft_cq_reserve_noted(t->cq, &idx, ci->qpn,
+					    ci->wqe_counter,
+					    xrc ? t->xrc_mark : 0);
+	else
+		ret = soft_cq_reserve(t->cq, &idx);
+	if (unlikely(ret != 0)) {
 		soft_cq_error(t->cq);
 		return -1;
 	}
-	if (unlikely(r->mp))
-		soft_cq_resv_note(t->cq, idx, ci->qpn, ci->wqe_counter,
-				  xrc ? t->xrc_mark : 0);
 	if (xrc)
 		t->cq->cqes[idx & t->cq->mask].srqn_uidx = t->xrc_mark;
 	soft_cq_publish(t->cq, idx, ci);
@@ -191,16 +195,19 @@ send_recv_done(struct soft_run *d, const struct soft_dst *t, uint32_t c,
 {
 	struct soft_cq *cq = t->cq;
 	uint32_t idx;
+	int ret;
 
-	if (unlikely(soft_cq_reserve(cq, &idx) != 0)) {
+	if (unlikely(d->mp))
+		ret = soft_cq_reserve_noted(cq, &idx, t->qp->base.qp_num,
+					    (uint16_t)c, xrc ? t->xrc_mark : 0);
+	else
+		ret = soft_cq_reserve(cq, &idx);
+	if (unlikely(ret != 0)) {
 		soft_cq_error(cq);
 		if (t->srq != NULL)
 			soft_srq_slot_free(t->srq, c);
 		return;
 	}
-	if (unlikely(d->mp))
-		soft_cq_resv_note(cq, idx, t->qp->base.qp_num, (uint16_t)c,
-				  xrc ? t->xrc_mark : 0);
 	if (xrc)
 		cq->cqes[idx & cq->mask].srqn_uidx = t->xrc_mark;
 	soft_cq_publish_recv(cq, idx, d->opcode == MLX5_OPCODE_SEND_IMM ?

@@ -27,7 +27,7 @@
  * @return 0 and *idx, or -1 when the CQ is full or in error.
  */
 static inline int
-soft_cq_reserve(struct soft_cq *cq, uint32_t *idx)
+cq_reserve32(struct soft_cq *cq, uint32_t *idx)
 {
 	uint32_t ci = __atomic_load_n(&cq->ci_cache, __ATOMIC_ACQUIRE);
 	uint32_t pi = __atomic_load_n(&cq->pi, __ATOMIC_RELAXED);
@@ -51,6 +51,159 @@ soft_cq_reserve(struct soft_cq *cq, uint32_t *idx)
 			return 0;
 		}
 	}
+}
+
+/*
+ * Reservation records (two processes: hugepage memory, cq->resv set).
+ * A process may die between reserving a slot in another process's CQ and
+ * writing it; the CQ's poller then completes that slot from what the
+ * producer recorded (soft_cq_stall_check()). The record must exist from
+ * the instant of the reservation, with no window, so the reservation
+ * itself carries it: every producer of such a CQ takes the slot with one
+ * 16-byte CAS on the word {pi, who reserved slot pi - 1}; a producer of
+ * another process puts its record there (the receive it completes and
+ * its pid), one of the CQ's own process puts none. Before its CAS, a
+ * producer that finds a record in the word copies it to resv[slot] (a
+ * CAS that never replaces a record of a later lap), and after its CAS
+ * the reserver writes its own there too. So a slot's record is, at every
+ * moment, in the word (its reservation is the latest) or in resv[].
+ * The 16 bytes (soft_cqe_resv), low word then high word:
+ *   lo: slot index 0..31, QPN 32..55, valid 56, XRC 57, start time 58..63
+ *   hi: receive slot 0..15, XRC SRQ number 16..39, pid 40..61,
+ *       start time 62..63 (start: the low 8 bits of the process's start
+ *       time, so a reused pid is told apart but for 1 in 256).
+ */
+#define SOFT_RESV_VALID (1ull << 56)
+#define SOFT_RESV_XRC   (1ull << 57)
+
+static inline soft_cqe_resv
+resv_load(soft_cqe_resv *p)
+{
+	return __sync_val_compare_and_swap(p, (soft_cqe_resv)0,
+					   (soft_cqe_resv)0);
+}
+
+static inline uint32_t
+resv_idx(soft_cqe_resv r)
+{
+	return (uint32_t)r;
+}
+
+static inline bool
+resv_valid(soft_cqe_resv r)
+{
+	return ((uint64_t)r & SOFT_RESV_VALID) != 0;
+}
+
+/* The record of this process for a receive completion of qpn, receive
+ * slot wqe_counter, XRC SRQ mark xrc_mark (big-endian srqn | mark, or
+ * 0); the slot index bits are 0. */
+static inline soft_cqe_resv
+resv_make(uint32_t qpn, uint16_t wqe_counter, uint32_t xrc_mark)
+{
+	uint64_t pid = soft_self_token & ((1u << SOFT_TOKEN_PID_BITS) - 1);
+	uint64_t start = (soft_self_token >> SOFT_TOKEN_PID_BITS) & 0xff;
+	uint64_t lo = ((uint64_t)(qpn & 0xffffff) << 32) | SOFT_RESV_VALID |
+		((start & 0x3f) << 58);
+	uint64_t hi = (uint64_t)wqe_counter | (pid << 40) | ((start >> 6) << 62);
+
+	if (xrc_mark != 0) {
+		lo |= SOFT_RESV_XRC;
+		hi |= (uint64_t)(rte_be_to_cpu_32(xrc_mark) & 0xffffff) << 16;
+	}
+	return ((soft_cqe_resv)hi << 64) | lo;
+}
+
+static inline soft_cqe_resv
+resv_at(soft_cqe_resv r, uint32_t idx)
+{
+	return (r & ~(soft_cqe_resv)0xffffffffu) | idx;
+}
+
+/* Put record r (of slot resv_idx(r)) into resv[], unless a record of that
+ * slot or of a later lap is there. */
+static inline void
+resv_store(struct soft_cq *cq, soft_cqe_resv r)
+{
+	soft_cqe_resv *p = &cq->resv[resv_idx(r) & cq->mask];
+	soft_cqe_resv old = resv_load(p), seen;
+
+	for (;;) {
+		if (resv_valid(old) &&
+		    (int32_t)(resv_idx(old) - resv_idx(r)) >= 0)
+			return;
+		seen = __sync_val_compare_and_swap(p, old, r);
+		if (seen == old)
+			return;
+		old = seen;
+	}
+}
+
+/* cq_reserve32() with the record rec (0: none, a producer of the CQ's own
+ * process) taken in the same CAS as the slot. */
+static inline int
+cq_reserve_wide(struct soft_cq *cq, uint32_t *idx, soft_cqe_resv rec)
+{
+	uint32_t ci = __atomic_load_n(&cq->ci_cache, __ATOMIC_ACQUIRE);
+	soft_cqe_resv w = resv_load(&cq->piw), seen;
+
+	for (;;) {
+		uint32_t pi = resv_idx(w);
+		uint32_t room = __atomic_load_n(&cq->room, __ATOMIC_RELAXED);
+
+		if (unlikely(pi - ci >= room)) {
+			ci = __atomic_load_n(&cq->ci, __ATOMIC_ACQUIRE);
+			w = resv_load(&cq->piw);
+			pi = resv_idx(w);
+			if (pi - ci >= room)
+				return -1;
+			__atomic_store_n(&cq->ci_cache, ci, __ATOMIC_RELEASE);
+		}
+		/* The word's record is of slot pi - 1: into resv[] first. */
+		if (unlikely(resv_valid(w)))
+			resv_store(cq, resv_at(w, pi - 1));
+		seen = __sync_val_compare_and_swap(&cq->piw, w,
+						   resv_at(rec, pi + 1));
+		if (likely(seen == w)) {
+			*idx = pi;
+			return 0;
+		}
+		w = seen;
+	}
+}
+
+static inline int
+soft_cq_reserve(struct soft_cq *cq, uint32_t *idx)
+{
+	if (unlikely(cq->resv != NULL))
+		return cq_reserve_wide(cq, idx, 0);
+	return cq_reserve32(cq, idx);
+}
+
+/*
+ * Reserve a slot in cq, a CQ of another process (or of a process another
+ * one may die into), for a receive completion of qpn, receive slot
+ * wqe_counter and XRC SRQ mark xrc_mark (0: none), with its record
+ * (above): if this process dies before the CQE is written, the CQ's
+ * poller completes that receive as WR_FLUSH_ERR.
+ */
+static inline int
+soft_cq_reserve_noted(struct soft_cq *cq, uint32_t *idx, uint32_t qpn,
+		      uint16_t wqe_counter, uint32_t xrc_mark)
+{
+	soft_cqe_resv rec;
+
+	if (cq->resv == NULL)
+		return cq_reserve32(cq, idx);
+	rec = resv_make(qpn, wqe_counter, xrc_mark);
+	if (cq_reserve_wide(cq, idx, rec) != 0)
+		return -1;
+	soft_die_check(QPIO_SOFT_DIE_AT_CQE_RESERVE,
+		       "right after a CQE's reservation, before its record");
+	resv_store(cq, resv_at(rec, *idx));
+	soft_die_check(QPIO_SOFT_DIE_AFTER_CQE_RESERVE,
+		       "between a CQE's reservation and its write");
+	return 0;
 }
 
 /* WQE slot of queue position c: c itself for a QP's RQ, the slot the
