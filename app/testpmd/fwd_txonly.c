@@ -5,6 +5,7 @@
  */
 
 #include <netinet/in.h>
+#include <string.h>
 
 #include <rte_byteorder.h>
 #include <rte_ip.h>
@@ -13,10 +14,17 @@
 #include "qpio_port.h"
 #include "testpmd.h"
 
+/* Bytes of the Ethernet, IPv4 and UDP headers of a generated frame. */
+#define HDR_LEN (sizeof(struct rte_ether_hdr) + sizeof(struct rte_ipv4_hdr) + \
+		 sizeof(struct rte_udp_hdr))
+
+/* The headers of flow at p, IPv4 identification id, with their IPv4
+ * checksum. */
 static void
-write_headers(struct fwd_stream *fs, struct rte_mbuf *m, uint32_t flow)
+write_headers(const struct fwd_stream *fs, void *p, uint32_t flow,
+	      uint16_t id)
 {
-	struct rte_ether_hdr *eth = rte_pktmbuf_mtod(m, struct rte_ether_hdr *);
+	struct rte_ether_hdr *eth = p;
 	struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)(eth + 1);
 	struct rte_udp_hdr *udp = (struct rte_udp_hdr *)(ip + 1);
 	uint32_t len = fwd_cfg.tx_pkt_len;
@@ -27,7 +35,7 @@ write_headers(struct fwd_stream *fs, struct rte_mbuf *m, uint32_t flow)
 	ip->version_ihl = RTE_IPV4_VHL_DEF;
 	ip->type_of_service = 0;
 	ip->total_length = rte_cpu_to_be_16((uint16_t)(len - sizeof(*eth)));
-	ip->packet_id = rte_cpu_to_be_16(fs->ip_id++);
+	ip->packet_id = rte_cpu_to_be_16(id);
 	ip->fragment_offset = 0;
 	ip->time_to_live = 64;
 	ip->next_proto_id = IPPROTO_UDP;
@@ -65,10 +73,20 @@ uint16_t
 fwd_build_udp(struct fwd_stream *fs, struct rte_mbuf **pkts, uint16_t n,
 	      uint32_t nb_flows)
 {
+	uint8_t tmpl[HDR_LEN] __rte_aligned(8);
+	const struct rte_ipv4_hdr *tmpl_ip = (const struct rte_ipv4_hdr *)
+		(tmpl + sizeof(struct rte_ether_hdr));
 	uint16_t i;
 
 	if (rte_pktmbuf_alloc_bulk(fs->mp, pkts, n) != 0)
 		return 0;
+	/* One flow: the headers are the same but for the identification,
+	 * so they are built once per burst (with identification 0) and
+	 * copied, and each frame's checksum is the template's updated for
+	 * its identification (RFC 1624: HC' = ~(~HC + m'), m = 0), as
+	 * dpdk-testpmd's txonly copies a prepared header. */
+	if (nb_flows <= 1)
+		write_headers(fs, tmpl, 0, 0);
 	for (i = 0; i < n; i++) {
 		struct rte_mbuf *m = pkts[i];
 		uint32_t flow = 0;
@@ -80,9 +98,23 @@ fwd_build_udp(struct fwd_stream *fs, struct rte_mbuf **pkts, uint16_t n,
 		}
 		m->data_len = fwd_cfg.tx_seg_len[0];
 		m->pkt_len = fwd_cfg.tx_pkt_len;
-		if (nb_flows > 1)
+		if (nb_flows > 1) {
 			flow = (fs->flow + i) % nb_flows;
-		write_headers(fs, m, flow);
+			write_headers(fs, rte_pktmbuf_mtod(m, void *), flow,
+				      fs->ip_id++);
+		} else {
+			uint8_t *p = rte_pktmbuf_mtod(m, uint8_t *);
+			struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)
+				(p + sizeof(struct rte_ether_hdr));
+			rte_be16_t idn = rte_cpu_to_be_16(fs->ip_id++);
+			uint32_t s = (uint16_t)~tmpl_ip->hdr_checksum +
+				(uint32_t)idn;
+
+			memcpy(p, tmpl, HDR_LEN);
+			s = (s & 0xffff) + (s >> 16);
+			ip->packet_id = idn;
+			ip->hdr_checksum = (rte_be16_t)~s;
+		}
 	}
 	if (nb_flows > 1)
 		fs->flow = (fs->flow + n) % nb_flows;
