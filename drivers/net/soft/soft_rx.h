@@ -83,6 +83,25 @@ resv_load(soft_cqe_resv *p)
 					   (soft_cqe_resv)0);
 }
 
+/* The reservation word without a locked instruction: its low half holds
+ * pi, which every successful CAS moves (a failed one stores nothing
+ * new), so a high half read between two equal low halves is of the same
+ * word (loads are not reordered with loads, x86-TSO). */
+static inline soft_cqe_resv
+resv_word_read(const struct soft_cq *cq)
+{
+	const uint64_t *h = (const uint64_t *)(const void *)&cq->piw;
+	uint64_t lo = __atomic_load_n(&h[0], __ATOMIC_ACQUIRE), hi, again;
+
+	for (;;) {
+		hi = __atomic_load_n(&h[1], __ATOMIC_ACQUIRE);
+		again = __atomic_load_n(&h[0], __ATOMIC_ACQUIRE);
+		if (likely(again == lo))
+			return ((soft_cqe_resv)hi << 64) | lo;
+		lo = again;
+	}
+}
+
 static inline uint32_t
 resv_idx(soft_cqe_resv r)
 {
@@ -145,7 +164,7 @@ static inline int
 cq_reserve_wide(struct soft_cq *cq, uint32_t *idx, soft_cqe_resv rec)
 {
 	uint32_t ci = __atomic_load_n(&cq->ci_cache, __ATOMIC_ACQUIRE);
-	soft_cqe_resv w = resv_load(&cq->piw), seen;
+	soft_cqe_resv w = resv_word_read(cq), seen;
 
 	for (;;) {
 		uint32_t pi = resv_idx(w);
@@ -153,7 +172,7 @@ cq_reserve_wide(struct soft_cq *cq, uint32_t *idx, soft_cqe_resv rec)
 
 		if (unlikely(pi - ci >= room)) {
 			ci = __atomic_load_n(&cq->ci, __ATOMIC_ACQUIRE);
-			w = resv_load(&cq->piw);
+			w = resv_word_read(cq);
 			pi = resv_idx(w);
 			if (pi - ci >= room)
 				return -1;
