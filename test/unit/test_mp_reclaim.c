@@ -56,6 +56,23 @@ heap_bytes(void)
 	return n;
 }
 
+/* A QP of type on pd with both CQs cq, 8 WRs of one SGE each way. */
+static struct qpio_qp *
+qp_make(struct qpio_pd *pd, struct qpio_cq *cq, enum qpio_qp_type type)
+{
+	struct qpio_qp_init_attr ia;
+
+	memset(&ia, 0, sizeof(ia));
+	ia.send_cq = cq;
+	ia.recv_cq = cq;
+	ia.qp_type = type;
+	ia.cap.max_send_wr = 8;
+	ia.cap.max_recv_wr = 8;
+	ia.cap.max_send_sge = 1;
+	ia.cap.max_recv_sge = 1;
+	return qpio_qp_create(pd, &ia);
+}
+
 static void
 xrcd_path(const char *prefix, char *buf, size_t len)
 {
@@ -73,7 +90,6 @@ reclaim_secondary_main(const char *prefix, int rfd, int wfd)
 	};
 	struct qpio_srq_attr sa = { .max_wr = 8, .max_sge = 1 };
 	struct qpio_srq_init_attr_ex sx;
-	struct qpio_qp_init_attr ia;
 	struct qpio_ah_attr aa;
 	struct qpio_device *dev;
 	struct qpio_pd *pd;
@@ -117,17 +133,8 @@ reclaim_secondary_main(const char *prefix, int rfd, int wfd)
 	}
 	mr = qpio_mr_reg(pd, buf, 4096, QPIO_ACCESS_ALL);
 	srq = qpio_srq_create(pd, &sa);
-	memset(&ia, 0, sizeof(ia));
-	ia.send_cq = cq;
-	ia.recv_cq = cq;
-	ia.qp_type = QPIO_QPT_RC;
-	ia.cap.max_send_wr = 8;
-	ia.cap.max_recv_wr = 8;
-	ia.cap.max_send_sge = 1;
-	ia.cap.max_recv_sge = 1;
-	rc = qpio_qp_create(pd, &ia);
-	ia.qp_type = QPIO_QPT_UD;
-	ud = qpio_qp_create(pd, &ia);
+	rc = qp_make(pd, cq, QPIO_QPT_RC);
+	ud = qp_make(pd, cq, QPIO_QPT_UD);
 	if (qpio_soft_dev_find(peer.name, &lid, NULL) != 0)
 		lid = 0;
 	memset(&aa, 0, sizeof(aa));
@@ -211,7 +218,6 @@ reclaim_run(struct qpio_device *dev, const char *dev_name, const char *self,
 	    const char *prefix)
 {
 	struct qpio_soft_reclaim_stats st0, st;
-	struct qpio_qp_init_attr ia;
 	struct qpio_pd *pd;
 	struct qpio_cq *cq;
 	struct qpio_qp *qp, *ud;
@@ -231,17 +237,8 @@ reclaim_run(struct qpio_device *dev, const char *dev_name, const char *self,
 		     st0.devices_waiting);
 	pd = qpio_pd_alloc(dev);
 	cq = qpio_cq_create(dev, 64, SOCKET_ID_ANY);
-	memset(&ia, 0, sizeof(ia));
-	ia.send_cq = cq;
-	ia.recv_cq = cq;
-	ia.qp_type = QPIO_QPT_RC;
-	ia.cap.max_send_wr = 8;
-	ia.cap.max_recv_wr = 8;
-	ia.cap.max_send_sge = 1;
-	ia.cap.max_recv_sge = 1;
-	qp = pd != NULL && cq != NULL ? qpio_qp_create(pd, &ia) : NULL;
-	ia.qp_type = QPIO_QPT_UD;
-	ud = pd != NULL && cq != NULL ? qpio_qp_create(pd, &ia) : NULL;
+	qp = pd != NULL && cq != NULL ? qp_make(pd, cq, QPIO_QPT_RC) : NULL;
+	ud = pd != NULL && cq != NULL ? qp_make(pd, cq, QPIO_QPT_UD) : NULL;
 	xrcd_path(prefix, path, sizeof(path));
 	fd = open(path, O_RDWR | O_CREAT, 0600);
 	if (fd >= 0) {

@@ -47,6 +47,20 @@ queues_reset(struct soft_qp *qp, uint32_t start)
 		__atomic_fetch_sub(&scq->nb_pending, 1, __ATOMIC_RELEASE);
 }
 
+/* A QP's queues, then the QP (NULL: nothing). */
+static void
+qp_free(struct soft_qp *qp)
+{
+	if (qp == NULL)
+		return;
+	soft_obj_free(qp->sq.buf);
+	soft_obj_free(qp->sq.wrid);
+	soft_obj_free(qp->rq.buf);
+	soft_obj_free(qp->rq.wrid);
+	soft_obj_free(qp->rq.done);
+	soft_obj_free(qp);
+}
+
 struct qpio_qp *
 soft_qp_create(struct qpio_pd *pd, struct qpio_qp_init_attr *ia)
 {
@@ -156,14 +170,7 @@ soft_qp_create(struct qpio_pd *pd, struct qpio_qp_init_attr *ia)
 nomem:
 	rte_errno = ENOMEM;
 err:
-	if (qp != NULL) {
-		soft_obj_free(qp->sq.buf);
-		soft_obj_free(qp->sq.wrid);
-		soft_obj_free(qp->rq.buf);
-		soft_obj_free(qp->rq.wrid);
-		soft_obj_free(qp->rq.done);
-		soft_obj_free(qp);
-	}
+	qp_free(qp);
 	return NULL;
 }
 
@@ -186,12 +193,7 @@ soft_qp_destroy(struct qpio_qp *qqp)
 	/* queues_reset() purged this QP's CQEs and the pollers' cached QP;
 	 * a CQE another lcore still writes for it names a QPN that no
 	 * longer resolves, and the poller drops it. */
-	soft_obj_free(qp->sq.buf);
-	soft_obj_free(qp->sq.wrid);
-	soft_obj_free(qp->rq.buf);
-	soft_obj_free(qp->rq.wrid);
-	soft_obj_free(qp->rq.done);
-	soft_obj_free(qp);
+	qp_free(qp);
 	return 0;
 }
 
