@@ -186,6 +186,10 @@ struct qpio_cm_event {
 	struct qpio_ah *ah;
 	uint8_t private_data_len;        /**< bytes, <= QPIO_CM_PRIVATE_DATA_MAX */
 	uint8_t private_data[QPIO_CM_PRIVATE_DATA_MAX];
+	/** UD ESTABLISHED: the address vector of event.ah (with the local
+	 *  GID index the route uses), for an AH of the caller's own that
+	 *  outlives the id; zero otherwise. */
+	struct qpio_ah_attr ah_attr;
 };
 
 /** Parameters of qpio_cm_connect() and qpio_cm_accept(). */
