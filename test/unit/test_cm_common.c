@@ -128,6 +128,37 @@ tcm_send_expect(struct qt_end *a, struct qt_end *b, uint32_t len,
 	cr_assert_eq(b->buf[off + len], 0, "a byte past the message changed");
 }
 
+void
+tcm_ud_send_expect(struct qt_end *a, struct qt_end *b, struct qpio_ah *ah,
+		   uint32_t qpn, uint32_t qkey, uint32_t len, uint32_t seed)
+{
+	struct qpio_sge sge = { (uintptr_t)a->buf, len, qpio_mr_lkey(a->mr) };
+	struct qpio_send_wr wr = qt_ud_wr(1, &sge, 1, QPIO_SEND_SIGNALED, ah,
+					  qpn, qkey);
+	struct qpio_wc wc;
+	int err = 1;
+
+	memset(b->buf, 0, QPIO_GRH_LEN + len + 64);
+	qt_fill(a->buf, len, seed);
+	qt_post_recv(b, 2, b->buf, QPIO_GRH_LEN + len + 64);
+	cr_assert_eq(qpio_qp_post_send(a->qp, &wr, 1, &err), 1);
+	cr_assert_eq(err, 0);
+	cr_assert_eq(qt_poll_n(a->cq, &wc, 1), 1);
+	cr_assert_eq(wc.status, QPIO_WC_SUCCESS, "%s",
+		     qpio_wc_status_str(wc.status));
+	cr_assert_eq(wc.opcode, QPIO_WC_SEND);
+	cr_assert_eq(qt_poll_n(b->cq, &wc, 1), 1, "the datagram never came");
+	cr_assert_eq(wc.status, QPIO_WC_SUCCESS, "%s",
+		     qpio_wc_status_str(wc.status));
+	cr_assert_eq(wc.opcode, QPIO_WC_RECV);
+	cr_assert_eq(wc.wr_id, 2);
+	cr_assert_eq(wc.byte_len, QPIO_GRH_LEN + len);
+	cr_assert_eq(wc.src_qp, qpio_qp_num(a->qp));
+	cr_assert(qt_check(b->buf + QPIO_GRH_LEN, len, seed));
+	cr_assert_eq(b->buf[QPIO_GRH_LEN + len], 0,
+		     "a byte past the datagram changed");
+}
+
 static uint64_t
 now_ms(void)
 {
