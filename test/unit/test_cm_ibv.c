@@ -125,52 +125,6 @@ Test(cm_ibv, disconnect_ends_both_sides_and_flushes)
 	tcm_world_ibv_destroy(&a, &b);
 }
 
-Test(cm_ibv, reject_carries_private_data)
-{
-	static const uint8_t why[9] = "go away!";
-	struct qt_end a, b;
-	const char *addr = tcm_world_ibv(&a, &b, QPIO_QPT_RC);
-	struct qpio_cm_event req, ev;
-	struct conn c;
-
-	conn_listen(&c, &b, addr);
-	conn_request(&c, &a, addr, &req);
-	cr_assert_eq(qpio_cm_reject(req.id, why, sizeof(why)), 0);
-	tcm_expect(c.ch, &ev, QPIO_CM_EVENT_REJECTED, -ECONNREFUSED);
-	cr_assert_eq(ev.id, c.client);
-	cr_assert_geq(ev.private_data_len, sizeof(why));
-	cr_assert_eq(memcmp(ev.private_data, why, sizeof(why)), 0);
-	/* A refused QP is back in RESET, ready for another try. */
-	cr_assert_eq(qpio_qp_state(a.qp), QPIO_QPS_RESET);
-	cr_assert_eq(qpio_cm_channel_destroy(c.ch), 0);
-	tcm_world_ibv_destroy(&a, &b);
-}
-
-Test(cm_ibv, nobody_listening_is_unreachable_refused)
-{
-	struct qt_end a, b;
-	const char *addr = tcm_world_ibv(&a, &b, QPIO_QPT_RC);
-	struct qpio_cm_channel *ch = qpio_cm_channel_create();
-	struct qpio_cm_event ev;
-	struct qpio_cm_id *id;
-
-	cr_assert_not_null(ch);
-	/* Listen and go away, so the port is one nobody listens on. */
-	id = qpio_cm_listen(ch, b.dev, addr, "0", NULL);
-	cr_assert_not_null(id);
-	char port[8];
-
-	snprintf(port, sizeof(port), "%u", qpio_cm_id_port(id));
-	cr_assert_eq(qpio_cm_id_destroy(id), 0);
-	id = qpio_cm_connect(ch, a.qp, addr, port, NULL, NULL);
-	cr_assert_not_null(id);
-	tcm_expect(ch, &ev, QPIO_CM_EVENT_UNREACHABLE, -ECONNREFUSED);
-	cr_assert_eq(ev.id, id);
-	cr_assert_eq(qpio_qp_state(a.qp), QPIO_QPS_RESET);
-	cr_assert_eq(qpio_cm_channel_destroy(ch), 0);
-	tcm_world_ibv_destroy(&a, &b);
-}
-
 Test(cm_ibv, bad_addresses_are_refused_clearly)
 {
 	struct qt_end a, b;
@@ -262,11 +216,15 @@ Test(cm_ibv, ud_connect_accept_then_datagram_each_way)
 	tcm_world_ibv_destroy(&a, &b);
 }
 
-Test(cm_ibv, ud_reject_carries_exact_private_data)
+/* A connect of a's QP of type rejected with 9 bytes: REJECTED
+ * -ECONNREFUSED with them (exactly them on UD, at least them on RC and
+ * UC, whose REJ area arrives whole), the QP back in RESET. */
+static void
+rejected(enum qpio_qp_type type)
 {
 	static const uint8_t why[9] = "go away!";
 	struct qt_end a, b;
-	const char *addr = tcm_world_ibv(&a, &b, QPIO_QPT_UD);
+	const char *addr = tcm_world_ibv(&a, &b, type);
 	struct qpio_cm_event req, ev;
 	struct conn c;
 
@@ -274,20 +232,41 @@ Test(cm_ibv, ud_reject_carries_exact_private_data)
 	c.client = qpio_cm_connect(c.ch, a.qp, addr, c.port, NULL, NULL);
 	cr_assert_not_null(c.client);
 	tcm_expect(c.ch, &req, QPIO_CM_EVENT_CONNECT_REQUEST, 0);
-	cr_assert_eq(req.private_data_len, 0);
+	cr_assert_eq(req.peer.qpn, qpio_qp_num(a.qp));
+	if (type == QPIO_QPT_UD)
+		cr_assert_eq(req.private_data_len, 0);
 	cr_assert_eq(qpio_cm_reject(req.id, why, sizeof(why)), 0);
 	tcm_expect(c.ch, &ev, QPIO_CM_EVENT_REJECTED, -ECONNREFUSED);
 	cr_assert_eq(ev.id, c.client);
-	cr_assert_eq(ev.private_data_len, sizeof(why));
+	if (type == QPIO_QPT_UD)
+		cr_assert_eq(ev.private_data_len, sizeof(why));
+	else
+		cr_assert_geq(ev.private_data_len, sizeof(why));
 	cr_assert_eq(memcmp(ev.private_data, why, sizeof(why)), 0);
+	/* A refused QP is back in RESET, ready for another try. */
 	cr_assert_eq(qpio_qp_state(a.qp), QPIO_QPS_RESET);
 	cr_assert_eq(qpio_cm_channel_destroy(c.ch), 0);
 	tcm_world_ibv_destroy(&a, &b);
 }
 
+Test(cm_ibv, reject_carries_private_data)
+{
+	rejected(QPIO_QPT_RC);
+}
+
+Test(cm_ibv, ud_reject_carries_exact_private_data)
+{
+	rejected(QPIO_QPT_UD);
+}
+
+Test(cm_ibv, uc_reject_carries_private_data)
+{
+	rejected(QPIO_QPT_UC);
+}
+
 /* Connect a's QP to a port whose listener is gone: UNREACHABLE
- * -ECONNREFUSED (UD: the SIDR REP's "service ID not supported"; UC: the
- * IB CM's REJ "invalid service ID"), the QP back in RESET. */
+ * -ECONNREFUSED (RC, UC: the IB CM's REJ "invalid service ID"; UD: the
+ * SIDR REP's "service ID not supported"), the QP back in RESET. */
 static void
 listener_gone(enum qpio_qp_type type)
 {
@@ -308,6 +287,11 @@ listener_gone(enum qpio_qp_type type)
 	cr_assert_eq(qpio_qp_state(a.qp), QPIO_QPS_RESET);
 	cr_assert_eq(qpio_cm_channel_destroy(ch), 0);
 	tcm_world_ibv_destroy(&a, &b);
+}
+
+Test(cm_ibv, nobody_listening_is_unreachable_refused)
+{
+	listener_gone(QPIO_QPT_RC);
 }
 
 Test(cm_ibv, ud_listener_gone_is_unreachable_refused)
