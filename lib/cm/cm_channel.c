@@ -71,8 +71,10 @@ cm_event_push(struct qpio_cm_id *id, enum qpio_cm_event_type type, int status,
 		ev->private_data_len = msg->pdata_len;
 		memcpy(ev->private_data, msg->pdata, msg->pdata_len);
 	}
-	if (type == QPIO_CM_EVENT_ESTABLISHED)
+	if (type == QPIO_CM_EVENT_ESTABLISHED && id->ah != NULL) {
 		ev->ah = id->ah;
+		ev->ah_attr = id->ah_attr;
+	}
 	ch->ev_count++;
 	cm_evfd_update(ch);
 }

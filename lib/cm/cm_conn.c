@@ -29,17 +29,16 @@ cm_dev_kind(struct qpio_device *dev, enum qpio_qp_type type, const char *what)
 	if (strcmp(da.driver, "soft") == 0)
 		return 0;
 #ifdef QPIO_CM_RDMACM
-	if (strcmp(da.driver, "ibv") == 0) {
-		if (type == QPIO_QPT_RC)
-			return 1;
-		CM_LOG(ERR, "%s: device %s: librdmacm connections are RC only "
-		       "in this release (%s asked); exchange UC/UD addresses "
-		       "yourself and walk the QP with qpio_cm_qp_ready()\n",
-		       what, da.name, type == QPIO_QPT_UD ? "UD" : "UC");
+	if (strcmp(da.driver, "ibv") == 0 &&
+	    (type == QPIO_QPT_RC || type == QPIO_QPT_UC ||
+	     type == QPIO_QPT_UD))
+		return 1;
+#endif
+	if (type != QPIO_QPT_RC && type != QPIO_QPT_UC && type != QPIO_QPT_UD) {
+		CM_LOG(ERR, "%s: connections are for RC, UC and UD QPs\n",
+		       what);
 		return -EOPNOTSUPP;
 	}
-#endif
-	RTE_SET_USED(type);
 	CM_LOG(ERR, "%s: device %s (driver %s): no connection exchange for "
 	       "this driver%s; walk the QP with qpio_cm_qp_ready() after an "
 	       "exchange of your own\n", what, da.name, da.driver,
@@ -50,6 +49,16 @@ cm_dev_kind(struct qpio_device *dev, enum qpio_qp_type type, const char *what)
 #endif
 	       );
 	return -EOPNOTSUPP;
+}
+
+int
+cm_ah_make(struct qpio_cm_id *id, const struct qpio_ah_attr *attr)
+{
+	id->ah = qpio_ah_create(id->qp->pd, attr);
+	if (id->ah == NULL)
+		return -rte_errno;
+	id->ah_attr = *attr;
+	return 0;
 }
 
 /* UD: an AH towards the peer on the QP's PD, owned by the id. */
@@ -69,8 +78,7 @@ cm_ud_ah(struct qpio_cm_id *id, const struct qpio_cm_peer *peer)
 		aa.grh.hop_limit = id->params.hop_limit;
 		aa.grh.traffic_class = id->params.traffic_class;
 	}
-	id->ah = qpio_ah_create(id->qp->pd, &aa);
-	return id->ah == NULL ? -rte_errno : 0;
+	return cm_ah_make(id, &aa);
 }
 
 /* getaddrinfo() with the reason logged; EINVAL for what the user typed. */

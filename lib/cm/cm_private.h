@@ -44,10 +44,15 @@ struct qpio_cm_id {
 	struct qpio_device *dev;
 	struct qpio_qp *qp;
 	struct qpio_ah *ah;
+	struct qpio_ah_attr ah_attr;   /* of ah */
 	void *context;
 	struct qpio_cm_qp_params params;
 	uint64_t deadline_ms;       /* CONNECTING, REQ_SENT, REQ_WAIT, REP_SENT */
 	void *rcm_id;               /* ibv devices: the rdma_cm_id, else NULL */
+	/* ibv listener: the ids of the UDP (UD) and IB (UC) port spaces,
+	 * bound to the same address and port as rcm_id (TCP, RC). */
+	void *rcm_ud_id;
+	void *rcm_uc_id;
 	struct cm_msg out;          /* our REQ (requester) */
 	struct cm_msg in;           /* the peer's REQ or REP */
 	size_t rx_len;
@@ -104,6 +109,9 @@ int cm_rdmacm_reject(struct qpio_cm_id *id, const void *pdata, uint8_t len);
 int cm_rdmacm_disconnect(struct qpio_cm_id *id);
 
 /* cm_conn.c */
+/* UD: id->ah on the QP's PD with attr, kept in id->ah_attr; 0 or the
+ * -rte_errno of qpio_ah_create(). */
+int cm_ah_make(struct qpio_cm_id *id, const struct qpio_ah_attr *attr);
 int cm_ud_ah(struct qpio_cm_id *id, const struct qpio_cm_peer *peer);
 /* 0: soft (TCP exchange), 1: ibv (librdmacm), -EOPNOTSUPP (logged). */
 int cm_dev_kind(struct qpio_device *dev, enum qpio_qp_type type,

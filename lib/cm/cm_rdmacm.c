@@ -3,17 +3,35 @@
  * listen / connect / accept / reject / disconnect for devices of the ibv
  * driver, through librdmacm: the standard connection manager of rdma-core
  * (IB CM over InfiniBand and RoCE, its address and route resolution).
+ * RC and UC here; UD, one SIDR exchange, in cm_rdmacm_ud.c.
+ *
+ * Port spaces: RC ids are RDMA_PS_TCP, UD ids RDMA_PS_UDP and UC ids
+ * RDMA_PS_IB with qp_type IBV_QPT_UC. rdma_create_id() makes RC ids for
+ * RDMA_PS_IB, so a UC id comes from rdma_create_ep() with an rdma_addrinfo
+ * of RAI_PASSIVE and a source address (it only binds: the listener's
+ * address, or the requester's wildcard of the peer's family, port 0),
+ * then rdma_migrate_id() moves it from the blocking channel rdma_create_ep()
+ * made to the channel's non-blocking one. The kernel's CMA sends a REQ of
+ * the id's QP type (cma_connect_ib()), and the child id of an RDMA_PS_IB
+ * listener takes the REQ's (cma_ib_new_conn_id()); a listener accepts
+ * only REQs of its own type (cma_check_req_qp_type()). One qpio listener
+ * is three rdma_cm ids on one address and port: TCP (rcm_id), UDP
+ * (rcm_ud_id) and IB-UC (rcm_uc_id); with port 0 the TCP id's port is
+ * taken for the other two, and a port taken in their spaces is tried
+ * again (RCM_LISTEN_TRIES), or EADDRINUSE for a port given.
  *
  * The QP is lib/rdma's, created by the application, not by
  * rdma_create_qp(): it is moved through INIT, RTR and RTS with the
  * attributes rdma_init_qp_attr() gives for the connection (path, GIDs,
  * PSNs, MTU, the peer's QPN), converted to qpio_qp_modify() at this
- * boundary; the caller's access flags are added to INIT's. Requester:
+ * boundary (the port is qpio's, the GID index qpio's for the same GID);
+ * the caller's access flags are added to INIT's. Requester:
  * ADDR_RESOLVED -> rdma_resolve_route(); ROUTE_RESOLVED -> INIT,
  * rdma_connect() with the QP number and private data; CONNECT_RESPONSE ->
  * RTR, RTS, rdma_establish(), ESTABLISHED. Listener: CONNECT_REQUEST is
  * handed to the user; qpio_cm_accept() moves the QP to RTS and calls
- * rdma_accept(); ESTABLISHED follows.
+ * rdma_accept(); ESTABLISHED follows. A UC REQ asks for no READ or atomic
+ * resources; the rest is RC's, DREQ included.
  *
  * librdmacm's events map to qpio's: ADDR_ERROR, ROUTE_ERROR and
  * UNREACHABLE to UNREACHABLE (their status: -ETIMEDOUT, -EHOSTUNREACH,
@@ -22,11 +40,13 @@
  * listening: invalid service ID) to UNREACHABLE -ECONNREFUSED;
  * CONNECT_ERROR to CONNECT_ERROR; DISCONNECTED and DEVICE_REMOVAL of an
  * established connection to DISCONNECTED (0, -ENODEV) with the QP moved
- * to ERR; TIMEWAIT_EXIT and ADDR_CHANGE are consumed. The event channel
- * is non-blocking and its fd is in the channel's epoll set.
+ * to ERR; TIMEWAIT_EXIT and ADDR_CHANGE are consumed. UD's ESTABLISHED
+ * and UNREACHABLE (the SIDR REP) are cm_rdmacm_ud.c's. The event channel
+ * is non-blocking and its fd is in the channel's epoll set; nothing on
+ * the connect path resolves synchronously.
  *
- * This file and drivers/net/ibv are the only ones that see verbs types.
- * RC only: UC and UD over librdmacm are not built in this release.
+ * This file, cm_rdmacm_ud.c and drivers/net/ibv are the only ones that
+ * see verbs types.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -36,18 +56,17 @@
 #include <unistd.h>
 #include <sys/epoll.h>
 
-#include <infiniband/verbs.h>
-#include <rdma/rdma_cma.h>
-
 #include <rte_byteorder.h>
 #include <rte_errno.h>
 
-#include "cm_private.h"
+#include "cm_rdmacm.h"
 
 /* IB CM reject reason of rdma_reject() (IBA 12.6.7.2, Table 112). */
 #define CM_REJ_CONSUMER_DEFINED 28
 /* ms for rdma_resolve_addr() and rdma_resolve_route() each. */
 #define CM_RESOLVE_MS 2000
+/* Listen on port 0: tries for a port free in all three port spaces. */
+#define RCM_LISTEN_TRIES 8
 
 static struct rdma_event_channel *
 rcm_ec(struct qpio_cm_channel *ch)
@@ -83,20 +102,28 @@ cm_rdmacm_channel_fini(struct qpio_cm_channel *ch)
 	ch->rcm_ec = NULL;
 }
 
-void
-cm_rdmacm_id_free(struct qpio_cm_id *id)
+static void
+rcm_id_destroy(void **slot)
 {
-	struct rdma_cm_id *cmid = id->rcm_id;
+	struct rdma_cm_id *cmid = *slot;
 
 	if (cmid == NULL)
 		return;
 	cmid->context = NULL;
 	rdma_destroy_id(cmid);
-	id->rcm_id = NULL;
+	*slot = NULL;
+}
+
+void
+cm_rdmacm_id_free(struct qpio_cm_id *id)
+{
+	rcm_id_destroy(&id->rcm_id);
+	rcm_id_destroy(&id->rcm_ud_id);
+	rcm_id_destroy(&id->rcm_uc_id);
 }
 
 /* 1 when cmid is bound to the RDMA device of dev. */
-static int
+int
 rcm_same_dev(const struct rdma_cm_id *cmid, struct qpio_device *dev)
 {
 	struct qpio_device_attr da;
@@ -107,15 +134,37 @@ rcm_same_dev(const struct rdma_cm_id *cmid, struct qpio_device *dev)
 	       da.node_guid;
 }
 
-static const char *
+const char *
 rcm_dev_name(const struct rdma_cm_id *cmid)
 {
 	return cmid->verbs != NULL ? ibv_get_device_name(cmid->verbs->device) :
 	       "?";
 }
 
-/* Move the id's QP to state with rdma_init_qp_attr()'s attributes. */
-static int
+uint8_t
+rcm_qpio_sgid(const struct rdma_cm_id *cmid, struct qpio_device *dev,
+	      uint8_t qport, uint8_t index)
+{
+	union qpio_gid qg;
+	union ibv_gid vg;
+	unsigned int i;
+
+	if (cmid->verbs == NULL ||
+	    ibv_query_gid(cmid->verbs, cmid->port_num, index, &vg) != 0)
+		return index;
+	if (qpio_rdma_gid_query(dev, qport, index, &qg) == 0 &&
+	    memcmp(qg.raw, vg.raw, 16) == 0)
+		return index;
+	for (i = 0; i < 256; i++) {
+		if (qpio_rdma_gid_query(dev, qport, (uint8_t)i, &qg) != 0)
+			break;
+		if (memcmp(qg.raw, vg.raw, 16) == 0)
+			return (uint8_t)i;
+	}
+	return index;
+}
+
+int
 rcm_qp_step(struct qpio_cm_id *id, enum ibv_qp_state state)
 {
 	struct ibv_qp_attr ia;
@@ -141,21 +190,28 @@ rcm_qp_step(struct qpio_cm_id *id, enum ibv_qp_state state)
 	a.qp_access_flags = ia.qp_access_flags;
 	if (mask & IBV_QP_ACCESS_FLAGS)
 		a.qp_access_flags |= id->params.access_flags;
+	/* UD: the caller's Q_Key, as on soft devices (librdmacm's is
+	 * RDMA_UDP_QKEY); lib/cm's SIDR trailer tells the peer. */
+	if (mask & IBV_QP_QKEY)
+		a.qkey = id->params.qkey;
 	memcpy(a.ah_attr.grh.dgid.raw, ia.ah_attr.grh.dgid.raw, 16);
 	a.ah_attr.grh.flow_label = ia.ah_attr.grh.flow_label;
-	a.ah_attr.grh.sgid_index = ia.ah_attr.grh.sgid_index;
+	a.ah_attr.grh.sgid_index = rcm_qpio_sgid(id->rcm_id, id->qp->dev,
+					       id->params.port_num,
+					       ia.ah_attr.grh.sgid_index);
 	a.ah_attr.grh.hop_limit = ia.ah_attr.grh.hop_limit;
 	a.ah_attr.grh.traffic_class = ia.ah_attr.grh.traffic_class;
 	a.ah_attr.dlid = ia.ah_attr.dlid;
 	a.ah_attr.sl = ia.ah_attr.sl;
 	a.ah_attr.src_path_bits = ia.ah_attr.src_path_bits;
 	a.ah_attr.is_global = ia.ah_attr.is_global;
-	a.ah_attr.port_num = ia.ah_attr.port_num;
+	/* An ibv device is one port of its RDMA device: qpio's port 1. */
+	a.ah_attr.port_num = id->params.port_num;
 	a.pkey_index = ia.pkey_index;
 	a.max_rd_atomic = ia.max_rd_atomic;
 	a.max_dest_rd_atomic = ia.max_dest_rd_atomic;
 	a.min_rnr_timer = ia.min_rnr_timer;
-	a.port_num = ia.port_num;
+	a.port_num = id->params.port_num;
 	a.timeout = ia.timeout;
 	a.retry_cnt = ia.retry_cnt;
 	a.rnr_retry = ia.rnr_retry;
@@ -168,7 +224,7 @@ rcm_qp_step(struct qpio_cm_id *id, enum ibv_qp_state state)
 	return ret;
 }
 
-static void
+void
 rcm_qp_reset(struct qpio_cm_id *id)
 {
 	struct qpio_qp_attr a = { .qp_state = QPIO_QPS_RESET };
@@ -184,22 +240,27 @@ rcm_conn_param(const struct qpio_cm_id *id, struct rdma_conn_param *cp,
 	memset(cp, 0, sizeof(*cp));
 	cp->private_data = msg->pdata_len > 0 ? msg->pdata : NULL;
 	cp->private_data_len = msg->pdata_len;
-	cp->responder_resources = id->params.max_dest_rd_atomic;
-	cp->initiator_depth = id->params.max_rd_atomic;
+	/* READ and atomics are RC's: a UC REQ asks for no resources. */
+	if (id->qp->qp_type == QPIO_QPT_RC) {
+		cp->responder_resources = id->params.max_dest_rd_atomic;
+		cp->initiator_depth = id->params.max_rd_atomic;
+	}
 	cp->flow_control = 1;
 	cp->retry_count = id->params.retry_cnt;
 	cp->rnr_retry_count = id->params.rnr_retry;
 	cp->qp_num = qpio_qp_num(id->qp);
 }
 
-/* The remote end and private data of a librdmacm connection event. */
+/* The remote end and private data of a librdmacm connection event
+ * (RC, UC). */
 static void
-rcm_msg(const struct rdma_cm_event *e, struct cm_msg *msg)
+rcm_msg(const struct rdma_cm_event *e, enum qpio_qp_type type,
+	struct cm_msg *msg)
 {
 	const struct rdma_conn_param *cp = &e->param.conn;
 
 	memset(msg, 0, sizeof(*msg));
-	msg->qp_type = QPIO_QPT_RC;
+	msg->qp_type = type;
 	msg->peer.qpn = cp->qp_num;
 	if (e->id->verbs != NULL)
 		snprintf(msg->peer.dev_name, sizeof(msg->peer.dev_name),
@@ -232,13 +293,167 @@ rcm_resolve(const char *host, const char *service, int passive,
 	return 0;
 }
 
+/*
+ * An id of port space ps on ec (context id), bound to addr when addr is
+ * given. RDMA_PS_IB makes a UC id: rdma_create_id() gives RC QPs there, so
+ * it goes through rdma_create_ep(), the call that takes a QP type, as a
+ * passive endpoint (RAI_PASSIVE: it binds to addr and resolves nothing),
+ * then moves from the endpoint's own blocking channel to ec
+ * (rdma_migrate_id()). @return 0 or -errno.
+ */
+static int
+rcm_id_create(struct rdma_event_channel *ec, struct qpio_cm_id *id,
+	      enum rdma_port_space ps, const struct sockaddr *addr,
+	      struct rdma_cm_id **out)
+{
+	struct rdma_cm_id *cmid = NULL;
+	struct rdma_addrinfo ai;
+	int ret;
+
+	*out = NULL;
+	if (ps != RDMA_PS_IB) {
+		if (rdma_create_id(ec, &cmid, id, ps) != 0)
+			return -errno;
+		if (addr != NULL &&
+		    rdma_bind_addr(cmid, (struct sockaddr *)(uintptr_t)addr) != 0) {
+			ret = -errno;
+			rdma_destroy_id(cmid);
+			return ret;
+		}
+		*out = cmid;
+		return 0;
+	}
+	memset(&ai, 0, sizeof(ai));
+	ai.ai_flags = RAI_PASSIVE;
+	ai.ai_family = addr->sa_family;
+	ai.ai_qp_type = IBV_QPT_UC;
+	ai.ai_port_space = RDMA_PS_IB;
+	ai.ai_src_addr = (struct sockaddr *)(uintptr_t)addr;
+	ai.ai_src_len = addr->sa_family == AF_INET6 ?
+			sizeof(struct sockaddr_in6) : sizeof(struct sockaddr_in);
+	if (rdma_create_ep(&cmid, &ai, NULL, NULL) != 0)
+		return -errno;
+	if (rdma_migrate_id(cmid, ec) != 0) {
+		ret = -errno;
+		rdma_destroy_ep(cmid);
+		return ret;
+	}
+	cmid->context = id;
+	*out = cmid;
+	return 0;
+}
+
+static int
+rcm_listen_ps(struct rdma_event_channel *ec, struct qpio_cm_id *id,
+	      enum rdma_port_space ps, const struct sockaddr *addr, void **slot)
+{
+	struct rdma_cm_id *cmid;
+	int ret = rcm_id_create(ec, id, ps, addr, &cmid);
+
+	if (ret == 0 && rdma_listen(cmid, 64) != 0) {
+		ret = -errno;
+		rdma_destroy_id(cmid);
+	}
+	if (ret == 0)
+		*slot = cmid;
+	return ret;
+}
+
+static uint16_t
+rcm_sa_port(const struct sockaddr_storage *ss)
+{
+	if (ss->ss_family == AF_INET6)
+		return rte_be_to_cpu_16(((const struct sockaddr_in6 *)ss)->sin6_port);
+	return rte_be_to_cpu_16(((const struct sockaddr_in *)ss)->sin_port);
+}
+
+static void
+rcm_sa_set_port(struct sockaddr_storage *ss, uint16_t port)
+{
+	if (ss->ss_family == AF_INET6)
+		((struct sockaddr_in6 *)ss)->sin6_port = rte_cpu_to_be_16(port);
+	else
+		((struct sockaddr_in *)ss)->sin_port = rte_cpu_to_be_16(port);
+}
+
+/*
+ * The three listening ids of one listener: RDMA_PS_TCP (RC) on the
+ * address asked for, then RDMA_PS_UDP (UD) and RDMA_PS_IB (UC) on the
+ * same address and on the port the first one got. The spaces are
+ * separate, so a port of one may be taken in another: with port 0 the
+ * whole set is tried again (RCM_LISTEN_TRIES), with a port given that is
+ * EADDRINUSE. @return 0 or -errno (logged).
+ */
+static int
+rcm_listen_all(struct rdma_event_channel *ec, struct qpio_cm_id *id,
+	       const struct addrinfo *res, const char *host,
+	       const char *service)
+{
+	static const struct {
+		enum rdma_port_space ps;
+		const char *name;
+	} more[] = {
+		{ RDMA_PS_UDP, "UDP (UD)" },
+		{ RDMA_PS_IB, "IB (UC)" },
+	};
+	void **slot[RTE_DIM(more)] = { &id->rcm_ud_id, &id->rcm_uc_id };
+	struct sockaddr_storage ss, at;
+	unsigned int i, try;
+	uint16_t want, port;
+	int ret = 0;
+
+	memset(&ss, 0, sizeof(ss));
+	memcpy(&ss, res->ai_addr, RTE_MIN((size_t)res->ai_addrlen, sizeof(ss)));
+	want = rcm_sa_port(&ss);
+	for (try = 0; try < RCM_LISTEN_TRIES; try++) {
+		ret = rcm_listen_ps(ec, id, RDMA_PS_TCP,
+				    (struct sockaddr *)&ss, &id->rcm_id);
+		if (ret != 0) {
+			CM_LOG(ERR, "listen: \"%s\" port \"%s\" (rdma_cm): "
+			       "%s\n", host != NULL ? host : "*", service,
+			       strerror(-ret));
+			return ret;
+		}
+		port = rte_be_to_cpu_16(rdma_get_src_port(id->rcm_id));
+		at = ss;
+		rcm_sa_set_port(&at, port);
+		for (i = 0; i < RTE_DIM(more) && ret == 0; i++) {
+			ret = rcm_listen_ps(ec, id, more[i].ps,
+					    (struct sockaddr *)&at, slot[i]);
+			if (ret == 0)
+				continue;
+			if (ret == -EADDRINUSE && want == 0)
+				break;
+			CM_LOG(ERR, "listen: \"%s\" port %u: free in "
+			       "librdmacm's TCP port space (RC) but not in its "
+			       "%s one: %s; a listener holds its port in the "
+			       "TCP, UDP and IB spaces\n",
+			       host != NULL ? host : "*", port, more[i].name,
+			       strerror(-ret));
+			cm_rdmacm_id_free(id);
+			return ret;
+		}
+		if (ret == 0) {
+			id->port = port;
+			return 0;
+		}
+		CM_LOG(DEBUG, "listen: port %u taken in a UD/UC port space, "
+		       "trying another\n", port);
+		cm_rdmacm_id_free(id);
+	}
+	CM_LOG(ERR, "listen: \"%s\": no port free in librdmacm's TCP, UDP and "
+	       "IB port spaces at once after %u tries\n",
+	       host != NULL ? host : "*", RCM_LISTEN_TRIES);
+	return -EADDRINUSE;
+}
+
 struct qpio_cm_id *
 cm_rdmacm_listen(struct qpio_cm_channel *ch, struct qpio_device *dev,
 		 const char *host, const char *service, void *context)
 {
 	struct rdma_event_channel *ec = rcm_ec(ch);
+	struct rdma_cm_id *cmid;
 	struct addrinfo *res = NULL;
-	struct rdma_cm_id *cmid = NULL;
 	struct qpio_cm_id *id;
 	int err;
 
@@ -257,21 +472,14 @@ cm_rdmacm_listen(struct qpio_cm_channel *ch, struct qpio_device *dev,
 		rte_errno = ENOMEM;
 		return NULL;
 	}
-	if (rdma_create_id(ec, &cmid, id, RDMA_PS_TCP) != 0 ||
-	    rdma_bind_addr(cmid, res->ai_addr) != 0 ||
-	    rdma_listen(cmid, 64) != 0) {
-		err = errno;
-		CM_LOG(ERR, "listen: \"%s\" port \"%s\" (rdma_cm): %s\n",
-		       host != NULL ? host : "*", service, strerror(err));
-		freeaddrinfo(res);
-		if (cmid != NULL)
-			rdma_destroy_id(cmid);
+	err = -rcm_listen_all(ec, id, res, host, service);
+	freeaddrinfo(res);
+	if (err != 0) {
 		cm_id_free(id);
 		rte_errno = err;
 		return NULL;
 	}
-	freeaddrinfo(res);
-	id->rcm_id = cmid;
+	cmid = id->rcm_id;
 	if (cmid->verbs != NULL && !rcm_same_dev(cmid, dev)) {
 		CM_LOG(ERR, "listen: \"%s\" belongs to RDMA device %s, not to "
 		       "the listener's device\n", host != NULL ? host : "*",
@@ -283,7 +491,6 @@ cm_rdmacm_listen(struct qpio_cm_channel *ch, struct qpio_device *dev,
 	id->state = CM_LISTEN;
 	id->dev = dev;
 	id->context = context;
-	id->port = rte_be_to_cpu_16(rdma_get_src_port(cmid));
 	return id;
 }
 
@@ -294,6 +501,8 @@ cm_rdmacm_connect(struct qpio_cm_channel *ch, struct qpio_cm_id *id,
 	struct rdma_event_channel *ec = rcm_ec(ch);
 	struct addrinfo *res = NULL;
 	struct rdma_cm_id *cmid = NULL;
+	struct sockaddr_storage any;
+	enum rdma_port_space ps;
 	int ret;
 
 	if (ec == NULL) {
@@ -307,12 +516,21 @@ cm_rdmacm_connect(struct qpio_cm_channel *ch, struct qpio_cm_id *id,
 		rte_errno = -ret;
 		return NULL;
 	}
-	if (rdma_create_id(ec, &cmid, id, RDMA_PS_TCP) != 0) {
-		ret = errno;
+	/* A UC id is bound first (to the wildcard address of the peer's
+	 * family, port 0), the way rdma_create_ep() makes one. */
+	memset(&any, 0, sizeof(any));
+	any.ss_family = res->ai_addr->sa_family;
+	ps = id->qp->qp_type == QPIO_QPT_UD ? RDMA_PS_UDP :
+	     id->qp->qp_type == QPIO_QPT_UC ? RDMA_PS_IB : RDMA_PS_TCP;
+	ret = rcm_id_create(ec, id, ps, ps == RDMA_PS_IB ?
+			    (struct sockaddr *)&any : NULL, &cmid);
+	if (ret != 0) {
 		freeaddrinfo(res);
-		CM_LOG(ERR, "connect: rdma_create_id: %s\n", strerror(ret));
+		CM_LOG(ERR, "connect: rdma_cm id (%s): %s\n",
+		       ps == RDMA_PS_UDP ? "UDP" : ps == RDMA_PS_IB ? "IB, UC" :
+		       "TCP", strerror(-ret));
 		cm_id_free(id);
-		rte_errno = ret;
+		rte_errno = -ret;
 		return NULL;
 	}
 	id->rcm_id = cmid;
@@ -343,6 +561,8 @@ cm_rdmacm_accept(struct qpio_cm_id *id, struct qpio_qp *qp,
 		id->qp = NULL;
 		return -EINVAL;
 	}
+	if (qp->qp_type == QPIO_QPT_UD)
+		return rcm_ud_accept(id, rep);
 	ret = rcm_qp_step(id, IBV_QPS_INIT);
 	if (ret == 0)
 		ret = rcm_qp_step(id, IBV_QPS_RTR);
@@ -370,8 +590,11 @@ cm_rdmacm_accept(struct qpio_cm_id *id, struct qpio_qp *qp,
 int
 cm_rdmacm_reject(struct qpio_cm_id *id, const void *pdata, uint8_t len)
 {
-	int ret = rdma_reject(id->rcm_id, pdata, len) != 0 ? -EIO : 0;
+	int ret;
 
+	if (id->in.qp_type == QPIO_QPT_UD)
+		return rcm_ud_reject(id, pdata, len);
+	ret = rdma_reject(id->rcm_id, pdata, len) != 0 ? -EIO : 0;
 	id->state = CM_CLOSED;
 	return ret;
 }
@@ -379,15 +602,16 @@ cm_rdmacm_reject(struct qpio_cm_id *id, const void *pdata, uint8_t len)
 int
 cm_rdmacm_disconnect(struct qpio_cm_id *id)
 {
-	rdma_disconnect(id->rcm_id); /* the peer may be gone already */
+	/* UD has no connection on the wire to end: local only. */
+	if (id->qp->qp_type != QPIO_QPT_UD)
+		rdma_disconnect(id->rcm_id); /* the peer may be gone already */
 	cm_qp_to_err(id);
 	cm_event_push(id, QPIO_CM_EVENT_DISCONNECTED, 0, NULL);
 	id->state = CM_CLOSED;
 	return 0;
 }
 
-/* The attempt of a requester ended before a connection. */
-static void
+void
 rcm_fail(struct qpio_cm_id *id, enum qpio_cm_event_type type, int status,
 	 const struct cm_msg *msg)
 {
@@ -424,7 +648,11 @@ rcm_request(struct qpio_cm_id *l, struct rdma_cm_event *e)
 	c->dev = l->dev;
 	c->context = l->context;
 	c->port = l->port;
-	rcm_msg(e, &c->in);
+	if (e->listen_id == l->rcm_ud_id)
+		rcm_ud_request_msg(e, &c->in);
+	else
+		rcm_msg(e, e->listen_id == l->rcm_uc_id ? QPIO_QPT_UC :
+			QPIO_QPT_RC, &c->in);
 	cm_event_push(c, QPIO_CM_EVENT_CONNECT_REQUEST, 0, &c->in);
 }
 
@@ -467,6 +695,10 @@ rcm_event(struct qpio_cm_channel *ch, struct rdma_cm_event *e)
 	case RDMA_CM_EVENT_ROUTE_RESOLVED:
 		if (id->state != CM_CONNECTING)
 			break;
+		if (id->qp->qp_type == QPIO_QPT_UD) {
+			rcm_ud_connect(id);
+			break;
+		}
 		ret = rcm_qp_step(id, IBV_QPS_INIT);
 		if (ret != 0) {
 			rcm_fail(id, QPIO_CM_EVENT_CONNECT_ERROR, ret, NULL);
@@ -485,7 +717,7 @@ rcm_event(struct qpio_cm_channel *ch, struct rdma_cm_event *e)
 	case RDMA_CM_EVENT_CONNECT_RESPONSE:
 		if (id->state != CM_REQ_SENT)
 			break;
-		rcm_msg(e, &id->in);
+		rcm_msg(e, id->qp->qp_type, &id->in);
 		ret = rcm_qp_step(id, IBV_QPS_RTR);
 		if (ret == 0)
 			ret = rcm_qp_step(id, IBV_QPS_RTS);
@@ -502,6 +734,11 @@ rcm_event(struct qpio_cm_channel *ch, struct rdma_cm_event *e)
 		cm_event_push(id, QPIO_CM_EVENT_ESTABLISHED, 0, &id->in);
 		break;
 	case RDMA_CM_EVENT_ESTABLISHED:
+		if (id->state == CM_REQ_SENT && id->is_requester &&
+		    id->qp->qp_type == QPIO_QPT_UD) {
+			rcm_ud_established(id, e);   /* the SIDR REP */
+			break;
+		}
 		if (id->state != CM_REP_SENT)
 			break;   /* the requester reported it already */
 		id->state = CM_ESTABLISHED;
@@ -510,6 +747,12 @@ rcm_event(struct qpio_cm_channel *ch, struct rdma_cm_event *e)
 	case RDMA_CM_EVENT_ADDR_ERROR:
 	case RDMA_CM_EVENT_ROUTE_ERROR:
 	case RDMA_CM_EVENT_UNREACHABLE:
+		if (e->event == RDMA_CM_EVENT_UNREACHABLE &&
+		    id->state == CM_REQ_SENT && id->is_requester &&
+		    id->qp->qp_type == QPIO_QPT_UD) {
+			rcm_ud_unreachable(id, e);   /* SIDR REP not OK */
+			break;
+		}
 		if (id->state == CM_CONNECTING || id->state == CM_REQ_SENT)
 			rcm_fail(id, QPIO_CM_EVENT_UNREACHABLE,
 				 e->status < 0 ? e->status : -ETIMEDOUT, NULL);
@@ -521,7 +764,7 @@ rcm_event(struct qpio_cm_channel *ch, struct rdma_cm_event *e)
 		if (id->state != CM_REQ_SENT && id->state != CM_CONNECTING)
 			break;
 		if (e->status == CM_REJ_CONSUMER_DEFINED) {
-			rcm_msg(e, &msg);
+			rcm_msg(e, id->qp->qp_type, &msg);
 			rcm_fail(id, QPIO_CM_EVENT_REJECTED, -ECONNREFUSED,
 				 &msg);
 		} else {
@@ -564,15 +807,20 @@ cm_rdmacm_poll(struct qpio_cm_channel *ch)
 		return;
 	while (rdma_get_cm_event(ch->rcm_ec, &e) == 0) {
 		/* Ack first: rdma_destroy_id() waits for every event of its
-		 * id to be acked. The private data is copied before. */
-		uint8_t pdata[QPIO_CM_PRIVATE_DATA_MAX];
+		 * id to be acked. The private data is copied before (UD's
+		 * SIDR area is longer than the user's 56 bytes: lib/cm's
+		 * trailer follows them). param.conn and param.ud both begin
+		 * with private_data and private_data_len. */
+		uint8_t pdata[RCM_PDATA_MAX];
+		unsigned int len;
 
 		copy = *e;
 		if (e->param.conn.private_data != NULL) {
-			memcpy(pdata, e->param.conn.private_data,
-			       RTE_MIN((unsigned int)e->param.conn.private_data_len,
-				       QPIO_CM_PRIVATE_DATA_MAX));
+			len = RTE_MIN((unsigned int)e->param.conn.private_data_len,
+				      RCM_PDATA_MAX);
+			memcpy(pdata, e->param.conn.private_data, len);
 			copy.param.conn.private_data = pdata;
+			copy.param.conn.private_data_len = (uint8_t)len;
 		}
 		rdma_ack_cm_event(e);
 		rcm_event(ch, &copy);

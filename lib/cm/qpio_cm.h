@@ -20,10 +20,10 @@
  *   with qpio_cm_poll(). On soft NIC devices the exchange runs over a TCP
  *   socket (IPv4 or IPv6) with a small versioned wire format, documented
  *   in doc/guides/prog_guide/cm_lib.rst. On ibv devices it runs through
- *   librdmacm (RC QPs only: UC and UD are -EOPNOTSUPP there): address and
- *   route resolution, the IB CM handshake, and the QP moved to RTS with
- *   the attributes rdma_init_qp_attr() gives; a qpio built without
- *   librdmacm returns -EOPNOTSUPP for ibv devices.
+ *   librdmacm for RC, UC and UD QPs: address and route resolution, the
+ *   IB CM handshake (RC, UC) or one SIDR exchange (UD), and the QP moved
+ *   to RTS with the attributes rdma_init_qp_attr() gives; a qpio built
+ *   without librdmacm returns -EOPNOTSUPP for ibv devices.
  *
  * Functions return 0 or a negative errno; constructors return NULL and set
  * rte_errno. Every error a caller can cause is logged (log type
@@ -77,7 +77,10 @@ struct qpio_cm_qp_params {
 	uint8_t max_rd_atomic;   /**< [1] RC: READ/atomics outstanding as requester */
 	uint8_t max_dest_rd_atomic; /**< [1] RC: as responder */
 	uint32_t sq_psn;         /**< [0] our initial send PSN, 24 bits */
-	uint32_t qkey;           /**< [QPIO_CM_DEFAULT_QKEY] UD: our Q_Key */
+	/** [QPIO_CM_DEFAULT_QKEY] UD: our Q_Key, on soft and ibv devices
+	 *  alike (not librdmacm's RDMA_UDP_QKEY 0x01234567; set that to talk
+	 *  to a librdmacm peer that is not qpio). */
+	uint32_t qkey;
 	unsigned int access_flags; /**< [LOCAL_WRITE|REMOTE_WRITE|REMOTE_READ] RC/UC */
 	/** [0] path MTU; 0 = the smaller of the peer's MTU and our port's
 	 *  active MTU. */
@@ -151,11 +154,15 @@ enum qpio_cm_event_type {
 	/** A peer asks to connect: answer event.id with qpio_cm_accept()
 	 *  or qpio_cm_reject(). event.listen_id is the listener. */
 	QPIO_CM_EVENT_CONNECT_REQUEST = 1,
-	/** The connection is up: the QP is in RTS (UD: event.ah is set). */
+	/** The connection is up: the QP is in RTS (UD: event.ah and
+	 *  event.ah_attr are set). On ibv devices a UD listener gets it at
+	 *  once from qpio_cm_accept() (SIDR has no third message). */
 	QPIO_CM_EVENT_ESTABLISHED = 2,
-	/** The peer rejected: status -ECONNREFUSED, its private data given. */
+	/** The peer rejected: status -ECONNREFUSED, its private data given
+	 *  (on ibv UD: a SIDR REP of status "rejected"). */
 	QPIO_CM_EVENT_REJECTED = 3,
-	/** Nobody to talk to: status -ECONNREFUSED (nobody listening),
+	/** Nobody to talk to: status -ECONNREFUSED (nobody listening; on ibv
+	 *  the IB CM's reject, or a SIDR REP "service ID not supported"),
 	 *  -ETIMEDOUT (no answer within the timeout), -ECONNRESET (the
 	 *  listener went away before answering), -EHOSTUNREACH etc. */
 	QPIO_CM_EVENT_UNREACHABLE = 4,
@@ -165,7 +172,9 @@ enum qpio_cm_event_type {
 	 *  every posted WR completes with WR_FLUSH_ERR. status: 0 for an
 	 *  orderly disconnect (and on ibv for a dead peer process),
 	 *  -ECONNRESET when the peer's socket vanished (soft), -ENODEV when
-	 *  the RDMA device went away (ibv). */
+	 *  the RDMA device went away (ibv). On ibv devices a UD connection
+	 *  has nothing on the wire to end: DISCONNECTED comes only at the
+	 *  end that called qpio_cm_disconnect(). */
 	QPIO_CM_EVENT_DISCONNECTED = 5,
 	/** The exchange failed: status -EPROTO (malformed or hostile
 	 *  message from the peer) or the error of the local QP walk. */
@@ -184,8 +193,15 @@ struct qpio_cm_event {
 	/** UD ESTABLISHED: an AH towards the peer on the QP's PD, owned by
 	 *  the id (destroyed by qpio_cm_id_destroy()); NULL otherwise. */
 	struct qpio_ah *ah;
-	uint8_t private_data_len;        /**< bytes, <= QPIO_CM_PRIVATE_DATA_MAX */
+	/** bytes, <= QPIO_CM_PRIVATE_DATA_MAX: exactly what the peer sent,
+	 *  but on ibv RC and UC, where the IB CM delivers its whole area
+	 *  (at least what was sent, the rest zero). */
+	uint8_t private_data_len;
 	uint8_t private_data[QPIO_CM_PRIVATE_DATA_MAX];
+	/** UD ESTABLISHED: the address vector of event.ah (with the local
+	 *  GID index the route uses), for an AH of the caller's own that
+	 *  outlives the id; zero otherwise. */
+	struct qpio_ah_attr ah_attr;
 };
 
 /** Parameters of qpio_cm_connect() and qpio_cm_accept(). */
@@ -232,15 +248,22 @@ int qpio_cm_poll(struct qpio_cm_channel *ch, struct qpio_cm_event *ev);
  * Listen for connections on host:service (getaddrinfo(3): a name, an IPv4
  * or IPv6 literal; NULL host = every local address; service a port
  * number or name). SO_REUSEADDR is set.
- * On ibv devices the listener is an rdma_cm id bound to the address
- * (rdma_bind_addr, rdma_listen); a specific address must belong to dev,
+ * The listener takes RC, UC and UD requests alike; each
+ * CONNECT_REQUEST's QP type is the requester's.
+ * On ibv devices the listener is three rdma_cm ids bound to the address
+ * and one port (rdma_bind_addr, rdma_listen), one per librdmacm port
+ * space: RDMA_PS_TCP (RC), RDMA_PS_UDP (UD) and RDMA_PS_IB (UC); with
+ * service "0" the port is the one chosen for the first, tried again when
+ * it is taken in another space. A specific address must belong to dev,
  * and requests arriving on another device are rejected.
  * @param dev  the device whose QPs will accept (soft or ibv driver).
  * @return the listener id, or NULL with rte_errno: EINVAL (NULL ch, dev or
  *   service, bad address or port: logged with getaddrinfo's reason; ibv:
  *   an address of another RDMA device), EOPNOTSUPP (a device of another
  *   driver, or ibv without librdmacm), ENODEV (ibv: no rdma_cm event
- *   channel, the rdma_ucm module missing), EADDRINUSE, EACCES, ENOMEM.
+ *   channel, the rdma_ucm module missing), EADDRINUSE (the port is
+ *   taken; ibv: in any of the three port spaces, the log names which),
+ *   EACCES, ENOMEM.
  */
 struct qpio_cm_id *qpio_cm_listen(struct qpio_cm_channel *ch,
 				  struct qpio_device *dev, const char *host,
@@ -258,15 +281,18 @@ struct qpio_cm_id *qpio_cm_listen(struct qpio_cm_channel *ch,
  * @return the id, or NULL with rte_errno: EINVAL (NULL argument, QP not
  *   in RESET, private data over QPIO_CM_PRIVATE_DATA_MAX, empty service,
  *   port over 65535, unknown service or host: logged with getaddrinfo's
- *   reason), EOPNOTSUPP (QP of a device of another driver; on ibv a UC
- *   or UD QP, or qpio built without librdmacm), ENODEV (ibv: no rdma_cm
- *   event channel), ENOMEM.
+ *   reason), EOPNOTSUPP (QP of a device of another driver, a QP type
+ *   other than RC, UC and UD, or an ibv QP with qpio built without
+ *   librdmacm), ENODEV (ibv: no rdma_cm event channel), ENOMEM, or an
+ *   error of rdma_create_id() / rdma_create_ep() (ibv).
  * On ibv devices the address is resolved by librdmacm (2000 ms for the
  * address and for the route; the route must leave through the QP's
  * device, else UNREACHABLE -ENETUNREACH) and the answer's timeout is the
  * IB CM's, not param->timeout_ms. A consumer's reject is REJECTED
  * -ECONNREFUSED; any other CM reject (nobody listening) is UNREACHABLE
  * -ECONNREFUSED. The QP is back in RESET after REJECTED or UNREACHABLE.
+ * A UD QP is walked to RTS before the SIDR REQ leaves (ready for the
+ * listener's first datagram), and back to RESET if the answer is no.
  */
 struct qpio_cm_id *qpio_cm_connect(struct qpio_cm_channel *ch,
 				   struct qpio_qp *qp, const char *host,
@@ -279,12 +305,16 @@ struct qpio_cm_id *qpio_cm_connect(struct qpio_cm_channel *ch,
  * of the requested type) to RTS towards the requester and answer with its
  * description and param's private data (ibv: the walk uses
  * rdma_init_qp_attr()'s attributes, then rdma_accept()). ESTABLISHED
- * follows on this id when the requester confirms.
+ * follows on this id when the requester confirms; on ibv UD (SIDR) it is
+ * queued at once, with an AH towards the requester.
  * @return 0; -EINVAL (NULL, id not a pending request, QP type differs from
  *   the request's, QP of another device, private data too long; logged);
  *   -ENOTCONN (the request was already answered, or the requester went
- *   away); the error of the QP walk (then the requester gets REJECTED
- *   without private data); -EIO when the answer cannot be sent.
+ *   away); the error of the QP walk (-EINVAL for a QP not in RESET) or,
+ *   UD, of the AH towards the requester (qpio_ah_create()'s; on ibv
+ *   -EINVAL also when the route's source GID is not in the port's GID
+ *   table): then the requester gets REJECTED without private data;
+ *   -EIO when the answer cannot be sent.
  */
 int qpio_cm_accept(struct qpio_cm_id *id, struct qpio_qp *qp,
 		   const struct qpio_cm_conn_param *param);
@@ -300,7 +330,9 @@ int qpio_cm_reject(struct qpio_cm_id *id, const void *private_data,
 
 /**
  * End an established connection: tell the peer, move the QP to ERR (its
- * WRs flush) and queue DISCONNECTED (status 0) on both ends.
+ * WRs flush) and queue DISCONNECTED (status 0) on both ends. On ibv
+ * devices a UD connection ends here only: SIDR has no disconnect, the
+ * peer's QP and AH stay as they are.
  * @return 0, -EINVAL (NULL, or not established), -ENOTCONN (already ended).
  */
 int qpio_cm_disconnect(struct qpio_cm_id *id);
@@ -323,8 +355,10 @@ int qpio_cm_id_destroy(struct qpio_cm_id *id);
  *  or for an id that is not alive). */
 struct qpio_qp *qpio_cm_id_qp(const struct qpio_cm_id *id);
 
-/** @return the local TCP port of a listener or connection, host order;
- *  0 for NULL. Listen on service "0" and read the port chosen here. */
+/** @return the local TCP port of a listener or connection, host order
+ *  (ibv: the rdma_cm port, one number for a listener's three port
+ *  spaces); 0 for NULL. Listen on service "0" and read the port chosen
+ *  here. */
 uint16_t qpio_cm_id_port(const struct qpio_cm_id *id);
 
 /** @return printable name of an event type ("ESTABLISHED"), "?" if unknown. */

@@ -23,8 +23,8 @@ its own (as test/perf/perf_remote.py does) and gives them back; it exits
 With QPIO_CONNECT_RDMA_DEV (an ibv devargs, "ibv0,dev=rxe0") and
 QPIO_CONNECT_ADDR (an IP address of that device's netdev) the two
 processes are independent (--no-huge), each with its own ibv device, and
-the connection goes through librdmacm (test/rxe/guest.sh does this; RC
-only). Exit 0 when every check passes, 1 if not.
+the connection goes through librdmacm (test/rxe/guest.sh does this: RC
+over the IB CM, UD over SIDR). Exit 0 when every check passes, 1 if not.
 """
 import os
 import re
@@ -200,8 +200,7 @@ def case_forward():
         caps += [os.path.join(real, f) for f in small[:2]]
     for i, c in enumerate(caps):
         forward_one("rc%d" % i, c, "rc")
-    if not IBV:   # UD over librdmacm is not built
-        forward_one("ud", caps[0], "ud")
+    forward_one("ud", caps[0], "ud")
 
 
 def wait_rx(p, lines):

@@ -145,9 +145,9 @@ fi
 
 step "(f) qp ports connected through librdmacm: two qpio-testpmd processes on rxe0"
 # qp0,listen= in one process, qp1,connect= in another, each with its own
-# ibv device: the captures byte-identical, then a sender killed
-# mid-transfer (link down counted, receives flushed once, mbufs back,
-# reconnect=1).
+# ibv device: the captures byte-identical over qp=rc (IB CM) and one over
+# qp=ud (SIDR), then a sender killed mid-transfer (link down counted,
+# receives flushed once, mbufs back, reconnect=1).
 if [ ! -x "$QPIO_BUILD/app/testpmd/qpio-testpmd" ] || ! command -v python3 >/dev/null; then
 	echo "== rxe-vm: (f) SKIP: qpio-testpmd or python3 missing"
 else
@@ -167,7 +167,7 @@ else
 		fi
 		cp "/tmp/connect-$c.log" /tmp/out/ 2>/dev/null
 	done
-	[ "$frc" = 0 ] && echo "== rxe-vm: (f) PASS (captures byte-identical across two processes, peer kill)"
+	[ "$frc" = 0 ] && echo "== rxe-vm: (f) PASS (captures byte-identical across two processes over RC and UD, peer kill)"
 fi
 
 step "(d) qpio-perf send/write/read/atomic, lat and bw, --validate on ibv0,dev=rxe0"

@@ -39,7 +39,7 @@
 #   (b) usertools/qpio-forward-capture.sh over an RC link on rxe0 for
 #       each capture, when qpio-testpmd is built,
 #   (f) two qpio-testpmd processes joined by qp ports connected through
-#       librdmacm (test/integration/qp_connect.py, RC): captures
+#       librdmacm (test/integration/qp_connect.py, RC and UD): captures
 #       byte-identical, a sender killed mid-transfer,
 #   (d) qpio-perf send/write/read/atomic, lat and bw, with --validate.
 # Exit status: 0 all passed, 1 a step failed, 77 skipped (qemu, kernel,

@@ -21,6 +21,12 @@ void tcm_world_destroy(struct qt_end *a, struct qt_end *b);
  *  and the exact bytes at b (after the 40-byte GRH area on UD). */
 void tcm_send_expect(struct qt_end *a, struct qt_end *b, uint32_t len,
 		     uint32_t seed);
+/** UD SEND of len bytes of pattern seed from a to b through ah (towards
+ *  qpn, Q_Key qkey); assert both completions, src_qp = a's QPN and the
+ *  exact bytes after b's 40-byte GRH area. */
+void tcm_ud_send_expect(struct qt_end *a, struct qt_end *b, struct qpio_ah *ah,
+			uint32_t qpn, uint32_t qkey, uint32_t len,
+			uint32_t seed);
 /** Poll ch until an event arrives (3 s at most; asserts one came). */
 void tcm_wait(struct qpio_cm_channel *ch, struct qpio_cm_event *ev);
 /** tcm_wait() and assert its type and status. */

@@ -97,27 +97,25 @@ tcm_world_destroy(struct qt_end *a, struct qt_end *b)
 	cr_assert_eq(qpio_rdma_dev_close(db), 0);
 }
 
-void
-tcm_send_expect(struct qt_end *a, struct qt_end *b, uint32_t len,
-		uint32_t seed)
+/* Post wr at a towards b's receive of len bytes after off (b's GRH area
+ * on UD); assert both completions and the exact bytes at b. */
+static void
+send_expect(struct qt_end *a, struct qt_end *b, struct qpio_send_wr *wr,
+	    uint32_t len, uint32_t off, uint32_t seed)
 {
-	uint32_t off = qpio_qp_state(b->qp) == QPIO_QPS_RTS &&
-		       b->qp->qp_type == QPIO_QPT_UD ? QPIO_GRH_LEN : 0;
-	struct qpio_sge sge = { (uintptr_t)a->buf, len, qpio_mr_lkey(a->mr) };
-	struct qpio_send_wr wr = qt_send_wr(1, &sge, 1, QPIO_SEND_SIGNALED);
 	struct qpio_wc wc;
 	int err = 1;
 
 	memset(b->buf, 0, len + off + 64);
 	qt_fill(a->buf, len, seed);
 	qt_post_recv(b, 2, b->buf, len + off + 64);
-	cr_assert_eq(qpio_qp_post_send(a->qp, &wr, 1, &err), 1);
+	cr_assert_eq(qpio_qp_post_send(a->qp, wr, 1, &err), 1);
 	cr_assert_eq(err, 0);
 	cr_assert_eq(qt_poll_n(a->cq, &wc, 1), 1);
 	cr_assert_eq(wc.status, QPIO_WC_SUCCESS, "%s",
 		     qpio_wc_status_str(wc.status));
 	cr_assert_eq(wc.opcode, QPIO_WC_SEND);
-	cr_assert_eq(qt_poll_n(b->cq, &wc, 1), 1);
+	cr_assert_eq(qt_poll_n(b->cq, &wc, 1), 1, "nothing arrived at b");
 	cr_assert_eq(wc.status, QPIO_WC_SUCCESS, "%s",
 		     qpio_wc_status_str(wc.status));
 	cr_assert_eq(wc.opcode, QPIO_WC_RECV);
@@ -126,6 +124,29 @@ tcm_send_expect(struct qt_end *a, struct qt_end *b, uint32_t len,
 	cr_assert_eq(wc.src_qp, qpio_qp_num(a->qp));
 	cr_assert(qt_check(b->buf + off, len, seed));
 	cr_assert_eq(b->buf[off + len], 0, "a byte past the message changed");
+}
+
+void
+tcm_send_expect(struct qt_end *a, struct qt_end *b, uint32_t len,
+		uint32_t seed)
+{
+	uint32_t off = qpio_qp_state(b->qp) == QPIO_QPS_RTS &&
+		       b->qp->qp_type == QPIO_QPT_UD ? QPIO_GRH_LEN : 0;
+	struct qpio_sge sge = { (uintptr_t)a->buf, len, qpio_mr_lkey(a->mr) };
+	struct qpio_send_wr wr = qt_send_wr(1, &sge, 1, QPIO_SEND_SIGNALED);
+
+	send_expect(a, b, &wr, len, off, seed);
+}
+
+void
+tcm_ud_send_expect(struct qt_end *a, struct qt_end *b, struct qpio_ah *ah,
+		   uint32_t qpn, uint32_t qkey, uint32_t len, uint32_t seed)
+{
+	struct qpio_sge sge = { (uintptr_t)a->buf, len, qpio_mr_lkey(a->mr) };
+	struct qpio_send_wr wr = qt_ud_wr(1, &sge, 1, QPIO_SEND_SIGNALED, ah,
+					  qpn, qkey);
+
+	send_expect(a, b, &wr, len, QPIO_GRH_LEN, seed);
 }
 
 static uint64_t

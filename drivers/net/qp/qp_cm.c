@@ -465,19 +465,12 @@ on_established(struct qp_cm *cm, uint16_t qid, const struct qpio_cm_event *ev)
 		return;
 	}
 	if (qp->transport == QP_PORT_UD) {
-		struct qpio_ah_attr aa;
 		struct qpio_ah *ah;
 
-		memset(&aa, 0, sizeof(aa));
-		aa.dlid = ev->peer.lid;
-		aa.port_num = cm->params.port_num;
-		if (ev->peer.is_global) {
-			aa.is_global = 1;
-			aa.grh.dgid = ev->peer.gid;
-			aa.grh.sgid_index = cm->params.sgid_index;
-			aa.grh.hop_limit = cm->params.hop_limit;
-		}
-		ah = qpio_ah_create(qp->pd, &aa);
+		/* lib/cm's AH (ev->ah) goes with its id; the queue keeps one
+		 * of its own with the same address vector (on ibv devices
+		 * the route's GID index, not params.sgid_index). */
+		ah = qpio_ah_create(qp->pd, &ev->ah_attr);
 		if (ah == NULL) {
 			QP_LOG(ERR, "port %s: queue %u: address handle: %s",
 			       port->name, qid, rte_strerror(rte_errno));
@@ -654,13 +647,6 @@ qp_cm_start(struct qp_port *qp)
 	uint16_t i;
 	int ret;
 
-	if (qp->transport == QP_PORT_UD && strcmp(qp->dattr.driver, "soft")) {
-		QP_LOG(ERR, "port %s: qp=ud with %s= runs on soft devices in "
-		       "this release (lib/cm's librdmacm path is RC only); use "
-		       "qp=rc on %s", port->name, cm->listen ? "listen" :
-		       "connect", qp->dattr.name);
-		return -ENOTSUP;
-	}
 	memset(cm->q, 0, sizeof(cm->q));
 	for (i = 0; i < port->nb_rxq; i++) {
 		struct qp_rxq *rxq = port->rxq[i];
