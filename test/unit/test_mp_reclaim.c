@@ -56,7 +56,8 @@ heap_bytes(void)
 	return n;
 }
 
-/* A QP of type on pd with both CQs cq, 8 WRs of one SGE each way. */
+/* A QP of type on pd with both CQs cq, 8 WRs of one SGE each way, 64
+ * bytes inline. */
 static struct qpio_qp *
 qp_make(struct qpio_pd *pd, struct qpio_cq *cq, enum qpio_qp_type type)
 {
@@ -70,6 +71,7 @@ qp_make(struct qpio_pd *pd, struct qpio_cq *cq, enum qpio_qp_type type)
 	ia.cap.max_recv_wr = 8;
 	ia.cap.max_send_sge = 1;
 	ia.cap.max_recv_sge = 1;
+	ia.cap.max_inline_data = 64;
 	return qpio_qp_create(pd, &ia);
 }
 
@@ -174,6 +176,98 @@ reclaim_secondary_main(const char *prefix, int rfd, int wfd)
 	return 1;
 }
 
+/*
+ * After the reclaim a new device of the primary takes the dead device's
+ * LID, and its first QP the dead QP's number. The primary's QP still
+ * connected to the dead one must not reach it: its SEND fails with
+ * RETRY_EXC_ERR, as towards a reassigned LID, and the stranger receives
+ * nothing.
+ */
+static void
+stale_lid_check(struct qpio_qp *qp, struct qpio_cq *cq, const char *dev_name,
+		uint32_t dead_qpn, uint16_t dead_lid)
+{
+	struct qpio_device *others[QPIO_MAX_DEVICES], *d, *nd = NULL;
+	struct qpio_pd *pd = NULL;
+	struct qpio_cq *cq2 = NULL;
+	struct qpio_qp *qp2 = NULL;
+	struct qpio_mr *mr = NULL;
+	uint8_t *buf = NULL, msg[16] = "to the dead one";
+	unsigned int i, n = 0;
+	struct qpio_wc wc;
+	uint16_t lid;
+
+	for (i = 0; i < QPIO_MAX_DEVICES && nd == NULL; i++) {
+		char name[QPIO_DEV_NAME_LEN];
+
+		snprintf(name, sizeof(name), "soft%u", 50 + i);
+		d = qpio_rdma_dev_create(name);
+		if (d == NULL)
+			break;
+		if (qpio_soft_dev_find(name, &lid, NULL) == 0 &&
+		    lid == dead_lid)
+			nd = d;
+		else
+			others[n++] = d;
+	}
+	if (nd == NULL) {
+		fail("no new device took LID %u", dead_lid);
+		goto out;
+	}
+	pd = qpio_pd_alloc(nd);
+	cq2 = qpio_cq_create(nd, 64, SOCKET_ID_ANY);
+	buf = rte_zmalloc("mp_stale", 256, 64);
+	qp2 = pd != NULL && cq2 != NULL ? qp_make(pd, cq2, QPIO_QPT_RC) : NULL;
+	mr = pd != NULL && buf != NULL ?
+		qpio_mr_reg(pd, buf, 256, QPIO_ACCESS_ALL) : NULL;
+	if (qp2 == NULL || mr == NULL) {
+		fail("the stranger's objects: %s", rte_strerror(rte_errno));
+		goto out;
+	}
+	CHECK_EQ(qpio_qp_num(qp2), dead_qpn,
+		 "the stranger's first QP has the dead QP's number");
+	if (connect_qp_attr(qp2, dev_name, qpio_qp_num(qp), QPIO_ACCESS_ALL,
+			    1, 7) == 0) {
+		struct qpio_sge rs = { (uintptr_t)buf, 256, qpio_mr_lkey(mr) };
+		struct qpio_recv_wr rw = { .wr_id = 7, .sg_list = &rs,
+					   .num_sge = 1 };
+		struct qpio_sge ss = { (uintptr_t)msg, sizeof(msg), 0 };
+		struct qpio_send_wr sw = { .wr_id = 0x5a1e, .sg_list = &ss,
+			.num_sge = 1, .opcode = QPIO_WR_SEND,
+			.send_flags = QPIO_SEND_SIGNALED | QPIO_SEND_INLINE };
+
+		CHECK_EQ(qpio_qp_post_recv(qp2, &rw, 1, NULL), 1,
+			 "the stranger's receive");
+		CHECK_EQ(qpio_qp_post_send(qp, &sw, 1, NULL), 1,
+			 "a SEND on the QP connected to the dead one");
+		if (poll_one(cq, &wc, CQ_TIMEOUT_MS) != 0) {
+			fail("no completion of that SEND");
+		} else {
+			CHECK_EQ(wc.wr_id, 0x5a1e, "its wr_id");
+			CHECK_EQ(wc.status, QPIO_WC_RETRY_EXC_ERR,
+				 "it fails as towards no responder");
+		}
+		CHECK_EQ(qpio_cq_poll(cq2, &wc, 1), 0,
+			 "the stranger received nothing");
+	} else {
+		fail("connecting the stranger's QP");
+	}
+out:
+	if (qp2 != NULL)
+		CHECK_EQ(qpio_qp_destroy(qp2), 0, "destroy the stranger's QP");
+	if (mr != NULL)
+		CHECK_EQ(qpio_mr_dereg(mr), 0, "dereg");
+	if (cq2 != NULL)
+		CHECK_EQ(qpio_cq_destroy(cq2), 0, "destroy CQ");
+	if (pd != NULL)
+		CHECK_EQ(qpio_pd_free(pd), 0, "free PD");
+	rte_free(buf);
+	if (nd != NULL)
+		CHECK_EQ(qpio_rdma_dev_close(nd), 0, "close the stranger");
+	for (i = 0; i < n; i++)
+		CHECK_EQ(qpio_rdma_dev_close(others[i]), 0, "close a device");
+}
+
 /* Call qpio_soft_reclaim() until done(st) or WAIT_MS pass. */
 static int
 reclaim_until(struct qpio_soft_reclaim_stats *st,
@@ -225,6 +319,7 @@ reclaim_run(struct qpio_device *dev, const char *dev_name, const char *self,
 	struct soft_qp *sqp;
 	struct msg m, peer;
 	char path[256];
+	uint16_t dead_lid = 0;
 	int wfd = -1, rfd = -1, fd, i;
 	pid_t child;
 
@@ -264,6 +359,13 @@ reclaim_run(struct qpio_device *dev, const char *dev_name, const char *self,
 		}
 		goto out_pipes;
 	}
+	{
+		struct qpio_qp_attr qa;
+		struct qpio_qp_init_attr qi;
+
+		CHECK_EQ(qpio_qp_query(qp, &qa, &qi), 0, "query the RC QP");
+		dead_lid = qa.ah_attr.dlid;
+	}
 	/* A run of the primary's QP in progress over the death. */
 	sqp = (struct soft_qp *)qp;
 	CHECK_EQ(__atomic_exchange_n(&sqp->exec_busy, 1, __ATOMIC_SEQ_CST), 0,
@@ -291,6 +393,7 @@ reclaim_run(struct qpio_device *dev, const char *dev_name, const char *self,
 		 "device");
 	printf("[primary] reclaimed %" PRIu64 " objects, %" PRIu64 " bytes\n",
 	       st.objects - st0.objects, st.bytes - st0.bytes);
+	stale_lid_check(qp, cq, dev_name, peer.qpn, dead_lid);
 	/* The primary's membership and domain are untouched. */
 	CHECK_EQ(qpio_qp_detach_mcast(ud, &reclaim_mgid, RECLAIM_MLID), 0,
 		 "the primary's UD QP is still in the group");

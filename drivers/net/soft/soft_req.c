@@ -83,6 +83,12 @@ peer_lookup(struct soft_run *r)
 
 	if (unlikely(pdev == NULL))
 		return NULL;
+	/* The device at the LID is the one the QP was connected to (its
+	 * process token at RTR): a device that took the LID of one that
+	 * left the fabric is a stranger, as a port behind a reassigned LID
+	 * is; its QP of the same number never takes this QP's messages. */
+	if (unlikely(qp->peer_owner != 0 && pdev->owner != qp->peer_owner))
+		return NULL;
 	r->mp = 0;
 	/* The QP's own device is of this process: a peer device with the
 	 * same owner is local, the common case, and costs one compare. */
