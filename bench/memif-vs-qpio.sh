@@ -235,6 +235,9 @@ run_memif() {
 	sleep 1
 	kill -0 "$tx" 2>/dev/null ||
 		die "memif tx side exited early; last lines:$(echo; tail -5 "$logs/memif-tx-$tag.log")"
+	# The log exists before wait_rx reads it (the background redirection
+	# may not have run yet).
+	: >"$logs/memif-rx-$tag.log"
 	"${memif_rx_cmd[@]}" </dev/null >"$logs/memif-rx-$tag.log" 2>&1 &
 	rx=$!
 	pids+=("$rx")
