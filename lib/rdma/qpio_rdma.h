@@ -943,7 +943,10 @@ int qpio_cq_stats_get(const struct qpio_cq *cq, struct qpio_cq_stats *st);
  *   now on); -EINVAL (NULL cq or one that is not a live CQ of this
  *   process, cqe 0 or over max_cqe, or cqe below the
  *   completions held: logged, naming the rule and the count; the CQ is
- *   unchanged); -ENOMEM (the CQ is unchanged); -EOPNOTSUPP (the driver
+ *   unchanged); -EBUSY (soft NIC: a completion it holds is not written
+ *   yet, its producer of another process still at work or dead, which
+ *   the next polls repair; poll and retry; the CQ is unchanged); -ENOMEM
+ *   (the CQ is unchanged); -EOPNOTSUPP (the driver
  *   cannot resize CQs); or the -errno of ibv_resize_cq on the ibv driver.
  */
 int qpio_cq_resize(struct qpio_cq *cq, uint32_t cqe);

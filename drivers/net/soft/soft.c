@@ -145,8 +145,11 @@ soft_token_alive_bits(uint64_t token, unsigned int start_bits,
 	if (now - last < rte_get_tsc_hz() / 1000)
 		return 1;
 	__atomic_store_n(last_tsc, now, __ATOMIC_RELAXED);
-	if (proc_stat(pid, &state, &start) != 0 || state == 'Z' ||
-	    state == 'X' ||
+	/* No /proc entry to read (hidepid, no /proc, or it ended since the
+	 * kill: the next check says): taken for alive, never the reverse. */
+	if (proc_stat(pid, &state, &start) != 0)
+		return 1;
+	if (state == 'Z' || state == 'X' ||
 	    ((token >> SOFT_TOKEN_PID_BITS) != 0 &&
 	     (start & smask) != token >> SOFT_TOKEN_PID_BITS))
 		return 0;
@@ -154,18 +157,32 @@ soft_token_alive_bits(uint64_t token, unsigned int start_bits,
 }
 
 /*
- * The fabric lock holds the token of its holder. A waiter that finds the
- * same holder for ~1 ms of spinning checks that it lives; a dead holder's
- * lock is taken over. What the lock guards is changed with single stores
- * (a device slot, a counter, a table entry), so a holder that died
- * between two leaves nothing half-written to repair.
+ * Locks shared by processes (the fabric's, each device's, the multicast
+ * table's) hold the token of their holder. A waiter that finds the same
+ * holder for ~1 ms of spinning checks that it lives; a dead holder's
+ * lock is taken over. What these locks guard is changed with single
+ * stores (a device slot, a table entry published by its key, a counter),
+ * so a holder that died between two leaves nothing half-written, but for
+ * what the caller repairs when told of a takeover (the multicast table's
+ * sequence count).
  */
-void
-soft_fabric_lock(struct soft_fabric *f)
+static bool
+token_takeover(uint64_t *lock, uint64_t holder, const char *what)
+{
+	if (!__atomic_compare_exchange_n(lock, &holder, soft_self_token, 0,
+					 __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+		return false;
+	SOFT_LOG(NOTICE, "%s: its holder, process %d, is gone: taken over",
+		 what, (int)(holder & ((1u << SOFT_TOKEN_PID_BITS) - 1)));
+	return true;
+}
+
+bool
+soft_token_lock(uint64_t *lock, const char *what)
 {
 	uint64_t holder = 0, seen = 0, since = 0, live_tsc = 0;
 
-	while (!__atomic_compare_exchange_n(&f->lock, &holder, soft_self_token,
+	while (!__atomic_compare_exchange_n(lock, &holder, soft_self_token,
 					    0, __ATOMIC_ACQUIRE,
 					    __ATOMIC_RELAXED)) {
 		uint64_t now = rte_get_tsc_cycles();
@@ -175,27 +192,46 @@ soft_fabric_lock(struct soft_fabric *f)
 			since = now;
 		} else if (now - since > rte_get_tsc_hz() / 1000 &&
 			   !soft_token_alive(holder, &live_tsc)) {
-			if (__atomic_compare_exchange_n(&f->lock, &holder,
-							soft_self_token, 0,
-							__ATOMIC_ACQUIRE,
-							__ATOMIC_RELAXED)) {
-				SOFT_LOG(NOTICE, "fabric lock: its holder, "
-					 "process %d, is gone: taken over",
-					 (int)(seen & ((1u << SOFT_TOKEN_PID_BITS) - 1)));
-				break;
-			}
+			if (token_takeover(lock, holder, what))
+				return true;
 			since = now;
 		}
 		holder = 0;
 		rte_pause();
 	}
+	return false;
+}
+
+bool
+soft_token_trylock(uint64_t *lock, const char *what)
+{
+	uint64_t holder = 0, live_tsc = 0;
+
+	if (__atomic_compare_exchange_n(lock, &holder, soft_self_token, 0,
+					__ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+		return true;
+	return holder != soft_self_token &&
+	       !soft_token_alive(holder, &live_tsc) &&
+	       token_takeover(lock, holder, what);
+}
+
+void
+soft_token_unlock(uint64_t *lock)
+{
+	__atomic_store_n(lock, 0, __ATOMIC_RELEASE);
+}
+
+void
+soft_fabric_lock(struct soft_fabric *f)
+{
+	soft_token_lock(&f->lock, "fabric lock");
 	soft_die_check(QPIO_SOFT_DIE_FABRIC_LOCK, "holding the fabric lock");
 }
 
 void
 soft_fabric_unlock(struct soft_fabric *f)
 {
-	__atomic_store_n(&f->lock, 0, __ATOMIC_RELEASE);
+	soft_token_unlock(&f->lock);
 }
 
 void
@@ -419,7 +455,8 @@ soft_close(struct qpio_device *dev)
 	struct soft_fabric *f = soft_fabric_get();
 
 	soft_fabric_lock(f);
-	f->devs[sdev->fabric_slot] = NULL;
+	if (f->devs[sdev->fabric_slot] == sdev)
+		f->devs[sdev->fabric_slot] = NULL;
 	soft_fabric_unlock(f);
 	dev_free(sdev);
 	dev->priv = NULL;
@@ -604,7 +641,6 @@ soft_probe(struct qpio_device *dev, const struct rte_kvargs *kv)
 		dev_free(sdev);
 		return -ENOMEM;
 	}
-	rte_spinlock_init(&sdev->lock);
 	sdev->qdev = dev;
 	if (soft_self_token == 0)
 		soft_proc_init();

@@ -71,9 +71,9 @@ soft_cq_create(struct qpio_device *dev, uint32_t cqe, int socket_id,
 	cq->sdev = sdev;
 	TAILQ_INIT(&cq->send_qps);
 	TAILQ_INIT(&cq->xrc_srqs);
-	rte_spinlock_lock(&sdev->lock);
+	soft_dev_lock(sdev);
 	cq->base.cqn = sdev->next_cqn++;
-	rte_spinlock_unlock(&sdev->lock);
+	soft_dev_unlock(sdev);
 	return &cq->base;
 }
 
@@ -511,6 +511,21 @@ soft_cq_resize(struct qpio_cq *qcq, uint32_t cqe)
 			 "completions and cqe must be at least that "
 			 "(ibv_resize_cq); poll first", qcq->cqn, cqe, held);
 		return -EINVAL;
+	}
+	/* Every held slot must be written: one still being written (or
+	 * whose producer died, which the poller repairs from its record)
+	 * would be copied as the previous lap's CQE. */
+	for (idx = ci; idx != pi; idx++) {
+		uint8_t op_own = soft_cqe_owner_read(&cq->cqes[idx & cq->mask].op_own);
+
+		if ((op_own & 1) != ((idx >> cq->log_depth) & 1) ||
+		    (op_own >> 4) == MLX5_CQE_INVALID) {
+			SOFT_LOG(ERR, "cq %u: resize refused: completion %u of "
+				 "the %u it holds is still being written (or its "
+				 "producer died: polling repairs it); poll, then "
+				 "resize", qcq->cqn, idx - ci, held);
+			return -EBUSY;
+		}
 	}
 	cqes = soft_obj_alloc(cq->sdev, SOFT_OBJ_BUF, "soft_cqes",
 			      (size_t)depth * 64, qcq->socket_id);

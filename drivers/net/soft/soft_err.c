@@ -47,7 +47,7 @@ soft_cq_error(struct soft_cq *cq)
 	qpio_rdma_event_raise(sdev->qdev, QPIO_EVENT_CQ_ERR, &cq->base, 0);
 	while (slot < sdev->max_qp) {
 		n = 0;
-		rte_spinlock_lock(&sdev->lock);
+		soft_dev_lock(sdev);
 		for (; slot < sdev->max_qp && n < RTE_DIM(qps); slot++) {
 			struct soft_qp *qp = sdev->qp_tbl[slot];
 
@@ -55,7 +55,7 @@ soft_cq_error(struct soft_cq *cq)
 					   qp->base.recv_cq == &cq->base))
 				qps[n++] = qp;
 		}
-		rte_spinlock_unlock(&sdev->lock);
+		soft_dev_unlock(sdev);
 		for (i = 0; i < n; i++)
 			soft_qp_set_err(qps[i], false, QPIO_EVENT_QP_FATAL);
 	}
@@ -226,7 +226,7 @@ cq_peers_check(struct soft_cq *cq)
 
 	while (slot < sdev->max_qp) {
 		n = 0;
-		rte_spinlock_lock(&sdev->lock);
+		soft_dev_lock(sdev);
 		for (; slot < sdev->max_qp && n < RTE_DIM(gone); slot++) {
 			struct soft_qp *qp = sdev->qp_tbl[slot];
 			uint8_t st;
@@ -251,7 +251,7 @@ cq_peers_check(struct soft_cq *cq)
 			if (!seen_alive)
 				gone[n++] = qp;
 		}
-		rte_spinlock_unlock(&sdev->lock);
+		soft_dev_unlock(sdev);
 		for (i = 0; i < n; i++) {
 			SOFT_LOG(NOTICE, "qp 0x%x: the process of its peer qp 0x%x "
 				 "is gone: to ERR, its receives flush",

@@ -246,7 +246,7 @@ qpio_soft_fault_set(struct qpio_device *dev, const struct qpio_soft_fault *f)
 	die_after = f->die_after != 0 ? f->die_after : 1;
 	die_count = 0;
 	__atomic_store_n(&soft_die_at, f->die_at, __ATOMIC_RELEASE);
-	rte_spinlock_lock(&sdev->lock);
+	soft_dev_lock(sdev);
 	soft_fault_init(sdev, f);
 	for (i = 0; i < sdev->max_qp; i++) {
 		struct soft_qp *qp = sdev->qp_tbl[i];
@@ -257,7 +257,7 @@ qpio_soft_fault_set(struct qpio_device *dev, const struct qpio_soft_fault *f)
 		qp->sq_execute = soft_sq_execute_pick(sdev,
 			(enum qpio_qp_type)qp->base.qp_type);
 	}
-	rte_spinlock_unlock(&sdev->lock);
+	soft_dev_unlock(sdev);
 	return 0;
 }
 

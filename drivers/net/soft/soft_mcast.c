@@ -48,7 +48,7 @@ struct soft_mcast_grp {
 };
 
 struct soft_mcast_tbl {
-	rte_spinlock_t lock;      /* writers, of any process */
+	uint64_t lock;            /* writers, of any process (token lock) */
 	uint32_t seq;             /* odd while a writer changes the groups */
 	uint32_t nb_grp;          /* groups in use */
 	struct soft_mcast_grp grp[SOFT_MCAST_MAX_GRP];
@@ -75,6 +75,17 @@ static inline void
 mcast_write_end(struct soft_mcast_tbl *t)
 {
 	__atomic_store_n(&t->seq, t->seq + 1, __ATOMIC_RELEASE);
+}
+
+/* Take the writers' lock. A writer of another process that died holding
+ * it may have left the count odd (it died between write_begin and
+ * write_end, its stores single ones): the taker makes it even again, or
+ * every reader would retry for ever. */
+static void
+mcast_lock(struct soft_mcast_tbl *t)
+{
+	if (soft_token_lock(&t->lock, "multicast table lock") && (t->seq & 1))
+		__atomic_store_n(&t->seq, t->seq + 1, __ATOMIC_RELEASE);
 }
 
 /* Reader side: the count before the copy (acquire: the copy reads what
@@ -114,7 +125,6 @@ mcast_tbl(bool make)
 			struct soft_mcast_tbl *t = mz->addr;
 
 			memset(t, 0, sizeof(*t));
-			rte_spinlock_init(&t->lock);
 			break;
 		}
 		if (rte_errno != EEXIST)
@@ -211,7 +221,7 @@ soft_mcast_attach(struct qpio_qp *qqp, const union qpio_gid *gid, uint16_t lid)
 		return -ENOMEM;
 	}
 	gid_str(gid, gs, sizeof(gs));
-	rte_spinlock_lock(&t->lock);
+	mcast_lock(t);
 	for (i = 0; i < SOFT_MCAST_MAX_GRP; i++) {
 		struct soft_mcast_grp *e = &t->grp[i];
 
@@ -274,7 +284,7 @@ soft_mcast_attach(struct qpio_qp *qqp, const union qpio_gid *gid, uint16_t lid)
 	SOFT_LOG(DEBUG, "qp 0x%x: attached to %s, MLID 0x%x (%u QPs)",
 		 qqp->qp_num, gs, lid, g->nb);
 out:
-	rte_spinlock_unlock(&t->lock);
+	soft_token_unlock(&t->lock);
 	return ret;
 }
 
@@ -289,7 +299,7 @@ soft_mcast_detach(struct qpio_qp *qqp, const union qpio_gid *gid, uint16_t lid)
 
 	gid_str(gid, gs, sizeof(gs));
 	if (t != NULL) {
-		rte_spinlock_lock(&t->lock);
+		mcast_lock(t);
 		for (i = 0; i < SOFT_MCAST_MAX_GRP; i++) {
 			struct soft_mcast_grp *g = &t->grp[i];
 
@@ -302,10 +312,10 @@ soft_mcast_detach(struct qpio_qp *qqp, const union qpio_gid *gid, uint16_t lid)
 			mcast_write_begin(t);
 			member_del(t, g, (unsigned int)m);
 			mcast_write_end(t);
-			rte_spinlock_unlock(&t->lock);
+			soft_token_unlock(&t->lock);
 			return 0;
 		}
-		rte_spinlock_unlock(&t->lock);
+		soft_token_unlock(&t->lock);
 	}
 	SOFT_LOG(ERR, "qp 0x%x: detach %s, MLID 0x%x: not attached to that "
 		 "group", qqp->qp_num, gs, lid);
@@ -322,7 +332,7 @@ soft_mcast_qp_gone(struct soft_qp *qp)
 	/* Only this process attaches its QPs: no table here, no member. */
 	if (t == NULL)
 		return;
-	rte_spinlock_lock(&t->lock);
+	mcast_lock(t);
 	for (i = 0; i < SOFT_MCAST_MAX_GRP; i++) {
 		struct soft_mcast_grp *g = &t->grp[i];
 
@@ -335,7 +345,7 @@ soft_mcast_qp_gone(struct soft_qp *qp)
 		member_del(t, g, (unsigned int)m);
 		mcast_write_end(t);
 	}
-	rte_spinlock_unlock(&t->lock);
+	soft_token_unlock(&t->lock);
 }
 
 /* Copy the members of the group av names into m. @return their count
@@ -437,7 +447,7 @@ soft_mcast_dev_gone(const struct soft_dev *d)
 
 	if (t == NULL)
 		return 0;
-	rte_spinlock_lock(&t->lock);
+	mcast_lock(t);
 	for (i = 0; i < SOFT_MCAST_MAX_GRP; i++) {
 		struct soft_mcast_grp *g = &t->grp[i];
 
@@ -452,6 +462,6 @@ soft_mcast_dev_gone(const struct soft_dev *d)
 			n++;
 		}
 	}
-	rte_spinlock_unlock(&t->lock);
+	soft_token_unlock(&t->lock);
 	return n;
 }

@@ -144,12 +144,12 @@ soft_mr_reg(struct qpio_pd *pd, void *addr, size_t length, unsigned int access)
 		rte_errno = ENOMEM;
 		return NULL;
 	}
-	rte_spinlock_lock(&sdev->lock);
+	soft_dev_lock(sdev);
 	for (i = 1; i < sdev->max_mr; i++)
 		if (sdev->mr_tbl[i].key == 0)
 			break;
 	if (i == sdev->max_mr) {
-		rte_spinlock_unlock(&sdev->lock);
+		soft_dev_unlock(sdev);
 		soft_obj_free(mr);
 		SOFT_LOG(ERR, "%s: MR table full", pd->dev->name);
 		rte_errno = ENOSPC;
@@ -167,7 +167,7 @@ soft_mr_reg(struct qpio_pd *pd, void *addr, size_t length, unsigned int access)
 	e->access = access | mp;
 	/* Publish the key last: the model reads key first, then the rest. */
 	__atomic_store_n(&e->key, key, __ATOMIC_RELEASE);
-	rte_spinlock_unlock(&sdev->lock);
+	soft_dev_unlock(sdev);
 	mr->index = i;
 	mr->base.lkey = key;
 	mr->base.rkey = key;
@@ -180,9 +180,9 @@ soft_mr_dereg(struct qpio_mr *qmr)
 	struct soft_mr *mr = (struct soft_mr *)qmr;
 	struct soft_dev *sdev = to_sdev(qmr->pd->dev);
 
-	rte_spinlock_lock(&sdev->lock);
+	soft_dev_lock(sdev);
 	__atomic_store_n(&sdev->mr_tbl[mr->index].key, 0, __ATOMIC_RELEASE);
-	rte_spinlock_unlock(&sdev->lock);
+	soft_dev_unlock(sdev);
 	memset(mr, SOFT_MR_POISON, sizeof(*mr));
 	soft_obj_free(mr);
 	return 0;

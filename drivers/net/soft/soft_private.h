@@ -312,7 +312,10 @@ struct soft_dev {
 	struct soft_qp **qp_tbl;          /* by (qpn - base) & qp_tbl_mask */
 	uint32_t next_cqn;
 	uint8_t mr_variant;
-	rte_spinlock_t lock;              /* control path only */
+	/* Control path only; the token of its holder (soft_token_lock()):
+	 * another process's model takes it on a CQ overflow, and a holder
+	 * that dies does not block the others. */
+	uint64_t lock;
 	/* Every object and buffer of the device (soft_alloc.c): the list,
 	 * its lock and length. Control path only. */
 	rte_spinlock_t alloc_lock;
@@ -441,6 +444,16 @@ int soft_token_alive_bits(uint64_t token, unsigned int start_bits,
 			  uint64_t *last_tsc);
 /* Take and release the fabric lock; a holder found dead is taken over,
  * with a NOTICE log line. */
+/* A lock shared by processes, holding its holder's token: a holder
+ * found dead is taken over (@return true then; what names the lock in
+ * the log). trylock: one attempt, or a takeover of a dead holder. */
+bool soft_token_lock(uint64_t *lock, const char *what);
+bool soft_token_trylock(uint64_t *lock, const char *what);
+void soft_token_unlock(uint64_t *lock);
+static inline void soft_dev_lock(struct soft_dev *sdev)
+{ soft_token_lock(&sdev->lock, "device lock"); }
+static inline void soft_dev_unlock(struct soft_dev *sdev)
+{ soft_token_unlock(&sdev->lock); }
 void soft_fabric_lock(struct soft_fabric *f);
 void soft_fabric_unlock(struct soft_fabric *f);
 /* Fault injection: the point at which this process kills itself
@@ -529,9 +542,12 @@ struct qpio_srq *soft_srq_create_xrc(struct qpio_pd *pd, struct qpio_xrcd *xrcd,
 /* Take an XRC SRQ out of its domain and its CQ (soft_srq_destroy()). */
 void soft_srq_xrc_unlink(struct soft_srq *srq);
 /* Reclaim of d (its process died; under the fabric lock): its XRC SRQs
- * leave their domains and its domain handles close (a domain with no
- * handle left is freed). */
-void soft_xrc_dev_gone(struct soft_fabric *f, struct soft_dev *d);
+ * leave their domains and its domain handles close. The domains left
+ * with no handle, out of the fabric's table, go to unused[0..cap) for
+ * the caller to free after the grace. @return their count (may be over
+ * cap: call with a larger array; nothing is done twice). */
+unsigned int soft_xrc_dev_gone(struct soft_fabric *f, struct soft_dev *d,
+			       struct soft_xrcd_dom **unused, unsigned int cap);
 /* The XRC SRQ numbered srqn of dom, or NULL (any lcore). */
 static inline struct soft_srq *
 soft_xrc_srq_lookup(const struct soft_xrcd_dom *dom, uint32_t srqn)

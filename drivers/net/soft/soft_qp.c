@@ -105,12 +105,12 @@ soft_qp_create(struct qpio_pd *pd, struct qpio_qp_init_attr *ia)
 	    qp->rq.wrid == NULL || qp->rq.done == NULL)
 		goto nomem;
 
-	rte_spinlock_lock(&sdev->lock);
+	soft_dev_lock(sdev);
 	for (slot = 0; slot < sdev->max_qp; slot++)
 		if (sdev->qp_tbl[slot] == NULL)
 			break;
 	if (slot == sdev->max_qp) {
-		rte_spinlock_unlock(&sdev->lock);
+		soft_dev_unlock(sdev);
 		rte_errno = ENOSPC;
 		goto err;
 	}
@@ -118,7 +118,7 @@ soft_qp_create(struct qpio_pd *pd, struct qpio_qp_init_attr *ia)
 	/* Slot in the low bits, a generation above them; under 2^24. */
 	qp->base.qp_num = SOFT_QPN_BASE + slot +
 		((sdev->qpn_gen++ * (sdev->qp_tbl_mask + 1)) & 0x7fffffu);
-	rte_spinlock_unlock(&sdev->lock);
+	soft_dev_unlock(sdev);
 
 	cap->max_send_wr = qp->sq.depth;
 	cap->max_recv_wr = ia->srq != NULL ? 0 : qp->rq.depth;
@@ -187,9 +187,9 @@ soft_qp_destroy(struct qpio_qp *qqp)
 	queues_reset(qp, 0);
 	if (scq != NULL)
 		TAILQ_REMOVE(&scq->send_qps, qp, cq_next);
-	rte_spinlock_lock(&sdev->lock);
+	soft_dev_lock(sdev);
 	sdev->qp_tbl[(qqp->qp_num - SOFT_QPN_BASE) & sdev->qp_tbl_mask] = NULL;
-	rte_spinlock_unlock(&sdev->lock);
+	soft_dev_unlock(sdev);
 	/* queues_reset() purged this QP's CQEs and the pollers' cached QP;
 	 * a CQE another lcore still writes for it names a QPN that no
 	 * longer resolves, and the poller drops it. */

@@ -41,11 +41,12 @@
 
 #define RECLAIM_PERIOD_US 100000
 
-enum job_state { JOB_NONE, JOB_UNLINK, JOB_GRACE };
+enum job_state { JOB_NONE, JOB_UNLINK, JOB_SNAPSHOT, JOB_GRACE };
 
 /* A QP whose run was in progress when the device was unlinked. */
 struct run_wait {
 	struct soft_dev *ldev;
+	uint32_t ldev_slot;          /* its fabric slot, checked first */
 	uint32_t tbl_slot;
 	uint32_t qpn;
 	struct soft_qp *qp;
@@ -58,6 +59,8 @@ struct reap_job {
 	uint64_t t0;                 /* TSC when taken up */
 	struct run_wait *w;
 	unsigned int nw;
+	struct soft_xrcd_dom **doms; /* XRC domains left with no handle */
+	unsigned int ndoms;
 };
 
 static pthread_mutex_t reap_mu = PTHREAD_MUTEX_INITIALIZER;
@@ -97,7 +100,7 @@ snapshot_runs(struct soft_fabric *f, struct reap_job *j)
 
 		if (l == NULL)
 			continue;
-		if (!rte_spinlock_trylock(&l->lock)) {
+		if (!soft_token_trylock(&l->lock, "device lock")) {
 			free(w);
 			return -1;
 		}
@@ -116,15 +119,16 @@ snapshot_runs(struct soft_fabric *f, struct reap_job *j)
 				cap = cap != 0 ? cap * 2 : 16;
 				nw = realloc(w, cap * sizeof(*w));
 				if (nw == NULL) {
-					rte_spinlock_unlock(&l->lock);
+					soft_dev_unlock(l);
 					free(w);
 					return -1;
 				}
 				w = nw;
 			}
-			w[n++] = (struct run_wait){ l, s, q->base.qp_num, q, seq };
+			w[n++] = (struct run_wait){ l, i, s, q->base.qp_num, q,
+						    seq };
 		}
-		rte_spinlock_unlock(&l->lock);
+		soft_dev_unlock(l);
 	}
 	j->w = w;
 	j->nw = n;
@@ -143,18 +147,20 @@ grace_check(struct soft_fabric *f, struct reap_job *j)
 		struct soft_dev *l = e->ldev;
 		int ended = 1;
 
-		if (f->devs[l->fabric_slot] == l) {
-			if (!rte_spinlock_trylock(&l->lock)) {
+		/* The slot first: a device closed meanwhile is not read. */
+		if (f->devs[e->ldev_slot] == l) {
+			if (!soft_token_trylock(&l->lock, "device lock")) {
 				j->w[k++] = *e;
 				continue;
 			}
-			if (l->qp_tbl[e->tbl_slot] == e->qp &&
+			if (e->tbl_slot < l->max_qp &&
+			    l->qp_tbl[e->tbl_slot] == e->qp &&
 			    e->qp->base.qp_num == e->qpn &&
 			    __atomic_load_n(&e->qp->exec_busy, __ATOMIC_ACQUIRE) &&
 			    __atomic_load_n(&e->qp->run_seq, __ATOMIC_ACQUIRE) ==
 			    e->seq)
 				ended = 0;
-			rte_spinlock_unlock(&l->lock);
+			soft_dev_unlock(l);
 		}
 		if (!ended)
 			j->w[k++] = *e;
@@ -165,9 +171,11 @@ grace_check(struct soft_fabric *f, struct reap_job *j)
 
 /* Step 3: free everything of d. */
 static void
-dev_free_all(struct soft_fabric *f, struct soft_dev *d, uint64_t t0)
+dev_free_all(struct soft_fabric *f, struct soft_dev *d, uint64_t t0,
+	     struct soft_xrcd_dom **doms, unsigned int ndoms)
 {
 	struct soft_alloc *h, *next;
+	unsigned int i;
 	uint64_t objs = 0, bytes = 0;
 	pid_t pid = (pid_t)(d->owner & ((1u << SOFT_TOKEN_PID_BITS) - 1));
 
@@ -183,6 +191,8 @@ dev_free_all(struct soft_fabric *f, struct soft_dev *d, uint64_t t0)
 		rte_free(h);
 	}
 	d->allocs = NULL;
+	for (i = 0; i < ndoms; i++)
+		rte_free(doms[i]);
 	SOFT_LOG(NOTICE, "%s of process %d: reclaimed %" PRIu64 " objects "
 		 "(%" PRIu64 " bytes) %.1f ms after it was found gone",
 		 d->name, (int)pid, objs, bytes,
@@ -239,9 +249,24 @@ reclaim_tick(struct soft_fabric *f)
 		int left;
 
 		if (j->state == JOB_UNLINK) {
+			/* Once per job: the domain array sized by the handles
+			 * the device has. */
+			struct soft_alloc *h;
+			unsigned int nx = 0;
+
+			for (h = j->d->allocs; h != NULL; h = h->next)
+				nx += h->kind == SOFT_OBJ_XRCD;
+			j->doms = nx != 0 ? calloc(nx, sizeof(*j->doms)) : NULL;
+			if (nx != 0 && j->doms == NULL)
+				continue;   /* out of memory: next tick */
 			soft_mcast_dev_gone(j->d);
 			soft_fabric_lock(f);
-			soft_xrc_dev_gone(f, j->d);
+			j->ndoms = soft_xrc_dev_gone(f, j->d, j->doms, nx);
+			soft_fabric_unlock(f);
+			j->state = JOB_SNAPSHOT;
+		}
+		if (j->state == JOB_SNAPSHOT) {
+			soft_fabric_lock(f);
 			/* Pairs with the run claim's exchange: the device is
 			 * out of the fabric before any exec_busy is read. */
 			__atomic_thread_fence(__ATOMIC_SEQ_CST);
@@ -261,7 +286,8 @@ reclaim_tick(struct soft_fabric *f)
 		if (left)
 			continue;
 		free(j->w);
-		dev_free_all(f, j->d, j->t0);
+		dev_free_all(f, j->d, j->t0, j->doms, j->ndoms);
+		free(j->doms);
 		*j = (struct reap_job){ .state = JOB_NONE };
 	}
 }
@@ -301,18 +327,24 @@ qpio_soft_reclaim(struct qpio_soft_reclaim_stats *st)
 	return primary ? 0 : -EPERM;
 }
 
+/* The alarm's arg is the timer generation it was armed for: one armed
+ * before the last device closed finds another generation and stops, so
+ * no cancel (which waits for a running alarm) is needed. */
+static uintptr_t timer_gen;
+
 static void
 reclaim_alarm(void *arg)
 {
 	struct soft_fabric *f = soft_fabric_get();
 
-	RTE_SET_USED(arg);
 	pthread_mutex_lock(&reap_mu);
-	if (f != NULL && timer_on)
-		reclaim_tick(f);
-	if (timer_on &&
-	    rte_eal_alarm_set(RECLAIM_PERIOD_US, reclaim_alarm, NULL) != 0)
-		timer_on = 0;
+	if (timer_on && (uintptr_t)arg == timer_gen) {
+		if (f != NULL)
+			reclaim_tick(f);
+		if (rte_eal_alarm_set(RECLAIM_PERIOD_US, reclaim_alarm,
+				      arg) != 0)
+			timer_on = 0;
+	}
 	pthread_mutex_unlock(&reap_mu);
 }
 
@@ -324,9 +356,12 @@ soft_reclaim_dev_added(void)
 	/* Other processes reach the fabric only through shared hugepage
 	 * memory; without it no device of the fabric can be another's. */
 	if (!timer_on && rte_eal_process_type() == RTE_PROC_PRIMARY &&
-	    rte_eal_has_hugepages() &&
-	    rte_eal_alarm_set(RECLAIM_PERIOD_US, reclaim_alarm, NULL) == 0)
-		timer_on = 1;
+	    rte_eal_has_hugepages()) {
+		timer_gen++;
+		if (rte_eal_alarm_set(RECLAIM_PERIOD_US, reclaim_alarm,
+				      (void *)timer_gen) == 0)
+			timer_on = 1;
+	}
 	pthread_mutex_unlock(&reap_mu);
 }
 
@@ -338,11 +373,7 @@ soft_reclaim_dev_removed(void)
 		local_devs--;
 	if (local_devs == 0 && timer_on) {
 		timer_on = 0;
-		pthread_mutex_unlock(&reap_mu);
-		/* Not under reap_mu: a running alarm takes it. -1 for an
-		 * alarm that is running now: it sees timer_on 0 and stops. */
-		rte_eal_alarm_cancel(reclaim_alarm, (void *)-1);
-		return;
+		timer_gen++;   /* the armed alarm stops when it fires */
 	}
 	pthread_mutex_unlock(&reap_mu);
 }

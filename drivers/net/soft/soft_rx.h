@@ -63,8 +63,8 @@ cq_reserve32(struct soft_cq *cq, uint32_t *idx)
  * 16-byte CAS on the word {pi, who reserved slot pi - 1}; a producer of
  * another process puts its record there (the receive it completes and
  * its pid), one of the CQ's own process puts none. Before its CAS, a
- * producer that finds a record in the word copies it to resv[slot] (a
- * CAS that never replaces a record of a later lap), and after its CAS
+ * producer that finds a record in the word copies it to resv[slot]
+ * (resv_store(): a CAS that never replaces a later lap's), and after its CAS
  * the reserver writes its own there too. So a slot's record is, at every
  * moment, in the word (its reservation is the latest) or in resv[].
  * The 16 bytes (soft_cqe_resv), low word then high word:
@@ -139,22 +139,32 @@ resv_at(soft_cqe_resv r, uint32_t idx)
 	return (r & ~(soft_cqe_resv)0xffffffffu) | idx;
 }
 
-/* Put record r (of slot resv_idx(r)) into resv[], unless a record of that
- * slot or of a later lap is there. */
+/* Put record r (of slot resv_idx(r)) into resv[]. A slot more than a
+ * depth behind pi was written and polled (a slot never written holds ci,
+ * and pi - ci never exceeds the depth), so its record is of no use and
+ * never replaces what is there; any other record at that position is of
+ * an earlier lap and is replaced, with a CAS on the value read, so a
+ * record that a later lap's reserver wrote meanwhile is not. Distances
+ * are taken from pi, never between two records (one written 2^31
+ * reservations ago is not "newer"). */
 static inline void
 resv_store(struct soft_cq *cq, soft_cqe_resv r)
 {
-	soft_cqe_resv *p = &cq->resv[resv_idx(r) & cq->mask];
-	soft_cqe_resv old = resv_load(p), seen;
+	uint32_t mask = cq->mask;
+	soft_cqe_resv *p = &cq->resv[resv_idx(r) & mask];
+	soft_cqe_resv old = resv_load(p);
 
 	for (;;) {
-		if (resv_valid(old) &&
-		    (int32_t)(resv_idx(old) - resv_idx(r)) >= 0)
+		uint32_t pi;
+
+		if (resv_valid(old) && resv_idx(old) == resv_idx(r))
 			return;
-		seen = __sync_val_compare_and_swap(p, old, r);
-		if (seen == old)
+		pi = __atomic_load_n(&cq->pi, __ATOMIC_ACQUIRE);
+		if (pi - resv_idx(r) > mask + 1)
 			return;
-		old = seen;
+		if (__sync_val_compare_and_swap(p, old, r) == old)
+			return;
+		old = resv_load(p);
 	}
 }
 

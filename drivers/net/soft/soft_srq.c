@@ -56,9 +56,9 @@ soft_srq_create(struct qpio_pd *pd, struct qpio_srq_attr *attr)
 		goto nomem;
 	srq->sdev = sdev;
 	srq->base.post_recv = soft_srq_post_recv;
-	rte_spinlock_lock(&sdev->lock);
+	soft_dev_lock(sdev);
 	srq->base.srq_num = sdev->next_srqn++;
-	rte_spinlock_unlock(&sdev->lock);
+	soft_dev_unlock(sdev);
 	attr->max_wr = rq->depth;
 	attr->max_sge = rq->max_sge;
 	return &srq->base;

@@ -101,10 +101,12 @@ soft_xrcd_open(struct qpio_device *dev, int fd, int oflags)
 			f->xrcd_files[free_slot] = dom;
 		}
 	}
+	/* The handle names its domain before it counts there, under the
+	 * lock: a process that dies between is reclaimed with its count. */
+	x->dom = dom;
 	dom->nopen++;
 	soft_fabric_unlock(f);
 	rte_free(fresh);
-	x->dom = dom;
 	x->base.xrcdn = dom->id;
 	return &x->base;
 fail:
@@ -203,11 +205,12 @@ soft_srq_xrc_unlink(struct soft_srq *srq)
 	srq->xrc_dom = NULL;
 }
 
-void
-soft_xrc_dev_gone(struct soft_fabric *f, struct soft_dev *d)
+unsigned int
+soft_xrc_dev_gone(struct soft_fabric *f, struct soft_dev *d,
+		  struct soft_xrcd_dom **unused, unsigned int cap)
 {
 	struct soft_alloc *h;
-	unsigned int i;
+	unsigned int i, n = 0;
 
 	/* Its SRQs leave their domains first: a domain whose last handle
 	 * was the dead process's is freed below, empty. */
@@ -223,6 +226,7 @@ soft_xrc_dev_gone(struct soft_fabric *f, struct soft_dev *d)
 		if (dom->srqs[slot] == srq)
 			__atomic_store_n(&dom->srqs[slot], NULL,
 					 __ATOMIC_RELEASE);
+		srq->xrc_dom = NULL;
 	}
 	for (h = d->allocs; h != NULL; h = h->next) {
 		struct soft_xrcd *x = (struct soft_xrcd *)(void *)
@@ -237,6 +241,11 @@ soft_xrc_dev_gone(struct soft_fabric *f, struct soft_dev *d)
 		for (i = 0; i < SOFT_XRCD_FILES; i++)
 			if (f->xrcd_files[i] == dom)
 				f->xrcd_files[i] = NULL;
-		rte_free(dom);
+		/* A run that reached one of d's XRC targets before the
+		 * unlink may still read the domain: freed after the grace. */
+		if (n < cap)
+			unused[n] = dom;
+		n++;
 	}
+	return n;
 }
