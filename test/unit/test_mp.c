@@ -1282,6 +1282,7 @@ primary_main(const char *self)
 	if (reaped) {
 		death_run(s.dev, "soft0", self, prefix);
 		reclaim_run(s.dev, "soft0", self, prefix);
+		locks_run(s.dev, "soft0", self, prefix, s.ud);
 	}
 out_child:
 	if (!reaped) {
@@ -1313,6 +1314,9 @@ main(int argc, char **argv)
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (argc == 5 && strcmp(argv[1], "--secondary") == 0)
 		return secondary_main(argv[2], atoi(argv[3]), atoi(argv[4]));
+	if (argc == 6 && strcmp(argv[1], "--secondary-lock") == 0)
+		return lock_secondary_main(argv[3], atoi(argv[4]), atoi(argv[5]),
+					   (unsigned int)atoi(argv[2]));
 	if (argc == 6 && strcmp(argv[1], "--secondary-reclaim") == 0)
 		return reclaim_secondary_main(argv[3], atoi(argv[4]),
 					      atoi(argv[5]));

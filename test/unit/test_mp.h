@@ -132,4 +132,12 @@ void reclaim_run(struct qpio_device *dev, const char *dev_name,
 /* The secondary of it (--secondary-reclaim 0 PREFIX 3 4). */
 int reclaim_secondary_main(const char *prefix, int rfd, int wfd);
 
+/* test_mp_locks.c: locks and reservation records a dead process leaves;
+ * ud: a UD QP of dev for the multicast case. */
+void locks_run(struct qpio_device *dev, const char *dev_name,
+	       const char *self, const char *prefix, struct qpio_qp *ud);
+/* Its secondary (--secondary-lock WHICH PREFIX 3 4). */
+int lock_secondary_main(const char *prefix, int rfd, int wfd,
+			unsigned int which);
+
 #endif /* TEST_MP_H */
