@@ -240,6 +240,50 @@ poll_n(struct qpio_cq *cq, struct qpio_wc *wc, unsigned int max)
 	return n;
 }
 
+/* A CQ of depth entries with a loopback RC QP in RTS on dev. */
+struct rec_end {
+	struct qpio_pd *pd;
+	struct qpio_cq *qcq;
+	struct soft_cq *cq;
+	struct qpio_qp *qp;
+};
+
+static int
+rec_end_up(struct rec_end *e, struct qpio_device *dev, const char *dev_name,
+	   uint32_t depth)
+{
+	struct qpio_qp_init_attr ia = { .qp_type = QPIO_QPT_RC,
+		.cap = { .max_send_wr = 4, .max_recv_wr = 4,
+			 .max_send_sge = 1, .max_recv_sge = 1 } };
+
+	memset(e, 0, sizeof(*e));
+	e->pd = qpio_pd_alloc(dev);
+	e->qcq = qpio_cq_create(dev, depth, SOCKET_ID_ANY);
+	e->cq = (struct soft_cq *)e->qcq;
+	ia.send_cq = e->qcq;
+	ia.recv_cq = e->qcq;
+	if (e->pd != NULL && e->qcq != NULL)
+		e->qp = qpio_qp_create(e->pd, &ia);
+	if (e->qp == NULL || e->cq->resv == NULL) {
+		fail("CQ with records (hugepages), QP");
+		return -1;
+	}
+	CHECK_EQ(connect_qp_attr(e->qp, dev_name, qpio_qp_num(e->qp),
+				 QPIO_ACCESS_ALL, 1, 7), 0, "QP to RTS");
+	return 0;
+}
+
+static void
+rec_end_down(struct rec_end *e)
+{
+	if (e->qp != NULL)
+		CHECK_EQ(qpio_qp_destroy(e->qp), 0, "destroy QP");
+	if (e->qcq != NULL)
+		CHECK_EQ(qpio_cq_destroy(e->qcq), 0, "destroy CQ");
+	if (e->pd != NULL)
+		CHECK_EQ(qpio_pd_free(e->pd), 0, "free PD");
+}
+
 /* The producer of slot base's reservation is gone; position base & mask
  * held a record of index 0 (2^31 reservations before, with base
  * 0x80000040). Its slot must complete WR_FLUSH_ERR, then the local
@@ -247,16 +291,11 @@ poll_n(struct qpio_cq *cq, struct qpio_wc *wc, unsigned int max)
 static void
 record_lap_case(struct qpio_device *dev, const char *dev_name, uint32_t base)
 {
-	struct qpio_pd *pd = qpio_pd_alloc(dev);
-	struct qpio_cq *qcq = qpio_cq_create(dev, 64, SOCKET_ID_ANY);
-	struct soft_cq *cq = (struct soft_cq *)qcq;
 	struct soft_cqe_info info = { .opcode = MLX5_CQE_RESP_SEND,
 		.byte_cnt = 77, .wqe_counter = 1 };
-	struct qpio_qp_init_attr ia = { .send_cq = qcq, .recv_cq = qcq,
-		.qp_type = QPIO_QPT_RC, .cap = { .max_send_wr = 8,
-		.max_recv_wr = 8, .max_send_sge = 1, .max_recv_sge = 1 } };
-	struct qpio_qp *qp;
 	struct qpio_wc wc[4];
+	struct rec_end e;
+	struct soft_cq *cq;
 	soft_cqe_resv rec;
 	uint32_t idx = 0, idx2 = 0, i;
 	char title[96];
@@ -264,15 +303,11 @@ record_lap_case(struct qpio_device *dev, const char *dev_name, uint32_t base)
 	snprintf(title, sizeof(title), "a reservation record replaces one "
 		 "0x%x reservations old", base);
 	rule_begin(title);
-	qp = pd != NULL && qcq != NULL ? qpio_qp_create(pd, &ia) : NULL;
-	if (qp == NULL || cq->resv == NULL) {
-		fail("CQ with records (hugepages), QP");
+	if (rec_end_up(&e, dev, dev_name, 64) != 0)
 		goto out;
-	}
-	CHECK_EQ(connect_qp_attr(qp, dev_name, qpio_qp_num(qp),
-				 QPIO_ACCESS_ALL, 1, 7), 0, "QP to RTS");
-	rec = gone_rec(qpio_qp_num(qp), 0);
-	info.qpn = qpio_qp_num(qp);
+	cq = e.cq;
+	rec = gone_rec(qpio_qp_num(e.qp), 0);
+	info.qpn = qpio_qp_num(e.qp);
 	cq->resv[base & cq->mask] = rec;        /* index 0, long ago */
 	cq->piw = base;
 	cq->ci = base;
@@ -296,17 +331,12 @@ record_lap_case(struct qpio_device *dev, const char *dev_name, uint32_t base)
 		goto out;
 	}
 	soft_cq_publish(cq, idx2, &info);
-	CHECK_EQ(poll_n(qcq, wc, 2), 2, "two completions");
+	CHECK_EQ(poll_n(e.qcq, wc, 2), 2, "two completions");
 	CHECK_EQ(wc[0].status, QPIO_WC_WR_FLUSH_ERR, "the gone one's: flushed");
 	CHECK_EQ(wc[1].status, QPIO_WC_SUCCESS, "then the local one");
 	CHECK_EQ(wc[1].byte_len, 77, "its length");
 out:
-	if (qp != NULL)
-		CHECK_EQ(qpio_qp_destroy(qp), 0, "destroy QP");
-	if (qcq != NULL)
-		CHECK_EQ(qpio_cq_destroy(qcq), 0, "destroy CQ");
-	if (pd != NULL)
-		CHECK_EQ(qpio_pd_free(pd), 0, "free PD");
+	rec_end_down(&e);
 	rule_end();
 }
 
@@ -316,54 +346,41 @@ out:
 static void
 resize_case(struct qpio_device *dev, const char *dev_name)
 {
-	struct qpio_pd *pd = qpio_pd_alloc(dev);
-	struct qpio_cq *qcq = qpio_cq_create(dev, 4, SOCKET_ID_ANY);
-	struct soft_cq *cq = (struct soft_cq *)qcq;
-	struct qpio_qp_init_attr ia = { .send_cq = qcq, .recv_cq = qcq,
-		.qp_type = QPIO_QPT_RC, .cap = { .max_send_wr = 4,
-		.max_recv_wr = 4, .max_send_sge = 1, .max_recv_sge = 1 } };
-	struct qpio_qp *qp;
 	struct qpio_wc wc[8];
+	struct rec_end e;
 	soft_cqe_resv rec;
 	uint32_t i, idx = 0;
 
 	rule_begin("a resize while a gone producer's slot is unwritten is "
 		   "refused, and works once the poll repaired it");
-	qp = pd != NULL && qcq != NULL ? qpio_qp_create(pd, &ia) : NULL;
-	if (qp == NULL || cq->resv == NULL) {
-		fail("CQ with records (hugepages), QP");
+	if (rec_end_up(&e, dev, dev_name, 4) != 0)
 		goto out;
-	}
-	CHECK_EQ(connect_qp_attr(qp, dev_name, qpio_qp_num(qp),
-				 QPIO_ACCESS_ALL, 1, 7), 0, "QP to RTS");
 	/* One lap written and polled, so every slot holds a valid CQE. */
-	for (i = 0; i < qcq->depth; i++) {
+	for (i = 0; i < e.qcq->depth; i++) {
 		struct soft_cqe_info info = { .opcode = MLX5_CQE_RESP_SEND,
-			.byte_cnt = 1000 + i, .qpn = qpio_qp_num(qp),
+			.byte_cnt = 1000 + i, .qpn = qpio_qp_num(e.qp),
 			.wqe_counter = (uint16_t)i };
 		uint32_t k = 0;
 
-		CHECK_EQ(soft_cq_reserve(cq, &k), 0, "reserve");
-		soft_cq_publish(cq, k, &info);
+		CHECK_EQ(soft_cq_reserve(e.cq, &k), 0, "reserve");
+		soft_cq_publish(e.cq, k, &info);
 	}
-	CHECK_EQ(poll_n(qcq, wc, qcq->depth), qcq->depth, "the first lap");
-	rec = gone_rec(qpio_qp_num(qp), 0);
-	if (cq_reserve_wide(cq, &idx, rec) != 0) {
+	CHECK_EQ(poll_n(e.qcq, wc, e.qcq->depth), e.qcq->depth,
+		 "the first lap");
+	rec = gone_rec(qpio_qp_num(e.qp), 0);
+	if (cq_reserve_wide(e.cq, &idx, rec) != 0) {
 		fail("the gone producer's reservation");
 		goto out;
 	}
-	resv_store(cq, resv_at(rec, idx));
-	CHECK_EQ(qpio_cq_resize(qcq, 8), -EBUSY, "resize with a slot unwritten");
-	CHECK_EQ(poll_n(qcq, wc, 8), 1, "one completion: the repaired slot");
-	CHECK_EQ(wc[0].status, QPIO_WC_WR_FLUSH_ERR, "flushed, not the old lap's");
-	CHECK_EQ(qpio_cq_resize(qcq, 8), 8, "then the resize");
+	resv_store(e.cq, resv_at(rec, idx));
+	CHECK_EQ(qpio_cq_resize(e.qcq, 8), -EBUSY,
+		 "resize with a slot unwritten");
+	CHECK_EQ(poll_n(e.qcq, wc, 8), 1, "one completion: the repaired slot");
+	CHECK_EQ(wc[0].status, QPIO_WC_WR_FLUSH_ERR,
+		 "flushed, not the old lap's");
+	CHECK_EQ(qpio_cq_resize(e.qcq, 8), 8, "then the resize");
 out:
-	if (qp != NULL)
-		CHECK_EQ(qpio_qp_destroy(qp), 0, "destroy QP");
-	if (qcq != NULL)
-		CHECK_EQ(qpio_cq_destroy(qcq), 0, "destroy CQ");
-	if (pd != NULL)
-		CHECK_EQ(qpio_pd_free(pd), 0, "free PD");
+	rec_end_down(&e);
 	rule_end();
 }
 
