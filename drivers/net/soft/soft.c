@@ -234,7 +234,9 @@ soft_fabric_unlock(struct soft_fabric *f)
 	soft_token_unlock(&f->lock);
 }
 
-void
+/* sdev's process is gone (under the fabric lock): mark it dead and, the
+ * first time, take it out of the fabric and queue it for reclaim. */
+static void
 soft_dev_gone_locked(struct soft_fabric *f, struct soft_dev *sdev)
 {
 	pid_t pid = (pid_t)(sdev->owner & ((1u << SOFT_TOKEN_PID_BITS) - 1));
@@ -247,6 +249,16 @@ soft_dev_gone_locked(struct soft_fabric *f, struct soft_dev *sdev)
 		 (int)pid);
 	__atomic_store_n(&f->devs[sdev->fabric_slot], NULL, __ATOMIC_RELEASE);
 	soft_reclaim_queue(f, sdev);
+}
+
+bool
+soft_dev_dead_locked(struct soft_fabric *f, struct soft_dev *d)
+{
+	if (d->owner == soft_self_token ||
+	    soft_token_alive(d->owner, &d->live_check_tsc))
+		return false;
+	soft_dev_gone_locked(f, d);
+	return true;
 }
 
 int
@@ -361,11 +373,8 @@ qpio_soft_dev_find(const char *name, uint16_t *lid, union qpio_gid *gid)
 			d = f->devs[i];
 			break;
 		}
-	if (d != NULL && d->owner != soft_self_token &&
-	    !soft_token_alive(d->owner, &d->live_check_tsc)) {
-		soft_dev_gone_locked(f, d);
+	if (d != NULL && soft_dev_dead_locked(f, d))
 		d = NULL;
-	}
 	if (d != NULL) {
 		*lid = d->lid;
 		if (gid != NULL)
@@ -654,10 +663,8 @@ soft_probe(struct qpio_device *dev, const struct rte_kvargs *kv)
 	for (slot = 0; slot < QPIO_MAX_DEVICES; slot++) {
 		struct soft_dev *d = f->devs[slot];
 
-		if (d != NULL && d->owner != soft_self_token &&
-		    strcmp(d->name, sdev->name) == 0 &&
-		    !soft_token_alive(d->owner, &d->live_check_tsc))
-			soft_dev_gone_locked(f, d);
+		if (d != NULL && strcmp(d->name, sdev->name) == 0)
+			soft_dev_dead_locked(f, d);
 	}
 	for (slot = 0; slot < QPIO_MAX_DEVICES; slot++)
 		if (f->devs[slot] != NULL &&

@@ -475,9 +475,11 @@ struct soft_fabric *soft_fabric_get(void);
  * -1 once it is gone (then sdev is marked dead and leaves the fabric, and
  * nothing of it may be written any more). Slow path: a system call. */
 int soft_dev_owner_check(struct soft_dev *sdev);
-/* sdev's process is gone (under the fabric lock): mark it dead and, the
- * first time, take it out of the fabric and queue it for reclaim. */
-void soft_dev_gone_locked(struct soft_fabric *f, struct soft_dev *sdev);
+/* Under the fabric lock: when d belongs to another process and that
+ * process is gone, mark d dead and, the first time, take it out of the
+ * fabric and queue it for reclaim. @return true when d's process is
+ * gone. */
+bool soft_dev_dead_locked(struct soft_fabric *f, struct soft_dev *d);
 /* Raise the event of cq, a CQ of another process, through DPDK IPC: its
  * eventfd is only valid there. Slow path (once per arm). */
 void soft_cq_event_remote(struct soft_cq *cq);

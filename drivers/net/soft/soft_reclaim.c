@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Reclaim of the soft devices of processes that died. A device whose
- * process is found gone leaves the fabric (soft_dev_gone_locked(), from
+ * process is found gone leaves the fabric (soft_dev_dead_locked(), from
  * whichever process finds it) and is queued in the fabric's reap list;
  * the primary frees it in three steps, from a 100 ms EAL alarm or from
  * qpio_soft_reclaim():
@@ -220,9 +220,8 @@ reclaim_tick(struct soft_fabric *f)
 	for (i = 0; i < QPIO_MAX_DEVICES; i++) {
 		struct soft_dev *d = f->devs[i];
 
-		if (d != NULL && d->owner != soft_self_token &&
-		    !soft_token_alive(d->owner, &d->live_check_tsc))
-			soft_dev_gone_locked(f, d);
+		if (d != NULL)
+			soft_dev_dead_locked(f, d);
 	}
 	for (i = 0; i < QPIO_MAX_DEVICES; i++) {
 		struct soft_dev *d = f->reap[i];
