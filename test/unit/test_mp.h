@@ -129,6 +129,12 @@ pid_t death_spawn(const char *self, const char *prefix, const char *mode,
  * (qpio_soft_reclaim()). */
 void reclaim_run(struct qpio_device *dev, const char *dev_name,
 		 const char *self, const char *prefix);
+/* Call qpio_soft_reclaim() (the primary) until done(st, arg) or 5 s pass.
+ * @return 0 when done, -1 otherwise (a failed call is reported). */
+struct qpio_soft_reclaim_stats;
+int reclaim_until(struct qpio_soft_reclaim_stats *st,
+		  int (*done)(const struct qpio_soft_reclaim_stats *, uint64_t),
+		  uint64_t arg);
 /* The secondary of it (--secondary-reclaim 0 PREFIX 3 4). */
 int reclaim_secondary_main(const char *prefix, int rfd, int wfd);
 

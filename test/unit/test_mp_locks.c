@@ -117,18 +117,9 @@ lock_secondary_main(const char *prefix, int rfd, int wfd, unsigned int which)
 }
 
 static int
-reclaim_more(struct qpio_soft_reclaim_stats *st, uint64_t than)
+reclaimed_more(const struct qpio_soft_reclaim_stats *st, uint64_t than)
 {
-	uint64_t end = now_ms() + 5000;
-
-	do {
-		if (qpio_soft_reclaim(st) != 0)
-			return -1;
-		if (st->devices_reclaimed > than && st->devices_waiting == 0)
-			return 0;
-		usleep(10000);
-	} while (now_ms() < end);
-	return -1;
+	return st->devices_reclaimed > than && st->devices_waiting == 0;
 }
 
 /* which 1: the multicast table lock; 2: dev_name's device lock. */
@@ -198,7 +189,7 @@ lock_case(struct qpio_device *dev, const char *dev_name, const char *self,
 	printf("[primary] lock %u taken over in %" PRIu64 " ms\n", which,
 	       now_ms() - t0);
 	CHECK_EQ(now_ms() - t0 < 5000, 1, "within 5 s");
-	if (reclaim_more(&st, st0.devices_reclaimed) != 0)
+	if (reclaim_until(&st, reclaimed_more, st0.devices_reclaimed) != 0)
 		fail("the dead secondary's device was not reclaimed: %" PRIu64
 		     " reclaimed, %u waiting", st.devices_reclaimed,
 		     st.devices_waiting);

@@ -268,8 +268,7 @@ out:
 		CHECK_EQ(qpio_rdma_dev_close(others[i]), 0, "close a device");
 }
 
-/* Call qpio_soft_reclaim() until done(st) or WAIT_MS pass. */
-static int
+int
 reclaim_until(struct qpio_soft_reclaim_stats *st,
 	      int (*done)(const struct qpio_soft_reclaim_stats *, uint64_t),
 	      uint64_t arg)
