@@ -1450,6 +1450,76 @@ qpio_qp_post_recv(struct qpio_qp *qp, const struct qpio_recv_wr *wrs,
 }
 
 /**
+ * Post a burst of SENDs of one SGE each and ring one doorbell: the flat
+ * form of qpio_qp_post_send() for the common case of a packet port, with
+ * no work request to build per message (as rdma-core's ibv_wr_send() /
+ * ibv_wr_set_sge() batch replaces a chained ibv_post_send()).
+ *
+ * WR i (i < nb_wr) is opcode QPIO_WR_SEND with the single SGE sges[i]
+ * and the wr_id wr_id + i (mod 2^64). It behaves exactly as that WR given
+ * to qpio_qp_post_send(), with these flags:
+ * - QPIO_SEND_INLINE: an SGE of at most the QP's max_inline_data bytes
+ *   (the actual value qpio_qp_create() wrote back) is copied into its WQE
+ *   here; a longer one is sent from its buffer by lkey. (In
+ *   qpio_qp_post_send() too long an inline WR is refused.)
+ * - QPIO_SEND_SIGNALED and QPIO_SEND_SOLICITED: on the last WR this call
+ *   posts only; the earlier ones are unsignaled (unless the QP was
+ *   created with sq_sig_all). On RC and UC a completion covers every
+ *   earlier WR of its SQ (they complete in order).
+ * - any other flag is -EINVAL for the whole burst.
+ *
+ * Rules, as qpio_qp_post_send(): the QP is RC or UC (UD needs an address
+ * and XRC_SEND a remote SRQ: use qpio_qp_post_send()), in RTS, SQD, SQE
+ * or ERR, with max_send_sge >= 1; an SGE is at most 2^31 - 1 bytes;
+ * a zero-length SGE sends an empty message. Every WR before the first
+ * refused one is posted, none after it; one doorbell for them all. The
+ * sges array may be reused as soon as this returns; the data of SGEs not
+ * sent inline must stay untouched until their WR completes (or a later
+ * one does). An inline SGE's addr is the caller's and is not checked, as
+ * in qpio_qp_post_send().
+ *
+ * @param sges   nb_wr SGEs, one per SEND.
+ * @param nb_wr  number of SENDs; 0 posts nothing and returns 0.
+ * @param wr_id  wr_id of the first SEND; SEND i has wr_id + i.
+ * @param flags  QPIO_SEND_INLINE, QPIO_SEND_SIGNALED, QPIO_SEND_SOLICITED.
+ * @param err    if not NULL: 0 when all were posted, else -ENOMEM (SQ
+ *   full: retry after polling the send CQ) or -EINVAL (a rule broken; a
+ *   log line at DEBUG names it); a driver with no flat burst gives
+ *   -ENOTSUP and posts nothing.
+ * @return number of SENDs posted, in [0, nb_wr].
+ * Not thread-safe: one lcore per QP.
+ */
+static inline uint16_t
+qpio_qp_post_send_sge(struct qpio_qp *qp, const struct qpio_sge *sges,
+		      uint16_t nb_wr, uint64_t wr_id, unsigned int flags,
+		      int *err)
+{
+	return qp->post_send_sge(qp, sges, nb_wr, wr_id, flags, err);
+}
+
+/**
+ * Post a burst of receives of one SGE each and ring one doorbell: the
+ * flat form of qpio_qp_post_recv(), with no work request to build per
+ * receive.
+ *
+ * Receive i (i < nb_wr) has the single SGE sges[i] and the wr_id
+ * wr_id + i (mod 2^64), and behaves exactly as that WR given to
+ * qpio_qp_post_recv(): same checks (QP not in RESET, no SRQ attached,
+ * max_recv_sge >= 1, room in the RQ), same partial-burst rules and err
+ * codes; a driver with no flat burst gives -ENOTSUP and posts nothing.
+ * The sges array may be reused as soon as this returns; the buffers
+ * belong to the device until their receive completes.
+ * @return number of receives posted, in [0, nb_wr].
+ * Not thread-safe: one lcore per QP.
+ */
+static inline uint16_t
+qpio_qp_post_recv_sge(struct qpio_qp *qp, const struct qpio_sge *sges,
+		      uint16_t nb_wr, uint64_t wr_id, int *err)
+{
+	return qp->post_recv_sge(qp, sges, nb_wr, wr_id, err);
+}
+
+/**
  * Post a burst of receive work requests to a shared receive queue
  * (ibv_post_srq_recv) and write one doorbell record.
  *

@@ -38,6 +38,16 @@ typedef uint16_t (*qpio_post_send_t)(struct qpio_qp *qp,
 typedef uint16_t (*qpio_post_recv_t)(struct qpio_qp *qp,
 				     const struct qpio_recv_wr *wrs,
 				     uint16_t nb_wr, int *err);
+/** Driver burst function behind qpio_qp_post_send_sge(). */
+typedef uint16_t (*qpio_post_send_sge_t)(struct qpio_qp *qp,
+					 const struct qpio_sge *sges,
+					 uint16_t nb_wr, uint64_t wr_id,
+					 unsigned int flags, int *err);
+/** Driver burst function behind qpio_qp_post_recv_sge(). */
+typedef uint16_t (*qpio_post_recv_sge_t)(struct qpio_qp *qp,
+					 const struct qpio_sge *sges,
+					 uint16_t nb_wr, uint64_t wr_id,
+					 int *err);
 /** Driver burst function behind qpio_srq_post_recv(). */
 typedef uint16_t (*qpio_srq_post_recv_t)(struct qpio_srq *srq,
 					 const struct qpio_recv_wr *wrs,
@@ -92,6 +102,8 @@ struct qpio_srq {
 struct qpio_qp {
 	qpio_post_send_t post_send;
 	qpio_post_recv_t post_recv;
+	qpio_post_send_sge_t post_send_sge;
+	qpio_post_recv_sge_t post_recv_sge;
 	uint32_t qp_num;         /**< 24 bits */
 	uint8_t state;           /**< enum qpio_qp_state, atomic access */
 	uint8_t qp_type;         /**< enum qpio_qp_type */

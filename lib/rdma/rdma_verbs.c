@@ -559,6 +559,34 @@ xrc_qp_check(struct qpio_pd *pd, struct qpio_qp_init_attr *ia)
 	return dev;
 }
 
+/* The flat bursts of a driver that has none: refused, nothing posted. */
+static uint16_t
+post_send_sge_none(struct qpio_qp *qp, const struct qpio_sge *sges __rte_unused,
+		   uint16_t nb_wr, uint64_t wr_id __rte_unused,
+		   unsigned int flags __rte_unused, int *err)
+{
+	if (nb_wr != 0)
+		RDMA_LOG(DEBUG, "qp 0x%x: the driver of %s has no flat send "
+			 "burst (use qpio_qp_post_send())", qp->qp_num,
+			 qp->dev->name);
+	if (err != NULL)
+		*err = nb_wr != 0 ? -ENOTSUP : 0;
+	return 0;
+}
+
+static uint16_t
+post_recv_sge_none(struct qpio_qp *qp, const struct qpio_sge *sges __rte_unused,
+		   uint16_t nb_wr, uint64_t wr_id __rte_unused, int *err)
+{
+	if (nb_wr != 0)
+		RDMA_LOG(DEBUG, "qp 0x%x: the driver of %s has no flat receive "
+			 "burst (use qpio_qp_post_recv())", qp->qp_num,
+			 qp->dev->name);
+	if (err != NULL)
+		*err = nb_wr != 0 ? -ENOTSUP : 0;
+	return 0;
+}
+
 struct qpio_qp *
 qpio_qp_create(struct qpio_pd *pd, struct qpio_qp_init_attr *ia)
 {
@@ -631,6 +659,10 @@ checked:
 	qp = dev->ops->qp_create(pd, ia);
 	if (qp == NULL)
 		return NULL;
+	if (qp->post_send_sge == NULL)
+		qp->post_send_sge = post_send_sge_none;
+	if (qp->post_recv_sge == NULL)
+		qp->post_recv_sge = post_recv_sge_none;
 	qp->dev = dev;
 	qp->pd = pd;
 	qp->send_cq = ia->send_cq;
