@@ -110,6 +110,9 @@ ibvd_qp_create(struct qpio_pd *pd, struct qpio_qp_init_attr *ia)
 	qp->idev = idev;
 	qp->base.qp_num = qp->qp->qp_num;
 	qp->base.post_send = ibvd_post_send;
+	qp->base.post_send_sge = ia->qp_type == QPIO_QPT_RC ||
+				 ia->qp_type == QPIO_QPT_UC ?
+				 ibvd_post_send_sge : ibvd_post_send_sge_none;
 	qp->base.post_recv = ibvd_post_recv;
 	qp->base.state = QPIO_QPS_RESET;
 	return &qp->base;

@@ -127,3 +127,111 @@ out:
 		*err = rc;
 	return i;
 }
+
+/*
+ * qpio_qp_post_send_sge() on an RC or UC QP: one chained ibv_post_send of
+ * SENDs with one SGE each (qpio_sge has ibv_sge's layout, passed as is),
+ * IBV_SEND_INLINE on those of at most max_inline bytes when the burst asks
+ * for inline, the signaled and solicited bits on the last one.
+ */
+uint16_t
+ibvd_post_send_sge(struct qpio_qp *qqp, const struct qpio_sge *sges,
+		   uint16_t n, uint64_t wr_id, unsigned int flags, int *err)
+{
+	struct ibvd_qp *qp = to_iqp(qqp);
+	struct ibvd_sq *sq = &qp->sq;
+	uint8_t state = __atomic_load_n(&qqp->state, __ATOMIC_ACQUIRE);
+	uint32_t pi = sq->pi, room;
+	const uint32_t inl_lim = flags & QPIO_SEND_INLINE ? sq->max_inline + 1 : 0;
+	const uint8_t wc_op = qpio_rdma_wr_ops[QPIO_WR_SEND].wc_opcode;
+	struct ibv_send_wr *bad = NULL;
+	uint16_t i = 0, want = n;
+	int rc = 0, ret;
+
+	if (unlikely(!((1u << state) & ((1u << QPIO_QPS_RTS) |
+					(1u << QPIO_QPS_SQD) |
+					(1u << QPIO_QPS_SQE) |
+					(1u << QPIO_QPS_ERR))))) {
+		IBVD_LOG(DEBUG, "qp 0x%x: post send in %s (needs RTS, SQD, "
+			 "SQE or ERR)",
+			 qqp->qp_num, qpio_qp_state_str(state));
+		rc = -EINVAL;
+		goto out;
+	}
+	if (unlikely(n == 0))
+		goto out;
+	if (unlikely(flags & ~(QPIO_SEND_INLINE | QPIO_SEND_SIGNALED |
+			       QPIO_SEND_SOLICITED))) {
+		IBVD_LOG(DEBUG, "qp 0x%x: flat send burst flags 0x%x: only "
+			 "INLINE, SIGNALED and SOLICITED (FENCE and the rest: "
+			 "qpio_qp_post_send())", qqp->qp_num, flags);
+		rc = -EINVAL;
+		goto out;
+	}
+	if (unlikely(sq->max_sge == 0)) {
+		IBVD_LOG(DEBUG, "qp 0x%x: num_sge 1 > max_send_sge 0",
+			 qqp->qp_num);
+		rc = -EINVAL;
+		goto out;
+	}
+	room = sq->depth - (pi - sq->tail);
+	if (unlikely(want > room))
+		want = (uint16_t)room;
+	for (i = 0; i < want; i++) {
+		struct ibv_send_wr *w = &sq->wrs[i];
+		const uint32_t len = sges[i].length;
+
+		if (unlikely(len >= inl_lim && len > INT32_MAX)) {
+			IBVD_LOG(DEBUG, "qp 0x%x: an SGE over 2^31 - 1 bytes "
+				 "(split it)", qqp->qp_num);
+			rc = -EINVAL;
+			break;
+		}
+		w->wr_id = ibvd_wrid(0, qp->gen, pi);
+		w->next = w + 1;
+		w->sg_list = (struct ibv_sge *)(uintptr_t)&sges[i];
+		w->num_sge = 1;
+		w->opcode = IBV_WR_SEND;
+		w->send_flags = len < inl_lim ? IBV_SEND_INLINE : 0;
+		w->imm_data = 0;
+		sq->wrid[pi & sq->mask] = wr_id + i;
+		sq->opcode[pi & sq->mask] = wc_op;
+		pi++;
+	}
+	if (likely(i != 0)) {
+		sq->wrs[i - 1].next = NULL;
+		sq->wrs[i - 1].send_flags |=
+			(flags & QPIO_SEND_SIGNALED ? IBV_SEND_SIGNALED : 0) |
+			(flags & QPIO_SEND_SOLICITED ? IBV_SEND_SOLICITED : 0);
+		ret = ibv_post_send(qp->qp, sq->wrs, &bad);
+		qp->post_send_calls++;
+		if (unlikely(ret != 0)) {
+			i = bad != NULL ? (uint16_t)(bad - sq->wrs) : 0;
+			pi = sq->pi + i;
+			rc = -ret;
+		}
+		sq->pi = pi;
+	}
+	if (rc == 0 && i < n)
+		rc = -ENOMEM;
+out:
+	if (err != NULL)
+		*err = rc;
+	return i;
+}
+
+/* The flat send burst on a QP that is not RC or UC: refused. */
+uint16_t
+ibvd_post_send_sge_none(struct qpio_qp *qqp,
+			const struct qpio_sge *sges __rte_unused, uint16_t n,
+			uint64_t wr_id __rte_unused,
+			unsigned int flags __rte_unused, int *err)
+{
+	if (n != 0)
+		IBVD_LOG(DEBUG, "qp 0x%x: the flat send burst is for RC and UC "
+			 "QPs (this one is of type %u: qpio_qp_post_send())",
+			 qqp->qp_num, qqp->qp_type);
+	if (err != NULL)
+		*err = n != 0 ? -EINVAL : 0;
+	return 0;
+}

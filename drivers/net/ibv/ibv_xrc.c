@@ -319,6 +319,7 @@ ibvd_qp_create_xrc(struct qpio_pd *pd, struct qpio_qp_init_attr *ia)
 	qp->idev = idev;
 	qp->base.qp_num = qp->qp->qp_num;
 	qp->base.post_send = send ? ibvd_post_send : ibvd_post_none;
+	qp->base.post_send_sge = ibvd_post_send_sge_none;
 	qp->base.post_recv = ibvd_post_recv_none;
 	qp->base.state = QPIO_QPS_RESET;
 	return &qp->base;

@@ -577,6 +577,11 @@ qp_start(struct qpio_port *port)
 		}
 		rxq->qp = q;
 		txq->qp = q;
+		/* Frames the adapter frees once posted must be ones the driver
+		 * copies: no more than the QP's actual inline size. */
+		txq->inline_max = RTE_MIN(qp->inline_max,
+					  ia.cap.max_inline_data);
+		txq->flat = qp->transport == QP_PORT_RC;
 		txq->bounce_mp = rxq->mp;
 		txq->head = 0;
 		txq->tail = 0;

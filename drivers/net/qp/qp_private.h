@@ -111,6 +111,8 @@ struct qp_txq {
 	uint32_t inline_max;           /* bytes; frames up to it go inline */
 	uint32_t max_pkt_len;
 	uint32_t max_sge;
+	uint8_t flat;                  /* RC: one-segment frames go through
+					* qpio_qp_post_send_sge() */
 	uint32_t remote_qpn;           /* UD destination */
 	struct qpio_ah *ah;            /* UD destination, NULL on RC */
 	struct rte_mbuf **elts;        /* per WR: mbuf freed at completion */

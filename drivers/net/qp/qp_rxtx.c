@@ -514,6 +514,101 @@ tx_free_inline(struct rte_mbuf **m, uint32_t n)
 		rte_mempool_put_bulk(mp, (void **)m, k);
 }
 
+/*
+ * Post up to want frames of pkts through the flat send burst (RC): one
+ * SGE per frame, inline up to inline_max (freed once posted), else from
+ * the mbuf by its lkey (freed at completion); the last one signaled.
+ * Stops at the first frame that needs a WR list (several segments, or no
+ * MR: the bounce copy), setting *list. Oversize frames are counted and
+ * dropped as in the list path. *stop is set when the QP refused part of
+ * the burst (it left RTS): those frames are counted and freed.
+ * @return the frames consumed (posted, refused or dropped).
+ */
+static inline uint32_t
+tx_chunk_flat(struct qp_txq *txq, struct rte_mbuf **pkts, uint32_t want,
+	      int *list, int *stop)
+{
+	struct qpio_sge *s = txq->sge;
+	struct rte_mbuf *inl[QP_PORT_CHUNK];
+	uint32_t i, nwr = 0, ninl = 0, nzc = 0, consumed = 0;
+	uint64_t bytes = 0;
+	uint16_t posted;
+	int err;
+
+	for (i = 0; i < want; i++) {
+		struct rte_mbuf *m = pkts[i];
+		uint32_t slot = (txq->head + nwr) & txq->mask;
+		uint32_t len = m->data_len;
+
+		if (unlikely(m->pkt_len > txq->max_pkt_len)) {
+			qp_count(&txq->oversize, 1);
+			qp_count(&txq->oerrors, 1);
+			rte_pktmbuf_free(m);
+			consumed++;
+			continue;
+		}
+		if (unlikely(m->nb_segs != 1)) {
+			*list = 1;
+			break;
+		}
+		s[nwr].addr = rte_pktmbuf_mtod(m, uintptr_t);
+		s[nwr].length = len;
+		if (len <= txq->inline_max) {
+			txq->elts[slot] = NULL;
+			inl[ninl++] = m;
+		} else {
+			uint32_t lkey = qpio_mr_mbuf_lkey(&txq->mrc, m);
+
+			if (unlikely(lkey == QPIO_MR_INVALID_LKEY)) {
+				*list = 1;
+				break;
+			}
+			s[nwr].lkey = lkey;
+			txq->elts[slot] = m;
+			nzc++;
+		}
+		bytes += len;
+		nwr++;
+		consumed++;
+	}
+	if (nwr == 0)
+		return consumed;
+	posted = qpio_qp_post_send_sge(txq->qp, s, (uint16_t)nwr, txq->head,
+				       QPIO_SEND_INLINE | QPIO_SEND_SIGNALED,
+				       &err);
+	qp_count(&txq->zero_copy_pkts, nzc);
+	if (unlikely(posted < nwr)) {
+		/* Refused (QP left RTS): counted, freed; the inline ones
+		 * are freed below with the rest. */
+		uint32_t n_ok = 0;
+
+		for (i = posted; i < nwr; i++) {
+			uint32_t slot = (txq->head + i) & txq->mask;
+			struct rte_mbuf *m = txq->elts[slot];
+
+			if (m != NULL) {
+				txq->elts[slot] = NULL;
+				rte_pktmbuf_free(m);
+			}
+			bytes -= s[i].length;
+			qp_count(&txq->oerrors, 1);
+		}
+		for (i = 0; i < posted; i++)
+			n_ok += txq->elts[(txq->head + i) & txq->mask] == NULL;
+		qp_count(&txq->inline_pkts, n_ok);
+		*stop = 1;
+	} else {
+		qp_count(&txq->inline_pkts, ninl);
+	}
+	if (ninl > 0)
+		tx_free_inline(inl, ninl);
+	txq->head += posted;
+	txq->sends += posted;
+	qp_count(&txq->opackets, posted);
+	qp_count(&txq->obytes, bytes);
+	return consumed;
+}
+
 uint16_t
 qp_port_tx_burst(void *queue, struct rte_mbuf **pkts, uint16_t nb_pkts)
 {
@@ -548,6 +643,20 @@ qp_port_tx_burst(void *queue, struct rte_mbuf **pkts, uint16_t nb_pkts)
 
 		if (want == 0)
 			break;
+		if (likely(txq->flat)) {
+			int list = 0, stop = 0;
+			uint32_t c = tx_chunk_flat(txq, &pkts[taken], want,
+						   &list, &stop);
+
+			taken += c;
+			if (unlikely(stop))
+				break;
+			if (!list)
+				continue;
+			/* The frame at taken needs a WR list: this chunk's
+			 * rest goes that way. */
+			want -= c;
+		}
 		for (i = 0; i < want; i++) {
 			struct rte_mbuf *m = pkts[taken + i];
 			struct qpio_send_wr *w = &txq->wr[nwr];

@@ -585,6 +585,13 @@ uint16_t soft_post_send_ud(struct qpio_qp *qp, const struct qpio_send_wr *wrs,
 			   uint16_t n, int *err);
 uint16_t soft_post_recv(struct qpio_qp *qp, const struct qpio_recv_wr *wrs,
 			uint16_t n, int *err);
+/* The flat send burst: RC and UC QPs; the others refuse it. */
+uint16_t soft_post_send_sge(struct qpio_qp *qp, const struct qpio_sge *sges,
+			    uint16_t n, uint64_t wr_id, unsigned int flags,
+			    int *err);
+uint16_t soft_post_send_sge_none(struct qpio_qp *qp,
+				 const struct qpio_sge *sges, uint16_t n,
+				 uint64_t wr_id, unsigned int flags, int *err);
 /* XRC: the initiator's send burst; the refusals of the queues XRC QPs
  * lack (an initiator's and a target's RQ, a target's SQ). */
 uint16_t soft_post_send_xrc(struct qpio_qp *qp, const struct qpio_send_wr *wrs,

@@ -130,6 +130,7 @@ soft_qp_create(struct qpio_pd *pd, struct qpio_qp_init_attr *ia)
 	qp->pkey = sdev->pkeys[0];
 	qp->pdn = pd != NULL ? pd->pdn : 0;
 	/* The burst and model functions of the QP type, chosen here once. */
+	qp->base.post_send_sge = soft_post_send_sge_none;
 	switch (ia->qp_type) {
 	case QPIO_QPT_UD:
 		qp->base.post_send = soft_post_send_ud;
@@ -151,6 +152,7 @@ soft_qp_create(struct qpio_pd *pd, struct qpio_qp_init_attr *ia)
 		break;
 	default:
 		qp->base.post_send = soft_post_send;
+		qp->base.post_send_sge = soft_post_send_sge;
 		qp->sq_execute = soft_sq_execute_pick(sdev, ia->qp_type);
 		qp->base.post_recv = soft_post_recv;
 		break;

@@ -266,6 +266,162 @@ soft_post_send_xrc(struct qpio_qp *qp, const struct qpio_send_wr *wrs,
 	return post_send(qp, wrs, n, err, SQ_XRC);
 }
 
+/* The flags qpio_qp_post_send_sge() takes. */
+#define SGE_BURST_FLAGS (QPIO_SEND_INLINE | QPIO_SEND_SIGNALED | \
+			 QPIO_SEND_SOLICITED)
+
+/* Log the rule a flat burst's SEND number wr_id broke, through lib/rdma's
+ * messages (the same words as qpio_qp_post_send() for that WR). */
+static __rte_noinline int
+sge_reject(const struct soft_qp *qp, const struct qpio_sge *sg, uint64_t wr_id,
+	   unsigned int send_flags, const struct qpio_rdma_wr_limits *lim,
+	   enum qpio_rdma_wr_rule rule)
+{
+	struct qpio_send_wr wr;
+
+	memset(&wr, 0, sizeof(wr));
+	wr.wr_id = wr_id;
+	wr.sg_list = sg;
+	wr.num_sge = 1;
+	wr.opcode = QPIO_WR_SEND;
+	wr.send_flags = send_flags;
+	return qpio_rdma_wr_reject(&qp->base, &wr, lim, rule);
+}
+
+/*
+ * qpio_qp_post_send_sge() on an RC or UC QP: each SEND's WQE is the
+ * control segment and either one inline segment (at most max_inline
+ * bytes, with QPIO_SEND_INLINE) or one data segment (none for 0 bytes),
+ * the same bytes wqe_write() gives that WR. Everything the WR list path
+ * reads per WR that is per burst here (opcode, flags, the rules of the
+ * QP's limits) is decided once; the last WQE written gets the signaled
+ * and solicited bits before the doorbell.
+ */
+uint16_t
+soft_post_send_sge(struct qpio_qp *qqp, const struct qpio_sge *sges,
+		   uint16_t n, uint64_t wr_id, unsigned int flags, int *err)
+{
+	struct soft_qp *qp = to_sqp(qqp);
+	struct soft_sq *sq = &qp->sq;
+	uint8_t state = __atomic_load_n(&qqp->state, __ATOMIC_ACQUIRE);
+	uint32_t tail = soft_index_read(&sq->tail);
+	uint32_t pi = sq->pi, room;
+	uint8_t *const buf = sq->buf;
+	uint64_t *const wrid = sq->wrid;
+	const uint32_t mask = sq->mask, log_stride = sq->log_stride;
+	const uint32_t qpn8 = qqp->qp_num << 8;
+	const uint8_t sig_all = qqp->sq_sig_all ? MLX5_WQE_CTRL_CQ_UPDATE : 0;
+	/* an SGE is inline when its length is below inl_lim */
+	const uint32_t inl_lim = flags & QPIO_SEND_INLINE ? sq->max_inline + 1 : 0;
+	const struct qpio_rdma_wr_limits lim = {
+		.max_sge = sq->max_sge,
+		.max_inline = sq->max_inline,
+		.max_rd_atomic = qp->attr.max_rd_atomic,
+	};
+	uint16_t i = 0, want = n;
+	int rc = 0;
+
+	if (unlikely(!(SOFT_QPS_BIT(state) & SOFT_QPS_POST_SEND))) {
+		SOFT_LOG(DEBUG, "qp 0x%x: post send in %s (needs RTS, SQD, SQE "
+			 "or ERR)",
+			 qqp->qp_num, qpio_qp_state_str(state));
+		rc = -EINVAL;
+		goto out;
+	}
+	if (unlikely(n == 0))
+		goto out;
+	if (unlikely(flags & ~SGE_BURST_FLAGS)) {
+		SOFT_LOG(DEBUG, "qp 0x%x: flat send burst flags 0x%x: only "
+			 "INLINE, SIGNALED and SOLICITED (FENCE and the rest: "
+			 "qpio_qp_post_send())", qqp->qp_num, flags);
+		rc = -EINVAL;
+		goto out;
+	}
+	if (unlikely(lim.max_sge == 0)) {
+		rc = sge_reject(qp, &sges[0], wr_id, flags, &lim,
+				QPIO_RDMA_WR_NUM_SGE);
+		goto out;
+	}
+	room = sq->depth - (pi - tail);
+	if (unlikely(want > room))
+		want = (uint16_t)room;
+	for (i = 0; i < want; i++) {
+		const uint32_t len = sges[i].length;
+		uint8_t *wqe = buf + ((size_t)(pi & mask) << log_stride);
+		struct mlx5_wqe_ctrl_seg *ctrl = (struct mlx5_wqe_ctrl_seg *)wqe;
+		uint8_t *seg = wqe + SOFT_SEG;
+		uint32_t ds;
+
+		if (len < inl_lim) {
+			if (likely(len != 0))
+				memcpy(seg + 4, (const void *)(uintptr_t)
+				       sges[i].addr, len);
+			*(uint32_t *)seg = rte_cpu_to_be_32(len | MLX5_INLINE_SEG);
+			ds = 1 + (RTE_ALIGN_CEIL(4 + len, SOFT_SEG) / SOFT_SEG);
+		} else {
+			struct mlx5_wqe_data_seg *d = (struct mlx5_wqe_data_seg *)seg;
+
+			if (unlikely(len > INT32_MAX)) {
+				rc = sge_reject(qp, &sges[i], wr_id + i, flags,
+						&lim, QPIO_RDMA_WR_SGE_LEN);
+				break;
+			}
+			ds = 1;
+			if (likely(len != 0)) {
+				d->byte_count = rte_cpu_to_be_32(len);
+				d->lkey = rte_cpu_to_be_32(sges[i].lkey);
+				d->addr = rte_cpu_to_be_64(sges[i].addr);
+				ds = 2;
+			}
+		}
+		ctrl->opmod_idx_opcode = rte_cpu_to_be_32(((pi & 0xffff) << 8) |
+							  MLX5_OPCODE_SEND);
+		ctrl->qpn_ds = rte_cpu_to_be_32(qpn8 | ds);
+		ctrl->signature = 0;
+		ctrl->dci_stream_channel_id = 0;
+		ctrl->fm_ce_se = sig_all;
+		ctrl->imm = 0;
+		wrid[pi & mask] = wr_id + i;
+		pi++;
+	}
+	if (likely(i != 0)) {
+		struct mlx5_wqe_ctrl_seg *last = (struct mlx5_wqe_ctrl_seg *)
+			(buf + ((size_t)((pi - 1) & mask) << log_stride));
+
+		last->fm_ce_se |=
+			(flags & QPIO_SEND_SIGNALED ? MLX5_WQE_CTRL_CQ_UPDATE : 0) |
+			(flags & QPIO_SEND_SOLICITED ? MLX5_WQE_CTRL_SOLICITED : 0);
+		sq->pi = pi;
+		soft_die_check(QPIO_SOFT_DIE_BEFORE_DOORBELL,
+			       "before a send doorbell");
+		/* As post_send(): the record after the WQEs, then the run. */
+		soft_doorbell_record(&sq->dbrec, pi);
+		qp->sq_doorbells++;
+		soft_sq_run(qp);
+	}
+	if (rc == 0 && i < n)
+		rc = -ENOMEM;
+out:
+	if (err != NULL)
+		*err = rc;
+	return i;
+}
+
+/* The flat send burst on a QP that is not RC or UC: refused. */
+uint16_t
+soft_post_send_sge_none(struct qpio_qp *qp, const struct qpio_sge *sges __rte_unused,
+			uint16_t n, uint64_t wr_id __rte_unused,
+			unsigned int flags __rte_unused, int *err)
+{
+	if (n != 0)
+		SOFT_LOG(DEBUG, "qp 0x%x: the flat send burst is for RC and UC "
+			 "QPs (this one is of type %u: qpio_qp_post_send())",
+			 qp->qp_num, qp->qp_type);
+	if (err != NULL)
+		*err = n != 0 ? -EINVAL : 0;
+	return 0;
+}
+
 /* An XRC target has no SQ (ibv_create_qp_ex(3): XRC_RECV is receive
  * only): every send WR is refused. */
 uint16_t
