@@ -249,6 +249,41 @@ Test(port_qp, multi_segment_frames_cross_as_chains)
 	link_down(&l);
 }
 
+/* One burst of every kind of frame: inline, from the mbuf, a chain, an
+ * oversize one: the one-segment frames take the flat send burst up to the
+ * chain, the rest of the chunk the WR list; all arrive in order. */
+Test(port_qp, mixed_burst_keeps_order_across_send_paths)
+{
+	static const uint32_t len[7] = { 60, 1000, 5000, 100, 9001, 2000, 256 };
+	static const uint32_t seg[7] = { 2048, 2048, 1500, 2048, 2048, 2048,
+					 2048 };
+	struct rte_mbuf *m[7], *rx[7];
+	struct qpio_port_stats st;
+	unsigned int i, k = 0;
+	struct link l;
+
+	link_up(&l, 64, 9000, 0);
+	for (i = 0; i < 7; i++)
+		m[i] = frame(l.tx_mp, len[i], 200 + i, seg[i]);
+	cr_assert_eq(m[2]->nb_segs, 4);
+	cr_assert_eq(qpio_port_tx_burst(l.a, 0, m, 7), 7);
+	cr_assert_eq(rx_n(l.b, rx, 7), 6);
+	for (i = 0; i < 7; i++) {
+		if (len[i] > 9000)
+			continue;
+		cr_assert(frame_ok(rx[k], len[i], 200 + i), "frame %u", i);
+		rte_pktmbuf_free(rx[k++]);
+	}
+	cr_assert_eq(qpio_port_stats_get(l.a, &st), 0);
+	cr_assert_eq(st.opackets, 6);
+	cr_assert_eq(st.obytes, 60 + 1000 + 5000 + 100 + 2000 + 256);
+	cr_assert_eq(st.oerrors, 1);
+	cr_assert_eq(xstat(l.a, "tx_inline_packets"), 3);
+	cr_assert_eq(xstat(l.a, "tx_zero_copy_packets"), 3);
+	cr_assert_eq(xstat(l.a, "tx_oversize_drops"), 1);
+	link_down(&l);
+}
+
 Test(port_qp, oversize_frame_is_dropped_and_counted_never_truncated)
 {
 	struct rte_mbuf *m[2], *rx[2];

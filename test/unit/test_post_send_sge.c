@@ -1,0 +1,371 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The flat send burst, qpio_qp_post_send_sge(): SENDs of one SGE each with
+ * consecutive wr_ids, inline up to the QP's max_inline_data, the signaled
+ * bit on the last WR posted; refusals as qpio_qp_post_send() gives them.
+ * Runs on the soft NIC and (test/rxe) on rxe; the counter checks are the
+ * soft NIC's.
+ */
+#include <inttypes.h>
+#include <string.h>
+
+#include <rte_common.h>
+
+#include "qpio_soft.h"
+#include "test_common.h"
+
+TestSuite(post_send_sge, .init = qt_eal_init, .fini = qt_eal_fini);
+
+/* Receive buffers at this offset of b->buf, 2 KiB each; data at 0. */
+#define PS_RX_OFF (64u * 1024u)
+#define PS_RX_LEN 2048u
+/* Sender data of SEND i at i * PS_TX_STRIDE of a->buf. */
+#define PS_TX_STRIDE 2048u
+
+static void
+ps_pair(struct qt_end *a, struct qt_end *b, uint32_t max_send_wr, int sig_all)
+{
+	struct qt_pair_opts o = { .max_inline = 64, .max_send_wr = max_send_wr,
+				  .max_recv_wr = 64, .rnr_retry = 7,
+				  .sq_sig_all = sig_all };
+
+	qt_pair_create(a, b, &o);
+}
+
+/* Post n receives at b (wr_id 0xb000 + i, PS_RX_LEN bytes each). */
+static void
+ps_recvs(struct qt_end *b, unsigned int first, unsigned int n)
+{
+	unsigned int i;
+
+	for (i = first; i < first + n; i++)
+		qt_post_recv(b, 0xb000 + i, b->buf + PS_RX_OFF + i * PS_RX_LEN,
+			     PS_RX_LEN);
+}
+
+/* Nothing more on cq. */
+static void
+ps_cq_empty(struct qpio_cq *cq, const char *what)
+{
+	struct qpio_wc wc[4];
+	uint16_t n = qpio_cq_poll(cq, wc, 4);
+
+	cr_assert_eq(n, 0, "%s: %u unexpected completion(s), first wr_id 0x%"
+		     PRIx64 " status %s", what, n, n ? wc[0].wr_id : 0,
+		     n ? qpio_wc_status_str(wc[0].status) : "");
+}
+
+/* Exactly one send completion on a: SUCCESS, SEND, wr_id. */
+static void
+ps_one_send_wc(struct qt_end *a, uint64_t wr_id)
+{
+	struct qpio_wc wc[1];
+
+	cr_assert_eq(qt_poll_n(a->cq, wc, 1), 1, "no send completion");
+	cr_assert_eq(wc[0].wr_id, wr_id, "wr_id 0x%" PRIx64 ", want 0x%" PRIx64,
+		     wc[0].wr_id, wr_id);
+	cr_assert_eq(wc[0].status, QPIO_WC_SUCCESS, "status %s",
+		     qpio_wc_status_str(wc[0].status));
+	cr_assert_eq(wc[0].opcode, QPIO_WC_SEND);
+	cr_assert_eq(wc[0].qp_num, qpio_qp_num(a->qp));
+	ps_cq_empty(a->cq, "sender CQ after its one completion");
+}
+
+/* The n receive completions of receives first.. at b, in order, holding
+ * len[i] bytes of the pattern of seed 1000 + i. */
+static void
+ps_recv_wcs(struct qt_end *b, const struct qt_end *a, unsigned int first,
+	    unsigned int n, const uint32_t *len)
+{
+	struct qpio_wc wc[64];
+	unsigned int i;
+
+	cr_assert_leq(n, RTE_DIM(wc));
+	cr_assert_eq(qt_poll_n(b->cq, wc, n), n);
+	for (i = 0; i < n; i++) {
+		unsigned int r = first + i;
+
+		cr_assert_eq(wc[i].wr_id, 0xb000 + r, "receive %u: wr_id 0x%"
+			     PRIx64, i, wc[i].wr_id);
+		cr_assert_eq(wc[i].status, QPIO_WC_SUCCESS, "receive %u: %s", i,
+			     qpio_wc_status_str(wc[i].status));
+		cr_assert_eq(wc[i].opcode, QPIO_WC_RECV);
+		cr_assert_eq(wc[i].byte_len, len[i], "receive %u: %u bytes, "
+			     "want %u", i, wc[i].byte_len, len[i]);
+		cr_assert_eq(wc[i].src_qp, qpio_qp_num(a->qp));
+		cr_assert_eq(wc[i].wc_flags, 0);
+		cr_assert(qt_check(b->buf + PS_RX_OFF + r * PS_RX_LEN, len[i],
+				   1000 + i), "receive %u: wrong bytes", i);
+	}
+	ps_cq_empty(b->cq, "receiver CQ");
+}
+
+/* SGEs of SENDs 0..n) of a, len[i] bytes of pattern 1000 + i each. */
+static void
+ps_sges(struct qt_end *a, struct qpio_sge *sg, const uint32_t *len,
+	unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		qt_fill(a->buf + i * PS_TX_STRIDE, len[i], 1000 + i);
+		sg[i] = (struct qpio_sge){ (uintptr_t)(a->buf + i * PS_TX_STRIDE),
+					   len[i], qpio_mr_lkey(a->mr) };
+	}
+}
+
+/* Inline and from-the-MR SENDs in one burst, empty ones included, wr_ids
+ * running across 2^64: every message lands whole and in order, and one
+ * completion, the last WR's, covers the burst. */
+Test(post_send_sge, mixed_burst_lands_in_order_one_completion)
+{
+	static const uint32_t len[12] = { 0, 1, 63, 64, 65, 100, 0, 1500, 64,
+					  2048, 7, 1024 };
+	const uint64_t base = UINT64_MAX - 5;   /* wraps after 6 */
+	struct qpio_sge sg[12];
+	struct qpio_soft_qp_stats s0, s1;
+	struct qpio_mr *mr;
+	struct qt_end a, b;
+	uint32_t dead_key;
+	unsigned int i;
+	int err = 1;
+
+	ps_pair(&a, &b, 64, 0);
+	ps_recvs(&b, 0, 12);
+	ps_sges(&a, sg, len, 12);
+	/* The inline ones carry the key of an MR gone: an SGE read from
+	 * memory by its key would fail with LOC_PROT_ERR. */
+	mr = qpio_mr_reg(a.pd, a.buf, 4096, QPIO_ACCESS_LOCAL_WRITE);
+	cr_assert_not_null(mr);
+	dead_key = qpio_mr_lkey(mr);
+	cr_assert_eq(qpio_mr_dereg(mr), 0);
+	for (i = 0; i < 12; i++)
+		if (len[i] <= 64)
+			sg[i].lkey = dead_key;
+	s0 = qt_stats(a.qp);
+	cr_assert_eq(qpio_qp_post_send_sge(a.qp, sg, 12, base,
+					   QPIO_SEND_INLINE | QPIO_SEND_SIGNALED,
+					   &err), 12);
+	cr_assert_eq(err, 0);
+	/* The inline ones (at most 64 bytes) were copied at the post: the
+	 * buffer can be reused at once. */
+	for (i = 0; i < 12; i++)
+		if (len[i] <= 64)
+			memset(a.buf + i * PS_TX_STRIDE, 0xee, len[i]);
+	ps_one_send_wc(&a, base + 11);      /* 5, wrapped */
+	cr_assert_eq(base + 11, 5);
+	ps_recv_wcs(&b, &a, 0, 12, len);
+	if (qt_dev_is_soft()) {
+		s1 = qt_stats(a.qp);
+		cr_assert_eq(s1.sq_posted - s0.sq_posted, 12);
+		cr_assert_eq(s1.sq_doorbells - s0.sq_doorbells, 1,
+			     "one doorbell for the burst");
+	}
+	qt_pair_destroy(&a, &b);
+}
+
+/* Without QPIO_SEND_INLINE nothing is copied at the post; without
+ * QPIO_SEND_SIGNALED nothing completes at the sender; sq_sig_all signals
+ * every WR. */
+Test(post_send_sge, flags_inline_signaled_and_sq_sig_all)
+{
+	static const uint32_t len[4] = { 10, 64, 0, 300 };
+	struct qpio_sge sg[4];
+	struct qpio_wc wc[8];
+	struct qt_end a, b;
+	unsigned int i;
+	int err = 1;
+
+	ps_pair(&a, &b, 64, 0);
+	ps_recvs(&b, 0, 8);
+	ps_sges(&a, sg, len, 4);
+	cr_assert_eq(qpio_qp_post_send_sge(a.qp, sg, 4, 0x100, 0, &err), 4);
+	cr_assert_eq(err, 0);
+	ps_recv_wcs(&b, &a, 0, 4, len);
+	ps_cq_empty(a.cq, "unsignaled burst");
+	/* The next signaled completion covers the unsignaled ones too. */
+	cr_assert_eq(qpio_qp_post_send_sge(a.qp, sg, 4, 0x200,
+					   QPIO_SEND_SIGNALED, &err), 4);
+	cr_assert_eq(err, 0);
+	ps_one_send_wc(&a, 0x203);
+	ps_recv_wcs(&b, &a, 4, 4, len);
+	qt_pair_destroy(&a, &b);
+
+	ps_pair(&a, &b, 64, 1);
+	ps_recvs(&b, 0, 4);
+	ps_sges(&a, sg, len, 4);
+	cr_assert_eq(qpio_qp_post_send_sge(a.qp, sg, 4, 0x300, 0, &err), 4);
+	cr_assert_eq(qt_poll_n(a.cq, wc, 4), 4);
+	for (i = 0; i < 4; i++) {
+		cr_assert_eq(wc[i].wr_id, 0x300 + i);
+		cr_assert_eq(wc[i].status, QPIO_WC_SUCCESS);
+		cr_assert_eq(wc[i].opcode, QPIO_WC_SEND);
+	}
+	ps_cq_empty(a.cq, "sq_sig_all");
+	ps_recv_wcs(&b, &a, 0, 4, len);
+	qt_pair_destroy(&a, &b);
+}
+
+/* A full SQ takes what fits: -ENOMEM, and the signal goes on the last WR
+ * that was posted, so its completion frees the SQ. */
+Test(post_send_sge, full_sq_posts_what_fits_and_signals_the_last)
+{
+	uint32_t len[32];
+	struct qpio_sge sg[32];
+	struct qpio_qp_attr qa;
+	struct qpio_qp_init_attr ia;
+	struct qt_end a, b;
+	uint32_t depth, i;
+	int err = 1;
+
+	ps_pair(&a, &b, 16, 0);
+	cr_assert_eq(qpio_qp_query(a.qp, &qa, &ia), 0);
+	depth = ia.cap.max_send_wr;
+	cr_assert_geq(depth, 16);
+	cr_assert_leq(depth, 24, "SQ of %u WRs", depth);
+	for (i = 0; i < 32; i++)
+		len[i] = 40 + i;
+	ps_sges(&a, sg, len, 32);
+	ps_recvs(&b, 0, 2 * depth);
+	/* depth + 4 into an empty SQ: depth posted, the last signaled. */
+	cr_assert_eq(qpio_qp_post_send_sge(a.qp, sg, (uint16_t)(depth + 4), 0x10,
+					   QPIO_SEND_INLINE | QPIO_SEND_SIGNALED,
+					   &err), depth);
+	cr_assert_eq(err, -ENOMEM);
+	/* Full until polled. */
+	cr_assert_eq(qpio_qp_post_send_sge(a.qp, sg, 1, 0x99,
+					   QPIO_SEND_SIGNALED, &err), 0);
+	cr_assert_eq(err, -ENOMEM);
+	ps_one_send_wc(&a, 0x10 + depth - 1);
+	ps_recv_wcs(&b, &a, 0, depth, len);
+	/* Room again, all of it. */
+	cr_assert_eq(qpio_qp_post_send_sge(a.qp, sg, (uint16_t)depth, 0x40,
+					   QPIO_SEND_INLINE | QPIO_SEND_SIGNALED,
+					   &err), depth);
+	cr_assert_eq(err, 0);
+	ps_one_send_wc(&a, 0x40 + depth - 1);
+	ps_recv_wcs(&b, &a, depth, depth, len);
+	qt_pair_destroy(&a, &b);
+}
+
+/* Every refusal names its code, posts nothing after the refused WR, and
+ * signals the last WR before it. */
+Test(post_send_sge, refusals_and_partial_bursts)
+{
+	static const uint32_t len[4] = { 100, 200, 300, 400 };
+	struct qpio_sge sg[4];
+	struct qpio_soft_qp_stats s0;
+	struct qpio_qp_init_attr ia;
+	struct qpio_qp *q;
+	struct qt_end a, b;
+	int err;
+
+	ps_pair(&a, &b, 64, 0);
+	ps_recvs(&b, 0, 8);
+	ps_sges(&a, sg, len, 4);
+	s0 = qt_stats(a.qp);
+
+	/* Flags other than INLINE, SIGNALED and SOLICITED. */
+	err = 1;
+	cr_assert_eq(qpio_qp_post_send_sge(a.qp, sg, 4, 1, QPIO_SEND_FENCE,
+					   &err), 0);
+	cr_assert_eq(err, -EINVAL);
+	err = 1;
+	cr_assert_eq(qpio_qp_post_send_sge(a.qp, sg, 4, 1, 1u << 9, &err), 0);
+	cr_assert_eq(err, -EINVAL);
+	/* Zero WRs: nothing, no error. */
+	err = 1;
+	cr_assert_eq(qpio_qp_post_send_sge(a.qp, sg, 0, 1, QPIO_SEND_SIGNALED,
+					   &err), 0);
+	cr_assert_eq(err, 0);
+	if (qt_dev_is_soft())
+		cr_assert_eq(qt_stats(a.qp).sq_posted, s0.sq_posted);
+	ps_cq_empty(a.cq, "refused bursts");
+	ps_cq_empty(b.cq, "refused bursts, receiver");
+
+	/* An SGE of 2^31 bytes (not inline): the two before it are posted,
+	 * the second signaled; nothing after it. */
+	sg[2].length = 0x80000000u;
+	err = 1;
+	cr_assert_eq(qpio_qp_post_send_sge(a.qp, sg, 4, 0x70,
+					   QPIO_SEND_INLINE | QPIO_SEND_SIGNALED,
+					   &err), 2);
+	cr_assert_eq(err, -EINVAL);
+	ps_one_send_wc(&a, 0x71);
+	ps_recv_wcs(&b, &a, 0, 2, len);
+	sg[2].length = len[2];
+
+	/* A QP not in RTS, SQD, SQE or ERR (RESET here). */
+	memset(&ia, 0, sizeof(ia));
+	ia.send_cq = a.cq;
+	ia.recv_cq = a.cq;
+	ia.qp_type = QPIO_QPT_RC;
+	ia.cap.max_send_wr = 8;
+	ia.cap.max_recv_wr = 8;
+	ia.cap.max_send_sge = 1;
+	ia.cap.max_recv_sge = 1;
+	q = qpio_qp_create(a.pd, &ia);
+	cr_assert_not_null(q);
+	err = 1;
+	cr_assert_eq(qpio_qp_post_send_sge(q, sg, 1, 1, QPIO_SEND_SIGNALED,
+					   &err), 0);
+	cr_assert_eq(err, -EINVAL);
+	cr_assert_eq(qpio_qp_destroy(q), 0);
+
+	/* A UD QP: the flat burst has no address; -EINVAL. */
+	ia.qp_type = QPIO_QPT_UD;
+	q = qpio_qp_create(a.pd, &ia);
+	cr_assert_not_null(q);
+	err = 1;
+	cr_assert_eq(qpio_qp_post_send_sge(q, sg, 1, 1, QPIO_SEND_SIGNALED,
+					   &err), 0);
+	cr_assert_eq(err, -EINVAL);
+	cr_assert_eq(qpio_qp_destroy(q), 0);
+	ps_cq_empty(a.cq, "refused QPs");
+	qt_pair_destroy(&a, &b);
+}
+
+/* A QP in ERR accepts the burst and flushes it, as qpio_qp_post_send()
+ * does for the same WRs: the two give the same completions. */
+Test(post_send_sge, burst_in_err_flushes_like_the_wr_list)
+{
+	static const uint32_t len[3] = { 10, 20, 30 };
+	struct qpio_sge sg[3];
+	struct qpio_send_wr wr[3];
+	struct qpio_wc wa[8], wb[8];
+	struct qpio_qp_attr attr;
+	struct qt_end a, b;
+	unsigned int na, nb, i;
+	int err;
+
+	ps_pair(&a, &b, 64, 0);
+	ps_sges(&a, sg, len, 3);
+	memset(&attr, 0, sizeof(attr));
+	attr.qp_state = QPIO_QPS_ERR;
+	cr_assert_eq(qpio_qp_modify(a.qp, &attr, QPIO_QP_STATE), 0);
+	for (i = 0; i < 3; i++)
+		wr[i] = qt_send_wr(0x500 + i, &sg[i], 1,
+				   QPIO_SEND_INLINE |
+				   (i == 2 ? QPIO_SEND_SIGNALED : 0));
+	err = 1;
+	cr_assert_eq(qpio_qp_post_send(a.qp, wr, 3, &err), 3);
+	cr_assert_eq(err, 0);
+	na = qt_poll_n(a.cq, wa, 3);
+	ps_cq_empty(a.cq, "flush of the WR list");
+	err = 1;
+	cr_assert_eq(qpio_qp_post_send_sge(a.qp, sg, 3, 0x500,
+					   QPIO_SEND_INLINE | QPIO_SEND_SIGNALED,
+					   &err), 3);
+	cr_assert_eq(err, 0);
+	nb = qt_poll_n(a.cq, wb, 3);
+	ps_cq_empty(a.cq, "flush of the flat burst");
+	cr_assert_eq(na, 3, "every flushed WR completes");
+	cr_assert_eq(nb, na);
+	for (i = 0; i < na; i++) {
+		cr_assert_eq(wb[i].wr_id, wa[i].wr_id);
+		cr_assert_eq(wb[i].wr_id, 0x500 + i);
+		cr_assert_eq(wb[i].status, QPIO_WC_WR_FLUSH_ERR);
+		cr_assert_eq(wb[i].status, wa[i].status);
+	}
+	qt_pair_destroy(&a, &b);
+}
