@@ -135,9 +135,8 @@ soft_run_complete(struct soft_run *r, struct soft_cq *cq,
 	return 0;
 }
 
-/* soft_resp.c: the responder side of each operation on peer. */
-enum exec_result soft_resp_send(struct soft_run *r, struct soft_qp *peer,
-				uint8_t *syndrome);
+/* soft_resp.c: the responder side of each operation on peer (SEND's is
+ * inline, soft_resp.h). */
 enum exec_result soft_resp_write(struct soft_run *r, struct soft_qp *peer,
 				 uint8_t *syndrome);
 enum exec_result soft_resp_read(struct soft_run *r, struct soft_qp *peer,

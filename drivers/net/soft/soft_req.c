@@ -10,7 +10,7 @@
 
 #include <rte_cycles.h>
 
-#include "soft_model.h"
+#include "soft_resp.h"
 
 /* Parse the data part of a send WQE (after ctrl and, for RDMA/atomic, the
  * remote address segments) into spans; check each SGE against the MR
@@ -249,8 +249,13 @@ exec_rc_wqe(struct soft_run *d, const uint8_t *wqe, uint8_t *syndrome,
 		return soft_resp_xrc(d, peer, srqn, syndrome);
 	switch (d->opcode) {
 	case MLX5_OPCODE_SEND:
-	case MLX5_OPCODE_SEND_IMM:
-		return soft_resp_send(d, peer, syndrome);
+	case MLX5_OPCODE_SEND_IMM: {
+		/* Inline (soft_resp.h): no call per SEND. */
+		struct soft_dst t;
+
+		dst_of_qp(&t, peer);
+		return resp_send(d, &t, syndrome, false);
+	}
 	case MLX5_OPCODE_RDMA_WRITE:
 	case MLX5_OPCODE_RDMA_WRITE_IMM:
 		return soft_resp_write(d, peer, syndrome);
