@@ -111,6 +111,7 @@ ibvd_qp_create(struct qpio_pd *pd, struct qpio_qp_init_attr *ia)
 	qp->base.qp_num = qp->qp->qp_num;
 	qp->base.post_send = ibvd_post_send;
 	qp->base.post_recv = ibvd_post_recv;
+	qp->base.post_recv_sge = ibvd_post_recv_sge;
 	qp->base.state = QPIO_QPS_RESET;
 	return &qp->base;
 nomem:
