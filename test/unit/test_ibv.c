@@ -5,6 +5,7 @@
  * runs everywhere; the others need QPIO_TEST_DEV_A to name an ibv device
  * (test/rxe runs them against Soft-RoCE).
  */
+#include <inttypes.h>
 #include <string.h>
 
 #include <rte_errno.h>
@@ -131,6 +132,71 @@ Test(ibv, burst_is_one_provider_call)
 	cr_assert_eq(sb.post_recv_calls, 1);
 	cr_assert_eq(sb.rq_posted, 16);
 	cr_assert_eq(sb.rq_completed, 16);
+	qt_pair_destroy(&a, &b);
+}
+
+/* The flat receive burst: 19 receives into an RQ of 16 are 16 posted in
+ * one ibv_post_recv (-ENOMEM for the rest), wr_ids from UINT64_MAX - 7 on
+ * (across 2^64); a full RQ takes none and calls nothing; 16 SENDs of
+ * distinct lengths and payloads land in them in order. */
+Test(ibv, recv_sge_burst_and_full_rq)
+{
+	struct qt_pair_opts o = { .max_recv_wr = 16, .max_recv_sge = 1,
+				  .max_send_wr = 16, .rnr_retry = 7 };
+	const uint64_t base = UINT64_MAX - 7;
+	struct qpio_ibv_qp_stats sb;
+	struct qpio_send_wr wr[16];
+	struct qpio_sge sge[16], rsge[19];
+	struct qpio_wc wc[32];
+	struct qt_end a, b;
+	unsigned int i;
+	int err = 1;
+
+	qt_require_ibv();
+	qt_pair_create(&a, &b, &o);
+	for (i = 0; i < 19; i++)
+		rsge[i] = (struct qpio_sge){ (uintptr_t)b.buf + (i % 16) * 256,
+					     256, qpio_mr_lkey(b.mr) };
+	for (i = 0; i < 16; i++) {
+		qt_fill(a.buf + i * 256, 1 + 13 * i, 0x40 + i);
+		sge[i] = (struct qpio_sge){ (uintptr_t)a.buf + i * 256,
+					    1 + 13 * i, qpio_mr_lkey(a.mr) };
+		wr[i] = qt_send_wr(i, &sge[i], 1, QPIO_SEND_SIGNALED);
+	}
+	cr_assert_eq(qpio_qp_post_recv_sge(b.qp, rsge, 19, base, &err), 16);
+	cr_assert_eq(err, -ENOMEM, "err %d", err);
+	err = 1;
+	cr_assert_eq(qpio_qp_post_recv_sge(b.qp, rsge, 1, 0x99, &err), 0);
+	cr_assert_eq(err, -ENOMEM, "full RQ: err %d", err);
+	cr_assert_eq(qpio_ibv_qp_stats(b.qp, &sb), 0);
+	cr_assert_eq(sb.post_recv_calls, 1);
+	cr_assert_eq(sb.rq_posted, 16);
+	cr_assert_eq(qpio_qp_post_send(a.qp, wr, 16, &err), 16);
+	cr_assert_eq(err, 0);
+	cr_assert_eq(qt_poll_n(a.cq, wc, 16), 16);
+	for (i = 0; i < 16; i++) {
+		cr_assert_eq(wc[i].wr_id, i);
+		cr_assert_eq(wc[i].status, QPIO_WC_SUCCESS);
+	}
+	cr_assert_eq(qt_poll_n(b.cq, wc, 16), 16);
+	for (i = 0; i < 16; i++) {
+		cr_assert_eq(wc[i].wr_id, base + i, "recv %u: wr_id 0x%" PRIx64,
+			     i, wc[i].wr_id);
+		cr_assert_eq(wc[i].status, QPIO_WC_SUCCESS, "recv %u: %s", i,
+			     qpio_wc_status_str(wc[i].status));
+		cr_assert_eq(wc[i].opcode, QPIO_WC_RECV);
+		cr_assert_eq(wc[i].byte_len, 1 + 13 * i);
+		cr_assert(qt_check(b.buf + i * 256, 1 + 13 * i, 0x40 + i),
+			  "message %u", i);
+	}
+	cr_assert_eq(wc[8].wr_id, 0);
+	cr_assert_eq(qpio_ibv_qp_stats(b.qp, &sb), 0);
+	cr_assert_eq(sb.post_recv_calls, 1);
+	cr_assert_eq(sb.rq_completed, 16);
+	/* the RQ takes receives again */
+	err = 1;
+	cr_assert_eq(qpio_qp_post_recv_sge(b.qp, rsge, 1, 0x99, &err), 1);
+	cr_assert_eq(err, 0);
 	qt_pair_destroy(&a, &b);
 }
 

@@ -488,6 +488,16 @@ Test(xrc, posts_xrc_qps_refuse)
 	err = 0;
 	cr_assert_eq(qpio_qp_post_recv(e.tgt, &rw, 1, &err), 0);
 	cr_assert_eq(err, -EINVAL);
+	/* The flat receive burst too; an empty one is 0 with err 0. */
+	err = 0;
+	cr_assert_eq(qpio_qp_post_recv_sge(e.ini, &sg, 1, 1, &err), 0);
+	cr_assert_eq(err, -EINVAL);
+	err = 0;
+	cr_assert_eq(qpio_qp_post_recv_sge(e.tgt, &sg, 1, 1, &err), 0);
+	cr_assert_eq(err, -EINVAL);
+	err = 1;
+	cr_assert_eq(qpio_qp_post_recv_sge(e.tgt, &sg, 0, 1, &err), 0);
+	cr_assert_eq(err, 0);
 	err = 0;
 	cr_assert_eq(qpio_qp_post_send(e.tgt, &wr, 1, &err), 0);
 	cr_assert_eq(err, -EINVAL);

@@ -280,6 +280,10 @@ uint16_t ibvd_post_send(struct qpio_qp *qp, const struct qpio_send_wr *wrs,
 			uint16_t n, int *err);
 uint16_t ibvd_post_recv(struct qpio_qp *qp, const struct qpio_recv_wr *wrs,
 			uint16_t n, int *err);
+/* qpio_qp_post_recv_sge(): receive i is the one-SGE WR
+ * { wr_id + i, &sges[i], 1 } of ibvd_post_recv(). */
+uint16_t ibvd_post_recv_sge(struct qpio_qp *qp, const struct qpio_sge *sges,
+			    uint16_t n, uint64_t wr_id, int *err);
 uint16_t ibvd_cq_poll(struct qpio_cq *cq, struct qpio_wc *wc, uint16_t n);
 void ibvd_qp_stats_get(const struct qpio_qp *qp, struct qpio_qp_stats *st);
 /* An SRQ's slot bookkeeping (wrs, wr_ids, the free stack of max_wr
@@ -316,6 +320,8 @@ uint16_t ibvd_post_none(struct qpio_qp *qp, const struct qpio_send_wr *wrs,
 			uint16_t n, int *err);
 uint16_t ibvd_post_recv_none(struct qpio_qp *qp, const struct qpio_recv_wr *wrs,
 			     uint16_t n, int *err);
+uint16_t ibvd_post_recv_sge_none(struct qpio_qp *qp, const struct qpio_sge *sges,
+				 uint16_t n, uint64_t wr_id, int *err);
 
 /* ibv_srq.c: shared receive queues */
 struct qpio_srq *ibvd_srq_create(struct qpio_pd *pd,

@@ -114,6 +114,7 @@ ibvd_qp_create(struct qpio_pd *pd, struct qpio_qp_init_attr *ia)
 				 ia->qp_type == QPIO_QPT_UC ?
 				 ibvd_post_send_sge : ibvd_post_send_sge_none;
 	qp->base.post_recv = ibvd_post_recv;
+	qp->base.post_recv_sge = ibvd_post_recv_sge;
 	qp->base.state = QPIO_QPS_RESET;
 	return &qp->base;
 nomem:

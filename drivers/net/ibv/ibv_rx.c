@@ -80,6 +80,76 @@ out:
 }
 
 /*
+ * The flat receive burst (qpio_qp_post_recv_sge()): receive i is the
+ * one-SGE WR { wr_id + i, &sges[i], 1 } of ibvd_post_recv(), with its
+ * checks in its order (RESET or an SRQ refuse the burst; max_recv_sge 0
+ * refuses the first WR; a full RQ is -ENOMEM before the 31-bit length
+ * rule). The chain points straight at sges (qpio_sge has ibv_sge's
+ * layout); one ibv_post_recv() for the burst.
+ */
+uint16_t
+ibvd_post_recv_sge(struct qpio_qp *qqp, const struct qpio_sge *sges,
+		   uint16_t n, uint64_t wr_id, int *err)
+{
+	struct ibvd_qp *qp = to_iqp(qqp);
+	struct ibvd_rq *rq = &qp->rq;
+	uint8_t state = __atomic_load_n(&qqp->state, __ATOMIC_ACQUIRE);
+	uint32_t pi = rq->pi;
+	struct ibv_recv_wr *bad = NULL;
+	uint16_t i = 0, fit;
+	int rc = 0, ret;
+
+	if (unlikely(state == QPIO_QPS_RESET || qqp->srq != NULL)) {
+		IBVD_LOG(DEBUG, "qp 0x%x: post recv refused (%s)", qqp->qp_num,
+			 qqp->srq != NULL ? "QP uses an SRQ" : "QP in RESET");
+		rc = -EINVAL;
+		goto out;
+	}
+	if (unlikely(n == 0))
+		goto out;
+	if (unlikely(rq->max_sge == 0)) {
+		IBVD_LOG(DEBUG, "qp 0x%x: num_sge 1 > max_recv_sge 0",
+			 qqp->qp_num);
+		rc = -EINVAL;
+		goto out;
+	}
+	fit = (uint16_t)RTE_MIN((uint32_t)n, rq->depth - (pi - rq->tail));
+	for (i = 0; i < fit; i++) {
+		struct ibv_recv_wr *w = &rq->wrs[i];
+
+		if (unlikely(sges[i].length > INT32_MAX)) {
+			IBVD_LOG(DEBUG, "qp 0x%x: receive SGE 0 length over "
+				 "2^31 - 1", qqp->qp_num);
+			rc = -EINVAL;
+			break;
+		}
+		w->wr_id = ibvd_wrid(IBVD_WRID_RECV, qp->gen, pi);
+		w->next = w + 1;
+		w->sg_list = (struct ibv_sge *)(uintptr_t)&sges[i];
+		w->num_sge = 1;
+		rq->wrid[pi & rq->mask] = wr_id + i;
+		pi++;
+	}
+	if (i == fit && fit < n)
+		rc = -ENOMEM;
+	if (likely(i != 0)) {
+		rq->wrs[i - 1].next = NULL;
+		ret = ibv_post_recv(qp->qp, rq->wrs, &bad);
+		qp->post_recv_calls++;
+		if (unlikely(ret != 0)) {
+			i = bad != NULL ? (uint16_t)(bad - rq->wrs) : 0;
+			pi = rq->pi + i;
+			rc = -ret;
+		}
+		rq->pi = pi;
+	}
+out:
+	if (err != NULL)
+		*err = rc;
+	return i;
+}
+
+/*
  * Keep the fast-path copy of the state in step with what an error
  * completion tells of the device's: a send error of a UD or UC QP moves
  * it to SQE (IBA 10.3.1; flushes, which SQE and ERR produce, change

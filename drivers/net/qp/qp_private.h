@@ -73,6 +73,9 @@ struct qp_rxq {
 	uint64_t mbuf_init;            /* rearm_data of a received mbuf */
 	struct qpio_recv_wr *rwr;      /* QP_PORT_POLL receive WRs */
 	struct qpio_sge *rsge;         /* their SGEs (QP_RX_SGES) */
+	uint32_t flat;                 /* nseg 1: post through the flat burst
+					* (qpio_qp_post_recv_sge()); cleared
+					* when the driver has none */
 	uint32_t rq_posted;            /* receive WRs posted on this QP
 					* (free-running); published in *credit */
 	volatile uint32_t *credit;     /* word in the credit MR (RC) */

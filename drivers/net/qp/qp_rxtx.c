@@ -8,7 +8,9 @@
  * The RQ completes in order and wr_id is the slot. A completed slot hands
  * the mbufs the frame used to the caller, takes fresh ones from the pool,
  * and is posted again once rearm_thresh slots (min(32, descriptors / 4))
- * have completed, in one post (one doorbell).
+ * have completed, in one post (one doorbell; two when the slots wrap
+ * around the ring's end on a one-mbuf queue, whose flat burst names
+ * consecutive slots).
  *
  * TX: WR number n (free running) uses elts[n & mask]. Frames up to
  * inline_max bytes in one segment are copied into the WQE and freed once
@@ -58,11 +60,12 @@ rx_slot_sges(struct qp_rxq *rxq, uint32_t slot, struct qpio_sge *sge)
 	}
 }
 
-/* Post n slots, one doorbell per QP_PORT_POLL: list[0..n) when list is
- * given, else the n slots from first on (ring order). */
+/* Post n slots through the receive WRs rwr, one doorbell per
+ * QP_PORT_POLL: list[0..n) when list is given, else the n slots from first
+ * on (ring order). */
 static int
-rx_post_slots(struct qp_rxq *rxq, const uint32_t *list, uint32_t first,
-	      uint32_t n)
+rx_post_slots_wr(struct qp_rxq *rxq, const uint32_t *list, uint32_t first,
+		 uint32_t n)
 {
 	uint32_t cap = RTE_MIN(QP_PORT_POLL, QP_RX_SGES / rxq->nseg);
 	uint32_t mask = rxq->nb_desc - 1;
@@ -94,6 +97,83 @@ rx_post_slots(struct qp_rxq *rxq, const uint32_t *list, uint32_t first,
 	}
 	qp_credit_publish(rxq);
 	return 0;
+}
+
+/*
+ * Post n slots of a one-mbuf queue (as rx_post_slots_wr()) through the
+ * flat burst: the SGEs rsge[0..QP_PORT_POLL) (their lengths set by
+ * qp_rxq_wr_init()) get the mbufs' addresses and lkeys, and the wr_id of
+ * a burst's first receive is its first slot, so one post covers a run of
+ * consecutive slots: ring order is split at the ring's end, a list at
+ * each gap. A driver without the flat burst (-ENOTSUP, nothing posted)
+ * clears rxq->flat and the rest goes through the receive WRs.
+ */
+static int
+rx_post_slots_flat(struct qp_rxq *rxq, const uint32_t *list, uint32_t first,
+		   uint32_t n)
+{
+	struct qpio_sge *sge = rxq->rsge;
+	struct rte_mbuf **elts = rxq->elts;
+	uintptr_t off = RTE_PKTMBUF_HEADROOM - rxq->grh;
+	uint32_t lkey = rxq->lkey;
+	uint32_t mask = rxq->nb_desc - 1;
+	uint32_t i, done = 0;
+	int err = 0;
+
+	while (done < n) {
+		uint32_t s0 = list != NULL ? list[done] : (first + done) & mask;
+		uint32_t chunk = RTE_MIN(RTE_MIN(n - done, QP_PORT_POLL),
+					 rxq->nb_desc - s0);
+		struct rte_mbuf *const *m = &elts[s0];
+		uint16_t posted;
+
+		if (list != NULL)
+			for (i = 1; i < chunk; i++)
+				if (list[done + i] != s0 + i) {
+					chunk = i;
+					break;
+				}
+		if (likely(lkey != QPIO_MR_INVALID_LKEY)) {
+			for (i = 0; i < chunk; i++) {
+				sge[i].addr = (uintptr_t)m[i]->buf_addr + off;
+				sge[i].lkey = lkey;
+			}
+		} else {
+			for (i = 0; i < chunk; i++) {
+				sge[i].addr = (uintptr_t)m[i]->buf_addr + off;
+				sge[i].lkey = qpio_mr_mbuf_lkey(&rxq->mrc, m[i]);
+			}
+		}
+		posted = qpio_qp_post_recv_sge(rxq->qp, sge, (uint16_t)chunk,
+					       s0, &err);
+		if (unlikely(posted == 0 && err == -ENOTSUP)) {
+			rxq->flat = 0;
+			return rx_post_slots_wr(rxq, list != NULL ?
+						list + done : NULL,
+						first + done, n - done);
+		}
+		memset(&rxq->slot_posted[s0], 1, posted);
+		rxq->posted += posted;
+		rxq->rq_posted += posted;
+		done += posted;
+		if (posted < chunk) {
+			qp_credit_publish(rxq);
+			return err != 0 ? err : -EIO;
+		}
+	}
+	qp_credit_publish(rxq);
+	return 0;
+}
+
+/* Post n slots: list[0..n) when list is given, else the n slots from first
+ * on (ring order); the flat burst when the queue has it. */
+static inline int
+rx_post_slots(struct qp_rxq *rxq, const uint32_t *list, uint32_t first,
+	      uint32_t n)
+{
+	if (likely(rxq->flat))
+		return rx_post_slots_flat(rxq, list, first, n);
+	return rx_post_slots_wr(rxq, list, first, n);
 }
 
 int

@@ -592,6 +592,10 @@ uint16_t soft_post_send_sge(struct qpio_qp *qp, const struct qpio_sge *sges,
 uint16_t soft_post_send_sge_none(struct qpio_qp *qp,
 				 const struct qpio_sge *sges, uint16_t n,
 				 uint64_t wr_id, unsigned int flags, int *err);
+/* The flat receive burst of qpio_qp_post_recv_sge(): receive i is the
+ * one-SGE WR { wr_id + i, &sges[i], 1 } of soft_post_recv(). */
+uint16_t soft_post_recv_sge(struct qpio_qp *qp, const struct qpio_sge *sges,
+			    uint16_t n, uint64_t wr_id, int *err);
 /* XRC: the initiator's send burst; the refusals of the queues XRC QPs
  * lack (an initiator's and a target's RQ, a target's SQ). */
 uint16_t soft_post_send_xrc(struct qpio_qp *qp, const struct qpio_send_wr *wrs,
@@ -600,6 +604,8 @@ uint16_t soft_post_send_none(struct qpio_qp *qp, const struct qpio_send_wr *wrs,
 			     uint16_t n, int *err);
 uint16_t soft_post_recv_none(struct qpio_qp *qp, const struct qpio_recv_wr *wrs,
 			     uint16_t n, int *err);
+uint16_t soft_post_recv_sge_none(struct qpio_qp *qp, const struct qpio_sge *sges,
+				 uint16_t n, uint64_t wr_id, int *err);
 
 /* soft_req.c, soft_resp.c, soft_err.c: the device model (soft_model.h) */
 void soft_sq_run(struct soft_qp *qp);

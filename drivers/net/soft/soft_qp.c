@@ -136,11 +136,13 @@ soft_qp_create(struct qpio_pd *pd, struct qpio_qp_init_attr *ia)
 		qp->base.post_send = soft_post_send_ud;
 		qp->sq_execute = soft_sq_execute_pick(sdev, ia->qp_type);
 		qp->base.post_recv = soft_post_recv;
+		qp->base.post_recv_sge = soft_post_recv_sge;
 		break;
 	case QPIO_QPT_XRC_SEND:
 		qp->base.post_send = soft_post_send_xrc;
 		qp->sq_execute = soft_sq_execute_pick(sdev, ia->qp_type);
 		qp->base.post_recv = soft_post_recv_none;
+		qp->base.post_recv_sge = soft_post_recv_sge_none;
 		break;
 	case QPIO_QPT_XRC_RECV:
 		/* No SQ and no RQ: every post is refused; the model never
@@ -148,6 +150,7 @@ soft_qp_create(struct qpio_pd *pd, struct qpio_qp_init_attr *ia)
 		qp->base.post_send = soft_post_send_none;
 		qp->sq_execute = soft_sq_execute_rc;
 		qp->base.post_recv = soft_post_recv_none;
+		qp->base.post_recv_sge = soft_post_recv_sge_none;
 		qp->xrc_dom = ((struct soft_xrcd *)ia->xrcd)->dom;
 		break;
 	default:
@@ -155,6 +158,7 @@ soft_qp_create(struct qpio_pd *pd, struct qpio_qp_init_attr *ia)
 		qp->base.post_send_sge = soft_post_send_sge;
 		qp->sq_execute = soft_sq_execute_pick(sdev, ia->qp_type);
 		qp->base.post_recv = soft_post_recv;
+		qp->base.post_recv_sge = soft_post_recv_sge;
 		break;
 	}
 	qp->base.state = QPIO_QPS_RESET;
