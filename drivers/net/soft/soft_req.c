@@ -266,6 +266,146 @@ exec_rc_wqe(struct soft_run *d, const uint8_t *wqe, uint8_t *syndrome,
 	}
 }
 
+/* SENDs a batch takes at most (rc_send_batch()). */
+#define SEND_BATCH 32
+
+/*
+ * Execute the inline SENDs at the head of the run as one batch: the
+ * consecutive WQEs from ci (at most SEND_BATCH) that are SEND or
+ * SEND_IMM with their data in one inline segment, to a responder of this
+ * process whose receives are its own RQ (no SRQ). The receives are
+ * checked before they are taken (one SGE that holds the message, its MR
+ * through the run's cache), all with one CAS of the RQ's ci, and their
+ * CQEs reserved with one CAS of the CQ's pi: the per-WQE path takes two
+ * CASes per SEND. Only what cannot fail is batched, so the batch has no
+ * error path: a WQE of another kind, a receive that fails its check, no
+ * receive (RNR) or a CAS lost to a flush end the batch before it, and the
+ * per-WQE path executes that WQE as it always did. A batch is what the
+ * per-WQE path would do for the same WQEs, with the QP states read once
+ * (a modify on another lcore lands before or after the batch). A
+ * responder CQ with no room for all: the completions that do not fit are
+ * lost as in the per-WQE path (soft_cq_error(), the data written).
+ * @return the WQEs executed; 0 when the per-WQE path is to take ci.
+ */
+static __rte_always_inline uint32_t
+rc_send_batch(struct soft_run *d, struct soft_cq *scq, uint32_t ci,
+	      uint32_t pi)
+{
+	struct soft_qp *qp = d->qp;
+	const struct soft_sq *sq = &qp->sq;
+	const uint8_t *data[SEND_BATCH];
+	uint8_t *dst[SEND_BATCH];
+	uint32_t len[SEND_BATCH], imm[SEND_BATCH];
+	uint8_t op[SEND_BATCH], fm[SEND_BATCH];
+	uint32_t k, n, m, j, v, h, idx = 0, ev = SOFT_EV_CQE;
+	struct soft_qp *peer;
+	struct soft_rq *rq;
+	struct soft_cq *cq;
+	struct soft_dst t;
+	uint32_t want = RTE_MIN(pi - ci, (uint32_t)SEND_BATCH);
+
+	/* The inline SENDs ahead. */
+	for (k = 0; k < want; k++) {
+		const uint8_t *wqe = sq->buf +
+			((size_t)((ci + k) & sq->mask) << sq->log_stride);
+		const struct mlx5_wqe_ctrl_seg *ctrl =
+			(const struct mlx5_wqe_ctrl_seg *)wqe;
+		uint32_t o = rte_be_to_cpu_32(ctrl->opmod_idx_opcode) & 0xff;
+		uint32_t ds = rte_be_to_cpu_32(ctrl->qpn_ds) & 0x3f;
+		uint32_t bc = rte_be_to_cpu_32(
+			((const struct mlx5_wqe_data_seg *)(wqe + SOFT_SEG))->byte_count);
+		uint32_t l = bc & ~MLX5_INLINE_SEG;
+
+		if ((o != MLX5_OPCODE_SEND && o != MLX5_OPCODE_SEND_IMM) ||
+		    ds < 2 || !(bc & MLX5_INLINE_SEG) ||
+		    1 + RTE_ALIGN_CEIL(4 + l, SOFT_SEG) / SOFT_SEG != ds)
+			break;
+		data[k] = wqe + SOFT_SEG + 4;
+		len[k] = l;
+		op[k] = (uint8_t)o;
+		fm[k] = ctrl->fm_ce_se;
+		imm[k] = rte_be_to_cpu_32(ctrl->imm);
+	}
+	if (k == 0)
+		return 0;
+	peer = run_peer(d);
+	if (peer == NULL || d->mp != 0 || peer->srq != NULL)
+		return 0;
+	dst_of_qp(&t, peer);
+	rq = t.rq;
+	cq = t.cq;
+	/* The receives there are, checked before they are taken: a QP's
+	 * own RQ has no other taker than this SQ's runs and its flush, and
+	 * a posted slot is not written again before it completes. */
+	v = __atomic_load_n(&rq->ci, __ATOMIC_RELAXED);
+	h = soft_index_read(&rq->head_cache);
+	if ((int32_t)(h - v) < (int32_t)k) {
+		h = soft_doorbell_read(&rq->head);
+		soft_index_publish(&rq->head_cache, h);
+	}
+	if ((int32_t)(h - v) <= 0)
+		return 0;
+	n = RTE_MIN(k, h - v);
+	for (j = 0; j < n; j++) {
+		const struct mlx5_wqe_data_seg *ds =
+			(const struct mlx5_wqe_data_seg *)
+			(rq->buf + (size_t)((v + j) & rq->mask) * rq->stride);
+		uint32_t room = rte_be_to_cpu_32(ds[0].byte_count);
+
+		if (ds[0].lkey == RTE_BE32(MLX5_INVALID_LKEY) ||
+		    (rq->max_sge > 1 &&
+		     ds[1].lkey != RTE_BE32(MLX5_INVALID_LKEY)) ||
+		    len[j] > room)
+			break;
+		dst[j] = run_recv_mr_check(d, t.mdev, rte_be_to_cpu_32(ds[0].lkey),
+					   rq->pdn, rte_be_to_cpu_64(ds[0].addr),
+					   room);
+		if (dst[j] == NULL)
+			break;
+	}
+	n = j;
+	if (n == 0 ||
+	    !__atomic_compare_exchange_n(&rq->ci, &v, v + n, 0,
+					 __ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
+		return 0;
+	m = soft_cq_reserve_n(cq, n, &idx);
+	for (j = 0; j < n; j++) {
+		memcpy(dst[j], data[j], len[j]);
+		if (likely(j < m)) {
+			soft_cq_publish_recv(cq, idx + j,
+					     op[j] == MLX5_OPCODE_SEND_IMM ?
+					     MLX5_CQE_RESP_SEND_IMM :
+					     MLX5_CQE_RESP_SEND,
+					     (uint16_t)(v + j), peer->base.qp_num,
+					     len[j], imm[j], qp->base.qp_num);
+			if (fm[j] & MLX5_WQE_CTRL_SOLICITED)
+				ev |= SOFT_EV_SOL_ERR;
+		} else {
+			soft_cq_error(cq);
+		}
+	}
+	if (m != 0)
+		soft_run_note(d, cq, ev);
+	/* The requester's completions of the signaled ones. */
+	for (j = 0; j < n; j++) {
+		if (fm[j] & MLX5_WQE_CTRL_CQ_UPDATE) {
+			struct soft_cqe_info info;
+
+			memset(&info, 0, sizeof(info));
+			info.qpn = qp->base.qp_num;
+			info.wqe_counter = (uint16_t)(ci + j);
+			info.wqe_opcode = op[j];
+			info.opcode = MLX5_CQE_REQ;
+			info.byte_cnt = len[j];
+			/* A lost one is counted by soft_cq_error(); the WQE
+			 * was executed and is past, as in the per-WQE path. */
+			(void)soft_run_complete(d, scq, &info);
+		}
+	}
+	qp->rnr_naks = 0;
+	return n;
+}
+
 /*
  * One run of the SQ: the WQEs from sq.ci up to the doorbell record. ud and
  * xrc and faults are constants and the loop is inlined into each entry,
@@ -322,6 +462,15 @@ sq_execute(struct soft_qp *qp, const bool ud, const bool xrc, const bool faults)
 		}
 		if (faults && unlikely(soft_fault_hold(qp)))
 			break;
+		/* In RTS only: in SQD just the WQE an RNR NAK holds goes on. */
+		if (!ud && !xrc && !faults && likely(state == QPIO_QPS_RTS)) {
+			uint32_t done = rc_send_batch(&run, scq, ci, pi);
+
+			if (done != 0) {
+				ci += done;
+				continue;
+			}
+		}
 		wqe = sq->buf + ((size_t)(ci & sq->mask) << sq->log_stride);
 		r = ud ? exec_ud_wqe(&run, wqe, &syn, faults) :
 			exec_rc_wqe(&run, wqe, &syn, xrc, faults);

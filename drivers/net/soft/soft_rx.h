@@ -210,6 +210,69 @@ soft_cq_reserve(struct soft_cq *cq, uint32_t *idx)
 }
 
 /*
+ * Reserve up to n consecutive slots of cq for a producer of the CQ's own
+ * process (no record: cq_reserve_wide() with 0, on a CQ with records),
+ * in one CAS: as many as there is room for. @return how many (0: the CQ
+ * is full), and the first in *idx.
+ */
+static inline uint32_t
+soft_cq_reserve_n(struct soft_cq *cq, uint32_t n, uint32_t *idx)
+{
+	uint32_t ci = __atomic_load_n(&cq->ci_cache, __ATOMIC_ACQUIRE);
+
+	if (unlikely(cq->resv != NULL)) {
+		soft_cqe_resv w = resv_word_read(cq), seen;
+
+		for (;;) {
+			uint32_t pi = resv_idx(w), m;
+			uint32_t room = __atomic_load_n(&cq->room,
+							__ATOMIC_RELAXED);
+
+			if (unlikely(pi - ci + n > room)) {
+				ci = __atomic_load_n(&cq->ci, __ATOMIC_ACQUIRE);
+				w = resv_word_read(cq);
+				pi = resv_idx(w);
+				__atomic_store_n(&cq->ci_cache, ci,
+						 __ATOMIC_RELEASE);
+			}
+			m = pi - ci >= room ? 0 : RTE_MIN(n, room - (pi - ci));
+			if (m == 0)
+				return 0;
+			if (unlikely(resv_valid(w)))
+				resv_store(cq, resv_at(w, pi - 1));
+			seen = __sync_val_compare_and_swap(&cq->piw, w,
+							   resv_at(0, pi + m));
+			if (likely(seen == w)) {
+				*idx = pi;
+				return m;
+			}
+			w = seen;
+		}
+	}
+	for (;;) {
+		uint32_t pi = __atomic_load_n(&cq->pi, __ATOMIC_RELAXED), m;
+		uint32_t room = __atomic_load_n(&cq->room, __ATOMIC_RELAXED);
+
+		if (unlikely(pi - ci + n > room)) {
+			/* ci first, then pi: a pi read after ci never
+			 * trails it. */
+			ci = __atomic_load_n(&cq->ci, __ATOMIC_ACQUIRE);
+			pi = __atomic_load_n(&cq->pi, __ATOMIC_ACQUIRE);
+			__atomic_store_n(&cq->ci_cache, ci, __ATOMIC_RELEASE);
+		}
+		m = pi - ci >= room ? 0 : RTE_MIN(n, room - (pi - ci));
+		if (m == 0)
+			return 0;
+		if (likely(__atomic_compare_exchange_n(&cq->pi, &pi, pi + m, 0,
+						       __ATOMIC_ACQ_REL,
+						       __ATOMIC_RELAXED))) {
+			*idx = pi;
+			return m;
+		}
+	}
+}
+
+/*
  * Reserve a slot in cq, a CQ of another process (or of a process another
  * one may die into), for a receive completion of qpn, receive slot
  * wqe_counter and XRC SRQ mark xrc_mark (0: none), with its record
