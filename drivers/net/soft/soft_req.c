@@ -280,11 +280,13 @@ exec_rc_wqe(struct soft_run *d, const uint8_t *wqe, uint8_t *syndrome,
  * CASes per SEND. Only what cannot fail is batched, so the batch has no
  * error path: a WQE of another kind, a receive that fails its check, no
  * receive (RNR) or a CAS lost to a flush end the batch before it, and the
- * per-WQE path executes that WQE as it always did. A batch is what the
- * per-WQE path would do for the same WQEs, with the QP states read once
- * (a modify on another lcore lands before or after the batch). A
- * responder CQ with no room for all: the completions that do not fit are
- * lost as in the per-WQE path (soft_cq_error(), the data written).
+ * per-WQE path executes that WQE as it always did. A signaled WQE is the
+ * last of its batch, so the batch's one requester completion comes after
+ * its deliveries, as in the per-WQE path (a requester CQ that overflows
+ * there stops the SQ at the same WQE). A batch is what the per-WQE path
+ * would do for the same WQEs, with the QP states read once (a modify on
+ * another lcore lands before or after the batch). A responder CQ without
+ * room for all ends the batch at the SEND whose completion is lost.
  * @return the WQEs executed; 0 when the per-WQE path is to take ci.
  */
 static __rte_always_inline uint32_t
@@ -297,7 +299,7 @@ rc_send_batch(struct soft_run *d, struct soft_cq *scq, uint32_t ci,
 	uint8_t *dst[SEND_BATCH];
 	uint32_t len[SEND_BATCH], imm[SEND_BATCH];
 	uint8_t op[SEND_BATCH], fm[SEND_BATCH];
-	uint32_t k, n, m, j, v, h, idx = 0, ev = SOFT_EV_CQE;
+	uint32_t k, n, m, e, j, v, h, idx = 0, ev = SOFT_EV_CQE;
 	struct soft_qp *peer;
 	struct soft_rq *rq;
 	struct soft_cq *cq;
@@ -305,7 +307,7 @@ rc_send_batch(struct soft_run *d, struct soft_cq *scq, uint32_t ci,
 	uint32_t want = RTE_MIN(pi - ci, (uint32_t)SEND_BATCH);
 
 	/* The inline SENDs ahead. */
-	for (k = 0; k < want; k++) {
+	for (k = 0; k < want;) {
 		const uint8_t *wqe = sq->buf +
 			((size_t)((ci + k) & sq->mask) << sq->log_stride);
 		const struct mlx5_wqe_ctrl_seg *ctrl =
@@ -325,6 +327,11 @@ rc_send_batch(struct soft_run *d, struct soft_cq *scq, uint32_t ci,
 		op[k] = (uint8_t)o;
 		fm[k] = ctrl->fm_ce_se;
 		imm[k] = rte_be_to_cpu_32(ctrl->imm);
+		/* A signaled WQE ends the batch: its completion, the only
+		 * requester CQE of the batch, is written after every
+		 * delivery, where the per-WQE path writes it too. */
+		if (fm[k++] & MLX5_WQE_CTRL_CQ_UPDATE)
+			break;
 	}
 	if (k == 0)
 		return 0;
@@ -369,7 +376,12 @@ rc_send_batch(struct soft_run *d, struct soft_cq *scq, uint32_t ci,
 					 __ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
 		return 0;
 	m = soft_cq_reserve_n(cq, n, &idx);
-	for (j = 0; j < n; j++) {
+	/* A responder CQ without room for all: SEND m is delivered with
+	 * its completion lost, which puts the CQ in error and its QPs in
+	 * ERR (soft_cq_error()), and the batch ends there, as the per-WQE
+	 * path would: the SENDs after it find the responder in ERR. */
+	e = m < n ? m + 1 : n;
+	for (j = 0; j < e; j++) {
 		memcpy(dst[j], data[j], len[j]);
 		if (likely(j < m)) {
 			soft_cq_publish_recv(cq, idx + j,
@@ -384,10 +396,15 @@ rc_send_batch(struct soft_run *d, struct soft_cq *scq, uint32_t ci,
 			soft_cq_error(cq);
 		}
 	}
+	/* The receives taken past it belong to a QP now in ERR: their
+	 * flush completions are lost in the CQ in error, each counted, as
+	 * the flush counts those of the receives it takes. */
+	for (; j < n; j++)
+		soft_cq_error(cq);
 	if (m != 0)
 		soft_run_note(d, cq, ev);
-	/* The requester's completions of the signaled ones. */
-	for (j = 0; j < n; j++) {
+	/* The requester's completion of the signaled one, the last. */
+	for (j = 0; j < e; j++) {
 		if (fm[j] & MLX5_WQE_CTRL_CQ_UPDATE) {
 			struct soft_cqe_info info;
 
@@ -403,7 +420,7 @@ rc_send_batch(struct soft_run *d, struct soft_cq *scq, uint32_t ci,
 		}
 	}
 	qp->rnr_naks = 0;
-	return n;
+	return e;
 }
 
 /*
