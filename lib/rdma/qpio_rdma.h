@@ -1465,7 +1465,10 @@ qpio_qp_post_recv(struct qpio_qp *qp, const struct qpio_recv_wr *wrs,
  * - QPIO_SEND_SIGNALED and QPIO_SEND_SOLICITED: on the last WR this call
  *   posts only; the earlier ones are unsignaled (unless the QP was
  *   created with sq_sig_all). On RC and UC a completion covers every
- *   earlier WR of its SQ (they complete in order).
+ *   earlier WR of its SQ (they complete in order). (The ibv driver sets
+ *   them on the last WR of the chain it gives ibv_post_send(); a provider
+ *   that refuses the tail of a chain, after the driver's own checks
+ *   passed, leaves the last WR posted unsignaled, and err is its code.)
  * - any other flag is -EINVAL for the whole burst.
  *
  * Rules, as qpio_qp_post_send(): the QP is RC or UC (UD needs an address
