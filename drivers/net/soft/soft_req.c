@@ -299,7 +299,8 @@ rc_send_batch(struct soft_run *d, struct soft_cq *scq, uint32_t ci,
 	uint8_t *dst[SEND_BATCH];
 	uint32_t len[SEND_BATCH], imm[SEND_BATCH];
 	uint8_t op[SEND_BATCH], fm[SEND_BATCH];
-	uint32_t k, n, m, e, j, v, h, idx = 0, ev = SOFT_EV_CQE;
+	uint32_t k, n, m, e, j, v, h, idx = 0, ev = SOFT_EV_CQE, bkey = 0;
+	uint64_t baddr = 0, blen = 0;
 	struct soft_qp *peer;
 	struct soft_rq *rq;
 	struct soft_cq *cq;
@@ -358,17 +359,33 @@ rc_send_batch(struct soft_run *d, struct soft_cq *scq, uint32_t ci,
 			(const struct mlx5_wqe_data_seg *)
 			(rq->buf + (size_t)((v + j) & rq->mask) * rq->stride);
 		uint32_t room = rte_be_to_cpu_32(ds[0].byte_count);
+		uint32_t key = rte_be_to_cpu_32(ds[0].lkey);
+		uint64_t addr = rte_be_to_cpu_64(ds[0].addr);
 
-		if (ds[0].lkey == RTE_BE32(MLX5_INVALID_LKEY) ||
+		if (key == MLX5_INVALID_LKEY ||
 		    (rq->max_sge > 1 &&
 		     ds[1].lkey != RTE_BE32(MLX5_INVALID_LKEY)) ||
 		    len[j] > room)
 			break;
-		dst[j] = run_recv_mr_check(d, t.mdev, rte_be_to_cpu_32(ds[0].lkey),
-					   rq->pdn, rte_be_to_cpu_64(ds[0].addr),
-					   room);
-		if (dst[j] == NULL)
+		/* The MR of the batch's first receive, checked in full
+		 * (soft_mr_check() or the run's cache); the receives after
+		 * it with the same key are checked against its bounds,
+		 * read once: a deregistration meanwhile lands after the
+		 * batch. */
+		if (j == 0 || key != bkey) {
+			dst[j] = run_recv_mr_check(d, t.mdev, key, rq->pdn,
+						   addr, room);
+			if (dst[j] == NULL)
+				break;
+			bkey = key;
+			baddr = d->mr_e->addr;
+			blen = d->mr_e->len;
+			continue;
+		}
+		if (addr < baddr || addr - baddr > blen ||
+		    room > blen - (addr - baddr))
 			break;
+		dst[j] = (uint8_t *)(uintptr_t)addr;
 	}
 	n = j;
 	if (n == 0 ||
