@@ -369,3 +369,48 @@ Test(post_send_sge, burst_in_err_flushes_like_the_wr_list)
 	}
 	qt_pair_destroy(&a, &b);
 }
+
+/* A WR that breaks a rule is -EINVAL even into a full SQ, as in
+ * qpio_qp_post_send(): retrying it after polling could never succeed. */
+Test(post_send_sge, rule_broken_into_a_full_sq_is_einval)
+{
+	uint32_t len[32];
+	struct qpio_sge sg[32], big;
+	struct qpio_send_wr wr;
+	struct qpio_qp_init_attr ia;
+	struct qpio_qp_attr qa;
+	struct qt_end a, b;
+	uint32_t depth, i;
+	int err;
+
+	ps_pair(&a, &b, 16, 0);
+	cr_assert_eq(qpio_qp_query(a.qp, &qa, &ia), 0);
+	depth = ia.cap.max_send_wr;
+	cr_assert_leq(depth, 32);
+	for (i = 0; i < depth; i++)
+		len[i] = 20;
+	ps_sges(&a, sg, len, depth);
+	ps_recvs(&b, 0, depth);
+	/* depth unsignaled SENDs: the SQ is full until a completion. */
+	err = 1;
+	cr_assert_eq(qpio_qp_post_send_sge(a.qp, sg, (uint16_t)depth, 0x10,
+					   QPIO_SEND_INLINE, &err), depth);
+	cr_assert_eq(err, 0);
+	big = (struct qpio_sge){ (uintptr_t)a.buf, 0x80000000u,
+				 qpio_mr_lkey(a.mr) };
+	wr = qt_send_wr(0x99, &big, 1, QPIO_SEND_SIGNALED);
+	err = 1;
+	cr_assert_eq(qpio_qp_post_send(a.qp, &wr, 1, &err), 0);
+	cr_assert_eq(err, -EINVAL, "the WR list: %d", err);
+	err = 1;
+	cr_assert_eq(qpio_qp_post_send_sge(a.qp, &big, 1, 0x99,
+					   QPIO_SEND_SIGNALED, &err), 0);
+	cr_assert_eq(err, -EINVAL, "the flat burst: %d", err);
+	/* The same after a first SGE that fits nowhere either. */
+	err = 1;
+	sg[1] = big;
+	cr_assert_eq(qpio_qp_post_send_sge(a.qp, sg, 2, 0x99,
+					   QPIO_SEND_SIGNALED, &err), 0);
+	cr_assert_eq(err, -ENOMEM, "the first WR did not fit: %d", err);
+	qt_pair_destroy(&a, &b);
+}

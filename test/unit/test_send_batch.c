@@ -399,3 +399,71 @@ Test(send_batch, requester_cq_overflow_stops_at_the_lost_completion)
 	sb_send_cq_overflow(0, &y);
 	sb_same(&x, &y);
 }
+
+/* A responder whose receive CQ is in error already (its QP reset and
+ * connected again after the overflow): the CQ takes no CQE, and no QP
+ * moves to ERR for the CQEs it loses after the first, so each SEND lands
+ * in the next receive with its completion lost, counted, and the
+ * requester completes normally. (rnr_retry 0: a SEND that found no
+ * receive would fail at once.) */
+static void
+sb_cq_in_error(int inl, struct sb_out *o)
+{
+	struct qt_pair_opts po = { .max_inline = 64, .rnr_retry = 0, .cqe = 2 };
+	struct qpio_qp_attr r = { .qp_state = QPIO_QPS_RESET };
+	struct qpio_send_wr wr[8];
+	struct qpio_sge sg[8];
+	struct qpio_wc wc[4];
+	struct qt_end a, b;
+	unsigned int i;
+	int err;
+
+	qt_pair_create(&a, &b, &po);
+	cr_assert_eq(qpio_cq_depth(b.cq), 2);
+	/* 3 SENDs into a CQ of 2: the third's completion is lost. */
+	for (i = 0; i < 3; i++)
+		sb_recv(&b, i, 128);
+	for (i = 0; i < 3; i++)
+		wr[i] = sb_send(&a, &sg[i], i, 32, 0,
+				i == 2 ? QPIO_SEND_SIGNALED : 0);
+	cr_assert_eq(qpio_qp_post_send(a.qp, wr, 3, &err), 3);
+	cr_assert_eq(qt_poll_n(a.cq, wc, 1), 1);
+	cr_assert_eq(wc[0].status, QPIO_WC_SUCCESS);
+	cr_assert_eq(qpio_qp_state(b.qp), QPIO_QPS_ERR);
+	cr_assert_eq(qpio_qp_state(a.qp), QPIO_QPS_RTS);
+	cr_assert_eq(qpio_cq_poll(b.cq, wc, 4), 2);
+	cr_assert_eq(qpio_soft_cq_overflow_count(b.cq, &o->lost), 0);
+	cr_assert_eq(o->lost, 1);
+	/* The responder again, on the CQ in error. */
+	cr_assert_eq(qpio_qp_modify(b.qp, &r, QPIO_QP_STATE), 0);
+	qt_qp_connect(b.qp, a.dev, qpio_qp_num(a.qp), 0);
+	for (i = 3; i < 7; i++)
+		sb_recv(&b, i, 128);
+	for (i = 3; i < 7; i++)
+		wr[i] = sb_send(&a, &sg[i], i, 40 + i, inl,
+				i == 6 ? QPIO_SEND_SIGNALED : 0);
+	cr_assert_eq(qpio_qp_post_send(a.qp, &wr[3], 4, &err), 4);
+	sb_collect(&a, &b, o);
+	cr_assert_eq(o->ns, 1);
+	cr_assert_eq(o->swc[0].wr_id, 0xa06);
+	cr_assert_eq(o->swc[0].status, QPIO_WC_SUCCESS, "%s",
+		     qpio_wc_status_str(o->swc[0].status));
+	cr_assert_eq(o->nr, 0);
+	for (i = 3; i < 7; i++)
+		sb_data(&b, i, 40 + i, i);
+	cr_assert_eq(o->lost, 5, "1 + each of the 4 SENDs' (%" PRIu64 ")",
+		     o->lost);
+	cr_assert_eq(qpio_qp_state(b.qp), QPIO_QPS_RTS);
+	cr_assert_eq(qpio_qp_state(a.qp), QPIO_QPS_RTS);
+	qt_pair_destroy(&a, &b);
+}
+
+Test(send_batch, responder_cq_already_in_error)
+{
+	struct sb_out x, y;
+
+	qt_require_soft("the soft NIC's CQ overflow semantics and counter");
+	sb_cq_in_error(0, &y);
+	sb_cq_in_error(1, &x);
+	sb_same(&x, &y);
+}

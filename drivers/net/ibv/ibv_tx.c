@@ -212,8 +212,18 @@ ibvd_post_send_sge(struct qpio_qp *qqp, const struct qpio_sge *sges,
 		}
 		sq->pi = pi;
 	}
-	if (rc == 0 && i < n)
-		rc = -ENOMEM;
+	if (rc == 0 && i < n) {
+		/* The first SEND that found the SQ full: a rule it breaks is
+		 * -EINVAL even into a full SQ, as in ibvd_post_send(). */
+		if (unlikely(sges[i].length >= inl_lim &&
+			     sges[i].length > INT32_MAX)) {
+			IBVD_LOG(DEBUG, "qp 0x%x: an SGE over 2^31 - 1 bytes "
+				 "(split it)", qqp->qp_num);
+			rc = -EINVAL;
+		} else {
+			rc = -ENOMEM;
+		}
+	}
 out:
 	if (err != NULL)
 		*err = rc;

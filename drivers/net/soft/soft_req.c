@@ -286,7 +286,8 @@ exec_rc_wqe(struct soft_run *d, const uint8_t *wqe, uint8_t *syndrome,
  * there stops the SQ at the same WQE). A batch is what the per-WQE path
  * would do for the same WQEs, with the QP states read once (a modify on
  * another lcore lands before or after the batch). A responder CQ without
- * room for all ends the batch at the SEND whose completion is lost.
+ * room for all ends the batch at the first SEND whose completion is lost
+ * unless the responder still responds after it (a CQ in error already).
  * @return the WQEs executed; 0 when the per-WQE path is to take ci.
  */
 static __rte_always_inline uint32_t
@@ -394,11 +395,18 @@ rc_send_batch(struct soft_run *d, struct soft_cq *scq, uint32_t ci,
 		return 0;
 	m = soft_cq_reserve_n(cq, n, &idx);
 	/* A responder CQ without room for all: SEND m is delivered with
-	 * its completion lost, which puts the CQ in error and its QPs in
-	 * ERR (soft_cq_error()), and the batch ends there, as the per-WQE
-	 * path would: the SENDs after it find the responder in ERR. */
-	e = m < n ? m + 1 : n;
-	for (j = 0; j < e; j++) {
+	 * its completion lost (soft_cq_error()). The first CQE a CQ loses
+	 * puts it in error and its QPs in ERR, and the batch ends there,
+	 * as the per-WQE path would: the SENDs after it find the responder
+	 * in ERR. A CQ in error already moves no QP (a responder connected
+	 * again on it): as in the per-WQE path, each SEND after m lands
+	 * with its completion lost while the responder still responds. */
+	for (j = 0; j < n; j++) {
+		if (unlikely(j > m) &&
+		    !(SOFT_QPS_BIT(__atomic_load_n(&peer->base.state,
+						   __ATOMIC_ACQUIRE)) &
+		      SOFT_QPS_RESPOND))
+			break;
 		memcpy(dst[j], data[j], len[j]);
 		if (likely(j < m)) {
 			soft_cq_publish_recv(cq, idx + j,
@@ -413,6 +421,7 @@ rc_send_batch(struct soft_run *d, struct soft_cq *scq, uint32_t ci,
 			soft_cq_error(cq);
 		}
 	}
+	e = j;
 	/* The receives taken past it belong to a QP now in ERR: their
 	 * flush completions are lost in the CQ in error, each counted, as
 	 * the flush counts those of the receives it takes. */

@@ -399,8 +399,17 @@ soft_post_send_sge(struct qpio_qp *qqp, const struct qpio_sge *sges,
 		qp->sq_doorbells++;
 		soft_sq_run(qp);
 	}
-	if (rc == 0 && i < n)
-		rc = -ENOMEM;
+	if (rc == 0 && i < n) {
+		/* The first SEND that found the SQ full: a rule it breaks is
+		 * -EINVAL even into a full SQ, as in post_send() (retrying
+		 * it after polling could never succeed). */
+		if (unlikely(sges[i].length >= inl_lim &&
+			     sges[i].length > INT32_MAX))
+			rc = sge_reject(qp, &sges[i], wr_id + i, flags, &lim,
+					QPIO_RDMA_WR_SGE_LEN);
+		else
+			rc = -ENOMEM;
+	}
 out:
 	if (err != NULL)
 		*err = rc;
