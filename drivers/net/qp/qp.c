@@ -309,6 +309,20 @@ txq_free(struct qp_txq *txq)
 	rte_free(txq);
 }
 
+/* Whether q's driver has the flat send burst: a probe of one SGE into
+ * the new QP (RESET, so nothing can be posted) is refused with -EINVAL by
+ * a driver that has it (the state rule) and with -ENOTSUP by one that
+ * has none. */
+static bool
+qp_has_flat_send(struct qpio_qp *q)
+{
+	struct qpio_sge sge = { 0, 0, 0 };
+	int err = 0;
+
+	(void)qpio_qp_post_send_sge(q, &sge, 1, 0, 0, &err);
+	return err != -ENOTSUP;
+}
+
 static int
 qp_tx_queue_setup(struct qpio_port *port, uint16_t qid, uint16_t nb_desc,
 		  int socket_id)
@@ -582,7 +596,8 @@ qp_start(struct qpio_port *port)
 		 * copies: no more than the QP's actual inline size. */
 		txq->inline_max = RTE_MIN(qp->inline_max,
 					  ia.cap.max_inline_data);
-		txq->flat = qp->transport == QP_PORT_RC;
+		txq->flat = qp->transport == QP_PORT_RC &&
+			    qp_has_flat_send(q);
 		txq->bounce_mp = rxq->mp;
 		txq->head = 0;
 		txq->tail = 0;
