@@ -69,3 +69,12 @@ qpio_rdma_wr_reject(const struct qpio_qp *qp, const struct qpio_send_wr *wr,
 	}
 	return -EINVAL;
 }
+
+int
+qpio_rdma_sge_flags_reject(const struct qpio_qp *qp, unsigned int flags)
+{
+	RDMA_LOG(DEBUG, "qp 0x%x: flat send burst flags 0x%x: only INLINE, "
+		 "SIGNALED and SOLICITED (FENCE and the rest: "
+		 "qpio_qp_post_send())", qp->qp_num, flags);
+	return -EINVAL;
+}

@@ -145,4 +145,28 @@ int qpio_rdma_wr_reject(const struct qpio_qp *qp, const struct qpio_send_wr *wr,
 			const struct qpio_rdma_wr_limits *lim,
 			enum qpio_rdma_wr_rule rule);
 
+/** The flags qpio_qp_post_send_sge() takes. */
+#define QPIO_RDMA_SGE_BURST_FLAGS \
+	(QPIO_SEND_INLINE | QPIO_SEND_SIGNALED | QPIO_SEND_SOLICITED)
+
+/**
+ * Log (DEBUG, qpio.lib.rdma) that a flat send burst's flags break its
+ * rule (qpio_qp_post_send_sge()). Slow path of qpio_rdma_sge_flags_check().
+ * @return -EINVAL, what the burst reports.
+ */
+int qpio_rdma_sge_flags_reject(const struct qpio_qp *qp, unsigned int flags);
+
+/**
+ * The flags rule of qpio_qp_post_send_sge(), the same for every driver:
+ * INLINE, SIGNALED and SOLICITED only (FENCE and the rest are the WR
+ * list's). @return 0, or -EINVAL with the rule logged. Thread-safe.
+ */
+static inline int
+qpio_rdma_sge_flags_check(const struct qpio_qp *qp, unsigned int flags)
+{
+	if (likely(!(flags & ~QPIO_RDMA_SGE_BURST_FLAGS)))
+		return 0;
+	return qpio_rdma_sge_flags_reject(qp, flags);
+}
+
 #endif /* QPIO_RDMA_WR_H */

@@ -9,6 +9,41 @@
 
 #include "ibv_rx.h"
 
+/* A receive is posted in any state but RESET, to a QP without an SRQ:
+ * 0, or -EINVAL with the rule logged. */
+static inline int
+post_recv_state_check(const struct qpio_qp *qqp, uint8_t state)
+{
+	if (likely(state != QPIO_QPS_RESET && qqp->srq == NULL))
+		return 0;
+	IBVD_LOG(DEBUG, "qp 0x%x: post recv refused (%s)", qqp->qp_num,
+		 qqp->srq != NULL ? "QP uses an SRQ" : "QP in RESET");
+	return -EINVAL;
+}
+
+/* Post the chain rq->wrs[0..n), whose last slot is pi - 1: one chained
+ * ibv_post_recv(), so the provider writes every WQE, then updates the
+ * doorbell record once. @return the WRs the provider took; *rc its code
+ * when it refused the rest. */
+static inline uint16_t
+rq_post_chain(struct ibvd_qp *qp, uint16_t n, uint32_t pi, int *rc)
+{
+	struct ibvd_rq *rq = &qp->rq;
+	struct ibv_recv_wr *bad = NULL;
+	int ret;
+
+	rq->wrs[n - 1].next = NULL;
+	ret = ibv_post_recv(qp->qp, rq->wrs, &bad);
+	qp->post_recv_calls++;
+	if (unlikely(ret != 0)) {
+		n = bad != NULL ? (uint16_t)(bad - rq->wrs) : 0;
+		pi = rq->pi + n;
+		*rc = -ret;
+	}
+	rq->pi = pi;
+	return n;
+}
+
 uint16_t
 ibvd_post_recv(struct qpio_qp *qqp, const struct qpio_recv_wr *wrs,
 	       uint16_t n, int *err)
@@ -17,16 +52,12 @@ ibvd_post_recv(struct qpio_qp *qqp, const struct qpio_recv_wr *wrs,
 	struct ibvd_rq *rq = &qp->rq;
 	uint8_t state = __atomic_load_n(&qqp->state, __ATOMIC_ACQUIRE);
 	uint32_t pi = rq->pi;
-	struct ibv_recv_wr *bad = NULL;
 	uint16_t i = 0;
-	int rc = 0, ret;
+	int rc = 0;
 
-	if (unlikely(state == QPIO_QPS_RESET || qqp->srq != NULL)) {
-		IBVD_LOG(DEBUG, "qp 0x%x: post recv refused (%s)", qqp->qp_num,
-			 qqp->srq != NULL ? "QP uses an SRQ" : "QP in RESET");
-		rc = -EINVAL;
+	rc = post_recv_state_check(qqp, state);
+	if (unlikely(rc != 0))
 		goto out;
-	}
 	for (i = 0; i < n; i++) {
 		const struct qpio_recv_wr *wr = &wrs[i];
 		struct ibv_recv_wr *w = &rq->wrs[i];
@@ -60,19 +91,8 @@ ibvd_post_recv(struct qpio_qp *qqp, const struct qpio_recv_wr *wrs,
 		rq->wrid[pi & rq->mask] = wr->wr_id;
 		pi++;
 	}
-	if (likely(i != 0)) {
-		/* One chained post: the provider writes every WQE, then
-		 * updates the doorbell record once. */
-		rq->wrs[i - 1].next = NULL;
-		ret = ibv_post_recv(qp->qp, rq->wrs, &bad);
-		qp->post_recv_calls++;
-		if (unlikely(ret != 0)) {
-			i = bad != NULL ? (uint16_t)(bad - rq->wrs) : 0;
-			pi = rq->pi + i;
-			rc = -ret;
-		}
-		rq->pi = pi;
-	}
+	if (likely(i != 0))
+		i = rq_post_chain(qp, i, pi, &rc);
 out:
 	if (err != NULL)
 		*err = rc;
@@ -95,16 +115,12 @@ ibvd_post_recv_sge(struct qpio_qp *qqp, const struct qpio_sge *sges,
 	struct ibvd_rq *rq = &qp->rq;
 	uint8_t state = __atomic_load_n(&qqp->state, __ATOMIC_ACQUIRE);
 	uint32_t pi = rq->pi;
-	struct ibv_recv_wr *bad = NULL;
 	uint16_t i = 0, fit;
-	int rc = 0, ret;
+	int rc = 0;
 
-	if (unlikely(state == QPIO_QPS_RESET || qqp->srq != NULL)) {
-		IBVD_LOG(DEBUG, "qp 0x%x: post recv refused (%s)", qqp->qp_num,
-			 qqp->srq != NULL ? "QP uses an SRQ" : "QP in RESET");
-		rc = -EINVAL;
+	rc = post_recv_state_check(qqp, state);
+	if (unlikely(rc != 0))
 		goto out;
-	}
 	if (unlikely(n == 0))
 		goto out;
 	if (unlikely(rq->max_sge == 0)) {
@@ -132,17 +148,8 @@ ibvd_post_recv_sge(struct qpio_qp *qqp, const struct qpio_sge *sges,
 	}
 	if (i == fit && fit < n)
 		rc = -ENOMEM;
-	if (likely(i != 0)) {
-		rq->wrs[i - 1].next = NULL;
-		ret = ibv_post_recv(qp->qp, rq->wrs, &bad);
-		qp->post_recv_calls++;
-		if (unlikely(ret != 0)) {
-			i = bad != NULL ? (uint16_t)(bad - rq->wrs) : 0;
-			pi = rq->pi + i;
-			rc = -ret;
-		}
-		rq->pi = pi;
-	}
+	if (likely(i != 0))
+		i = rq_post_chain(qp, i, pi, &rc);
 out:
 	if (err != NULL)
 		*err = rc;

@@ -64,6 +64,20 @@ wr_fill(const struct ibvd_qp *qp, const struct qpio_send_wr *wr,
 	}
 }
 
+/* RTS, SQD (the WRs start after the resume), SQE and ERR (both flush):
+ * the states libibverbs providers post in. As bits, one compare.
+ * @return 0, or -EINVAL with the rule logged. */
+static inline int
+post_send_state_check(const struct qpio_qp *qqp, uint8_t state)
+{
+	if (likely((1u << state) & ((1u << QPIO_QPS_RTS) | (1u << QPIO_QPS_SQD) |
+				    (1u << QPIO_QPS_SQE) | (1u << QPIO_QPS_ERR))))
+		return 0;
+	IBVD_LOG(DEBUG, "qp 0x%x: post send in %s (needs RTS, SQD, SQE or ERR)",
+		 qqp->qp_num, qpio_qp_state_str(state));
+	return -EINVAL;
+}
+
 uint16_t
 ibvd_post_send(struct qpio_qp *qqp, const struct qpio_send_wr *wrs,
 	       uint16_t n, int *err)
@@ -81,19 +95,9 @@ ibvd_post_send(struct qpio_qp *qqp, const struct qpio_send_wr *wrs,
 	uint16_t i = 0;
 	int rc = 0, ret;
 
-	/* RTS, SQD (the WRs start after the resume), SQE and ERR (both
-	 * flush): the states libibverbs providers post in. As bits, one
-	 * compare. */
-	if (unlikely(!((1u << state) & ((1u << QPIO_QPS_RTS) |
-					(1u << QPIO_QPS_SQD) |
-					(1u << QPIO_QPS_SQE) |
-					(1u << QPIO_QPS_ERR))))) {
-		IBVD_LOG(DEBUG, "qp 0x%x: post send in %s (needs RTS, SQD, "
-			 "SQE or ERR)",
-			 qqp->qp_num, qpio_qp_state_str(state));
-		rc = -EINVAL;
+	rc = post_send_state_check(qqp, state);
+	if (unlikely(rc != 0))
 		goto out;
-	}
 	for (i = 0; i < n; i++) {
 		/* A WR that breaks a rule is -EINVAL even into a full SQ. */
 		rc = wr_check(qp, &wrs[i], &lim);
@@ -148,26 +152,14 @@ ibvd_post_send_sge(struct qpio_qp *qqp, const struct qpio_sge *sges,
 	uint16_t i = 0, want = n;
 	int rc = 0, ret;
 
-	if (unlikely(!((1u << state) & ((1u << QPIO_QPS_RTS) |
-					(1u << QPIO_QPS_SQD) |
-					(1u << QPIO_QPS_SQE) |
-					(1u << QPIO_QPS_ERR))))) {
-		IBVD_LOG(DEBUG, "qp 0x%x: post send in %s (needs RTS, SQD, "
-			 "SQE or ERR)",
-			 qqp->qp_num, qpio_qp_state_str(state));
-		rc = -EINVAL;
+	rc = post_send_state_check(qqp, state);
+	if (unlikely(rc != 0))
 		goto out;
-	}
 	if (unlikely(n == 0))
 		goto out;
-	if (unlikely(flags & ~(QPIO_SEND_INLINE | QPIO_SEND_SIGNALED |
-			       QPIO_SEND_SOLICITED))) {
-		IBVD_LOG(DEBUG, "qp 0x%x: flat send burst flags 0x%x: only "
-			 "INLINE, SIGNALED and SOLICITED (FENCE and the rest: "
-			 "qpio_qp_post_send())", qqp->qp_num, flags);
-		rc = -EINVAL;
+	rc = qpio_rdma_sge_flags_check(qqp, flags);
+	if (unlikely(rc != 0))
 		goto out;
-	}
 	if (unlikely(sq->max_sge == 0)) {
 		IBVD_LOG(DEBUG, "qp 0x%x: num_sge 1 > max_send_sge 0",
 			 qqp->qp_num);

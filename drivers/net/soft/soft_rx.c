@@ -4,6 +4,31 @@
  */
 #include "soft_rx.h"
 
+/* A receive is posted in any state but RESET, to a QP without an SRQ:
+ * 0, or -EINVAL with the rule logged. */
+static inline int
+post_recv_state_check(const struct qpio_qp *qqp, uint8_t state)
+{
+	if (likely(state != QPIO_QPS_RESET && qqp->srq == NULL))
+		return 0;
+	SOFT_LOG(DEBUG, "qp 0x%x: post recv refused (%s)", qqp->qp_num,
+		 qqp->srq != NULL ? "QP uses an SRQ" : "QP in RESET");
+	return -EINVAL;
+}
+
+/* The RQ doorbell record after the WQEs up to head. Sequentially
+ * consistent, with the state read after it: either a concurrent move to
+ * ERR flushes these WQEs or this lcore sees ERR and does. */
+static inline void
+rq_doorbell(struct soft_qp *qp, uint32_t head)
+{
+	soft_doorbell_record(&qp->rq.head, head);
+	qp->rq_doorbells++;
+	if (unlikely(__atomic_load_n(&qp->base.state, __ATOMIC_SEQ_CST) ==
+		     QPIO_QPS_ERR))
+		soft_rq_flush(qp);
+}
+
 uint16_t
 soft_post_recv(struct qpio_qp *qqp, const struct qpio_recv_wr *wrs,
 	       uint16_t n, int *err)
@@ -16,12 +41,9 @@ soft_post_recv(struct qpio_qp *qqp, const struct qpio_recv_wr *wrs,
 	uint16_t i = 0;
 	int rc = 0;
 
-	if (unlikely(state == QPIO_QPS_RESET || qqp->srq != NULL)) {
-		SOFT_LOG(DEBUG, "qp 0x%x: post recv refused (%s)", qqp->qp_num,
-			 qqp->srq != NULL ? "QP uses an SRQ" : "QP in RESET");
-		rc = -EINVAL;
+	rc = post_recv_state_check(qqp, state);
+	if (unlikely(rc != 0))
 		goto out;
-	}
 	for (i = 0; i < n; i++) {
 		/* Rules first: a WR that breaks one is -EINVAL even into a
 		 * full RQ (as qpio_qp_post_send()). */
@@ -58,16 +80,8 @@ soft_post_recv(struct qpio_qp *qqp, const struct qpio_recv_wr *wrs,
 		soft_rwqe_fill(rq, head, &wrs[i]);
 		head++;
 	}
-	if (likely(head != rq->head)) {
-		/* Doorbell record after the WQEs. Sequentially consistent,
-		 * with the state read below: either a concurrent move to ERR
-		 * flushes these WQEs or this lcore sees ERR and does. */
-		soft_doorbell_record(&rq->head, head);
-		qp->rq_doorbells++;
-		if (unlikely(__atomic_load_n(&qqp->state, __ATOMIC_SEQ_CST) ==
-			     QPIO_QPS_ERR))
-			soft_rq_flush(qp);
-	}
+	if (likely(head != rq->head))
+		rq_doorbell(qp, head);
 out:
 	if (err != NULL)
 		*err = rc;
@@ -147,12 +161,9 @@ soft_post_recv_sge(struct qpio_qp *qqp, const struct qpio_sge *sges,
 	uint16_t i = 0, fit;
 	int rc = 0;
 
-	if (unlikely(state == QPIO_QPS_RESET || qqp->srq != NULL)) {
-		SOFT_LOG(DEBUG, "qp 0x%x: post recv refused (%s)", qqp->qp_num,
-			 qqp->srq != NULL ? "QP uses an SRQ" : "QP in RESET");
-		rc = -EINVAL;
+	rc = post_recv_state_check(qqp, state);
+	if (unlikely(rc != 0))
 		goto out;
-	}
 	if (unlikely(n == 0))
 		goto out;
 	if (unlikely(rq->max_sge == 0)) {
@@ -172,15 +183,8 @@ soft_post_recv_sge(struct qpio_qp *qqp, const struct qpio_sge *sges,
 					false);
 	if (i == fit && fit < n)
 		rc = -ENOMEM;
-	if (likely(head != rq->head)) {
-		/* As in soft_post_recv(): the doorbell record after the
-		 * WQEs, sequentially consistent with the state read below. */
-		soft_doorbell_record(&rq->head, head);
-		qp->rq_doorbells++;
-		if (unlikely(__atomic_load_n(&qqp->state, __ATOMIC_SEQ_CST) ==
-			     QPIO_QPS_ERR))
-			soft_rq_flush(qp);
-	}
+	if (likely(head != rq->head))
+		rq_doorbell(qp, head);
 out:
 	if (err != NULL)
 		*err = rc;

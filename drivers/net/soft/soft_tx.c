@@ -172,6 +172,18 @@ wqe_write(struct soft_qp *qp, const struct sq_burst *b,
 	ctrl->imm = rte_cpu_to_be_32(wr->imm_data);
 }
 
+/* The states a send is posted in (RTS, SQD, SQE, ERR): 0, or -EINVAL
+ * with the rule logged. */
+static inline int
+post_send_state_check(const struct qpio_qp *qqp, uint8_t state)
+{
+	if (likely(SOFT_QPS_BIT(state) & SOFT_QPS_POST_SEND))
+		return 0;
+	SOFT_LOG(DEBUG, "qp 0x%x: post send in %s (needs RTS, SQD, SQE or ERR)",
+		 qqp->qp_num, qpio_qp_state_str(state));
+	return -EINVAL;
+}
+
 static __rte_always_inline uint16_t
 post_send(struct qpio_qp *qqp, const struct qpio_send_wr *wrs, uint16_t n,
 	  int *err, const enum sq_kind kind)
@@ -198,13 +210,9 @@ post_send(struct qpio_qp *qqp, const struct qpio_send_wr *wrs, uint16_t n,
 	uint16_t i = 0;
 	int rc = 0;
 
-	if (unlikely(!(SOFT_QPS_BIT(state) & SOFT_QPS_POST_SEND))) {
-		SOFT_LOG(DEBUG, "qp 0x%x: post send in %s (needs RTS, SQD, SQE "
-			 "or ERR)",
-			 qqp->qp_num, qpio_qp_state_str(state));
-		rc = -EINVAL;
+	rc = post_send_state_check(qqp, state);
+	if (unlikely(rc != 0))
 		goto out;
-	}
 	for (i = 0; i < n; i++) {
 		const struct op_info *o = op_table;
 
@@ -266,10 +274,6 @@ soft_post_send_xrc(struct qpio_qp *qp, const struct qpio_send_wr *wrs,
 	return post_send(qp, wrs, n, err, SQ_XRC);
 }
 
-/* The flags qpio_qp_post_send_sge() takes. */
-#define SGE_BURST_FLAGS (QPIO_SEND_INLINE | QPIO_SEND_SIGNALED | \
-			 QPIO_SEND_SOLICITED)
-
 /* Log the rule a flat burst's SEND number wr_id broke, through lib/rdma's
  * messages (the same words as qpio_qp_post_send() for that WR). */
 static __rte_noinline int
@@ -321,22 +325,14 @@ soft_post_send_sge(struct qpio_qp *qqp, const struct qpio_sge *sges,
 	uint16_t i = 0, want = n;
 	int rc = 0;
 
-	if (unlikely(!(SOFT_QPS_BIT(state) & SOFT_QPS_POST_SEND))) {
-		SOFT_LOG(DEBUG, "qp 0x%x: post send in %s (needs RTS, SQD, SQE "
-			 "or ERR)",
-			 qqp->qp_num, qpio_qp_state_str(state));
-		rc = -EINVAL;
+	rc = post_send_state_check(qqp, state);
+	if (unlikely(rc != 0))
 		goto out;
-	}
 	if (unlikely(n == 0))
 		goto out;
-	if (unlikely(flags & ~SGE_BURST_FLAGS)) {
-		SOFT_LOG(DEBUG, "qp 0x%x: flat send burst flags 0x%x: only "
-			 "INLINE, SIGNALED and SOLICITED (FENCE and the rest: "
-			 "qpio_qp_post_send())", qqp->qp_num, flags);
-		rc = -EINVAL;
+	rc = qpio_rdma_sge_flags_check(qqp, flags);
+	if (unlikely(rc != 0))
 		goto out;
-	}
 	if (unlikely(lim.max_sge == 0)) {
 		rc = sge_reject(qp, &sges[0], wr_id, flags, &lim,
 				QPIO_RDMA_WR_NUM_SGE);
