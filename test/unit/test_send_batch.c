@@ -112,6 +112,18 @@ sb_same(const struct sb_out *x, const struct sb_out *y)
 		     PRIu64, x->lost, y->lost);
 }
 
+/* Run a case inline (batched), then from the MR (per WQE); both must
+ * give the same. */
+static void
+sb_both(void (*run)(int inl, struct sb_out *o))
+{
+	static struct sb_out x, y;
+
+	run(1, &x);
+	run(0, &y);
+	sb_same(&x, &y);
+}
+
 /* Receive i holds len bytes of SEND j's pattern. */
 static void
 sb_data(const struct qt_end *b, unsigned int i, uint32_t len, unsigned int j)
@@ -169,11 +181,7 @@ sb_short_receive(int inl, struct sb_out *o)
 
 Test(send_batch, receive_failing_its_check_ends_the_batch)
 {
-	struct sb_out x, y;
-
-	sb_short_receive(1, &x);
-	sb_short_receive(0, &y);
-	sb_same(&x, &y);
+	sb_both(sb_short_receive);
 }
 
 /* 8 SENDs, 5 receives: 5 land, the rest wait (RNR) and land in order
@@ -218,11 +226,7 @@ sb_rnr(int inl, struct sb_out *o)
 
 Test(send_batch, receives_running_out_wait_and_land_in_order)
 {
-	struct sb_out x, y;
-
-	sb_rnr(1, &x);
-	sb_rnr(0, &y);
-	sb_same(&x, &y);
+	sb_both(sb_rnr);
 }
 
 /* SEND, WRITE, SEND_IMM, a SEND from the MR, a solicited SEND: one
@@ -282,11 +286,7 @@ sb_mixed(int inl, struct sb_out *o)
 
 Test(send_batch, other_opcodes_between_inline_sends)
 {
-	struct sb_out x, y;
-
-	sb_mixed(1, &x);
-	sb_mixed(0, &y);
-	sb_same(&x, &y);
+	sb_both(sb_mixed);
 }
 
 /* A responder CQ of 8 and 12 SENDs: 8 land with their completions, the
@@ -331,12 +331,8 @@ sb_overflow(int inl, struct sb_out *o)
 
 Test(send_batch, responder_cq_overflow_in_a_batch)
 {
-	struct sb_out x, y;
-
 	qt_require_soft("the soft NIC's CQ overflow semantics and counter");
-	sb_overflow(1, &x);
-	sb_overflow(0, &y);
-	sb_same(&x, &y);
+	sb_both(sb_overflow);
 }
 
 /* The requester's CQ of 2 and 4 signaled SENDs: the 3rd's completion is
@@ -392,12 +388,8 @@ sb_send_cq_overflow(int inl, struct sb_out *o)
 
 Test(send_batch, requester_cq_overflow_stops_at_the_lost_completion)
 {
-	struct sb_out x, y;
-
 	qt_require_soft("the soft NIC's CQ overflow semantics and counter");
-	sb_send_cq_overflow(1, &x);
-	sb_send_cq_overflow(0, &y);
-	sb_same(&x, &y);
+	sb_both(sb_send_cq_overflow);
 }
 
 /* A responder whose receive CQ is in error already (its QP reset and
