@@ -78,3 +78,18 @@ qpio_rdma_sge_flags_reject(const struct qpio_qp *qp, unsigned int flags)
 		 "qpio_qp_post_send())", qp->qp_num, flags);
 	return -EINVAL;
 }
+
+uint16_t
+qpio_rdma_post_send_sge_refuse(struct qpio_qp *qp,
+			       const struct qpio_sge *sges __rte_unused,
+			       uint16_t nb_wr, uint64_t wr_id __rte_unused,
+			       unsigned int flags __rte_unused, int *err)
+{
+	if (nb_wr != 0)
+		RDMA_LOG(DEBUG, "qp 0x%x: the flat send burst is for RC and UC "
+			 "QPs (this one is of type %u: qpio_qp_post_send())",
+			 qp->qp_num, qp->qp_type);
+	if (err != NULL)
+		*err = nb_wr != 0 ? -EINVAL : 0;
+	return 0;
+}

@@ -169,4 +169,16 @@ qpio_rdma_sge_flags_check(const struct qpio_qp *qp, unsigned int flags)
 	return qpio_rdma_sge_flags_reject(qp, flags);
 }
 
+/**
+ * The flat send burst of a QP that is not RC or UC (a driver's
+ * post_send_sge for UD, XRC and the rest): qpio_qp_post_send_sge() is
+ * refused, nothing posted, the rule logged at DEBUG. Same shape as
+ * qpio_post_send_sge_t.
+ * @return 0; *err (if not NULL) -EINVAL, or 0 when nb_wr is 0.
+ */
+uint16_t qpio_rdma_post_send_sge_refuse(struct qpio_qp *qp,
+					const struct qpio_sge *sges,
+					uint16_t nb_wr, uint64_t wr_id,
+					unsigned int flags, int *err);
+
 #endif /* QPIO_RDMA_WR_H */

@@ -269,13 +269,11 @@ int ibvd_ah_attr_to_ibv(const struct ibvd_dev *idev,
 			uint32_t qpn);
 
 /* ibv_tx.c / ibv_rx.c: the fast path */
-/* The flat send burst (RC, UC) and its refusal (other QP types). */
+/* The flat send burst (RC, UC; other QP types get lib/rdma's
+ * qpio_rdma_post_send_sge_refuse()). */
 uint16_t ibvd_post_send_sge(struct qpio_qp *qp, const struct qpio_sge *sges,
 			    uint16_t n, uint64_t wr_id, unsigned int flags,
 			    int *err);
-uint16_t ibvd_post_send_sge_none(struct qpio_qp *qp,
-				 const struct qpio_sge *sges, uint16_t n,
-				 uint64_t wr_id, unsigned int flags, int *err);
 uint16_t ibvd_post_send(struct qpio_qp *qp, const struct qpio_send_wr *wrs,
 			uint16_t n, int *err);
 uint16_t ibvd_post_recv(struct qpio_qp *qp, const struct qpio_recv_wr *wrs,

@@ -10,6 +10,7 @@
 
 #include "ibv_private.h"
 #include "qpio_ibv.h"
+#include "rdma_wr.h"
 
 void
 ibvd_qp_free(struct ibvd_qp *qp)
@@ -112,7 +113,7 @@ ibvd_qp_create(struct qpio_pd *pd, struct qpio_qp_init_attr *ia)
 	qp->base.post_send = ibvd_post_send;
 	qp->base.post_send_sge = ia->qp_type == QPIO_QPT_RC ||
 				 ia->qp_type == QPIO_QPT_UC ?
-				 ibvd_post_send_sge : ibvd_post_send_sge_none;
+				 ibvd_post_send_sge : qpio_rdma_post_send_sge_refuse;
 	qp->base.post_recv = ibvd_post_recv;
 	qp->base.post_recv_sge = ibvd_post_recv_sge;
 	qp->base.state = QPIO_QPS_RESET;

@@ -221,19 +221,3 @@ out:
 		*err = rc;
 	return i;
 }
-
-/* The flat send burst on a QP that is not RC or UC: refused. */
-uint16_t
-ibvd_post_send_sge_none(struct qpio_qp *qqp,
-			const struct qpio_sge *sges __rte_unused, uint16_t n,
-			uint64_t wr_id __rte_unused,
-			unsigned int flags __rte_unused, int *err)
-{
-	if (n != 0)
-		IBVD_LOG(DEBUG, "qp 0x%x: the flat send burst is for RC and UC "
-			 "QPs (this one is of type %u: qpio_qp_post_send())",
-			 qqp->qp_num, qqp->qp_type);
-	if (err != NULL)
-		*err = n != 0 ? -EINVAL : 0;
-	return 0;
-}

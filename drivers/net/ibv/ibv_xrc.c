@@ -18,6 +18,7 @@
 #include <rte_malloc.h>
 
 #include "ibv_private.h"
+#include "rdma_wr.h"
 
 static inline struct ibvd_xrcd *
 to_ixrcd(const struct qpio_xrcd *x)
@@ -334,7 +335,7 @@ ibvd_qp_create_xrc(struct qpio_pd *pd, struct qpio_qp_init_attr *ia)
 	qp->idev = idev;
 	qp->base.qp_num = qp->qp->qp_num;
 	qp->base.post_send = send ? ibvd_post_send : ibvd_post_none;
-	qp->base.post_send_sge = ibvd_post_send_sge_none;
+	qp->base.post_send_sge = qpio_rdma_post_send_sge_refuse;
 	qp->base.post_recv = ibvd_post_recv_none;
 	qp->base.post_recv_sge = ibvd_post_recv_sge_none;
 	qp->base.state = QPIO_QPS_RESET;

@@ -585,13 +585,11 @@ uint16_t soft_post_send_ud(struct qpio_qp *qp, const struct qpio_send_wr *wrs,
 			   uint16_t n, int *err);
 uint16_t soft_post_recv(struct qpio_qp *qp, const struct qpio_recv_wr *wrs,
 			uint16_t n, int *err);
-/* The flat send burst: RC and UC QPs; the others refuse it. */
+/* The flat send burst: RC and UC QPs (the others refuse it with lib/rdma's
+ * qpio_rdma_post_send_sge_refuse()). */
 uint16_t soft_post_send_sge(struct qpio_qp *qp, const struct qpio_sge *sges,
 			    uint16_t n, uint64_t wr_id, unsigned int flags,
 			    int *err);
-uint16_t soft_post_send_sge_none(struct qpio_qp *qp,
-				 const struct qpio_sge *sges, uint16_t n,
-				 uint64_t wr_id, unsigned int flags, int *err);
 /* The flat receive burst of qpio_qp_post_recv_sge(): receive i is the
  * one-SGE WR { wr_id + i, &sges[i], 1 } of soft_post_recv(). */
 uint16_t soft_post_recv_sge(struct qpio_qp *qp, const struct qpio_sge *sges,

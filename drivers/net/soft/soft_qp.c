@@ -9,6 +9,7 @@
 
 #include "soft_rx.h"
 #include "qpio_soft.h"
+#include "rdma_wr.h"
 
 /* Bytes of the largest WQE a QP with these caps can post. */
 static uint32_t
@@ -130,7 +131,7 @@ soft_qp_create(struct qpio_pd *pd, struct qpio_qp_init_attr *ia)
 	qp->pkey = sdev->pkeys[0];
 	qp->pdn = pd != NULL ? pd->pdn : 0;
 	/* The burst and model functions of the QP type, chosen here once. */
-	qp->base.post_send_sge = soft_post_send_sge_none;
+	qp->base.post_send_sge = qpio_rdma_post_send_sge_refuse;
 	switch (ia->qp_type) {
 	case QPIO_QPT_UD:
 		qp->base.post_send = soft_post_send_ud;

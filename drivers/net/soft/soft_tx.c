@@ -412,21 +412,6 @@ out:
 	return i;
 }
 
-/* The flat send burst on a QP that is not RC or UC: refused. */
-uint16_t
-soft_post_send_sge_none(struct qpio_qp *qp, const struct qpio_sge *sges __rte_unused,
-			uint16_t n, uint64_t wr_id __rte_unused,
-			unsigned int flags __rte_unused, int *err)
-{
-	if (n != 0)
-		SOFT_LOG(DEBUG, "qp 0x%x: the flat send burst is for RC and UC "
-			 "QPs (this one is of type %u: qpio_qp_post_send())",
-			 qp->qp_num, qp->qp_type);
-	if (err != NULL)
-		*err = n != 0 ? -EINVAL : 0;
-	return 0;
-}
-
 /* An XRC target has no SQ (ibv_create_qp_ex(3): XRC_RECV is receive
  * only): every send WR is refused. */
 uint16_t
