@@ -93,3 +93,17 @@ qpio_rdma_post_send_sge_refuse(struct qpio_qp *qp,
 		*err = nb_wr != 0 ? -EINVAL : 0;
 	return 0;
 }
+
+uint16_t
+qpio_rdma_post_recv_sge_refuse(struct qpio_qp *qp,
+			       const struct qpio_sge *sges __rte_unused,
+			       uint16_t nb_wr, uint64_t wr_id __rte_unused,
+			       int *err)
+{
+	if (nb_wr != 0)
+		RDMA_LOG(DEBUG, "qp 0x%x: post recv to an XRC QP (receives go to "
+			 "XRC SRQs: qpio_srq_post_recv())", qp->qp_num);
+	if (err != NULL)
+		*err = nb_wr != 0 ? -EINVAL : 0;
+	return 0;
+}

@@ -181,4 +181,15 @@ uint16_t qpio_rdma_post_send_sge_refuse(struct qpio_qp *qp,
 					uint16_t nb_wr, uint64_t wr_id,
 					unsigned int flags, int *err);
 
+/**
+ * The flat receive burst of a QP without an RQ (XRC initiators and
+ * targets, whose receives go to XRC SRQs): qpio_qp_post_recv_sge() is
+ * refused, nothing posted, the rule logged at DEBUG. Same shape as
+ * qpio_post_recv_sge_t.
+ * @return 0; *err (if not NULL) -EINVAL, or 0 when nb_wr is 0.
+ */
+uint16_t qpio_rdma_post_recv_sge_refuse(struct qpio_qp *qp,
+					const struct qpio_sge *sges,
+					uint16_t nb_wr, uint64_t wr_id, int *err);
+
 #endif /* QPIO_RDMA_WR_H */

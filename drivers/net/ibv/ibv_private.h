@@ -318,8 +318,6 @@ uint16_t ibvd_post_none(struct qpio_qp *qp, const struct qpio_send_wr *wrs,
 			uint16_t n, int *err);
 uint16_t ibvd_post_recv_none(struct qpio_qp *qp, const struct qpio_recv_wr *wrs,
 			     uint16_t n, int *err);
-uint16_t ibvd_post_recv_sge_none(struct qpio_qp *qp, const struct qpio_sge *sges,
-				 uint16_t n, uint64_t wr_id, int *err);
 
 /* ibv_srq.c: shared receive queues */
 struct qpio_srq *ibvd_srq_create(struct qpio_pd *pd,

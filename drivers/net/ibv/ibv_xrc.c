@@ -254,21 +254,6 @@ ibvd_post_recv_none(struct qpio_qp *qp, const struct qpio_recv_wr *wrs __rte_unu
 	return 0;
 }
 
-/* The flat receive burst of an XRC QP: refused as ibvd_post_recv_none()
- * refuses the list form. */
-uint16_t
-ibvd_post_recv_sge_none(struct qpio_qp *qp,
-			const struct qpio_sge *sges __rte_unused, uint16_t n,
-			uint64_t wr_id __rte_unused, int *err)
-{
-	if (n != 0)
-		IBVD_LOG(DEBUG, "qp 0x%x: post recv to an XRC QP (receives go to "
-			 "XRC SRQs)", qp->qp_num);
-	if (err != NULL)
-		*err = n != 0 ? -EINVAL : 0;
-	return 0;
-}
-
 struct qpio_qp *
 ibvd_qp_create_xrc(struct qpio_pd *pd, struct qpio_qp_init_attr *ia)
 {
@@ -337,7 +322,7 @@ ibvd_qp_create_xrc(struct qpio_pd *pd, struct qpio_qp_init_attr *ia)
 	qp->base.post_send = send ? ibvd_post_send : ibvd_post_none;
 	qp->base.post_send_sge = qpio_rdma_post_send_sge_refuse;
 	qp->base.post_recv = ibvd_post_recv_none;
-	qp->base.post_recv_sge = ibvd_post_recv_sge_none;
+	qp->base.post_recv_sge = qpio_rdma_post_recv_sge_refuse;
 	qp->base.state = QPIO_QPS_RESET;
 	return &qp->base;
 nomem:

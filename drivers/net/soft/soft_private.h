@@ -602,8 +602,6 @@ uint16_t soft_post_send_none(struct qpio_qp *qp, const struct qpio_send_wr *wrs,
 			     uint16_t n, int *err);
 uint16_t soft_post_recv_none(struct qpio_qp *qp, const struct qpio_recv_wr *wrs,
 			     uint16_t n, int *err);
-uint16_t soft_post_recv_sge_none(struct qpio_qp *qp, const struct qpio_sge *sges,
-				 uint16_t n, uint64_t wr_id, int *err);
 
 /* soft_req.c, soft_resp.c, soft_err.c: the device model (soft_model.h) */
 void soft_sq_run(struct soft_qp *qp);

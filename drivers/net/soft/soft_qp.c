@@ -143,7 +143,7 @@ soft_qp_create(struct qpio_pd *pd, struct qpio_qp_init_attr *ia)
 		qp->base.post_send = soft_post_send_xrc;
 		qp->sq_execute = soft_sq_execute_pick(sdev, ia->qp_type);
 		qp->base.post_recv = soft_post_recv_none;
-		qp->base.post_recv_sge = soft_post_recv_sge_none;
+		qp->base.post_recv_sge = qpio_rdma_post_recv_sge_refuse;
 		break;
 	case QPIO_QPT_XRC_RECV:
 		/* No SQ and no RQ: every post is refused; the model never
@@ -151,7 +151,7 @@ soft_qp_create(struct qpio_pd *pd, struct qpio_qp_init_attr *ia)
 		qp->base.post_send = soft_post_send_none;
 		qp->sq_execute = soft_sq_execute_rc;
 		qp->base.post_recv = soft_post_recv_none;
-		qp->base.post_recv_sge = soft_post_recv_sge_none;
+		qp->base.post_recv_sge = qpio_rdma_post_recv_sge_refuse;
 		qp->xrc_dom = ((struct soft_xrcd *)ia->xrcd)->dom;
 		break;
 	default:

@@ -440,17 +440,3 @@ soft_post_recv_none(struct qpio_qp *qp, const struct qpio_recv_wr *wrs __rte_unu
 	return 0;
 }
 
-/* The flat receive burst of an XRC QP: refused as soft_post_recv_none()
- * refuses the list form (no RQ; receives go to XRC SRQs). */
-uint16_t
-soft_post_recv_sge_none(struct qpio_qp *qp,
-			const struct qpio_sge *sges __rte_unused, uint16_t n,
-			uint64_t wr_id __rte_unused, int *err)
-{
-	if (n != 0)
-		SOFT_LOG(DEBUG, "qp 0x%x: post recv to an XRC QP (receives go to "
-			 "XRC SRQs: qpio_srq_post_recv())", qp->qp_num);
-	if (err != NULL)
-		*err = n != 0 ? -EINVAL : 0;
-	return 0;
-}
