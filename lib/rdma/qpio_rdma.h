@@ -869,6 +869,7 @@ struct qpio_qp_stats {
 #define QPIO_CQ_STAT_OVERFLOWS     (1u << 1)
 #define QPIO_CQ_STAT_EMPTY_POLLS   (1u << 2)
 #define QPIO_CQ_STAT_OCCUPANCY_HWM (1u << 3)
+#define QPIO_CQ_STAT_COMPRESSED    (1u << 4)
 
 /**
  * State and counters of one CQ (qpio_cq_stats_get(), /qpio/rdma/cq).
@@ -892,6 +893,13 @@ struct qpio_cq_stats {
 	 * completions kept); never above the depth.
 	 */
 	uint64_t occupancy_hwm;
+	/**
+	 * Completions the poller took from compressed sessions (a title CQE
+	 * and 8-byte mini-CQEs, as ConnectX's CQE compression; the soft
+	 * driver guide, "Compressed completions"), counted when a session
+	 * has been polled whole. Since the CQ was created.
+	 */
+	uint64_t compressed;
 };
 
 /**

@@ -299,6 +299,8 @@ cq_fill(const struct qpio_cq *cq, struct rte_tel_data *d)
 		rte_tel_data_add_dict_u64(d, "occupancy_hwm", st.occupancy_hwm);
 	if (st.valid & QPIO_CQ_STAT_EMPTY_POLLS)
 		rte_tel_data_add_dict_u64(d, "empty_polls", st.empty_polls);
+	if (st.valid & QPIO_CQ_STAT_COMPRESSED)
+		rte_tel_data_add_dict_u64(d, "compressed", st.compressed);
 }
 
 /* One QP (qps) or CQ by number. */

@@ -64,6 +64,9 @@ soft_cq_create(struct qpio_device *dev, uint32_t cqe, int socket_id,
 		cq->base.poll_ts = soft_cq_poll_ts;
 		cq->ts = 1;
 	}
+	/* A session has one timestamp: a CQ that timestamps each CQE
+	 * takes plain ones. */
+	cq->zip = sdev->cqe_comp && !cq->ts;
 	cq->base.depth = depth;
 	cq->room = depth;
 	cq->mask = depth - 1;
@@ -206,8 +209,236 @@ recv_done(struct soft_qp *qp, uint16_t cnt)
 	return id;
 }
 
+/* Slots idx ... idx + n - 1 of a QP's own RQ completed, in order. */
+static inline void
+rq_complete_n(struct soft_rq *rq, uint32_t idx, uint32_t n)
+{
+	uint32_t t = rq->tail, k;
+
+	if (unlikely(idx != t)) {
+		for (k = 0; k < n; k++)
+			rq_complete(rq, idx + k);
+		return;
+	}
+	t += n;
+	while (unlikely(rq->done[t & rq->mask])) {
+		rq->done[t & rq->mask] = 0;
+		t++;
+	}
+	soft_index_publish(&rq->tail, t);
+}
+
+/* One successful receive WC of a session's QP. */
+static __rte_always_inline void
+zip_wc(struct qpio_wc *w, uint64_t wr_id, uint32_t qpn, uint32_t src,
+       unsigned int flags, uint32_t byte_len, uint32_t imm)
+{
+	w->wr_id = wr_id;
+	w->status = QPIO_WC_SUCCESS;
+	w->opcode = QPIO_WC_RECV;
+	w->vendor_err = 0;
+	w->byte_len = byte_len;
+	w->imm_data = flags ? imm : 0;
+	w->qp_num = qpn;
+	w->src_qp = src;
+	w->wc_flags = flags;
+	w->pkey_index = 0;
+	w->slid = 0;
+	w->sl = 0;
+	w->dlid_path_bits = 0;
+}
+
+/* The RQ position of a session's receive with counter cnt. */
+static inline uint32_t
+zip_rq_idx(const struct soft_rq *rq, uint16_t cnt)
+{
+	return rq->tail + (uint16_t)(cnt - (uint16_t)rq->tail);
+}
+
+/*
+ * Up to room completions of the session whose title is at ci (soft_rx.h,
+ * "Compressed completions") into wc[]. When room ends it early, the rest
+ * is copied to cq->zl and cq->zip_left says how many: their slots are
+ * then read no more. A session of a destroyed QP is dropped whole.
+ * *adv is the ring entries the poll moves past. @return the WCs written.
+ */
+static __rte_always_inline uint16_t
+zip_to_wc(struct soft_cq *cq, const struct mlx5_cqe64 *t, uint8_t opcode,
+	  struct qpio_wc *wc, uint16_t room, uint32_t ci, uint32_t *adv)
+{
+	uint32_t sop = rte_be_to_cpu_32(t->sop_drop_qpn);
+	uint32_t qpn = sop & 0xffffff, len = t->app, take, k, s, mk, idx;
+	struct soft_qp *qp = cq_qp_lookup(cq, qpn);
+	const unsigned int flags = opcode == MLX5_CQE_RESP_SEND_IMM ?
+		QPIO_WC_WITH_IMM : 0;
+	uint32_t src = rte_be_to_cpu_32(t->flags_rqpn) & 0xffffff;
+	uint16_t cnt = rte_be_to_cpu_16(t->wqe_counter);
+	struct soft_rq *rq;
+
+	*adv = len;
+	if (unlikely(qp == NULL)) {
+		for (k = 1; k < len; k++)
+			cq->cqes[(ci + k) & cq->mask].op_own =
+				MLX5_CQE_INVALID << 4;
+		return 0;
+	}
+	rq = qp->rqp;
+	take = RTE_MIN(len, (uint32_t)room);
+	idx = zip_rq_idx(rq, cnt);
+	zip_wc(&wc[0], rq->wrid[idx & rq->mask], qpn, src, flags,
+	       rte_be_to_cpu_32(t->byte_cnt),
+	       rte_be_to_cpu_32(t->imm_inval_pkey));
+	for (k = 1, s = ci + 1, mk = 0; k < len; k++) {
+		const struct soft_mini_cqe *mc =
+			soft_zip_mini(&cq->cqes[s & cq->mask], mk);
+		uint32_t bc = rte_be_to_cpu_32(mc->byte_cnt);
+		uint32_t im = rte_be_to_cpu_32(mc->imm);
+
+		if (likely(k < take)) {
+			zip_wc(&wc[k], rq->wrid[(idx + k) & rq->mask], qpn,
+			       src, flags, bc, im);
+		} else {
+			cq->zl.len[k] = bc;
+			cq->zl.imm[k] = im;
+		}
+		if (++mk == SOFT_ZIP_PER_SLOT) {
+			mk = 0;
+			s++;
+		}
+	}
+	/* The session's other slots read as invalid from now on: the
+	 * producers skip some of them, which would otherwise keep a CQE of
+	 * two laps ago that the owner bit cannot tell from a new one (as
+	 * mlx5 consumers invalidate a compressed CQE's slots). */
+	for (k = 1; k < len; k++)
+		cq->cqes[(ci + k) & cq->mask].op_own = MLX5_CQE_INVALID << 4;
+	rq_complete_n(rq, idx, take);
+	cq->zip_cqes += take;
+	if (unlikely(take < len)) {
+		cq->zl.qpn = qpn;
+		cq->zl.src_qpn = src;
+		cq->zl.opcode = opcode;
+		cq->zl.cnt = (uint16_t)(cnt + take);
+		cq->zl.pos = take;
+		cq->zip_left = len - take;
+		*adv = take;
+	}
+	return (uint16_t)take;
+}
+
+/*
+ * Up to room completions of the session a poll took in part (cq->zl),
+ * into wc[]; those of a destroyed QP are dropped. *adv is the ring
+ * entries the poll moves past. @return the WCs written.
+ */
+static __rte_noinline uint16_t
+zip_left_to_wc(struct soft_cq *cq, struct qpio_wc *wc, uint16_t room,
+	       uint32_t *adv)
+{
+	struct soft_qp *qp = cq_qp_lookup(cq, cq->zl.qpn);
+	uint32_t take = RTE_MIN(cq->zip_left, (uint32_t)room), k, idx;
+	const unsigned int flags = cq->zl.opcode == MLX5_CQE_RESP_SEND_IMM ?
+		QPIO_WC_WITH_IMM : 0;
+	struct soft_rq *rq;
+
+	if (unlikely(qp == NULL)) {
+		*adv = cq->zip_left;
+		cq->zip_left = 0;
+		return 0;
+	}
+	*adv = take;
+	rq = qp->rqp;
+	idx = zip_rq_idx(rq, cq->zl.cnt);
+	for (k = 0; k < take; k++)
+		zip_wc(&wc[k], rq->wrid[(idx + k) & rq->mask], cq->zl.qpn,
+		       cq->zl.src_qpn, flags, cq->zl.len[cq->zl.pos + k],
+		       cq->zl.imm[cq->zl.pos + k]);
+	rq_complete_n(rq, idx, take);
+	cq->zip_cqes += take;
+	cq->zl.cnt = (uint16_t)(cq->zl.cnt + take);
+	cq->zl.pos += take;
+	cq->zip_left -= take;
+	return (uint16_t)take;
+}
+
+/* Write a plain receive CQE of a session's completion into slot idx. */
+static void
+zip_plain_write(struct soft_cq *cq, uint32_t idx, uint8_t opcode,
+		uint32_t qpn, uint32_t src, uint16_t cnt, uint32_t len,
+		uint32_t imm)
+{
+	struct mlx5_cqe64 *c = &cq->cqes[idx & cq->mask];
+
+	memset(c, 0, sizeof(*c) - 1);
+	c->byte_cnt = rte_cpu_to_be_32(len);
+	c->imm_inval_pkey = rte_cpu_to_be_32(imm);
+	c->flags_rqpn = rte_cpu_to_be_32(src);
+	c->sop_drop_qpn = rte_cpu_to_be_32(qpn);
+	c->wqe_counter = rte_cpu_to_be_16(cnt);
+	soft_cqe_owner_publish(&c->op_own, (uint8_t)((opcode << 4) |
+		((idx >> cq->log_depth) & 1)));
+}
+
+/*
+ * Turn the completions of a session polled in part, and every session
+ * published from ci on, into plain CQEs in their own slots: then the
+ * slots from ci read one CQE each, as purge and resize walk them. Owner
+ * lcore of the CQ (purge, resize); producers write only slots past the
+ * published ones.
+ */
+static void
+cq_unzip(struct soft_cq *cq)
+{
+	uint32_t ci = cq->ci, idx, k;
+
+	for (k = 0; k < cq->zip_left; k++)
+		zip_plain_write(cq, ci + k, cq->zl.opcode, cq->zl.qpn,
+				cq->zl.src_qpn, (uint16_t)(cq->zl.cnt + k),
+				cq->zl.len[cq->zl.pos + k],
+				cq->zl.imm[cq->zl.pos + k]);
+	idx = ci + cq->zip_left;
+	cq->zip_left = 0;
+	while (idx - ci < cq->base.depth) {
+		struct mlx5_cqe64 *t = &cq->cqes[idx & cq->mask];
+		uint8_t op_own = soft_cqe_owner_read(&t->op_own);
+		uint32_t len[SOFT_ZIP_MAX], imm[SOFT_ZIP_MAX], n, i, s;
+		uint32_t qpn, src;
+		uint16_t cnt;
+
+		if ((op_own & 1) != ((idx >> cq->log_depth) & 1) ||
+		    (op_own >> 4) == MLX5_CQE_INVALID)
+			break;
+		if (!soft_cqe_is_zip(op_own)) {
+			idx++;
+			continue;
+		}
+		n = t->app;
+		cnt = rte_be_to_cpu_16(t->wqe_counter);
+		qpn = rte_be_to_cpu_32(t->sop_drop_qpn) & 0xffffff;
+		src = rte_be_to_cpu_32(t->flags_rqpn) & 0xffffff;
+		/* The mini-CQEs first: the CQEs take their slots. */
+		for (i = 1, s = idx + 1, k = 0; i < n; i++) {
+			const struct soft_mini_cqe *mc =
+				soft_zip_mini(&cq->cqes[s & cq->mask], k);
+
+			len[i] = rte_be_to_cpu_32(mc->byte_cnt);
+			imm[i] = rte_be_to_cpu_32(mc->imm);
+			if (++k == SOFT_ZIP_PER_SLOT) {
+				k = 0;
+				s++;
+			}
+		}
+		for (i = 1; i < n; i++)
+			zip_plain_write(cq, idx + i, op_own >> 4, qpn, src,
+					(uint16_t)(cnt + i), len[i], imm[i]);
+		t->app = 0;
+		soft_cqe_owner_publish(&t->op_own, (uint8_t)(op_own & 0xf1));
+		idx += n;
+	}
+}
+
 /* @return 1 if wc was written, 0 if the CQE names a destroyed QP. */
-static inline int
+static __rte_always_inline int
 cqe_to_wc(struct soft_cq *cq, const struct mlx5_cqe64 *cqe, uint8_t opcode,
 	  struct qpio_wc *wc)
 {
@@ -287,7 +518,11 @@ void
 soft_cq_purge(struct soft_cq *cq, struct soft_qp *qp)
 {
 	uint32_t qpn = qp->base.qp_num;
-	uint32_t ci = cq->ci, pi = ci, idx, nfreed = 0;
+	uint32_t ci, pi, idx, nfreed = 0;
+
+	cq_unzip(cq);
+	ci = cq->ci;
+	pi = ci;
 
 	/* Published CQEs run from ci to the first slot not yet owned. */
 	for (;;) {
@@ -417,7 +652,19 @@ cq_poll_burst(struct soft_cq *cq, struct qpio_wc *wc, uint64_t *ts,
 
 	if (unlikely(__atomic_load_n(&cq->nb_pending, __ATOMIC_RELAXED) != 0))
 		soft_cq_progress(cq);
-	for (i = 0; i < n;) {
+	i = 0;
+	/* The rest of a session the last poll took in part: its entries
+	 * are the first from ci. (No timestamps: a CQ that timestamps
+	 * takes no sessions.) */
+	if (unlikely(cq->zip_left != 0)) {
+		uint32_t adv;
+
+		i = zip_left_to_wc(cq, wc, n, &adv);
+		ci += adv;
+		if (cq->zip_left != 0)
+			n = i;   /* wc[] full */
+	}
+	while (i < n) {
 		const struct mlx5_cqe64 *cqe = &cq->cqes[ci & cq->mask];
 		uint8_t op_own = soft_cqe_owner_read(&cqe->op_own);
 		int got;
@@ -425,6 +672,15 @@ cq_poll_burst(struct soft_cq *cq, struct qpio_wc *wc, uint64_t *ts,
 		if ((op_own & 1) != ((ci >> cq->log_depth) & 1) ||
 		    (op_own >> 4) == MLX5_CQE_INVALID)
 			break;
+		if (soft_cqe_is_zip(op_own)) {
+			uint32_t adv;
+
+			got = zip_to_wc(cq, cqe, op_own >> 4, &wc[i],
+					(uint16_t)(n - i), ci, &adv);
+			i += got;
+			ci += adv;
+			continue;
+		}
 		if (xrc && unlikely(cq->cqes[ci & cq->mask].srqn_uidx &
 				    RTE_BE32(SOFT_XRC_CQE_MARK)))
 			got = xrc_cqe_to_wc(cq, &cq->cqes[ci & cq->mask],
@@ -452,7 +708,8 @@ cq_poll_burst(struct soft_cq *cq, struct qpio_wc *wc, uint64_t *ts,
 		/* Two processes: once every 1024 empty polls, look for a slot
 		 * a dead process reserved and for peers that died. */
 		if (unlikely(cq->resv != NULL) &&
-		    unlikely((cq->empty_polls & 1023) == 0))
+		    unlikely((cq->empty_polls & 1023) == 0) &&
+		    cq->zip_left == 0)
 			soft_cq_stall_check(cq);
 	}
 	return i;
@@ -501,10 +758,15 @@ soft_cq_resize(struct qpio_cq *qcq, uint32_t cqe)
 {
 	struct soft_cq *cq = to_scq(qcq);
 	uint32_t depth = rte_align32pow2(RTE_MAX(cqe, 2u));
-	uint32_t ci = soft_index_read(&cq->ci);
-	uint32_t pi = __atomic_load_n(&cq->pi, __ATOMIC_ACQUIRE);
-	uint32_t held = pi - ci, log_depth, mask, idx, i;
+	uint32_t ci, pi, held, log_depth, mask, idx, i;
 	struct mlx5_cqe64 *cqes;
+
+	/* Sessions become plain CQEs (a session's slots are not one CQE
+	 * each, so they could not move one by one). */
+	cq_unzip(cq);
+	ci = soft_index_read(&cq->ci);
+	pi = __atomic_load_n(&cq->pi, __ATOMIC_ACQUIRE);
+	held = pi - ci;
 
 	if (held > cqe) {
 		SOFT_LOG(ERR, "cq %u: resize to %u entries refused: it holds %u "

@@ -106,6 +106,9 @@ struct soft_cq {
 	/* QPIO_CQ_FLAG_TIMESTAMP: producers write rte_rdtsc() into each
 	 * CQE (one branch per CQE, on this first line they read anyway). */
 	uint32_t ts;
+	/* Producers may write compressed sessions (soft_rx.h, "Compressed
+	 * completions"): the device's cqe_comp devarg, 0 with ts. */
+	uint32_t zip;
 	TAILQ_HEAD(, soft_qp) send_qps;   /* QPs using it as send CQ */
 	TAILQ_HEAD(, soft_srq) xrc_srqs;  /* XRC SRQs completing into it */
 	/* Two processes (hugepage memory): who reserved each slot, when
@@ -124,6 +127,10 @@ struct soft_cq {
 	struct soft_srq *last_srq;                  /* XRC poll: last SRQ */
 	uint64_t resv_live_tsc;   /* last /proc check of a slot's producer */
 	uint64_t peers_tsc;       /* last walk of its QPs' peers (stall check) */
+	/* Completions left of a session polled in part (soft_rx.h): they
+	 * are the entries from ci on, read from zl, not from their slots. */
+	uint32_t zip_left;
+	uint64_t zip_cqes;        /* completions polled from sessions */
 
 	/* Producers reserve here. With hugepages (resv != NULL) the whole
 	 * 16-byte word is taken by one 16-byte CAS: pi in the low 32 bits
@@ -146,6 +153,20 @@ struct soft_cq {
 
 	alignas(RTE_CACHE_LINE_SIZE) uint8_t overflow;   /* CQ error raised */
 	uint64_t overflow_count;                    /* CQEs not written */
+
+	/* The session a poll took in part, copied out of its slots, which
+	 * go back to the producers as the poller takes each completion:
+	 * zip_left completions of QP qpn's RQ, counters cnt, cnt + 1, ...,
+	 * the next at len[pos], imm[pos]. Owner lcore of the CQ. */
+	alignas(RTE_CACHE_LINE_SIZE) struct {
+		uint32_t qpn;
+		uint32_t src_qpn;
+		uint32_t pos;
+		uint16_t cnt;
+		uint8_t opcode;
+		uint32_t len[SOFT_ZIP_MAX];
+		uint32_t imm[SOFT_ZIP_MAX];           /* host order */
+	} zl;
 };
 
 /* Receive queue: producer = owner lcore (post recv), consumer = device
@@ -298,6 +319,7 @@ struct soft_dev {
 	uint32_t fabric_slot;
 	uint16_t lid;
 	uint8_t dead;                     /* owner process found gone */
+	uint8_t cqe_comp;                 /* devarg cqe_comp: CQs compress */
 	uint64_t guid;
 	uint64_t owner;                   /* process token of the creator */
 	uint64_t live_check_tsc;          /* last /proc check of the owner */

@@ -268,6 +268,33 @@ exec_rc_wqe(struct soft_run *d, const uint8_t *wqe, uint8_t *syndrome,
 
 /* SENDs a batch takes at most (rc_send_batch()). */
 #define SEND_BATCH 32
+static_assert(SEND_BATCH <= SOFT_ZIP_MAX, "a batch's CQEs fit one session");
+
+/*
+ * The receive CQEs of SENDs 0 .. m - 1 of a batch (receives v ...), into
+ * the slots from idx, after the data they describe: one session per run
+ * of one opcode where the CQ compresses (soft_cq_publish_recv_n()).
+ */
+static __rte_always_inline void
+rc_send_batch_publish(struct soft_cq *cq, uint32_t idx, uint32_t v,
+		      const uint8_t *op, const uint32_t *len,
+		      const uint32_t *imm, uint32_t m,
+		      const struct soft_qp *peer, const struct soft_qp *qp)
+{
+	uint32_t j, r;
+
+	for (j = 0; j < m; j = r) {
+		for (r = j + 1; r < m && op[r] == op[j]; r++)
+			;
+		soft_cq_publish_recv_n(cq, idx + j,
+				       op[j] == MLX5_OPCODE_SEND_IMM ?
+				       MLX5_CQE_RESP_SEND_IMM :
+				       MLX5_CQE_RESP_SEND,
+				       (uint16_t)(v + j), peer->base.qp_num,
+				       &len[j], &imm[j], r - j,
+				       qp->base.qp_num);
+	}
+}
 
 /*
  * Execute the inline SENDs at the head of the run as one batch: the
@@ -280,7 +307,10 @@ exec_rc_wqe(struct soft_run *d, const uint8_t *wqe, uint8_t *syndrome,
  * CASes per SEND. Only what cannot fail is batched, so the batch has no
  * error path: a WQE of another kind, a receive that fails its check, no
  * receive (RNR) or a CAS lost to a flush end the batch before it, and the
- * per-WQE path executes that WQE as it always did. A signaled WQE is the
+ * per-WQE path executes that WQE as it always did. The receive CQEs are
+ * written after the copies, each run of one opcode as one compressed
+ * session where the CQ compresses (soft_cq_publish_recv_n()). A signaled
+ * WQE is the
  * last of its batch, so the batch's one requester completion comes after
  * its deliveries, as in the per-WQE path (a requester CQ that overflows
  * there stops the SQ at the same WQE). A batch is what the per-WQE path
@@ -409,15 +439,14 @@ rc_send_batch(struct soft_run *d, struct soft_cq *scq, uint32_t ci,
 			break;
 		memcpy(dst[j], data[j], len[j]);
 		if (likely(j < m)) {
-			soft_cq_publish_recv(cq, idx + j,
-					     op[j] == MLX5_OPCODE_SEND_IMM ?
-					     MLX5_CQE_RESP_SEND_IMM :
-					     MLX5_CQE_RESP_SEND,
-					     (uint16_t)(v + j), peer->base.qp_num,
-					     len[j], imm[j], qp->base.qp_num);
 			if (fm[j] & MLX5_WQE_CTRL_SOLICITED)
 				ev |= SOFT_EV_SOL_ERR;
 		} else {
+			/* The m completions before the first lost one, as
+			 * the per-WQE path has them. */
+			if (j == m)
+				rc_send_batch_publish(cq, idx, v, op, len, imm,
+						      m, peer, qp);
 			soft_cq_error(cq);
 		}
 	}
@@ -427,6 +456,8 @@ rc_send_batch(struct soft_run *d, struct soft_cq *scq, uint32_t ci,
 	 * the flush counts those of the receives it takes. */
 	for (; j < n; j++)
 		soft_cq_error(cq);
+	if (e <= m)
+		rc_send_batch_publish(cq, idx, v, op, len, imm, m, peer, qp);
 	if (m != 0)
 		soft_run_note(d, cq, ev);
 	/* The requester's completion of the signaled one, the last. */

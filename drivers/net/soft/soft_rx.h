@@ -416,6 +416,91 @@ soft_cq_publish_recv(struct soft_cq *cq, uint32_t idx, uint8_t opcode,
 	soft_cqe_owner_publish(&cqe->op_own, (uint8_t)((opcode << 4) | owner));
 }
 
+/*
+ * Compressed completions (soft.rst, "Compressed completions"). A producer
+ * that completes L >= 2 consecutive receives of one QP's RQ with the same
+ * opcode (RESP_SEND or RESP_SEND_IMM) into L consecutive slots it reserved
+ * at once may write them as one session, as ConnectX's CQE compression
+ * does: slot idx holds the title, the full CQE of the first receive with
+ * SOFT_CQE_ZIP in the cqe_format bits of op_own and L in app; slots
+ * idx + 1 ... hold the mini-CQEs of the others, SOFT_ZIP_PER_SLOT per
+ * slot, 8 bytes each (byte count and immediate, big endian). The wqe
+ * counters are the title's plus the position; the QP, opcode and source
+ * QP are the title's. The slots after the last mini-CQE are not written.
+ * The session occupies L entries of the ring as L CQEs would (the
+ * reservation, the overflow rule and ci count completions), but the
+ * producer writes 1 + ceil((L - 1) / 7) cache lines, not L. The mini-CQEs
+ * skip bytes 32-35 (srqn_uidx, which the XRC poll reads) and 56-63 (the
+ * counter and op_own), so a slot a session wrote reads, on a later lap,
+ * as whatever its next producer writes there.
+ */
+struct soft_mini_cqe {
+	rte_be32_t byte_cnt;
+	rte_be32_t imm;
+};
+
+/* Mini-CQE k (0 .. SOFT_ZIP_PER_SLOT - 1) of a slot. */
+static inline struct soft_mini_cqe *
+soft_zip_mini(struct mlx5_cqe64 *slot, uint32_t k)
+{
+	return (struct soft_mini_cqe *)((uint8_t *)slot +
+					(k < 4 ? 8 * k : 36 + 8 * (k - 4)));
+}
+
+/* The cqe_format bits of op_own say whether a CQE is a session title. */
+static inline int
+soft_cqe_is_zip(uint8_t op_own)
+{
+	return ((op_own >> 2) & 3) == SOFT_CQE_ZIP;
+}
+
+/*
+ * Write the n completions of receives wqe_counter, wqe_counter + 1, ...
+ * of QP qpn, all of opcode (RESP_SEND or RESP_SEND_IMM), byte counts
+ * len[] and host-order immediates imm[], into the slots idx ... idx + n - 1
+ * the caller reserved, and hand them to the consumer: as one session when
+ * the CQ compresses and n >= 2 (the mini-CQEs first, the title's op_own
+ * last with release order), else as n plain CQEs. n <= SOFT_ZIP_MAX.
+ */
+static inline void
+soft_cq_publish_recv_n(struct soft_cq *cq, uint32_t idx, uint8_t opcode,
+		       uint16_t wqe_counter, uint32_t qpn, const uint32_t *len,
+		       const uint32_t *imm, uint32_t n, uint32_t src_qpn)
+{
+	struct mlx5_cqe64 *cqe;
+	uint32_t i, k, s;
+
+	if (!cq->zip || n < 2) {
+		for (i = 0; i < n; i++)
+			soft_cq_publish_recv(cq, idx + i, opcode,
+					     (uint16_t)(wqe_counter + i), qpn,
+					     len[i], imm[i], src_qpn);
+		return;
+	}
+	for (i = 1, s = idx + 1, k = 0; i < n; i++) {
+		struct soft_mini_cqe *mc =
+			soft_zip_mini(&cq->cqes[s & cq->mask], k);
+
+		mc->byte_cnt = rte_cpu_to_be_32(len[i]);
+		mc->imm = rte_cpu_to_be_32(imm[i]);
+		if (++k == SOFT_ZIP_PER_SLOT) {
+			k = 0;
+			s++;
+		}
+	}
+	cqe = &cq->cqes[idx & cq->mask];
+	cqe->byte_cnt = rte_cpu_to_be_32(len[0]);
+	cqe->imm_inval_pkey = rte_cpu_to_be_32(imm[0]);
+	cqe->flags_rqpn = rte_cpu_to_be_32(src_qpn);
+	cqe->slid = 0;
+	cqe->sop_drop_qpn = rte_cpu_to_be_32(qpn);
+	cqe->app = (uint8_t)n;
+	cqe->wqe_counter = rte_cpu_to_be_16(wqe_counter);
+	soft_cqe_owner_publish(&cqe->op_own,
+			       (uint8_t)((opcode << 4) | (SOFT_CQE_ZIP << 2) |
+					 ((idx >> cq->log_depth) & 1)));
+}
+
 /* soft_cq_event_arm_check() flags: what the run wrote into the CQ. */
 #define SOFT_EV_CQE        1u   /* any CQE */
 #define SOFT_EV_SOL_ERR    2u   /* a solicited receive or an error CQE */
