@@ -896,8 +896,9 @@ struct qpio_cq_stats {
 	/**
 	 * Completions the poller took from compressed sessions (a title CQE
 	 * and 8-byte mini-CQEs, as ConnectX's CQE compression; the soft
-	 * driver guide, "Compressed completions"), counted when a session
-	 * has been polled whole. Since the CQ was created.
+	 * driver guide, "Compressed completions"), counted as they are
+	 * polled; those dropped with a destroyed QP are not counted. Since
+	 * the CQ was created.
 	 */
 	uint64_t compressed;
 };

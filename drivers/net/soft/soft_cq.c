@@ -379,10 +379,43 @@ zip_plain_write(struct soft_cq *cq, uint32_t idx, uint8_t opcode,
 		((idx >> cq->log_depth) & 1)));
 }
 
+/* Expand the session whose title, published, is at idx into plain CQEs
+ * in its own slots. @return its length. */
+static uint32_t
+zip_expand(struct soft_cq *cq, uint32_t idx)
+{
+	struct mlx5_cqe64 *t = &cq->cqes[idx & cq->mask];
+	uint8_t op_own = soft_cqe_owner_read(&t->op_own);
+	uint32_t len[SOFT_ZIP_MAX], imm[SOFT_ZIP_MAX], n = t->app, i, s, k;
+	uint16_t cnt = rte_be_to_cpu_16(t->wqe_counter);
+	uint32_t qpn = rte_be_to_cpu_32(t->sop_drop_qpn) & 0xffffff;
+	uint32_t src = rte_be_to_cpu_32(t->flags_rqpn) & 0xffffff;
+
+	/* The mini-CQEs first: the CQEs take their slots. */
+	for (i = 1, s = idx + 1, k = 0; i < n; i++) {
+		const struct soft_mini_cqe *mc =
+			soft_zip_mini(&cq->cqes[s & cq->mask], k);
+
+		len[i] = rte_be_to_cpu_32(mc->byte_cnt);
+		imm[i] = rte_be_to_cpu_32(mc->imm);
+		if (++k == SOFT_ZIP_PER_SLOT) {
+			k = 0;
+			s++;
+		}
+	}
+	for (i = 1; i < n; i++)
+		zip_plain_write(cq, idx + i, op_own >> 4, qpn, src,
+				(uint16_t)(cnt + i), len[i], imm[i]);
+	t->app = 0;
+	soft_cqe_owner_publish(&t->op_own, (uint8_t)(op_own & 0xf1));
+	return n;
+}
+
 /*
  * Turn the completions of a session polled in part, and every session
  * published from ci on, into plain CQEs in their own slots: then the
- * slots from ci read one CQE each, as purge and resize walk them. Owner
+ * slots from ci read one CQE each, as resize walks them (purge expands a
+ * session a producer publishes meanwhile as its walk meets it). Owner
  * lcore of the CQ (purge, resize); producers write only slots past the
  * published ones.
  */
@@ -399,41 +432,13 @@ cq_unzip(struct soft_cq *cq)
 	idx = ci + cq->zip_left;
 	cq->zip_left = 0;
 	while (idx - ci < cq->base.depth) {
-		struct mlx5_cqe64 *t = &cq->cqes[idx & cq->mask];
-		uint8_t op_own = soft_cqe_owner_read(&t->op_own);
-		uint32_t len[SOFT_ZIP_MAX], imm[SOFT_ZIP_MAX], n, i, s;
-		uint32_t qpn, src;
-		uint16_t cnt;
+		uint8_t op_own = soft_cqe_owner_read(
+			&cq->cqes[idx & cq->mask].op_own);
 
 		if ((op_own & 1) != ((idx >> cq->log_depth) & 1) ||
 		    (op_own >> 4) == MLX5_CQE_INVALID)
 			break;
-		if (!soft_cqe_is_zip(op_own)) {
-			idx++;
-			continue;
-		}
-		n = t->app;
-		cnt = rte_be_to_cpu_16(t->wqe_counter);
-		qpn = rte_be_to_cpu_32(t->sop_drop_qpn) & 0xffffff;
-		src = rte_be_to_cpu_32(t->flags_rqpn) & 0xffffff;
-		/* The mini-CQEs first: the CQEs take their slots. */
-		for (i = 1, s = idx + 1, k = 0; i < n; i++) {
-			const struct soft_mini_cqe *mc =
-				soft_zip_mini(&cq->cqes[s & cq->mask], k);
-
-			len[i] = rte_be_to_cpu_32(mc->byte_cnt);
-			imm[i] = rte_be_to_cpu_32(mc->imm);
-			if (++k == SOFT_ZIP_PER_SLOT) {
-				k = 0;
-				s++;
-			}
-		}
-		for (i = 1; i < n; i++)
-			zip_plain_write(cq, idx + i, op_own >> 4, qpn, src,
-					(uint16_t)(cnt + i), len[i], imm[i]);
-		t->app = 0;
-		soft_cqe_owner_publish(&t->op_own, (uint8_t)(op_own & 0xf1));
-		idx += n;
+		idx += soft_cqe_is_zip(op_own) ? zip_expand(cq, idx) : 1;
 	}
 }
 
@@ -524,13 +529,17 @@ soft_cq_purge(struct soft_cq *cq, struct soft_qp *qp)
 	ci = cq->ci;
 	pi = ci;
 
-	/* Published CQEs run from ci to the first slot not yet owned. */
+	/* Published CQEs run from ci to the first slot not yet owned. A
+	 * session a producer on another lcore published since cq_unzip()
+	 * is expanded here, so each slot walked is one CQE. */
 	for (;;) {
 		uint8_t op_own = soft_cqe_owner_read(&cq->cqes[pi & cq->mask].op_own);
 
 		if ((op_own & 1) != ((pi >> cq->log_depth) & 1) ||
 		    (op_own >> 4) == MLX5_CQE_INVALID || pi - ci >= cq->base.depth)
 			break;
+		if (unlikely(soft_cqe_is_zip(op_own)))
+			zip_expand(cq, pi);
 		pi++;
 	}
 	/* Newest to oldest: drop this QP's CQEs, move the others up. */

@@ -430,9 +430,11 @@ soft_cq_publish_recv(struct soft_cq *cq, uint32_t idx, uint8_t opcode,
  * The session occupies L entries of the ring as L CQEs would (the
  * reservation, the overflow rule and ci count completions), but the
  * producer writes 1 + ceil((L - 1) / 7) cache lines, not L. The mini-CQEs
- * skip bytes 32-35 (srqn_uidx, which the XRC poll reads) and 56-63 (the
- * counter and op_own), so a slot a session wrote reads, on a later lap,
- * as whatever its next producer writes there.
+ * skip bytes 32-35 (srqn_uidx, which the XRC poll reads) and 60-63 (the
+ * counter, signature and op_own). The poller marks every slot of a
+ * session but the title invalid once it has read it: a slot the producer
+ * skipped would otherwise keep a CQE of two laps ago with the owner bit
+ * of the lap after.
  */
 struct soft_mini_cqe {
 	rte_be32_t byte_cnt;
