@@ -248,6 +248,11 @@ zip_wc(struct qpio_wc *w, uint64_t wr_id, uint32_t qpn, uint32_t src,
 	w->dlid_path_bits = 0;
 }
 
+/* Byte offset of each mini-CQE in its slot (soft_zip_mini()). */
+static const uint8_t zip_mini_off[SOFT_ZIP_PER_SLOT] = {
+	0, 8, 16, 24, 36, 44, 52
+};
+
 /* The RQ position of a session's receive with counter cnt. */
 static inline uint32_t
 zip_rq_idx(const struct soft_rq *rq, uint16_t cnt)
@@ -269,6 +274,8 @@ zip_to_wc(struct soft_cq *cq, const struct mlx5_cqe64 *t, uint8_t opcode,
 	uint32_t sop = rte_be_to_cpu_32(t->sop_drop_qpn);
 	uint32_t qpn = sop & 0xffffff, len = t->app, take, k, s, mk, idx;
 	struct soft_qp *qp = cq_qp_lookup(cq, qpn);
+	const uint8_t *slot;
+	struct qpio_wc tmpl;
 	const unsigned int flags = opcode == MLX5_CQE_RESP_SEND_IMM ?
 		QPIO_WC_WITH_IMM : 0;
 	uint32_t src = rte_be_to_cpu_32(t->flags_rqpn) & 0xffffff;
@@ -285,25 +292,39 @@ zip_to_wc(struct soft_cq *cq, const struct mlx5_cqe64 *t, uint8_t opcode,
 	rq = qp->rqp;
 	take = RTE_MIN(len, (uint32_t)room);
 	idx = zip_rq_idx(rq, cnt);
-	zip_wc(&wc[0], rq->wrid[idx & rq->mask], qpn, src, flags,
-	       rte_be_to_cpu_32(t->byte_cnt),
-	       rte_be_to_cpu_32(t->imm_inval_pkey));
+	/* Every WC of the session is the template but for wr_id, byte_len
+	 * and the immediate: one struct copy and three stores each. */
+	memset(&tmpl, 0, sizeof(tmpl));
+	tmpl.status = QPIO_WC_SUCCESS;
+	tmpl.opcode = QPIO_WC_RECV;
+	tmpl.qp_num = qpn;
+	tmpl.src_qp = src;
+	tmpl.wc_flags = flags;
+	wc[0] = tmpl;
+	wc[0].wr_id = rq->wrid[idx & rq->mask];
+	wc[0].byte_len = rte_be_to_cpu_32(t->byte_cnt);
+	if (flags)
+		wc[0].imm_data = rte_be_to_cpu_32(t->imm_inval_pkey);
+	slot = (const uint8_t *)&cq->cqes[(ci + 1) & cq->mask];
 	for (k = 1, s = ci + 1, mk = 0; k < len; k++) {
 		const struct soft_mini_cqe *mc =
-			soft_zip_mini(&cq->cqes[s & cq->mask], mk);
-		uint32_t bc = rte_be_to_cpu_32(mc->byte_cnt);
-		uint32_t im = rte_be_to_cpu_32(mc->imm);
+			(const struct soft_mini_cqe *)(slot + zip_mini_off[mk]);
 
 		if (likely(k < take)) {
-			zip_wc(&wc[k], rq->wrid[(idx + k) & rq->mask], qpn,
-			       src, flags, bc, im);
+			struct qpio_wc *w = &wc[k];
+
+			*w = tmpl;
+			w->wr_id = rq->wrid[(idx + k) & rq->mask];
+			w->byte_len = rte_be_to_cpu_32(mc->byte_cnt);
+			if (flags)
+				w->imm_data = rte_be_to_cpu_32(mc->imm);
 		} else {
-			cq->zl.len[k] = bc;
-			cq->zl.imm[k] = im;
+			cq->zl.len[k] = rte_be_to_cpu_32(mc->byte_cnt);
+			cq->zl.imm[k] = rte_be_to_cpu_32(mc->imm);
 		}
 		if (++mk == SOFT_ZIP_PER_SLOT) {
 			mk = 0;
-			s++;
+			slot = (const uint8_t *)&cq->cqes[++s & cq->mask];
 		}
 	}
 	/* The session's other slots read as invalid from now on: the
