@@ -4,13 +4,14 @@
 # Instructions per frame of an RC link on the soft NIC, txonly -> rxonly,
 # both streams on one lcore, counted by valgrind's callgrind.
 #
-#   bench/instructions.sh [-s SIZE[,SIZE...]] [-n SHORT,LONG] [-k]
+#   bench/instructions.sh [-s SIZE[,SIZE...]] [-n SHORT,LONG] [-d DEVARGS] [-k]
 #
 # Each size runs qpio-testpmd under callgrind for two run lengths (SHORT
 # and LONG frames, --max-packets) and divides the difference of the
 # instruction counts by the difference of the frames delivered, so start-up
-# and tear-down cancel out. The count is split by callgrind's inclusive
-# costs:
+# and tear-down cancel out. -d creates the links' rdma device from DEVARGS
+# first (--rdma-dev; it must be soft0), e.g. -d soft0,cqe_comp=0. The
+# count is split by callgrind's inclusive costs:
 #   sender   txonly_fwd without the device model run under it
 #   model    soft_sq_run: the soft NIC executing WQEs (doorbells, RNR resumes)
 #   receiver rxonly_fwd without the device model run under it
@@ -26,15 +27,19 @@ testpmd=${QPIO_TESTPMD:-$top/build/app/testpmd/qpio-testpmd}
 sizes=64,1024
 lengths=50000,150000
 keep=0
+rdma=()
 
 usage() {
-	sed -n '4,20p' "$0" | sed 's/^# \{0,1\}//'
+	sed -n '4,22p' "$0" | sed 's/^# \{0,1\}//'
 	exit 2
 }
 
-while getopts "s:n:kh" o; do
+while getopts "s:n:d:kh" o; do
 	case $o in
 	s) sizes=$OPTARG ;;
+	d) [[ $OPTARG == soft0 || $OPTARG == soft0,* ]] ||
+		{ echo "-d DEVARGS: the links use soft0: soft0[,key=value...]"; exit 2; }
+	   rdma=(--rdma-dev "$OPTARG") ;;
 	n) lengths=$OPTARG ;;
 	k) keep=1 ;;
 	*) usage ;;
@@ -60,7 +65,7 @@ run() {
 	shift 3
 	valgrind --tool=callgrind --callgrind-out-file="$work/$tag.cg" "$@" \
 		"$testpmd" --lcores=0@0,1@0 --no-huge --no-shconf --no-pci \
-		--file-prefix="qpio-instr-$$-$tag" -m 512 -- \
+		--file-prefix="qpio-instr-$$-$tag" -m 512 -- "${rdma[@]}" \
 		--dev qp0,dev=soft0,qp=rc,peer=qp1 \
 		--dev qp1,dev=soft0,qp=rc,peer=qp0 \
 		--forward-mode=txonly,rxonly --nb-cores=1 --burst=32 \
