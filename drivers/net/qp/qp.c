@@ -601,6 +601,7 @@ qp_start(struct qpio_port *port)
 		txq->bounce_mp = rxq->mp;
 		txq->head = 0;
 		txq->tail = 0;
+		txq->held = 0;
 		txq->credit_on = 0;
 		txq->credit_rd = 0;
 		qp_txq_wr_init(txq);
@@ -710,6 +711,7 @@ qp_queues_down(struct qpio_port *port)
 			txq->elts[txq->tail & txq->mask] = NULL;
 			txq->tail++;
 		}
+		txq->held = 0;
 		memset(rxq->slot_posted, 0, rxq->nb_desc);
 		rxq->posted = 0;
 		rxq->credit = NULL;

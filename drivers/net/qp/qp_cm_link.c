@@ -79,6 +79,7 @@ tx_apply(struct qp_txq *txq, uint32_t link)
 		qp_count(&txq->flushed, 1);
 		qp_count(&txq->oerrors, 1);
 	}
+	txq->held = 0;
 	txq->head = txq->tail = 0;
 	qp_credit_link_remote(txq->port, txq, txq->cm_peer_addr,
 			      txq->cm_peer_rkey, txq->cm_peer_desc);

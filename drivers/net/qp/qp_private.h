@@ -119,6 +119,10 @@ struct qp_txq {
 	uint32_t remote_qpn;           /* UD destination */
 	struct qpio_ah *ah;            /* UD destination, NULL on RC */
 	struct rte_mbuf **elts;        /* per WR: mbuf freed at completion */
+	/* Entries of elts that hold an mbuf (zero-copy and copied frames;
+	 * inline ones are freed at post): 0 lets the reclaim move the tail
+	 * over a completed range without reading it. */
+	uint32_t held;
 	struct qpio_mr_cache mrc;
 	struct qpio_send_wr *wr;       /* QP_PORT_CHUNK send WRs, constant
 					* fields set by qp_txq_wr_init() */

@@ -459,12 +459,19 @@ qp_txq_reclaim(struct qp_txq *txq, uint32_t max_free)
 					qp_count(&txq->oerrors, 1);
 				}
 			}
-			/* The completion covers every WR up to wr_id. */
+			/* The completion covers every WR up to wr_id; with
+			 * no mbuf held (inline frames only), nothing to read
+			 * on the way. */
+			if (likely(txq->held == 0)) {
+				txq->tail = end;
+				continue;
+			}
 			while (txq->tail != end) {
 				struct rte_mbuf **e =
 					&txq->elts[txq->tail & txq->mask];
 
 				if (*e != NULL) {
+					txq->held--;
 					done[nd++] = *e;
 					*e = NULL;
 					if (nd == QP_PORT_POLL) {
@@ -645,6 +652,7 @@ tx_chunk_flat(struct qp_txq *txq, struct rte_mbuf **pkts, uint32_t want,
 			}
 			s[nwr].lkey = lkey;
 			txq->elts[slot] = m;
+			txq->held++;
 			nzc++;
 		}
 		bytes += len;
@@ -668,6 +676,7 @@ tx_chunk_flat(struct qp_txq *txq, struct rte_mbuf **pkts, uint32_t want,
 
 			if (m != NULL) {
 				txq->elts[slot] = NULL;
+				txq->held--;
 				rte_pktmbuf_free(m);
 			}
 			bytes -= s[i].length;
@@ -776,6 +785,7 @@ qp_port_tx_burst(void *queue, struct rte_mbuf **pkts, uint16_t nb_pkts)
 				w->num_sge = m->nb_segs;
 				w->send_flags = 0;
 				txq->elts[slot] = m;
+				txq->held++;
 			}
 			bytes += m->pkt_len;
 			nwr++;
@@ -795,6 +805,7 @@ qp_port_tx_burst(void *queue, struct rte_mbuf **pkts, uint16_t nb_pkts)
 
 					if (m != NULL) {
 						txq->elts[slot] = NULL;
+						txq->held--;
 						bytes -= m->pkt_len;
 						rte_pktmbuf_free(m);
 					} else {
