@@ -228,30 +228,21 @@ rq_complete_n(struct soft_rq *rq, uint32_t idx, uint32_t n)
 	soft_index_publish(&rq->tail, t);
 }
 
-/* One successful receive WC of a session's QP. */
+/* The WC every completion of a session of QP qpn, from src_qp, of CQE
+ * opcode shares: each one is it but for wr_id, byte_len and the
+ * immediate (one struct copy and three stores). */
 static __rte_always_inline void
-zip_wc(struct qpio_wc *w, uint64_t wr_id, uint32_t qpn, uint32_t src,
-       unsigned int flags, uint32_t byte_len, uint32_t imm)
+zip_wc_tmpl(struct qpio_wc *tmpl, uint32_t qpn, uint32_t src,
+	    uint8_t opcode)
 {
-	w->wr_id = wr_id;
-	w->status = QPIO_WC_SUCCESS;
-	w->opcode = QPIO_WC_RECV;
-	w->vendor_err = 0;
-	w->byte_len = byte_len;
-	w->imm_data = flags ? imm : 0;
-	w->qp_num = qpn;
-	w->src_qp = src;
-	w->wc_flags = flags;
-	w->pkey_index = 0;
-	w->slid = 0;
-	w->sl = 0;
-	w->dlid_path_bits = 0;
+	memset(tmpl, 0, sizeof(*tmpl));
+	tmpl->status = QPIO_WC_SUCCESS;
+	tmpl->opcode = QPIO_WC_RECV;
+	tmpl->qp_num = qpn;
+	tmpl->src_qp = src;
+	tmpl->wc_flags = opcode == MLX5_CQE_RESP_SEND_IMM ?
+		QPIO_WC_WITH_IMM : 0;
 }
-
-/* Byte offset of each mini-CQE in its slot (soft_zip_mini()). */
-static const uint8_t zip_mini_off[SOFT_ZIP_PER_SLOT] = {
-	0, 8, 16, 24, 36, 44, 52
-};
 
 /* The RQ position of a session's receive with counter cnt. */
 static inline uint32_t
@@ -274,41 +265,34 @@ zip_to_wc(struct soft_cq *cq, const struct mlx5_cqe64 *t, uint8_t opcode,
 	uint32_t sop = rte_be_to_cpu_32(t->sop_drop_qpn);
 	uint32_t qpn = sop & 0xffffff, len = t->app, take, k, s, mk, idx;
 	struct soft_qp *qp = cq_qp_lookup(cq, qpn);
-	const uint8_t *slot;
+	const struct mlx5_cqe64 *slot;
 	struct qpio_wc tmpl;
-	const unsigned int flags = opcode == MLX5_CQE_RESP_SEND_IMM ?
-		QPIO_WC_WITH_IMM : 0;
 	uint32_t src = rte_be_to_cpu_32(t->flags_rqpn) & 0xffffff;
 	uint16_t cnt = rte_be_to_cpu_16(t->wqe_counter);
 	struct soft_rq *rq;
 
+	/* The session's other slots read as invalid from now on (their
+	 * mini-CQEs stay readable: op_own is no part of them): the
+	 * producers skip some of them, which would otherwise keep a CQE of
+	 * two laps ago that the owner bit cannot tell from a new one (as
+	 * mlx5 consumers invalidate a compressed CQE's slots). */
+	for (k = 1; k < len; k++)
+		cq->cqes[(ci + k) & cq->mask].op_own = MLX5_CQE_INVALID << 4;
 	*adv = len;
-	if (unlikely(qp == NULL)) {
-		for (k = 1; k < len; k++)
-			cq->cqes[(ci + k) & cq->mask].op_own =
-				MLX5_CQE_INVALID << 4;
+	if (unlikely(qp == NULL))
 		return 0;
-	}
 	rq = qp->rqp;
 	take = RTE_MIN(len, (uint32_t)room);
 	idx = zip_rq_idx(rq, cnt);
-	/* Every WC of the session is the template but for wr_id, byte_len
-	 * and the immediate: one struct copy and three stores each. */
-	memset(&tmpl, 0, sizeof(tmpl));
-	tmpl.status = QPIO_WC_SUCCESS;
-	tmpl.opcode = QPIO_WC_RECV;
-	tmpl.qp_num = qpn;
-	tmpl.src_qp = src;
-	tmpl.wc_flags = flags;
+	zip_wc_tmpl(&tmpl, qpn, src, opcode);
 	wc[0] = tmpl;
 	wc[0].wr_id = rq->wrid[idx & rq->mask];
 	wc[0].byte_len = rte_be_to_cpu_32(t->byte_cnt);
-	if (flags)
+	if (tmpl.wc_flags)
 		wc[0].imm_data = rte_be_to_cpu_32(t->imm_inval_pkey);
-	slot = (const uint8_t *)&cq->cqes[(ci + 1) & cq->mask];
+	slot = &cq->cqes[(ci + 1) & cq->mask];
 	for (k = 1, s = ci + 1, mk = 0; k < len; k++) {
-		const struct soft_mini_cqe *mc =
-			(const struct soft_mini_cqe *)(slot + zip_mini_off[mk]);
+		const struct soft_mini_cqe *mc = soft_zip_mini(slot, mk);
 
 		if (likely(k < take)) {
 			struct qpio_wc *w = &wc[k];
@@ -316,7 +300,7 @@ zip_to_wc(struct soft_cq *cq, const struct mlx5_cqe64 *t, uint8_t opcode,
 			*w = tmpl;
 			w->wr_id = rq->wrid[(idx + k) & rq->mask];
 			w->byte_len = rte_be_to_cpu_32(mc->byte_cnt);
-			if (flags)
+			if (tmpl.wc_flags)
 				w->imm_data = rte_be_to_cpu_32(mc->imm);
 		} else {
 			cq->zl.len[k] = rte_be_to_cpu_32(mc->byte_cnt);
@@ -324,15 +308,9 @@ zip_to_wc(struct soft_cq *cq, const struct mlx5_cqe64 *t, uint8_t opcode,
 		}
 		if (++mk == SOFT_ZIP_PER_SLOT) {
 			mk = 0;
-			slot = (const uint8_t *)&cq->cqes[++s & cq->mask];
+			slot = &cq->cqes[++s & cq->mask];
 		}
 	}
-	/* The session's other slots read as invalid from now on: the
-	 * producers skip some of them, which would otherwise keep a CQE of
-	 * two laps ago that the owner bit cannot tell from a new one (as
-	 * mlx5 consumers invalidate a compressed CQE's slots). */
-	for (k = 1; k < len; k++)
-		cq->cqes[(ci + k) & cq->mask].op_own = MLX5_CQE_INVALID << 4;
 	rq_complete_n(rq, idx, take);
 	cq->zip_cqes += take;
 	if (unlikely(take < len)) {
@@ -358,8 +336,7 @@ zip_left_to_wc(struct soft_cq *cq, struct qpio_wc *wc, uint16_t room,
 {
 	struct soft_qp *qp = cq_qp_lookup(cq, cq->zl.qpn);
 	uint32_t take = RTE_MIN(cq->zip_left, (uint32_t)room), k, idx;
-	const unsigned int flags = cq->zl.opcode == MLX5_CQE_RESP_SEND_IMM ?
-		QPIO_WC_WITH_IMM : 0;
+	struct qpio_wc tmpl;
 	struct soft_rq *rq;
 
 	if (unlikely(qp == NULL)) {
@@ -370,10 +347,14 @@ zip_left_to_wc(struct soft_cq *cq, struct qpio_wc *wc, uint16_t room,
 	*adv = take;
 	rq = qp->rqp;
 	idx = zip_rq_idx(rq, cq->zl.cnt);
-	for (k = 0; k < take; k++)
-		zip_wc(&wc[k], rq->wrid[(idx + k) & rq->mask], cq->zl.qpn,
-		       cq->zl.src_qpn, flags, cq->zl.len[cq->zl.pos + k],
-		       cq->zl.imm[cq->zl.pos + k]);
+	zip_wc_tmpl(&tmpl, cq->zl.qpn, cq->zl.src_qpn, cq->zl.opcode);
+	for (k = 0; k < take; k++) {
+		wc[k] = tmpl;
+		wc[k].wr_id = rq->wrid[(idx + k) & rq->mask];
+		wc[k].byte_len = cq->zl.len[cq->zl.pos + k];
+		if (tmpl.wc_flags)
+			wc[k].imm_data = cq->zl.imm[cq->zl.pos + k];
+	}
 	rq_complete_n(rq, idx, take);
 	cq->zip_cqes += take;
 	cq->zl.cnt = (uint16_t)(cq->zl.cnt + take);

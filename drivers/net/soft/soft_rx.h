@@ -441,12 +441,16 @@ struct soft_mini_cqe {
 	rte_be32_t imm;
 };
 
-/* Mini-CQE k (0 .. SOFT_ZIP_PER_SLOT - 1) of a slot. */
+/* Mini-CQE k (0 .. SOFT_ZIP_PER_SLOT - 1) of a slot: bytes 0-31 and
+ * 36-59 (srqn_uidx and the last 4 bytes left alone). */
 static inline struct soft_mini_cqe *
-soft_zip_mini(struct mlx5_cqe64 *slot, uint32_t k)
+soft_zip_mini(const struct mlx5_cqe64 *slot, uint32_t k)
 {
-	return (struct soft_mini_cqe *)((uint8_t *)slot +
-					(k < 4 ? 8 * k : 36 + 8 * (k - 4)));
+	static const uint8_t off[SOFT_ZIP_PER_SLOT] = {
+		0, 8, 16, 24, 36, 44, 52
+	};
+
+	return (struct soft_mini_cqe *)((uintptr_t)slot + off[k]);
 }
 
 /* The cqe_format bits of op_own say whether a CQE is a session title. */
