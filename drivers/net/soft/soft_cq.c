@@ -414,34 +414,23 @@ zip_expand(struct soft_cq *cq, uint32_t idx)
 }
 
 /*
- * Turn the completions of a session polled in part, and every session
- * published from ci on, into plain CQEs in their own slots: then the
- * slots from ci read one CQE each, as resize walks them (purge expands a
- * session a producer publishes meanwhile as its walk meets it). Owner
- * lcore of the CQ (purge, resize); producers write only slots past the
- * published ones.
+ * Write the completions of a session polled in part (cq->zl) back into
+ * their slots as plain CQEs, from ci on: then the slots from ci read one
+ * CQE or one session title each, as purge and resize walk them (each
+ * expands the sessions it meets with zip_expand()). Owner lcore of the
+ * CQ; the slots are the consumer's until ci passes them.
  */
 static void
-cq_unzip(struct soft_cq *cq)
+cq_zl_write_back(struct soft_cq *cq)
 {
-	uint32_t ci = cq->ci, idx, k;
+	uint32_t k;
 
 	for (k = 0; k < cq->zip_left; k++)
-		zip_plain_write(cq, ci + k, cq->zl.opcode, cq->zl.qpn,
+		zip_plain_write(cq, cq->ci + k, cq->zl.opcode, cq->zl.qpn,
 				cq->zl.src_qpn, (uint16_t)(cq->zl.cnt + k),
 				cq->zl.len[cq->zl.pos + k],
 				cq->zl.imm[cq->zl.pos + k]);
-	idx = ci + cq->zip_left;
 	cq->zip_left = 0;
-	while (idx - ci < cq->base.depth) {
-		uint8_t op_own = soft_cqe_owner_read(
-			&cq->cqes[idx & cq->mask].op_own);
-
-		if ((op_own & 1) != ((idx >> cq->log_depth) & 1) ||
-		    (op_own >> 4) == MLX5_CQE_INVALID)
-			break;
-		idx += soft_cqe_is_zip(op_own) ? zip_expand(cq, idx) : 1;
-	}
 }
 
 /* @return 1 if wc was written, 0 if the CQE names a destroyed QP. */
@@ -527,13 +516,14 @@ soft_cq_purge(struct soft_cq *cq, struct soft_qp *qp)
 	uint32_t qpn = qp->base.qp_num;
 	uint32_t ci, pi, idx, nfreed = 0;
 
-	cq_unzip(cq);
+	cq_zl_write_back(cq);
 	ci = cq->ci;
 	pi = ci;
 
 	/* Published CQEs run from ci to the first slot not yet owned. A
-	 * session a producer on another lcore published since cq_unzip()
-	 * is expanded here, so each slot walked is one CQE. */
+	 * session (maybe one a producer on another lcore publishes during
+	 * the walk) is expanded where the walk meets it, so each slot
+	 * walked is one CQE. */
 	for (;;) {
 		uint8_t op_own = soft_cqe_owner_read(&cq->cqes[pi & cq->mask].op_own);
 
@@ -773,8 +763,9 @@ soft_cq_resize(struct qpio_cq *qcq, uint32_t cqe)
 	struct mlx5_cqe64 *cqes;
 
 	/* Sessions become plain CQEs (a session's slots are not one CQE
-	 * each, so they could not move one by one). */
-	cq_unzip(cq);
+	 * each, so they could not move one by one): the rest of a split one
+	 * here, the others as the check below meets them. */
+	cq_zl_write_back(cq);
 	ci = soft_index_read(&cq->ci);
 	pi = __atomic_load_n(&cq->pi, __ATOMIC_ACQUIRE);
 	held = pi - ci;
@@ -799,6 +790,8 @@ soft_cq_resize(struct qpio_cq *qcq, uint32_t cqe)
 				 "resize", qcq->cqn, idx - ci, held);
 			return -EBUSY;
 		}
+		if (soft_cqe_is_zip(op_own))
+			zip_expand(cq, idx);
 	}
 	cqes = soft_obj_alloc(cq->sdev, SOFT_OBJ_BUF, "soft_cqes",
 			      (size_t)depth * 64, qcq->socket_id);
