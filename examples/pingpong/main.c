@@ -47,11 +47,14 @@ struct side {
 	struct qpio_cq *send_cq, *recv_cq;
 	struct qpio_qp *qp;
 	struct qpio_mr *mr;
-	struct order *slot;     /* RING receive slots */
+	uint8_t *slot;          /* RING receive slots of msg_size bytes */
 	uint64_t sent;
 };
 
 static uint64_t count = 100000, warmup = 1000;
+/* Bytes on the wire: the order, then zeros up to this size (--size). */
+static uint32_t msg_size = sizeof(struct order);
+#define MAX_SIZE 256u
 static const char *devargs = "soft0";
 
 static void
@@ -69,11 +72,11 @@ side_init(struct side *s, struct qpio_device *dev)
 	s->pd = qpio_pd_alloc(dev);
 	s->send_cq = qpio_cq_create(dev, RING, (int)rte_socket_id());
 	s->recv_cq = qpio_cq_create(dev, RING, (int)rte_socket_id());
-	s->slot = rte_zmalloc("pingpong", RING * sizeof(*s->slot), 64);
+	s->slot = rte_zmalloc("pingpong", RING * msg_size, 64);
 	if (s->pd == NULL || s->send_cq == NULL || s->recv_cq == NULL ||
 	    s->slot == NULL)
 		die("setup", rte_errno);
-	s->mr = qpio_mr_reg(s->pd, s->slot, RING * sizeof(*s->slot),
+	s->mr = qpio_mr_reg(s->pd, s->slot, RING * msg_size,
 			    QPIO_ACCESS_LOCAL_WRITE);
 	if (s->mr == NULL)
 		die("mr_reg", rte_errno);
@@ -84,10 +87,11 @@ side_init(struct side *s, struct qpio_device *dev)
 	ia.cap.max_recv_wr = RING;
 	ia.cap.max_send_sge = 1;
 	ia.cap.max_recv_sge = 1;
-	ia.cap.max_inline_data = sizeof(struct order);
+	ia.cap.max_inline_data = msg_size;
 	s->qp = qpio_qp_create(s->pd, &ia);
 	if (s->qp == NULL)
-		die("qp_create (inline orders need max_inline_data >= 32)", rte_errno);
+		die("qp_create (inline messages need max_inline_data >= --size)",
+		    rte_errno);
 }
 
 /* RESET -> INIT -> RTR -> RTS towards the peer QP on the same port. */
@@ -138,21 +142,22 @@ side_connect(struct side *s, struct qpio_device *dev, uint32_t peer_qpn)
 static void
 post_recv(struct side *s, uint32_t i)
 {
-	struct qpio_sge sge = { (uintptr_t)&s->slot[i], sizeof(struct order),
-				qpio_mr_lkey(s->mr) };
+	struct qpio_sge sge = { (uintptr_t)(s->slot + (size_t)i * msg_size),
+				msg_size, qpio_mr_lkey(s->mr) };
 	struct qpio_recv_wr wr = { .wr_id = i, .sg_list = &sge, .num_sge = 1 };
 
 	if (qpio_qp_post_recv(s->qp, &wr, 1, NULL) != 1)
 		die("post_recv", ENOSPC);
 }
 
-/* Inline SEND of one order: the payload is copied into the WQE, so the
- * stack copy may go away at once. Every 16th is signaled, and polling
- * the send CQ frees the slots of the 15 before it. */
+/* Inline SEND of one message of msg_size bytes, the order first: the
+ * payload is copied into the WQE, so the stack copy may go away at once.
+ * Every 16th is signaled, and polling the send CQ frees the slots of the
+ * 15 before it. */
 static void
-send_order(struct side *s, const struct order *o)
+send_order(struct side *s, const void *o)
 {
-	struct qpio_sge sge = { (uintptr_t)o, sizeof(*o), 0 };
+	struct qpio_sge sge = { (uintptr_t)o, msg_size, 0 };
 	struct qpio_send_wr wr = { 0 };
 	struct qpio_wc wc;
 
@@ -170,7 +175,7 @@ send_order(struct side *s, const struct order *o)
 }
 
 /* Busy-poll the receive CQ for one message; returns its slot. */
-static struct order *
+static uint8_t *
 wait_message(struct side *s)
 {
 	struct qpio_wc wc;
@@ -179,7 +184,7 @@ wait_message(struct side *s)
 		;
 	if (wc.status != QPIO_WC_SUCCESS)
 		die(qpio_wc_status_str(wc.status), EIO);
-	return &s->slot[wc.wr_id];
+	return s->slot + (size_t)wc.wr_id * msg_size;
 }
 
 /* The exchange: acknowledge every order. */
@@ -190,12 +195,16 @@ exchange(void *arg)
 	uint64_t i;
 
 	for (i = 0; i < warmup + count; i++) {
-		struct order *in = wait_message(s);
-		struct order ack = *in;
+		uint8_t *in = wait_message(s);
+		union {
+			struct order o;
+			uint8_t b[MAX_SIZE];
+		} ack;
 
-		ack.status = 1;
+		memcpy(ack.b, in, msg_size);
+		ack.o.status = 1;
 		send_order(s, &ack);
-		post_recv(s, (uint32_t)(in - s->slot));
+		post_recv(s, (uint32_t)((in - s->slot) / msg_size));
 	}
 	return 0;
 }
@@ -243,6 +252,7 @@ main(int argc, char **argv)
 		{ "count", required_argument, NULL, 'n' },
 		{ "warmup", required_argument, NULL, 'w' },
 		{ "dev", required_argument, NULL, 'd' },
+		{ "size", required_argument, NULL, 's' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct side gw = { 0 }, ex = { 0 };
@@ -263,8 +273,25 @@ main(int argc, char **argv)
 		}
 		if (c == '?' || optarg[0] < '0' || optarg[0] > '9') {
 			fprintf(stderr, "usage: qpio-pingpong [EAL options] -- "
-				"[--count N >= 1] [--warmup N] [--dev DEVARGS]\n");
+				"[--count N >= 1] [--warmup N] [--dev DEVARGS] "
+				"[--size %zu..%u]\n", sizeof(struct order),
+				MAX_SIZE);
 			return 2;
+		}
+		if (c == 's') {
+			char *end;
+			unsigned long v = strtoul(optarg, &end, 10);
+
+			if (*end != '\0' || v < sizeof(struct order) ||
+			    v > MAX_SIZE) {
+				fprintf(stderr, "qpio-pingpong: --size %s: a "
+					"message holds one %zu-byte order and "
+					"at most %u bytes\n", optarg,
+					sizeof(struct order), MAX_SIZE);
+				return 2;
+			}
+			msg_size = (uint32_t)v;
+			continue;
 		}
 		*(c == 'n' ? &count : &warmup) = strtoull(optarg, NULL, 10);
 	}
@@ -292,23 +319,33 @@ main(int argc, char **argv)
 	if (half == NULL)
 		die("samples", ENOMEM);
 	hz = rte_get_tsc_hz();
-	printf("qpio-pingpong: %" PRIu64 " orders of %zu bytes on %s, gateway "
-	       "lcore %u, exchange lcore %u\n", count, sizeof(struct order),
+	printf("qpio-pingpong: %" PRIu64 " orders of %u bytes on %s, gateway "
+	       "lcore %u, exchange lcore %u\n", count, msg_size,
 	       devargs, rte_lcore_id(), worker);
 	rte_eal_remote_launch(exchange, &ex, worker);
 
 	for (i = 0; i < warmup + count; i++) {
-		struct order o = { .order_id = i, .instrument = 42, .quantity = 100,
-				   .price = 1234500, .side = 'B' };
-		uint64_t t0 = rte_rdtsc(), t1;
-		struct order *ack;
+		union {
+			struct order o;
+			uint8_t b[MAX_SIZE];
+		} msg;
+		uint64_t t0, t1;
+		struct order ack;
+		uint8_t *in;
 
-		send_order(&gw, &o);
-		ack = wait_message(&gw);
+		/* The padding after the order goes out as zeros. */
+		memset(msg.b, 0, msg_size);
+		msg.o = (struct order){ .order_id = i, .instrument = 42,
+					.quantity = 100, .price = 1234500,
+					.side = 'B' };
+		t0 = rte_rdtsc();
+		send_order(&gw, &msg);
+		in = wait_message(&gw);
 		t1 = rte_rdtsc();
-		if (ack->order_id != i || ack->status != 1)
+		memcpy(&ack, in, sizeof(ack));
+		if (ack.order_id != i || ack.status != 1)
 			die("ack does not match the order", EPROTO);
-		post_recv(&gw, (uint32_t)(ack - gw.slot));
+		post_recv(&gw, (uint32_t)((in - gw.slot) / msg_size));
 		if (i >= warmup)
 			half[i - warmup] = (t1 - t0) / 2;
 	}

@@ -1,7 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: BSD-3-Clause
 # qpio-pingpong on the soft NIC: 2000 orders, each acknowledged, and the
-# half round trip histogram printed; a bad option exits 2.
+# half round trip histogram printed; 64-byte messages (--size) too; a bad
+# option exits 2.
 set -u
 exe=$1
 eal=(-l 0-1 --no-huge --no-shconf --no-pci --log-level=lib.eal:error)
@@ -16,4 +17,16 @@ total=$(echo "$out" | awk '$1 ~ /^[0-9]+$/ && NF >= 2 { s += $2 } END { print s 
 "$exe" "${eal[@]}" --file-prefix=pp-smoke-b-$$ -- --count 0 > /dev/null 2>&1
 rc=$?
 [ $rc -eq 2 ] || { echo "FAIL: --count 0 exit $rc, wanted 2"; exit 1; }
+out=$("$exe" "${eal[@]}" --file-prefix=pp-smoke-s-$$ -- --count 500 --warmup 10 --size 64 2>&1)
+rc=$?
+[ $rc -eq 0 ] || { echo "$out"; echo "FAIL: --size 64 exit $rc"; exit 1; }
+echo "$out" | grep -q "^qpio-pingpong: 500 orders of 64 bytes on soft0" ||
+	{ echo "$out"; echo "FAIL: --size 64 not in the header line"; exit 1; }
+echo "$out" | grep -q "^half round trip over 500 orders: " ||
+	{ echo "$out"; echo "FAIL: --size 64: no percentile line"; exit 1; }
+for bad in 31 257 64x; do
+	"$exe" "${eal[@]}" --file-prefix=pp-smoke-b-$$ -- --size "$bad" > /dev/null 2>&1
+	rc=$?
+	[ $rc -eq 2 ] || { echo "FAIL: --size $bad exit $rc, wanted 2"; exit 1; }
+done
 echo "pingpong smoke: PASS"
