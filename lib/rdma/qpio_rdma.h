@@ -870,7 +870,6 @@ struct qpio_qp_stats {
 #define QPIO_CQ_STAT_EMPTY_POLLS   (1u << 2)
 #define QPIO_CQ_STAT_OCCUPANCY_HWM (1u << 3)
 #define QPIO_CQ_STAT_COMPRESSED    (1u << 4)
-#define QPIO_CQ_STAT_SCATTER_TO_CQE (1u << 5)
 
 /**
  * State and counters of one CQ (qpio_cq_stats_get(), /qpio/rdma/cq).
@@ -902,14 +901,6 @@ struct qpio_cq_stats {
 	 * the CQ was created.
 	 */
 	uint64_t compressed;
-	/**
-	 * Receives the poller took with their data in the CQE (scatter to
-	 * CQE, as mlx5's for messages of at most 32 bytes; the soft driver
-	 * guide, "Scatter to CQE"): the poll copied the data to the
-	 * receive's SGE. Counted as they are polled, those whose MR had gone
-	 * included; since the CQ was created.
-	 */
-	uint64_t scatter_to_cqe;
 };
 
 /**

@@ -301,8 +301,6 @@ cq_fill(const struct qpio_cq *cq, struct rte_tel_data *d)
 		rte_tel_data_add_dict_u64(d, "empty_polls", st.empty_polls);
 	if (st.valid & QPIO_CQ_STAT_COMPRESSED)
 		rte_tel_data_add_dict_u64(d, "compressed", st.compressed);
-	if (st.valid & QPIO_CQ_STAT_SCATTER_TO_CQE)
-		rte_tel_data_add_dict_u64(d, "scatter_to_cqe", st.scatter_to_cqe);
 }
 
 /* One QP (qps) or CQ by number. */

@@ -18,7 +18,7 @@ TestSuite(stats, .init = qt_eal_init, .fini = qt_eal_fini);
 		     QPIO_QP_STAT_FLUSHED)
 #define CQ_ALL_SOFT (QPIO_CQ_STAT_OCCUPANCY | QPIO_CQ_STAT_OVERFLOWS | \
 		     QPIO_CQ_STAT_EMPTY_POLLS | QPIO_CQ_STAT_OCCUPANCY_HWM | \
-		     QPIO_CQ_STAT_COMPRESSED | QPIO_CQ_STAT_SCATTER_TO_CQE)
+		     QPIO_CQ_STAT_COMPRESSED)
 
 static struct qpio_cq_stats
 cq_stats(const struct qpio_cq *cq)

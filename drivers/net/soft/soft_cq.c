@@ -67,7 +67,6 @@ soft_cq_create(struct qpio_device *dev, uint32_t cqe, int socket_id,
 	/* A session has one timestamp: a CQ that timestamps each CQE
 	 * takes plain ones. */
 	cq->zip = sdev->cqe_comp && !cq->ts;
-	cq->s2c = sdev->scatter_to_cqe;
 	cq->base.depth = depth;
 	cq->room = depth;
 	cq->mask = depth - 1;
@@ -434,48 +433,11 @@ cq_zl_write_back(struct soft_cq *cq)
 	cq->zip_left = 0;
 }
 
-/*
- * The data of a scatter-to-CQE receive (soft_rx.h, "Scatter to CQE") of
- * QP qp, counter cnt, into its receive's one SGE, before the slot is
- * handed back. The SGE's MR is checked again: one deregistered since the
- * delivery is not written, and the receive completes with
- * QPIO_WC_LOC_PROT_ERR. @return 0, or -1 for that error.
- */
-static inline int
-s2c_copy(struct soft_cq *cq, const struct soft_qp *qp, uint16_t cnt,
-	 const struct mlx5_cqe64 *cqe, uint32_t len)
-{
-	const struct soft_rq *rq = qp->rqp;
-	uint32_t idx = rq->tail + (uint16_t)(cnt - (uint16_t)rq->tail);
-	const struct mlx5_wqe_data_seg *ds = (const struct mlx5_wqe_data_seg *)
-		(rq->buf + (size_t)(idx & rq->mask) * rq->stride);
-	uint64_t addr = rte_be_to_cpu_64(ds->addr);
-	uint8_t *p;
-
-	cq->s2c_cqes++;
-	if (len == 0)
-		return 0;
-	p = soft_mr_check(qp->sdev, rte_be_to_cpu_32(ds->lkey), rq->pdn, addr,
-			  len, QPIO_ACCESS_LOCAL_WRITE);
-	if (unlikely(p == NULL)) {
-		SOFT_LOG(DEBUG, "cq %u: qp 0x%x: the MR of receive %u (lkey "
-			 "0x%x) went away between the delivery of its %u bytes "
-			 "and this poll: not written, LOC_PROT_ERR "
-			 "(deregister an MR after its receives complete)",
-			 cq->base.cqn, qp->base.qp_num, (unsigned int)cnt,
-			 rte_be_to_cpu_32(ds->lkey), len);
-		return -1;
-	}
-	memcpy(p, cqe, len);
-	return 0;
-}
-
 /* @return 1 if wc was written, 0 if the CQE names a destroyed QP. */
 static __rte_always_inline int
-cqe_to_wc(struct soft_cq *cq, const struct mlx5_cqe64 *cqe, uint8_t op_own,
+cqe_to_wc(struct soft_cq *cq, const struct mlx5_cqe64 *cqe, uint8_t opcode,
 	  struct qpio_wc *wc)
 {
-	const uint8_t opcode = op_own >> 4;
 	uint32_t sop = rte_be_to_cpu_32(cqe->sop_drop_qpn);
 	uint16_t cnt = rte_be_to_cpu_16(cqe->wqe_counter);
 	struct soft_qp *qp = cq_qp_lookup(cq, sop & 0xffffff);
@@ -504,31 +466,11 @@ cqe_to_wc(struct soft_cq *cq, const struct mlx5_cqe64 *cqe, uint8_t op_own,
 	case MLX5_CQE_RESP_SEND:
 	case MLX5_CQE_RESP_SEND_IMM:
 	case MLX5_CQE_RESP_WR_IMM:
-		wc->byte_len = rte_be_to_cpu_32(cqe->byte_cnt);
-		wc->opcode = opcode == MLX5_CQE_RESP_WR_IMM ?
-			QPIO_WC_RECV_RDMA_WITH_IMM : QPIO_WC_RECV;
-		if (unlikely(((op_own >> 2) & 3) == SOFT_CQE_INLINE32)) {
-			int bad = s2c_copy(cq, qp, cnt, cqe, wc->byte_len);
-
-			wc->wr_id = recv_done(qp, cnt);
-			wc->src_qp = soft_cqe_s2c_src(cqe);
-			if (unlikely(bad)) {
-				wc->status = QPIO_WC_LOC_PROT_ERR;
-				wc->vendor_err = MLX5_CQE_SYNDROME_LOCAL_PROT_ERR;
-				wc->opcode = QPIO_WC_RECV;
-				wc->byte_len = 0;
-				break;
-			}
-			wc->status = QPIO_WC_SUCCESS;
-			if (opcode != MLX5_CQE_RESP_SEND) {
-				wc->wc_flags = QPIO_WC_WITH_IMM;
-				wc->imm_data =
-					rte_be_to_cpu_32(cqe->imm_inval_pkey);
-			}
-			break;
-		}
 		wc->wr_id = recv_done(qp, cnt);
 		wc->status = QPIO_WC_SUCCESS;
+		wc->opcode = opcode == MLX5_CQE_RESP_WR_IMM ?
+			QPIO_WC_RECV_RDMA_WITH_IMM : QPIO_WC_RECV;
+		wc->byte_len = rte_be_to_cpu_32(cqe->byte_cnt);
 		if (opcode != MLX5_CQE_RESP_SEND) {
 			wc->wc_flags = QPIO_WC_WITH_IMM;
 			wc->imm_data = rte_be_to_cpu_32(cqe->imm_inval_pkey);
@@ -613,7 +555,7 @@ soft_cq_purge(struct soft_cq *cq, struct soft_qp *qp)
 			struct mlx5_cqe64 *dst = &cq->cqes[d & cq->mask];
 
 			memcpy(dst, cqe, sizeof(*dst) - 1);
-			dst->op_own = (uint8_t)((cqe->op_own & 0xfe) |
+			dst->op_own = (uint8_t)((cqe->op_own & 0xf0) |
 						((d >> cq->log_depth) & 1));
 		}
 	}
@@ -745,7 +687,7 @@ cq_poll_burst(struct soft_cq *cq, struct qpio_wc *wc, uint64_t *ts,
 			got = xrc_cqe_to_wc(cq, &cq->cqes[ci & cq->mask],
 					    op_own >> 4, &wc[i]);
 		else
-			got = cqe_to_wc(cq, cqe, op_own, &wc[i]);
+			got = cqe_to_wc(cq, cqe, op_own >> 4, &wc[i]);
 		if (with_ts && got)
 			ts[i] = cqe_timestamp(cqe, op_own >> 4);
 		i += got;
@@ -879,7 +821,7 @@ soft_cq_resize(struct qpio_cq *qcq, uint32_t cqe)
 		uint8_t op_own = soft_cqe_owner_read(&src->op_own);
 
 		memcpy(dst, src, sizeof(*dst) - 1);
-		dst->op_own = (uint8_t)((op_own & 0xfe) |
+		dst->op_own = (uint8_t)((op_own & 0xf0) |
 					((idx >> log_depth) & 1));
 	}
 	soft_obj_free(cq->cqes);

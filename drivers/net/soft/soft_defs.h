@@ -38,12 +38,6 @@
 #define SOFT_ZIP_PER_SLOT    7u   /* mini-CQEs in one slot */
 #define SOFT_ZIP_MAX         32u  /* completions in one session */
 
-/* Scatter to CQE (soft_rx.h, "Scatter to CQE"): the cqe_format of a
- * receive CQE whose message, at most SOFT_CQE_INLINE_MAX bytes, is in
- * the CQE's bytes 0-31, as mlx5's MLX5_INLINE_SCATTER_32. */
-#define SOFT_CQE_INLINE32    1u
-#define SOFT_CQE_INLINE_MAX  32u
-
 /* CQ arm states (soft_cq.armed). */
 #define SOFT_CQ_ARM_NONE     0u
 #define SOFT_CQ_ARM_ANY      1u      /* next completion raises an event */

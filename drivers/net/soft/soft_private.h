@@ -109,10 +109,6 @@ struct soft_cq {
 	/* Producers may write compressed sessions (soft_rx.h, "Compressed
 	 * completions"): the device's cqe_comp devarg, 0 with ts. */
 	uint32_t zip;
-	/* Producers may put a receive of at most 32 bytes in its CQE
-	 * (soft_rx.h, "Scatter to CQE"): the device's scatter_to_cqe
-	 * devarg. */
-	uint32_t s2c;
 	TAILQ_HEAD(, soft_qp) send_qps;   /* QPs using it as send CQ */
 	TAILQ_HEAD(, soft_srq) xrc_srqs;  /* XRC SRQs completing into it */
 	/* Two processes (hugepage memory): who reserved each slot, when
@@ -135,7 +131,6 @@ struct soft_cq {
 	 * are the entries from ci on, read from zl, not from their slots. */
 	uint32_t zip_left;
 	uint64_t zip_cqes;        /* completions polled from sessions */
-	uint64_t s2c_cqes;        /* receives polled with their data */
 
 	/* Producers reserve here. With hugepages (resv != NULL) the whole
 	 * 16-byte word is taken by one 16-byte CAS: pi in the low 32 bits
@@ -325,7 +320,6 @@ struct soft_dev {
 	uint16_t lid;
 	uint8_t dead;                     /* owner process found gone */
 	uint8_t cqe_comp;                 /* devarg cqe_comp: CQs compress */
-	uint8_t scatter_to_cqe;           /* devarg: small receives in CQEs */
 	uint64_t guid;
 	uint64_t owner;                   /* process token of the creator */
 	uint64_t live_check_tsc;          /* last /proc check of the owner */

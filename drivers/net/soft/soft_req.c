@@ -424,22 +424,6 @@ rc_send_batch(struct soft_run *d, struct soft_cq *scq, uint32_t ci,
 					 __ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
 		return 0;
 	m = soft_cq_reserve_n(cq, n, &idx);
-	if (n == 1 && m == 1 && cq->s2c && len[0] <= SOFT_CQE_INLINE_MAX) {
-		/* One small SEND (the batch of a latency-bound sender): its
-		 * data goes in its CQE, the poller copies it to dst[0]
-		 * (soft_rx.h, "Scatter to CQE"). */
-		soft_cq_publish_recv_inline(cq, idx,
-					    op[0] == MLX5_OPCODE_SEND_IMM ?
-					    MLX5_CQE_RESP_SEND_IMM :
-					    MLX5_CQE_RESP_SEND,
-					    (uint16_t)v, peer->base.qp_num,
-					    data[0], len[0], imm[0],
-					    qp->base.qp_num);
-		if (fm[0] & MLX5_WQE_CTRL_SOLICITED)
-			ev |= SOFT_EV_SOL_ERR;
-		e = 1;
-		goto published;
-	}
 	/* A responder CQ without room for all: SEND m is delivered with
 	 * its completion lost (soft_cq_error()). The first CQE a CQ loses
 	 * puts it in error and its QPs in ERR, and the batch ends there,
@@ -474,7 +458,6 @@ rc_send_batch(struct soft_run *d, struct soft_cq *scq, uint32_t ci,
 		soft_cq_error(cq);
 	if (e <= m)
 		rc_send_batch_publish(cq, idx, v, op, len, imm, m, peer, qp);
-published:
 	if (m != 0)
 		soft_run_note(d, cq, ev);
 	/* The requester's completion of the signaled one, the last. */

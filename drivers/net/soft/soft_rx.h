@@ -507,64 +507,6 @@ soft_cq_publish_recv_n(struct soft_cq *cq, uint32_t idx, uint8_t opcode,
 					 ((idx >> cq->log_depth) & 1)));
 }
 
-/*
- * Scatter to CQE, as mlx5's MLX5_INLINE_SCATTER_32: a producer that
- * delivers a SEND of at most SOFT_CQE_INLINE_MAX bytes to a QP's own RQ
- * (no SRQ), one receive SGE it has checked, may write the message into
- * bytes 0-31 of the receive CQE instead of into the receive buffer, with
- * SOFT_CQE_INLINE32 in the cqe_format bits of op_own. The poller copies
- * it to the receive's SGE before it gives out the completion, so the
- * consumer reads one cache line per message, not two, and the producer
- * writes one. The data covers slid and flags_rqpn: such a CQE carries the
- * source QP in bytes 40-43 (app, app_op, app_info, big endian), which no
- * other receive CQE uses (a session title keeps its length in app). The
- * poller checks the SGE's MR again before it copies: an MR deregistered
- * after the delivery and before the poll is not written
- * (QPIO_WC_LOC_PROT_ERR).
- */
-static inline void
-soft_cqe_s2c_src_set(struct mlx5_cqe64 *cqe, uint32_t src_qpn)
-{
-	rte_be32_t v = rte_cpu_to_be_32(src_qpn);
-
-	memcpy(&cqe->app, &v, sizeof(v));
-}
-
-static inline uint32_t
-soft_cqe_s2c_src(const struct mlx5_cqe64 *cqe)
-{
-	rte_be32_t v;
-
-	memcpy(&v, &cqe->app, sizeof(v));
-	return rte_be_to_cpu_32(v) & 0xffffff;
-}
-
-/*
- * Write the CQE of a successful receive of len <= SOFT_CQE_INLINE_MAX
- * bytes at data (opcode RESP_SEND or RESP_SEND_IMM) with the data in it,
- * into the reserved slot idx, and hand it to the consumer.
- */
-static inline void
-soft_cq_publish_recv_inline(struct soft_cq *cq, uint32_t idx, uint8_t opcode,
-			    uint16_t wqe_counter, uint32_t qpn,
-			    const uint8_t *data, uint32_t len, uint32_t imm,
-			    uint32_t src_qpn)
-{
-	struct mlx5_cqe64 *cqe = &cq->cqes[idx & cq->mask];
-	uint8_t owner = (uint8_t)((idx >> cq->log_depth) & 1);
-
-	memcpy(cqe, data, len);
-	cqe->byte_cnt = rte_cpu_to_be_32(len);
-	cqe->imm_inval_pkey = rte_cpu_to_be_32(imm);
-	soft_cqe_s2c_src_set(cqe, src_qpn);
-	cqe->sop_drop_qpn = rte_cpu_to_be_32(qpn);
-	soft_cqe_timestamp_write(cq, cqe, 0);
-	cqe->wqe_counter = rte_cpu_to_be_16(wqe_counter);
-	soft_cqe_owner_publish(&cqe->op_own,
-			       (uint8_t)((opcode << 4) |
-					 (SOFT_CQE_INLINE32 << 2) | owner));
-}
-
 /* soft_cq_event_arm_check() flags: what the run wrote into the CQ. */
 #define SOFT_EV_CQE        1u   /* any CQE */
 #define SOFT_EV_SOL_ERR    2u   /* a solicited receive or an error CQE */

@@ -38,9 +38,8 @@ soft_cq_stats_get(const struct qpio_cq *cq, struct qpio_cq_stats *st)
 	st->empty_polls = LD(scq->empty_polls);
 	st->occupancy_hwm = LD(scq->hwm);
 	st->compressed = LD(scq->zip_cqes);
-	st->scatter_to_cqe = LD(scq->s2c_cqes);
 	st->valid = QPIO_CQ_STAT_OCCUPANCY | QPIO_CQ_STAT_OVERFLOWS |
 		    QPIO_CQ_STAT_EMPTY_POLLS | QPIO_CQ_STAT_OCCUPANCY_HWM |
-		    QPIO_CQ_STAT_COMPRESSED | QPIO_CQ_STAT_SCATTER_TO_CQE;
+		    QPIO_CQ_STAT_COMPRESSED;
 #undef LD
 }
