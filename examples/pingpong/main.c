@@ -55,6 +55,17 @@ static uint64_t count = 100000, warmup = 1000;
 /* Bytes on the wire: the order, then zeros up to this size (--size). */
 static uint32_t msg_size = sizeof(struct order);
 #define MAX_SIZE 256u
+/* --calibrate: before each order the two lcores bounce one cache line
+ * BOUNCES times, so each sample carries the cross-core one-way time of
+ * its own moment (a VM's vCPUs may move between near and distant cores
+ * within milliseconds). */
+static int calibrate;
+#define BOUNCES 8u
+#define NEAR_NS 80.0            /* one-way below this: "near" placement */
+static struct {
+	volatile uint64_t ping __rte_cache_aligned;
+	volatile uint64_t pong __rte_cache_aligned;
+} bounce;
 static const char *devargs = "soft0";
 
 static void
@@ -195,7 +206,18 @@ exchange(void *arg)
 	uint64_t i;
 
 	for (i = 0; i < warmup + count; i++) {
-		uint8_t *in = wait_message(s);
+		uint8_t *in;
+
+		if (calibrate) {
+			uint64_t b;
+
+			for (b = i * BOUNCES + 1; b <= (i + 1) * BOUNCES; b++) {
+				while (bounce.ping != b)
+					;
+				bounce.pong = b;
+			}
+		}
+		in = wait_message(s);
 		union {
 			struct order o;
 			uint8_t b[MAX_SIZE];
@@ -245,6 +267,52 @@ print_histogram(uint64_t *v, uint64_t n, uint64_t hz)
 	}
 }
 
+/*
+ * --calibrate: per placement (the one-way time of the bounce before each
+ * order, below or above NEAR_NS), the p50 of the one-way time and of the
+ * half round trip of the same orders, and their ratio. Sorts nothing in
+ * place: half[] is printed as a whole after this.
+ */
+static void
+print_calibrated(const uint64_t *half, const uint64_t *oneway, uint64_t n,
+		 uint64_t hz)
+{
+	static const char *const name[2] = { "near", "far" };
+	double ns = 1e9 / (double)hz;
+	uint64_t *h = malloc(n * sizeof(*h)), *o = malloc(n * sizeof(*o));
+	int p;
+
+	if (h == NULL || o == NULL)
+		die("samples", ENOMEM);
+	printf("calibrated (one cache-line bounce before each order; near: "
+	       "one-way below %.0f ns):\n", NEAR_NS);
+	for (p = 0; p < 2; p++) {
+		uint64_t i, k = 0;
+		double ow, hr;
+
+		for (i = 0; i < n; i++) {
+			if (((double)oneway[i] * ns >= NEAR_NS) != p)
+				continue;
+			h[k] = half[i];
+			o[k] = oneway[i];
+			k++;
+		}
+		if (k == 0) {
+			printf("  %s: no orders\n", name[p]);
+			continue;
+		}
+		qsort(h, k, sizeof(*h), cmp_u64);
+		qsort(o, k, sizeof(*o), cmp_u64);
+		ow = (double)o[(k - 1) / 2] * ns;
+		hr = (double)h[(k - 1) / 2] * ns;
+		printf("  %s: %" PRIu64 " orders, one-way p50 %.0f ns, half round "
+		       "trip p50 %.0f ns, %.1f one-way times\n", name[p], k, ow,
+		       hr, ow > 0 ? hr / ow : 0);
+	}
+	free(h);
+	free(o);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -253,11 +321,12 @@ main(int argc, char **argv)
 		{ "warmup", required_argument, NULL, 'w' },
 		{ "dev", required_argument, NULL, 'd' },
 		{ "size", required_argument, NULL, 's' },
+		{ "calibrate", no_argument, NULL, 'c' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct side gw = { 0 }, ex = { 0 };
 	struct qpio_device *dev;
-	uint64_t *half, hz, i;
+	uint64_t *half, *oneway, hz, i;
 	unsigned int worker;
 	int c, ret;
 
@@ -271,10 +340,14 @@ main(int argc, char **argv)
 			devargs = optarg;
 			continue;
 		}
+		if (c == 'c') {
+			calibrate = 1;
+			continue;
+		}
 		if (c == '?' || optarg[0] < '0' || optarg[0] > '9') {
 			fprintf(stderr, "usage: qpio-pingpong [EAL options] -- "
 				"[--count N >= 1] [--warmup N] [--dev DEVARGS] "
-				"[--size %zu..%u]\n", sizeof(struct order),
+				"[--size %zu..%u] [--calibrate]\n", sizeof(struct order),
 				MAX_SIZE);
 			return 2;
 		}
@@ -316,7 +389,8 @@ main(int argc, char **argv)
 		post_recv(&ex, (uint32_t)i);
 	}
 	half = malloc(count * sizeof(*half));
-	if (half == NULL)
+	oneway = calibrate ? malloc(count * sizeof(*oneway)) : NULL;
+	if (half == NULL || (calibrate && oneway == NULL))
 		die("samples", ENOMEM);
 	hz = rte_get_tsc_hz();
 	printf("qpio-pingpong: %" PRIu64 " orders of %u bytes on %s, gateway "
@@ -332,6 +406,19 @@ main(int argc, char **argv)
 		uint64_t t0, t1;
 		struct order ack;
 		uint8_t *in;
+
+		if (calibrate) {
+			uint64_t c0 = rte_rdtsc(), b;
+
+			for (b = i * BOUNCES + 1; b <= (i + 1) * BOUNCES; b++) {
+				bounce.ping = b;
+				while (bounce.pong != b)
+					;
+			}
+			if (i >= warmup)
+				oneway[i - warmup] = (rte_rdtsc() - c0) /
+					(2 * BOUNCES);
+		}
 
 		/* The padding after the order goes out as zeros. */
 		memset(msg.b, 0, msg_size);
@@ -350,7 +437,10 @@ main(int argc, char **argv)
 			half[i - warmup] = (t1 - t0) / 2;
 	}
 	rte_eal_wait_lcore(worker);
+	if (calibrate)
+		print_calibrated(half, oneway, count, hz);
 	print_histogram(half, count, hz);
+	free(oneway);
 	free(half);
 	rte_eal_cleanup();
 	return 0;

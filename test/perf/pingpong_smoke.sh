@@ -1,8 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: BSD-3-Clause
 # qpio-pingpong on the soft NIC: 2000 orders, each acknowledged, and the
-# half round trip histogram printed; 64-byte messages (--size) too; a bad
-# option exits 2.
+# half round trip histogram printed; 64-byte messages (--size) too, and
+# --calibrate files every order under a placement; a bad option exits 2.
 set -u
 exe=$1
 eal=(-l 0-1 --no-huge --no-shconf --no-pci --log-level=lib.eal:error)
@@ -24,6 +24,15 @@ echo "$out" | grep -q "^qpio-pingpong: 500 orders of 64 bytes on soft0" ||
 	{ echo "$out"; echo "FAIL: --size 64 not in the header line"; exit 1; }
 echo "$out" | grep -q "^half round trip over 500 orders: " ||
 	{ echo "$out"; echo "FAIL: --size 64: no percentile line"; exit 1; }
+out=$("$exe" "${eal[@]}" --file-prefix=pp-smoke-c-$$ -- --count 300 --warmup 10 --calibrate 2>&1)
+rc=$?
+[ $rc -eq 0 ] || { echo "$out"; echo "FAIL: --calibrate exit $rc"; exit 1; }
+echo "$out" | grep -q "^calibrated (" ||
+	{ echo "$out"; echo "FAIL: --calibrate: no calibrated line"; exit 1; }
+# Every order is filed under one placement.
+filed=$(echo "$out" | sed -n 's/^  \(near\|far\): \([0-9]*\) orders, one-way p50 [0-9]* ns, half round trip p50 [0-9]* ns, [0-9.]* one-way times$/\2/p' |
+	awk '{ s += $1 } END { print s + 0 }')
+[ "$filed" = 300 ] || { echo "$out"; echo "FAIL: --calibrate filed $filed orders, not 300"; exit 1; }
 for bad in 31 257 64x; do
 	"$exe" "${eal[@]}" --file-prefix=pp-smoke-b-$$ -- --size "$bad" > /dev/null 2>&1
 	rc=$?
