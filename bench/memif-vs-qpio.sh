@@ -106,28 +106,9 @@ cleanup() {
 	fi
 }
 trap cleanup EXIT
+# shellcheck source=bench/bench-lib.sh
+. "$top/bench/bench-lib.sh"
 trap 'exit 130' INT TERM
-
-# stop_proc PID NAME: SIGINT, then SIGKILL if it has not exited 15 s later.
-# A process that ends by a signal is reported, not treated as a failure: its
-# statistics were printed (or are missing, which the parser notices).
-stop_proc() {
-	local pid=$1 name=$2 n=150 rc=0
-	exec 3>&2 2>/dev/null
-	if kill -INT "$pid"; then
-		while kill -0 "$pid" && [ "$n" -gt 0 ]; do
-			sleep 0.1
-			n=$((n - 1))
-		done
-		kill -KILL "$pid" || true
-		wait "$pid" || rc=$?
-	fi
-	exec 2>&3 3>&-
-	if [ "$rc" -gt 128 ] && [ "$rc" != 130 ]; then
-		echo "  note: $name ended by signal $((rc - 128))" \
-			"($(kill -l $((rc - 128)))) while stopping"
-	fi
-}
 
 # reserve_hugepages COUNT: make COUNT free 2 MB pages and a private mount.
 reserve_hugepages() {
@@ -145,69 +126,6 @@ reserve_hugepages() {
 	fi
 	hp_mnt=$(mktemp -d /tmp/qpio-bench-huge.XXXXXX)
 	mount -t hugetlbfs -o pagesize=2M nodev "$hp_mnt"
-}
-
-machine_facts() {
-	local cpu dpdk
-	cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)
-	dpdk=$(pkg-config --modversion libdpdk 2>/dev/null || echo "?")
-	echo "machine: ${cpu:-unknown CPU}, nproc $(nproc), Linux $(uname -r), DPDK $dpdk"
-}
-
-# load_facts: /proc/loadavg and the CPU pressure ("some avg10": the share
-# of the last 10 s in which a runnable task waited for a CPU). Both
-# forwarding lcores busy-poll a CPU each, so anything else runnable takes
-# time straight out of them.
-load_facts() {
-	local psi
-	psi=$(sed -n 's/^some avg10=\([0-9.]*\).*/\1%/p' /proc/pressure/cpu 2>/dev/null)
-	echo "load $(cut -d' ' -f1-3 /proc/loadavg), CPU pressure ${psi:-n/a}"
-}
-
-# rx_pps_median LOG PORT: "MEDIAN N MIN MAX" (Mpps) of the Rx-pps samples
-# printed for PORT (testpmd's "NIC statistics for port PORT" blocks, one
-# per second): after the first non-zero one and $warmup more, up to $secs.
-rx_pps_median() {
-	tr -d '\033' <"$1" | awk -v port="$2" -v warm="$warmup" -v want="$secs" '
-	/NIC statistics for port/ {
-		inport = ($0 ~ ("for port " port " "))
-		next
-	}
-	inport && /Rx-pps:/ {
-		inport = 0
-		if (!on && $2 > 0)
-			on = 1
-		if (on && ++seen > warm + 1 && n < want)
-			v[++n] = $2
-	}
-	END {
-		if (n == 0)
-			exit 1
-		# insertion sort: n is a handful
-		for (i = 2; i <= n; i++) {
-			x = v[i]
-			for (j = i - 1; j >= 1 && v[j] > x; j--)
-				v[j + 1] = v[j]
-			v[j + 1] = x
-		}
-		med = n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2
-		printf "%.3f %d %.3f %.3f\n", med / 1e6, n, v[1] / 1e6, v[n] / 1e6
-	}'
-}
-
-# wait_rx LOG PID...: until LOG shows a non-zero Rx-pps (20 s at most).
-wait_rx() {
-	local log=$1 n=200 p
-	shift
-	until tr -d '\033' <"$log" | grep -aEq 'Rx-pps: +[1-9]'; do
-		for p in "$@"; do
-			kill -0 "$p" 2>/dev/null ||
-				die "a testpmd exited; last lines:$(echo; tail -5 "$log")"
-		done
-		n=$((n - 1))
-		[ "$n" -gt 0 ] || die "no packets received in 20 s ($log)"
-		sleep 0.1
-	done
 }
 
 # run_memif SIZE TAG: sets run_result to "MEDIAN N MIN MAX".
@@ -242,7 +160,7 @@ run_memif() {
 	rx=$!
 	pids+=("$rx")
 	wait_rx "$logs/memif-rx-$tag.log" "$rx" "$tx"
-	sleep $((warmup + secs + 1))
+	wait_samples "$logs/memif-rx-$tag.log" 0 $((warmup + secs + 2))
 	# rx first: with the server stopped first, the 22.11 client crashed
 	# before printing its final statistics.
 	stop_proc "$rx" "memif rxonly dpdk-testpmd"
@@ -267,12 +185,6 @@ run_qpio() {
 		die "qpio-testpmd exited with $rc; last lines:$(echo; tail -5 "$logs/qpio-$tag.log")"
 	run_result=$(rx_pps_median "$logs/qpio-$tag.log" 1) ||
 		die "qpio: no Rx-pps samples for port 1 in $logs/qpio-$tag.log"
-}
-
-# one_way: median cache-line one-way ns, measured now.
-one_way() {
-	"$cacheline" --samples 50 --batch 1000 |
-		sed -n 's/^cacheline one-way ns: median \([0-9.]*\).*/\1/p'
 }
 
 [ "$huge" = 1 ] && reserve_hugepages 128

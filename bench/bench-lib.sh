@@ -1,0 +1,111 @@
+# SPDX-License-Identifier: BSD-3-Clause
+#
+# Shell functions the bench/ scripts share, sourced after the script set
+# die() and the variables named below: warmup and secs (rx_pps_median),
+# cacheline (one_way).
+
+# stop_proc PID NAME: SIGINT, then SIGKILL if it has not exited 15 s later.
+# A process that ends by a signal is reported, not treated as a failure: its
+# statistics were printed (or are missing, which the parser notices).
+stop_proc() {
+	local pid=$1 name=$2 n=150 rc=0
+	exec 3>&2 2>/dev/null
+	if kill -INT "$pid"; then
+		while kill -0 "$pid" && [ "$n" -gt 0 ]; do
+			sleep 0.1
+			n=$((n - 1))
+		done
+		kill -KILL "$pid" || true
+		wait "$pid" || rc=$?
+	fi
+	exec 2>&3 3>&-
+	if [ "$rc" -gt 128 ] && [ "$rc" != 130 ]; then
+		echo "  note: $name ended by signal $((rc - 128))" \
+			"($(kill -l $((rc - 128)))) while stopping"
+	fi
+}
+
+machine_facts() {
+	local cpu dpdk
+	cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)
+	dpdk=$(pkg-config --modversion libdpdk 2>/dev/null || echo "?")
+	echo "machine: ${cpu:-unknown CPU}, nproc $(nproc), Linux $(uname -r), DPDK $dpdk"
+}
+
+# load_facts: /proc/loadavg and the CPU pressure ("some avg10": the share
+# of the last 10 s in which a runnable task waited for a CPU). Both
+# forwarding lcores busy-poll a CPU each, so anything else runnable takes
+# time straight out of them.
+load_facts() {
+	local psi
+	psi=$(sed -n 's/^some avg10=\([0-9.]*\).*/\1%/p' /proc/pressure/cpu 2>/dev/null)
+	echo "load $(cut -d' ' -f1-3 /proc/loadavg), CPU pressure ${psi:-n/a}"
+}
+
+# rx_pps_median LOG PORT: "MEDIAN N MIN MAX" (Mpps) of the Rx-pps samples
+# printed for PORT (testpmd's "NIC statistics for port PORT" blocks, one
+# per second): after the first non-zero one and $warmup more, up to $secs.
+rx_pps_median() {
+	tr -d '\033' <"$1" | awk -v port="$2" -v warm="$warmup" -v want="$secs" '
+	/NIC statistics for port/ {
+		inport = ($0 ~ ("for port " port " "))
+		next
+	}
+	inport && /Rx-pps:/ {
+		inport = 0
+		if (!on && $2 > 0)
+			on = 1
+		if (on && ++seen > warm + 1 && n < want)
+			v[++n] = $2
+	}
+	END {
+		if (n == 0)
+			exit 1
+		# insertion sort: n is a handful
+		for (i = 2; i <= n; i++) {
+			x = v[i]
+			for (j = i - 1; j >= 1 && v[j] > x; j--)
+				v[j + 1] = v[j]
+			v[j + 1] = x
+		}
+		med = n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2
+		printf "%.3f %d %.3f %.3f\n", med / 1e6, n, v[1] / 1e6, v[n] / 1e6
+	}'
+}
+
+# wait_rx LOG PID...: until LOG shows a non-zero Rx-pps (20 s at most).
+wait_rx() {
+	local log=$1 n=200 p
+	shift
+	until tr -d '\033' <"$log" | grep -aEq 'Rx-pps: +[1-9]'; do
+		for p in "$@"; do
+			kill -0 "$p" 2>/dev/null ||
+				die "a testpmd exited; last lines:$(echo; tail -5 "$log")"
+		done
+		n=$((n - 1))
+		[ "$n" -gt 0 ] || die "no packets received in 20 s ($log)"
+		sleep 0.1
+	done
+}
+
+# one_way: median cache-line one-way ns, measured now.
+one_way() {
+	"$cacheline" --samples 50 --batch 1000 |
+		sed -n 's/^cacheline one-way ns: median \([0-9.]*\).*/\1/p'
+}
+
+# wait_samples LOG PORT COUNT: until LOG holds COUNT Rx-pps samples for
+# PORT. A testpmd's statistics thread may share a CPU with a busy-polling
+# forwarder, so its seconds can run late: a fixed sleep may fall short.
+wait_samples() {
+	local log=$1 port=$2 want=$3 n
+	n=$((40 * want))
+	until [ "$(tr -d '\033' <"$log" | awk -v port="$port" '
+		/NIC statistics for port/ { inport = ($0 ~ ("for port " port " ")) }
+		inport && /Rx-pps:/ { c++ ; inport = 0 }
+		END { print c + 0 }')" -ge "$want" ]; do
+		n=$((n - 1))
+		[ "$n" -gt 0 ] || die "too few Rx-pps samples for port $port ($log)"
+		sleep 0.1
+	done
+}
