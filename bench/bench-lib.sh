@@ -109,3 +109,22 @@ wait_samples() {
 		sleep 0.1
 	done
 }
+
+# awk_median: an awk function median(LIST) of the numbers in the
+# space-separated string LIST (-1 for none), for the scripts' summaries:
+# awk "$awk_median"'...'.
+# shellcheck disable=SC2034
+awk_median='
+function median(list,    n, a, i, j, x) {
+	n = split(list, a, " ")
+	if (n == 0)
+		return -1
+	for (i = 2; i <= n; i++) {
+		x = a[i] + 0
+		for (j = i - 1; j >= 1 && a[j] + 0 > x; j--)
+			a[j + 1] = a[j]
+		a[j + 1] = x
+	}
+	return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
+}
+'

@@ -222,19 +222,7 @@ echo "orders of that placement, by the one-way time measured before each):"
 printf '%-6s %-12s %-14s %-12s %-14s %-16s %s\n' place "memif runs" \
 	"memif half ns" "qpio runs" "qpio p50 ns" "qpio/one-way" \
 	"median qpio/memif"
-awk '
-function median(list,    n, a, i, j, x) {
-	n = split(list, a, " ")
-	if (n == 0)
-		return -1
-	for (i = 2; i <= n; i++) {
-		x = a[i] + 0
-		for (j = i - 1; j >= 1 && a[j] + 0 > x; j--)
-			a[j + 1] = a[j]
-		a[j + 1] = x
-	}
-	return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
-}
+awk "$awk_median"'
 {
 	if ($4 != "mixed") {
 		mc[$4]++

@@ -225,17 +225,7 @@ echo
 echo "median per size and placement (pairs never mixed across placements):"
 printf '%-5s %-6s %-6s %-12s %-12s %s\n' size place pairs "memif Mpps" \
 	"qpio Mpps" "median qpio/memif"
-awk '
-function median(list,    n, a, i, j, x) {
-	n = split(list, a, " ")
-	for (i = 2; i <= n; i++) {
-		x = a[i] + 0
-		for (j = i - 1; j >= 1 && a[j] + 0 > x; j--)
-			a[j + 1] = a[j]
-		a[j + 1] = x
-	}
-	return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
-}
+awk "$awk_median"'
 {
 	k = $1 " " $4
 	if (!(k in cnt))
