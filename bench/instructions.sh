@@ -13,7 +13,8 @@
 # first (--rdma-dev; it must be soft0), e.g. -d soft0,cqe_comp=0. The
 # count is split by callgrind's inclusive costs:
 #   sender   txonly_fwd without the device model run under it
-#   model    soft_sq_run: the soft NIC executing WQEs (doorbells, RNR resumes)
+#   model    soft_sq_run and soft_sq_send_direct: the soft NIC executing
+#            WQEs (doorbells, RNR resumes) and flat bursts into an empty SQ
 #   receiver rxonly_fwd without the device model run under it
 #   other    the rest of the job (forwarding loop, main lcore)
 # Each length runs twice: once collecting everything, once collecting only
@@ -30,7 +31,7 @@ keep=0
 rdma=()
 
 usage() {
-	sed -n '4,22p' "$0" | sed 's/^# \{0,1\}//'
+	sed -n '4,23p' "$0" | sed 's/^# \{0,1\}//'
 	exit 2
 }
 
@@ -103,9 +104,9 @@ for size in ${sizes//,/ }; do
 		r=$work/r$size-$n.cg
 		tot=$(total "$a")
 		tx=$(incl "$a" txonly_fwd)
-		model=$(incl "$a" soft_sq_run)
+		model=$(($(incl "$a" soft_sq_run) + $(incl "$a" soft_sq_send_direct)))
 		rx=$(incl "$r" rxonly_fwd)
-		model_rx=$(incl "$r" soft_sq_run)
+		model_rx=$(($(incl "$r" soft_sq_run) + $(incl "$r" soft_sq_send_direct)))
 		model_tx=$((model - model_rx))
 		frames=$(cat "$work/a$size-$n.frames")
 		values+=("$frames $((tx - model_tx)) $model $((rx - model_rx)) $tot")

@@ -414,3 +414,129 @@ Test(post_send_sge, rule_broken_into_a_full_sq_is_einval)
 	cr_assert_eq(err, -ENOMEM, "the first WR did not fit: %d", err);
 	qt_pair_destroy(&a, &b);
 }
+
+/*
+ * An empty SQ runs a burst's inline SENDs straight from the SGEs (the soft
+ * NIC writes no WQE for them); what does not fit one batch or finds no
+ * receive is written as WQEs and waits. The receives below are checked
+ * against the SEND each must hold, wherever it ran.
+ */
+static void
+ps_recv_range(struct qt_end *b, const struct qt_end *a, unsigned int first,
+	      unsigned int n, const uint32_t *len)
+{
+	struct qpio_wc wc[64];
+	unsigned int i;
+
+	cr_assert_leq(n, RTE_DIM(wc));
+	cr_assert_eq(qt_poll_n(b->cq, wc, n), n);
+	for (i = 0; i < n; i++) {
+		unsigned int r = first + i;
+
+		cr_assert_eq(wc[i].wr_id, 0xb000 + r, "receive %u: wr_id 0x%"
+			     PRIx64, r, wc[i].wr_id);
+		cr_assert_eq(wc[i].status, QPIO_WC_SUCCESS, "receive %u: %s", r,
+			     qpio_wc_status_str(wc[i].status));
+		cr_assert_eq(wc[i].opcode, QPIO_WC_RECV);
+		cr_assert_eq(wc[i].byte_len, len[r], "receive %u: %u bytes, "
+			     "want %u", r, wc[i].byte_len, len[r]);
+		cr_assert_eq(wc[i].src_qp, qpio_qp_num(a->qp));
+		cr_assert(qt_check(b->buf + PS_RX_OFF + r * PS_RX_LEN, len[r],
+				   1000 + r), "receive %u: wrong bytes", r);
+	}
+	ps_cq_empty(b->cq, "receiver CQ");
+}
+
+/* 40 inline SENDs, 20 receives: 20 land at the post, 20 wait (RNR) and
+ * land when the receives come; one completion, the 40th's. */
+Test(post_send_sge, burst_past_a_batch_and_the_receives_lands_whole_in_order)
+{
+	struct qt_end a, b;
+	struct qpio_sge sg[40];
+	uint32_t len[40];
+	unsigned int i;
+	int err = 1;
+
+	ps_pair(&a, &b, 64, 0);
+	for (i = 0; i < 40; i++)
+		len[i] = 1 + (i * 7) % 64;
+	ps_sges(&a, sg, len, 40);
+	ps_recvs(&b, 0, 20);
+	cr_assert_eq(qpio_qp_post_send_sge(a.qp, sg, 40, 0x700,
+					   QPIO_SEND_INLINE | QPIO_SEND_SIGNALED,
+					   &err), 40);
+	cr_assert_eq(err, 0);
+	ps_recv_range(&b, &a, 0, 20, len);
+	ps_cq_empty(a.cq, "sender CQ while 20 SENDs wait for receives");
+	ps_recvs(&b, 20, 20);
+	ps_one_send_wc(&a, 0x700 + 39);
+	ps_recv_range(&b, &a, 20, 20, len);
+	if (qt_dev_is_soft())
+		cr_assert_eq(qt_stats(a.qp).sq_posted, 40);
+	qt_pair_destroy(&a, &b);
+}
+
+/* A burst posted while the SQ holds WQEs waiting for receives runs after
+ * them, never ahead. */
+Test(post_send_sge, burst_waits_behind_the_sqs_waiting_wqes)
+{
+	struct qt_end a, b;
+	struct qpio_sge sg[8];
+	struct qpio_wc wc[2];
+	uint32_t len[8];
+	unsigned int i;
+	int err = 1;
+
+	ps_pair(&a, &b, 64, 0);
+	for (i = 0; i < 8; i++)
+		len[i] = 8 + i;
+	ps_sges(&a, sg, len, 8);
+	cr_assert_eq(qpio_qp_post_send_sge(a.qp, sg, 4, 0x100,
+					   QPIO_SEND_INLINE | QPIO_SEND_SIGNALED,
+					   &err), 4);
+	cr_assert_eq(err, 0);
+	cr_assert_eq(qpio_qp_post_send_sge(a.qp, sg + 4, 4, 0x200,
+					   QPIO_SEND_INLINE | QPIO_SEND_SIGNALED,
+					   &err), 4);
+	cr_assert_eq(err, 0);
+	ps_cq_empty(b.cq, "receiver CQ with no receive posted");
+	ps_recvs(&b, 0, 8);
+	cr_assert_eq(qt_poll_n(a.cq, wc, 2), 2);
+	cr_assert_eq(wc[0].wr_id, 0x103u);
+	cr_assert_eq(wc[1].wr_id, 0x203u);
+	cr_assert_eq(wc[0].status, QPIO_WC_SUCCESS);
+	cr_assert_eq(wc[1].status, QPIO_WC_SUCCESS);
+	ps_recv_range(&b, &a, 0, 8, len);
+	qt_pair_destroy(&a, &b);
+}
+
+/* In SQD a burst into the empty SQ starts nothing; SQD->RTS runs it. */
+Test(post_send_sge, burst_in_sqd_waits_for_rts)
+{
+	struct qt_end a, b;
+	struct qpio_qp_attr at;
+	struct qpio_sge sg[4];
+	uint32_t len[4] = { 16, 32, 48, 64 };
+	int err = 1;
+
+	if (!qt_dev_is_soft())
+		cr_skip_test("needs the soft NIC: rxe does not run WRs posted "
+			     "in SQD after SQD->RTS (ibv.rst)");
+	ps_pair(&a, &b, 64, 0);
+	ps_sges(&a, sg, len, 4);
+	ps_recvs(&b, 0, 4);
+	memset(&at, 0, sizeof(at));
+	at.qp_state = QPIO_QPS_SQD;
+	cr_assert_eq(qpio_qp_modify(a.qp, &at, QPIO_QP_STATE), 0);
+	cr_assert_eq(qpio_qp_post_send_sge(a.qp, sg, 4, 0x300,
+					   QPIO_SEND_INLINE | QPIO_SEND_SIGNALED,
+					   &err), 4);
+	cr_assert_eq(err, 0);
+	ps_cq_empty(b.cq, "receiver CQ in SQD");
+	ps_cq_empty(a.cq, "sender CQ in SQD");
+	at.qp_state = QPIO_QPS_RTS;
+	cr_assert_eq(qpio_qp_modify(a.qp, &at, QPIO_QP_STATE), 0);
+	ps_one_send_wc(&a, 0x303);
+	ps_recv_range(&b, &a, 0, 4, len);
+	qt_pair_destroy(&a, &b);
+}

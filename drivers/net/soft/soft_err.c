@@ -182,7 +182,7 @@ soft_sq_flush(struct soft_qp *qp, uint32_t ci, uint32_t pi)
 		if (soft_complete(scq, &info) == 0)
 			qp->flushed++;
 	}
-	qp->sq.ci = ci;
+	__atomic_store_n(&qp->sq.ci, ci, __ATOMIC_RELAXED);
 }
 
 bool

@@ -627,6 +627,20 @@ uint16_t soft_post_recv_none(struct qpio_qp *qp, const struct qpio_recv_wr *wrs,
 
 /* soft_req.c, soft_resp.c, soft_err.c: the device model (soft_model.h) */
 void soft_sq_run(struct soft_qp *qp);
+/*
+ * The head of a flat send burst (qpio_qp_post_send_sge()) executed
+ * straight from the caller's SGEs, with no WQE written, when the SQ of
+ * qp (RC or UC, no faults, not signaling all) is empty: the inline SENDs
+ * sges[0 .. n - 1] (length below inl_lim), at most one batch, as the run
+ * of their WQEs would execute them (rc_send_batch()'s rules, under the
+ * run's claim). wr_id + j is SEND j's; fm_last (MLX5_WQE_CTRL_* bits) is
+ * the last one's, when the batch takes all n. n <= the SQ's free slots.
+ * @return the SENDs executed and past (sq.pi and sq.ci moved over them);
+ * the caller writes the rest as WQEs and rings the doorbell.
+ */
+uint16_t soft_sq_send_direct(struct soft_qp *qp, const struct qpio_sge *sges,
+			     uint16_t n, uint64_t wr_id, uint8_t fm_last,
+			     uint32_t inl_lim);
 /* One run of an RC/UC or a UD SQ (struct soft_qp sq_execute); the
  * _fault ones with the fault checks (soft_fault.c). */
 void soft_sq_execute_rc(struct soft_qp *qp);

@@ -297,76 +297,27 @@ rc_send_batch_publish(struct soft_cq *cq, uint32_t idx, uint32_t v,
 }
 
 /*
- * Execute the inline SENDs at the head of the run as one batch: the
- * consecutive WQEs from ci (at most SEND_BATCH) that are SEND or
- * SEND_IMM with their data in one inline segment, to a responder of this
- * process whose receives are its own RQ (no SRQ). The receives are
- * checked before they are taken (one SGE that holds the message, its MR
- * through the run's cache), all with one CAS of the RQ's ci, and their
- * CQEs reserved with one CAS of the CQ's pi: the per-WQE path takes two
- * CASes per SEND. Only what cannot fail is batched, so the batch has no
- * error path: a WQE of another kind, a receive that fails its check, no
- * receive (RNR) or a CAS lost to a flush end the batch before it, and the
- * per-WQE path executes that WQE as it always did. The receive CQEs are
- * written after the copies, each run of one opcode as one compressed
- * session where the CQ compresses (soft_cq_publish_recv_n()). A signaled
- * WQE is the
- * last of its batch, so the batch's one requester completion comes after
- * its deliveries, as in the per-WQE path (a requester CQ that overflows
- * there stops the SQ at the same WQE). A batch is what the per-WQE path
- * would do for the same WQEs, with the QP states read once (a modify on
- * another lcore lands before or after the batch). A responder CQ without
- * room for all ends the batch at the first SEND whose completion is lost
- * unless the responder still responds after it (a CQ in error already).
- * @return the WQEs executed; 0 when the per-WQE path is to take ci.
+ * Execute SENDs 0 .. k - 1 of a batch (k >= 1): data[j], len[j] the
+ * inline message of SEND j (at SQ index ci + j), op[j] its opcode (SEND
+ * or SEND_IMM), fm[j] its control flags, imm[j] its immediate (host
+ * order); only the last may be signaled. The rules are rc_send_batch()'s.
+ * @return the SENDs executed; 0 when the per-WQE path is to take ci.
  */
 static __rte_always_inline uint32_t
-rc_send_batch(struct soft_run *d, struct soft_cq *scq, uint32_t ci,
-	      uint32_t pi)
+rc_send_exec(struct soft_run *d, struct soft_cq *scq, uint32_t ci,
+	     const uint8_t *const *data, const uint32_t *len,
+	     const uint8_t *op, const uint8_t *fm, const uint32_t *imm,
+	     uint32_t k)
 {
 	struct soft_qp *qp = d->qp;
-	const struct soft_sq *sq = &qp->sq;
-	const uint8_t *data[SEND_BATCH];
 	uint8_t *dst[SEND_BATCH];
-	uint32_t len[SEND_BATCH], imm[SEND_BATCH];
-	uint8_t op[SEND_BATCH], fm[SEND_BATCH];
-	uint32_t k, n, m, e, j, v, h, idx = 0, ev = SOFT_EV_CQE, bkey = 0;
+	uint32_t n, m, e, j, v, h, idx = 0, ev = SOFT_EV_CQE, bkey = 0;
 	uint64_t baddr = 0, blen = 0;
 	struct soft_qp *peer;
 	struct soft_rq *rq;
 	struct soft_cq *cq;
 	struct soft_dst t;
-	uint32_t want = RTE_MIN(pi - ci, (uint32_t)SEND_BATCH);
 
-	/* The inline SENDs ahead. */
-	for (k = 0; k < want;) {
-		const uint8_t *wqe = sq->buf +
-			((size_t)((ci + k) & sq->mask) << sq->log_stride);
-		const struct mlx5_wqe_ctrl_seg *ctrl =
-			(const struct mlx5_wqe_ctrl_seg *)wqe;
-		uint32_t o = rte_be_to_cpu_32(ctrl->opmod_idx_opcode) & 0xff;
-		uint32_t ds = rte_be_to_cpu_32(ctrl->qpn_ds) & 0x3f;
-		uint32_t bc = rte_be_to_cpu_32(
-			((const struct mlx5_wqe_data_seg *)(wqe + SOFT_SEG))->byte_count);
-		uint32_t l = bc & ~MLX5_INLINE_SEG;
-
-		if ((o != MLX5_OPCODE_SEND && o != MLX5_OPCODE_SEND_IMM) ||
-		    ds < 2 || !(bc & MLX5_INLINE_SEG) ||
-		    1 + RTE_ALIGN_CEIL(4 + l, SOFT_SEG) / SOFT_SEG != ds)
-			break;
-		data[k] = wqe + SOFT_SEG + 4;
-		len[k] = l;
-		op[k] = (uint8_t)o;
-		fm[k] = ctrl->fm_ce_se;
-		imm[k] = rte_be_to_cpu_32(ctrl->imm);
-		/* A signaled WQE ends the batch: its completion, the only
-		 * requester CQE of the batch, is written after every
-		 * delivery, where the per-WQE path writes it too. */
-		if (fm[k++] & MLX5_WQE_CTRL_CQ_UPDATE)
-			break;
-	}
-	if (k == 0)
-		return 0;
 	peer = run_peer(d);
 	if (peer == NULL || d->mp != 0 || peer->srq != NULL)
 		return 0;
@@ -481,6 +432,88 @@ rc_send_batch(struct soft_run *d, struct soft_cq *scq, uint32_t ci,
 }
 
 /*
+ * Execute the inline SENDs at the head of the run as one batch: the
+ * consecutive WQEs from ci (at most SEND_BATCH) that are SEND or
+ * SEND_IMM with their data in one inline segment, to a responder of this
+ * process whose receives are its own RQ (no SRQ). The receives are
+ * checked before they are taken (one SGE that holds the message, its MR
+ * through the run's cache), all with one CAS of the RQ's ci, and their
+ * CQEs reserved with one CAS of the CQ's pi: the per-WQE path takes two
+ * CASes per SEND. Only what cannot fail is batched, so the batch has no
+ * error path: a WQE of another kind, a receive that fails its check, no
+ * receive (RNR) or a CAS lost to a flush end the batch before it, and the
+ * per-WQE path executes that WQE as it always did. The receive CQEs are
+ * written after the copies, each run of one opcode as one compressed
+ * session where the CQ compresses (soft_cq_publish_recv_n()). A signaled
+ * WQE is the
+ * last of its batch, so the batch's one requester completion comes after
+ * its deliveries, as in the per-WQE path (a requester CQ that overflows
+ * there stops the SQ at the same WQE). A batch is what the per-WQE path
+ * would do for the same WQEs, with the QP states read once (a modify on
+ * another lcore lands before or after the batch). A responder CQ without
+ * room for all ends the batch at the first SEND whose completion is lost
+ * unless the responder still responds after it (a CQ in error already).
+ * @return the WQEs executed; 0 when the per-WQE path is to take ci.
+ */
+static __rte_always_inline uint32_t
+rc_send_batch(struct soft_run *d, struct soft_cq *scq, uint32_t ci,
+	      uint32_t pi)
+{
+	const struct soft_sq *sq = &d->qp->sq;
+	const uint8_t *data[SEND_BATCH];
+	uint32_t len[SEND_BATCH], imm[SEND_BATCH];
+	uint8_t op[SEND_BATCH], fm[SEND_BATCH];
+	uint32_t k;
+	uint32_t want = RTE_MIN(pi - ci, (uint32_t)SEND_BATCH);
+
+	/* The inline SENDs ahead. */
+	for (k = 0; k < want;) {
+		const uint8_t *wqe = sq->buf +
+			((size_t)((ci + k) & sq->mask) << sq->log_stride);
+		const struct mlx5_wqe_ctrl_seg *ctrl =
+			(const struct mlx5_wqe_ctrl_seg *)wqe;
+		uint32_t o = rte_be_to_cpu_32(ctrl->opmod_idx_opcode) & 0xff;
+		uint32_t ds = rte_be_to_cpu_32(ctrl->qpn_ds) & 0x3f;
+		uint32_t bc = rte_be_to_cpu_32(
+			((const struct mlx5_wqe_data_seg *)(wqe + SOFT_SEG))->byte_count);
+		uint32_t l = bc & ~MLX5_INLINE_SEG;
+
+		if ((o != MLX5_OPCODE_SEND && o != MLX5_OPCODE_SEND_IMM) ||
+		    ds < 2 || !(bc & MLX5_INLINE_SEG) ||
+		    1 + RTE_ALIGN_CEIL(4 + l, SOFT_SEG) / SOFT_SEG != ds)
+			break;
+		data[k] = wqe + SOFT_SEG + 4;
+		len[k] = l;
+		op[k] = (uint8_t)o;
+		fm[k] = ctrl->fm_ce_se;
+		imm[k] = rte_be_to_cpu_32(ctrl->imm);
+		/* A signaled WQE ends the batch: its completion, the only
+		 * requester CQE of the batch, is written after every
+		 * delivery, where the per-WQE path writes it too. */
+		if (fm[k++] & MLX5_WQE_CTRL_CQ_UPDATE)
+			break;
+	}
+	if (k == 0)
+		return 0;
+	return rc_send_exec(d, scq, ci, data, len, op, fm, imm, k);
+}
+
+/* A run of qp's SQ starts with nothing looked up and no CQ written. */
+static inline void
+run_init(struct soft_run *run, struct soft_qp *qp)
+{
+	run->qp = qp;
+	run->peer = NULL;
+	run->peer_resolved = 0;
+	run->pkey_peer = NULL;
+	run->alive_checked = 0;
+	run->mp = 0;
+	run->ev[0].cq = NULL;
+	run->ev[1].cq = NULL;
+	run->mr_e = NULL;
+}
+
+/*
  * One run of the SQ: the WQEs from sq.ci up to the doorbell record. ud and
  * xrc and faults are constants and the loop is inlined into each entry,
  * so each QP type gets its own loop (chosen at QP create, soft_qp.c) with
@@ -498,15 +531,7 @@ sq_execute(struct soft_qp *qp, const bool ud, const bool xrc, const bool faults)
 	uint32_t ci = sq->ci;
 	struct soft_run run;
 
-	run.qp = qp;
-	run.peer = NULL;
-	run.peer_resolved = 0;
-	run.pkey_peer = NULL;
-	run.alive_checked = 0;
-	run.mp = 0;
-	run.ev[0].cq = NULL;
-	run.ev[1].cq = NULL;
-	run.mr_e = NULL;
+	run_init(&run, qp);
 	while (ci != pi) {
 		uint8_t state = __atomic_load_n(&qp->base.state, __ATOMIC_ACQUIRE);
 		const uint8_t *wqe;
@@ -517,7 +542,7 @@ sq_execute(struct soft_qp *qp, const bool ud, const bool xrc, const bool faults)
 		if (unlikely(state != QPIO_QPS_RTS)) {
 			/* ERR and SQE flush the SQ (SQE leaves the RQ be). */
 			if (state == QPIO_QPS_ERR || state == QPIO_QPS_SQE) {
-				sq->ci = ci;
+				__atomic_store_n(&sq->ci, ci, __ATOMIC_RELAXED);
 				soft_run_events(&run);
 				soft_sq_flush(qp, ci, pi);
 				return;
@@ -584,7 +609,7 @@ sq_execute(struct soft_qp *qp, const bool ud, const bool xrc, const bool faults)
 			info.opcode = MLX5_CQE_REQ_ERR;
 			info.syndrome = syn;
 			ci++;
-			sq->ci = ci;
+			__atomic_store_n(&sq->ci, ci, __ATOMIC_RELAXED);
 			soft_run_complete(&run, scq, &info);
 			/* IBA 10.3.1: a UD or UC send error is a send queue
 			 * error (SQE: the next pass flushes the SQ, the RQ
@@ -607,7 +632,7 @@ sq_execute(struct soft_qp *qp, const bool ud, const bool xrc, const bool faults)
 				 * by soft_cq_error()): past it, so the flush
 				 * that follows starts at the next WQE. */
 				ci++;
-				sq->ci = ci;
+				__atomic_store_n(&sq->ci, ci, __ATOMIC_RELAXED);
 				continue;
 			}
 		}
@@ -616,7 +641,7 @@ sq_execute(struct soft_qp *qp, const bool ud, const bool xrc, const bool faults)
 			soft_die_check(QPIO_SOFT_DIE_MID_BURST,
 				       "in the middle of a doorbell run");
 	}
-	sq->ci = ci;
+	__atomic_store_n(&sq->ci, ci, __ATOMIC_RELAXED);
 	/* The doorbell's WQEs all ran: the next doorbell waits again. */
 	if (faults && ci == pi)
 		qp->fault_held = 0;
@@ -657,6 +682,66 @@ void
 soft_sq_execute_xrc_fault(struct soft_qp *qp)
 {
 	sq_execute(qp, false, true, true);
+}
+
+uint16_t
+soft_sq_send_direct(struct soft_qp *qp, const struct qpio_sge *sges,
+		    uint16_t n, uint64_t wr_id, uint8_t fm_last,
+		    uint32_t inl_lim)
+{
+	struct soft_sq *sq = &qp->sq;
+	const uint8_t *data[SEND_BATCH];
+	uint32_t len[SEND_BATCH], imm[SEND_BATCH];
+	uint8_t op[SEND_BATCH], fm[SEND_BATCH];
+	struct soft_run run;
+	uint32_t ci, k, j, e = 0;
+
+	if (!soft_sq_run_claim(&qp->exec_busy))
+		return 0;
+	/* As soft_sq_run(): a reclaim that sees the new count knows the
+	 * runs before it are over (soft_reclaim.c). */
+	__atomic_store_n(&qp->run_seq, qp->run_seq + 1, __ATOMIC_RELEASE);
+	ci = sq->ci;
+	/* What sq_execute() checks before a batch: RTS, no RNR wait, and
+	 * no drain (a drain's end is for soft_sq_run() to report). */
+	if (likely(ci == sq->pi && qp->rnr_deadline == 0 &&
+		   __atomic_load_n(&qp->base.state, __ATOMIC_ACQUIRE) ==
+		   QPIO_QPS_RTS &&
+		   !__atomic_load_n(&qp->sq_draining, __ATOMIC_ACQUIRE))) {
+		k = RTE_MIN((uint32_t)n, (uint32_t)SEND_BATCH);
+		for (j = 0; j < k; j++) {
+			if (unlikely(sges[j].length >= inl_lim))
+				break;
+			data[j] = (const uint8_t *)(uintptr_t)sges[j].addr;
+			len[j] = sges[j].length;
+			op[j] = MLX5_OPCODE_SEND;
+			fm[j] = 0;
+			imm[j] = 0;
+			sq->wrid[(ci + j) & sq->mask] = wr_id + j;
+		}
+		/* The burst's flags go on its last SEND only. */
+		if (j == n && j != 0)
+			fm[j - 1] = fm_last;
+		if (j != 0) {
+			run_init(&run, qp);
+			e = rc_send_exec(&run, to_scq(qp->base.send_cq), ci,
+					 data, len, op, fm, imm, j);
+			if (e != 0) {
+				sq->pi = ci + e;
+				__atomic_store_n(&sq->ci, ci + e, __ATOMIC_RELAXED);
+				soft_doorbell_record(&sq->dbrec, ci + e);
+			}
+			soft_run_events(&run);
+		}
+	}
+	soft_sq_run_release(&qp->exec_busy);
+	/* A move to ERR or SQE, or an RTS->SQD, that came while this lcore
+	 * held the run was left to it (soft_sq_run()'s recheck). */
+	if (unlikely(__atomic_load_n(&qp->base.state, __ATOMIC_SEQ_CST) !=
+		     QPIO_QPS_RTS ||
+		     __atomic_load_n(&qp->sq_draining, __ATOMIC_ACQUIRE)))
+		soft_sq_run(qp);
+	return (uint16_t)e;
 }
 
 void

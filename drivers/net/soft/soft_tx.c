@@ -322,7 +322,7 @@ soft_post_send_sge(struct qpio_qp *qqp, const struct qpio_sge *sges,
 		.max_inline = sq->max_inline,
 		.max_rd_atomic = qp->attr.max_rd_atomic,
 	};
-	uint16_t i = 0, want = n;
+	uint16_t i = 0, want = n, direct = 0;
 	int rc = 0;
 
 	rc = post_send_state_check(qqp, state);
@@ -341,7 +341,21 @@ soft_post_send_sge(struct qpio_qp *qqp, const struct qpio_sge *sges,
 	room = sq->depth - (pi - tail);
 	if (unlikely(want > room))
 		want = (uint16_t)room;
-	for (i = 0; i < want; i++) {
+	/* An empty SQ executes the burst's head from the SGEs themselves:
+	 * no WQE to write and read back (soft_sq_send_direct()). */
+	if (inl_lim != 0 && !qqp->sq_sig_all &&
+	    qp->sq_execute == soft_sq_execute_rc && want != 0 &&
+	    pi == __atomic_load_n(&sq->ci, __ATOMIC_RELAXED)) {
+		direct = soft_sq_send_direct(qp, sges, want, wr_id,
+			(flags & QPIO_SEND_SIGNALED ? MLX5_WQE_CTRL_CQ_UPDATE : 0) |
+			(flags & QPIO_SEND_SOLICITED ? MLX5_WQE_CTRL_SOLICITED : 0),
+			inl_lim);
+		i = direct;
+		pi += direct;
+		if (direct != 0)
+			qp->sq_doorbells++;
+	}
+	for (; i < want; i++) {
 		const uint32_t len = sges[i].length;
 		uint8_t *wqe = buf + ((size_t)(pi & mask) << log_stride);
 		struct mlx5_wqe_ctrl_seg *ctrl = (struct mlx5_wqe_ctrl_seg *)wqe;
@@ -380,7 +394,7 @@ soft_post_send_sge(struct qpio_qp *qqp, const struct qpio_sge *sges,
 		wrid[pi & mask] = wr_id + i;
 		pi++;
 	}
-	if (likely(i != 0)) {
+	if (likely(i != direct)) {
 		struct mlx5_wqe_ctrl_seg *last = (struct mlx5_wqe_ctrl_seg *)
 			(buf + ((size_t)((pi - 1) & mask) << log_stride));
 
@@ -392,7 +406,8 @@ soft_post_send_sge(struct qpio_qp *qqp, const struct qpio_sge *sges,
 			       "before a send doorbell");
 		/* As post_send(): the record after the WQEs, then the run. */
 		soft_doorbell_record(&sq->dbrec, pi);
-		qp->sq_doorbells++;
+		if (direct == 0)
+			qp->sq_doorbells++;
 		soft_sq_run(qp);
 	}
 	if (rc == 0 && i < n) {
