@@ -1488,7 +1488,11 @@ qpio_qp_post_recv(struct qpio_qp *qp, const struct qpio_recv_wr *wrs,
  * sges array may be reused as soon as this returns; the data of SGEs not
  * sent inline must stay untouched until their WR completes (or a later
  * one does). An inline SGE's addr is the caller's and is not checked, as
- * in qpio_qp_post_send().
+ * in qpio_qp_post_send(). Inline data is read before this returns, but a
+ * driver may deliver the first SENDs of the burst before it reads the
+ * data of the later ones (the soft driver does, into an empty SQ): a
+ * source must not be a buffer posted as a receive, which is the
+ * device's until its completion is polled (ibv_post_recv(3)).
  *
  * @param sges   nb_wr SGEs, one per SEND.
  * @param nb_wr  number of SENDs; 0 posts nothing and returns 0.

@@ -7,6 +7,7 @@
  * soft NIC's.
  */
 #include <inttypes.h>
+#include <signal.h>
 #include <string.h>
 
 #include <rte_common.h>
@@ -539,4 +540,62 @@ Test(post_send_sge, burst_in_sqd_waits_for_rts)
 	ps_one_send_wc(&a, 0x303);
 	ps_recv_range(&b, &a, 0, 4, len);
 	qt_pair_destroy(&a, &b);
+}
+
+/* Empty SENDs without a buffer (addr 0) between others in a burst into an
+ * empty SQ: each lands as an empty message. */
+Test(post_send_sge, empty_sends_without_a_buffer_in_a_direct_burst)
+{
+	struct qt_end a, b;
+	struct qpio_sge sg[3];
+	struct qpio_wc wc[3];
+	uint32_t len[3] = { 0, 16, 0 };
+	unsigned int i;
+	int err = 1;
+
+	ps_pair(&a, &b, 64, 0);
+	ps_sges(&a, sg, len, 3);
+	sg[0].addr = 0;
+	sg[2].addr = 0;
+	ps_recvs(&b, 0, 3);
+	cr_assert_eq(qpio_qp_post_send_sge(a.qp, sg, 3, 0x500,
+					   QPIO_SEND_INLINE | QPIO_SEND_SIGNALED,
+					   &err), 3);
+	cr_assert_eq(err, 0);
+	ps_one_send_wc(&a, 0x502);
+	cr_assert_eq(qt_poll_n(b.cq, wc, 3), 3);
+	for (i = 0; i < 3; i++) {
+		cr_assert_eq(wc[i].wr_id, 0xb000 + i);
+		cr_assert_eq(wc[i].status, QPIO_WC_SUCCESS);
+		cr_assert_eq(wc[i].byte_len, len[i], "receive %u: %u bytes", i,
+			     wc[i].byte_len);
+	}
+	cr_assert(qt_check(b.buf + PS_RX_OFF + PS_RX_LEN, 16, 1001));
+	qt_pair_destroy(&a, &b);
+}
+
+/* The die point before the doorbell is reached by a flat burst into an
+ * empty SQ too: the process dies with nothing of the burst run. */
+Test(post_send_sge, die_before_doorbell_holds_for_a_burst_into_an_empty_sq,
+     .signal = SIGKILL)
+{
+	struct qt_end a, b;
+	struct qpio_sge sg[4];
+	uint32_t len[4] = { 16, 16, 16, 16 };
+	struct qpio_soft_fault f = { .die_at = QPIO_SOFT_DIE_BEFORE_DOORBELL,
+				     .die_after = 1 };
+	struct qpio_wc wc[4];
+	int err = 1;
+
+	if (!qt_dev_is_soft())
+		cr_skip_test("needs the soft NIC: its die points");
+	ps_pair(&a, &b, 64, 0);
+	ps_sges(&a, sg, len, 4);
+	ps_recvs(&b, 0, 4);
+	cr_assert_eq(qpio_soft_fault_set(a.dev, &f), 0);
+	(void)qpio_qp_post_send_sge(a.qp, sg, 4, 0x1, QPIO_SEND_INLINE |
+				    QPIO_SEND_SIGNALED, &err);
+	cr_assert_fail("alive after the burst, %u receive(s) completed: it "
+		       "ran without reaching the die point",
+		       qpio_cq_poll(b.cq, wc, 4));
 }

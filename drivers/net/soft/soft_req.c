@@ -388,7 +388,12 @@ rc_send_exec(struct soft_run *d, struct soft_cq *scq, uint32_t ci,
 						   __ATOMIC_ACQUIRE)) &
 		      SOFT_QPS_RESPOND))
 			break;
-		memcpy(dst[j], data[j], len[j]);
+		/* memmove: a burst run from its SGEs may send from memory a
+		 * receive of the batch covers (undefined for the caller,
+		 * qpio_qp_post_send_sge(), but never undefined C); a
+		 * zero-length SGE may have no buffer at all. */
+		if (likely(len[j] != 0))
+			memmove(dst[j], data[j], len[j]);
 		if (likely(j < m)) {
 			if (fm[j] & MLX5_WQE_CTRL_SOLICITED)
 				ev |= SOFT_EV_SOL_ERR;
