@@ -446,11 +446,9 @@ struct soft_mini_cqe {
 static inline struct soft_mini_cqe *
 soft_zip_mini(const struct mlx5_cqe64 *slot, uint32_t k)
 {
-	static const uint8_t off[SOFT_ZIP_PER_SLOT] = {
-		0, 8, 16, 24, 36, 44, 52
-	};
-
-	return (struct soft_mini_cqe *)((uintptr_t)slot + off[k]);
+	/* 0, 8, 16, 24, then 36, 44, 52: past srqn_uidx from the fifth */
+	return (struct soft_mini_cqe *)((uintptr_t)slot + k * 8 +
+					((k >> 2) << 2));
 }
 
 /* The cqe_format bits of op_own say whether a CQE is a session title. */
@@ -483,15 +481,15 @@ soft_cq_publish_recv_n(struct soft_cq *cq, uint32_t idx, uint8_t opcode,
 					     len[i], imm[i], src_qpn);
 		return;
 	}
+	cqe = &cq->cqes[(idx + 1) & cq->mask];
 	for (i = 1, s = idx + 1, k = 0; i < n; i++) {
-		struct soft_mini_cqe *mc =
-			soft_zip_mini(&cq->cqes[s & cq->mask], k);
+		struct soft_mini_cqe *mc = soft_zip_mini(cqe, k);
 
 		mc->byte_cnt = rte_cpu_to_be_32(len[i]);
 		mc->imm = rte_cpu_to_be_32(imm[i]);
 		if (++k == SOFT_ZIP_PER_SLOT) {
 			k = 0;
-			s++;
+			cqe = &cq->cqes[++s & cq->mask];
 		}
 	}
 	cqe = &cq->cqes[idx & cq->mask];
