@@ -73,10 +73,10 @@ ps_one_send_wc(struct qt_end *a, uint64_t wr_id)
 }
 
 /* The n receive completions of receives first.. at b, in order, holding
- * len[i] bytes of the pattern of seed 1000 + i. */
+ * len[i] bytes of the pattern of seed seed0 + i. */
 static void
-ps_recv_wcs(struct qt_end *b, const struct qt_end *a, unsigned int first,
-	    unsigned int n, const uint32_t *len)
+ps_recv_seeded(struct qt_end *b, const struct qt_end *a, unsigned int first,
+	       unsigned int n, const uint32_t *len, uint32_t seed0)
 {
 	struct qpio_wc wc[64];
 	unsigned int i;
@@ -87,18 +87,26 @@ ps_recv_wcs(struct qt_end *b, const struct qt_end *a, unsigned int first,
 		unsigned int r = first + i;
 
 		cr_assert_eq(wc[i].wr_id, 0xb000 + r, "receive %u: wr_id 0x%"
-			     PRIx64, i, wc[i].wr_id);
-		cr_assert_eq(wc[i].status, QPIO_WC_SUCCESS, "receive %u: %s", i,
+			     PRIx64, r, wc[i].wr_id);
+		cr_assert_eq(wc[i].status, QPIO_WC_SUCCESS, "receive %u: %s", r,
 			     qpio_wc_status_str(wc[i].status));
 		cr_assert_eq(wc[i].opcode, QPIO_WC_RECV);
 		cr_assert_eq(wc[i].byte_len, len[i], "receive %u: %u bytes, "
-			     "want %u", i, wc[i].byte_len, len[i]);
+			     "want %u", r, wc[i].byte_len, len[i]);
 		cr_assert_eq(wc[i].src_qp, qpio_qp_num(a->qp));
 		cr_assert_eq(wc[i].wc_flags, 0);
 		cr_assert(qt_check(b->buf + PS_RX_OFF + r * PS_RX_LEN, len[i],
-				   1000 + i), "receive %u: wrong bytes", i);
+				   seed0 + i), "receive %u: wrong bytes", r);
 	}
 	ps_cq_empty(b->cq, "receiver CQ");
+}
+
+/* Receives first.. holding SENDs 0.. of a burst (len[i], seed 1000 + i). */
+static void
+ps_recv_wcs(struct qt_end *b, const struct qt_end *a, unsigned int first,
+	    unsigned int n, const uint32_t *len)
+{
+	ps_recv_seeded(b, a, first, n, len, 1000);
 }
 
 /* SGEs of SENDs 0..n) of a, len[i] bytes of pattern 1000 + i each. */
@@ -419,33 +427,14 @@ Test(post_send_sge, rule_broken_into_a_full_sq_is_einval)
 /*
  * An empty SQ runs a burst's inline SENDs straight from the SGEs (the soft
  * NIC writes no WQE for them); what does not fit one batch or finds no
- * receive is written as WQEs and waits. The receives below are checked
- * against the SEND each must hold, wherever it ran.
+ * receive is written as WQEs and waits. Receive r holds SEND r of the
+ * burst (len[r], seed 1000 + r), wherever it ran.
  */
 static void
 ps_recv_range(struct qt_end *b, const struct qt_end *a, unsigned int first,
 	      unsigned int n, const uint32_t *len)
 {
-	struct qpio_wc wc[64];
-	unsigned int i;
-
-	cr_assert_leq(n, RTE_DIM(wc));
-	cr_assert_eq(qt_poll_n(b->cq, wc, n), n);
-	for (i = 0; i < n; i++) {
-		unsigned int r = first + i;
-
-		cr_assert_eq(wc[i].wr_id, 0xb000 + r, "receive %u: wr_id 0x%"
-			     PRIx64, r, wc[i].wr_id);
-		cr_assert_eq(wc[i].status, QPIO_WC_SUCCESS, "receive %u: %s", r,
-			     qpio_wc_status_str(wc[i].status));
-		cr_assert_eq(wc[i].opcode, QPIO_WC_RECV);
-		cr_assert_eq(wc[i].byte_len, len[r], "receive %u: %u bytes, "
-			     "want %u", r, wc[i].byte_len, len[r]);
-		cr_assert_eq(wc[i].src_qp, qpio_qp_num(a->qp));
-		cr_assert(qt_check(b->buf + PS_RX_OFF + r * PS_RX_LEN, len[r],
-				   1000 + r), "receive %u: wrong bytes", r);
-	}
-	ps_cq_empty(b->cq, "receiver CQ");
+	ps_recv_seeded(b, a, first, n, len + first, 1000 + first);
 }
 
 /* 40 inline SENDs, 20 receives: 20 land at the post, 20 wait (RNR) and
