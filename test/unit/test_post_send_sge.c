@@ -6,9 +6,12 @@
  * Runs on the soft NIC and (test/rxe) on rxe; the counter checks are the
  * soft NIC's.
  */
+#include <errno.h>
 #include <inttypes.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <rte_common.h>
 
@@ -564,27 +567,42 @@ Test(post_send_sge, empty_sends_without_a_buffer_in_a_direct_burst)
 }
 
 /* The die point before the doorbell is reached by a flat burst into an
- * empty SQ too: the process dies with nothing of the burst run. */
-Test(post_send_sge, die_before_doorbell_holds_for_a_burst_into_an_empty_sq,
-     .signal = SIGKILL)
+ * empty SQ too: a child process posting the burst dies by SIGKILL there,
+ * with nothing of the burst run. */
+Test(post_send_sge, die_before_doorbell_holds_for_a_burst_into_an_empty_sq)
 {
 	struct qt_end a, b;
 	struct qpio_sge sg[4];
 	uint32_t len[4] = { 16, 16, 16, 16 };
 	struct qpio_soft_fault f = { .die_at = QPIO_SOFT_DIE_BEFORE_DOORBELL,
 				     .die_after = 1 };
-	struct qpio_wc wc[4];
-	int err = 1;
+	int err = 1, st = 0;
+	pid_t child;
 
 	if (!qt_dev_is_soft())
 		cr_skip_test("needs the soft NIC: its die points");
 	ps_pair(&a, &b, 64, 0);
 	ps_sges(&a, sg, len, 4);
 	ps_recvs(&b, 0, 4);
-	cr_assert_eq(qpio_soft_fault_set(a.dev, &f), 0);
-	(void)qpio_qp_post_send_sge(a.qp, sg, 4, 0x1, QPIO_SEND_INLINE |
-				    QPIO_SEND_SIGNALED, &err);
-	cr_assert_fail("alive after the burst, %u receive(s) completed: it "
-		       "ran without reaching the die point",
-		       qpio_cq_poll(b.cq, wc, 4));
+	child = fork();
+	cr_assert_neq(child, -1, "fork: %s", strerror(errno));
+	if (child == 0) {
+		struct qpio_wc wc[4];
+
+		if (qpio_soft_fault_set(a.dev, &f) != 0)
+			_exit(2);
+		(void)qpio_qp_post_send_sge(a.qp, sg, 4, 0x1, QPIO_SEND_INLINE |
+					    QPIO_SEND_SIGNALED, &err);
+		/* Alive: the burst ran without reaching the die point. */
+		_exit(10 + qpio_cq_poll(b.cq, wc, 4));
+	}
+	cr_assert_eq(waitpid(child, &st, 0), child);
+	cr_assert(WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL,
+		  "the child %s %d instead of dying by SIGKILL before the "
+		  "doorbell (exit 10 + n: it lived and n receives completed)",
+		  WIFSIGNALED(st) ? "died of signal" : "exited",
+		  WIFSIGNALED(st) ? WTERMSIG(st) : WEXITSTATUS(st));
+	/* Here, in the parent, the burst was never posted. */
+	ps_cq_empty(b.cq, "receiver CQ of the parent");
+	qt_pair_destroy(&a, &b);
 }
