@@ -342,10 +342,10 @@ soft_post_send_sge(struct qpio_qp *qqp, const struct qpio_sge *sges,
 	if (unlikely(want > room))
 		want = (uint16_t)room;
 	/* An empty SQ executes the burst's head from the SGEs themselves:
-	 * no WQE to write and read back (soft_sq_send_direct()). */
-	/* Not with a die point set (each is reached as without this path)
-	 * nor towards a peer of another process (a batch never takes it,
-	 * and the run's liveness check would be made twice). */
+	 * no WQE to write and read back (soft_sq_send_direct()). Not with
+	 * a die point set (each is reached as without this path), nor
+	 * towards a peer of another process (a batch never takes it, and
+	 * the run's liveness check would be made twice). */
 	if (inl_lim != 0 && !qqp->sq_sig_all &&
 	    qp->sq_execute == soft_sq_execute_rc && want != 0 &&
 	    pi == __atomic_load_n(&sq->ci, __ATOMIC_RELAXED) &&
