@@ -276,8 +276,18 @@ zip_to_wc(struct soft_cq *cq, const struct mlx5_cqe64 *t, uint8_t opcode,
 	 * producers skip some of them, which would otherwise keep a CQE of
 	 * two laps ago that the owner bit cannot tell from a new one (as
 	 * mlx5 consumers invalidate a compressed CQE's slots). */
-	for (k = 1; k < len; k++)
-		cq->cqes[(ci + k) & cq->mask].op_own = MLX5_CQE_INVALID << 4;
+	if (likely(((ci + 1) & cq->mask) + len - 1 <= cq->mask + 1)) {
+		/* No wrap: a plain strided walk. */
+		struct mlx5_cqe64 *c = &cq->cqes[(ci + 1) & cq->mask];
+		struct mlx5_cqe64 *const end = c + len - 1;
+
+		for (; c < end; c++)
+			c->op_own = MLX5_CQE_INVALID << 4;
+	} else {
+		for (k = 1; k < len; k++)
+			cq->cqes[(ci + k) & cq->mask].op_own =
+				MLX5_CQE_INVALID << 4;
+	}
 	*adv = len;
 	if (unlikely(qp == NULL))
 		return 0;
@@ -291,21 +301,26 @@ zip_to_wc(struct soft_cq *cq, const struct mlx5_cqe64 *t, uint8_t opcode,
 	if (tmpl.wc_flags)
 		wc[0].imm_data = rte_be_to_cpu_32(t->imm_inval_pkey);
 	slot = &cq->cqes[(ci + 1) & cq->mask];
-	for (k = 1, s = ci + 1, mk = 0; k < len; k++) {
+	/* The completions the poll takes, then those it keeps in cq->zl. */
+	for (k = 1, s = ci + 1, mk = 0; k < take; k++) {
+		const struct soft_mini_cqe *mc = soft_zip_mini(slot, mk);
+		struct qpio_wc *w = &wc[k];
+
+		*w = tmpl;
+		w->wr_id = rq->wrid[(idx + k) & rq->mask];
+		w->byte_len = rte_be_to_cpu_32(mc->byte_cnt);
+		if (tmpl.wc_flags)
+			w->imm_data = rte_be_to_cpu_32(mc->imm);
+		if (++mk == SOFT_ZIP_PER_SLOT) {
+			mk = 0;
+			slot = &cq->cqes[++s & cq->mask];
+		}
+	}
+	for (; k < len; k++) {
 		const struct soft_mini_cqe *mc = soft_zip_mini(slot, mk);
 
-		if (likely(k < take)) {
-			struct qpio_wc *w = &wc[k];
-
-			*w = tmpl;
-			w->wr_id = rq->wrid[(idx + k) & rq->mask];
-			w->byte_len = rte_be_to_cpu_32(mc->byte_cnt);
-			if (tmpl.wc_flags)
-				w->imm_data = rte_be_to_cpu_32(mc->imm);
-		} else {
-			cq->zl.len[k] = rte_be_to_cpu_32(mc->byte_cnt);
-			cq->zl.imm[k] = rte_be_to_cpu_32(mc->imm);
-		}
+		cq->zl.len[k] = rte_be_to_cpu_32(mc->byte_cnt);
+		cq->zl.imm[k] = rte_be_to_cpu_32(mc->imm);
 		if (++mk == SOFT_ZIP_PER_SLOT) {
 			mk = 0;
 			slot = &cq->cqes[++s & cq->mask];

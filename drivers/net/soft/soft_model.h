@@ -14,7 +14,68 @@
  * or polls the CQ, in the process that owns the SQ (see soft.rst, "Where
  * the work runs").
  */
+#include <string.h>
+
 #include "soft_rx.h"
+
+/* 16 bytes at any alignment, aliasing anything (as GCC's __m128i_u): a
+ * plain load or store of one vector register. */
+typedef uint8_t soft_v16 __attribute__((vector_size(16), may_alias,
+					aligned(1)));
+
+/*
+ * Move len bytes from src to dst as memmove() does (the regions may
+ * overlap; len 0 touches neither pointer, which may then be NULL). Up to
+ * 64 bytes, the inline messages of the hot path, every byte is loaded
+ * before any is stored, in at most four 16-byte loads and stores from
+ * both ends, with no call; longer moves are memmove()'s.
+ */
+static __rte_always_inline void
+soft_data_move(void *dst, const void *src, uint32_t len)
+{
+	uint8_t *d = dst;
+	const uint8_t *s = src;
+
+	if (unlikely(len > 64)) {
+		memmove(d, s, len);
+	} else if (len >= 32) {
+		soft_v16 a0 = *(const soft_v16 *)s;
+		soft_v16 a1 = *(const soft_v16 *)(s + 16);
+		soft_v16 b0 = *(const soft_v16 *)(s + len - 32);
+		soft_v16 b1 = *(const soft_v16 *)(s + len - 16);
+
+		*(soft_v16 *)d = a0;
+		*(soft_v16 *)(d + 16) = a1;
+		*(soft_v16 *)(d + len - 32) = b0;
+		*(soft_v16 *)(d + len - 16) = b1;
+	} else if (len >= 16) {
+		soft_v16 a = *(const soft_v16 *)s;
+		soft_v16 b = *(const soft_v16 *)(s + len - 16);
+
+		*(soft_v16 *)d = a;
+		*(soft_v16 *)(d + len - 16) = b;
+	} else if (len >= 8) {
+		uint64_t a, b;
+
+		memcpy(&a, s, 8);
+		memcpy(&b, s + len - 8, 8);
+		memcpy(d, &a, 8);
+		memcpy(d + len - 8, &b, 8);
+	} else if (len >= 4) {
+		uint32_t a, b;
+
+		memcpy(&a, s, 4);
+		memcpy(&b, s + len - 4, 4);
+		memcpy(d, &a, 4);
+		memcpy(d + len - 4, &b, 4);
+	} else if (len != 0) {
+		uint8_t a = s[0], b = s[len >> 1], c = s[len - 1];
+
+		d[0] = a;
+		d[len >> 1] = b;
+		d[len - 1] = c;
+	}
+}
 
 /* Outcome of executing one WQE. */
 enum exec_result {

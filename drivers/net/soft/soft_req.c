@@ -283,6 +283,13 @@ rc_send_batch_publish(struct soft_cq *cq, uint32_t idx, uint32_t v,
 {
 	uint32_t j, r;
 
+	/* A plain batch (op NULL): one run of SENDs without immediate. */
+	if (op == NULL) {
+		soft_cq_publish_recv_n(cq, idx, MLX5_CQE_RESP_SEND, (uint16_t)v,
+				       peer->base.qp_num, len, NULL, m,
+				       qp->base.qp_num);
+		return;
+	}
 	for (j = 0; j < m; j = r) {
 		for (r = j + 1; r < m && op[r] == op[j]; r++)
 			;
@@ -296,23 +303,47 @@ rc_send_batch_publish(struct soft_cq *cq, uint32_t idx, uint32_t v,
 	}
 }
 
+/* The requester's completion of the batch's SEND at SQ index wqe. A
+ * lost one is counted by soft_cq_error(); the WQE was executed and is
+ * past, as in the per-WQE path. */
+static __rte_always_inline void
+rc_send_complete(struct soft_run *d, struct soft_cq *scq, uint32_t wqe,
+		 uint8_t op, uint32_t len)
+{
+	struct soft_cqe_info info;
+
+	memset(&info, 0, sizeof(info));
+	info.qpn = d->qp->base.qp_num;
+	info.wqe_counter = (uint16_t)wqe;
+	info.wqe_opcode = op;
+	info.opcode = MLX5_CQE_REQ;
+	info.byte_cnt = len;
+	(void)soft_run_complete(d, scq, &info);
+}
+
 /*
  * Execute SENDs 0 .. k - 1 of a batch (k >= 1): data[j], len[j] the
  * inline message of SEND j (at SQ index ci + j), op[j] its opcode (SEND
  * or SEND_IMM), fm[j] its control flags, imm[j] its immediate (host
- * order); only the last may be signaled. The rules are rc_send_batch()'s.
+ * order); only the last may be signaled. A plain batch has op, fm and imm
+ * NULL: every SEND is MLX5_OPCODE_SEND without immediate, with no flags
+ * but the last's, fm_last (a constant NULL folds the per-SEND reads
+ * away). The rules are rc_send_batch()'s.
  * @return the SENDs executed; 0 when the per-WQE path is to take ci.
  */
 static __rte_always_inline uint32_t
 rc_send_exec(struct soft_run *d, struct soft_cq *scq, uint32_t ci,
 	     const uint8_t *const *data, const uint32_t *len,
 	     const uint8_t *op, const uint8_t *fm, const uint32_t *imm,
-	     uint32_t k)
+	     uint32_t k, uint8_t fm_last)
 {
 	struct soft_qp *qp = d->qp;
 	uint8_t *dst[SEND_BATCH];
-	uint32_t n, m, e, j, v, h, idx = 0, ev = SOFT_EV_CQE, bkey = 0;
+	uint32_t n, m, e, j, v, h, idx = 0, ev = SOFT_EV_CQE, bkey;
+	uint32_t rmask, rstride;
 	uint64_t baddr = 0, blen = 0;
+	const uint8_t *rbuf;
+	bool one_sge;
 	struct soft_qp *peer;
 	struct soft_rq *rq;
 	struct soft_cq *cq;
@@ -336,17 +367,23 @@ rc_send_exec(struct soft_run *d, struct soft_cq *scq, uint32_t ci,
 	if ((int32_t)(h - v) <= 0)
 		return 0;
 	n = RTE_MIN(k, h - v);
+	/* The RQ's layout in locals: the MR check is a call. */
+	rbuf = rq->buf;
+	rmask = rq->mask;
+	rstride = rq->stride;
+	one_sge = rq->max_sge == 1;
+	/* No receive has the invalid key: the first checks its MR in full. */
+	bkey = MLX5_INVALID_LKEY;
 	for (j = 0; j < n; j++) {
 		const struct mlx5_wqe_data_seg *ds =
 			(const struct mlx5_wqe_data_seg *)
-			(rq->buf + (size_t)((v + j) & rq->mask) * rq->stride);
+			(rbuf + (size_t)((v + j) & rmask) * rstride);
 		uint32_t room = rte_be_to_cpu_32(ds[0].byte_count);
 		uint32_t key = rte_be_to_cpu_32(ds[0].lkey);
-		uint64_t addr = rte_be_to_cpu_64(ds[0].addr);
+		uint64_t addr = rte_be_to_cpu_64(ds[0].addr), off;
 
 		if (key == MLX5_INVALID_LKEY ||
-		    (rq->max_sge > 1 &&
-		     ds[1].lkey != RTE_BE32(MLX5_INVALID_LKEY)) ||
+		    (!one_sge && ds[1].lkey != RTE_BE32(MLX5_INVALID_LKEY)) ||
 		    len[j] > room)
 			break;
 		/* The MR of the batch's first receive, checked in full
@@ -354,7 +391,7 @@ rc_send_exec(struct soft_run *d, struct soft_cq *scq, uint32_t ci,
 		 * it with the same key are checked against its bounds,
 		 * read once: a deregistration meanwhile lands after the
 		 * batch. */
-		if (j == 0 || key != bkey) {
+		if (key != bkey) {
 			dst[j] = run_recv_mr_check(d, t.mdev, key, rq->pdn,
 						   addr, room);
 			if (dst[j] == NULL)
@@ -364,8 +401,9 @@ rc_send_exec(struct soft_run *d, struct soft_cq *scq, uint32_t ci,
 			blen = d->mr_e->len;
 			continue;
 		}
-		if (addr < baddr || addr - baddr > blen ||
-		    room > blen - (addr - baddr))
+		/* Below baddr, off wraps past blen. */
+		off = addr - baddr;
+		if (off > blen || room > blen - off)
 			break;
 		dst[j] = (uint8_t *)(uintptr_t)addr;
 	}
@@ -388,14 +426,13 @@ rc_send_exec(struct soft_run *d, struct soft_cq *scq, uint32_t ci,
 						   __ATOMIC_ACQUIRE)) &
 		      SOFT_QPS_RESPOND))
 			break;
-		/* memmove: a burst run from its SGEs may send from memory a
-		 * receive of the batch covers (undefined for the caller,
-		 * qpio_qp_post_send_sge(), but never undefined C); a
-		 * zero-length SGE may have no buffer at all. */
-		if (likely(len[j] != 0))
-			memmove(dst[j], data[j], len[j]);
+		/* A move, not a copy: a burst run from its SGEs may send
+		 * from memory a receive of the batch covers (undefined for
+		 * the caller, qpio_qp_post_send_sge(), but never undefined
+		 * C); a zero-length SGE may have no buffer at all. */
+		soft_data_move(dst[j], data[j], len[j]);
 		if (likely(j < m)) {
-			if (fm[j] & MLX5_WQE_CTRL_SOLICITED)
+			if (fm != NULL && (fm[j] & MLX5_WQE_CTRL_SOLICITED))
 				ev |= SOFT_EV_SOL_ERR;
 		} else {
 			/* The m completions before the first lost one, as
@@ -414,23 +451,21 @@ rc_send_exec(struct soft_run *d, struct soft_cq *scq, uint32_t ci,
 		soft_cq_error(cq);
 	if (e <= m)
 		rc_send_batch_publish(cq, idx, v, op, len, imm, m, peer, qp);
+	/* A plain batch's flags are its last SEND's. */
+	if (fm == NULL && e == k && k - 1 < m &&
+	    (fm_last & MLX5_WQE_CTRL_SOLICITED))
+		ev |= SOFT_EV_SOL_ERR;
 	if (m != 0)
 		soft_run_note(d, cq, ev);
 	/* The requester's completion of the signaled one, the last. */
-	for (j = 0; j < e; j++) {
-		if (fm[j] & MLX5_WQE_CTRL_CQ_UPDATE) {
-			struct soft_cqe_info info;
-
-			memset(&info, 0, sizeof(info));
-			info.qpn = qp->base.qp_num;
-			info.wqe_counter = (uint16_t)(ci + j);
-			info.wqe_opcode = op[j];
-			info.opcode = MLX5_CQE_REQ;
-			info.byte_cnt = len[j];
-			/* A lost one is counted by soft_cq_error(); the WQE
-			 * was executed and is past, as in the per-WQE path. */
-			(void)soft_run_complete(d, scq, &info);
-		}
+	if (fm == NULL) {
+		if (e == k && (fm_last & MLX5_WQE_CTRL_CQ_UPDATE))
+			rc_send_complete(d, scq, ci + k - 1, MLX5_OPCODE_SEND,
+					 len[k - 1]);
+	} else {
+		for (j = 0; j < e; j++)
+			if (fm[j] & MLX5_WQE_CTRL_CQ_UPDATE)
+				rc_send_complete(d, scq, ci + j, op[j], len[j]);
 	}
 	qp->rnr_naks = 0;
 	return e;
@@ -500,7 +535,7 @@ rc_send_batch(struct soft_run *d, struct soft_cq *scq, uint32_t ci,
 	}
 	if (k == 0)
 		return 0;
-	return rc_send_exec(d, scq, ci, data, len, op, fm, imm, k);
+	return rc_send_exec(d, scq, ci, data, len, op, fm, imm, k, 0);
 }
 
 /* A run of qp's SQ starts with nothing looked up and no CQ written. */
@@ -696,8 +731,7 @@ soft_sq_send_direct(struct soft_qp *qp, const struct qpio_sge *sges,
 {
 	struct soft_sq *sq = &qp->sq;
 	const uint8_t *data[SEND_BATCH];
-	uint32_t len[SEND_BATCH], imm[SEND_BATCH];
-	uint8_t op[SEND_BATCH], fm[SEND_BATCH];
+	uint32_t len[SEND_BATCH];
 	struct soft_run run;
 	uint32_t ci, k, j, e = 0;
 
@@ -719,18 +753,19 @@ soft_sq_send_direct(struct soft_qp *qp, const struct qpio_sge *sges,
 				break;
 			data[j] = (const uint8_t *)(uintptr_t)sges[j].addr;
 			len[j] = sges[j].length;
-			op[j] = MLX5_OPCODE_SEND;
-			fm[j] = 0;
-			imm[j] = 0;
-			sq->wrid[(ci + j) & sq->mask] = wr_id + j;
 		}
-		/* The burst's flags go on its last SEND only. */
-		if (j == n && j != 0)
-			fm[j - 1] = fm_last;
+		/* The burst's flags go on its last SEND only, and only a
+		 * signaled SEND's wr_id is ever read (its completion): the
+		 * SENDs the batch leaves are written as WQEs, wr_id and all,
+		 * by the caller. */
+		if (j != n)
+			fm_last = 0;
 		if (j != 0) {
+			sq->wrid[(ci + j - 1) & sq->mask] = wr_id + j - 1;
 			run_init(&run, qp);
 			e = rc_send_exec(&run, to_scq(qp->base.send_cq), ci,
-					 data, len, op, fm, imm, j);
+					 data, len, NULL, NULL, NULL, j,
+					 fm_last);
 			if (e != 0) {
 				sq->pi = ci + e;
 				__atomic_store_n(&sq->ci, ci + e, __ATOMIC_RELAXED);

@@ -461,12 +461,12 @@ soft_cqe_is_zip(uint8_t op_own)
 /*
  * Write the n completions of receives wqe_counter, wqe_counter + 1, ...
  * of QP qpn, all of opcode (RESP_SEND or RESP_SEND_IMM), byte counts
- * len[] and host-order immediates imm[], into the slots idx ... idx + n - 1
- * the caller reserved, and hand them to the consumer: as one session when
+ * len[] and host-order immediates imm[] (NULL: all 0), into the slots
+ * idx ... idx + n - 1 the caller reserved, and hand them to the consumer: as one session when
  * the CQ compresses and n >= 2 (the mini-CQEs first, the title's op_own
  * last with release order), else as n plain CQEs. n <= SOFT_ZIP_MAX.
  */
-static inline void
+static __rte_always_inline void
 soft_cq_publish_recv_n(struct soft_cq *cq, uint32_t idx, uint8_t opcode,
 		       uint16_t wqe_counter, uint32_t qpn, const uint32_t *len,
 		       const uint32_t *imm, uint32_t n, uint32_t src_qpn)
@@ -478,7 +478,8 @@ soft_cq_publish_recv_n(struct soft_cq *cq, uint32_t idx, uint8_t opcode,
 		for (i = 0; i < n; i++)
 			soft_cq_publish_recv(cq, idx + i, opcode,
 					     (uint16_t)(wqe_counter + i), qpn,
-					     len[i], imm[i], src_qpn);
+					     len[i], imm != NULL ? imm[i] : 0,
+					     src_qpn);
 		return;
 	}
 	cqe = &cq->cqes[(idx + 1) & cq->mask];
@@ -486,7 +487,7 @@ soft_cq_publish_recv_n(struct soft_cq *cq, uint32_t idx, uint8_t opcode,
 		struct soft_mini_cqe *mc = soft_zip_mini(cqe, k);
 
 		mc->byte_cnt = rte_cpu_to_be_32(len[i]);
-		mc->imm = rte_cpu_to_be_32(imm[i]);
+		mc->imm = imm != NULL ? rte_cpu_to_be_32(imm[i]) : 0;
 		if (++k == SOFT_ZIP_PER_SLOT) {
 			k = 0;
 			cqe = &cq->cqes[++s & cq->mask];
@@ -494,7 +495,7 @@ soft_cq_publish_recv_n(struct soft_cq *cq, uint32_t idx, uint8_t opcode,
 	}
 	cqe = &cq->cqes[idx & cq->mask];
 	cqe->byte_cnt = rte_cpu_to_be_32(len[0]);
-	cqe->imm_inval_pkey = rte_cpu_to_be_32(imm[0]);
+	cqe->imm_inval_pkey = imm != NULL ? rte_cpu_to_be_32(imm[0]) : 0;
 	cqe->flags_rqpn = rte_cpu_to_be_32(src_qpn);
 	cqe->slid = 0;
 	cqe->sop_drop_qpn = rte_cpu_to_be_32(qpn);
