@@ -294,6 +294,19 @@ ports_setup(struct testpmd *t)
 	int ret;
 
 	for (p = 0; p < t->nb_ports; p++) {
+		struct qpio_port_info info;
+
+		/* As dpdk-testpmd: mbuf fast free where the port has it
+		 * (every mbuf comes from this program's one pool per
+		 * socket), unless --tx-offloads says otherwise. */
+		if (t->o.tx_offloads_set) {
+			conf.tx_offloads = t->o.tx_offloads;
+		} else {
+			conf.tx_offloads = 0;
+			if (qpio_port_info_get(p, &info) == 0)
+				conf.tx_offloads = info.tx_offload_capa &
+					QPIO_PORT_TX_OFFLOAD_MBUF_FAST_FREE;
+		}
 		ret = qpio_port_configure(p, t->o.nb_rxq, t->o.nb_txq, &conf);
 		if (ret < 0) {
 			fprintf(stderr, "qpio-testpmd: port %u: configure: %s\n",

@@ -4,6 +4,7 @@
  */
 
 #include <arpa/inet.h>
+#include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
@@ -25,7 +26,7 @@ enum {
 	OPT_MAX_PKT_LEN, OPT_STATS_PERIOD, OPT_DURATION, OPT_MAX_PACKETS,
 	OPT_ETH_PEER, OPT_TX_IP, OPT_TX_UDP, OPT_FLOWS, OPT_SHOW_XSTATS,
 	OPT_STATS_XSTATS, OPT_TX_RETRY, OPT_JSON, OPT_CAPTURE, OPT_CSV,
-	OPT_LINK_WAIT,
+	OPT_LINK_WAIT, OPT_TX_OFFLOADS,
 };
 
 static const struct option long_opts[] = {
@@ -45,6 +46,7 @@ static const struct option long_opts[] = {
 	{ "mbcache", required_argument, NULL, OPT_MBCACHE },
 	{ "mbuf-size", required_argument, NULL, OPT_MBUF_SIZE },
 	{ "max-pkt-len", required_argument, NULL, OPT_MAX_PKT_LEN },
+	{ "tx-offloads", required_argument, NULL, OPT_TX_OFFLOADS },
 	{ "stats-period", required_argument, NULL, OPT_STATS_PERIOD },
 	{ "duration", required_argument, NULL, OPT_DURATION },
 	{ "max-packets", required_argument, NULL, OPT_MAX_PACKETS },
@@ -95,6 +97,9 @@ testpmd_usage(FILE *f, const char *prog)
 	       "  --mbcache=N              mempool cache per lcore, 0..%u [%u]\n"
 	       "  --mbuf-size=N            mbuf data room incl. headroom [%u]\n"
 	       "  --max-pkt-len=N          largest frame of the ports [port default]\n"
+	       "  --tx-offloads=0xMASK     tx offloads of every port (QPIO_PORT_TX_\n"
+	       "                           OFFLOAD_* bits) [mbuf fast free where\n"
+	       "                           the port has it]\n"
 	       "Run and statistics:\n"
 	       "  -i, --interactive        command prompt (type help); forwarding\n"
 	       "                           starts with 'start'\n"
@@ -143,6 +148,27 @@ parse_u64(const char *opt, const char *s, uint64_t min, uint64_t max,
 	    v < min || v > max)
 		BAD("--%s=%s: must be a decimal integer in [%" PRIu64 ", %"
 		    PRIu64 "]", opt, s, min, max);
+	*out = v;
+	return 0;
+}
+
+/* A bit mask written in hexadecimal, "0x" first (as dpdk-testpmd's
+ * --tx-offloads). */
+static int
+parse_hex_u64(const char *opt, const char *s, uint64_t *out)
+{
+	unsigned long long v;
+	char *end;
+
+	errno = 0;
+	if (s[0] != '0' || (s[1] != 'x' && s[1] != 'X') ||
+	    !isxdigit((unsigned char)s[2]))
+		BAD("--%s=%s: must be a hexadecimal mask, 0x first "
+		    "(e.g. 0x10000)", opt, s);
+	v = strtoull(s + 2, &end, 16);
+	if (*end != '\0' || errno != 0)
+		BAD("--%s=%s: must be a hexadecimal mask of at most 64 bits "
+		    "(e.g. 0x10000)", opt, s);
 	*out = v;
 	return 0;
 }
@@ -452,6 +478,12 @@ testpmd_parse_args(int argc, char **argv, unsigned int nb_workers,
 			PARSE_INTO("max-pkt-len", RTE_ETHER_MIN_LEN -
 				   RTE_ETHER_CRC_LEN, 262144,
 				   o->max_pkt_len);
+			break;
+		case OPT_TX_OFFLOADS:
+			if (parse_hex_u64("tx-offloads", optarg,
+					  &o->tx_offloads) < 0)
+				return -EINVAL;
+			o->tx_offloads_set = 1;
 			break;
 		case OPT_STATS_PERIOD:
 			PARSE_INTO("stats-period", 1, 86400, o->stats_period);

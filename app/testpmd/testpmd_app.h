@@ -61,6 +61,8 @@ struct testpmd_opts {
 	uint32_t mbcache;
 	uint32_t mbuf_size;               /* data room incl. headroom */
 	uint32_t max_pkt_len;             /* 0: port default */
+	uint64_t tx_offloads;             /* --tx-offloads, when set */
+	int tx_offloads_set;              /* 0: fast free where supported */
 	unsigned int stats_period;        /* seconds, 0: off */
 	double duration;                  /* seconds, 0: unbounded */
 	uint64_t max_packets;             /* 0: unbounded */

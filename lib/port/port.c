@@ -5,6 +5,7 @@
  */
 
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -297,6 +298,7 @@ qpio_port_configure(uint16_t port_id, uint16_t nb_rxq, uint16_t nb_txq,
 {
 	struct qpio_port_info info;
 	struct qpio_port *p;
+	uint64_t tx_offloads;
 	uint32_t max_len;
 	int ret;
 
@@ -324,10 +326,20 @@ qpio_port_configure(uint16_t port_id, uint16_t nb_rxq, uint16_t nb_txq,
 			 info.max_rx_pkt_len);
 		return -EINVAL;
 	}
+	tx_offloads = conf != NULL ? conf->tx_offloads : 0;
+	if (tx_offloads & ~info.tx_offload_capa) {
+		PORT_LOG(ERR, "port %s: tx offloads 0x%" PRIx64 " not supported "
+			 "(the port's tx_offload_capa is 0x%" PRIx64 "): ask "
+			 "only for offloads qpio_port_info_get() reports",
+			 p->name, tx_offloads & ~info.tx_offload_capa,
+			 info.tx_offload_capa);
+		return -EINVAL;
+	}
 	queues_release(p);
 	p->nb_rxq = nb_rxq;
 	p->nb_txq = nb_txq;
 	p->conf.max_rx_pkt_len = max_len;
+	p->conf.tx_offloads = tx_offloads;
 	if (p->ops->configure != NULL) {
 		ret = p->ops->configure(p);
 		if (ret < 0) {

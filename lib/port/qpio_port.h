@@ -46,6 +46,19 @@ extern "C" {
  *  Ethernet MTU 1500 plus header and CRC-less trailer room (bytes). */
 #define QPIO_PORT_DEFAULT_MAX_PKT_LEN 1518u
 
+/**
+ * Transmit offload: fast release of sent mbufs (the value of ethdev's
+ * RTE_ETH_TX_OFFLOAD_MBUF_FAST_FREE). With it the application guarantees,
+ * for every tx queue of the port, that all the mbufs it transmits, every
+ * segment, come from one mempool, are direct (not attached, no external
+ * buffer) and have refcnt 1, so the driver may hand them back to the pool
+ * with rte_mempool_put_bulk() without the per-mbuf checks of
+ * rte_pktmbuf_free(). An mbuf outside that contract is undefined
+ * behaviour, as with ethdev. Which mbufs a driver releases that way is in
+ * its guide (doc/guides/nics).
+ */
+#define QPIO_PORT_TX_OFFLOAD_MBUF_FAST_FREE (UINT64_C(1) << 16)
+
 /** Port configuration given to qpio_port_configure(). */
 struct qpio_port_conf {
 	/**
@@ -56,6 +69,11 @@ struct qpio_port_conf {
 	 * truncated).
 	 */
 	uint32_t max_rx_pkt_len;
+	/**
+	 * QPIO_PORT_TX_OFFLOAD_* bits the application asks for; each must
+	 * be in qpio_port_info.tx_offload_capa. 0 asks for none.
+	 */
+	uint64_t tx_offloads;
 };
 
 /** What a port can do, from qpio_port_info_get(). */
@@ -70,6 +88,7 @@ struct qpio_port_info {
 	uint16_t max_tx_segs;        /**< mbuf segments per transmitted frame */
 	uint16_t max_rx_segs;        /**< mbuf segments per received frame */
 	int socket_id;               /**< NUMA node of the device, or SOCKET_ID_ANY */
+	uint64_t tx_offload_capa;    /**< QPIO_PORT_TX_OFFLOAD_* it supports */
 };
 
 /** Basic statistics (as rte_eth_stats). Counters are 64-bit, wrap-free. */
@@ -155,8 +174,9 @@ int qpio_port_info_get(uint16_t port_id, struct qpio_port_info *info);
  *
  * @param conf may be NULL for the defaults.
  * @return 0, -ENODEV, -EBUSY (port started), -EINVAL (both counts 0, a
- *   count above the driver's maximum, or max_rx_pkt_len outside
- *   [60, info.max_rx_pkt_len]; the message names the limit), or a driver
+ *   count above the driver's maximum, max_rx_pkt_len outside
+ *   [60, info.max_rx_pkt_len], or a tx offload outside
+ *   info.tx_offload_capa; the message names the limit), or a driver
  *   error.
  */
 int qpio_port_configure(uint16_t port_id, uint16_t nb_rxq, uint16_t nb_txq,

@@ -131,6 +131,17 @@ bad-options)
 		"${pair[@]}" --eth-peer=1,zz
 	check_bad '--duration=-1: must be a number of seconds above 0' \
 		"${pair[@]}" --duration=-1
+	check_bad '--tx-offloads=65536: must be a hexadecimal mask, 0x first' \
+		"${pair[@]}" --tx-offloads=65536
+	check_bad '--tx-offloads=0x1g: must be a hexadecimal mask of at most' \
+		"${pair[@]}" --tx-offloads=0x1g
+	# An offload the port does not have is a runtime error (1) that
+	# names the port's capabilities.
+	"$tp" "${eal[@]}" -- "${pair[@]}" --tx-offloads=0x10000 >"$out" 2>"$err"
+	rc=$?
+	[ $rc = 1 ] || fail "--tx-offloads on ring ports: exit status $rc, want 1"
+	grep -q "tx offloads 0x10000 not supported (the port's tx_offload_capa is 0x0)" \
+		"$err" || fail "--tx-offloads on ring ports: no message"
 	# A port that cannot be set up is a runtime error (1), not usage.
 	"$tp" "${eal[@]}" -- --dev ring0,peer=ring7 >"$out" 2>"$err"
 	rc=$?
@@ -172,7 +183,7 @@ help)
 		--capture \
 		--tx-first --eth-peer --tx-ip --tx-udp --flowgen-flows \
 		--total-num-mbufs --mbcache --mbuf-size --max-pkt-len \
-		--interactive --stats-period --stats-xstats --show-xstats \
+		--tx-offloads --interactive --stats-period --stats-xstats --show-xstats \
 		--json --duration --max-packets --help --no-huge --help-eal; do
 		grep -q -- "$o" "$out" || fail "--help does not list $o"
 	done

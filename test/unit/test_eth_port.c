@@ -126,6 +126,14 @@ Test(eth_port, null_bursts_stats_xstats_link_close)
 	cr_assert_eq(qpio_port_info_get(id, &info), 0);
 	cr_assert_str_eq(info.driver, "eth");
 	cr_assert_str_eq(info.name, "eth0");
+	{
+		struct rte_eth_dev_info di;
+
+		/* The PMD's fast free, passed through (net_null has none). */
+		cr_assert_eq(rte_eth_dev_info_get(eid, &di), 0);
+		cr_assert_eq(info.tx_offload_capa, di.tx_offload_capa &
+			     RTE_ETH_TX_OFFLOAD_MBUF_FAST_FREE);
+	}
 	cr_assert_eq(qpio_port_macaddr_get(id, &mac), 0);
 	cr_assert_eq(rte_eth_macaddr_get(eid, &emac), 0);
 	cr_assert(rte_is_same_ether_addr(&mac, &emac));

@@ -103,6 +103,19 @@ Test(ring_port, life_cycle_and_link)
 	cr_assert_eq(qpio_port_macaddr_get(id, &mac), 0);
 	cr_assert_eq(mac.addr_bytes[0], 0x02);
 	cr_assert_eq(mac.addr_bytes[5], 0x00);
+	/* No tx offload: asking for fast free is refused, and changes
+	 * nothing. */
+	cr_assert_eq(info.tx_offload_capa, 0);
+	{
+		struct qpio_port_conf conf = {
+			.tx_offloads = QPIO_PORT_TX_OFFLOAD_MBUF_FAST_FREE,
+		};
+
+		cr_assert_eq(qpio_port_configure(id, 2, 2, &conf), -EINVAL);
+		cr_assert_eq(qpio_port_rx_queue_setup(id, 0, 100,
+						      SOCKET_ID_ANY, mp),
+			     -EINVAL, "not configured by the refused call");
+	}
 	cr_assert_eq(qpio_port_configure(id, 2, 2, NULL), 0);
 	cr_assert_eq(qpio_port_rx_queue_setup(id, 0, 100, SOCKET_ID_ANY, mp), 0);
 	cr_assert_eq(qpio_port_rx_queue_setup(id, 1, 128, SOCKET_ID_ANY, mp), 0);

@@ -10,6 +10,7 @@
  * frees the receive buffers the PMD still holds.
  */
 
+#include <assert.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -79,6 +80,9 @@ eth_info_get(struct qpio_port *port, struct qpio_port_info *info)
 	info->max_rx_segs = (di.rx_offload_capa & RTE_ETH_RX_OFFLOAD_SCATTER) ?
 		RTE_MBUF_MAX_NB_SEGS : 1;
 	info->socket_id = rte_eth_dev_socket_id(ep->eth_id);
+	/* The PMD's own fast free, passed through (same bit). */
+	info->tx_offload_capa = di.tx_offload_capa &
+		RTE_ETH_TX_OFFLOAD_MBUF_FAST_FREE;
 }
 
 static int
@@ -98,6 +102,10 @@ eth_configure(struct qpio_port *port)
 	if (mtu < di.min_mtu)
 		mtu = di.min_mtu;
 	conf.rxmode.mtu = mtu;
+	static_assert(QPIO_PORT_TX_OFFLOAD_MBUF_FAST_FREE ==
+		      RTE_ETH_TX_OFFLOAD_MBUF_FAST_FREE,
+		      "qpio's tx offload bits are ethdev's");
+	conf.txmode.offloads = port->conf.tx_offloads;
 	if (port->nb_rxq > 1 && (di.flow_type_rss_offloads & ETH_RSS_WANTED)) {
 		conf.rxmode.mq_mode = RTE_ETH_MQ_RX_RSS;
 		conf.rx_adv_conf.rss_conf.rss_hf =

@@ -101,6 +101,8 @@ qp_info_get(struct qpio_port *port, struct qpio_port_info *info)
 	info->max_rx_segs = info->max_tx_segs;
 	/* RC carries messages of any size; UD one MTU less the GRH room. */
 	info->max_rx_pkt_len = qp->transport == QP_PORT_UD ? 4096 : 262144;
+	/* Inline frames go back to their pool at post (qp.rst). */
+	info->tx_offload_capa = QPIO_PORT_TX_OFFLOAD_MBUF_FAST_FREE;
 }
 
 static int
@@ -341,6 +343,8 @@ qp_tx_queue_setup(struct qpio_port *port, uint16_t qid, uint16_t nb_desc,
 	txq->mask = txq->nb_desc - 1;
 	txq->inline_max = qp->inline_max;
 	txq->max_pkt_len = port->conf.max_rx_pkt_len;
+	txq->fast_free = (port->conf.tx_offloads &
+			  QPIO_PORT_TX_OFFLOAD_MBUF_FAST_FREE) != 0;
 	txq->max_sge = RTE_MIN(qp->dattr.max_sge, QP_PORT_MAX_SEGS);
 	txq->elts = rte_zmalloc_socket("qp_txq_elts",
 				       txq->nb_desc * sizeof(*txq->elts),

@@ -116,6 +116,8 @@ struct qp_txq {
 	uint32_t max_sge;
 	uint8_t flat;                  /* RC: one-segment frames go through
 					* qpio_qp_post_send_sge() */
+	uint8_t fast_free;             /* MBUF_FAST_FREE: inline frames go
+					* straight back to their pool */
 	uint32_t remote_qpn;           /* UD destination */
 	struct qpio_ah *ah;            /* UD destination, NULL on RC */
 	struct rte_mbuf **elts;        /* per WR: mbuf freed at completion */

@@ -574,12 +574,19 @@ qp_txq_wr_init(struct qp_txq *txq)
 
 /* Give inline-sent mbufs back to their pool. They have one segment; those
  * that are direct, not shared and of one pool go back with one put (what
- * rte_pktmbuf_free() would do for each), the others through it. */
+ * rte_pktmbuf_free() would do for each), the others through it. With
+ * QPIO_PORT_TX_OFFLOAD_MBUF_FAST_FREE the application vouches for all of
+ * that: one put, no check. */
 static inline void
-tx_free_inline(struct rte_mbuf **m, uint32_t n)
+tx_free_inline(const struct qp_txq *txq, struct rte_mbuf **m, uint32_t n)
 {
 	struct rte_mempool *mp = NULL;
 	uint32_t i, k = 0;
+
+	if (txq->fast_free) {
+		rte_mempool_put_bulk(m[0]->pool, (void **)m, n);
+		return;
+	}
 
 	for (i = 0; i < n; i++) {
 		struct rte_mbuf *mb = m[i];
@@ -690,7 +697,7 @@ tx_chunk_flat(struct qp_txq *txq, struct rte_mbuf **pkts, uint32_t want,
 		qp_count(&txq->inline_pkts, ninl);
 	}
 	if (ninl > 0)
-		tx_free_inline(inl, ninl);
+		tx_free_inline(txq, inl, ninl);
 	txq->head += posted;
 	txq->sends += posted;
 	qp_count(&txq->opackets, posted);
@@ -827,7 +834,7 @@ qp_port_tx_burst(void *queue, struct rte_mbuf **pkts, uint16_t nb_pkts)
 							i) & txq->mask] == NULL;
 				}
 				qp_count(&txq->inline_pkts, n_ok);
-				tx_free_inline(inl, ninl);
+				tx_free_inline(txq, inl, ninl);
 			}
 			txq->head += posted;
 			txq->sends += posted;
