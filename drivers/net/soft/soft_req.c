@@ -724,6 +724,23 @@ soft_sq_execute_xrc_fault(struct soft_qp *qp)
 	sq_execute(qp, false, true, true);
 }
 
+/*
+ * Start a run of qp's SQ: take its run claim (soft_sq_run_claim()) and
+ * move run_seq, with release order, so that a reclaim that sees the new
+ * count knows the runs before it are over (soft_reclaim.c). Once per run,
+ * on the line the claim wrote. @return 0 when another lcore holds the
+ * claim (nothing started), else 1: the caller ends the run with
+ * soft_sq_run_release().
+ */
+static __rte_always_inline int
+sq_run_begin(struct soft_qp *qp)
+{
+	if (!soft_sq_run_claim(&qp->exec_busy))
+		return 0;
+	__atomic_store_n(&qp->run_seq, qp->run_seq + 1, __ATOMIC_RELEASE);
+	return 1;
+}
+
 uint16_t
 soft_sq_send_direct(struct soft_qp *qp, const struct qpio_sge *sges,
 		    uint16_t n, uint64_t wr_id, uint8_t fm_last,
@@ -735,11 +752,8 @@ soft_sq_send_direct(struct soft_qp *qp, const struct qpio_sge *sges,
 	struct soft_run run;
 	uint32_t ci, k, j, e = 0;
 
-	if (!soft_sq_run_claim(&qp->exec_busy))
+	if (!sq_run_begin(qp))
 		return 0;
-	/* As soft_sq_run(): a reclaim that sees the new count knows the
-	 * runs before it are over (soft_reclaim.c). */
-	__atomic_store_n(&qp->run_seq, qp->run_seq + 1, __ATOMIC_RELEASE);
 	ci = sq->ci;
 	/* What sq_execute() checks before a batch: RTS, no RNR wait, and
 	 * no drain (a drain's end is for soft_sq_run() to report). */
@@ -795,13 +809,8 @@ soft_sq_run(struct soft_qp *qp)
 		uint32_t seen = soft_doorbell_read(&qp->sq.dbrec);
 		uint8_t st, drain_seen;
 
-		if (!soft_sq_run_claim(&qp->exec_busy))
+		if (!sq_run_begin(qp))
 			return;
-		/* Release: a reclaim that sees the new count knows the runs
-		 * before it are over (soft_reclaim.c). Once per run, on the
-		 * line the claim wrote. */
-		__atomic_store_n(&qp->run_seq, qp->run_seq + 1,
-				 __ATOMIC_RELEASE);
 		qp->sq_execute(qp);
 		/* Once per run, not per WQE: an SQD drain to end. */
 		drain_seen = __atomic_load_n(&qp->sq_draining,
