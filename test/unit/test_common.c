@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include <dirent.h>
 #include <limits.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -455,4 +456,15 @@ qt_ud_world_destroy(struct qt_end *a, struct qt_end *b)
 	if (db != da)
 		cr_assert_eq(qpio_rdma_dev_close(da), 0);
 	cr_assert_eq(qpio_rdma_dev_close(db), 0);
+}
+
+int
+qt_cq_events(struct qpio_cq *cq)
+{
+	struct pollfd pfd = { .fd = qpio_cq_event_fd(cq), .events = POLLIN };
+
+	cr_assert_geq(pfd.fd, 0);
+	if (poll(&pfd, 1, qt_dev_is_soft() ? 0 : 500) == 0)
+		return 0;
+	return qpio_cq_ack_events(cq);
 }

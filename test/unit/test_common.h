@@ -126,5 +126,11 @@ struct qpio_soft_qp_stats qt_stats(const struct qpio_qp *qp);
 void qt_fill(uint8_t *p, size_t len, uint32_t seed);
 /** 1 if p[0..len) holds the pattern of seed. */
 int qt_check(const uint8_t *p, size_t len, uint32_t seed);
+/**
+ * Events cq raised since the last acknowledgement, acknowledged now (0 if
+ * none). The soft NIC raises an event while the completion is written,
+ * inside the post call; on other devices it waits up to 500 ms for one.
+ */
+int qt_cq_events(struct qpio_cq *cq);
 
 #endif

@@ -5,26 +5,12 @@
  * The soft NIC raises an event while the completion is written, inside
  * the post call; other devices raise it later, so the helper waits.
  */
-#include <poll.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "test_common.h"
 
 TestSuite(cq_notify, .init = qt_eal_init, .fini = qt_eal_fini);
-
-/* Events the CQ raised since the last acknowledgement (0 if none); on
- * devices other than the soft NIC it waits up to 500 ms for one. */
-static int
-events(struct qpio_cq *cq)
-{
-	struct pollfd pfd = { .fd = qpio_cq_event_fd(cq), .events = POLLIN };
-
-	cr_assert_geq(pfd.fd, 0);
-	if (poll(&pfd, 1, qt_dev_is_soft() ? 0 : 500) == 0)
-		return 0;
-	return qpio_cq_ack_events(cq);
-}
 
 static void
 send_flags(struct qt_end *a, uint64_t id, unsigned int flags)
@@ -79,23 +65,23 @@ Test(cq_notify, one_event_per_arm)
 		qt_post_recv(&b, i, b.buf + 64 * i, 64);
 	send_flags(&a, 1, QPIO_SEND_SIGNALED);
 	cr_assert_eq(qt_poll_n(b.cq, wc, 1), 1);
-	cr_assert_eq(events(b.cq), 0, "not armed");
+	cr_assert_eq(qt_cq_events(b.cq), 0, "not armed");
 
 	cr_assert_eq(qpio_cq_req_notify(b.cq, 0), 0);
-	cr_assert_eq(events(b.cq), 0, "armed, nothing new yet");
+	cr_assert_eq(qt_cq_events(b.cq), 0, "armed, nothing new yet");
 	send_flags(&a, 2, QPIO_SEND_SIGNALED);
 	send_flags(&a, 3, QPIO_SEND_SIGNALED);
-	cr_assert_eq(events(b.cq), 1, "two completions, one arm: one event");
+	cr_assert_eq(qt_cq_events(b.cq), 1, "two completions, one arm: one event");
 	cr_assert_eq(qt_poll_n(b.cq, wc, 2), 2);
 	cr_assert_eq(qpio_cq_req_notify(b.cq, 0), 0);
 	send_flags(&a, 4, QPIO_SEND_SIGNALED);
-	cr_assert_eq(events(b.cq), 1);
-	cr_assert_eq(events(b.cq), 0, "acknowledged");
+	cr_assert_eq(qt_cq_events(b.cq), 1);
+	cr_assert_eq(qt_cq_events(b.cq), 0, "acknowledged");
 	cr_assert_eq(qt_poll_n(b.cq, wc, 1), 1);
 	cr_assert_eq(wc[0].wr_id, 3);
 	/* the sender's CQ was never armed */
 	cr_assert_eq(qt_poll_n(a.cq, wc, 4), 4);
-	cr_assert_eq(events(a.cq), 0);
+	cr_assert_eq(qt_cq_events(a.cq), 0);
 	qt_pair_destroy(&a, &b);
 }
 
@@ -114,9 +100,9 @@ Test(cq_notify, solicited_only)
 	cr_assert_eq(qpio_cq_req_notify(b.cq, 1), 0);
 	send_flags(&a, 1, QPIO_SEND_SIGNALED);
 	cr_assert_eq(qt_poll_n(b.cq, wc, 1), 1);
-	cr_assert_eq(events(b.cq), 0, "unsolicited receive");
+	cr_assert_eq(qt_cq_events(b.cq), 0, "unsolicited receive");
 	send_flags(&a, 2, QPIO_SEND_SIGNALED | QPIO_SEND_SOLICITED);
-	cr_assert_eq(events(b.cq), 1, "solicited receive");
+	cr_assert_eq(qt_cq_events(b.cq), 1, "solicited receive");
 	cr_assert_eq(qt_poll_n(b.cq, wc, 1), 1);
 	cr_assert_eq(wc[0].status, QPIO_WC_SUCCESS);
 	cr_assert_eq(wc[0].wr_id, 1);
@@ -125,14 +111,14 @@ Test(cq_notify, solicited_only)
 	cr_assert_eq(qpio_cq_req_notify(a.cq, 1), 0);
 	qt_post_recv(&b, 9, b.buf + 1024, 64);
 	send_flags(&a, 3, QPIO_SEND_SIGNALED | QPIO_SEND_SOLICITED);
-	cr_assert_eq(events(a.cq), 0);
+	cr_assert_eq(qt_cq_events(a.cq), 0);
 
 	/* an error completion (flush) is solicited */
 	cr_assert_eq(qpio_cq_req_notify(b.cq, 1), 0);
 	memset(&attr, 0, sizeof(attr));
 	attr.qp_state = QPIO_QPS_ERR;
 	cr_assert_eq(qpio_qp_modify(b.qp, &attr, QPIO_QP_STATE), 0);
-	cr_assert_eq(events(b.cq), 1, "flush of the pending receives");
+	cr_assert_eq(qt_cq_events(b.cq), 1, "flush of the pending receives");
 	qt_pair_destroy(&a, &b);
 }
 
@@ -156,10 +142,10 @@ Test(cq_notify, solicited_write_imm_and_ud)
 	wr.wr.rdma.remote_addr = (uintptr_t)b.buf + 512;
 	wr.wr.rdma.rkey = qpio_mr_rkey(b.mr);
 	cr_assert_eq(qpio_qp_post_send(a.qp, &wr, 1, &err), 1);
-	cr_assert_eq(events(b.cq), 0);
+	cr_assert_eq(qt_cq_events(b.cq), 0);
 	wr.send_flags |= QPIO_SEND_SOLICITED;
 	cr_assert_eq(qpio_qp_post_send(a.qp, &wr, 1, &err), 1);
-	cr_assert_eq(events(b.cq), 1);
+	cr_assert_eq(qt_cq_events(b.cq), 1);
 
 	du = qpio_rdma_dev_create("soft2");
 	dv = qpio_rdma_dev_create("soft3");
@@ -171,7 +157,7 @@ Test(cq_notify, solicited_write_imm_and_ud)
 	sge = (struct qpio_sge){ (uintptr_t)u.buf, 8, qpio_mr_lkey(u.mr) };
 	wr = qt_ud_wr(1, &sge, 1, QPIO_SEND_SOLICITED, ah, qpio_qp_num(v.qp), 7);
 	cr_assert_eq(qpio_qp_post_send(u.qp, &wr, 1, &err), 1);
-	cr_assert_eq(events(v.cq), 1);
+	cr_assert_eq(qt_cq_events(v.cq), 1);
 	cr_assert_eq(qpio_ah_destroy(ah), 0);
 	qt_end_destroy(&u);
 	qt_end_destroy(&v);

@@ -8,7 +8,6 @@
  */
 #include <errno.h>
 #include <inttypes.h>
-#include <poll.h>
 #include <signal.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -612,19 +611,6 @@ Test(post_send_sge, every_inline_length_lands_exact_and_nothing_past_it)
 	qt_pair_destroy(&a, &b);
 }
 
-/* Events raised on b's CQ since the last acknowledgement (the soft NIC
- * raises them inside the post; other devices are given 500 ms). */
-static int
-ps_events(struct qpio_cq *cq)
-{
-	struct pollfd pfd = { .fd = qpio_cq_event_fd(cq), .events = POLLIN };
-
-	cr_assert_geq(pfd.fd, 0);
-	if (poll(&pfd, 1, qt_dev_is_soft() ? 0 : 500) == 0)
-		return 0;
-	return qpio_cq_ack_events(cq);
-}
-
 /* SOLICITED goes on a burst's last SEND only: into a CQ armed for
  * solicited completions, a burst without it raises no event, one with it
  * raises one, whether the whole burst runs at the post or its tail waits
@@ -647,14 +633,14 @@ Test(post_send_sge, solicited_goes_on_the_bursts_last_send)
 					   QPIO_SEND_INLINE | QPIO_SEND_SIGNALED,
 					   &err), 4);
 	ps_one_send_wc(&a, 0x803);
-	cr_assert_eq(ps_events(b.cq), 0, "no SEND of the burst is solicited");
+	cr_assert_eq(qt_cq_events(b.cq), 0, "no SEND of the burst is solicited");
 	ps_recv_wcs(&b, &a, 0, 4, len);
 	cr_assert_eq(qpio_qp_post_send_sge(a.qp, sg, 4, 0x810,
 					   QPIO_SEND_INLINE | QPIO_SEND_SIGNALED |
 					   QPIO_SEND_SOLICITED, &err), 4);
 	cr_assert_eq(err, 0);
 	ps_one_send_wc(&a, 0x813);
-	cr_assert_eq(ps_events(b.cq), 1, "the burst's last SEND is solicited");
+	cr_assert_eq(qt_cq_events(b.cq), 1, "the burst's last SEND is solicited");
 	ps_recv_wcs(&b, &a, 4, 4, len);
 
 	/* 40 SENDs, 20 receives: the first 20 land at the post, the rest
@@ -666,11 +652,11 @@ Test(post_send_sge, solicited_goes_on_the_bursts_last_send)
 					   QPIO_SEND_SOLICITED, &err), 40);
 	cr_assert_eq(err, 0);
 	if (qt_dev_is_soft())
-		cr_assert_eq(ps_events(b.cq), 0, "the solicited SEND waits");
+		cr_assert_eq(qt_cq_events(b.cq), 0, "the solicited SEND waits");
 	ps_recv_seeded(&b, &a, 8, 20, len, 1000);
 	ps_recvs(&b, 28, 20);
 	ps_one_send_wc(&a, 0x900 + 39);
-	cr_assert_eq(ps_events(b.cq), 1, "the solicited last SEND landed");
+	cr_assert_eq(qt_cq_events(b.cq), 1, "the solicited last SEND landed");
 	ps_recv_seeded(&b, &a, 28, 20, len, 1020);
 	qt_pair_destroy(&a, &b);
 }
