@@ -1,8 +1,47 @@
 # SPDX-License-Identifier: BSD-3-Clause
 #
 # Shell functions the bench/ scripts share, sourced after the script set
-# die() and the variables named below: warmup and secs (rx_pps_median),
-# cacheline (one_way).
+# die(), usage_err() and the variables named below: warmup and secs
+# (rx_pps_median), cacheline (one_way), pids, logs and keep (bench_cleanup),
+# dpdk_testpmd (need_tools).
+
+# need_whole OPTION VALUE WHAT: a usage error unless VALUE is a whole
+# number above 0.
+need_whole() {
+	case "$2" in ''|*[!0-9]*|0) usage_err "$1 wants whole $3 > 0" ;; esac
+}
+
+# need_tools BINARY NAME: a usage error unless dpdk-testpmd is installed
+# and BINARY (this tree's NAME) and qpio-bench-cacheline are built.
+need_tools() {
+	command -v "$dpdk_testpmd" >/dev/null ||
+		usage_err "dpdk-testpmd not installed (usertools/install-deps.sh --bench)"
+	[ -x "$1" ] || usage_err "$2 not built ($1)"
+	[ -x "$cacheline" ] || usage_err "qpio-bench-cacheline not built ($cacheline)"
+}
+
+# bench_cleanup PREFIX...: kill what is still running (pids) and remove
+# the EAL runtime directories of the file prefixes.
+bench_cleanup() {
+	local p
+	for p in "${pids[@]}"; do
+		kill -KILL "$p" 2>/dev/null || true
+		wait "$p" 2>/dev/null || true
+	done
+	for p in "$@"; do
+		rm -rf "/var/run/dpdk/$p"
+	done
+}
+
+# bench_logs_done: remove the logs unless they are kept (keep=1: their
+# place is printed).
+bench_logs_done() {
+	if [ "$keep" = 1 ]; then
+		echo "logs kept in $logs"
+	else
+		rm -rf "$logs"
+	fi
+}
 
 # stop_proc PID NAME: SIGINT, then SIGKILL if it has not exited 15 s later.
 # A process that ends by a signal is reported, not treated as a failure: its

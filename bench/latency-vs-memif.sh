@@ -60,6 +60,8 @@ near_ns=80		# one-way ns below which a placement is "near"
 usage() { sed -n '4,42p' "$0" | sed 's/^# \{0,1\}//'; }
 die() { echo "latency-vs-memif: $*" >&2; keep=1; exit 1; }
 usage_err() { echo "latency-vs-memif: $*" >&2; exit 2; }
+# shellcheck source=bench/bench-lib.sh
+. "$top/bench/bench-lib.sh"
 
 while [ $# -gt 0 ]; do
 	case "$1" in
@@ -73,16 +75,13 @@ while [ $# -gt 0 ]; do
 	*) echo "latency-vs-memif: unknown option '$1'" >&2; usage >&2; exit 2 ;;
 	esac
 done
-case "$pairs" in ''|*[!0-9]*|0) usage_err "-p wants whole pairs > 0" ;; esac
-case "$secs" in ''|*[!0-9]*|0) usage_err "-t wants whole seconds > 0" ;; esac
-case "$orders" in ''|*[!0-9]*|0) usage_err "-n wants whole orders > 0" ;; esac
+need_whole -p "$pairs" pairs
+need_whole -t "$secs" seconds
+need_whole -n "$orders" orders
 case "$size" in ''|*[!0-9]*) usage_err "-s wants bytes, got '$size'" ;; esac
 [ "$size" -ge 32 ] && [ "$size" -le 256 ] || usage_err "-s must be 32..256"
 case "$devargs" in soft*) ;; *) usage_err "-d must name a soft device (soft0[,...])" ;; esac
-command -v "$dpdk_testpmd" >/dev/null ||
-	usage_err "dpdk-testpmd not installed (usertools/install-deps.sh --bench)"
-[ -x "$pingpong" ] || usage_err "qpio-pingpong not built ($pingpong)"
-[ -x "$cacheline" ] || usage_err "qpio-bench-cacheline not built ($cacheline)"
+need_tools "$pingpong" qpio-pingpong
 
 logs=$(mktemp -d /tmp/qpio-lat.XXXXXX)
 prefix_s=qpio-lat-srv-$$
@@ -91,23 +90,11 @@ prefix_q=qpio-lat-qpio-$$
 pids=()
 
 cleanup() {
-	local p
-	for p in "${pids[@]}"; do
-		kill -KILL "$p" 2>/dev/null || true
-		wait "$p" 2>/dev/null || true
-	done
-	rm -rf "/var/run/dpdk/$prefix_s" "/var/run/dpdk/$prefix_c" \
-		"/var/run/dpdk/$prefix_q"
-	if [ "$keep" = 1 ]; then
-		echo "logs kept in $logs"
-	else
-		rm -rf "$logs"
-	fi
+	bench_cleanup "$prefix_s" "$prefix_c" "$prefix_q"
+	bench_logs_done
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
-# shellcheck source=bench/bench-lib.sh
-. "$top/bench/bench-lib.sh"
 
 # run_memif TAG: sets run_result to "HALF_NS N MIN_HALF MAX_HALF".
 run_memif() {

@@ -51,6 +51,8 @@ near_ns=80		# one-way ns below which a placement is "near"
 usage() { sed -n '4,33p' "$0" | sed 's/^# \{0,1\}//'; }
 die() { echo "memif-vs-qpio: $*" >&2; keep=1; exit 1; }
 usage_err() { echo "memif-vs-qpio: $*" >&2; exit 2; }
+# shellcheck source=bench/bench-lib.sh
+. "$top/bench/bench-lib.sh"
 
 while [ $# -gt 0 ]; do
 	case "$1" in
@@ -64,18 +66,15 @@ while [ $# -gt 0 ]; do
 	esac
 	shift
 done
-case "$pairs" in ''|*[!0-9]*|0) usage_err "-p wants whole pairs > 0" ;; esac
-case "$secs" in ''|*[!0-9]*|0) usage_err "-t wants whole seconds > 0" ;; esac
+need_whole -p "$pairs" pairs
+need_whole -t "$secs" seconds
 IFS=, read -r -a size_list <<<"$sizes"
 [ "${#size_list[@]}" -gt 0 ] || usage_err "-s wants sizes"
 for s in "${size_list[@]}"; do
 	case "$s" in ''|*[!0-9]*) usage_err "-s wants bytes, got '$s'" ;; esac
 	[ "$s" -ge 64 ] && [ "$s" -le 1518 ] || usage_err "-s sizes must be 64..1518"
 done
-command -v "$dpdk_testpmd" >/dev/null ||
-	usage_err "dpdk-testpmd not installed (usertools/install-deps.sh --bench)"
-[ -x "$qpio_testpmd" ] || usage_err "qpio-testpmd not built ($qpio_testpmd)"
-[ -x "$cacheline" ] || usage_err "qpio-bench-cacheline not built ($cacheline)"
+need_tools "$qpio_testpmd" qpio-testpmd
 
 logs=$(mktemp -d /tmp/qpio-bench.XXXXXX)
 prefix_tx=qpio-bench-tx-$$
@@ -87,27 +86,15 @@ hp_orig=
 hp_mnt=
 
 cleanup() {
-	local p
-	for p in "${pids[@]}"; do
-		kill -KILL "$p" 2>/dev/null || true
-		wait "$p" 2>/dev/null || true
-	done
-	rm -rf "/var/run/dpdk/$prefix_tx" "/var/run/dpdk/$prefix_rx" \
-		"/var/run/dpdk/$prefix_q"
+	bench_cleanup "$prefix_tx" "$prefix_rx" "$prefix_q"
 	if [ -n "$hp_mnt" ]; then
 		umount "$hp_mnt" 2>/dev/null || true
 		rmdir "$hp_mnt" 2>/dev/null || true
 	fi
 	[ -n "$hp_orig" ] && echo "$hp_orig" >"$hp_sys/nr_hugepages"
-	if [ "$keep" = 1 ]; then
-		echo "logs kept in $logs"
-	else
-		rm -rf "$logs"
-	fi
+	bench_logs_done
 }
 trap cleanup EXIT
-# shellcheck source=bench/bench-lib.sh
-. "$top/bench/bench-lib.sh"
 trap 'exit 130' INT TERM
 
 # reserve_hugepages COUNT: make COUNT free 2 MB pages and a private mount.
