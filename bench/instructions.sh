@@ -4,14 +4,16 @@
 # Instructions per frame of an RC link on the soft NIC, txonly -> rxonly,
 # both streams on one lcore, counted by valgrind's callgrind.
 #
-#   bench/instructions.sh [-s SIZE[,SIZE...]] [-n SHORT,LONG] [-d DEVARGS] [-k]
+#   bench/instructions.sh [-s SIZE[,SIZE...]] [-n SHORT,LONG] [-d DEVARGS]
+#                         [-a "OPTIONS"] [-k]
 #
 # Each size runs qpio-testpmd under callgrind for two run lengths (SHORT
 # and LONG frames, --max-packets) and divides the difference of the
 # instruction counts by the difference of the frames delivered, so start-up
 # and tear-down cancel out. -d creates the links' rdma device from DEVARGS
-# first (--rdma-dev; it must be soft0), e.g. -d soft0,cqe_comp=0. The
-# count is split by callgrind's inclusive costs:
+# first (--rdma-dev; it must be soft0), e.g. -d soft0,cqe_comp=0. -a
+# appends qpio-testpmd options, e.g. -a --tx-offloads=0x0. The count is
+# split by callgrind's inclusive costs:
 #   sender   txonly_fwd without the device model run under it
 #   model    soft_sq_run and soft_sq_send_direct: the soft NIC executing
 #            WQEs (doorbells, RNR resumes) and flat bursts into an empty SQ
@@ -29,19 +31,21 @@ sizes=64,1024
 lengths=50000,150000
 keep=0
 rdma=()
+extra=()
 
 usage() {
-	sed -n '4,23p' "$0" | sed 's/^# \{0,1\}//'
+	sed -n '4,25p' "$0" | sed 's/^# \{0,1\}//'
 	exit 2
 }
 
-while getopts "s:n:d:kh" o; do
+while getopts "s:n:d:a:kh" o; do
 	case $o in
 	s) sizes=$OPTARG ;;
 	d) [[ $OPTARG == soft0 || $OPTARG == soft0,* ]] ||
 		{ echo "-d DEVARGS: the links use soft0: soft0[,key=value...]"; exit 2; }
 	   rdma=(--rdma-dev "$OPTARG") ;;
 	n) lengths=$OPTARG ;;
+	a) read -r -a extra <<<"$OPTARG" ;;
 	k) keep=1 ;;
 	*) usage ;;
 	esac
@@ -70,7 +74,7 @@ run() {
 		--dev qp0,dev=soft0,qp=rc,peer=qp1 \
 		--dev qp1,dev=soft0,qp=rc,peer=qp0 \
 		--forward-mode=txonly,rxonly --nb-cores=1 --burst=32 \
-		--txpkts="$size" --max-packets="$frames" \
+		--txpkts="$size" --max-packets="$frames" "${extra[@]}" \
 		>"$work/$tag.log" 2>&1 || { tail -20 "$work/$tag.log"; exit 1; }
 	# delivered frames: RX-packets of the accumulated statistics
 	awk '/Accumulated forward statistics/ { a = 1 }
