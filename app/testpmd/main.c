@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -290,20 +291,26 @@ static int
 ports_setup(struct testpmd *t)
 {
 	struct qpio_port_conf conf = { .max_rx_pkt_len = t->o.max_pkt_len };
+	unsigned int sock, nb_pools = 0;
 	uint16_t p, q;
+	bool one_pool;
 	int ret;
 
+	for (sock = 0; sock < RTE_DIM(t->pools); sock++)
+		nb_pools += t->pools[sock] != NULL;
+	one_pool = nb_pools == 1;
 	for (p = 0; p < t->nb_ports; p++) {
 		struct qpio_port_info info;
 
-		/* As dpdk-testpmd: mbuf fast free where the port has it
-		 * (every mbuf comes from this program's one pool per
-		 * socket), unless --tx-offloads says otherwise. */
+		/* As dpdk-testpmd: mbuf fast free where the port has it,
+		 * unless --tx-offloads says otherwise. Only with one pool:
+		 * with a pool per socket, 'set fwd' may give one tx queue
+		 * mbufs of two pools. */
 		if (t->o.tx_offloads_set) {
 			conf.tx_offloads = t->o.tx_offloads;
 		} else {
 			conf.tx_offloads = 0;
-			if (qpio_port_info_get(p, &info) == 0)
+			if (one_pool && qpio_port_info_get(p, &info) == 0)
 				conf.tx_offloads = info.tx_offload_capa &
 					QPIO_PORT_TX_OFFLOAD_MBUF_FAST_FREE;
 		}

@@ -99,7 +99,7 @@ testpmd_usage(FILE *f, const char *prog)
 	       "  --max-pkt-len=N          largest frame of the ports [port default]\n"
 	       "  --tx-offloads=0xMASK     tx offloads of every port (QPIO_PORT_TX_\n"
 	       "                           OFFLOAD_* bits) [mbuf fast free where\n"
-	       "                           the port has it]\n"
+	       "                           the port has it, with one mbuf pool]\n"
 	       "Run and statistics:\n"
 	       "  -i, --interactive        command prompt (type help); forwarding\n"
 	       "                           starts with 'start'\n"
@@ -160,11 +160,17 @@ parse_hex_u64(const char *opt, const char *s, uint64_t *out)
 	unsigned long long v;
 	char *end;
 
+	const char *d;
+
 	errno = 0;
-	if (s[0] != '0' || (s[1] != 'x' && s[1] != 'X') ||
-	    !isxdigit((unsigned char)s[2]))
+	if (s[0] != '0' || (s[1] != 'x' && s[1] != 'X') || s[2] == '\0')
 		BAD("--%s=%s: must be a hexadecimal mask, 0x first "
 		    "(e.g. 0x10000)", opt, s);
+	/* Digits only: strtoull() would take a second "0x" and a sign. */
+	for (d = s + 2; *d != '\0'; d++)
+		if (!isxdigit((unsigned char)*d))
+			BAD("--%s=%s: must be a hexadecimal mask of at most 64 "
+			    "bits (e.g. 0x10000)", opt, s);
 	v = strtoull(s + 2, &end, 16);
 	if (*end != '\0' || errno != 0)
 		BAD("--%s=%s: must be a hexadecimal mask of at most 64 bits "

@@ -53,7 +53,7 @@ frame_check(const struct rte_mbuf *m, uint32_t max_len)
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct qpio_port_conf conf;
+	struct qpio_port_conf conf = { 0 };
 	struct rte_mbuf *pkts[32];
 	struct rte_mempool *mp;
 	unsigned int sel, i, idle = 0, polls;

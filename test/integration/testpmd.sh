@@ -135,6 +135,10 @@ bad-options)
 		"${pair[@]}" --tx-offloads=65536
 	check_bad '--tx-offloads=0x1g: must be a hexadecimal mask of at most' \
 		"${pair[@]}" --tx-offloads=0x1g
+	check_bad '--tx-offloads=0x0x10000: must be a hexadecimal mask of at most' \
+		"${pair[@]}" --tx-offloads=0x0x10000
+	check_bad '--tx-offloads=0x: must be a hexadecimal mask, 0x first' \
+		"${pair[@]}" --tx-offloads=0x
 	# An offload the port does not have is a runtime error (1) that
 	# names the port's capabilities.
 	"$tp" "${eal[@]}" -- "${pair[@]}" --tx-offloads=0x10000 >"$out" 2>"$err"

@@ -279,7 +279,7 @@ zip_to_wc(struct soft_cq *cq, const struct mlx5_cqe64 *t, uint8_t opcode,
 	if (likely(((ci + 1) & cq->mask) + len - 1 <= cq->mask + 1)) {
 		/* No wrap: a plain strided walk. */
 		struct mlx5_cqe64 *c = &cq->cqes[(ci + 1) & cq->mask];
-		struct mlx5_cqe64 *const end = c + len - 1;
+		struct mlx5_cqe64 *const end = c + (len - 1);
 
 		for (; c < end; c++)
 			c->op_own = MLX5_CQE_INVALID << 4;

@@ -462,9 +462,10 @@ soft_cqe_is_zip(uint8_t op_own)
  * Write the n completions of receives wqe_counter, wqe_counter + 1, ...
  * of QP qpn, all of opcode (RESP_SEND or RESP_SEND_IMM), byte counts
  * len[] and host-order immediates imm[] (NULL: all 0), into the slots
- * idx ... idx + n - 1 the caller reserved, and hand them to the consumer: as one session when
- * the CQ compresses and n >= 2 (the mini-CQEs first, the title's op_own
- * last with release order), else as n plain CQEs. n <= SOFT_ZIP_MAX.
+ * idx ... idx + n - 1 the caller reserved, and hand them to the consumer:
+ * as one session when the CQ compresses and n >= 2 (the mini-CQEs first,
+ * the title's op_own last with release order), else as n plain CQEs.
+ * n <= SOFT_ZIP_MAX.
  */
 static __rte_always_inline void
 soft_cq_publish_recv_n(struct soft_cq *cq, uint32_t idx, uint8_t opcode,
