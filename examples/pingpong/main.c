@@ -49,6 +49,7 @@ struct side {
 	struct qpio_mr *mr;
 	uint8_t *slot;          /* RING receive slots of msg_size bytes */
 	uint64_t sent;
+	int no_sge_burst;       /* the driver has no flat burst (-ENOTSUP) */
 };
 
 static uint64_t count = 100000, warmup = 1000;
@@ -164,22 +165,38 @@ post_recv(struct side *s, uint32_t i)
 /* Inline SEND of one message of msg_size bytes, the order first: the
  * payload is copied into the WQE, so the stack copy may go away at once.
  * Every 16th is signaled, and polling the send CQ frees the slots of the
- * 15 before it. */
+ * 15 before it. A SEND of one SGE goes through the flat burst call, which
+ * builds no WR list (a driver without it says -ENOTSUP: then the WR). */
 static void
 send_order(struct side *s, const void *o)
 {
 	struct qpio_sge sge = { (uintptr_t)o, msg_size, 0 };
-	struct qpio_send_wr wr = { 0 };
-	struct qpio_wc wc;
-
-	wr.wr_id = s->sent;
-	wr.sg_list = &sge;
-	wr.num_sge = 1;
-	wr.opcode = QPIO_WR_SEND;
-	wr.send_flags = QPIO_SEND_INLINE |
+	unsigned int flags = QPIO_SEND_INLINE |
 		(s->sent % SIGNAL_EVERY == SIGNAL_EVERY - 1 ? QPIO_SEND_SIGNALED : 0);
-	while (qpio_qp_post_send(s->qp, &wr, 1, NULL) != 1)
+	struct qpio_wc wc;
+	int err = 0;
+
+	while (!s->no_sge_burst &&
+	       qpio_qp_post_send_sge(s->qp, &sge, 1, s->sent, flags, &err) != 1) {
+		if (err == -ENOTSUP) {
+			s->no_sge_burst = 1;
+			break;
+		}
+		if (err != -ENOMEM)
+			die("post_send_sge", -err);
 		qpio_cq_poll(s->send_cq, &wc, 1);       /* SQ full: reclaim */
+	}
+	if (s->no_sge_burst) {
+		struct qpio_send_wr wr = { 0 };
+
+		wr.wr_id = s->sent;
+		wr.sg_list = &sge;
+		wr.num_sge = 1;
+		wr.opcode = QPIO_WR_SEND;
+		wr.send_flags = flags;
+		while (qpio_qp_post_send(s->qp, &wr, 1, NULL) != 1)
+			qpio_cq_poll(s->send_cq, &wc, 1);
+	}
 	s->sent++;
 	if (qpio_cq_poll(s->send_cq, &wc, 1) == 1 && wc.status != QPIO_WC_SUCCESS)
 		die(qpio_wc_status_str(wc.status), EIO);

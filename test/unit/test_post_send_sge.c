@@ -611,6 +611,71 @@ Test(post_send_sge, every_inline_length_lands_exact_and_nothing_past_it)
 	qt_pair_destroy(&a, &b);
 }
 
+/* After a batch the soft NIC keeps a copy of the responder's next
+ * receive, so that the next SEND need not read its WQE. A reset of the
+ * responder's queues makes that copy stale: the receive posted at the same
+ * position after the reset is the one a SEND lands in, and the buffer of
+ * the receive read ahead before it stays as it was. */
+Test(post_send_sge, receive_read_ahead_before_a_reset_is_not_taken_after)
+{
+	struct qt_end a, b;
+	struct qpio_qp_attr attr;
+	struct qpio_send_wr wr;
+	struct qpio_sge sg[1], sge;
+	uint32_t len[1] = { 40 }, len_mr[1] = { 24 };
+	unsigned int r, j;
+	int err = 1;
+
+	ps_pair(&a, &b, 64, 0);
+	memset(b.buf + PS_RX_OFF, 0xa5, 10 * PS_RX_LEN);
+	ps_recvs(&b, 0, 4);
+	ps_sges(&a, sg, len, 1);
+	/* receive 0 takes it; the soft NIC reads receive 1 ahead */
+	cr_assert_eq(qpio_qp_post_send_sge(a.qp, sg, 1, 0x700, QPIO_SEND_INLINE |
+					   QPIO_SEND_SIGNALED, &err), 1);
+	cr_assert_eq(err, 0);
+	ps_one_send_wc(&a, 0x700);
+	ps_recv_wcs(&b, &a, 0, 1, len);
+	/* both ends to RESET (their CQEs purged) and connected again: the
+	 * queues start over at the same positions */
+	memset(&attr, 0, sizeof(attr));
+	attr.qp_state = QPIO_QPS_RESET;
+	cr_assert_eq(qpio_qp_modify(b.qp, &attr, QPIO_QP_STATE), 0);
+	cr_assert_eq(qpio_qp_modify(a.qp, &attr, QPIO_QP_STATE), 0);
+	ps_cq_empty(a.cq, "sender CQ after RESET");
+	ps_cq_empty(b.cq, "receiver CQ after RESET");
+	qt_qp_connect(a.qp, b.dev, qpio_qp_num(b.qp), 7);
+	qt_qp_connect(b.qp, a.dev, qpio_qp_num(a.qp), 7);
+	/* receives 8 and 9, at the positions of 0 and 1 */
+	ps_recvs(&b, 8, 2);
+	/* position 0 by a SEND from the MR, whose WQE the model reads */
+	qt_fill(a.buf + PS_TX_STRIDE, len_mr[0], 2000);
+	sge = (struct qpio_sge){ (uintptr_t)(a.buf + PS_TX_STRIDE), len_mr[0],
+				 qpio_mr_lkey(a.mr) };
+	wr = qt_send_wr(0x701, &sge, 1, QPIO_SEND_SIGNALED);
+	cr_assert_eq(qpio_qp_post_send(a.qp, &wr, 1, &err), 1);
+	cr_assert_eq(err, 0);
+	ps_one_send_wc(&a, 0x701);
+	ps_recv_seeded(&b, &a, 8, 1, len_mr, 2000);
+	/* position 1 by an inline burst: receive 9, not receive 1 */
+	qt_fill(a.buf, len[0], 3000);
+	err = 1;
+	cr_assert_eq(qpio_qp_post_send_sge(a.qp, sg, 1, 0x702, QPIO_SEND_INLINE |
+					   QPIO_SEND_SIGNALED, &err), 1);
+	cr_assert_eq(err, 0);
+	ps_one_send_wc(&a, 0x702);
+	ps_recv_seeded(&b, &a, 9, 1, len, 3000);
+	/* the receives the RESET dropped hold nothing */
+	for (r = 1; r < 4; r++) {
+		const uint8_t *p = b.buf + PS_RX_OFF + r * PS_RX_LEN;
+
+		for (j = 0; j < PS_RX_LEN; j++)
+			cr_assert_eq(p[j], 0xa5, "receive %u before the RESET: "
+				     "byte %u written (0x%02x)", r, j, p[j]);
+	}
+	qt_pair_destroy(&a, &b);
+}
+
 /* SOLICITED goes on a burst's last SEND only: into a CQ armed for
  * solicited completions, a burst without it raises no event, one with it
  * raises one, whether the whole burst runs at the post or its tail waits

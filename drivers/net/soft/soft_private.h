@@ -190,6 +190,10 @@ struct soft_rq {
 	 * WQE seen through it is visible): head is read from the owner's
 	 * line only when ci reaches it. */
 	uint32_t head_cache;
+	/* Bumped by each reset of the positions (queues_reset()), on ci's
+	 * line: a requester's copy of a posted receive (soft_qp.rnext) is
+	 * of one epoch, and stale in any other. */
+	uint32_t epoch;
 	alignas(RTE_CACHE_LINE_SIZE) uint32_t tail;   /* freed by poll */
 };
 
@@ -264,9 +268,14 @@ struct soft_qp {
 	uint32_t pdn;
 	uint32_t dest_qpn;
 	uint16_t dlid;
+	/* pkeys[attr.pkey_index] of its device: every requester's run
+	 * reads it, so it sits with the read-mostly fields, off the lines
+	 * the owner writes per burst (its runs, its doorbell counters). */
+	uint16_t pkey;
 	struct qpio_qp_attr attr; /* last set attributes */
-	/* device model state */
-	void (*sq_execute)(struct soft_qp *qp);  /* per QP type (create) */
+	/* device model state, written by the SQ's runs: a line of its own,
+	 * apart from attr, which a peer's READ and atomics read */
+	alignas(RTE_CACHE_LINE_SIZE) void (*sq_execute)(struct soft_qp *qp);
 	uint32_t exec_busy;       /* SQ model running (atomic flag) */
 	/* Runs started, bumped by the lcore that holds exec_busy (on the
 	 * same line): the reclaim of a dead process's device waits until
@@ -280,6 +289,20 @@ struct soft_qp {
 	uint8_t sqd_notify;       /* raise SQ_DRAINED when the drain ends */
 	uint32_t rnr_naks;        /* RNR NAKs for the WQE at sq.ci */
 	uint64_t rnr_deadline;    /* TSC of the next attempt, 0 = none */
+	/* RC/UC: the responder's receive at position idx of its own RQ,
+	 * read ahead by this SQ's last send batch (rc_send_exec()), so that
+	 * the next SEND does not wait for the responder's WQE line: its one
+	 * SGE. A posted receive is not written again before it is consumed,
+	 * so the copy holds while the RQ of QP qpn, in epoch, has not
+	 * consumed idx. Used and written by the holder of exec_busy only. */
+	struct {
+		uint64_t addr;
+		uint32_t qpn;         /* 0: none (no QP has number 0) */
+		uint32_t epoch;
+		uint32_t idx;
+		uint32_t room;
+		uint32_t key;
+	} rnext;
 	uint64_t rnr_nak_total;   /* counters */
 	uint64_t rnr_exceeded;
 	uint64_t retry_exceeded;  /* RETRY_EXC_ERR completions */
@@ -290,7 +313,6 @@ struct soft_qp {
 	uint64_t ud_no_recv_drops;
 	uint64_t ud_len_drops;
 	uint64_t pkey_drops;      /* as receiver: P_Key mismatch (atomic) */
-	uint16_t pkey;            /* pkeys[attr.pkey_index] of its device */
 	struct soft_xrcd_dom *xrc_dom;  /* XRC target QPs: their domain */
 	uint64_t sq_doorbells;    /* owner lcore only */
 	uint64_t rq_doorbells;

@@ -39,6 +39,9 @@ queues_reset(struct soft_qp *qp, uint32_t start)
 		soft_cq_purge(to_scq(qp->base.recv_cq), qp);
 	qp->sq.pi = qp->sq.ci = qp->sq.tail = qp->sq.dbrec = start;
 	qp->rq.head = qp->rq.ci = qp->rq.tail = qp->rq.head_cache = start;
+	/* A requester's copy of a receive of the positions before is stale
+	 * from here, at the same positions. */
+	__atomic_store_n(&qp->rq.epoch, qp->rq.epoch + 1, __ATOMIC_RELAXED);
 	memset(qp->rq.done, 0, qp->rq.depth);
 	qp->sq_draining = 0;
 	qp->rnr_naks = 0;
