@@ -175,6 +175,99 @@ Test(pkey, rc_uc_mismatch_dropped_and_counted)
 		  QPIO_WC_SUCCESS, 0, 1);
 }
 
+/* Move q RTS->SQD->SQD(pkey_index idx)->RTS (IBA 11.2.4.2: the index
+ * changes in SQD->SQD); asserts each step. */
+static void
+pkey_index_move(struct qpio_qp *q, uint16_t idx)
+{
+	struct qpio_qp_attr at;
+	struct qpio_qp_attr qa;
+	struct qpio_qp_init_attr qi;
+
+	memset(&at, 0, sizeof(at));
+	at.qp_state = QPIO_QPS_SQD;
+	cr_assert_eq(qpio_qp_modify(q, &at, QPIO_QP_STATE), 0);
+	at.pkey_index = idx;
+	cr_assert_eq(qpio_qp_modify(q, &at, QPIO_QP_STATE | QPIO_QP_PKEY_INDEX), 0);
+	at.qp_state = QPIO_QPS_RTS;
+	cr_assert_eq(qpio_qp_modify(q, &at, QPIO_QP_STATE), 0);
+	cr_assert_eq(qpio_qp_query(q, &qa, &qi), 0);
+	cr_assert_eq(qa.qp_state, QPIO_QPS_RTS);
+	cr_assert_eq(qa.pkey_index, idx);
+}
+
+/* A requester keeps the responder it found for the next runs: a P_Key
+ * the responder takes after the first SEND applies to the next one, by
+ * the WR list and by the flat burst alike, and taking the old one back
+ * lets SENDs through again. */
+Test(pkey, rc_pkey_change_after_traffic_applies_to_the_next_send)
+{
+	struct qt_pair_opts o = { .type = QPIO_QPT_RC,
+				  .devargs_a = "soft0,pkeys=0x8001",
+				  .devargs_b = "soft1,pkeys=0x8001:0x8002",
+				  .rnr_retry = 7 };
+	struct qt_end a, b;
+	struct qpio_qp_attr at;
+	struct qpio_sge sge;
+	struct qpio_send_wr wr;
+	struct qpio_wc wc[2];
+	unsigned int i;
+	int err = 1;
+
+	qt_require_soft("soft NIC P_Key tables (pkeys devarg)");
+	qt_pair_create(&a, &b, &o);
+	qt_fill(a.buf, 16, 3);
+	sge = (struct qpio_sge){ (uintptr_t)a.buf, 16, qpio_mr_lkey(a.mr) };
+	for (i = 0; i < 2; i++) {
+		/* i 0: the WR list; i 1: an inline flat burst (direct) */
+		qt_post_recv(&b, 5, b.buf + 4096 * i, 64);
+		if (i == 0) {
+			wr = qt_send_wr(9, &sge, 1, QPIO_SEND_SIGNALED);
+			cr_assert_eq(qpio_qp_post_send(a.qp, &wr, 1, &err), 1);
+		} else {
+			cr_assert_eq(qpio_qp_post_send_sge(a.qp, &sge, 1, 9,
+							   QPIO_SEND_INLINE |
+							   QPIO_SEND_SIGNALED,
+							   &err), 1);
+		}
+		cr_assert_eq(err, 0);
+		cr_assert_eq(qt_poll_n(a.cq, wc, 1), 1);
+		cr_assert_eq(wc[0].status, QPIO_WC_SUCCESS, "%u: before", i);
+		cr_assert_eq(qt_poll_n(b.cq, wc, 1), 1);
+		cr_assert_eq(wc[0].status, QPIO_WC_SUCCESS);
+		cr_assert(qt_check(b.buf + 4096 * i, 16, 3));
+		/* b to partition 0x8002: a's next SEND finds no responder */
+		pkey_index_move(b.qp, 1);
+		qt_post_recv(&b, 6, b.buf + 4096 * i + 1024, 64);
+		if (i == 0) {
+			wr = qt_send_wr(10, &sge, 1, QPIO_SEND_SIGNALED);
+			cr_assert_eq(qpio_qp_post_send(a.qp, &wr, 1, &err), 1);
+		} else {
+			cr_assert_eq(qpio_qp_post_send_sge(a.qp, &sge, 1, 10,
+							   QPIO_SEND_INLINE |
+							   QPIO_SEND_SIGNALED,
+							   &err), 1);
+		}
+		cr_assert_eq(err, 0);
+		cr_assert_eq(qt_poll_n(a.cq, wc, 1), 1);
+		cr_assert_eq(wc[0].wr_id, 10);
+		cr_assert_eq(wc[0].status, QPIO_WC_RETRY_EXC_ERR,
+			     "%u: after b's P_Key changed: %s", i,
+			     qpio_wc_status_str(wc[0].status));
+		cr_assert_eq(qt_stats(b.qp).pkey_drops, i + 1);
+		cr_assert_eq(qpio_cq_poll(b.cq, wc, 2), 0, "%u: nothing lands", i);
+		/* a is in ERR now: both back to RESET, connected again, b on
+		 * index 0 */
+		memset(&at, 0, sizeof(at));
+		at.qp_state = QPIO_QPS_RESET;
+		cr_assert_eq(qpio_qp_modify(a.qp, &at, QPIO_QP_STATE), 0);
+		cr_assert_eq(qpio_qp_modify(b.qp, &at, QPIO_QP_STATE), 0);
+		qt_qp_connect(a.qp, b.dev, qpio_qp_num(b.qp), 7);
+		qt_qp_connect(b.qp, a.dev, qpio_qp_num(a.qp), 7);
+	}
+	qt_pair_destroy(&a, &b);
+}
+
 Test(pkey, ud_mismatch_dropped_and_counted)
 {
 	struct qpio_device *da, *db;

@@ -467,6 +467,7 @@ soft_close(struct qpio_device *dev)
 	if (f->devs[sdev->fabric_slot] == sdev)
 		f->devs[sdev->fabric_slot] = NULL;
 	soft_fabric_unlock(f);
+	soft_peer_gen_bump();   /* before the device's memory goes */
 	dev_free(sdev);
 	dev->priv = NULL;
 	soft_reclaim_dev_removed();

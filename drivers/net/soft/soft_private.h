@@ -289,6 +289,11 @@ struct soft_qp {
 	uint8_t sqd_notify;       /* raise SQ_DRAINED when the drain ends */
 	uint32_t rnr_naks;        /* RNR NAKs for the WQE at sq.ci */
 	uint64_t rnr_deadline;    /* TSC of the next attempt, 0 = none */
+	/* RC/UC/XRC: the responder of the last run that found one of this
+	 * process (peer_lookup()), valid while soft_peer_gen is peer_gen.
+	 * Used and written by the holder of exec_busy only. */
+	struct soft_qp *peer_cache;
+	uint32_t peer_gen;        /* 0: none (soft_peer_gen starts at 1) */
 	/* RC/UC: the responder's receive at position idx of its own RQ,
 	 * read ahead by this SQ's last send batch (rc_send_exec()), so that
 	 * the next SEND does not wait for the responder's WQE line: its one
@@ -407,6 +412,27 @@ static inline struct soft_dev *to_sdev(const struct qpio_device *dev)
 /* QPN -> live QP of that number, or NULL (destroyed, or never was). A QPN
  * carries a generation above the slot bits, so a number of a destroyed QP
  * never names the QP that reuses its slot. */
+/*
+ * Generation of what a requester's lookup of its responder depends on in
+ * this process: a QP modified (its destination, its P_Key) or destroyed, a
+ * device closed. A run takes its responder from the requester's cache
+ * (soft_qp.peer_cache) while the generation is the one it was found in;
+ * every change bumps it, after the change and before any memory it frees.
+ * Only responders of this process are cached, and only this process
+ * changes them.
+ */
+extern uint32_t soft_peer_gen;
+
+/* A change a cached responder may depend on is done (release: a run that
+ * reads the new generation sees the change). */
+static inline void
+soft_peer_gen_bump(void)
+{
+	/* 0 is a QP's "none": a wrap skips it */
+	if (__atomic_add_fetch(&soft_peer_gen, 1, __ATOMIC_RELEASE) == 0)
+		__atomic_add_fetch(&soft_peer_gen, 1, __ATOMIC_RELEASE);
+}
+
 static inline struct soft_qp *
 soft_qp_lookup(const struct soft_dev *sdev, uint32_t qpn)
 {

@@ -200,6 +200,7 @@ soft_qp_destroy(struct qpio_qp *qqp)
 	soft_dev_lock(sdev);
 	sdev->qp_tbl[(qqp->qp_num - SOFT_QPN_BASE) & sdev->qp_tbl_mask] = NULL;
 	soft_dev_unlock(sdev);
+	soft_peer_gen_bump();   /* before the QP's memory goes */
 	/* queues_reset() purged this QP's CQEs and the pollers' cached QP;
 	 * a CQE another lcore still writes for it names a QPN that no
 	 * longer resolves, and the poller drops it. */
@@ -286,6 +287,9 @@ soft_qp_modify(struct qpio_qp *qqp, const struct qpio_qp_attr *in, int mask,
 	qp->dest_qpn = qp->attr.dest_qp_num;
 	if (mask & QPIO_QP_AV)
 		qp->peer_owner = soft_fabric_owner_by_lid(lid);
+	/* Any requester's cached responder is looked up again: this QP's
+	 * destination, its P_Key or its state may be what it depends on. */
+	soft_peer_gen_bump();
 	if (next == QPIO_QPS_RESET) {
 		__atomic_store_n(&qqp->state, QPIO_QPS_RESET, __ATOMIC_RELEASE);
 		queues_reset(qp, 0);

@@ -110,7 +110,30 @@ peer_lookup(struct soft_run *r)
 	return peer;
 }
 
-/* The responder of the run, looked up at the run's first WQE that needs
+uint32_t soft_peer_gen = 1;
+
+/* The responder of a run: the requester's cached one while nothing it
+ * depends on changed (soft_peer_gen), else looked up and, when of this
+ * process, cached. The generation is read before the lookup, so a change
+ * during it leaves a cache that the next run finds stale. */
+static inline struct soft_qp *
+peer_resolve(struct soft_run *r)
+{
+	struct soft_qp *qp = r->qp;
+	uint32_t g = __atomic_load_n(&soft_peer_gen, __ATOMIC_ACQUIRE);
+	struct soft_qp *peer;
+
+	if (likely(qp->peer_gen == g))
+		return qp->peer_cache;
+	peer = peer_lookup(r);
+	if (peer != NULL && r->mp == 0) {
+		qp->peer_cache = peer;
+		qp->peer_gen = g;
+	}
+	return peer;
+}
+
+/* The responder of the run, resolved at the run's first WQE that needs
  * it (once per doorbell, not once per WQE); its state is read for every
  * WQE (RTR, RTS, SQD or SQE, or no responder). The QPN carries a
  * generation, so the lookup never names a QP that reused a destroyed
@@ -121,7 +144,7 @@ run_peer(struct soft_run *r)
 	uint8_t ps;
 
 	if (unlikely(!r->peer_resolved)) {
-		r->peer = peer_lookup(r);
+		r->peer = peer_resolve(r);
 		r->peer_resolved = 1;
 	}
 	if (unlikely(r->peer == NULL))
