@@ -41,7 +41,9 @@
 #   (f) two qpio-testpmd processes joined by qp ports connected through
 #       librdmacm (test/integration/qp_connect.py, RC and UD): captures
 #       byte-identical, a sender killed mid-transfer,
-#   (d) qpio-perf send/write/read/atomic, lat and bw, with --validate.
+#   (d) qpio-perf send/write/read/atomic, lat and bw, with --validate,
+#   (g) qpio-pingpong on ibv0,dev=rxe0 (flat-burst SENDs, every ack
+#       checked).
 # Exit status: 0 all passed, 1 a step failed, 77 skipped (qemu, kernel,
 # modules or tools missing; the reason is printed), 2 bad usage.
 set -euo pipefail
