@@ -163,7 +163,7 @@ post_recv(struct side *s, uint32_t i)
 }
 
 /* Inline SEND of one message of msg_size bytes, the order first: the
- * payload is copied into the WQE, so the stack copy may go away at once.
+ * payload is copied during the post, so the stack copy may go away at once.
  * Every 16th is signaled, and polling the send CQ frees the slots of the
  * 15 before it. A SEND of one SGE goes through the flat burst call, which
  * builds no WR list (a driver without it says -ENOTSUP: then the WR). */
