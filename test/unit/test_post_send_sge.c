@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include <rte_common.h>
+#include <rte_malloc.h>
 
 #include "qpio_soft.h"
 #include "test_common.h"
@@ -674,6 +675,189 @@ Test(post_send_sge, receive_read_ahead_before_a_reset_is_not_taken_after)
 				     "byte %u written (0x%02x)", r, j, p[j]);
 	}
 	qt_pair_destroy(&a, &b);
+}
+
+/* One RC end of its own on dev: PD, CQ, a QP of one receive SGE, and an
+ * MR over buf (the first MR of a fresh device: the same key on every
+ * device). */
+struct ra_end {
+	struct qpio_pd *pd;
+	struct qpio_cq *cq;
+	struct qpio_qp *qp;
+	struct qpio_mr *mr;
+};
+
+static void
+ra_end_create(struct ra_end *e, struct qpio_device *dev, void *buf, size_t len)
+{
+	struct qpio_qp_init_attr ia;
+
+	memset(e, 0, sizeof(*e));
+	e->pd = qpio_pd_alloc(dev);
+	cr_assert_not_null(e->pd);
+	e->cq = qpio_cq_create(dev, 256, SOCKET_ID_ANY);
+	cr_assert_not_null(e->cq);
+	e->mr = qpio_mr_reg(e->pd, buf, len, QPIO_ACCESS_ALL);
+	cr_assert_not_null(e->mr);
+	memset(&ia, 0, sizeof(ia));
+	ia.send_cq = e->cq;
+	ia.recv_cq = e->cq;
+	ia.qp_type = QPIO_QPT_RC;
+	ia.cap.max_send_wr = 64;
+	ia.cap.max_recv_wr = 64;
+	ia.cap.max_send_sge = 1;
+	ia.cap.max_recv_sge = 1;
+	ia.cap.max_inline_data = 64;
+	e->qp = qpio_qp_create(e->pd, &ia);
+	cr_assert_not_null(e->qp);
+}
+
+static void
+ra_end_destroy(struct ra_end *e)
+{
+	cr_assert_eq(qpio_qp_destroy(e->qp), 0);
+	cr_assert_eq(qpio_mr_dereg(e->mr), 0);
+	cr_assert_eq(qpio_cq_destroy(e->cq), 0);
+	cr_assert_eq(qpio_pd_free(e->pd), 0);
+}
+
+static void
+ra_recv(struct ra_end *e, uint64_t id, uint8_t *addr)
+{
+	struct qpio_sge sge = { (uintptr_t)addr, 256, qpio_mr_lkey(e->mr) };
+	struct qpio_recv_wr wr = { .wr_id = id, .sg_list = &sge, .num_sge = 1 };
+
+	cr_assert_eq(qpio_qp_post_recv(e->qp, &wr, 1, NULL), 1);
+}
+
+/* One signaled SEND of 32 bytes of byte v from a (inline: the flat burst,
+ * else from a's MR by the WR list), completed; then its receive at b has
+ * wr_id want. */
+static void
+ra_send(struct ra_end *a, uint8_t *abuf, struct ra_end *b, int inl,
+	uint8_t v, uint64_t want)
+{
+	struct qpio_sge sge = { (uintptr_t)abuf, 32, qpio_mr_lkey(a->mr) };
+	struct qpio_send_wr wr;
+	struct qpio_wc wc;
+	int err = 1;
+
+	memset(abuf, v, 32);
+	if (inl) {
+		cr_assert_eq(qpio_qp_post_send_sge(a->qp, &sge, 1, v,
+						   QPIO_SEND_INLINE |
+						   QPIO_SEND_SIGNALED, &err), 1);
+	} else {
+		wr = qt_send_wr(v, &sge, 1, QPIO_SEND_SIGNALED);
+		cr_assert_eq(qpio_qp_post_send(a->qp, &wr, 1, &err), 1);
+	}
+	cr_assert_eq(err, 0);
+	cr_assert_eq(qt_poll_n(a->cq, &wc, 1), 1);
+	cr_assert_eq(wc.status, QPIO_WC_SUCCESS, "%s", qpio_wc_status_str(wc.status));
+	cr_assert_eq(qt_poll_n(b->cq, &wc, 1), 1);
+	cr_assert_eq(wc.status, QPIO_WC_SUCCESS, "%s", qpio_wc_status_str(wc.status));
+	cr_assert_eq(wc.wr_id, want, "wr_id 0x%" PRIx64 ", want 0x%" PRIx64,
+		     wc.wr_id, want);
+}
+
+/* rx[off, off + 32) all v */
+static void
+ra_bytes(const uint8_t *rx, size_t off, uint8_t v, const char *what)
+{
+	unsigned int i;
+
+	for (i = 0; i < 32; i++)
+		cr_assert_eq(rx[off + i], v, "%s: byte %u is 0x%02x, want 0x%02x",
+			     what, i, rx[off + i], v);
+}
+
+/* A copy read ahead from one responder's RQ is never taken for another
+ * RQ at the same position, whatever they share:
+ * 1. the responder's device closed and created again (same LID, same
+ *    QPN, the same MR key over the same memory), the requester never
+ *    reset;
+ * 2. the requester reconnected to the QP of the same number on another
+ *    device.
+ * Each time the new responder's receive gets the inline SEND, and the
+ * buffer of the old receive read ahead stays untouched. */
+Test(post_send_sge, receive_read_ahead_is_of_one_rq_only)
+{
+	struct qpio_device *d0, *d1, *d2;
+	struct ra_end a, b1, b2;
+	struct qpio_qp_attr at;
+	uint8_t *abuf, *rx;
+	uint32_t qpn;
+
+	qt_require_soft("three soft devices of one process, one closed and "
+			"created again");
+	d0 = qpio_rdma_dev_create("soft0");
+	d1 = qpio_rdma_dev_create("soft1");
+	d2 = qpio_rdma_dev_create("soft2");
+	cr_assert(d0 != NULL && d1 != NULL && d2 != NULL);
+	abuf = rte_zmalloc("ra_tx", 4096, 64);
+	rx = rte_zmalloc("ra_rx", 65536, 64);
+	cr_assert(abuf != NULL && rx != NULL);
+	ra_end_create(&a, d0, abuf, 4096);
+	ra_end_create(&b1, d1, rx, 65536);
+	qt_qp_connect(a.qp, d1, qpio_qp_num(b1.qp), 7);
+	qt_qp_connect(b1.qp, d0, qpio_qp_num(a.qp), 7);
+
+	/* 1. b1's receive 0 takes an inline SEND, receive 1 (rx + 256) is
+	 * read ahead; then b1 and its device go, and come back */
+	ra_recv(&b1, 0x10, rx);
+	ra_recv(&b1, 0x11, rx + 256);
+	ra_send(&a, abuf, &b1, 1, 0x11, 0x10);
+	ra_bytes(rx, 0, 0x11, "b1's receive 0");
+	qpn = qpio_qp_num(b1.qp);
+	ra_end_destroy(&b1);
+	cr_assert_eq(qpio_rdma_dev_close(d1), 0);
+	d1 = qpio_rdma_dev_create("soft1");
+	cr_assert_not_null(d1);
+	ra_end_create(&b1, d1, rx, 65536);
+	cr_assert_eq(qpio_qp_num(b1.qp), qpn, "a QP of the same number");
+	qt_qp_connect(b1.qp, d0, qpio_qp_num(a.qp), 7);
+	/* position 0 by the WQE path (which leaves the copy be), then an
+	 * inline SEND at position 1 */
+	ra_recv(&b1, 0x20, rx + 8192);
+	ra_recv(&b1, 0x21, rx + 8192 + 256);
+	ra_send(&a, abuf, &b1, 0, 0x22, 0x20);
+	ra_send(&a, abuf, &b1, 1, 0x33, 0x21);
+	ra_bytes(rx, 8192 + 256, 0x33, "the new b1's receive 1");
+	ra_bytes(rx, 256, 0, "the old b1's receive 1, read ahead");
+
+	/* 2. b1's receive 2 takes an inline SEND, receive 3 (rx + 16384 +
+	 * 256) is read ahead; a moves to b2 on soft2, of b1's number */
+	ra_end_create(&b2, d2, rx, 65536);
+	cr_assert_eq(qpio_qp_num(b2.qp), qpio_qp_num(b1.qp));
+	cr_assert_eq(qpio_mr_lkey(b2.mr), qpio_mr_lkey(b1.mr));
+	qt_qp_connect(b2.qp, d0, qpio_qp_num(a.qp), 7);
+	ra_recv(&b1, 0x12, rx + 16384);
+	ra_recv(&b1, 0x13, rx + 16384 + 256);
+	ra_send(&a, abuf, &b1, 1, 0x44, 0x12);
+	memset(&at, 0, sizeof(at));
+	at.qp_state = QPIO_QPS_RESET;
+	cr_assert_eq(qpio_qp_modify(a.qp, &at, QPIO_QP_STATE), 0);
+	qt_qp_connect(a.qp, d2, qpio_qp_num(b2.qp), 7);
+	/* positions 0-2 by the WQE path, then an inline SEND at 3 */
+	ra_recv(&b2, 0x30, rx + 24576);
+	ra_recv(&b2, 0x31, rx + 24576 + 256);
+	ra_recv(&b2, 0x32, rx + 24576 + 512);
+	ra_recv(&b2, 0x33, rx + 24576 + 768);
+	ra_send(&a, abuf, &b2, 0, 0x55, 0x30);
+	ra_send(&a, abuf, &b2, 0, 0x56, 0x31);
+	ra_send(&a, abuf, &b2, 0, 0x57, 0x32);
+	ra_send(&a, abuf, &b2, 1, 0x66, 0x33);
+	ra_bytes(rx, 24576 + 768, 0x66, "b2's receive 3");
+	ra_bytes(rx, 16384 + 256, 0, "b1's receive 3, read ahead");
+
+	ra_end_destroy(&a);
+	ra_end_destroy(&b1);
+	ra_end_destroy(&b2);
+	cr_assert_eq(qpio_rdma_dev_close(d2), 0);
+	cr_assert_eq(qpio_rdma_dev_close(d1), 0);
+	cr_assert_eq(qpio_rdma_dev_close(d0), 0);
+	rte_free(rx);
+	rte_free(abuf);
 }
 
 /* SOLICITED goes on a burst's last SEND only: into a CQ armed for

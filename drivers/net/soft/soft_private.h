@@ -190,9 +190,10 @@ struct soft_rq {
 	 * WQE seen through it is visible): head is read from the owner's
 	 * line only when ci reaches it. */
 	uint32_t head_cache;
-	/* Bumped by each reset of the positions (queues_reset()), on ci's
-	 * line: a requester's copy of a posted receive (soft_qp.rnext) is
-	 * of one epoch, and stale in any other. */
+	/* A new process-unique value (soft_rq_epoch_next()) at create and
+	 * at each reset of the positions (queues_reset()), on ci's line: a
+	 * requester's copy of a posted receive (soft_qp.rnext) is of one
+	 * epoch, and stale in any other. */
 	uint32_t epoch;
 	alignas(RTE_CACHE_LINE_SIZE) uint32_t tail;   /* freed by poll */
 };
@@ -422,6 +423,21 @@ static inline struct soft_dev *to_sdev(const struct qpio_device *dev)
  * changes them.
  */
 extern uint32_t soft_peer_gen;
+
+/* Epochs of RQ positions, unique in the process: a QP's RQ takes a new
+ * one at create and at each reset of its positions (queues_reset()), so no
+ * two RQs of the process (QPs of one QPN on two devices, a QP created where
+ * a destroyed one was, a device closed and created again) share one, and a
+ * requester's copy of a receive (soft_qp.rnext) matches only the RQ and
+ * the positions it was read from. Copies are kept only of responders of
+ * this process. */
+extern uint32_t soft_rq_epoch_gen;
+
+static inline uint32_t
+soft_rq_epoch_next(void)
+{
+	return __atomic_add_fetch(&soft_rq_epoch_gen, 1, __ATOMIC_RELAXED);
+}
 
 /* A change a cached responder may depend on is done (release: a run that
  * reads the new generation sees the change). */

@@ -37,11 +37,14 @@ queues_reset(struct soft_qp *qp, uint32_t start)
 		soft_cq_purge(scq, qp);
 	if (qp->base.recv_cq != NULL && qp->base.recv_cq != qp->base.send_cq)
 		soft_cq_purge(to_scq(qp->base.recv_cq), qp);
+	/* A requester's copy of a receive of the positions before is stale
+	 * from here, at the same positions: the new epoch first, and a
+	 * requester that reads the new ci (acquire, rc_send_exec()) reads
+	 * it too. */
+	__atomic_store_n(&qp->rq.epoch, soft_rq_epoch_next(), __ATOMIC_RELAXED);
+	__atomic_thread_fence(__ATOMIC_RELEASE);
 	qp->sq.pi = qp->sq.ci = qp->sq.tail = qp->sq.dbrec = start;
 	qp->rq.head = qp->rq.ci = qp->rq.tail = qp->rq.head_cache = start;
-	/* A requester's copy of a receive of the positions before is stale
-	 * from here, at the same positions. */
-	__atomic_store_n(&qp->rq.epoch, qp->rq.epoch + 1, __ATOMIC_RELAXED);
 	memset(qp->rq.done, 0, qp->rq.depth);
 	qp->sq_draining = 0;
 	qp->rnr_naks = 0;
@@ -101,6 +104,7 @@ soft_qp_create(struct qpio_pd *pd, struct qpio_qp_init_attr *ia)
 	qp->rq.mask = qp->rq.depth - 1;
 	qp->rq.max_sge = ia->srq != NULL ? 1 : RTE_MAX(cap->max_recv_sge, 1u);
 	qp->rq.pdn = pd != NULL ? pd->pdn : 0;
+	qp->rq.epoch = soft_rq_epoch_next();
 	qp->rq.stride = rte_align32pow2(qp->rq.max_sge) * SOFT_SEG;
 	qp->rq.buf = soft_obj_alloc(sdev, SOFT_OBJ_BUF, "soft_rq", (size_t)qp->rq.depth * qp->rq.stride, socket);
 	qp->rq.wrid = soft_obj_alloc(sdev, SOFT_OBJ_BUF, "soft_rq_wrid", sizeof(uint64_t) * qp->rq.depth, socket);

@@ -111,6 +111,7 @@ peer_lookup(struct soft_run *r)
 }
 
 uint32_t soft_peer_gen = 1;
+uint32_t soft_rq_epoch_gen;
 
 /* The responder of a run: the requester's cached one while nothing it
  * depends on changed (soft_peer_gen), else looked up and, when of this
@@ -125,6 +126,9 @@ peer_resolve(struct soft_run *r)
 
 	if (likely(qp->peer_gen == g))
 		return qp->peer_cache;
+	/* A responder found afresh starts with no receive read ahead (the
+	 * epoch alone already tells another RQ's copy apart). */
+	qp->rnext.qpn = 0;
 	peer = peer_lookup(r);
 	if (peer != NULL && r->mp == 0) {
 		qp->peer_cache = peer;
@@ -416,7 +420,8 @@ rc_send_exec(struct soft_run *d, struct soft_cq *scq, uint32_t ci,
 	/* The receives there are, checked before they are taken: a QP's
 	 * own RQ has no other taker than this SQ's runs and its flush, and
 	 * a posted slot is not written again before it completes. */
-	v = __atomic_load_n(&rq->ci, __ATOMIC_RELAXED);
+	/* ci before epoch: a reset stores its epoch first (queues_reset()) */
+	v = __atomic_load_n(&rq->ci, __ATOMIC_ACQUIRE);
 	epoch = __atomic_load_n(&rq->epoch, __ATOMIC_RELAXED);
 	h = soft_index_read(&rq->head_cache);
 	if ((int32_t)(h - v) < (int32_t)k) {
