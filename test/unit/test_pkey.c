@@ -196,6 +196,26 @@ pkey_index_move(struct qpio_qp *q, uint16_t idx)
 	cr_assert_eq(qa.pkey_index, idx);
 }
 
+/* One signaled SEND of sge with wr_id id: by the WR list (flat 0) or as
+ * an inline flat burst (flat 1, the direct path); asserts it posted. */
+static void
+pkey_post(struct qpio_qp *qp, const struct qpio_sge *sge, unsigned int flat,
+	  uint64_t id)
+{
+	struct qpio_send_wr wr;
+	int err = 1;
+
+	if (flat) {
+		cr_assert_eq(qpio_qp_post_send_sge(qp, sge, 1, id,
+						   QPIO_SEND_INLINE |
+						   QPIO_SEND_SIGNALED, &err), 1);
+	} else {
+		wr = qt_send_wr(id, sge, 1, QPIO_SEND_SIGNALED);
+		cr_assert_eq(qpio_qp_post_send(qp, &wr, 1, &err), 1);
+	}
+	cr_assert_eq(err, 0);
+}
+
 /* A requester keeps the responder it found for the next runs: a P_Key
  * the responder takes after the first SEND applies to the next one, by
  * the WR list and by the flat burst alike, and taking the old one back
@@ -209,10 +229,8 @@ Test(pkey, rc_pkey_change_after_traffic_applies_to_the_next_send)
 	struct qt_end a, b;
 	struct qpio_qp_attr at;
 	struct qpio_sge sge;
-	struct qpio_send_wr wr;
 	struct qpio_wc wc[2];
 	unsigned int i;
-	int err = 1;
 
 	qt_require_soft("soft NIC P_Key tables (pkeys devarg)");
 	qt_pair_create(&a, &b, &o);
@@ -221,16 +239,7 @@ Test(pkey, rc_pkey_change_after_traffic_applies_to_the_next_send)
 	for (i = 0; i < 2; i++) {
 		/* i 0: the WR list; i 1: an inline flat burst (direct) */
 		qt_post_recv(&b, 5, b.buf + 4096 * i, 64);
-		if (i == 0) {
-			wr = qt_send_wr(9, &sge, 1, QPIO_SEND_SIGNALED);
-			cr_assert_eq(qpio_qp_post_send(a.qp, &wr, 1, &err), 1);
-		} else {
-			cr_assert_eq(qpio_qp_post_send_sge(a.qp, &sge, 1, 9,
-							   QPIO_SEND_INLINE |
-							   QPIO_SEND_SIGNALED,
-							   &err), 1);
-		}
-		cr_assert_eq(err, 0);
+		pkey_post(a.qp, &sge, i, 9);
 		cr_assert_eq(qt_poll_n(a.cq, wc, 1), 1);
 		cr_assert_eq(wc[0].status, QPIO_WC_SUCCESS, "%u: before", i);
 		cr_assert_eq(qt_poll_n(b.cq, wc, 1), 1);
@@ -239,16 +248,7 @@ Test(pkey, rc_pkey_change_after_traffic_applies_to_the_next_send)
 		/* b to partition 0x8002: a's next SEND finds no responder */
 		pkey_index_move(b.qp, 1);
 		qt_post_recv(&b, 6, b.buf + 4096 * i + 1024, 64);
-		if (i == 0) {
-			wr = qt_send_wr(10, &sge, 1, QPIO_SEND_SIGNALED);
-			cr_assert_eq(qpio_qp_post_send(a.qp, &wr, 1, &err), 1);
-		} else {
-			cr_assert_eq(qpio_qp_post_send_sge(a.qp, &sge, 1, 10,
-							   QPIO_SEND_INLINE |
-							   QPIO_SEND_SIGNALED,
-							   &err), 1);
-		}
-		cr_assert_eq(err, 0);
+		pkey_post(a.qp, &sge, i, 10);
 		cr_assert_eq(qt_poll_n(a.cq, wc, 1), 1);
 		cr_assert_eq(wc[0].wr_id, 10);
 		cr_assert_eq(wc[0].status, QPIO_WC_RETRY_EXC_ERR,
