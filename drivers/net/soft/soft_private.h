@@ -410,9 +410,6 @@ static inline struct soft_srq *to_ssrq(struct qpio_srq *srq)
 static inline struct soft_dev *to_sdev(const struct qpio_device *dev)
 { return (struct soft_dev *)dev->priv; }
 
-/* QPN -> live QP of that number, or NULL (destroyed, or never was). A QPN
- * carries a generation above the slot bits, so a number of a destroyed QP
- * never names the QP that reuses its slot. */
 /*
  * Generation of what a requester's lookup of its responder depends on in
  * this process: a QP modified (its destination, its P_Key) or destroyed, a
@@ -449,6 +446,9 @@ soft_peer_gen_bump(void)
 		__atomic_add_fetch(&soft_peer_gen, 1, __ATOMIC_RELEASE);
 }
 
+/* QPN -> live QP of that number, or NULL (destroyed, or never was). A QPN
+ * carries a generation above the slot bits, so a number of a destroyed QP
+ * never names the QP that reuses its slot. */
 static inline struct soft_qp *
 soft_qp_lookup(const struct soft_dev *sdev, uint32_t qpn)
 {
