@@ -225,6 +225,30 @@ on_send(struct perf_end *e, const struct qpio_wc *wc, uint64_t now)
 	}
 }
 
+/*
+ * --server/--connect, after a failed completion: a peer that dies takes
+ * this end's work with it (the soft NIC flushes the QPs of a peer whose
+ * process is gone; an RC retry runs out), and its channel closes first,
+ * as the kernel closes a process's files before it is reaped. Give the
+ * channel up to 100 ms to say so, so that the cause is reported and not
+ * only its effect. @return 1 if the channel closed, 0 if not (a DONE
+ * line that comes meanwhile is taken).
+ */
+static int
+net_closed(struct perf_end *e)
+{
+	struct perf_ctx *x = e->ctx;
+	char line[1024];
+	int ret;
+
+	if (x->net == NULL || x->peer_done)
+		return 0;
+	ret = perf_net_recv(x->net, line, sizeof(line), 0.1);
+	if (ret == 0 && perf_remote_done_parse(x, line) == 0)
+		return 0;
+	return ret == -ECONNRESET;
+}
+
 /* Poll the end's CQ once; @return completions, -1 on a failed one. */
 static int
 poll_cq(struct perf_end *e)
@@ -243,8 +267,14 @@ poll_cq(struct perf_end *e)
 
 			snprintf(what, sizeof(what), "wr_id 0x%" PRIx64 " qp 0x%x",
 				 wc[i].wr_id, wc[i].qp_num);
-			abort_run(e, "%s completed with %s", what,
-				  qpio_wc_status_str(wc[i].status));
+			if (net_closed(e))
+				abort_run(e, "the peer closed the connection "
+					  "(it exited or died): %s completed "
+					  "with %s", what,
+					  qpio_wc_status_str(wc[i].status));
+			else
+				abort_run(e, "%s completed with %s", what,
+					  qpio_wc_status_str(wc[i].status));
 			return -1;
 		}
 		if (wc[i].opcode & QPIO_WC_RECV)
