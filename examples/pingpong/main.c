@@ -457,6 +457,9 @@ main(int argc, char **argv)
 	if (calibrate)
 		print_calibrated(half, oneway, count, hz);
 	print_histogram(half, count, hz);
+	printf("posted with: %s\n", gw.no_sge_burst || ex.no_sge_burst ?
+	       "qpio_qp_post_send() (the driver has no flat burst)" :
+	       "qpio_qp_post_send_sge() (the flat burst)");
 	free(oneway);
 	free(half);
 	rte_eal_cleanup();

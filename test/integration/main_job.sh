@@ -6,6 +6,10 @@
 #
 #   main_job.sh BUILDDIR shipped          the capture the project ships
 #   main_job.sh BUILDDIR shipped-ud       the same over a UD link
+#   main_job.sh BUILDDIR shipped-wr       the same over RC on a soft NIC
+#                                         without the flat send burst
+#                                         (soft0,flat_burst=0): the qp
+#                                         port's work-request tx path
 #   main_job.sh BUILDDIR real PCAPDIR     every capture in PCAPDIR/real
 #
 # Exit 0 when every output is identical, 1 otherwise, 77 (skip) when
@@ -18,6 +22,7 @@ root="$(cd "$(dirname "$0")/../.." && pwd)"
 fwd="$root/usertools/qpio-forward-capture.sh"
 
 transport=rc
+dev=()
 case "$what" in
 shipped)
 	files=("$root/data/linux-stack.pcap")
@@ -25,6 +30,10 @@ shipped)
 shipped-ud)
 	files=("$root/data/linux-stack.pcap")
 	transport=ud
+	;;
+shipped-wr)
+	files=("$root/data/linux-stack.pcap")
+	dev=(-d soft0,flat_burst=0)
 	;;
 real)
 	dir="$3/real"
@@ -43,7 +52,7 @@ esac
 fail=0
 for f in "${files[@]}"; do
 	echo "=== $f"
-	if "$fwd" -b "$build" -t "$transport" "$f"; then
+	if "$fwd" -b "$build" -t "$transport" "${dev[@]}" "$f"; then
 		echo "PASS: $(basename "$f")"
 	else
 		echo "FAIL: $(basename "$f")"

@@ -2,7 +2,9 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # qpio-pingpong on the soft NIC: 2000 orders, each acknowledged, and the
 # half round trip histogram printed; 64-byte messages (--size) too, and
-# --calibrate files every order under a placement; a bad option exits 2.
+# --calibrate files every order under a placement; a device without the
+# flat burst (soft0,flat_burst=0) gets the work-request fallback; a bad
+# option exits 2.
 set -u
 exe=$1
 eal=(-l 0-1 --no-huge --no-shconf --no-pci --log-level=lib.eal:error)
@@ -14,6 +16,17 @@ echo "$out" | grep -q "^half round trip over 2000 orders: min [0-9]* ns, p50 [0-
 	{ echo "FAIL: no percentile line"; exit 1; }
 total=$(echo "$out" | awk '$1 ~ /^[0-9]+$/ && NF >= 2 { s += $2 } END { print s }')
 [ "$total" = 2000 ] || { echo "FAIL: histogram holds $total orders, not 2000"; exit 1; }
+echo "$out" | tail -1 | grep -qx "posted with: qpio_qp_post_send_sge() (the flat burst)" ||
+	{ echo "FAIL: the soft NIC's RC QP did not post with the flat burst"; exit 1; }
+# A driver without the flat burst (-ENOTSUP): the same orders through
+# qpio_qp_post_send(), every ack checked as before.
+out=$("$exe" "${eal[@]}" --file-prefix=pp-smoke-w-$$ -- --count 500 --warmup 10 --dev soft0,flat_burst=0 2>&1)
+rc=$?
+[ $rc -eq 0 ] || { echo "$out"; echo "FAIL: flat_burst=0 exit $rc"; exit 1; }
+echo "$out" | grep -q "^half round trip over 500 orders: " ||
+	{ echo "$out"; echo "FAIL: flat_burst=0: no percentile line"; exit 1; }
+echo "$out" | tail -1 | grep -qx "posted with: qpio_qp_post_send() (the driver has no flat burst)" ||
+	{ echo "$out"; echo "FAIL: flat_burst=0: not the work-request fallback"; exit 1; }
 "$exe" "${eal[@]}" --file-prefix=pp-smoke-b-$$ -- --count 0 > /dev/null 2>&1
 rc=$?
 [ $rc -eq 2 ] || { echo "FAIL: --count 0 exit $rc, wanted 2"; exit 1; }

@@ -199,7 +199,8 @@ fi
 
 step "(g) qpio-pingpong: flat-burst SENDs and acks on ibv0,dev=rxe0"
 # The example posts with qpio_qp_post_send_sge() (the ibv driver's flat
-# burst); every ack must match its order, or it exits 1.
+# burst, as its last line must say); every ack must match its order, or it
+# exits 1.
 pp="$QPIO_BUILD/examples/pingpong/qpio-pingpong"
 if [ ! -x "$pp" ]; then
 	echo "== rxe-vm: (g) SKIP: $pp is not built in this tree"
@@ -207,7 +208,9 @@ elif timeout 120 "$pp" -l 0-1 --no-huge --no-shconf --no-pci --no-telemetry \
 	--log-level=lib.eal:error --file-prefix=rxe-pingpong -- \
 	--dev ibv0,dev=rxe0 --count 500 --warmup 50 --size 64 \
 	> /tmp/pingpong.log 2>&1 &&
-	grep -q "^half round trip over 500 orders" /tmp/pingpong.log; then
+	grep -q "^half round trip over 500 orders" /tmp/pingpong.log &&
+	grep -qx "posted with: qpio_qp_post_send_sge() (the flat burst)" \
+		/tmp/pingpong.log; then
 	echo "== rxe-vm: (g) PASS ($(grep '^half round trip' /tmp/pingpong.log | cut -c1-80))"
 else
 	tail -20 /tmp/pingpong.log

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include <rte_common.h>
+#include <rte_errno.h>
 #include <rte_malloc.h>
 
 #include "qpio_soft.h"
@@ -948,5 +949,68 @@ Test(post_send_sge, die_before_doorbell_holds_for_a_burst_into_an_empty_sq)
 		  WIFSIGNALED(st) ? WTERMSIG(st) : WEXITSTATUS(st));
 	/* Here, in the parent, the burst was never posted. */
 	ps_cq_empty(b.cq, "receiver CQ of the parent");
+	qt_pair_destroy(&a, &b);
+}
+
+/* A soft NIC created with flat_burst=0 has no flat burst on any QP, as a
+ * driver without one: -ENOTSUP, nothing posted, the SQ untouched, so the
+ * caller's fallback to qpio_qp_post_send() takes the same SQ positions.
+ * The devarg takes 0 or 1 only. */
+Test(post_send_sge, flat_burst_0_refuses_with_enotsup_and_posts_nothing)
+{
+	static const uint32_t len[2] = { 24, 200 };
+	struct qt_pair_opts o = { .max_inline = 64, .rnr_retry = 7,
+				  .devargs_a = "soft0,flat_burst=0",
+				  .devargs_b = "soft1" };
+	struct qpio_sge sg[2];
+	struct qpio_send_wr wr[2];
+	struct qpio_device *d;
+	struct qt_end a, b;
+	int err;
+
+	qt_require_soft("the soft NIC's flat_burst devarg");
+	d = qpio_rdma_dev_create("soft0,flat_burst=2");
+	cr_assert_null(d, "flat_burst=2 taken");
+	cr_assert_eq(rte_errno, EINVAL);
+
+	qt_pair_create(&a, &b, &o);
+	ps_recvs(&b, 0, 2);
+	ps_sges(&a, sg, len, 2);
+	err = 1;
+	cr_assert_eq(qpio_qp_post_send_sge(a.qp, sg, 2, 0xa0,
+					   QPIO_SEND_INLINE | QPIO_SEND_SIGNALED,
+					   &err), 0);
+	cr_assert_eq(err, -ENOTSUP, "err %d, want -ENOTSUP", err);
+	err = 1;
+	cr_assert_eq(qpio_qp_post_send_sge(a.qp, sg, 0, 0xa0, 0, &err), 0);
+	cr_assert_eq(err, 0, "zero WRs: err %d", err);
+	cr_assert_eq(qt_stats(a.qp).sq_posted, 0);
+	ps_cq_empty(a.cq, "refused burst");
+	ps_cq_empty(b.cq, "refused burst, receiver");
+
+	/* The fallback: the same SENDs as work requests land in receives
+	 * 0 and 1, and the signaled last one completes with its wr_id. */
+	wr[0] = qt_send_wr(0xa0, &sg[0], 1, QPIO_SEND_INLINE);
+	wr[1] = qt_send_wr(0xa1, &sg[1], 1, QPIO_SEND_SIGNALED);
+	cr_assert_eq(qpio_qp_post_send(a.qp, wr, 2, NULL), 2);
+	ps_one_send_wc(&a, 0xa1);
+	ps_recv_wcs(&b, &a, 0, 2, len);
+	cr_assert_eq(qt_stats(a.qp).sq_posted, 2);
+
+	/* The peer's device, created without the devarg, keeps it. */
+	err = 1;
+	ps_recvs(&a, 0, 1);
+	qt_fill(b.buf, 16, 77);
+	sg[0] = (struct qpio_sge){ (uintptr_t)b.buf, 16, qpio_mr_lkey(b.mr) };
+	cr_assert_eq(qpio_qp_post_send_sge(b.qp, sg, 1, 0xb1,
+					   QPIO_SEND_INLINE | QPIO_SEND_SIGNALED,
+					   &err), 1);
+	cr_assert_eq(err, 0);
+	ps_one_send_wc(&b, 0xb1);
+	{
+		static const uint32_t l16[1] = { 16 };
+
+		ps_recv_seeded(&a, &b, 0, 1, l16, 77);
+	}
 	qt_pair_destroy(&a, &b);
 }

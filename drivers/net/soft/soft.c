@@ -443,7 +443,7 @@ soft_fabric_owner_by_lid(uint16_t lid)
 
 static const char *const soft_valid_keys[] = {
 	"max_qp", "max_qp_wr", "max_sge", "max_cqe", "max_mr", "max_inline",
-	"max_ah", "max_srq", "cqe_comp", "pkeys", "fault_drop_ppm", "fault_rnr_ppm",
+	"max_ah", "max_srq", "cqe_comp", "flat_burst", "pkeys", "fault_drop_ppm", "fault_rnr_ppm",
 	"fault_delay_us", "fault_seed", NULL,
 };
 
@@ -602,6 +602,7 @@ soft_probe(struct qpio_device *dev, const struct rte_kvargs *kv)
 	uint32_t max_qp = 256, max_qp_wr = 4096, max_sge = SOFT_MAX_SGE;
 	uint32_t max_cqe = 65536, max_mr = 1024, max_inline = 256;
 	uint32_t max_ah = 1024, max_srq = SOFT_DEF_SRQ, cqe_comp = 1;
+	uint32_t flat_burst = 1;
 	/* The default table: the default partition, full member. */
 	uint16_t pkeys[SOFT_PKEY_TBL_MAX] = { 0xffff };
 	struct qpio_soft_fault fault;
@@ -618,6 +619,7 @@ soft_probe(struct qpio_device *dev, const struct rte_kvargs *kv)
 	ret |= qpio_rdma_kvargs_u32(kv, "max_ah", 0, SOFT_MAX_AH, &max_ah);
 	ret |= qpio_rdma_kvargs_u32(kv, "max_srq", 0, SOFT_MAX_SRQ, &max_srq);
 	ret |= qpio_rdma_kvargs_u32(kv, "cqe_comp", 0, 1, &cqe_comp);
+	ret |= qpio_rdma_kvargs_u32(kv, "flat_burst", 0, 1, &flat_burst);
 	ret |= soft_fault_devargs(kv, &fault);
 	if (kv != NULL && rte_kvargs_get(kv, "pkeys") != NULL) {
 		npkeys = pkeys_parse(dev->name, rte_kvargs_get(kv, "pkeys"),
@@ -640,6 +642,7 @@ soft_probe(struct qpio_device *dev, const struct rte_kvargs *kv)
 	sdev->max_qp = max_qp;
 	sdev->max_ah = max_ah;
 	sdev->cqe_comp = (uint8_t)cqe_comp;
+	sdev->flat_burst = (uint8_t)flat_burst;
 	sdev->max_mr = max_mr + 1; /* slot 0 unused */
 	rte_spinlock_init(&sdev->alloc_lock);
 	sdev->mr_tbl = soft_obj_alloc(sdev, SOFT_OBJ_BUF, "soft_mr_tbl",

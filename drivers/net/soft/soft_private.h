@@ -348,6 +348,9 @@ struct soft_dev {
 	uint16_t lid;
 	uint8_t dead;                     /* owner process found gone */
 	uint8_t cqe_comp;                 /* devarg cqe_comp: CQs compress */
+	/* devarg flat_burst: 0 refuses qpio_qp_post_send_sge() with
+	 * -ENOTSUP on every QP, as a driver without it does */
+	uint8_t flat_burst;
 	uint64_t guid;
 	uint64_t owner;                   /* process token of the creator */
 	uint64_t live_check_tsc;          /* last /proc check of the owner */

@@ -163,7 +163,10 @@ soft_qp_create(struct qpio_pd *pd, struct qpio_qp_init_attr *ia)
 		break;
 	default:
 		qp->base.post_send = soft_post_send;
-		qp->base.post_send_sge = soft_post_send_sge;
+		/* flat_burst=0: none, which qpio_qp_create() turns into
+		 * -ENOTSUP, as for a driver without it. */
+		qp->base.post_send_sge = sdev->flat_burst ?
+			soft_post_send_sge : NULL;
 		qp->sq_execute = soft_sq_execute_pick(sdev, ia->qp_type);
 		qp->base.post_recv = soft_post_recv;
 		qp->base.post_recv_sge = soft_post_recv_sge;
