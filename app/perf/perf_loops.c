@@ -231,22 +231,34 @@ on_send(struct perf_end *e, const struct qpio_wc *wc, uint64_t now)
  * process is gone; an RC retry runs out), and its channel closes first,
  * as the kernel closes a process's files before it is reaped. Give the
  * channel up to 100 ms to say so, so that the cause is reported and not
- * only its effect. @return 1 if the channel closed, 0 if not (a DONE
- * line that comes meanwhile is taken).
+ * only its effect; a DONE line that comes meanwhile is taken and the
+ * wait goes on (a peer may die after its DONE). @return 1 if the channel
+ * closed, 0 if not.
  */
 static int
 net_closed(struct perf_end *e)
 {
 	struct perf_ctx *x = e->ctx;
+	uint64_t end = rte_rdtsc() + x->hz / 10;
 	char line[1024];
 	int ret;
 
-	if (x->net == NULL || x->peer_done)
+	if (x->net == NULL)
 		return 0;
-	ret = perf_net_recv(x->net, line, sizeof(line), 0.1);
-	if (ret == 0 && perf_remote_done_parse(x, line) == 0)
-		return 0;
-	return ret == -ECONNRESET;
+	for (;;) {
+		uint64_t now = rte_rdtsc();
+
+		if (now >= end)
+			return 0;
+		ret = perf_net_recv(x->net, line, sizeof(line),
+				    (double)(end - now) / (double)x->hz);
+		if (ret == -ECONNRESET)
+			return 1;
+		if (ret != 0)
+			return 0;
+		if (!x->peer_done)
+			(void)perf_remote_done_parse(x, line);
+	}
 }
 
 /* Poll the end's CQ once; @return completions, -1 on a failed one. */

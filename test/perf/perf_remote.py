@@ -164,7 +164,8 @@ hp = Hugepages(HP_ADD, "qpio-perf-huge.")
 
 
 
-def pair(tag, app_s, app_c, kill_client_after=None, cdev="soft1", stimeout="20"):
+def pair(tag, app_s, app_c, kill_client_after=None, cdev="soft1", stimeout="20",
+         kill_delay=0.0):
     """A primary server and a secondary client of one fabric."""
     pfx = prefix(tag)
     seal = ["-l", "0", "--file-prefix=" + pfx, "--huge-dir=" + hp.mnt, "-m",
@@ -188,6 +189,7 @@ def pair(tag, app_s, app_c, kill_client_after=None, cdev="soft1", stimeout="20")
             if line == "":
                 break
             cout += line
+        time.sleep(kill_delay)
         c.send_signal(signal.SIGKILL)
         crc, o2, cerr = finish(c)
         cout += o2
@@ -278,11 +280,15 @@ def case_soft():
         app = ["--test", "ib_send_bw", "-s", "4096", "-D", "30"]
         t0 = time.monotonic()
         crc, cout, cerr, src, sout, serr = pair("kill", app, app,
-                                                kill_client_after="#bytes")
+                                                kill_client_after="#bytes",
+                                                kill_delay=1.0)
         dt = time.monotonic() - t0
         check(crc == -signal.SIGKILL, "client killed: exit %s" % crc)
         check(src == 1 and "the peer closed the connection (it exited or died)"
               in serr, "client killed: server exit %s: %s" % (src, serr.strip()))
+        # A second into the size: the server is past the start barrier.
+        check("waiting for the peer to start the size" not in serr,
+              "client killed: mid-run, not at the start barrier")
         check(dt < 30, "client killed: the server ended after %.1f s of a 30 s run"
               % dt)
     finally:

@@ -349,7 +349,8 @@ struct soft_dev {
 	uint8_t dead;                     /* owner process found gone */
 	uint8_t cqe_comp;                 /* devarg cqe_comp: CQs compress */
 	/* devarg flat_burst: 0 refuses qpio_qp_post_send_sge() with
-	 * -ENOTSUP on every QP, as a driver without it does */
+	 * -ENOTSUP on RC and UC QPs, as a driver without it does (UD and
+	 * XRC keep their -EINVAL: the burst is never theirs) */
 	uint8_t flat_burst;
 	uint64_t guid;
 	uint64_t owner;                   /* process token of the creator */
