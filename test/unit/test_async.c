@@ -355,28 +355,16 @@ Test(async, srq_limit_event_names_the_srq)
 	qt_pair_destroy(&a, &b);
 }
 
-/* One RC end on dev: PD, CQ, 4 KiB buffer and MR, QP in RESET. */
+/* One RC end on dev: PD, CQ of 64, 4 KiB buffer and MR, QP (8 WRs each
+ * way, one SGE) in RESET. */
 static void
 rc_end_create(struct qt_end *e, struct qpio_device *dev)
 {
-	struct qpio_qp_init_attr ia;
+	const struct qt_pair_opts o = { .max_send_wr = 8, .max_recv_wr = 8,
+					.max_send_sge = 1, .max_recv_sge = 1,
+					.cqe = 64, .buf_len = 4096 };
 
-	memset(e, 0, sizeof(*e));
-	e->dev = dev;
-	e->pd = qpio_pd_alloc(dev);
-	e->cq = qpio_cq_create(dev, 64, SOCKET_ID_ANY);
-	e->buf_len = 4096;
-	e->buf = rte_zmalloc("ev_buf", e->buf_len, 64);
-	cr_assert(e->pd != NULL && e->cq != NULL && e->buf != NULL);
-	e->mr = qpio_mr_reg(e->pd, e->buf, e->buf_len, QPIO_ACCESS_ALL);
-	cr_assert_not_null(e->mr);
-	memset(&ia, 0, sizeof(ia));
-	ia.qp_type = QPIO_QPT_RC;
-	ia.cap = (struct qpio_qp_cap){ 8, 8, 1, 1, 0 };
-	ia.send_cq = e->cq;
-	ia.recv_cq = e->cq;
-	e->qp = qpio_qp_create(e->pd, &ia);
-	cr_assert_not_null(e->qp);
+	qt_end_create(e, dev, &o);
 }
 
 /* Destroying a QP removes the events queued for it; events of other

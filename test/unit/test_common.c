@@ -199,6 +199,8 @@ opts_defaults(struct qt_pair_opts *o, const struct qt_pair_opts *opts)
 		o->max_inline = 64;
 	if (o->cqe == 0)
 		o->cqe = 256;
+	cr_assert(o->buf == NULL || o->buf_len != 0,
+		  "qt_pair_opts: a caller's buf needs its buf_len");
 	if (o->buf_len == 0)
 		o->buf_len = 256 * 1024;
 	if (opts == NULL)
@@ -215,10 +217,19 @@ end_create(struct qt_end *e, struct qpio_device *dev,
 	e->dev = dev;
 	e->pd = qpio_pd_alloc(dev);
 	cr_assert_not_null(e->pd);
-	e->cq = qpio_cq_create(dev, o->cqe, SOCKET_ID_ANY);
+	if (o->cq_flags != 0) {
+		struct qpio_cq_init_attr ca = { .cqe = o->cqe,
+						.socket_id = SOCKET_ID_ANY,
+						.flags = o->cq_flags };
+
+		e->cq = qpio_cq_create_ex(dev, &ca);
+	} else {
+		e->cq = qpio_cq_create(dev, o->cqe, SOCKET_ID_ANY);
+	}
 	cr_assert_not_null(e->cq, "cq_create: %s", rte_strerror(rte_errno));
 	e->buf_len = o->buf_len;
-	e->buf = rte_zmalloc("qt_buf", e->buf_len, 64);
+	e->buf_borrowed = o->buf != NULL;
+	e->buf = o->buf != NULL ? o->buf : rte_zmalloc("qt_buf", e->buf_len, 64);
 	cr_assert_not_null(e->buf);
 	e->mr = qpio_mr_reg(e->pd, e->buf, e->buf_len, QPIO_ACCESS_ALL);
 	cr_assert_not_null(e->mr, "mr_reg: %s", rte_strerror(rte_errno));
@@ -234,6 +245,16 @@ end_create(struct qt_end *e, struct qpio_device *dev,
 	ia.cap.max_inline_data = o->max_inline;
 	e->qp = qpio_qp_create(e->pd, &ia);
 	cr_assert_not_null(e->qp, "qp_create: %s", rte_strerror(rte_errno));
+}
+
+void
+qt_end_create(struct qt_end *e, struct qpio_device *dev,
+	      const struct qt_pair_opts *opts)
+{
+	struct qt_pair_opts o;
+
+	opts_defaults(&o, opts);
+	end_create(e, dev, &o);
 }
 
 void
@@ -329,7 +350,8 @@ qt_end_destroy(struct qt_end *e)
 	cr_assert_eq(qpio_mr_dereg(e->mr), 0);
 	cr_assert_eq(qpio_cq_destroy(e->cq), 0);
 	cr_assert_eq(qpio_pd_free(e->pd), 0);
-	rte_free(e->buf);
+	if (!e->buf_borrowed)
+		rte_free(e->buf);
 }
 
 void

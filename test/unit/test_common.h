@@ -53,6 +53,7 @@ struct qt_end {
 	uint8_t *buf;             /**< rte_zmalloc'd, buf_len bytes */
 	size_t buf_len;
 	struct qpio_mr *mr;       /**< covers buf, all access flags */
+	int buf_borrowed;         /**< buf is the caller's: never freed here */
 };
 
 /** Options for qt_pair_create(); zero means the default in brackets. */
@@ -65,6 +66,11 @@ struct qt_pair_opts {
 	uint32_t max_inline;      /**< [64] */
 	uint32_t cqe;             /**< [256] */
 	size_t buf_len;           /**< [256 KiB] */
+	/** The caller's buffer of buf_len bytes (which must then be given)
+	 *  to register instead of one rte_zmalloc'd here; never freed by
+	 *  qt_end_destroy() [NULL] */
+	uint8_t *buf;
+	uint32_t cq_flags;        /**< qpio_cq_create_ex() flags [0] */
 	uint8_t rnr_retry;        /**< as given; 7 when opts is NULL */
 	int sq_sig_all;           /**< [0] */
 	int same_dev;             /**< both ends on one device [qt_same_dev()] */
@@ -82,6 +88,11 @@ void qt_pair_destroy(struct qt_end *a, struct qt_end *b);
  *  UD) and move its UD QP RESET->INIT->RTR->RTS with Q_Key qkey. */
 void qt_ud_end_create(struct qt_end *e, struct qpio_device *dev, uint32_t qkey,
 		      const struct qt_pair_opts *opts);
+/** Create one end on dev (opts as for qt_pair_create(), NULL for the
+ *  defaults): PD, CQ, buffer and MR, and a QP of opts->type left in
+ *  RESET. Asserts every step. */
+void qt_end_create(struct qt_end *e, struct qpio_device *dev,
+		   const struct qt_pair_opts *opts);
 /** Destroy one end's QP, MR, CQ and PD (not the device), asserting 0. */
 void qt_end_destroy(struct qt_end *e);
 /** UD ends on device A (a) and device B (b, or A again when both are

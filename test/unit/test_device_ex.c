@@ -70,31 +70,19 @@ Test(device_ex, cq_create_ex_flags)
 	cr_assert_eq(qpio_rdma_dev_close(d), 0);
 }
 
-/* One end on devargs with a CQ of the given flags (RC QP, 64 KiB MR). */
+/* One end on a new device from devargs with a CQ of 64 and the given
+ * flags (RC QP of 16 WRs each way, one SGE; 64 KiB MR). */
 static void
 ts_end_create(struct qt_end *e, const char *devargs, uint32_t flags)
 {
-	struct qpio_cq_init_attr ca = { .cqe = 64, .socket_id = SOCKET_ID_ANY,
-					.flags = flags };
-	struct qpio_qp_init_attr ia;
+	const struct qt_pair_opts o = { .max_send_wr = 16, .max_recv_wr = 16,
+					.max_send_sge = 1, .max_recv_sge = 1,
+					.cqe = 64, .buf_len = 1 << 16,
+					.cq_flags = flags };
+	struct qpio_device *dev = qpio_rdma_dev_create(devargs);
 
-	memset(e, 0, sizeof(*e));
-	e->dev = qpio_rdma_dev_create(devargs);
-	cr_assert_not_null(e->dev, "%s", devargs);
-	e->pd = qpio_pd_alloc(e->dev);
-	e->cq = qpio_cq_create_ex(e->dev, &ca);
-	e->buf_len = 1 << 16;
-	e->buf = rte_zmalloc("ts_buf", e->buf_len, 64);
-	cr_assert(e->pd != NULL && e->cq != NULL && e->buf != NULL);
-	e->mr = qpio_mr_reg(e->pd, e->buf, e->buf_len, QPIO_ACCESS_ALL);
-	cr_assert_not_null(e->mr);
-	memset(&ia, 0, sizeof(ia));
-	ia.send_cq = e->cq;
-	ia.recv_cq = e->cq;
-	ia.qp_type = QPIO_QPT_RC;
-	ia.cap = (struct qpio_qp_cap){ 16, 16, 1, 1, 64 };
-	e->qp = qpio_qp_create(e->pd, &ia);
-	cr_assert_not_null(e->qp);
+	cr_assert_not_null(dev, "%s", devargs);
+	qt_end_create(e, dev, &o);
 }
 
 Test(device_ex, completion_timestamps_from_the_tsc)

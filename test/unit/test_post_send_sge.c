@@ -678,52 +678,21 @@ Test(post_send_sge, receive_read_ahead_before_a_reset_is_not_taken_after)
 	qt_pair_destroy(&a, &b);
 }
 
-/* One RC end of its own on dev: PD, CQ, a QP of one receive SGE, and an
- * MR over buf (the first MR of a fresh device: the same key on every
- * device). */
-struct ra_end {
-	struct qpio_pd *pd;
-	struct qpio_cq *cq;
-	struct qpio_qp *qp;
-	struct qpio_mr *mr;
-};
-
+/* One RC end of its own on dev: PD, CQ of 256, a QP of 64 WRs and one
+ * SGE each way, and an MR over the caller's buf of len bytes (the first MR
+ * of a fresh device: the same key on every device). */
 static void
-ra_end_create(struct ra_end *e, struct qpio_device *dev, void *buf, size_t len)
+ra_end_create(struct qt_end *e, struct qpio_device *dev, uint8_t *buf,
+	      size_t len)
 {
-	struct qpio_qp_init_attr ia;
+	const struct qt_pair_opts o = { .max_send_sge = 1, .max_recv_sge = 1,
+					.buf = buf, .buf_len = len };
 
-	memset(e, 0, sizeof(*e));
-	e->pd = qpio_pd_alloc(dev);
-	cr_assert_not_null(e->pd);
-	e->cq = qpio_cq_create(dev, 256, SOCKET_ID_ANY);
-	cr_assert_not_null(e->cq);
-	e->mr = qpio_mr_reg(e->pd, buf, len, QPIO_ACCESS_ALL);
-	cr_assert_not_null(e->mr);
-	memset(&ia, 0, sizeof(ia));
-	ia.send_cq = e->cq;
-	ia.recv_cq = e->cq;
-	ia.qp_type = QPIO_QPT_RC;
-	ia.cap.max_send_wr = 64;
-	ia.cap.max_recv_wr = 64;
-	ia.cap.max_send_sge = 1;
-	ia.cap.max_recv_sge = 1;
-	ia.cap.max_inline_data = 64;
-	e->qp = qpio_qp_create(e->pd, &ia);
-	cr_assert_not_null(e->qp);
+	qt_end_create(e, dev, &o);
 }
 
 static void
-ra_end_destroy(struct ra_end *e)
-{
-	cr_assert_eq(qpio_qp_destroy(e->qp), 0);
-	cr_assert_eq(qpio_mr_dereg(e->mr), 0);
-	cr_assert_eq(qpio_cq_destroy(e->cq), 0);
-	cr_assert_eq(qpio_pd_free(e->pd), 0);
-}
-
-static void
-ra_recv(struct ra_end *e, uint64_t id, uint8_t *addr)
+ra_recv(struct qt_end *e, uint64_t id, uint8_t *addr)
 {
 	struct qpio_sge sge = { (uintptr_t)addr, 256, qpio_mr_lkey(e->mr) };
 	struct qpio_recv_wr wr = { .wr_id = id, .sg_list = &sge, .num_sge = 1 };
@@ -735,7 +704,7 @@ ra_recv(struct ra_end *e, uint64_t id, uint8_t *addr)
  * else from a's MR by the WR list), completed; then its receive at b has
  * wr_id want. */
 static void
-ra_send(struct ra_end *a, uint8_t *abuf, struct ra_end *b, int inl,
+ra_send(struct qt_end *a, uint8_t *abuf, struct qt_end *b, int inl,
 	uint8_t v, uint64_t want)
 {
 	struct qpio_sge sge = { (uintptr_t)abuf, 32, qpio_mr_lkey(a->mr) };
@@ -784,7 +753,7 @@ ra_bytes(const uint8_t *rx, size_t off, uint8_t v, const char *what)
 Test(post_send_sge, receive_read_ahead_is_of_one_rq_only)
 {
 	struct qpio_device *d0, *d1, *d2;
-	struct ra_end a, b1, b2;
+	struct qt_end a, b1, b2;
 	struct qpio_qp_attr at;
 	uint8_t *abuf, *rx;
 	uint32_t qpn;
@@ -810,7 +779,7 @@ Test(post_send_sge, receive_read_ahead_is_of_one_rq_only)
 	ra_send(&a, abuf, &b1, 1, 0x11, 0x10);
 	ra_bytes(rx, 0, 0x11, "b1's receive 0");
 	qpn = qpio_qp_num(b1.qp);
-	ra_end_destroy(&b1);
+	qt_end_destroy(&b1);
 	cr_assert_eq(qpio_rdma_dev_close(d1), 0);
 	d1 = qpio_rdma_dev_create("soft1");
 	cr_assert_not_null(d1);
@@ -851,9 +820,9 @@ Test(post_send_sge, receive_read_ahead_is_of_one_rq_only)
 	ra_bytes(rx, 24576 + 768, 0x66, "b2's receive 3");
 	ra_bytes(rx, 16384 + 256, 0, "b1's receive 3, read ahead");
 
-	ra_end_destroy(&a);
-	ra_end_destroy(&b1);
-	ra_end_destroy(&b2);
+	qt_end_destroy(&a);
+	qt_end_destroy(&b1);
+	qt_end_destroy(&b2);
 	cr_assert_eq(qpio_rdma_dev_close(d2), 0);
 	cr_assert_eq(qpio_rdma_dev_close(d1), 0);
 	cr_assert_eq(qpio_rdma_dev_close(d0), 0);

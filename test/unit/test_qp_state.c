@@ -1191,44 +1191,20 @@ Test(qp_state, c04_rts_to_sqd_and_back)
 
 #define C03_BUF 4096u
 
-/* devargs NULL: share peer's device (both ends on one device). */
+/* One RC end (CQ of 64, 16 WRs each way, one SGE, C03_BUF bytes of MR)
+ * on a new device from devargs, or on peer's device when devargs is NULL
+ * (both ends on one device). */
 static void
 c03_end_create(struct qt_end *e, const char *devargs, struct qpio_device *peer)
 {
-	struct qpio_qp_init_attr ia;
+	const struct qt_pair_opts o = { .max_send_wr = 16, .max_recv_wr = 16,
+					.max_send_sge = 1, .max_recv_sge = 1,
+					.cqe = 64, .buf_len = C03_BUF };
+	struct qpio_device *dev =
+		devargs != NULL ? qpio_rdma_dev_create(devargs) : peer;
 
-	memset(e, 0, sizeof(*e));
-	e->dev = devargs != NULL ? qpio_rdma_dev_create(devargs) : peer;
-	cr_assert_not_null(e->dev, "%s: %s", devargs, rte_strerror(rte_errno));
-	e->pd = qpio_pd_alloc(e->dev);
-	cr_assert_not_null(e->pd);
-	e->cq = qpio_cq_create(e->dev, 64, SOCKET_ID_ANY);
-	cr_assert_not_null(e->cq);
-	e->buf_len = C03_BUF;
-	e->buf = rte_zmalloc("c03", e->buf_len, 64);
-	cr_assert_not_null(e->buf);
-	e->mr = qpio_mr_reg(e->pd, e->buf, e->buf_len, QPIO_ACCESS_ALL);
-	cr_assert_not_null(e->mr);
-	memset(&ia, 0, sizeof(ia));
-	ia.send_cq = e->cq;
-	ia.recv_cq = e->cq;
-	ia.qp_type = QPIO_QPT_RC;
-	ia.cap.max_send_wr = 16;
-	ia.cap.max_recv_wr = 16;
-	ia.cap.max_send_sge = 1;
-	ia.cap.max_recv_sge = 1;
-	e->qp = qpio_qp_create(e->pd, &ia);
-	cr_assert_not_null(e->qp);
-}
-
-static void
-c03_end_destroy(struct qt_end *e)
-{
-	cr_assert_eq(qpio_qp_destroy(e->qp), 0);
-	cr_assert_eq(qpio_mr_dereg(e->mr), 0);
-	cr_assert_eq(qpio_cq_destroy(e->cq), 0);
-	cr_assert_eq(qpio_pd_free(e->pd), 0);
-	rte_free(e->buf);
+	cr_assert_not_null(dev, "%s: %s", devargs, rte_strerror(rte_errno));
+	qt_end_create(e, dev, &o);
 }
 
 static void
@@ -1407,8 +1383,8 @@ Test(qp_state, c03_post_by_state_rc)
 	cr_assert_eq(qpio_cq_poll(b.cq, wc, 8), 0);
 	cr_assert_eq(qpio_qp_state(b.qp), QPIO_QPS_RTS);
 
-	c03_end_destroy(&a);
-	c03_end_destroy(&b);
+	qt_end_destroy(&a);
+	qt_end_destroy(&b);
 	cr_assert_eq(qpio_rdma_dev_close(a.dev), 0);
 	if (b.dev != a.dev)
 		cr_assert_eq(qpio_rdma_dev_close(b.dev), 0);
