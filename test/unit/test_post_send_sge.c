@@ -339,6 +339,111 @@ Test(post_send_sge, refusals_and_partial_bursts)
 	qt_pair_destroy(&a, &b);
 }
 
+/*
+ * A gathered SGE (not inline) that fails its local check, in a burst into
+ * an empty SQ: SEND bad_at completes with LOC_PROT_ERR, the SENDs before
+ * it land, the QP goes to ERR and the SENDs after it are flushed, each
+ * with its completion, as qpio_qp_post_send() has them (IBA 10.8.3.1 and
+ * C11-2: a local protection error completes its WR in error and moves an
+ * RC QP to ERR). sg holds 6 SENDs of len[i] bytes (seed 1000 + i).
+ */
+static void
+ps_burst_local_prot(struct qt_end *a, struct qt_end *b, struct qpio_sge *sg,
+		    const uint32_t *len, unsigned int bad_at, uint32_t flags)
+{
+	struct qpio_wc wc[6];
+	unsigned int i;
+	int err = 1;
+
+	ps_recvs(b, 0, 6);
+	cr_assert_eq(qpio_qp_post_send_sge(a->qp, sg, 6, 0x500,
+					   flags | QPIO_SEND_SIGNALED, &err), 6,
+		     "a bad lkey is the device's to find: every WR is posted");
+	cr_assert_eq(err, 0);
+	cr_assert_eq(qt_poll_n(a->cq, wc, 6 - bad_at), 6 - bad_at);
+	cr_assert_eq(wc[0].wr_id, 0x500u + bad_at);
+	cr_assert_eq(wc[0].status, QPIO_WC_LOC_PROT_ERR, "SEND %u: %s", bad_at,
+		     qpio_wc_status_str(wc[0].status));
+	for (i = 1; i < 6 - bad_at; i++) {
+		cr_assert_eq(wc[i].wr_id, 0x500u + bad_at + i);
+		cr_assert_eq(wc[i].status, QPIO_WC_WR_FLUSH_ERR, "SEND %u: %s",
+			     bad_at + i, qpio_wc_status_str(wc[i].status));
+	}
+	ps_cq_empty(a->cq, "sender CQ after the error and the flush");
+	cr_assert_eq(qpio_qp_state(a->qp), QPIO_QPS_ERR);
+	/* The responder took the good ones only; its other receives stay. */
+	ps_recv_wcs(b, a, 0, bad_at, len);
+	if (qt_dev_is_soft())
+		cr_assert_eq(qt_stats(b->qp).rq_consumed, bad_at);
+}
+
+/* The lkey of no MR, on SEND 3 of 6 gathered SENDs. */
+Test(post_send_sge, gathered_sge_of_no_mr_fails_with_loc_prot_err)
+{
+	static const uint32_t len[6] = { 100, 200, 300, 400, 500, 600 };
+	struct qpio_sge sg[6];
+	struct qt_end a, b;
+
+	ps_pair(&a, &b, 64, 0);
+	ps_sges(&a, sg, len, 6);
+	sg[3].lkey ^= 0x5a5a00;
+	ps_burst_local_prot(&a, &b, sg, len, 3, 0);
+	qt_pair_destroy(&a, &b);
+}
+
+/* The burst's one MR, but SEND 2's SGE runs 1 byte past its end (the
+ * SGEs before it have the same lkey: the bounds of an MR already checked
+ * are checked again for each). With INLINE: 100 bytes is above
+ * max_inline (64), so the SGE is gathered all the same. */
+Test(post_send_sge, gathered_sge_past_its_mr_fails_with_loc_prot_err)
+{
+	static const uint32_t len[6] = { 100, 100, 100, 100, 100, 100 };
+	struct qpio_sge sg[6];
+	struct qt_end a, b;
+
+	ps_pair(&a, &b, 64, 0);
+	ps_sges(&a, sg, len, 6);
+	sg[2].addr = (uintptr_t)(a.buf + a.buf_len - 99);
+	ps_burst_local_prot(&a, &b, sg, len, 2, QPIO_SEND_INLINE);
+	qt_pair_destroy(&a, &b);
+}
+
+/* Below its MR's start, on the first SEND (the one checked in full). */
+Test(post_send_sge, gathered_sge_below_its_mr_fails_with_loc_prot_err)
+{
+	static const uint32_t len[6] = { 128, 128, 128, 128, 128, 128 };
+	struct qpio_sge sg[6];
+	struct qt_end a, b;
+
+	ps_pair(&a, &b, 64, 0);
+	ps_sges(&a, sg, len, 6);
+	sg[0].addr = (uintptr_t)a.buf - 64;
+	ps_burst_local_prot(&a, &b, sg, len, 0, 0);
+	qt_pair_destroy(&a, &b);
+}
+
+/* An SGE of 2^31 bytes after inline ones: the burst is posted up to it,
+ * and the last SEND posted carries the burst's signaled bit. */
+Test(post_send_sge, oversize_sge_after_inline_ones_leaves_the_last_signaled)
+{
+	static const uint32_t len[4] = { 10, 20, 30, 40 };
+	struct qpio_sge sg[4];
+	struct qt_end a, b;
+	int err = 1;
+
+	ps_pair(&a, &b, 64, 0);
+	ps_recvs(&b, 0, 4);
+	ps_sges(&a, sg, len, 4);
+	sg[2].length = 0x80000000u;
+	cr_assert_eq(qpio_qp_post_send_sge(a.qp, sg, 4, 0x90,
+					   QPIO_SEND_INLINE | QPIO_SEND_SIGNALED,
+					   &err), 2);
+	cr_assert_eq(err, -EINVAL);
+	ps_one_send_wc(&a, 0x91);
+	ps_recv_wcs(&b, &a, 0, 2, len);
+	qt_pair_destroy(&a, &b);
+}
+
 /* A QP in ERR accepts the burst and flushes it, as qpio_qp_post_send()
  * does for the same WRs: the two give the same completions. */
 Test(post_send_sge, burst_in_err_flushes_like_the_wr_list)

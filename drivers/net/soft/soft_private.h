@@ -698,10 +698,12 @@ void soft_sq_run(struct soft_qp *qp);
 /*
  * The head of a flat send burst (qpio_qp_post_send_sge()) executed
  * straight from the caller's SGEs, with no WQE written, when the SQ of
- * qp (RC or UC, no faults, not signaling all) is empty: the inline SENDs
- * sges[0 .. n - 1] (length below inl_lim), at most one batch, as the run
- * of their WQEs would execute them (rc_send_batch()'s rules, under the
- * run's claim). wr_id + j is SEND j's; fm_last (MLX5_WQE_CTRL_* bits) is
+ * qp (RC or UC, no faults, not signaling all) is empty: the SENDs
+ * sges[0 .. n - 1], at most one batch, as the run of their WQEs would
+ * execute them (rc_send_batch()'s rules, under the run's claim). An SGE
+ * of length below inl_lim is inline (taken as it is); one at or above
+ * it is gathered, its lkey checked as wqe_gather() checks it, and one
+ * that fails ends the batch (its WQE then reports it). wr_id + j is SEND j's; fm_last (MLX5_WQE_CTRL_* bits) is
  * the last one's, when the batch takes all n. n <= the SQ's free slots.
  * @return the SENDs executed and past (sq.pi and sq.ci moved over them);
  * the caller writes the rest as WQEs and rings the doorbell.

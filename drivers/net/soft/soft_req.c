@@ -837,7 +837,8 @@ soft_sq_send_direct(struct soft_qp *qp, const struct qpio_sge *sges,
 	const uint8_t *data[SEND_BATCH];
 	uint32_t len[SEND_BATCH];
 	struct soft_run run;
-	uint32_t ci, k, j, e = 0;
+	uint32_t ci, k, j, e = 0, lkey = MLX5_INVALID_LKEY;
+	uint64_t laddr = 0, llen = 0;
 
 	if (!sq_run_begin(qp))
 		return 0;
@@ -850,16 +851,46 @@ soft_sq_send_direct(struct soft_qp *qp, const struct qpio_sge *sges,
 		   !__atomic_load_n(&qp->sq_draining, __ATOMIC_ACQUIRE))) {
 		k = RTE_MIN((uint32_t)n, (uint32_t)SEND_BATCH);
 		for (j = 0; j < k; j++) {
-			if (unlikely(sges[j].length >= inl_lim))
-				break;
-			data[j] = (const uint8_t *)(uintptr_t)sges[j].addr;
-			len[j] = sges[j].length;
+			const uint64_t a = sges[j].addr;
+			const uint32_t l = sges[j].length;
+
+			/* An SGE that is not inline is read where it lies,
+			 * after the check wqe_gather() makes of a SEND's
+			 * SGE (its MR, PD and bounds; no access flag), in
+			 * full for the burst's first lkey and against that
+			 * MR's bounds, read once, for the SGEs after it with
+			 * the same key: a deregistration meanwhile lands
+			 * after the burst. One that fails, or of more than
+			 * 2^31 - 1 bytes, is left to the WQE path, which
+			 * reports it. A zero-length SGE is never read. */
+			if (l >= inl_lim && l != 0) {
+				if (unlikely(l > INT32_MAX))
+					break;
+				if (sges[j].lkey != lkey) {
+					const struct soft_mr_entry *me;
+
+					if (soft_mr_check(qp->sdev, sges[j].lkey,
+							  qp->pdn, a, l, 0) == NULL)
+						break;
+					me = &qp->sdev->mr_tbl[SOFT_KEY_INDEX(sges[j].lkey)];
+					lkey = sges[j].lkey;
+					laddr = me->addr;
+					llen = me->len;
+				} else if (a < laddr || a - laddr > llen ||
+					   l > llen - (a - laddr)) {
+					break;
+				}
+			}
+			data[j] = (const uint8_t *)(uintptr_t)a;
+			len[j] = l;
 		}
 		/* The burst's flags go on its last SEND only, and only a
 		 * signaled SEND's wr_id is ever read (its completion): the
 		 * SENDs the batch leaves are written as WQEs, wr_id and all,
-		 * by the caller. */
-		if (j != n)
+		 * by the caller. An SGE of more than 2^31 - 1 bytes ends the
+		 * burst where it stands (the caller refuses it, -EINVAL):
+		 * the SEND before it is then the burst's last. */
+		if (j != n && !(j < k && sges[j].length > INT32_MAX))
 			fm_last = 0;
 		if (j != 0) {
 			sq->wrid[(ci + j - 1) & sq->mask] = wr_id + j - 1;

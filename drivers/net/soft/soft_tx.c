@@ -346,7 +346,7 @@ soft_post_send_sge(struct qpio_qp *qqp, const struct qpio_sge *sges,
 	 * a die point set (each is reached as without this path), nor
 	 * towards a peer of another process (a batch never takes it, and
 	 * the run's liveness check would be made twice). */
-	if (inl_lim != 0 && !qqp->sq_sig_all &&
+	if (!qqp->sq_sig_all &&
 	    qp->sq_execute == soft_sq_execute_rc && want != 0 &&
 	    pi == __atomic_load_n(&sq->ci, __ATOMIC_RELAXED) &&
 	    likely(__atomic_load_n(&soft_die_at, __ATOMIC_RELAXED) == 0) &&
