@@ -5,7 +5,7 @@
 # both streams on one lcore, counted by valgrind's callgrind.
 #
 #   bench/instructions.sh [-s SIZE[,SIZE...]] [-n SHORT,LONG] [-d DEVARGS]
-#                         [-a "OPTIONS"] [-k]
+#                         [-a "OPTIONS"] [-m] [-M SHORT,LONG] [-k]
 #
 # Each size runs qpio-testpmd under callgrind for two run lengths (SHORT
 # and LONG frames, --max-packets) and divides the difference of the
@@ -21,24 +21,42 @@
 #   other    the rest of the job (forwarding loop, main lcore)
 # Each length runs twice: once collecting everything, once collecting only
 # under rxonly_fwd (--toggle-collect), which tells how much of the model ran
-# from the receiver's poll. It is a measurement, not a test: exit 0 when
-# every run was measured.
+# from the receiver's poll.
+#
+# -m measures the anchor too, per size: Debian's dpdk-testpmd txonly ->
+# rxonly over memif, two processes as bench/memif-vs-qpio.sh runs them.
+# Each side runs under callgrind in turn while the other runs natively,
+# for SHORT and LONG seconds (-M, default 10,30), and the difference of
+# the instruction counts is divided by the difference of the frames that
+# side sent (TX-packets) or received (RX-packets). That side's count is
+# split by object: the memif PMD, dpdk-testpmd (forwarding engine,
+# mempool and mbuf inlines), the rest. The process under callgrind runs
+# some 20 times slower than the native one, so its queue is never the
+# one that waits: the sender finds room, the receiver full bursts. The
+# sender is memif's client here (a server under valgrind did not bring
+# the link up), the receiver its client too, with the other side its
+# server. It is a measurement, not a test: exit 0 when every run was
+# measured.
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 testpmd=${QPIO_TESTPMD:-$top/build/app/testpmd/qpio-testpmd}
 sizes=64,1024
 lengths=50000,150000
+anchor=0
+anchor_secs=10,30
+dpdk_testpmd=${DPDK_TESTPMD:-dpdk-testpmd}
 keep=0
+declare -A q_tx q_rx
 rdma=()
 extra=()
 
 usage() {
-	sed -n '4,25p' "$0" | sed 's/^# \{0,1\}//'
+	sed -n '4,40p' "$0" | sed 's/^# \{0,1\}//'
 	exit 2
 }
 
-while getopts "s:n:d:a:kh" o; do
+while getopts "s:n:d:a:mM:kh" o; do
 	case $o in
 	s) sizes=$OPTARG ;;
 	d) [[ $OPTARG == soft0 || $OPTARG == soft0,* ]] ||
@@ -46,6 +64,8 @@ while getopts "s:n:d:a:kh" o; do
 	   rdma=(--rdma-dev "$OPTARG") ;;
 	n) lengths=$OPTARG ;;
 	a) read -r -a extra <<<"$OPTARG" ;;
+	m) anchor=1 ;;
+	M) anchor_secs=$OPTARG ;;
 	k) keep=1 ;;
 	*) usage ;;
 	esac
@@ -57,6 +77,13 @@ command -v callgrind_annotate >/dev/null || { echo "callgrind_annotate not insta
 IFS=, read -r short long <<<"$lengths"
 [[ $short =~ ^[0-9]+$ && $long =~ ^[0-9]+$ && $long -gt $short ]] ||
 	{ echo "-n SHORT,LONG: two frame counts, LONG > SHORT"; exit 2; }
+IFS=, read -r a_short a_long <<<"$anchor_secs"
+[[ $a_short =~ ^[0-9]+$ && $a_long =~ ^[0-9]+$ && $a_short -gt 0 && $a_long -gt $a_short ]] ||
+	{ echo "-M SHORT,LONG: two durations in seconds, LONG > SHORT > 0"; exit 2; }
+if [ "$anchor" = 1 ]; then
+	command -v "$dpdk_testpmd" >/dev/null ||
+		{ echo "dpdk-testpmd not installed (usertools/install-deps.sh --bench)"; exit 2; }
+fi
 
 work=$(mktemp -d /tmp/qpio-instr.XXXXXX)
 if [ "$keep" = 0 ]; then
@@ -92,7 +119,7 @@ incl() {
 
 total() {
 	callgrind_annotate "$1" 2>/dev/null |
-		awk '/PROGRAM TOTALS/ && !v { gsub(",", "", $1); v = $1 } END { print v + 0 }'
+		awk '/PROGRAM TOTALS/ && !v { gsub(",", "", $1); v = $1 } END { printf "%.0f\n", v }'
 }
 
 printf '%s\n' "machine: $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg)"
@@ -123,6 +150,70 @@ for size in ${sizes//,/ }; do
 		-v r=$((r2 - r1)) -v t=$((t2 - t1)) 'BEGIN {
 		printf "%-6s %9.0f %9.0f %9.0f %9.0f %9.0f\n", size, s / df,
 			m / df, r / df, (t - s - m - r) / df, t / df }'
+	# per lcore when the link runs on two: the sender runs the model
+	q_tx[$size]=$(awk -v v=$((s2 - s1 + m2 - m1)) -v df="$df" 'BEGIN { printf "%.0f", v / df }')
+	q_rx[$size]=$(awk -v v=$((r2 - r1)) -v df="$df" 'BEGIN { printf "%.0f", v / df }')
 done
+
+# memif_run SIDE SIZE SECS TAG: SIDE (tx or rx) under callgrind for SECS
+# seconds with the other side native; TAG.cg, TAG.log (the measured side),
+# TAG.peer.log, TAG.frames.
+memif_run() {
+	local side=$1 size=$2 secs=$3 tag=$4 sock="qpio-instr-$$-$4" vg=() peer=()
+	local app=(--nb-cores=1 --burst=32 --total-num-mbufs=16384 --stats-period=1)
+	local tx=(--lcores=0@0,1@1 --no-pci --no-huge -m 256 --file-prefix="qpio-instr-$$-$tag-tx")
+	local rx=(--lcores=0@1,1@0 --no-pci --no-huge -m 256 --file-prefix="qpio-instr-$$-$tag-rx")
+	local p v
+	vg=(valgrind --tool=callgrind --callgrind-out-file="$work/$tag.cg")
+	if [ "$side" = tx ]; then
+		peer=("$dpdk_testpmd" "${rx[@]}" --vdev="net_memif0,role=server,socket=$sock"
+			-- --forward-mode=rxonly "${app[@]}")
+		vg+=("$dpdk_testpmd" "${tx[@]}" --vdev="net_memif0,role=client,socket=$sock"
+			-- --forward-mode=txonly --txpkts="$size" "${app[@]}")
+	else
+		peer=("$dpdk_testpmd" "${tx[@]}" --vdev="net_memif0,role=server,socket=$sock"
+			-- --forward-mode=txonly --txpkts="$size" "${app[@]}")
+		vg+=("$dpdk_testpmd" "${rx[@]}" --vdev="net_memif0,role=client,socket=$sock"
+			-- --forward-mode=rxonly "${app[@]}")
+	fi
+	# With --stats-period dpdk-testpmd ignores stdin and runs until a signal.
+	"${peer[@]}" </dev/null >"$work/$tag.peer.log" 2>&1 &
+	p=$!
+	sleep 2
+	"${vg[@]}" </dev/null >"$work/$tag.log" 2>&1 &
+	v=$!
+	sleep "$secs"
+	kill -INT "$v" 2>/dev/null || true
+	wait "$v" || { kill -KILL "$p" 2>/dev/null; tail -20 "$work/$tag.log"; exit 1; }
+	kill -INT "$p" 2>/dev/null || true
+	wait "$p" || true
+	rm -rf "/var/run/dpdk/qpio-instr-$$-$tag-tx" "/var/run/dpdk/qpio-instr-$$-$tag-rx"
+	awk -v k="$([ "$side" = tx ] && echo TX-packets: || echo RX-packets:)" \
+		'/Accumulated forward statistics/ { a = 1 }
+		 a { for (i = 1; i < NF; i++) if ($i == k) { print $(i + 1); exit } }' \
+		"$work/$tag.log" >"$work/$tag.frames"
+	[ -s "$work/$tag.frames" ] || { echo "$tag: no frame count"; tail -20 "$work/$tag.log"; exit 1; }
+}
+
+if [ "$anchor" = 1 ]; then
+	echo "anchor: $dpdk_testpmd txonly -> rxonly over memif, each side under callgrind" \
+		"in turn (runs of $a_short and $a_long s)"
+	printf '%-6s %-9s %9s %11s %11s\n' bytes side memif "qpio lcore" qpio/memif
+	for size in ${sizes//,/ }; do
+		for side in tx rx; do
+			memif_run "$side" "$size" "$a_short" "m$side$size-s"
+			memif_run "$side" "$size" "$a_long" "m$side$size-l"
+			t1=$(total "$work/m$side$size-s.cg")
+			t2=$(total "$work/m$side$size-l.cg")
+			df=$(($(cat "$work/m$side$size-l.frames") - $(cat "$work/m$side$size-s.frames")))
+			[ "$df" -gt 0 ] || { echo "memif $side $size: the longer run moved no more frames"; exit 1; }
+			if [ "$side" = tx ]; then q=${q_tx[$size]}; else q=${q_rx[$size]}; fi
+			awk -v df="$df" -v size="$size" -v side="$([ "$side" = tx ] && echo sender || echo receiver)" \
+				-v t=$((t2 - t1)) -v q="$q" 'BEGIN {
+				printf "%-6s %-9s %9.0f %11d %11.2f\n", size, side, t / df,
+					q, q / (t / df) }'
+		done
+	done
+fi
 [ "$keep" = 1 ] && echo "callgrind outputs and logs kept in $work"
 exit 0
