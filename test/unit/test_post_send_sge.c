@@ -339,28 +339,46 @@ Test(post_send_sge, refusals_and_partial_bursts)
 	qt_pair_destroy(&a, &b);
 }
 
+/* How ps_bad_sge() spoils its SGE. */
+enum ps_bad {
+	PS_BAD_LKEY,      /* the lkey of no MR */
+	PS_BAD_PAST_END,  /* the burst's MR, running 1 byte past its end */
+	PS_BAD_BELOW,     /* the burst's MR, starting 64 bytes below it */
+};
+
 /*
- * A gathered SGE (not inline) that fails its local check, in a burst into
- * an empty SQ: SEND bad_at completes with LOC_PROT_ERR, the SENDs before
- * it land, the QP goes to ERR and the SENDs after it are flushed, each
- * with its completion, as qpio_qp_post_send() has them (IBA 10.8.3.1 and
- * C11-2: a local protection error completes its WR in error and moves an
- * RC QP to ERR). sg holds 6 SENDs of len[i] bytes (seed 1000 + i).
+ * A gathered SGE (not inline) that fails its local check, in a burst of 6
+ * SENDs of len[i] bytes (seed 1000 + i) into an empty SQ: SEND bad_at
+ * completes with LOC_PROT_ERR, the SENDs before it land, the QP goes to
+ * ERR and the SENDs after it are flushed, each with its completion, as
+ * qpio_qp_post_send() has them (IBA 10.8.3.1 and C11-2: a local
+ * protection error completes its WR in error and moves an RC QP to ERR).
  */
 static void
-ps_burst_local_prot(struct qt_end *a, struct qt_end *b, struct qpio_sge *sg,
-		    const uint32_t *len, unsigned int bad_at, uint32_t flags)
+ps_bad_sge(const uint32_t *len, unsigned int bad_at, enum ps_bad how,
+	   uint32_t flags)
 {
+	struct qpio_sge sg[6];
 	struct qpio_wc wc[6];
+	struct qt_end a, b;
 	unsigned int i;
 	int err = 1;
 
-	ps_recvs(b, 0, 6);
-	cr_assert_eq(qpio_qp_post_send_sge(a->qp, sg, 6, 0x500,
+	ps_pair(&a, &b, 64, 0);
+	ps_sges(&a, sg, len, 6);
+	if (how == PS_BAD_LKEY)
+		sg[bad_at].lkey ^= 0x5a5a00;
+	else if (how == PS_BAD_PAST_END)
+		sg[bad_at].addr = (uintptr_t)(a.buf + a.buf_len -
+					      (len[bad_at] - 1));
+	else
+		sg[bad_at].addr = (uintptr_t)a.buf - 64;
+	ps_recvs(&b, 0, 6);
+	cr_assert_eq(qpio_qp_post_send_sge(a.qp, sg, 6, 0x500,
 					   flags | QPIO_SEND_SIGNALED, &err), 6,
-		     "a bad lkey is the device's to find: every WR is posted");
+		     "a bad SGE is the device's to find: every WR is posted");
 	cr_assert_eq(err, 0);
-	cr_assert_eq(qt_poll_n(a->cq, wc, 6 - bad_at), 6 - bad_at);
+	cr_assert_eq(qt_poll_n(a.cq, wc, 6 - bad_at), 6 - bad_at);
 	cr_assert_eq(wc[0].wr_id, 0x500u + bad_at);
 	cr_assert_eq(wc[0].status, QPIO_WC_LOC_PROT_ERR, "SEND %u: %s", bad_at,
 		     qpio_wc_status_str(wc[0].status));
@@ -369,26 +387,21 @@ ps_burst_local_prot(struct qt_end *a, struct qt_end *b, struct qpio_sge *sg,
 		cr_assert_eq(wc[i].status, QPIO_WC_WR_FLUSH_ERR, "SEND %u: %s",
 			     bad_at + i, qpio_wc_status_str(wc[i].status));
 	}
-	ps_cq_empty(a->cq, "sender CQ after the error and the flush");
-	cr_assert_eq(qpio_qp_state(a->qp), QPIO_QPS_ERR);
+	ps_cq_empty(a.cq, "sender CQ after the error and the flush");
+	cr_assert_eq(qpio_qp_state(a.qp), QPIO_QPS_ERR);
 	/* The responder took the good ones only; its other receives stay. */
-	ps_recv_wcs(b, a, 0, bad_at, len);
+	ps_recv_wcs(&b, &a, 0, bad_at, len);
 	if (qt_dev_is_soft())
-		cr_assert_eq(qt_stats(b->qp).rq_consumed, bad_at);
+		cr_assert_eq(qt_stats(b.qp).rq_consumed, bad_at);
+	qt_pair_destroy(&a, &b);
 }
 
 /* The lkey of no MR, on SEND 3 of 6 gathered SENDs. */
 Test(post_send_sge, gathered_sge_of_no_mr_fails_with_loc_prot_err)
 {
 	static const uint32_t len[6] = { 100, 200, 300, 400, 500, 600 };
-	struct qpio_sge sg[6];
-	struct qt_end a, b;
 
-	ps_pair(&a, &b, 64, 0);
-	ps_sges(&a, sg, len, 6);
-	sg[3].lkey ^= 0x5a5a00;
-	ps_burst_local_prot(&a, &b, sg, len, 3, 0);
-	qt_pair_destroy(&a, &b);
+	ps_bad_sge(len, 3, PS_BAD_LKEY, 0);
 }
 
 /* The burst's one MR, but SEND 2's SGE runs 1 byte past its end (the
@@ -398,28 +411,16 @@ Test(post_send_sge, gathered_sge_of_no_mr_fails_with_loc_prot_err)
 Test(post_send_sge, gathered_sge_past_its_mr_fails_with_loc_prot_err)
 {
 	static const uint32_t len[6] = { 100, 100, 100, 100, 100, 100 };
-	struct qpio_sge sg[6];
-	struct qt_end a, b;
 
-	ps_pair(&a, &b, 64, 0);
-	ps_sges(&a, sg, len, 6);
-	sg[2].addr = (uintptr_t)(a.buf + a.buf_len - 99);
-	ps_burst_local_prot(&a, &b, sg, len, 2, QPIO_SEND_INLINE);
-	qt_pair_destroy(&a, &b);
+	ps_bad_sge(len, 2, PS_BAD_PAST_END, QPIO_SEND_INLINE);
 }
 
 /* Below its MR's start, on the first SEND (the one checked in full). */
 Test(post_send_sge, gathered_sge_below_its_mr_fails_with_loc_prot_err)
 {
 	static const uint32_t len[6] = { 128, 128, 128, 128, 128, 128 };
-	struct qpio_sge sg[6];
-	struct qt_end a, b;
 
-	ps_pair(&a, &b, 64, 0);
-	ps_sges(&a, sg, len, 6);
-	sg[0].addr = (uintptr_t)a.buf - 64;
-	ps_burst_local_prot(&a, &b, sg, len, 0, 0);
-	qt_pair_destroy(&a, &b);
+	ps_bad_sge(len, 0, PS_BAD_BELOW, 0);
 }
 
 /* An SGE of 2^31 bytes after inline ones: the burst is posted up to it,
