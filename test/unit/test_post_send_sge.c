@@ -341,7 +341,9 @@ Test(post_send_sge, refusals_and_partial_bursts)
 
 /* How ps_bad_sge() spoils its SGE. */
 enum ps_bad {
-	PS_BAD_LKEY,      /* the lkey of no MR */
+	PS_BAD_LKEY,      /* the lkey of no MR (an index past the table) */
+	PS_BAD_STALE,     /* the lkey of an MR deregistered before */
+	PS_BAD_OTHER_PD,  /* the lkey of an MR over the same bytes, of another PD */
 	PS_BAD_PAST_END,  /* the burst's MR, running 1 byte past its end */
 	PS_BAD_BELOW,     /* the burst's MR, starting 64 bytes below it */
 };
@@ -358,10 +360,14 @@ static void
 ps_bad_sge(const uint32_t *len, unsigned int bad_at, enum ps_bad how,
 	   uint32_t flags)
 {
-	/* rxe of Linux 6.1 reports a local key it cannot resolve as
-	 * LOC_QP_OP_ERR, bounds errors as LOC_PROT_ERR (ibv.rst). */
-	const enum qpio_wc_status want = qt_dev_is_rxe() && how == PS_BAD_LKEY ?
+	/* rxe of Linux 6.1 reports a local key it cannot resolve (no such
+	 * key, deregistered, another PD) as LOC_QP_OP_ERR, bounds errors as
+	 * LOC_PROT_ERR (ibv.rst). */
+	const enum qpio_wc_status want = qt_dev_is_rxe() &&
+		how != PS_BAD_PAST_END && how != PS_BAD_BELOW ?
 		QPIO_WC_LOC_QP_OP_ERR : QPIO_WC_LOC_PROT_ERR;
+	struct qpio_pd *pd2 = NULL;
+	struct qpio_mr *mr2 = NULL;
 	struct qpio_sge sg[6];
 	struct qpio_wc wc[6];
 	struct qt_end a, b;
@@ -370,9 +376,21 @@ ps_bad_sge(const uint32_t *len, unsigned int bad_at, enum ps_bad how,
 
 	ps_pair(&a, &b, 64, 0);
 	ps_sges(&a, sg, len, 6);
-	if (how == PS_BAD_LKEY)
+	if (how == PS_BAD_LKEY) {
 		sg[bad_at].lkey ^= 0x5a5a00;
-	else if (how == PS_BAD_PAST_END)
+	} else if (how == PS_BAD_STALE) {
+		mr2 = qpio_mr_reg(a.pd, a.buf, 4096, QPIO_ACCESS_LOCAL_WRITE);
+		cr_assert_not_null(mr2);
+		sg[bad_at].lkey = qpio_mr_lkey(mr2);
+		cr_assert_eq(qpio_mr_dereg(mr2), 0);
+		mr2 = NULL;
+	} else if (how == PS_BAD_OTHER_PD) {
+		pd2 = qpio_pd_alloc(a.dev);
+		cr_assert_not_null(pd2);
+		mr2 = qpio_mr_reg(pd2, a.buf, a.buf_len, QPIO_ACCESS_LOCAL_WRITE);
+		cr_assert_not_null(mr2);
+		sg[bad_at].lkey = qpio_mr_lkey(mr2);
+	} else if (how == PS_BAD_PAST_END)
 		sg[bad_at].addr = (uintptr_t)(a.buf + a.buf_len -
 					      (len[bad_at] - 1));
 	else
@@ -395,8 +413,16 @@ ps_bad_sge(const uint32_t *len, unsigned int bad_at, enum ps_bad how,
 	cr_assert_eq(qpio_qp_state(a.qp), QPIO_QPS_ERR);
 	/* The responder took the good ones only; its other receives stay. */
 	ps_recv_wcs(&b, &a, 0, bad_at, len);
-	if (qt_dev_is_soft())
+	if (qt_dev_is_soft()) {
 		cr_assert_eq(qt_stats(b.qp).rq_consumed, bad_at);
+		/* the SENDs before the bad one ran from their SGEs; it and
+		 * the rest went the WQE way */
+		cr_assert_eq(qt_stats(a.qp).sq_direct, bad_at);
+	}
+	if (mr2 != NULL)
+		cr_assert_eq(qpio_mr_dereg(mr2), 0);
+	if (pd2 != NULL)
+		cr_assert_eq(qpio_pd_free(pd2), 0);
 	qt_pair_destroy(&a, &b);
 }
 
@@ -419,12 +445,67 @@ Test(post_send_sge, gathered_sge_past_its_mr_fails_with_loc_prot_err)
 	ps_bad_sge(len, 2, PS_BAD_PAST_END, QPIO_SEND_INLINE);
 }
 
-/* Below its MR's start, on the first SEND (the one checked in full). */
+/* Below its MR's start, on SEND 2 (the same lkey as the two before). */
 Test(post_send_sge, gathered_sge_below_its_mr_fails_with_loc_prot_err)
 {
 	static const uint32_t len[6] = { 128, 128, 128, 128, 128, 128 };
 
-	ps_bad_sge(len, 0, PS_BAD_BELOW, 0);
+	ps_bad_sge(len, 2, PS_BAD_BELOW, 0);
+}
+
+/* The key of an MR deregistered before the post, on SEND 3: its slot's
+ * key no longer matches. */
+Test(post_send_sge, gathered_sge_of_a_deregistered_mr_fails)
+{
+	static const uint32_t len[6] = { 64, 65, 66, 67, 68, 69 };
+
+	ps_bad_sge(len, 3, PS_BAD_STALE, QPIO_SEND_INLINE);
+}
+
+/* The key of an MR over the same bytes, registered in another PD, on
+ * SEND 1, right after an SGE of the QP's own PD. */
+Test(post_send_sge, gathered_sge_of_another_pd_fails)
+{
+	static const uint32_t len[6] = { 200, 200, 200, 200, 200, 200 };
+
+	ps_bad_sge(len, 1, PS_BAD_OTHER_PD, 0);
+}
+
+/* SGE 32 of 2^31 bytes, right past a full batch of 32 (inline or
+ * gathered, each l bytes): the 32 are posted, the 32nd signaled. */
+static void
+ps_oversize_at_32(uint32_t flags, uint32_t l)
+{
+	uint32_t len[33];
+	struct qpio_sge sg[33];
+	struct qt_end a, b;
+	unsigned int i;
+	int err = 1;
+
+	for (i = 0; i < 33; i++)
+		len[i] = l;
+	ps_pair(&a, &b, 64, 0);
+	ps_recvs(&b, 0, 32);
+	ps_sges(&a, sg, len, 33);
+	sg[32].length = 0x80000000u;
+	cr_assert_eq(qpio_qp_post_send_sge(a.qp, sg, 33, 0x900,
+					   flags | QPIO_SEND_SIGNALED, &err), 32);
+	cr_assert_eq(err, -EINVAL);
+	ps_recv_wcs(&b, &a, 0, 32, len);
+	ps_one_send_wc(&a, 0x900 + 31);
+	if (qt_dev_is_soft())
+		cr_assert_eq(qt_stats(a.qp).sq_direct, 32);
+	qt_pair_destroy(&a, &b);
+}
+
+Test(post_send_sge, oversize_sge_past_a_batch_of_gathered_leaves_the_32nd_signaled)
+{
+	ps_oversize_at_32(0, 100);
+}
+
+Test(post_send_sge, oversize_sge_past_a_batch_of_inline_leaves_the_32nd_signaled)
+{
+	ps_oversize_at_32(QPIO_SEND_INLINE, 40);
 }
 
 /* An SGE of 2^31 bytes after inline ones: the burst is posted up to it,

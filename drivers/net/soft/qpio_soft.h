@@ -57,6 +57,10 @@ struct qpio_soft_qp_stats {
 	uint64_t fault_rnr;
 	/** Doorbell runs a fault delayed. */
 	uint64_t fault_delays;
+	/** SENDs of flat bursts into an empty SQ executed straight from the
+	 *  caller's SGEs, with no WQE written (soft.rst, "Direct execution of
+	 *  a flat burst"); also counted in sq_posted. */
+	uint64_t sq_direct;
 };
 
 /**

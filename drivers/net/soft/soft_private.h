@@ -322,6 +322,7 @@ struct soft_qp {
 	struct soft_xrcd_dom *xrc_dom;  /* XRC target QPs: their domain */
 	uint64_t sq_doorbells;    /* owner lcore only */
 	uint64_t rq_doorbells;
+	uint64_t sq_direct;       /* owner lcore only: soft_sq_send_direct()'s */
 	/* RC/UC: token of the process of the peer's device at RTR (0: not
 	 * known), and its last /proc check (soft_cq_stall_check) */
 	uint64_t peer_owner;
@@ -703,8 +704,10 @@ void soft_sq_run(struct soft_qp *qp);
  * execute them (rc_send_batch()'s rules, under the run's claim). An SGE
  * of length below inl_lim is inline (taken as it is); one at or above
  * it is gathered, its lkey checked as wqe_gather() checks it, and one
- * that fails ends the batch (its WQE then reports it). wr_id + j is SEND j's; fm_last (MLX5_WQE_CTRL_* bits) is
- * the last one's, when the batch takes all n. n <= the SQ's free slots.
+ * that fails ends the batch (its WQE then reports it). wr_id + j is
+ * SEND j's; fm_last (MLX5_WQE_CTRL_* bits) is the last one's, when the
+ * batch takes all n or stops before an SGE of more than 2^31 - 1 bytes
+ * (which ends the burst). n <= the SQ's free slots.
  * @return the SENDs executed and past (sq.pi and sq.ci moved over them);
  * the caller writes the rest as WQEs and rings the doorbell.
  */

@@ -383,6 +383,7 @@ qpio_soft_qp_stats(const struct qpio_qp *qqp, struct qpio_soft_qp_stats *st)
 	st->pkey_drops = __atomic_load_n(&qp->pkey_drops, __ATOMIC_RELAXED);
 	st->sq_doorbells = qp->sq_doorbells;
 	st->rq_doorbells = qp->rq_doorbells;
+	st->sq_direct = qp->sq_direct;
 	st->sq_posted = qp->sq.pi;
 	st->sq_completed = qp->sq.tail;
 	st->rq_posted = qp->rq.head;

@@ -856,13 +856,16 @@ soft_sq_send_direct(struct soft_qp *qp, const struct qpio_sge *sges,
 
 			/* An SGE that is not inline is read where it lies,
 			 * after the check wqe_gather() makes of a SEND's
-			 * SGE (its MR, PD and bounds; no access flag), in
-			 * full for the burst's first lkey and against that
-			 * MR's bounds, read once, for the SGEs after it with
-			 * the same key: a deregistration meanwhile lands
-			 * after the burst. One that fails, or of more than
-			 * 2^31 - 1 bytes, is left to the WQE path, which
-			 * reports it. A zero-length SGE is never read. */
+			 * SGE (its MR, PD and bounds; no access flag): in
+			 * full where the lkey differs from the SGE before's,
+			 * and against that MR's bounds, read once, for the
+			 * SGEs after it with the same key (a deregistration
+			 * meanwhile lands after the batch). The key is read
+			 * again after the bounds, so bounds of another MR
+			 * that took the slot in between are never used. One
+			 * that fails, or of more than 2^31 - 1 bytes, is left
+			 * to the WQE path, which reports it. A zero-length
+			 * SGE is never read. */
 			if (l >= inl_lim && l != 0) {
 				if (unlikely(l > INT32_MAX))
 					break;
@@ -873,9 +876,19 @@ soft_sq_send_direct(struct soft_qp *qp, const struct qpio_sge *sges,
 							  qp->pdn, a, l, 0) == NULL)
 						break;
 					me = &qp->sdev->mr_tbl[SOFT_KEY_INDEX(sges[j].lkey)];
-					lkey = sges[j].lkey;
 					laddr = me->addr;
 					llen = me->len;
+					/* the bounds before the key, as a
+					 * seqlock's reader reads its data */
+					__atomic_thread_fence(__ATOMIC_ACQUIRE);
+					if (unlikely(__atomic_load_n(&me->key,
+								     __ATOMIC_RELAXED) !=
+						     sges[j].lkey))
+						break;
+					lkey = sges[j].lkey;
+					if (a < laddr || a - laddr > llen ||
+					    l > llen - (a - laddr))
+						break;
 				} else if (a < laddr || a - laddr > llen ||
 					   l > llen - (a - laddr)) {
 					break;
@@ -887,10 +900,11 @@ soft_sq_send_direct(struct soft_qp *qp, const struct qpio_sge *sges,
 		/* The burst's flags go on its last SEND only, and only a
 		 * signaled SEND's wr_id is ever read (its completion): the
 		 * SENDs the batch leaves are written as WQEs, wr_id and all,
-		 * by the caller. An SGE of more than 2^31 - 1 bytes ends the
+		 * by the caller. An SGE of more than 2^31 - 1 bytes at j
+		 * (j < n: within the batch or just past its 32) ends the
 		 * burst where it stands (the caller refuses it, -EINVAL):
 		 * the SEND before it is then the burst's last. */
-		if (j != n && !(j < k && sges[j].length > INT32_MAX))
+		if (j != n && sges[j].length <= INT32_MAX)
 			fm_last = 0;
 		if (j != 0) {
 			sq->wrid[(ci + j - 1) & sq->mask] = wr_id + j - 1;

@@ -357,6 +357,7 @@ soft_post_send_sge(struct qpio_qp *qqp, const struct qpio_sge *sges,
 			inl_lim);
 		i = direct;
 		pi += direct;
+		qp->sq_direct += direct;
 		if (direct != 0)
 			qp->sq_doorbells++;
 	}
