@@ -23,6 +23,9 @@
 #
 # Ports of the qpio-testpmd run (paired topology, io forwarding):
 #   pcap0 (reads IN) -> qp0 ==RDMA link on DEVARGS==> qp1 -> pcap1 (writes OUT)
+# (ports 0 to 3); each port's nonzero extended statistics are printed at
+# the end (--show-xstats), qp0's send paths among them (tx_flat_packets,
+# tx_wr_packets: doc/guides/nics/qp.rst).
 # qpio-testpmd stops by itself once pcap0 has read the whole capture and
 # the link is idle. Exit status: 0 identical, 1 different or failed run,
 # 2 bad usage.
@@ -108,7 +111,8 @@ cmd=("$testpmd" -l 0-1 --no-huge --no-shconf --no-pci -m 512
 	--dev "pcap1,tx_pcap=$out"
 	--forward-mode=io --port-topology=paired --nb-cores=1
 	"${len_args[@]}" --total-num-mbufs=8192
-	--rxd=128 --txd=128 --burst=32 --duration=600 --tx-retry="$tx_retry")
+	--rxd=128 --txd=128 --burst=32 --duration=600 --tx-retry="$tx_retry"
+	--show-xstats)
 echo "+ ${cmd[*]}"
 rc=0
 "${cmd[@]}" || rc=$?

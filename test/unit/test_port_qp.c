@@ -282,6 +282,39 @@ Test(port_qp, mixed_burst_keeps_order_across_send_paths)
 	cr_assert_eq(xstat(l.a, "tx_inline_packets"), 3);
 	cr_assert_eq(xstat(l.a, "tx_zero_copy_packets"), 3);
 	cr_assert_eq(xstat(l.a, "tx_oversize_drops"), 1);
+	/* frames 0 and 1 by the flat burst; from the chain on, the WR list
+	 * (the oversize one dropped before it) */
+	cr_assert_eq(xstat(l.a, "tx_flat_packets"), 2);
+	cr_assert_eq(xstat(l.a, "tx_wr_packets"), 4);
+	link_down(&l);
+}
+
+/* On a driver without the flat send burst (the soft NIC with
+ * flat_burst=0: qpio_qp_post_send_sge() is -ENOTSUP) every frame takes
+ * the WR list, and arrives as it would by the flat burst. */
+Test(port_qp, frames_take_the_wr_list_on_a_driver_without_the_flat_burst)
+{
+	static const uint32_t len[4] = { 60, 1000, 100, 2000 };
+	struct rte_mbuf *m[4], *rx[4];
+	unsigned int i;
+	struct link l;
+
+	qt_require_soft("the soft NIC's flat_burst devarg");
+	pdev = qpio_rdma_dev_create("soft0,flat_burst=0");
+	cr_assert_not_null(pdev, "%s", rte_strerror(rte_errno));
+	link_up(&l, 64, 9000, 0);
+	for (i = 0; i < 4; i++)
+		m[i] = frame(l.tx_mp, len[i], 300 + i, 2048);
+	cr_assert_eq(qpio_port_tx_burst(l.a, 0, m, 4), 4);
+	cr_assert_eq(rx_n(l.b, rx, 4), 4);
+	for (i = 0; i < 4; i++) {
+		cr_assert(frame_ok(rx[i], len[i], 300 + i), "frame %u", i);
+		rte_pktmbuf_free(rx[i]);
+	}
+	cr_assert_eq(xstat(l.a, "tx_flat_packets"), 0);
+	cr_assert_eq(xstat(l.a, "tx_wr_packets"), 4);
+	cr_assert_eq(xstat(l.a, "tx_inline_packets"), 2);
+	cr_assert_eq(xstat(l.a, "tx_zero_copy_packets"), 2);
 	link_down(&l);
 }
 

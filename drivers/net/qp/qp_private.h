@@ -165,6 +165,8 @@ struct qp_txq {
 	uint64_t wc_errors;
 	uint64_t flushed;              /* frames flushed, never sent */
 	uint64_t bursts;
+	uint64_t flat_pkts;            /* posted by qpio_qp_post_send_sge() */
+	uint64_t wr_pkts;              /* posted in a WR list */
 } __rte_cache_aligned;
 
 /* A registered mempool of the port's PD. */

@@ -701,6 +701,7 @@ tx_chunk_flat(struct qp_txq *txq, struct rte_mbuf **pkts, uint32_t want,
 	txq->head += posted;
 	txq->sends += posted;
 	qp_count(&txq->opackets, posted);
+	qp_count(&txq->flat_pkts, posted);
 	qp_count(&txq->obytes, bytes);
 	return consumed;
 }
@@ -839,6 +840,7 @@ qp_port_tx_burst(void *queue, struct rte_mbuf **pkts, uint16_t nb_pkts)
 			txq->head += posted;
 			txq->sends += posted;
 			qp_count(&txq->opackets, posted);
+			qp_count(&txq->wr_pkts, posted);
 			qp_count(&txq->obytes, bytes);
 		}
 		taken += consumed;

@@ -63,6 +63,8 @@ qp_stats_reset(struct qpio_port *port)
 			qp_counter_clear(txq->oerrors);
 			qp_counter_clear(txq->inline_pkts);
 			qp_counter_clear(txq->zero_copy_pkts);
+			qp_counter_clear(txq->flat_pkts);
+			qp_counter_clear(txq->wr_pkts);
 			qp_counter_clear(txq->copied_pkts);
 			qp_counter_clear(txq->oversize);
 			qp_counter_clear(txq->wc_errors);
@@ -85,6 +87,8 @@ static const char *const qp_xstat_names[] = {
 	"rx_mcast_self_drops",
 	/* listen= / connect= ports (0 on others) */
 	"cm_link_ups", "cm_link_downs", "cm_connect_failures",
+	/* the send path the frames were posted by */
+	"tx_flat_packets", "tx_wr_packets",
 };
 
 int
@@ -121,6 +125,8 @@ qp_xstats_values(struct qpio_port *port, uint64_t *v, unsigned int n)
 			s[9] += qp_counter(txq->no_credit);
 			s[10] += qp_counter(txq->credit_reads);
 			s[11] += txq->rnr_naks + qp_txq_rnr_naks(txq);
+			s[16] += qp_counter(txq->flat_pkts);
+			s[17] += qp_counter(txq->wr_pkts);
 		}
 		if (rxq != NULL) {
 			s[6] += qp_counter(rxq->wc_errors);
