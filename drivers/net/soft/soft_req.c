@@ -886,13 +886,10 @@ soft_sq_send_direct(struct soft_qp *qp, const struct qpio_sge *sges,
 						     sges[j].lkey))
 						break;
 					lkey = sges[j].lkey;
-					if (a < laddr || a - laddr > llen ||
-					    l > llen - (a - laddr))
-						break;
-				} else if (a < laddr || a - laddr > llen ||
-					   l > llen - (a - laddr)) {
-					break;
 				}
+				if (a < laddr || a - laddr > llen ||
+				    l > llen - (a - laddr))
+					break;
 			}
 			data[j] = (const uint8_t *)(uintptr_t)a;
 			len[j] = l;
