@@ -20,6 +20,8 @@
 #include "qpio_soft.h"
 #include "test_common.h"
 
+#include <criterion/parameterized.h>
+
 TestSuite(post_send_sge, .init = qt_eal_init, .fini = qt_eal_fini);
 
 /* Receive buffers at this offset of b->buf, 2 KiB each; data at 0. */
@@ -426,49 +428,48 @@ ps_bad_sge(const uint32_t *len, unsigned int bad_at, enum ps_bad how,
 	qt_pair_destroy(&a, &b);
 }
 
-/* The lkey of no MR, on SEND 3 of 6 gathered SENDs. */
-Test(post_send_sge, gathered_sge_of_no_mr_fails_with_loc_prot_err)
-{
-	static const uint32_t len[6] = { 100, 200, 300, 400, 500, 600 };
+/* One case of ps_bad_sge(): the SENDs' lengths, which SEND is spoiled,
+ * how, and the burst's flags. */
+struct ps_bad_case {
+	uint32_t len[6];
+	unsigned int bad_at;
+	enum ps_bad how;
+	uint32_t flags;
+};
 
-	ps_bad_sge(len, 3, PS_BAD_LKEY, 0);
+/*
+ * - The lkey of no MR, on SEND 3.
+ * - The burst's one MR, but SEND 2's SGE runs 1 byte past its end (the
+ *   SGEs before it have the same lkey: the bounds of an MR already checked
+ *   are checked again for each). With INLINE: 100 bytes is above
+ *   max_inline (64), so the SGE is gathered all the same.
+ * - Below its MR's start, on SEND 2 (the same lkey as the two before).
+ * - The key of an MR deregistered before the post, on SEND 3: its slot's
+ *   key no longer matches (with INLINE: only SEND 0, of 64 bytes, fits
+ *   max_inline).
+ * - The key of an MR over the same bytes, registered in another PD, on
+ *   SEND 1, right after an SGE of the QP's own PD.
+ */
+ParameterizedTestParameters(post_send_sge, gathered_sge_fails_its_check)
+{
+	static struct ps_bad_case cases[] = {
+		{ { 100, 200, 300, 400, 500, 600 }, 3, PS_BAD_LKEY, 0 },
+		{ { 100, 100, 100, 100, 100, 100 }, 2, PS_BAD_PAST_END,
+		  QPIO_SEND_INLINE },
+		{ { 128, 128, 128, 128, 128, 128 }, 2, PS_BAD_BELOW, 0 },
+		{ { 64, 65, 66, 67, 68, 69 }, 3, PS_BAD_STALE,
+		  QPIO_SEND_INLINE },
+		{ { 200, 200, 200, 200, 200, 200 }, 1, PS_BAD_OTHER_PD, 0 },
+	};
+
+	return cr_make_param_array(struct ps_bad_case, cases,
+				   RTE_DIM(cases));
 }
 
-/* The burst's one MR, but SEND 2's SGE runs 1 byte past its end (the
- * SGEs before it have the same lkey: the bounds of an MR already checked
- * are checked again for each). With INLINE: 100 bytes is above
- * max_inline (64), so the SGE is gathered all the same. */
-Test(post_send_sge, gathered_sge_past_its_mr_fails_with_loc_prot_err)
+ParameterizedTest(struct ps_bad_case *c, post_send_sge,
+		  gathered_sge_fails_its_check)
 {
-	static const uint32_t len[6] = { 100, 100, 100, 100, 100, 100 };
-
-	ps_bad_sge(len, 2, PS_BAD_PAST_END, QPIO_SEND_INLINE);
-}
-
-/* Below its MR's start, on SEND 2 (the same lkey as the two before). */
-Test(post_send_sge, gathered_sge_below_its_mr_fails_with_loc_prot_err)
-{
-	static const uint32_t len[6] = { 128, 128, 128, 128, 128, 128 };
-
-	ps_bad_sge(len, 2, PS_BAD_BELOW, 0);
-}
-
-/* The key of an MR deregistered before the post, on SEND 3: its slot's
- * key no longer matches. */
-Test(post_send_sge, gathered_sge_of_a_deregistered_mr_fails)
-{
-	static const uint32_t len[6] = { 64, 65, 66, 67, 68, 69 };
-
-	ps_bad_sge(len, 3, PS_BAD_STALE, QPIO_SEND_INLINE);
-}
-
-/* The key of an MR over the same bytes, registered in another PD, on
- * SEND 1, right after an SGE of the QP's own PD. */
-Test(post_send_sge, gathered_sge_of_another_pd_fails)
-{
-	static const uint32_t len[6] = { 200, 200, 200, 200, 200, 200 };
-
-	ps_bad_sge(len, 1, PS_BAD_OTHER_PD, 0);
+	ps_bad_sge(c->len, c->bad_at, c->how, c->flags);
 }
 
 /* SGE 32 of 2^31 bytes, right past a full batch of 32 (inline or
