@@ -127,6 +127,33 @@ wait_rx() {
 	done
 }
 
+# memif_cmd SIDE ROLE SIZE SOCK PREFIX BURST MBUFS EAL_MEM...: sets the
+# array memif_cmd to a dpdk-testpmd command line for one end of the
+# memif anchor. SIDE tx runs txonly of SIZE-byte frames with its main
+# lcore on CPU 0 and its forwarder on CPU 1; rx runs rxonly, the lcores
+# the other way round. ROLE (server or client) and SOCK name the memif
+# end and its socket; PREFIX is the EAL --file-prefix; BURST and MBUFS
+# are --burst and --total-num-mbufs; EAL_MEM is the memory options
+# (--no-huge -m 256, or --huge-dir=DIR). With --stats-period 1 the
+# process prints its statistics each second, ignores stdin and runs
+# until a signal.
+memif_cmd() {
+	local side=$1 role=$2 size=$3 sock=$4 prefix=$5 burst=$6 mbufs=$7
+	local lcores fwd
+	shift 7
+	if [ "$side" = tx ]; then
+		lcores=0@0,1@1
+		fwd=(--forward-mode=txonly --txpkts="$size")
+	else
+		lcores=0@1,1@0
+		fwd=(--forward-mode=rxonly)
+	fi
+	memif_cmd=("$dpdk_testpmd" --lcores="$lcores" --no-pci "$@"
+		--file-prefix="$prefix" --vdev="net_memif0,role=$role,socket=$sock"
+		-- "${fwd[@]}" --nb-cores=1 --burst="$burst"
+		--total-num-mbufs="$mbufs" --stats-period=1)
+}
+
 # one_way: median cache-line one-way ns, measured now.
 one_way() {
 	"$cacheline" --samples 50 --batch 1000 |

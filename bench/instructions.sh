@@ -56,6 +56,10 @@ usage() {
 	exit 2
 }
 
+# memif_cmd
+# shellcheck source=bench/bench-lib.sh
+. "$top/bench/bench-lib.sh"
+
 while getopts "s:n:d:a:mM:kh" o; do
 	case $o in
 	s) sizes=$OPTARG ;;
@@ -160,22 +164,15 @@ done
 # TAG.peer.log, TAG.frames.
 memif_run() {
 	local side=$1 size=$2 secs=$3 tag=$4 sock="qpio-instr-$$-$4" vg=() peer=()
-	local app=(--nb-cores=1 --burst=32 --total-num-mbufs=16384 --stats-period=1)
-	local tx=(--lcores=0@0,1@1 --no-pci --no-huge -m 256 --file-prefix="qpio-instr-$$-$tag-tx")
-	local rx=(--lcores=0@1,1@0 --no-pci --no-huge -m 256 --file-prefix="qpio-instr-$$-$tag-rx")
-	local p v
-	vg=(valgrind --tool=callgrind --callgrind-out-file="$work/$tag.cg")
-	if [ "$side" = tx ]; then
-		peer=("$dpdk_testpmd" "${rx[@]}" --vdev="net_memif0,role=server,socket=$sock"
-			-- --forward-mode=rxonly "${app[@]}")
-		vg+=("$dpdk_testpmd" "${tx[@]}" --vdev="net_memif0,role=client,socket=$sock"
-			-- --forward-mode=txonly --txpkts="$size" "${app[@]}")
-	else
-		peer=("$dpdk_testpmd" "${tx[@]}" --vdev="net_memif0,role=server,socket=$sock"
-			-- --forward-mode=txonly --txpkts="$size" "${app[@]}")
-		vg+=("$dpdk_testpmd" "${rx[@]}" --vdev="net_memif0,role=client,socket=$sock"
-			-- --forward-mode=rxonly "${app[@]}")
-	fi
+	local other=rx p v
+	[ "$side" = tx ] || other=tx
+	# the measured side is memif's client (see the top of this file)
+	memif_cmd "$other" server "$size" "$sock" "qpio-instr-$$-$tag-$other" 32 16384 \
+		--no-huge -m 256
+	peer=("${memif_cmd[@]}")
+	memif_cmd "$side" client "$size" "$sock" "qpio-instr-$$-$tag-$side" 32 16384 \
+		--no-huge -m 256
+	vg=(valgrind --tool=callgrind --callgrind-out-file="$work/$tag.cg" "${memif_cmd[@]}")
 	# With --stats-period dpdk-testpmd ignores stdin and runs until a signal.
 	"${peer[@]}" </dev/null >"$work/$tag.peer.log" 2>&1 &
 	p=$!

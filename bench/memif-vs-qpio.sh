@@ -117,22 +117,16 @@ reserve_hugepages() {
 
 # run_memif SIZE TAG: sets run_result to "MEDIAN N MIN MAX".
 run_memif() {
-	local size=$1 tag=$2 sock="qpio-bench-$$" mem tx rx common_app
+	local size=$1 tag=$2 sock="qpio-bench-$$" mem tx rx
 	if [ "$huge" = 1 ]; then
 		mem=(--huge-dir="$hp_mnt")
 	else
 		mem=(--no-huge -m 256)
 	fi
-	common_app=(--nb-cores=1 --burst="$burst" --total-num-mbufs="$nb_mbufs"
-		--stats-period=1)
-	memif_tx_cmd=("$dpdk_testpmd" --lcores=0@0,1@1 --no-pci "${mem[@]}"
-		--file-prefix="$prefix_tx"
-		--vdev="net_memif0,role=server,socket=$sock"
-		-- --forward-mode=txonly --txpkts="$size" "${common_app[@]}")
-	memif_rx_cmd=("$dpdk_testpmd" --lcores=0@1,1@0 --no-pci "${mem[@]}"
-		--file-prefix="$prefix_rx"
-		--vdev="net_memif0,role=client,socket=$sock"
-		-- --forward-mode=rxonly "${common_app[@]}")
+	memif_cmd tx server "$size" "$sock" "$prefix_tx" "$burst" "$nb_mbufs" "${mem[@]}"
+	memif_tx_cmd=("${memif_cmd[@]}")
+	memif_cmd rx client "$size" "$sock" "$prefix_rx" "$burst" "$nb_mbufs" "${mem[@]}"
+	memif_rx_cmd=("${memif_cmd[@]}")
 	# With --stats-period dpdk-testpmd ignores stdin and runs until a signal.
 	"${memif_tx_cmd[@]}" </dev/null >"$logs/memif-tx-$tag.log" 2>&1 &
 	tx=$!
