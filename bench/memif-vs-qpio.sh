@@ -6,15 +6,19 @@
 # lcore per side, measured in alternating pairs.
 #
 #   bench/memif-vs-qpio.sh [-p PAIRS] [-t SECONDS] [-s BYTES[,BYTES...]]
-#                          [--huge] [-k]
+#                          [--no-huge] [-k]
 #
 #   -p PAIRS     memif/qpio pairs per packet size (default 5)
 #   -t SECONDS   measured seconds per run (default 5), after 2 s of warm-up
 #   -s BYTES     packet sizes, comma separated, 64..1518 (default 64;
 #                the full set is -s 64,256,1024,1518)
-#   --huge       run dpdk-testpmd on 2 MB hugepages instead of --no-huge; the
-#                script reserves and mounts them itself (root) and puts the
-#                old page count back on exit
+#   --no-huge    run both sides on 4 KB pages (EAL --no-huge), as the unit
+#                tests do, instead of on 2 MB hugepages. By default both
+#                dpdk-testpmd and qpio-testpmd run on hugepages, as DPDK
+#                applications are deployed; the script reserves 640 pages
+#                and mounts them itself (root) and puts the old page count
+#                back on exit. On 4 KB pages both are TLB-bound: the frame
+#                buffers in flight span hundreds of pages (bench/README.md)
 #   -k           keep the raw logs and print where they are
 #
 # Each pair runs memif, then qpio, right after measuring the cross-core
@@ -41,14 +45,14 @@ cacheline=${QPIO_CACHELINE:-$top/build/bench/qpio-bench-cacheline}
 pairs=5
 secs=5
 sizes=64
-huge=0
+huge=1
 keep=0
 warmup=2		# 1-s samples dropped after the first non-zero one
 burst=32
 nb_mbufs=16384		# per dpdk-testpmd process: enough for a 1024-slot ring
 near_ns=80		# one-way ns below which a placement is "near"
 
-usage() { sed -n '4,33p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '4,37p' "$0" | sed 's/^# \{0,1\}//'; }
 die() { echo "memif-vs-qpio: $*" >&2; keep=1; exit 1; }
 usage_err() { echo "memif-vs-qpio: $*" >&2; exit 2; }
 # shellcheck source=bench/bench-lib.sh
@@ -60,6 +64,7 @@ while [ $# -gt 0 ]; do
 	-t) secs=${2:?-t needs SECONDS}; shift ;;
 	-s) sizes=${2:?-s needs BYTES}; shift ;;
 	--huge) huge=1 ;;
+	--no-huge) huge=0 ;;
 	-k) keep=1 ;;
 	-h|--help) usage; exit 0 ;;
 	*) echo "memif-vs-qpio: unknown option '$1'" >&2; usage >&2; exit 2 ;;
@@ -100,8 +105,10 @@ trap 'exit 130' INT TERM
 # reserve_hugepages COUNT: make COUNT free 2 MB pages and a private mount.
 reserve_hugepages() {
 	local need=$1 total free
-	[ "$(id -u)" = 0 ] || die "--huge needs root (nr_hugepages, mount)"
-	[ -w "$hp_sys/nr_hugepages" ] || die "no 2 MB hugepage support ($hp_sys)"
+	[ "$(id -u)" = 0 ] ||
+		usage_err "hugepages need root (nr_hugepages, mount); --no-huge runs on 4 KB pages"
+	[ -w "$hp_sys/nr_hugepages" ] ||
+		usage_err "no 2 MB hugepage support ($hp_sys); --no-huge runs on 4 KB pages"
 	total=$(cat "$hp_sys/nr_hugepages")
 	free=$(cat "$hp_sys/free_hugepages")
 	if [ "$free" -lt "$need" ]; then
@@ -153,8 +160,9 @@ run_memif() {
 
 # run_qpio SIZE TAG: sets run_result to "MEDIAN N MIN MAX".
 run_qpio() {
-	local size=$1 tag=$2 rc=0
-	qpio_cmd=("$qpio_testpmd" --lcores=0@0,1@0,2@1 --no-huge --no-shconf
+	local size=$1 tag=$2 rc=0 mem=(--no-huge)
+	[ "$huge" = 1 ] && mem=(--huge-dir="$hp_mnt")
+	qpio_cmd=("$qpio_testpmd" --lcores=0@0,1@0,2@1 "${mem[@]}" --no-shconf
 		--no-pci -m 1024 --file-prefix="$prefix_q" --
 		--dev qp0,dev=soft0,qp=rc,peer=qp1 --dev qp1,dev=soft0,qp=rc,peer=qp0
 		--forward-mode=txonly,rxonly --nb-cores=2 --txpkts="$size"
@@ -168,7 +176,8 @@ run_qpio() {
 		die "qpio: no Rx-pps samples for port 1 in $logs/qpio-$tag.log"
 }
 
-[ "$huge" = 1 ] && reserve_hugepages 128
+# 128 for the two dpdk-testpmd, 512 for qpio-testpmd (-m 1024)
+[ "$huge" = 1 ] && reserve_hugepages 640
 machine_facts
 echo "before: $(load_facts)"
 [ "$(nproc)" -ge 2 ] ||
@@ -177,6 +186,11 @@ echo "$pairs pairs per size, ${secs} s measured per run after ${warmup} s warm-u
 	"burst $burst, sizes ${size_list[*]}"
 echo "memif: $dpdk_testpmd txonly (server) and rxonly (client), --lcores 0@0,1@1 / 0@1,1@0"
 echo "qpio:  $qpio_testpmd --lcores=0@0,1@0,2@1 qp0<->qp1 (soft0, rc)"
+if [ "$huge" = 1 ]; then
+	echo "memory: 2 MB hugepages, both sides"
+else
+	echo "memory: --no-huge (4 KB pages), both sides"
+fi
 echo
 
 # One line per pair: SIZE PAIR ONEWAY PLACEMENT MEMIF QPIO RATIO
