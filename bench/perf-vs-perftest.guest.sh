@@ -14,21 +14,8 @@ export HOME=/tmp
 rc=0
 note() { echo "perf-vs-perftest: $*"; }
 
-pmd=$(ls -d /usr/lib/*/dpdk/pmds-* 2>/dev/null | head -n 1)
-if [ -n "$pmd" ]; then
-	mkdir -p /tmp/pmds
-	cp -a "$pmd"/librte_mempool_ring.so* "$pmd"/librte_mempool_stack.so* /tmp/pmds/
-	mount --bind /tmp/pmds "$pmd"
-fi
-ip link set lo up
-ip link add veth0 mtu 9000 type veth peer name veth1 mtu 9000
-ip link set veth1 up
-ip link set veth0 up
-rdma link add rxe0 type rxe netdev veth0
-for i in $(seq 50); do
-	ibv_devinfo -d rxe0 2>/dev/null | grep -q PORT_ACTIVE && break
-	sleep 0.1
-done
+. "$QPIO_ROOT/test/rxe/rxe_up.sh"
+rxe_up note || note "rxe0 is not PORT_ACTIVE after 5 s"
 note "kernel $(uname -r), $(nproc) vCPUs, load $(cut -d' ' -f1-3 /proc/loadavg)"
 
 perf="$QPIO_BUILD/app/perf/qpio-perf"

@@ -24,31 +24,9 @@ for d in "$QPIO_ROOT" "$QPIO_BUILD"; do
 		exit 0
 	fi
 done
-# EAL dlopens every driver in DPDK's plugin directory at each start, and
-# every unit test is a new process: under TCG that is seconds per test.
-# The tests need only the mempool drivers, so the VM sees just those,
-# and the vdev bus that the eth port driver links.
-pmd=$(ls -d /usr/lib/*/dpdk/pmds-* 2>/dev/null | head -n 1)
-if [ -n "$pmd" ]; then
-	mkdir -p /tmp/pmds
-	cp -a "$pmd"/librte_mempool_ring.so* "$pmd"/librte_mempool_stack.so* \
-		"$pmd"/librte_bus_vdev.so* /tmp/pmds/
-	mount --bind /tmp/pmds "$pmd" || fail "bind mount over $pmd"
-fi
-ip link set lo up
-# rxe on one end of a veth pair; both ends up so the port is ACTIVE. The
-# MTU leaves room for 4096-byte RoCE payloads. QPs talk through rxe0
-# loopback: two rxe devices on the two ends of one pair do not connect.
-ip link add veth0 mtu 9000 type veth peer name veth1 mtu 9000 || fail "veth"
-ip link set veth1 up
-ip link set veth0 up
-rdma link add rxe0 type rxe netdev veth0 || fail "rdma link add rxe0"
-# An address for librdmacm (lib/cm, rping): its GID is rxe0's RoCEv2 one.
-ip addr add 10.0.77.1/24 dev veth0 || fail "ip addr on veth0"
-for i in $(seq 50); do
-	ibv_devinfo -d rxe0 2>/dev/null | grep -q PORT_ACTIVE && break
-	sleep 0.1
-done
+# rxe0 on a veth end (test/rxe/rxe_up.sh); the steps below check it.
+. "$QPIO_ROOT/test/rxe/rxe_up.sh"
+rxe_up fail
 ibv_devinfo -d rxe0 | grep -E "hca_id|transport|state|active_mtu|link_layer" || fail "ibv_devinfo"
 ibv_devinfo -v -d rxe0 | grep -E "max_qp:|max_qp_wr|max_sge:|max_cqe|max_mr:|max_srq:|atomic_cap|GID\[" |
 	sed 's/^[[:space:]]*/   /'

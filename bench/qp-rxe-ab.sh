@@ -1,0 +1,87 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+#
+# The qp port's rate on the libibverbs driver, two builds side by side:
+# qpio-testpmd txonly -> rxonly over an RC link of two qp ports on
+# ibv0,dev=rxe0 (Linux Soft-RoCE in the test/rxe VM), one run of this
+# tree's build, one of another build (an older tree's, say), alternating
+# which goes first, in one VM boot.
+#
+#   bench/qp-rxe-ab.sh -o OTHER_BUILDDIR [-b BUILDDIR] [-p PAIRS]
+#                      [-t SECONDS] [-s BYTES]
+#
+#   -o DIR   the other build (required): a qpio build directory with
+#            app/testpmd/qpio-testpmd, outside /tmp, /run and /dev/shm
+#            (the VM mounts its own over them)
+#   -b DIR   this build (default: build)
+#   -p N     pairs (default 5)
+#   -t S     seconds per run (default 5)
+#   -s B     frame size (default 64)
+#
+# Each pair prints both rates and this/other. The VM runs under TCG (no
+# KVM): the rates are those of an emulated machine, a few hundred times
+# below a real one's, and only the ratio of the two builds means anything.
+# A measurement, not a test: exit 0 when every run gave a rate, 1 when one
+# failed, 2 on usage or when the VM cannot run here (test/rxe/run.sh's
+# reason is printed).
+set -euo pipefail
+
+here="$(cd "$(dirname "$0")" && pwd)"
+root="$(cd "$here/.." && pwd)"
+build="$root/build"
+other=
+pairs=5
+secs=5
+size=64
+usage() { sed -n '3,26p' "$0" | sed 's/^# \{0,1\}//'; }
+while getopts "o:b:p:t:s:h" o; do
+	case $o in
+	o) other=$OPTARG ;;
+	b) build=$OPTARG ;;
+	p) pairs=$OPTARG ;;
+	t) secs=$OPTARG ;;
+	s) size=$OPTARG ;;
+	h) usage; exit 0 ;;
+	*) usage >&2; exit 2 ;;
+	esac
+done
+[ -n "$other" ] || { echo "qp-rxe-ab: -o OTHER_BUILDDIR is required" >&2; usage >&2; exit 2; }
+for v in "$pairs" "$secs" "$size"; do
+	case "$v" in ''|*[!0-9]*|0) echo "qp-rxe-ab: -p, -t and -s want whole numbers > 0" >&2; exit 2 ;; esac
+done
+for d in "$build" "$other"; do
+	[ -x "$d/app/testpmd/qpio-testpmd" ] ||
+		{ echo "qp-rxe-ab: $d/app/testpmd/qpio-testpmd is not built" >&2; exit 2; }
+done
+build=$(cd "$build" && pwd -P)
+other=$(cd "$other" && pwd -P)
+case "$other" in
+/tmp/*|/run/*|/dev/shm/*)
+	echo "qp-rxe-ab: the VM hides $other under its own tmpfs; put the other build elsewhere" >&2
+	exit 2 ;;
+esac
+
+log=$(mktemp /tmp/qpio-rxe-ab.XXXXXX)
+set +e
+QPIO_BENCH_OTHER=$other QPIO_BENCH_PAIRS=$pairs QPIO_BENCH_SECS=$secs \
+	QPIO_BENCH_SIZE=$size \
+	"$root/test/rxe/run.sh" -b "$build" -g "$here/qp-rxe-ab.guest.sh" \
+	-t $((300 + pairs * 2 * (secs + 60))) > "$log" 2>&1
+vrc=$?
+set -e
+grep -E "^qp-rxe-ab:|^rxe:" "$log" | sed 's/^qp-rxe-ab: //'
+rc=0
+if [ "$vrc" = 77 ]; then
+	echo "qp-rxe-ab: the VM cannot run here (see the rxe: line)"
+	rc=2
+elif [ "$vrc" != 0 ]; then
+	echo "qp-rxe-ab: a VM run failed; log $log"
+	rc=1
+else
+	grep -E "^qp-rxe-ab: pair" "$log" | sed -n 's/.*this\/other \([0-9.]*\).*/\1/p' |
+		sort -n | awk '{ r[NR] = $1 } END {
+			if (NR > 0) printf "median this/other over %d pairs: %.3f\n", NR,
+				(NR % 2) ? r[(NR + 1) / 2] : (r[NR / 2] + r[NR / 2 + 1]) / 2 }'
+	rm -f "$log"
+fi
+exit "$rc"

@@ -1,0 +1,36 @@
+# SPDX-License-Identifier: BSD-3-Clause
+# shellcheck shell=bash
+#
+# Sourced by the scripts that run inside the rxe VM (test/rxe/guest.sh and
+# the bench/*.guest.sh scripts), after /tmp/out/env.
+#
+# rxe_up FAIL: creates rxe0 on veth0 of a veth pair, both ends up (MTU
+# 9000, room for 4096-byte RoCE payloads), gives veth0 10.0.77.1/24 (its
+# RoCEv2 GID, for librdmacm), and waits up to 5 s for PORT_ACTIVE. QPs
+# talk through rxe0 loopback: two rxe devices on the two ends of one pair
+# do not connect. FAIL is a command called with a message for each step
+# that fails; rxe_up goes on after it. Returns 0 when rxe0 is active.
+rxe_up() {
+	local fail=$1 pmd _
+	# EAL dlopens every driver in DPDK's plugin directory at each start,
+	# and under TCG that is seconds per process: the VM sees only the
+	# mempool drivers and the vdev bus that the eth port driver links.
+	pmd=$(ls -d /usr/lib/*/dpdk/pmds-* 2>/dev/null | head -n 1)
+	if [ -n "$pmd" ]; then
+		mkdir -p /tmp/pmds
+		cp -a "$pmd"/librte_mempool_ring.so* "$pmd"/librte_mempool_stack.so* \
+			"$pmd"/librte_bus_vdev.so* /tmp/pmds/
+		mount --bind /tmp/pmds "$pmd" || "$fail" "bind mount over $pmd"
+	fi
+	ip link set lo up
+	ip link add veth0 mtu 9000 type veth peer name veth1 mtu 9000 || "$fail" "veth"
+	ip link set veth1 up
+	ip link set veth0 up
+	rdma link add rxe0 type rxe netdev veth0 || "$fail" "rdma link add rxe0"
+	ip addr add 10.0.77.1/24 dev veth0 || "$fail" "ip addr on veth0"
+	for _ in $(seq 50); do
+		ibv_devinfo -d rxe0 2>/dev/null | grep -q PORT_ACTIVE && return 0
+		sleep 0.1
+	done
+	return 1
+}
