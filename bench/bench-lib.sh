@@ -154,9 +154,11 @@ memif_cmd() {
 		--total-num-mbufs="$mbufs" --stats-period=1)
 }
 
-# one_way: median cache-line one-way ns, measured now.
+# one_way [LINES]: median cache-line one-way ns, measured now, of a line
+# both sides write (LINES 1, the default) or of a line each (2: the
+# queue pattern; qpio-bench-cacheline --lines).
 one_way() {
-	"$cacheline" --samples 50 --batch 1000 |
+	"$cacheline" --samples 50 --batch 1000 --lines "${1:-1}" |
 		sed -n 's/^cacheline one-way ns: median \([0-9.]*\).*/\1/p'
 }
 

@@ -9,10 +9,18 @@
  * the next even one. Each sample times a batch of round trips with
  * clock_gettime(CLOCK_MONOTONIC); the one-way time is the round trip / 2.
  *
- *   qpio-bench-cacheline [--cpus A,B] [--samples N] [--batch N] [--json]
+ * With --lines 2 each thread writes a line of its own and spins on the
+ * other's, as the two ends of a queue do (a producer's entry or index, a
+ * consumer polling it; a CQE and its poller): every one-way trip is then
+ * a write to a line the other core holds and that core's read of it. On
+ * some machines that costs twice the one-line bounce (bench/README.md).
+ *
+ *   qpio-bench-cacheline [--cpus A,B] [--samples N] [--batch N]
+ *                        [--lines 1|2] [--json]
  *
  * Prints "cacheline one-way ns: median M p10 L p90 H (cpus A,B, N samples
- * of K round trips)" or, with --json, one JSON object with the same fields.
+ * of K round trips)" (", 2 lines" before the bracket's end with --lines 2)
+ * or, with --json, one JSON object with the same fields and "lines".
  * Exit status 0, 2 on a usage error, 1 when a thread cannot be pinned.
  */
 #include <errno.h>
@@ -30,7 +38,8 @@ struct line {
 	char pad[64 - sizeof(uint64_t)];
 };
 
-static struct line g_line;
+static struct line g_line[2];
+static unsigned int g_lines = 1;	/* the ponger writes g_line[g_lines - 1] */
 static unsigned long g_total;	/* round trips the ponger answers */
 
 static int
@@ -55,9 +64,10 @@ ponger(void *arg)
 		exit(1);
 	}
 	for (i = 0; i < g_total; i++) {
-		while (__atomic_load_n(&g_line.v, __ATOMIC_ACQUIRE) != want)
+		while (__atomic_load_n(&g_line[0].v, __ATOMIC_ACQUIRE) != want)
 			__builtin_ia32_pause();
-		__atomic_store_n(&g_line.v, want + 1, __ATOMIC_RELEASE);
+		__atomic_store_n(&g_line[g_lines - 1].v, want + 1,
+				 __ATOMIC_RELEASE);
 		want += 2;
 	}
 	return NULL;
@@ -84,7 +94,7 @@ static void
 usage(FILE *f)
 {
 	fprintf(f, "usage: qpio-bench-cacheline [--cpus A,B] [--samples N] "
-		"[--batch N] [--json]\n");
+		"[--batch N] [--lines 1|2] [--json]\n");
 }
 
 int
@@ -94,6 +104,7 @@ main(int argc, char **argv)
 		{ "cpus", required_argument, NULL, 'c' },
 		{ "samples", required_argument, NULL, 's' },
 		{ "batch", required_argument, NULL, 'b' },
+		{ "lines", required_argument, NULL, 'l' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -129,6 +140,15 @@ main(int argc, char **argv)
 			}
 			*(c == 's' ? &samples : &batch) = v;
 			break;
+		case 'l':
+			if (strcmp(optarg, "1") != 0 && strcmp(optarg, "2") != 0) {
+				fprintf(stderr, "cacheline: --lines takes 1 (one "
+					"line both threads write) or 2 (a line "
+					"each)\n");
+				return 2;
+			}
+			g_lines = (unsigned int)(optarg[0] - '0');
+			break;
 		case 'j':
 			json = 1;
 			break;
@@ -161,8 +181,9 @@ main(int argc, char **argv)
 		double t0 = now_ns();
 
 		for (i = 0; i < batch; i++) {
-			__atomic_store_n(&g_line.v, next, __ATOMIC_RELEASE);
-			while (__atomic_load_n(&g_line.v, __ATOMIC_ACQUIRE) !=
+			__atomic_store_n(&g_line[0].v, next, __ATOMIC_RELEASE);
+			while (__atomic_load_n(&g_line[g_lines - 1].v,
+					       __ATOMIC_ACQUIRE) !=
 			       next + 1)
 				__builtin_ia32_pause();
 			next += 2;
@@ -177,12 +198,14 @@ main(int argc, char **argv)
 	if (json)
 		printf("{\"cacheline_one_way_ns\": {\"median\": %.1f, "
 		       "\"p10\": %.1f, \"p90\": %.1f}, \"cpus\": [%d, %d], "
-		       "\"samples\": %lu, \"batch\": %lu}\n",
-		       med, p10, p90, cpus[0], cpus[1], samples, batch);
+		       "\"samples\": %lu, \"batch\": %lu, \"lines\": %u}\n",
+		       med, p10, p90, cpus[0], cpus[1], samples, batch,
+		       g_lines);
 	else
 		printf("cacheline one-way ns: median %.1f p10 %.1f p90 %.1f "
-		       "(cpus %d,%d, %lu samples of %lu round trips)\n",
-		       med, p10, p90, cpus[0], cpus[1], samples, batch);
+		       "(cpus %d,%d, %lu samples of %lu round trips%s)\n",
+		       med, p10, p90, cpus[0], cpus[1], samples, batch,
+		       g_lines == 2 ? ", 2 lines" : "");
 	free(ns);
 	return 0;
 }

@@ -25,7 +25,11 @@
 # ns, the median of the per-second samples after the warm-up.
 # qpio: qpio-pingpong --calibrate (gateway on CPU 0, exchange on CPU 1,
 # as memif's forwarding lcores): before each order the two lcores bounce
-# one cache line 8 times, so each order's half round trip is filed under
+# a pair of cache lines 8 times (each writes its own and polls the
+# other's, qpio-bench-cacheline --lines 2's pattern; on some hosts twice
+# the one-line time that labels memif's runs, and then its orders land in
+# "far" while memif's are "near": the one-way figures printed before and
+# after the pairs tell), so each order's half round trip is filed under
 # the placement of its own moment ("near" below 80 ns one-way, "far"
 # otherwise) and compared with the one-way time of the same orders; a
 # placement that holds under 1% of a run's orders is left out of it.
@@ -170,6 +174,9 @@ echo "before: $(load_facts)"
 	echo "latency-vs-memif: only $(nproc) CPU; both sides share it" >&2
 echo "$pairs pairs; memif: one 64-byte frame, ${secs} s after ${warmup} s warm-up;" \
 	"qpio: $orders orders of $size bytes on $devargs"
+ow_two_before=$(one_way 2)
+echo "one-way ns of a line each side writes (qpio-bench-cacheline --lines 2," \
+	"the kind of bounce qpio-pingpong --calibrate times): $ow_two_before"
 echo
 
 # One line per pair: PAIR OW1 OW2 PLACE MEMIF_HALF QN_P50 QN_X QF_P50 QF_X RATIO
@@ -231,5 +238,7 @@ END {
 			r[k] != "" ? sprintf("%.3f", median(r[k])) : "-"
 	}
 }' "$results"
+echo "one-way ns of a line each side writes, after the pairs: $(one_way 2)" \
+	"(before: $ow_two_before)"
 echo "after: $(load_facts)"
 exit 0

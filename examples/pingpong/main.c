@@ -56,10 +56,13 @@ static uint64_t count = 100000, warmup = 1000;
 /* Bytes on the wire: the order, then zeros up to this size (--size). */
 static uint32_t msg_size = sizeof(struct order);
 #define MAX_SIZE 256u
-/* --calibrate: before each order the two lcores bounce one cache line
- * BOUNCES times, so each sample carries the cross-core one-way time of
- * its own moment (a VM's vCPUs may move between near and distant cores
- * within milliseconds). */
+/* --calibrate: before each order the two lcores bounce BOUNCES times, so
+ * each sample carries the cross-core one-way time of its own moment (a
+ * VM's vCPUs may move between near and distant cores within
+ * milliseconds). Each lcore writes a line of its own (ping, pong) and
+ * polls the other's, as the two ends of a queue do; on some hosts that
+ * costs twice a bounce of one line both write (qpio-bench-cacheline
+ * --lines 1 and 2). */
 static int calibrate;
 #define BOUNCES 8u
 #define NEAR_NS 80.0            /* one-way below this: "near" placement */
