@@ -3,7 +3,7 @@
 # Shell functions the bench/ scripts share, sourced after the script set
 # die(), usage_err() and the variables named below: warmup and secs
 # (rx_pps_median), cacheline (one_way), pids, logs and keep (bench_cleanup),
-# dpdk_testpmd (need_tools).
+# dpdk_testpmd (need_tools), root and build (vm_bench).
 
 # need_whole OPTION VALUE WHAT: a usage error unless VALUE is a whole
 # number above 0.
@@ -196,3 +196,25 @@ function median(list,    n, a, i, j, x) {
 	return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
 }
 '
+
+# vm_bench NAME GUEST LIMIT: runs GUEST in the rxe VM (test/rxe/run.sh -b
+# "$build" -g GUEST -t LIMIT, from the tree at "$root"; the caller's
+# exported QPIO_BENCH_* variables go along), prints the guest's "NAME:"
+# lines without that prefix and run.sh's "rxe:" lines, and sets vm_rc: 0
+# when the VM ran and its guest reported success, 1 when not (the log is
+# kept and named), 2 when the VM cannot run here.
+vm_bench() {
+	local name=$1 guest=$2 limit=$3 log rc=0
+	log=$(mktemp "/tmp/qpio-$name.XXXXXX")
+	"$root/test/rxe/run.sh" -b "$build" -g "$guest" -t "$limit" >"$log" 2>&1 || rc=$?
+	grep -E "^$name:|^rxe:" "$log" | sed "s/^$name: //" || true
+	vm_rc=0
+	if [ "$rc" = 77 ]; then
+		echo "$name: the VM cannot run here (see the rxe: line)"
+		vm_rc=2
+	elif [ "$rc" != 0 ]; then
+		echo "$name: a VM run failed; log $log"
+		vm_rc=1
+	fi
+	vm_log=$log
+}

@@ -9,12 +9,11 @@
 # produced a number, 1 otherwise.
 set -u
 . /tmp/out/env
-export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
-export HOME=/tmp
+# rxe_up, PATH and HOME
+. "$QPIO_ROOT/test/rxe/rxe_up.sh"
 rc=0
 note() { echo "perf-vs-perftest: $*"; }
 
-. "$QPIO_ROOT/test/rxe/rxe_up.sh"
 rxe_up note || note "rxe0 is not PORT_ACTIVE after 5 s"
 note "kernel $(uname -r), $(nproc) vCPUs, load $(cut -d' ' -f1-3 /proc/loadavg)"
 

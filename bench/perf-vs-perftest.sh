@@ -28,6 +28,9 @@ size=64
 lat_n=2000
 bw_n=20000
 usage() { sed -n '3,19p' "$0" | sed 's/^# \{0,1\}//'; }
+# vm_bench
+# shellcheck source=bench/bench-lib.sh
+. "$here/bench-lib.sh"
 while [ $# -gt 0 ]; do
 	case "$1" in
 	-b) build="$(cd "$2" && pwd)"; shift ;;
@@ -75,20 +78,9 @@ if [ "$vm" = 1 ]; then
 	echo "== Soft-RoCE VM: perftest against qpio-perf on ibv0,dev=rxe0"
 	command -v ib_send_lat > /dev/null ||
 		{ echo "perf-vs-perftest: perftest is not installed (usertools/install-deps.sh --bench)" >&2; exit 2; }
-	log=$(mktemp /tmp/qpio-pvp-vm.XXXXXX)
-	set +e
-	QPIO_BENCH_SIZE=$size QPIO_BENCH_LAT_N=$lat_n QPIO_BENCH_BW_N=$bw_n \
-		"$root/test/rxe/run.sh" -b "$build" -g "$here/perf-vs-perftest.guest.sh" -t 2400 > "$log" 2>&1
-	vrc=$?
-	set -e
-	grep -E "^perf-vs-perftest:|^rxe:" "$log" | sed 's/^perf-vs-perftest: //'
-	if [ "$vrc" = 77 ]; then
-		echo "perf-vs-perftest: the VM cannot run here (see the rxe: line)"
-		rc=2
-	elif [ "$vrc" != 0 ]; then
-		echo "perf-vs-perftest: a VM run failed; log $log"
-		rc=1
-	fi
-	[ "$rc" = 0 ] && rm -f "$log"
+	export QPIO_BENCH_SIZE=$size QPIO_BENCH_LAT_N=$lat_n QPIO_BENCH_BW_N=$bw_n
+	vm_bench perf-vs-perftest "$here/perf-vs-perftest.guest.sh" 2400
+	[ "$vm_rc" = 0 ] && rm -f "$vm_log"
+	[ "$vm_rc" = 0 ] || rc=$vm_rc
 fi
 exit "$rc"

@@ -9,14 +9,13 @@
 # "qp-rxe-ab:" line per pair. Writes 0 to /tmp/out/rc when every run
 # produced a rate, 1 otherwise.
 set -u
-. /tmp/out/env
-export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
-export HOME=/tmp
-rc=0
 note() { echo "qp-rxe-ab: $*"; }
 fail() { note "FAIL: $*"; rc=1; }
-
+rc=0
+. /tmp/out/env
+# rxe_up, PATH and HOME
 . "$QPIO_ROOT/test/rxe/rxe_up.sh"
+
 rxe_up fail || fail "rxe0 is not PORT_ACTIVE after 5 s"
 PAIRS=${QPIO_BENCH_PAIRS:-5}
 SECS=${QPIO_BENCH_SECS:-5}

@@ -34,6 +34,9 @@ pairs=5
 secs=5
 size=64
 usage() { sed -n '3,26p' "$0" | sed 's/^# \{0,1\}//'; }
+# vm_bench
+# shellcheck source=bench/bench-lib.sh
+. "$here/bench-lib.sh"
 while getopts "o:b:p:t:s:h" o; do
 	case $o in
 	o) other=$OPTARG ;;
@@ -61,27 +64,15 @@ case "$other" in
 	exit 2 ;;
 esac
 
-log=$(mktemp /tmp/qpio-rxe-ab.XXXXXX)
-set +e
-QPIO_BENCH_OTHER=$other QPIO_BENCH_PAIRS=$pairs QPIO_BENCH_SECS=$secs \
-	QPIO_BENCH_SIZE=$size \
-	"$root/test/rxe/run.sh" -b "$build" -g "$here/qp-rxe-ab.guest.sh" \
-	-t $((300 + pairs * 2 * (secs + 60))) > "$log" 2>&1
-vrc=$?
-set -e
-grep -E "^qp-rxe-ab:|^rxe:" "$log" | sed 's/^qp-rxe-ab: //'
-rc=0
-if [ "$vrc" = 77 ]; then
-	echo "qp-rxe-ab: the VM cannot run here (see the rxe: line)"
-	rc=2
-elif [ "$vrc" != 0 ]; then
-	echo "qp-rxe-ab: a VM run failed; log $log"
-	rc=1
-else
-	grep -E "^qp-rxe-ab: pair" "$log" | sed -n 's/.*this\/other \([0-9.]*\).*/\1/p' |
+export QPIO_BENCH_OTHER=$other QPIO_BENCH_PAIRS=$pairs QPIO_BENCH_SECS=$secs \
+	QPIO_BENCH_SIZE=$size
+vm_bench qp-rxe-ab "$here/qp-rxe-ab.guest.sh" $((300 + pairs * 2 * (secs + 60)))
+rc=$vm_rc
+if [ "$rc" = 0 ]; then
+	grep -E "^qp-rxe-ab: pair" "$vm_log" | sed -n 's/.*this\/other \([0-9.]*\).*/\1/p' |
 		sort -n | awk '{ r[NR] = $1 } END {
 			if (NR > 0) printf "median this/other over %d pairs: %.3f\n", NR,
 				(NR % 2) ? r[(NR + 1) / 2] : (r[NR / 2] + r[NR / 2 + 1]) / 2 }'
-	rm -f "$log"
+	rm -f "$vm_log"
 fi
 exit "$rc"

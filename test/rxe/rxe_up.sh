@@ -2,8 +2,12 @@
 # shellcheck shell=bash
 #
 # Sourced by the scripts that run inside the rxe VM (test/rxe/guest.sh and
-# the bench/*.guest.sh scripts), after /tmp/out/env.
+# the bench/*.guest.sh scripts), after /tmp/out/env. Sets the PATH and
+# HOME the guest scripts run with.
 #
+export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+export HOME=/tmp
+
 # rxe_up FAIL: creates rxe0 on veth0 of a veth pair, both ends up (MTU
 # 9000, room for 4096-byte RoCE payloads), gives veth0 10.0.77.1/24 (its
 # RoCEv2 GID, for librdmacm), and waits up to 5 s for PORT_ACTIVE. QPs
