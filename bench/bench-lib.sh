@@ -6,9 +6,12 @@
 # dpdk_testpmd (need_tools), root and build (vm_bench).
 
 # need_whole OPTION VALUE WHAT: a usage error unless VALUE is a whole
-# number above 0.
+# number above 0 without leading zeros (bash arithmetic reads 08 as octal)
+# and at most 9 digits.
 need_whole() {
-	case "$2" in ''|*[!0-9]*|0) usage_err "$1 wants whole $3 > 0" ;; esac
+	case "$2" in
+	''|*[!0-9]*|0*|??????????*) usage_err "$1 wants whole $3 from 1 to 999999999, no leading 0, got '$2'" ;;
+	esac
 }
 
 # need_tools BINARY NAME: a usage error unless dpdk-testpmd is installed
@@ -29,7 +32,7 @@ bench_cleanup() {
 		wait "$p" 2>/dev/null || true
 	done
 	for p in "$@"; do
-		rm -rf "/var/run/dpdk/$p"
+		rm -rf "/var/run/dpdk/$p" 2>/dev/null || true
 	done
 }
 
@@ -207,10 +210,14 @@ vm_bench() {
 	local name=$1 guest=$2 limit=$3 log rc=0
 	log=$(mktemp "/tmp/qpio-$name.XXXXXX")
 	"$root/test/rxe/run.sh" -b "$build" -g "$guest" -t "$limit" >"$log" 2>&1 || rc=$?
-	grep -E "^$name:|^rxe:" "$log" | sed "s/^$name: //" || true
+	# The console's escape sequences (a reset, a clear) and carriage
+	# returns come before the guest's first line: off before the match.
+	sed 's/\x1b\[[0-9;?]*[A-Za-z]//g; s/\x1b[c()][0-9A-Za-z]\{0,1\}//g; s/\r$//' "$log" |
+		grep -E "^$name:|^rxe:" | sed "s/^$name: //" || true
 	vm_rc=0
 	if [ "$rc" = 77 ]; then
 		echo "$name: the VM cannot run here (see the rxe: line)"
+		rm -f "$log"
 		vm_rc=2
 	elif [ "$rc" != 0 ]; then
 		echo "$name: a VM run failed; log $log"

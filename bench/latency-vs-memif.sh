@@ -174,7 +174,7 @@ echo "before: $(load_facts)"
 	echo "latency-vs-memif: only $(nproc) CPU; both sides share it" >&2
 echo "$pairs pairs; memif: one 64-byte frame, ${secs} s after ${warmup} s warm-up;" \
 	"qpio: $orders orders of $size bytes on $devargs"
-ow_two_before=$(one_way 2)
+ow_two_before=$(one_way 2) || die "qpio-bench-cacheline failed ($cacheline)"
 echo "one-way ns of a line each side writes (qpio-bench-cacheline --lines 2," \
 	"the kind of bounce qpio-pingpong --calibrate times): $ow_two_before"
 echo
@@ -186,11 +186,11 @@ printf '%-4s %-14s %-6s %-24s %-20s %-20s %s\n' pair "one-way ns" "memif" \
 	"memif half ns (range)" "qpio near p50 (x)" "qpio far p50 (x)" \
 	"qpio/memif"
 for pair in $(seq 1 "$pairs"); do
-	ow1=$(one_way)
+	ow1=$(one_way) || die "qpio-bench-cacheline failed ($cacheline)"
 	[ -n "$ow1" ] || die "qpio-bench-cacheline gave no median"
 	run_memif "$pair"
 	read -r m_half m_n m_lo m_hi <<<"$run_result"
-	ow2=$(one_way)
+	ow2=$(one_way) || die "qpio-bench-cacheline failed ($cacheline)"
 	[ -n "$ow2" ] || die "qpio-bench-cacheline gave no median"
 	run_qpio "$pair"
 	read -r qn qnx qf qfx <<<"$run_result"

@@ -60,9 +60,10 @@ usage_err() { echo "memif-vs-qpio: $*" >&2; exit 2; }
 
 while [ $# -gt 0 ]; do
 	case "$1" in
-	-p) pairs=${2:?-p needs PAIRS}; shift ;;
-	-t) secs=${2:?-t needs SECONDS}; shift ;;
-	-s) sizes=${2:?-s needs BYTES}; shift ;;
+	-p|-t|-s)
+		[ $# -ge 2 ] && [ -n "$2" ] || usage_err "$1 needs a value"
+		case "$1" in -p) pairs=$2 ;; -t) secs=$2 ;; -s) sizes=$2 ;; esac
+		shift ;;
 	--huge) huge=1 ;;
 	--no-huge) huge=0 ;;
 	-k) keep=1 ;;
@@ -80,13 +81,19 @@ for s in "${size_list[@]}"; do
 	[ "$s" -ge 64 ] && [ "$s" -le 1518 ] || usage_err "-s sizes must be 64..1518"
 done
 need_tools "$qpio_testpmd" qpio-testpmd
+hp_sys=/sys/kernel/mm/hugepages/hugepages-2048kB
+if [ "$huge" = 1 ]; then
+	[ "$(id -u)" = 0 ] ||
+		usage_err "hugepages need root (nr_hugepages, mount); --no-huge runs on 4 KB pages"
+	[ -w "$hp_sys/nr_hugepages" ] ||
+		usage_err "no 2 MB hugepage support ($hp_sys); --no-huge runs on 4 KB pages"
+fi
 
 logs=$(mktemp -d /tmp/qpio-bench.XXXXXX)
 prefix_tx=qpio-bench-tx-$$
 prefix_rx=qpio-bench-rx-$$
 prefix_q=qpio-bench-qpio-$$
 pids=()
-hp_sys=/sys/kernel/mm/hugepages/hugepages-2048kB
 hp_orig=
 hp_mnt=
 
@@ -102,19 +109,21 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-# reserve_hugepages COUNT: make COUNT free 2 MB pages and a private mount.
+# hp_avail: free 2 MB pages no one has reserved (mapped, not yet touched).
+hp_avail() {
+	echo $(($(cat "$hp_sys/free_hugepages") - $(cat "$hp_sys/resv_hugepages")))
+}
+
+# reserve_hugepages COUNT: make COUNT free 2 MB pages and a private mount
+# (root and hugepage support were checked before the logs were made).
 reserve_hugepages() {
 	local need=$1 total free
-	[ "$(id -u)" = 0 ] ||
-		usage_err "hugepages need root (nr_hugepages, mount); --no-huge runs on 4 KB pages"
-	[ -w "$hp_sys/nr_hugepages" ] ||
-		usage_err "no 2 MB hugepage support ($hp_sys); --no-huge runs on 4 KB pages"
 	total=$(cat "$hp_sys/nr_hugepages")
-	free=$(cat "$hp_sys/free_hugepages")
+	free=$(hp_avail)
 	if [ "$free" -lt "$need" ]; then
 		hp_orig=$total
 		echo $((total + need - free)) >"$hp_sys/nr_hugepages"
-		free=$(cat "$hp_sys/free_hugepages")
+		free=$(hp_avail)
 		[ "$free" -ge "$need" ] ||
 			die "asked for $need free 2 MB hugepages, the kernel gave $free"
 	fi
@@ -168,7 +177,9 @@ run_qpio() {
 		--forward-mode=txonly,rxonly --nb-cores=2 --txpkts="$size"
 		--burst="$burst" --stats-period=1
 		--duration=$((warmup + secs + 2)))
-	timeout -k 5 $((warmup + secs + 60)) "${qpio_cmd[@]}" </dev/null \
+	# --foreground: in the script's process group, so a Ctrl-C reaches
+	# qpio-testpmd, which stops and lets the cleanup run at once.
+	timeout --foreground -k 5 $((warmup + secs + 60)) "${qpio_cmd[@]}" </dev/null \
 		>"$logs/qpio-$tag.log" 2>&1 || rc=$?
 	[ "$rc" = 0 ] ||
 		die "qpio-testpmd exited with $rc; last lines:$(echo; tail -5 "$logs/qpio-$tag.log")"
@@ -200,7 +211,7 @@ printf '%-5s %-4s %-11s %-6s %-28s %-28s %s\n' size pair one-way-ns place \
 	"memif Mpps (min-max)" "qpio Mpps (min-max)" qpio/memif
 for size in "${size_list[@]}"; do
 	for pair in $(seq 1 "$pairs"); do
-		ow=$(one_way)
+		ow=$(one_way) || die "qpio-bench-cacheline failed ($cacheline)"
 		[ -n "$ow" ] || die "qpio-bench-cacheline gave no median"
 		place=$(awk -v o="$ow" -v t="$near_ns" 'BEGIN { print (o < t) ? "near" : "far" }')
 		run_memif "$size" "$size-$pair"

@@ -16,7 +16,7 @@
 #   -b DIR   this build (default: build)
 #   -p N     pairs (default 5)
 #   -t S     seconds per run (default 5)
-#   -s B     frame size (default 64)
+#   -s B     frame size, 64..1518 (default 64)
 #
 # Each pair prints both rates and this/other. The VM runs under TCG (no
 # KVM): the rates are those of an emulated machine, a few hundred times
@@ -48,16 +48,25 @@ while getopts "o:b:p:t:s:h" o; do
 	*) usage >&2; exit 2 ;;
 	esac
 done
+shift $((OPTIND - 1))
+die() { echo "qp-rxe-ab: $*" >&2; exit 1; }
+usage_err() { echo "qp-rxe-ab: $*" >&2; exit 2; }
+[ $# = 0 ] || usage_err "unexpected argument '$1'"
 [ -n "$other" ] || { echo "qp-rxe-ab: -o OTHER_BUILDDIR is required" >&2; usage >&2; exit 2; }
-for v in "$pairs" "$secs" "$size"; do
-	case "$v" in ''|*[!0-9]*|0) echo "qp-rxe-ab: -p, -t and -s want whole numbers > 0" >&2; exit 2 ;; esac
-done
+need_whole -p "$pairs" pairs
+need_whole -t "$secs" seconds
+need_whole -s "$size" bytes
+[ "$size" -ge 64 ] && [ "$size" -le 1518 ] || usage_err "-s must be 64..1518, got $size"
+[ "$pairs" -le 100 ] && [ "$secs" -le 600 ] || usage_err "-p is at most 100 pairs, -t at most 600 s"
 for d in "$build" "$other"; do
 	[ -x "$d/app/testpmd/qpio-testpmd" ] ||
 		{ echo "qp-rxe-ab: $d/app/testpmd/qpio-testpmd is not built" >&2; exit 2; }
 done
 build=$(cd "$build" && pwd -P)
 other=$(cd "$other" && pwd -P)
+case "$build$other" in
+*"'"*) usage_err "a build path with a single quote cannot go to the VM's environment file" ;;
+esac
 case "$other" in
 /tmp/*|/run/*|/dev/shm/*)
 	echo "qp-rxe-ab: the VM hides $other under its own tmpfs; put the other build elsewhere" >&2
@@ -69,7 +78,7 @@ export QPIO_BENCH_OTHER=$other QPIO_BENCH_PAIRS=$pairs QPIO_BENCH_SECS=$secs \
 vm_bench qp-rxe-ab "$here/qp-rxe-ab.guest.sh" $((300 + pairs * 2 * (secs + 60)))
 rc=$vm_rc
 if [ "$rc" = 0 ]; then
-	grep -E "^qp-rxe-ab: pair" "$vm_log" | sed -n 's/.*this\/other \([0-9.]*\).*/\1/p' |
+	{ grep -E "^qp-rxe-ab: pair" "$vm_log" || true; } | sed -n 's/.*this\/other \([0-9.]*\).*/\1/p' |
 		sort -n | awk '{ r[NR] = $1 } END {
 			if (NR > 0) printf "median this/other over %d pairs: %.3f\n", NR,
 				(NR % 2) ? r[(NR + 1) / 2] : (r[NR / 2] + r[NR / 2 + 1]) / 2 }'

@@ -9,7 +9,8 @@
 #   usertools/install-deps.sh --rxe    the same (kept for older scripts)
 #   usertools/install-deps.sh --record also what qpio-record-capture.sh needs
 #   usertools/install-deps.sh --bench  also dpdk-testpmd for bench/memif-vs-qpio.sh
-#                                      and perftest for bench/perf-vs-perftest.sh
+#                                      perftest for bench/perf-vs-perftest.sh and
+#                                      valgrind for bench/instructions.sh
 #   Options combine: --rxe --record --bench.
 set -euo pipefail
 
@@ -31,7 +32,7 @@ record_pkgs=(
 # bench/perf-vs-perftest.sh, which runs it in the Soft-RoCE VM from this
 # root file system.
 bench_pkgs=(
-	dpdk-dev perftest
+	dpdk-dev perftest valgrind
 )
 # examples/gateway's demo and its integration test (namespaces, veth
 # offloads, ping, ping -6, iperf3, python3's http.server).

@@ -359,8 +359,8 @@ enum ps_bad {
  * protection error completes its WR in error and moves an RC QP to ERR).
  */
 static void
-ps_bad_sge(const uint32_t *len, unsigned int bad_at, enum ps_bad how,
-	   uint32_t flags)
+ps_bad_sge(const char *name, const uint32_t *len, unsigned int bad_at,
+	   enum ps_bad how, uint32_t flags)
 {
 	/* rxe of Linux 6.1 reports a local key it cannot resolve (no such
 	 * key, deregistered, another PD) as LOC_QP_OP_ERR, bounds errors as
@@ -400,26 +400,31 @@ ps_bad_sge(const uint32_t *len, unsigned int bad_at, enum ps_bad how,
 	ps_recvs(&b, 0, 6);
 	cr_assert_eq(qpio_qp_post_send_sge(a.qp, sg, 6, 0x500,
 					   flags | QPIO_SEND_SIGNALED, &err), 6,
-		     "a bad SGE is the device's to find: every WR is posted");
-	cr_assert_eq(err, 0);
-	cr_assert_eq(qt_poll_n(a.cq, wc, 6 - bad_at), 6 - bad_at);
-	cr_assert_eq(wc[0].wr_id, 0x500u + bad_at);
-	cr_assert_eq(wc[0].status, want, "SEND %u: %s, want %s", bad_at,
-		     qpio_wc_status_str(wc[0].status), qpio_wc_status_str(want));
+		     "%s: a bad SGE is the device's to find: every WR is posted",
+		     name);
+	cr_assert_eq(err, 0, "%s: err %d", name, err);
+	cr_assert_eq(qt_poll_n(a.cq, wc, 6 - bad_at), 6 - bad_at,
+		     "%s: want %u completions", name, 6 - bad_at);
+	cr_assert_eq(wc[0].wr_id, 0x500u + bad_at, "%s: wr_id 0x%" PRIx64,
+		     name, wc[0].wr_id);
+	cr_assert_eq(wc[0].status, want, "%s: SEND %u: %s, want %s", name,
+		     bad_at, qpio_wc_status_str(wc[0].status),
+		     qpio_wc_status_str(want));
 	for (i = 1; i < 6 - bad_at; i++) {
-		cr_assert_eq(wc[i].wr_id, 0x500u + bad_at + i);
-		cr_assert_eq(wc[i].status, QPIO_WC_WR_FLUSH_ERR, "SEND %u: %s",
-			     bad_at + i, qpio_wc_status_str(wc[i].status));
+		cr_assert_eq(wc[i].wr_id, 0x500u + bad_at + i, "%s", name);
+		cr_assert_eq(wc[i].status, QPIO_WC_WR_FLUSH_ERR,
+			     "%s: SEND %u: %s", name, bad_at + i,
+			     qpio_wc_status_str(wc[i].status));
 	}
 	ps_cq_empty(a.cq, "sender CQ after the error and the flush");
-	cr_assert_eq(qpio_qp_state(a.qp), QPIO_QPS_ERR);
+	cr_assert_eq(qpio_qp_state(a.qp), QPIO_QPS_ERR, "%s", name);
 	/* The responder took the good ones only; its other receives stay. */
 	ps_recv_wcs(&b, &a, 0, bad_at, len);
 	if (qt_dev_is_soft()) {
-		cr_assert_eq(qt_stats(b.qp).rq_consumed, bad_at);
+		cr_assert_eq(qt_stats(b.qp).rq_consumed, bad_at, "%s", name);
 		/* the SENDs before the bad one ran from their SGEs; it and
 		 * the rest went the WQE way */
-		cr_assert_eq(qt_stats(a.qp).sq_direct, bad_at);
+		cr_assert_eq(qt_stats(a.qp).sq_direct, bad_at, "%s", name);
 	}
 	if (mr2 != NULL)
 		cr_assert_eq(qpio_mr_dereg(mr2), 0);
@@ -428,9 +433,12 @@ ps_bad_sge(const uint32_t *len, unsigned int bad_at, enum ps_bad how,
 	qt_pair_destroy(&a, &b);
 }
 
-/* One case of ps_bad_sge(): the SENDs' lengths, which SEND is spoiled,
- * how, and the burst's flags. */
+/* One case of ps_bad_sge(): its name (in every failure message), the
+ * SENDs' lengths, which SEND is spoiled, how, and the burst's flags.
+ * The name is held, not pointed to: Criterion copies the parameters'
+ * bytes to the process that runs the test. */
 struct ps_bad_case {
+	char name[32];
 	uint32_t len[6];
 	unsigned int bad_at;
 	enum ps_bad how;
@@ -453,13 +461,16 @@ struct ps_bad_case {
 ParameterizedTestParameters(post_send_sge, gathered_sge_fails_its_check)
 {
 	static struct ps_bad_case cases[] = {
-		{ { 100, 200, 300, 400, 500, 600 }, 3, PS_BAD_LKEY, 0 },
-		{ { 100, 100, 100, 100, 100, 100 }, 2, PS_BAD_PAST_END,
-		  QPIO_SEND_INLINE },
-		{ { 128, 128, 128, 128, 128, 128 }, 2, PS_BAD_BELOW, 0 },
-		{ { 64, 65, 66, 67, 68, 69 }, 3, PS_BAD_STALE,
-		  QPIO_SEND_INLINE },
-		{ { 200, 200, 200, 200, 200, 200 }, 1, PS_BAD_OTHER_PD, 0 },
+		{ "lkey of no MR", { 100, 200, 300, 400, 500, 600 }, 3,
+		  PS_BAD_LKEY, 0 },
+		{ "past its MR's end", { 100, 100, 100, 100, 100, 100 }, 2,
+		  PS_BAD_PAST_END, QPIO_SEND_INLINE },
+		{ "below its MR's start", { 128, 128, 128, 128, 128, 128 }, 2,
+		  PS_BAD_BELOW, 0 },
+		{ "deregistered MR", { 64, 65, 66, 67, 68, 69 }, 3,
+		  PS_BAD_STALE, QPIO_SEND_INLINE },
+		{ "MR of another PD", { 200, 200, 200, 200, 200, 200 }, 1,
+		  PS_BAD_OTHER_PD, 0 },
 	};
 
 	return cr_make_param_array(struct ps_bad_case, cases,
@@ -469,7 +480,7 @@ ParameterizedTestParameters(post_send_sge, gathered_sge_fails_its_check)
 ParameterizedTest(struct ps_bad_case *c, post_send_sge,
 		  gathered_sge_fails_its_check)
 {
-	ps_bad_sge(c->len, c->bad_at, c->how, c->flags);
+	ps_bad_sge(c->name, c->len, c->bad_at, c->how, c->flags);
 }
 
 /* SGE 32 of 2^31 bytes, right past a full batch of 32 (inline or
