@@ -203,7 +203,8 @@ function median(list,    n, a, i, j, x) {
 # vm_bench NAME GUEST LIMIT: runs GUEST in the rxe VM (test/rxe/run.sh -b
 # "$build" -g GUEST -t LIMIT, from the tree at "$root"; the caller's
 # exported QPIO_BENCH_* variables go along), prints the guest's "NAME:"
-# lines without that prefix and run.sh's "rxe:" lines, and sets vm_rc: 0
+# lines without that prefix and run.sh's "rxe:" lines (not the captures
+# it lists, which only its own guest reads), and sets vm_rc: 0
 # when the VM ran and its guest reported success, 1 when not (the log is
 # kept and named), 2 when the VM cannot run here.
 vm_bench() {
@@ -212,8 +213,9 @@ vm_bench() {
 	"$root/test/rxe/run.sh" -b "$build" -g "$guest" -t "$limit" >"$log" 2>&1 || rc=$?
 	# The console's escape sequences (a reset, a clear) and carriage
 	# returns come before the guest's first line: off before the match.
-	sed 's/\x1b\[[0-9;?]*[A-Za-z]//g; s/\x1b[c()][0-9A-Za-z]\{0,1\}//g; s/\r$//' "$log" |
-		grep -E "^$name:|^rxe:" | sed "s/^$name: //" || true
+	sed 's/\x1bc//g; s/\x1b\[[0-9;?]*[A-Za-z]//g; s/\x1b[()][0-9A-Za-z]//g; s/\r$//' "$log" |
+		grep -a -E "^$name:|^rxe:" | grep -v "^rxe: capture " |
+		sed "s/^$name: //" || true
 	vm_rc=0
 	if [ "$rc" = 77 ]; then
 		echo "$name: the VM cannot run here (see the rxe: line)"
