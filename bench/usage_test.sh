@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+#
+# The bench scripts' and qpio-bench-cacheline's refusals of bad options,
+# each with its exit status (2, a usage error) and the first words of its
+# message; they come before any tool is looked for or any process starts.
+#
+#   bench/usage_test.sh SOURCE_ROOT QPIO_BENCH_CACHELINE
+set -u
+root=$1
+cacheline=$2
+fails=0
+
+# want RC TEXT CMD...: CMD exits RC and its stderr holds TEXT.
+want() {
+	local rc=$1 text=$2 got err
+	shift 2
+	err=$("$@" 2>&1 >/dev/null)
+	got=$?
+	if [ "$got" != "$rc" ] || [[ "$err" != *"$text"* ]]; then
+		echo "FAIL: $*: exit $got (want $rc), stderr: $err (want: $text)"
+		fails=$((fails + 1))
+	else
+		echo "ok: $*: exit $got, $text"
+	fi
+}
+
+m=$root/bench/memif-vs-qpio.sh
+# bash arithmetic would read 08 as octal: refused, not run
+want 2 "-t wants whole seconds from 1 to 999999999, no leading 0, got '08'" "$m" -t 08
+want 2 "-p wants whole pairs from 1 to 999999999, no leading 0, got '00'" "$m" -p 00
+want 2 "-p wants whole pairs from 1 to 999999999, no leading 0, got '0'" "$m" -p 0
+want 2 "-t wants whole seconds from 1 to 999999999, no leading 0, got '1000000000'" "$m" -t 1000000000
+want 2 "-p needs a value" "$m" -p
+want 2 "-s needs a value" "$m" -s ''
+want 2 "-s sizes must be 64..1518" "$m" -s 63
+want 2 "unknown option '--bogus'" "$m" --bogus
+
+l=$root/bench/latency-vs-memif.sh
+want 2 "-n wants whole orders from 1 to 999999999, no leading 0, got '010'" "$l" -n 010
+
+a=$root/bench/qp-rxe-ab.sh
+want 2 "-o OTHER_BUILDDIR is required" "$a"
+want 2 "unexpected argument 'extra'" "$a" -o /nonexistent extra
+want 2 "-t wants whole seconds from 1 to 999999999, no leading 0, got '08'" "$a" -o /nonexistent -t 08
+want 2 "-s must be 64..1518, got 1" "$a" -o /nonexistent -s 1
+want 2 "-p is at most 100 pairs, -t at most 600 s" "$a" -o /nonexistent -p 101
+want 2 "/nonexistent/app/testpmd/qpio-testpmd is not built" "$a" -o /nonexistent
+
+want 2 "--lines takes 1" "$cacheline" --lines 3
+want 2 "--lines takes 1" "$cacheline" --lines 2x
+want 2 "--lines takes 1" "$cacheline" --lines ''
+
+if [ "$fails" != 0 ]; then
+	echo "bench-usage: $fails case(s) failed"
+	exit 1
+fi
+echo "bench-usage: all cases refused as documented"
