@@ -34,7 +34,8 @@ pairs=5
 secs=5
 size=64
 usage() { sed -n '3,26p' "$0" | sed 's/^# \{0,1\}//'; }
-# vm_bench
+usage_err() { echo "qp-rxe-ab: $*" >&2; exit 2; }
+# need_whole, vm_bench, awk_median
 # shellcheck source=bench/bench-lib.sh
 . "$here/bench-lib.sh"
 while getopts "o:b:p:t:s:h" o; do
@@ -49,10 +50,8 @@ while getopts "o:b:p:t:s:h" o; do
 	esac
 done
 shift $((OPTIND - 1))
-die() { echo "qp-rxe-ab: $*" >&2; exit 1; }
-usage_err() { echo "qp-rxe-ab: $*" >&2; exit 2; }
 [ $# = 0 ] || usage_err "unexpected argument '$1'"
-[ -n "$other" ] || { echo "qp-rxe-ab: -o OTHER_BUILDDIR is required" >&2; usage >&2; exit 2; }
+[ -n "$other" ] || { usage >&2; usage_err "-o OTHER_BUILDDIR is required"; }
 need_whole -p "$pairs" pairs
 need_whole -t "$secs" seconds
 need_whole -s "$size" bytes
@@ -60,7 +59,7 @@ need_whole -s "$size" bytes
 [ "$pairs" -le 100 ] && [ "$secs" -le 600 ] || usage_err "-p is at most 100 pairs, -t at most 600 s"
 for d in "$build" "$other"; do
 	[ -x "$d/app/testpmd/qpio-testpmd" ] ||
-		{ echo "qp-rxe-ab: $d/app/testpmd/qpio-testpmd is not built" >&2; exit 2; }
+		usage_err "$d/app/testpmd/qpio-testpmd is not built"
 done
 build=$(cd "$build" && pwd -P)
 other=$(cd "$other" && pwd -P)
@@ -69,8 +68,7 @@ case "$build$other" in
 esac
 case "$other" in
 /tmp/*|/run/*|/dev/shm/*)
-	echo "qp-rxe-ab: the VM hides $other under its own tmpfs; put the other build elsewhere" >&2
-	exit 2 ;;
+	usage_err "the VM hides $other under its own tmpfs; put the other build elsewhere" ;;
 esac
 
 export QPIO_BENCH_OTHER=$other QPIO_BENCH_PAIRS=$pairs QPIO_BENCH_SECS=$secs \
@@ -78,10 +76,10 @@ export QPIO_BENCH_OTHER=$other QPIO_BENCH_PAIRS=$pairs QPIO_BENCH_SECS=$secs \
 vm_bench qp-rxe-ab "$here/qp-rxe-ab.guest.sh" $((300 + pairs * 2 * (secs + 60)))
 rc=$vm_rc
 if [ "$rc" = 0 ]; then
-	{ grep -E "^qp-rxe-ab: pair" "$vm_log" || true; } | sed -n 's/.*this\/other \([0-9.]*\).*/\1/p' |
-		sort -n | awk '{ r[NR] = $1 } END {
-			if (NR > 0) printf "median this/other over %d pairs: %.3f\n", NR,
-				(NR % 2) ? r[(NR + 1) / 2] : (r[NR / 2] + r[NR / 2 + 1]) / 2 }'
+	{ grep -E "^qp-rxe-ab: pair" "$vm_log" || true; } |
+		sed -n 's/.*this\/other \([0-9.]*\).*/\1/p' |
+		awk "$awk_median"'{ l = l " " $1; n++ } END {
+			if (n > 0) printf "median this/other over %d pairs: %.3f\n", n, median(l) }'
 	rm -f "$vm_log"
 fi
 exit "$rc"
