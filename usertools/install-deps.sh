@@ -21,6 +21,7 @@ pkgs=(
 	librdmacm-dev rdmacm-utils
 	libnuma-dev libpcap-dev libcriterion-dev
 	clang libclang-rt-14-dev tcpdump
+	zlib1g-dev tshark
 )
 rxe_pkgs=(
 	qemu-system-x86 linux-image-amd64 busybox-static kmod cpio iproute2

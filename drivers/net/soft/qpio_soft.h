@@ -264,6 +264,63 @@ struct qpio_soft_reclaim_stats {
  */
 int qpio_soft_reclaim(struct qpio_soft_reclaim_stats *st);
 
+/**
+ * Counters of a soft wire device (devargs wire=, soft.rst "On the wire"):
+ * every frame its port received ends in exactly one rx counter
+ * (rx_packets or one drop reason), every datagram its QPs sent in
+ * tx_packets or one tx drop counter.
+ */
+struct qpio_soft_wire_stats {
+	uint64_t rx_packets;    /**< RoCEv2 packets delivered to a QP */
+	uint64_t rx_bytes;      /**< their frame bytes */
+	uint64_t rx_not_roce;   /**< not IPv4/IPv6 UDP to port 4791, not ARP */
+	uint64_t rx_truncated;  /**< shorter than their headers say */
+	uint64_t rx_oversize;   /**< longer than one receive buffer (chained) */
+	uint64_t rx_bad_ip;     /**< IP version, options, checksum, length,
+				 *   fragment */
+	uint64_t rx_not_mine;   /**< IP destination is not one of the GIDs */
+	uint64_t rx_bad_udp;    /**< UDP length or checksum */
+	uint64_t rx_bad_bth;    /**< BTH version, or an opcode not taken */
+	uint64_t rx_bad_icrc;   /**< ICRC wrong (IBA Annex A17.3.3) */
+	/** No QP of the BTH's destination QPN that takes the opcode (no such
+	 *  QPN, not UD, not in RTR, RTS, SQD or SQE). */
+	uint64_t rx_no_qp;
+	uint64_t arp_rx;        /**< ARP requests and replies taken */
+	uint64_t arp_tx;        /**< ARP requests and replies sent */
+	uint64_t tx_packets;    /**< RoCEv2 packets handed to the port */
+	uint64_t tx_bytes;      /**< their frame bytes */
+	/** Datagrams dropped because no neighbour answered ARP within 1 s,
+	 *  or more than 4 waited for one neighbour. */
+	uint64_t tx_no_neigh;
+	uint64_t tx_nombuf;     /**< datagrams dropped: the device's mbuf pool
+				 *   was empty */
+	uint64_t tx_dropped;    /**< frames the port's tx queue refused */
+	/** Datagrams whose AV's source and destination GIDs are not of one
+	 *  IP version (an IPv4-mapped GID to an IPv6 one), not sent. */
+	uint64_t tx_bad_gid;
+};
+
+/**
+ * Read the counters of a soft wire device. Reads are not atomic as a
+ * set; any lcore may call it.
+ * @return 0, -EINVAL (NULL argument, not a soft device) or -ENODEV (a
+ *   soft device without wire=).
+ */
+int qpio_soft_wire_stats_get(const struct qpio_device *dev,
+			     struct qpio_soft_wire_stats *st);
+
+/**
+ * Run a soft wire device's progress step once: receive up to one burst
+ * from its port (ARP answered, RoCEv2 packets delivered to their QPs),
+ * neighbour timers, transmit what waits. Polling any CQ of the device
+ * runs it too, so a polling application never needs this call; it is for
+ * an lcore that waits on a device without polling its CQs. Safe from any
+ * lcore: an lcore that finds another one in the step returns at once.
+ * @return the frames received, or -EINVAL (NULL, not a soft device),
+ *   -ENODEV (no wire=).
+ */
+int qpio_soft_wire_progress(struct qpio_device *dev);
+
 #ifdef __cplusplus
 }
 #endif

@@ -18,6 +18,7 @@
 #include <rte_pause.h>
 
 #include "soft_private.h"
+#include "soft_wire.h"
 #include "qpio_soft.h"
 
 RTE_LOG_REGISTER(soft_logtype, qpio.net.soft, NOTICE);
@@ -444,7 +445,8 @@ soft_fabric_owner_by_lid(uint16_t lid)
 static const char *const soft_valid_keys[] = {
 	"max_qp", "max_qp_wr", "max_sge", "max_cqe", "max_mr", "max_inline",
 	"max_ah", "max_srq", "cqe_comp", "flat_burst", "pkeys", "fault_drop_ppm", "fault_rnr_ppm",
-	"fault_delay_us", "fault_seed", NULL,
+	"fault_delay_us", "fault_seed", "wire", "ip", "ip6", "neigh", "mtu",
+	NULL,
 };
 
 /* A device of this process that never joined the fabric or left it:
@@ -468,6 +470,7 @@ soft_close(struct qpio_device *dev)
 		f->devs[sdev->fabric_slot] = NULL;
 	soft_fabric_unlock(f);
 	soft_peer_gen_bump();   /* before the device's memory goes */
+	soft_wire_detach(sdev);
 	dev_free(sdev);
 	dev->priv = NULL;
 	soft_reclaim_dev_removed();
@@ -479,6 +482,11 @@ soft_port_query(const struct qpio_device *dev, uint8_t port,
 		struct qpio_port_attr *attr)
 {
 	RTE_SET_USED(port);
+	attr->pkey_tbl_len = to_sdev(dev)->pkey_tbl_len;
+	if (to_sdev(dev)->wire != NULL) {
+		soft_wire_port_query(to_sdev(dev), attr);
+		return 0;
+	}
 	attr->state = QPIO_PORT_ACTIVE;
 	attr->max_mtu = QPIO_MTU_4096;
 	attr->active_mtu = QPIO_MTU_4096;
@@ -529,12 +537,15 @@ pkeys_parse(const char *name, const char *v, uint16_t *tbl)
 	}
 }
 
-/* GID 0 is the link-local GID fe80::<node guid> (IBA 4.1.1). */
+/* GID 0 is the link-local GID fe80::<node guid> (IBA 4.1.1); a wire
+ * device has its RoCEv2 GIDs (soft_wire.h). */
 static int
 soft_gid_query(const struct qpio_device *dev, uint8_t port, unsigned int index,
 	       union qpio_gid *gid)
 {
 	RTE_SET_USED(port);
+	if (to_sdev(dev)->wire != NULL)
+		return soft_wire_gid(to_sdev(dev), index, gid);
 	RTE_SET_USED(index);
 	soft_dev_gid(to_sdev(dev), gid);
 	return 0;
@@ -592,6 +603,12 @@ static const struct qpio_dev_ops soft_ops = {
 	.mcast_attach = soft_mcast_attach,
 	.mcast_detach = soft_mcast_detach,
 };
+
+bool
+soft_is_dev(const struct qpio_device *dev)
+{
+	return dev != NULL && dev->ops == &soft_ops;
+}
 
 static int
 soft_probe(struct qpio_device *dev, const struct rte_kvargs *kv)
@@ -701,6 +718,14 @@ soft_probe(struct qpio_device *dev, const struct rte_kvargs *kv)
 	memcpy(sdev->pkeys, pkeys, sizeof(pkeys));
 	sdev->pkey_tbl_len = (uint16_t)npkeys;
 	soft_fault_init(sdev, &fault);
+	ret = soft_wire_attach(sdev, kv);
+	if (ret != 0) {
+		soft_fabric_lock(f);
+		f->devs[slot] = NULL;
+		soft_fabric_unlock(f);
+		dev_free(sdev);
+		return ret;
+	}
 
 	memset(a, 0, sizeof(*a));
 	a->node_guid = sdev->guid;

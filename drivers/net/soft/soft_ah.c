@@ -15,6 +15,13 @@ soft_ah_create(struct qpio_pd *pd, const struct qpio_ah_attr *attr)
 	struct soft_ah *ah;
 	uint16_t lid = attr->dlid;
 
+	if (to_sdev(pd->dev)->wire != NULL && !attr->is_global) {
+		SOFT_LOG(ERR, "%s: ah: a RoCE device names destinations by GID: "
+			 "set is_global and grh.dgid (::ffff:<IPv4> or the "
+			 "IPv6 address)", pd->dev->name);
+		rte_errno = EINVAL;
+		return NULL;
+	}
 	ah = soft_obj_alloc(to_sdev(pd->dev), SOFT_OBJ_AH, "soft_ah", sizeof(*ah),
 			    SOCKET_ID_ANY);
 	if (ah == NULL) {
@@ -28,7 +35,7 @@ soft_ah_create(struct qpio_pd *pd, const struct qpio_ah_attr *attr)
 		 * (soft_mcast.c), decided here once for every WR. */
 		if (lid < QPIO_MCAST_LID_MIN || lid > QPIO_MCAST_LID_MAX)
 			lid = 0;
-	} else if (attr->is_global) {
+	} else if (attr->is_global && to_sdev(pd->dev)->wire == NULL) {
 		/* The GID names the device; a GID no device has yet resolves
 		 * to LID 0, which reaches nobody (datagrams counted as lost). */
 		lid = soft_fabric_lid_by_gid(&attr->grh.dgid);

@@ -12,6 +12,7 @@
 #include <rte_malloc.h>
 
 #include "soft_rx.h"
+#include "soft_wire.h"
 
 struct qpio_cq *
 soft_cq_create(struct qpio_device *dev, uint32_t cqe, int socket_id,
@@ -59,9 +60,10 @@ soft_cq_create(struct qpio_device *dev, uint32_t cqe, int socket_id,
 	/* Invalid opcode and owner 1: the first lap expects owner 0. */
 	for (i = 0; i < depth; i++)
 		cq->cqes[i].op_own = (MLX5_CQE_INVALID << 4) | 1;
-	cq->base.poll = soft_cq_poll;
+	cq->base.poll = sdev->wire != NULL ? soft_cq_poll_wire : soft_cq_poll;
 	if (flags & QPIO_CQ_FLAG_TIMESTAMP) {
-		cq->base.poll_ts = soft_cq_poll_ts;
+		cq->base.poll_ts = sdev->wire != NULL ? soft_cq_poll_ts_wire :
+			soft_cq_poll_ts;
 		cq->ts = 1;
 	}
 	/* A session has one timestamp: a CQ that timestamps each CQE
@@ -741,6 +743,23 @@ uint16_t
 soft_cq_poll_ts(struct qpio_cq *qcq, struct qpio_wc *wc, uint64_t *ts,
 		uint16_t n)
 {
+	return cq_poll_burst(to_scq(qcq), wc, ts, n, 1, 0);
+}
+
+/* The polls of a wire device's CQs (soft_wire.c): the device's progress
+ * step first, so a poller that waits for a datagram receives it. */
+uint16_t
+soft_cq_poll_wire(struct qpio_cq *qcq, struct qpio_wc *wc, uint16_t n)
+{
+	soft_wire_progress(to_scq(qcq)->sdev);
+	return cq_poll_burst(to_scq(qcq), wc, NULL, n, 0, 0);
+}
+
+uint16_t
+soft_cq_poll_ts_wire(struct qpio_cq *qcq, struct qpio_wc *wc, uint64_t *ts,
+		     uint16_t n)
+{
+	soft_wire_progress(to_scq(qcq)->sdev);
 	return cq_poll_burst(to_scq(qcq), wc, ts, n, 1, 0);
 }
 

@@ -17,6 +17,7 @@
 #include <rte_cycles.h>
 
 #include "soft_model.h"
+#include "soft_wire.h"
 
 #define PPM 1000000u
 
@@ -127,6 +128,8 @@ void
 {
 	switch (type) {
 	case QPIO_QPT_UD:
+		if (sdev->wire != NULL)   /* faults are refused with wire= */
+			return soft_sq_execute_ud_wire;
 		return sdev->fault_on ? soft_sq_execute_ud_fault :
 			soft_sq_execute_ud;
 	case QPIO_QPT_XRC_SEND:

@@ -215,6 +215,29 @@ enum exec_result soft_resp_ud_to(struct soft_run *r,
 				 const struct mlx5_wqe_av *av,
 				 struct soft_qp *peer);
 
+/* Who sent a UD datagram, as its receiver's completion and checks see
+ * it: from the sending QP and its AV on the fabric, from the packet's
+ * BTH and DETH on the wire. */
+struct soft_ud_src {
+	uint16_t pkey;
+	uint32_t qkey;
+	uint32_t src_qpn;
+	uint16_t slid;
+	uint8_t sl;
+	const uint8_t *grh;   /* the 40 bytes of the GRH space, or NULL */
+};
+/* Deliver the run's datagram (opcode, imm, fm_ce_se, spans, total of r)
+ * from src to peer, a UD QP in a responding state: P_Key and Q_Key
+ * checks, a receive, the GRH space and data, the receive completion. */
+enum exec_result soft_ud_deliver(struct soft_run *r,
+				 const struct soft_ud_src *src,
+				 struct soft_qp *peer);
+
+/* soft_wire.c: a UD datagram of the run to the address vector av of a
+ * wire device's QP, as a RoCEv2 packet on the device's port. */
+enum exec_result soft_wire_ud_send(struct soft_run *r,
+				   const struct mlx5_wqe_av *av);
+
 /* soft_mcast.c */
 /* The address vector names a multicast group: a multicast DLID, or a
  * GRH whose DGID is in ff00::/8 (the AH was made so at create). */

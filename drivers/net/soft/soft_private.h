@@ -215,6 +215,7 @@ struct soft_sq {
 };
 
 struct soft_xrcd_dom;
+struct soft_wire;
 
 /* Shared receive queue: a receive queue many QPs take from. WQE slots
  * are allocated by the producer (first the never-used ones, then from
@@ -335,6 +336,8 @@ struct soft_qp {
 	uint64_t fault_drops;
 	uint64_t fault_rnr;
 	uint64_t fault_delays;
+	/* wire devices: the BTH PSN of the next UD datagram (the SQ's run) */
+	uint32_t wire_psn;
 	TAILQ_ENTRY(soft_qp) cq_next;
 };
 
@@ -382,6 +385,9 @@ struct soft_dev {
 	 * picks the model with the fault checks for its QPs */
 	struct qpio_soft_fault fault;
 	uint8_t fault_on;
+	/* devargs wire=: the ethdev binding (soft_wire.c), NULL on the
+	 * fabric only. Process-local: the port is this process's. */
+	struct soft_wire *wire;
 };
 
 /* The fabric: every soft device of every process sharing the memory. */
@@ -414,6 +420,8 @@ static inline struct soft_srq *to_ssrq(struct qpio_srq *srq)
 { return (struct soft_srq *)srq; }
 static inline struct soft_dev *to_sdev(const struct qpio_device *dev)
 { return (struct soft_dev *)dev->priv; }
+/* dev is a device of this driver (soft.c). */
+bool soft_is_dev(const struct qpio_device *dev);
 
 /*
  * Generation of what a requester's lookup of its responder depends on in
@@ -608,6 +616,10 @@ int soft_cq_ack_events(struct qpio_cq *cq);
 uint16_t soft_cq_poll(struct qpio_cq *cq, struct qpio_wc *wc, uint16_t n);
 uint16_t soft_cq_poll_ts(struct qpio_cq *cq, struct qpio_wc *wc, uint64_t *ts,
 			uint16_t n);
+/* The polls of a wire device's CQs: its progress step, then the poll. */
+uint16_t soft_cq_poll_wire(struct qpio_cq *cq, struct qpio_wc *wc, uint16_t n);
+uint16_t soft_cq_poll_ts_wire(struct qpio_cq *cq, struct qpio_wc *wc,
+			      uint64_t *ts, uint16_t n);
 /* Remove every CQE of qp from cq (modify to RESET, destroy), as mlx5
  * providers clean a CQ; SRQ receives among them free their SRQ slots.
  * Control path: no producer may run meanwhile. */

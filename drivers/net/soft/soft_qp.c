@@ -79,6 +79,14 @@ soft_qp_create(struct qpio_pd *pd, struct qpio_qp_init_attr *ia)
 	struct soft_qp *qp;
 	uint32_t wqe_size, slot;
 
+	if (sdev->wire != NULL && ia->qp_type != QPIO_QPT_UD) {
+		SOFT_LOG(ERR, "%s: only UD QPs go over the wire yet (qp_type "
+			 "%d): RC, UC and XRC are not implemented there "
+			 "(doc/guides/nics/soft.rst, \"On the wire\")",
+			 dev->name, (int)ia->qp_type);
+		rte_errno = EOPNOTSUPP;
+		return NULL;
+	}
 	wqe_size = sq_wqe_size(ia->qp_type, RTE_MAX(cap->max_send_sge, 1u),
 			       cap->max_inline_data);
 	if (wqe_size > SOFT_MAX_WQE_BBS * SOFT_WQE_BB) {

@@ -202,30 +202,29 @@ rwqe_room(const struct soft_rq *rq, const uint8_t *rwqe)
 	return room;
 }
 
-/* Deliver the run's datagram to peer, a UD QP in RTR, RTS, SQD or SQE:
- * the P_Key and Q_Key checks, a receive taken, the data (after a GRH)
- * scattered into it, its completion. */
-static inline enum exec_result
-ud_deliver(struct soft_run *d, const struct mlx5_wqe_av *av,
-	   struct soft_qp *peer)
+/* Deliver the run's datagram, sent by src, to peer, a UD QP in RTR, RTS,
+ * SQD or SQE: the P_Key and Q_Key checks, a receive taken, the data
+ * (after the GRH space, written when src has a GRH) scattered into it,
+ * its completion. Both the fabric's senders and the wire's received
+ * packets (soft_wire.c) come here. */
+enum exec_result
+soft_ud_deliver(struct soft_run *d, const struct soft_ud_src *src,
+		struct soft_qp *peer)
 {
-	struct soft_qp *qp = d->qp;
 	struct soft_rq *rq;
 	struct soft_dst t;
 	struct soft_cqe_info ci;
 	uint8_t *dst[SOFT_MAX_SGE];
 	uint32_t dlen[SOFT_MAX_SGE];
-	uint8_t grh[QPIO_GRH_LEN];
 	const uint8_t *rwqe;
 	uint32_t c, slot, i, n = 0;
-	uint8_t has_grh;
 
-	if (unlikely(!soft_pkey_match(qp->pkey, __atomic_load_n(&peer->pkey,
+	if (unlikely(!soft_pkey_match(src->pkey, __atomic_load_n(&peer->pkey,
 							     __ATOMIC_RELAXED)))) {
 		__atomic_fetch_add(&peer->pkey_drops, 1, __ATOMIC_RELAXED);
 		return EXEC_OK;
 	}
-	if (unlikely(rte_be_to_cpu_32(av->key.qkey.qkey) != peer->attr.qkey)) {
+	if (unlikely(src->qkey != peer->attr.qkey)) {
 		__atomic_fetch_add(&peer->ud_qkey_drops, 1, __ATOMIC_RELAXED);
 		return EXEC_OK;
 	}
@@ -277,11 +276,9 @@ ud_deliver(struct soft_run *d, const struct mlx5_wqe_av *av,
 		}
 		dlen[n++] = len;
 	}
-	has_grh = (rte_be_to_cpu_32(av->grh_gid_fl) >> 30) & 1;
-	if (has_grh) {
-		struct span g = { grh, QPIO_GRH_LEN };
+	if (src->grh != NULL) {
+		struct span g = { src->grh, QPIO_GRH_LEN };
 
-		grh_build(grh, qp, av, d);
 		scatter(&g, 1, dst, dlen, n, 0);
 	}
 	scatter(d->spans, d->nspan, dst, dlen, n, QPIO_GRH_LEN);
@@ -290,12 +287,35 @@ ud_deliver(struct soft_run *d, const struct mlx5_wqe_av *av,
 	ci.byte_cnt = (uint32_t)d->total + QPIO_GRH_LEN;
 	ci.imm = d->imm;
 	ci.se = !!(d->fm_ce_se & MLX5_WQE_CTRL_SOLICITED);
-	ci.src_qpn = qp->base.qp_num;
-	ci.grh = has_grh;
-	ci.sl = av->stat_rate_sl & 0xf;
-	ci.slid = qp->sdev->lid;
+	ci.src_qpn = src->src_qpn;
+	ci.grh = src->grh != NULL;
+	ci.sl = src->sl;
+	ci.slid = src->slid;
 	complete_recv(d, &t, &ci, false);
 	return EXEC_OK;
+}
+
+/* A fabric datagram: the sender is the run's QP, the rest is the AV's. */
+static inline enum exec_result
+ud_deliver(struct soft_run *d, const struct mlx5_wqe_av *av,
+	   struct soft_qp *peer)
+{
+	struct soft_qp *qp = d->qp;
+	uint8_t grh[QPIO_GRH_LEN];
+	struct soft_ud_src src = {
+		.pkey = qp->pkey,
+		.qkey = rte_be_to_cpu_32(av->key.qkey.qkey),
+		.src_qpn = qp->base.qp_num,
+		.slid = qp->sdev->lid,
+		.sl = av->stat_rate_sl & 0xf,
+		.grh = NULL,
+	};
+
+	if ((rte_be_to_cpu_32(av->grh_gid_fl) >> 30) & 1) {
+		grh_build(grh, qp, av, d);
+		src.grh = grh;
+	}
+	return soft_ud_deliver(d, &src, peer);
 }
 
 enum exec_result
@@ -323,6 +343,8 @@ soft_resp_ud(struct soft_run *d, const struct mlx5_wqe_av *av)
 	struct soft_qp *peer;
 	uint8_t ps;
 
+	if (unlikely(qp->sdev->wire != NULL))
+		return soft_wire_ud_send(d, av);
 	if (unlikely(d->total > SOFT_MTU)) {
 		qp->ud_too_long++;
 		return EXEC_OK;

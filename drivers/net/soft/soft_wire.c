@@ -1,0 +1,872 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Soft NIC on the wire: a soft device bound to a DPDK ethdev (devargs
+ * wire=) sends its UD datagrams as RoCEv2 packets (soft_wire_pkt.c) on
+ * that port and delivers the RoCEv2 packets it receives there to its UD
+ * QPs. The binding (the port, its mbuf pool, the GID table, the
+ * neighbours), the progress step that receives (run by the polls of the
+ * device's CQs), ARP, and the send side of the UD model.
+ *
+ * Every frame and datagram goes through w->lock: one port queue pair
+ * serves the device, so two lcores never burst on it at once. A progress
+ * step that finds the lock taken returns: the holder is doing the work.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <rte_arp.h>
+#include <rte_cycles.h>
+#include <rte_errno.h>
+#include <rte_malloc.h>
+#include <rte_mbuf.h>
+
+#include "qpio_port.h"
+#include "soft_model.h"
+#include "soft_wire.h"
+#include "soft_wire_pkt.h"
+
+#define WIRE_BURST        32u
+#define WIRE_NEIGH        16u     /* neighbour entries per device */
+#define WIRE_HOLD         4u      /* datagrams waiting for one neighbour */
+#define WIRE_RXD          512u
+#define WIRE_TXD          512u
+#define WIRE_POOL         4095u
+#define WIRE_ARP_RETRY_MS 200u    /* a request again after */
+#define WIRE_ARP_GIVEUP_MS 1000u  /* held datagrams dropped after */
+#define WIRE_DEF_HOP      64u     /* IPv4 TTL when the AV's hop limit is 0 */
+#define WIRE_PORT_NUM     1000    /* the device's eth port: eth1000 on */
+
+enum neigh_state {
+	NEIGH_FREE = 0,
+	NEIGH_INCOMPLETE,   /* asked, no answer yet: datagrams held */
+	NEIGH_REACHABLE,    /* learnt from ARP or a received packet */
+	NEIGH_STATIC,       /* devargs neigh= */
+};
+
+struct wire_neigh {
+	uint8_t ip[16];
+	struct rte_ether_addr mac;
+	uint8_t state;
+	uint8_t nhold;
+	uint64_t first_tsc;        /* INCOMPLETE: first request */
+	uint64_t req_tsc;          /* INCOMPLETE: last request */
+	struct rte_mbuf *hold[WIRE_HOLD];
+};
+
+struct soft_wire {
+	rte_spinlock_t lock;
+	uint16_t port_id;
+	uint16_t ntx;
+	uint8_t ngid;
+	uint8_t has_v4;
+	uint8_t n_incomplete;
+	uint8_t neigh_next;        /* eviction cursor */
+	uint8_t v4[4];
+	struct rte_ether_addr mac;
+	uint32_t eth_mtu;          /* IP packet bytes */
+	uint32_t path_mtu;         /* IB MTU bytes */
+	enum qpio_mtu active_mtu;
+	struct rte_mempool *mp;
+	uint64_t ms_tsc;           /* TSC ticks per millisecond */
+	uint8_t gids[SOFT_WIRE_MAX_GID][16];
+	struct wire_neigh neigh[WIRE_NEIGH];
+	struct rte_mbuf *txb[WIRE_BURST];
+	uint32_t txlen[WIRE_BURST];   /* tx_flush(): RoCEv2 bytes, 0 for ARP */
+	struct qpio_soft_wire_stats st;
+	char port_name[QPIO_PORT_NAME_LEN];
+};
+
+/* ---- neighbours ---- */
+
+static struct wire_neigh *
+neigh_find(struct soft_wire *w, const uint8_t ip[16])
+{
+	unsigned int i;
+
+	for (i = 0; i < WIRE_NEIGH; i++)
+		if (w->neigh[i].state != NEIGH_FREE &&
+		    memcmp(w->neigh[i].ip, ip, 16) == 0)
+			return &w->neigh[i];
+	return NULL;
+}
+
+static void
+neigh_drop_holds(struct soft_wire *w, struct wire_neigh *n)
+{
+	w->st.tx_no_neigh += n->nhold;
+	rte_pktmbuf_free_bulk(n->hold, n->nhold);
+	n->nhold = 0;
+}
+
+/* A free entry for ip, evicting a learnt one (never a static one, nor
+ * one that holds datagrams) when the table is full; NULL when none. */
+static struct wire_neigh *
+neigh_new(struct soft_wire *w, const uint8_t ip[16])
+{
+	unsigned int i;
+
+	for (i = 0; i < WIRE_NEIGH; i++)
+		if (w->neigh[i].state == NEIGH_FREE)
+			goto found;
+	for (i = 0; i < WIRE_NEIGH; i++) {
+		unsigned int j = (w->neigh_next + i) % WIRE_NEIGH;
+
+		if (w->neigh[j].state == NEIGH_REACHABLE) {
+			w->neigh_next = (uint8_t)((j + 1) % WIRE_NEIGH);
+			i = j;
+			goto found;
+		}
+	}
+	return NULL;
+found:
+	memset(&w->neigh[i], 0, sizeof(w->neigh[i]));
+	memcpy(w->neigh[i].ip, ip, 16);
+	return &w->neigh[i];
+}
+
+static void tx_stage(struct soft_wire *w, struct rte_mbuf *m);
+
+/* ip is at mac: learn it (a static entry stays as set), and send what
+ * waited for it. */
+static void
+neigh_learn(struct soft_wire *w, const uint8_t ip[16],
+	    const struct rte_ether_addr *mac, bool create)
+{
+	struct wire_neigh *n = neigh_find(w, ip);
+	unsigned int i;
+
+	if (n == NULL) {
+		if (!create)
+			return;
+		n = neigh_new(w, ip);
+		if (n == NULL)
+			return;
+	}
+	if (n->state == NEIGH_STATIC)
+		return;
+	if (n->state == NEIGH_INCOMPLETE)
+		w->n_incomplete--;
+	n->state = NEIGH_REACHABLE;
+	rte_ether_addr_copy(mac, &n->mac);
+	for (i = 0; i < n->nhold; i++) {
+		rte_ether_addr_copy(mac, rte_pktmbuf_mtod(n->hold[i],
+							  struct rte_ether_addr *));
+		tx_stage(w, n->hold[i]);
+	}
+	n->nhold = 0;
+}
+
+/* ---- transmit ---- */
+
+/* Hand the staged frames to the port: RoCEv2 ones it takes count in
+ * tx_packets, every frame it refuses (RoCEv2 or ARP) in tx_dropped. */
+static void
+tx_flush(struct soft_wire *w)
+{
+	uint16_t sent, i;
+
+	if (w->ntx == 0)
+		return;
+	for (i = 0; i < w->ntx; i++) {
+		const uint8_t *f = rte_pktmbuf_mtod(w->txb[i], const uint8_t *);
+
+		w->txlen[i] = (f[12] == 0x08 && f[13] == 0x06) ? 0 :
+			w->txb[i]->pkt_len;
+	}
+	sent = qpio_port_tx_burst(w->port_id, 0, w->txb, w->ntx);
+	for (i = 0; i < sent; i++) {
+		if (w->txlen[i] != 0) {
+			w->st.tx_packets++;
+			w->st.tx_bytes += w->txlen[i];
+		}
+	}
+	for (i = sent; i < w->ntx; i++) {
+		w->st.tx_dropped++;
+		rte_pktmbuf_free(w->txb[i]);
+	}
+	w->ntx = 0;
+}
+
+static void
+tx_stage(struct soft_wire *w, struct rte_mbuf *m)
+{
+	if (w->ntx == WIRE_BURST)
+		tx_flush(w);
+	w->txb[w->ntx++] = m;
+}
+
+/* An ARP packet (RFC 826) of op from this device to tha/tpa. */
+static void
+arp_send(struct soft_wire *w, uint16_t op, const struct rte_ether_addr *tha,
+	 const uint8_t tpa[4])
+{
+	struct rte_mbuf *m = rte_pktmbuf_alloc(w->mp);
+	struct rte_ether_hdr *eh;
+	struct rte_arp_hdr *ah;
+
+	if (m == NULL) {
+		w->st.tx_nombuf++;
+		return;
+	}
+	eh = rte_pktmbuf_mtod(m, struct rte_ether_hdr *);
+	ah = (struct rte_arp_hdr *)(eh + 1);
+	if (op == RTE_ARP_OP_REQUEST)
+		memset(&eh->dst_addr, 0xff, RTE_ETHER_ADDR_LEN);
+	else
+		rte_ether_addr_copy(tha, &eh->dst_addr);
+	rte_ether_addr_copy(&w->mac, &eh->src_addr);
+	eh->ether_type = rte_cpu_to_be_16(RTE_ETHER_TYPE_ARP);
+	ah->arp_hardware = rte_cpu_to_be_16(RTE_ARP_HRD_ETHER);
+	ah->arp_protocol = rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4);
+	ah->arp_hlen = RTE_ETHER_ADDR_LEN;
+	ah->arp_plen = 4;
+	ah->arp_opcode = rte_cpu_to_be_16(op);
+	rte_ether_addr_copy(&w->mac, &ah->arp_data.arp_sha);
+	memcpy(&ah->arp_data.arp_sip, w->v4, 4);
+	if (op == RTE_ARP_OP_REQUEST)
+		memset(&ah->arp_data.arp_tha, 0, RTE_ETHER_ADDR_LEN);
+	else
+		rte_ether_addr_copy(tha, &ah->arp_data.arp_tha);
+	memcpy(&ah->arp_data.arp_tip, tpa, 4);
+	/* 42 bytes, padded to Ethernet's 60 */
+	memset((uint8_t *)(ah + 1), 0, 60 - sizeof(*eh) - sizeof(*ah));
+	m->data_len = 60;
+	m->pkt_len = 60;
+	w->st.arp_tx++;
+	tx_stage(w, m);
+}
+
+/* Hold m until ip's MAC is known, asking for it (IPv4) the first time;
+ * m is dropped and counted when no entry or hold slot is left. */
+static void
+neigh_hold(struct soft_wire *w, const uint8_t ip[16], struct rte_mbuf *m)
+{
+	struct wire_neigh *n = neigh_find(w, ip);
+	uint64_t now = rte_get_tsc_cycles();
+
+	if (n == NULL) {
+		n = neigh_new(w, ip);
+		if (n == NULL) {
+			w->st.tx_no_neigh++;
+			rte_pktmbuf_free(m);
+			return;
+		}
+		n->state = NEIGH_INCOMPLETE;
+		n->first_tsc = now;
+		n->req_tsc = now;
+		w->n_incomplete++;
+		if (soft_wire_gid_is_v4(ip) && w->has_v4)
+			arp_send(w, RTE_ARP_OP_REQUEST, NULL, ip + 12);
+	}
+	if (n->nhold == WIRE_HOLD) {
+		w->st.tx_no_neigh++;
+		rte_pktmbuf_free(m);
+		return;
+	}
+	n->hold[n->nhold++] = m;
+}
+
+/* Neighbour timers: requests again, and the datagrams of a neighbour
+ * that never answered dropped. */
+static void
+neigh_timers(struct soft_wire *w)
+{
+	uint64_t now = rte_get_tsc_cycles();
+	unsigned int i;
+
+	for (i = 0; i < WIRE_NEIGH; i++) {
+		struct wire_neigh *n = &w->neigh[i];
+
+		if (n->state != NEIGH_INCOMPLETE)
+			continue;
+		if (now - n->first_tsc >= WIRE_ARP_GIVEUP_MS * w->ms_tsc) {
+			neigh_drop_holds(w, n);
+			n->state = NEIGH_FREE;
+			w->n_incomplete--;
+		} else if (now - n->req_tsc >= WIRE_ARP_RETRY_MS * w->ms_tsc &&
+			   soft_wire_gid_is_v4(n->ip) && w->has_v4) {
+			n->req_tsc = now;
+			arp_send(w, RTE_ARP_OP_REQUEST, NULL, n->ip + 12);
+		}
+	}
+}
+
+enum exec_result
+soft_wire_ud_send(struct soft_run *d, const struct mlx5_wqe_av *av)
+{
+	struct soft_qp *qp = d->qp;
+	struct soft_wire *w = qp->sdev->wire;
+	struct soft_wire_seg seg[SOFT_MAX_SGE + 1];
+	struct soft_wire_ud_hdr h;
+	struct wire_neigh *n;
+	struct rte_mbuf *m;
+	uint32_t gfl = rte_be_to_cpu_32(av->grh_gid_fl);
+	uint32_t sgid = (gfl >> 20) & 0xff;
+	uint32_t flen, i;
+
+	if (unlikely(d->total > w->path_mtu)) {
+		qp->ud_too_long++;
+		return EXEC_OK;
+	}
+	/* soft_ah_create() made every AV of a wire device global, with an
+	 * sgid_index in the table (lib/rdma's AV check). */
+	memset(&h, 0, sizeof(h));
+	h.ipv6 = !(soft_wire_gid_is_v4(w->gids[sgid]) &&
+		   soft_wire_gid_is_v4(av->rgid));
+	if (unlikely(h.ipv6 && (soft_wire_gid_is_v4(w->gids[sgid]) ||
+				soft_wire_gid_is_v4(av->rgid)))) {
+		w->st.tx_bad_gid++;
+		return EXEC_OK;
+	}
+	if (h.ipv6) {
+		memcpy(h.sip, w->gids[sgid], 16);
+		memcpy(h.dip, av->rgid, 16);
+	} else {
+		memcpy(h.sip, w->gids[sgid] + 12, 4);
+		memcpy(h.dip, av->rgid + 12, 4);
+	}
+	rte_ether_addr_copy(&w->mac, &h.smac);
+	h.tclass = av->tclass;
+	h.hop_limit = av->hop_limit != 0 ? av->hop_limit : WIRE_DEF_HOP;
+	h.flow_label = gfl & 0xfffff;
+	h.dqpn = rte_be_to_cpu_32(av->dqp_dct) & 0xffffff;
+	h.src_qpn = qp->base.qp_num;
+	/* RoCEv2's source port is the flow's entropy (Annex A17.4.5.1):
+	 * one per pair of QPs, in the range rxe uses. */
+	h.udp_sport = (uint16_t)(0xc000u | ((h.src_qpn ^ h.dqpn) & 0x3fffu));
+	h.pkey = qp->pkey;
+	h.qkey = rte_be_to_cpu_32(av->key.qkey.qkey);
+	h.se = !!(d->fm_ce_se & MLX5_WQE_CTRL_SOLICITED);
+	h.has_imm = d->opcode == MLX5_OPCODE_SEND_IMM;
+	h.imm = d->imm;
+	h.psn = qp->wire_psn;
+	qp->wire_psn = (qp->wire_psn + 1) & 0xffffff;
+	for (i = 0; i < d->nspan; i++) {
+		seg[i].p = d->spans[i].p;
+		seg[i].len = d->spans[i].len;
+	}
+
+	m = rte_pktmbuf_alloc(w->mp);
+	if (unlikely(m == NULL)) {
+		__atomic_fetch_add(&w->st.tx_nombuf, 1, __ATOMIC_RELAXED);
+		return EXEC_OK;
+	}
+	flen = soft_wire_build_ud(rte_pktmbuf_mtod(m, uint8_t *), &h, seg,
+				  d->nspan, (uint32_t)d->total);
+	m->data_len = (uint16_t)flen;
+	m->pkt_len = flen;
+
+	rte_spinlock_lock(&w->lock);
+	n = neigh_find(w, av->rgid);
+	if (likely(n != NULL && n->state >= NEIGH_REACHABLE)) {
+		rte_ether_addr_copy(&n->mac, rte_pktmbuf_mtod(m,
+					struct rte_ether_addr *));
+		tx_stage(w, m);
+	} else {
+		neigh_hold(w, av->rgid, m);
+	}
+	rte_spinlock_unlock(&w->lock);
+	return EXEC_OK;
+}
+
+void
+soft_wire_tx_flush(struct soft_dev *sdev)
+{
+	struct soft_wire *w = sdev->wire;
+
+	rte_spinlock_lock(&w->lock);
+	tx_flush(w);
+	rte_spinlock_unlock(&w->lock);
+}
+
+void
+soft_sq_execute_ud_wire(struct soft_qp *qp)
+{
+	soft_sq_execute_ud(qp);
+	soft_wire_tx_flush(qp->sdev);
+}
+
+/* ---- receive ---- */
+
+/* An ARP frame of len bytes: requests for the device's address are
+ * answered, and the sender of a request to it or of any reply is
+ * learnt (RFC 826's merge). */
+static void
+arp_input(struct soft_wire *w, const uint8_t *f, uint32_t len)
+{
+	const struct rte_arp_hdr *ah = (const struct rte_arp_hdr *)(f + 14);
+	uint8_t spa[16], tpa[4];
+	uint16_t op;
+	bool for_me;
+
+	if (len < 14 + sizeof(*ah)) {
+		w->st.rx_truncated++;
+		return;
+	}
+	if (ah->arp_hardware != rte_cpu_to_be_16(RTE_ARP_HRD_ETHER) ||
+	    ah->arp_protocol != rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4) ||
+	    ah->arp_hlen != RTE_ETHER_ADDR_LEN || ah->arp_plen != 4) {
+		w->st.rx_not_roce++;
+		return;
+	}
+	w->st.arp_rx++;
+	op = rte_be_to_cpu_16(ah->arp_opcode);
+	soft_wire_ipv4_mapped(spa, (const uint8_t *)&ah->arp_data.arp_sip);
+	memcpy(tpa, &ah->arp_data.arp_tip, 4);
+	for_me = w->has_v4 && memcmp(tpa, w->v4, 4) == 0;
+	/* a sender of 0.0.0.0 (a probe) is not learnt */
+	if (ah->arp_data.arp_sip != 0)
+		neigh_learn(w, spa, &ah->arp_data.arp_sha, for_me);
+	if (for_me && op == RTE_ARP_OP_REQUEST)
+		arp_send(w, RTE_ARP_OP_REPLY, &ah->arp_data.arp_sha,
+			 (const uint8_t *)&ah->arp_data.arp_sip);
+}
+
+/* Deliver a parsed UD packet to its QP. */
+static void
+ud_input(struct soft_dev *sdev, struct soft_wire *w,
+	 const struct soft_wire_pkt *p, uint32_t flen)
+{
+	struct soft_qp *qp = soft_qp_lookup(sdev, p->dqpn);
+	struct soft_run r;
+	struct soft_ud_src src;
+	uint8_t grh[SOFT_GRH_LEN];
+	uint8_t ps;
+
+	ps = qp != NULL ? __atomic_load_n(&qp->base.state, __ATOMIC_ACQUIRE) : 0;
+	if (qp == NULL || qp->base.qp_type != QPIO_QPT_UD ||
+	    !(SOFT_QPS_BIT(ps) & SOFT_QPS_RESPOND)) {
+		w->st.rx_no_qp++;
+		return;
+	}
+	w->st.rx_packets++;
+	w->st.rx_bytes += flen;
+	/* The GRH space (verbs on RoCEv2): the IPv6 header as it came, or
+	 * 20 zero bytes and the IPv4 header. */
+	if (p->ipv6) {
+		memcpy(grh, p->l3, SOFT_GRH_LEN);
+	} else {
+		memset(grh, 0, 20);
+		memcpy(grh + 20, p->l3, 20);
+	}
+	memset(&src, 0, sizeof(src));
+	src.pkey = p->pkey;
+	src.qkey = p->qkey;
+	src.src_qpn = p->src_qpn;
+	src.grh = grh;
+
+	r.qp = NULL;
+	r.ev[0].cq = NULL;
+	r.ev[1].cq = NULL;
+	r.mp = 0;
+	r.opcode = p->has_imm ? MLX5_OPCODE_SEND_IMM : MLX5_OPCODE_SEND;
+	r.imm = p->imm;
+	r.fm_ce_se = p->se ? MLX5_WQE_CTRL_SOLICITED : 0;
+	r.nspan = 1;
+	r.spans[0].p = p->payload;
+	r.spans[0].len = p->len;
+	r.total = p->len;
+	soft_ud_deliver(&r, &src, qp);
+	soft_run_events(&r);
+}
+
+static void
+frame_input(struct soft_dev *sdev, struct soft_wire *w, struct rte_mbuf *m)
+{
+	uint8_t *f = rte_pktmbuf_mtod(m, uint8_t *);
+	uint32_t len = rte_pktmbuf_data_len(m);
+	struct soft_wire_pkt p;
+	enum soft_wire_drop why;
+
+	if (unlikely(m->nb_segs != 1)) {
+		w->st.rx_oversize++;
+		return;
+	}
+	if (len >= 14 && f[12] == 0x08 && f[13] == 0x06) {
+		arp_input(w, f, len);
+		return;
+	}
+	why = soft_wire_parse(f, len, (const uint8_t (*)[16])w->gids, w->ngid,
+			      &p);
+	switch (why) {
+	case SOFT_WIRE_OK:
+		break;
+	case SOFT_WIRE_NOT_ROCE:
+		w->st.rx_not_roce++;
+		return;
+	case SOFT_WIRE_TRUNCATED:
+		w->st.rx_truncated++;
+		return;
+	case SOFT_WIRE_BAD_IP:
+		w->st.rx_bad_ip++;
+		return;
+	case SOFT_WIRE_NOT_MINE:
+		w->st.rx_not_mine++;
+		return;
+	case SOFT_WIRE_BAD_UDP:
+		w->st.rx_bad_udp++;
+		return;
+	case SOFT_WIRE_BAD_BTH:
+		w->st.rx_bad_bth++;
+		return;
+	default:
+		w->st.rx_bad_icrc++;
+		return;
+	}
+	/* The sender's MAC, for the answer (and IPv6, which asks no one:
+	 * soft.rst) */
+	{
+		uint8_t sgid[16];
+
+		if (p.ipv6)
+			memcpy(sgid, p.sip, 16);
+		else
+			soft_wire_ipv4_mapped(sgid, p.sip);
+		neigh_learn(w, sgid, (const struct rte_ether_addr *)(f + 6),
+			    true);
+	}
+	ud_input(sdev, w, &p, len);
+}
+
+int
+soft_wire_progress(struct soft_dev *sdev)
+{
+	struct soft_wire *w = sdev->wire;
+	struct rte_mbuf *pkts[WIRE_BURST];
+	uint16_t n, i;
+
+	if (!rte_spinlock_trylock(&w->lock))
+		return 0;
+	n = qpio_port_rx_burst(w->port_id, 0, pkts, WIRE_BURST);
+	for (i = 0; i < n; i++)
+		frame_input(sdev, w, pkts[i]);
+	if (n != 0)
+		rte_pktmbuf_free_bulk(pkts, n);
+	if (unlikely(w->n_incomplete != 0))
+		neigh_timers(w);
+	tx_flush(w);
+	rte_spinlock_unlock(&w->lock);
+	return n;
+}
+
+/* ---- binding (probe, close, queries) ---- */
+
+/* IB MTU enum of bytes (256 << (mtu - 1)). */
+static enum qpio_mtu
+mtu_enum(uint32_t bytes)
+{
+	enum qpio_mtu m = QPIO_MTU_256;
+
+	while (m < QPIO_MTU_4096 && (256u << m) <= bytes)
+		m++;
+	return m;
+}
+
+/* The largest IB MTU whose packets fit an Ethernet MTU of eth_mtu bytes:
+ * IPv6 40 + UDP 8 + BTH 12 + the longest extension headers (RETH 16 or
+ * AtomicETH 28) + ImmDt 4 + ICRC 4 (as rxe chooses its active MTU). */
+static uint32_t
+path_mtu_of(uint32_t eth_mtu)
+{
+	uint32_t room = eth_mtu > 96 ? eth_mtu - 96 : 0;
+	uint32_t b = 4096;
+
+	while (b > 256 && b > room)
+		b >>= 1;
+	return b;
+}
+
+/* The link-local GID fe80::<EUI-64 of mac> (RFC 4291 appendix A). */
+static void
+gid_link_local(uint8_t gid[16], const struct rte_ether_addr *mac)
+{
+	memset(gid, 0, 16);
+	gid[0] = 0xfe;
+	gid[1] = 0x80;
+	gid[8] = mac->addr_bytes[0] ^ 0x02;
+	gid[9] = mac->addr_bytes[1];
+	gid[10] = mac->addr_bytes[2];
+	gid[11] = 0xff;
+	gid[12] = 0xfe;
+	gid[13] = mac->addr_bytes[3];
+	gid[14] = mac->addr_bytes[4];
+	gid[15] = mac->addr_bytes[5];
+}
+
+/* neigh=IP@MAC[+IP@MAC...] */
+static int
+neigh_parse(struct soft_wire *w, const char *dev, const char *v)
+{
+	char buf[256];
+	char *save = NULL, *tok;
+
+	if (strlen(v) >= sizeof(buf))
+		goto bad;
+	snprintf(buf, sizeof(buf), "%s", v);
+	for (tok = strtok_r(buf, "+", &save); tok != NULL;
+	     tok = strtok_r(NULL, "+", &save)) {
+		char *at = strchr(tok, '@');
+		struct rte_ether_addr mac;
+		struct wire_neigh *n;
+		uint8_t ip[16], v4[4];
+
+		if (at == NULL)
+			goto bad;
+		*at = '\0';
+		if (inet_pton(AF_INET, tok, v4) == 1)
+			soft_wire_ipv4_mapped(ip, v4);
+		else if (inet_pton(AF_INET6, tok, ip) != 1)
+			goto bad;
+		if (rte_ether_unformat_addr(at + 1, &mac) != 0)
+			goto bad;
+		n = neigh_find(w, ip);
+		if (n == NULL)
+			n = neigh_new(w, ip);
+		if (n == NULL) {
+			SOFT_LOG(ERR, "%s: neigh=: at most %u neighbours", dev,
+				 WIRE_NEIGH);
+			return -EINVAL;
+		}
+		n->state = NEIGH_STATIC;
+		n->mac = mac;
+	}
+	return 0;
+bad:
+	SOFT_LOG(ERR, "%s: neigh=%s: want IP@MAC[+IP@MAC...], an IPv4 or IPv6 "
+		 "address and a MAC address (neigh=10.0.0.2@02:00:00:00:00:02)",
+		 dev, v);
+	return -EINVAL;
+}
+
+static void
+wire_free(struct soft_wire *w)
+{
+	unsigned int i;
+
+	if (w->port_name[0] != '\0') {
+		int pid = qpio_port_get_by_name(w->port_name);
+
+		if (pid >= 0)
+			qpio_port_close((uint16_t)pid);
+	}
+	for (i = 0; i < WIRE_NEIGH; i++)
+		rte_pktmbuf_free_bulk(w->neigh[i].hold, w->neigh[i].nhold);
+	rte_pktmbuf_free_bulk(w->txb, w->ntx);
+	rte_mempool_free(w->mp);
+	rte_free(w);
+}
+
+int
+soft_wire_attach(struct soft_dev *sdev, const struct rte_kvargs *kv)
+{
+	const char *port, *ip4, *ip6, *neigh;
+	const char *dev = sdev->name;
+	struct qpio_port_conf conf;
+	struct qpio_port_info info;
+	struct soft_wire *w;
+	char args[QPIO_PORT_NAME_LEN + 96], pname[64];
+	uint32_t mtu = 1500;
+	uint8_t a6[16];
+	int pid, ret;
+
+	if (kv == NULL)
+		return 0;
+	port = rte_kvargs_get(kv, "wire");
+	ip4 = rte_kvargs_get(kv, "ip");
+	ip6 = rte_kvargs_get(kv, "ip6");
+	neigh = rte_kvargs_get(kv, "neigh");
+	if (port == NULL) {
+		if (ip4 != NULL || ip6 != NULL || neigh != NULL ||
+		    rte_kvargs_count(kv, "mtu") != 0) {
+			SOFT_LOG(ERR, "%s: ip=, ip6=, neigh= and mtu= describe "
+				 "the wire: give wire=<ethdev name> too", dev);
+			return -EINVAL;
+		}
+		return 0;
+	}
+	if (qpio_rdma_kvargs_u32(kv, "mtu", 68, 9000, &mtu) != 0)
+		return -EINVAL;
+	if (ip4 == NULL && ip6 == NULL) {
+		SOFT_LOG(ERR, "%s: wire=%s needs the device's address: ip=<IPv4> "
+			 "and/or ip6=<IPv6> (its RoCEv2 GIDs)", dev, port);
+		return -EINVAL;
+	}
+	if (sdev->fault_on) {
+		SOFT_LOG(ERR, "%s: fault_* devargs work on the fabric only; on "
+			 "the wire use tc netem on the link", dev);
+		return -EINVAL;
+	}
+	w = rte_zmalloc("soft_wire", sizeof(*w), RTE_CACHE_LINE_SIZE);
+	if (w == NULL)
+		return -ENOMEM;
+	rte_spinlock_init(&w->lock);
+	w->ms_tsc = rte_get_tsc_hz() / 1000;
+	if (ip4 != NULL) {
+		if (inet_pton(AF_INET, ip4, w->v4) != 1) {
+			SOFT_LOG(ERR, "%s: ip=%s is not an IPv4 address "
+				 "(ip=10.0.0.1)", dev, ip4);
+			ret = -EINVAL;
+			goto err;
+		}
+		w->has_v4 = 1;
+	}
+	if (ip6 != NULL && (inet_pton(AF_INET6, ip6, a6) != 1 ||
+			    soft_wire_gid_is_v4(a6) || a6[0] == 0xff)) {
+		SOFT_LOG(ERR, "%s: ip6=%s is not a unicast IPv6 address "
+			 "(ip6=fd00::1; IPv4 goes in ip=)", dev, ip6);
+		ret = -EINVAL;
+		goto err;
+	}
+	if (neigh != NULL && neigh_parse(w, dev, neigh) != 0) {
+		ret = -EINVAL;
+		goto err;
+	}
+
+	/* The port: an eth port of the ethdev, owned by the device. */
+	/* The first free name eth<n> from eth1000 on: the application's own
+	 * eth ports keep the low numbers. */
+	for (pid = 0; pid < QPIO_MAX_PORTS; pid++) {
+		snprintf(w->port_name, sizeof(w->port_name), "eth%d",
+			 WIRE_PORT_NUM + pid);
+		if (qpio_port_get_by_name(w->port_name) < 0)
+			break;
+	}
+	if ((size_t)snprintf(args, sizeof(args), "%s,name=%s", w->port_name,
+			     port) >= sizeof(args)) {
+		SOFT_LOG(ERR, "%s: wire=%s: ethdev name over %zu characters",
+			 dev, port, sizeof(args) - strlen(w->port_name) - 7);
+		w->port_name[0] = '\0';
+		ret = -EINVAL;
+		goto err;
+	}
+	pid = qpio_port_create(args);
+	if (pid < 0) {
+		SOFT_LOG(ERR, "%s: wire=%s: no DPDK ethdev of that name to "
+			 "bind (create it with --vdev or -a first): %s", dev,
+			 port, strerror(-pid));
+		w->port_name[0] = '\0';
+		ret = pid == -EEXIST ? -EEXIST : -ENODEV;
+		goto err;
+	}
+	w->port_id = (uint16_t)pid;
+	ret = qpio_port_info_get(w->port_id, &info);
+	if (ret == 0 && mtu + RTE_ETHER_HDR_LEN > info.max_rx_pkt_len) {
+		SOFT_LOG(ERR, "%s: mtu=%u: frames of %u bytes, over the %u the "
+			 "port %s takes; give mtu=%u or less", dev, mtu,
+			 mtu + RTE_ETHER_HDR_LEN, info.max_rx_pkt_len, port,
+			 info.max_rx_pkt_len - RTE_ETHER_HDR_LEN);
+		ret = -EINVAL;
+		goto err;
+	}
+	w->eth_mtu = mtu;
+	w->path_mtu = path_mtu_of(mtu);
+	w->active_mtu = mtu_enum(w->path_mtu);
+	snprintf(pname, sizeof(pname), "soft_wire_%s", dev);
+	w->mp = rte_pktmbuf_pool_create(pname, WIRE_POOL, 256, 0,
+					RTE_PKTMBUF_HEADROOM +
+					RTE_ALIGN_CEIL(mtu + RTE_ETHER_HDR_LEN +
+						       RTE_ETHER_CRC_LEN, 64),
+					SOCKET_ID_ANY);
+	if (w->mp == NULL) {
+		SOFT_LOG(ERR, "%s: wire mbuf pool: %s", dev,
+			 rte_strerror(rte_errno));
+		ret = -ENOMEM;
+		goto err;
+	}
+	memset(&conf, 0, sizeof(conf));
+	conf.max_rx_pkt_len = mtu + RTE_ETHER_HDR_LEN;
+	ret = qpio_port_configure(w->port_id, 1, 1, &conf);
+	if (ret == 0)
+		ret = qpio_port_rx_queue_setup(w->port_id, 0, WIRE_RXD,
+					       SOCKET_ID_ANY, w->mp);
+	if (ret == 0)
+		ret = qpio_port_tx_queue_setup(w->port_id, 0, WIRE_TXD,
+					       SOCKET_ID_ANY);
+	if (ret == 0)
+		ret = qpio_port_start(w->port_id);
+	if (ret == 0)
+		ret = qpio_port_macaddr_get(w->port_id, &w->mac);
+	if (ret != 0) {
+		SOFT_LOG(ERR, "%s: wire=%s: port set-up failed: %s", dev, port,
+			 strerror(-ret));
+		goto err;
+	}
+	gid_link_local(w->gids[0], &w->mac);
+	w->ngid = 1;
+	if (w->has_v4)
+		soft_wire_ipv4_mapped(w->gids[w->ngid++], w->v4);
+	if (ip6 != NULL)
+		memcpy(w->gids[w->ngid++], a6, 16);
+	sdev->wire = w;
+	SOFT_LOG(INFO, "%s: on the wire: ethdev %s, MAC " RTE_ETHER_ADDR_PRT_FMT
+		 ", MTU %u (path MTU %u), %u GIDs", dev, port,
+		 RTE_ETHER_ADDR_BYTES(&w->mac), mtu, w->path_mtu, w->ngid);
+	return 0;
+err:
+	wire_free(w);
+	return ret;
+}
+
+void
+soft_wire_detach(struct soft_dev *sdev)
+{
+	if (sdev->wire == NULL)
+		return;
+	wire_free(sdev->wire);
+	sdev->wire = NULL;
+}
+
+void
+soft_wire_port_query(const struct soft_dev *sdev, struct qpio_port_attr *attr)
+{
+	const struct soft_wire *w = sdev->wire;
+	struct qpio_port_link link;
+
+	attr->link_layer = QPIO_LINK_LAYER_ETHERNET;
+	attr->active_mtu = w->active_mtu;
+	attr->max_mtu = QPIO_MTU_4096;
+	attr->gid_tbl_len = w->ngid;
+	attr->lid = 0;
+	attr->state = qpio_port_link_get(w->port_id, &link) == 0 && link.up ?
+		QPIO_PORT_ACTIVE : QPIO_PORT_DOWN;
+}
+
+int
+soft_wire_gid(const struct soft_dev *sdev, unsigned int index,
+	      union qpio_gid *gid)
+{
+	const struct soft_wire *w = sdev->wire;
+
+	if (index >= w->ngid)
+		return -EINVAL;
+	memcpy(gid->raw, w->gids[index], 16);
+	return 0;
+}
+
+int
+qpio_soft_wire_stats_get(const struct qpio_device *dev,
+			 struct qpio_soft_wire_stats *st)
+{
+	const struct soft_wire *w;
+
+	if (!soft_is_dev(dev) || st == NULL)
+		return -EINVAL;
+	w = to_sdev(dev)->wire;
+	if (w == NULL)
+		return -ENODEV;
+	*st = w->st;
+	st->tx_nombuf = __atomic_load_n(&w->st.tx_nombuf, __ATOMIC_RELAXED);
+	return 0;
+}
+
+int
+qpio_soft_wire_progress(struct qpio_device *dev)
+{
+	if (!soft_is_dev(dev))
+		return -EINVAL;
+	if (to_sdev(dev)->wire == NULL)
+		return -ENODEV;
+	return soft_wire_progress(to_sdev(dev));
+}

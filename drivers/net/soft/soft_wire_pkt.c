@@ -1,0 +1,343 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * RoCEv2 packets: the UD datagram a soft wire device sends, the parse and
+ * checks of every frame it receives, the ICRC (soft_wire_pkt.h).
+ */
+#include <string.h>
+
+#include <rte_byteorder.h>
+#include <rte_ip.h>
+#include <rte_net_crc.h>
+#include <rte_udp.h>
+
+#include "soft_wire_pkt.h"
+
+uint32_t
+soft_wire_icrc(uint8_t *l3, bool ipv6, uint32_t len)
+{
+	uint32_t iplen = ipv6 ? SOFT_IPV6_LEN : SOFT_IPV4_LEN;
+	uint8_t *udp = l3 + iplen;
+	uint8_t *bth = udp + SOFT_UDP_LEN;
+	uint8_t save_lrh[8], save_ip[4], save_ttl, save_udp[2], save_bth;
+	uint32_t crc;
+
+	/* The masked copy is made in place: DPDK's CRC-32 (rte_net_crc,
+	 * the CPU's carry-less multiply where it has one) takes one
+	 * contiguous buffer and no running value, so the 8 bytes of ones
+	 * stand where the Ethernet source address ends, just before l3,
+	 * and every byte changed is put back after. */
+	memcpy(save_lrh, l3 - 8, 8);
+	memset(l3 - 8, 0xff, 8);
+	if (ipv6) {
+		memcpy(save_ip, l3, 4);       /* version, class, flow label */
+		l3[0] |= 0x0f;
+		l3[1] = 0xff;
+		l3[2] = 0xff;
+		l3[3] = 0xff;
+		save_ttl = l3[7];
+		l3[7] = 0xff;
+	} else {
+		save_ip[0] = l3[1];           /* type of service */
+		memcpy(&save_ip[2], l3 + 10, 2); /* checksum */
+		l3[1] = 0xff;
+		l3[10] = 0xff;
+		l3[11] = 0xff;
+		save_ttl = l3[8];
+		l3[8] = 0xff;
+	}
+	memcpy(save_udp, udp + 6, 2);
+	udp[6] = 0xff;
+	udp[7] = 0xff;
+	save_bth = bth[4];
+	bth[4] = 0xff;
+
+	crc = rte_net_crc_calc(l3 - 8, len + 8, RTE_NET_CRC32_ETH);
+
+	bth[4] = save_bth;
+	memcpy(udp + 6, save_udp, 2);
+	if (ipv6) {
+		memcpy(l3, save_ip, 4);
+		l3[7] = save_ttl;
+	} else {
+		l3[1] = save_ip[0];
+		memcpy(l3 + 10, &save_ip[2], 2);
+		l3[8] = save_ttl;
+	}
+	memcpy(l3 - 8, save_lrh, 8);
+	return crc;
+}
+
+static inline void
+put_be16(uint8_t *p, uint16_t v)
+{
+	p[0] = (uint8_t)(v >> 8);
+	p[1] = (uint8_t)v;
+}
+
+static inline void
+put_be32(uint8_t *p, uint32_t v)
+{
+	p[0] = (uint8_t)(v >> 24);
+	p[1] = (uint8_t)(v >> 16);
+	p[2] = (uint8_t)(v >> 8);
+	p[3] = (uint8_t)v;
+}
+
+static inline uint16_t
+get_be16(const uint8_t *p)
+{
+	return (uint16_t)((p[0] << 8) | p[1]);
+}
+
+static inline uint32_t
+get_be32(const uint8_t *p)
+{
+	return ((uint32_t)p[0] << 24) | ((uint32_t)p[1] << 16) |
+		((uint32_t)p[2] << 8) | p[3];
+}
+
+uint32_t
+soft_wire_build_ud(uint8_t *frame, const struct soft_wire_ud_hdr *h,
+		   const struct soft_wire_seg *seg, unsigned int nseg,
+		   uint32_t len)
+{
+	uint32_t flen = soft_wire_ud_frame_len(h, len);
+	uint32_t iplen = h->ipv6 ? SOFT_IPV6_LEN : SOFT_IPV4_LEN;
+	uint32_t pad = (4u - (len & 3u)) & 3u;
+	uint8_t *l3 = frame + SOFT_ETH_LEN;
+	uint8_t *udp = l3 + iplen;
+	uint8_t *bth = udp + SOFT_UDP_LEN;
+	uint8_t *p = bth + SOFT_BTH_LEN;
+	uint32_t l4len = flen - SOFT_ETH_LEN - iplen;
+	uint32_t icrc;
+	unsigned int i;
+
+	memcpy(frame, &h->dmac, 6);
+	memcpy(frame + 6, &h->smac, 6);
+	put_be16(frame + 12, h->ipv6 ? RTE_ETHER_TYPE_IPV6 : RTE_ETHER_TYPE_IPV4);
+	if (h->ipv6) {
+		put_be32(l3, (6u << 28) | ((uint32_t)h->tclass << 20) |
+			 (h->flow_label & 0xfffff));
+		put_be16(l3 + 4, (uint16_t)l4len);
+		l3[6] = IPPROTO_UDP;
+		l3[7] = h->hop_limit;
+		memcpy(l3 + 8, h->sip, 16);
+		memcpy(l3 + 24, h->dip, 16);
+	} else {
+		l3[0] = 0x45;
+		l3[1] = h->tclass;
+		put_be16(l3 + 2, (uint16_t)(iplen + l4len));
+		put_be16(l3 + 4, 0);          /* identification */
+		put_be16(l3 + 6, 0x4000);     /* DF, as rxe sends */
+		l3[8] = h->hop_limit;
+		l3[9] = IPPROTO_UDP;
+		put_be16(l3 + 10, 0);
+		memcpy(l3 + 12, h->sip, 4);
+		memcpy(l3 + 16, h->dip, 4);
+	}
+	put_be16(udp, h->udp_sport);
+	put_be16(udp + 2, SOFT_ROCE_UDP_PORT);
+	put_be16(udp + 4, (uint16_t)l4len);
+	put_be16(udp + 6, 0);
+
+	bth[0] = h->has_imm ? SOFT_IB_OPC_UD_SEND_ONLY_IMM :
+		SOFT_IB_OPC_UD_SEND_ONLY;
+	bth[1] = (uint8_t)((h->se ? SOFT_BTH_SE : 0) | (pad << SOFT_BTH_PAD_SHIFT));
+	put_be16(bth + 2, h->pkey);
+	put_be32(bth + 4, h->dqpn & 0xffffff);   /* byte 4: reserved, 0 */
+	put_be32(bth + 8, h->psn & 0xffffff);    /* AckReq 0 on UD */
+	put_be32(p, h->qkey);
+	put_be32(p + 4, h->src_qpn & 0xffffff);
+	p += SOFT_DETH_LEN;
+	if (h->has_imm) {
+		put_be32(p, h->imm);
+		p += SOFT_IMMDT_LEN;
+	}
+	for (i = 0; i < nseg; i++) {
+		if (seg[i].len != 0)
+			memcpy(p, seg[i].p, seg[i].len);
+		p += seg[i].len;
+	}
+	memset(p, 0, pad);
+	p += pad;
+
+	icrc = soft_wire_icrc(l3, h->ipv6, (uint32_t)(p - l3));
+	p[0] = (uint8_t)icrc;
+	p[1] = (uint8_t)(icrc >> 8);
+	p[2] = (uint8_t)(icrc >> 16);
+	p[3] = (uint8_t)(icrc >> 24);
+
+	if (h->ipv6) {
+		uint16_t ck = rte_ipv6_udptcp_cksum((const struct rte_ipv6_hdr *)l3,
+						    udp);
+
+		memcpy(udp + 6, &ck, 2);   /* already in network order */
+	} else {
+		uint16_t ck = rte_ipv4_cksum((const struct rte_ipv4_hdr *)l3);
+
+		memcpy(l3 + 10, &ck, 2);
+	}
+	return flen;
+}
+
+/* The bytes of extension headers after the BTH, per opcode this device
+ * takes (UD SEND ONLY and with immediate), or 0 for one it does not. */
+static uint32_t
+ext_len(uint8_t opcode, uint8_t *has_imm)
+{
+	switch (opcode) {
+	case SOFT_IB_OPC_UD_SEND_ONLY:
+		*has_imm = 0;
+		return SOFT_DETH_LEN;
+	case SOFT_IB_OPC_UD_SEND_ONLY_IMM:
+		*has_imm = 1;
+		return SOFT_DETH_LEN + SOFT_IMMDT_LEN;
+	default:
+		return 0;
+	}
+}
+
+static bool
+ip_is_mine(const uint8_t dip[16], const uint8_t (*ip)[16], unsigned int nip)
+{
+	unsigned int i;
+
+	for (i = 0; i < nip; i++)
+		if (memcmp(dip, ip[i], 16) == 0)
+			return true;
+	return false;
+}
+
+enum soft_wire_drop
+soft_wire_parse(uint8_t *frame, uint32_t len, const uint8_t (*ip)[16],
+		unsigned int nip, struct soft_wire_pkt *p)
+{
+	uint8_t *l3 = frame + SOFT_ETH_LEN;
+	const uint8_t *udp, *bth, *x;
+	uint32_t l3len, iplen, ulen, hdrs, pad, ext, icrc, want;
+	uint16_t etype;
+	uint8_t dip[16];
+
+	if (len < SOFT_ETH_LEN)
+		return SOFT_WIRE_TRUNCATED;
+	etype = get_be16(frame + 12);
+	if (etype == RTE_ETHER_TYPE_IPV4) {
+		if (len < SOFT_ETH_LEN + SOFT_IPV4_LEN)
+			return SOFT_WIRE_TRUNCATED;
+		if (l3[9] != IPPROTO_UDP)
+			return SOFT_WIRE_NOT_ROCE;
+		if (l3[0] != 0x45)   /* version 4, no options */
+			return SOFT_WIRE_BAD_IP;
+		l3len = get_be16(l3 + 2);
+		if (l3len > len - SOFT_ETH_LEN)
+			return SOFT_WIRE_TRUNCATED;
+		if (l3len < SOFT_IPV4_LEN + SOFT_UDP_LEN ||
+		    (get_be16(l3 + 6) & 0x3fff) != 0 ||   /* MF, offset */
+		    rte_raw_cksum(l3, SOFT_IPV4_LEN) != 0xffff)
+			return SOFT_WIRE_BAD_IP;
+		iplen = SOFT_IPV4_LEN;
+		p->ipv6 = 0;
+		p->tclass = l3[1];
+		p->hop_limit = l3[8];
+		p->flow_label = 0;
+		memset(p->sip, 0, sizeof(p->sip));
+		memcpy(p->sip, l3 + 12, 4);
+		memset(p->dip, 0, sizeof(p->dip));
+		memcpy(p->dip, l3 + 16, 4);
+		soft_wire_ipv4_mapped(dip, l3 + 16);
+	} else if (etype == RTE_ETHER_TYPE_IPV6) {
+		uint32_t vtf;
+
+		if (len < SOFT_ETH_LEN + SOFT_IPV6_LEN)
+			return SOFT_WIRE_TRUNCATED;
+		if (l3[6] != IPPROTO_UDP)
+			return SOFT_WIRE_NOT_ROCE;
+		vtf = get_be32(l3);
+		if ((vtf >> 28) != 6)
+			return SOFT_WIRE_BAD_IP;
+		l3len = SOFT_IPV6_LEN + get_be16(l3 + 4);
+		if (l3len > len - SOFT_ETH_LEN)
+			return SOFT_WIRE_TRUNCATED;
+		if (l3len < SOFT_IPV6_LEN + SOFT_UDP_LEN)
+			return SOFT_WIRE_BAD_IP;
+		iplen = SOFT_IPV6_LEN;
+		p->ipv6 = 1;
+		p->tclass = (uint8_t)(vtf >> 20);
+		p->flow_label = vtf & 0xfffff;
+		p->hop_limit = l3[7];
+		memcpy(p->sip, l3 + 8, 16);
+		memcpy(p->dip, l3 + 24, 16);
+		memcpy(dip, l3 + 24, 16);
+	} else {
+		return SOFT_WIRE_NOT_ROCE;
+	}
+	udp = l3 + iplen;
+	if (get_be16(udp + 2) != SOFT_ROCE_UDP_PORT)
+		return SOFT_WIRE_NOT_ROCE;
+	if (!ip_is_mine(dip, ip, nip))
+		return SOFT_WIRE_NOT_MINE;
+	ulen = get_be16(udp + 4);
+	if (ulen != l3len - iplen)
+		return SOFT_WIRE_BAD_UDP;
+	if (p->ipv6 && get_be16(udp + 6) != 0 &&
+	    rte_ipv6_udptcp_cksum_verify((const struct rte_ipv6_hdr *)l3,
+					 udp) != 0)
+		return SOFT_WIRE_BAD_UDP;
+	if (!p->ipv6 && get_be16(udp + 6) != 0 &&
+	    rte_ipv4_udptcp_cksum_verify((const struct rte_ipv4_hdr *)l3,
+					 udp) != 0)
+		return SOFT_WIRE_BAD_UDP;
+	if (ulen < SOFT_UDP_LEN + SOFT_BTH_LEN + SOFT_ICRC_LEN)
+		return SOFT_WIRE_TRUNCATED;
+	bth = udp + SOFT_UDP_LEN;
+	if ((bth[1] & 0x0f) != 0)          /* TVer */
+		return SOFT_WIRE_BAD_BTH;
+	ext = ext_len(bth[0], &p->has_imm);
+	if (ext == 0)
+		return SOFT_WIRE_BAD_BTH;
+	pad = (bth[1] >> SOFT_BTH_PAD_SHIFT) & 3u;
+	hdrs = SOFT_UDP_LEN + SOFT_BTH_LEN + ext;
+	if (ulen < hdrs + pad + SOFT_ICRC_LEN)
+		return SOFT_WIRE_TRUNCATED;
+
+	x = l3 + l3len - SOFT_ICRC_LEN;
+	icrc = (uint32_t)x[0] | ((uint32_t)x[1] << 8) |
+		((uint32_t)x[2] << 16) | ((uint32_t)x[3] << 24);
+	want = soft_wire_icrc(l3, p->ipv6, l3len - SOFT_ICRC_LEN);
+	if (icrc != want)
+		return SOFT_WIRE_BAD_ICRC;
+
+	p->l3 = l3;
+	p->opcode = bth[0];
+	p->se = !!(bth[1] & SOFT_BTH_SE);
+	p->pkey = get_be16(bth + 2);
+	p->dqpn = get_be32(bth + 4) & 0xffffff;
+	p->ackreq = !!(bth[8] & SOFT_BTH_ACKREQ);
+	p->psn = get_be32(bth + 8) & 0xffffff;
+	p->udp_sport = get_be16(udp);
+	x = bth + SOFT_BTH_LEN;
+	p->qkey = get_be32(x);
+	p->src_qpn = get_be32(x + 4) & 0xffffff;
+	p->imm = p->has_imm ? get_be32(x + SOFT_DETH_LEN) : 0;
+	p->payload = bth + SOFT_BTH_LEN + ext;
+	p->len = ulen - hdrs - pad - SOFT_ICRC_LEN;
+	return SOFT_WIRE_OK;
+}
+
+const char *
+soft_wire_drop_name(enum soft_wire_drop d)
+{
+	static const char *const names[SOFT_WIRE_DROP_MAX] = {
+		[SOFT_WIRE_OK] = "ok",
+		[SOFT_WIRE_NOT_ROCE] = "not_roce",
+		[SOFT_WIRE_TRUNCATED] = "truncated",
+		[SOFT_WIRE_OVERSIZE] = "oversize",
+		[SOFT_WIRE_BAD_IP] = "bad_ip",
+		[SOFT_WIRE_NOT_MINE] = "not_mine",
+		[SOFT_WIRE_BAD_UDP] = "bad_udp",
+		[SOFT_WIRE_BAD_BTH] = "bad_bth",
+		[SOFT_WIRE_BAD_ICRC] = "bad_icrc",
+	};
+
+	return (unsigned int)d < SOFT_WIRE_DROP_MAX ? names[d] : "?";
+}

@@ -1,0 +1,920 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The soft NIC on the wire: RoCEv2 packets (soft_wire_pkt.c) byte for
+ * byte, the ICRC against zlib's CRC-32 over the masked headers as IBA
+ * Annex A17.3.3 lays them out, hostile frames dropped with their reason,
+ * and UD between two soft wire devices whose ethdevs (net_ring) are joined
+ * by this test's pump, ARP included. With QPIO_WIRE_PCAP=FILE the pump
+ * writes every frame it moves to FILE (test/integration/wire_tshark.sh
+ * opens it with tshark's RoCE dissector).
+ */
+#include <arpa/inet.h>
+#include <string.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include <pcap/pcap.h>
+#include <rte_cycles.h>
+#include <rte_errno.h>
+#include <rte_eth_ring.h>
+#include <rte_ethdev.h>
+#include <rte_ip.h>
+#include <rte_malloc.h>
+#include <rte_mbuf.h>
+#include <rte_ring.h>
+
+#include "test_common.h"
+#include "soft_wire_pkt.h"
+
+TestSuite(wire_pkt, .init = qt_eal_init, .fini = qt_eal_fini);
+TestSuite(soft_wire, .init = qt_eal_init, .fini = qt_eal_fini);
+
+/* ---- packets ---- */
+
+static const uint8_t V4_A[4] = { 10, 0, 0, 1 };
+static const uint8_t V4_B[4] = { 10, 0, 0, 2 };
+
+static void
+hdr_v4(struct soft_wire_ud_hdr *h, int imm)
+{
+	static const struct rte_ether_addr da = {{ 0x02, 0, 0, 0, 0, 0xb }};
+	static const struct rte_ether_addr sa = {{ 0x02, 0, 0, 0, 0, 0xa }};
+
+	memset(h, 0, sizeof(*h));
+	h->dmac = da;
+	h->smac = sa;
+	memcpy(h->sip, V4_A, 4);
+	memcpy(h->dip, V4_B, 4);
+	h->hop_limit = 64;
+	h->tclass = 0x02;
+	h->udp_sport = 0xc123;
+	h->pkey = 0xffff;
+	h->dqpn = 0x000123;
+	h->src_qpn = 0x000456;
+	h->psn = 0xabcdef;
+	h->qkey = 0x11111111;
+	h->has_imm = (uint8_t)imm;
+	h->imm = 0xdeadbeef;
+}
+
+static void
+hdr_v6(struct soft_wire_ud_hdr *h)
+{
+	hdr_v4(h, 0);
+	h->ipv6 = 1;
+	memset(h->sip, 0, 16);
+	memset(h->dip, 0, 16);
+	h->sip[0] = 0xfd;
+	h->sip[15] = 1;
+	h->dip[0] = 0xfd;
+	h->dip[15] = 2;
+	h->flow_label = 0x12345;
+}
+
+/* The ICRC computed independently: the masked headers written out as
+ * the spec lists them, then zlib's crc32() over them and the rest. */
+static uint32_t
+ref_icrc(const uint8_t *frame, uint32_t flen, int ipv6)
+{
+	uint8_t buf[9000];
+	uint32_t iplen = ipv6 ? 40 : 20, n = 0;
+	const uint8_t *l3 = frame + 14;
+	uint8_t *ip, *udp, *bth;
+
+	memset(buf, 0xff, 8);
+	n = 8;
+	memcpy(buf + n, l3, flen - 14 - 4);
+	ip = buf + n;
+	udp = ip + iplen;
+	bth = udp + 8;
+	if (ipv6) {
+		ip[0] |= 0x0f;        /* traffic class, low nibble in byte 0 */
+		ip[1] = ip[2] = ip[3] = 0xff;
+		ip[7] = 0xff;
+	} else {
+		ip[1] = 0xff;
+		ip[8] = 0xff;
+		ip[10] = ip[11] = 0xff;
+	}
+	udp[6] = udp[7] = 0xff;
+	bth[4] = 0xff;
+	n += flen - 14 - 4;
+	return (uint32_t)crc32(0L, buf, n);
+}
+
+static uint32_t
+frame_icrc(const uint8_t *f, uint32_t flen)
+{
+	const uint8_t *x = f + flen - 4;
+
+	return (uint32_t)x[0] | ((uint32_t)x[1] << 8) | ((uint32_t)x[2] << 16) |
+		((uint32_t)x[3] << 24);
+}
+
+static uint32_t
+build(uint8_t *f, const struct soft_wire_ud_hdr *h, const uint8_t *pl,
+      uint32_t len)
+{
+	struct soft_wire_seg seg = { pl, len };
+
+	return soft_wire_build_ud(f, h, &seg, 1, len);
+}
+
+static uint8_t my_ips[2][16];
+
+static void
+my_ips_init(void)
+{
+	soft_wire_ipv4_mapped(my_ips[0], V4_B);
+	memset(my_ips[1], 0, 16);
+	my_ips[1][0] = 0xfd;
+	my_ips[1][15] = 2;
+}
+
+static enum soft_wire_drop
+parse(uint8_t *f, uint32_t len, struct soft_wire_pkt *p)
+{
+	my_ips_init();
+	return soft_wire_parse(f, len, (const uint8_t (*)[16])my_ips, 2, p);
+}
+
+Test(wire_pkt, ud_ipv4_bytes_exact)
+{
+	uint8_t f[256], pl[5] = { 1, 2, 3, 4, 5 };
+	struct soft_wire_ud_hdr h;
+	uint32_t flen;
+
+	hdr_v4(&h, 1);
+	flen = build(f, &h, pl, 5);
+	/* 14 + 20 + 8 + 12 + 8 + 4 + 5 + 3 pad + 4 */
+	cr_assert_eq(flen, 78);
+	cr_assert_eq(flen, soft_wire_ud_frame_len(&h, 5));
+	cr_assert_eq(f[12], 0x08);
+	cr_assert_eq(f[13], 0x00);
+	cr_assert_eq(f[14], 0x45);
+	cr_assert_eq(f[15], 0x02);                     /* tclass */
+	cr_assert_eq((f[16] << 8) | f[17], 64);        /* total length */
+	cr_assert_eq((f[20] << 8) | f[21], 0x4000);    /* DF */
+	cr_assert_eq(f[22], 64);
+	cr_assert_eq(f[23], 17);
+	cr_assert_eq(rte_raw_cksum(f + 14, 20), 0xffff);
+	cr_assert_eq(memcmp(f + 26, V4_A, 4), 0);
+	cr_assert_eq(memcmp(f + 30, V4_B, 4), 0);
+	cr_assert_eq((f[34] << 8) | f[35], 0xc123);    /* UDP source port */
+	cr_assert_eq((f[36] << 8) | f[37], 4791);
+	cr_assert_eq((f[38] << 8) | f[39], 44);        /* UDP length */
+	cr_assert_eq((f[40] << 8) | f[41], 0);         /* checksum 0 (IPv4) */
+	cr_assert_eq(f[42], 0x65);                     /* UD SEND ONLY IMM */
+	cr_assert_eq(f[43], 0x30);                     /* SE 0, pad 3, TVer 0 */
+	cr_assert_eq((f[44] << 8) | f[45], 0xffff);
+	cr_assert_eq(f[46], 0);                        /* resv8a */
+	cr_assert_eq((f[47] << 16) | (f[48] << 8) | f[49], 0x123);
+	cr_assert_eq(f[50], 0);                        /* AckReq 0 */
+	cr_assert_eq((f[51] << 16) | (f[52] << 8) | f[53], 0xabcdef);
+	cr_assert_eq(((uint32_t)f[54] << 24) | (f[55] << 16) | (f[56] << 8) |
+		     f[57], 0x11111111u);              /* DETH Q_Key */
+	cr_assert_eq(f[58], 0);
+	cr_assert_eq((f[59] << 16) | (f[60] << 8) | f[61], 0x456);
+	cr_assert_eq(((uint32_t)f[62] << 24) | (f[63] << 16) | (f[64] << 8) |
+		     f[65], 0xdeadbeefu);              /* ImmDt */
+	cr_assert_eq(memcmp(f + 66, pl, 5), 0);
+	cr_assert_eq(f[71], 0);
+	cr_assert_eq(f[72], 0);
+	cr_assert_eq(f[73], 0);
+	cr_assert_eq(frame_icrc(f, flen), ref_icrc(f, flen, 0));
+}
+
+Test(wire_pkt, icrc_matches_zlib_over_masked_headers)
+{
+	uint8_t f[4200], pl[4096];
+	struct soft_wire_ud_hdr h;
+	uint32_t len, flen;
+
+	qt_fill(pl, sizeof(pl), 7);
+	for (len = 0; len <= 4096; len = len < 16 ? len + 1 : len * 2 + 3) {
+		hdr_v4(&h, (int)(len & 1));
+		h.tclass = (uint8_t)len;      /* masked: must not matter */
+		h.hop_limit = (uint8_t)(len + 1);
+		flen = build(f, &h, pl, len);
+		cr_assert_eq(frame_icrc(f, flen), ref_icrc(f, flen, 0),
+			     "IPv4, %u bytes", len);
+		hdr_v6(&h);
+		h.has_imm = (uint8_t)(len & 1);
+		h.hop_limit = (uint8_t)(len + 3);
+		h.tclass = (uint8_t)(len * 7);
+		flen = build(f, &h, pl, len);
+		cr_assert_eq(frame_icrc(f, flen), ref_icrc(f, flen, 1),
+			     "IPv6, %u bytes", len);
+	}
+}
+
+Test(wire_pkt, icrc_ignores_the_fields_routers_change)
+{
+	uint8_t f[256], pl[33];
+	struct soft_wire_ud_hdr h;
+	uint32_t flen, before;
+
+	qt_fill(pl, sizeof(pl), 3);
+	hdr_v4(&h, 0);
+	flen = build(f, &h, pl, 33);
+	before = frame_icrc(f, flen);
+	f[15] ^= 0xfc;   /* DSCP */
+	f[22] -= 3;      /* TTL */
+	f[24] ^= 0x55;   /* IP checksum */
+	f[40] = 0x12;    /* UDP checksum */
+	f[46] = 0x80;    /* BTH resv8a */
+	cr_assert_eq(soft_wire_icrc(f + 14, false, flen - 14 - 4), before);
+	f[60] ^= 1;      /* a covered field: the source QP */
+	cr_assert_neq(soft_wire_icrc(f + 14, false, flen - 14 - 4), before);
+	/* the call put every byte it masked back */
+	cr_assert_eq(f[22], 61);
+	cr_assert_eq(f[46], 0x80);
+}
+
+Test(wire_pkt, parse_roundtrip_ipv4_and_ipv6)
+{
+	uint8_t f[256], pl[37];
+	struct soft_wire_ud_hdr h;
+	struct soft_wire_pkt p;
+	uint32_t flen;
+
+	qt_fill(pl, sizeof(pl), 11);
+	hdr_v4(&h, 1);
+	h.se = 1;
+	flen = build(f, &h, pl, 37);
+	cr_assert_eq(parse(f, flen, &p), SOFT_WIRE_OK);
+	cr_assert_eq(p.opcode, SOFT_IB_OPC_UD_SEND_ONLY_IMM);
+	cr_assert_eq(p.ipv6, 0);
+	cr_assert_eq(p.se, 1);
+	cr_assert_eq(p.pkey, 0xffff);
+	cr_assert_eq(p.dqpn, 0x123);
+	cr_assert_eq(p.psn, 0xabcdef);
+	cr_assert_eq(p.qkey, 0x11111111u);
+	cr_assert_eq(p.src_qpn, 0x456);
+	cr_assert_eq(p.has_imm, 1);
+	cr_assert_eq(p.imm, 0xdeadbeefu);
+	cr_assert_eq(p.len, 37);
+	cr_assert_eq(memcmp(p.payload, pl, 37), 0);
+	cr_assert_eq(memcmp(p.sip, V4_A, 4), 0);
+	cr_assert_eq(p.hop_limit, 64);
+	cr_assert_eq(p.udp_sport, 0xc123);
+
+	hdr_v6(&h);
+	flen = build(f, &h, pl, 36);
+	cr_assert_eq(flen, 14 + 40 + 8 + 12 + 8 + 36 + 4);
+	cr_assert_eq((f[14] >> 4), 6);
+	cr_assert_eq((f[18] << 8) | f[19], 8 + 12 + 8 + 36 + 4);
+	cr_assert_neq((f[14 + 40 + 6] << 8) | f[14 + 40 + 7], 0,
+		      "IPv6 carries the UDP checksum");
+	cr_assert_eq(rte_ipv6_udptcp_cksum_verify(
+		(const struct rte_ipv6_hdr *)(f + 14), f + 54), 0);
+	cr_assert_eq(parse(f, flen, &p), SOFT_WIRE_OK);
+	cr_assert_eq(p.ipv6, 1);
+	cr_assert_eq(p.flow_label, 0x12345);
+	cr_assert_eq(p.has_imm, 0);
+	cr_assert_eq(p.len, 36);
+	cr_assert_eq(memcmp(p.payload, pl, 36), 0);
+}
+
+Test(wire_pkt, ethernet_padding_is_not_payload)
+{
+	uint8_t f[128], pl[1] = { 0x5a };
+	struct soft_wire_ud_hdr h;
+	struct soft_wire_pkt p;
+	uint32_t flen;
+
+	hdr_v4(&h, 0);
+	flen = build(f, &h, pl, 1);
+	cr_assert_eq(flen, 14 + 20 + 8 + 12 + 8 + 1 + 3 + 4);
+	/* a NIC pads a short frame to 60 bytes, or adds its own bytes */
+	memset(f + flen, 0xa5, 20);
+	cr_assert_eq(parse(f, flen + 20, &p), SOFT_WIRE_OK);
+	cr_assert_eq(p.len, 1);
+	cr_assert_eq(p.payload[0], 0x5a);
+}
+
+Test(wire_pkt, every_cut_of_a_frame_is_refused)
+{
+	uint8_t f[256], g[256], pl[20];
+	struct soft_wire_ud_hdr h;
+	struct soft_wire_pkt p;
+	uint32_t flen, cut;
+
+	qt_fill(pl, sizeof(pl), 5);
+	hdr_v4(&h, 1);
+	flen = build(f, &h, pl, 20);
+	for (cut = 0; cut < flen; cut++) {
+		enum soft_wire_drop d;
+
+		memcpy(g, f, cut);
+		d = parse(g, cut, &p);
+		cr_assert_neq(d, SOFT_WIRE_OK, "cut at %u accepted", cut);
+		/* below the IP header's end the frame is short; after it the
+		 * IP total length says more than there is */
+		cr_assert(d == SOFT_WIRE_TRUNCATED ||
+			  (cut < 14 + 20 && d == SOFT_WIRE_NOT_ROCE),
+			  "cut at %u: %s", cut, soft_wire_drop_name(d));
+	}
+}
+
+/* One field of a good frame changed: the drop reason it must give. */
+struct spoil {
+	const char *what;
+	unsigned int off;
+	uint8_t val;
+	enum soft_wire_drop want;
+	int fix_ip_ck;   /* recompute the IPv4 checksum after the change */
+};
+
+Test(wire_pkt, hostile_fields_dropped_with_their_reason)
+{
+	static const struct spoil sp[] = {
+		{ "ethertype VLAN", 12, 0x81, SOFT_WIRE_NOT_ROCE, 0 },
+		{ "IP options (IHL 6)", 14, 0x46, SOFT_WIRE_BAD_IP, 1 },
+		{ "IP version 5", 14, 0x55, SOFT_WIRE_BAD_IP, 1 },
+		{ "IP checksum", 24, 0x00, SOFT_WIRE_BAD_IP, 0 },
+		{ "IP more fragments", 20, 0x20, SOFT_WIRE_BAD_IP, 1 },
+		{ "IP fragment offset", 21, 0x01, SOFT_WIRE_BAD_IP, 1 },
+		{ "IP protocol TCP", 23, 6, SOFT_WIRE_NOT_ROCE, 1 },
+		{ "IP destination", 33, 9, SOFT_WIRE_NOT_MINE, 1 },
+		{ "UDP port", 37, 0xb8, SOFT_WIRE_NOT_ROCE, 0 },
+		{ "UDP length", 39, 43, SOFT_WIRE_BAD_UDP, 0 },
+		{ "UDP checksum", 41, 0x01, SOFT_WIRE_BAD_UDP, 0 },
+		{ "BTH TVer 1", 43, 0x01, SOFT_WIRE_BAD_BTH, 0 },
+		{ "RC SEND ONLY", 42, 0x04, SOFT_WIRE_BAD_BTH, 0 },
+		{ "opcode 0xff", 42, 0xff, SOFT_WIRE_BAD_BTH, 0 },
+		{ "BTH destination QP", 49, 0x24, SOFT_WIRE_BAD_ICRC, 0 },
+		{ "DETH Q_Key", 57, 0x10, SOFT_WIRE_BAD_ICRC, 0 },
+		{ "payload", 66, 0x00, SOFT_WIRE_BAD_ICRC, 0 },
+		{ "ICRC", 74, 0x00, SOFT_WIRE_BAD_ICRC, 0 },
+	};
+	uint8_t f[256], g[256], pl[8];
+	struct soft_wire_ud_hdr h;
+	struct soft_wire_pkt p;
+	uint32_t flen;
+	unsigned int i;
+
+	memset(pl, 0x77, sizeof(pl));
+	hdr_v4(&h, 1);
+	flen = build(f, &h, pl, 8);
+	cr_assert_eq(flen, 78);
+	for (i = 0; i < RTE_DIM(sp); i++) {
+		memcpy(g, f, flen);
+		cr_assert_neq(g[sp[i].off], sp[i].val, "%s: no change",
+			      sp[i].what);
+		g[sp[i].off] = sp[i].val;
+		if (sp[i].fix_ip_ck) {
+			uint16_t ck;
+
+			g[24] = g[25] = 0;
+			ck = rte_ipv4_cksum((const struct rte_ipv4_hdr *)(g + 14));
+			memcpy(g + 24, &ck, 2);
+		}
+		cr_assert_eq(parse(g, flen, &p), sp[i].want, "%s: got %s",
+			     sp[i].what, soft_wire_drop_name(parse(g, flen, &p)));
+	}
+}
+
+/* ---- two wire devices over net_ring, joined by the pump ---- */
+
+struct wire_pair {
+	struct rte_ring *a_tx, *a_rx, *b_tx, *b_rx;
+	char name_a[RTE_ETH_NAME_MAX_LEN], name_b[RTE_ETH_NAME_MAX_LEN];
+	uint16_t port_a, port_b;
+	struct rte_mempool *mp;       /* frames the test makes */
+	struct qpio_device *a, *b;
+	pcap_t *pc;
+	pcap_dumper_t *pd;
+	uint64_t moved;
+};
+
+static struct wire_pair W;
+
+static struct rte_ring *
+ring(const char *name)
+{
+	struct rte_ring *r = rte_ring_create(name, 1024, SOCKET_ID_ANY,
+					     RING_F_SP_ENQ | RING_F_SC_DEQ);
+
+	cr_assert_not_null(r, "ring %s: %s", name, rte_strerror(rte_errno));
+	return r;
+}
+
+/* An ethdev over rings rx and tx; its name into name. @return its port. */
+static int
+eth_of_rings(const char *what, struct rte_ring *rx, struct rte_ring *tx,
+	     char *name)
+{
+	int pid = rte_eth_from_rings(what, &rx, 1, &tx, 1, SOCKET_ID_ANY);
+
+	cr_assert_geq(pid, 0, "%s: %s", what, rte_strerror(rte_errno));
+	cr_assert_eq(rte_eth_dev_get_name_by_port((uint16_t)pid, name), 0);
+	return pid;
+}
+
+/* ethdevs wire_a (rx a_rx, tx a_tx) and wire_b (rx b_rx, tx b_tx). */
+static void
+pair_rings(void)
+{
+	memset(&W, 0, sizeof(W));
+	W.a_tx = ring("wa_tx");
+	W.a_rx = ring("wa_rx");
+	W.b_tx = ring("wb_tx");
+	W.b_rx = ring("wb_rx");
+	W.port_a = (uint16_t)eth_of_rings("wire_a", W.a_rx, W.a_tx, W.name_a);
+	W.port_b = (uint16_t)eth_of_rings("wire_b", W.b_rx, W.b_tx, W.name_b);
+	W.mp = rte_pktmbuf_pool_create("wire_test", 255, 0, 0, 2048 + 128,
+				       SOCKET_ID_ANY);
+	cr_assert_not_null(W.mp);
+}
+
+/* Devices soft0 on wire_a and soft1 on wire_b, with the devargs given. */
+static void
+pair_devs(const char *args_a, const char *args_b)
+{
+	char da[256], db[256];
+	const char *pcap_path = getenv("QPIO_WIRE_PCAP");
+
+	snprintf(da, sizeof(da), "soft0,wire=%s%s", W.name_a, args_a);
+	snprintf(db, sizeof(db), "soft1,wire=%s%s", W.name_b, args_b);
+	W.a = qpio_rdma_dev_create(da);
+	cr_assert_not_null(W.a, "%s: %s", da, rte_strerror(rte_errno));
+	W.b = qpio_rdma_dev_create(db);
+	cr_assert_not_null(W.b, "%s: %s", db, rte_strerror(rte_errno));
+	if (pcap_path != NULL) {
+		W.pc = pcap_open_dead(DLT_EN10MB, 65535);
+		cr_assert_not_null(W.pc);
+		W.pd = pcap_dump_open_append(W.pc, pcap_path);
+		cr_assert_not_null(W.pd, "%s: %s", pcap_path, pcap_geterr(W.pc));
+	}
+}
+
+static void
+pair_up(const char *args_a, const char *args_b)
+{
+	pair_rings();
+	pair_devs(args_a, args_b);
+}
+
+static void
+pair_down(void)
+{
+	cr_assert_eq(qpio_rdma_dev_close(W.a), 0);
+	cr_assert_eq(qpio_rdma_dev_close(W.b), 0);
+	if (W.pd != NULL) {
+		pcap_dump_close(W.pd);
+		pcap_close(W.pc);
+	}
+	/* the devices' ports closed the ethdevs; the rings are the test's */
+	rte_ring_free(W.a_tx);
+	rte_ring_free(W.a_rx);
+	rte_ring_free(W.b_tx);
+	rte_ring_free(W.b_rx);
+	rte_mempool_free(W.mp);
+}
+
+static void
+dump(struct rte_mbuf *m)
+{
+	struct pcap_pkthdr ph;
+
+	if (W.pd == NULL)
+		return;
+	memset(&ph, 0, sizeof(ph));
+	ph.caplen = ph.len = rte_pktmbuf_data_len(m);
+	pcap_dump((u_char *)W.pd, &ph, rte_pktmbuf_mtod(m, const u_char *));
+}
+
+/* Move every frame one way; @return how many. */
+static unsigned int
+pump_one(struct rte_ring *from, struct rte_ring *to)
+{
+	void *objs[64];
+	unsigned int n, i;
+
+	n = rte_ring_dequeue_burst(from, objs, 64, NULL);
+	for (i = 0; i < n; i++)
+		dump(objs[i]);
+	cr_assert_eq(rte_ring_enqueue_burst(to, objs, n, NULL), n);
+	W.moved += n;
+	return n;
+}
+
+static unsigned int
+pump(void)
+{
+	return pump_one(W.a_tx, W.b_rx) + pump_one(W.b_tx, W.a_rx);
+}
+
+/* Poll cq (and pump, and the other device's progress) until n
+ * completions came or 2 s passed. */
+static unsigned int
+poll_wire(struct qpio_cq *cq, struct qpio_wc *wc, unsigned int n)
+{
+	uint64_t end = rte_get_tsc_cycles() + 2 * rte_get_tsc_hz();
+	unsigned int got = 0;
+
+	while (got < n && rte_get_tsc_cycles() < end) {
+		pump();
+		qpio_soft_wire_progress(W.a);
+		qpio_soft_wire_progress(W.b);
+		pump();
+		got += qpio_cq_poll(cq, wc + got, (uint16_t)(n - got));
+	}
+	return got;
+}
+
+/* Pump and progress for ms milliseconds. */
+static void
+run_for(unsigned int ms)
+{
+	uint64_t end = rte_get_tsc_cycles() + ms * (rte_get_tsc_hz() / 1000);
+
+	while (rte_get_tsc_cycles() < end) {
+		pump();
+		qpio_soft_wire_progress(W.a);
+		qpio_soft_wire_progress(W.b);
+	}
+	pump();
+}
+
+static struct qpio_soft_wire_stats
+wst(struct qpio_device *d)
+{
+	struct qpio_soft_wire_stats s;
+
+	cr_assert_eq(qpio_soft_wire_stats_get(d, &s), 0);
+	return s;
+}
+
+/* An AH on e towards gid (IPv4-mapped or IPv6), from sgid_index. */
+static struct qpio_ah *
+ah_to(struct qt_end *e, const uint8_t gid[16], uint8_t sgid_index)
+{
+	struct qpio_ah_attr aa;
+	struct qpio_ah *ah;
+
+	memset(&aa, 0, sizeof(aa));
+	aa.port_num = 1;
+	aa.is_global = 1;
+	aa.grh.sgid_index = sgid_index;
+	aa.grh.hop_limit = 1;
+	memcpy(aa.grh.dgid.raw, gid, 16);
+	ah = qpio_ah_create(e->pd, &aa);
+	cr_assert_not_null(ah, "ah: %s", rte_strerror(rte_errno));
+	return ah;
+}
+
+static void
+ud_post_send(struct qt_end *e, struct qpio_ah *ah, uint32_t qpn, uint32_t qkey,
+	     uint32_t off, uint32_t len, uint64_t wr_id, int imm)
+{
+	struct qpio_sge sge = { (uintptr_t)e->buf + off, len, qpio_mr_lkey(e->mr) };
+	struct qpio_send_wr wr = qt_ud_wr(wr_id, &sge, 1, QPIO_SEND_SIGNALED,
+					  ah, qpn, qkey);
+	int err = 1;
+
+	if (imm) {
+		wr.opcode = QPIO_WR_SEND_WITH_IMM;
+		wr.imm_data = 0x0badcafe;
+	}
+	cr_assert_eq(qpio_qp_post_send(e->qp, &wr, 1, &err), 1);
+	cr_assert_eq(err, 0);
+}
+
+static void
+expect_send_done(struct qt_end *e, uint64_t wr_id)
+{
+	struct qpio_wc wc;
+
+	cr_assert_eq(poll_wire(e->cq, &wc, 1), 1);
+	cr_assert_eq(wc.status, QPIO_WC_SUCCESS, "%s",
+		     qpio_wc_status_str(wc.status));
+	cr_assert_eq(wc.opcode, QPIO_WC_SEND);
+	cr_assert_eq(wc.wr_id, wr_id);
+}
+
+#define QK 0x11111111u
+
+Test(soft_wire, ud_ipv4_arp_then_datagram_bytes_exact)
+{
+	struct qt_end a, b;
+	struct qpio_wc wc;
+	struct qpio_ah *ah;
+	struct qpio_soft_wire_stats sa, sb;
+	struct qpio_port_attr pa;
+	union qpio_gid g;
+	uint8_t gid_b[16];
+	const uint8_t *grh;
+
+	pair_up(",ip=10.0.0.1", ",ip=10.0.0.2");
+	cr_assert_eq(qpio_rdma_port_query(W.b, 1, &pa), 0);
+	cr_assert_eq(pa.link_layer, QPIO_LINK_LAYER_ETHERNET);
+	cr_assert_eq(pa.gid_tbl_len, 2);
+	cr_assert_eq(pa.active_mtu, QPIO_MTU_1024);     /* mtu 1500 */
+	cr_assert_eq(qpio_rdma_gid_query(W.b, 1, 1, &g), 0);
+	soft_wire_ipv4_mapped(gid_b, V4_B);
+	cr_assert_eq(memcmp(g.raw, gid_b, 16), 0);
+	cr_assert_eq(qpio_rdma_gid_query(W.b, 1, 0, &g), 0);
+	cr_assert_eq(g.raw[0], 0xfe);
+	cr_assert_eq(g.raw[1], 0x80);
+	cr_assert_eq(g.raw[11], 0xff);
+	cr_assert_eq(g.raw[12], 0xfe);
+	cr_assert_eq(qpio_rdma_gid_query(W.b, 1, 2, &g), -EINVAL);
+
+	qt_ud_end_create(&a, W.a, QK, NULL);
+	qt_ud_end_create(&b, W.b, QK, NULL);
+	qt_fill(a.buf, 300, 42);
+	memset(b.buf, 0xee, 512);
+	qt_post_recv(&b, 7, b.buf, 40 + 300);
+	ah = ah_to(&a, gid_b, 1);
+	ud_post_send(&a, ah, qpio_qp_num(b.qp), QK, 0, 300, 1, 1);
+	/* the datagram waits for B's MAC: ARP request, reply, then it */
+	expect_send_done(&a, 1);
+	cr_assert_eq(poll_wire(b.cq, &wc, 1), 1);
+	cr_assert_eq(wc.status, QPIO_WC_SUCCESS, "%s",
+		     qpio_wc_status_str(wc.status));
+	cr_assert_eq(wc.opcode, QPIO_WC_RECV);
+	cr_assert_eq(wc.wr_id, 7);
+	cr_assert_eq(wc.byte_len, 340);
+	cr_assert_eq(wc.src_qp, qpio_qp_num(a.qp));
+	cr_assert(wc.wc_flags & QPIO_WC_GRH);
+	cr_assert(wc.wc_flags & QPIO_WC_WITH_IMM);
+	cr_assert_eq(wc.imm_data, 0x0badcafe);
+	/* GRH space: 20 zero bytes, then the IPv4 header from 10.0.0.1 */
+	grh = b.buf;
+	for (unsigned int i = 0; i < 20; i++)
+		cr_assert_eq(grh[i], 0, "GRH byte %u", i);
+	cr_assert_eq(grh[20], 0x45);
+	cr_assert_eq(grh[20 + 8], 1, "TTL: the AH's hop limit");
+	cr_assert_eq(memcmp(grh + 20 + 12, V4_A, 4), 0);
+	cr_assert_eq(memcmp(grh + 20 + 16, V4_B, 4), 0);
+	cr_assert(qt_check(b.buf + 40, 300, 42));
+	cr_assert_eq(b.buf[340], 0xee, "nothing past the message");
+
+	sa = wst(W.a);
+	sb = wst(W.b);
+	cr_assert_eq(sa.arp_tx, 1);      /* the request */
+	cr_assert_eq(sb.arp_rx, 1);
+	cr_assert_eq(sb.arp_tx, 1);      /* the reply */
+	cr_assert_eq(sa.arp_rx, 1);
+	cr_assert_eq(sa.tx_packets, 1);
+	cr_assert_eq(sa.tx_bytes, 14 + 20 + 8 + 12 + 8 + 4 + 300 + 4);
+	cr_assert_eq(sb.rx_packets, 1);
+	cr_assert_eq(sb.rx_bytes, sa.tx_bytes);
+	cr_assert_eq(sb.rx_bad_icrc + sb.rx_not_roce + sb.rx_no_qp +
+		     sb.rx_truncated + sb.tx_no_neigh, 0);
+	cr_assert_eq(W.moved, 3);
+
+	/* the answer, addressed from the completion's GRH */
+	{
+		struct qpio_ah_attr back;
+		struct qpio_ah *ah2;
+
+		cr_assert_eq(qpio_ah_init_from_wc(W.b, 1, &wc, b.buf, &back), 0);
+		cr_assert_eq(back.is_global, 1);
+		cr_assert_eq(back.grh.sgid_index, 1);
+		ah2 = qpio_ah_create(b.pd, &back);
+		cr_assert_not_null(ah2);
+		qt_post_recv(&a, 9, a.buf + 1024, 40 + 64);
+		qt_fill(b.buf + 2048, 64, 9);
+		ud_post_send(&b, ah2, wc.src_qp, QK, 2048, 64, 2, 0);
+		expect_send_done(&b, 2);
+		cr_assert_eq(poll_wire(a.cq, &wc, 1), 1);
+		cr_assert_eq(wc.status, QPIO_WC_SUCCESS);
+		cr_assert_eq(wc.wr_id, 9);
+		cr_assert_eq(wc.byte_len, 104);
+		cr_assert_eq(wc.src_qp, qpio_qp_num(b.qp));
+		cr_assert(qt_check(a.buf + 1024 + 40, 64, 9));
+		/* B learnt A's MAC from the request: no second ARP */
+		cr_assert_eq(wst(W.b).arp_tx, 1);
+		cr_assert_eq(qpio_ah_destroy(ah2), 0);
+	}
+	cr_assert_eq(qpio_ah_destroy(ah), 0);
+	qt_end_destroy(&a);
+	qt_end_destroy(&b);
+	pair_down();
+}
+
+Test(soft_wire, ud_ipv6_static_neighbour_both_ways)
+{
+	struct qt_end a, b;
+	struct qpio_wc wc;
+	struct qpio_ah *ab, *ba;
+	struct rte_ether_addr mac_b;
+	struct qpio_port_attr pa;
+	uint8_t ga[16] = { 0xfd, [15] = 1 }, gb[16] = { 0xfd, [15] = 2 };
+	char args[160];
+
+	pair_rings();
+	cr_assert_eq(rte_eth_macaddr_get(W.port_b, &mac_b), 0);
+	snprintf(args, sizeof(args), ",ip6=fd00::1,mtu=9000,neigh=fd00::2@"
+		 RTE_ETHER_ADDR_PRT_FMT, RTE_ETHER_ADDR_BYTES(&mac_b));
+	pair_devs(args, ",ip6=fd00::2,mtu=9000");
+	cr_assert_eq(qpio_rdma_port_query(W.a, 1, &pa), 0);
+	cr_assert_eq(pa.active_mtu, QPIO_MTU_4096);
+	cr_assert_eq(pa.gid_tbl_len, 2);
+	qt_ud_end_create(&a, W.a, QK, NULL);
+	qt_ud_end_create(&b, W.b, QK, NULL);
+	ab = ah_to(&a, gb, 1);
+	ba = ah_to(&b, ga, 1);
+
+	/* B knows no MAC for A, and IPv6 asks no one (no NDP yet): the
+	 * datagram waits 1 s, then is dropped and counted */
+	qt_post_recv(&a, 3, a.buf + 8192, 40 + 10);
+	ud_post_send(&b, ba, qpio_qp_num(a.qp), QK, 4096, 10, 1, 0);
+	expect_send_done(&b, 1);
+	run_for(1100);
+	cr_assert_eq(wst(W.b).tx_no_neigh, 1);
+	cr_assert_eq(wst(W.b).tx_packets, 0);
+	cr_assert_eq(wst(W.b).arp_tx, 0, "no ARP for IPv6");
+	cr_assert_eq(W.moved, 0);
+
+	/* A has a static entry for B */
+	qt_post_recv(&b, 1, b.buf, 40 + 4000);
+	qt_fill(a.buf, 4000, 3);
+	ud_post_send(&a, ab, qpio_qp_num(b.qp), QK, 0, 4000, 2, 0);
+	expect_send_done(&a, 2);
+	cr_assert_eq(poll_wire(b.cq, &wc, 1), 1);
+	cr_assert_eq(wc.status, QPIO_WC_SUCCESS);
+	cr_assert_eq(wc.wr_id, 1);
+	cr_assert_eq(wc.byte_len, 4040);
+	cr_assert_eq(b.buf[0] >> 4, 6, "the GRH space holds the IPv6 header");
+	cr_assert_eq(memcmp(b.buf + 8, ga, 16), 0);
+	cr_assert_eq(memcmp(b.buf + 24, gb, 16), 0);
+	cr_assert(qt_check(b.buf + 40, 4000, 3));
+
+	/* B learnt A's MAC from that datagram: its answer goes */
+	ud_post_send(&b, ba, qpio_qp_num(a.qp), QK, 4096, 10, 4, 0);
+	expect_send_done(&b, 4);
+	cr_assert_eq(poll_wire(a.cq, &wc, 1), 1);
+	cr_assert_eq(wc.status, QPIO_WC_SUCCESS);
+	cr_assert_eq(wc.wr_id, 3);
+	cr_assert_eq(wc.byte_len, 50);
+	cr_assert_eq(wst(W.b).tx_packets, 1);
+
+	/* a datagram over the path MTU (4096) is not sent */
+	ud_post_send(&a, ab, qpio_qp_num(b.qp), QK, 0, 4097, 5, 0);
+	expect_send_done(&a, 5);
+	cr_assert_eq(qt_stats(a.qp).ud_too_long, 1);
+	cr_assert_eq(wst(W.a).tx_packets, 1);
+	cr_assert_eq(qpio_ah_destroy(ab), 0);
+	cr_assert_eq(qpio_ah_destroy(ba), 0);
+	qt_end_destroy(&a);
+	qt_end_destroy(&b);
+	pair_down();
+}
+
+Test(soft_wire, drops_counted_qkey_qpn_icrc_and_junk)
+{
+	struct qt_end a, b;
+	struct qpio_wc wc[2];
+	struct qpio_ah *ah;
+	struct qpio_soft_wire_stats sb;
+	struct soft_wire_ud_hdr h;
+	struct rte_mbuf *m[4];
+	uint8_t gid_b[16], pl[16];
+	uint32_t flen;
+
+	pair_up(",ip=10.0.0.1", ",ip=10.0.0.2");
+	qt_ud_end_create(&a, W.a, QK, NULL);
+	qt_ud_end_create(&b, W.b, QK, NULL);
+	soft_wire_ipv4_mapped(gid_b, V4_B);
+	ah = ah_to(&a, gid_b, 1);
+	qt_post_recv(&b, 1, b.buf, 40 + 64);
+	/* wrong Q_Key, then no such QPN, then a good one */
+	ud_post_send(&a, ah, qpio_qp_num(b.qp), QK + 1, 0, 16, 1, 0);
+	ud_post_send(&a, ah, 0xabcdef, QK, 0, 16, 2, 0);
+	ud_post_send(&a, ah, qpio_qp_num(b.qp), QK, 0, 16, 3, 0);
+	cr_assert_eq(poll_wire(a.cq, wc, 2), 2);
+	expect_send_done(&a, 3);
+	cr_assert_eq(poll_wire(b.cq, wc, 1), 1);
+	cr_assert_eq(wc[0].status, QPIO_WC_SUCCESS);
+	cr_assert_eq(qt_stats(b.qp).ud_qkey_drops, 1);
+	sb = wst(W.b);
+	cr_assert_eq(sb.rx_no_qp, 1);
+	cr_assert_eq(sb.rx_packets, 2, "the Q_Key drop reached its QP");
+
+	/* frames made here, straight into B's receive ring: a bad ICRC,
+	 * a cut one, an IPv4 frame that is not RoCE, an ARP for someone
+	 * else */
+	hdr_v4(&h, 0);
+	h.dqpn = qpio_qp_num(b.qp);
+	h.qkey = QK;
+	memset(pl, 1, sizeof(pl));
+	for (unsigned int i = 0; i < 4; i++) {
+		m[i] = rte_pktmbuf_alloc(W.mp);
+		cr_assert_not_null(m[i]);
+	}
+	{
+		struct soft_wire_seg seg = { pl, 16 };
+		uint8_t *f = rte_pktmbuf_mtod(m[0], uint8_t *);
+
+		flen = soft_wire_build_ud(f, &h, &seg, 1, 16);
+		f[flen - 1] ^= 0xff;
+		rte_pktmbuf_append(m[0], (uint16_t)flen);
+		f = rte_pktmbuf_mtod(m[1], uint8_t *);
+		soft_wire_build_ud(f, &h, &seg, 1, 16);
+		rte_pktmbuf_append(m[1], 40);
+		f = rte_pktmbuf_mtod(m[2], uint8_t *);
+		soft_wire_build_ud(f, &h, &seg, 1, 16);
+		f[14 + 9] = 1;  /* ICMP */
+		rte_pktmbuf_append(m[2], (uint16_t)flen);
+		f = rte_pktmbuf_mtod(m[3], uint8_t *);
+		memset(f, 0, 60);
+		memset(f, 0xff, 6);
+		f[12] = 0x08;
+		f[13] = 0x06;
+		f[14 + 1] = 1;       /* Ethernet */
+		f[14 + 2] = 0x08;    /* IPv4 */
+		f[14 + 4] = 6;
+		f[14 + 5] = 4;
+		f[14 + 7] = 1;       /* request */
+		f[14 + 14] = 10;
+		f[14 + 17] = 7;      /* from 10.0.0.7 */
+		f[14 + 24] = 10;
+		f[14 + 27] = 9;      /* for 10.0.0.9 */
+		rte_pktmbuf_append(m[3], 60);
+	}
+	cr_assert_eq(rte_ring_enqueue_burst(W.b_rx, (void **)m, 4, NULL), 4);
+	run_for(20);
+	sb = wst(W.b);
+	cr_assert_eq(sb.rx_bad_icrc, 1);
+	cr_assert_eq(sb.rx_truncated, 1);
+	cr_assert_eq(sb.rx_not_roce, 1);
+	cr_assert_eq(sb.arp_rx, 2, "A's request and the stranger's");
+	cr_assert_eq(sb.arp_tx, 1, "only A was answered");
+	cr_assert_eq(sb.rx_packets, 2);
+	cr_assert_eq(qpio_cq_poll(b.cq, wc, 2), 0, "nothing delivered");
+	cr_assert_eq(qpio_ah_destroy(ah), 0);
+	qt_end_destroy(&a);
+	qt_end_destroy(&b);
+	pair_down();
+}
+
+Test(soft_wire, devargs_and_verbs_refused_with_their_rule)
+{
+	struct qpio_device *d;
+	struct qpio_pd *pd;
+	struct qpio_cq *cq;
+	struct qpio_qp_init_attr ia;
+	struct qpio_ah_attr aa;
+	struct qpio_soft_wire_stats st;
+	struct rte_ring *r = ring("wd");
+	char nm[RTE_ETH_NAME_MAX_LEN], a[200];
+
+	eth_of_rings("wire_d", r, r, nm);
+#define DEV(fmt) (snprintf(a, sizeof(a), "soft0,wire=%s" fmt, nm), a)
+	cr_assert_null(qpio_rdma_dev_create(DEV("")));
+	cr_assert_eq(rte_errno, EINVAL);
+	cr_assert_null(qpio_rdma_dev_create("soft0,ip=10.0.0.1"));
+	cr_assert_eq(rte_errno, EINVAL);
+	cr_assert_null(qpio_rdma_dev_create(DEV(",ip=10.0.0.300")));
+	cr_assert_eq(rte_errno, EINVAL);
+	cr_assert_null(qpio_rdma_dev_create(DEV(",ip6=::ffff:1.2.3.4")));
+	cr_assert_eq(rte_errno, EINVAL);
+	cr_assert_null(qpio_rdma_dev_create(DEV(",ip=10.0.0.1,neigh=10.0.0.2")));
+	cr_assert_eq(rte_errno, EINVAL);
+	cr_assert_null(qpio_rdma_dev_create(DEV(",ip=10.0.0.1,mtu=9001")));
+	cr_assert_eq(rte_errno, EINVAL);
+	cr_assert_null(qpio_rdma_dev_create(DEV(",ip=10.0.0.1,fault_drop_ppm=10")));
+	cr_assert_eq(rte_errno, EINVAL);
+	cr_assert_null(qpio_rdma_dev_create("soft0,wire=nosuch,ip=10.0.0.1"));
+	cr_assert_eq(rte_errno, ENODEV);
+
+	d = qpio_rdma_dev_create(DEV(",ip=10.0.0.1"));
+	cr_assert_not_null(d);
+	pd = qpio_pd_alloc(d);
+	cq = qpio_cq_create(d, 16, SOCKET_ID_ANY);
+	cr_assert_not_null(pd);
+	cr_assert_not_null(cq);
+	memset(&ia, 0, sizeof(ia));
+	ia.send_cq = cq;
+	ia.recv_cq = cq;
+	ia.qp_type = QPIO_QPT_RC;
+	ia.cap.max_send_wr = 4;
+	ia.cap.max_recv_wr = 4;
+	ia.cap.max_send_sge = 1;
+	ia.cap.max_recv_sge = 1;
+	cr_assert_null(qpio_qp_create(pd, &ia));
+	cr_assert_eq(rte_errno, EOPNOTSUPP);
+	memset(&aa, 0, sizeof(aa));
+	aa.port_num = 1;
+	aa.dlid = 1;
+	cr_assert_null(qpio_ah_create(pd, &aa), "RoCE needs a GRH");
+	cr_assert_eq(rte_errno, EINVAL);
+	cr_assert_eq(qpio_soft_wire_stats_get(d, NULL), -EINVAL);
+	cr_assert_eq(qpio_soft_wire_stats_get(d, &st), 0);
+	cr_assert_eq(st.rx_packets + st.tx_packets, 0);
+	cr_assert_eq(qpio_cq_destroy(cq), 0);
+	cr_assert_eq(qpio_pd_free(pd), 0);
+	cr_assert_eq(qpio_rdma_dev_close(d), 0);
+
+	d = qpio_rdma_dev_create("soft0");
+	cr_assert_not_null(d);
+	cr_assert_eq(qpio_soft_wire_stats_get(d, &st), -ENODEV);
+	cr_assert_eq(qpio_soft_wire_progress(d), -ENODEV);
+	cr_assert_eq(qpio_soft_wire_progress(NULL), -EINVAL);
+	cr_assert_eq(qpio_rdma_dev_close(d), 0);
+	rte_ring_free(r);
+}
