@@ -1,0 +1,80 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+#
+# Two soft wire devices, each in its own qpio-ud-pingpong process, on the
+# two ends of a veth pair through DPDK's net_af_packet: ARP, then UD
+# datagrams as RoCEv2 packets through the kernel's veth, every message
+# checked (--validate) and every counter of both ends exact.
+#
+#   wire_veth.sh PINGPONG_BINARY
+#
+# Root only (veth); exits 77 (skipped) with the reason otherwise.
+set -u
+pp=$1
+skip() { echo "wire-veth: SKIP: $*"; exit 77; }
+[ "$(id -u)" = 0 ] || skip "needs root for a veth pair"
+command -v ip >/dev/null || skip "ip (iproute2) not installed"
+a=qwv$$a
+b=qwv$$b
+port=$((20000 + $$ % 20000))
+work=$(mktemp -d /tmp/qpio-wire-veth.XXXXXX)
+cleanup() {
+	ip link del "$a" 2>/dev/null
+	rm -rf "$work" "/var/run/dpdk/wv-s-$$" "/var/run/dpdk/wv-c-$$"
+}
+trap cleanup EXIT
+ip link add "$a" type veth peer name "$b" || skip "cannot create a veth pair"
+for i in "$a" "$b"; do
+	# no IPv6 of the kernel's own (router solicitations, MLD) on the link
+	sysctl -qw "net.ipv6.conf.$i.disable_ipv6=1" 2>/dev/null
+	ethtool -K "$i" tx off >/dev/null 2>&1
+	ip link set "$i" up
+done
+n=300
+run() {
+	local prefix=$1 vdev=$2 dev=$3
+	shift 3
+	timeout 60 "$pp" -l 0 --no-huge --no-shconf --no-pci -m 256 \
+		--file-prefix="$prefix" --log-level=lib.eal:error \
+		--vdev="$vdev" -- --dev "$dev" -g 1 -s 700 -n "$n" -p "$port" \
+		--validate --timeout 30 "$@"
+}
+run "wv-s-$$" "net_af_packet0,iface=$a" "soft0,wire=net_af_packet0,ip=10.0.0.1" \
+	> "$work/server.log" 2>&1 &
+srv=$!
+ok=0
+for _ in 1 2 3 4 5; do
+	sleep 1
+	if run "wv-c-$$" "net_af_packet1,iface=$b" "soft1,wire=net_af_packet1,ip=10.0.0.2" \
+		127.0.0.1 > "$work/client.log" 2>&1; then
+		ok=1
+		break
+	fi
+	grep -q "cannot connect" "$work/client.log" || break
+done
+[ "$ok" = 1 ] || kill "$srv" 2>/dev/null
+wait "$srv" || ok=0
+rc=0
+check() {
+	local log=$1 want=$2
+	if ! grep -q "^$want" "$log"; then
+		echo "wire-veth: FAIL: $(basename "$log" .log) wants '$want'"
+		rc=1
+	fi
+}
+if [ "$ok" != 1 ]; then
+	echo "wire-veth: FAIL: a side did not finish"
+	rc=1
+fi
+for side in server client; do
+	check "$work/$side.log" "validate: 0 of $n messages wrong"
+	check "$work/$side.log" "wire: rx_packets $n tx_packets $n arp_rx 1 arp_tx 1 rx_bad_icrc 0 rx_no_qp 0 "
+	check "$work/$side.log" "$n iters in"
+done
+if [ "$rc" != 0 ]; then
+	sed 's/^/  server: /' "$work/server.log"
+	sed 's/^/  client: /' "$work/client.log"
+	exit 1
+fi
+grep -h "^wire:" "$work/server.log" "$work/client.log"
+echo "wire-veth: PASS ($n datagrams of 700 bytes each way, ARP once each way)"
