@@ -386,6 +386,8 @@ struct wire_pair {
 	pcap_t *pc;
 	pcap_dumper_t *pd;
 	uint64_t moved;
+	uint32_t psn[8];              /* BTH PSNs of the first RoCE frames */
+	unsigned int nroce;
 };
 
 static struct wire_pair W;
@@ -493,8 +495,17 @@ pump_one(struct rte_ring *from, struct rte_ring *to)
 	unsigned int n, i;
 
 	n = rte_ring_dequeue_burst(from, objs, 64, NULL);
-	for (i = 0; i < n; i++)
+	for (i = 0; i < n; i++) {
+		const uint8_t *f = rte_pktmbuf_mtod((struct rte_mbuf *)objs[i],
+						    const uint8_t *);
+
 		dump(objs[i]);
+		/* IPv4 RoCEv2: the BTH PSN, bytes 9-11 of the BTH at 42 */
+		if (f[12] == 0x08 && f[13] == 0x00 && f[14 + 9] == 17 &&
+		    W.nroce < RTE_DIM(W.psn))
+			W.psn[W.nroce++] = ((uint32_t)f[51] << 16) |
+				((uint32_t)f[52] << 8) | f[53];
+	}
 	cr_assert_eq(rte_ring_enqueue_burst(to, objs, n, NULL), n);
 	W.moved += n;
 	return n;
@@ -760,6 +771,51 @@ Test(soft_wire, ud_ipv6_static_neighbour_both_ways)
 	cr_assert_eq(wst(W.a).tx_packets, 1);
 	cr_assert_eq(qpio_ah_destroy(ab), 0);
 	cr_assert_eq(qpio_ah_destroy(ba), 0);
+	qt_end_destroy(&a);
+	qt_end_destroy(&b);
+	pair_down();
+}
+
+Test(soft_wire, ud_psn_counts_from_sq_psn_and_wraps)
+{
+	struct qt_end a, b;
+	struct qpio_wc wc[4];
+	struct qpio_qp_attr qa;
+	struct qpio_ah *ah;
+	uint8_t gid_b[16];
+	unsigned int i;
+
+	pair_up(",ip=10.0.0.1", ",ip=10.0.0.2,neigh=10.0.0.1@00:00:00:00:00:00");
+	qt_ud_end_create(&a, W.a, QK, NULL);
+	qt_ud_end_create(&b, W.b, QK, NULL);
+	/* walked again from RESET, with an sq_psn 2 before the wrap */
+	memset(&qa, 0, sizeof(qa));
+	qa.qp_state = QPIO_QPS_RESET;
+	cr_assert_eq(qpio_qp_modify(a.qp, &qa, QPIO_QP_STATE), 0);
+	qa.qp_state = QPIO_QPS_INIT;
+	qa.port_num = 1;
+	qa.qkey = QK;
+	cr_assert_eq(qpio_qp_modify(a.qp, &qa, QPIO_QP_STATE |
+				    QPIO_QP_PKEY_INDEX | QPIO_QP_PORT |
+				    QPIO_QP_QKEY), 0);
+	qa.qp_state = QPIO_QPS_RTR;
+	cr_assert_eq(qpio_qp_modify(a.qp, &qa, QPIO_QP_STATE), 0);
+	qa.qp_state = QPIO_QPS_RTS;
+	qa.sq_psn = 0xfffffe;
+	cr_assert_eq(qpio_qp_modify(a.qp, &qa, QPIO_QP_STATE | QPIO_QP_SQ_PSN), 0);
+	soft_wire_ipv4_mapped(gid_b, V4_B);
+	ah = ah_to(&a, gid_b, 1);
+	for (i = 0; i < 3; i++) {
+		qt_post_recv(&b, i, b.buf + i * 256, 40 + 16);
+		ud_post_send(&a, ah, qpio_qp_num(b.qp), QK, 0, 16, 10 + i, 0);
+	}
+	cr_assert_eq(poll_wire(a.cq, wc, 3), 3);
+	cr_assert_eq(poll_wire(b.cq, wc, 3), 3);
+	cr_assert_eq(W.nroce, 3);
+	cr_assert_eq(W.psn[0], 0xfffffe);
+	cr_assert_eq(W.psn[1], 0xffffff);
+	cr_assert_eq(W.psn[2], 0);
+	cr_assert_eq(qpio_ah_destroy(ah), 0);
 	qt_end_destroy(&a);
 	qt_end_destroy(&b);
 	pair_down();

@@ -295,6 +295,8 @@ soft_qp_modify(struct qpio_qp *qqp, const struct qpio_qp_attr *in, int mask,
 		return -EINVAL;
 	}
 	attr_apply(&qp->attr, in, mask);
+	if (mask & QPIO_QP_SQ_PSN)   /* a wire device's BTH PSNs start here */
+		qp->wire_psn = in->sq_psn & 0xffffff;
 	if (mask & QPIO_QP_PKEY_INDEX) /* index checked by lib/rdma */
 		__atomic_store_n(&qp->pkey, qp->sdev->pkeys[qp->attr.pkey_index],
 				 __ATOMIC_RELAXED);
