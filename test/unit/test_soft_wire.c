@@ -35,7 +35,7 @@ static const uint8_t V4_A[4] = { 10, 0, 0, 1 };
 static const uint8_t V4_B[4] = { 10, 0, 0, 2 };
 
 static void
-hdr_v4(struct soft_wire_ud_hdr *h, int imm)
+hdr_v4(struct soft_wire_hdr *h, int imm)
 {
 	static const struct rte_ether_addr da = {{ 0x02, 0, 0, 0, 0, 0xb }};
 	static const struct rte_ether_addr sa = {{ 0x02, 0, 0, 0, 0, 0xa }};
@@ -53,12 +53,12 @@ hdr_v4(struct soft_wire_ud_hdr *h, int imm)
 	h->src_qpn = 0x000456;
 	h->psn = 0xabcdef;
 	h->qkey = 0x11111111;
-	h->has_imm = (uint8_t)imm;
+	h->opcode = imm ? SOFT_IB_OPC_UD_SEND_ONLY_IMM : SOFT_IB_OPC_UD_SEND_ONLY;
 	h->imm = 0xdeadbeef;
 }
 
 static void
-hdr_v6(struct soft_wire_ud_hdr *h)
+hdr_v6(struct soft_wire_hdr *h)
 {
 	hdr_v4(h, 0);
 	h->ipv6 = 1;
@@ -112,12 +112,12 @@ frame_icrc(const uint8_t *f, uint32_t flen)
 }
 
 static uint32_t
-build(uint8_t *f, const struct soft_wire_ud_hdr *h, const uint8_t *pl,
+build(uint8_t *f, const struct soft_wire_hdr *h, const uint8_t *pl,
       uint32_t len)
 {
 	struct soft_wire_seg seg = { pl, len };
 
-	return soft_wire_build_ud(f, h, &seg, 1, len);
+	return soft_wire_build(f, h, &seg, 1, len);
 }
 
 static uint8_t my_ips[2][16];
@@ -141,14 +141,14 @@ parse(uint8_t *f, uint32_t len, struct soft_wire_pkt *p)
 Test(wire_pkt, ud_ipv4_bytes_exact)
 {
 	uint8_t f[256], pl[5] = { 1, 2, 3, 4, 5 };
-	struct soft_wire_ud_hdr h;
+	struct soft_wire_hdr h;
 	uint32_t flen;
 
 	hdr_v4(&h, 1);
 	flen = build(f, &h, pl, 5);
 	/* 14 + 20 + 8 + 12 + 8 + 4 + 5 + 3 pad + 4 */
 	cr_assert_eq(flen, 78);
-	cr_assert_eq(flen, soft_wire_ud_frame_len(&h, 5));
+	cr_assert_eq(flen, soft_wire_frame_len(&h, 5));
 	cr_assert_eq(f[12], 0x08);
 	cr_assert_eq(f[13], 0x00);
 	cr_assert_eq(f[14], 0x45);
@@ -187,7 +187,7 @@ Test(wire_pkt, ud_ipv4_bytes_exact)
 Test(wire_pkt, icrc_matches_zlib_over_masked_headers)
 {
 	uint8_t f[4200], pl[4096];
-	struct soft_wire_ud_hdr h;
+	struct soft_wire_hdr h;
 	uint32_t len, flen;
 
 	qt_fill(pl, sizeof(pl), 7);
@@ -199,7 +199,8 @@ Test(wire_pkt, icrc_matches_zlib_over_masked_headers)
 		cr_assert_eq(frame_icrc(f, flen), ref_icrc(f, flen, 0),
 			     "IPv4, %u bytes", len);
 		hdr_v6(&h);
-		h.has_imm = (uint8_t)(len & 1);
+		h.opcode = len & 1 ? SOFT_IB_OPC_UD_SEND_ONLY_IMM :
+			SOFT_IB_OPC_UD_SEND_ONLY;
 		h.hop_limit = (uint8_t)(len + 3);
 		h.tclass = (uint8_t)(len * 7);
 		flen = build(f, &h, pl, len);
@@ -211,7 +212,7 @@ Test(wire_pkt, icrc_matches_zlib_over_masked_headers)
 Test(wire_pkt, icrc_ignores_the_fields_routers_change)
 {
 	uint8_t f[256], pl[33];
-	struct soft_wire_ud_hdr h;
+	struct soft_wire_hdr h;
 	uint32_t flen, before;
 
 	qt_fill(pl, sizeof(pl), 3);
@@ -234,7 +235,7 @@ Test(wire_pkt, icrc_ignores_the_fields_routers_change)
 Test(wire_pkt, parse_roundtrip_ipv4_and_ipv6)
 {
 	uint8_t f[256], pl[37];
-	struct soft_wire_ud_hdr h;
+	struct soft_wire_hdr h;
 	struct soft_wire_pkt p;
 	uint32_t flen;
 
@@ -279,7 +280,7 @@ Test(wire_pkt, parse_roundtrip_ipv4_and_ipv6)
 Test(wire_pkt, ethernet_padding_is_not_payload)
 {
 	uint8_t f[128], pl[1] = { 0x5a };
-	struct soft_wire_ud_hdr h;
+	struct soft_wire_hdr h;
 	struct soft_wire_pkt p;
 	uint32_t flen;
 
@@ -296,7 +297,7 @@ Test(wire_pkt, ethernet_padding_is_not_payload)
 Test(wire_pkt, every_cut_of_a_frame_is_refused)
 {
 	uint8_t f[256], g[256], pl[20];
-	struct soft_wire_ud_hdr h;
+	struct soft_wire_hdr h;
 	struct soft_wire_pkt p;
 	uint32_t flen, cut;
 
@@ -341,15 +342,21 @@ Test(wire_pkt, hostile_fields_dropped_with_their_reason)
 		{ "UDP length", 39, 43, SOFT_WIRE_BAD_UDP, 0 },
 		{ "UDP checksum", 41, 0x01, SOFT_WIRE_BAD_UDP, 0 },
 		{ "BTH TVer 1", 43, 0x01, SOFT_WIRE_BAD_BTH, 0 },
-		{ "RC SEND ONLY", 42, 0x04, SOFT_WIRE_BAD_BTH, 0 },
+		/* a known opcode: the headers parse, the ICRC (which
+		 * covers the opcode) fails */
+		{ "RC SEND ONLY", 42, 0x04, SOFT_WIRE_BAD_ICRC, 0 },
 		{ "opcode 0xff", 42, 0xff, SOFT_WIRE_BAD_BTH, 0 },
+		{ "opcode 0x15 (reserved)", 42, 0x15, SOFT_WIRE_BAD_BTH, 0 },
+		{ "RD SEND ONLY 0x44", 42, 0x44, SOFT_WIRE_BAD_BTH, 0 },
+		/* an ACK carries no data: this frame's bytes after it */
+		{ "ACK with data", 42, 0x11, SOFT_WIRE_BAD_BTH, 0 },
 		{ "BTH destination QP", 49, 0x24, SOFT_WIRE_BAD_ICRC, 0 },
 		{ "DETH Q_Key", 57, 0x10, SOFT_WIRE_BAD_ICRC, 0 },
 		{ "payload", 66, 0x00, SOFT_WIRE_BAD_ICRC, 0 },
 		{ "ICRC", 74, 0x00, SOFT_WIRE_BAD_ICRC, 0 },
 	};
 	uint8_t f[256], g[256], pl[8];
-	struct soft_wire_ud_hdr h;
+	struct soft_wire_hdr h;
 	struct soft_wire_pkt p;
 	uint32_t flen;
 	unsigned int i;
@@ -827,7 +834,7 @@ Test(soft_wire, drops_counted_qkey_qpn_icrc_and_junk)
 	struct qpio_wc wc[2];
 	struct qpio_ah *ah;
 	struct qpio_soft_wire_stats sb;
-	struct soft_wire_ud_hdr h;
+	struct soft_wire_hdr h;
 	struct rte_mbuf *m[4];
 	uint8_t gid_b[16], pl[16];
 	uint32_t flen;
@@ -866,14 +873,14 @@ Test(soft_wire, drops_counted_qkey_qpn_icrc_and_junk)
 		struct soft_wire_seg seg = { pl, 16 };
 		uint8_t *f = rte_pktmbuf_mtod(m[0], uint8_t *);
 
-		flen = soft_wire_build_ud(f, &h, &seg, 1, 16);
+		flen = soft_wire_build(f, &h, &seg, 1, 16);
 		f[flen - 1] ^= 0xff;
 		rte_pktmbuf_append(m[0], (uint16_t)flen);
 		f = rte_pktmbuf_mtod(m[1], uint8_t *);
-		soft_wire_build_ud(f, &h, &seg, 1, 16);
+		soft_wire_build(f, &h, &seg, 1, 16);
 		rte_pktmbuf_append(m[1], 40);
 		f = rte_pktmbuf_mtod(m[2], uint8_t *);
-		soft_wire_build_ud(f, &h, &seg, 1, 16);
+		soft_wire_build(f, &h, &seg, 1, 16);
 		f[14 + 9] = 1;  /* ICMP */
 		rte_pktmbuf_append(m[2], (uint16_t)flen);
 		f = rte_pktmbuf_mtod(m[3], uint8_t *);

@@ -185,6 +185,12 @@ soft_sq_flush(struct soft_qp *qp, uint32_t ci, uint32_t pi)
 	__atomic_store_n(&qp->sq.ci, ci, __ATOMIC_RELAXED);
 }
 
+uint64_t
+soft_rnr_timer_tsc(uint8_t t)
+{
+	return rte_get_tsc_hz() / 100000 * rnr_timer_10us[t & 31];
+}
+
 bool
 soft_rnr_nak(struct soft_run *r)
 {

@@ -179,6 +179,13 @@ void soft_sq_flush(struct soft_qp *qp, uint32_t ci, uint32_t pi);
  * the responder), false when the retries are exhausted (the WQE fails
  * with RNR_RETRY_EXC_ERR). */
 bool soft_rnr_nak(struct soft_run *r);
+/* TSC ticks of RNR timer code t (IBA 9.7.5.2.8 Table 45, 5 bits). */
+uint64_t soft_rnr_timer_tsc(uint8_t t);
+/* Decode a send WQE of an RC or UC QP into d (opcode, flags, immediate,
+ * remote address and key, atomic operands, the gathered data, every
+ * local SGE checked). @return 0 or the MLX5 syndrome of a local error
+ * (soft_req.c). */
+int soft_wqe_decode(struct soft_run *d, const uint8_t *wqe);
 
 /* Produce one CQE of a run; its event check waits for the run's end. */
 static inline int

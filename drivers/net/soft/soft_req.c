@@ -196,19 +196,20 @@ exec_ud_wqe(struct soft_run *d, const uint8_t *wqe, uint8_t *syndrome,
  * initiator, whose WQE has the XRC segment after the control segment;
  * faults (a constant): the request may be lost (EXEC_LOST) or meet an
  * RNR NAK on its way. */
-static __rte_always_inline enum exec_result
-exec_rc_wqe(struct soft_run *d, const uint8_t *wqe, uint8_t *syndrome,
-	    const bool xrc, const bool faults)
+/* Decode an RC, UC or (xrc, a constant) XRC send WQE into d; an XRC
+ * WQE's SRQ number into *srqn. @return 0 or the syndrome of a local
+ * error. */
+static __rte_always_inline int
+rc_wqe_decode(struct soft_run *d, const uint8_t *wqe, const bool xrc,
+	      uint32_t *srqn)
 {
 	struct soft_qp *qp = d->qp;
 	uint32_t ds = wqe_ctrl(d, wqe);
 	const uint8_t *seg = wqe + SOFT_SEG;
-	struct soft_qp *peer;
-	uint32_t need = 0, srqn = 0;
-	int syn;
+	uint32_t need = 0;
 
 	if (xrc) {
-		srqn = rte_be_to_cpu_32(
+		*srqn = rte_be_to_cpu_32(
 			((const struct soft_wqe_xrc_seg *)seg)->xrc_srqn);
 		seg += SOFT_SEG;
 	}
@@ -242,7 +243,27 @@ exec_rc_wqe(struct soft_run *d, const uint8_t *wqe, uint8_t *syndrome,
 	default:
 		break;
 	}
-	syn = wqe_gather(qp, seg, wqe + ds * SOFT_SEG, d, need);
+	return wqe_gather(qp, seg, wqe + ds * SOFT_SEG, d, need);
+}
+
+int
+soft_wqe_decode(struct soft_run *d, const uint8_t *wqe)
+{
+	uint32_t srqn;
+
+	return rc_wqe_decode(d, wqe, false, &srqn);
+}
+
+static __rte_always_inline enum exec_result
+exec_rc_wqe(struct soft_run *d, const uint8_t *wqe, uint8_t *syndrome,
+	    const bool xrc, const bool faults)
+{
+	struct soft_qp *qp = d->qp;
+	struct soft_qp *peer;
+	uint32_t srqn = 0;
+	int syn;
+
+	syn = rc_wqe_decode(d, wqe, xrc, &srqn);
 	if (unlikely(syn != 0)) {
 		*syndrome = (uint8_t)syn;
 		return EXEC_ERR;

@@ -27,57 +27,6 @@
 #include "soft_wire.h"
 #include "soft_wire_pkt.h"
 
-#define WIRE_BURST        32u
-#define WIRE_NEIGH        16u     /* neighbour entries per device */
-#define WIRE_HOLD         4u      /* datagrams waiting for one neighbour */
-#define WIRE_RXD          512u
-#define WIRE_TXD          512u
-#define WIRE_POOL         4095u
-#define WIRE_ARP_RETRY_MS 200u    /* a request again after */
-#define WIRE_ARP_GIVEUP_MS 1000u  /* held datagrams dropped after */
-#define WIRE_DEF_HOP      64u     /* IPv4 TTL when the AV's hop limit is 0 */
-#define WIRE_PORT_NUM     1000    /* the device's eth port: eth1000 on */
-
-enum neigh_state {
-	NEIGH_FREE = 0,
-	NEIGH_INCOMPLETE,   /* asked, no answer yet: datagrams held */
-	NEIGH_REACHABLE,    /* learnt from ARP or a received packet */
-	NEIGH_STATIC,       /* devargs neigh= */
-};
-
-struct wire_neigh {
-	uint8_t ip[16];
-	struct rte_ether_addr mac;
-	uint8_t state;
-	uint8_t nhold;
-	uint64_t first_tsc;        /* INCOMPLETE: first request */
-	uint64_t req_tsc;          /* INCOMPLETE: last request */
-	struct rte_mbuf *hold[WIRE_HOLD];
-};
-
-struct soft_wire {
-	rte_spinlock_t lock;
-	uint16_t port_id;
-	uint16_t ntx;
-	uint8_t ngid;
-	uint8_t has_v4;
-	uint8_t n_incomplete;
-	uint8_t neigh_next;        /* eviction cursor */
-	uint8_t v4[4];
-	struct rte_ether_addr mac;
-	uint32_t eth_mtu;          /* IP packet bytes */
-	uint32_t path_mtu;         /* IB MTU bytes */
-	enum qpio_mtu active_mtu;
-	struct rte_mempool *mp;
-	uint64_t ms_tsc;           /* TSC ticks per millisecond */
-	uint8_t gids[SOFT_WIRE_MAX_GID][16];
-	struct wire_neigh neigh[WIRE_NEIGH];
-	struct rte_mbuf *txb[WIRE_BURST];
-	uint32_t txlen[WIRE_BURST];   /* tx_flush(): RoCEv2 bytes, 0 for ARP */
-	struct qpio_soft_wire_stats st;
-	char port_name[QPIO_PORT_NAME_LEN];
-};
-
 /* ---- neighbours ---- */
 
 static struct wire_neigh *
@@ -293,18 +242,68 @@ neigh_timers(struct soft_wire *w)
 	}
 }
 
+int
+soft_wire_path(const struct soft_wire *w, unsigned int sgid,
+	       const uint8_t dgid[16], uint8_t tclass, uint8_t hop_limit,
+	       uint32_t flow_label, struct soft_wire_hdr *h)
+{
+	int v4 = soft_wire_gid_is_v4(w->gids[sgid]);
+
+	if (v4 != soft_wire_gid_is_v4(dgid))
+		return -1;
+	h->ipv6 = !v4;
+	if (v4) {
+		memcpy(h->sip, w->gids[sgid] + 12, 4);
+		memcpy(h->dip, dgid + 12, 4);
+	} else {
+		memcpy(h->sip, w->gids[sgid], 16);
+		memcpy(h->dip, dgid, 16);
+	}
+	rte_ether_addr_copy(&w->mac, &h->smac);
+	h->tclass = tclass;
+	h->hop_limit = hop_limit != 0 ? hop_limit : WIRE_DEF_HOP;
+	h->flow_label = flow_label & 0xfffff;
+	return 0;
+}
+
+int
+soft_wire_send_locked(struct soft_wire *w, const uint8_t dgid[16],
+		      const struct soft_wire_hdr *h,
+		      const struct soft_wire_seg *seg, unsigned int nseg,
+		      uint32_t len)
+{
+	struct rte_mbuf *m = rte_pktmbuf_alloc(w->mp);
+	struct wire_neigh *n;
+	uint32_t flen;
+
+	if (unlikely(m == NULL)) {
+		w->st.tx_nombuf++;
+		return -1;
+	}
+	flen = soft_wire_build(rte_pktmbuf_mtod(m, uint8_t *), h, seg, nseg,
+			       len);
+	m->data_len = (uint16_t)flen;
+	m->pkt_len = flen;
+	n = neigh_find(w, dgid);
+	if (likely(n != NULL && n->state >= NEIGH_REACHABLE)) {
+		rte_ether_addr_copy(&n->mac, rte_pktmbuf_mtod(m,
+					struct rte_ether_addr *));
+		tx_stage(w, m);
+	} else {
+		neigh_hold(w, dgid, m);
+	}
+	return 0;
+}
+
 enum exec_result
 soft_wire_ud_send(struct soft_run *d, const struct mlx5_wqe_av *av)
 {
 	struct soft_qp *qp = d->qp;
 	struct soft_wire *w = qp->sdev->wire;
 	struct soft_wire_seg seg[SOFT_MAX_SGE + 1];
-	struct soft_wire_ud_hdr h;
-	struct wire_neigh *n;
-	struct rte_mbuf *m;
+	struct soft_wire_hdr h;
 	uint32_t gfl = rte_be_to_cpu_32(av->grh_gid_fl);
-	uint32_t sgid = (gfl >> 20) & 0xff;
-	uint32_t flen, i;
+	uint32_t i;
 
 	if (unlikely(d->total > w->path_mtu)) {
 		qp->ud_too_long++;
@@ -313,33 +312,19 @@ soft_wire_ud_send(struct soft_run *d, const struct mlx5_wqe_av *av)
 	/* soft_ah_create() made every AV of a wire device global, with an
 	 * sgid_index in the table (lib/rdma's AV check). */
 	memset(&h, 0, sizeof(h));
-	h.ipv6 = !(soft_wire_gid_is_v4(w->gids[sgid]) &&
-		   soft_wire_gid_is_v4(av->rgid));
-	if (unlikely(h.ipv6 && (soft_wire_gid_is_v4(w->gids[sgid]) ||
-				soft_wire_gid_is_v4(av->rgid)))) {
-		w->st.tx_bad_gid++;
+	if (unlikely(soft_wire_path(w, (gfl >> 20) & 0xff, av->rgid, av->tclass,
+				    av->hop_limit, gfl, &h) != 0)) {
+		__atomic_fetch_add(&w->st.tx_bad_gid, 1, __ATOMIC_RELAXED);
 		return EXEC_OK;
 	}
-	if (h.ipv6) {
-		memcpy(h.sip, w->gids[sgid], 16);
-		memcpy(h.dip, av->rgid, 16);
-	} else {
-		memcpy(h.sip, w->gids[sgid] + 12, 4);
-		memcpy(h.dip, av->rgid + 12, 4);
-	}
-	rte_ether_addr_copy(&w->mac, &h.smac);
-	h.tclass = av->tclass;
-	h.hop_limit = av->hop_limit != 0 ? av->hop_limit : WIRE_DEF_HOP;
-	h.flow_label = gfl & 0xfffff;
+	h.opcode = d->opcode == MLX5_OPCODE_SEND_IMM ?
+		SOFT_IB_OPC_UD_SEND_ONLY_IMM : SOFT_IB_OPC_UD_SEND_ONLY;
 	h.dqpn = rte_be_to_cpu_32(av->dqp_dct) & 0xffffff;
 	h.src_qpn = qp->base.qp_num;
-	/* RoCEv2's source port is the flow's entropy (Annex A17.4.5.1):
-	 * one per pair of QPs, in the range rxe uses. */
-	h.udp_sport = (uint16_t)(0xc000u | ((h.src_qpn ^ h.dqpn) & 0x3fffu));
+	h.udp_sport = soft_wire_sport(h.src_qpn, h.dqpn);
 	h.pkey = qp->pkey;
 	h.qkey = rte_be_to_cpu_32(av->key.qkey.qkey);
 	h.se = !!(d->fm_ce_se & MLX5_WQE_CTRL_SOLICITED);
-	h.has_imm = d->opcode == MLX5_OPCODE_SEND_IMM;
 	h.imm = d->imm;
 	h.psn = qp->wire_psn;
 	qp->wire_psn = (qp->wire_psn + 1) & 0xffffff;
@@ -347,26 +332,9 @@ soft_wire_ud_send(struct soft_run *d, const struct mlx5_wqe_av *av)
 		seg[i].p = d->spans[i].p;
 		seg[i].len = d->spans[i].len;
 	}
-
-	m = rte_pktmbuf_alloc(w->mp);
-	if (unlikely(m == NULL)) {
-		__atomic_fetch_add(&w->st.tx_nombuf, 1, __ATOMIC_RELAXED);
-		return EXEC_OK;
-	}
-	flen = soft_wire_build_ud(rte_pktmbuf_mtod(m, uint8_t *), &h, seg,
-				  d->nspan, (uint32_t)d->total);
-	m->data_len = (uint16_t)flen;
-	m->pkt_len = flen;
-
 	rte_spinlock_lock(&w->lock);
-	n = neigh_find(w, av->rgid);
-	if (likely(n != NULL && n->state >= NEIGH_REACHABLE)) {
-		rte_ether_addr_copy(&n->mac, rte_pktmbuf_mtod(m,
-					struct rte_ether_addr *));
-		tx_stage(w, m);
-	} else {
-		neigh_hold(w, av->rgid, m);
-	}
+	soft_wire_send_locked(w, av->rgid, &h, seg, d->nspan,
+			      (uint32_t)d->total);
 	rte_spinlock_unlock(&w->lock);
 	return EXEC_OK;
 }
@@ -860,7 +828,7 @@ qpio_soft_wire_stats_get(const struct qpio_device *dev,
 	if (w == NULL)
 		return -ENODEV;
 	*st = w->st;
-	st->tx_nombuf = __atomic_load_n(&w->st.tx_nombuf, __ATOMIC_RELAXED);
+	st->tx_bad_gid = __atomic_load_n(&w->st.tx_bad_gid, __ATOMIC_RELAXED);
 	return 0;
 }
 

@@ -3,16 +3,86 @@
 #define SOFT_WIRE_H
 
 /*
- * The soft NIC on the wire (soft_wire.c): what the rest of the driver
- * calls. A device with sdev->wire != NULL is bound to a DPDK ethdev.
+ * The soft NIC on the wire (soft_wire.c, soft_wire_rc.c): what the rest
+ * of the driver calls. A device with sdev->wire != NULL is bound to a
+ * DPDK ethdev.
  */
-#include <rte_kvargs.h>
+#include <sys/queue.h>
 
-#include "soft_private.h"
+#include <rte_ether.h>
+#include <rte_kvargs.h>
+#include <rte_mbuf.h>
+#include <rte_spinlock.h>
+
+#include "qpio_port.h"
+#include "soft_model.h"
+#include "soft_wire_pkt.h"
 
 /* GIDs of a wire device: fe80::<EUI-64 of its MAC>, then ::ffff:<ip=>,
  * then <ip6=>, those given. */
 #define SOFT_WIRE_MAX_GID 3u
+
+#define WIRE_BURST        32u
+#define WIRE_NEIGH        16u     /* neighbour entries per device */
+#define WIRE_HOLD         4u      /* datagrams waiting for one neighbour */
+#define WIRE_RXD          512u
+#define WIRE_TXD          512u
+#define WIRE_POOL         4095u
+#define WIRE_ARP_RETRY_MS 200u    /* a request again after */
+#define WIRE_ARP_GIVEUP_MS 1000u  /* held datagrams dropped after */
+#define WIRE_DEF_HOP      64u     /* IPv4 TTL when the AV's hop limit is 0 */
+#define WIRE_PORT_NUM     1000    /* the device's eth port: eth1000 on */
+
+enum neigh_state {
+	NEIGH_FREE = 0,
+	NEIGH_INCOMPLETE,   /* asked, no answer yet: datagrams held */
+	NEIGH_REACHABLE,    /* learnt from ARP or a received packet */
+	NEIGH_STATIC,       /* devargs neigh= */
+};
+
+struct wire_neigh {
+	uint8_t ip[16];
+	struct rte_ether_addr mac;
+	uint8_t state;
+	uint8_t nhold;
+	uint64_t first_tsc;        /* INCOMPLETE: first request */
+	uint64_t req_tsc;          /* INCOMPLETE: last request */
+	struct rte_mbuf *hold[WIRE_HOLD];
+};
+
+struct soft_wire {
+	rte_spinlock_t lock;
+	uint16_t port_id;
+	uint16_t ntx;
+	uint8_t ngid;
+	uint8_t has_v4;
+	uint8_t n_incomplete;
+	uint8_t neigh_next;        /* eviction cursor */
+	uint8_t v4[4];
+	struct rte_ether_addr mac;
+	uint32_t eth_mtu;          /* IP packet bytes */
+	uint32_t path_mtu;         /* IB MTU bytes */
+	enum qpio_mtu active_mtu;
+	struct rte_mempool *mp;
+	uint64_t ms_tsc;           /* TSC ticks per millisecond */
+	uint8_t gids[SOFT_WIRE_MAX_GID][16];
+	struct wire_neigh neigh[WIRE_NEIGH];
+	struct rte_mbuf *txb[WIRE_BURST];
+	uint32_t txlen[WIRE_BURST];   /* tx_flush(): RoCEv2 bytes, 0 for ARP */
+	struct qpio_soft_wire_stats st;
+	char port_name[QPIO_PORT_NAME_LEN];
+	/* RC and UC QPs of the device (soft_wire_rc.c): their timers run
+	 * in the progress step */
+	TAILQ_HEAD(, soft_wire_rc) rcs;
+};
+
+/* The UDP source port of a flow between two QPs (RoCEv2's entropy, Annex
+ * A17.4.5.1): one per pair, in the range rxe uses. */
+static inline uint16_t
+soft_wire_sport(uint32_t a, uint32_t b)
+{
+	return (uint16_t)(0xc000u | ((a ^ b) & 0x3fffu));
+}
 
 /* Probe: bind sdev to the ethdev of devargs wire= (ip=, ip6=, neigh=,
  * mtu=), configure and start its port. @return 0 (also without wire=),
@@ -27,12 +97,48 @@ void soft_wire_port_query(const struct soft_dev *sdev,
 			  struct qpio_port_attr *attr);
 int soft_wire_gid(const struct soft_dev *sdev, unsigned int index,
 		  union qpio_gid *gid);
-/* The progress step: one receive burst, neighbour timers, transmit.
+/* The progress step: one receive burst, timers, transmit.
  * @return the frames received (0 when another lcore was in the step). */
 int soft_wire_progress(struct soft_dev *sdev);
 /* Transmit what a run of the device's SQs staged. */
 void soft_wire_tx_flush(struct soft_dev *sdev);
 /* The run of a UD SQ of a wire device: the run, then its frames sent. */
 void soft_sq_execute_ud_wire(struct soft_qp *qp);
+
+/* The IP and Ethernet source part of h for a path from GID sgid (an
+ * index of w's table) to dgid. @return 0, or -1 when the two GIDs are
+ * not of one IP version. */
+int soft_wire_path(const struct soft_wire *w, unsigned int sgid,
+		   const uint8_t dgid[16], uint8_t tclass, uint8_t hop_limit,
+		   uint32_t flow_label, struct soft_wire_hdr *h);
+/* Build the packet of h with its payload into an mbuf of the device and
+ * stage it for dgid (held while the neighbour is asked for). w->lock
+ * held. @return 0, or -1 when the pool is empty (counted). */
+int soft_wire_send_locked(struct soft_wire *w, const uint8_t dgid[16],
+			  const struct soft_wire_hdr *h,
+			  const struct soft_wire_seg *seg, unsigned int nseg,
+			  uint32_t len);
+/* Hand what is staged to the port (w->lock held). */
+void soft_wire_flush_locked(struct soft_wire *w);
+
+/* soft_wire_rc.c: RC and UC over the wire. */
+struct soft_wire_rc;
+/* A new RC or UC QP of a wire device: its transport state. @return 0 or
+ * -ENOMEM. */
+int soft_wire_rc_create(struct soft_qp *qp);
+/* Its destroy. */
+void soft_wire_rc_destroy(struct soft_qp *qp);
+/* A modify of a wire RC/UC QP was applied (attributes in qp->attr):
+ * addressing at INIT->RTR, PSNs, reset. @return 0, or -EINVAL when the
+ * AV cannot be a RoCE path (logged). */
+int soft_wire_rc_modify(struct soft_qp *qp, int mask,
+			enum qpio_qp_state next);
+/* The run of a wire RC/UC QP's SQ (struct soft_qp sq_execute). */
+void soft_sq_execute_rc_wire(struct soft_qp *qp);
+/* A parsed RC/UC packet for qp (w->lock held). */
+void soft_wire_rc_input(struct soft_wire *w, struct soft_qp *qp,
+			const struct soft_wire_pkt *p);
+/* The RC timers of the device (w->lock held). */
+void soft_wire_rc_timers(struct soft_wire *w);
 
 #endif /* SOFT_WIRE_H */

@@ -96,14 +96,92 @@ get_be32(const uint8_t *p)
 		((uint32_t)p[2] << 8) | p[3];
 }
 
-uint32_t
-soft_wire_build_ud(uint8_t *frame, const struct soft_wire_ud_hdr *h,
-		   const struct soft_wire_seg *seg, unsigned int nseg,
-		   uint32_t len)
+static inline void
+put_be64(uint8_t *p, uint64_t v)
 {
-	uint32_t flen = soft_wire_ud_frame_len(h, len);
+	put_be32(p, (uint32_t)(v >> 32));
+	put_be32(p + 4, (uint32_t)v);
+}
+
+static inline uint64_t
+get_be64(const uint8_t *p)
+{
+	return ((uint64_t)get_be32(p) << 32) | get_be32(p + 4);
+}
+
+#define H(x) SOFT_WIRE_HAS_ ## x
+#define F SOFT_WIRE_FIRST
+#define L SOFT_WIRE_LAST
+/* IBA 9.2 Table 38 with 9.3: the headers of each opcode, RC's; UC's are
+ * RC's SEND and WRITE codes plus 0x20. */
+static const uint16_t opc_has[0x15] = {
+	[SOFT_IB_OPC_SEND_FIRST] = H(PAYLOAD) | F,
+	[SOFT_IB_OPC_SEND_MIDDLE] = H(PAYLOAD),
+	[SOFT_IB_OPC_SEND_LAST] = H(PAYLOAD) | L,
+	[SOFT_IB_OPC_SEND_LAST_IMM] = H(IMM) | H(PAYLOAD) | L,
+	[SOFT_IB_OPC_SEND_ONLY] = H(PAYLOAD) | F | L,
+	[SOFT_IB_OPC_SEND_ONLY_IMM] = H(IMM) | H(PAYLOAD) | F | L,
+	[SOFT_IB_OPC_WRITE_FIRST] = H(RETH) | H(PAYLOAD) | F,
+	[SOFT_IB_OPC_WRITE_MIDDLE] = H(PAYLOAD),
+	[SOFT_IB_OPC_WRITE_LAST] = H(PAYLOAD) | L,
+	[SOFT_IB_OPC_WRITE_LAST_IMM] = H(IMM) | H(PAYLOAD) | L,
+	[SOFT_IB_OPC_WRITE_ONLY] = H(RETH) | H(PAYLOAD) | F | L,
+	[SOFT_IB_OPC_WRITE_ONLY_IMM] = H(RETH) | H(IMM) | H(PAYLOAD) | F | L,
+	[SOFT_IB_OPC_READ_REQUEST] = H(RETH) | F | L,
+	[SOFT_IB_OPC_READ_RESP_FIRST] = H(AETH) | H(PAYLOAD) | F,
+	[SOFT_IB_OPC_READ_RESP_MIDDLE] = H(PAYLOAD),
+	[SOFT_IB_OPC_READ_RESP_LAST] = H(AETH) | H(PAYLOAD) | L,
+	[SOFT_IB_OPC_READ_RESP_ONLY] = H(AETH) | H(PAYLOAD) | F | L,
+	[SOFT_IB_OPC_ACK] = H(AETH) | F | L,
+	[SOFT_IB_OPC_ATOMIC_ACK] = H(AETH) | H(ATOMICACK) | F | L,
+	[SOFT_IB_OPC_CMP_SWAP] = H(ATOMIC) | F | L,
+	[SOFT_IB_OPC_FETCH_ADD] = H(ATOMIC) | F | L,
+};
+#undef H
+#undef F
+#undef L
+
+uint32_t
+soft_wire_opcode(uint8_t op)
+{
+	if (op < RTE_DIM(opc_has))
+		return opc_has[op];
+	if (op >= SOFT_IB_OPC_UC && op <= SOFT_IB_OPC_UC + SOFT_IB_OPC_WRITE_ONLY_IMM)
+		return opc_has[op - SOFT_IB_OPC_UC];
+	if (op == SOFT_IB_OPC_UD_SEND_ONLY)
+		return SOFT_WIRE_HAS_DETH | SOFT_WIRE_HAS_PAYLOAD |
+			SOFT_WIRE_FIRST | SOFT_WIRE_LAST;
+	if (op == SOFT_IB_OPC_UD_SEND_ONLY_IMM)
+		return SOFT_WIRE_HAS_DETH | SOFT_WIRE_HAS_IMM |
+			SOFT_WIRE_HAS_PAYLOAD | SOFT_WIRE_FIRST | SOFT_WIRE_LAST;
+	return 0;
+}
+
+static uint32_t
+has_len(uint32_t has)
+{
+	return (has & SOFT_WIRE_HAS_RETH ? SOFT_RETH_LEN : 0) +
+		(has & SOFT_WIRE_HAS_AETH ? SOFT_AETH_LEN : 0) +
+		(has & SOFT_WIRE_HAS_ATOMIC ? SOFT_ATOMICETH_LEN : 0) +
+		(has & SOFT_WIRE_HAS_ATOMICACK ? SOFT_ATOMICACK_LEN : 0) +
+		(has & SOFT_WIRE_HAS_IMM ? SOFT_IMMDT_LEN : 0) +
+		(has & SOFT_WIRE_HAS_DETH ? SOFT_DETH_LEN : 0);
+}
+
+uint32_t
+soft_wire_ext_len(uint8_t opcode)
+{
+	return has_len(soft_wire_opcode(opcode));
+}
+
+uint32_t
+soft_wire_build(uint8_t *frame, const struct soft_wire_hdr *h,
+		const struct soft_wire_seg *seg, unsigned int nseg, uint32_t len)
+{
+	uint32_t flen = soft_wire_frame_len(h, len);
 	uint32_t iplen = h->ipv6 ? SOFT_IPV6_LEN : SOFT_IPV4_LEN;
 	uint32_t pad = (4u - (len & 3u)) & 3u;
+	uint32_t has = soft_wire_opcode(h->opcode);
 	uint8_t *l3 = frame + SOFT_ETH_LEN;
 	uint8_t *udp = l3 + iplen;
 	uint8_t *bth = udp + SOFT_UDP_LEN;
@@ -140,16 +218,41 @@ soft_wire_build_ud(uint8_t *frame, const struct soft_wire_ud_hdr *h,
 	put_be16(udp + 4, (uint16_t)l4len);
 	put_be16(udp + 6, 0);
 
-	bth[0] = h->has_imm ? SOFT_IB_OPC_UD_SEND_ONLY_IMM :
-		SOFT_IB_OPC_UD_SEND_ONLY;
+	bth[0] = h->opcode;
 	bth[1] = (uint8_t)((h->se ? SOFT_BTH_SE : 0) | (pad << SOFT_BTH_PAD_SHIFT));
 	put_be16(bth + 2, h->pkey);
 	put_be32(bth + 4, h->dqpn & 0xffffff);   /* byte 4: reserved, 0 */
-	put_be32(bth + 8, h->psn & 0xffffff);    /* AckReq 0 on UD */
-	put_be32(p, h->qkey);
-	put_be32(p + 4, h->src_qpn & 0xffffff);
-	p += SOFT_DETH_LEN;
-	if (h->has_imm) {
+	put_be32(bth + 8, (h->psn & 0xffffff) |
+		 (h->ackreq ? (uint32_t)SOFT_BTH_ACKREQ << 24 : 0));
+	/* IBA 9.3: RETH or AtomicETH or DETH, then AETH, AtomicAckETH,
+	 * ImmDt, in this order when several are there */
+	if (has & SOFT_WIRE_HAS_DETH) {
+		put_be32(p, h->qkey);
+		put_be32(p + 4, h->src_qpn & 0xffffff);
+		p += SOFT_DETH_LEN;
+	}
+	if (has & SOFT_WIRE_HAS_RETH) {
+		put_be64(p, h->va);
+		put_be32(p + 8, h->rkey);
+		put_be32(p + 12, h->dmalen);
+		p += SOFT_RETH_LEN;
+	}
+	if (has & SOFT_WIRE_HAS_ATOMIC) {
+		put_be64(p, h->va);
+		put_be32(p + 8, h->rkey);
+		put_be64(p + 12, h->swap_add);
+		put_be64(p + 20, h->compare);
+		p += SOFT_ATOMICETH_LEN;
+	}
+	if (has & SOFT_WIRE_HAS_AETH) {
+		put_be32(p, ((uint32_t)h->aeth_syn << 24) | (h->msn & 0xffffff));
+		p += SOFT_AETH_LEN;
+	}
+	if (has & SOFT_WIRE_HAS_ATOMICACK) {
+		put_be64(p, h->atomic_orig);
+		p += SOFT_ATOMICACK_LEN;
+	}
+	if (has & SOFT_WIRE_HAS_IMM) {
 		put_be32(p, h->imm);
 		p += SOFT_IMMDT_LEN;
 	}
@@ -178,23 +281,6 @@ soft_wire_build_ud(uint8_t *frame, const struct soft_wire_ud_hdr *h,
 		memcpy(l3 + 10, &ck, 2);
 	}
 	return flen;
-}
-
-/* The bytes of extension headers after the BTH, per opcode this device
- * takes (UD SEND ONLY and with immediate), or 0 for one it does not. */
-static uint32_t
-ext_len(uint8_t opcode, uint8_t *has_imm)
-{
-	switch (opcode) {
-	case SOFT_IB_OPC_UD_SEND_ONLY:
-		*has_imm = 0;
-		return SOFT_DETH_LEN;
-	case SOFT_IB_OPC_UD_SEND_ONLY_IMM:
-		*has_imm = 1;
-		return SOFT_DETH_LEN + SOFT_IMMDT_LEN;
-	default:
-		return 0;
-	}
 }
 
 static bool
@@ -292,13 +378,18 @@ soft_wire_parse(uint8_t *frame, uint32_t len, const uint8_t (*ip)[16],
 	bth = udp + SOFT_UDP_LEN;
 	if ((bth[1] & 0x0f) != 0)          /* TVer */
 		return SOFT_WIRE_BAD_BTH;
-	ext = ext_len(bth[0], &p->has_imm);
-	if (ext == 0)
+	p->has = soft_wire_opcode(bth[0]);
+	if (p->has == 0)
 		return SOFT_WIRE_BAD_BTH;
+	ext = has_len(p->has);
 	pad = (bth[1] >> SOFT_BTH_PAD_SHIFT) & 3u;
 	hdrs = SOFT_UDP_LEN + SOFT_BTH_LEN + ext;
 	if (ulen < hdrs + pad + SOFT_ICRC_LEN)
 		return SOFT_WIRE_TRUNCATED;
+	/* an opcode without data carries none (nor pad) */
+	if (!(p->has & SOFT_WIRE_HAS_PAYLOAD) &&
+	    ulen != hdrs + SOFT_ICRC_LEN)
+		return SOFT_WIRE_BAD_BTH;
 
 	x = l3 + l3len - SOFT_ICRC_LEN;
 	icrc = (uint32_t)x[0] | ((uint32_t)x[1] << 8) |
@@ -316,9 +407,41 @@ soft_wire_parse(uint8_t *frame, uint32_t len, const uint8_t (*ip)[16],
 	p->psn = get_be32(bth + 8) & 0xffffff;
 	p->udp_sport = get_be16(udp);
 	x = bth + SOFT_BTH_LEN;
-	p->qkey = get_be32(x);
-	p->src_qpn = get_be32(x + 4) & 0xffffff;
-	p->imm = p->has_imm ? get_be32(x + SOFT_DETH_LEN) : 0;
+	p->has_imm = !!(p->has & SOFT_WIRE_HAS_IMM);
+	p->qkey = 0;
+	p->src_qpn = 0;
+	p->imm = 0;
+	if (p->has & SOFT_WIRE_HAS_DETH) {
+		p->qkey = get_be32(x);
+		p->src_qpn = get_be32(x + 4) & 0xffffff;
+		x += SOFT_DETH_LEN;
+	}
+	if (p->has & SOFT_WIRE_HAS_RETH) {
+		p->va = get_be64(x);
+		p->rkey = get_be32(x + 8);
+		p->dmalen = get_be32(x + 12);
+		x += SOFT_RETH_LEN;
+	}
+	if (p->has & SOFT_WIRE_HAS_ATOMIC) {
+		p->va = get_be64(x);
+		p->rkey = get_be32(x + 8);
+		p->swap_add = get_be64(x + 12);
+		p->compare = get_be64(x + 20);
+		x += SOFT_ATOMICETH_LEN;
+	}
+	if (p->has & SOFT_WIRE_HAS_AETH) {
+		uint32_t a = get_be32(x);
+
+		p->aeth_syn = (uint8_t)(a >> 24);
+		p->msn = a & 0xffffff;
+		x += SOFT_AETH_LEN;
+	}
+	if (p->has & SOFT_WIRE_HAS_ATOMICACK) {
+		p->atomic_orig = get_be64(x);
+		x += SOFT_ATOMICACK_LEN;
+	}
+	if (p->has & SOFT_WIRE_HAS_IMM)
+		p->imm = get_be32(x);
 	p->payload = bth + SOFT_BTH_LEN + ext;
 	p->len = ulen - hdrs - pad - SOFT_ICRC_LEN;
 	return SOFT_WIRE_OK;

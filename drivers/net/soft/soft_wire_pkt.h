@@ -30,9 +30,61 @@
 #define SOFT_IMMDT_LEN       4u
 #define SOFT_ICRC_LEN        4u
 
-/* IBA 9.2 Table 38: transport (bits 7-5) and operation (bits 4-0). */
+/* IBA 9.2 Table 38: transport (bits 7-5: RC 0, UC 1, UD 3) and
+ * operation (bits 4-0). */
+#define SOFT_IB_OPC_SEND_FIRST        0x00u
+#define SOFT_IB_OPC_SEND_MIDDLE       0x01u
+#define SOFT_IB_OPC_SEND_LAST         0x02u
+#define SOFT_IB_OPC_SEND_LAST_IMM     0x03u
+#define SOFT_IB_OPC_SEND_ONLY         0x04u
+#define SOFT_IB_OPC_SEND_ONLY_IMM     0x05u
+#define SOFT_IB_OPC_WRITE_FIRST       0x06u
+#define SOFT_IB_OPC_WRITE_MIDDLE      0x07u
+#define SOFT_IB_OPC_WRITE_LAST        0x08u
+#define SOFT_IB_OPC_WRITE_LAST_IMM    0x09u
+#define SOFT_IB_OPC_WRITE_ONLY        0x0au
+#define SOFT_IB_OPC_WRITE_ONLY_IMM    0x0bu
+#define SOFT_IB_OPC_READ_REQUEST      0x0cu
+#define SOFT_IB_OPC_READ_RESP_FIRST   0x0du
+#define SOFT_IB_OPC_READ_RESP_MIDDLE  0x0eu
+#define SOFT_IB_OPC_READ_RESP_LAST    0x0fu
+#define SOFT_IB_OPC_READ_RESP_ONLY    0x10u
+#define SOFT_IB_OPC_ACK               0x11u
+#define SOFT_IB_OPC_ATOMIC_ACK        0x12u
+#define SOFT_IB_OPC_CMP_SWAP          0x13u
+#define SOFT_IB_OPC_FETCH_ADD         0x14u
+#define SOFT_IB_OPC_UC                0x20u   /* added to a SEND/WRITE code */
 #define SOFT_IB_OPC_UD_SEND_ONLY      0x64u
 #define SOFT_IB_OPC_UD_SEND_ONLY_IMM  0x65u
+
+/* The headers after the BTH an opcode carries (soft_wire_opcode()). */
+#define SOFT_WIRE_HAS_RETH      (1u << 0)   /* 16: VA, R_Key, DMA length */
+#define SOFT_WIRE_HAS_AETH      (1u << 1)   /* 4: syndrome, MSN */
+#define SOFT_WIRE_HAS_ATOMIC    (1u << 2)   /* 28: VA, R_Key, swap/add, compare */
+#define SOFT_WIRE_HAS_ATOMICACK (1u << 3)   /* 8: the original value */
+#define SOFT_WIRE_HAS_IMM       (1u << 4)   /* 4: ImmDt */
+#define SOFT_WIRE_HAS_DETH      (1u << 5)   /* 8: Q_Key, source QP */
+#define SOFT_WIRE_HAS_PAYLOAD   (1u << 6)   /* data may follow */
+#define SOFT_WIRE_FIRST         (1u << 7)   /* FIRST or ONLY of a message */
+#define SOFT_WIRE_LAST          (1u << 8)   /* LAST or ONLY of a message */
+#define SOFT_RETH_LEN        16u
+#define SOFT_AETH_LEN        4u
+#define SOFT_ATOMICETH_LEN   28u
+#define SOFT_ATOMICACK_LEN   8u
+
+/* AETH syndromes (IBA 9.7.5.2.2 Table 43): ACK with no credit count,
+ * RNR NAK (low 5 bits: the RNR timer), NAKs. */
+#define SOFT_AETH_ACK           0x1fu
+#define SOFT_AETH_RNR           0x20u
+#define SOFT_AETH_NAK_PSN       0x60u   /* PSN sequence error */
+#define SOFT_AETH_NAK_INV_REQ   0x61u
+#define SOFT_AETH_NAK_REM_ACC   0x62u
+#define SOFT_AETH_NAK_REM_OP    0x63u
+#define SOFT_AETH_TYPE(s)       ((s) & 0xe0u)
+
+/* What an opcode carries (SOFT_WIRE_HAS_*, FIRST, LAST), 0 for one this
+ * device does not take (RD, XRC, the SEND with invalidate). */
+uint32_t soft_wire_opcode(uint8_t opcode);
 
 /* BTH byte 1: SE, MigReq, PadCnt (2 bits), TVer (4 bits). */
 #define SOFT_BTH_SE          0x80u
@@ -78,6 +130,15 @@ struct soft_wire_pkt {
 	uint32_t src_qpn;      /* DETH, 24 bits */
 	uint32_t imm;          /* ImmDt, host order */
 	uint8_t has_imm;
+	uint32_t has;          /* soft_wire_opcode() of the opcode */
+	uint64_t va;           /* RETH, AtomicETH */
+	uint32_t rkey;
+	uint32_t dmalen;       /* RETH */
+	uint64_t swap_add;     /* AtomicETH */
+	uint64_t compare;
+	uint8_t aeth_syn;      /* AETH */
+	uint32_t msn;
+	uint64_t atomic_orig;  /* AtomicAckETH */
 	const uint8_t *l3;     /* IP header */
 	const uint8_t *payload;
 	uint32_t len;          /* payload bytes, without pad */
@@ -85,8 +146,9 @@ struct soft_wire_pkt {
 	uint8_t dip[16];
 };
 
-/* What soft_wire_build_ud() puts in a datagram. */
-struct soft_wire_ud_hdr {
+/* What soft_wire_build() puts in a packet: the fields of the headers
+ * its opcode carries (the others are not read). */
+struct soft_wire_hdr {
 	struct rte_ether_addr dmac;
 	struct rte_ether_addr smac;
 	uint8_t ipv6;
@@ -96,24 +158,35 @@ struct soft_wire_ud_hdr {
 	uint8_t hop_limit;
 	uint32_t flow_label;
 	uint16_t udp_sport;
-	uint16_t pkey;
+	uint8_t opcode;        /* SOFT_IB_OPC_* */
 	uint8_t se;
-	uint8_t has_imm;
-	uint32_t imm;          /* host order */
+	uint8_t ackreq;
+	uint16_t pkey;
 	uint32_t dqpn;
 	uint32_t psn;
-	uint32_t qkey;
+	uint32_t qkey;         /* DETH */
 	uint32_t src_qpn;
+	uint64_t va;           /* RETH, AtomicETH */
+	uint32_t rkey;
+	uint32_t dmalen;       /* RETH */
+	uint64_t swap_add;     /* AtomicETH */
+	uint64_t compare;
+	uint8_t aeth_syn;      /* AETH */
+	uint32_t msn;
+	uint64_t atomic_orig;  /* AtomicAckETH */
+	uint32_t imm;          /* ImmDt, host order */
 };
 
-/* Bytes of a UD datagram's frame with len payload bytes. */
+/* Bytes of the headers after the BTH for opcode (0 when not taken). */
+uint32_t soft_wire_ext_len(uint8_t opcode);
+
+/* Bytes of the frame of a packet of h with len payload bytes. */
 static inline uint32_t
-soft_wire_ud_frame_len(const struct soft_wire_ud_hdr *h, uint32_t len)
+soft_wire_frame_len(const struct soft_wire_hdr *h, uint32_t len)
 {
 	return SOFT_ETH_LEN + (h->ipv6 ? SOFT_IPV6_LEN : SOFT_IPV4_LEN) +
-		SOFT_UDP_LEN + SOFT_BTH_LEN + SOFT_DETH_LEN +
-		(h->has_imm ? SOFT_IMMDT_LEN : 0) + ((len + 3u) & ~3u) +
-		SOFT_ICRC_LEN;
+		SOFT_UDP_LEN + SOFT_BTH_LEN + soft_wire_ext_len(h->opcode) +
+		((len + 3u) & ~3u) + SOFT_ICRC_LEN;
 }
 
 /*
@@ -133,30 +206,31 @@ soft_wire_ud_frame_len(const struct soft_wire_ud_hdr *h, uint32_t len)
  */
 uint32_t soft_wire_icrc(uint8_t *l3, bool ipv6, uint32_t len);
 
-/* A piece of a datagram's payload. */
+/* A piece of a packet's payload. */
 struct soft_wire_seg {
 	const void *p;
 	uint32_t len;
 };
 
 /*
- * Write a UD SEND ONLY (with immediate when h->has_imm) datagram into
- * frame: the headers of h, the nseg pieces of seg one after the other
- * (len bytes in all), zero pad to 4 bytes, the IPv4 checksum (UDP
- * checksum 0 on IPv4, as rxe sends; the full one on IPv6) and the ICRC.
- * frame holds soft_wire_ud_frame_len(h, len) bytes.
- * @return that length.
+ * Write the packet of h (its opcode's headers, from h) into frame, with
+ * the nseg pieces of seg one after the other (len bytes in all) as its
+ * payload, zero pad to 4 bytes, the IPv4 checksum (UDP checksum 0 on
+ * IPv4, as rxe sends; the full one on IPv6) and the ICRC. frame holds
+ * soft_wire_frame_len(h, len) bytes; h->opcode is one soft_wire_opcode()
+ * takes. @return that length.
  */
-uint32_t soft_wire_build_ud(uint8_t *frame, const struct soft_wire_ud_hdr *h,
-			    const struct soft_wire_seg *seg, unsigned int nseg,
-			    uint32_t len);
+uint32_t soft_wire_build(uint8_t *frame, const struct soft_wire_hdr *h,
+			 const struct soft_wire_seg *seg, unsigned int nseg,
+			 uint32_t len);
 
 /*
  * Parse and check a received frame of len bytes: Ethernet, IPv4 (no
  * options, no fragment, checksum right, total length within the frame:
  * Ethernet padding beyond it is ignored) or IPv6, UDP to port 4791 with a
- * consistent length, BTH version 0, an opcode this device implements,
- * the extension headers it needs, the ICRC. The IP destination must be
+ * consistent length, BTH version 0, an opcode this device takes
+ * (soft_wire_opcode()), the extension headers it carries, no payload on
+ * one that carries none, the ICRC. The IP destination must be
  * one of the nip addresses of ip (16 bytes each, IPv4 ones as
  * ::ffff:a.b.c.d). frame is written during the ICRC check and restored.
  * @return SOFT_WIRE_OK and *p filled, or the reason of the drop.
