@@ -99,6 +99,29 @@ ports_create(struct testpmd *t)
 	return 0;
 }
 
+/* --max-pkt-len against the largest frame of each port, before the pools
+ * are sized for it (qpio_port_configure() refuses it later, after a pool
+ * of that size may have failed for lack of memory). */
+static int
+ports_max_len_check(const struct testpmd *t)
+{
+	char name[QPIO_PORT_NAME_LEN];
+	struct qpio_port_info info;
+	uint16_t p;
+
+	for (p = 0; t->o.max_pkt_len != 0 && p < t->nb_ports; p++) {
+		if (qpio_port_info_get(p, &info) != 0 ||
+		    t->o.max_pkt_len <= info.max_rx_pkt_len)
+			continue;
+		qpio_port_name_get(p, name, sizeof(name));
+		fprintf(stderr, "qpio-testpmd: --max-pkt-len=%u: above the "
+			"largest frame port %u (%s) takes, %u bytes\n",
+			t->o.max_pkt_len, p, name, info.max_rx_pkt_len);
+		return -1;
+	}
+	return 0;
+}
+
 static void
 peer_mac(const struct testpmd *t, uint16_t port, struct rte_ether_addr *mac)
 {
@@ -706,6 +729,7 @@ main(int argc, char **argv)
 	sigaction(SIGTERM, &sa, NULL);
 
 	if (rdma_devs_create(&t) < 0 || ports_create(&t) < 0 ||
+	    ports_max_len_check(&t) < 0 ||
 	    streams_build(&t) < 0 || pools_create(&t) < 0 ||
 	    ports_setup(&t) < 0 || testpmd_captures_start(&t) < 0) {
 		status = TESTPMD_EXIT_RUNTIME;

@@ -8,7 +8,7 @@
 #
 # CASE: io-tx-first, macswap-tx-first, txonly-rxonly-duration,
 #       lcore-placement, bad-options, sigterm, help, hugepage-hint,
-#       stats-rates, tx-retry, json, interactive,
+#       stats-rates, tx-retry, json, max-pkt-len, interactive,
 #       qp-credits-no-rnr.
 set -u
 
@@ -259,6 +259,21 @@ json)
 	[ $? = 1 ] || fail "unwritable --json accepted"
 	grep -q -- '--json /nonexistent-dir/run.json: No such file or directory (ENOENT)' \
 		"$err" || fail "unwritable --json: no message"
+	;;
+max-pkt-len)
+	# Above what a port takes: refused before a pool is sized for it
+	# (no ENOMEM), naming the port and its limit.
+	"$tp" "${eal[@]}" -- "${pair[@]}" --max-pkt-len=70000 >"$out" 2>"$err"
+	rc=$?
+	[ $rc = 1 ] || fail "--max-pkt-len=70000: exit status $rc, want 1"
+	grep -Fxq 'qpio-testpmd: --max-pkt-len=70000: above the largest frame port 0 (ring0) takes, 65535 bytes' \
+		"$err" || fail "--max-pkt-len=70000: no message naming 65535"
+	grep -q 'ENOMEM\|mb_pool' "$out" "$err" &&
+		fail "--max-pkt-len=70000: a pool was made"
+	run "${pair[@]}" --max-pkt-len=65535 --total-num-mbufs=8192 \
+		--rxd=64 --txd=64 --duration=0.3
+	rc=$?
+	[ $rc = 0 ] || fail "--max-pkt-len=65535: exit status $rc, want 0"
 	;;
 interactive)
 	# Commands go through a fifo, each after the output it depends on.
