@@ -532,11 +532,9 @@ testpmd_show_stats(struct testpmd *t)
 	fflush(stdout);
 	secs = (double)(rte_get_timer_cycles() - t->fwd_t0) /
 	       (double)rte_get_timer_hz();
-	if (t->json != NULL)
-		stats_json_periodic(t->json, secs, per, want_x ? xs : NULL,
-				    t->nb_ports);
-	if (t->csv != NULL)
-		stats_csv_periodic(t->csv, secs, per, t->nb_ports);
+	stats_json_periodic(&t->json, secs, per, want_x ? xs : NULL,
+			    t->nb_ports);
+	stats_csv_periodic(&t->csv, secs, per, t->nb_ports);
 	for (p = 0; p < t->nb_ports; p++)
 		stats_xstats_free(&xs[p]);
 }
@@ -573,8 +571,7 @@ testpmd_fwd_stop(struct testpmd *t, int stop_ports)
 			if (stats_xstats_get(p, &xs[p]) > 0)
 				stats_xstats_print(p, &xs[p], 0);
 	fflush(stdout);
-	if (t->json != NULL)
-		stats_json_final(t->json, &fin, t->o.show_xstats ? xs : NULL);
+	stats_json_final(&t->json, &fin, t->o.show_xstats ? xs : NULL);
 	for (p = 0; p < t->nb_ports; p++)
 		stats_xstats_free(&xs[p]);
 }
@@ -735,24 +732,15 @@ main(int argc, char **argv)
 		status = TESTPMD_EXIT_RUNTIME;
 		goto out;
 	}
-	if (t.o.json_path != NULL) {
-		t.json = stats_json_open(t.o.json_path);
-		if (t.json == NULL) {
-			fprintf(stderr, "qpio-testpmd: --json %s: %s\n",
-				t.o.json_path, testpmd_strerror(errno));
-			status = TESTPMD_EXIT_RUNTIME;
-			goto out;
-		}
+	if (stats_out_open(&t.json, "--json", t.o.json_path) < 0 ||
+	    stats_out_open(&t.csv, "--csv", t.o.csv_path) < 0) {
+		status = TESTPMD_EXIT_RUNTIME;
+		goto out;
 	}
-	if (t.o.csv_path != NULL) {
-		t.csv = fopen(t.o.csv_path, "w");
-		if (t.csv == NULL) {
-			fprintf(stderr, "qpio-testpmd: --csv %s: %s\n",
-				t.o.csv_path, testpmd_strerror(errno));
-			status = TESTPMD_EXIT_RUNTIME;
-			goto out;
-		}
-		stats_csv_header(t.csv);
+	stats_csv_header(&t.csv);
+	if (t.csv.err != 0) {
+		status = TESTPMD_EXIT_RUNTIME;
+		goto out;
 	}
 	testpmd_print_config(&t);
 	if (t.o.interactive)
@@ -762,12 +750,13 @@ main(int argc, char **argv)
 out:
 	if (teardown(&t) != 0 || t.capture_failed)
 		status = TESTPMD_EXIT_RUNTIME;
-	if (t.json != NULL) {
-		stats_json_exit(t.json, t.leaked, status);
-		fclose(t.json);
-	}
-	if (t.csv != NULL)
-		fclose(t.csv);
+	/* A statistics file that could not be written fails the run; the
+	 * exit record says so when --json is the one still writable. */
+	if (stats_out_close(&t.csv) < 0 || t.json.err != 0)
+		status = TESTPMD_EXIT_RUNTIME;
+	stats_json_exit(&t.json, t.leaked, status);
+	if (stats_out_close(&t.json) < 0)
+		status = TESTPMD_EXIT_RUNTIME;
 	rte_eal_cleanup();
 	return status;
 }

@@ -8,8 +8,8 @@
 #
 # CASE: io-tx-first, macswap-tx-first, txonly-rxonly-duration,
 #       lcore-placement, bad-options, sigterm, help, hugepage-hint,
-#       stats-rates, tx-retry, json, max-pkt-len, interactive,
-#       qp-credits-no-rnr.
+#       stats-rates, tx-retry, json, output-files, max-pkt-len,
+#       interactive, qp-credits-no-rnr.
 set -u
 
 tp=$1
@@ -259,6 +259,37 @@ json)
 	[ $? = 1 ] || fail "unwritable --json accepted"
 	grep -q -- '--json /nonexistent-dir/run.json: No such file or directory (ENOENT)' \
 		"$err" || fail "unwritable --json: no message"
+	;;
+output-files)
+	# Exit status $1 and the exact stderr line $2 for the options after.
+	want() {
+		local rc_want=$1 line=$2
+		shift 2
+		"$tp" "${eal[@]}" -- "${pair[@]}" --duration=0.3 "$@" \
+			>"$out" 2>"$err"
+		rc=$?
+		[ $rc = "$rc_want" ] || fail "'$*': exit status $rc, want $rc_want"
+		grep -Fxq -- "$line" "$err" || fail "'$*': no line '$line'"
+	}
+	run "${pair[@]}" --duration=0.3 --json="$tmpd/a.json" --csv="$tmpd/a.csv" ||
+		fail "--json and --csv: exit status $?"
+	tail -1 "$tmpd/a.json" | grep -q '"record":"exit",.*"exit_status":0}$' ||
+		fail "--json: no exit record with status 0"
+	# A statistics file that cannot be written fails the run (1), named.
+	want 1 "qpio-testpmd: --json /dev/full: cannot write: No space left on device (ENOSPC)" \
+		--json=/dev/full
+	grep -q '^Forwarding stopped' "$out" || fail "--json=/dev/full: no run"
+	want 1 "qpio-testpmd: --csv /dev/full: cannot write: No space left on device (ENOSPC)" \
+		--csv=/dev/full --stats-period=1
+	grep -q 'Forwarding started' "$out" &&
+		fail "--csv=/dev/full: forwarding started after the header failed"
+	[ "$(grep -c 'cannot write' "$err")" = 1 ] ||
+		fail "--csv=/dev/full: the error printed more than once"
+	# The other file still gets its records, the exit one with status 1.
+	want 1 "qpio-testpmd: --csv /dev/full: cannot write: No space left on device (ENOSPC)" \
+		--csv=/dev/full --json="$tmpd/b.json"
+	tail -1 "$tmpd/b.json" | grep -q '"record":"exit",.*"exit_status":1}$' ||
+		fail "--json beside a failed --csv: no exit record with status 1"
 	;;
 max-pkt-len)
 	# Above what a port takes: refused before a pool is sized for it
