@@ -34,6 +34,7 @@ enum topology {
 
 /** One --capture option, and its capture while running. */
 struct testpmd_capture {
+	const char *spec;                 /* the option's value, for messages */
 	uint16_t port;
 	uint8_t dirs;                     /* QPIO_PORT_CAPTURE_RX | _TX */
 	uint32_t snaplen;                 /* 0: whole frames */

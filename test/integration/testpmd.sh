@@ -271,10 +271,29 @@ output-files)
 		[ $rc = "$rc_want" ] || fail "'$*': exit status $rc, want $rc_want"
 		grep -Fxq -- "$line" "$err" || fail "'$*': no line '$line'"
 	}
+	same='one file for two outputs, which would overwrite each other; give each its own'
+	# Two outputs in one file are refused (usage, 2), naming both
+	# options: by device and inode where the file exists (a link to it
+	# too), by the resolved directory where it does not yet.
+	want 2 "qpio-testpmd: --capture 0/rx=$tmpd/c.pcapng and --capture 1/tx=$tmpd/c.pcapng: $same" \
+		--capture 0/rx="$tmpd/c.pcapng" --capture 1/tx="$tmpd/c.pcapng"
+	want 2 "qpio-testpmd: --capture 0=$tmpd/x and --json $tmpd/x: $same" \
+		--capture 0="$tmpd/x" --json="$tmpd/x"
+	want 2 "qpio-testpmd: --json $tmpd/s.json and --csv $tmpd/../${tmpd##*/}/s.json: $same" \
+		--json="$tmpd/s.json" --csv="$tmpd/../${tmpd##*/}/s.json"
+	touch "$tmpd/real"
+	ln -s "$tmpd/real" "$tmpd/link"
+	want 2 "qpio-testpmd: --json $tmpd/real and --csv $tmpd/link: $same" \
+		--json="$tmpd/real" --csv="$tmpd/link"
+	[ ! -e "$tmpd/c.pcapng" ] && [ ! -e "$tmpd/x" ] && [ ! -s "$tmpd/real" ] ||
+		fail "a refused run wrote a file"
+	# Files of their own, and /dev/null taking two, are fine.
 	run "${pair[@]}" --duration=0.3 --json="$tmpd/a.json" --csv="$tmpd/a.csv" ||
-		fail "--json and --csv: exit status $?"
+		fail "--json and --csv in files of their own: exit status $?"
 	tail -1 "$tmpd/a.json" | grep -q '"record":"exit",.*"exit_status":0}$' ||
 		fail "--json: no exit record with status 0"
+	run "${pair[@]}" --duration=0.3 --json=/dev/null --csv=/dev/null ||
+		fail "/dev/null for two outputs: exit status $?"
 	# A statistics file that cannot be written fails the run (1), named.
 	want 1 "qpio-testpmd: --json /dev/full: cannot write: No space left on device (ENOSPC)" \
 		--json=/dev/full
