@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include <dirent.h>
+#include <errno.h>
 #include <limits.h>
 #include <poll.h>
 #include <stdio.h>
@@ -490,6 +491,16 @@ qt_cq_events(struct qpio_cq *cq)
 	if (poll(&pfd, 1, qt_dev_is_soft() ? 0 : 500) == 0)
 		return 0;
 	return qpio_cq_ack_events(cq);
+}
+
+void
+qt_file_write(const char *path, const void *data, size_t len)
+{
+	FILE *f = fopen(path, "w");
+
+	cr_assert_not_null(f, "%s: %s", path, strerror(errno));
+	cr_assert_eq(fwrite(data, 1, len, f), len, "%s", path);
+	cr_assert_eq(fclose(f), 0, "%s", path);
 }
 
 /* Log capture: the rule a refusal names is in the log line. */
