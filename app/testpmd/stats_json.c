@@ -47,21 +47,24 @@ stats_out_open(struct stats_out *o, const char *opt, const char *path)
 	return 0;
 }
 
-/* 1 when records go to o: asked for and not failed. */
-static int
-stats_out_on(const struct stats_out *o)
+/* The stream for a record, or NULL when o takes none (not asked for, or
+ * failed before). errno is cleared, so that a write failing inside the
+ * record's fprintf() calls leaves its own for stats_out_flush(). */
+static FILE *
+stats_out_begin(struct stats_out *o)
 {
-	return o->f != NULL && o->err == 0;
+	if (o->f == NULL || o->err != 0)
+		return NULL;
+	errno = 0;
+	return o->f;
 }
 
 int
 stats_out_flush(struct stats_out *o)
 {
-	/* A write that failed inside fprintf() left its errno; nothing
-	 * between it and here sets errno on success. */
 	int err = errno;
 
-	if (stats_out_on(o)) {
+	if (o->f != NULL && o->err == 0) {
 		if (ferror(o->f))
 			stats_out_fail(o, err);
 		else if (fflush(o->f) != 0)
@@ -129,10 +132,10 @@ stats_json_periodic(struct stats_out *o, double secs,
 		    const struct stats_period *p,
 		    const struct stats_xstats *xs, uint16_t nb)
 {
-	FILE *f = o->f;
+	FILE *f = stats_out_begin(o);
 	uint16_t i;
 
-	if (!stats_out_on(o))
+	if (f == NULL)
 		return;
 	json_head(f, "periodic");
 	fprintf(f, ",\"time_s\":%.6f,\"ports\":[", secs);
@@ -176,10 +179,10 @@ void
 stats_json_final(struct stats_out *o, const struct stats_final *fin,
 		 const struct stats_xstats *xs)
 {
-	FILE *f = o->f;
+	FILE *f = stats_out_begin(o);
 	uint16_t i;
 
-	if (!stats_out_on(o))
+	if (f == NULL)
 		return;
 	json_head(f, "final");
 	fprintf(f, ",\"time_s\":%.6f,\"ports\":[", fin->secs);
@@ -199,9 +202,11 @@ stats_json_final(struct stats_out *o, const struct stats_final *fin,
 void
 stats_csv_header(struct stats_out *o)
 {
-	if (!stats_out_on(o))
+	FILE *f = stats_out_begin(o);
+
+	if (f == NULL)
 		return;
-	fprintf(o->f, "schema,time_s,port,rx_packets,rx_bytes,rx_missed,"
+	fprintf(f, "schema,time_s,port,rx_packets,rx_bytes,rx_missed,"
 		"rx_errors,rx_nombuf,tx_packets,tx_bytes,tx_errors,rx_pps,"
 		"tx_pps,rx_bps,tx_bps\n");
 	stats_out_flush(o);
@@ -211,14 +216,15 @@ void
 stats_csv_periodic(struct stats_out *o, double secs,
 		   const struct stats_period *p, uint16_t nb)
 {
+	FILE *f = stats_out_begin(o);
 	uint16_t i;
 
-	if (!stats_out_on(o))
+	if (f == NULL)
 		return;
 	for (i = 0; i < nb; i++) {
 		const struct stats_period *s = &p[i];
 
-		fprintf(o->f, TESTPMD_JSON_SCHEMA ",%.6f,%u,%" PRIu64 ",%" PRIu64
+		fprintf(f, TESTPMD_JSON_SCHEMA ",%.6f,%u,%" PRIu64 ",%" PRIu64
 			",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%"
 			PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
 			",%" PRIu64 "\n", secs, s->port, s->rx_packets,
@@ -232,10 +238,12 @@ stats_csv_periodic(struct stats_out *o, double secs,
 void
 stats_json_exit(struct stats_out *o, uint64_t mbufs_not_returned, int status)
 {
-	if (!stats_out_on(o))
+	FILE *f = stats_out_begin(o);
+
+	if (f == NULL)
 		return;
-	json_head(o->f, "exit");
-	fprintf(o->f, ",\"mbufs_not_returned\":%" PRIu64 ",\"exit_status\":%d}\n",
+	json_head(f, "exit");
+	fprintf(f, ",\"mbufs_not_returned\":%" PRIu64 ",\"exit_status\":%d}\n",
 		mbufs_not_returned, status);
 	stats_out_flush(o);
 }
