@@ -536,6 +536,15 @@ perf_opts_parse(int argc, char **argv, struct perf_opts *o, char *err,
 		if (o->duration == 0)
 			o->duration = 5;
 	}
+	/* A run of N iterations sends messages 0..N-1 on each QP; one of -D
+	 * or --run_infinitely has no last message. */
+	if (o->corrupt_at >= 0 && o->duration == 0 &&
+	    (uint64_t)o->corrupt_at >= o->iters)
+		return refuse(err, errlen, "--corrupt-at %" PRId64 ": beyond the "
+			      "run, whose QP 0 sends messages 0..%" PRIu64
+			      " (-n %" PRIu64 "%s); give N below %" PRIu64,
+			      o->corrupt_at, o->iters - 1, o->iters,
+			      o->iters_set ? "" : ", the default", o->iters);
 
 	/* Mode rules. */
 	if (o->mode == PERF_LAT) {

@@ -42,6 +42,7 @@ testpmd_capture_parse(const char *spec, struct testpmd_capture *c)
 	char *end;
 
 	memset(c, 0, sizeof(*c));
+	c->spec = spec;
 	if (snprintf(buf, sizeof(buf), "%s", spec) >= (int)sizeof(buf))
 		BAD("--capture: longer than %zu characters", sizeof(buf) - 1);
 	eq = strchr(buf, '=');

@@ -99,6 +99,29 @@ ports_create(struct testpmd *t)
 	return 0;
 }
 
+/* --max-pkt-len against the largest frame of each port, before the pools
+ * are sized for it (qpio_port_configure() refuses it later, after a pool
+ * of that size may have failed for lack of memory). */
+static int
+ports_max_len_check(const struct testpmd *t)
+{
+	char name[QPIO_PORT_NAME_LEN];
+	struct qpio_port_info info;
+	uint16_t p;
+
+	for (p = 0; t->o.max_pkt_len != 0 && p < t->nb_ports; p++) {
+		if (qpio_port_info_get(p, &info) != 0 ||
+		    t->o.max_pkt_len <= info.max_rx_pkt_len)
+			continue;
+		qpio_port_name_get(p, name, sizeof(name));
+		fprintf(stderr, "qpio-testpmd: --max-pkt-len=%u: above the "
+			"largest frame port %u (%s) takes, %u bytes\n",
+			t->o.max_pkt_len, p, name, info.max_rx_pkt_len);
+		return -1;
+	}
+	return 0;
+}
+
 static void
 peer_mac(const struct testpmd *t, uint16_t port, struct rte_ether_addr *mac)
 {
@@ -509,11 +532,9 @@ testpmd_show_stats(struct testpmd *t)
 	fflush(stdout);
 	secs = (double)(rte_get_timer_cycles() - t->fwd_t0) /
 	       (double)rte_get_timer_hz();
-	if (t->json != NULL)
-		stats_json_periodic(t->json, secs, per, want_x ? xs : NULL,
-				    t->nb_ports);
-	if (t->csv != NULL)
-		stats_csv_periodic(t->csv, secs, per, t->nb_ports);
+	stats_json_periodic(&t->json, secs, per, want_x ? xs : NULL,
+			    t->nb_ports);
+	stats_csv_periodic(&t->csv, secs, per, t->nb_ports);
 	for (p = 0; p < t->nb_ports; p++)
 		stats_xstats_free(&xs[p]);
 }
@@ -550,8 +571,7 @@ testpmd_fwd_stop(struct testpmd *t, int stop_ports)
 			if (stats_xstats_get(p, &xs[p]) > 0)
 				stats_xstats_print(p, &xs[p], 0);
 	fflush(stdout);
-	if (t->json != NULL)
-		stats_json_final(t->json, &fin, t->o.show_xstats ? xs : NULL);
+	stats_json_final(&t->json, &fin, t->o.show_xstats ? xs : NULL);
 	for (p = 0; p < t->nb_ports; p++)
 		stats_xstats_free(&xs[p]);
 }
@@ -706,29 +726,21 @@ main(int argc, char **argv)
 	sigaction(SIGTERM, &sa, NULL);
 
 	if (rdma_devs_create(&t) < 0 || ports_create(&t) < 0 ||
+	    ports_max_len_check(&t) < 0 ||
 	    streams_build(&t) < 0 || pools_create(&t) < 0 ||
 	    ports_setup(&t) < 0 || testpmd_captures_start(&t) < 0) {
 		status = TESTPMD_EXIT_RUNTIME;
 		goto out;
 	}
-	if (t.o.json_path != NULL) {
-		t.json = stats_json_open(t.o.json_path);
-		if (t.json == NULL) {
-			fprintf(stderr, "qpio-testpmd: --json %s: %s\n",
-				t.o.json_path, testpmd_strerror(errno));
-			status = TESTPMD_EXIT_RUNTIME;
-			goto out;
-		}
+	if (stats_out_open(&t.json, "--json", t.o.json_path) < 0 ||
+	    stats_out_open(&t.csv, "--csv", t.o.csv_path) < 0) {
+		status = TESTPMD_EXIT_RUNTIME;
+		goto out;
 	}
-	if (t.o.csv_path != NULL) {
-		t.csv = fopen(t.o.csv_path, "w");
-		if (t.csv == NULL) {
-			fprintf(stderr, "qpio-testpmd: --csv %s: %s\n",
-				t.o.csv_path, testpmd_strerror(errno));
-			status = TESTPMD_EXIT_RUNTIME;
-			goto out;
-		}
-		stats_csv_header(t.csv);
+	stats_csv_header(&t.csv);
+	if (t.csv.err != 0) {
+		status = TESTPMD_EXIT_RUNTIME;
+		goto out;
 	}
 	testpmd_print_config(&t);
 	if (t.o.interactive)
@@ -738,12 +750,13 @@ main(int argc, char **argv)
 out:
 	if (teardown(&t) != 0 || t.capture_failed)
 		status = TESTPMD_EXIT_RUNTIME;
-	if (t.json != NULL) {
-		stats_json_exit(t.json, t.leaked, status);
-		fclose(t.json);
-	}
-	if (t.csv != NULL)
-		fclose(t.csv);
+	/* A statistics file that could not be written fails the run; the
+	 * exit record says so when --json is the one still writable. */
+	if (stats_out_close(&t.csv) < 0 || t.json.err != 0)
+		status = TESTPMD_EXIT_RUNTIME;
+	stats_json_exit(&t.json, t.leaked, status);
+	if (stats_out_close(&t.json) < 0)
+		status = TESTPMD_EXIT_RUNTIME;
 	rte_eal_cleanup();
 	return status;
 }

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include <rte_mbuf.h>
 #include <rte_mempool.h>
@@ -352,6 +353,83 @@ opts_defaults(struct testpmd_opts *o)
 	fwd_config_init();
 }
 
+/* path with its directory resolved (realpath()) into buf, for a file that
+ * does not exist yet; the text as given when the directory does not
+ * resolve either. */
+static const char *
+path_canonical(const char *path, char *buf, size_t size)
+{
+	const char *slash = strrchr(path, '/');
+	const char *name = slash != NULL ? slash + 1 : path;
+	char dir[PATH_MAX], real[PATH_MAX];
+
+	if (slash == NULL)
+		snprintf(dir, sizeof(dir), ".");
+	else if (slash == path)
+		snprintf(dir, sizeof(dir), "/");
+	else if (snprintf(dir, sizeof(dir), "%.*s", (int)(slash - path),
+			  path) >= (int)sizeof(dir))
+		return path;
+	if (realpath(dir, real) == NULL ||
+	    snprintf(buf, size, "%s/%s", real, name) >= (int)size)
+		return path;
+	return buf;
+}
+
+/* 1 when paths a and b name one file: by device and inode where both
+ * exist, else by the path with its directory resolved. A character
+ * device (/dev/null) may take several outputs. */
+static int
+same_file(const char *a, const char *b)
+{
+	char ca[PATH_MAX + NAME_MAX + 2], cb[PATH_MAX + NAME_MAX + 2];
+	struct stat sa, sb;
+	int ea = stat(a, &sa) == 0, eb = stat(b, &sb) == 0;
+
+	if (ea && eb)
+		return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino &&
+		       !S_ISCHR(sa.st_mode);
+	if (ea || eb)
+		return 0;
+	return strcmp(path_canonical(a, ca, sizeof(ca)),
+		      path_canonical(b, cb, sizeof(cb))) == 0;
+}
+
+/* Every file the run writes (--capture, --json, --csv) is its own: two
+ * outputs in one file would overwrite each other. */
+static int
+check_outputs(const struct testpmd_opts *o)
+{
+	struct {
+		const char *opt, *arg, *path;
+	} out[TESTPMD_MAX_CAPTURES + 2];
+	unsigned int n = 0, i, j;
+
+	for (i = 0; i < o->nb_captures; i++) {
+		out[n].opt = "--capture";
+		out[n].arg = o->captures[i].spec;
+		out[n++].path = o->captures[i].path;
+	}
+	if (o->json_path != NULL) {
+		out[n].opt = "--json";
+		out[n].arg = out[n].path = o->json_path;
+		n++;
+	}
+	if (o->csv_path != NULL) {
+		out[n].opt = "--csv";
+		out[n].arg = out[n].path = o->csv_path;
+		n++;
+	}
+	for (i = 0; i < n; i++)
+		for (j = 0; j < i; j++)
+			if (same_file(out[j].path, out[i].path))
+				BAD("%s %s and %s %s: one file for two outputs, "
+				    "which would overwrite each other; give each "
+				    "its own", out[j].opt, out[j].arg,
+				    out[i].opt, out[i].arg);
+	return 0;
+}
+
 /* Rules between options, checked once all are read. */
 static int
 check_opts(struct testpmd_opts *o, unsigned int nb_workers,
@@ -386,6 +464,8 @@ check_opts(struct testpmd_opts *o, unsigned int nb_workers,
 				    a->port, (o->captures[d].dirs & a->dirs) ==
 				    QPIO_PORT_CAPTURE_RX ? "rx" : "tx");
 	}
+	if (check_outputs(o) < 0)
+		return -EINVAL;
 	if (o->nb_txq < o->nb_rxq)
 		BAD("--txq=%u: must be >= --rxq=%u (stream i transmits on tx "
 		    "queue i)", o->nb_txq, o->nb_rxq);

@@ -3,10 +3,13 @@
  * qpio-testpmd --json: one JSON object per line (JSON Lines), each with
  * "schema": "qpio-testpmd/1" and "record": "periodic", "final" or
  * "exit". The values are those the text statistics print (stats.c).
+ * --csv: a row per port and period. A write, flush or close that fails
+ * is printed once, naming the option and the file, and fails the run.
  * Layout and rules: doc/guides/testpmd_app_ug/index.rst and
  * doc/guides/tools/json.rst.
  */
 
+#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
@@ -15,14 +18,72 @@
 
 #include "testpmd_app.h"
 
-FILE *
-stats_json_open(const char *path)
+/* The first error of an output, printed once with the option and file. */
+static void
+stats_out_fail(struct stats_out *o, int err)
 {
-	FILE *f = fopen(path, "w");
+	if (o->err != 0)
+		return;
+	o->err = err != 0 ? err : EIO;
+	fprintf(stderr, "qpio-testpmd: %s %s: cannot write: %s\n", o->opt,
+		o->path, testpmd_strerror(o->err));
+}
 
-	if (f != NULL)
-		setvbuf(f, NULL, _IOLBF, 0);   /* whole records for readers */
-	return f;
+int
+stats_out_open(struct stats_out *o, const char *opt, const char *path)
+{
+	memset(o, 0, sizeof(*o));
+	o->opt = opt;
+	o->path = path;
+	if (path == NULL)
+		return 0;
+	o->f = fopen(path, "w");
+	if (o->f == NULL) {
+		fprintf(stderr, "qpio-testpmd: %s %s: %s\n", opt, path,
+			testpmd_strerror(errno));
+		return -1;
+	}
+	setvbuf(o->f, NULL, _IOLBF, 0);   /* whole records for readers */
+	return 0;
+}
+
+/* The stream for a record, or NULL when o takes none (not asked for, or
+ * failed before). errno is cleared, so that a write failing inside the
+ * record's fprintf() calls leaves its own for stats_out_flush(). */
+static FILE *
+stats_out_begin(struct stats_out *o)
+{
+	if (o->f == NULL || o->err != 0)
+		return NULL;
+	errno = 0;
+	return o->f;
+}
+
+int
+stats_out_flush(struct stats_out *o)
+{
+	int err = errno;
+
+	if (o->f != NULL && o->err == 0) {
+		if (ferror(o->f))
+			stats_out_fail(o, err);
+		else if (fflush(o->f) != 0)
+			stats_out_fail(o, errno);
+	}
+	return o->err != 0 ? -1 : 0;
+}
+
+int
+stats_out_close(struct stats_out *o)
+{
+	if (o->f == NULL)
+		return o->err != 0 ? -1 : 0;
+	stats_out_flush(o);
+	/* fclose() flushes what a full buffer still holds. */
+	if (fclose(o->f) != 0)
+		stats_out_fail(o, errno);
+	o->f = NULL;
+	return o->err != 0 ? -1 : 0;
 }
 
 /* A JSON string; xstat names and port names are ASCII without quotes,
@@ -67,11 +128,15 @@ json_xstats(FILE *f, const struct stats_xstats *x)
 }
 
 void
-stats_json_periodic(FILE *f, double secs, const struct stats_period *p,
+stats_json_periodic(struct stats_out *o, double secs,
+		    const struct stats_period *p,
 		    const struct stats_xstats *xs, uint16_t nb)
 {
+	FILE *f = stats_out_begin(o);
 	uint16_t i;
 
+	if (f == NULL)
+		return;
 	json_head(f, "periodic");
 	fprintf(f, ",\"time_s\":%.6f,\"ports\":[", secs);
 	for (i = 0; i < nb; i++) {
@@ -92,7 +157,7 @@ stats_json_periodic(FILE *f, double secs, const struct stats_period *p,
 		fputc('}', f);
 	}
 	fprintf(f, "]}\n");
-	fflush(f);
+	stats_out_flush(o);
 }
 
 static void
@@ -111,11 +176,14 @@ json_port_final(FILE *f, const struct stats_port_final *p)
 }
 
 void
-stats_json_final(FILE *f, const struct stats_final *fin,
+stats_json_final(struct stats_out *o, const struct stats_final *fin,
 		 const struct stats_xstats *xs)
 {
+	FILE *f = stats_out_begin(o);
 	uint16_t i;
 
+	if (f == NULL)
+		return;
 	json_head(f, "final");
 	fprintf(f, ",\"time_s\":%.6f,\"ports\":[", fin->secs);
 	for (i = 0; i < fin->nb_ports; i++) {
@@ -128,24 +196,31 @@ stats_json_final(FILE *f, const struct stats_final *fin,
 	fprintf(f, "],\"total\":{");
 	json_port_final(f, &fin->total);
 	fprintf(f, "},\"throughput_mpps\":%.6f}\n", fin->mpps);
-	fflush(f);
+	stats_out_flush(o);
 }
 
 void
-stats_csv_header(FILE *f)
+stats_csv_header(struct stats_out *o)
 {
+	FILE *f = stats_out_begin(o);
+
+	if (f == NULL)
+		return;
 	fprintf(f, "schema,time_s,port,rx_packets,rx_bytes,rx_missed,"
 		"rx_errors,rx_nombuf,tx_packets,tx_bytes,tx_errors,rx_pps,"
 		"tx_pps,rx_bps,tx_bps\n");
-	fflush(f);
+	stats_out_flush(o);
 }
 
 void
-stats_csv_periodic(FILE *f, double secs, const struct stats_period *p,
-		   uint16_t nb)
+stats_csv_periodic(struct stats_out *o, double secs,
+		   const struct stats_period *p, uint16_t nb)
 {
+	FILE *f = stats_out_begin(o);
 	uint16_t i;
 
+	if (f == NULL)
+		return;
 	for (i = 0; i < nb; i++) {
 		const struct stats_period *s = &p[i];
 
@@ -157,16 +232,20 @@ stats_csv_periodic(FILE *f, double secs, const struct stats_period *p,
 			s->tx_packets, s->tx_bytes, s->tx_errors, s->rx_pps,
 			s->tx_pps, s->rx_bps, s->tx_bps);
 	}
-	fflush(f);
+	stats_out_flush(o);
 }
 
 void
-stats_json_exit(FILE *f, uint64_t mbufs_not_returned, int status)
+stats_json_exit(struct stats_out *o, uint64_t mbufs_not_returned, int status)
 {
+	FILE *f = stats_out_begin(o);
+
+	if (f == NULL)
+		return;
 	json_head(f, "exit");
 	fprintf(f, ",\"mbufs_not_returned\":%" PRIu64 ",\"exit_status\":%d}\n",
 		mbufs_not_returned, status);
-	fflush(f);
+	stats_out_flush(o);
 }
 
 const char *

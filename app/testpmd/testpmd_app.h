@@ -34,6 +34,7 @@ enum topology {
 
 /** One --capture option, and its capture while running. */
 struct testpmd_capture {
+	const char *spec;                 /* the option's value, for messages */
 	uint16_t port;
 	uint8_t dirs;                     /* QPIO_PORT_CAPTURE_RX | _TX */
 	uint32_t snaplen;                 /* 0: whole frames */
@@ -185,33 +186,57 @@ void stats_xstats(uint16_t port_id);
 /** Version tag of the --json records (doc/guides/testpmd_app_ug). */
 #define TESTPMD_JSON_SCHEMA "qpio-testpmd/1"
 
+/** An output of the statistics (--json, --csv) and its first error. */
+struct stats_out {
+	FILE *f;                 /* NULL: not asked for, or closed */
+	const char *opt;         /* "--json", for messages */
+	const char *path;
+	int err;                 /* first write error (errno), 0: none */
+};
+
 /**
- * Open path for --json (truncated).
- * @return the stream, or NULL with errno set.
+ * Open path (truncated) as the output of option opt; path NULL: no
+ * output, the writers below do nothing.
+ * @return 0, or -1 (message naming opt and path printed).
  */
-FILE *stats_json_open(const char *path);
+int stats_out_open(struct stats_out *o, const char *opt, const char *path);
+/**
+ * End of a record: flush it. The first write or flush error is printed,
+ * naming the option and the file; nothing is written to the output after
+ * it.
+ * @return 0, or -1 when the output has failed (now or before).
+ */
+int stats_out_flush(struct stats_out *o);
+/**
+ * Flush and close (no-op when not open), the error printed as for
+ * stats_out_flush().
+ * @return 0, or -1 when a write, the flush or the close failed.
+ */
+int stats_out_close(struct stats_out *o);
 
 /**
  * Write one "periodic" record (one line): the periods of nb ports and,
  * when xs is not NULL, their extended statistics.
  * @param secs time since forwarding started.
  */
-void stats_json_periodic(FILE *f, double secs, const struct stats_period *p,
+void stats_json_periodic(struct stats_out *o, double secs,
+			 const struct stats_period *p,
 			 const struct stats_xstats *xs, uint16_t nb);
 
 /** Write one "final" record (one line); xs as for stats_json_periodic(). */
-void stats_json_final(FILE *f, const struct stats_final *fin,
+void stats_json_final(struct stats_out *o, const struct stats_final *fin,
 		      const struct stats_xstats *xs);
 
 /** Write the --csv header line. */
-void stats_csv_header(FILE *f);
+void stats_csv_header(struct stats_out *o);
 /** Write one --csv row per port for a period: the fields of the JSON
  *  periodic record, schema first (doc/guides/testpmd_app_ug). */
-void stats_csv_periodic(FILE *f, double secs, const struct stats_period *p,
-			uint16_t nb);
+void stats_csv_periodic(struct stats_out *o, double secs,
+			const struct stats_period *p, uint16_t nb);
 
 /** Write the "exit" record: mbufs not returned and the exit status. */
-void stats_json_exit(FILE *f, uint64_t mbufs_not_returned, int status);
+void stats_json_exit(struct stats_out *o, uint64_t mbufs_not_returned,
+		     int status);
 
 /** Text for error err (positive errno or rte_errno): "Permission denied
  *  (EACCES)"; a static or thread-local buffer. */
@@ -234,8 +259,8 @@ struct testpmd {
 	double fwd_secs;
 	uint64_t fwd_t0;                         /* timer cycles at start */
 	int running;                             /* lcores launched */
-	FILE *json;                              /* --json, or NULL */
-	FILE *csv;                               /* --csv, or NULL */
+	struct stats_out json;                   /* --json */
+	struct stats_out csv;                    /* --csv */
 	uint64_t leaked;                         /* mbufs not returned */
 	int capture_failed;                      /* a capture file failed */
 };

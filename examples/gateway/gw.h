@@ -63,15 +63,21 @@ struct gw_conf {
  *                                           adds its on-link prefix route
  *   <site> route <prefix>/<len> eth|link    a route; eth = on-link
  *
- * site is "a" or "b". Every site needs at least one IPv4 address.
+ * site is "a" or "b". Every site needs at least one IPv4 address. A
+ * length is decimal digits only (no sign: qpio_devargs_parse_u32()).
+ * Lines are read by conf_file_read() (examples/common).
  *
  * @param path file to read.
  * @param conf filled (zeroed first).
- * @param err buffer for the refusal, "FILE:LINE: rule (fix)".
- * @return 0; -ENOENT (file missing or unreadable); -EINVAL (a line
- *   breaks a rule: unknown site, kind or next hop, missing or extra field,
- *   bad address, length out of range, host bits set in a route prefix,
- *   the same prefix twice, too many entries, site without IPv4 address).
+ * @param err buffer for the refusal, "FILE:LINE: rule (fix)" or
+ *   "FILE: rule".
+ * @param errlen bytes of err.
+ * @return 0; -ENOENT (file missing or unreadable); -EISDIR (path is a
+ *   directory); -EIO (read error); -EINVAL (a NUL byte, a line longer
+ *   than CONF_LINE_MAX, or a line that breaks a rule: unknown site, kind
+ *   or next hop, missing or extra field, bad address, length out of
+ *   range, host bits set in a route prefix, the same prefix twice, too
+ *   many entries, site without IPv4 address).
  */
 int gw_conf_load(const char *path, struct gw_conf *conf, char *err,
 		 size_t errlen);

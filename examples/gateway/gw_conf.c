@@ -6,52 +6,27 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include <rte_errno.h>
 #include <rte_lpm.h>
 #include <rte_lpm6.h>
 
+#include "conf_file.h"
 #include "gw.h"
-
-#define LINE_MAX_LEN 256
-
-struct loader {
-	const char *path;
-	unsigned int line;
-	char *err;
-	size_t errlen;
-};
-
-static int
-refuse(struct loader *l, const char *fmt, ...)
-{
-	va_list ap;
-	int n;
-
-	n = snprintf(l->err, l->errlen, "%s:%u: ", l->path, l->line);
-	if (n < 0 || (size_t)n >= l->errlen)
-		return -EINVAL;
-	va_start(ap, fmt);
-	vsnprintf(l->err + n, l->errlen - n, fmt, ap);
-	va_end(ap);
-	return -EINVAL;
-}
+#include "qpio_devargs.h"
 
 /* "10.1.0.0/24" or "fd00:1::/64" into p; text is modified. */
 static int
-prefix_parse(struct loader *l, char *text, struct gw_prefix *p)
+prefix_parse(struct conf_file *l, char *text, struct gw_prefix *p)
 {
-	char *slash = strchr(text, '/'), *end;
-	unsigned long depth;
-	unsigned int max;
+	char *slash = strchr(text, '/');
+	uint32_t depth, max;
 
 	if (slash == NULL)
-		return refuse(l, "'%s' needs a prefix length (address/len)",
-			      text);
+		return conf_refuse(l, "'%s' needs a prefix length "
+				   "(address/len)", text);
 	*slash = '\0';
 	memset(p, 0, sizeof(*p));
 	if (inet_pton(AF_INET, text, &p->ip4) == 1) {
@@ -61,13 +36,12 @@ prefix_parse(struct loader *l, char *text, struct gw_prefix *p)
 		p->family = AF_INET6;
 		max = 128;
 	} else {
-		return refuse(l, "'%s' is not an IPv4 or IPv6 address", text);
+		return conf_refuse(l, "'%s' is not an IPv4 or IPv6 address",
+				   text);
 	}
-	errno = 0;
-	depth = strtoul(slash + 1, &end, 10);
-	if (slash[1] == '\0' || *end != '\0' || errno != 0 || depth > max)
-		return refuse(l, "prefix length '%s' must be 0..%u", slash + 1,
-			      max);
+	if (qpio_devargs_parse_u32(slash + 1, 0, max, &depth) < 0)
+		return conf_refuse(l, "prefix length '%s' must be 0..%u in "
+				   "decimal digits", slash + 1, max);
 	p->depth = (uint8_t)depth;
 	return 0;
 }
@@ -123,7 +97,7 @@ prefix_same(const struct gw_prefix *a, const struct gw_prefix *b)
 }
 
 static int
-route_add(struct loader *l, struct gw_site_conf *sc,
+route_add(struct conf_file *l, struct gw_site_conf *sc,
 	  const struct gw_prefix *r)
 {
 	struct gw_prefix *tab = r->family == AF_INET ? sc->route4 : sc->route6;
@@ -137,20 +111,22 @@ route_add(struct loader *l, struct gw_site_conf *sc,
 			inet_ntop(r->family, r->family == AF_INET ?
 				  (const void *)&r->ip4 : r->ip6, txt,
 				  sizeof(txt));
-			return refuse(l, "route %s/%u given twice (an addr "
-				      "line adds its on-link prefix itself)",
-				      txt, r->depth);
+			return conf_refuse(l, "route %s/%u given twice (an "
+					   "addr line adds its on-link prefix "
+					   "itself)", txt, r->depth);
 		}
 	if (*nb == GW_MAX_ROUTES)
-		return refuse(l, "more than %u IPv%c routes for this site",
-			      GW_MAX_ROUTES, r->family == AF_INET ? '4' : '6');
+		return conf_refuse(l, "more than %u IPv%c routes for this "
+				   "site", GW_MAX_ROUTES,
+				   r->family == AF_INET ? '4' : '6');
 	tab[(*nb)++] = *r;
 	return 0;
 }
 
 static int
-line_parse(struct loader *l, char *line, struct gw_conf *conf)
+line_parse(struct conf_file *l, char *line, void *arg)
 {
+	struct gw_conf *conf = arg;
 	char *f[5], *save = NULL, *tok;
 	struct gw_site_conf *sc;
 	struct gw_prefix p;
@@ -164,59 +140,64 @@ line_parse(struct loader *l, char *line, struct gw_conf *conf)
 	for (tok = strtok_r(line, " \t\r\n", &save); tok != NULL;
 	     tok = strtok_r(NULL, " \t\r\n", &save)) {
 		if (n == RTE_DIM(f))
-			return refuse(l, "too many fields (want '<site> addr "
-				      "<addr>/<len>' or '<site> route "
-				      "<prefix>/<len> eth|link')");
+			return conf_refuse(l, "too many fields (want '<site> "
+					   "addr <addr>/<len>' or '<site> route "
+					   "<prefix>/<len> eth|link')");
 		f[n++] = tok;
 	}
 	if (n == 0)
 		return 0;
 	if (strcmp(f[0], "a") != 0 && strcmp(f[0], "b") != 0)
-		return refuse(l, "site '%s' unknown (sites are a and b)", f[0]);
+		return conf_refuse(l, "site '%s' unknown (sites are a and b)",
+				   f[0]);
 	sc = &conf->site[f[0][0] - 'a'];
 	if (n < 2)
-		return refuse(l, "missing kind (addr or route)");
+		return conf_refuse(l, "missing kind (addr or route)");
 	if (strcmp(f[1], "addr") == 0) {
 		struct gw_prefix *tab;
 		unsigned int *nb;
 
 		if (n != 3)
-			return refuse(l, "addr takes one field, <address>/<len>");
+			return conf_refuse(l, "addr takes one field, "
+					   "<address>/<len>");
 		ret = prefix_parse(l, f[2], &p);
 		if (ret < 0)
 			return ret;
 		if (p.depth == 0 || p.depth >= (p.family == AF_INET ? 32 : 128))
-			return refuse(l, "interface address needs a length in "
-				      "1..%u (the on-link prefix)",
-				      p.family == AF_INET ? 31 : 127);
+			return conf_refuse(l, "interface address needs a "
+					   "length in 1..%u (the on-link "
+					   "prefix)",
+					   p.family == AF_INET ? 31 : 127);
 		tab = p.family == AF_INET ? sc->addr4 : sc->addr6;
 		nb = p.family == AF_INET ? &sc->nb_addr4 : &sc->nb_addr6;
 		if (*nb == GW_MAX_ADDRS)
-			return refuse(l, "more than %u addresses of one family",
-				      GW_MAX_ADDRS);
+			return conf_refuse(l, "more than %u addresses of one "
+					   "family", GW_MAX_ADDRS);
 		tab[(*nb)++] = p;
 		host_bits_clear(&p);
 		p.nh = GW_NH_ETH;
 		return route_add(l, sc, &p);
 	}
 	if (strcmp(f[1], "route") != 0)
-		return refuse(l, "kind '%s' unknown (addr or route)", f[1]);
+		return conf_refuse(l, "kind '%s' unknown (addr or route)",
+				   f[1]);
 	if (n != 4)
-		return refuse(l, "route takes two fields, <prefix>/<len> "
-			      "eth|link");
+		return conf_refuse(l, "route takes two fields, <prefix>/<len> "
+				   "eth|link");
 	ret = prefix_parse(l, f[2], &p);
 	if (ret < 0)
 		return ret;
 	if (host_bits_set(&p))
-		return refuse(l, "route prefix has host bits set beyond /%u "
-			      "(give the network address)", p.depth);
+		return conf_refuse(l, "route prefix has host bits set beyond "
+				   "/%u (give the network address)", p.depth);
 	if (strcmp(f[3], "eth") == 0)
 		p.nh = GW_NH_ETH;
 	else if (strcmp(f[3], "link") == 0)
 		p.nh = GW_NH_LINK;
 	else
-		return refuse(l, "next hop '%s' unknown (eth: on-link on the "
-			      "site interface; link: the RC link)", f[3]);
+		return conf_refuse(l, "next hop '%s' unknown (eth: on-link on "
+				   "the site interface; link: the RC link)",
+				   f[3]);
 	return route_add(l, sc, &p);
 }
 
@@ -224,31 +205,11 @@ int
 gw_conf_load(const char *path, struct gw_conf *conf, char *err,
 	     size_t errlen)
 {
-	struct loader l = { .path = path, .err = err, .errlen = errlen };
-	char line[LINE_MAX_LEN + 2];
 	unsigned int s;
-	FILE *f;
-	int ret = 0;
+	int ret;
 
 	memset(conf, 0, sizeof(*conf));
-	f = fopen(path, "r");
-	if (f == NULL) {
-		snprintf(err, errlen, "%s: cannot open: %s", path,
-			 strerror(errno));
-		return -ENOENT;
-	}
-	while (fgets(line, sizeof(line), f) != NULL) {
-		l.line++;
-		if (strchr(line, '\n') == NULL && !feof(f)) {
-			ret = refuse(&l, "line longer than %u characters",
-				     LINE_MAX_LEN);
-			break;
-		}
-		ret = line_parse(&l, line, conf);
-		if (ret < 0)
-			break;
-	}
-	fclose(f);
+	ret = conf_file_read(path, line_parse, conf, err, errlen);
 	if (ret < 0)
 		return ret;
 	for (s = 0; s < GW_NB_SITES; s++)

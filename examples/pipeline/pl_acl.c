@@ -6,18 +6,16 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include <rte_acl.h>
 #include <rte_ether.h>
 #include <rte_ip.h>
 
+#include "conf_file.h"
 #include "pl_acl.h"
-
-#define LINE_MAX_LEN 256
+#include "qpio_devargs.h"
 
 enum { F_PROTO, F_SRC, F_DST, F_SPORT, F_DPORT, NB_FIELDS };
 
@@ -41,38 +39,15 @@ static const struct rte_acl_field_def pl_field_defs[NB_FIELDS] = {
 	  .offset = offsetof(struct pl_key, dport) },
 };
 
-struct loader {
-	const char *path;
-	unsigned int line;
-	char *err;
-	size_t errlen;
-};
-
 static int
-refuse(struct loader *l, const char *fmt, ...)
-{
-	va_list ap;
-	int n;
-
-	n = snprintf(l->err, l->errlen, "%s:%u: ", l->path, l->line);
-	if (n < 0 || (size_t)n >= l->errlen)
-		return -EINVAL;
-	va_start(ap, fmt);
-	vsnprintf(l->err + n, l->errlen - n, fmt, ap);
-	va_end(ap);
-	return -EINVAL;
-}
-
-static int
-proto_parse(struct loader *l, const char *t, struct pl_rule *r)
+proto_parse(struct conf_file *l, const char *t, struct pl_rule *r)
 {
 	static const struct { const char *name; uint8_t p; } names[] = {
 		{ "tcp", IPPROTO_TCP }, { "udp", IPPROTO_UDP },
 		{ "icmp", IPPROTO_ICMP }, { "sctp", IPPROTO_SCTP },
 	};
-	unsigned long v;
 	unsigned int i;
-	char *end;
+	uint32_t v;
 
 	if (strcmp(t, "any") == 0) {
 		r->proto_any = 1;
@@ -83,21 +58,21 @@ proto_parse(struct loader *l, const char *t, struct pl_rule *r)
 			r->proto = names[i].p;
 			return 0;
 		}
-	v = strtoul(t, &end, 10);
-	if (*t == '\0' || *end != '\0' || v > 255)
-		return refuse(l, "protocol '%s' unknown (tcp, udp, icmp, sctp, "
-			      "0..255 or any)", t);
+	if (qpio_devargs_parse_u32(t, 0, 255, &v) < 0)
+		return conf_refuse(l, "protocol '%s' unknown (tcp, udp, icmp, "
+				   "sctp, 0..255 in decimal digits, or any)",
+				   t);
 	r->proto = (uint8_t)v;
 	return 0;
 }
 
 static int
-addr_parse(struct loader *l, const char *what, char *t, uint32_t *addr,
+addr_parse(struct conf_file *l, const char *what, char *t, uint32_t *addr,
 	   uint8_t *depth)
 {
-	char *slash, *end;
-	unsigned long d;
 	struct in_addr a;
+	char *slash;
+	uint32_t d;
 
 	if (strcmp(t, "any") == 0) {
 		*addr = 0;
@@ -106,62 +81,60 @@ addr_parse(struct loader *l, const char *what, char *t, uint32_t *addr,
 	}
 	slash = strchr(t, '/');
 	if (slash == NULL)
-		return refuse(l, "%s '%s' needs a length (a.b.c.d/len) or any",
-			      what, t);
+		return conf_refuse(l, "%s '%s' needs a length (a.b.c.d/len) "
+				   "or any", what, t);
 	*slash = '\0';
 	if (inet_pton(AF_INET, t, &a) != 1)
-		return refuse(l, "%s '%s' is not an IPv4 address", what, t);
-	d = strtoul(slash + 1, &end, 10);
-	if (slash[1] == '\0' || *end != '\0' || d > 32)
-		return refuse(l, "%s length '%s' must be 0..32", what,
-			      slash + 1);
+		return conf_refuse(l, "%s '%s' is not an IPv4 address", what,
+				   t);
+	if (qpio_devargs_parse_u32(slash + 1, 0, 32, &d) < 0)
+		return conf_refuse(l, "%s length '%s' must be 0..32 in decimal "
+				   "digits", what, slash + 1);
 	*addr = ntohl(a.s_addr);
 	*depth = (uint8_t)d;
 	if (d < 32 && (*addr & (UINT32_MAX >> d)) != 0)
-		return refuse(l, "%s %s/%lu has host bits set (give the network "
-			      "address)", what, t, d);
+		return conf_refuse(l, "%s %s/%u has host bits set (give the "
+				   "network address)", what, t, d);
 	if (d == 0)
 		*addr = 0;
 	return 0;
 }
 
 static int
-port_parse(struct loader *l, const char *what, const char *t, uint16_t *lo,
+port_parse(struct conf_file *l, const char *what, char *t, uint16_t *lo,
 	   uint16_t *hi)
 {
-	unsigned long a, b;
-	char *end;
+	char *dash;
+	uint32_t a, b;
+	int ok;
 
 	if (strcmp(t, "any") == 0) {
 		*lo = 0;
 		*hi = UINT16_MAX;
 		return 0;
 	}
-	a = strtoul(t, &end, 10);
-	if (end == t || a > UINT16_MAX)
-		goto bad;
-	b = a;
-	if (*end == '-') {
-		const char *s = end + 1;
-
-		b = strtoul(s, &end, 10);
-		if (end == s || b > UINT16_MAX)
-			goto bad;
-	}
-	if (*end != '\0')
-		goto bad;
+	dash = strchr(t, '-');
+	if (dash != NULL)
+		*dash = '\0';
+	ok = qpio_devargs_parse_u32(t, 0, UINT16_MAX, &a) == 0 &&
+	     (dash == NULL ? (b = a, 1) :
+	      qpio_devargs_parse_u32(dash + 1, 0, UINT16_MAX, &b) == 0);
+	if (dash != NULL)
+		*dash = '-';
+	if (!ok)
+		return conf_refuse(l, "%s '%s' must be N, LO-HI (0..65535 in "
+				   "decimal digits) or any", what, t);
 	if (a > b)
-		return refuse(l, "%s range '%s' has LO > HI", what, t);
+		return conf_refuse(l, "%s range '%s' has LO > HI", what, t);
 	*lo = (uint16_t)a;
 	*hi = (uint16_t)b;
 	return 0;
-bad:
-	return refuse(l, "%s '%s' must be N, LO-HI (0..65535) or any", what, t);
 }
 
 static int
-line_parse(struct loader *l, char *line, struct pl_rules *rules)
+line_parse(struct conf_file *l, char *line, void *arg)
 {
+	struct pl_rules *rules = arg;
 	char *f[7], *save = NULL, *tok, *hash;
 	struct pl_rule r;
 	unsigned int n = 0;
@@ -176,8 +149,8 @@ line_parse(struct loader *l, char *line, struct pl_rules *rules)
 	if (n == 0)
 		return 0;
 	if (n != 6)
-		return refuse(l, "want 6 fields: <permit|deny> <proto> <src> "
-			      "<dst> <sport> <dport>");
+		return conf_refuse(l, "want 6 fields: <permit|deny> <proto> "
+				   "<src> <dst> <sport> <dport>");
 	memset(&r, 0, sizeof(r));
 	r.line = l->line;
 	if (strcmp(f[0], "permit") == 0)
@@ -185,7 +158,8 @@ line_parse(struct loader *l, char *line, struct pl_rules *rules)
 	else if (strcmp(f[0], "deny") == 0)
 		r.action = PL_DENY;
 	else
-		return refuse(l, "action '%s' unknown (permit or deny)", f[0]);
+		return conf_refuse(l, "action '%s' unknown (permit or deny)",
+				   f[0]);
 	ret = proto_parse(l, f[1], &r);
 	if (ret == 0)
 		ret = addr_parse(l, "source", f[2], &r.src, &r.src_depth);
@@ -200,7 +174,7 @@ line_parse(struct loader *l, char *line, struct pl_rules *rules)
 	if (ret < 0)
 		return ret;
 	if (rules->nb == PL_MAX_RULES)
-		return refuse(l, "more than %u rules", PL_MAX_RULES);
+		return conf_refuse(l, "more than %u rules", PL_MAX_RULES);
 	rules->rule[rules->nb++] = r;
 	return 0;
 }
@@ -209,30 +183,10 @@ int
 pl_rules_load(const char *path, struct pl_rules *rules, char *err,
 	      size_t errlen)
 {
-	struct loader l = { .path = path, .err = err, .errlen = errlen };
-	char line[LINE_MAX_LEN + 2];
-	FILE *f;
-	int ret = 0;
+	int ret;
 
 	memset(rules, 0, sizeof(*rules));
-	f = fopen(path, "r");
-	if (f == NULL) {
-		snprintf(err, errlen, "%s: cannot open: %s", path,
-			 strerror(errno));
-		return -ENOENT;
-	}
-	while (fgets(line, sizeof(line), f) != NULL) {
-		l.line++;
-		if (strchr(line, '\n') == NULL && !feof(f)) {
-			ret = refuse(&l, "line longer than %u characters",
-				     LINE_MAX_LEN);
-			break;
-		}
-		ret = line_parse(&l, line, rules);
-		if (ret < 0)
-			break;
-	}
-	fclose(f);
+	ret = conf_file_read(path, line_parse, rules, err, errlen);
 	if (ret == 0 && rules->nb == 0) {
 		snprintf(err, errlen, "%s: no rule (every packet would be "
 			 "dropped; add 'permit any any any any any')", path);

@@ -60,14 +60,21 @@ struct pl_key {
  *   <permit|deny> <proto> <src> <dst> <sport> <dport>
  *
  * proto: tcp, udp, icmp, sctp, a number 0..255, or any. src, dst:
- * a.b.c.d/len or any. sport, dport: N, LO-HI (0..65535) or any. The first
+ * a.b.c.d/len or any. sport, dport: N, LO-HI (0..65535) or any. Numbers
+ * are decimal digits only (no sign: qpio_devargs_parse_u32()). The first
  * matching line decides; a packet no line matches is dropped (counted as
- * no_match).
+ * no_match). Lines are read by conf_file_read() (examples/common).
  *
- * @param err buffer for the refusal, "FILE:LINE: rule (fix)".
- * @return 0; -ENOENT (cannot open); -EINVAL (wrong field count, unknown
- *   action or protocol, bad address or length, host bits set, bad port or
- *   LO > HI, more than PL_MAX_RULES rules, no rule at all).
+ * @param path    the rules file.
+ * @param rules   receives the rules.
+ * @param err     buffer for the refusal, "FILE:LINE: rule (fix)" or
+ *   "FILE: rule".
+ * @param errlen  bytes of err.
+ * @return 0; -ENOENT (cannot open); -EISDIR (path is a directory); -EIO
+ *   (read error); -EINVAL (a NUL byte, a line longer than CONF_LINE_MAX,
+ *   wrong field count, unknown action or protocol, bad address or length,
+ *   host bits set, bad port or LO > HI, more than PL_MAX_RULES rules, no
+ *   rule at all).
  */
 int pl_rules_load(const char *path, struct pl_rules *rules, char *err,
 		  size_t errlen);

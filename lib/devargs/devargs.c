@@ -186,28 +186,41 @@ qpio_devargs_str(const char *owner, const struct rte_kvargs *kvlist,
 }
 
 int
+qpio_devargs_parse_u32(const char *s, uint32_t min, uint32_t max,
+		       uint32_t *val)
+{
+	unsigned long long v;
+	size_t n;
+
+	if (s == NULL)
+		return -EINVAL;
+	n = strspn(s, "0123456789");
+	if (n == 0 || s[n] != '\0' || n > 10)
+		return -EINVAL;
+	/* Ten digits at most: the value fits, strtoull() cannot fail. */
+	v = strtoull(s, NULL, 10);
+	if (v < min || v > max)
+		return -ERANGE;
+	*val = (uint32_t)v;
+	return 0;
+}
+
+int
 qpio_devargs_u32(const char *owner, const struct rte_kvargs *kvlist,
 		 const char *key, uint32_t min, uint32_t max, uint32_t *val)
 {
-	const char *s = NULL, *c;
-	unsigned long long v;
-	char *end;
+	const char *s = NULL;
 	int ret;
 
 	ret = qpio_devargs_str(owner, kvlist, key, &s);
 	if (ret < 0 || s == NULL)
 		return ret;
-	for (c = s; *c >= '0' && *c <= '9'; c++)
-		;
-	errno = 0;
-	v = *c == '\0' && c - s <= 10 ? strtoull(s, &end, 10) : 0;
-	if (*c != '\0' || c - s > 10 || errno != 0 || v < min || v > max) {
+	if (qpio_devargs_parse_u32(s, min, max, val) < 0) {
 		DEVARGS_LOG(ERR, "%s: %s=%s must be a decimal integer in "
 			    "[%u, %u] (decimal digits only: no sign, no 0x)",
 			    owner != NULL ? owner : "devargs", key, s, min,
 			    max);
 		return -EINVAL;
 	}
-	*val = (uint32_t)v;
 	return 0;
 }

@@ -72,8 +72,28 @@ int qpio_devargs_str(const char *owner, const struct rte_kvargs *kvlist,
 		     const char *key, const char **val);
 
 /**
- * Read key as a decimal unsigned integer in [min, max]; *val is left
- * untouched when the key is absent or kvlist is NULL.
+ * Read a string as a decimal unsigned integer in [min, max], by the rule
+ * above: 1..10 decimal digits and nothing else (no sign, no space, no
+ * `0x` hex; leading zeros are decimal, not octal). The number parser of
+ * qpio_devargs_u32(), for numbers outside a key=value list (a port in
+ * `ADDR:PORT`, a field of a configuration file). Logs nothing: the caller
+ * names the item and the range in its own message.
+ *
+ * @param s    NUL-terminated string.
+ * @param min  smallest value accepted.
+ * @param max  largest value accepted.
+ * @param val  receives the value; untouched on error.
+ * @return 0; -EINVAL (s NULL, empty, or not only decimal digits, or
+ *   longer than 10 digits); -ERANGE (decimal digits, but outside
+ *   [min, max]). Any thread.
+ */
+int qpio_devargs_parse_u32(const char *s, uint32_t min, uint32_t max,
+			   uint32_t *val);
+
+/**
+ * Read key as a decimal unsigned integer in [min, max] (the rule of
+ * qpio_devargs_parse_u32()); *val is left untouched when the key is
+ * absent or kvlist is NULL.
  * @return 0; -EINVAL (not decimal digits, out of range, or as
  *   qpio_devargs_str(); logged naming the key and the range).
  */

@@ -40,8 +40,10 @@ extern "C" {
 
 /** Longest port name ("qp0", "pcap12"), terminator included. */
 #define QPIO_PORT_NAME_LEN 32
-/** Longest extended statistic name, terminator included. */
-#define QPIO_PORT_XSTAT_NAME_LEN 64
+/** Longest extended statistic name, terminator included: room for a
+ *  driver's prefix before a name of DPDK's size (RTE_ETH_XSTATS_NAME_SIZE,
+ *  64), as the eth port's "ethdev_<name>". */
+#define QPIO_PORT_XSTAT_NAME_LEN 128
 /** Frame size when the configuration leaves max_rx_pkt_len at 0:
  *  Ethernet MTU 1500 plus header and CRC-less trailer room (bytes). */
 #define QPIO_PORT_DEFAULT_MAX_PKT_LEN 1518u

@@ -8,8 +8,8 @@
 #
 # CASE: io-tx-first, macswap-tx-first, txonly-rxonly-duration,
 #       lcore-placement, bad-options, sigterm, help, hugepage-hint,
-#       stats-rates, tx-retry, json, interactive,
-#       qp-credits-no-rnr.
+#       stats-rates, tx-retry, json, output-files, max-pkt-len,
+#       interactive, qp-credits-no-rnr.
 set -u
 
 tp=$1
@@ -259,6 +259,71 @@ json)
 	[ $? = 1 ] || fail "unwritable --json accepted"
 	grep -q -- '--json /nonexistent-dir/run.json: No such file or directory (ENOENT)' \
 		"$err" || fail "unwritable --json: no message"
+	;;
+output-files)
+	# Exit status $1 and the exact stderr line $2 for the options after.
+	want() {
+		local rc_want=$1 line=$2
+		shift 2
+		"$tp" "${eal[@]}" -- "${pair[@]}" --duration=0.3 "$@" \
+			>"$out" 2>"$err"
+		rc=$?
+		[ $rc = "$rc_want" ] || fail "'$*': exit status $rc, want $rc_want"
+		grep -Fxq -- "$line" "$err" || fail "'$*': no line '$line'"
+	}
+	same='one file for two outputs, which would overwrite each other; give each its own'
+	# Two outputs in one file are refused (usage, 2), naming both
+	# options: by device and inode where the file exists (a link to it
+	# too), by the resolved directory where it does not yet.
+	want 2 "qpio-testpmd: --capture 0/rx=$tmpd/c.pcapng and --capture 1/tx=$tmpd/c.pcapng: $same" \
+		--capture 0/rx="$tmpd/c.pcapng" --capture 1/tx="$tmpd/c.pcapng"
+	want 2 "qpio-testpmd: --capture 0=$tmpd/x and --json $tmpd/x: $same" \
+		--capture 0="$tmpd/x" --json="$tmpd/x"
+	want 2 "qpio-testpmd: --json $tmpd/s.json and --csv $tmpd/../${tmpd##*/}/s.json: $same" \
+		--json="$tmpd/s.json" --csv="$tmpd/../${tmpd##*/}/s.json"
+	touch "$tmpd/real"
+	ln -s "$tmpd/real" "$tmpd/link"
+	want 2 "qpio-testpmd: --json $tmpd/real and --csv $tmpd/link: $same" \
+		--json="$tmpd/real" --csv="$tmpd/link"
+	[ ! -e "$tmpd/c.pcapng" ] && [ ! -e "$tmpd/x" ] && [ ! -s "$tmpd/real" ] ||
+		fail "a refused run wrote a file"
+	# Files of their own, and /dev/null taking two, are fine.
+	run "${pair[@]}" --duration=0.3 --json="$tmpd/a.json" --csv="$tmpd/a.csv" ||
+		fail "--json and --csv in files of their own: exit status $?"
+	tail -1 "$tmpd/a.json" | grep -q '"record":"exit",.*"exit_status":0}$' ||
+		fail "--json: no exit record with status 0"
+	run "${pair[@]}" --duration=0.3 --json=/dev/null --csv=/dev/null ||
+		fail "/dev/null for two outputs: exit status $?"
+	# A statistics file that cannot be written fails the run (1), named.
+	want 1 "qpio-testpmd: --json /dev/full: cannot write: No space left on device (ENOSPC)" \
+		--json=/dev/full
+	grep -q '^Forwarding stopped' "$out" || fail "--json=/dev/full: no run"
+	want 1 "qpio-testpmd: --csv /dev/full: cannot write: No space left on device (ENOSPC)" \
+		--csv=/dev/full --stats-period=1
+	grep -q 'Forwarding started' "$out" &&
+		fail "--csv=/dev/full: forwarding started after the header failed"
+	[ "$(grep -c 'cannot write' "$err")" = 1 ] ||
+		fail "--csv=/dev/full: the error printed more than once"
+	# The other file still gets its records, the exit one with status 1.
+	want 1 "qpio-testpmd: --csv /dev/full: cannot write: No space left on device (ENOSPC)" \
+		--csv=/dev/full --json="$tmpd/b.json"
+	tail -1 "$tmpd/b.json" | grep -q '"record":"exit",.*"exit_status":1}$' ||
+		fail "--json beside a failed --csv: no exit record with status 1"
+	;;
+max-pkt-len)
+	# Above what a port takes: refused before a pool is sized for it
+	# (no ENOMEM), naming the port and its limit.
+	"$tp" "${eal[@]}" -- "${pair[@]}" --max-pkt-len=70000 >"$out" 2>"$err"
+	rc=$?
+	[ $rc = 1 ] || fail "--max-pkt-len=70000: exit status $rc, want 1"
+	grep -Fxq 'qpio-testpmd: --max-pkt-len=70000: above the largest frame port 0 (ring0) takes, 65535 bytes' \
+		"$err" || fail "--max-pkt-len=70000: no message naming 65535"
+	grep -q 'ENOMEM\|mb_pool' "$out" "$err" &&
+		fail "--max-pkt-len=70000: a pool was made"
+	run "${pair[@]}" --max-pkt-len=65535 --total-num-mbufs=8192 \
+		--rxd=64 --txd=64 --duration=0.3
+	rc=$?
+	[ $rc = 0 ] || fail "--max-pkt-len=65535: exit status $rc, want 0"
 	;;
 interactive)
 	# Commands go through a fifo, each after the output it depends on.

@@ -180,6 +180,11 @@ def case_cli():
     check("a latency test has one message in flight" in err, "-q refusal: " + err)
     rc, out, err, _ = run(["--test", "send", "--mode", "lat", "-s", "x"], 2, False)
     check("-s 'x': must be a decimal integer" in err, "-s refusal: " + err)
+    rc, out, err, _ = run(["--test", "send", "--mode", "bw", "-n", "300",
+                           "--validate", "--corrupt-at", "300"], 2, False)
+    check("qpio-perf: --corrupt-at 300: beyond the run, whose QP 0 sends "
+          "messages 0..299 (-n 300); give N below 300" in err,
+          "--corrupt-at refusal: " + err)
     rc, out, err, _ = run(["--test", "ib_send_lat", "--json", "/nonexistent/x.json"],
                           2, False)
     check("--json /nonexistent/x.json: cannot write it" in err, "json path: " + err)

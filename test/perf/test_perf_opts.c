@@ -177,6 +177,12 @@ Test(perf_opts, refusals_rules)
 		"ib_send_lat", "-r", "1");
 	REFUSED("--corrupt-at with a WRITE latency test needs -s >= 2", "--test",
 		"ib_write_lat", "-s", "1", "--corrupt-at", "3");
+	REFUSED("--corrupt-at 300: beyond the run, whose QP 0 sends messages "
+		"0..299 (-n 300); give N below 300", "--test", "ib_send_bw",
+		"-n", "300", "--validate", "--corrupt-at", "300");
+	REFUSED("--corrupt-at 1000: beyond the run, whose QP 0 sends messages "
+		"0..999 (-n 1000, the default); give N below 1000", "--test",
+		"ib_send_lat", "--validate", "--corrupt-at", "1000");
 	REFUSED("-n and --run_infinitely are exclusive", "--test", "ib_send_bw",
 		"-n", "10", "--run_infinitely");
 	REFUSED("--run_infinitely needs --mode bw", "--test", "ib_send_lat",
@@ -197,6 +203,17 @@ Test(perf_opts, refusals_expect)
 	REFUSED("bad unit", "--test", "ib_send_lat", "--expect", "p99<=1s");
 	REFUSED("bad unit", "--test", "ib_send_lat", "--expect", "mpps>=1us");
 	REFUSED("give at least one gate", "--test", "ib_send_lat", "--expect", ",");
+}
+
+Test(perf_opts, corrupt_at_within_the_run)
+{
+	cr_assert_eq(parse("--test", "ib_send_bw", "-n", "300", "--validate",
+			   "--corrupt-at", "299", NULL), 0, "%s", err);
+	cr_assert_eq(o.corrupt_at, 299);
+	/* A timed run has no last message: any N may come. */
+	cr_assert_eq(parse("--test", "ib_send_bw", "-D", "1", "--validate",
+			   "--corrupt-at", "100000", NULL), 0, "%s", err);
+	cr_assert_eq(o.corrupt_at, 100000);
 }
 
 Test(perf_opts, run_infinitely_interval)

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include <dirent.h>
+#include <errno.h>
 #include <limits.h>
 #include <poll.h>
 #include <stdio.h>
@@ -10,6 +11,7 @@
 #include <rte_cycles.h>
 #include <rte_eal.h>
 #include <rte_errno.h>
+#include <rte_log.h>
 #include <rte_malloc.h>
 
 #include "test_common.h"
@@ -489,4 +491,47 @@ qt_cq_events(struct qpio_cq *cq)
 	if (poll(&pfd, 1, qt_dev_is_soft() ? 0 : 500) == 0)
 		return 0;
 	return qpio_cq_ack_events(cq);
+}
+
+void
+qt_file_write(const char *path, const void *data, size_t len)
+{
+	FILE *f = fopen(path, "w");
+
+	cr_assert_not_null(f, "%s: %s", path, strerror(errno));
+	cr_assert_eq(fwrite(data, 1, len, f), len, "%s", path);
+	cr_assert_eq(fclose(f), 0, "%s", path);
+}
+
+/* Log capture: the rule a refusal names is in the log line. */
+static char *log_buf;
+static size_t log_len;
+static FILE *log_f;
+
+void
+qt_log_capture(void)
+{
+	log_f = open_memstream(&log_buf, &log_len);
+	cr_assert_not_null(log_f);
+	rte_openlog_stream(log_f);
+	rte_log_set_level_pattern("qpio.*", RTE_LOG_INFO);
+}
+
+void
+qt_log_release(void)
+{
+	rte_openlog_stream(stderr);
+	fclose(log_f);
+	free(log_buf);
+	log_buf = NULL;
+}
+
+void
+qt_log_expect(const char *text)
+{
+	fflush(log_f);
+	cr_assert_not_null(strstr(log_buf, text), "log lacks \"%s\": %s", text,
+			   log_buf);
+	qt_log_release();
+	qt_log_capture();
 }

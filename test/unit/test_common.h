@@ -144,4 +144,17 @@ int qt_check(const uint8_t *p, size_t len, uint32_t seed);
  */
 int qt_cq_events(struct qpio_cq *cq);
 
+/** Write len bytes of data (NUL bytes too) to a new file at path
+ *  (truncated); asserts every step. */
+void qt_file_write(const char *path, const void *data, size_t len);
+
+/** Send the log (rte_log) to a buffer from now on, with the qpio.* log
+ *  types at INFO, so a test can read the line a refusal writes. */
+void qt_log_capture(void);
+/** Assert that the log since qt_log_capture() or the last
+ *  qt_log_expect() holds text, then start the buffer anew. */
+void qt_log_expect(const char *text);
+/** Give the log back to stderr and free the buffer. */
+void qt_log_release(void);
+
 #endif

@@ -118,3 +118,30 @@ Test(devargs, parser_rules_direct)
 	cr_assert_eq(qpio_devargs_parse("t", "a=1,A=2", keys, NULL, &kv), -EINVAL);
 	cr_assert_null(kv);
 }
+
+Test(devargs, parse_u32_takes_decimal_digits_in_range_only)
+{
+	static const char *const bad[] = {
+		"+16", "-1", " 16", "16 ", "0x10", "1e3", "", "16-", "99999999999",
+	};
+	uint32_t v = 7;
+	unsigned int i;
+
+	for (i = 0; i < RTE_DIM(bad); i++) {
+		cr_assert_eq(qpio_devargs_parse_u32(bad[i], 0, UINT32_MAX, &v),
+			     -EINVAL, "accepted '%s'", bad[i]);
+		cr_assert_eq(v, 7, "'%s' wrote the value", bad[i]);
+	}
+	cr_assert_eq(qpio_devargs_parse_u32(NULL, 0, 10, &v), -EINVAL);
+	cr_assert_eq(qpio_devargs_parse_u32("4294967296", 0, UINT32_MAX, &v),
+		     -ERANGE);
+	cr_assert_eq(qpio_devargs_parse_u32("0", 1, 65535, &v), -ERANGE);
+	cr_assert_eq(qpio_devargs_parse_u32("65536", 1, 65535, &v), -ERANGE);
+	cr_assert_eq(v, 7);
+	cr_assert_eq(qpio_devargs_parse_u32("65535", 1, 65535, &v), 0);
+	cr_assert_eq(v, 65535);
+	cr_assert_eq(qpio_devargs_parse_u32("010", 0, 100, &v), 0);
+	cr_assert_eq(v, 10, "a leading zero is decimal, not octal");
+	cr_assert_eq(qpio_devargs_parse_u32("4294967295", 0, UINT32_MAX, &v), 0);
+	cr_assert_eq(v, UINT32_MAX);
+}

@@ -72,43 +72,6 @@ port_up(const char *devargs, uint16_t nq, struct rte_mempool *mp)
 	return id;
 }
 
-/* Log capture: the rule a refusal names is in the log line. */
-static char *log_buf;
-static size_t log_len;
-static FILE *log_f;
-
-static void
-log_capture(void)
-{
-	log_f = open_memstream(&log_buf, &log_len);
-	cr_assert_not_null(log_f);
-	rte_openlog_stream(log_f);
-	rte_log_set_level_pattern("qpio.*", RTE_LOG_INFO);
-}
-
-/* Assert that the log since log_capture() holds text, then restart it. */
-static void
-log_expect(const char *text)
-{
-	fflush(log_f);
-	cr_assert_not_null(strstr(log_buf, text), "log lacks \"%s\": %s", text,
-			   log_buf);
-	rte_openlog_stream(stderr);
-	fclose(log_f);
-	free(log_buf);
-	log_buf = NULL;
-	log_capture();
-}
-
-static void
-log_release(void)
-{
-	rte_openlog_stream(stderr);
-	fclose(log_f);
-	free(log_buf);
-	log_buf = NULL;
-}
-
 Test(eth_port, null_bursts_stats_xstats_link_close)
 {
 	struct rte_mempool *mp = pool_create();
@@ -361,14 +324,14 @@ Test(eth_port, ethdev_from_eal_by_name_and_port)
 	/* As EAL does for --vdev=net_null5. */
 	cr_assert_eq(rte_vdev_init("net_null5", NULL), 0);
 	cr_assert_eq(rte_eth_dev_get_port_by_name("net_null5", &eid), 0);
-	log_capture();
+	qt_log_capture();
 	cr_assert_eq(qpio_port_create("eth0,vdev=net_null5"), -EEXIST);
-	log_expect("use name=net_null5");
+	qt_log_expect("use name=net_null5");
 	id = port_up("eth0,name=net_null5", 1, mp);
 	snprintf(args, sizeof(args), "eth1,port=%u", eid);
 	cr_assert_eq(qpio_port_create(args), -EBUSY);
-	log_expect("is port eth0 already");
-	log_release();
+	qt_log_expect("is port eth0 already");
+	qt_log_release();
 	cr_assert_eq(qpio_port_rx_burst(id, 0, pkts, 4), 4);
 	rte_pktmbuf_free_bulk(pkts, 4);
 	cr_assert_eq(qpio_port_close(id), 0);
@@ -388,34 +351,34 @@ Test(eth_port, ethdev_from_eal_by_name_and_port)
 
 Test(eth_port, bad_devargs_refused_with_rule)
 {
-	log_capture();
+	qt_log_capture();
 	cr_assert_eq(qpio_port_create("af_packet0,iface=veth0"), -ENODEV);
-	log_expect("driver one of: ");
+	qt_log_expect("driver one of: ");
 	cr_assert_eq(qpio_port_create("ethx"), -ENODEV);
-	log_expect("-Wl,--no-as-needed");
+	qt_log_expect("-Wl,--no-as-needed");
 	cr_assert_eq(qpio_port_create("eth0"), -EINVAL);
-	log_expect("give the ethdev: vdev=");
+	qt_log_expect("give the ethdev: vdev=");
 	cr_assert_eq(qpio_port_create("eth0,vdev=net_null0,port=0"), -EINVAL);
-	log_expect("exactly one of vdev=, port=, name= (2 given)");
+	qt_log_expect("exactly one of vdev=, port=, name= (2 given)");
 	cr_assert_eq(qpio_port_create("eth0,iface=veth0"), -EINVAL);
-	log_expect("iface= is a PMD key: it needs vdev=");
+	qt_log_expect("iface= is a PMD key: it needs vdev=");
 	cr_assert_eq(qpio_port_create("eth0,vdev=af_packet0"), -EINVAL);
-	log_expect("must name a virtual ethdev");
+	qt_log_expect("must name a virtual ethdev");
 	cr_assert_eq(qpio_port_create("eth0,vdev=net_null0,bogus=1"), -EINVAL);
-	log_expect("unknown key");
+	qt_log_expect("unknown key");
 	cr_assert_eq(qpio_port_create("eth0,port=7"), -ENODEV);
-	log_expect("port=7: no such ethdev");
+	qt_log_expect("port=7: no such ethdev");
 	cr_assert_eq(qpio_port_create("eth0,port=99999"), -EINVAL);
 	cr_assert_eq(qpio_port_create("eth0,name=net_nothere0"), -ENODEV);
-	log_expect("name=net_nothere0: no such ethdev");
+	qt_log_expect("name=net_nothere0: no such ethdev");
 	cr_assert_eq(qpio_port_create("eth0,vdev=net_null0,promisc=2"),
 		     -EINVAL);
 	cr_assert_lt(qpio_port_create("eth0,vdev=net_nosuchpmd0"), 0);
-	log_expect("rte_vdev_init(net_nosuchpmd0");
+	qt_log_expect("rte_vdev_init(net_nosuchpmd0");
 	/* A PMD refusing its own key leaves nothing behind. */
 	cr_assert_lt(qpio_port_create("eth0,vdev=net_null0,iface=veth0"), 0);
-	log_expect("rte_vdev_init(net_null0, \"iface=veth0\") failed");
-	log_release();
+	qt_log_expect("rte_vdev_init(net_null0, \"iface=veth0\") failed");
+	qt_log_release();
 	cr_assert_eq(qpio_port_count(), 0);
 	cr_assert_eq(rte_eth_dev_count_avail(), 0);
 }

@@ -28,19 +28,22 @@ TestSuite(gateway_pkt, .init = qt_eal_init, .fini = qt_eal_fini);
 
 static char conf_path[64];
 
+/* Write len bytes of text (NUL bytes too) to a fresh file and load it. */
+static int
+load_n(const char *text, size_t len, struct gw_conf *c, char *err,
+       size_t errlen)
+{
+	snprintf(conf_path, sizeof(conf_path), "/tmp/qpio-gw-%d.conf",
+		 getpid());
+	qt_file_write(conf_path, text, len);
+	return gw_conf_load(conf_path, c, err, errlen);
+}
+
 /* Write text to a fresh file and load it. */
 static int
 load(const char *text, struct gw_conf *c, char *err, size_t errlen)
 {
-	FILE *f;
-
-	snprintf(conf_path, sizeof(conf_path), "/tmp/qpio-gw-%d.conf",
-		 getpid());
-	f = fopen(conf_path, "w");
-	cr_assert_not_null(f);
-	fputs(text, f);
-	fclose(f);
-	return gw_conf_load(conf_path, c, err, errlen);
+	return load_n(text, strlen(text), c, err, errlen);
 }
 
 static const char good_conf[] =
@@ -96,6 +99,11 @@ static const struct {
 	{ "a addr 10.0.0.1/33\n", "prefix length '33' must be 0..32" },
 	{ "a addr 10.0.0.1/\n", "prefix length '' must be 0..32" },
 	{ "a addr fd00::1/129\n", "prefix length '129' must be 0..128" },
+	/* A length is decimal digits: a sign is refused, not read. */
+	{ "a addr 10.0.0.1/+8\n",
+	  ":1: prefix length '+8' must be 0..32 in decimal digits" },
+	{ "a addr 10.1.0.1/24\na route fd00:2::/+64 link\n",
+	  ":2: prefix length '+64' must be 0..128 in decimal digits" },
 	{ "a addr 10.0.0.1/32\n", "interface address needs a length in 1..31" },
 	{ "a addr 10.0.0.1/24 x\n", "addr takes one field" },
 	{ "a addr 10.1.0.1/24\na route 10.2.0.1/24 link\n",
@@ -140,6 +148,27 @@ Test(gateway_conf, refusals_named)
 	cr_assert_eq(gw_conf_load("/nonexistent/gw.conf", &c, err,
 				  sizeof(err)), -ENOENT);
 	cr_assert_not_null(strstr(err, "/nonexistent/gw.conf: cannot open"));
+}
+
+/* A NUL byte is named as such, not taken for a line without its end;
+ * a directory given as the file is refused by name. */
+Test(gateway_conf, nul_byte_and_directory_named)
+{
+	static const char text[] = "a addr 10.1.0.1/24\0\n";
+	char dir[] = "/tmp/qpio-gw-dir.XXXXXX", err[256], want[128];
+	struct gw_conf c;
+
+	cr_assert_eq(load_n(text, sizeof(text) - 1, &c, err, sizeof(err)),
+		     -EINVAL);
+	snprintf(want, sizeof(want), "%s:1: NUL byte at column 19 (a text file "
+		 "has none)", conf_path);
+	cr_assert_str_eq(err, want);
+	unlink(conf_path);
+	cr_assert_not_null(mkdtemp(dir));
+	cr_assert_eq(gw_conf_load(dir, &c, err, sizeof(err)), -EISDIR);
+	snprintf(want, sizeof(want), "%s: is a directory (give the file)", dir);
+	cr_assert_str_eq(err, want);
+	rmdir(dir);
 }
 
 Test(gateway_pkt, lpm_tables_route_as_configured)

@@ -7,6 +7,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -22,17 +23,19 @@ TestSuite(pipeline_acl, .init = qt_eal_init, .fini = qt_eal_fini);
 static char path[64];
 static struct pl_rules rules;
 
+/* Write len bytes of text (NUL bytes too) to a fresh file and load it. */
+static int
+load_n(const char *text, size_t len, char *err, size_t errlen)
+{
+	snprintf(path, sizeof(path), "/tmp/qpio-pl-%d.rules", getpid());
+	qt_file_write(path, text, len);
+	return pl_rules_load(path, &rules, err, errlen);
+}
+
 static int
 load(const char *text, char *err, size_t errlen)
 {
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/tmp/qpio-pl-%d.rules", getpid());
-	f = fopen(path, "w");
-	cr_assert_not_null(f);
-	fputs(text, f);
-	fclose(f);
-	return pl_rules_load(path, &rules, err, errlen);
+	return load_n(text, strlen(text), err, errlen);
 }
 
 static const char good[] =
@@ -88,6 +91,18 @@ static const struct {
 	  "destination port '65536' must be N, LO-HI" },
 	{ "permit tcp any any any 1-\n", "destination port '1-' must be" },
 	{ "permit tcp any any any x\n", "destination port 'x' must be" },
+	/* Numbers are decimal digits: a sign is refused, not read. */
+	{ "permit udp any any any +53\n",
+	  ":1: destination port '+53' must be N, LO-HI (0..65535 in decimal "
+	  "digits) or any" },
+	{ "permit udp any any 10-+20 any\n",
+	  ":1: source port '10-+20' must be N, LO-HI (0..65535 in decimal "
+	  "digits) or any" },
+	{ "permit +6 any any any any\n",
+	  ":1: protocol '+6' unknown (tcp, udp, icmp, sctp, 0..255 in decimal "
+	  "digits, or any)" },
+	{ "permit tcp 10.0.0.0/+8 any any any\n",
+	  ":1: source length '+8' must be 0..32 in decimal digits" },
 	{ "# only a comment\n", "no rule" },
 	{ "permit any any any any any\n\ndeny x any any any any\n",
 	  ":3: protocol 'x' unknown" },
@@ -111,6 +126,34 @@ Test(pipeline_rules, refusals_named)
 	cr_assert_eq(pl_rules_load("/nonexistent.rules", &rules, err,
 				   sizeof(err)), -ENOENT);
 	cr_assert_not_null(strstr(err, "/nonexistent.rules: cannot open"));
+}
+
+/* A NUL byte is named as such, not taken for a line without its end. */
+Test(pipeline_rules, nul_byte_named)
+{
+	static const char text[] = "permit any any any any any\n"
+				   "permit tcp any any 80\0 any\n";
+	char err[256], want[128];
+
+	cr_assert_eq(load_n(text, sizeof(text) - 1, err, sizeof(err)),
+		     -EINVAL);
+	snprintf(want, sizeof(want), "%s:2: NUL byte at column 22 (a text file "
+		 "has none)", path);
+	cr_assert_str_eq(err, want);
+	unlink(path);
+}
+
+/* A directory given as the rules file is refused by name (fopen() opens
+ * one, and reading it then failed as "no rule"). */
+Test(pipeline_rules, directory_refused)
+{
+	char dir[] = "/tmp/qpio-pl-dir.XXXXXX", err[256], want[128];
+
+	cr_assert_not_null(mkdtemp(dir));
+	cr_assert_eq(pl_rules_load(dir, &rules, err, sizeof(err)), -EISDIR);
+	snprintf(want, sizeof(want), "%s: is a directory (give the file)", dir);
+	cr_assert_str_eq(err, want);
+	rmdir(dir);
 }
 
 /* A frame: Ethernet, IPv4 (IHL 5), then sport/dport. */

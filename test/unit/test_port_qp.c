@@ -1031,6 +1031,32 @@ Test(port_qp, mcast_devargs_rules)
 	cr_assert_eq(qpio_port_close(0), 0);
 }
 
+/* A key of one transport given to a port of the other is refused by one
+ * rule that names the key, the transport it needs and why; it is never
+ * ignored. */
+Test(port_qp, one_transport_keys_refused_on_the_other_naming_the_rule)
+{
+	qt_require_soft("devargs on soft0");
+	qt_log_capture();
+	cr_assert_eq(qpio_port_create("qp0,dev=soft0,qp=ud,timeout=14"),
+		     -EINVAL);
+	qt_log_expect("port qp0: timeout= needs qp=rc (only RC QPs wait for "
+		      "ACKs; this port is qp=ud)");
+	cr_assert_eq(qpio_port_create("qp0,dev=soft0,qp=ud,retry_cnt=7"),
+		     -EINVAL);
+	qt_log_expect("port qp0: retry_cnt= needs qp=rc (only RC QPs "
+		      "retransmit; this port is qp=ud)");
+	cr_assert_eq(qpio_port_create("qp0,dev=soft0,mcast=ff12::1"), -EINVAL);
+	qt_log_expect("port qp0: mcast= needs qp=ud (only UD QPs join "
+		      "multicast groups; this port is qp=rc)");
+	qt_log_release();
+	cr_assert_eq(qpio_port_count(), 0);
+	/* On their own transport the keys are taken. */
+	cr_assert_eq(qpio_port_create("qp0,dev=soft0,qp=rc,timeout=14,"
+				      "retry_cnt=7"), 0);
+	cr_assert_eq(qpio_port_close(0), 0);
+}
+
 /* mlid= is hex with 0x or decimal, as qp.rst says: a leading 0 is not
  * octal (0140001 is decimal 140001, out of range, not 0xC001), and no
  * sign or space is taken. 49153 and 0XC001 are 0xC001. */

@@ -376,7 +376,9 @@ Test(port_qp_cm, different_shapes_are_refused_and_stay_down)
 
 	qt_require_soft("the test names soft0 and soft1");
 	pair_up(&a, &b, "rc", "", "", 2048, 4096);
-	WAIT_FOR(a, b, xstat(b, "cm_connect_failures") >= 1);
+	/* Each side counts its refusal in its own control thread. */
+	WAIT_FOR(a, b, xstat(b, "cm_connect_failures") >= 1 &&
+		 xstat(a, "cm_connect_failures") >= 1);
 	cr_assert_eq(xstat(b, "cm_connect_failures"), 1);
 	cr_assert_eq(xstat(a, "cm_connect_failures"), 1);
 	cr_assert_eq(link_is(a), 0);
@@ -426,6 +428,35 @@ Test(port_qp_cm, bad_devargs_are_refused)
 	cr_assert_eq(qpio_port_close(id), 0);
 	rte_mempool_free(mp);
 	mp = NULL;
+}
+
+/* Port 0 is no port to listen on or connect to: the rule says 1..65535
+ * for both sides; and the port is decimal digits only. */
+Test(port_qp_cm, port_0_refused_for_listen_and_connect)
+{
+	static const char *const bad[] = {
+		"listen=127.0.0.1:0", "listen=*:0", "listen=:0",
+		"listen=[::1]:0", "connect=127.0.0.1:0", "listen=*:+7000",
+		"listen=*:65536", "listen=*:00000000000",
+	};
+	char devargs[96], msg[160];
+	unsigned int i;
+
+	qt_require_soft("the test names soft0");
+	qt_log_capture();
+	for (i = 0; i < RTE_DIM(bad); i++) {
+		snprintf(devargs, sizeof(devargs), "qp0,dev=soft0,%s", bad[i]);
+		cr_assert_eq(qpio_port_create(devargs), -EINVAL, "'%s'",
+			     devargs);
+		snprintf(msg, sizeof(msg), "port qp0: %s: give ADDR:PORT (a "
+			 "host name, IPv4 or [IPv6] address and a port "
+			 "1..65535", bad[i]);
+		qt_log_expect(msg);
+	}
+	qt_log_release();
+	cr_assert_eq(qpio_port_count(), 0);
+	cr_assert_eq(qpio_port_create("qp0,dev=soft0,listen=*:65535"), 0);
+	cr_assert_eq(qpio_port_close(0), 0);
 }
 
 Test(port_qp_cm, listen_on_a_taken_port_fails_at_start)

@@ -25,6 +25,8 @@
 RTE_LOG_REGISTER(eth_logtype, qpio.net.eth, NOTICE);
 
 #define ETH_DRV_NAME "eth"
+/* Before the ethdev's own extended statistic names (doc/guides/nics/eth.rst). */
+#define ETH_XSTAT_PREFIX "ethdev_"
 
 /* RSS hash types asked for when there are several rx queues; cut down to
  * what the PMD offers. */
@@ -327,9 +329,13 @@ eth_xstats_names(struct qpio_port *port, struct qpio_port_xstat_name *names,
 	if (en == NULL)
 		return -ENOMEM;
 	cnt = rte_eth_xstats_get_names(ep->eth_id, en, cnt);
+	/* Every ethdev name fits whole after the prefix: none is cut, so
+	 * no two names become one. */
+	static_assert(sizeof(ETH_XSTAT_PREFIX) - 1 + RTE_ETH_XSTATS_NAME_SIZE <=
+		      QPIO_PORT_XSTAT_NAME_LEN, "ethdev xstat names fit");
 	for (i = 0; i < cnt && (unsigned int)i < n; i++)
-		snprintf(names[i].name, sizeof(names[i].name), "ethdev_%s",
-			 en[i].name);
+		snprintf(names[i].name, sizeof(names[i].name),
+			 ETH_XSTAT_PREFIX "%s", en[i].name);
 	free(en);
 	return cnt;
 }

@@ -29,6 +29,45 @@ static const char *const qp_port_keys[] = {
 	"mcast", "mlid", "listen", "connect", "reconnect", NULL,
 };
 
+/* Keys that belong to one transport, and why. Given on the other one they
+ * are refused, never ignored. */
+static const struct {
+	const char *key;
+	enum qp_port_transport transport;
+	const char *why;
+} qp_transport_keys[] = {
+	/* IBA 9.7.6.1.3: the ACK timeout and the retries after it. */
+	{ "timeout", QP_PORT_RC, "only RC QPs wait for ACKs" },
+	{ "retry_cnt", QP_PORT_RC, "only RC QPs retransmit" },
+	{ "mcast", QP_PORT_UD, "only UD QPs join multicast groups" },
+};
+
+static const char *
+transport_name(enum qp_port_transport t)
+{
+	return t == QP_PORT_UD ? "ud" : "rc";
+}
+
+/* Refuse a key of qp_transport_keys given to a port of the other
+ * transport. */
+static int
+transport_keys_check(const struct qpio_port *port,
+		     const struct rte_kvargs *kv, enum qp_port_transport t)
+{
+	unsigned int i;
+
+	for (i = 0; i < RTE_DIM(qp_transport_keys); i++)
+		if (qp_transport_keys[i].transport != t &&
+		    rte_kvargs_count(kv, qp_transport_keys[i].key) > 0) {
+			QP_LOG(ERR, "port %s: %s= needs qp=%s (%s; this port "
+			       "is qp=%s)", port->name, qp_transport_keys[i].key,
+			       transport_name(qp_transport_keys[i].transport),
+			       qp_transport_keys[i].why, transport_name(t));
+			return -EINVAL;
+		}
+	return 0;
+}
+
 /* Devices this driver created, so the last port using one closes it. */
 static struct {
 	struct qpio_device *dev;
@@ -530,7 +569,7 @@ qp_link(struct qpio_port *a, struct qpio_port *b)
 		}
 	}
 	QP_LOG(INFO, "ports %s and %s: link up (%s, %u queue pairs)", a->name,
-	       b->name, qa->transport == QP_PORT_UD ? "ud" : "rc", a->nb_rxq);
+	       b->name, transport_name(qa->transport), a->nb_rxq);
 	return 0;
 }
 
@@ -873,6 +912,10 @@ qp_probe(struct qpio_port *port, const struct rte_kvargs *kv)
 		       port->name, transport);
 		return -EINVAL;
 	}
+	ret = transport_keys_check(port, kv, strcmp(transport, "ud") == 0 ?
+				   QP_PORT_UD : QP_PORT_RC);
+	if (ret < 0)
+		return ret;
 	if (peer != NULL && (strlen(peer) >= QPIO_PORT_NAME_LEN ||
 			     strcmp(peer, port->name) == 0)) {
 		QP_LOG(ERR, "port %s: peer=%s must name another port",

@@ -60,6 +60,7 @@
 
 #include "qp_private.h"
 #include "qpio_cm.h"
+#include "qpio_devargs.h"
 
 /* Poll period of the control thread, ms (connection events and lib/cm's
  * handshake timeouts). */
@@ -160,6 +161,7 @@ static int
 split_addr(struct qp_cm *cm, const char *key, const char *val)
 {
 	const char *colon, *h = val;
+	uint32_t port;
 	size_t hl;
 
 	if (val[0] == '[') {
@@ -176,11 +178,10 @@ split_addr(struct qp_cm *cm, const char *key, const char *val)
 			goto bad;
 		hl = (size_t)(colon - val);
 	}
-	if (hl >= sizeof(cm->host) || strlen(colon + 1) == 0 ||
-	    strlen(colon + 1) >= sizeof(cm->service) ||
-	    strspn(colon + 1, "0123456789") != strlen(colon + 1) ||
-	    strtoul(colon + 1, NULL, 10) > 65535 ||
-	    (strtoul(colon + 1, NULL, 10) == 0 && !cm->listen))
+	/* Port 0 is no port for either side: a listener on it would get
+	 * one the kernel picks, which no connector could be told. */
+	if (hl >= sizeof(cm->host) ||
+	    qpio_devargs_parse_u32(colon + 1, 1, 65535, &port) < 0)
 		goto bad;
 	memcpy(cm->host, h, hl);
 	cm->host[hl] = '\0';
@@ -188,7 +189,7 @@ split_addr(struct qp_cm *cm, const char *key, const char *val)
 		cm->host[0] = '\0';
 	if (cm->host[0] == '\0' && !cm->listen)
 		goto bad;
-	snprintf(cm->service, sizeof(cm->service), "%s", colon + 1);
+	snprintf(cm->service, sizeof(cm->service), "%u", port);
 	return 0;
 bad:
 	QP_LOG(ERR, "port %s: %s=%s: give ADDR:PORT (a host name, IPv4 or "

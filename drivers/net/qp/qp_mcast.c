@@ -45,11 +45,8 @@ qp_mcast_parse(struct qp_port *qp, const char *mgid, const char *mlid)
 		}
 		return 0;
 	}
-	if (qp->transport != QP_PORT_UD) {
-		QP_LOG(ERR, "port %s: mcast= needs qp=ud (only UD QPs join "
-		       "multicast groups)", name);
-		return -EINVAL;
-	}
+	/* qp=rc with mcast= was refused with the other keys of one
+	 * transport (qp.c). */
 	if (inet_pton(AF_INET6, mgid, qp->mgid.raw) != 1 ||
 	    qp->mgid.raw[0] != 0xff) {
 		QP_LOG(ERR, "port %s: mcast=%s must be a multicast GID in "
