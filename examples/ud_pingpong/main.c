@@ -32,6 +32,7 @@
 #include <rte_errno.h>
 #include <rte_malloc.h>
 
+#include "qpio_devargs.h"
 #include "qpio_rdma.h"
 #include "qpio_soft.h"
 
@@ -77,22 +78,17 @@ usage(FILE *f, const char *prog)
 		prog);
 }
 
-/* A whole decimal number in [lo, hi]: digits only (no sign, no 0x). */
+/* A number option: lib/devargs' rule (decimal digits only, no sign, no
+ * 0x) within [lo, hi]. */
 static int
 parse_num(const char *opt, const char *s, uint32_t lo, uint32_t hi,
 	  uint32_t *v)
 {
-	unsigned long long x = 0;
-	const char *p;
-
-	for (p = s; *p >= '0' && *p <= '9' && x <= hi; p++)
-		x = x * 10 + (unsigned long long)(*p - '0');
-	if (p == s || *p != '\0' || x < lo || x > hi) {
+	if (qpio_devargs_parse_u32(s, lo, hi, v) != 0) {
 		fprintf(stderr, "qpio-ud-pingpong: %s=%s: want a decimal number "
 			"in [%u, %u]\n", opt, s, lo, hi);
 		return -1;
 	}
-	*v = (uint32_t)x;
 	return 0;
 }
 
