@@ -395,6 +395,11 @@ struct wire_pair {
 	uint64_t moved;
 	uint32_t psn[8];              /* BTH PSNs of the first RoCE frames */
 	unsigned int nroce;
+	/* RoCE frames each way so far, and the ones to lose: bit i of
+	 * drop_ab is A->B frame i (from 0) */
+	unsigned int n_ab, n_ba;
+	uint64_t drop_ab, drop_ba;
+	unsigned int dropped;
 };
 
 static struct wire_pair W;
@@ -425,13 +430,24 @@ eth_of_rings(const char *what, struct rte_ring *rx, struct rte_ring *tx,
 static void
 pair_rings(void)
 {
+	/* a vdev's name stays taken after its ethdev closed: new names for
+	 * each pair of a test */
+	static unsigned int gen;
+	char n[4][32];
+
 	memset(&W, 0, sizeof(W));
-	W.a_tx = ring("wa_tx");
-	W.a_rx = ring("wa_rx");
-	W.b_tx = ring("wb_tx");
-	W.b_rx = ring("wb_rx");
-	W.port_a = (uint16_t)eth_of_rings("wire_a", W.a_rx, W.a_tx, W.name_a);
-	W.port_b = (uint16_t)eth_of_rings("wire_b", W.b_rx, W.b_tx, W.name_b);
+	snprintf(n[0], sizeof(n[0]), "wa_tx%u", gen);
+	snprintf(n[1], sizeof(n[1]), "wa_rx%u", gen);
+	snprintf(n[2], sizeof(n[2]), "wb_tx%u", gen);
+	snprintf(n[3], sizeof(n[3]), "wb_rx%u", gen);
+	W.a_tx = ring(n[0]);
+	W.a_rx = ring(n[1]);
+	W.b_tx = ring(n[2]);
+	W.b_rx = ring(n[3]);
+	snprintf(n[0], sizeof(n[0]), "wire_a%u", gen);
+	snprintf(n[1], sizeof(n[1]), "wire_b%u", gen++);
+	W.port_a = (uint16_t)eth_of_rings(n[0], W.a_rx, W.a_tx, W.name_a);
+	W.port_b = (uint16_t)eth_of_rings(n[1], W.b_rx, W.b_tx, W.name_b);
 	W.mp = rte_pktmbuf_pool_create("wire_test", 255, 0, 0, 2048 + 128,
 				       SOCKET_ID_ANY);
 	cr_assert_not_null(W.mp);
@@ -494,34 +510,57 @@ dump(struct rte_mbuf *m)
 	pcap_dump((u_char *)W.pd, &ph, rte_pktmbuf_mtod(m, const u_char *));
 }
 
-/* Move every frame one way; @return how many. */
-static unsigned int
-pump_one(struct rte_ring *from, struct rte_ring *to)
+/* 1 when f is a RoCEv2 frame (IPv4 or IPv6, UDP 4791). */
+static int
+is_roce(const uint8_t *f)
 {
-	void *objs[64];
-	unsigned int n, i;
+	if (f[12] == 0x08 && f[13] == 0x00)
+		return f[14 + 9] == 17 && f[36] == 0x12 && f[37] == 0xb7;
+	if (f[12] == 0x86 && f[13] == 0xdd)
+		return f[14 + 6] == 17 && f[56] == 0x12 && f[57] == 0xb7;
+	return 0;
+}
+
+/* Move every frame one way (losing those of the drop mask); @return how
+ * many arrived. */
+static unsigned int
+pump_one(struct rte_ring *from, struct rte_ring *to, unsigned int *count,
+	 uint64_t drop)
+{
+	void *objs[64], *keep[64];
+	unsigned int n, i, k = 0;
 
 	n = rte_ring_dequeue_burst(from, objs, 64, NULL);
 	for (i = 0; i < n; i++) {
 		const uint8_t *f = rte_pktmbuf_mtod((struct rte_mbuf *)objs[i],
 						    const uint8_t *);
 
+		if (is_roce(f)) {
+			unsigned int idx = (*count)++;
+
+			if (idx < 64 && (drop >> idx) & 1) {
+				rte_pktmbuf_free(objs[i]);
+				W.dropped++;
+				continue;
+			}
+			/* IPv4: the BTH PSN, bytes 9-11 of the BTH at 42 */
+			if (f[12] == 0x08 && W.nroce < RTE_DIM(W.psn))
+				W.psn[W.nroce++] = ((uint32_t)f[51] << 16) |
+					((uint32_t)f[52] << 8) | f[53];
+		}
 		dump(objs[i]);
-		/* IPv4 RoCEv2: the BTH PSN, bytes 9-11 of the BTH at 42 */
-		if (f[12] == 0x08 && f[13] == 0x00 && f[14 + 9] == 17 &&
-		    W.nroce < RTE_DIM(W.psn))
-			W.psn[W.nroce++] = ((uint32_t)f[51] << 16) |
-				((uint32_t)f[52] << 8) | f[53];
+		keep[k++] = objs[i];
 	}
-	cr_assert_eq(rte_ring_enqueue_burst(to, objs, n, NULL), n);
-	W.moved += n;
-	return n;
+	cr_assert_eq(rte_ring_enqueue_burst(to, keep, k, NULL), k);
+	W.moved += k;
+	return k;
 }
 
 static unsigned int
 pump(void)
 {
-	return pump_one(W.a_tx, W.b_rx) + pump_one(W.b_tx, W.a_rx);
+	return pump_one(W.a_tx, W.b_rx, &W.n_ab, W.drop_ab) +
+		pump_one(W.b_tx, W.a_rx, &W.n_ba, W.drop_ba);
 }
 
 /* Poll cq (and pump, and the other device's progress) until n
@@ -959,8 +998,41 @@ Test(soft_wire, devargs_and_verbs_refused_with_their_rule)
 	ia.cap.max_recv_wr = 4;
 	ia.cap.max_send_sge = 1;
 	ia.cap.max_recv_sge = 1;
-	cr_assert_null(qpio_qp_create(pd, &ia));
-	cr_assert_eq(rte_errno, EOPNOTSUPP);
+	{
+		/* an RC path on RoCE is global: a LID is refused at RTR */
+		struct qpio_qp *qp = qpio_qp_create(pd, &ia);
+		struct qpio_qp_attr a;
+
+		cr_assert_not_null(qp);
+		memset(&a, 0, sizeof(a));
+		a.qp_state = QPIO_QPS_INIT;
+		a.port_num = 1;
+		cr_assert_eq(qpio_qp_modify(qp, &a, QPIO_QP_STATE |
+					    QPIO_QP_PKEY_INDEX | QPIO_QP_PORT |
+					    QPIO_QP_ACCESS_FLAGS), 0);
+		a.qp_state = QPIO_QPS_RTR;
+		a.ah_attr.port_num = 1;
+		a.ah_attr.dlid = 2;
+		a.path_mtu = QPIO_MTU_1024;
+		a.dest_qp_num = 0x100;
+		cr_assert_eq(qpio_qp_modify(qp, &a, QPIO_QP_STATE | QPIO_QP_AV |
+					    QPIO_QP_PATH_MTU | QPIO_QP_DEST_QPN |
+					    QPIO_QP_RQ_PSN |
+					    QPIO_QP_MAX_DEST_RD_ATOMIC |
+					    QPIO_QP_MIN_RNR_TIMER), -EINVAL);
+		cr_assert_eq(qpio_qp_state(qp), QPIO_QPS_INIT);
+		/* an IPv6 destination from the IPv4 GID */
+		a.ah_attr.is_global = 1;
+		a.ah_attr.grh.sgid_index = 1;
+		a.ah_attr.grh.dgid.raw[0] = 0xfd;
+		a.ah_attr.grh.dgid.raw[15] = 2;
+		cr_assert_eq(qpio_qp_modify(qp, &a, QPIO_QP_STATE | QPIO_QP_AV |
+					    QPIO_QP_PATH_MTU | QPIO_QP_DEST_QPN |
+					    QPIO_QP_RQ_PSN |
+					    QPIO_QP_MAX_DEST_RD_ATOMIC |
+					    QPIO_QP_MIN_RNR_TIMER), -EINVAL);
+		cr_assert_eq(qpio_qp_destroy(qp), 0);
+	}
 	memset(&aa, 0, sizeof(aa));
 	aa.port_num = 1;
 	aa.dlid = 1;
@@ -980,4 +1052,351 @@ Test(soft_wire, devargs_and_verbs_refused_with_their_rule)
 	cr_assert_eq(qpio_soft_wire_progress(NULL), -EINVAL);
 	cr_assert_eq(qpio_rdma_dev_close(d), 0);
 	rte_ring_free(r);
+}
+
+/* ---- RC and UC ---- */
+
+/* RESET -> RTS of e's RC or UC QP towards the QP peer_qpn at peer_gid,
+ * from GID 1 (the IPv4 one): path MTU 1024, the PSNs 0x100 (A's sends)
+ * and 0x200, timeout 4 (65 us), the retries given. */
+static void
+wire_connect(struct qt_end *e, const uint8_t peer_gid[16], uint32_t peer_qpn,
+	     uint32_t sq_psn, uint32_t rq_psn, uint8_t rnr_retry)
+{
+	struct qpio_qp_attr a;
+	int uc = e->qp->qp_type == QPIO_QPT_UC;
+
+	memset(&a, 0, sizeof(a));
+	a.qp_state = QPIO_QPS_INIT;
+	a.port_num = 1;
+	a.qp_access_flags = QPIO_ACCESS_LOCAL_WRITE | QPIO_ACCESS_REMOTE_WRITE |
+		(uc ? 0 : QPIO_ACCESS_REMOTE_READ | QPIO_ACCESS_REMOTE_ATOMIC);
+	cr_assert_eq(qpio_qp_modify(e->qp, &a, QPIO_QP_STATE |
+				    QPIO_QP_PKEY_INDEX | QPIO_QP_PORT |
+				    QPIO_QP_ACCESS_FLAGS), 0);
+	a.qp_state = QPIO_QPS_RTR;
+	a.ah_attr.is_global = 1;
+	a.ah_attr.port_num = 1;
+	a.ah_attr.grh.sgid_index = 1;
+	a.ah_attr.grh.hop_limit = 64;
+	memcpy(a.ah_attr.grh.dgid.raw, peer_gid, 16);
+	a.path_mtu = QPIO_MTU_1024;
+	a.dest_qp_num = peer_qpn;
+	a.rq_psn = rq_psn;
+	a.max_dest_rd_atomic = 4;
+	a.min_rnr_timer = 1;
+	cr_assert_eq(qpio_qp_modify(e->qp, &a, QPIO_QP_STATE | QPIO_QP_AV |
+				    QPIO_QP_PATH_MTU | QPIO_QP_DEST_QPN |
+				    QPIO_QP_RQ_PSN |
+				    (uc ? 0 : QPIO_QP_MAX_DEST_RD_ATOMIC |
+				     QPIO_QP_MIN_RNR_TIMER)), 0);
+	a.qp_state = QPIO_QPS_RTS;
+	a.sq_psn = sq_psn;
+	a.timeout = 4;
+	a.retry_cnt = 7;
+	a.rnr_retry = rnr_retry;
+	a.max_rd_atomic = 4;
+	cr_assert_eq(qpio_qp_modify(e->qp, &a, QPIO_QP_STATE | QPIO_QP_SQ_PSN |
+				    (uc ? 0 : QPIO_QP_TIMEOUT |
+				     QPIO_QP_RETRY_CNT | QPIO_QP_RNR_RETRY |
+				     QPIO_QP_MAX_QP_RD_ATOMIC)), 0);
+}
+
+/* Two RC (or UC) ends over the wire, A (10.0.0.1) to B (10.0.0.2), each
+ * knowing the other's MAC (net_ring's: zero). */
+static void
+rc_world(struct qt_end *a, struct qt_end *b, enum qpio_qp_type type,
+	 uint8_t rnr_retry)
+{
+	struct qt_pair_opts o = { .type = type, .max_send_wr = 64,
+				  .max_recv_wr = 64, .max_inline = 64 };
+	uint8_t ga[16], gb[16];
+
+	pair_up(",ip=10.0.0.1,neigh=10.0.0.2@00:00:00:00:00:00",
+		",ip=10.0.0.2,neigh=10.0.0.1@00:00:00:00:00:00");
+	qt_end_create(a, W.a, &o);
+	qt_end_create(b, W.b, &o);
+	soft_wire_ipv4_mapped(ga, V4_A);
+	soft_wire_ipv4_mapped(gb, V4_B);
+	wire_connect(a, gb, qpio_qp_num(b->qp), 0x100, 0x200, rnr_retry);
+	wire_connect(b, ga, qpio_qp_num(a->qp), 0x200, 0x100, rnr_retry);
+}
+
+static void
+rc_world_down(struct qt_end *a, struct qt_end *b)
+{
+	qt_end_destroy(a);
+	qt_end_destroy(b);
+	pair_down();
+}
+
+/* Post one WR of opcode on e over [off, off + len) of its buffer. */
+static void
+rc_post(struct qt_end *e, enum qpio_wr_opcode op, uint32_t off, uint32_t len,
+	uint64_t raddr, uint32_t rkey, uint64_t wr_id)
+{
+	struct qpio_sge sge = { (uintptr_t)e->buf + off, len, qpio_mr_lkey(e->mr) };
+	struct qpio_send_wr wr = qt_send_wr(wr_id, &sge, 1, QPIO_SEND_SIGNALED);
+	int err = 1;
+
+	wr.opcode = op;
+	wr.imm_data = 0x12345678;
+	if (op == QPIO_WR_ATOMIC_CMP_AND_SWP || op == QPIO_WR_ATOMIC_FETCH_AND_ADD) {
+		wr.wr.atomic.remote_addr = raddr;
+		wr.wr.atomic.rkey = rkey;
+		wr.wr.atomic.compare_add = op == QPIO_WR_ATOMIC_CMP_AND_SWP ?
+			0x1111111111111111ull : 5;
+		wr.wr.atomic.swap = 0x2222222222222222ull;
+	} else {
+		wr.wr.rdma.remote_addr = raddr;
+		wr.wr.rdma.rkey = rkey;
+	}
+	cr_assert_eq(qpio_qp_post_send(e->qp, &wr, 1, &err), 1, "post: %d", err);
+}
+
+/* One completion on e's CQ: status, wr_id, opcode, byte_len. */
+static struct qpio_wc
+wc_one(struct qt_end *e, enum qpio_wc_status st, uint64_t wr_id)
+{
+	struct qpio_wc wc;
+
+	cr_assert_eq(poll_wire(e->cq, &wc, 1), 1, "wr_id %lu: no completion",
+		     (unsigned long)wr_id);
+	cr_assert_eq(wc.status, st, "wr_id %lu: %s", (unsigned long)wr_id,
+		     qpio_wc_status_str(wc.status));
+	cr_assert_eq(wc.wr_id, wr_id);
+	return wc;
+}
+
+Test(soft_wire, rc_send_write_read_atomics_segmented)
+{
+	struct qt_end a, b;
+	struct qpio_wc wc;
+	struct qpio_soft_wire_stats sa, sb;
+	uint64_t word;
+	uint32_t rkey;
+
+	rc_world(&a, &b, QPIO_QPT_RC, 7);
+	rkey = qpio_mr_rkey(b.mr);
+	qt_fill(a.buf, 3000, 1);
+	qt_post_recv(&b, 1, b.buf, 4000);
+	/* SEND of 3000 bytes: FIRST, MIDDLE, LAST at path MTU 1024 */
+	rc_post(&a, QPIO_WR_SEND, 0, 3000, 0, 0, 10);
+	wc = wc_one(&a, QPIO_WC_SUCCESS, 10);
+	cr_assert_eq(wc.opcode, QPIO_WC_SEND);
+	wc = wc_one(&b, QPIO_WC_SUCCESS, 1);
+	cr_assert_eq(wc.opcode, QPIO_WC_RECV);
+	cr_assert_eq(wc.byte_len, 3000);
+	cr_assert_eq(wc.src_qp, qpio_qp_num(a.qp));
+	cr_assert(qt_check(b.buf, 3000, 1));
+
+	/* WRITE_WITH_IMM of 2500 bytes at B's offset 8192 */
+	qt_fill(a.buf + 4096, 2500, 2);
+	qt_post_recv(&b, 2, b.buf + 65536, 16);
+	rc_post(&a, QPIO_WR_RDMA_WRITE_WITH_IMM, 4096, 2500,
+		(uintptr_t)b.buf + 8192, rkey, 11);
+	wc_one(&a, QPIO_WC_SUCCESS, 11);
+	wc = wc_one(&b, QPIO_WC_SUCCESS, 2);
+	cr_assert_eq(wc.opcode, QPIO_WC_RECV_RDMA_WITH_IMM);
+	cr_assert_eq(wc.byte_len, 2500);
+	cr_assert_eq(wc.imm_data, 0x12345678);
+	cr_assert(qt_check(b.buf + 8192, 2500, 2));
+
+	/* READ of 5000 bytes from B's offset 16384: five responses */
+	qt_fill(b.buf + 16384, 5000, 3);
+	memset(a.buf + 16384, 0, 5000);
+	rc_post(&a, QPIO_WR_RDMA_READ, 16384, 5000, (uintptr_t)b.buf + 16384,
+		rkey, 12);
+	wc = wc_one(&a, QPIO_WC_SUCCESS, 12);
+	cr_assert_eq(wc.opcode, QPIO_WC_RDMA_READ);
+	cr_assert_eq(wc.byte_len, 5000);
+	cr_assert(qt_check(a.buf + 16384, 5000, 3));
+
+	/* CMP_AND_SWP that matches, then FETCH_AND_ADD */
+	word = 0x1111111111111111ull;
+	memcpy(b.buf + 32768, &word, 8);
+	rc_post(&a, QPIO_WR_ATOMIC_CMP_AND_SWP, 32768, 8,
+		(uintptr_t)b.buf + 32768, rkey, 13);
+	wc = wc_one(&a, QPIO_WC_SUCCESS, 13);
+	cr_assert_eq(wc.opcode, QPIO_WC_COMP_SWAP);
+	memcpy(&word, a.buf + 32768, 8);
+	cr_assert_eq(word, 0x1111111111111111ull, "the original value");
+	memcpy(&word, b.buf + 32768, 8);
+	cr_assert_eq(word, 0x2222222222222222ull, "swapped");
+	rc_post(&a, QPIO_WR_ATOMIC_FETCH_AND_ADD, 32776, 8,
+		(uintptr_t)b.buf + 32768, rkey, 14);
+	wc_one(&a, QPIO_WC_SUCCESS, 14);
+	memcpy(&word, a.buf + 32776, 8);
+	cr_assert_eq(word, 0x2222222222222222ull);
+	memcpy(&word, b.buf + 32768, 8);
+	cr_assert_eq(word, 0x2222222222222227ull);
+
+	/* a zero-length SEND */
+	qt_post_recv(&b, 3, b.buf, 64);
+	rc_post(&a, QPIO_WR_SEND, 0, 0, 0, 0, 15);
+	wc_one(&a, QPIO_WC_SUCCESS, 15);
+	wc = wc_one(&b, QPIO_WC_SUCCESS, 3);
+	cr_assert_eq(wc.byte_len, 0);
+
+	/* A sent 3 + 3 + 1 + 1 + 1 + 1 packets, B answered with 1 ACK,
+	 * 1 ACK, 5 READ responses, 2 ATOMIC ACKs and 1 ACK; nothing again */
+	sa = wst(W.a);
+	sb = wst(W.b);
+	cr_assert_eq(sa.tx_packets, 10);
+	cr_assert_eq(sb.rx_packets, 10);
+	cr_assert_eq(sb.tx_packets, 10);
+	cr_assert_eq(sa.rx_packets, 10);
+	cr_assert_eq(qt_stats(a.qp).transport_retries, 0);
+	cr_assert_eq(W.psn[0], 0x100, "A's first PSN is its sq_psn");
+	rc_world_down(&a, &b);
+}
+
+Test(soft_wire, rc_lost_packets_and_acks_sent_again)
+{
+	struct qt_end a, b;
+	struct qpio_wc wc;
+
+	rc_world(&a, &b, QPIO_QPT_RC, 7);
+	/* the MIDDLE of the first SEND lost: B NAKs the sequence, A sends
+	 * the message again, B takes the rest of it */
+	W.drop_ab = 1u << 1;
+	qt_fill(a.buf, 3000, 4);
+	qt_post_recv(&b, 1, b.buf, 3000);
+	rc_post(&a, QPIO_WR_SEND, 0, 3000, 0, 0, 10);
+	wc_one(&a, QPIO_WC_SUCCESS, 10);
+	wc = wc_one(&b, QPIO_WC_SUCCESS, 1);
+	cr_assert_eq(wc.byte_len, 3000);
+	cr_assert(qt_check(b.buf, 3000, 4));
+	cr_assert_eq(W.dropped, 1);
+	cr_assert_eq(qt_stats(a.qp).transport_retries, 1);
+
+	/* the ACK of the next SEND lost: A times out (65 us), sends it
+	 * again, B ACKs the duplicate and delivers it once */
+	W.drop_ba = 1ull << W.n_ba;
+	qt_fill(a.buf, 100, 5);
+	qt_post_recv(&b, 2, b.buf, 3000);
+	qt_post_recv(&b, 3, b.buf + 4096, 3000);
+	rc_post(&a, QPIO_WR_SEND, 0, 100, 0, 0, 11);
+	wc_one(&a, QPIO_WC_SUCCESS, 11);
+	wc = wc_one(&b, QPIO_WC_SUCCESS, 2);
+	cr_assert_eq(wc.byte_len, 100);
+	cr_assert_eq(W.dropped, 2);
+	cr_assert_eq(qt_stats(a.qp).transport_retries, 2);
+	run_for(5);
+	cr_assert_eq(qpio_cq_poll(b.cq, &wc, 1), 0, "delivered once");
+
+	/* the LAST of a WRITE lost: the timer, not a NAK, brings it */
+	W.drop_ab = 1ull << (W.n_ab + 2);
+	qt_fill(a.buf, 2100, 6);
+	rc_post(&a, QPIO_WR_RDMA_WRITE, 0, 2100, (uintptr_t)b.buf + 65536,
+		qpio_mr_rkey(b.mr), 12);
+	wc_one(&a, QPIO_WC_SUCCESS, 12);
+	cr_assert(qt_check(b.buf + 65536, 2100, 6));
+	cr_assert_eq(W.dropped, 3);
+	cr_assert_eq(qt_stats(a.qp).transport_retries, 3);
+	rc_world_down(&a, &b);
+}
+
+Test(soft_wire, rc_rnr_waits_then_fails_when_spent)
+{
+	struct qt_end a, b;
+	struct qpio_wc wc;
+
+	/* rnr_retry 7: the SEND waits (RNR NAKs) until B posts */
+	rc_world(&a, &b, QPIO_QPT_RC, 7);
+	qt_fill(a.buf, 500, 7);
+	rc_post(&a, QPIO_WR_SEND, 0, 500, 0, 0, 10);
+	run_for(3);
+	cr_assert_geq(qt_stats(a.qp).rnr_naks, 1);
+	cr_assert_eq(qpio_cq_poll(a.cq, &wc, 1), 0, "waiting");
+	qt_post_recv(&b, 1, b.buf, 500);
+	wc_one(&a, QPIO_WC_SUCCESS, 10);
+	wc = wc_one(&b, QPIO_WC_SUCCESS, 1);
+	cr_assert_eq(wc.byte_len, 500);
+	cr_assert(qt_check(b.buf, 500, 7));
+	rc_world_down(&a, &b);
+
+	/* rnr_retry 0: one RNR NAK, RNR_RETRY_EXC_ERR, the rest flushed */
+	rc_world(&a, &b, QPIO_QPT_RC, 0);
+	rc_post(&a, QPIO_WR_SEND, 0, 500, 0, 0, 20);
+	rc_post(&a, QPIO_WR_SEND, 0, 500, 0, 0, 21);
+	wc_one(&a, QPIO_WC_RNR_RETRY_EXC_ERR, 20);
+	wc_one(&a, QPIO_WC_WR_FLUSH_ERR, 21);
+	cr_assert_eq(qt_stats(a.qp).rnr_naks, 1);
+	cr_assert_eq(qpio_qp_state(a.qp), QPIO_QPS_ERR);
+	rc_world_down(&a, &b);
+}
+
+Test(soft_wire, rc_remote_errors_nak_and_touch_nothing)
+{
+	struct qt_end a, b;
+	uint8_t before[64];
+
+	rc_world(&a, &b, QPIO_QPT_RC, 7);
+	/* a WRITE with an R_Key that is not B's */
+	memset(b.buf + 1024, 0x5a, 64);
+	memcpy(before, b.buf + 1024, 64);
+	qt_fill(a.buf, 64, 8);
+	rc_post(&a, QPIO_WR_RDMA_WRITE, 0, 64, (uintptr_t)b.buf + 1024,
+		qpio_mr_rkey(b.mr) ^ 0x100, 10);
+	rc_post(&a, QPIO_WR_SEND, 0, 8, 0, 0, 11);
+	wc_one(&a, QPIO_WC_REM_ACCESS_ERR, 10);
+	wc_one(&a, QPIO_WC_WR_FLUSH_ERR, 11);
+	cr_assert_eq(memcmp(b.buf + 1024, before, 64), 0, "target unchanged");
+	cr_assert_eq(qpio_qp_state(a.qp), QPIO_QPS_ERR);
+	run_for(2);
+	cr_assert_eq(qpio_qp_state(b.qp), QPIO_QPS_ERR);
+	rc_world_down(&a, &b);
+
+	/* a READ past the end of B's MR */
+	rc_world(&a, &b, QPIO_QPT_RC, 7);
+	rc_post(&a, QPIO_WR_RDMA_READ, 0, 64,
+		(uintptr_t)b.buf + b.buf_len - 32, qpio_mr_rkey(b.mr), 12);
+	wc_one(&a, QPIO_WC_REM_ACCESS_ERR, 12);
+	/* an atomic at an address not 8-byte aligned */
+	rc_world_down(&a, &b);
+	rc_world(&a, &b, QPIO_QPT_RC, 7);
+	rc_post(&a, QPIO_WR_ATOMIC_FETCH_AND_ADD, 0, 8,
+		(uintptr_t)b.buf + 4, qpio_mr_rkey(b.mr), 13);
+	wc_one(&a, QPIO_WC_REM_INV_REQ_ERR, 13);
+	/* a SEND longer than B's receive: LOC_LEN_ERR there, REM_INV_REQ
+	 * here */
+	rc_world_down(&a, &b);
+	rc_world(&a, &b, QPIO_QPT_RC, 7);
+	qt_post_recv(&b, 1, b.buf, 100);
+	rc_post(&a, QPIO_WR_SEND, 0, 101, 0, 0, 14);
+	wc_one(&a, QPIO_WC_REM_INV_REQ_ERR, 14);
+	wc_one(&b, QPIO_WC_LOC_LEN_ERR, 1);
+	rc_world_down(&a, &b);
+}
+
+Test(soft_wire, uc_sends_and_loses_a_message_with_a_gap)
+{
+	struct qt_end a, b;
+	struct qpio_wc wc;
+
+	rc_world(&a, &b, QPIO_QPT_UC, 0);
+	qt_post_recv(&b, 1, b.buf, 3000);
+	qt_post_recv(&b, 2, b.buf + 4096, 3000);
+	/* the MIDDLE of the first message lost: that message is gone, the
+	 * receive stays for the next one */
+	W.drop_ab = 1u << 1;
+	qt_fill(a.buf, 3000, 9);
+	rc_post(&a, QPIO_WR_SEND, 0, 3000, 0, 0, 10);
+	wc_one(&a, QPIO_WC_SUCCESS, 10);
+	qt_fill(a.buf + 4096, 2000, 10);
+	rc_post(&a, QPIO_WR_SEND, 4096, 2000, 0, 0, 11);
+	wc_one(&a, QPIO_WC_SUCCESS, 11);
+	wc = wc_one(&b, QPIO_WC_SUCCESS, 1);
+	cr_assert_eq(wc.byte_len, 2000);
+	cr_assert(qt_check(b.buf, 2000, 10));
+	/* a WRITE on UC */
+	qt_fill(a.buf, 1500, 11);
+	rc_post(&a, QPIO_WR_RDMA_WRITE, 0, 1500, (uintptr_t)b.buf + 65536,
+		qpio_mr_rkey(b.mr), 12);
+	wc_one(&a, QPIO_WC_SUCCESS, 12);
+	run_for(2);
+	cr_assert(qt_check(b.buf + 65536, 1500, 11));
+	cr_assert_eq(W.n_ba, 0, "UC has no ACKs");
+	rc_world_down(&a, &b);
 }

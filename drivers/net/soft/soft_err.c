@@ -9,6 +9,7 @@
 #include <rte_cycles.h>
 
 #include "soft_model.h"
+#include "soft_wire.h"
 
 /* IBA 9.7.5.2.8: RNR NAK timer field -> delay in units of 10 us. */
 static const uint32_t rnr_timer_10us[32] = {
@@ -141,6 +142,8 @@ soft_qp_set_err(struct soft_qp *qp, bool owner, int event)
 	 * receives it took completed when it took them). */
 	if (unlikely(qp->base.qp_type == QPIO_QPT_XRC_RECV))
 		return true;
+	if (unlikely(qp->wrc != NULL))
+		soft_wire_rc_rq_flush(qp);
 	if (qp->srq != NULL)
 		soft_qp_last_wqe(qp);
 	else

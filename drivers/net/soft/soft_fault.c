@@ -138,6 +138,8 @@ void
 	case QPIO_QPT_XRC_RECV:
 		return soft_sq_execute_rc;   /* no SQ: never runs */
 	default:
+		if (sdev->wire != NULL)
+			return soft_sq_execute_rc_wire;
 		return sdev->fault_on ? soft_sq_execute_rc_fault :
 			soft_sq_execute_rc;
 	}

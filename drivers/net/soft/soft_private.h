@@ -336,8 +336,10 @@ struct soft_qp {
 	uint64_t fault_drops;
 	uint64_t fault_rnr;
 	uint64_t fault_delays;
-	/* wire devices: the BTH PSN of the next UD datagram (the SQ's run) */
+	/* wire devices: the BTH PSN of the next UD datagram (the SQ's run);
+	 * RC and UC QPs' transport state (soft_wire_rc.c) */
 	uint32_t wire_psn;
+	struct soft_wire_rc *wrc;
 	TAILQ_ENTRY(soft_qp) cq_next;
 };
 

@@ -8,6 +8,7 @@
 #include <rte_malloc.h>
 
 #include "soft_rx.h"
+#include "soft_wire.h"
 #include "qpio_soft.h"
 #include "rdma_wr.h"
 
@@ -60,6 +61,7 @@ qp_free(struct soft_qp *qp)
 {
 	if (qp == NULL)
 		return;
+	soft_wire_rc_destroy(qp);
 	soft_obj_free(qp->sq.buf);
 	soft_obj_free(qp->sq.wrid);
 	soft_obj_free(qp->rq.buf);
@@ -79,11 +81,11 @@ soft_qp_create(struct qpio_pd *pd, struct qpio_qp_init_attr *ia)
 	struct soft_qp *qp;
 	uint32_t wqe_size, slot;
 
-	if (sdev->wire != NULL && ia->qp_type != QPIO_QPT_UD) {
-		SOFT_LOG(ERR, "%s: only UD QPs go over the wire yet (qp_type "
-			 "%d): RC, UC and XRC are not implemented there "
-			 "(doc/guides/nics/soft.rst, \"On the wire\")",
-			 dev->name, (int)ia->qp_type);
+	if (sdev->wire != NULL && ia->qp_type != QPIO_QPT_UD &&
+	    ia->qp_type != QPIO_QPT_RC && ia->qp_type != QPIO_QPT_UC) {
+		SOFT_LOG(ERR, "%s: XRC QPs do not go over the wire yet (qp_type "
+			 "%d): RC, UC and UD do (doc/guides/nics/soft.rst, "
+			 "\"On the wire\")", dev->name, (int)ia->qp_type);
 		rte_errno = EOPNOTSUPP;
 		return NULL;
 	}
@@ -119,6 +121,10 @@ soft_qp_create(struct qpio_pd *pd, struct qpio_qp_init_attr *ia)
 	qp->rq.done = soft_obj_alloc(sdev, SOFT_OBJ_BUF, "soft_rq_done", qp->rq.depth, socket);
 	if (qp->sq.buf == NULL || qp->sq.wrid == NULL || qp->rq.buf == NULL ||
 	    qp->rq.wrid == NULL || qp->rq.done == NULL)
+		goto nomem;
+	qp->sdev = sdev;
+	if (sdev->wire != NULL && ia->qp_type != QPIO_QPT_UD &&
+	    soft_wire_rc_create(qp, ia->qp_type == QPIO_QPT_UC) != 0)
 		goto nomem;
 
 	soft_dev_lock(sdev);
@@ -289,7 +295,10 @@ soft_qp_modify(struct qpio_qp *qqp, const struct qpio_qp_attr *in, int mask,
 			 "SQ_DRAINED)", qqp->qp_num);
 		return -EBUSY;
 	}
-	if ((mask & QPIO_QP_AV) && av_resolve(&in->ah_attr, &lid) != 0) {
+	if ((mask & QPIO_QP_AV) && qp->wrc != NULL) {
+		if (soft_wire_rc_av_check(qp, &in->ah_attr) != 0)
+			return -EINVAL;
+	} else if ((mask & QPIO_QP_AV) && av_resolve(&in->ah_attr, &lid) != 0) {
 		SOFT_LOG(ERR, "qp 0x%x: AV names a GID no soft device has",
 			 qqp->qp_num);
 		return -EINVAL;
@@ -310,8 +319,12 @@ soft_qp_modify(struct qpio_qp *qqp, const struct qpio_qp_attr *in, int mask,
 	if (next == QPIO_QPS_RESET) {
 		__atomic_store_n(&qqp->state, QPIO_QPS_RESET, __ATOMIC_RELEASE);
 		queues_reset(qp, 0);
+		if (qp->wrc != NULL)
+			soft_wire_rc_modify(qp, mask, next);
 		return 0;
 	}
+	if (qp->wrc != NULL)
+		soft_wire_rc_modify(qp, mask, next);
 	if (next == QPIO_QPS_ERR) {
 		if (cur == QPIO_QPS_RESET) { /* nothing posted, nothing to flush */
 			__atomic_store_n(&qqp->state, QPIO_QPS_ERR, __ATOMIC_SEQ_CST);

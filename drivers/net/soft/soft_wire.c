@@ -340,6 +340,12 @@ soft_wire_ud_send(struct soft_run *d, const struct mlx5_wqe_av *av)
 }
 
 void
+soft_wire_flush_locked(struct soft_wire *w)
+{
+	tx_flush(w);
+}
+
+void
 soft_wire_tx_flush(struct soft_dev *sdev)
 {
 	struct soft_wire *w = sdev->wire;
@@ -440,6 +446,25 @@ ud_input(struct soft_dev *sdev, struct soft_wire *w,
 	soft_run_events(&r);
 }
 
+/* An RC or UC packet to its QP: one of this device's, of the transport
+ * of the opcode. */
+static void
+rc_input(struct soft_dev *sdev, struct soft_wire *w,
+	 const struct soft_wire_pkt *p, uint32_t flen)
+{
+	struct soft_qp *qp = soft_qp_lookup(sdev, p->dqpn);
+	enum qpio_qp_type want = p->opcode & SOFT_IB_OPC_UC ? QPIO_QPT_UC :
+		QPIO_QPT_RC;
+
+	if (qp == NULL || qp->base.qp_type != want || qp->wrc == NULL ||
+	    soft_wire_rc_input(w, qp, p) != 0) {
+		w->st.rx_no_qp++;
+		return;
+	}
+	w->st.rx_packets++;
+	w->st.rx_bytes += flen;
+}
+
 static void
 frame_input(struct soft_dev *sdev, struct soft_wire *w, struct rte_mbuf *m)
 {
@@ -495,7 +520,12 @@ frame_input(struct soft_dev *sdev, struct soft_wire *w, struct rte_mbuf *m)
 		neigh_learn(w, sgid, (const struct rte_ether_addr *)(f + 6),
 			    true);
 	}
-	ud_input(sdev, w, &p, len);
+	if (p.opcode == SOFT_IB_OPC_UD_SEND_ONLY ||
+	    p.opcode == SOFT_IB_OPC_UD_SEND_ONLY_IMM) {
+		ud_input(sdev, w, &p, len);
+		return;
+	}
+	rc_input(sdev, w, &p, len);
 }
 
 int
@@ -514,6 +544,8 @@ soft_wire_progress(struct soft_dev *sdev)
 		rte_pktmbuf_free_bulk(pkts, n);
 	if (unlikely(w->n_incomplete != 0))
 		neigh_timers(w);
+	if (!TAILQ_EMPTY(&w->rcs))
+		soft_wire_rc_timers(w);
 	tx_flush(w);
 	rte_spinlock_unlock(&w->lock);
 	return n;
@@ -670,6 +702,7 @@ soft_wire_attach(struct soft_dev *sdev, const struct rte_kvargs *kv)
 	if (w == NULL)
 		return -ENOMEM;
 	rte_spinlock_init(&w->lock);
+	TAILQ_INIT(&w->rcs);
 	w->ms_tsc = rte_get_tsc_hz() / 1000;
 	if (ip4 != NULL) {
 		if (inet_pton(AF_INET, ip4, w->v4) != 1) {

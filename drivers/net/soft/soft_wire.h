@@ -125,19 +125,27 @@ void soft_wire_flush_locked(struct soft_wire *w);
 struct soft_wire_rc;
 /* A new RC or UC QP of a wire device: its transport state. @return 0 or
  * -ENOMEM. */
-int soft_wire_rc_create(struct soft_qp *qp);
-/* Its destroy. */
+int soft_wire_rc_create(struct soft_qp *qp, bool uc);
+/* Its destroy (nothing without one). */
 void soft_wire_rc_destroy(struct soft_qp *qp);
 /* A modify of a wire RC/UC QP was applied (attributes in qp->attr):
- * addressing at INIT->RTR, PSNs, reset. @return 0, or -EINVAL when the
- * AV cannot be a RoCE path (logged). */
-int soft_wire_rc_modify(struct soft_qp *qp, int mask,
-			enum qpio_qp_state next);
+ * the path, the PSNs, a reset's clean state. */
+void soft_wire_rc_modify(struct soft_qp *qp, int mask,
+			 enum qpio_qp_state next);
+/* Before a modify of a wire RC/UC QP applies its AV: a RoCE path must be
+ * global and of one IP version. @return 0 or -EINVAL (logged). */
+int soft_wire_rc_av_check(const struct soft_qp *qp,
+			  const struct qpio_ah_attr *ah);
 /* The run of a wire RC/UC QP's SQ (struct soft_qp sq_execute). */
 void soft_sq_execute_rc_wire(struct soft_qp *qp);
-/* A parsed RC/UC packet for qp (w->lock held). */
-void soft_wire_rc_input(struct soft_wire *w, struct soft_qp *qp,
-			const struct soft_wire_pkt *p);
+/* A parsed RC/UC packet for qp (w->lock held). @return 0, or -1 when
+ * the QP is in no state to take it (a response outside RTS and SQD, a
+ * request outside RTR, RTS, SQD and SQE): nothing done. */
+int soft_wire_rc_input(struct soft_wire *w, struct soft_qp *qp,
+		       const struct soft_wire_pkt *p);
+/* The QP enters ERR: a receive a UC QP kept for its next message
+ * completes with FLUSH (any context; no lock taken). */
+void soft_wire_rc_rq_flush(struct soft_qp *qp);
 /* The RC timers of the device (w->lock held). */
 void soft_wire_rc_timers(struct soft_wire *w);
 
