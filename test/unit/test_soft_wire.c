@@ -382,6 +382,32 @@ Test(wire_pkt, hostile_fields_dropped_with_their_reason)
 	}
 }
 
+/* An IPv4-mapped address (::ffff:a.b.c.d) names an IPv4 node: in an IPv6
+ * header it would reach the device's IPv4 address over IPv6 and, as the
+ * source, overwrite that IPv4 neighbour's MAC (found by fuzz_wire_rx;
+ * test/fuzz/corpus/fuzz_wire_rx/regress-v6-*-v4-mapped). */
+Test(wire_pkt, ipv6_with_an_ipv4_mapped_address_refused)
+{
+	uint8_t f[256], pl[9];
+	struct soft_wire_ud_hdr h;
+	struct soft_wire_pkt p;
+	uint32_t flen;
+
+	qt_fill(pl, sizeof(pl), 1);
+	hdr_v6(&h);
+	soft_wire_ipv4_mapped(h.dip, V4_B);   /* the device's IPv4 GID */
+	flen = build(f, &h, pl, sizeof(pl));
+	cr_assert_eq(parse(f, flen, &p), SOFT_WIRE_BAD_IP);
+	hdr_v6(&h);
+	soft_wire_ipv4_mapped(h.sip, V4_A);
+	flen = build(f, &h, pl, sizeof(pl));
+	cr_assert_eq(parse(f, flen, &p), SOFT_WIRE_BAD_IP);
+	hdr_v6(&h);                           /* the same, unmapped: taken */
+	flen = build(f, &h, pl, sizeof(pl));
+	cr_assert_eq(parse(f, flen, &p), SOFT_WIRE_OK);
+	cr_assert_eq(p.len, sizeof(pl));
+}
+
 /* ---- two wire devices over net_ring, joined by the pump ---- */
 
 struct wire_pair {

@@ -277,7 +277,8 @@ struct qpio_soft_wire_stats {
 	uint64_t rx_truncated;  /**< shorter than their headers say */
 	uint64_t rx_oversize;   /**< longer than one receive buffer (chained) */
 	uint64_t rx_bad_ip;     /**< IP version, options, checksum, length,
-				 *   fragment */
+				 *   fragment, an IPv4-mapped address in an
+				 *   IPv6 header */
 	uint64_t rx_not_mine;   /**< IP destination is not one of the GIDs */
 	uint64_t rx_bad_udp;    /**< UDP length or checksum */
 	uint64_t rx_bad_bth;    /**< BTH version, or an opcode not taken */

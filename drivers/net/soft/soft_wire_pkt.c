@@ -346,6 +346,11 @@ soft_wire_parse(uint8_t *frame, uint32_t len, const uint8_t (*ip)[16],
 			return SOFT_WIRE_TRUNCATED;
 		if (l3len < SOFT_IPV6_LEN + SOFT_UDP_LEN)
 			return SOFT_WIRE_BAD_IP;
+		/* ::ffff:a.b.c.d names an IPv4 node (RFC 4291 2.5.5.2): it
+		 * would match the device's IPv4 GID, or be learnt as that
+		 * IPv4 neighbour's MAC */
+		if (soft_wire_gid_is_v4(l3 + 8) || soft_wire_gid_is_v4(l3 + 24))
+			return SOFT_WIRE_BAD_IP;
 		iplen = SOFT_IPV6_LEN;
 		p->ipv6 = 1;
 		p->tclass = (uint8_t)(vtf >> 20);

@@ -105,7 +105,8 @@ enum soft_wire_drop {
 	SOFT_WIRE_TRUNCATED,   /* shorter than its headers say */
 	SOFT_WIRE_OVERSIZE,    /* not in one receive buffer (the device's) */
 	SOFT_WIRE_BAD_IP,      /* IP version, header length, checksum,
-				* length, fragment */
+				* length, fragment, an IPv4-mapped
+				* address in an IPv6 header */
 	SOFT_WIRE_NOT_MINE,    /* IP destination not the device's */
 	SOFT_WIRE_BAD_UDP,     /* UDP length */
 	SOFT_WIRE_BAD_BTH,     /* TVer, opcode not implemented */
@@ -227,10 +228,11 @@ uint32_t soft_wire_build(uint8_t *frame, const struct soft_wire_hdr *h,
 /*
  * Parse and check a received frame of len bytes: Ethernet, IPv4 (no
  * options, no fragment, checksum right, total length within the frame:
- * Ethernet padding beyond it is ignored) or IPv6, UDP to port 4791 with a
- * consistent length, BTH version 0, an opcode this device takes
- * (soft_wire_opcode()), the extension headers it carries, no payload on
- * one that carries none, the ICRC. The IP destination must be
+ * Ethernet padding beyond it is ignored) or IPv6 (neither address
+ * IPv4-mapped), UDP to port 4791 with a consistent length, BTH version
+ * 0, an opcode this device takes (soft_wire_opcode()), the extension
+ * headers it carries, no payload on one that carries none, the ICRC. The
+ * IP destination must be
  * one of the nip addresses of ip (16 bytes each, IPv4 ones as
  * ::ffff:a.b.c.d). frame is written during the ICRC check and restored.
  * @return SOFT_WIRE_OK and *p filled, or the reason of the drop.

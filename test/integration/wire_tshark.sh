@@ -1,0 +1,148 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+#
+# The soft wire device's frames read by Wireshark's own dissectors. The
+# unit tests of suite soft_wire run with QPIO_WIRE_PCAP set: their pump
+# appends every frame it moves between the two devices to that capture
+# (test/unit/test_soft_wire.c, pair_devs()); the file does not exist
+# before, so the first test creates it. tshark must then find in it
+# exactly the ARP and RoCEv2 frames those tests sent (the frames the
+# drops test puts straight into a receive ring are not pumped, so not
+# captured), each RoCEv2 one decoded as InfiniBand on UDP port 4791 with
+# the BTH and DETH fields the tests set, and nothing malformed, no
+# error, no bad IP or UDP checksum.
+#
+#   wire_tshark.sh BUILDDIR
+#
+# Exit 0 when all hold, 1 otherwise, 77 (skip) without tshark.
+set -u
+export LC_ALL=C
+
+build=$1
+unit=$build/test/unit/qpio-unit-tests
+if ! command -v tshark >/dev/null 2>&1; then
+	echo "SKIP: tshark not found (package tshark)"
+	exit 77
+fi
+[ -x "$unit" ] || { echo "FAIL: $unit not built"; exit 1; }
+t=$(mktemp -d /tmp/qpio-wire-tshark.XXXXXX)
+trap 'rm -rf "$t"' EXIT
+cap=$t/wire.pcap
+
+fail=0
+bad() { echo "FAIL: $*"; fail=1; }
+
+# The unit binary starts EAL itself (qt_eal_init: --no-huge, --no-pci,
+# a --file-prefix of its own per test process): it takes no EAL options.
+# One job: the tests append to one file in turn.
+QPIO_WIRE_PCAP=$cap "$unit" --jobs 1 --filter 'soft_wire/*' >"$t/unit.log" 2>&1
+rc=$?
+if [ $rc != 0 ] ||
+   ! grep -q 'Synthesis: Tested: 4 | Passing: 4 | Failing: 0 | Crashing: 0' "$t/unit.log"; then
+	grep -E '^\[(FAIL|----)\]|Synthesis' "$t/unit.log"
+	echo "FAIL: the soft_wire unit tests (exit $rc)"
+	exit 1
+fi
+[ -s "$cap" ] || { echo "FAIL: $cap not created"; exit 1; }
+# a pcap file header, microseconds, in the host's (little endian) order,
+# link type 1 (Ethernet)
+magic=$(od -A n -t x1 -N 24 "$cap" | tr -d ' \n')
+case "$magic" in
+d4c3b2a1*01000000) ;;
+*) bad "$cap: not a little-endian Ethernet pcap file (header $magic)" ;;
+esac
+
+# tshark with the IP and UDP checksums checked (a bad one is an error)
+ts() {
+	tshark -r "$cap" -o ip.check_checksum:TRUE -o udp.check_checksum:TRUE \
+		"$@" 2>>"$t/tshark.err"
+}
+count() { ts -Y "$1" | wc -l; }
+
+total=$(count 'frame')
+arp=$(count 'arp')
+roce=$(count 'infiniband.bth')
+udp4791=$(count 'udp.dstport == 4791')
+[ "$total" = 11 ] || bad "$total frames, want 11 (4 ARP, 7 RoCEv2)"
+[ "$arp" = 4 ] || bad "$arp ARP frames, want 4"
+[ "$roce" = 7 ] || bad "$roce frames decoded as InfiniBand, want 7"
+[ "$udp4791" = 7 ] || bad "$udp4791 frames to UDP port 4791, want 7"
+n=$(count 'infiniband.bth.opcode == 0x64')
+[ "$n" = 6 ] || bad "$n UD SEND only (0x64), want 6"
+n=$(count 'infiniband.bth.opcode == 0x65')
+[ "$n" = 1 ] || bad "$n UD SEND only with immediate (0x65), want 1"
+n=$(count '_ws.malformed || _ws.expert.severity >= error')
+[ "$n" = 0 ] || {
+	bad "$n frames malformed or with an error:"
+	ts -Y '_ws.malformed || _ws.expert.severity >= error' \
+		-T fields -e frame.number -e _ws.expert.message
+}
+
+# ARP: operation, sender and target protocol address, Ethernet destination
+# (both ethdevs are net_ring ones, whose MAC is 00:00:00:00:00:00).
+want_arp='1 10.0.0.1 10.0.0.2 ff:ff:ff:ff:ff:ff
+1 10.0.0.1 10.0.0.2 ff:ff:ff:ff:ff:ff
+2 10.0.0.2 10.0.0.1 00:00:00:00:00:00
+2 10.0.0.2 10.0.0.1 00:00:00:00:00:00'
+got_arp=$(ts -Y arp -T fields -E separator=' ' -e arp.opcode \
+	-e arp.src.proto_ipv4 -e arp.dst.proto_ipv4 -e eth.dst | sort)
+[ "$got_arp" = "$want_arp" ] ||
+	bad "ARP frames:"$'\n'"$got_arp"$'\n'"want:"$'\n'"$want_arp"
+
+# RoCEv2, one line a frame:
+#   protocols  src dst  hop-limit  IP-or-UDP-checksum-status (1 good)
+#   UDP-sport  opcode SE pad TVer P_Key destQP AckReq PSN  Q_Key srcQP
+#   ImmDt  Data-bytes (Wireshark's Data holds the pad too)
+# with hex values without leading zeros. The frames of
+#  drops_counted_qkey_qpn_icrc_and_junk: A (QPN 0x100) to B (0x100) with
+#   the wrong Q_Key, to no such QPN (0xabcdef), then a good one; 16 bytes
+#   each, PSN 0, 1, 2; the AH's hop limit 1
+#  ud_ipv4_arp_then_datagram_bytes_exact: A to B, 300 bytes with
+#   immediate 0x0badcafe; B's answer, 64 bytes, addressed from the
+#   completion (hop limit 255)
+#  ud_ipv6_static_neighbour_both_ways: A to B, 4000 bytes; B to A, 10
+#   bytes (+2 pad), PSN 1 (PSN 0 went to the datagram B dropped when it
+#   knew no MAC for A)
+# The UDP source port is 0xc000 | ((src QPN ^ dest QPN) & 0x3fff).
+want_roce=$(sort <<'EOF'
+eth:ethertype:ip:udp:infiniband:data 10.0.0.1 10.0.0.2 1 1 49152 100 0 0 0 65535 0x100 0 0 0x11111112 0x100 - 16
+eth:ethertype:ip:udp:infiniband:data 10.0.0.1 10.0.0.2 1 1 52463 100 0 0 0 65535 0xabcdef 0 1 0x11111111 0x100 - 16
+eth:ethertype:ip:udp:infiniband:data 10.0.0.1 10.0.0.2 1 1 49152 100 0 0 0 65535 0x100 0 2 0x11111111 0x100 - 16
+eth:ethertype:ip:udp:infiniband:data 10.0.0.1 10.0.0.2 1 1 49152 101 0 0 0 65535 0x100 0 0 0x11111111 0x100 0badcafe 300
+eth:ethertype:ip:udp:infiniband:data 10.0.0.2 10.0.0.1 255 1 49152 100 0 0 0 65535 0x100 0 0 0x11111111 0x100 - 64
+eth:ethertype:ipv6:udp:infiniband:data fd00::1 fd00::2 1 1 49152 100 0 0 0 65535 0x100 0 0 0x11111111 0x100 - 4000
+eth:ethertype:ipv6:udp:infiniband:data fd00::2 fd00::1 1 1 49152 100 0 2 0 65535 0x100 0 1 0x11111111 0x100 - 12
+EOF
+)
+got_roce=$(ts -Y infiniband.bth -T fields -E separator='|' -E occurrence=f \
+	-e frame.protocols -e ip.src -e ipv6.src -e ip.dst -e ipv6.dst \
+	-e ip.ttl -e ipv6.hlim -e ip.checksum.status -e udp.checksum.status \
+	-e udp.srcport -e infiniband.bth.opcode -e infiniband.bth.se \
+	-e infiniband.bth.padcnt -e infiniband.bth.tver \
+	-e infiniband.bth.p_key -e infiniband.bth.destqp -e infiniband.bth.a \
+	-e infiniband.bth.psn -e infiniband.deth.q_key -e infiniband.deth.srcqp \
+	-e infiniband.immdt -e data.len |
+	awk -F'|' '
+	function hex(v) { sub(/^0x0*/, "0x", v); return v == "0x" ? "0x0" : v }
+	function flag(v) { return v == "True" || v == "1" ? 1 : 0 }
+	{
+		v6 = $1 ~ /:ipv6:/
+		# IPv4: the header checksum; IPv6: the UDP checksum (IPv4
+		# sends none, as rxe)
+		print $1, $2 $3, $4 $5, $6 $7, v6 ? $9 : $8, $10, $11,
+			flag($12), $13, $14, $15, hex($16), flag($17), $18,
+			hex($19), hex($20), $21 == "" ? "-" : $21, $22
+	}' | sort)
+[ "$got_roce" = "$want_roce" ] ||
+	bad "RoCEv2 frames:"$'\n'"$got_roce"$'\n'"want:"$'\n'"$want_roce"
+
+if [ $fail = 0 ]; then
+	echo "PASS: $total frames: $arp ARP, $roce RoCEv2 (6 UD SEND only," \
+	     "1 with immediate) decoded by tshark $(tshark --version 2>/dev/null |
+	     sed -n '1s/^TShark (Wireshark) \([^ ]*\).*/\1/p'), fields as sent," \
+	     "nothing malformed"
+else
+	echo "--- tshark stderr"
+	grep -v 'Running as user' "$t/tshark.err"
+fi
+exit $fail
