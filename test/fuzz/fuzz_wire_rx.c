@@ -10,7 +10,7 @@
  * must have its payload, pad and ICRC inside the IP packet, which lies
  * inside the frame, the lengths of its headers adding up to the UDP
  * length, a destination that is one of the device's addresses, and must
- * parse again, field for field, once rebuilt by soft_wire_build_ud().
+ * parse again, field for field, once rebuilt by soft_wire_build().
  * Inputs to a unicast MAC get their ICRC and checksums made right first
  * (fix_sums), so that mutations reach the checks behind them.
  */
@@ -74,16 +74,19 @@ check_parsed(const uint8_t *frame, size_t size, const struct soft_wire_pkt *p)
 		FUZZ_FAIL("UDP length %u in an IP packet of %u", ulen, l3len);
 	if (be16(udp + 2) != SOFT_ROCE_UDP_PORT)
 		FUZZ_FAIL("UDP port %u", be16(udp + 2));
-	if (p->opcode != bth[0] ||
-	    (p->opcode != SOFT_IB_OPC_UD_SEND_ONLY &&
-	     p->opcode != SOFT_IB_OPC_UD_SEND_ONLY_IMM))
-		FUZZ_FAIL("opcode 0x%02x accepted (BTH 0x%02x)", p->opcode, bth[0]);
-	if (p->has_imm != (p->opcode == SOFT_IB_OPC_UD_SEND_ONLY_IMM))
+	if (p->opcode != bth[0] || soft_wire_opcode(p->opcode) == 0 ||
+	    p->has != soft_wire_opcode(p->opcode))
+		FUZZ_FAIL("opcode 0x%02x accepted (BTH 0x%02x, has 0x%x)",
+			  p->opcode, bth[0], p->has);
+	if (p->has_imm != !!(p->has & SOFT_WIRE_HAS_IMM))
 		FUZZ_FAIL("has_imm %u with opcode 0x%02x", p->has_imm, p->opcode);
 	if ((bth[1] & 0x0f) != 0)
 		FUZZ_FAIL("TVer %u accepted", bth[1] & 0x0f);
-	ext = SOFT_DETH_LEN + (p->has_imm ? SOFT_IMMDT_LEN : 0);
+	ext = soft_wire_ext_len(p->opcode);
 	pad = (bth[1] >> SOFT_BTH_PAD_SHIFT) & 3u;
+	if (!(p->has & SOFT_WIRE_HAS_PAYLOAD) && (p->len != 0 || pad != 0))
+		FUZZ_FAIL("opcode 0x%02x without data: %u bytes, pad %u",
+			  p->opcode, p->len, pad);
 	if (p->payload != bth + SOFT_BTH_LEN + ext)
 		FUZZ_FAIL("payload at offset %td, headers end at %td",
 			  p->payload - frame, bth + SOFT_BTH_LEN + ext - frame);
@@ -114,11 +117,11 @@ check_parsed(const uint8_t *frame, size_t size, const struct soft_wire_pkt *p)
 		FUZZ_FAIL("IPv6 from an IPv4-mapped source");
 }
 
-/* p rebuilt by soft_wire_build_ud() must parse to the same fields. */
+/* p rebuilt by soft_wire_build() must parse to the same fields. */
 static void
 check_rebuilt(const uint8_t *frame, const struct soft_wire_pkt *p)
 {
-	struct soft_wire_ud_hdr h;
+	struct soft_wire_hdr h;
 	struct soft_wire_seg seg = { p->payload, p->len };
 	struct soft_wire_pkt q;
 	enum soft_wire_drop d;
@@ -137,18 +140,27 @@ check_rebuilt(const uint8_t *frame, const struct soft_wire_pkt *p)
 	h.udp_sport = p->udp_sport;
 	h.pkey = p->pkey;
 	h.se = p->se;
-	h.has_imm = p->has_imm;
+	h.ackreq = p->ackreq;
+	h.opcode = p->opcode;
 	h.imm = p->imm;
+	h.va = p->va;
+	h.rkey = p->rkey;
+	h.dmalen = p->dmalen;
+	h.swap_add = p->swap_add;
+	h.compare = p->compare;
+	h.aeth_syn = p->aeth_syn;
+	h.msn = p->msn;
+	h.atomic_orig = p->atomic_orig;
 	h.dqpn = p->dqpn;
 	h.psn = p->psn;
 	h.qkey = p->qkey;
 	h.src_qpn = p->src_qpn;
-	flen = soft_wire_ud_frame_len(&h, p->len);
+	flen = soft_wire_frame_len(&h, p->len);
 	g = malloc(flen);
 	if (g == NULL)
 		abort();
-	if (soft_wire_build_ud(g, &h, &seg, 1, p->len) != flen)
-		FUZZ_FAIL("built frame not of soft_wire_ud_frame_len()");
+	if (soft_wire_build(g, &h, &seg, 1, p->len) != flen)
+		FUZZ_FAIL("built frame not of soft_wire_frame_len()");
 	memset(&q, 0, sizeof(q));
 	d = soft_wire_parse(g, flen, my_ip, 2, &q);
 	if (d != SOFT_WIRE_OK)
@@ -160,6 +172,16 @@ check_rebuilt(const uint8_t *frame, const struct soft_wire_pkt *p)
 	    q.pkey != p->pkey || q.dqpn != p->dqpn || q.psn != p->psn ||
 	    q.qkey != p->qkey || q.src_qpn != p->src_qpn ||
 	    q.has_imm != p->has_imm || q.imm != p->imm || q.len != p->len ||
+	    q.ackreq != p->ackreq || q.has != p->has ||
+	    ((p->has & (SOFT_WIRE_HAS_RETH | SOFT_WIRE_HAS_ATOMIC)) &&
+	     (q.va != p->va || q.rkey != p->rkey)) ||
+	    ((p->has & SOFT_WIRE_HAS_RETH) && q.dmalen != p->dmalen) ||
+	    ((p->has & SOFT_WIRE_HAS_ATOMIC) &&
+	     (q.swap_add != p->swap_add || q.compare != p->compare)) ||
+	    ((p->has & SOFT_WIRE_HAS_AETH) &&
+	     (q.aeth_syn != p->aeth_syn || q.msn != p->msn)) ||
+	    ((p->has & SOFT_WIRE_HAS_ATOMICACK) &&
+	     q.atomic_orig != p->atomic_orig) ||
 	    memcmp(q.sip, p->sip, 16) != 0 || memcmp(q.dip, p->dip, 16) != 0 ||
 	    memcmp(q.payload, p->payload, p->len) != 0)
 		FUZZ_FAIL("a field changed by build and parse");

@@ -389,7 +389,7 @@ Test(wire_pkt, hostile_fields_dropped_with_their_reason)
 Test(wire_pkt, ipv6_with_an_ipv4_mapped_address_refused)
 {
 	uint8_t f[256], pl[9];
-	struct soft_wire_ud_hdr h;
+	struct soft_wire_hdr h;
 	struct soft_wire_pkt p;
 	uint32_t flen;
 
