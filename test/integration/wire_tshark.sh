@@ -55,9 +55,11 @@ d4c3b2a1*01000000) ;;
 esac
 
 # tshark with the IP and UDP checksums checked (a bad one is an error)
+# A tshark that fails (a bad option, an unreadable file) prints nothing,
+# which must not read as "no frame": its exit status fails the test.
 ts() {
 	tshark -r "$cap" -o ip.check_checksum:TRUE -o udp.check_checksum:TRUE \
-		"$@" 2>>"$t/tshark.err"
+		"$@" 2>>"$t/tshark.err" || { echo "FAIL: tshark $* exited $?" >&2; echo 1 > "$t/tshark.failed"; }
 }
 count() { ts -Y "$1" | wc -l; }
 
@@ -175,15 +177,16 @@ EOF2
 )
 	[ "$got_rc" = "$want_rc" ] ||
 		bad "RC frames (count src opcode ackreq len):"$'\n'"$got_rc"$'\n'"want:"$'\n'"$want_rc"
-	# Wireshark's RPC-over-RDMA heuristic takes every RC SEND payload
+	# Wireshark's RPC-over-RDMA dissector tries every RC SEND payload
 	# and throws on an empty one (the zero-length SEND, legal in IBA
 	# and sent so by rxe): with it off, the InfiniBand dissector's own
 	# verdict
-	n=$(ts --disable-heuristic rpcordma \
+	n=$(ts --disable-protocol rpcordma \
 		-Y '_ws.malformed || _ws.expert.severity >= error' | wc -l)
 	[ "$n" = 0 ] || bad "$n RC frames malformed or in error"
 fi
 
+[ -e "$t/tshark.failed" ] && bad "a tshark run failed (above)"
 if [ $fail = 0 ]; then
 	echo "PASS: $total frames: $arp ARP, $roce RoCEv2 (6 UD SEND only," \
 	     "1 with immediate) decoded by tshark $(tshark --version 2>/dev/null |

@@ -1,21 +1,31 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
 #
-# Two soft wire devices, each in its own qpio-ud-pingpong process, on the
-# two ends of a veth pair through DPDK's net_af_packet: ARP, then UD
-# datagrams as RoCEv2 packets through the kernel's veth, every message
-# checked (--validate) and every counter of both ends exact.
+# Two soft wire devices, each in its own qpio-verbs-pingpong process, on
+# the two ends of a veth pair through DPDK's net_af_packet: ARP, then
+# messages as RoCEv2 packets through the kernel's veth, every message
+# checked (--validate) and the counters of both ends: UD exactly one
+# datagram per message; RC (2100 bytes: FIRST, MIDDLE, LAST at path MTU
+# 1024, then an ACK) and UC (the same without ACKs) at least those
+# packets, more only when an ACK timeout sent some again.
 #
-#   wire_veth.sh PINGPONG_BINARY
+#   wire_veth.sh PINGPONG_BINARY UD|RC|UC
 #
 # Root only (veth); exits 77 (skipped) with the reason otherwise.
 set -u
 pp=$1
+tr=${2:-UD}
 skip() { echo "wire-veth: SKIP: $*"; exit 77; }
 [ "$(id -u)" = 0 ] || skip "needs root for a veth pair"
 command -v ip >/dev/null || skip "ip (iproute2) not installed"
 a=qwv$$a
 b=qwv$$b
+case "$tr" in
+UD) size=700 per=1 ;;          # one datagram per message
+RC) size=2100 per=4 ;;         # 3 packets and the peer's ACK of them
+UC) size=2100 per=3 ;;         # 3 packets
+*) echo "wire-veth: transport $tr: want UD, RC or UC"; exit 2 ;;
+esac
 port=$((20000 + $$ % 20000))
 work=$(mktemp -d /tmp/qpio-wire-veth.XXXXXX)
 cleanup() {
@@ -36,8 +46,8 @@ run() {
 	shift 3
 	timeout 60 "$pp" -l 0 --no-huge --no-shconf --no-pci -m 256 \
 		--file-prefix="$prefix" --log-level=lib.eal:error \
-		--vdev="$vdev" -- --dev "$dev" -g 1 -s 700 -n "$n" -p "$port" \
-		--validate --timeout 30 "$@"
+		--vdev="$vdev" -- --dev "$dev" -c "$tr" -g 1 -s "$size" -n "$n" \
+		-p "$port" --validate --timeout 30 "$@"
 }
 run "wv-s-$$" "net_af_packet0,iface=$a" "soft0,wire=net_af_packet0,ip=10.0.0.1" \
 	> "$work/server.log" 2>&1 &
@@ -67,9 +77,19 @@ if [ "$ok" != 1 ]; then
 	rc=1
 fi
 for side in server client; do
-	check "$work/$side.log" "validate: 0 of $n messages wrong"
-	check "$work/$side.log" "wire: rx_packets $n tx_packets $n arp_rx 1 arp_tx 1 rx_bad_icrc 0 rx_no_qp 0 "
-	check "$work/$side.log" "$n iters in"
+	log=$work/$side.log
+	check "$log" "validate: 0 of $n messages wrong"
+	check "$log" "$n iters in"
+	if [ "$tr" = UD ]; then
+		check "$log" "wire: rx_packets $n tx_packets $n arp_rx 1 arp_tx 1 rx_bad_icrc 0 rx_no_qp 0 "
+	else
+		check "$log" "wire: rx_packets [0-9]* tx_packets [0-9]* arp_rx 1 arp_tx 1 rx_bad_icrc 0 rx_no_qp 0 "
+		tx=$(sed -n 's/^wire: rx_packets [0-9]* tx_packets \([0-9]*\) .*/\1/p' "$log")
+		if [ -z "$tx" ] || [ "$tx" -lt $((n * per)) ]; then
+			echo "wire-veth: FAIL: $side sent ${tx:-no} packets, want at least $((n * per))"
+			rc=1
+		fi
+	fi
 done
 if [ "$rc" != 0 ]; then
 	sed 's/^/  server: /' "$work/server.log"
@@ -77,4 +97,4 @@ if [ "$rc" != 0 ]; then
 	exit 1
 fi
 grep -h "^wire:" "$work/server.log" "$work/client.log"
-echo "wire-veth: PASS ($n datagrams of 700 bytes each way, ARP once each way)"
+echo "wire-veth: PASS ($tr: $n messages of $size bytes each way, ARP once each way)"

@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: BSD-3-Clause
 #
 # Runs inside the rxe VM (test/rxe/run.sh -g): the soft NIC on the wire
-# against Linux Soft-RoCE, each row an unmodified ibverbs-utils tool on
-# rxe0 (veth0, 10.0.77.1) and qpio on the other end of the veth pair
+# against Linux Soft-RoCE, each row an unmodified ibverbs-utils tool
+# (ibv_rc_pingpong, ibv_uc_pingpong, ibv_ud_pingpong) on rxe0 (veth0,
+# 10.0.77.1) and qpio-verbs-pingpong on the other end of the veth pair
 # (veth1 through DPDK's net_af_packet, a soft wire device at 10.0.77.2).
 # The address exchange runs over TCP on the loopback; the RDMA traffic,
 # ARP included, crosses the veth pair. A capture of veth0 is then opened
@@ -16,7 +17,7 @@ rc=0
 t0=$(date +%s)
 step() { echo "== rxe-wire [$(( $(date +%s) - t0 ))s] $*"; }
 fail() { echo "== rxe-wire: FAIL: $*"; rc=1; }
-pp=$QPIO_BUILD/examples/ud_pingpong/qpio-ud-pingpong
+pp=$QPIO_BUILD/examples/verbs_pingpong/qpio-verbs-pingpong
 
 step "kernel $(uname -r), $(nproc) CPUs"
 rxe_up fail || fail "rxe0 not active"
@@ -50,19 +51,21 @@ qpio_pp() {
 		--timeout 60 "$@"
 }
 
-# row NAME SIZE ITERS QPIO_ROLE: ibv_ud_pingpong on rxe0 against
-# qpio-ud-pingpong, qpio as "client" (it sends first) or "server".
+# row NAME TRANSPORT SIZE ITERS QPIO_ROLE: ibv_<transport>_pingpong on
+# rxe0 against qpio-verbs-pingpong, qpio as "client" (it sends first) or
+# "server"; RC and UC at path MTU 1024 on both ends (the tools' default).
 row() {
-	local name=$1 size=$2 iters=$3 role=$4 ok=0 try
-	step "$name: ibv_ud_pingpong (rxe0) <-> qpio-ud-pingpong ($role), $size bytes x $iters"
+	local name=$1 tr=$2 size=$3 iters=$4 role=$5 ok=0 try tool
+	tool=ibv_$(echo "$tr" | tr 'A-Z' 'a-z')_pingpong
+	step "$name: $tool (rxe0) <-> qpio-verbs-pingpong -c $tr ($role), $size bytes x $iters"
 	if [ "$role" = client ]; then
-		timeout 120 ibv_ud_pingpong -d rxe0 -g "$gidx" -s "$size" \
+		timeout 120 "$tool" -d rxe0 -g "$gidx" -s "$size" \
 			-n "$iters" > /tmp/rxe.log 2>&1 &
 		local peer=$!
 		for try in 1 2 3 4 5; do
 			sleep 1
-			if qpio_pp "w-$name-$try" -s "$size" -n "$iters" 127.0.0.1 \
-				> /tmp/qpio.log 2>&1; then
+			if qpio_pp "w-$name-$try" -c "$tr" -s "$size" -n "$iters" \
+				127.0.0.1 > /tmp/qpio.log 2>&1; then
 				ok=1
 				break
 			fi
@@ -71,11 +74,11 @@ row() {
 		[ "$ok" = 1 ] || kill "$peer" 2>/dev/null
 		wait "$peer" || ok=0
 	else
-		qpio_pp "w-$name" -s "$size" -n "$iters" > /tmp/qpio.log 2>&1 &
+		qpio_pp "w-$name" -c "$tr" -s "$size" -n "$iters" > /tmp/qpio.log 2>&1 &
 		local peer=$!
 		for try in 1 2 3 4 5; do
 			sleep 1
-			if timeout 120 ibv_ud_pingpong -d rxe0 -g "$gidx" -s "$size" \
+			if timeout 120 "$tool" -d rxe0 -g "$gidx" -s "$size" \
 				-n "$iters" 127.0.0.1 > /tmp/rxe.log 2>&1; then
 				ok=1
 				break
@@ -96,10 +99,16 @@ row() {
 	fi
 }
 
-row ud-qpio-client-1024 1024 500 client
-row ud-qpio-server-1024 1024 500 server
-row ud-qpio-client-1 1 200 client
-row ud-qpio-server-333 333 200 server
+row ud-qpio-client-1024 UD 1024 500 client
+row ud-qpio-server-1024 UD 1024 500 server
+row ud-qpio-client-1 UD 1 200 client
+row ud-qpio-server-333 UD 333 200 server
+row rc-qpio-client-4096 RC 4096 500 client
+row rc-qpio-server-4096 RC 4096 500 server
+row rc-qpio-client-1 RC 1 200 client
+row rc-qpio-server-3000 RC 3000 200 server
+row uc-qpio-client-4096 UC 4096 200 client
+row uc-qpio-server-1 UC 1 200 server
 
 sleep 1
 kill "$tcpd" 2>/dev/null
@@ -108,19 +117,30 @@ step "tshark over the capture of veth0"
 if ! command -v tshark >/dev/null; then
 	fail "tshark not installed (usertools/install-deps.sh)"
 else
-	roce=$(tshark -r /tmp/wire.pcap -Y "infiniband" 2>/dev/null | wc -l)
-	udp=$(tshark -r /tmp/wire.pcap -Y "udp.dstport == 4791" 2>/dev/null | wc -l)
-	bad=$(tshark -r /tmp/wire.pcap -Y "_ws.malformed || _ws.expert.severity >= error" 2>/dev/null | wc -l)
-	arp=$(tshark -r /tmp/wire.pcap -Y "arp" 2>/dev/null | wc -l)
-	# 500 + 500 each way of the first two rows, 200 + 200 of the others
+	# Wireshark's RPC-over-RDMA dissector tries RC SEND payloads and
+	# throws on the empty ones: off, the InfiniBand dissector judges
+	# a failing tshark prints nothing: its status fails the row
+	tsk() { tshark -r /tmp/wire.pcap --disable-protocol rpcordma "$@" 2>>/tmp/tshark.err ||
+		fail "tshark $* exited $?"; }
+	roce=$(tsk -Y "infiniband" | wc -l)
+	udp=$(tsk -Y "udp.dstport == 4791" | wc -l)
+	bad=$(tsk -Y "_ws.malformed || _ws.expert.severity >= error" | wc -l)
+	arp=$(tsk -Y "arp" | wc -l)
+	ud=$(tsk -Y "infiniband.bth.opcode == 100" | wc -l)
+	# UD: 500 + 500 each way of the first two rows, 200 + 200 of the
+	# next two, one datagram each
 	want=$(( 2 * 500 * 2 + 2 * 200 * 2 ))
-	echo "   capture: $udp UDP 4791 frames, $roce decoded as InfiniBand, $arp ARP, $bad malformed (want $want, $want, >= 2, 0)"
-	[ "$udp" = "$want" ] && [ "$roce" = "$want" ] && [ "$bad" = 0 ] && [ "$arp" -ge 2 ] ||
-		fail "tshark: the capture is not $want well-formed RoCE frames"
-	tshark -r /tmp/wire.pcap -Y infiniband -T fields -e ip.src -e ip.dst \
-		-e infiniband.bth.opcode -e infiniband.bth.destqp \
-		-e infiniband.deth.srcqp -e infiniband.deth.q_key 2>/dev/null | head -n 2 |
-		sed 's/^/   /'
+	echo "   capture: $udp UDP 4791 frames, $roce decoded as InfiniBand ($ud UD SEND only), $arp ARP, $bad malformed (want $udp, $want UD, >= 2, 0)"
+	[ "$roce" = "$udp" ] && [ "$ud" = "$want" ] && [ "$bad" = 0 ] && [ "$arp" -ge 2 ] ||
+		{
+			fail "tshark: the capture is not all well-formed RoCE frames with $want UD ones"
+			ls -la /tmp/wire.pcap
+			sed 's/^/   tcpdump: /' /tmp/tcpdump.log
+			grep -v "Running as user" /tmp/tshark.err | sort | uniq -c | sed 's/^/   tshark: /'
+		}
+	echo "   opcodes (count, source, opcode):"
+	tsk -Y infiniband -T fields -e ip.src -e infiniband.bth.opcode |
+		sort | uniq -c | sed 's/^/   /'
 fi
 cp /tmp/wire.pcap /tmp/out/ 2>/dev/null
 echo "$rc" > /tmp/out/rc

@@ -1,0 +1,735 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * qpio-verbs-pingpong: ibverbs-utils' ibv_rc_pingpong, ibv_uc_pingpong
+ * and ibv_ud_pingpong on a qpio device (-c RC, UC or UD), so that either
+ * end of a ping-pong may be the unmodified tool on a kernel RDMA device
+ * (Soft-RoCE, a RoCE NIC) and the other a qpio device, a soft one on the
+ * wire among them (doc/guides/sample_app_ug/verbs_pingpong.rst).
+ *
+ * It speaks the tools' exchange (libibverbs/examples/rc_pingpong.c,
+ * uc_pingpong.c and ud_pingpong.c of
+ * rdma-core): over TCP (port 18515), each side sends its address as the
+ * 52-byte string "LLLL:QQQQQQ:PPPPPP:<32 hex digits of the GID>" with its
+ * NUL (the client first, then the server, which connects its QP before it
+ * answers); the client then writes "done". Then the client sends first,
+ * and each side sends its next message once its last send and its next
+ * receive have completed, iters times. Messages are size bytes of 0x7b
+ * (UD: from offset 40 of a buffer of size + 40, the GRH space first);
+ * --validate checks every received one.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <netdb.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+#include <unistd.h>
+
+#include <rte_cycles.h>
+#include <rte_eal.h>
+#include <rte_errno.h>
+#include <rte_malloc.h>
+
+#include "qpio_devargs.h"
+#include "qpio_rdma.h"
+#include "qpio_soft.h"
+
+#define QKEY       0x11111111u
+#define RECV_WRID  1u
+#define SEND_WRID  2u
+#define MSG_LEN    52   /* sizeof "0000:000000:000000:" + 32 hex + NUL */
+
+struct opts {
+	const char *dev;
+	enum qpio_qp_type type;  /* -c: RC (the default), UC or UD */
+	uint32_t mtu;            /* -m: RC and UC path MTU, bytes */
+	const char *server;      /* client mode when set */
+	uint32_t port;
+	uint32_t size;
+	uint32_t rx_depth;
+	uint32_t iters;
+	uint32_t sl;
+	int32_t gidx;
+	uint32_t timeout_s;
+	int validate;
+};
+
+struct dest {
+	uint32_t lid, qpn, psn;
+	uint8_t gid[16];
+};
+
+static void
+usage(FILE *f, const char *prog)
+{
+	fprintf(f,
+		"usage: %s [EAL options] -- --dev DEVARGS [options] [server]\n"
+		"  ibv_rc_pingpong's, ibv_uc_pingpong's or ibv_ud_pingpong's\n"
+		"  exchange and traffic on a qpio device; with a server name,\n"
+		"  the client (as ibv_rc_pingpong <host>)\n"
+		"  --dev DEVARGS        the qpio device (soft0,wire=...,ip=...)\n"
+		"  -c, --connection=T   RC (ibv_rc_pingpong), UC or UD (RC)\n"
+		"  -p, --port=N         TCP port of the exchange (18515)\n"
+		"  -s, --size=N         message bytes (RC, UC 4096, up to 1048576;\n"
+		"                       UD 2048, at most the port's path MTU)\n"
+		"  -m, --mtu=N          RC, UC: path MTU 256..4096 (1024)\n"
+		"  -r, --rx-depth=N     receives posted at a time (500)\n"
+		"  -n, --iters=N        exchanges (1000)\n"
+		"  -l, --sl=N           service level (0)\n"
+		"  -g, --gid-idx=N      local GID index; RoCE needs one (none)\n"
+		"  --validate           check every message is size bytes of 0x7b\n"
+		"  --timeout=SEC        give up after SEC seconds (30)\n",
+		prog);
+}
+
+/* A number option: lib/devargs' rule (decimal digits only, no sign, no
+ * 0x) within [lo, hi]. */
+static int
+parse_num(const char *opt, const char *s, uint32_t lo, uint32_t hi,
+	  uint32_t *v)
+{
+	if (qpio_devargs_parse_u32(s, lo, hi, v) != 0) {
+		fprintf(stderr, "qpio-verbs-pingpong: %s=%s: want a decimal number "
+			"in [%u, %u]\n", opt, s, lo, hi);
+		return -1;
+	}
+	return 0;
+}
+
+static int
+opts_parse(int argc, char **argv, struct opts *o)
+{
+	static const struct option lo[] = {
+		{ "dev", 1, NULL, 'D' }, { "port", 1, NULL, 'p' },
+		{ "connection", 1, NULL, 'c' }, { "mtu", 1, NULL, 'm' },
+		{ "size", 1, NULL, 's' }, { "rx-depth", 1, NULL, 'r' },
+		{ "iters", 1, NULL, 'n' }, { "sl", 1, NULL, 'l' },
+		{ "gid-idx", 1, NULL, 'g' }, { "validate", 0, NULL, 'V' },
+		{ "timeout", 1, NULL, 'T' }, { "help", 0, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	uint32_t g;
+	int c;
+
+	int size_given = 0;
+
+	memset(o, 0, sizeof(*o));
+	o->type = QPIO_QPT_RC;
+	o->mtu = 1024;
+	o->port = 18515;
+	o->size = 4096;
+	o->rx_depth = 500;
+	o->iters = 1000;
+	o->gidx = -1;
+	o->timeout_s = 30;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "c:m:p:s:r:n:l:g:h", lo, NULL)) != -1) {
+		switch (c) {
+		case 'D': o->dev = optarg; break;
+		case 'c':
+			if (strcasecmp(optarg, "RC") == 0)
+				o->type = QPIO_QPT_RC;
+			else if (strcasecmp(optarg, "UC") == 0)
+				o->type = QPIO_QPT_UC;
+			else if (strcasecmp(optarg, "UD") == 0)
+				o->type = QPIO_QPT_UD;
+			else {
+				fprintf(stderr, "qpio-verbs-pingpong: "
+					"--connection=%s: want RC, UC or UD\n",
+					optarg);
+				return -1;
+			}
+			break;
+		case 'm':
+			if (parse_num("--mtu", optarg, 256, 4096, &o->mtu))
+				return -1;
+			if ((o->mtu & (o->mtu - 1)) != 0) {
+				fprintf(stderr, "qpio-verbs-pingpong: --mtu=%u: "
+					"want 256, 512, 1024, 2048 or 4096\n",
+					o->mtu);
+				return -1;
+			}
+			break;
+		case 'p': if (parse_num("--port", optarg, 1, 65535, &o->port)) return -1; break;
+		case 's':
+			if (parse_num("--size", optarg, 0, 1048576, &o->size))
+				return -1;
+			size_given = 1;
+			break;
+		case 'r': if (parse_num("--rx-depth", optarg, 2, 8192, &o->rx_depth)) return -1; break;
+		case 'n': if (parse_num("--iters", optarg, 1, 1000000000, &o->iters)) return -1; break;
+		case 'l': if (parse_num("--sl", optarg, 0, 15, &o->sl)) return -1; break;
+		case 'g':
+			if (parse_num("--gid-idx", optarg, 0, 255, &g))
+				return -1;
+			o->gidx = (int32_t)g;
+			break;
+		case 'V': o->validate = 1; break;
+		case 'T': if (parse_num("--timeout", optarg, 1, 86400, &o->timeout_s)) return -1; break;
+		case 'h': usage(stdout, argv[0]); exit(0);
+		default: usage(stderr, argv[0]); return -1;
+		}
+	}
+	if (optind == argc - 1)
+		o->server = argv[optind];
+	else if (optind < argc) {
+		fprintf(stderr, "qpio-verbs-pingpong: one server name at most, "
+			"got '%s' and '%s'\n", argv[optind], argv[optind + 1]);
+		return -1;
+	}
+	if (o->type == QPIO_QPT_UD && !size_given)
+		o->size = 2048;   /* ibv_ud_pingpong's */
+	if (o->dev == NULL) {
+		fprintf(stderr, "qpio-verbs-pingpong: --dev DEVARGS is required "
+			"(soft0,wire=<ethdev>,ip=<IPv4>)\n");
+		return -1;
+	}
+	return 0;
+}
+
+/* The tool's wire form of an address. */
+static void
+dest_format(const struct dest *d, char msg[MSG_LEN])
+{
+	char gid[33];
+	unsigned int i;
+
+	for (i = 0; i < 16; i++)
+		snprintf(gid + 2 * i, 3, "%02x", d->gid[i]);
+	snprintf(msg, MSG_LEN, "%04x:%06x:%06x:%s", d->lid, d->qpn, d->psn, gid);
+}
+
+static int
+dest_parse(const char *msg, struct dest *d)
+{
+	char gid[33];
+	unsigned int i;
+
+	if (memchr(msg, '\0', MSG_LEN) == NULL ||
+	    sscanf(msg, "%x:%x:%x:%32s", &d->lid, &d->qpn, &d->psn, gid) != 4 ||
+	    strlen(gid) != 32) {
+		fprintf(stderr, "qpio-verbs-pingpong: the peer's address '%.*s' is "
+			"not LLLL:QQQQQQ:PPPPPP:<32 hex digits>\n", MSG_LEN, msg);
+		return -1;
+	}
+	for (i = 0; i < 16; i++) {
+		unsigned int b;
+
+		if (sscanf(gid + 2 * i, "%2x", &b) != 1)
+			return -1;
+		d->gid[i] = (uint8_t)b;
+	}
+	return 0;
+}
+
+/* What the exchange waits with: the device, whose progress step keeps
+ * running (a wire device answers the peer's ARP while the exchange
+ * waits: the peer's address handle may need it before it answers), and
+ * the TSC deadline of the whole exchange. */
+struct waiter {
+	struct qpio_device *dev;
+	uint64_t deadline;
+};
+
+/* Wait until fd is ready for events. @return 0, or -1 at the deadline. */
+static int
+fd_wait(const struct waiter *w, int fd, short events)
+{
+	struct pollfd p = { .fd = fd, .events = events };
+
+	for (;;) {
+		int n = poll(&p, 1, 1);
+
+		if (n > 0)
+			return 0;
+		if (n < 0 && errno != EINTR)
+			return -1;
+		qpio_soft_wire_progress(w->dev);
+		if (rte_get_tsc_cycles() > w->deadline) {
+			fprintf(stderr, "qpio-verbs-pingpong: the peer did not "
+				"answer in time\n");
+			return -1;
+		}
+	}
+}
+
+static int
+full_io(const struct waiter *w, int fd, void *buf, size_t len, int wr)
+{
+	size_t off = 0;
+
+	while (off < len) {
+		ssize_t n;
+
+		if (fd_wait(w, fd, wr ? POLLOUT : POLLIN) != 0)
+			return -1;
+		n = wr ? write(fd, (char *)buf + off, len - off) :
+			read(fd, (char *)buf + off, len - off);
+		if (n <= 0)
+			return -1;
+		off += (size_t)n;
+	}
+	return 0;
+}
+
+struct ctx;
+static int ctx_connect(struct ctx *c, const struct dest *rem);
+
+/* The exchange: @return 0 and *rem, or -1 (said why). A server connects
+ * its QP to the client's before it answers (the client sends as soon as
+ * it has the answer), as the tools' servers do. */
+static int
+exchange(const struct opts *o, struct qpio_device *dev, struct ctx *c,
+	 const struct dest *me, struct dest *rem)
+{
+	struct waiter w = {
+		.dev = dev,
+		.deadline = rte_get_tsc_cycles() +
+			(uint64_t)o->timeout_s * rte_get_tsc_hz(),
+	};
+	struct addrinfo hints, *res, *t;
+	char svc[8], msg[MSG_LEN];
+	int fd = -1, lfd, one = 1, ret = -1;
+
+	memset(&hints, 0, sizeof(hints));
+	hints.ai_family = AF_UNSPEC;
+	hints.ai_socktype = SOCK_STREAM;
+	if (o->server == NULL)
+		hints.ai_flags = AI_PASSIVE;
+	snprintf(svc, sizeof(svc), "%u", o->port);
+	if (getaddrinfo(o->server, svc, &hints, &res) != 0) {
+		fprintf(stderr, "qpio-verbs-pingpong: cannot resolve %s:%u\n",
+			o->server != NULL ? o->server : "*", o->port);
+		return -1;
+	}
+	for (t = res; t != NULL; t = t->ai_next) {
+		fd = socket(t->ai_family, t->ai_socktype, t->ai_protocol);
+		if (fd < 0)
+			continue;
+		if (o->server != NULL) {
+			if (connect(fd, t->ai_addr, t->ai_addrlen) == 0)
+				break;
+		} else {
+			setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+			if (bind(fd, t->ai_addr, t->ai_addrlen) == 0)
+				break;
+		}
+		close(fd);
+		fd = -1;
+	}
+	freeaddrinfo(res);
+	if (fd < 0) {
+		fprintf(stderr, "qpio-verbs-pingpong: cannot %s port %u: %s\n",
+			o->server != NULL ? "connect to" : "listen on", o->port,
+			strerror(errno));
+		return -1;
+	}
+	if (o->server == NULL) {
+		lfd = fd;
+		listen(lfd, 1);
+		if (fd_wait(&w, lfd, POLLIN) != 0) {
+			close(lfd);
+			return -1;
+		}
+		fd = accept(lfd, NULL, NULL);
+		close(lfd);
+		if (fd < 0)
+			return -1;
+	}
+	dest_format(me, msg);
+	if (o->server != NULL) {
+		if (full_io(&w, fd, msg, MSG_LEN, 1) ||
+		    full_io(&w, fd, msg, MSG_LEN, 0) || dest_parse(msg, rem) ||
+		    full_io(&w, fd, (char *)"done", 5, 1))
+			goto out;
+	} else {
+		char peer[MSG_LEN];
+
+		if (full_io(&w, fd, peer, MSG_LEN, 0) || dest_parse(peer, rem) ||
+		    ctx_connect(c, rem) != 0 || full_io(&w, fd, msg, MSG_LEN, 1))
+			goto out;
+		/* the client's "done" (or its close) */
+		if (fd_wait(&w, fd, POLLIN) != 0 || read(fd, msg, MSG_LEN) < 0)
+			goto out;
+	}
+	ret = 0;
+out:
+	if (ret != 0)
+		fprintf(stderr, "qpio-verbs-pingpong: the address exchange "
+			"failed\n");
+	close(fd);
+	return ret;
+}
+
+/* A soft wire device's counters, one line (nothing for other devices). */
+static void
+wire_stats_print(const struct qpio_device *dev)
+{
+	struct qpio_soft_wire_stats w;
+
+	if (qpio_soft_wire_stats_get(dev, &w) != 0)
+		return;
+	printf("wire: rx_packets %" PRIu64 " tx_packets %" PRIu64
+	       " arp_rx %" PRIu64 " arp_tx %" PRIu64 " rx_bad_icrc %" PRIu64
+	       " rx_no_qp %" PRIu64 " rx_not_roce %" PRIu64 " tx_no_neigh %"
+	       PRIu64 " tx_dropped %" PRIu64 "\n", w.rx_packets, w.tx_packets,
+	       w.arp_rx, w.arp_tx, w.rx_bad_icrc, w.rx_no_qp, w.rx_not_roce,
+	       w.tx_no_neigh, w.tx_dropped);
+}
+
+/* One end: its device, objects and the WRs it posts again and again. */
+struct ctx {
+	const struct opts *o;
+	struct qpio_device *dev;
+	struct qpio_pd *pd;
+	struct qpio_mr *mr;
+	struct qpio_cq *cq;
+	struct qpio_qp *qp;
+	struct qpio_ah *ah;
+	uint8_t *buf;
+	uint32_t grh;            /* 40 on UD: the receive's GRH space */
+	uint32_t psn;
+	struct qpio_sge rsge, ssge;
+	struct qpio_recv_wr rwr;
+	struct qpio_send_wr swr;
+};
+
+/* The address handle attributes of the tools' pp_connect_ctx(): global
+ * (hop limit 1, the local GID index) when the peer's GID has an
+ * interface id. */
+static void
+ah_attr_of(const struct ctx *c, const struct dest *rem, struct qpio_ah_attr *aa)
+{
+	unsigned int i;
+
+	memset(aa, 0, sizeof(*aa));
+	aa->dlid = (uint16_t)rem->lid;
+	aa->sl = (uint8_t)c->o->sl;
+	aa->port_num = 1;
+	for (i = 8; i < 16 && rem->gid[i] == 0; i++)
+		;
+	if (i < 16) {
+		aa->is_global = 1;
+		aa->grh.hop_limit = 1;
+		memcpy(aa->grh.dgid.raw, rem->gid, 16);
+		aa->grh.sgid_index = (uint8_t)(c->o->gidx >= 0 ? c->o->gidx : 0);
+	}
+}
+
+/* To the peer rem: UD an address handle; RC and UC RTR and RTS with the
+ * tools' attributes (rc_pingpong: min_rnr_timer 12, timeout 14,
+ * retry_cnt 7, rnr_retry 7, one READ/atomic each way). */
+static int
+ctx_connect(struct ctx *c, const struct dest *rem)
+{
+	struct qpio_qp_attr qa;
+	int rc = c->o->type == QPIO_QPT_RC;
+
+	memset(&qa, 0, sizeof(qa));
+	if (c->o->type == QPIO_QPT_UD) {
+		ah_attr_of(c, rem, &qa.ah_attr);
+		c->ah = qpio_ah_create(c->pd, &qa.ah_attr);
+		if (c->ah == NULL) {
+			fprintf(stderr, "qpio-verbs-pingpong: ah: %s\n",
+				rte_strerror(rte_errno));
+			return -1;
+		}
+		c->swr.wr.ud.ah = c->ah;
+		c->swr.wr.ud.remote_qpn = rem->qpn;
+		c->swr.wr.ud.remote_qkey = QKEY;
+		return 0;
+	}
+	qa.qp_state = QPIO_QPS_RTR;
+	qa.path_mtu = (enum qpio_mtu)(rte_log2_u32(c->o->mtu) - 7);
+	qa.dest_qp_num = rem->qpn;
+	qa.rq_psn = rem->psn;
+	qa.max_dest_rd_atomic = 1;
+	qa.min_rnr_timer = 12;
+	ah_attr_of(c, rem, &qa.ah_attr);
+	if (qpio_qp_modify(c->qp, &qa, QPIO_QP_STATE | QPIO_QP_AV |
+			   QPIO_QP_PATH_MTU | QPIO_QP_DEST_QPN |
+			   QPIO_QP_RQ_PSN | (rc ? QPIO_QP_MAX_DEST_RD_ATOMIC |
+					     QPIO_QP_MIN_RNR_TIMER : 0)) != 0) {
+		fprintf(stderr, "qpio-verbs-pingpong: Failed to modify QP to "
+			"RTR\n");
+		return -1;
+	}
+	qa.qp_state = QPIO_QPS_RTS;
+	qa.sq_psn = c->psn;
+	qa.timeout = 14;
+	qa.retry_cnt = 7;
+	qa.rnr_retry = 7;
+	qa.max_rd_atomic = 1;
+	if (qpio_qp_modify(c->qp, &qa, QPIO_QP_STATE | QPIO_QP_SQ_PSN |
+			   (rc ? QPIO_QP_TIMEOUT | QPIO_QP_RETRY_CNT |
+			    QPIO_QP_RNR_RETRY | QPIO_QP_MAX_QP_RD_ATOMIC : 0)) != 0) {
+		fprintf(stderr, "qpio-verbs-pingpong: Failed to modify QP to "
+			"RTS\n");
+		return -1;
+	}
+	return 0;
+}
+
+/* Device, PD, buffer, MR, CQ, QP in INIT (UD: in RTS, which needs nothing
+ * of the peer, so that the peer's first datagram finds it receiving).
+ * @return 0 or -1 (said why). */
+static int
+ctx_init(struct ctx *c, const struct opts *o)
+{
+	struct qpio_qp_init_attr ia;
+	struct qpio_qp_attr qa;
+	struct qpio_port_attr pa;
+	int ud = o->type == QPIO_QPT_UD;
+	uint32_t len;
+
+	memset(c, 0, sizeof(*c));
+	c->o = o;
+	c->grh = ud ? 40 : 0;
+	len = o->size + c->grh;
+	c->dev = qpio_rdma_dev_create(o->dev);
+	if (c->dev == NULL) {
+		fprintf(stderr, "qpio-verbs-pingpong: --dev %s: %s\n", o->dev,
+			rte_strerror(rte_errno));
+		return -1;
+	}
+	if (qpio_rdma_port_query(c->dev, 1, &pa) != 0)
+		return -1;
+	if (ud && o->size > (256u << (pa.active_mtu - 1))) {
+		fprintf(stderr, "qpio-verbs-pingpong: --size %u is larger than "
+			"the port's path MTU (%u)\n", o->size,
+			256u << (pa.active_mtu - 1));
+		return -1;
+	}
+	c->buf = rte_zmalloc("verbs_pingpong", RTE_MAX(len, 1u), 64);
+	c->pd = qpio_pd_alloc(c->dev);
+	if (c->buf == NULL || c->pd == NULL)
+		return -1;
+	memset(c->buf, 0x7b, len);
+	c->mr = qpio_mr_reg(c->pd, c->buf, RTE_MAX(len, 1u),
+			    QPIO_ACCESS_LOCAL_WRITE);
+	c->cq = qpio_cq_create(c->dev, o->rx_depth + 1, SOCKET_ID_ANY);
+	if (c->mr == NULL || c->cq == NULL) {
+		fprintf(stderr, "qpio-verbs-pingpong: mr or cq: %s\n",
+			rte_strerror(rte_errno));
+		return -1;
+	}
+	memset(&ia, 0, sizeof(ia));
+	ia.send_cq = c->cq;
+	ia.recv_cq = c->cq;
+	ia.qp_type = o->type;
+	ia.cap.max_send_wr = 1;
+	ia.cap.max_recv_wr = o->rx_depth;
+	ia.cap.max_send_sge = 1;
+	ia.cap.max_recv_sge = 1;
+	c->qp = qpio_qp_create(c->pd, &ia);
+	if (c->qp == NULL) {
+		fprintf(stderr, "qpio-verbs-pingpong: qp: %s\n",
+			rte_strerror(rte_errno));
+		return -1;
+	}
+	memset(&qa, 0, sizeof(qa));
+	qa.qp_state = QPIO_QPS_INIT;
+	qa.port_num = 1;
+	qa.qkey = QKEY;
+	if (qpio_qp_modify(c->qp, &qa, QPIO_QP_STATE | QPIO_QP_PKEY_INDEX |
+			   QPIO_QP_PORT | (ud ? QPIO_QP_QKEY :
+					   QPIO_QP_ACCESS_FLAGS)) != 0)
+		return -1;
+	c->psn = (uint32_t)(rte_rdtsc() & 0xffffff);
+	if (ud) {
+		qa.qp_state = QPIO_QPS_RTR;
+		if (qpio_qp_modify(c->qp, &qa, QPIO_QP_STATE) != 0)
+			return -1;
+		qa.qp_state = QPIO_QPS_RTS;
+		qa.sq_psn = c->psn;
+		if (qpio_qp_modify(c->qp, &qa, QPIO_QP_STATE |
+				   QPIO_QP_SQ_PSN) != 0)
+			return -1;
+	}
+	c->rsge.addr = (uintptr_t)c->buf;
+	c->rsge.length = len;
+	c->rsge.lkey = qpio_mr_lkey(c->mr);
+	c->rwr.wr_id = RECV_WRID;
+	c->rwr.sg_list = &c->rsge;
+	c->rwr.num_sge = 1;
+	c->ssge.addr = (uintptr_t)c->buf + c->grh;
+	c->ssge.length = o->size;
+	c->ssge.lkey = qpio_mr_lkey(c->mr);
+	c->swr.wr_id = SEND_WRID;
+	c->swr.sg_list = &c->ssge;
+	c->swr.num_sge = 1;
+	c->swr.opcode = QPIO_WR_SEND;
+	c->swr.send_flags = QPIO_SEND_SIGNALED;
+	return 0;
+}
+
+static uint32_t
+post_recvs(struct ctx *c, uint32_t n)
+{
+	uint32_t i;
+	int err;
+
+	for (i = 0; i < n; i++)
+		if (qpio_qp_post_recv(c->qp, &c->rwr, 1, &err) != 1)
+			break;
+	return i;
+}
+
+int
+main(int argc, char **argv)
+{
+	struct dest me, rem;
+	struct opts o;
+	struct ctx c;
+	struct timeval t0, t1;
+	uint32_t routs, rcnt = 0, scnt = 0, pending, i, bad = 0;
+	uint64_t deadline;
+	char gs[INET6_ADDRSTRLEN];
+	struct qpio_port_attr pa;
+	int ret, err;
+
+	ret = rte_eal_init(argc, argv);
+	if (ret < 0) {
+		fprintf(stderr, "qpio-verbs-pingpong: EAL: %s\n",
+			rte_strerror(rte_errno));
+		return 1;
+	}
+	argc -= ret;
+	argv += ret;
+	argv[0] = (char *)"qpio-verbs-pingpong";
+	if (opts_parse(argc, argv, &o) != 0)
+		goto fail_eal;
+	if (ctx_init(&c, &o) != 0)
+		goto fail;
+	routs = post_recvs(&c, o.rx_depth);
+	if (routs < o.rx_depth) {
+		fprintf(stderr, "Couldn't post receive (%u)\n", routs);
+		goto fail;
+	}
+	memset(&me, 0, sizeof(me));
+	if (qpio_rdma_port_query(c.dev, 1, &pa) != 0)
+		goto fail;
+	me.lid = pa.lid;
+	me.qpn = qpio_qp_num(c.qp);
+	me.psn = c.psn;
+	if (o.gidx >= 0 &&
+	    qpio_rdma_gid_query(c.dev, 1, (unsigned int)o.gidx,
+				(union qpio_gid *)me.gid) != 0) {
+		fprintf(stderr, "qpio-verbs-pingpong: no GID at index %d\n",
+			o.gidx);
+		goto fail;
+	}
+	inet_ntop(AF_INET6, me.gid, gs, sizeof(gs));
+	printf("  local address:  LID 0x%04x, QPN 0x%06x, PSN 0x%06x, GID %s\n",
+	       me.lid, me.qpn, me.psn, gs);
+	fflush(stdout);
+	if (exchange(&o, c.dev, &c, &me, &rem) != 0)
+		goto fail;
+	inet_ntop(AF_INET6, rem.gid, gs, sizeof(gs));
+	printf("  remote address: LID 0x%04x, QPN 0x%06x, PSN 0x%06x, GID %s\n",
+	       rem.lid, rem.qpn, rem.psn, gs);
+	fflush(stdout);
+	if (o.server != NULL && ctx_connect(&c, &rem) != 0)
+		goto fail;
+
+	pending = RECV_WRID;
+	if (o.server != NULL) {
+		if (qpio_qp_post_send(c.qp, &c.swr, 1, &err) != 1) {
+			fprintf(stderr, "Couldn't post send\n");
+			goto fail;
+		}
+		pending |= SEND_WRID;
+	}
+	gettimeofday(&t0, NULL);
+	deadline = rte_get_tsc_cycles() + (uint64_t)o.timeout_s * rte_get_tsc_hz();
+	while (rcnt < o.iters || scnt < o.iters) {
+		struct qpio_wc wc[2];
+		uint16_t ne = qpio_cq_poll(c.cq, wc, 2);
+
+		if (ne == 0 && rte_get_tsc_cycles() > deadline) {
+			fprintf(stderr, "qpio-verbs-pingpong: timeout after %u "
+				"s: %u of %u received, %u sent\n", o.timeout_s,
+				rcnt, o.iters, scnt);
+			goto fail;
+		}
+		for (i = 0; i < ne; i++) {
+			if (wc[i].status != QPIO_WC_SUCCESS) {
+				fprintf(stderr, "Failed status %s (%d) for "
+					"wr_id %d\n",
+					qpio_wc_status_str(wc[i].status),
+					(int)wc[i].status, (int)wc[i].wr_id);
+				goto fail;
+			}
+			if (wc[i].wr_id == SEND_WRID) {
+				scnt++;
+			} else if (wc[i].wr_id == RECV_WRID) {
+				if (o.validate) {
+					uint32_t k;
+
+					if (wc[i].byte_len != o.size + c.grh)
+						bad++;
+					for (k = c.grh; k < o.size + c.grh; k++)
+						if (c.buf[k] != 0x7b) {
+							bad++;
+							break;
+						}
+				}
+				if (--routs <= 1)
+					routs += post_recvs(&c, o.rx_depth - routs);
+				rcnt++;
+			} else {
+				fprintf(stderr, "Completion for unknown wr_id "
+					"%d\n", (int)wc[i].wr_id);
+				goto fail;
+			}
+			pending &= ~(uint32_t)wc[i].wr_id;
+			if (scnt < o.iters && pending == 0) {
+				if (qpio_qp_post_send(c.qp, &c.swr, 1, &err) != 1) {
+					fprintf(stderr, "Couldn't post send\n");
+					goto fail;
+				}
+				pending = RECV_WRID | SEND_WRID;
+			}
+		}
+	}
+	gettimeofday(&t1, NULL);
+	{
+		double usec = (double)(t1.tv_sec - t0.tv_sec) * 1e6 +
+			(double)(t1.tv_usec - t0.tv_usec);
+		long long bytes = (long long)o.size * o.iters * 2;
+
+		printf("%lld bytes in %.2f seconds = %.2f Mbit/sec\n", bytes,
+		       usec / 1e6, (double)bytes * 8. / usec);
+		printf("%u iters in %.2f seconds = %.2f usec/iter\n", o.iters,
+		       usec / 1e6, usec / o.iters);
+	}
+	wire_stats_print(c.dev);
+	if (o.validate) {
+		printf("validate: %u of %u messages wrong\n", bad, rcnt);
+		if (bad != 0)
+			goto fail;
+	}
+	if (c.ah != NULL)
+		qpio_ah_destroy(c.ah);
+	qpio_qp_destroy(c.qp);
+	qpio_cq_destroy(c.cq);
+	qpio_mr_dereg(c.mr);
+	qpio_pd_free(c.pd);
+	rte_free(c.buf);
+	qpio_rdma_dev_close(c.dev);
+	rte_eal_cleanup();
+	return 0;
+fail:
+	/* the process ends: the device's objects go with it */
+	rte_eal_cleanup();
+	return 1;
+fail_eal:
+	rte_eal_cleanup();
+	return 2;
+}
