@@ -367,14 +367,19 @@ out:
 	return ret;
 }
 
-/* A soft wire device's counters, one line (nothing for other devices). */
+/* A soft wire device's counters, one line, and the QP's retries of the
+ * transport (nothing for other devices). */
 static void
-wire_stats_print(const struct qpio_device *dev)
+wire_stats_print(const struct qpio_device *dev, const struct qpio_qp *qp)
 {
 	struct qpio_soft_wire_stats w;
+	struct qpio_soft_qp_stats q;
 
 	if (qpio_soft_wire_stats_get(dev, &w) != 0)
 		return;
+	if (qpio_soft_qp_stats(qp, &q) == 0)
+		printf("qp: transport_retries %" PRIu64 " rnr_naks %" PRIu64
+		       "\n", q.transport_retries, q.rnr_naks);
 	printf("wire: rx_packets %" PRIu64 " tx_packets %" PRIu64
 	       " arp_rx %" PRIu64 " arp_tx %" PRIu64 " rx_bad_icrc %" PRIu64
 	       " rx_no_qp %" PRIu64 " rx_not_roce %" PRIu64 " tx_no_neigh %"
@@ -709,7 +714,7 @@ main(int argc, char **argv)
 		printf("%u iters in %.2f seconds = %.2f usec/iter\n", o.iters,
 		       usec / 1e6, usec / o.iters);
 	}
-	wire_stats_print(c.dev);
+	wire_stats_print(c.dev, c.qp);
 	if (o.validate) {
 		printf("validate: %u of %u messages wrong\n", bad, rcnt);
 		if (bad != 0)

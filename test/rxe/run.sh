@@ -161,9 +161,11 @@ for a in sh mount umount insmod mkdir chroot poweroff sleep cat echo tee; do
 done
 # virtio + 9p to reach the host root, then Soft-RoCE and its crc32
 # provider, the RDMA connection manager's user interface (librdmacm, for
-# lib/cm and rping), then veth and virtio-net (the NIC of -q); modprobe
+# lib/cm and rping), then veth and virtio-net (the NIC of -q), and netem
+# (loss and reordering on the veth pair, test/rxe/wire_guest.sh); modprobe
 # prints each module after its dependencies.
-mods=(virtio_pci 9pnet_virtio 9p crc32_generic rdma_rxe rdma_ucm veth virtio_net)
+mods=(virtio_pci 9pnet_virtio 9p crc32_generic rdma_rxe rdma_ucm veth virtio_net
+	sch_netem)
 : > "$ird/lib/modules/order"
 for m in "${mods[@]}"; do
 	modprobe -S "$kver" --show-depends "$m" | awk '$1 == "insmod" { print $2 }'

@@ -40,13 +40,15 @@ tcpdump -i veth0 -w /tmp/wire.pcap -U udp port 4791 or arp 2>/tmp/tcpdump.log &
 tcpd=$!
 sleep 1
 
-# qpio's end: one lcore, no hugepages, the af_packet PMD on veth1.
+# qpio's end: one lcore, no hugepages, the af_packet PMD on veth1
+# (PMD_ARGS: more of its keys).
+PMD_ARGS=
 qpio_pp() {
 	local prefix=$1
 	shift
 	timeout 120 "$pp" -l 0 --no-huge --no-shconf --no-pci -m 256 \
 		--file-prefix="$prefix" --log-level=lib.eal:error \
-		--vdev=net_af_packet0,iface=veth1 -- \
+		--vdev=net_af_packet0,iface=veth1$PMD_ARGS -- \
 		--dev soft0,wire=net_af_packet0,ip=10.0.77.2 -g 1 --validate \
 		--timeout 60 "$@"
 }
@@ -90,7 +92,7 @@ row() {
 	fi
 	if [ "$ok" = 1 ] && grep -q "validate: 0 of $iters messages wrong" /tmp/qpio.log &&
 		grep -q "$iters iters in" /tmp/rxe.log; then
-		grep -h "iters in\|validate:\|wire:" /tmp/qpio.log /tmp/rxe.log | sed 's/^/   /'
+		grep -h "iters in\|validate:\|wire:\|^qp:" /tmp/qpio.log /tmp/rxe.log | sed "s/^/   /"
 		echo "== rxe-wire: $name PASS"
 	else
 		sed 's/^/   rxe: /' /tmp/rxe.log
@@ -141,6 +143,36 @@ else
 	echo "   opcodes (count, source, opcode):"
 	tsk -Y infiniband -T fields -e ip.src -e infiniband.bth.opcode |
 		sort | uniq -c | sed 's/^/   /'
+fi
+# Loss and reordering (netem on both ends of the pair; qpio's PMD sends
+# through the qdisc for it, qdisc_bypass=0): RC still delivers every
+# byte; both sides send again, and say so (qpio's counters, rxe's
+# hw_counters).
+hw=/sys/class/infiniband/rxe0/ports/1/hw_counters
+hw_snap() { for f in "$hw"/*; do printf '%s %s\n' "$(basename "$f")" "$(cat "$f")"; done; }
+netem_row() {
+	local name=$1 spec=$2 role=$3
+	step "$name: netem $spec on veth0 and veth1"
+	tc qdisc add dev veth0 root netem $spec || { fail "$name: tc netem"; return; }
+	tc qdisc add dev veth1 root netem $spec || { fail "$name: tc netem"; return; }
+	hw_snap > /tmp/hw.before
+	PMD_ARGS=,qdisc_bypass=0
+	row "$name" RC 4096 300 "$role"
+	PMD_ARGS=
+	hw_snap > /tmp/hw.after
+	tc qdisc del dev veth0 root
+	tc qdisc del dev veth1 root
+	echo "   rxe hw_counters that moved:"
+	join /tmp/hw.before /tmp/hw.after | awk '$3 != $2 { printf "     %s +%d\n", $1, $3 - $2 }'
+	grep -q "^qp: transport_retries [1-9]" /tmp/qpio.log ||
+		fail "$name: qpio sent nothing again under $spec"
+}
+if command -v tc >/dev/null; then
+	netem_row rc-loss1-qpio-client "loss 1%" client
+	netem_row rc-loss1-qpio-server "loss 1%" server
+	netem_row rc-reorder-qpio-client "delay 2ms reorder 25% 50%" client
+else
+	fail "netem: tc (iproute2) missing"
 fi
 cp /tmp/wire.pcap /tmp/out/ 2>/dev/null
 echo "$rc" > /tmp/out/rc

@@ -77,6 +77,24 @@ found:
 
 static void tx_stage(struct soft_wire *w, struct rte_mbuf *m);
 
+/* The MAC of a link-local GID in modified EUI-64 form (fe80::/64, ff:fe
+ * in the middle; RFC 4291 appendix A): @return true and *mac. */
+static bool
+gid_ll_mac(const uint8_t gid[16], struct rte_ether_addr *mac)
+{
+	static const uint8_t ll[8] = { 0xfe, 0x80 };
+
+	if (memcmp(gid, ll, 8) != 0 || gid[11] != 0xff || gid[12] != 0xfe)
+		return false;
+	mac->addr_bytes[0] = gid[8] ^ 0x02;
+	mac->addr_bytes[1] = gid[9];
+	mac->addr_bytes[2] = gid[10];
+	mac->addr_bytes[3] = gid[13];
+	mac->addr_bytes[4] = gid[14];
+	mac->addr_bytes[5] = gid[15];
+	return true;
+}
+
 /* ip is at mac: learn it (a static entry stays as set), and send what
  * waited for it. */
 static void
@@ -273,6 +291,7 @@ soft_wire_send_locked(struct soft_wire *w, const uint8_t dgid[16],
 		      uint32_t len)
 {
 	struct rte_mbuf *m = rte_pktmbuf_alloc(w->mp);
+	struct rte_ether_addr mac;
 	struct wire_neigh *n;
 	uint32_t flen;
 
@@ -285,6 +304,12 @@ soft_wire_send_locked(struct soft_wire *w, const uint8_t dgid[16],
 	m->data_len = (uint16_t)flen;
 	m->pkt_len = flen;
 	n = neigh_find(w, dgid);
+	if (unlikely(n == NULL) && gid_ll_mac(dgid, &mac)) {
+		/* a link-local GID of a MAC names it (the kernel's
+		 * ib_resolve_eth_dmac() asks no one for these either) */
+		neigh_learn(w, dgid, &mac, true);
+		n = neigh_find(w, dgid);
+	}
 	if (likely(n != NULL && n->state >= NEIGH_REACHABLE)) {
 		rte_ether_addr_copy(&n->mac, rte_pktmbuf_mtod(m,
 					struct rte_ether_addr *));
