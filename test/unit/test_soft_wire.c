@@ -1426,3 +1426,38 @@ Test(soft_wire, uc_sends_and_loses_a_message_with_a_gap)
 	cr_assert_eq(W.n_ba, 0, "UC has no ACKs");
 	rc_world_down(&a, &b);
 }
+
+Test(soft_wire, link_local_gid_names_its_mac)
+{
+	struct qt_end a, b;
+	struct qpio_wc wc;
+	struct qpio_ah *ah;
+	union qpio_gid gb;
+
+	/* IPv6 only: GID 0 is fe80::<EUI-64 of the MAC> (net_ring's MAC
+	 * is zero: fe80::200:ff:fe00:0), and A reaches B by it with no
+	 * neighbour entry and no question */
+	pair_up(",ip6=fd00::1", ",ip6=fd00::2");
+	qt_ud_end_create(&a, W.a, QK, NULL);
+	qt_ud_end_create(&b, W.b, QK, NULL);
+	cr_assert_eq(qpio_rdma_gid_query(W.b, 1, 0, &gb), 0);
+	cr_assert_eq(gb.raw[8], 0x02);
+	cr_assert_eq(gb.raw[11], 0xff);
+	cr_assert_eq(gb.raw[12], 0xfe);
+	ah = ah_to(&a, gb.raw, 0);
+	qt_post_recv(&b, 1, b.buf, 40 + 32);
+	qt_fill(a.buf, 32, 12);
+	ud_post_send(&a, ah, qpio_qp_num(b.qp), QK, 0, 32, 1, 0);
+	expect_send_done(&a, 1);
+	cr_assert_eq(poll_wire(b.cq, &wc, 1), 1);
+	cr_assert_eq(wc.status, QPIO_WC_SUCCESS);
+	cr_assert_eq(wc.byte_len, 72);
+	cr_assert(qt_check(b.buf + 40, 32, 12));
+	cr_assert_eq(memcmp(b.buf + 24, gb.raw, 16), 0, "to the link-local GID");
+	cr_assert_eq(wst(W.a).tx_no_neigh, 0);
+	cr_assert_eq(W.moved, 1, "one frame: no ARP, no NDP");
+	cr_assert_eq(qpio_ah_destroy(ah), 0);
+	qt_end_destroy(&a);
+	qt_end_destroy(&b);
+	pair_down();
+}
