@@ -543,10 +543,13 @@ lat_server(struct perf_end *e)
 	struct perf_qp *q = &e->qp[0];
 	uint64_t k, t;
 
+	/* READ and atomics need nothing of the server's application, but
+	 * its CQ is polled: a soft device on the wire answers from there */
 	if (o->test == PERF_READ || o->test == PERF_ATOMIC) {
 		while (!x->stop && !x->abort) {
 			net_poll(e, 0);
-			rte_pause();
+			if (poll_cq(e) < 0)
+				return;
 		}
 		return;
 	}
@@ -763,10 +766,14 @@ net_finish(struct perf_end *e)
 		abort_run(e, "sending DONE: %s%s", perf_net_strerror(-EPIPE), "");
 		return;
 	}
+	/* The CQ is polled meanwhile, not slept past: a passive end (the
+	 * target of WRITEs, READs and atomics) has nothing to complete, but
+	 * a soft device on the wire answers the requests (ACKs, READ
+	 * responses, atomic results) from the poll of its CQs. */
 	while (!x->peer_done && !x->abort) {
-		net_poll(e, 1);
-		if (!x->peer_done && !x->abort)
-			rte_delay_us_sleep(200);
+		net_poll(e, 0);
+		if (!x->peer_done && !x->abort && poll_cq(e) < 0)
+			return;
 	}
 	if (x->abort || !o->validate || o->test != PERF_WRITE ||
 	    o->mode != PERF_BW || !e->peer->requester)

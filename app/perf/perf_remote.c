@@ -14,6 +14,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -154,6 +155,15 @@ hex_gid(const char *s, union qpio_gid *g)
 	return 0;
 }
 
+/* dev is a soft device bound to an ethdev (devargs wire=). */
+static bool
+perf_soft_on_wire(const struct qpio_device *dev)
+{
+	struct qpio_soft_wire_stats st;
+
+	return qpio_soft_wire_stats_get(dev, &st) == 0;
+}
+
 int
 perf_remote_hello(struct perf_ctx *x, enum qpio_mtu *mtu, uint64_t *max_mr)
 {
@@ -222,10 +232,12 @@ perf_remote_hello(struct perf_ctx *x, enum qpio_mtu *mtu, uint64_t *max_mr)
 		if (v < *max_mr)
 			*max_mr = v;
 	}
-	/* Over the soft NIC both ends must be on one soft fabric: the client
-	 * is a DPDK secondary of the server's primary. Find the server's
-	 * device by name there. */
-	if (strcmp(da.driver, "soft") == 0) {
+	/* Over the soft NIC's fabric both ends must be on one soft fabric:
+	 * the client is a DPDK secondary of the server's primary. Find the
+	 * server's device by name there. A soft device on the wire (wire=)
+	 * reaches its peer over the network, by the GID it sent, as any
+	 * RoCE device. */
+	if (strcmp(da.driver, "soft") == 0 && !perf_soft_on_wire(e->dev)) {
 		uint16_t lid;
 		union qpio_gid g;
 

@@ -1,0 +1,88 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+#
+# qpio-perf between two processes whose soft devices are on the wire
+# (RoCEv2 through net_af_packet on the two ends of a veth pair), every
+# test of perftest's set with --validate: SEND, WRITE, READ and atomics,
+# latency and bandwidth, RC; each must exit 0 with its payloads checked
+# and none lost.
+#
+#   perf_wire.sh QPIO_PERF
+#
+# Root only (veth); exits 77 (skipped) with the reason otherwise.
+set -u
+perf=$1
+skip() { echo "perf-wire: SKIP: $*"; exit 77; }
+[ "$(id -u)" = 0 ] || skip "needs root for a veth pair"
+command -v ip >/dev/null || skip "ip (iproute2) not installed"
+a=qpw$$a
+b=qpw$$b
+port=$((20000 + ($$ + 7) % 20000))
+work=$(mktemp -d /tmp/qpio-perf-wire.XXXXXX)
+cleanup() {
+	ip link del "$a" 2>/dev/null
+	rm -rf "$work" /var/run/dpdk/pw-s-$$-* /var/run/dpdk/pw-c-$$-*
+}
+trap cleanup EXIT
+ip link add "$a" type veth peer name "$b" || skip "cannot create a veth pair"
+for i in "$a" "$b"; do
+	sysctl -qw "net.ipv6.conf.$i.disable_ipv6=1" 2>/dev/null
+	ethtool -K "$i" tx off >/dev/null 2>&1
+	ip link set "$i" up
+done
+rc=0
+# TEST SIZE ITERS CHECKED (the messages one end's --validate must have
+# checked)
+while read -r t size n want; do
+	common=(--no-huge --no-shconf --no-pci -m 256 --log-level=lib.eal:error)
+	timeout 60 "$perf" -l 0 "${common[@]}" --file-prefix="pw-s-$$-$t" \
+		--vdev="net_af_packet0,iface=$a" -- --test "$t" -s "$size" -n "$n" \
+		--dev soft0,wire=net_af_packet0,ip=10.0.0.1 --server -p "$port" \
+		--validate > "$work/$t.server" 2>&1 &
+	srv=$!
+	ok=0
+	for _ in 1 2 3 4 5; do
+		sleep 1
+		if timeout 60 "$perf" -l 1 "${common[@]}" --file-prefix="pw-c-$$-$t" \
+			--vdev="net_af_packet1,iface=$b" -- --test "$t" -s "$size" \
+			-n "$n" --dev soft1,wire=net_af_packet1,ip=10.0.0.2 \
+			--connect 127.0.0.1 -p "$port" --validate > "$work/$t.client" 2>&1; then
+			ok=1
+			break
+		fi
+		grep -q "connect" "$work/$t.client" && ! grep -q "validate:" "$work/$t.client" || break
+	done
+	[ "$ok" = 1 ] || kill "$srv" 2>/dev/null
+	wait "$srv" || ok=0
+	# both ends' checks: none failed, and one end checked at least the
+	# table's count (the receiver of SENDs and WRITEs, the requester of
+	# READs and atomics; a WRITE bandwidth run's target checks the slots
+	# still holding its last messages)
+	line=$(grep -h "validate:" "$work/$t.server" "$work/$t.client" | tr -s ' ' | tr '\n' ';')
+	most=0
+	for c in $(grep -h "validate:" "$work/$t.server" "$work/$t.client" |
+		   sed -n 's/.*validate: \([0-9]*\) checked.*/\1/p'); do
+		[ "$c" -gt "$most" ] && most=$c
+	done
+	grep -qE "validate:.* [1-9][0-9]* (mismatches|lost)" \
+		"$work/$t.server" "$work/$t.client" && ok=0
+	[ "$most" -ge "$want" ] || ok=0
+	if [ "$ok" = 1 ]; then
+		echo "perf-wire: $t -s $size -n $n: PASS ($line)"
+	else
+		echo "perf-wire: $t -s $size -n $n: FAIL"
+		sed 's/^/  server: /' "$work/$t.server"
+		sed 's/^/  client: /' "$work/$t.client"
+		rc=1
+	fi
+done <<'EOF2'
+ib_send_lat 2 2000 2000
+ib_send_bw 4096 4000 4000
+ib_write_lat 4096 2000 2000
+ib_write_bw 65536 1000 128
+ib_read_lat 2 2000 2000
+ib_read_bw 8192 1000 1000
+ib_atomic_lat 8 2000 2000
+ib_atomic_bw 8 2000 2000
+EOF2
+exit $rc
