@@ -126,6 +126,9 @@ struct qpio_send_wr qt_send_wr(uint64_t wr_id, const struct qpio_sge *sg,
 /** Poll cq until n completions arrived or QPIO_TEST_POLL_MS (default
  *  2000) passed; returns the count. */
 unsigned int qt_poll_n(struct qpio_cq *cq, struct qpio_wc *wc, unsigned int n);
+/** Run the progress step of every soft device on the wire (QPIO_TEST_WIRE:
+ *  qt_poll_n() does it while it waits). */
+void qt_wire_progress(void);
 
 /** The QP's counters (asserts the call succeeds). On an ibv QP the fields
  *  come from qpio_ibv_qp_stats(): sq/rq_doorbells are post calls,

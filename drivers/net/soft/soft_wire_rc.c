@@ -339,6 +339,10 @@ rc_push(struct soft_wire *w, struct soft_wire_rc *rc)
 		if ((e->kind == RC_READ || e->kind == RC_ATOMIC) &&
 		    (rc->uc || rc->nrd >= rd_max))
 			break;
+		/* FENCE: after every READ and atomic before it has its
+		 * answer (IBA 10.8.3.3) */
+		if ((d.fm_ce_se & MLX5_WQE_CTRL_FENCE) && rc->nrd != 0)
+			break;
 		e->len = (uint32_t)d.total;
 		e->psn = rc->npsn;
 		e->npkts = wqe_send(w, rc, &d, rc->npsn);
@@ -526,22 +530,25 @@ send_aeth(struct soft_wire *w, struct soft_wire_rc *rc, uint32_t psn,
 	soft_wire_send_locked(w, rc->dgid, &h, NULL, 0, 0);
 }
 
-/* Write len bytes at offset off of the receive in slot. @return 0 or
- * the syndrome of the receiver's error. */
+/* Write len bytes at offset off of the receive in slot: every SGE the
+ * bytes reach is checked, and the room counted, before any byte is
+ * written (a packet that does not fit writes nothing). @return 0 or the
+ * syndrome of the receiver's error. */
 static uint8_t
 recv_write(struct soft_qp *qp, uint32_t slot, uint32_t off, const uint8_t *src,
 	   uint32_t len)
 {
 	struct soft_rq *rq = qp->rqp;
 	const uint8_t *rwqe = rq->buf + (size_t)(slot & rq->mask) * rq->stride;
-	uint32_t i;
+	uint8_t *dst[SOFT_MAX_SGE];
+	uint32_t dlen[SOFT_MAX_SGE], doff[SOFT_MAX_SGE];
+	uint32_t i, n = 0, need = len;
 
-	for (i = 0; i < rq->max_sge && len != 0; i++) {
+	for (i = 0; i < rq->max_sge && need != 0; i++) {
 		const struct mlx5_wqe_data_seg *ds =
 			(const struct mlx5_wqe_data_seg *)(rwqe + i * SOFT_SEG);
 		uint32_t lkey = rte_be_to_cpu_32(ds->lkey);
-		uint32_t bc = rte_be_to_cpu_32(ds->byte_count), n;
-		uint8_t *dst;
+		uint32_t bc = rte_be_to_cpu_32(ds->byte_count);
 
 		if (lkey == MLX5_INVALID_LKEY)
 			break;
@@ -549,18 +556,24 @@ recv_write(struct soft_qp *qp, uint32_t slot, uint32_t off, const uint8_t *src,
 			off -= bc;
 			continue;
 		}
-		dst = soft_mr_check(qp->sdev, lkey, rq->pdn,
-				    rte_be_to_cpu_64(ds->addr), bc,
-				    QPIO_ACCESS_LOCAL_WRITE);
-		if (dst == NULL)
+		dst[n] = soft_mr_check(qp->sdev, lkey, rq->pdn,
+				       rte_be_to_cpu_64(ds->addr), bc,
+				       QPIO_ACCESS_LOCAL_WRITE);
+		if (dst[n] == NULL)
 			return MLX5_CQE_SYNDROME_LOCAL_PROT_ERR;
-		n = RTE_MIN(bc - off, len);
-		memcpy(dst + off, src, n);
-		src += n;
-		len -= n;
+		doff[n] = off;
+		dlen[n] = RTE_MIN(bc - off, need);
+		need -= dlen[n];
+		n++;
 		off = 0;
 	}
-	return len != 0 ? MLX5_CQE_SYNDROME_LOCAL_LENGTH_ERR : 0;
+	if (need != 0)
+		return MLX5_CQE_SYNDROME_LOCAL_LENGTH_ERR;
+	for (i = 0; i < n; i++) {
+		memcpy(dst[i] + doff[i], src, dlen[i]);
+		src += dlen[i];
+	}
+	return 0;
 }
 
 /* The completion of the receive in slot (syndrome 0: success). */
@@ -860,6 +873,12 @@ resp_input(struct soft_wire *w, struct soft_wire_rc *rc,
 			rc->epsn = psn_add(rc->epsn, 1);
 			return;
 		}
+		/* a responder that takes no READ (max_dest_rd_atomic 0):
+		 * an invalid request (IBA 9.7.5.1.4; rxe answers so) */
+		if (qp->attr.max_dest_rd_atomic == 0) {
+			resp_refuse(w, rc, p->psn, SOFT_AETH_NAK_INV_REQ);
+			return;
+		}
 		src = remote_target(rc, p->va, p->rkey, p->dmalen,
 				    QPIO_ACCESS_REMOTE_READ);
 		if (src == NULL) {
@@ -879,7 +898,7 @@ resp_input(struct soft_wire *w, struct soft_wire_rc *rc,
 			rc->epsn = psn_add(rc->epsn, 1);
 			return;
 		}
-		if (p->va & 7) {
+		if ((p->va & 7) || qp->attr.max_dest_rd_atomic == 0) {
 			resp_refuse(w, rc, p->psn, SOFT_AETH_NAK_INV_REQ);
 			return;
 		}
