@@ -709,6 +709,27 @@ resp_duplicate(struct soft_wire *w, struct soft_wire_rc *rc,
 		send_aeth(w, rc, psn_add(rc->epsn, 0xffffff), SOFT_AETH_ACK);
 }
 
+/* An RNR NAK for the request at psn, with the QP's min_rnr_timer. */
+static void
+send_rnr(struct soft_wire *w, struct soft_wire_rc *rc, uint32_t psn)
+{
+	send_aeth(w, rc, psn, (uint8_t)(SOFT_AETH_RNR |
+					(rc->qp->attr.min_rnr_timer & 0x1f)));
+}
+
+/* The first packet of a SEND or WRITE at psn may open a message: RC
+ * refuses one while another is open (a FIRST after a FIRST); UC starts
+ * over. @return 0, or -1 when refused. */
+static int
+msg_open(struct soft_wire *w, struct soft_wire_rc *rc, uint32_t psn)
+{
+	if (rc->in_msg != 0 && !rc->uc) {
+		resp_refuse(w, rc, psn, SOFT_AETH_NAK_INV_REQ);
+		return -1;
+	}
+	return 0;
+}
+
 /* UC: the message in progress is lost; a SEND's receive is kept. */
 static void
 uc_abandon(struct soft_wire_rc *rc)
@@ -775,18 +796,15 @@ resp_input(struct soft_wire *w, struct soft_wire_rc *rc,
 	case SOFT_IB_OPC_SEND_ONLY:
 	case SOFT_IB_OPC_SEND_ONLY_IMM:
 		if (has & SOFT_WIRE_FIRST) {
-			if (rc->in_msg != 0 && !rc->uc) {
-				resp_refuse(w, rc, p->psn, SOFT_AETH_NAK_INV_REQ);
+			if (msg_open(w, rc, p->psn) != 0)
 				return;
-			}
 			if (recv_take(rc) != 0) {
 				if (rc->uc) {       /* lost, no RNR on UC */
 					rc->in_msg = IN_DROP;
 					rc->epsn = psn_add(rc->epsn, 1);
 					return;
 				}
-				send_aeth(w, rc, p->psn, (uint8_t)(SOFT_AETH_RNR |
-					  (qp->attr.min_rnr_timer & 0x1f)));
+				send_rnr(w, rc, p->psn);
 				return;
 			}
 			rc->in_msg = IN_SEND;
@@ -820,10 +838,8 @@ resp_input(struct soft_wire *w, struct soft_wire_rc *rc,
 	case SOFT_IB_OPC_WRITE_ONLY:
 	case SOFT_IB_OPC_WRITE_ONLY_IMM:
 		if (has & SOFT_WIRE_FIRST) {
-			if (rc->in_msg != 0 && !rc->uc) {
-				resp_refuse(w, rc, p->psn, SOFT_AETH_NAK_INV_REQ);
+			if (msg_open(w, rc, p->psn) != 0)
 				return;
-			}
 			rc->wdst = remote_target(rc, p->va, p->rkey, p->dmalen,
 						 QPIO_ACCESS_REMOTE_WRITE);
 			if (rc->wdst == NULL) {
@@ -854,9 +870,7 @@ resp_input(struct soft_wire *w, struct soft_wire_rc *rc,
 					}
 					/* the WRITE comes again whole */
 					rc->in_msg = 0;
-					send_aeth(w, rc, p->psn,
-						  (uint8_t)(SOFT_AETH_RNR |
-						  (qp->attr.min_rnr_timer & 0x1f)));
+					send_rnr(w, rc, p->psn);
 					return;
 				}
 				recv_complete(rc, MLX5_CQE_RESP_WR_IMM, 0,
