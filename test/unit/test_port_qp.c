@@ -643,6 +643,19 @@ Test(port_qp, ud_frame_over_4096_is_refused_at_configure_or_dropped)
 	cr_assert_eq(qpio_port_close(id), 0);
 }
 
+/* RC qp ports qp0 (a, 64 descriptors) and qp1 (b, 16: its 16 receive
+ * buffers are all the credit a has) on soft0, linked, one pool. */
+static void
+small_peer_link_up(struct link *l)
+{
+	l->a = qpio_port_create("qp0,dev=soft0,peer=qp1");
+	l->b = qpio_port_create("qp1,dev=soft0,peer=qp0");
+	l->rx_mp = pool("rx_mp", NB_MBUF, RTE_MBUF_DEFAULT_BUF_SIZE);
+	l->tx_mp = l->rx_mp;
+	port_up(l->a, 64, 0, l->rx_mp);
+	port_up(l->b, 16, 0, l->rx_mp);
+}
+
 /* Credits: a peer with 16 receives posted makes tx_burst of 64 take 16 and
  * leave 48 with the caller, counted in tx_no_credit; no SEND meets a peer
  * without a receive (tx_rnr_naks 0). Stopping the sender then flushes
@@ -654,12 +667,7 @@ Test(port_qp, full_peer_makes_tx_burst_take_fewer_and_counts_them)
 	unsigned int i;
 	struct link l;
 
-	l.a = qpio_port_create("qp0,dev=soft0,peer=qp1");
-	l.b = qpio_port_create("qp1,dev=soft0,peer=qp0");
-	l.rx_mp = pool("rx_mp", NB_MBUF, RTE_MBUF_DEFAULT_BUF_SIZE);
-	l.tx_mp = l.rx_mp;
-	port_up(l.a, 64, 0, l.rx_mp);
-	port_up(l.b, 16, 0, l.rx_mp);      /* 16 receive buffers */
+	small_peer_link_up(&l);
 	for (i = 0; i < 64; i++)
 		m[i] = frame(l.tx_mp, 300, i, 2048);
 	cr_assert_eq(qpio_port_tx_burst(l.a, 0, m, 64), 16);
@@ -773,12 +781,7 @@ Test(port_qp, out_of_range_credit_word_is_ignored)
 	struct link l;
 
 	qt_require_soft("plants a word in the qp port's credit MR");
-	l.a = qpio_port_create("qp0,dev=soft0,peer=qp1");
-	l.b = qpio_port_create("qp1,dev=soft0,peer=qp0");
-	l.rx_mp = pool("rx_mp", NB_MBUF, RTE_MBUF_DEFAULT_BUF_SIZE);
-	l.tx_mp = l.rx_mp;
-	port_up(l.a, 64, 0, l.rx_mp);
-	port_up(l.b, 16, 0, l.rx_mp);      /* 16 receive buffers */
+	small_peer_link_up(&l);
 	brxq = qpio_port_fp_ops[l.b].rxq[0];
 	cr_assert_eq(brxq->rq_posted, 16);
 	cr_assert_eq(*brxq->credit, 16);

@@ -48,6 +48,26 @@ struct srq_opts {
 	enum qpio_qp_type type; /* [RC] */
 };
 
+/* QP i of type on the SRQ (receive CQ rcq[i], send CQ scq, 16 send WRs
+ * of one SGE), left in RESET; it has no RQ of its own. */
+static void
+srq_qp_create(struct srq_env *e, unsigned int i, enum qpio_qp_type type)
+{
+	struct qpio_qp_init_attr ia;
+
+	memset(&ia, 0, sizeof(ia));
+	ia.send_cq = e->scq;
+	ia.recv_cq = e->rcq[i];
+	ia.srq = e->srq;
+	ia.qp_type = type;
+	ia.cap.max_send_wr = 16;
+	ia.cap.max_send_sge = 1;
+	e->qp[i] = qpio_qp_create(e->pd, &ia);
+	cr_assert_not_null(e->qp[i], "qp_create: %s", rte_strerror(rte_errno));
+	cr_assert_eq(ia.cap.max_recv_wr, 0);
+	cr_assert_eq(ia.cap.max_recv_sge, 0);
+}
+
 static void
 srq_env_create(struct srq_env *e, const struct srq_opts *o)
 {
@@ -76,8 +96,6 @@ srq_env_create(struct srq_env *e, const struct srq_opts *o)
 	e->scq = qpio_cq_create(e->dev, 1024, SOCKET_ID_ANY);
 	cr_assert_not_null(e->scq);
 	for (i = 0; i < e->nqp; i++) {
-		struct qpio_qp_init_attr ia;
-
 		if (i == 0 || !o->shared_rcq) {
 			e->rcq[i] = qpio_cq_create(e->dev, o->rcq_cqe ? o->rcq_cqe : 1024,
 						   SOCKET_ID_ANY);
@@ -85,17 +103,7 @@ srq_env_create(struct srq_env *e, const struct srq_opts *o)
 		} else {
 			e->rcq[i] = e->rcq[0];
 		}
-		memset(&ia, 0, sizeof(ia));
-		ia.send_cq = e->scq;
-		ia.recv_cq = e->rcq[i];
-		ia.srq = e->srq;
-		ia.qp_type = type;
-		ia.cap.max_send_wr = 16;
-		ia.cap.max_send_sge = 1;
-		e->qp[i] = qpio_qp_create(e->pd, &ia);
-		cr_assert_not_null(e->qp[i], "qp_create: %s", rte_strerror(rte_errno));
-		cr_assert_eq(ia.cap.max_recv_wr, 0);
-		cr_assert_eq(ia.cap.max_recv_sge, 0);
+		srq_qp_create(e, i, type);
 	}
 	for (i = 0; i < e->nqp; i++) {
 		struct qpio_qp_init_attr ia;
@@ -144,23 +152,6 @@ srq_env_destroy(struct srq_env *e)
 	if (e->dev != e->sdev)
 		cr_assert_eq(qpio_rdma_dev_close(e->sdev), 0);
 	cr_assert_eq(qpio_rdma_dev_close(e->dev), 0);
-}
-
-/* A new RC QP i on the SRQ, left in RESET, for the env's teardown after a
- * test destroyed the one srq_env_create() made. */
-static void
-srq_qp_recreate(struct srq_env *e, unsigned int i)
-{
-	struct qpio_qp_init_attr ia;
-
-	memset(&ia, 0, sizeof(ia));
-	ia.send_cq = e->scq;
-	ia.recv_cq = e->rcq[i];
-	ia.srq = e->srq;
-	ia.qp_type = QPIO_QPT_RC;
-	ia.cap.max_send_wr = 1;
-	e->qp[i] = qpio_qp_create(e->pd, &ia);
-	cr_assert_not_null(e->qp[i], "qp_create: %s", rte_strerror(rte_errno));
 }
 
 /* Post one receive of len bytes at offset off of e->buf to the SRQ. */
@@ -1043,7 +1034,8 @@ Test(srq, destroy_removes_its_limit_event)
 	cr_assert_eq(next_event(e.dev, &ev), -EAGAIN);
 	e.srq = qpio_srq_create(e.pd, &sa);
 	cr_assert_not_null(e.srq);
-	srq_qp_recreate(&e, 0);
+	/* a new QP 0 for the env's teardown */
+	srq_qp_create(&e, 0, QPIO_QPT_RC);
 	srq_env_destroy(&e);
 }
 
@@ -1128,6 +1120,7 @@ Test(srq, destroy_qp_with_unpolled_receives_frees_their_slots)
 	cr_assert_eq(wc.status, QPIO_WC_SUCCESS);
 	cr_assert_eq(wc.byte_len, 24);
 	cr_assert(qt_check(e.buf + 2048, 24, 30));
-	srq_qp_recreate(&e, 0);
+	/* a new QP 0 for the env's teardown */
+	srq_qp_create(&e, 0, QPIO_QPT_RC);
 	srq_env_destroy(&e);
 }
