@@ -12,6 +12,8 @@
 #include <rte_mempool.h>
 
 #include "qpio_port.h"
+/* struct qp_rxq: the credit word a test plants (driver-internal) */
+#include "../../drivers/net/qp/qp_private.h"
 #include "test_common.h"
 
 TestSuite(port_qp, .init = qt_eal_init, .fini = qt_eal_fini);
@@ -641,6 +643,19 @@ Test(port_qp, ud_frame_over_4096_is_refused_at_configure_or_dropped)
 	cr_assert_eq(qpio_port_close(id), 0);
 }
 
+/* RC qp ports qp0 (a, 64 descriptors) and qp1 (b, 16: its 16 receive
+ * buffers are all the credit a has) on soft0, linked, one pool. */
+static void
+small_peer_link_up(struct link *l)
+{
+	l->a = qpio_port_create("qp0,dev=soft0,peer=qp1");
+	l->b = qpio_port_create("qp1,dev=soft0,peer=qp0");
+	l->rx_mp = pool("rx_mp", NB_MBUF, RTE_MBUF_DEFAULT_BUF_SIZE);
+	l->tx_mp = l->rx_mp;
+	port_up(l->a, 64, 0, l->rx_mp);
+	port_up(l->b, 16, 0, l->rx_mp);
+}
+
 /* Credits: a peer with 16 receives posted makes tx_burst of 64 take 16 and
  * leave 48 with the caller, counted in tx_no_credit; no SEND meets a peer
  * without a receive (tx_rnr_naks 0). Stopping the sender then flushes
@@ -652,12 +667,7 @@ Test(port_qp, full_peer_makes_tx_burst_take_fewer_and_counts_them)
 	unsigned int i;
 	struct link l;
 
-	l.a = qpio_port_create("qp0,dev=soft0,peer=qp1");
-	l.b = qpio_port_create("qp1,dev=soft0,peer=qp0");
-	l.rx_mp = pool("rx_mp", NB_MBUF, RTE_MBUF_DEFAULT_BUF_SIZE);
-	l.tx_mp = l.rx_mp;
-	port_up(l.a, 64, 0, l.rx_mp);
-	port_up(l.b, 16, 0, l.rx_mp);      /* 16 receive buffers */
+	small_peer_link_up(&l);
 	for (i = 0; i < 64; i++)
 		m[i] = frame(l.tx_mp, 300, i, 2048);
 	cr_assert_eq(qpio_port_tx_burst(l.a, 0, m, 64), 16);
@@ -754,6 +764,67 @@ Test(port_qp, credits_survive_queue_wrap)
 	link_down(&l);
 }
 
+
+/* A credit word read from the peer that is out of range (more than the
+ * sends plus the peer's ring) is ignored: b's word, planted at 16 + 1000
+ * while b has 16 receives, gives a no credit and no frame goes past the
+ * 16 the ring holds (no RNR NAK either). Once b receives and reposts, its
+ * word is true again and the next 16 go. Soft only: it reaches b's rx
+ * queue (the driver's struct qp_rxq) through the fast-path table. */
+Test(port_qp, out_of_range_credit_word_is_ignored)
+{
+	struct rte_mbuf *m[64], *rx[16];
+	struct qp_rxq *brxq;
+	struct qpio_port_stats st;
+	unsigned int i, k;
+	uint64_t end;
+	struct link l;
+
+	qt_require_soft("plants a word in the qp port's credit MR");
+	small_peer_link_up(&l);
+	brxq = qpio_port_fp_ops[l.b].rxq[0];
+	cr_assert_eq(brxq->rq_posted, 16);
+	cr_assert_eq(*brxq->credit, 16);
+	*brxq->credit = 16 + 1000;
+	for (i = 0; i < 64; i++)
+		m[i] = frame(l.tx_mp, 100, i, 2048);
+	cr_assert_eq(qpio_port_tx_burst(l.a, 0, m, 64), 16);
+	/* Later bursts read the planted word (its READ completes and is
+	 * reaped by the next burst) and must not trust it. */
+	for (i = 0; i < 20; i++) {
+		cr_assert_eq(qpio_port_tx_burst(l.a, 0, &m[16], 48), 0,
+			     "burst %u after the planted word", i);
+		rte_delay_us_block(1000);
+	}
+	cr_assert_geq(xstat(l.a, "tx_credit_reads"), 2, "the word was read");
+	cr_assert_eq(xstat(l.a, "tx_rnr_naks"), 0);
+	cr_assert_eq(qpio_port_stats_get(l.a, &st), 0);
+	cr_assert_eq(st.opackets, 16);
+	cr_assert_eq(*brxq->credit, 16 + 1000, "b did not write its word");
+
+	/* b takes its 16 frames and reposts: its word is 32, a sends 16. */
+	cr_assert_eq(rx_n(l.b, rx, 16), 16);
+	for (i = 0; i < 16; i++) {
+		cr_assert(frame_ok(rx[i], 100, i), "frame %u", i);
+		rte_pktmbuf_free(rx[i]);
+	}
+	cr_assert_eq(*brxq->credit, 32);
+	k = 0;
+	end = rte_get_timer_cycles() + 2 * rte_get_timer_hz();
+	while (k < 16 && rte_get_timer_cycles() < end)
+		k += qpio_port_tx_burst(l.a, 0, &m[16 + k], (uint16_t)(48 - k));
+	cr_assert_eq(k, 16);
+	cr_assert_eq(qpio_port_tx_burst(l.a, 0, &m[32], 32), 0);
+	cr_assert_eq(xstat(l.a, "tx_rnr_naks"), 0);
+	for (i = 32; i < 64; i++)
+		rte_pktmbuf_free(m[i]);
+	cr_assert_eq(rx_n(l.b, rx, 16), 16);
+	for (i = 0; i < 16; i++) {
+		cr_assert(frame_ok(rx[i], 100, 16 + i), "frame %u", 16 + i);
+		rte_pktmbuf_free(rx[i]);
+	}
+	link_down(&l);
+}
 /* A pktmbuf pool of nb_chunk chunks of 64 mbufs (data room
  * RTE_MBUF_DEFAULT_BUF_SIZE), each chunk mapped on its own with a page
  * unmapped after it, so the pool is several MRs. *map and *map_len get the

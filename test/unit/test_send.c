@@ -192,6 +192,91 @@ Test(send, selective_signaling_releases_slots)
 	qt_pair_destroy(&a, &b);
 }
 
+/* SOLICITED without SIGNALED: the sender gets no completion for that WR
+ * (only the signaled one after it), the receiver gets its receive, and a
+ * CQ armed for solicited completions only raises an event for it. */
+Test(send, solicited_unsignaled_send_has_no_sender_cqe)
+{
+	struct qt_end a, b;
+	struct qpio_sge sge;
+	struct qpio_send_wr wr;
+	struct qpio_wc wc[4];
+	int err = 1;
+
+	qt_pair_create(&a, &b, NULL);
+	qt_post_recv(&b, 0xb1, b.buf, 64);
+	qt_post_recv(&b, 0xb2, b.buf + 64, 64);
+	qt_fill(a.buf, 16, 21);
+	sge = (struct qpio_sge){ (uintptr_t)a.buf, 16, qpio_mr_lkey(a.mr) };
+	cr_assert_eq(qpio_cq_req_notify(b.cq, 1), 0);
+	wr = qt_send_wr(0xa1, &sge, 1, QPIO_SEND_SOLICITED);
+	cr_assert_eq(qpio_qp_post_send(a.qp, &wr, 1, &err), 1);
+	cr_assert_eq(err, 0);
+	cr_assert_eq(qt_poll_n(b.cq, wc, 1), 1);
+	cr_assert_eq(wc[0].status, QPIO_WC_SUCCESS);
+	cr_assert_eq(wc[0].opcode, QPIO_WC_RECV);
+	cr_assert_eq(wc[0].wr_id, 0xb1);
+	cr_assert_eq(wc[0].byte_len, 16);
+	cr_assert_eq(wc[0].wc_flags, 0);
+	cr_assert(qt_check(b.buf, 16, 21));
+	cr_assert_eq(qt_cq_events(b.cq), 1, "the receive is solicited");
+	cr_assert_eq(qpio_cq_poll(a.cq, wc, 4), 0, "SOLICITED is not SIGNALED");
+
+	/* a signaled SEND after it: one sender completion, its own */
+	wr = qt_send_wr(0xa2, &sge, 1, QPIO_SEND_SIGNALED);
+	cr_assert_eq(qpio_qp_post_send(a.qp, &wr, 1, &err), 1);
+	cr_assert_eq(qt_poll_n(b.cq, wc, 1), 1);
+	cr_assert_eq(wc[0].wr_id, 0xb2);
+	cr_assert_eq(qt_poll_n(a.cq, wc, 1), 1);
+	cr_assert_eq(wc[0].wr_id, 0xa2);
+	cr_assert_eq(wc[0].status, QPIO_WC_SUCCESS);
+	cr_assert_eq(wc[0].opcode, QPIO_WC_SEND);
+	cr_assert_eq(qpio_cq_poll(a.cq, wc, 4), 0);
+	qt_pair_destroy(&a, &b);
+}
+
+/* sq_sig_all on the WR-list path (qpio_qp_post_send()): every WR of a
+ * list without QPIO_SEND_SIGNALED completes at the sender, in order,
+ * from the SGE and from inline data alike. */
+Test(send, sq_sig_all_signals_every_wr_of_a_list)
+{
+	static const unsigned int inl[2] = { 0, QPIO_SEND_INLINE };
+	struct qt_pair_opts o = { .sq_sig_all = 1, .rnr_retry = 7 };
+	struct qt_end a, b;
+	struct qpio_sge sge[4];
+	struct qpio_send_wr wr[4];
+	struct qpio_wc wc[8];
+	unsigned int i, r;
+	int err = 1;
+
+	qt_pair_create(&a, &b, &o);
+	for (i = 0; i < 4; i++)
+		sge[i] = (struct qpio_sge){ (uintptr_t)a.buf + 64 * i, 8 + i,
+					    qpio_mr_lkey(a.mr) };
+	for (r = 0; r < 2; r++) {
+		for (i = 0; i < 4; i++) {
+			qt_post_recv(&b, 0xb00 + 4 * r + i, b.buf + 64 * i, 64);
+			wr[i] = qt_send_wr(0xa00 + 4 * r + i, &sge[i], 1, inl[r]);
+		}
+		cr_assert_eq(qpio_qp_post_send(a.qp, wr, 4, &err), 4);
+		cr_assert_eq(err, 0);
+		cr_assert_eq(qt_poll_n(a.cq, wc, 4), 4, "round %u", r);
+		for (i = 0; i < 4; i++) {
+			cr_assert_eq(wc[i].wr_id, 0xa00 + 4 * r + i);
+			cr_assert_eq(wc[i].status, QPIO_WC_SUCCESS);
+			cr_assert_eq(wc[i].opcode, QPIO_WC_SEND);
+			cr_assert_eq(wc[i].byte_len, 8 + i);
+		}
+		cr_assert_eq(qpio_cq_poll(a.cq, wc, 8), 0, "one CQE per WR");
+		cr_assert_eq(qt_poll_n(b.cq, wc, 4), 4);
+		for (i = 0; i < 4; i++) {
+			cr_assert_eq(wc[i].wr_id, 0xb00 + 4 * r + i);
+			cr_assert_eq(wc[i].byte_len, 8 + i);
+		}
+	}
+	qt_pair_destroy(&a, &b);
+}
+
 /* C08 RC part: 4-byte receive between guard bytes, 8-byte send. */
 Test(send, c08_short_receive_is_loc_len_err)
 {

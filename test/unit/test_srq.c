@@ -48,6 +48,26 @@ struct srq_opts {
 	enum qpio_qp_type type; /* [RC] */
 };
 
+/* QP i of type on the SRQ (receive CQ rcq[i], send CQ scq, 16 send WRs
+ * of one SGE), left in RESET; it has no RQ of its own. */
+static void
+srq_qp_create(struct srq_env *e, unsigned int i, enum qpio_qp_type type)
+{
+	struct qpio_qp_init_attr ia;
+
+	memset(&ia, 0, sizeof(ia));
+	ia.send_cq = e->scq;
+	ia.recv_cq = e->rcq[i];
+	ia.srq = e->srq;
+	ia.qp_type = type;
+	ia.cap.max_send_wr = 16;
+	ia.cap.max_send_sge = 1;
+	e->qp[i] = qpio_qp_create(e->pd, &ia);
+	cr_assert_not_null(e->qp[i], "qp_create: %s", rte_strerror(rte_errno));
+	cr_assert_eq(ia.cap.max_recv_wr, 0);
+	cr_assert_eq(ia.cap.max_recv_sge, 0);
+}
+
 static void
 srq_env_create(struct srq_env *e, const struct srq_opts *o)
 {
@@ -76,8 +96,6 @@ srq_env_create(struct srq_env *e, const struct srq_opts *o)
 	e->scq = qpio_cq_create(e->dev, 1024, SOCKET_ID_ANY);
 	cr_assert_not_null(e->scq);
 	for (i = 0; i < e->nqp; i++) {
-		struct qpio_qp_init_attr ia;
-
 		if (i == 0 || !o->shared_rcq) {
 			e->rcq[i] = qpio_cq_create(e->dev, o->rcq_cqe ? o->rcq_cqe : 1024,
 						   SOCKET_ID_ANY);
@@ -85,17 +103,7 @@ srq_env_create(struct srq_env *e, const struct srq_opts *o)
 		} else {
 			e->rcq[i] = e->rcq[0];
 		}
-		memset(&ia, 0, sizeof(ia));
-		ia.send_cq = e->scq;
-		ia.recv_cq = e->rcq[i];
-		ia.srq = e->srq;
-		ia.qp_type = type;
-		ia.cap.max_send_wr = 16;
-		ia.cap.max_send_sge = 1;
-		e->qp[i] = qpio_qp_create(e->pd, &ia);
-		cr_assert_not_null(e->qp[i], "qp_create: %s", rte_strerror(rte_errno));
-		cr_assert_eq(ia.cap.max_recv_wr, 0);
-		cr_assert_eq(ia.cap.max_recv_sge, 0);
+		srq_qp_create(e, i, type);
 	}
 	for (i = 0; i < e->nqp; i++) {
 		struct qpio_qp_init_attr ia;
@@ -1026,18 +1034,8 @@ Test(srq, destroy_removes_its_limit_event)
 	cr_assert_eq(next_event(e.dev, &ev), -EAGAIN);
 	e.srq = qpio_srq_create(e.pd, &sa);
 	cr_assert_not_null(e.srq);
-	{
-		struct qpio_qp_init_attr ia;
-
-		memset(&ia, 0, sizeof(ia));
-		ia.send_cq = e.scq;
-		ia.recv_cq = e.rcq[0];
-		ia.srq = e.srq;
-		ia.qp_type = QPIO_QPT_RC;
-		ia.cap.max_send_wr = 1;
-		e.qp[0] = qpio_qp_create(e.pd, &ia);
-		cr_assert_not_null(e.qp[0]);
-	}
+	/* a new QP 0 for the env's teardown */
+	srq_qp_create(&e, 0, QPIO_QPT_RC);
 	srq_env_destroy(&e);
 }
 
@@ -1081,5 +1079,48 @@ Test(srq, slot_free_once_polled_in_any_order)
 	cr_assert_eq(qt_poll_n(e.rcq[0], &wc, 1), 1);
 	cr_assert_eq(wc.wr_id, 4);
 	cr_assert(qt_check(e.buf + 128, 24, 4));
+	srq_env_destroy(&e);
+}
+
+/* Destroying a QP whose receive completions from the SRQ were never
+ * polled gives the SRQ those slots back: all 4 of a depth-4 SRQ are taken
+ * by QP 0 and left unpolled; after QP 0 is destroyed, 4 posts fit (the
+ * 5th is -ENOMEM) and QP 1 receives into them. */
+Test(srq, destroy_qp_with_unpolled_receives_frees_their_slots)
+{
+	struct srq_env e;
+	struct srq_opts o = { .nqp = 2, .srq_wr = 4, .srq_sge = 1, .rnr_retry = 7 };
+	struct qpio_sge sge;
+	struct qpio_recv_wr rw[5];
+	struct qpio_wc wc;
+	unsigned int i;
+	int err = 1;
+
+	srq_env_create(&e, &o);
+	for (i = 0; i < 4; i++)
+		srq_post1(&e, i, 256 * i, 256);
+	for (i = 0; i < 4; i++) {
+		send1(&e, 0, i, 16, i);
+		cr_assert_eq(qt_poll_n(e.snd[0].cq, &wc, 1), 1);
+		cr_assert_eq(wc.status, QPIO_WC_SUCCESS, "send %u", i);
+	}
+	sge = (struct qpio_sge){ (uintptr_t)e.buf + 2048, 64, qpio_mr_lkey(e.mr) };
+	for (i = 0; i < 5; i++)
+		rw[i] = (struct qpio_recv_wr){ .wr_id = 20 + i, .sg_list = &sge,
+					       .num_sge = 1 };
+	cr_assert_eq(qpio_srq_post_recv(e.srq, rw, 1, &err), 0);
+	cr_assert_eq(err, -ENOMEM, "4 receives taken, none polled");
+
+	cr_assert_eq(qpio_qp_destroy(e.qp[0]), 0);
+	cr_assert_eq(qpio_srq_post_recv(e.srq, rw, 5, &err), 4);
+	cr_assert_eq(err, -ENOMEM);
+	send1(&e, 1, 30, 24, 30);
+	cr_assert_eq(qt_poll_n(e.rcq[1], &wc, 1), 1);
+	cr_assert_eq(wc.wr_id, 20);
+	cr_assert_eq(wc.status, QPIO_WC_SUCCESS);
+	cr_assert_eq(wc.byte_len, 24);
+	cr_assert(qt_check(e.buf + 2048, 24, 30));
+	/* a new QP 0 for the env's teardown */
+	srq_qp_create(&e, 0, QPIO_QPT_RC);
 	srq_env_destroy(&e);
 }

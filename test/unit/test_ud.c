@@ -310,6 +310,47 @@ Test(ud, qkey_match_mismatch_and_controlled_qkey)
 	qt_ud_world_destroy(&a, &b);
 }
 
+/* A controlled Q_Key other than 0x80000000 in the WR (0x80001234) sends
+ * the QP's own Q_Key (QK), not the WR's: a receiver whose Q_Key is QK gets
+ * the datagram, one whose Q_Key is the WR's value drops it. */
+Test(ud, controlled_qkey_in_wr_sends_the_qps_own_qkey)
+{
+	const uint32_t wr_qkey = 0x80001234u;
+	struct qt_end a, b, c;
+	struct qpio_ah *ah;
+	struct qpio_wc wc;
+
+	if (qt_dev_is_rxe())
+		cr_skip_test("rxe does not deliver a datagram sent with a controlled Q_Key");
+	qt_ud_world_create(&a, &b, QK);
+	qt_ud_end_create(&c, b.dev, wr_qkey, NULL);
+	ah = qt_ah_create(a.pd, b.dev, 0);
+	qt_post_recv(&b, 10, b.buf, 128);
+	qt_post_recv(&c, 20, c.buf, 128);
+
+	ud_send(&a, ah, qpio_qp_num(c.qp), wr_qkey, 16, 1);
+	expect_send_ok(&a, 1, 16);
+	cr_assert_eq(qpio_cq_poll(c.cq, &wc, 1), 0, "the WR's Q_Key is not sent");
+	if (qt_dev_is_soft()) {
+		cr_assert_eq(qt_stats(c.qp).ud_qkey_drops, 1);
+		cr_assert_eq(qt_stats(c.qp).rq_consumed, 0);
+	}
+
+	ud_send(&a, ah, qpio_qp_num(b.qp), wr_qkey, 16, 2);
+	expect_send_ok(&a, 2, 16);
+	cr_assert_eq(qt_poll_n(b.cq, &wc, 1), 1);
+	cr_assert_eq(wc.wr_id, 10);
+	cr_assert_eq(wc.status, QPIO_WC_SUCCESS);
+	cr_assert_eq(wc.byte_len, QPIO_GRH_LEN + 16);
+	cr_assert_eq(wc.src_qp, qpio_qp_num(a.qp));
+	if (qt_dev_is_soft())
+		cr_assert_eq(qt_stats(b.qp).ud_qkey_drops, 0);
+
+	cr_assert_eq(qpio_ah_destroy(ah), 0);
+	qt_end_destroy(&c);
+	qt_ud_world_destroy(&a, &b);
+}
+
 /* One UD QP, one burst of 3 WRs to 3 QPs on 2 devices (by LID and by
  * GID), one doorbell; each receiver gets its own payload. */
 Test(ud, burst_to_three_destinations_one_doorbell)
