@@ -20,13 +20,14 @@ rxe_up() {
 	# and under TCG that is seconds per process: the VM sees only the
 	# mempool drivers, the vdev bus that the eth port driver links and
 	# net_af_packet (the soft wire device's port in wire_guest.sh) with
-	# the PCI bus library it links.
+	# the PCI bus library it links, and net_ring (the unit tests link
+	# it: the wire tests' ethdevs).
 	pmd=$(ls -d /usr/lib/*/dpdk/pmds-* 2>/dev/null | head -n 1)
 	if [ -n "$pmd" ]; then
 		mkdir -p /tmp/pmds
 		cp -a "$pmd"/librte_mempool_ring.so* "$pmd"/librte_mempool_stack.so* \
 			"$pmd"/librte_bus_vdev.so* "$pmd"/librte_net_af_packet.so* \
-			"$pmd"/librte_bus_pci.so* /tmp/pmds/
+			"$pmd"/librte_bus_pci.so* "$pmd"/librte_net_ring.so* /tmp/pmds/
 		mount --bind /tmp/pmds "$pmd" || "$fail" "bind mount over $pmd"
 	fi
 	ip link set lo up
