@@ -1096,6 +1096,11 @@ Test(srq, destroy_qp_with_unpolled_receives_frees_their_slots)
 	unsigned int i;
 	int err = 1;
 
+	/* The rule of mlx5's providers (a destroyed QP's completions are
+	 * cleaned from the CQ, their SRQ WQEs freed), which the soft NIC
+	 * keeps; rxe of Linux 6.1 keeps the slots taken */
+	qt_require_soft("rxe keeps the SRQ slots of a destroyed QP's unpolled "
+			"completions (ibv.rst)");
 	srq_env_create(&e, &o);
 	for (i = 0; i < 4; i++)
 		srq_post1(&e, i, 256 * i, 256);
