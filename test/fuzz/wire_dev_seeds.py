@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: BSD-3-Clause
-"""Write the seeds of fuzz_wire_dev (corpus/fuzz_wire_dev/seed-*).
+"""Write the seeds and regression inputs of fuzz_wire_dev
+(corpus/fuzz_wire_dev/seed-*, regress-*).
 
 An input is a configuration byte, then records: 4 control bytes, a
 2-byte little-endian length and that many frame bytes (fuzz_wire_dev.c).
@@ -182,8 +183,28 @@ SEEDS['rc-psn-wrap'] = bytes([1]) + \
     b''.join(rec(frame(0x04, payload=data(10, i), ackreq=True))
              for i in range(6))
 
+# Regression inputs: a receive a SEND had taken was lost (never
+# completed, not even by the flush) when the QP went to ERR with the
+# message open (RC and UC), when a UC FIRST came at the expected PSN with
+# a message open, and when UC dropped a message for a packet of the
+# wrong kind.
+REGRESS = {}
+REGRESS['rc-send-open-at-err'] = bytes([0]) + \
+    rec(frame(0x00, payload=data(MTU)))
+REGRESS['uc-send-open-at-err'] = bytes([0]) + \
+    rec(frame(0x20, payload=data(MTU)), q=Q_UC)
+REGRESS['uc-first-while-open'] = bytes([0]) + \
+    rec(frame(0x20, payload=data(MTU)), q=Q_UC) + \
+    rec(frame(0x24, payload=data(100)), q=Q_UC) + \
+    rec(frame(0x24, payload=data(100)), q=Q_UC)
+REGRESS['uc-wrong-kind-while-open'] = bytes([0]) + \
+    rec(frame(0x20, payload=data(MTU)), q=Q_UC) + \
+    rec(frame(0x27, payload=data(MTU)), q=Q_UC) + \
+    rec(frame(0x24, payload=data(100)), q=Q_UC)
+
 out = sys.argv[1]
 os.makedirs(out, exist_ok=True)
-for name, b in SEEDS.items():
-    with open(os.path.join(out, 'seed-' + name), 'wb') as fh:
-        fh.write(b)
+for prefix, inputs in (('seed-', SEEDS), ('regress-', REGRESS)):
+    for name, b in inputs.items():
+        with open(os.path.join(out, prefix + name), 'wb') as fh:
+            fh.write(b)

@@ -1427,6 +1427,106 @@ Test(soft_wire, uc_sends_and_loses_a_message_with_a_gap)
 	rc_world_down(&a, &b);
 }
 
+/* Put a packet of h (from A's address to B's) with len bytes of pl into
+ * B's receive ring, as if A had sent it. */
+static void
+inject_b(struct soft_wire_hdr *h, const uint8_t *pl, uint32_t len)
+{
+	struct rte_mbuf *m = rte_pktmbuf_alloc(W.mp);
+	struct soft_wire_seg seg = { pl, len };
+	uint32_t flen;
+
+	cr_assert_not_null(m);
+	memset(&h->dmac, 0, sizeof(h->dmac));      /* net_ring's MAC */
+	memcpy(h->sip, V4_A, 4);
+	memcpy(h->dip, V4_B, 4);
+	h->pkey = 0xffff;
+	flen = soft_wire_build(rte_pktmbuf_mtod(m, uint8_t *), h, &seg, 1, len);
+	cr_assert_not_null(rte_pktmbuf_append(m, (uint16_t)flen));
+	cr_assert_eq(rte_ring_enqueue(W.b_rx, m), 0);
+}
+
+/* A SEND whose first packets took B's receive, then B to ERR: that
+ * receive completes (flushed) with the others; it was lost, never
+ * completed (found by fuzz_wire_dev; test/fuzz/corpus/fuzz_wire_dev/
+ * regress-rc-send-open-at-err). */
+Test(soft_wire, rc_receive_of_an_open_send_flushed_at_err)
+{
+	struct qt_end a, b;
+	struct qpio_qp_attr qa;
+	struct qpio_wc wc;
+
+	rc_world(&a, &b, QPIO_QPT_RC, 7);
+	qt_post_recv(&b, 1, b.buf, 4000);
+	qt_post_recv(&b, 2, b.buf + 4096, 4000);
+	/* FIRST and MIDDLE arrive; the LAST and every packet sent again
+	 * are lost */
+	W.drop_ab = ~3ull;
+	qt_fill(a.buf, 3000, 13);
+	rc_post(&a, QPIO_WR_SEND, 0, 3000, 0, 0, 10);
+	run_for(2);
+	cr_assert_eq(W.n_ab - W.dropped, 2);
+	cr_assert_eq(qpio_cq_poll(b.cq, &wc, 1), 0, "the message is open");
+	memset(&qa, 0, sizeof(qa));
+	qa.qp_state = QPIO_QPS_ERR;
+	cr_assert_eq(qpio_qp_modify(b.qp, &qa, QPIO_QP_STATE), 0);
+	wc = wc_one(&b, QPIO_WC_WR_FLUSH_ERR, 1);
+	cr_assert_eq(wc.qp_num, qpio_qp_num(b.qp));
+	wc_one(&b, QPIO_WC_WR_FLUSH_ERR, 2);
+	rc_world_down(&a, &b);
+}
+
+/* UC: a FIRST at the expected PSN while a SEND is open (its LAST lost
+ * with no gap in the PSNs), or a packet of the wrong kind: the open
+ * message is lost and its receive kept for the next one (IBA 9.8.2,
+ * rxe's reuse of the WQE). The new message took a second receive and
+ * the first was never completed (found by fuzz_wire_dev; corpus
+ * regress-uc-first-while-open, regress-uc-wrong-kind-while-open). */
+Test(soft_wire, uc_open_message_cut_short_keeps_its_receive)
+{
+	struct qt_end a, b;
+	struct soft_wire_hdr h;
+	struct qpio_wc wc;
+	uint8_t pl[1024], pl2[100], pl3[60];
+
+	rc_world(&a, &b, QPIO_QPT_UC, 0);
+	qt_post_recv(&b, 1, b.buf, 3000);
+	qt_post_recv(&b, 2, b.buf + 4096, 3000);
+	qt_fill(pl, sizeof(pl), 14);
+	qt_fill(pl2, sizeof(pl2), 15);
+	qt_fill(pl3, sizeof(pl3), 16);
+	memset(&h, 0, sizeof(h));
+	h.dqpn = qpio_qp_num(b.qp);
+	h.udp_sport = 0xc000;
+	h.hop_limit = 64;
+	/* B's rq_psn is 0x100 (rc_world): FIRST, then SEND ONLY at 0x101 */
+	h.opcode = SOFT_IB_OPC_UC + SOFT_IB_OPC_SEND_FIRST;
+	h.psn = 0x100;
+	inject_b(&h, pl, 1024);
+	h.opcode = SOFT_IB_OPC_UC + SOFT_IB_OPC_SEND_ONLY;
+	h.psn = 0x101;
+	inject_b(&h, pl2, sizeof(pl2));
+	wc = wc_one(&b, QPIO_WC_SUCCESS, 1);
+	cr_assert_eq(wc.byte_len, 100);
+	cr_assert(qt_check(b.buf, 100, 15));
+	/* FIRST, a WRITE MIDDLE (not this message's kind), SEND ONLY */
+	h.opcode = SOFT_IB_OPC_UC + SOFT_IB_OPC_SEND_FIRST;
+	h.psn = 0x102;
+	inject_b(&h, pl, 1024);
+	h.opcode = SOFT_IB_OPC_UC + SOFT_IB_OPC_WRITE_MIDDLE;
+	h.psn = 0x103;
+	inject_b(&h, pl, 1024);
+	h.opcode = SOFT_IB_OPC_UC + SOFT_IB_OPC_SEND_ONLY;
+	h.psn = 0x104;
+	inject_b(&h, pl3, sizeof(pl3));
+	wc = wc_one(&b, QPIO_WC_SUCCESS, 2);
+	cr_assert_eq(wc.byte_len, 60);
+	cr_assert(qt_check(b.buf + 4096, 60, 16));
+	cr_assert_eq(qpio_qp_state(b.qp), QPIO_QPS_RTS);
+	cr_assert_eq(wst(W.b).rx_packets, 5);
+	rc_world_down(&a, &b);
+}
+
 Test(soft_wire, link_local_gid_names_its_mac)
 {
 	struct qt_end a, b;

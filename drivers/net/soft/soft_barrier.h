@@ -123,4 +123,26 @@ soft_sq_idle_recheck(const uint32_t *dbrec)
 	return __atomic_load_n(dbrec, __ATOMIC_SEQ_CST);
 }
 
+/*
+ * A wire RC/UC responder's receive in progress (soft_wire_rc.c rheld):
+ * the mark that it is held, stored before the responder reads the QP's
+ * state again (store-load). Pairs with soft_qp_set_err()'s state change
+ * before its soft_wire_rc_rq_flush(), which takes the mark with
+ * soft_recv_held_take(): either the flush sees the receive held and
+ * completes it, or the responder sees ERR and completes it itself.
+ */
+static inline void
+soft_recv_held_mark(uint8_t *held)
+{
+	__atomic_store_n(held, 1, __ATOMIC_SEQ_CST);
+}
+
+/* Take the mark to 0: @return its value, 1 for the one lcore that then
+ * completes the receive. */
+static inline uint8_t
+soft_recv_held_take(uint8_t *held)
+{
+	return __atomic_exchange_n(held, 0, __ATOMIC_SEQ_CST);
+}
+
 #endif /* SOFT_BARRIER_H */

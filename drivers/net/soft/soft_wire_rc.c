@@ -70,9 +70,11 @@ struct soft_wire_rc {
 	uint8_t nak_sent;            /* a sequence NAK for epsn went */
 	uint8_t in_msg;              /* IN_SEND or IN_WRITE: a message open */
 	uint8_t at_valid;
-	/* UC: the receive of a message lost in part, kept for the next one
-	 * (IBA: the WQE is reused); 1 while held, completed with FLUSH by
-	 * whoever takes it to 0 (soft_wire_rc_rq_flush()) */
+	/* 1 while a receive is held and not completed: the one a SEND took
+	 * at its first packet, or (UC) that of a message lost in part, kept
+	 * for the next one (IBA: the WQE is reused). Whoever takes it to 0
+	 * completes it: the message's last packet or its error
+	 * (recv_done()), or the QP's flush (soft_wire_rc_rq_flush()). */
 	uint8_t rheld;
 	uint32_t rpos, rslot, roff;  /* SEND: its receive, bytes in it */
 	uint8_t *wdst;               /* WRITE: the target, its length, done */
@@ -602,22 +604,39 @@ recv_complete(struct soft_wire_rc *rc, uint8_t opcode, uint8_t syndrome,
 		soft_srq_slot_free(qp->srq, rc->rslot);
 }
 
-/* Take a receive for a message. @return 0, or -1 when none is posted. */
+/* The completion of the held receive (syndrome 0: success), unless the
+ * QP's flush completed it first. */
+static void
+recv_done(struct soft_wire_rc *rc, uint8_t opcode, uint8_t syndrome,
+	  uint32_t len, uint32_t imm, uint8_t se)
+{
+	if (soft_recv_held_take(&rc->rheld))
+		recv_complete(rc, opcode, syndrome, len, imm, se);
+}
+
+/* Take a receive for a message (UC: the one kept, if any); it is held
+ * until recv_done() or the QP's flush. @return 0, or -1 when none is
+ * posted. */
 static int
 recv_take(struct soft_wire_rc *rc)
 {
 	struct soft_qp *qp = rc->qp;
 	struct soft_dst t;
 
-	if (__atomic_exchange_n(&rc->rheld, 0, __ATOMIC_ACQ_REL) != 0) {
-		rc->roff = 0;
+	rc->roff = 0;
+	if (__atomic_load_n(&rc->rheld, __ATOMIC_ACQUIRE) != 0)
 		return 0;
-	}
 	if (rq_take(qp->rqp, &rc->rpos, &rc->rslot) != 0)
 		return -1;
 	dst_of_qp(&t, qp);
 	rq_taken(&t, rc->rpos);
-	rc->roff = 0;
+	soft_recv_held_mark(&rc->rheld);
+	/* a flush that began after this packet's state check missed it */
+	if (unlikely(__atomic_load_n(&qp->base.state, __ATOMIC_SEQ_CST) ==
+		     QPIO_QPS_ERR)) {
+		recv_done(rc, 0, MLX5_CQE_SYNDROME_WR_FLUSH_ERR, 0, 0, 0);
+		return -1;
+	}
 	return 0;
 }
 
@@ -717,25 +736,11 @@ send_rnr(struct soft_wire *w, struct soft_wire_rc *rc, uint32_t psn)
 					(rc->qp->attr.min_rnr_timer & 0x1f)));
 }
 
-/* The first packet of a SEND or WRITE at psn may open a message: RC
- * refuses one while another is open (a FIRST after a FIRST); UC starts
- * over. @return 0, or -1 when refused. */
-static int
-msg_open(struct soft_wire *w, struct soft_wire_rc *rc, uint32_t psn)
-{
-	if (rc->in_msg != 0 && !rc->uc) {
-		resp_refuse(w, rc, psn, SOFT_AETH_NAK_INV_REQ);
-		return -1;
-	}
-	return 0;
-}
-
-/* UC: the message in progress is lost; a SEND's receive is kept. */
+/* UC: the message in progress is lost; a SEND's receive stays held for
+ * the next message. */
 static void
 uc_abandon(struct soft_wire_rc *rc)
 {
-	if (rc->in_msg == IN_SEND)
-		__atomic_store_n(&rc->rheld, 1, __ATOMIC_RELEASE);
 	rc->in_msg = 0;
 }
 
@@ -744,8 +749,24 @@ soft_wire_rc_rq_flush(struct soft_qp *qp)
 {
 	struct soft_wire_rc *rc = qp->wrc;
 
-	if (rc != NULL && __atomic_exchange_n(&rc->rheld, 0, __ATOMIC_ACQ_REL))
+	if (rc != NULL && soft_recv_held_take(&rc->rheld))
 		recv_complete(rc, 0, MLX5_CQE_SYNDROME_WR_FLUSH_ERR, 0, 0, 0);
+}
+
+/* The first packet of a SEND or WRITE at psn, while a message is open:
+ * RC refuses it; UC loses the open message (a SEND's receive kept) and
+ * starts the new one. @return 0, or -1 when refused. */
+static int
+msg_open(struct soft_wire *w, struct soft_wire_rc *rc, uint32_t psn)
+{
+	if (rc->in_msg == 0)
+		return 0;
+	if (!rc->uc) {
+		resp_refuse(w, rc, psn, SOFT_AETH_NAK_INV_REQ);
+		return -1;
+	}
+	uc_abandon(rc);
+	return 0;
 }
 
 static void
@@ -814,7 +835,7 @@ resp_input(struct soft_wire *w, struct soft_wire_rc *rc,
 		}
 		syn = recv_write(qp, rc->rslot, rc->roff, p->payload, p->len);
 		if (syn != 0) {
-			recv_complete(rc, 0, syn, 0, 0, 0);
+			recv_done(rc, 0, syn, 0, 0, 0);
 			resp_refuse(w, rc, p->psn,
 				    syn == MLX5_CQE_SYNDROME_LOCAL_LENGTH_ERR ?
 				    SOFT_AETH_NAK_INV_REQ : SOFT_AETH_NAK_REM_OP);
@@ -824,9 +845,8 @@ resp_input(struct soft_wire *w, struct soft_wire_rc *rc,
 		}
 		rc->roff += p->len;
 		if (has & SOFT_WIRE_LAST) {
-			recv_complete(rc, p->has_imm ? MLX5_CQE_RESP_SEND_IMM :
-				      MLX5_CQE_RESP_SEND, 0, rc->roff, p->imm,
-				      p->se);
+			recv_done(rc, p->has_imm ? MLX5_CQE_RESP_SEND_IMM :
+				  MLX5_CQE_RESP_SEND, 0, rc->roff, p->imm, p->se);
 			rc->msn = psn_add(rc->msn, 1);
 			rc->in_msg = 0;
 		}
@@ -873,8 +893,8 @@ resp_input(struct soft_wire *w, struct soft_wire_rc *rc,
 					send_rnr(w, rc, p->psn);
 					return;
 				}
-				recv_complete(rc, MLX5_CQE_RESP_WR_IMM, 0,
-					      rc->wlen, p->imm, p->se);
+				recv_done(rc, MLX5_CQE_RESP_WR_IMM, 0,
+					  rc->wlen, p->imm, p->se);
 			}
 			rc->msn = psn_add(rc->msn, 1);
 			rc->in_msg = 0;
