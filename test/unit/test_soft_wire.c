@@ -1353,6 +1353,34 @@ Test(soft_wire, rc_rnr_waits_then_fails_when_spent)
 	rc_world_down(&a, &b);
 }
 
+/* A WRITE with immediate of several packets finds no receive at its
+ * last packet: RNR NAK, and the requester sends the whole WRITE again
+ * after the timer; it lands once B posts a receive. The responder
+ * refused the LAST that came again (its FIRST, a duplicate, had not
+ * opened the message): both QPs went to ERR. */
+Test(soft_wire, rc_write_imm_rnr_at_its_last_packet_sent_again_whole)
+{
+	struct qt_end a, b;
+	struct qpio_wc wc;
+
+	rc_world(&a, &b, QPIO_QPT_RC, 7);
+	qt_fill(a.buf, 2500, 17);
+	rc_post(&a, QPIO_WR_RDMA_WRITE_WITH_IMM, 0, 2500,
+		(uintptr_t)b.buf + 8192, qpio_mr_rkey(b.mr), 10);
+	run_for(3);
+	cr_assert_geq(qt_stats(a.qp).rnr_naks, 2, "waits: RNR NAKs again");
+	cr_assert_eq(qpio_cq_poll(a.cq, &wc, 1), 0, "waiting");
+	cr_assert_eq(qpio_qp_state(b.qp), QPIO_QPS_RTS);
+	qt_post_recv(&b, 1, b.buf, 16);
+	wc_one(&a, QPIO_WC_SUCCESS, 10);
+	wc = wc_one(&b, QPIO_WC_SUCCESS, 1);
+	cr_assert_eq(wc.opcode, QPIO_WC_RECV_RDMA_WITH_IMM);
+	cr_assert_eq(wc.byte_len, 2500);
+	cr_assert_eq(wc.imm_data, 0x12345678);
+	cr_assert(qt_check(b.buf + 8192, 2500, 17));
+	rc_world_down(&a, &b);
+}
+
 Test(soft_wire, rc_remote_errors_nak_and_touch_nothing)
 {
 	struct qt_end a, b;

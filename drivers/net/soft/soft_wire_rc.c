@@ -79,6 +79,7 @@ struct soft_wire_rc {
 	uint32_t rpos, rslot, roff;  /* SEND: its receive, bytes in it */
 	uint8_t *wdst;               /* WRITE: the target, its length, done */
 	uint32_t wlen, woff;
+	uint32_t wpsn;               /* WRITE: the PSN of its first packet */
 	uint32_t at_psn;             /* the last atomic: PSN and result */
 	uint64_t at_orig;
 };
@@ -868,6 +869,7 @@ resp_input(struct soft_wire *w, struct soft_wire_rc *rc,
 			}
 			rc->wlen = p->dmalen;
 			rc->woff = 0;
+			rc->wpsn = p->psn;
 			rc->in_msg = IN_WRITE;
 		} else if (rc->in_msg != IN_WRITE) {
 			resp_refuse(w, rc, p->psn, SOFT_AETH_NAK_INV_REQ);
@@ -888,9 +890,13 @@ resp_input(struct soft_wire *w, struct soft_wire_rc *rc,
 						rc->in_msg = 0;
 						break;
 					}
-					/* the WRITE comes again whole */
+					/* the WRITE comes again whole:
+					 * expected from its first packet,
+					 * which the RNR NAK names (the
+					 * requester sends again from it) */
 					rc->in_msg = 0;
-					send_rnr(w, rc, p->psn);
+					rc->epsn = rc->wpsn;
+					send_rnr(w, rc, rc->wpsn);
 					return;
 				}
 				recv_done(rc, MLX5_CQE_RESP_WR_IMM, 0,
