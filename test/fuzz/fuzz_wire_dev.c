@@ -10,19 +10,21 @@
  * between canary bytes inside one allocation whose ends are PROT_NONE
  * guard pages.
  *
- * An input is a configuration byte (bit 0: PSNs near the 24-bit wrap;
- * bit 1: an ACK timeout of ~1 ms, else none; bits 2-4 retry_cnt; bits
- * 5-7 rnr_retry), then up to 32 records: 4 control bytes, a 2-byte
- * length (little endian, 11 bits) and that many frame bytes. A record may
- * first post a send WR (c[2] from 0xc0: RC SEND, WRITE, READ, atomics,
- * UC, UD) or move a QP to ERR; then its frame is fixed up
+ * An input is two configuration bytes (byte 0 bit 0: PSNs near the
+ * 24-bit wrap; bit 1: an ACK timeout of ~1 ms, else none; bits 2-4
+ * retry_cnt; bits 5-7 rnr_retry; byte 1 bits 0-4: receives fewer than 16
+ * posted on each QP; bit 7: none posted again once done), then up to 32
+ * records: 4 control bytes, a 2-byte length (little endian, 11 bits) and
+ * that many frame bytes. A record may first post a send WR (c[2] from
+ * 0xc0: RC SEND, WRITE, READ, atomics, UC, UD), move a QP to ERR or post
+ * its missing receives (act()); then its frame is fixed up
  * (fuzz_wire_fix.h: the device's MAC and address, UDP 4791, an opcode of
  * the QP's transport, the QP as BTH destination, a PSN at or near the
  * one it expects or, for a response, one the RC requester sent, R_Keys
  * and addresses at or around MR T, the IP checksum and the ICRC by
  * soft_wire_icrc()), put into the ring the ethdev receives from,
  * qpio_soft_wire_progress() runs, every CQ is polled (a receive is posted
- * again when it completes), the frames the device sent are taken off
+ * again when it completes, unless byte 1 says not), the frames the device sent are taken off
  * the other ring (the PSNs it answers with keep the target's idea of the
  * expected PSN right), and a QP that left RTS is flushed, reset and
  * walked back to RTS with the PSNs the target tracks. At the end of the
@@ -138,6 +140,8 @@ static struct {
 	unsigned int nreq;
 	/* the input's configuration */
 	uint8_t rnr_retry, retry_cnt, timeout;
+	uint8_t nrecv;                 /* receives posted at RTS */
+	uint8_t repost;                /* a receive posted again once done */
 	/* tx ring: frames and RoCEv2 bytes taken off so far */
 	uint64_t tx_frames, tx_roce_bytes;
 	int trace;                     /* QPIO_FUZZ_TRACE set */
@@ -313,7 +317,7 @@ qp_walk(unsigned int q, uint32_t rq_psn, uint32_t sq_psn)
 	}
 	fq->epsn = rq_psn;
 	fq->npsn = sq_psn;
-	for (s = 0; s < RQ_DEPTH; s++)
+	for (s = 0; s < F.nrecv; s++)
 		recv_post(q, s);
 }
 
@@ -419,7 +423,8 @@ wc_take(unsigned int q, const struct qpio_wc *wc, int repost)
 				  qpio_wc_status_str(wc->status));
 		fq->recv_id[s] = 0;
 		recv_check(q, s, wc);
-		if (repost && qpio_qp_state(fq->qp) == QPIO_QPS_RTS)
+		if (repost && F.repost &&
+		    qpio_qp_state(fq->qp) == QPIO_QPS_RTS)
 			recv_post(q, s);
 	}
 }
@@ -598,7 +603,12 @@ post_one(unsigned int q, enum qpio_wr_opcode op, uint32_t len, uint8_t b)
 	fq->s_next++;
 }
 
-/* Control byte a (from 0xc0 on) with the length byte b. */
+/* Control byte a (from 0xc0 on) with the length byte b: 0xc0 RC SEND
+ * (bit 0: with immediate), 0xc8 RC WRITE (bit 0: with immediate), 0xd0 RC
+ * READ, 0xd8 RC CMP_AND_SWP (bit 2: FETCH_AND_ADD), 0xe0 UC SEND, SEND
+ * with immediate, WRITE, WRITE with immediate (bits 0-1), 0xe8 UD SEND
+ * (bit 0: with immediate), 0xf0 QP (bits 0-1) to ERR, 0xf8 QP (bits 0-1)
+ * with every receive posted. */
 static void
 act(uint8_t a, uint8_t b)
 {
@@ -639,6 +649,17 @@ act(uint8_t a, uint8_t b)
 		memset(&at, 0, sizeof(at));
 		at.qp_state = QPIO_QPS_ERR;
 		modify(a & 3, &at, QPIO_QP_STATE, "to ERR");
+		break;
+	}
+	case 0xf8: {
+		unsigned int s;
+
+		if ((a & 3) >= NQ ||
+		    qpio_qp_state(F.q[a & 3].qp) != QPIO_QPS_RTS)
+			break;
+		for (s = 0; s < RQ_DEPTH; s++)
+			if (F.q[a & 3].recv_id[s] == 0)
+				recv_post(a & 3, s);
 		break;
 	}
 	default:
@@ -952,11 +973,14 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (!F.up)
 		setup();
-	if (size < 1)
+	if (size < 2)
 		return 0;
 	/* configuration: PSNs (near the 24-bit wrap or not), RNR retries,
-	 * the ACK timeout and its retries (0: none, waits for ever) */
+	 * the ACK timeout and its retries (0: none, waits for ever); the
+	 * receives */
 	cfg = *p++;
+	F.nrecv = (uint8_t)(RQ_DEPTH - RTE_MIN(*p & 0x1fu, RQ_DEPTH));
+	F.repost = !(*p++ & 0x80);
 	rq_psn = cfg & 1 ? 0xfffffd : 0x000010;
 	sq_psn = cfg & 1 ? 0xfffffb : 0x000200;
 	F.rnr_retry = cfg >> 5;

@@ -3,7 +3,7 @@
 """Write the seeds and regression inputs of fuzz_wire_dev
 (corpus/fuzz_wire_dev/seed-*, regress-*).
 
-An input is a configuration byte, then records: 4 control bytes, a
+An input is 2 configuration bytes, then records: 4 control bytes, a
 2-byte little-endian length and that many frame bytes (fuzz_wire_dev.c).
 The frames here are whole RoCEv2 frames from 10.0.0.1 to 10.0.0.2 with
 their checksums and ICRC right; the target fixes them up again anyway
@@ -111,30 +111,30 @@ SEEDS = {}
 MTU = 1024
 
 # RC SEND FIRST / MIDDLE / LAST (2100 bytes), and SEND ONLY with immediate
-SEEDS['rc-send-first-middle-last'] = bytes([0]) + \
+SEEDS['rc-send-first-middle-last'] = bytes([0, 0]) + \
     rec(frame(0x00, payload=data(MTU))) + \
     rec(frame(0x01, payload=data(MTU, 2))) + \
     rec(frame(0x02, payload=data(52, 3), ackreq=True)) + \
     rec(frame(0x05, ext=struct.pack('!I', 0xdeadbeef), payload=data(33),
               ackreq=True, se=True))
 # RC WRITE ONLY, WRITE FIRST + LAST with immediate (2 packets)
-SEEDS['rc-write-reth'] = bytes([0]) + \
+SEEDS['rc-write-reth'] = bytes([0, 0]) + \
     rec(frame(0x0a, ext=reth(), payload=data(200), ackreq=True)) + \
     rec(frame(0x06, ext=reth(dmalen=100), payload=data(MTU))) + \
     rec(frame(0x09, ext=struct.pack('!I', 7), payload=data(100),
               ackreq=True))
 # RC READ request of 3000 bytes (3 responses), then again (duplicate)
-SEEDS['rc-read-request'] = bytes([0]) + \
+SEEDS['rc-read-request'] = bytes([0, 0]) + \
     rec(frame(0x0c, ext=reth(dmalen=3000), ackreq=True)) + \
     rec(frame(0x0c, ext=reth(dmalen=3000), ackreq=True), psn=0xc0 | 13)
 # RC CMP_SWAP, FETCH_ADD, and the FETCH_ADD again (the duplicate's answer)
-SEEDS['rc-atomics'] = bytes([0]) + \
+SEEDS['rc-atomics'] = bytes([0, 0]) + \
     rec(frame(0x13, ext=atomic(swap_add=9, compare=0), ackreq=True)) + \
     rec(frame(0x14, ext=atomic(swap_add=3), ackreq=True)) + \
     rec(frame(0x14, ext=atomic(swap_add=3), ackreq=True), psn=0xc0 | 15)
 # the RC requester: a SEND posted, ACKed; a SEND posted, NAKed (PSN
 # sequence error: sent again), then ACKed; a SEND posted, RNR NAKed
-SEEDS['rc-ack-nak'] = bytes([0]) + \
+SEEDS['rc-ack-nak'] = bytes([0, 0]) + \
     rec(frame(0x11, ext=aeth(0x1f, 1)), action=0xc0, arg=20) + \
     rec(frame(0x11, ext=aeth(0x60, 1)), action=0xc0, arg=30) + \
     rec(frame(0x11, ext=aeth(0x1f, 2))) + \
@@ -142,7 +142,7 @@ SEEDS['rc-ack-nak'] = bytes([0]) + \
     rec(frame(0x11, ext=aeth(0x1f, 3)))
 # READ posted (900 bytes: one response), then READ RESPONSE ONLY; READ of
 # 2250 bytes (3 responses) FIRST, MIDDLE, LAST
-SEEDS['rc-read-responses'] = bytes([0]) + \
+SEEDS['rc-read-responses'] = bytes([0, 0]) + \
     rec(frame(0x10, ext=aeth(0x1f, 1), payload=data(900)), action=0xd0,
         arg=100) + \
     rec(frame(0x0d, ext=aeth(0x1f, 2), payload=data(MTU)), action=0xd0,
@@ -150,38 +150,52 @@ SEEDS['rc-read-responses'] = bytes([0]) + \
     rec(frame(0x0e, payload=data(MTU)), psn=1 << 3) + \
     rec(frame(0x0f, ext=aeth(0x1f, 2), payload=data(202)), psn=2 << 3)
 # CMP_SWAP posted, its ATOMIC ACK; a remote access NAK of a WRITE
-SEEDS['rc-atomic-ack-and-nak'] = bytes([0]) + \
+SEEDS['rc-atomic-ack-and-nak'] = bytes([0, 0]) + \
     rec(frame(0x12, ext=aeth(0x1f, 1) + struct.pack('!Q', 42)),
         action=0xd8, arg=3) + \
     rec(frame(0x11, ext=aeth(0x62, 1)), action=0xc8, arg=10)
 # UC SEND FIRST + LAST, WRITE ONLY, SEND ONLY with immediate
-SEEDS['uc-send-write'] = bytes([0]) + \
+SEEDS['uc-send-write'] = bytes([0, 0]) + \
     rec(frame(0x20, payload=data(MTU)), q=Q_UC) + \
     rec(frame(0x22, payload=data(64)), q=Q_UC) + \
     rec(frame(0x2a, ext=reth(), payload=data(300)), q=Q_UC) + \
     rec(frame(0x25, ext=struct.pack('!I', 5), payload=data(16)), q=Q_UC)
 # UC: a MIDDLE without its FIRST (a gap), then a whole message
-SEEDS['uc-gap'] = bytes([0]) + \
+SEEDS['uc-gap'] = bytes([0, 0]) + \
     rec(frame(0x20, payload=data(MTU)), q=Q_UC) + \
     rec(frame(0x21, payload=data(MTU)), q=Q_UC, psn=0xc0 | 18) + \
     rec(frame(0x24, payload=data(80)), q=Q_UC)
 # UD SEND ONLY (IPv4), with immediate (IPv6)
-SEEDS['ud-send'] = bytes([0]) + \
+SEEDS['ud-send'] = bytes([0, 0]) + \
     rec(frame(0x64, ext=struct.pack('!II', 0x11111111, 0xabce0),
               payload=data(100)), q=Q_UD) + \
     rec(frame(0x65, ext=struct.pack('!III', 0x11111111, 0xabce0, 9),
               payload=data(57), ipv6=True), q=Q_UD, ipv6=True)
 # an ARP request for 10.0.0.2, and a UD datagram with Ethernet padding
-SEEDS['arp-and-padding'] = bytes([0]) + \
+SEEDS['arp-and-padding'] = bytes([0, 0]) + \
     rec(bytes([0xff] * 6 + [2, 0, 0, 0, 0, 1, 8, 6, 0, 1, 8, 0, 6, 4, 0, 1,
                2, 0, 0, 0, 0, 1]) + PEER + bytes(6) + ME + bytes(18),
         q=Q_ANY, mode=31) + \
     rec(frame(0x64, ext=struct.pack('!II', 0x11111111, 0xabce0),
               payload=data(3)), q=Q_UD, mode=MODE_TRAILER, arg=0x0c)
 # PSNs near the 24-bit wrap: RC SENDs across it
-SEEDS['rc-psn-wrap'] = bytes([1]) + \
+SEEDS['rc-psn-wrap'] = bytes([1, 0]) + \
     b''.join(rec(frame(0x04, payload=data(10, i), ackreq=True))
              for i in range(6))
+
+# RC WRITE with immediate of 2 packets, no receive posted: RNR NAK at its
+# first PSN; the receives posted, the WRITE again whole
+SEEDS['rc-write-imm-rnr'] = bytes([0xe0, 16]) + \
+    rec(frame(0x06, ext=reth(dmalen=100), payload=data(MTU))) + \
+    rec(frame(0x09, ext=struct.pack('!I', 7), payload=data(100),
+              ackreq=True)) + \
+    rec(frame(0x06, ext=reth(dmalen=100), payload=data(MTU)), action=0xf8) + \
+    rec(frame(0x09, ext=struct.pack('!I', 7), payload=data(100),
+              ackreq=True))
+# an RC SEND that finds no receive (RNR NAK), then again with one
+SEEDS['rc-send-rnr'] = bytes([0, 0x90]) + \
+    rec(frame(0x04, payload=data(40), ackreq=True)) + \
+    rec(frame(0x04, payload=data(40), ackreq=True), action=0xf8)
 
 # Regression inputs: a receive a SEND had taken was lost (never
 # completed, not even by the flush) when the QP went to ERR with the
@@ -189,15 +203,15 @@ SEEDS['rc-psn-wrap'] = bytes([1]) + \
 # a message open, and when UC dropped a message for a packet of the
 # wrong kind.
 REGRESS = {}
-REGRESS['rc-send-open-at-err'] = bytes([0]) + \
+REGRESS['rc-send-open-at-err'] = bytes([0, 0]) + \
     rec(frame(0x00, payload=data(MTU)))
-REGRESS['uc-send-open-at-err'] = bytes([0]) + \
+REGRESS['uc-send-open-at-err'] = bytes([0, 0]) + \
     rec(frame(0x20, payload=data(MTU)), q=Q_UC)
-REGRESS['uc-first-while-open'] = bytes([0]) + \
+REGRESS['uc-first-while-open'] = bytes([0, 0]) + \
     rec(frame(0x20, payload=data(MTU)), q=Q_UC) + \
     rec(frame(0x24, payload=data(100)), q=Q_UC) + \
     rec(frame(0x24, payload=data(100)), q=Q_UC)
-REGRESS['uc-wrong-kind-while-open'] = bytes([0]) + \
+REGRESS['uc-wrong-kind-while-open'] = bytes([0, 0]) + \
     rec(frame(0x20, payload=data(MTU)), q=Q_UC) + \
     rec(frame(0x27, payload=data(MTU)), q=Q_UC) + \
     rec(frame(0x24, payload=data(100)), q=Q_UC)
