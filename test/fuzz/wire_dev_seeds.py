@@ -196,6 +196,12 @@ SEEDS['rc-write-imm-rnr'] = bytes([0xe0, 16]) + \
 SEEDS['rc-send-rnr'] = bytes([0, 0x90]) + \
     rec(frame(0x04, payload=data(40), ackreq=True)) + \
     rec(frame(0x04, payload=data(40), ackreq=True), action=0xf8)
+# an RC READ and an atomic while a SEND is open: out of sequence, NAKed
+SEEDS['rc-read-inside-send'] = bytes([0, 0]) + \
+    rec(frame(0x00, payload=data(MTU))) + \
+    rec(frame(0x0c, ext=reth(dmalen=100), ackreq=True)) + \
+    rec(frame(0x00, payload=data(MTU))) + \
+    rec(frame(0x14, ext=atomic(), ackreq=True))
 
 # Regression inputs: a receive a SEND had taken was lost (never
 # completed, not even by the flush) when the QP went to ERR with the

@@ -1555,6 +1555,50 @@ Test(soft_wire, uc_open_message_cut_short_keeps_its_receive)
 	rc_world_down(&a, &b);
 }
 
+/* A READ or an atomic at the expected PSN while a SEND is open is out of
+ * sequence: NAK invalid request, B to ERR, nothing read or changed, the
+ * SEND's receive flushed. It was answered in the middle of the SEND. */
+Test(soft_wire, rc_read_or_atomic_inside_an_open_send_refused)
+{
+	static const uint8_t ops[2] = { SOFT_IB_OPC_READ_REQUEST,
+					SOFT_IB_OPC_FETCH_ADD };
+	unsigned int i;
+
+	for (i = 0; i < RTE_DIM(ops); i++) {
+		struct qt_end a, b;
+		struct soft_wire_hdr h;
+		uint8_t pl[1024];
+		uint64_t word = 7;
+
+		rc_world(&a, &b, QPIO_QPT_RC, 7);
+		qt_post_recv(&b, 1, b.buf, 3000);
+		memcpy(b.buf + 8192, &word, 8);
+		qt_fill(pl, sizeof(pl), 18);
+		memset(&h, 0, sizeof(h));
+		h.dqpn = qpio_qp_num(b.qp);
+		h.udp_sport = 0xc000;
+		h.hop_limit = 64;
+		h.opcode = SOFT_IB_OPC_SEND_FIRST;
+		h.psn = 0x100;
+		inject_b(&h, pl, sizeof(pl));
+		h.opcode = ops[i];
+		h.psn = 0x101;
+		h.ackreq = 1;
+		h.va = (uintptr_t)b.buf + 8192;
+		h.rkey = qpio_mr_rkey(b.mr);
+		h.dmalen = 8;
+		h.swap_add = 1;
+		inject_b(&h, NULL, 0);
+		wc_one(&b, QPIO_WC_WR_FLUSH_ERR, 1);
+		cr_assert_eq(qpio_qp_state(b.qp), QPIO_QPS_ERR, "opcode 0x%02x",
+			     ops[i]);
+		cr_assert_eq(wst(W.b).tx_packets, 1, "the NAK, nothing else");
+		memcpy(&word, b.buf + 8192, 8);
+		cr_assert_eq(word, 7);
+		rc_world_down(&a, &b);
+	}
+}
+
 Test(soft_wire, link_local_gid_names_its_mac)
 {
 	struct qt_end a, b;

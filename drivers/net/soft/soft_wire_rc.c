@@ -754,9 +754,11 @@ soft_wire_rc_rq_flush(struct soft_qp *qp)
 		recv_complete(rc, 0, MLX5_CQE_SYNDROME_WR_FLUSH_ERR, 0, 0, 0);
 }
 
-/* The first packet of a SEND or WRITE at psn, while a message is open:
- * RC refuses it; UC loses the open message (a SEND's receive kept) and
- * starts the new one. @return 0, or -1 when refused. */
+/* The first packet of a request at psn (a SEND, a WRITE, RC's READ and
+ * atomics), while a SEND or WRITE is open: RC refuses it (an opcode out
+ * of sequence is an invalid request, NAKed, as rxe's check_op_seq()
+ * says); UC loses the open message (a SEND's receive kept) and starts the
+ * new one. @return 0, or -1 when refused. */
 static int
 msg_open(struct soft_wire *w, struct soft_wire_rc *rc, uint32_t psn)
 {
@@ -913,6 +915,8 @@ resp_input(struct soft_wire *w, struct soft_wire_rc *rc,
 			rc->epsn = psn_add(rc->epsn, 1);
 			return;
 		}
+		if (msg_open(w, rc, p->psn) != 0)
+			return;
 		/* a responder that takes no READ (max_dest_rd_atomic 0):
 		 * an invalid request (IBA 9.7.5.1.4; rxe answers so) */
 		if (qp->attr.max_dest_rd_atomic == 0) {
@@ -938,6 +942,8 @@ resp_input(struct soft_wire *w, struct soft_wire_rc *rc,
 			rc->epsn = psn_add(rc->epsn, 1);
 			return;
 		}
+		if (msg_open(w, rc, p->psn) != 0)
+			return;
 		if ((p->va & 7) || qp->attr.max_dest_rd_atomic == 0) {
 			resp_refuse(w, rc, p->psn, SOFT_AETH_NAK_INV_REQ);
 			return;
