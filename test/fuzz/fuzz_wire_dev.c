@@ -11,9 +11,10 @@
  * guard pages.
  *
  * An input is two configuration bytes (byte 0 bit 0: PSNs near the
- * 24-bit wrap; bit 1: an ACK timeout of ~1 ms, else none; bits 2-4
+ * 24-bit wrap; bit 1: an ACK timeout of 8 us, else none; bits 2-4
  * retry_cnt; bits 5-7 rnr_retry; byte 1 bits 0-4: receives fewer than 16
- * posted on each QP; bit 7: none posted again once done), then up to 32
+ * posted on each QP; bit 5: every fourth one with an lkey that fails;
+ * bit 7: none posted again once done), then up to 32
  * records: 4 control bytes, a 2-byte length (little endian, 11 bits) and
  * that many frame bytes. A record may first post a send WR (c[2] from
  * 0xc0: RC SEND, WRITE, READ, atomics, UC, UD), move a QP to ERR or post
@@ -142,6 +143,7 @@ static struct {
 	uint8_t rnr_retry, retry_cnt, timeout;
 	uint8_t nrecv;                 /* receives posted at RTS */
 	uint8_t repost;                /* a receive posted again once done */
+	uint8_t bad_recv;              /* receives s % 4 == 2: MR T's lkey */
 	/* tx ring: frames and RoCEv2 bytes taken off so far */
 	uint64_t tx_frames, tx_roce_bytes;
 	int trace;                     /* QPIO_FUZZ_TRACE set */
@@ -241,8 +243,10 @@ recv_post(unsigned int q, unsigned int s)
 	memset(recv_sge0(q, s), RECV_FILL, SGE0_ROOM);
 	memset(recv_sge1(q, s), RECV_FILL, SGE1_ROOM);
 	if (s % 2 == 0) {
+		/* the other MR's key: outside it (LOC_PROT_ERR) */
 		sge[0] = (struct qpio_sge){ (uintptr_t)recv_sge0(q, s), total,
-					    qpio_mr_lkey(F.mr_r) };
+					    qpio_mr_lkey(F.bad_recv && s % 4 == 2 ?
+							 F.mr_t : F.mr_r) };
 		wr.num_sge = 1;
 	} else {
 		sge[0] = (struct qpio_sge){ (uintptr_t)recv_sge0(q, s),
@@ -554,7 +558,8 @@ qp_recover(unsigned int q, uint32_t rq_psn, uint32_t sq_psn)
 /* ---- actions: a send WR, or a QP to ERR ---- */
 
 static void
-post_one(unsigned int q, enum qpio_wr_opcode op, uint32_t len, uint8_t b)
+post_one(unsigned int q, enum qpio_wr_opcode op, uint32_t len, uint8_t b,
+	 bool bad_lkey)
 {
 	struct fq *fq = &F.q[q];
 	unsigned int i = fq->s_next % SQ_DEPTH;
@@ -575,7 +580,8 @@ post_one(unsigned int q, enum qpio_wr_opcode op, uint32_t len, uint8_t b)
 	}
 	sge.addr = (uintptr_t)send_buf(i);
 	sge.length = len;
-	sge.lkey = qpio_mr_lkey(F.mr_r);
+	/* the other MR's key: outside it (a local error, LOC_PROT_ERR) */
+	sge.lkey = qpio_mr_lkey(bad_lkey ? F.mr_t : F.mr_r);
 	wr.wr_id = (1ull << 63) | ((uint64_t)q << 56) | fq->s_next;
 	wr.sg_list = &sge;
 	wr.num_sge = 1;
@@ -604,8 +610,9 @@ post_one(unsigned int q, enum qpio_wr_opcode op, uint32_t len, uint8_t b)
 }
 
 /* Control byte a (from 0xc0 on) with the length byte b: 0xc0 RC SEND
- * (bit 0: with immediate), 0xc8 RC WRITE (bit 0: with immediate), 0xd0 RC
- * READ, 0xd8 RC CMP_AND_SWP (bit 2: FETCH_AND_ADD), 0xe0 UC SEND, SEND
+ * (bit 0: with immediate; bits 1-2 both set: an lkey that fails), 0xc8 RC
+ * WRITE (bit 0: with immediate), 0xd0 RC READ (bits 1-2 both set: an
+ * lkey that fails), 0xd8 RC CMP_AND_SWP (bit 2: FETCH_AND_ADD), 0xe0 UC SEND, SEND
  * with immediate, WRITE, WRITE with immediate (bits 0-1), 0xe8 UD SEND
  * (bit 0: with immediate), 0xf0 QP (bits 0-1) to ERR, 0xf8 QP (bits 0-1)
  * with every receive posted. */
@@ -621,25 +628,25 @@ act(uint8_t a, uint8_t b)
 	switch (a & 0xf8) {
 	case 0xc0:
 		post_one(Q_RC, a & 1 ? QPIO_WR_SEND_WITH_IMM : QPIO_WR_SEND,
-			 len, b);
+			 len, b, (a & 6) == 6);
 		break;
 	case 0xc8:
 		post_one(Q_RC, a & 1 ? QPIO_WR_RDMA_WRITE_WITH_IMM :
-			 QPIO_WR_RDMA_WRITE, len, b);
+			 QPIO_WR_RDMA_WRITE, len, b, false);
 		break;
 	case 0xd0:
-		post_one(Q_RC, QPIO_WR_RDMA_READ, len, b);
+		post_one(Q_RC, QPIO_WR_RDMA_READ, len, b, (a & 6) == 6);
 		break;
 	case 0xd8:
 		post_one(Q_RC, a & 4 ? QPIO_WR_ATOMIC_FETCH_AND_ADD :
-			 QPIO_WR_ATOMIC_CMP_AND_SWP, 8, b);
+			 QPIO_WR_ATOMIC_CMP_AND_SWP, 8, b, false);
 		break;
 	case 0xe0:
-		post_one(Q_UC, uc_ops[a & 3], len, b);
+		post_one(Q_UC, uc_ops[a & 3], len, b, false);
 		break;
 	case 0xe8:
 		post_one(Q_UD, a & 1 ? QPIO_WR_SEND_WITH_IMM : QPIO_WR_SEND,
-			 (uint32_t)b * 5u, b);
+			 (uint32_t)b * 5u, b, false);
 		break;
 	case 0xf0: {
 		struct qpio_qp_attr at;
@@ -980,11 +987,12 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	 * receives */
 	cfg = *p++;
 	F.nrecv = (uint8_t)(RQ_DEPTH - RTE_MIN(*p & 0x1fu, RQ_DEPTH));
+	F.bad_recv = (*p & 0x20) != 0;
 	F.repost = !(*p++ & 0x80);
 	rq_psn = cfg & 1 ? 0xfffffd : 0x000010;
 	sq_psn = cfg & 1 ? 0xfffffb : 0x000200;
 	F.rnr_retry = cfg >> 5;
-	F.timeout = cfg & 2 ? 8 : 0;
+	F.timeout = cfg & 2 ? 1 : 0;
 	F.retry_cnt = (cfg >> 2) & 7;
 	F.nreq = 0;
 	memset(&a, 0, sizeof(a));

@@ -202,6 +202,14 @@ SEEDS['rc-read-inside-send'] = bytes([0, 0]) + \
     rec(frame(0x0c, ext=reth(dmalen=100), ackreq=True)) + \
     rec(frame(0x00, payload=data(MTU))) + \
     rec(frame(0x14, ext=atomic(), ackreq=True))
+# local errors: a receive with an lkey that fails (every fourth from the
+# third), an RC SEND with one; an ACK timeout of 8 us and no retry
+SEEDS['rc-local-errors-timeout'] = bytes([0x02, 0x20]) + \
+    b''.join(rec(frame(0x04, payload=data(20, i), ackreq=True))
+             for i in range(3)) + \
+    rec(frame(0x04, payload=data(20), ackreq=True), action=0xc6, arg=4) + \
+    rec(frame(0x04, payload=data(20), ackreq=True), action=0xc0, arg=4) + \
+    rec(frame(0x04, payload=data(20), ackreq=True))
 
 # Regression inputs: a receive a SEND had taken was lost (never
 # completed, not even by the flush) when the QP went to ERR with the
