@@ -476,19 +476,19 @@ tx_drain(void)
 			uint8_t op;
 
 			F.tx_frames++;
-			if (len >= 14 && be16(f + 12) == 0x0806) {
+			if (len >= 14 && get_be16(f + 12) == 0x0806) {
 				rte_pktmbuf_free(m);
 				continue;
 			}
 			/* the QPs' paths are IPv4: the BTH at 42 */
-			if (len < 58 || be16(f + 12) != 0x0800 ||
-			    be16(f + 36) != SOFT_ROCE_UDP_PORT)
+			if (len < 58 || get_be16(f + 12) != 0x0800 ||
+			    get_be16(f + 36) != SOFT_ROCE_UDP_PORT)
 				FUZZ_FAIL("the device sent a frame of %u bytes "
 					  "that is not RoCEv2 over IPv4", len);
 			F.tx_roce_bytes += len;
 			op = f[42];
-			dq = be24(f + 47);
-			psn = be24(f + 51);
+			dq = get_be32(f + 46) & 0xffffff;
+			psn = get_be32(f + 50) & 0xffffff;
 			if (dq == peer_qpn[Q_RC] && op == SOFT_IB_OPC_ACK) {
 				uint8_t syn = f[54];
 
@@ -503,7 +503,7 @@ tx_drain(void)
 				F.req_psn[F.nreq++ % RTE_DIM(F.req_psn)] = psn;
 				F.q[Q_RC].npsn = psn_add(psn,
 					op == SOFT_IB_OPC_READ_REQUEST ?
-					(int32_t)npkts(be32(f + 66)) : 1);
+					(int32_t)npkts(get_be32(f + 66)) : 1);
 			}
 			rte_pktmbuf_free(m);
 		}

@@ -54,9 +54,9 @@ sums_fix(uint8_t *f, uint32_t n)
 
 	if (n < SOFT_ETH_LEN + SOFT_IPV4_LEN)
 		return;
-	if (be16(f + 12) == 0x0800) {
+	if (get_be16(f + 12) == 0x0800) {
 		v6 = false;
-		l3len = be16(l3 + 2);
+		l3len = get_be16(l3 + 2);
 		if (l3[0] == 0x45) {
 			uint16_t ck;
 
@@ -64,9 +64,9 @@ sums_fix(uint8_t *f, uint32_t n)
 			ck = rte_ipv4_cksum((const struct rte_ipv4_hdr *)l3);
 			memcpy(l3 + 10, &ck, 2);
 		}
-	} else if (be16(f + 12) == 0x86dd && n >= SOFT_ETH_LEN + SOFT_IPV6_LEN) {
+	} else if (get_be16(f + 12) == 0x86dd && n >= SOFT_ETH_LEN + SOFT_IPV6_LEN) {
 		v6 = true;
-		l3len = SOFT_IPV6_LEN + be16(l3 + 4);
+		l3len = SOFT_IPV6_LEN + get_be16(l3 + 4);
 	} else {
 		return;
 	}
@@ -147,11 +147,11 @@ wire_fix_frame(const struct wire_fix_env *env, uint8_t *f, uint32_t n,
 
 	/* Ethernet, IP, UDP */
 	memcpy(f, &env->mac, RTE_ETHER_ADDR_LEN);
-	put16(f + 12, v6 ? 0x86dd : 0x0800);
+	put_be16(f + 12, v6 ? 0x86dd : 0x0800);
 	if (v6) {
 		l3[0] = (uint8_t)(0x60 | (l3[0] & 0x0f));
 		if (m != WIRE_FIX_RAW_LEN)
-			put16(l3 + 4, (uint16_t)(l3len - SOFT_IPV6_LEN));
+			put_be16(l3 + 4, (uint16_t)(l3len - SOFT_IPV6_LEN));
 		l3[6] = IPPROTO_UDP;
 		if (m != WIRE_FIX_RAW_KEYS || soft_wire_gid_is_v4(l3 + 8))
 			memcpy(l3 + 8, ip6_peer, 16);
@@ -159,7 +159,7 @@ wire_fix_frame(const struct wire_fix_env *env, uint8_t *f, uint32_t n,
 	} else {
 		l3[0] = 0x45;
 		if (m != WIRE_FIX_RAW_LEN)
-			put16(l3 + 2, (uint16_t)l3len);
+			put_be16(l3 + 2, (uint16_t)l3len);
 		l3[6] &= 0x40;        /* DF or nothing: not a fragment */
 		l3[7] = 0;
 		l3[9] = IPPROTO_UDP;
@@ -167,17 +167,17 @@ wire_fix_frame(const struct wire_fix_env *env, uint8_t *f, uint32_t n,
 			memcpy(l3 + 12, ip_peer, 4);
 		memcpy(l3 + 16, ip_me, 4);
 	}
-	put16(udp + 2, SOFT_ROCE_UDP_PORT);
+	put_be16(udp + 2, SOFT_ROCE_UDP_PORT);
 	if (m != WIRE_FIX_RAW_LEN)
-		put16(udp + 4, (uint16_t)(l3len - iplen));
-	put16(udp + 6, 0);
+		put_be16(udp + 4, (uint16_t)(l3len - iplen));
+	put_be16(udp + 6, 0);
 
 	/* BTH: P_Key, destination QP, PSN */
 	if (m != WIRE_FIX_RAW_KEYS)
-		put16(bth + 2, 0xffff);
+		put_be16(bth + 2, 0xffff);
 	if (q < WIRE_FIX_NQ)
-		put32(bth + 4, (uint32_t)bth[4] << 24 | env->qpn[q]);
-	psn = be24(bth + 9);
+		put_be32(bth + 4, (uint32_t)bth[4] << 24 | env->qpn[q]);
+	psn = get_be32(bth + 8) & 0xffffff;
 	if (q < WIRE_FIX_NQ) {
 		uint8_t b = c[1];
 
@@ -205,16 +205,16 @@ wire_fix_frame(const struct wire_fix_env *env, uint8_t *f, uint32_t n,
 	/* the extension headers: keys and addresses at or around MR T */
 	if (m != WIRE_FIX_RAW_KEYS) {
 		if (has & SOFT_WIRE_HAS_DETH) {
-			put32(x, env->qkey);
+			put_be32(x, env->qkey);
 			x += SOFT_DETH_LEN;
 		}
 		if (has & SOFT_WIRE_HAS_RETH) {
-			uint64_t va = be64(x);
-			uint32_t dl = be32(x + 12);
+			uint64_t va = get_be64(x);
+			uint32_t dl = get_be32(x + 12);
 
-			put64(x, env->t - T_AROUND +
+			put_be64(x, env->t - T_AROUND +
 			      va % (env->t_len + 2 * T_AROUND));
-			put32(x + 8, rkey_pick(env, be32(x + 8)));
+			put_be32(x + 8, rkey_pick(env, get_be32(x + 8)));
 			switch (dl >> 30) {
 			case 0:   /* the message: this packet, and more */
 				dl = op == SOFT_IB_OPC_READ_REQUEST ?
@@ -230,22 +230,22 @@ wire_fix_frame(const struct wire_fix_env *env, uint8_t *f, uint32_t n,
 			default:
 				break;
 			}
-			put32(x + 12, dl);
+			put_be32(x + 12, dl);
 			fx->dmalen = dl;
 			x += SOFT_RETH_LEN;
 		}
 		if (has & SOFT_WIRE_HAS_ATOMIC) {
-			uint64_t va = be64(x);
+			uint64_t va = get_be64(x);
 			uint64_t a = env->t - 16 +
 				8 * (va % (env->t_len / 8 + 4));
 
 			if (va >> 63)
 				a |= va & 7;  /* not aligned */
-			put64(x, a);
-			put32(x + 8, rkey_pick(env, be32(x + 8)));
+			put_be64(x, a);
+			put_be32(x + 8, rkey_pick(env, get_be32(x + 8)));
 		}
 	} else if (has & SOFT_WIRE_HAS_RETH) {
-		fx->dmalen = be32(x + 12);
+		fx->dmalen = get_be32(x + 12);
 	}
 
 	/* Ethernet padding past the IP packet */

@@ -6,7 +6,7 @@
  * fuzz_wire_dev's frame fix-up (fuzz_wire_fix.c): the bytes of one input
  * record made into a frame that gets past the checks a random frame
  * fails, so that it reaches the QP state machine its control bytes aim
- * at, and the byte helpers both files use.
+ * at.
  *
  * A record's 4 control bytes c:
  *   c[0] bits 0-1: the QP (Q_RC, Q_UC, Q_UD; 3: the BTH's own
@@ -75,51 +75,6 @@ struct wire_fixed {
  */
 uint32_t wire_fix_frame(const struct wire_fix_env *env, uint8_t *f,
 			uint32_t n, const uint8_t c[4], struct wire_fixed *fx);
-
-static inline uint16_t
-be16(const uint8_t *p)
-{
-	return (uint16_t)((p[0] << 8) | p[1]);
-}
-
-static inline uint32_t
-be24(const uint8_t *p)
-{
-	return ((uint32_t)p[0] << 16) | ((uint32_t)p[1] << 8) | p[2];
-}
-
-static inline uint32_t
-be32(const uint8_t *p)
-{
-	return ((uint32_t)p[0] << 24) | be24(p + 1);
-}
-
-static inline uint64_t
-be64(const uint8_t *p)
-{
-	return ((uint64_t)be32(p) << 32) | be32(p + 4);
-}
-
-static inline void
-put16(uint8_t *p, uint16_t v)
-{
-	p[0] = (uint8_t)(v >> 8);
-	p[1] = (uint8_t)v;
-}
-
-static inline void
-put32(uint8_t *p, uint32_t v)
-{
-	put16(p, (uint16_t)(v >> 16));
-	put16(p + 2, (uint16_t)v);
-}
-
-static inline void
-put64(uint8_t *p, uint64_t v)
-{
-	put32(p, (uint32_t)(v >> 32));
-	put32(p + 4, (uint32_t)v);
-}
 
 /* a + n in 24-bit PSN space (n may be negative). */
 static inline uint32_t

@@ -67,48 +67,6 @@ soft_wire_icrc(uint8_t *l3, bool ipv6, uint32_t len)
 	return crc;
 }
 
-static inline void
-put_be16(uint8_t *p, uint16_t v)
-{
-	p[0] = (uint8_t)(v >> 8);
-	p[1] = (uint8_t)v;
-}
-
-static inline void
-put_be32(uint8_t *p, uint32_t v)
-{
-	p[0] = (uint8_t)(v >> 24);
-	p[1] = (uint8_t)(v >> 16);
-	p[2] = (uint8_t)(v >> 8);
-	p[3] = (uint8_t)v;
-}
-
-static inline uint16_t
-get_be16(const uint8_t *p)
-{
-	return (uint16_t)((p[0] << 8) | p[1]);
-}
-
-static inline uint32_t
-get_be32(const uint8_t *p)
-{
-	return ((uint32_t)p[0] << 24) | ((uint32_t)p[1] << 16) |
-		((uint32_t)p[2] << 8) | p[3];
-}
-
-static inline void
-put_be64(uint8_t *p, uint64_t v)
-{
-	put_be32(p, (uint32_t)(v >> 32));
-	put_be32(p + 4, (uint32_t)v);
-}
-
-static inline uint64_t
-get_be64(const uint8_t *p)
-{
-	return ((uint64_t)get_be32(p) << 32) | get_be32(p + 4);
-}
-
 #define H(x) SOFT_WIRE_HAS_ ## x
 #define F SOFT_WIRE_FIRST
 #define L SOFT_WIRE_LAST

@@ -57,6 +57,50 @@
 #define SOFT_IB_OPC_UD_SEND_ONLY      0x64u
 #define SOFT_IB_OPC_UD_SEND_ONLY_IMM  0x65u
 
+/* Big-endian fields at any alignment: the packet code's, the tests' and
+ * the fuzz targets' that build or read frames. */
+static inline void
+put_be16(uint8_t *p, uint16_t v)
+{
+	p[0] = (uint8_t)(v >> 8);
+	p[1] = (uint8_t)v;
+}
+
+static inline void
+put_be32(uint8_t *p, uint32_t v)
+{
+	p[0] = (uint8_t)(v >> 24);
+	p[1] = (uint8_t)(v >> 16);
+	p[2] = (uint8_t)(v >> 8);
+	p[3] = (uint8_t)v;
+}
+
+static inline uint16_t
+get_be16(const uint8_t *p)
+{
+	return (uint16_t)((p[0] << 8) | p[1]);
+}
+
+static inline uint32_t
+get_be32(const uint8_t *p)
+{
+	return ((uint32_t)p[0] << 24) | ((uint32_t)p[1] << 16) |
+		((uint32_t)p[2] << 8) | p[3];
+}
+
+static inline void
+put_be64(uint8_t *p, uint64_t v)
+{
+	put_be32(p, (uint32_t)(v >> 32));
+	put_be32(p + 4, (uint32_t)v);
+}
+
+static inline uint64_t
+get_be64(const uint8_t *p)
+{
+	return ((uint64_t)get_be32(p) << 32) | get_be32(p + 4);
+}
+
 /* The headers after the BTH an opcode carries (soft_wire_opcode()). */
 #define SOFT_WIRE_HAS_RETH      (1u << 0)   /* 16: VA, R_Key, DMA length */
 #define SOFT_WIRE_HAS_AETH      (1u << 1)   /* 4: syndrome, MSN */
