@@ -19,7 +19,7 @@
  * that many frame bytes. A record may first post a send WR (c[2] from
  * 0xc0: RC SEND, WRITE, READ, atomics, UC, UD), move a QP to ERR or post
  * its missing receives (act()); then its frame is fixed up
- * (fuzz_wire_fix.h: the device's MAC and address, UDP 4791, an opcode of
+ * (fuzz_wire_dev.h: the device's MAC and address, UDP 4791, an opcode of
  * the QP's transport, the QP as BTH destination, a PSN at or near the
  * one it expects or, for a response, one the RC requester sent, R_Keys
  * and addresses at or around MR T, the IP checksum and the ICRC by
@@ -71,7 +71,7 @@
 #include "qpio_soft.h"
 #include "fuzz_common.h"
 #include "soft_wire_pkt.h"
-#include "fuzz_wire_fix.h"
+#include "fuzz_wire_dev.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -698,95 +698,6 @@ psn_track(const struct wire_fixed *fx)
 
 /* ---- counters ---- */
 
-static struct qpio_soft_wire_stats
-stats(void)
-{
-	struct qpio_soft_wire_stats s;
-
-	if (qpio_soft_wire_stats_get(F.dev, &s) != 0)
-		FUZZ_FAIL("qpio_soft_wire_stats_get");
-	return s;
-}
-
-/* The receive counters of s, each frame in one of them. */
-#define RX_COUNTERS(s) \
-	{ (s).rx_packets, (s).rx_not_roce, (s).rx_truncated, \
-	  (s).rx_oversize, (s).rx_bad_ip, (s).rx_not_mine, (s).rx_bad_udp, \
-	  (s).rx_bad_bth, (s).rx_bad_icrc, (s).rx_no_qp, (s).arp_rx }
-static const char *const rx_names[] = {
-	"rx_packets", "rx_not_roce", "rx_truncated", "rx_oversize",
-	"rx_bad_ip", "rx_not_mine", "rx_bad_udp", "rx_bad_bth", "rx_bad_icrc",
-	"rx_no_qp", "arp_rx",
-};
-
-/* a -> b: the frame of len bytes ended in exactly one rx counter (none
- * when len is 0: no frame). */
-static void
-rx_check(const struct qpio_soft_wire_stats *a,
-	 const struct qpio_soft_wire_stats *b, uint32_t len, int frames)
-{
-	const uint64_t ra[] = RX_COUNTERS(*a), rb[] = RX_COUNTERS(*b);
-	uint64_t sum = 0;
-	unsigned int i, which = 0;
-
-	for (i = 0; i < RTE_DIM(ra); i++) {
-		if (rb[i] < ra[i])
-			FUZZ_FAIL("%s went back: %" PRIu64 " -> %" PRIu64,
-				  rx_names[i], ra[i], rb[i]);
-		if (rb[i] != ra[i])
-			which = i;
-		sum += rb[i] - ra[i];
-	}
-	if (sum != (uint64_t)frames)
-		FUZZ_FAIL("%d frame(s) of %u bytes in %" PRIu64 " rx counters "
-			  "(last %s)", frames, len, sum, rx_names[which]);
-	if (b->rx_bytes - a->rx_bytes !=
-	    (b->rx_packets != a->rx_packets ? len : 0))
-		FUZZ_FAIL("rx_bytes grew by %" PRIu64 " for a frame of %u bytes "
-			  "(rx_packets +%" PRIu64 ")", b->rx_bytes - a->rx_bytes,
-			  len, b->rx_packets - a->rx_packets);
-}
-
-/* QPIO_FUZZ_TRACE: where the frame went. */
-static void
-rx_trace(const struct qpio_soft_wire_stats *a,
-	 const struct qpio_soft_wire_stats *b, const struct wire_fixed *fx,
-	 uint32_t len)
-{
-	const uint64_t ra[] = RX_COUNTERS(*a), rb[] = RX_COUNTERS(*b);
-	unsigned int i;
-
-	for (i = 0; i < RTE_DIM(ra); i++)
-		if (ra[i] != rb[i])
-			fprintf(stderr, "fuzz: frame of %u bytes to qp %d, opcode "
-				"0x%02x, PSN 0x%06x: %s\n", len, fx->q,
-				fx->opcode, fx->psn, rx_names[i]);
-}
-
-/* a -> b: the frames and RoCEv2 bytes taken off the tx ring meanwhile
- * are the ones counted; nothing dropped or left waiting. */
-static void
-tx_check(const struct qpio_soft_wire_stats *a,
-	 const struct qpio_soft_wire_stats *b, uint64_t frames, uint64_t bytes)
-{
-	uint64_t sent = (b->tx_packets - a->tx_packets) + (b->arp_tx - a->arp_tx);
-
-	if (sent != frames)
-		FUZZ_FAIL("tx_packets + arp_tx grew by %" PRIu64 ", %" PRIu64
-			  " frames on the tx ring", sent, frames);
-	if (b->tx_bytes - a->tx_bytes != bytes)
-		FUZZ_FAIL("tx_bytes grew by %" PRIu64 ", %" PRIu64 " RoCEv2 "
-			  "bytes on the tx ring", b->tx_bytes - a->tx_bytes, bytes);
-	if (b->tx_dropped != a->tx_dropped || b->tx_nombuf != a->tx_nombuf ||
-	    b->tx_no_neigh != a->tx_no_neigh || b->tx_bad_gid != a->tx_bad_gid)
-		FUZZ_FAIL("a frame was dropped: tx_dropped +%" PRIu64 " tx_nombuf +%"
-			  PRIu64 " tx_no_neigh +%" PRIu64 " tx_bad_gid +%" PRIu64,
-			  b->tx_dropped - a->tx_dropped,
-			  b->tx_nombuf - a->tx_nombuf,
-			  b->tx_no_neigh - a->tx_no_neigh,
-			  b->tx_bad_gid - a->tx_bad_gid);
-}
-
 static void
 pools_check(void)
 {
@@ -932,7 +843,7 @@ frame_step(const uint8_t c[4], const uint8_t *bytes, uint32_t n)
 	uint32_t len;
 	int got;
 
-	s0 = stats();
+	s0 = wire_stats(F.dev);
 	if (c[2] >= 0xc0)
 		act(c[2], c[3]);
 	tx_drain();   /* the requester's PSNs, for a response in this frame */
@@ -946,15 +857,15 @@ frame_step(const uint8_t c[4], const uint8_t *bytes, uint32_t n)
 	m->pkt_len = len;
 	if (rte_ring_enqueue(F.rx, m) != 0)
 		FUZZ_FAIL("rx ring full");
-	s1 = stats();
-	rx_check(&s0, &s1, 0, 0);
+	s1 = wire_stats(F.dev);
+	wire_rx_check(&s0, &s1, 0, 0);
 	got = qpio_soft_wire_progress(F.dev);
 	if (got != 1)
 		FUZZ_FAIL("progress took %d frames, 1 was there", got);
-	s2 = stats();
-	rx_check(&s1, &s2, len, 1);
+	s2 = wire_stats(F.dev);
+	wire_rx_check(&s1, &s2, len, 1);
 	if (F.trace)
-		rx_trace(&s1, &s2, &fx, len);
+		wire_rx_trace(&s1, &s2, &fx, len);
 	psn_track(&fx);
 	tx_drain();
 	poll_all(1);
@@ -963,9 +874,9 @@ frame_step(const uint8_t c[4], const uint8_t *bytes, uint32_t n)
 		if (qpio_qp_state(F.q[q].qp) != QPIO_QPS_RTS)
 			qp_recover(q, F.q[q].epsn, F.q[q].npsn);
 	tx_drain();
-	s3 = stats();
-	rx_check(&s2, &s3, 0, 0);
-	tx_check(&s0, &s3, F.tx_frames - frames0, F.tx_roce_bytes - bytes0);
+	s3 = wire_stats(F.dev);
+	wire_rx_check(&s2, &s3, 0, 0);
+	wire_tx_check(&s0, &s3, F.tx_frames - frames0, F.tx_roce_bytes - bytes0);
 	pools_check();
 }
 

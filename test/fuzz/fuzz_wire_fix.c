@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * fuzz_wire_dev's frame fix-up (fuzz_wire_fix.h): an input's bytes made
+ * fuzz_wire_dev's frame fix-up (fuzz_wire_dev.h): an input's bytes made
  * into a frame that reaches the state machine the control bytes aim at.
  */
 #include <string.h>
@@ -8,7 +8,7 @@
 #include <rte_common.h>
 #include <rte_ip.h>
 
-#include "fuzz_wire_fix.h"
+#include "fuzz_wire_dev.h"
 
 /* The device's addresses and its peer's (the seeds' too). */
 static const uint8_t ip_me[4] = { 10, 0, 0, 2 };

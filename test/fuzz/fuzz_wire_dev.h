@@ -1,12 +1,13 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-#ifndef QPIO_FUZZ_WIRE_FIX_H
-#define QPIO_FUZZ_WIRE_FIX_H
+#ifndef QPIO_FUZZ_WIRE_DEV_H
+#define QPIO_FUZZ_WIRE_DEV_H
 
 /*
- * fuzz_wire_dev's frame fix-up (fuzz_wire_fix.c): the bytes of one input
- * record made into a frame that gets past the checks a random frame
- * fails, so that it reaches the QP state machine its control bytes aim
- * at.
+ * The parts of fuzz_wire_dev: the frame fix-up (fuzz_wire_fix.c), the
+ * bytes of one input record made into a frame that gets past the checks
+ * a random frame fails, so that it reaches the QP state machine its
+ * control bytes aim at; the rules of the device's counters
+ * (fuzz_wire_stats.c).
  *
  * A record's 4 control bytes c:
  *   c[0] bits 0-1: the QP (Q_RC, Q_UC, Q_UD; 3: the BTH's own
@@ -26,6 +27,8 @@
 
 #include <rte_ether.h>
 
+#include "qpio_rdma.h"
+#include "qpio_soft.h"
 #include "soft_wire_pkt.h"
 
 enum { Q_RC, Q_UC, Q_UD, WIRE_FIX_NQ };
@@ -75,6 +78,28 @@ struct wire_fixed {
  */
 uint32_t wire_fix_frame(const struct wire_fix_env *env, uint8_t *f,
 			uint32_t n, const uint8_t c[4], struct wire_fixed *fx);
+
+/* The device's counters (stops the run when it cannot read them). */
+struct qpio_soft_wire_stats wire_stats(const struct qpio_device *dev);
+
+/* a -> b: frames (0 or 1) frames of len bytes received meanwhile, each
+ * ended in exactly one rx counter (rx_* and arp_rx); rx_bytes grew by
+ * len when it was delivered, else not at all. Stops the run otherwise. */
+void wire_rx_check(const struct qpio_soft_wire_stats *a,
+		   const struct qpio_soft_wire_stats *b, uint32_t len,
+		   int frames);
+
+/* QPIO_FUZZ_TRACE: the counter the frame fx of len bytes ended in. */
+void wire_rx_trace(const struct qpio_soft_wire_stats *a,
+		   const struct qpio_soft_wire_stats *b,
+		   const struct wire_fixed *fx, uint32_t len);
+
+/* a -> b: the frames and RoCEv2 bytes taken off the tx ring meanwhile
+ * are the ones counted (tx_packets and arp_tx, tx_bytes); nothing was
+ * dropped, lacked an mbuf, waited for a neighbour or had a bad GID. */
+void wire_tx_check(const struct qpio_soft_wire_stats *a,
+		   const struct qpio_soft_wire_stats *b, uint64_t frames,
+		   uint64_t bytes);
 
 /* a + n in 24-bit PSN space (n may be negative). */
 static inline uint32_t
