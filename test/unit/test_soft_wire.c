@@ -1194,6 +1194,22 @@ wc_one(struct qt_end *e, enum qpio_wc_status st, uint64_t wr_id)
 	return wc;
 }
 
+/* A's WRITE_WITH_IMM a_id of len bytes (qt_fill seed) completed, and B's
+ * receive b_id with it; the bytes at B's offset off. */
+static void
+write_imm_landed(struct qt_end *a, struct qt_end *b, uint64_t a_id,
+		 uint64_t b_id, uint32_t off, uint32_t len, uint32_t seed)
+{
+	struct qpio_wc wc;
+
+	wc_one(a, QPIO_WC_SUCCESS, a_id);
+	wc = wc_one(b, QPIO_WC_SUCCESS, b_id);
+	cr_assert_eq(wc.opcode, QPIO_WC_RECV_RDMA_WITH_IMM);
+	cr_assert_eq(wc.byte_len, len);
+	cr_assert_eq(wc.imm_data, 0x12345678);
+	cr_assert(qt_check(b->buf + off, len, seed));
+}
+
 Test(soft_wire, rc_send_write_read_atomics_segmented)
 {
 	struct qt_end a, b;
@@ -1221,12 +1237,7 @@ Test(soft_wire, rc_send_write_read_atomics_segmented)
 	qt_post_recv(&b, 2, b.buf + 65536, 16);
 	rc_post(&a, QPIO_WR_RDMA_WRITE_WITH_IMM, 4096, 2500,
 		(uintptr_t)b.buf + 8192, rkey, 11);
-	wc_one(&a, QPIO_WC_SUCCESS, 11);
-	wc = wc_one(&b, QPIO_WC_SUCCESS, 2);
-	cr_assert_eq(wc.opcode, QPIO_WC_RECV_RDMA_WITH_IMM);
-	cr_assert_eq(wc.byte_len, 2500);
-	cr_assert_eq(wc.imm_data, 0x12345678);
-	cr_assert(qt_check(b.buf + 8192, 2500, 2));
+	write_imm_landed(&a, &b, 11, 2, 8192, 2500, 2);
 
 	/* READ of 5000 bytes from B's offset 16384: five responses */
 	qt_fill(b.buf + 16384, 5000, 3);
@@ -1372,12 +1383,7 @@ Test(soft_wire, rc_write_imm_rnr_at_its_last_packet_sent_again_whole)
 	cr_assert_eq(qpio_cq_poll(a.cq, &wc, 1), 0, "waiting");
 	cr_assert_eq(qpio_qp_state(b.qp), QPIO_QPS_RTS);
 	qt_post_recv(&b, 1, b.buf, 16);
-	wc_one(&a, QPIO_WC_SUCCESS, 10);
-	wc = wc_one(&b, QPIO_WC_SUCCESS, 1);
-	cr_assert_eq(wc.opcode, QPIO_WC_RECV_RDMA_WITH_IMM);
-	cr_assert_eq(wc.byte_len, 2500);
-	cr_assert_eq(wc.imm_data, 0x12345678);
-	cr_assert(qt_check(b.buf + 8192, 2500, 17));
+	write_imm_landed(&a, &b, 10, 1, 8192, 2500, 17);
 	rc_world_down(&a, &b);
 }
 
@@ -1455,16 +1461,29 @@ Test(soft_wire, uc_sends_and_loses_a_message_with_a_gap)
 	rc_world_down(&a, &b);
 }
 
-/* Put a packet of h (from A's address to B's) with len bytes of pl into
- * B's receive ring, as if A had sent it. */
+/* h for packets from A to the QP dqpn of B (inject_b()). */
 static void
-inject_b(struct soft_wire_hdr *h, const uint8_t *pl, uint32_t len)
+hdr_to_b(struct soft_wire_hdr *h, uint32_t dqpn)
+{
+	memset(h, 0, sizeof(*h));
+	h->dqpn = dqpn;
+	h->udp_sport = 0xc000;
+	h->hop_limit = 64;
+}
+
+/* Put a packet of h with opcode and psn (from A's address to B's) with
+ * len bytes of pl into B's receive ring, as if A had sent it. */
+static void
+inject_b(struct soft_wire_hdr *h, uint8_t opcode, uint32_t psn,
+	 const uint8_t *pl, uint32_t len)
 {
 	struct rte_mbuf *m = rte_pktmbuf_alloc(W.mp);
 	struct soft_wire_seg seg = { pl, len };
 	uint32_t flen;
 
 	cr_assert_not_null(m);
+	h->opcode = opcode;
+	h->psn = psn;
 	memset(&h->dmac, 0, sizeof(h->dmac));      /* net_ring's MAC */
 	memcpy(h->sip, V4_A, 4);
 	memcpy(h->dip, V4_B, 4);
@@ -1523,30 +1542,19 @@ Test(soft_wire, uc_open_message_cut_short_keeps_its_receive)
 	qt_fill(pl, sizeof(pl), 14);
 	qt_fill(pl2, sizeof(pl2), 15);
 	qt_fill(pl3, sizeof(pl3), 16);
-	memset(&h, 0, sizeof(h));
-	h.dqpn = qpio_qp_num(b.qp);
-	h.udp_sport = 0xc000;
-	h.hop_limit = 64;
+	hdr_to_b(&h, qpio_qp_num(b.qp));
 	/* B's rq_psn is 0x100 (rc_world): FIRST, then SEND ONLY at 0x101 */
-	h.opcode = SOFT_IB_OPC_UC + SOFT_IB_OPC_SEND_FIRST;
-	h.psn = 0x100;
-	inject_b(&h, pl, 1024);
-	h.opcode = SOFT_IB_OPC_UC + SOFT_IB_OPC_SEND_ONLY;
-	h.psn = 0x101;
-	inject_b(&h, pl2, sizeof(pl2));
+	inject_b(&h, SOFT_IB_OPC_UC + SOFT_IB_OPC_SEND_FIRST, 0x100, pl, 1024);
+	inject_b(&h, SOFT_IB_OPC_UC + SOFT_IB_OPC_SEND_ONLY, 0x101, pl2,
+		 sizeof(pl2));
 	wc = wc_one(&b, QPIO_WC_SUCCESS, 1);
 	cr_assert_eq(wc.byte_len, 100);
 	cr_assert(qt_check(b.buf, 100, 15));
 	/* FIRST, a WRITE MIDDLE (not this message's kind), SEND ONLY */
-	h.opcode = SOFT_IB_OPC_UC + SOFT_IB_OPC_SEND_FIRST;
-	h.psn = 0x102;
-	inject_b(&h, pl, 1024);
-	h.opcode = SOFT_IB_OPC_UC + SOFT_IB_OPC_WRITE_MIDDLE;
-	h.psn = 0x103;
-	inject_b(&h, pl, 1024);
-	h.opcode = SOFT_IB_OPC_UC + SOFT_IB_OPC_SEND_ONLY;
-	h.psn = 0x104;
-	inject_b(&h, pl3, sizeof(pl3));
+	inject_b(&h, SOFT_IB_OPC_UC + SOFT_IB_OPC_SEND_FIRST, 0x102, pl, 1024);
+	inject_b(&h, SOFT_IB_OPC_UC + SOFT_IB_OPC_WRITE_MIDDLE, 0x103, pl, 1024);
+	inject_b(&h, SOFT_IB_OPC_UC + SOFT_IB_OPC_SEND_ONLY, 0x104, pl3,
+		 sizeof(pl3));
 	wc = wc_one(&b, QPIO_WC_SUCCESS, 2);
 	cr_assert_eq(wc.byte_len, 60);
 	cr_assert(qt_check(b.buf + 4096, 60, 16));
@@ -1574,21 +1582,14 @@ Test(soft_wire, rc_read_or_atomic_inside_an_open_send_refused)
 		qt_post_recv(&b, 1, b.buf, 3000);
 		memcpy(b.buf + 8192, &word, 8);
 		qt_fill(pl, sizeof(pl), 18);
-		memset(&h, 0, sizeof(h));
-		h.dqpn = qpio_qp_num(b.qp);
-		h.udp_sport = 0xc000;
-		h.hop_limit = 64;
-		h.opcode = SOFT_IB_OPC_SEND_FIRST;
-		h.psn = 0x100;
-		inject_b(&h, pl, sizeof(pl));
-		h.opcode = ops[i];
-		h.psn = 0x101;
+		hdr_to_b(&h, qpio_qp_num(b.qp));
+		inject_b(&h, SOFT_IB_OPC_SEND_FIRST, 0x100, pl, sizeof(pl));
 		h.ackreq = 1;
 		h.va = (uintptr_t)b.buf + 8192;
 		h.rkey = qpio_mr_rkey(b.mr);
 		h.dmalen = 8;
 		h.swap_add = 1;
-		inject_b(&h, NULL, 0);
+		inject_b(&h, ops[i], 0x101, NULL, 0);
 		wc_one(&b, QPIO_WC_WR_FLUSH_ERR, 1);
 		cr_assert_eq(qpio_qp_state(b.qp), QPIO_QPS_ERR, "opcode 0x%02x",
 			     ops[i]);
