@@ -1634,3 +1634,33 @@ Test(soft_wire, link_local_gid_names_its_mac)
 	qt_end_destroy(&b);
 	pair_down();
 }
+
+/* An ACK of a PSN B never sent (far after its last) completes nothing:
+ * B's SEND, whose real ACK is lost, completes only when it was sent again
+ * and ACKed (one retransmission). */
+Test(soft_wire, rc_ack_of_a_psn_never_sent_completes_nothing)
+{
+	struct qt_end a, b;
+	struct soft_wire_hdr h;
+	struct qpio_wc wc;
+
+	rc_world(&a, &b, QPIO_QPT_RC, 7);
+	W.drop_ab = 1u << 0;                /* A's ACK of B's SEND */
+	qt_post_recv(&a, 1, a.buf, 256);
+	qt_fill(b.buf, 100, 13);
+	rc_post(&b, QPIO_WR_SEND, 0, 100, 0, 0, 10);
+	wc_one(&a, QPIO_WC_SUCCESS, 1);
+	cr_assert_eq(W.dropped, 1);
+	/* B's only PSN was 0x200: an ACK of 0x1200 */
+	hdr_to_b(&h, qpio_qp_num(b.qp));
+	h.aeth_syn = SOFT_AETH_ACK;
+	h.msn = 1;
+	inject_b(&h, SOFT_IB_OPC_ACK, 0x1200, NULL, 0);
+	cr_assert_eq(qpio_soft_wire_progress(W.b), 1);
+	cr_assert_eq(qpio_cq_poll(b.cq, &wc, 1), 0, "completed by a stranger's ACK");
+	wc_one(&b, QPIO_WC_SUCCESS, 10);
+	cr_assert_eq(qt_stats(b.qp).transport_retries, 1);
+	run_for(2);
+	cr_assert_eq(qpio_cq_poll(a.cq, &wc, 1), 0, "delivered once");
+	rc_world_down(&a, &b);
+}

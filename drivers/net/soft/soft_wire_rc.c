@@ -992,6 +992,11 @@ soft_wire_rc_input(struct soft_wire *w, struct soft_qp *qp,
 		/* for the requester: RTS, or draining (SQD) */
 		if (rc->uc || (state != QPIO_QPS_RTS && state != QPIO_QPS_SQD))
 			return -1;
+		/* an answer to a PSN never sent (after the last one) is a
+		 * stranger's or a broken one: it completes nothing (IBA
+		 * C9-114: ACKs of PSNs not outstanding are ignored) */
+		if (psn_before(psn_add(rc->npsn, 0xffffff), p->psn))
+			return 0;
 		if (op == SOFT_IB_OPC_ACK)
 			rc_aeth(w, rc, p);
 		else if (op == SOFT_IB_OPC_ATOMIC_ACK ||
