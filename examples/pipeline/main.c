@@ -20,6 +20,7 @@
  */
 
 #include <arpa/inet.h>
+#include <assert.h>
 #include <errno.h>
 #include <getopt.h>
 #include <signal.h>
@@ -42,6 +43,7 @@
 #include "pl_acl.h"
 
 #define BURST 32
+static_assert(BURST <= PL_CLASSIFY_BURST, "one burst is one pl_classify()");
 #define NB_MBUFS 8191u
 #define RING_SIZE 1024u
 #define MAX_FLOWS 65536u
@@ -78,8 +80,8 @@ struct flow {
 /* Counters; each stage writes only its own. */
 struct stats {
 	uint64_t rx, rx_ring_full;
-	uint64_t cls_in, not_ipv4, bad, denied, no_match, permitted,
-		 cls_ring_full;
+	struct pl_classify_stats cls;
+	uint64_t cls_ring_full;
 	uint64_t flow_in, new_flows, table_full, link_tx, link_drops;
 	uint64_t sink_rx, out_tx, out_drops;
 };
@@ -166,12 +168,8 @@ static int
 stage_classify(struct pipeline *p)
 {
 	struct rte_mbuf *pkts[BURST], *keep[BURST];
-	struct pl_key keys[BURST];
-	const uint8_t *data[BURST];
-	struct rte_mbuf *ipv4[BURST];
-	uint32_t res[BURST];
-	unsigned int n, i, nk = 0, nv = 0;
-	int up_done = p->done[0];
+	unsigned int n;
+	int up_done = p->done[0], nk;
 
 	if (p->done[1])
 		return 1;
@@ -181,40 +179,11 @@ stage_classify(struct pipeline *p)
 			p->done[1] = 1;
 		return p->done[1];
 	}
-	p->st.cls_in += n;
-	for (i = 0; i < n; i++) {
-		switch (pl_key_get(pkts[i], &keys[nv])) {
-		case PL_IPV4:
-			data[nv] = (const uint8_t *)&keys[nv];
-			ipv4[nv++] = pkts[i];
-			break;
-		case PL_NOT_IPV4:
-			p->st.not_ipv4++;
-			rte_pktmbuf_free(pkts[i]);
-			break;
-		default:
-			p->st.bad++;
-			rte_pktmbuf_free(pkts[i]);
-		}
-	}
-	if (nv > 0)
-		rte_acl_classify(p->acl, data, res, nv, 1);
-	for (i = 0; i < nv; i++) {
-		if (res[i] == 0) {
-			p->st.no_match++;
-			rte_pktmbuf_free(ipv4[i]);
-		} else if (p->rules->rule[res[i] - 1].action == PL_DENY) {
-			p->st.denied++;
-			rte_pktmbuf_free(ipv4[i]);
-		} else {
-			/* The rule travels with the frame to the next stage. */
-			ipv4[i]->hash.usr = res[i];
-			keep[nk++] = ipv4[i];
-		}
-	}
-	p->st.permitted += nk;
+	/* The rule travels with each kept frame to the next stage. */
+	nk = pl_classify(p->acl, p->rules, pkts, n, keep, &p->st.cls);
 	if (nk > 0)
-		ring_put(p->r_flow, keep, nk, &p->st.cls_ring_full);
+		ring_put(p->r_flow, keep, (unsigned int)nk,
+			 &p->st.cls_ring_full);
 	return 0;
 }
 
@@ -458,8 +427,9 @@ stats_print(const struct pipeline *p)
 
 	printf("rx: %lu frames, ring full %lu\n", st->rx, st->rx_ring_full);
 	printf("classify: in %lu, permitted %lu, denied %lu, no_match %lu, "
-	       "not_ipv4 %lu, bad %lu, ring full %lu\n", st->cls_in,
-	       st->permitted, st->denied, st->no_match, st->not_ipv4, st->bad,
+	       "not_ipv4 %lu, bad %lu, ring full %lu\n", st->cls.in,
+	       st->cls.permitted, st->cls.denied, st->cls.no_match,
+	       st->cls.not_ipv4, st->cls.bad,
 	       st->cls_ring_full);
 	printf("flows: in %lu, flows %lu, table full %lu, link tx %lu, link "
 	       "drops %lu\n", st->flow_in, st->new_flows, st->table_full,

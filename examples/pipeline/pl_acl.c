@@ -66,6 +66,14 @@ proto_parse(struct conf_file *l, const char *t, struct pl_rule *r)
 	return 0;
 }
 
+/* The protocols whose first fragment pl_key_get() reads ports from. */
+static int
+proto_has_ports(uint8_t proto)
+{
+	return proto == IPPROTO_TCP || proto == IPPROTO_UDP ||
+	       proto == IPPROTO_SCTP;
+}
+
 static int
 addr_parse(struct conf_file *l, const char *what, char *t, uint32_t *addr,
 	   uint8_t *depth)
@@ -173,6 +181,12 @@ line_parse(struct conf_file *l, char *line, void *arg)
 				 &r.dport_hi);
 	if (ret < 0)
 		return ret;
+	if (!r.proto_any && !proto_has_ports(r.proto) &&
+	    (r.sport_lo != 0 || r.sport_hi != UINT16_MAX ||
+	     r.dport_lo != 0 || r.dport_hi != UINT16_MAX))
+		return conf_refuse(l, "protocol '%s' has no ports (only tcp, "
+				   "udp and sctp have them: write any any)",
+				   f[1]);
 	if (rules->nb == PL_MAX_RULES)
 		return conf_refuse(l, "more than %u rules", PL_MAX_RULES);
 	rules->rule[rules->nb++] = r;
@@ -285,11 +299,60 @@ pl_key_get(const struct rte_mbuf *m, struct pl_key *key)
 	key->src = ip->src_addr;
 	key->dst = ip->dst_addr;
 	frag = rte_be_to_cpu_16(ip->fragment_offset) & RTE_IPV4_HDR_OFFSET_MASK;
-	if (frag == 0 && len >= off + ihl + 4 &&
-	    (key->proto == IPPROTO_TCP || key->proto == IPPROTO_UDP ||
-	     key->proto == IPPROTO_SCTP)) {
+	if (frag == 0 && len >= off + ihl + 4 && proto_has_ports(key->proto)) {
 		memcpy(&key->sport, p + off + ihl, 2);
 		memcpy(&key->dport, p + off + ihl + 2, 2);
 	}
 	return PL_IPV4;
+}
+
+int
+pl_classify(const struct rte_acl_ctx *ctx, const struct pl_rules *rules,
+	    struct rte_mbuf **pkts, unsigned int n, struct rte_mbuf **keep,
+	    struct pl_classify_stats *st)
+{
+	struct pl_key keys[PL_CLASSIFY_BURST];
+	const uint8_t *data[PL_CLASSIFY_BURST];
+	struct rte_mbuf *ipv4[PL_CLASSIFY_BURST];
+	uint32_t res[PL_CLASSIFY_BURST];
+	unsigned int i, nk = 0, nv = 0;
+
+	if (n > PL_CLASSIFY_BURST ||
+	    (n > 0 && (ctx == NULL || rules == NULL || pkts == NULL ||
+		       keep == NULL || st == NULL)))
+		return -EINVAL;
+	if (n == 0)
+		return 0;
+	st->in += n;
+	for (i = 0; i < n; i++) {
+		switch (pl_key_get(pkts[i], &keys[nv])) {
+		case PL_IPV4:
+			data[nv] = (const uint8_t *)&keys[nv];
+			ipv4[nv++] = pkts[i];
+			break;
+		case PL_NOT_IPV4:
+			st->not_ipv4++;
+			rte_pktmbuf_free(pkts[i]);
+			break;
+		default:
+			st->bad++;
+			rte_pktmbuf_free(pkts[i]);
+		}
+	}
+	if (nv > 0)
+		rte_acl_classify(ctx, data, res, nv, 1);
+	for (i = 0; i < nv; i++) {
+		if (res[i] == 0 || res[i] > rules->nb) {
+			st->no_match++;
+			rte_pktmbuf_free(ipv4[i]);
+		} else if (rules->rule[res[i] - 1].action == PL_DENY) {
+			st->denied++;
+			rte_pktmbuf_free(ipv4[i]);
+		} else {
+			ipv4[i]->hash.usr = res[i];
+			keep[nk++] = ipv4[i];
+		}
+	}
+	st->permitted += nk;
+	return (int)nk;
 }

@@ -60,8 +60,11 @@ struct pl_key {
  *   <permit|deny> <proto> <src> <dst> <sport> <dport>
  *
  * proto: tcp, udp, icmp, sctp, a number 0..255, or any. src, dst:
- * a.b.c.d/len or any. sport, dport: N, LO-HI (0..65535) or any. Numbers
- * are decimal digits only (no sign: qpio_devargs_parse_u32()). The first
+ * a.b.c.d/len or any. sport, dport: N, LO-HI (0..65535) or any; ports
+ * other than any only with tcp, udp, sctp (or their numbers) or any
+ * protocol, as only those carry ports (with proto any, a frame of another
+ * protocol or a later fragment has ports 0). Numbers are decimal digits
+ * only (no sign: qpio_devargs_parse_u32()). The first
  * matching line decides; a packet no line matches is dropped (counted as
  * no_match). Lines are read by conf_file_read() (examples/common).
  *
@@ -73,8 +76,8 @@ struct pl_key {
  * @return 0; -ENOENT (cannot open); -EISDIR (path is a directory); -EIO
  *   (read error); -EINVAL (a NUL byte, a line longer than CONF_LINE_MAX,
  *   wrong field count, unknown action or protocol, bad address or length,
- *   host bits set, bad port or LO > HI, more than PL_MAX_RULES rules, no
- *   rule at all).
+ *   host bits set, bad port or LO > HI, ports on a protocol without
+ *   them, more than PL_MAX_RULES rules, no rule at all).
  */
 int pl_rules_load(const char *path, struct pl_rules *rules, char *err,
 		  size_t errlen);
@@ -102,5 +105,47 @@ enum pl_parse {
  * frame holds them, else 0.
  */
 enum pl_parse pl_key_get(const struct rte_mbuf *m, struct pl_key *key);
+
+/** Most frames pl_classify() takes in one call. */
+#define PL_CLASSIFY_BURST 64
+
+/**
+ * What pl_classify() did with the frames it took: every frame ends in
+ * exactly one of not_ipv4, bad, no_match, denied and permitted, so they
+ * sum to in.
+ */
+struct pl_classify_stats {
+	uint64_t in;         /**< frames taken */
+	uint64_t not_ipv4;   /**< pl_key_get() said PL_NOT_IPV4: freed */
+	uint64_t bad;        /**< pl_key_get() said PL_BAD: freed */
+	uint64_t no_match;   /**< IPv4, no rule matched: freed */
+	uint64_t denied;     /**< first matching rule is deny: freed */
+	uint64_t permitted;  /**< first matching rule is permit: kept */
+};
+
+/**
+ * The classify stage of one burst: the 5-tuple of each frame
+ * (pl_key_get()), rte_acl_classify() over the IPv4 ones, and the first
+ * matching rule's action. Frames that are not IPv4, malformed, matched by
+ * no rule or denied are freed; permitted ones are written to keep in their
+ * order, each with hash.usr set to its rule's number + 1 (rules->rule[
+ * hash.usr - 1] is the rule).
+ *
+ * @param ctx    context from pl_acl_build() over rules.
+ * @param rules  the rules ctx was built from.
+ * @param pkts   n frames; ownership passes to the call (freed or kept).
+ * @param n      0..PL_CLASSIFY_BURST frames; more is -EINVAL, nothing
+ *   taken.
+ * @param keep   room for n frames: the permitted ones, now the caller's.
+ * @param st     counters, added to (not reset).
+ * @return the number of frames written to keep (0..n), or -EINVAL (n
+ *   above PL_CLASSIFY_BURST, or a NULL argument with n > 0).
+ *
+ * Thread-safety: rte_acl_classify() may run on many lcores over one ctx;
+ * st and the frames are the caller's own.
+ */
+int pl_classify(const struct rte_acl_ctx *ctx, const struct pl_rules *rules,
+		struct rte_mbuf **pkts, unsigned int n, struct rte_mbuf **keep,
+		struct pl_classify_stats *st);
 
 #endif /* QPIO_PL_ACL_H */

@@ -103,6 +103,11 @@ static const struct {
 	  "digits, or any)" },
 	{ "permit tcp 10.0.0.0/+8 any any any\n",
 	  ":1: source length '+8' must be 0..32 in decimal digits" },
+	{ "permit icmp any any 8 0\n",
+	  ":1: protocol 'icmp' has no ports (only tcp, udp and sctp have "
+	  "them: write any any)" },
+	{ "deny 47 any any any 1723\n",
+	  ":1: protocol '47' has no ports" },
 	{ "# only a comment\n", "no rule" },
 	{ "permit any any any any any\n\ndeny x any any any any\n",
 	  ":3: protocol 'x' unknown" },
@@ -231,6 +236,91 @@ Test(pipeline_acl, first_line_wins)
 	rte_pktmbuf_trim(m[1], 64 - 20);
 	cr_assert_eq(pl_key_get(m[1], &keys[1]), PL_BAD);
 	rte_pktmbuf_free_bulk(m, 6);
+	cr_assert_eq(rte_mempool_in_use_count(mp), 0);
+	rte_mempool_free(mp);
+	rte_acl_free(ctx);
+}
+
+/* The classify stage of one burst: every frame ends in exactly one
+ * counter, the permitted ones are kept in order with their rule, the
+ * others freed. Rules (good): line 2 denies UDP to 53, line 3 permits web
+ * from 10/8 to 192.168.1/24, line 4 denies GRE, line 5 permits the rest;
+ * a second context without line 5 leaves frames unmatched. */
+Test(pipeline_acl, classify_counts_each_frame_once)
+{
+	static const char some[] =
+		"deny   udp  any        any            any   53\n"
+		"permit tcp  10.0.0.0/8 192.168.1.0/24 any   80\n";
+	struct pl_classify_stats st = { .in = 100 };
+	struct rte_mbuf *m[8], *keep[8];
+	struct rte_acl_ctx *ctx;
+	struct rte_mempool *mp;
+	char err[256];
+	int nk;
+
+	cr_assert_eq(load(good, err, sizeof(err)), 0, "%s", err);
+	ctx = pl_acl_build(&rules, "pl_cls", SOCKET_ID_ANY);
+	cr_assert_not_null(ctx);
+	mp = rte_pktmbuf_pool_create("pl_c", 63, 0, 0,
+				     RTE_MBUF_DEFAULT_BUF_SIZE, SOCKET_ID_ANY);
+	cr_assert_not_null(mp);
+	m[0] = frame(mp, 17, 0x01020304, 0x05060708, 4000, 53, 0); /* deny */
+	m[1] = frame(mp, 6, 0x0a010203, 0xc0a80109, 40000, 80, 0); /* 3 */
+	m[2] = frame(mp, 47, 0x0a010203, 0xc0a80109, 0, 0, 0);     /* deny */
+	m[3] = frame(mp, 1, 0x01020304, 0x05060708, 0, 0, 0);      /* 5 */
+	m[4] = frame(mp, 6, 0x0a010203, 0xc0a80109, 1, 2, 0);      /* 5 */
+	m[5] = frame(mp, 6, 0x0a010203, 0xc0a80109, 1, 2, 0);
+	rte_pktmbuf_mtod(m[5], uint8_t *)[13] = 0xdd;              /* 0x08dd */
+	m[6] = frame(mp, 6, 0x0a010203, 0xc0a80109, 1, 2, 0);
+	rte_pktmbuf_mtod(m[6], uint8_t *)[14] = 0x44;              /* IHL 4 */
+	m[7] = frame(mp, 17, 0x01020304, 0x05060708, 4000, 54, 0); /* 5 */
+	nk = pl_classify(ctx, &rules, m, 8, keep, &st);
+	cr_assert_eq(nk, 4);
+	cr_assert_eq(st.in, 108);
+	cr_assert_eq(st.denied, 2);
+	cr_assert_eq(st.not_ipv4, 1);
+	cr_assert_eq(st.bad, 1);
+	cr_assert_eq(st.no_match, 0);
+	cr_assert_eq(st.permitted, 4);
+	cr_assert_eq(keep[0], m[1]);
+	cr_assert_eq(keep[1], m[3]);
+	cr_assert_eq(keep[2], m[4]);
+	cr_assert_eq(keep[3], m[7]);
+	cr_assert_eq(rules.rule[keep[0]->hash.usr - 1].line, 3);
+	cr_assert_eq(rules.rule[keep[1]->hash.usr - 1].line, 5);
+	cr_assert_eq(rules.rule[keep[2]->hash.usr - 1].line, 5);
+	cr_assert_eq(rules.rule[keep[3]->hash.usr - 1].line, 5);
+	/* the four not kept went back to the pool */
+	cr_assert_eq(rte_mempool_in_use_count(mp), 4);
+	rte_pktmbuf_free_bulk(keep, 4);
+	rte_acl_free(ctx);
+
+	/* Without the last permit: what no line matches is freed and
+	 * counted once. */
+	cr_assert_eq(load(some, err, sizeof(err)), 0, "%s", err);
+	unlink(path);
+	ctx = pl_acl_build(&rules, "pl_cls2", SOCKET_ID_ANY);
+	cr_assert_not_null(ctx);
+	memset(&st, 0, sizeof(st));
+	m[0] = frame(mp, 6, 0x0a010203, 0xc0a80109, 40000, 80, 0); /* 2 */
+	m[1] = frame(mp, 1, 0x01020304, 0x05060708, 0, 0, 0);      /* none */
+	m[2] = frame(mp, 17, 0x01020304, 0x05060708, 4000, 53, 0); /* deny */
+	nk = pl_classify(ctx, &rules, m, 3, keep, &st);
+	cr_assert_eq(nk, 1);
+	cr_assert_eq(keep[0], m[0]);
+	cr_assert_eq(keep[0]->hash.usr, 2);
+	cr_assert_eq(st.in, 3);
+	cr_assert_eq(st.no_match, 1);
+	cr_assert_eq(st.denied, 1);
+	cr_assert_eq(st.permitted, 1);
+	cr_assert_eq(st.not_ipv4 + st.bad, 0);
+	rte_pktmbuf_free(keep[0]);
+	/* Refusals: nothing taken, nothing counted. */
+	cr_assert_eq(pl_classify(ctx, &rules, m, PL_CLASSIFY_BURST + 1, keep,
+				 &st), -EINVAL);
+	cr_assert_eq(pl_classify(ctx, &rules, m, 1, keep, NULL), -EINVAL);
+	cr_assert_eq(pl_classify(ctx, &rules, m, 0, keep, &st), 0);
+	cr_assert_eq(st.in, 3);
 	cr_assert_eq(rte_mempool_in_use_count(mp), 0);
 	rte_mempool_free(mp);
 	rte_acl_free(ctx);
