@@ -311,6 +311,61 @@ Test(pcap_port, truncated_record_ends_input_with_one_error)
 	cr_assert_eq(r.eof, 1);
 }
 
+/* A capture of two 64-byte records written by the test, the second cut
+ * short by exactly one byte: of its data (63 of 64 bytes) or of its
+ * record header (15 of 16 bytes). The first frame is read whole; the
+ * second is one read error and the end of input, never a short frame. */
+static void
+write_cut_by_one(const char *path, int in_header)
+{
+	uint32_t ghdr[6] = { 0xa1b2c3d4, 0x00040002, 0, 0, 65535, 1 };
+	uint32_t rhdr[4] = { 1, 0, 64, 64 };
+	uint8_t buf[24 + 2 * (16 + 64)], *p = buf;
+	unsigned int i;
+	size_t len;
+
+	memcpy(p, ghdr, sizeof(ghdr));
+	p += sizeof(ghdr);
+	for (i = 0; i < 2; i++) {
+		memcpy(p, rhdr, sizeof(rhdr));
+		p += sizeof(rhdr);
+		memset(p, 0x40 + i, 64);
+		p += 64;
+	}
+	len = in_header ? 24 + 16 + 64 + 15 : sizeof(buf) - 1;
+	qt_file_write(path, buf, len);
+}
+
+Test(pcap_port, record_cut_short_by_one_byte_is_a_read_error)
+{
+	struct rte_mbuf *m = NULL;
+	char path[64];
+	struct run r;
+	int in_header;
+
+	for (in_header = 0; in_header < 2; in_header++) {
+		snprintf(path, sizeof(path), "/tmp/qpio-cut1-%d.pcap",
+			 (int)getpid());
+		write_cut_by_one(path, in_header);
+		r = run_file(path, 0, &m);
+		unlink(path);
+		cr_assert_eq(r.frames, 1, "in_header %d", in_header);
+		cr_assert_eq(r.records, 1);
+		cr_assert_eq(r.st.ipackets, 1);
+		cr_assert_eq(r.st.ibytes, 64);
+		cr_assert_eq(r.st.ierrors, 1);
+		cr_assert_eq(r.read_errors, 1);
+		cr_assert_eq(r.truncated, 0);
+		cr_assert_eq(r.eof, 1);
+		cr_assert_not_null(m);
+		cr_assert_eq(rte_pktmbuf_pkt_len(m), 64);
+		cr_assert_eq(rte_pktmbuf_mtod(m, uint8_t *)[0], 0x40);
+		cr_assert_eq(rte_pktmbuf_mtod(m, uint8_t *)[63], 0x40);
+		rte_pktmbuf_free(m);
+		m = NULL;
+	}
+}
+
 /* libpcap refuses the record but would return the bytes after it as a
  * record on the next call: the port must not read on. */
 Test(pcap_port, caplen_huge_stops_at_the_bad_record)
