@@ -426,6 +426,9 @@ struct wire_pair {
 	unsigned int n_ab, n_ba;
 	uint64_t drop_ab, drop_ba;
 	unsigned int dropped;
+	/* pump() calls so far, and the one that moved each A->B frame */
+	unsigned int pumps;
+	unsigned int pump_ab[64];
 };
 
 static struct wire_pair W;
@@ -564,6 +567,8 @@ pump_one(struct rte_ring *from, struct rte_ring *to, unsigned int *count,
 		if (is_roce(f)) {
 			unsigned int idx = (*count)++;
 
+			if (count == &W.n_ab && idx < 64)
+				W.pump_ab[idx] = W.pumps;
 			if (idx < 64 && (drop >> idx) & 1) {
 				rte_pktmbuf_free(objs[i]);
 				W.dropped++;
@@ -585,6 +590,7 @@ pump_one(struct rte_ring *from, struct rte_ring *to, unsigned int *count,
 static unsigned int
 pump(void)
 {
+	W.pumps++;
 	return pump_one(W.a_tx, W.b_rx, &W.n_ab, W.drop_ab) +
 		pump_one(W.b_tx, W.a_rx, &W.n_ba, W.drop_ba);
 }
@@ -1331,6 +1337,49 @@ Test(soft_wire, rc_lost_packets_and_acks_sent_again)
 	cr_assert(qt_check(b.buf + 65536, 2100, 6));
 	cr_assert_eq(W.dropped, 3);
 	cr_assert_eq(qt_stats(a.qp).transport_retries, 3);
+	rc_world_down(&a, &b);
+}
+
+/* Four READs of 2048 bytes (two responses each) in flight, the first
+ * response lost: at the timeout A sends the first READ again alone (its
+ * READ window falls to 1), the next two once it is answered (2), the
+ * last after (4 = max_rd_atomic): the answers of max_rd_atomic READs at
+ * once can overrun a receive ring, and sent again all at once they would
+ * be lost again every time. Every READ completes, in order, bytes right,
+ * after one timeout. */
+Test(soft_wire, rc_read_window_after_a_timeout)
+{
+	struct qt_end a, b;
+	struct qpio_wc wc;
+	unsigned int i;
+	uint32_t rkey;
+
+	rc_world(&a, &b, QPIO_QPT_RC, 7);
+	rkey = qpio_mr_rkey(b.mr);
+	W.drop_ba = 1u << 0;
+	for (i = 0; i < 4; i++) {
+		qt_fill(b.buf + 8192 * i, 2048, 20 + i);
+		memset(a.buf + 8192 * i, 0, 2048);
+		rc_post(&a, QPIO_WR_RDMA_READ, 8192 * i, 2048,
+			(uintptr_t)b.buf + 8192 * i, rkey, 30 + i);
+	}
+	for (i = 0; i < 4; i++) {
+		wc = wc_one(&a, QPIO_WC_SUCCESS, 30 + i);
+		cr_assert_eq(wc.opcode, QPIO_WC_RDMA_READ);
+		cr_assert_eq(wc.byte_len, 2048);
+		cr_assert(qt_check(a.buf + 8192 * i, 2048, 20 + i), "READ %u", i);
+	}
+	cr_assert_eq(W.dropped, 1);
+	cr_assert_eq(qt_stats(a.qp).transport_retries, 1);
+	/* A->B: the four READs, then READ 0 again alone, then 1 and 2
+	 * together, then 3 */
+	cr_assert_eq(W.n_ab, 8);
+	cr_assert_eq(W.pump_ab[1], W.pump_ab[0]);
+	cr_assert_eq(W.pump_ab[3], W.pump_ab[0]);
+	cr_assert_gt(W.pump_ab[4], W.pump_ab[3]);
+	cr_assert_gt(W.pump_ab[5], W.pump_ab[4], "READ 1 waits for READ 0");
+	cr_assert_eq(W.pump_ab[6], W.pump_ab[5], "then READs 1 and 2");
+	cr_assert_gt(W.pump_ab[7], W.pump_ab[6], "READ 3 waits for READ 1");
 	rc_world_down(&a, &b);
 }
 

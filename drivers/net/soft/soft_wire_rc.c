@@ -57,6 +57,12 @@ struct soft_wire_rc {
 	uint32_t npsn;               /* PSN of the next new packet */
 	uint32_t sent;               /* SQ position of the next WQE to send */
 	uint32_t nrd;                /* READs and atomics in flight */
+	/* READs and atomics allowed in flight after a timeout: 1, doubled
+	 * by each one answered, back to max_rd_atomic (0: no limit of its
+	 * own). The answers of max_rd_atomic READs at once can be more
+	 * frames than the port's receive ring holds: sent again all at
+	 * once, they would be lost again, every time. */
+	uint32_t rd_win;
 	uint64_t to_tsc;             /* ACK timeout deadline; 0: none */
 	uint64_t rnr_tsc;            /* RNR NAK: send again at; 0: none */
 	uint32_t retries;            /* timeouts in a row */
@@ -318,6 +324,8 @@ rc_push(struct soft_wire *w, struct soft_wire_rc *rc)
 	uint32_t rd_max = RTE_MAX(qp->attr.max_rd_atomic, 1u);
 	struct soft_run d;
 
+	if (rc->rd_win != 0 && rc->rd_win < rd_max)
+		rd_max = rc->rd_win;
 	if (state == QPIO_QPS_ERR || state == QPIO_QPS_SQE) {
 		rc_flush(rc, pi);
 		return;
@@ -362,23 +370,35 @@ rc_push(struct soft_wire *w, struct soft_wire_rc *rc)
 	}
 }
 
-/* Send again every WQE from the oldest not completed (go-back-N). */
+/* Send again every WQE from the oldest not completed (go-back-N). With
+ * rd_win set, only as far as its READs and atomics allow: the rest is
+ * taken back (sent and npsn go back to the first of it, which keeps its
+ * PSN) and goes again from rc_push() as the window opens; an answer to a
+ * PSN taken back is then one never sent, and completes nothing. */
 static void
 rc_resend(struct soft_wire *w, struct soft_wire_rc *rc)
 {
 	struct soft_qp *qp = rc->qp;
-	uint32_t pos;
+	uint32_t pos, nrd = 0;
 	struct soft_run d;
 
 	rc->rd_pkts = rc->rd_off = 0;
 	for (pos = qp->sq.ci; pos != rc->sent; pos++) {
 		struct rc_wqe *e = &rc->w[pos & qp->sq.mask];
+		int rd = e->kind == RC_READ || e->kind == RC_ATOMIC;
 		int syn;
 
+		if (rd && rc->rd_win != 0 && nrd >= rc->rd_win) {
+			rc->sent = pos;
+			rc->npsn = e->psn;
+			break;
+		}
 		wqe_decode_at(qp, pos, &d, &syn);
 		if (syn == 0)
 			wqe_send(w, rc, &d, e->psn);
+		nrd += (uint32_t)rd;
 	}
+	rc->nrd = nrd;
 	qp->transport_retries++;
 	timer_arm(rc);
 }
@@ -465,6 +485,9 @@ rc_response(struct soft_wire *w, struct soft_wire_rc *rc,
 	}
 	wqe_complete(qp, qp->sq.ci, e->len, 0);
 	rc->nrd--;
+	if (rc->rd_win != 0 &&
+	    (rc->rd_win *= 2) >= RTE_MAX(qp->attr.max_rd_atomic, 1u))
+		rc->rd_win = 0;
 	rc->retries = 0;
 	rc->rnr_retries = 0;
 	if (qp->sq.ci == rc->sent)
@@ -1048,6 +1071,7 @@ soft_wire_rc_timers(struct soft_wire *w)
 				rc_fail(rc, MLX5_CQE_SYNDROME_TRANSPORT_RETRY_EXC_ERR);
 				continue;
 			}
+			rc->rd_win = 1;
 			rc_resend(w, rc);
 		}
 	}
@@ -1157,6 +1181,7 @@ soft_wire_rc_modify(struct soft_qp *qp, int mask, enum qpio_qp_state next)
 	if (next == QPIO_QPS_RESET) {
 		rc->sent = qp->sq.ci;
 		rc->nrd = 0;
+		rc->rd_win = 0;
 		rc->to_tsc = rc->rnr_tsc = 0;
 		rc->retries = rc->rnr_retries = 0;
 		rc->rd_pkts = rc->rd_off = 0;
