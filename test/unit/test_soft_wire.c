@@ -428,7 +428,7 @@ struct wire_pair {
 	unsigned int dropped;
 	/* pump() calls so far, and the one that moved each A->B frame */
 	unsigned int pumps;
-	unsigned int pump_ab[64];
+	unsigned int pump_ab[512];
 };
 
 static struct wire_pair W;
@@ -567,7 +567,7 @@ pump_one(struct rte_ring *from, struct rte_ring *to, unsigned int *count,
 		if (is_roce(f)) {
 			unsigned int idx = (*count)++;
 
-			if (count == &W.n_ab && idx < 64)
+			if (count == &W.n_ab && idx < RTE_DIM(W.pump_ab))
 				W.pump_ab[idx] = W.pumps;
 			if (idx < 64 && (drop >> idx) & 1) {
 				rte_pktmbuf_free(objs[i]);
@@ -1088,9 +1088,13 @@ Test(soft_wire, devargs_and_verbs_refused_with_their_rule)
 
 /* ---- RC and UC ---- */
 
+/* The ACK timeout wire_connect() sets: 4 (65 us) unless a test wants
+ * none to fire while it pumps hundreds of frames (it sets it back). */
+static uint8_t wire_timeout = 4;
+
 /* RESET -> RTS of e's RC or UC QP towards the QP peer_qpn at peer_gid,
  * from GID 1 (the IPv4 one): path MTU 1024, the PSNs 0x100 (A's sends)
- * and 0x200, timeout 4 (65 us), the retries given. */
+ * and 0x200, timeout wire_timeout, the retries given. */
 static void
 wire_connect(struct qt_end *e, const uint8_t peer_gid[16], uint32_t peer_qpn,
 	     uint32_t sq_psn, uint32_t rq_psn, uint8_t rnr_retry)
@@ -1124,7 +1128,7 @@ wire_connect(struct qt_end *e, const uint8_t peer_gid[16], uint32_t peer_qpn,
 				     QPIO_QP_MIN_RNR_TIMER)), 0);
 	a.qp_state = QPIO_QPS_RTS;
 	a.sq_psn = sq_psn;
-	a.timeout = 4;
+	a.timeout = wire_timeout;
 	a.retry_cnt = 7;
 	a.rnr_retry = rnr_retry;
 	a.max_rd_atomic = 4;
@@ -1380,6 +1384,45 @@ Test(soft_wire, rc_read_window_after_a_timeout)
 	cr_assert_gt(W.pump_ab[5], W.pump_ab[4], "READ 1 waits for READ 0");
 	cr_assert_eq(W.pump_ab[6], W.pump_ab[5], "then READs 1 and 2");
 	cr_assert_gt(W.pump_ab[7], W.pump_ab[6], "READ 3 waits for READ 1");
+	rc_world_down(&a, &b);
+}
+
+/* Five WRITEs of 32 packets, A->B frame 5 lost: the first four (128
+ * PSNs, RC_PSN_WINDOW) go at once, not the fifth; B NAKs PSN 5 once, A
+ * sends again from that PSN (27 packets of the first WRITE, not 32) and
+ * the next three, the fifth once the first is answered: 128 + 123 + 32
+ * frames. Then the same without loss: 160. Every byte right. */
+Test(soft_wire, rc_psn_window_and_resend_from_the_nak)
+{
+	struct qt_end a, b;
+	unsigned int i, round, first = 0;
+	uint32_t rkey;
+
+	wire_timeout = 14;      /* 67 ms: only the NAK sends again */
+	rc_world(&a, &b, QPIO_QPT_RC, 7);
+	wire_timeout = 4;
+	rkey = qpio_mr_rkey(b.mr);
+	W.drop_ab = 1ull << 5;
+	for (round = 0; round < 2; round++) {
+		for (i = 0; i < 5; i++) {
+			qt_fill(a.buf + 32768 * i, 32768, 40 + 10 * round + i);
+			rc_post(&a, QPIO_WR_RDMA_WRITE, 32768 * i, 32768,
+				(uintptr_t)b.buf + 32768 * i, rkey, 50 + i);
+		}
+		/* on the way: the first four, not the fifth */
+		cr_assert_eq(rte_ring_count(W.a_tx), 128, "round %u", round);
+		for (i = 0; i < 5; i++)
+			wc_one(&a, QPIO_WC_SUCCESS, 50 + i);
+		for (i = 0; i < 5; i++)
+			cr_assert(qt_check(b.buf + 32768 * i, 32768,
+					   40 + 10 * round + i), "WRITE %u", i);
+		if (round == 0)
+			first = W.n_ab;
+	}
+	cr_assert_eq(W.dropped, 1);
+	cr_assert_eq(first, 128 + 123 + 32, "round 0: %u", first);
+	cr_assert_eq(W.n_ab - first, 160, "round 1: %u", W.n_ab - first);
+	cr_assert_eq(qt_stats(a.qp).transport_retries, 1);
 	rc_world_down(&a, &b);
 }
 

@@ -55,6 +55,7 @@ struct soft_wire_rc {
 	uint32_t mtu;                /* path MTU, bytes */
 	/* requester */
 	uint32_t npsn;               /* PSN of the next new packet */
+	uint32_t una;                /* PSN after the last one answered */
 	uint32_t sent;               /* SQ position of the next WQE to send */
 	uint32_t nrd;                /* READs and atomics in flight */
 	/* READs and atomics allowed in flight after a timeout: 1, doubled
@@ -90,6 +91,13 @@ struct soft_wire_rc {
 	uint64_t at_orig;
 };
 
+/* Unanswered PSNs past which the requester starts no new WQE (one WQE
+ * alone may be longer), and sends no more again after a loss: rxe's
+ * RXE_MAX_UNACKED_PSNS. A burst the size of the send queue (128 SENDs of
+ * 64 packets) overran the receive rings on the way; sent again whole
+ * after a loss, it was lost again, and never got through 1 % loss. */
+#define RC_PSN_WINDOW 128u
+
 #define IN_SEND  1
 #define IN_WRITE 2
 #define IN_DROP  3   /* UC: the rest of a message that found no receive */
@@ -104,6 +112,12 @@ static inline uint32_t
 psn_add(uint32_t a, uint32_t n)
 {
 	return (a + n) & 0xffffffu;
+}
+
+static inline uint32_t
+psn_diff(uint32_t a, uint32_t b)     /* a - b, 24-bit */
+{
+	return (a - b) & 0xffffffu;
 }
 
 /* ---- requester ---- */
@@ -182,7 +196,7 @@ npkts_of(uint32_t len, uint32_t mtu)
  * it takes. */
 static uint32_t
 wqe_send(struct soft_wire *w, struct soft_wire_rc *rc, const struct soft_run *d,
-	 uint32_t psn)
+	 uint32_t psn, uint32_t from)
 {
 	struct soft_wire_seg seg[SOFT_MAX_SGE + 1];
 	struct soft_wire_hdr h = rc->tmpl;
@@ -215,7 +229,7 @@ wqe_send(struct soft_wire *w, struct soft_wire_rc *rc, const struct soft_run *d,
 		return 1;
 	}
 	n = npkts_of(total, rc->mtu);
-	for (i = 0; i < n; i++) {
+	for (i = from; i < n; i++) {
 		uint32_t off = i * rc->mtu, len = RTE_MIN(rc->mtu, total - off);
 		int first = i == 0, last = i == n - 1;
 		uint8_t op;
@@ -355,8 +369,13 @@ rc_push(struct soft_wire *w, struct soft_wire_rc *rc)
 		if ((d.fm_ce_se & MLX5_WQE_CTRL_FENCE) && rc->nrd != 0)
 			break;
 		e->len = (uint32_t)d.total;
+		/* the PSN window: a new WQE waits while RC_PSN_WINDOW
+		 * PSNs are unanswered (with none, any goes) */
+		if (!rc->uc && rc->sent != qp->sq.ci &&
+		    psn_diff(rc->npsn, rc->una) >= RC_PSN_WINDOW)
+			break;
 		e->psn = rc->npsn;
-		e->npkts = wqe_send(w, rc, &d, rc->npsn);
+		e->npkts = wqe_send(w, rc, &d, rc->npsn, 0);
 		rc->npsn = psn_add(rc->npsn, e->npkts);
 		rc->sent++;
 		if (rc->uc) {          /* no ACK comes: done once sent */
@@ -370,32 +389,42 @@ rc_push(struct soft_wire *w, struct soft_wire_rc *rc)
 	}
 }
 
-/* Send again every WQE from the oldest not completed (go-back-N). With
- * rd_win set, only as far as its READs and atomics allow: the rest is
- * taken back (sent and npsn go back to the first of it, which keeps its
- * PSN) and goes again from rc_push() as the window opens; an answer to a
- * PSN taken back is then one never sent, and completes nothing. */
+/* Send again from PSN from, in the oldest WQE not completed, and every
+ * WQE after it (go-back-N, IBA 9.7.5.1.6: the PSN of a sequence NAK, or
+ * after the last one answered at a timeout); a READ goes again whole.
+ * Only as far as the PSN window and, with rd_win set, the READ window
+ * allow: the rest is taken back (sent and npsn go back to the first of
+ * it, which keeps its PSN) and goes again from rc_push() as answers
+ * come; an answer to a PSN taken back is then one never sent, and
+ * completes nothing. */
 static void
-rc_resend(struct soft_wire *w, struct soft_wire_rc *rc)
+rc_resend(struct soft_wire *w, struct soft_wire_rc *rc, uint32_t from)
 {
 	struct soft_qp *qp = rc->qp;
-	uint32_t pos, nrd = 0;
+	uint32_t pos, nrd = 0, first;
 	struct soft_run d;
 
 	rc->rd_pkts = rc->rd_off = 0;
+	first = rc->w[qp->sq.ci & qp->sq.mask].psn;
 	for (pos = qp->sq.ci; pos != rc->sent; pos++) {
 		struct rc_wqe *e = &rc->w[pos & qp->sq.mask];
 		int rd = e->kind == RC_READ || e->kind == RC_ATOMIC;
+		uint32_t k = 0;
 		int syn;
 
-		if (rd && rc->rd_win != 0 && nrd >= rc->rd_win) {
+		if ((rd && rc->rd_win != 0 && nrd >= rc->rd_win) ||
+		    (pos != qp->sq.ci &&
+		     psn_diff(e->psn, first) >= RC_PSN_WINDOW)) {
 			rc->sent = pos;
 			rc->npsn = e->psn;
 			break;
 		}
+		if (pos == qp->sq.ci && !rd &&
+		    psn_diff(from, e->psn) < e->npkts)
+			k = psn_diff(from, e->psn);
 		wqe_decode_at(qp, pos, &d, &syn);
 		if (syn == 0)
-			wqe_send(w, rc, &d, e->psn);
+			wqe_send(w, rc, &d, e->psn, k);
 		nrd += (uint32_t)rd;
 	}
 	rc->nrd = nrd;
@@ -410,6 +439,10 @@ rc_acked(struct soft_wire_rc *rc, uint32_t psn)
 {
 	struct soft_qp *qp = rc->qp;
 	int moved = 0;
+
+	/* every PSN up to psn arrived (IBA 9.7.5.1.2: ACKs coalesce) */
+	if (!psn_before(psn, rc->una) && psn_before(psn, rc->npsn))
+		rc->una = psn_add(psn, 1);
 
 	while (qp->sq.ci != rc->sent) {
 		struct rc_wqe *e = &rc->w[qp->sq.ci & qp->sq.mask];
@@ -451,6 +484,7 @@ rc_response(struct soft_wire *w, struct soft_wire_rc *rc,
 		wqe_decode_at(qp, qp->sq.ci, &d, &syn);
 		if (syn == 0 && d.nspan >= 1 && d.spans[0].len >= 8)
 			memcpy((void *)(uintptr_t)d.spans[0].p, &p->atomic_orig, 8);
+		rc->una = psn_add(p->psn, 1);
 	} else {
 		uint32_t want = psn_add(e->psn, rc->rd_pkts);
 		struct soft_wire_seg seg[SOFT_MAX_SGE + 1];
@@ -475,6 +509,7 @@ rc_response(struct soft_wire *w, struct soft_wire_rc *rc,
 		}
 		rc->rd_off += p->len;
 		rc->rd_pkts++;
+		rc->una = psn_add(p->psn, 1);
 		if (!(p->has & SOFT_WIRE_LAST))
 			return;
 		if (rc->rd_off != e->len) {
@@ -527,7 +562,7 @@ rc_aeth(struct soft_wire *w, struct soft_wire_rc *rc,
 	case 0x60:                          /* NAK */
 		rc_acked(rc, psn_add(p->psn, 0xffffff));
 		if (syn == SOFT_AETH_NAK_PSN) {
-			rc_resend(w, rc);
+			rc_resend(w, rc, p->psn);
 			return;
 		}
 		rc_fail(rc, syn == SOFT_AETH_NAK_REM_ACC ?
@@ -1059,7 +1094,7 @@ soft_wire_rc_timers(struct soft_wire *w)
 			now = rte_get_tsc_cycles();
 		if (rc->rnr_tsc != 0 && now >= rc->rnr_tsc) {
 			rc->rnr_tsc = 0;
-			rc_resend(w, rc);
+			rc_resend(w, rc, rc->una);
 			rc_push(w, rc);
 		} else if (rc->to_tsc != 0 && now >= rc->to_tsc) {
 			if (qp->sq.ci == rc->sent) {
@@ -1072,7 +1107,7 @@ soft_wire_rc_timers(struct soft_wire *w)
 				continue;
 			}
 			rc->rd_win = 1;
-			rc_resend(w, rc);
+			rc_resend(w, rc, rc->una);
 		}
 	}
 }
@@ -1174,7 +1209,7 @@ soft_wire_rc_modify(struct soft_qp *qp, int mask, enum qpio_qp_state next)
 	if (mask & QPIO_QP_RQ_PSN)
 		rc->epsn = a->rq_psn & 0xffffff;
 	if (mask & QPIO_QP_SQ_PSN)
-		rc->npsn = a->sq_psn & 0xffffff;
+		rc->npsn = rc->una = a->sq_psn & 0xffffff;
 	rc->tmpl.dqpn = qp->dest_qpn;
 	rc->tmpl.pkey = qp->pkey;
 	rc->tmpl.udp_sport = soft_wire_sport(qp->base.qp_num, qp->dest_qpn);
