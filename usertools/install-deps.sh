@@ -9,8 +9,7 @@
 #   usertools/install-deps.sh --rxe    the same (kept for older scripts)
 #   usertools/install-deps.sh --record also what qpio-record-capture.sh needs
 #   usertools/install-deps.sh --bench  also dpdk-testpmd for bench/memif-vs-qpio.sh
-#                                      perftest for bench/perf-vs-perftest.sh and
-#                                      valgrind for bench/instructions.sh
+#                                      and valgrind for bench/instructions.sh
 #   Options combine: --rxe --record --bench.
 set -euo pipefail
 
@@ -22,6 +21,7 @@ pkgs=(
 	libnuma-dev libpcap-dev libcriterion-dev
 	clang libclang-rt-14-dev tcpdump
 	zlib1g-dev tshark
+	perftest
 )
 rxe_pkgs=(
 	qemu-system-x86 linux-image-amd64 busybox-static kmod cpio iproute2
@@ -29,11 +29,12 @@ rxe_pkgs=(
 record_pkgs=(
 	tcpdump dnsmasq-base iputils-ping iproute2 ethtool python3
 )
-# dpdk-testpmd for bench/memif-vs-qpio.sh; perftest (ib_send_lat, ...) for
-# bench/perf-vs-perftest.sh, which runs it in the Soft-RoCE VM from this
-# root file system.
+# dpdk-testpmd for bench/memif-vs-qpio.sh; valgrind for bench/instructions.sh.
+# perftest (ib_send_bw, ...) is in the default set: the Soft-RoCE VM runs
+# it from this root file system, in rxe-wire's rows against qpio-perf
+# --perftest and in bench/perf-vs-perftest.sh.
 bench_pkgs=(
-	dpdk-dev perftest valgrind
+	dpdk-dev valgrind
 )
 # examples/gateway's demo and its integration test (namespaces, veth
 # offloads, ping, ping -6, iperf3, python3's http.server).

@@ -89,6 +89,9 @@ struct perf_opts {
 	char host[256];         /**< --connect HOST (name, IPv4 or IPv6) */
 	uint16_t port;          /**< -p, TCP port of the exchange; 0 = any (server) */
 	double timeout;         /**< --timeout, seconds: peer arrival, each exchange */
+	int perftest;           /**< --perftest: the peer is a perftest tool */
+	int gid_index;          /**< -x; -1: 0, or with --perftest the first
+				 *   IPv4-mapped GID (perftest's choice) */
 };
 
 /**

@@ -16,6 +16,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <rte_common.h>
@@ -135,8 +136,11 @@ on_recv(struct perf_end *e, const struct qpio_wc *wc)
 				seq += 1ull << 32;
 		}
 		e->checked++;
+		/* perftest's payload is random: its length is what is known */
 		if (wc->byte_len != x->size + x->grh ||
-		    !perf_check(recv_slot(x, q->base, slot) + x->grh, seq, x->size))
+		    (!o->perftest &&
+		     !perf_check(recv_slot(x, q->base, slot) + x->grh, seq,
+				 x->size)))
 			e->mismatches++;
 	}
 	q->rx_expect = seq + 1;
@@ -156,6 +160,24 @@ check_done(struct perf_end *e, unsigned int qi, uint64_t from, uint64_t to)
 		uint8_t *l = send_slot(x, q, j);
 		int ok = 1;
 
+		if (o->perftest && o->test == PERF_READ) {
+			/* perftest's memory holds random bytes, the same
+			 * for every READ of a run: each READ brings what
+			 * the first one brought */
+			if (q->ref == NULL) {
+				q->ref = malloc(x->size);
+				if (q->ref == NULL)
+					continue;
+				memcpy(q->ref, l, x->size);
+			}
+			e->checked++;
+			if (memcmp(q->ref, l, x->size) != 0)
+				e->mismatches++;
+			memset(l, 0, x->size);  /* no stale bytes pass */
+			continue;
+		}
+		if (o->perftest && o->test != PERF_ATOMIC)
+			continue;       /* perftest's memory holds random bytes */
 		switch (o->test) {
 		case PERF_WRITE:
 			if (o->mode == PERF_LAT || x->net != NULL)
@@ -167,6 +189,18 @@ check_done(struct perf_end *e, unsigned int qi, uint64_t from, uint64_t to)
 			memset(l, 0, x->size);
 			break;
 		case PERF_ATOMIC:
+			if (o->perftest) {
+				/* FETCH_AND_ADD of 1 on the peer's word: each
+				 * result is one more than the one before. */
+				uint64_t v = *(volatile uint64_t *)l;
+
+				if (o->atomic_op != PERF_FETCH_AND_ADD)
+					continue;
+				ok = !q->fetched_set || v == q->fetched;
+				q->fetched = v + 1;
+				q->fetched_set = 1;
+				break;
+			}
 			ok = *(volatile uint64_t *)l == j;
 			break;
 		default:
@@ -243,7 +277,7 @@ net_closed(struct perf_end *e)
 	char line[1024];
 	int ret;
 
-	if (x->net == NULL)
+	if (x->net == NULL || x->o->perftest)
 		return 0;
 	for (;;) {
 		uint64_t now = rte_rdtsc();
@@ -307,7 +341,7 @@ net_poll(struct perf_end *e, int force)
 	uint64_t now;
 	int ret;
 
-	if (x->net == NULL || x->peer_done || x->abort)
+	if (x->net == NULL || x->o->perftest || x->peer_done || x->abort)
 		return;
 	now = rte_rdtsc();
 	if (!force && now - x->net_check < x->hz / 1000)
@@ -340,6 +374,15 @@ stalled(struct perf_end *e, uint64_t since)
 	return 0;
 }
 
+/* The last byte of WRITE latency message seq: perftest's peer writes
+ * and polls for the iteration count 1, 2, ... (mod 256). */
+static uint8_t
+write_tag(const struct perf_ctx *x, uint64_t seq)
+{
+	return x->o->perftest ? (uint8_t)(seq + 1) :
+		perf_pat(seq, x->size - 1);
+}
+
 /* Prepare and describe send WR seq of QP qi. */
 static void
 build_wr(struct perf_end *e, unsigned int qi, uint64_t seq, int signaled,
@@ -350,7 +393,9 @@ build_wr(struct perf_end *e, unsigned int qi, uint64_t seq, int signaled,
 	struct perf_qp *q = &e->qp[qi];
 	uint8_t *l = send_slot(x, q, seq);
 	uint64_t remote_slot = (o->test == PERF_WRITE && o->mode == PERF_LAT) ? 0 : seq;
-	uint8_t *r = recv_slot(x, q->peer_base, remote_slot);
+	/* perftest's peer gives one address: every WR goes there */
+	uint8_t *r = o->perftest ? (uint8_t *)(uintptr_t)q->peer_vaddr :
+		recv_slot(x, q->peer_base, remote_slot);
 	int hook = o->corrupt_at >= 0 && (uint64_t)o->corrupt_at == seq &&
 		e->id == 0 && qi == 0;
 
@@ -363,8 +408,8 @@ build_wr(struct perf_end *e, unsigned int qi, uint64_t seq, int signaled,
 	case PERF_WRITE:
 		if (o->validate)
 			perf_fill(l, seq, x->size);
-		else if (o->test == PERF_WRITE && o->mode == PERF_LAT)
-			l[x->size - 1] = perf_pat(seq, x->size - 1);
+		if (o->test == PERF_WRITE && o->mode == PERF_LAT)
+			l[x->size - 1] = write_tag(x, seq);
 		if (hook)
 			l[0] ^= 0xff;
 		wr->num_sge = split_sge(sg, l, x->size, o->sge, qpio_mr_lkey(e->mr));
@@ -374,7 +419,7 @@ build_wr(struct perf_end *e, unsigned int qi, uint64_t seq, int signaled,
 			wr->opcode = QPIO_WR_RDMA_WRITE;
 			wr->wr.rdma.remote_addr = (uintptr_t)r;
 			wr->wr.rdma.rkey = e->peer_rkey;
-		} else if (o->validate && o->mode == PERF_BW) {
+		} else if (o->validate && o->mode == PERF_BW && !o->perftest) {
 			wr->opcode = QPIO_WR_SEND_WITH_IMM;
 			wr->imm_data = (uint32_t)seq;
 		} else {
@@ -399,7 +444,8 @@ build_wr(struct perf_end *e, unsigned int qi, uint64_t seq, int signaled,
 		if (hook)
 			__atomic_fetch_add(counter(x, q->peer_base), 1000, __ATOMIC_SEQ_CST);
 		wr->num_sge = split_sge(sg, l, 8, 1, qpio_mr_lkey(e->mr));
-		wr->wr.atomic.remote_addr = (uintptr_t)counter(x, q->peer_base);
+		wr->wr.atomic.remote_addr = o->perftest ? q->peer_vaddr :
+			(uintptr_t)counter(x, q->peer_base);
 		wr->wr.atomic.rkey = e->peer_rkey;
 		if (o->atomic_op == PERF_FETCH_AND_ADD) {
 			wr->opcode = QPIO_WR_ATOMIC_FETCH_AND_ADD;
@@ -453,7 +499,7 @@ wait_write(struct perf_end *e, uint64_t seq, int client)
 {
 	struct perf_ctx *x = e->ctx;
 	volatile uint8_t *slot = recv_slot(x, e->qp[0].base, 0);
-	uint8_t tag = perf_pat(seq, x->size - 1);
+	uint8_t tag = write_tag(x, seq);
 	uint64_t t = rte_rdtsc();
 
 	while (slot[x->size - 1] != tag) {
@@ -474,6 +520,8 @@ check_write(struct perf_end *e, uint64_t seq)
 	uint8_t *slot = recv_slot(x, e->qp[0].base, 0);
 	uint64_t t = rte_rdtsc();
 
+	if (x->o->perftest)
+		return;         /* perftest's bytes are random but the last */
 	e->checked++;
 	while (!perf_check(slot, seq, x->size)) {
 		if (rte_rdtsc() - t > x->hz / 100) {
@@ -504,6 +552,21 @@ lat_client(struct perf_end *e)
 	struct perf_qp *q = &e->qp[0];
 	uint64_t k, t0, t1, rx0, t_end = e->t_start + (uint64_t)(o->duration * (double)x->hz);
 
+	if (o->perftest && o->test == PERF_WRITE) {
+		/* ib_write_lat's server writes first: answer each of its
+		 * WRITEs; half the time from our WRITE k - 1 to its k. */
+		for (k = 0, t0 = 0; k < o->iters && !x->abort; k++) {
+			if (wait_write(e, k, 1) != 0)
+				goto out;
+			t1 = rte_rdtsc();
+			if (k > 0)
+				perf_hist_add(q->hist, (t1 - t0) / 2);
+			t0 = t1;
+			if (post_one(e, k) < 0)
+				break;
+		}
+		goto out;
+	}
 	for (k = 0; !lat_done(e, k, t_end) && !x->abort; k++) {
 		rx0 = q->rx_count;
 		t0 = rte_rdtsc();
@@ -544,7 +607,11 @@ lat_server(struct perf_end *e)
 	uint64_t k, t;
 
 	/* READ and atomics need nothing of the server's application, but
-	 * its CQ is polled: a soft device on the wire answers from there */
+	 * its CQ is polled: a soft device on the wire answers from there
+	 * (with --perftest in the close exchange, where ib_read_lat's server
+	 * waits). */
+	if ((o->test == PERF_READ || o->test == PERF_ATOMIC) && o->perftest)
+		return;
 	if (o->test == PERF_READ || o->test == PERF_ATOMIC) {
 		while (!x->stop && !x->abort) {
 			net_poll(e, 0);
@@ -554,6 +621,15 @@ lat_server(struct perf_end *e)
 		return;
 	}
 	for (k = 0; !x->abort; k++) {
+		if (o->perftest && k >= o->iters)
+			return;         /* perftest's client sends -n, no more */
+		if (o->perftest && o->test == PERF_WRITE) {
+			/* ib_write_lat's client answers: this end writes
+			 * first, then waits for the answer. */
+			if (post_one(e, k) < 0 || wait_write(e, k, 0) != 0)
+				return;
+			continue;
+		}
 		if (o->test == PERF_SEND) {
 			t = rte_rdtsc();
 			while (q->rx_count <= k && !x->stop)
@@ -689,7 +765,8 @@ bw_run(struct perf_end *e)
 			if (all_done) {
 				e->t_end = rte_rdtsc();
 				__atomic_store_n(&e->req_done, 1, __ATOMIC_RELEASE);
-				if (x->net != NULL && perf_remote_done_send(x) < 0) {
+				if (x->net != NULL && !o->perftest &&
+				    perf_remote_done_send(x) < 0) {
 					abort_run(e, "sending DONE: %s%s",
 						  perf_net_strerror(-EPIPE), "");
 					return;
@@ -710,6 +787,18 @@ bw_run(struct perf_end *e)
 			continue;
 		if (!receiving)
 			break;
+		if (o->perftest) {
+			/* perftest's client sends -n per QP and says nothing
+			 * until its close: done at the last receive. */
+			for (qi = 0; qi < o->qps; qi++)
+				if (e->qp[qi].rx_count < o->iters)
+					break;
+			if (qi == o->qps) {
+				e->t_end = now;
+				return;
+			}
+			continue;
+		}
 		if (__atomic_load_n(&e->peer->req_done, __ATOMIC_ACQUIRE)) {
 			/* The peer is done: take what is still arriving for
 			 * 1 ms of silence, then count what never came. */
@@ -810,7 +899,12 @@ perf_end_run(void *arg)
 				if (post_recv(e, qi, (uint32_t)(t % x->nslots)) < 0)
 					break;
 	}
-	if (x->net != NULL) {
+	if (x->net != NULL && o->perftest) {
+		if (perf_pt_start(e) != 0) {
+			x->abort = 1;
+			return 0;
+		}
+	} else if (x->net != NULL) {
 		if (net_barrier(e) < 0)
 			return 0;
 	} else {
@@ -836,7 +930,17 @@ perf_end_run(void *arg)
 		       ((o->mode == PERF_LAT) || e->requester))
 			if (poll_cq(e) < 0 || stalled(e, t))
 				break;
-	if (x->net != NULL && !x->abort)
+	if (x->net != NULL && !x->abort && o->perftest) {
+		if (perf_pt_finish(e) != 0)
+			x->abort = 1;
+	} else if (x->net != NULL && !x->abort) {
 		net_finish(e);
+	}
 	return 0;
+}
+
+int
+perf_end_poll(struct perf_end *e)
+{
+	return poll_cq(e);
 }

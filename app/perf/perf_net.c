@@ -304,6 +304,61 @@ perf_net_recv(struct perf_net *n, char *line, size_t len, double timeout)
 	}
 }
 
+int
+perf_net_send_bytes(struct perf_net *n, const void *buf, size_t len)
+{
+	const uint8_t *p = buf;
+	size_t off = 0;
+
+	while (off < len) {
+		ssize_t k = send(n->fd, p + off, len - off, MSG_NOSIGNAL);
+
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			return -(k < 0 ? errno : EPIPE);
+		off += (size_t)k;
+	}
+	return 0;
+}
+
+int
+perf_net_recv_bytes(struct perf_net *n, void *buf, size_t len, size_t *got)
+{
+	uint8_t *p = buf;
+
+	for (;;) {
+		struct pollfd pfd = { .fd = n->fd, .events = POLLIN };
+		size_t take = n->len < len - *got ? n->len : len - *got;
+		ssize_t k;
+		int ret;
+
+		if (take > 0) {
+			memcpy(p + *got, n->buf, take);
+			memmove(n->buf, n->buf + take, n->len - take);
+			n->len -= take;
+			*got += take;
+		}
+		if (*got == len)
+			return 0;
+		ret = poll(&pfd, 1, 0);
+		if (ret < 0 && errno == EINTR)
+			continue;
+		if (ret < 0)
+			return -errno;
+		if (ret == 0)
+			return -EAGAIN;
+		k = recv(n->fd, n->buf, sizeof(n->buf), 0);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k < 0)
+			return -errno;
+		if (k == 0)
+			return -ECONNRESET;
+		n->len = (size_t)k;
+	}
+}
+
 const char *
 perf_net_strerror(int err)
 {

@@ -53,6 +53,23 @@ int perf_net_send(struct perf_net *n, const char *line);
  */
 int perf_net_recv(struct perf_net *n, char *line, size_t len, double timeout);
 
+/**
+ * Send len bytes as they are (perftest's exchange: fixed-size messages,
+ * no line ends), in one send() unless the socket takes less.
+ * @return 0 or -errno (-EPIPE: the peer closed).
+ */
+int perf_net_send_bytes(struct perf_net *n, const void *buf, size_t len);
+
+/**
+ * Take what has arrived of a len-byte message without waiting: bytes
+ * already buffered first, then what the socket holds.
+ * @param got  in/out: bytes of buf filled so far (start at 0).
+ * @return 0 (all len bytes there), -EAGAIN (not yet: call again),
+ *   -ECONNRESET (the peer closed), or another -errno of the socket.
+ */
+int perf_net_recv_bytes(struct perf_net *n, void *buf, size_t len,
+			size_t *got);
+
 /** A sentence for a perf_net_recv()/perf_net_send() error. */
 const char *perf_net_strerror(int err);
 

@@ -18,7 +18,7 @@
 enum {
 	OPT_TEST = 256, OPT_MODE, OPT_DEV, OPT_SGE, OPT_VALIDATE, OPT_RATE,
 	OPT_STRICT, OPT_JSON, OPT_CSV, OPT_EXPECT, OPT_GBITS, OPT_CORRUPT,
-	OPT_RUN_INF, OPT_SERVER, OPT_CONNECT, OPT_TIMEOUT,
+	OPT_RUN_INF, OPT_SERVER, OPT_CONNECT, OPT_TIMEOUT, OPT_PERFTEST,
 };
 
 static const struct option longopts[] = {
@@ -52,6 +52,8 @@ static const struct option longopts[] = {
 	{ "connect", required_argument, NULL, OPT_CONNECT },
 	{ "port", required_argument, NULL, 'p' },
 	{ "timeout", required_argument, NULL, OPT_TIMEOUT },
+	{ "perftest", no_argument, NULL, OPT_PERFTEST },
+	{ "gid-index", required_argument, NULL, 'x' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -90,6 +92,10 @@ perf_usage(FILE *f)
 "  --connect HOST         run the client end here, connecting to HOST's --server\n"
 "  -p, --port PORT        TCP port of the --server/--connect exchange (default 18515)\n"
 "  --timeout SEC          wait at most SEC s for the peer and each exchange (default 30)\n"
+"  --perftest             the peer is a perftest tool (ib_send_bw, ...): speak its\n"
+"                         TCP exchange; both sides need the same -s and -n\n"
+"  -x, --gid-index N      source GID of the paths (default 0; with --perftest the\n"
+"                         first IPv4-mapped GID, as perftest chooses)\n"
 "  --corrupt-at N         test hook: corrupt message N of QP 0 (--validate catches it)\n"
 "exit status: 0 pass, 1 run failed or --validate mismatch, 2 usage, 3 --expect failed\n");
 }
@@ -185,7 +191,7 @@ perf_opts_parse(int argc, char **argv, struct perf_opts *o, char *err,
 {
 	int c, have_test = 0, mode_set = -1, name_mode = -1;
 	int A_set = 0, I_set = 0, l_set = 0, q_set = 0, b_set = 0;
-	int net_set = 0;
+	int net_set = 0, perftest_set = 0;
 	uint64_t v;
 	char *end;
 
@@ -198,6 +204,7 @@ perf_opts_parse(int argc, char **argv, struct perf_opts *o, char *err,
 	o->atomic_op = PERF_FETCH_AND_ADD;
 	o->port = PERF_DEFAULT_PORT;
 	o->timeout = PERF_DEFAULT_TIMEOUT;
+	o->gid_index = -1;
 	err[0] = '\0';
 	optind = 1;
 	opterr = 0;
@@ -208,7 +215,7 @@ perf_opts_parse(int argc, char **argv, struct perf_opts *o, char *err,
 			      (uint64_t)(lo), (uint64_t)(hi)); \
 	} while (0)
 
-	while ((c = getopt_long(argc, argv, ":c:s:an:D:I:l:Q:q:t:r:bA:p:h",
+	while ((c = getopt_long(argc, argv, ":c:s:an:D:I:l:Q:q:t:r:bA:p:x:h",
 				longopts, NULL)) != -1) {
 		switch (c) {
 		case OPT_TEST:
@@ -366,6 +373,14 @@ perf_opts_parse(int argc, char **argv, struct perf_opts *o, char *err,
 			o->port = (uint16_t)v;
 			net_set = 1;
 			break;
+		case OPT_PERFTEST:
+			o->perftest = 1;
+			perftest_set = 1;
+			break;
+		case 'x':
+			NUM("-x", 0, 255);
+			o->gid_index = (int)v;
+			break;
 		case OPT_TIMEOUT:
 			o->timeout = strtod(optarg, &end);
 			if (end == optarg || *end != '\0' || !(o->timeout > 0) ||
@@ -458,6 +473,26 @@ perf_opts_parse(int argc, char **argv, struct perf_opts *o, char *err,
 				      "one-process run; drop it or %s", r);
 	}
 
+	/* --perftest: what perftest's exchange carries is one QP, one size a
+	 * run and one direction (perftest 4.5-0.17: perftest_communication.c
+	 * and the tools' main()). */
+	if (perftest_set && o->role == PERF_ROLE_LOCAL)
+		return refuse(err, errlen, "--perftest: the peer is a perftest "
+			      "process; add --server (it runs the client) or "
+			      "--connect HOST (it runs the server)");
+	if (perftest_set && q_set && o->qps > 1)
+		return refuse(err, errlen, "--perftest: one QP; drop -q");
+	if (perftest_set && o->all_sizes)
+		return refuse(err, errlen, "--perftest: one size a run; give -s "
+			      "instead of -a");
+	if (perftest_set && b_set)
+		return refuse(err, errlen, "--perftest: one direction; drop -b");
+	if (perftest_set && (o->duration > 0 || o->rate > 0))
+		return refuse(err, errlen, "--perftest: a run is -n messages at "
+			      "full speed; drop -D and --rate");
+	if (perftest_set && o->test == PERF_ATOMIC && o->mode == PERF_LAT)
+		return refuse(err, errlen, "--perftest: ib_atomic_lat's exchange "
+			      "is not spoken; use --test ib_atomic_bw");
 	if (o->role == PERF_ROLE_SERVER && o->mode == PERF_LAT && o->ngates > 0)
 		return refuse(err, errlen, "--expect with --server in lat mode: the "
 			      "client measures the latency; give --expect to the "
@@ -520,8 +555,9 @@ perf_opts_parse(int argc, char **argv, struct perf_opts *o, char *err,
 	if (o->iters_set && o->duration > 0)
 		return refuse(err, errlen, "-n and -D are exclusive: a run is "
 			      "either N iterations or SEC seconds");
-	if (!o->iters_set)
-		o->iters = o->mode == PERF_LAT ? 1000 : 5000;
+	if (!o->iters_set)     /* perftest's: 1000, ib_write_bw 5000 */
+		o->iters = o->mode == PERF_LAT ||
+			(o->perftest && o->test != PERF_WRITE) ? 1000 : 5000;
 	if (o->run_inf) {
 		if (o->iters_set)
 			return refuse(err, errlen, "-n and --run_infinitely are "

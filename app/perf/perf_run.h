@@ -37,6 +37,10 @@ struct perf_qp {
 	uint64_t rx_expect;     /**< next expected message sequence */
 	uint64_t rq_posted;     /**< receives outstanding */
 	uint64_t peer_completed; /**< lost-count base: what the peer's sends completed */
+	uint64_t peer_vaddr;    /**< --perftest: the address the peer gave */
+	uint64_t fetched;       /**< --perftest --validate: next FETCH_AND_ADD result */
+	int fetched_set;
+	uint8_t *ref;           /**< --perftest --validate: the first READ's bytes */
 	uint64_t *ts;           /**< post (or scheduled) TSC of signaled WRs */
 	uint64_t ts_mask;
 	struct perf_hist *hist;
@@ -59,6 +63,8 @@ struct perf_end {
 	uint32_t peer_rkey;     /**< rkey of the peer's buffer */
 	uint16_t lid;
 	union qpio_gid gid;
+	uint8_t gid_index;      /**< the source GID of this end's paths */
+	uint8_t out_reads;      /**< --perftest: READs/atomics it answers at once */
 	struct perf_end *peer;
 	struct perf_qp qp[PERF_MAX_QPS];
 	uint32_t inline_max;    /**< granted max_inline_data */
@@ -96,6 +102,10 @@ struct perf_ctx {
 	int done_sent;          /**< this size's DONE line is sent */
 	int peer_done;          /**< the peer's DONE line of this size arrived */
 	uint64_t net_check;     /**< TSC of the last look at the channel */
+	/* --perftest: the numbers of the peer's bandwidth report */
+	int pt_report;          /**< they came */
+	uint64_t pt_iters;
+	double pt_peak, pt_avg, pt_mpps;
 };
 
 static inline uint8_t
@@ -107,6 +117,12 @@ perf_pat(uint64_t seq, uint32_t i)
 /* perf_loops.c */
 /** lcore entry of one end for the current size; returns 0. */
 int perf_end_run(void *arg);
+/**
+ * Poll the end's CQ once and handle what completed (a soft device on the
+ * wire also runs its progress step there).
+ * @return completions handled, or -1 (one failed: the run is aborted).
+ */
+int perf_end_poll(struct perf_end *e);
 void perf_fill(uint8_t *p, uint64_t seq, uint32_t len);
 int perf_check(const uint8_t *p, uint64_t seq, uint32_t len);
 
@@ -125,5 +141,24 @@ int perf_remote_qps(struct perf_ctx *x);
 int perf_remote_done_parse(struct perf_ctx *x, const char *line);
 /** Send this end's DONE line for the current size. @return 0 or -errno. */
 int perf_remote_done_send(struct perf_ctx *x);
+
+/* perf_perftest.c: --perftest, perftest 4.5's own TCP exchange (the
+ * one without -R), so that an unmodified ib_send_bw, ib_write_lat, ... is
+ * the peer. Each returns 0 or a PERF_EXIT_* code with the reason printed. */
+/** Versions, page and cache-line sizes, MTU: *mtu in ours, out the
+ *  smaller of both (perftest takes the smaller too). */
+int perf_pt_hello(struct perf_ctx *x, enum qpio_mtu *mtu);
+/** The key exchanges before the QPs connect: fills the peer's LID, GID,
+ *  QPN, PSN, rkey, address and READ depth, checks the GID kinds match. */
+int perf_pt_keys_before(struct perf_ctx *x);
+/** The key exchanges after the QPs connect, but the start one. */
+int perf_pt_keys_after(struct perf_ctx *x);
+/** The start exchange (receives posted before it). */
+int perf_pt_start(struct perf_end *e);
+/** What the tool does after its run: a key exchange, the bandwidth
+ *  reports, the close; the CQ is polled while the peer is waited for. */
+int perf_pt_finish(struct perf_end *e);
+/** The peer's tool, as perftest names it ("ib_send_bw"). */
+const char *perf_pt_tool(const struct perf_opts *o);
 
 #endif /* QPIO_PERF_RUN_H */

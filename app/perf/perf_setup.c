@@ -18,6 +18,7 @@
 #include <rte_lcore.h>
 #include <rte_malloc.h>
 
+#include "qpio_soft.h"
 #include "perf_run.h"
 
 static int
@@ -52,12 +53,51 @@ cap_request(struct perf_caps *c, unsigned int i, const char *name,
 	return want;
 }
 
+/* The source GID of the end's paths: -x, else with --perftest the first
+ * IPv4-mapped one (perftest's own default choice, and its peer must use
+ * one of the same kind), else index 0. */
+static int
+gid_choose(struct perf_ctx *x, struct perf_end *e,
+	   const struct qpio_port_attr *pa)
+{
+	static const uint8_t v4[12] = { [10] = 0xff, [11] = 0xff };
+	const struct perf_opts *o = x->o;
+	int i;
+
+	if (o->gid_index >= 0) {
+		if ((uint32_t)o->gid_index >= pa->gid_tbl_len ||
+		    qpio_rdma_gid_query(e->dev, 1, o->gid_index, &e->gid) < 0) {
+			fprintf(stderr, "qpio-perf: -x %d: port 1 has GIDs "
+				"0..%u\n", o->gid_index, pa->gid_tbl_len - 1);
+			return PERF_EXIT_USAGE;
+		}
+		e->gid_index = (uint8_t)o->gid_index;
+		return 0;
+	}
+	e->gid_index = 0;
+	qpio_rdma_gid_query(e->dev, 1, 0, &e->gid);
+	if (!o->perftest)
+		return 0;
+	for (i = 0; (uint32_t)i < pa->gid_tbl_len && i < 256; i++) {
+		union qpio_gid g;
+
+		if (qpio_rdma_gid_query(e->dev, 1, i, &g) == 0 &&
+		    memcmp(g.raw, v4, sizeof(v4)) == 0) {
+			e->gid = g;
+			e->gid_index = (uint8_t)i;
+			return 0;
+		}
+	}
+	return 0;
+}
+
 static int
 end_open(struct perf_ctx *x, struct perf_end *e, const char *devargs,
 	 struct qpio_device *shared)
 {
 	struct qpio_port_attr pa;
 	struct qpio_device_attr da;
+	int ret;
 
 	e->ctx = x;
 	if (shared != NULL) {
@@ -82,7 +122,9 @@ end_open(struct perf_ctx *x, struct perf_end *e, const char *devargs,
 		return PERF_EXIT_FAIL;
 	}
 	e->lid = pa.lid;
-	qpio_rdma_gid_query(e->dev, 1, 0, &e->gid);
+	ret = gid_choose(x, e, &pa);
+	if (ret != 0)
+		return ret;
 	e->pd = qpio_pd_alloc(e->dev);
 	if (e->pd == NULL)
 		return fail("pd_alloc", rte_errno);
@@ -158,6 +200,12 @@ end_create(struct perf_ctx *x, struct perf_end *e, struct perf_caps *caps,
 	x->nslots = RTE_MAX(ia.cap.max_send_wr, ia.cap.max_recv_wr);
 	if ((uint64_t)x->nslots * x->stride > PERF_SLOT_MEM)
 		x->nslots = RTE_MAX(1u, PERF_SLOT_MEM / x->stride);
+	/* perftest's peer may touch a page, or the message if larger, from
+	 * the address this end gives (its WRITEs and READs cycle in it). */
+	if (o->perftest)
+		x->nslots = RTE_MAX(x->nslots,
+				    (uint32_t)RTE_ALIGN_CEIL(4096u, x->stride) /
+				    x->stride);
 	x->qp_len = (size_t)2 * x->nslots * x->stride + 64;
 	e->buf_len = x->qp_len * o->qps;
 	if (x->net != NULL) {
@@ -269,13 +317,20 @@ qp_connect(struct perf_ctx *x, struct perf_end *e, struct perf_qp *q,
 		if (peer->lid == 0) {
 			a.ah_attr.is_global = 1;
 			a.ah_attr.grh.dgid = peer->gid;
-			a.ah_attr.grh.hop_limit = 1;
+			a.ah_attr.grh.sgid_index = e->gid_index;
+			a.ah_attr.grh.hop_limit = o->perftest ? 0xff : 1;
 		}
 		mask |= QPIO_QP_AV | QPIO_QP_PATH_MTU | QPIO_QP_DEST_QPN |
 			QPIO_QP_RQ_PSN;
 		if (o->transport == QPIO_QPT_RC) {
 			a.max_dest_rd_atomic = (uint8_t)RTE_MIN(da.max_qp_init_rd_atom, 16u);
 			a.min_rnr_timer = 1;            /* 0.01 ms */
+			if (o->perftest) {
+				/* as perftest sets its own */
+				a.max_dest_rd_atomic = RTE_MAX(e->out_reads,
+							       (uint8_t)1);
+				a.min_rnr_timer = 12;   /* 0.64 ms */
+			}
 			mask |= QPIO_QP_MAX_DEST_RD_ATOMIC | QPIO_QP_MIN_RNR_TIMER;
 		}
 	}
@@ -292,6 +347,9 @@ qp_connect(struct perf_ctx *x, struct perf_end *e, struct perf_qp *q,
 		a.retry_cnt = 7;
 		a.rnr_retry = 7;                        /* retry forever */
 		a.max_rd_atomic = (uint8_t)RTE_MIN(da.max_qp_rd_atom, 16u);
+		if (o->perftest)        /* what perftest's QP answers at once */
+			a.max_rd_atomic = (uint8_t)RTE_MAX(1u, RTE_MIN(
+				(uint32_t)e->peer->out_reads, da.max_qp_rd_atom));
 		mask |= QPIO_QP_TIMEOUT | QPIO_QP_RETRY_CNT | QPIO_QP_RNR_RETRY |
 			QPIO_QP_MAX_QP_RD_ATOMIC;
 	}
@@ -312,7 +370,8 @@ end_ah(struct perf_end *e)
 	if (e->peer->lid == 0) {
 		aa.is_global = 1;
 		aa.grh.dgid = e->peer->gid;
-		aa.grh.hop_limit = 1;
+		aa.grh.sgid_index = e->gid_index;
+		aa.grh.hop_limit = e->ctx->o->perftest ? 0xff : 1;
 	}
 	e->ah = qpio_ah_create(e->pd, &aa);
 	if (e->ah == NULL)
@@ -330,6 +389,7 @@ end_close(struct perf_end *e, int close_dev)
 			qpio_qp_destroy(e->qp[i].qp);
 		free(e->qp[i].ts);
 		free(e->qp[i].hist);
+		free(e->qp[i].ref);
 	}
 	if (e->ah != NULL)
 		qpio_ah_destroy(e->ah);
@@ -346,6 +406,31 @@ end_close(struct perf_end *e, int close_dev)
 	free(e->ihist);
 	if (close_dev && e->dev != NULL)
 		qpio_rdma_dev_close(e->dev);
+}
+
+/* A soft wire device's counters and QP 0's retries of the transport,
+ * one line each (nothing for other devices): what went on the wire, what
+ * came back wrong, and what was sent again. */
+static void
+wire_report(const struct perf_end *e)
+{
+	struct qpio_soft_wire_stats w;
+	struct qpio_soft_qp_stats q;
+
+	if (e->dev == NULL || qpio_soft_wire_stats_get(e->dev, &w) != 0)
+		return;
+	if (e->qp[0].qp != NULL && qpio_soft_qp_stats(e->qp[0].qp, &q) == 0)
+		printf(" qp: transport_retries %" PRIu64 " rnr_naks %" PRIu64
+		       " retry_exceeded %" PRIu64 "\n", q.transport_retries,
+		       q.rnr_naks, q.retry_exceeded);
+	printf(" wire: rx_packets %" PRIu64 " tx_packets %" PRIu64
+	       " arp_rx %" PRIu64 " arp_tx %" PRIu64 " rx_bad_icrc %" PRIu64
+	       " rx_no_qp %" PRIu64 " rx_not_roce %" PRIu64 " tx_no_neigh %"
+	       PRIu64 " tx_nombuf %" PRIu64 " tx_dropped %" PRIu64 "\n",
+	       w.rx_packets, w.tx_packets, w.arp_rx, w.arp_tx, w.rx_bad_icrc,
+	       w.rx_no_qp, w.rx_not_roce, w.tx_no_neigh, w.tx_nombuf,
+	       w.tx_dropped);
+	fflush(stdout);
 }
 
 /* Run one size on both lcores and collect its result. */
@@ -424,6 +509,15 @@ run_size(struct perf_ctx *x, unsigned int worker, struct perf_result *r)
 		r->checked += e->checked;
 		r->mismatches += e->mismatches;
 		r->lost += e->lost;
+		if (o->perftest && k == x->local && !e->requester &&
+		    o->test == PERF_SEND && o->mode == PERF_BW) {
+			/* ib_send_bw's server reports what it received */
+			for (i = 0; i < o->qps; i++)
+				r->iterations += e->qp[i].rx_count;
+			if (s > secs)
+				secs = s;
+			continue;
+		}
 		if (!e->requester)
 			continue;
 		for (i = 0; i < o->qps; i++) {
@@ -434,6 +528,14 @@ run_size(struct perf_ctx *x, unsigned int worker, struct perf_result *r)
 		r->bw_peak_mib += e->peak_bps / 1048576.0;
 		if (s > secs)
 			secs = s;
+	}
+	if (o->perftest && x->pt_report && !x->end[x->local].requester) {
+		/* the server of ib_write_bw, ib_read_bw, ib_atomic_bw prints
+		 * its client's report */
+		r->iterations = x->pt_iters;
+		r->bw_peak_mib = x->pt_peak / 1048576.0;
+		secs = x->pt_avg > 0 ?
+			(double)x->pt_iters * x->size / x->pt_avg : 0;
 	}
 	r->seconds = secs;
 	if (secs > 0) {
@@ -489,7 +591,14 @@ perf_run(const struct perf_opts *o, struct perf_caps *caps,
 		qpio_rdma_port_query(x.end[x.local].dev, 1, &pa0);
 		mtu = pa0.active_mtu;
 		max_mr = da.max_mr_size;
-		ret = perf_remote_hello(&x, &mtu, &max_mr);
+		if (o->perftest) {
+			x.end[x.local].out_reads = (o->test == PERF_READ ||
+						    o->test == PERF_ATOMIC) ?
+				(uint8_t)RTE_MIN(da.max_qp_rd_atom, 16u) : 1;
+			ret = perf_pt_hello(&x, &mtu);
+		} else {
+			ret = perf_remote_hello(&x, &mtu, &max_mr);
+		}
 		if (ret != 0)
 			goto out;
 	} else {
@@ -548,7 +657,7 @@ perf_run(const struct perf_opts *o, struct perf_caps *caps,
 		}
 	}
 	if (x.net != NULL) {
-		ret = perf_remote_qps(&x);
+		ret = o->perftest ? perf_pt_keys_before(&x) : perf_remote_qps(&x);
 		if (ret != 0)
 			goto out;
 	} else {
@@ -570,6 +679,8 @@ perf_run(const struct perf_opts *o, struct perf_caps *caps,
 		if (ret == 0 && o->transport == QPIO_QPT_UD)
 			ret = end_ah(&x.end[k]);
 	}
+	if (ret == 0 && o->perftest)
+		ret = perf_pt_keys_after(&x);
 	if (ret != 0)
 		goto out;
 
@@ -599,6 +710,7 @@ perf_run(const struct perf_opts *o, struct perf_caps *caps,
 	perf_report_footer(o);
 out:
 	if (x.net != NULL) {
+		wire_report(&x.end[x.local]);
 		perf_net_watchdog(o->timeout);  /* disarmed after rte_eal_cleanup */
 		perf_net_close(x.net);
 		x.net = NULL;

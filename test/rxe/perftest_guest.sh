@@ -1,0 +1,197 @@
+#!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
+#
+# Runs inside the rxe VM (test/rxe/run.sh -g): perftest, unmodified, on
+# Linux Soft-RoCE against qpio-perf --perftest on a soft wire device. Each
+# row is one perftest tool (ib_send_bw, ib_write_bw, ib_read_bw,
+# ib_atomic_bw, ib_send_lat, ib_write_lat, ib_read_lat) on rxe0 (veth0,
+# 10.0.77.1) and qpio-perf on the other end of the veth pair (veth1
+# through DPDK's net_af_packet, a soft wire device at 10.0.77.2), qpio as
+# server and as client. perftest's TCP exchange runs over the loopback;
+# the RDMA traffic, ARP included, crosses the veth pair. A row passes when
+# both exit 0, perftest prints its result line for the size and
+# iterations, and qpio-perf's --validate found nothing wrong.
+# Rows at path MTU 1024 (qpio's port at MTU 1500) and 4096 (mtu=9000),
+# RC, UC and UD where the tool has them, under netem loss, then tshark
+# over the capture of veth0: every UDP 4791 frame RoCE, none malformed.
+# ROWS (in /tmp/out/env, run.sh -e ROWS=...) limits the run to the rows
+# whose name matches that extended regular expression.
+# Writes 0 (every row passed) or 1 to /tmp/out/rc.
+set -u
+. /tmp/out/env
+. "$QPIO_ROOT/test/rxe/rxe_up.sh"
+rc=0
+t0=$(date +%s)
+step() { echo "== rxe-perftest [$(( $(date +%s) - t0 ))s] $*"; }
+fail() { echo "== rxe-perftest: FAIL: $*"; rc=1; }
+perf=$QPIO_BUILD/app/perf/qpio-perf
+rows=${ROWS:-.}
+
+step "kernel $(uname -r), $(nproc) CPUs, $(ib_send_bw --version 2>&1 | head -n 1)"
+rxe_up fail || fail "rxe0 not active"
+ethtool -K veth0 tx off >/dev/null 2>&1
+ethtool -K veth1 tx off >/dev/null 2>&1
+gidx=$(ibv_devinfo -v -d rxe0 | sed -n 's/.*GID\[ *\([0-9]*\)\]:[[:space:]]*::ffff:10\.0\.77\.1.*/\1/p' | head -n 1)
+if [ -z "$gidx" ]; then
+	fail "rxe0 has no GID ::ffff:10.0.77.1"
+	echo "$rc" > /tmp/out/rc
+	exit 0
+fi
+echo "rxe0: GID index $gidx is ::ffff:10.0.77.1"
+tcpdump -i veth0 -w /tmp/wire.pcap -U udp port 4791 or arp 2>/tmp/tcpdump.log &
+tcpd=$!
+sleep 1
+
+# PMD_ARGS: more keys of net_af_packet; DEV_ARGS: more of the soft
+# wire device (mtu=9000: path MTU 4096).
+PMD_ARGS=
+DEV_ARGS=
+qpio_perf() {
+	local prefix=$1
+	shift
+	timeout 150 "$perf" -l 0 --no-huge --no-shconf --no-pci -m 256 \
+		--file-prefix="$prefix" --log-level=lib.eal:error \
+		--vdev=net_af_packet0,iface=veth1$PMD_ARGS -- \
+		--dev soft0,wire=net_af_packet0,ip=10.0.77.2$DEV_ARGS --perftest \
+		--timeout 60 "$@"
+}
+
+# row NAME TOOL SIZE ITERS QPIO_ROLE [ARGS...]: TOOL on rxe0 against
+# qpio-perf --test TOOL, qpio as "client" or "server"; ARGS (-c UC, ...)
+# go to both.
+port=18600
+row() {
+	local name=$1 tool=$2 size=$3 iters=$4 role=$5 ok=0 try peer
+	shift 5
+	echo "$name" | grep -Eq "$rows" || return 0
+	port=$((port + 1))
+	step "$name: $tool (rxe0) <-> qpio-perf --perftest ($role), $size bytes x $iters $*"
+	if [ "$role" = client ]; then
+		timeout 150 "$tool" -d rxe0 -x "$gidx" -s "$size" -n "$iters" \
+			-F -p "$port" "$@" > /tmp/rxe.log 2>&1 &
+		peer=$!
+		sleep 1
+		qpio_perf "p-$name" --test "$tool" -s "$size" -n "$iters" \
+			--validate --connect 127.0.0.1 -p "$port" "$@" \
+			> /tmp/qpio.log 2>&1 && ok=1
+		[ "$ok" = 1 ] || kill "$peer" 2>/dev/null
+		wait "$peer" || ok=0
+	else
+		qpio_perf "p-$name" --test "$tool" -s "$size" -n "$iters" \
+			--validate --server -p "$port" "$@" > /tmp/qpio.log 2>&1 &
+		peer=$!
+		for try in 1 2 3 4 5 6 7 8 9 10; do
+			sleep 1
+			grep -q "listening on TCP port" /tmp/qpio.log && break
+		done
+		timeout 150 "$tool" -d rxe0 -x "$gidx" -s "$size" -n "$iters" \
+			-F -p "$port" "$@" 127.0.0.1 > /tmp/rxe.log 2>&1 && ok=1
+		[ "$ok" = 1 ] || kill "$peer" 2>/dev/null
+		wait "$peer" || ok=0
+	fi
+	# perftest's result row: the size and the iterations first (a bw
+	# server of write/read/atomic prints its client's numbers; the
+	# read_lat server prints none)
+	if [ "$ok" = 1 ] && ! grep -Eq "^ *$size +$iters " /tmp/rxe.log &&
+		! { [ "$role" = client ] && [ "$tool" = ib_read_lat ]; }; then
+		echo "   no result row '$size $iters' from $tool"
+		ok=0
+	fi
+	if [ "$ok" = 1 ] && grep -q "validate:.* [1-9][0-9]* mismatch" /tmp/qpio.log; then
+		echo "   qpio-perf --validate found mismatches"
+		ok=0
+	fi
+	if [ "$ok" = 1 ]; then
+		grep -hE "^ *$size +[0-9]+ |validate:" /tmp/rxe.log /tmp/qpio.log | sed "s/^/   /"
+		echo "== rxe-perftest: $name PASS"
+	else
+		sed 's/^/   rxe: /' /tmp/rxe.log
+		sed 's/^/   qpio: /' /tmp/qpio.log
+		fail "$name"
+	fi
+}
+
+for role in client server; do
+	row send-bw-$role-2 ib_send_bw 2 500 $role
+	row send-bw-$role-65536 ib_send_bw 65536 200 $role
+	row send-bw-$role-1m ib_send_bw 1048576 10 $role
+	row write-bw-$role-65536 ib_write_bw 65536 200 $role
+	row read-bw-$role-65536 ib_read_bw 65536 200 $role
+	row atomic-bw-$role-8 ib_atomic_bw 8 500 $role
+	row send-lat-$role-2 ib_send_lat 2 300 $role
+	row write-lat-$role-2 ib_write_lat 2 300 $role
+	row read-lat-$role-2 ib_read_lat 2 300 $role
+	row send-bw-uc-$role-4000 ib_send_bw 4000 200 $role -c UC
+	row write-bw-uc-$role-65536 ib_write_bw 65536 100 $role -c UC
+	row send-bw-ud-$role-1024 ib_send_bw 1024 300 $role -c UD
+	row send-lat-ud-$role-512 ib_send_lat 512 200 $role -c UD
+done
+# net_af_packet's frames hold 1514 bytes unless told (framesz)
+PMD_ARGS=,blocksz=16384,framesz=16384,framecnt=512
+DEV_ARGS=,mtu=9000
+for role in client server; do
+	row mtu4096-send-bw-$role-65536 ib_send_bw 65536 100 $role
+	row mtu4096-write-lat-$role-8192 ib_write_lat 8192 100 $role
+	row mtu4096-read-bw-$role-1m ib_read_bw 1048576 10 $role
+	row mtu4096-send-bw-ud-$role-4096 ib_send_bw 4096 200 $role -c UD
+done
+DEV_ARGS=
+PMD_ARGS=
+
+sleep 1
+kill "$tcpd" 2>/dev/null
+wait "$tcpd" 2>/dev/null
+if echo tshark | grep -Eq "$rows"; then
+	step "tshark over the capture of veth0"
+	tsk() { tshark -r /tmp/wire.pcap --disable-protocol rpcordma "$@" 2>>/tmp/tshark.err ||
+		fail "tshark $* exited $?"; }
+	# one pass: per frame its UDP port, source, BTH opcode and any
+	# expert message of severity error (malformed included)
+	tsk -T fields -E separator=/t -e frame.number -e udp.dstport \
+		-e ip.src -e infiniband.bth.opcode -e _ws.expert.severity \
+		-e _ws.expert.message > /tmp/frames.txt
+	udp=$(awk -F'\t' '$2 == 4791' /tmp/frames.txt | wc -l)
+	roce=$(awk -F'\t' '$2 == 4791 && $4 != ""' /tmp/frames.txt | wc -l)
+	# severity 8388608 (0x800000) is PI_ERROR; malformed is an error
+	bad=$(awk -F'\t' '$5 ~ /8388608/' /tmp/frames.txt | wc -l)
+	echo "   capture: $udp UDP 4791 frames, $roce decoded as InfiniBand, $bad with errors"
+	[ "$udp" -gt 0 ] && [ "$roce" = "$udp" ] && [ "$bad" = 0 ] ||
+		{
+			fail "tshark: the capture is not all well-formed RoCE frames"
+			awk -F'\t' '$5 ~ /8388608/ || ($2 == 4791 && $4 == "")' /tmp/frames.txt |
+				head -n 20 | sed 's/^/   frame: /'
+			grep -v "Running as user" /tmp/tshark.err | sort | uniq -c | sed 's/^/   tshark: /'
+		}
+	echo "   opcodes (count, source, opcode):"
+	awk -F'\t' '$4 != "" { print $3, $4 }' /tmp/frames.txt |
+		sort | uniq -c | sed 's/^/   /'
+fi
+
+# Loss (netem on both ends of the pair; qpio's PMD sends through the
+# qdisc for it, qdisc_bypass=0): RC still completes, qpio's --validate
+# finds nothing wrong; both sides send again (rxe's hw_counters, qpio's
+# qp: line).
+hw=/sys/class/infiniband/rxe0/ports/1/hw_counters
+hw_snap() { for f in "$hw"/*; do printf '%s %s\n' "$(basename "$f")" "$(cat "$f")"; done; }
+loss_row() {
+	local name=$1 tool=$2 size=$3 iters=$4 role=$5
+	echo "$name" | grep -Eq "$rows" || return 0
+	tc qdisc add dev veth0 root netem loss 1% || { fail "$name: tc netem"; return; }
+	tc qdisc add dev veth1 root netem loss 1% || { fail "$name: tc netem"; return; }
+	hw_snap > /tmp/hw.before
+	PMD_ARGS=,qdisc_bypass=0
+	row "$name" "$tool" "$size" "$iters" "$role"
+	PMD_ARGS=
+	hw_snap > /tmp/hw.after
+	tc qdisc del dev veth0 root
+	tc qdisc del dev veth1 root
+	echo "   rxe hw_counters that moved:"
+	join /tmp/hw.before /tmp/hw.after | awk '$3 != $2 { printf "     %s +%d\n", $1, $3 - $2 }'
+}
+loss_row loss1-send-bw-client-65536 ib_send_bw 65536 100 client
+loss_row loss1-send-bw-server-65536 ib_send_bw 65536 100 server
+loss_row loss1-read-bw-client-65536 ib_read_bw 65536 100 client
+
+cp /tmp/wire.pcap /tmp/out/ 2>/dev/null
+echo "$rc" > /tmp/out/rc
+exit 0
