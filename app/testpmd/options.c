@@ -432,31 +432,15 @@ check_outputs(const struct testpmd_opts *o)
 
 /* Rules between options, checked once all are read. */
 static int
-check_opts(struct testpmd_opts *o, unsigned int nb_workers,
-	   const char *txpkts)
+check_opts(struct testpmd_opts *o, const char *txpkts)
 {
 	uint32_t max_len;
 	unsigned int c;
 
-	if (o->nb_devs == 0)
-		BAD("no port: give at least one --dev DEVARGS, or an ethdev "
-		    "with EAL --vdev or -a (see --help)");
-	if (nb_workers == 0)
-		BAD("no worker lcore: give EAL at least two lcores (-l 0-1)");
-	if (o->nb_cores > nb_workers)
-		BAD("--nb-cores=%u: only %u worker lcores (EAL -l)",
-		    o->nb_cores, nb_workers);
-	for (c = o->nb_devs; c < QPIO_MAX_PORTS; c++)
-		if (o->peer_set[c])
-			BAD("--eth-peer=%u,...: port %u does not exist (%u "
-			    "--dev given)", c, c, o->nb_devs);
 	for (c = 0; c < o->nb_captures; c++) {
 		const struct testpmd_capture *a = &o->captures[c];
 		unsigned int d;
 
-		if (a->port >= o->nb_devs)
-			BAD("--capture %u...: port %u does not exist (%u --dev "
-			    "given)", a->port, a->port, o->nb_devs);
 		for (d = 0; d < c; d++)
 			if (o->captures[d].port == a->port &&
 			    (o->captures[d].dirs & a->dirs))
@@ -486,8 +470,36 @@ check_opts(struct testpmd_opts *o, unsigned int nb_workers,
 }
 
 int
-testpmd_parse_args(int argc, char **argv, unsigned int nb_workers,
-		   struct testpmd_opts *o)
+testpmd_check_ports(struct testpmd_opts *o, unsigned int nb_workers)
+{
+	unsigned int c;
+
+	if (testpmd_ethdev_ports_add(o) < 0)
+		return -EINVAL;
+	if (o->nb_devs == 0)
+		BAD("no port: give at least one --dev DEVARGS, or an ethdev "
+		    "with EAL --vdev or -a (see --help)");
+	if (nb_workers == 0)
+		BAD("no worker lcore: give EAL at least two lcores (-l 0-1)");
+	if (o->nb_cores > nb_workers)
+		BAD("--nb-cores=%u: only %u worker lcores (EAL -l)",
+		    o->nb_cores, nb_workers);
+	for (c = o->nb_devs; c < QPIO_MAX_PORTS; c++)
+		if (o->peer_set[c])
+			BAD("--eth-peer=%u,...: port %u does not exist (%u "
+			    "--dev given)", c, c, o->nb_devs);
+	for (c = 0; c < o->nb_captures; c++) {
+		const struct testpmd_capture *a = &o->captures[c];
+
+		if (a->port >= o->nb_devs)
+			BAD("--capture %u...: port %u does not exist (%u --dev "
+			    "given)", a->port, a->port, o->nb_devs);
+	}
+	return 0;
+}
+
+int
+testpmd_parse_args(int argc, char **argv, struct testpmd_opts *o)
 {
 	const char *txpkts = NULL;
 	int c;
@@ -647,7 +659,5 @@ testpmd_parse_args(int argc, char **argv, unsigned int nb_workers,
 	if (optind < argc)
 		BAD("%s: unexpected argument (options start with --)",
 		    argv[optind]);
-	if (testpmd_ethdev_ports_add(o) < 0)
-		return -EINVAL;
-	return check_opts(o, nb_workers, txpkts);
+	return check_opts(o, txpkts);
 }
