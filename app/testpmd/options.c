@@ -15,6 +15,7 @@
 #include <rte_mbuf.h>
 #include <rte_mempool.h>
 
+#include "qpio_devargs.h"
 #include "testpmd_app.h"
 
 #define DEF_DESC 1024
@@ -27,7 +28,7 @@ enum {
 	OPT_MAX_PKT_LEN, OPT_STATS_PERIOD, OPT_DURATION, OPT_MAX_PACKETS,
 	OPT_ETH_PEER, OPT_TX_IP, OPT_TX_UDP, OPT_FLOWS, OPT_SHOW_XSTATS,
 	OPT_STATS_XSTATS, OPT_TX_RETRY, OPT_JSON, OPT_CAPTURE, OPT_CSV,
-	OPT_LINK_WAIT, OPT_TX_OFFLOADS,
+	OPT_LINK_WAIT, OPT_TX_OFFLOADS, OPT_END,
 };
 
 static const struct option long_opts[] = {
@@ -135,18 +136,24 @@ testpmd_usage(FILE *f, const char *prog)
 	return -EINVAL; \
 } while (0)
 
-/* Decimal integer in [min, max]. */
+/* Decimal integer in [min, max], lib/devargs' rule (decimal digits
+ * only: no sign, no space, no 0x). */
 static int
 parse_u64(const char *opt, const char *s, uint64_t min, uint64_t max,
 	  uint64_t *out)
 {
-	unsigned long long v;
-	char *end;
+	uint32_t v32 = 0;
+	uint64_t v = 0;
+	int ret;
 
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (*s < '0' || *s > '9' || *end != '\0' || errno != 0 ||
-	    v < min || v > max)
+	if (max <= UINT32_MAX) {
+		ret = qpio_devargs_parse_u32(s, (uint32_t)min, (uint32_t)max,
+					     &v32);
+		v = v32;
+	} else {
+		ret = qpio_devargs_parse_u64(s, min, max, &v);
+	}
+	if (ret < 0)
 		BAD("--%s=%s: must be a decimal integer in [%" PRIu64 ", %"
 		    PRIu64 "]", opt, s, min, max);
 	*out = v;
@@ -269,15 +276,19 @@ parse_eth_peer(const char *arg, struct testpmd_opts *o)
 {
 	const char *comma = strchr(arg, ',');
 	char num[16];
-	uint64_t port;
+	uint32_t port;
 
 	if (comma == NULL || comma == arg ||
 	    (size_t)(comma - arg) >= sizeof(num))
 		BAD("--eth-peer=%s: want PORT,MAC", arg);
 	memcpy(num, arg, comma - arg);
 	num[comma - arg] = '\0';
-	if (parse_u64("eth-peer", num, 0, QPIO_MAX_PORTS - 1, &port) < 0)
-		return -EINVAL;
+	if (qpio_devargs_parse_u32(num, 0, QPIO_MAX_PORTS - 1, &port) < 0)
+		BAD("--eth-peer=%s: port '%s' must be a decimal integer in "
+		    "[0, %u]", arg, num, QPIO_MAX_PORTS - 1);
+	if (o->peer_set[port])
+		BAD("--eth-peer=%s: port %u given twice: give each port's "
+		    "peer once", arg, port);
 	if (rte_ether_unformat_addr(comma + 1, &o->peer_mac[port]) != 0)
 		BAD("--eth-peer=%s: '%s' is not a MAC address "
 		    "(XX:XX:XX:XX:XX:XX)", arg, comma + 1);
@@ -291,7 +302,8 @@ parse_tx_ip(const char *arg)
 	char buf[64], *dst;
 	struct in_addr s, d;
 
-	snprintf(buf, sizeof(buf), "%s", arg);
+	if (snprintf(buf, sizeof(buf), "%s", arg) >= (int)sizeof(buf))
+		BAD("--tx-ip=%s: want SRC,DST IPv4 addresses (a.b.c.d)", arg);
 	dst = strchr(buf, ',');
 	if (dst == NULL)
 		BAD("--tx-ip=%s: want SRC,DST IPv4 addresses", arg);
@@ -309,7 +321,9 @@ parse_tx_udp(const char *arg)
 	char buf[32], *dst;
 	uint64_t sp, dp;
 
-	snprintf(buf, sizeof(buf), "%s", arg);
+	if (snprintf(buf, sizeof(buf), "%s", arg) >= (int)sizeof(buf))
+		BAD("--tx-udp=%s: want SRC[,DST], UDP ports in [0, %u]", arg,
+		    UINT16_MAX);
 	dst = strchr(buf, ',');
 	if (dst != NULL)
 		*dst++ = '\0';
@@ -326,13 +340,12 @@ parse_tx_udp(const char *arg)
 static int
 parse_duration(const char *arg, double *out)
 {
-	char *end;
 	double v;
 
-	errno = 0;
-	v = strtod(arg, &end);
-	if (end == arg || *end != '\0' || errno != 0 || !(v > 0) || v > 1e7)
-		BAD("--duration=%s: must be a number of seconds above 0", arg);
+	if (qpio_devargs_parse_decimal(arg, 0, 1e7, &v) < 0 || v == 0)
+		BAD("--duration=%s: must be a number of seconds above 0 and "
+		    "at most 10000000, decimal digits with at most one point "
+		    "(0.5)", arg);
 	*out = v;
 	return 0;
 }
@@ -453,9 +466,6 @@ check_opts(struct testpmd_opts *o, const char *txpkts)
 	if (o->nb_txq < o->nb_rxq)
 		BAD("--txq=%u: must be >= --rxq=%u (stream i transmits on tx "
 		    "queue i)", o->nb_txq, o->nb_rxq);
-	if (o->mbuf_size < RTE_PKTMBUF_HEADROOM + 64u)
-		BAD("--mbuf-size=%u: must be at least %u (headroom + 64)",
-		    o->mbuf_size, RTE_PKTMBUF_HEADROOM + 64u);
 	if (txpkts != NULL && parse_txpkts(txpkts, o->mbuf_size) < 0)
 		return -EINVAL;
 	max_len = o->max_pkt_len != 0 ? o->max_pkt_len :
@@ -498,9 +508,30 @@ testpmd_check_ports(struct testpmd_opts *o, unsigned int nb_workers)
 	return 0;
 }
 
+/* Long name of the option whose getopt value is c. */
+static const char *
+opt_name(int c)
+{
+	const struct option *l;
+
+	for (l = long_opts; l->name != NULL; l++)
+		if (l->val == c)
+			return l->name;
+	return "?";
+}
+
+/* Options that may be given several times: each adds one more. */
+static int
+opt_repeats(int c)
+{
+	return c == OPT_DEV || c == OPT_RDMA_DEV || c == OPT_CAPTURE ||
+	       c == OPT_ETH_PEER;
+}
+
 int
 testpmd_parse_args(int argc, char **argv, struct testpmd_opts *o)
 {
+	unsigned char seen[OPT_END] = { 0 };
 	const char *txpkts = NULL;
 	int c;
 
@@ -510,13 +541,27 @@ testpmd_parse_args(int argc, char **argv, struct testpmd_opts *o)
 	optind = 0;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":hi", long_opts, NULL)) != -1) {
+		/* A second value would replace the first without a word. */
+		if (c > 0 && c < OPT_END && c != '?' && c != ':' &&
+		    !opt_repeats(c)) {
+			if (seen[c])
+				BAD("--%s given twice: give each option once",
+				    opt_name(c));
+			seen[c] = 1;
+		}
 		switch (c) {
 		case OPT_DEV:
+			if (optarg[0] == '\0')
+				BAD("--dev: give DEVARGS, a port name first "
+				    "(ring0,peer=ring1)");
 			if (o->nb_devs == QPIO_MAX_PORTS)
 				BAD("--dev: at most %u ports", QPIO_MAX_PORTS);
 			o->devs[o->nb_devs++] = optarg;
 			break;
 		case OPT_RDMA_DEV:
+			if (optarg[0] == '\0')
+				BAD("--rdma-dev: give DEVARGS, a device name first "
+				    "(soft0)");
 			if (o->nb_rdma_devs == QPIO_MAX_DEVICES)
 				BAD("--rdma-dev: at most %u devices",
 				    QPIO_MAX_DEVICES);
@@ -570,7 +615,8 @@ testpmd_parse_args(int argc, char **argv, struct testpmd_opts *o)
 				   o->mbcache);
 			break;
 		case OPT_MBUF_SIZE:
-			PARSE_INTO("mbuf-size", 0, UINT16_MAX, o->mbuf_size);
+			PARSE_INTO("mbuf-size", RTE_PKTMBUF_HEADROOM + 64u,
+				   UINT16_MAX, o->mbuf_size);
 			break;
 		case OPT_MAX_PKT_LEN:
 			PARSE_INTO("max-pkt-len", RTE_ETHER_MIN_LEN -
@@ -646,11 +692,15 @@ testpmd_parse_args(int argc, char **argv, struct testpmd_opts *o)
 			testpmd_usage(stdout, argv[0]);
 			return 1;
 		case ':':
-			if (optopt > 0 && optopt < OPT_DEV)
+			if (optopt > 0 && optopt < OPT_DEV &&
+			    strncmp(argv[optind - 1], "--", 2) != 0)
 				BAD("-%c: needs a value (see --help)", optopt);
 			BAD("%s: needs a value (see --help)", argv[optind - 1]);
 		default:
-			if (optopt > 0 && optopt < OPT_DEV)
+			/* A short option, or a long one with a short value
+			 * (--interactive=1): name it as it was written. */
+			if (optopt > 0 && optopt < OPT_DEV &&
+			    strncmp(argv[optind - 1], "--", 2) != 0)
 				BAD("-%c: unknown option (see --help)", optopt);
 			BAD("%s: unknown option, or a value where none is "
 			    "allowed (see --help)", argv[optind - 1]);
