@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "qpio_devargs.h"
 #include "qpio_rdma.h"
 #include "perf.h"
 
@@ -77,10 +78,10 @@ int
 perf_gate_parse(const char *s, struct perf_gate *g, char *err, size_t errlen)
 {
 	static const char *const ops[] = { "<=", ">=", "<", ">" };
-	const char *p = NULL;
-	char name[16], *end;
-	size_t nlen;
-	int m, op;
+	const char *p = NULL, *end;
+	char name[16], num[40];
+	size_t nlen, vlen;
+	int m, op, ret;
 
 	memset(g, 0, sizeof(*g));
 	for (op = 0; op < 4 && p == NULL; op++)
@@ -112,11 +113,22 @@ perf_gate_parse(const char *s, struct perf_gate *g, char *err, size_t errlen)
 		return -EINVAL;
 	}
 	p += op < 2 ? 2 : 1;
-	g->value = strtod(p, &end);
-	if (end == p || !isfinite(g->value)) {
-		snprintf(err, errlen, "--expect '%s': '%s' is not a number", s, p);
+	/* The number by lib/devargs' rule (digits, at most one point: no
+	 * sign, space, exponent or hex), then the unit. */
+	vlen = strspn(p, "0123456789.");
+	ret = -EINVAL;
+	if (vlen < sizeof(num)) {
+		memcpy(num, p, vlen);
+		num[vlen] = '\0';
+		ret = qpio_devargs_parse_decimal(num, 0, 1e18, &g->value);
+	}
+	if (ret < 0) {
+		snprintf(err, errlen, "--expect '%s': '%s' is not a number "
+			 "(decimal digits with at most one point, then the "
+			 "unit)", s, p);
 		return -EINVAL;
 	}
+	end = p + vlen;
 	if (metrics[m].latency) {
 		if (strcmp(end, "ns") == 0)
 			g->value /= 1000;
