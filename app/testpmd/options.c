@@ -408,8 +408,40 @@ same_file(const char *a, const char *b)
 		      path_canonical(b, cb, sizeof(cb))) == 0;
 }
 
+/* 1 when the devargs of a --dev port name path as a file the port reads
+ * or writes: the pcap port's rx_pcap= and tx_pcap= items (net_pcap's too,
+ * through an eth port's vdev=). Two ports on one file are the pcap
+ * driver's to refuse. */
+static int
+dev_has_file(const char *devargs, const char *path)
+{
+	static const char *const keys[] = { "rx_pcap=", "tx_pcap=" };
+	const char *item = devargs, *comma;
+	char file[PATH_MAX];
+	unsigned int k;
+	size_t len;
+
+	for (; item != NULL; item = comma != NULL ? comma + 1 : NULL) {
+		comma = strchr(item, ',');
+		len = comma != NULL ? (size_t)(comma - item) : strlen(item);
+		for (k = 0; k < RTE_DIM(keys); k++) {
+			size_t kl = strlen(keys[k]);
+
+			if (len <= kl || len - kl >= sizeof(file) ||
+			    strncmp(item, keys[k], kl) != 0)
+				continue;
+			memcpy(file, item + kl, len - kl);
+			file[len - kl] = '\0';
+			if (same_file(file, path))
+				return 1;
+		}
+	}
+	return 0;
+}
+
 /* Every file the run writes (--capture, --json, --csv) is its own: two
- * outputs in one file would overwrite each other. */
+ * outputs in one file would overwrite each other, and an output in a
+ * port's file would overwrite what the port reads or writes. */
 static int
 check_outputs(const struct testpmd_opts *o)
 {
@@ -440,6 +472,13 @@ check_outputs(const struct testpmd_opts *o)
 				    "which would overwrite each other; give each "
 				    "its own", out[j].opt, out[j].arg,
 				    out[i].opt, out[i].arg);
+	for (i = 0; i < o->nb_devs; i++)
+		for (j = 0; j < n; j++)
+			if (dev_has_file(o->devs[i], out[j].path))
+				BAD("%s %s and --dev %s: the port reads or writes "
+				    "that file, which the output would overwrite; "
+				    "give the output its own", out[j].opt,
+				    out[j].arg, o->devs[i]);
 	return 0;
 }
 
