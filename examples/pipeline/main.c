@@ -26,7 +26,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include <rte_acl.h>
 #include <rte_cycles.h>
@@ -567,23 +566,36 @@ parse_args(int argc, char **argv, struct pl_opts *o)
 	return 0;
 }
 
-/* The --flows file, written at exit: not the --rules file (it would be
- * overwritten), and writable now, so that the run does not fail at its
- * end. It is opened to append: an existing file keeps its bytes until
- * the run writes it. */
+/* The --flows file, written at exit: not the --rules file nor a file
+ * the --in or --out port reads or writes (it would be overwritten), and
+ * writable now, so that the run does not fail at its end. It is opened
+ * to append: an existing file keeps its bytes until the run writes it. */
 static int
 flows_check(const struct pl_opts *o)
 {
-	struct stat sr, sf;
+	const char *opt = NULL, *dev = NULL;
 	FILE *f;
 
 	if (o->flows == NULL)
 		return 0;
-	if (stat(o->rules, &sr) == 0 && stat(o->flows, &sf) == 0 &&
-	    sr.st_dev == sf.st_dev && sr.st_ino == sf.st_ino) {
+	if (example_same_file(o->rules, o->flows)) {
 		fprintf(stderr, "pipeline: --rules %s and --flows %s: one file; "
 			"the flows would overwrite the rules, give --flows a file "
 			"of its own\n", o->rules, o->flows);
+		return -1;
+	}
+	if (example_devargs_has_file(o->in, o->flows)) {
+		opt = "--in";
+		dev = o->in;
+	} else if (o->out != NULL &&
+		   example_devargs_has_file(o->out, o->flows)) {
+		opt = "--out";
+		dev = o->out;
+	}
+	if (opt != NULL) {
+		fprintf(stderr, "pipeline: --flows %s and %s %s: the port reads "
+			"or writes that file, which the flows would overwrite; "
+			"give --flows a file of its own\n", o->flows, opt, dev);
 		return -1;
 	}
 	f = fopen(o->flows, "a");
