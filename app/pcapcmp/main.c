@@ -4,6 +4,7 @@
  * qpio-pcapcmp: compare two pcap captures record by record.
  *
  * Usage: qpio-pcapcmp [--ignore-len] A.pcap B.pcap
+ *        qpio-pcapcmp --help
  *
  * --ignore-len: do not compare the original length (len). Frames that
  * crossed a link carry only their captured bytes, so a record snapped at
@@ -25,9 +26,13 @@
  *    Bytes are compared before len, so a len line means equal bytes.
  *    Record numbers count from 1, byte offsets from 0 (the first byte of
  *    the frame).
- *  - 2: wrong arguments, or a file libpcap cannot open or read (the
- *    message names the file and gives libpcap's reason).
+ *  - 2: wrong arguments (an unknown option, --ignore-len given twice or
+ *    with a value, not two file names, an empty one), or a file libpcap
+ *    cannot open or read (the message names the file and gives
+ *    libpcap's reason).
+ *  --help prints the usage on stdout and exits 0.
  */
+#include <getopt.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -158,39 +163,64 @@ compare(struct cap *a, struct cap *b, int ignore_len)
 	}
 }
 
+static void
+usage(FILE *f)
+{
+	fprintf(f,
+		"usage: qpio-pcapcmp [--ignore-len] A.pcap B.pcap\n"
+		"Compare two captures record by record (caplen, len unless "
+		"--ignore-len, bytes; not timestamps).\n"
+		"  --ignore-len  do not compare the original length\n"
+		"  -h, --help    this text\n"
+		"Exit 0 identical, 1 different (first difference printed), 2 "
+		"wrong arguments or an unreadable file.\n");
+}
+
 int
 main(int argc, char **argv)
 {
+	static const struct option longopts[] = {
+		{ "ignore-len", no_argument, NULL, 'L' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
 	struct cap a, b;
-	int ret, ignore_len = 0, i;
+	int ret, ignore_len = 0, c;
 
-	for (i = 1; i < argc; i++)
-		if (argv[i][0] == '-' && argv[i][1] != '\0' &&
-		    strcmp(argv[i], "--ignore-len") != 0 &&
-		    strcmp(argv[i], "-h") != 0 &&
-		    strcmp(argv[i], "--help") != 0) {
-			fprintf(stderr, "qpio-pcapcmp: %s: unknown option "
-				"(options: --ignore-len, --help)\n", argv[i]);
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'L':
+			if (ignore_len) {
+				fprintf(stderr, "qpio-pcapcmp: --ignore-len given "
+					"twice: give it once\n");
+				return EXIT_TROUBLE;
+			}
+			ignore_len = 1;
+			break;
+		case 'h':
+			usage(stdout);
+			return EXIT_SAME;
+		default:
+			fprintf(stderr, "qpio-pcapcmp: %s: unknown option, or a "
+				"value where none is allowed (options: "
+				"--ignore-len, --help)\n", argv[optind - 1]);
 			return EXIT_TROUBLE;
 		}
-	if (argc == 4 && strcmp(argv[1], "--ignore-len") == 0) {
-		ignore_len = 1;
-		argv++;
-		argc--;
 	}
-	if (argc != 3 || strcmp(argv[1], "-h") == 0 ||
-	    strcmp(argv[1], "--help") == 0) {
-		fprintf(stderr,
-			"usage: qpio-pcapcmp [--ignore-len] A.pcap B.pcap\n"
-			"Compare two captures record by record (caplen, len "
-			"unless --ignore-len, bytes; not timestamps).\n"
-			"Exit 0 identical, 1 different (first difference "
-			"printed), 2 unreadable file.\n");
+	if (argc - optind != 2) {
+		fprintf(stderr, "qpio-pcapcmp: give two captures, A.pcap and "
+			"B.pcap (%d given; see --help)\n", argc - optind);
 		return EXIT_TROUBLE;
 	}
-	if (cap_open(&a, argv[1]) < 0)
+	if (argv[optind][0] == '\0' || argv[optind + 1][0] == '\0') {
+		fprintf(stderr, "qpio-pcapcmp: an empty file name: give two "
+			"captures, A.pcap and B.pcap\n");
 		return EXIT_TROUBLE;
-	if (cap_open(&b, argv[2]) < 0) {
+	}
+	if (cap_open(&a, argv[optind]) < 0)
+		return EXIT_TROUBLE;
+	if (cap_open(&b, argv[optind + 1]) < 0) {
 		pcap_close(a.p);
 		return EXIT_TROUBLE;
 	}

@@ -187,12 +187,17 @@ void perf_report_footer(const struct perf_opts *o);
 /**
  * Write o->json: the schema "qpio-perf/1" object (doc/guides/tools/perf.rst).
  * @param exit_status  "pass", "failed" or "expect-failed".
- * @return 0, or -errno when the file cannot be written (message printed).
+ * @return 0, or -errno when the file cannot be opened, written, flushed or
+ *   closed (one message printed, naming --json and the file).
  */
 int perf_report_json(const struct perf_opts *o, const struct perf_caps *c,
 		     const struct perf_result *r, unsigned int nres, double hz,
 		     const char *exit_status);
-/** Write o->csv: a header row and one row per size. @return 0 or -errno. */
+/**
+ * Write o->csv: a header row and one row per size.
+ * @return 0, or -errno when the file cannot be opened, written, flushed or
+ *   closed (one message printed, naming --csv and the file).
+ */
 int perf_report_csv(const struct perf_opts *o, const struct perf_caps *c,
 		    const struct perf_result *r, unsigned int nres, double hz);
 /**

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "qpio_devargs.h"
 #include "qpio_rdma.h"
 #include "perf.h"
 
@@ -19,6 +20,7 @@ enum {
 	OPT_TEST = 256, OPT_MODE, OPT_DEV, OPT_SGE, OPT_VALIDATE, OPT_RATE,
 	OPT_STRICT, OPT_JSON, OPT_CSV, OPT_EXPECT, OPT_GBITS, OPT_CORRUPT,
 	OPT_RUN_INF, OPT_SERVER, OPT_CONNECT, OPT_TIMEOUT, OPT_PERFTEST,
+	OPT_END,
 };
 
 static const struct option longopts[] = {
@@ -97,6 +99,9 @@ perf_usage(FILE *f)
 "  -x, --gid-index N      source GID of the paths (default 0; with --perftest the\n"
 "                         first IPv4-mapped GID, as perftest chooses)\n"
 "  --corrupt-at N         test hook: corrupt message N of QP 0 (--validate catches it)\n"
+"  -h, --help             this text\n"
+"numbers are decimal digits (SEC, PPS and gate values with at most one point);\n"
+"--dev (twice at most) and --expect may be repeated, any other option is given once\n"
 "exit status: 0 pass, 1 run failed or --validate mismatch, 2 usage, 3 --expect failed\n");
 }
 
@@ -138,21 +143,51 @@ refuse(char *err, size_t len, const char *fmt, ...)
 	return -EINVAL;
 }
 
-/* Decimal unsigned integer in [lo, hi]; 0 on success. */
+/* Decimal unsigned integer in [lo, hi], lib/devargs' rule (decimal
+ * digits only: no sign, no space, no 0x); 0 on success. */
 static int
 parse_u64(const char *s, uint64_t lo, uint64_t hi, uint64_t *v)
 {
-	char *end;
-	unsigned long long x;
+	uint32_t v32 = 0;
+	uint64_t x = 0;
+	int ret;
 
-	if (s[0] < '0' || s[0] > '9')
-		return -1;
-	errno = 0;
-	x = strtoull(s, &end, 10);
-	if (errno != 0 || *end != '\0' || x < lo || x > hi)
+	if (hi <= UINT32_MAX) {
+		ret = qpio_devargs_parse_u32(s, (uint32_t)lo, (uint32_t)hi, &v32);
+		x = v32;
+	} else {
+		ret = qpio_devargs_parse_u64(s, lo, hi, &x);
+	}
+	if (ret < 0)
 		return -1;
 	*v = x;
 	return 0;
+}
+
+/* Seconds or a rate: decimal digits with at most one point, in [lo, hi],
+ * and above lo when lo_open. */
+static int
+parse_decimal(const char *s, double lo, double hi, int lo_open, double *v)
+{
+	double x = 0;
+
+	if (qpio_devargs_parse_decimal(s, lo, hi, &x) < 0 ||
+	    (lo_open && x == lo))
+		return -1;
+	*v = x;
+	return 0;
+}
+
+/* The option as the command line wrote it: "--size" when the long name
+ * was given, "-s" for the short one. */
+static const char *
+opt_written(int c, int li, char *buf, size_t len)
+{
+	if (li >= 0)
+		snprintf(buf, len, "--%s", longopts[li].name);
+	else
+		snprintf(buf, len, "-%c", c);
+	return buf;
 }
 
 static int
@@ -189,11 +224,13 @@ int
 perf_opts_parse(int argc, char **argv, struct perf_opts *o, char *err,
 		size_t errlen)
 {
-	int c, have_test = 0, mode_set = -1, name_mode = -1;
+	int c, li, have_test = 0, mode_set = -1, name_mode = -1;
 	int A_set = 0, I_set = 0, l_set = 0, q_set = 0, b_set = 0;
 	int net_set = 0, perftest_set = 0;
+	unsigned char seen[OPT_END] = { 0 };
+	char name[32];
+	const char *opt;
 	uint64_t v;
-	char *end;
 
 	memset(o, 0, sizeof(*o));
 	o->transport = QPIO_QPT_RC;
@@ -208,15 +245,29 @@ perf_opts_parse(int argc, char **argv, struct perf_opts *o, char *err,
 	err[0] = '\0';
 	optind = 1;
 	opterr = 0;
-#define NUM(opt, lo, hi) do { \
+#define NUM(lo, hi) do { \
 	if (parse_u64(optarg, lo, hi, &v) < 0) \
 		return refuse(err, errlen, "%s '%s': must be a decimal integer in " \
 			      "%" PRIu64 "..%" PRIu64, opt, optarg, \
 			      (uint64_t)(lo), (uint64_t)(hi)); \
 	} while (0)
 
-	while ((c = getopt_long(argc, argv, ":c:s:an:D:I:l:Q:q:t:r:bA:p:x:h",
-				longopts, NULL)) != -1) {
+	for (;;) {
+		li = -1;
+		c = getopt_long(argc, argv, ":c:s:an:D:I:l:Q:q:t:r:bA:p:x:h",
+				longopts, &li);
+		if (c == -1)
+			break;
+		opt = opt_written(c, li, name, sizeof(name));
+		/* A second value would replace the first without a word. */
+		if (c > 0 && c < OPT_END && c != '?' && c != ':' &&
+		    c != OPT_DEV && c != OPT_EXPECT) {
+			if (seen[c])
+				return refuse(err, errlen, "%s given twice: give each "
+					      "option once (only --dev and --expect "
+					      "repeat)", opt);
+			seen[c] = 1;
+		}
 		switch (c) {
 		case OPT_TEST:
 			if (parse_test(optarg, o, &name_mode) < 0)
@@ -232,8 +283,8 @@ perf_opts_parse(int argc, char **argv, struct perf_opts *o, char *err,
 			else if (strcmp(optarg, "bw") == 0)
 				mode_set = PERF_BW;
 			else
-				return refuse(err, errlen, "--mode '%s': use lat or bw",
-					      optarg);
+				return refuse(err, errlen, "%s '%s': use lat or bw",
+					      opt, optarg);
 			break;
 		case OPT_DEV:
 			if (o->ndev == 2)
@@ -255,11 +306,11 @@ perf_opts_parse(int argc, char **argv, struct perf_opts *o, char *err,
 			else if (strcmp(optarg, "UD") == 0)
 				o->transport = QPIO_QPT_UD;
 			else
-				return refuse(err, errlen, "-c '%s': the transport is RC, "
-					      "UC or UD", optarg);
+				return refuse(err, errlen, "%s '%s': the transport is "
+					      "RC, UC or UD", opt, optarg);
 			break;
 		case 's':
-			NUM("-s", 1, 1u << 31);
+			NUM(1, 1u << 31);
 			o->size = (uint32_t)v;
 			o->size_set = 1;
 			break;
@@ -267,44 +318,43 @@ perf_opts_parse(int argc, char **argv, struct perf_opts *o, char *err,
 			o->all_sizes = 1;
 			break;
 		case 'n':
-			NUM("-n", 1, 1000000000000ull);
+			NUM(1, 1000000000000ull);
 			o->iters = v;
 			o->iters_set = 1;
 			break;
 		case 'D':
-			o->duration = strtod(optarg, &end);
-			if (end == optarg || *end != '\0' || !(o->duration > 0) ||
-			    o->duration > 86400)
-				return refuse(err, errlen, "-D '%s': the duration is "
-					      "seconds in (0, 86400]", optarg);
+			if (parse_decimal(optarg, 0, 86400, 1, &o->duration) < 0)
+				return refuse(err, errlen, "%s '%s': the duration is "
+					      "seconds in (0, 86400], decimal digits "
+					      "with at most one point", opt, optarg);
 			break;
 		case 'I':
-			NUM("-I", 0, 4096);
+			NUM(0, 4096);
 			o->inline_size = (uint32_t)v;
 			I_set = 1;
 			break;
 		case 'l':
-			NUM("-l", 1, PERF_MAX_POST_LIST);
+			NUM(1, PERF_MAX_POST_LIST);
 			o->post_list = (uint32_t)v;
 			l_set = 1;
 			break;
 		case 'Q':
-			NUM("-Q", 1, PERF_MAX_DEPTH);
+			NUM(1, PERF_MAX_DEPTH);
 			o->cq_mod = (uint32_t)v;
 			o->cq_mod_set = 1;
 			break;
 		case 'q':
-			NUM("-q", 1, PERF_MAX_QPS);
+			NUM(1, PERF_MAX_QPS);
 			o->qps = (uint32_t)v;
 			q_set = 1;
 			break;
 		case 't':
-			NUM("-t", 1, PERF_MAX_DEPTH);
+			NUM(1, PERF_MAX_DEPTH);
 			o->tx_depth = (uint32_t)v;
 			o->tx_set = 1;
 			break;
 		case 'r':
-			NUM("-r", 1, PERF_MAX_DEPTH);
+			NUM(1, PERF_MAX_DEPTH);
 			o->rx_depth = (uint32_t)v;
 			o->rx_set = 1;
 			break;
@@ -318,30 +368,30 @@ perf_opts_parse(int argc, char **argv, struct perf_opts *o, char *err,
 			else if (strcmp(optarg, "FETCH_AND_ADD") == 0)
 				o->atomic_op = PERF_FETCH_AND_ADD;
 			else
-				return refuse(err, errlen, "-A '%s': the atomic operation "
-					      "is CMP_AND_SWP or FETCH_AND_ADD", optarg);
+				return refuse(err, errlen, "%s '%s': the atomic "
+					      "operation is CMP_AND_SWP or FETCH_AND_ADD",
+					      opt, optarg);
 			A_set = 1;
 			break;
 		case OPT_GBITS:
 			o->report_gbits = 1;
 			break;
 		case OPT_SGE:
-			NUM("--sge", 1, PERF_MAX_SGE);
+			NUM(1, PERF_MAX_SGE);
 			o->sge = (uint32_t)v;
 			break;
 		case OPT_VALIDATE:
 			o->validate = 1;
 			break;
 		case OPT_CORRUPT:
-			NUM("--corrupt-at", 0, 1000000000000ull);
+			NUM(0, 1000000000000ull);
 			o->corrupt_at = (int64_t)v;
 			break;
 		case OPT_RATE:
-			o->rate = strtod(optarg, &end);
-			if (end == optarg || *end != '\0' || !(o->rate >= 1) ||
-			    o->rate > 1e9)
+			if (parse_decimal(optarg, 1, 1e9, 0, &o->rate) < 0)
 				return refuse(err, errlen, "--rate '%s': messages per "
-					      "second in [1, 1e9]", optarg);
+					      "second in [1, 1000000000], decimal digits "
+					      "with at most one point", optarg);
 			break;
 		case OPT_STRICT:
 			o->strict = 1;
@@ -369,7 +419,7 @@ perf_opts_parse(int argc, char **argv, struct perf_opts *o, char *err,
 			o->role = PERF_ROLE_CLIENT;
 			break;
 		case 'p':
-			NUM("-p", 0, 65535);
+			NUM(0, 65535);
 			o->port = (uint16_t)v;
 			net_set = 1;
 			break;
@@ -378,15 +428,14 @@ perf_opts_parse(int argc, char **argv, struct perf_opts *o, char *err,
 			perftest_set = 1;
 			break;
 		case 'x':
-			NUM("-x", 0, 255);
+			NUM(0, 255);
 			o->gid_index = (int)v;
 			break;
 		case OPT_TIMEOUT:
-			o->timeout = strtod(optarg, &end);
-			if (end == optarg || *end != '\0' || !(o->timeout > 0) ||
-			    o->timeout > 86400)
+			if (parse_decimal(optarg, 0, 86400, 1, &o->timeout) < 0)
 				return refuse(err, errlen, "--timeout '%s': seconds, "
-					      "a number in (0, 86400]", optarg);
+					      "a number in (0, 86400], decimal digits "
+					      "with at most one point", optarg);
 			net_set = 1;
 			break;
 		case OPT_JSON:
@@ -404,6 +453,12 @@ perf_opts_parse(int argc, char **argv, struct perf_opts *o, char *err,
 			if (strlen(optarg) >= sizeof(buf))
 				return refuse(err, errlen, "--expect: at most %zu "
 					      "characters", sizeof(buf) - 1);
+			/* strtok_r() would skip an empty gate silently. */
+			if (optarg[0] == ',' || strstr(optarg, ",,") != NULL ||
+			    (optarg[0] != '\0' &&
+			     optarg[strlen(optarg) - 1] == ','))
+				return refuse(err, errlen, "--expect '%s': an empty "
+					      "gate in the list", optarg);
 			strcpy(buf, optarg);
 			for (tok = strtok_r(buf, ",", &save); tok != NULL;
 			     tok = strtok_r(NULL, ",", &save)) {

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "qpio_devargs.h"
 #include "qpio_rdma.h"
 #include "perf.h"
 
@@ -77,10 +78,10 @@ int
 perf_gate_parse(const char *s, struct perf_gate *g, char *err, size_t errlen)
 {
 	static const char *const ops[] = { "<=", ">=", "<", ">" };
-	const char *p = NULL;
-	char name[16], *end;
-	size_t nlen;
-	int m, op;
+	const char *p = NULL, *end;
+	char name[16], num[40];
+	size_t nlen, vlen;
+	int m, op, ret;
 
 	memset(g, 0, sizeof(*g));
 	for (op = 0; op < 4 && p == NULL; op++)
@@ -112,11 +113,22 @@ perf_gate_parse(const char *s, struct perf_gate *g, char *err, size_t errlen)
 		return -EINVAL;
 	}
 	p += op < 2 ? 2 : 1;
-	g->value = strtod(p, &end);
-	if (end == p || !isfinite(g->value)) {
-		snprintf(err, errlen, "--expect '%s': '%s' is not a number", s, p);
+	/* The number by lib/devargs' rule (digits, at most one point: no
+	 * sign, space, exponent or hex), then the unit. */
+	vlen = strspn(p, "0123456789.");
+	ret = -EINVAL;
+	if (vlen < sizeof(num)) {
+		memcpy(num, p, vlen);
+		num[vlen] = '\0';
+		ret = qpio_devargs_parse_decimal(num, 0, 1e18, &g->value);
+	}
+	if (ret < 0) {
+		snprintf(err, errlen, "--expect '%s': '%s' is not a number "
+			 "(decimal digits with at most one point, then the "
+			 "unit)", s, p);
 		return -EINVAL;
 	}
+	end = p + vlen;
 	if (metrics[m].latency) {
 		if (strcmp(end, "ns") == 0)
 			g->value /= 1000;
@@ -288,18 +300,46 @@ json_caps(FILE *f, const struct perf_caps *c)
 	fprintf(f, "]}");
 }
 
+/* Open a record file, or print why not naming the option and the file. */
+static FILE *
+report_open(const char *opt, const char *path, int *err)
+{
+	FILE *f = fopen(path, "w");
+
+	if (f == NULL) {
+		*err = errno;
+		fprintf(stderr, "qpio-perf: %s %s: cannot write it: %s\n", opt,
+			path, strerror(*err));
+	}
+	return f;
+}
+
+/* Close a record file: a write, flush or close error (a full disk) is
+ * printed once, naming the option and the file, and fails the run. */
+static int
+report_close(FILE *f, const char *opt, const char *path)
+{
+	int bad = ferror(f), err;
+
+	if (fclose(f) == 0 && !bad)
+		return 0;
+	err = errno != 0 ? errno : EIO;
+	fprintf(stderr, "qpio-perf: %s %s: cannot write: %s\n", opt, path,
+		strerror(err));
+	return -err;
+}
+
 int
 perf_report_json(const struct perf_opts *o, const struct perf_caps *c,
 		 const struct perf_result *r, unsigned int nres, double hz,
 		 const char *exit_status)
 {
-	FILE *f = fopen(o->json, "w");
 	unsigned int k, i;
+	int err = 0;
+	FILE *f = report_open("--json", o->json, &err);
 
-	if (f == NULL) {
-		fprintf(stderr, "qpio-perf: --json %s: %s\n", o->json, strerror(errno));
-		return -errno;
-	}
+	if (f == NULL)
+		return -err;
 	fprintf(f, "{\n  \"schema\": \"%s\",\n  \"test\": \"%s\",\n  \"mode\": \"%s\",\n"
 		"  \"transport\": \"%s\",\n  \"role\": \"%s\",\n  \"tsc_hz\": %.0f,\n",
 		PERF_SCHEMA, perf_test_name(o->test), perf_mode_name(o->mode),
@@ -350,22 +390,19 @@ perf_report_json(const struct perf_opts *o, const struct perf_caps *c,
 				r[k].bytes, v, gate_pass(&o->gates[i], v) ? "true" : "false");
 		}
 	fprintf(f, "],\n  \"status\": \"%s\"\n}\n", exit_status);
-	if (fclose(f) != 0)
-		return -errno;
-	return 0;
+	return report_close(f, "--json", o->json);
 }
 
 int
 perf_report_csv(const struct perf_opts *o, const struct perf_caps *c,
 		const struct perf_result *r, unsigned int nres, double hz)
 {
-	FILE *f = fopen(o->csv, "w");
 	unsigned int k, i;
+	int err = 0;
+	FILE *f = report_open("--csv", o->csv, &err);
 
-	if (f == NULL) {
-		fprintf(stderr, "qpio-perf: --csv %s: %s\n", o->csv, strerror(errno));
-		return -errno;
-	}
+	if (f == NULL)
+		return -err;
 	fprintf(f, "schema,test,mode,transport,device,driver,bytes,iterations,seconds,"
 		"bw_peak_mib_s,bw_avg_mib_s,msg_rate_mpps,rate_target_pps");
 	for (i = M_P50; i <= M_MAX; i++)
@@ -393,7 +430,5 @@ perf_report_csv(const struct perf_opts *o, const struct perf_caps *c,
 					c->cap[i].requested, c->cap[i].granted);
 		fprintf(f, ",%s\n", perf_role_name(o->role));
 	}
-	if (fclose(f) != 0)
-		return -errno;
-	return 0;
+	return report_close(f, "--csv", o->csv);
 }

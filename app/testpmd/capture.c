@@ -12,6 +12,7 @@
 
 #include <rte_errno.h>
 
+#include "qpio_devargs.h"
 #include "testpmd_app.h"
 
 #define BAD(...) do { \
@@ -20,17 +21,14 @@
 	return -EINVAL; \
 } while (0)
 
+/* lib/devargs' rule: decimal digits only, in [0, max]. */
 static int
-parse_num(const char *spec, const char *key, const char *s, uint64_t max,
-	  uint64_t *out)
+parse_num(const char *spec, const char *key, const char *s, uint32_t max,
+	  uint32_t *out)
 {
-	char *end;
-
-	errno = 0;
-	*out = strtoull(s, &end, 10);
-	if (*s < '0' || *s > '9' || *end != '\0' || errno != 0 || *out > max)
-		BAD("--capture %s: %s=%s must be a decimal integer in [0, %"
-		    PRIu64 "]", spec, key, s, max);
+	if (qpio_devargs_parse_u32(s, 0, max, out) < 0)
+		BAD("--capture %s: %s=%s must be a decimal integer in [0, %u]",
+		    spec, key, s, max);
 	return 0;
 }
 
@@ -38,8 +36,8 @@ int
 testpmd_capture_parse(const char *spec, struct testpmd_capture *c)
 {
 	char buf[PATH_MAX + 64], *eq, *slash, *opt, *save = NULL;
-	uint64_t v;
-	char *end;
+	size_t n;
+	uint32_t v;
 
 	memset(c, 0, sizeof(*c));
 	c->spec = spec;
@@ -50,6 +48,10 @@ testpmd_capture_parse(const char *spec, struct testpmd_capture *c)
 		BAD("--capture %s: want PORT[/rx|/tx]=FILE.pcapng"
 		    "[,snaplen=N,max-mb=N]", spec);
 	*eq++ = '\0';
+	/* strtok_r() would skip an empty item silently. */
+	n = strlen(eq);
+	if (eq[n - 1] == ',' || strstr(eq, ",,") != NULL)
+		BAD("--capture %s: empty item in the list", spec);
 	slash = strchr(buf, '/');
 	c->dirs = QPIO_PORT_CAPTURE_RX | QPIO_PORT_CAPTURE_TX;
 	if (slash != NULL) {
@@ -62,10 +64,7 @@ testpmd_capture_parse(const char *spec, struct testpmd_capture *c)
 			BAD("--capture %s: direction '%s' must be rx or tx "
 			    "(or none: both)", spec, slash);
 	}
-	errno = 0;
-	v = strtoull(buf, &end, 10);
-	if (buf[0] < '0' || buf[0] > '9' || *end != '\0' || errno != 0 ||
-	    v >= QPIO_MAX_PORTS)
+	if (qpio_devargs_parse_u32(buf, 0, QPIO_MAX_PORTS - 1, &v) < 0)
 		BAD("--capture %s: port '%s' must be a port id below %u", spec,
 		    buf, QPIO_MAX_PORTS);
 	c->port = (uint16_t)v;
@@ -75,11 +74,11 @@ testpmd_capture_parse(const char *spec, struct testpmd_capture *c)
 		if (strncmp(opt, "snaplen=", 8) == 0) {
 			if (parse_num(spec, "snaplen", opt + 8, 65000, &v) < 0)
 				return -EINVAL;
-			c->snaplen = (uint32_t)v;
+			c->snaplen = v;
 		} else if (strncmp(opt, "max-mb=", 7) == 0) {
 			if (parse_num(spec, "max-mb", opt + 7, 1u << 20, &v) < 0)
 				return -EINVAL;
-			c->max_bytes = v << 20;
+			c->max_bytes = (uint64_t)v << 20;
 		} else {
 			BAD("--capture %s: unknown key '%s' (snaplen=N, "
 			    "max-mb=N)", spec, opt);

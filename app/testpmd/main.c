@@ -703,22 +703,38 @@ int
 main(int argc, char **argv)
 {
 	static struct testpmd t;
+	char *no_args[2] = { NULL, NULL }, **app_argv;
+	int ret, sep, app_argc, status = TESTPMD_EXIT_OK;
 	struct sigaction sa;
-	int ret, status = TESTPMD_EXIT_OK;
 
 	if (early_help(argc, argv))
 		return TESTPMD_EXIT_OK;
-	ret = rte_eal_init(argc, argv);
+	/* The application's options (after "--") are read before EAL
+	 * starts: a refused line sets up nothing. argv[sep] becomes their
+	 * argv[0]; EAL reads the words before it. */
+	for (sep = 1; sep < argc; sep++)
+		if (strcmp(argv[sep], "--") == 0)
+			break;
+	if (sep < argc) {
+		argv[sep] = argv[0];
+		app_argv = &argv[sep];
+		app_argc = argc - sep;
+	} else {
+		no_args[0] = argv[0];
+		app_argv = no_args;
+		app_argc = 1;
+	}
+	ret = testpmd_parse_args(app_argc, app_argv, &t.o);
+	if (ret != 0)
+		return ret > 0 ? TESTPMD_EXIT_OK : TESTPMD_EXIT_USAGE;
+	ret = rte_eal_init(sep, argv);
 	if (ret < 0) {
 		eal_init_failed(rte_errno);
 		return TESTPMD_EXIT_RUNTIME;
 	}
-	argc -= ret;
-	argv += ret;
-	ret = testpmd_parse_args(argc, argv, rte_lcore_count() - 1, &t.o);
-	if (ret != 0) {
+	if (testpmd_check_ports(&t.o, rte_lcore_count() - 1) < 0) {
 		rte_eal_cleanup();
-		return ret > 0 ? TESTPMD_EXIT_OK : TESTPMD_EXIT_USAGE;
+		return TESTPMD_EXIT_USAGE;
 	}
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal;

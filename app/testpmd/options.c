@@ -15,6 +15,7 @@
 #include <rte_mbuf.h>
 #include <rte_mempool.h>
 
+#include "qpio_devargs.h"
 #include "testpmd_app.h"
 
 #define DEF_DESC 1024
@@ -27,7 +28,7 @@ enum {
 	OPT_MAX_PKT_LEN, OPT_STATS_PERIOD, OPT_DURATION, OPT_MAX_PACKETS,
 	OPT_ETH_PEER, OPT_TX_IP, OPT_TX_UDP, OPT_FLOWS, OPT_SHOW_XSTATS,
 	OPT_STATS_XSTATS, OPT_TX_RETRY, OPT_JSON, OPT_CAPTURE, OPT_CSV,
-	OPT_LINK_WAIT, OPT_TX_OFFLOADS,
+	OPT_LINK_WAIT, OPT_TX_OFFLOADS, OPT_END,
 };
 
 static const struct option long_opts[] = {
@@ -135,18 +136,24 @@ testpmd_usage(FILE *f, const char *prog)
 	return -EINVAL; \
 } while (0)
 
-/* Decimal integer in [min, max]. */
+/* Decimal integer in [min, max], lib/devargs' rule (decimal digits
+ * only: no sign, no space, no 0x). */
 static int
 parse_u64(const char *opt, const char *s, uint64_t min, uint64_t max,
 	  uint64_t *out)
 {
-	unsigned long long v;
-	char *end;
+	uint32_t v32 = 0;
+	uint64_t v = 0;
+	int ret;
 
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (*s < '0' || *s > '9' || *end != '\0' || errno != 0 ||
-	    v < min || v > max)
+	if (max <= UINT32_MAX) {
+		ret = qpio_devargs_parse_u32(s, (uint32_t)min, (uint32_t)max,
+					     &v32);
+		v = v32;
+	} else {
+		ret = qpio_devargs_parse_u64(s, min, max, &v);
+	}
+	if (ret < 0)
 		BAD("--%s=%s: must be a decimal integer in [%" PRIu64 ", %"
 		    PRIu64 "]", opt, s, min, max);
 	*out = v;
@@ -269,15 +276,19 @@ parse_eth_peer(const char *arg, struct testpmd_opts *o)
 {
 	const char *comma = strchr(arg, ',');
 	char num[16];
-	uint64_t port;
+	uint32_t port;
 
 	if (comma == NULL || comma == arg ||
 	    (size_t)(comma - arg) >= sizeof(num))
 		BAD("--eth-peer=%s: want PORT,MAC", arg);
 	memcpy(num, arg, comma - arg);
 	num[comma - arg] = '\0';
-	if (parse_u64("eth-peer", num, 0, QPIO_MAX_PORTS - 1, &port) < 0)
-		return -EINVAL;
+	if (qpio_devargs_parse_u32(num, 0, QPIO_MAX_PORTS - 1, &port) < 0)
+		BAD("--eth-peer=%s: port '%s' must be a decimal integer in "
+		    "[0, %u]", arg, num, QPIO_MAX_PORTS - 1);
+	if (o->peer_set[port])
+		BAD("--eth-peer=%s: port %u given twice: give each port's "
+		    "peer once", arg, port);
 	if (rte_ether_unformat_addr(comma + 1, &o->peer_mac[port]) != 0)
 		BAD("--eth-peer=%s: '%s' is not a MAC address "
 		    "(XX:XX:XX:XX:XX:XX)", arg, comma + 1);
@@ -291,7 +302,8 @@ parse_tx_ip(const char *arg)
 	char buf[64], *dst;
 	struct in_addr s, d;
 
-	snprintf(buf, sizeof(buf), "%s", arg);
+	if (snprintf(buf, sizeof(buf), "%s", arg) >= (int)sizeof(buf))
+		BAD("--tx-ip=%s: want SRC,DST IPv4 addresses (a.b.c.d)", arg);
 	dst = strchr(buf, ',');
 	if (dst == NULL)
 		BAD("--tx-ip=%s: want SRC,DST IPv4 addresses", arg);
@@ -309,7 +321,9 @@ parse_tx_udp(const char *arg)
 	char buf[32], *dst;
 	uint64_t sp, dp;
 
-	snprintf(buf, sizeof(buf), "%s", arg);
+	if (snprintf(buf, sizeof(buf), "%s", arg) >= (int)sizeof(buf))
+		BAD("--tx-udp=%s: want SRC[,DST], UDP ports in [0, %u]", arg,
+		    UINT16_MAX);
 	dst = strchr(buf, ',');
 	if (dst != NULL)
 		*dst++ = '\0';
@@ -326,13 +340,12 @@ parse_tx_udp(const char *arg)
 static int
 parse_duration(const char *arg, double *out)
 {
-	char *end;
 	double v;
 
-	errno = 0;
-	v = strtod(arg, &end);
-	if (end == arg || *end != '\0' || errno != 0 || !(v > 0) || v > 1e7)
-		BAD("--duration=%s: must be a number of seconds above 0", arg);
+	if (qpio_devargs_parse_decimal(arg, 0, 1e7, &v) < 0 || v == 0)
+		BAD("--duration=%s: must be a number of seconds above 0 and "
+		    "at most 10000000, decimal digits with at most one point "
+		    "(0.5)", arg);
 	*out = v;
 	return 0;
 }
@@ -395,8 +408,40 @@ same_file(const char *a, const char *b)
 		      path_canonical(b, cb, sizeof(cb))) == 0;
 }
 
+/* 1 when the devargs of a --dev port name path as a file the port reads
+ * or writes: the pcap port's rx_pcap= and tx_pcap= items (net_pcap's too,
+ * through an eth port's vdev=). Two ports on one file are the pcap
+ * driver's to refuse. */
+static int
+dev_has_file(const char *devargs, const char *path)
+{
+	static const char *const keys[] = { "rx_pcap=", "tx_pcap=" };
+	const char *item = devargs, *comma;
+	char file[PATH_MAX];
+	unsigned int k;
+	size_t len;
+
+	for (; item != NULL; item = comma != NULL ? comma + 1 : NULL) {
+		comma = strchr(item, ',');
+		len = comma != NULL ? (size_t)(comma - item) : strlen(item);
+		for (k = 0; k < RTE_DIM(keys); k++) {
+			size_t kl = strlen(keys[k]);
+
+			if (len <= kl || len - kl >= sizeof(file) ||
+			    strncmp(item, keys[k], kl) != 0)
+				continue;
+			memcpy(file, item + kl, len - kl);
+			file[len - kl] = '\0';
+			if (same_file(file, path))
+				return 1;
+		}
+	}
+	return 0;
+}
+
 /* Every file the run writes (--capture, --json, --csv) is its own: two
- * outputs in one file would overwrite each other. */
+ * outputs in one file would overwrite each other, and an output in a
+ * port's file would overwrite what the port reads or writes. */
 static int
 check_outputs(const struct testpmd_opts *o)
 {
@@ -427,36 +472,27 @@ check_outputs(const struct testpmd_opts *o)
 				    "which would overwrite each other; give each "
 				    "its own", out[j].opt, out[j].arg,
 				    out[i].opt, out[i].arg);
+	for (i = 0; i < o->nb_devs; i++)
+		for (j = 0; j < n; j++)
+			if (dev_has_file(o->devs[i], out[j].path))
+				BAD("%s %s and --dev %s: the port reads or writes "
+				    "that file, which the output would overwrite; "
+				    "give the output its own", out[j].opt,
+				    out[j].arg, o->devs[i]);
 	return 0;
 }
 
 /* Rules between options, checked once all are read. */
 static int
-check_opts(struct testpmd_opts *o, unsigned int nb_workers,
-	   const char *txpkts)
+check_opts(struct testpmd_opts *o, const char *txpkts)
 {
 	uint32_t max_len;
 	unsigned int c;
 
-	if (o->nb_devs == 0)
-		BAD("no port: give at least one --dev DEVARGS, or an ethdev "
-		    "with EAL --vdev or -a (see --help)");
-	if (nb_workers == 0)
-		BAD("no worker lcore: give EAL at least two lcores (-l 0-1)");
-	if (o->nb_cores > nb_workers)
-		BAD("--nb-cores=%u: only %u worker lcores (EAL -l)",
-		    o->nb_cores, nb_workers);
-	for (c = o->nb_devs; c < QPIO_MAX_PORTS; c++)
-		if (o->peer_set[c])
-			BAD("--eth-peer=%u,...: port %u does not exist (%u "
-			    "--dev given)", c, c, o->nb_devs);
 	for (c = 0; c < o->nb_captures; c++) {
 		const struct testpmd_capture *a = &o->captures[c];
 		unsigned int d;
 
-		if (a->port >= o->nb_devs)
-			BAD("--capture %u...: port %u does not exist (%u --dev "
-			    "given)", a->port, a->port, o->nb_devs);
 		for (d = 0; d < c; d++)
 			if (o->captures[d].port == a->port &&
 			    (o->captures[d].dirs & a->dirs))
@@ -469,9 +505,6 @@ check_opts(struct testpmd_opts *o, unsigned int nb_workers,
 	if (o->nb_txq < o->nb_rxq)
 		BAD("--txq=%u: must be >= --rxq=%u (stream i transmits on tx "
 		    "queue i)", o->nb_txq, o->nb_rxq);
-	if (o->mbuf_size < RTE_PKTMBUF_HEADROOM + 64u)
-		BAD("--mbuf-size=%u: must be at least %u (headroom + 64)",
-		    o->mbuf_size, RTE_PKTMBUF_HEADROOM + 64u);
 	if (txpkts != NULL && parse_txpkts(txpkts, o->mbuf_size) < 0)
 		return -EINVAL;
 	max_len = o->max_pkt_len != 0 ? o->max_pkt_len :
@@ -486,9 +519,58 @@ check_opts(struct testpmd_opts *o, unsigned int nb_workers,
 }
 
 int
-testpmd_parse_args(int argc, char **argv, unsigned int nb_workers,
-		   struct testpmd_opts *o)
+testpmd_check_ports(struct testpmd_opts *o, unsigned int nb_workers)
 {
+	unsigned int c;
+
+	if (testpmd_ethdev_ports_add(o) < 0)
+		return -EINVAL;
+	if (o->nb_devs == 0)
+		BAD("no port: give at least one --dev DEVARGS, or an ethdev "
+		    "with EAL --vdev or -a (see --help)");
+	if (nb_workers == 0)
+		BAD("no worker lcore: give EAL at least two lcores (-l 0-1)");
+	if (o->nb_cores > nb_workers)
+		BAD("--nb-cores=%u: only %u worker lcores (EAL -l)",
+		    o->nb_cores, nb_workers);
+	for (c = o->nb_devs; c < QPIO_MAX_PORTS; c++)
+		if (o->peer_set[c])
+			BAD("--eth-peer=%u,...: port %u does not exist (%u "
+			    "--dev given)", c, c, o->nb_devs);
+	for (c = 0; c < o->nb_captures; c++) {
+		const struct testpmd_capture *a = &o->captures[c];
+
+		if (a->port >= o->nb_devs)
+			BAD("--capture %u...: port %u does not exist (%u --dev "
+			    "given)", a->port, a->port, o->nb_devs);
+	}
+	return 0;
+}
+
+/* Long name of the option whose getopt value is c. */
+static const char *
+opt_name(int c)
+{
+	const struct option *l;
+
+	for (l = long_opts; l->name != NULL; l++)
+		if (l->val == c)
+			return l->name;
+	return "?";
+}
+
+/* Options that may be given several times: each adds one more. */
+static int
+opt_repeats(int c)
+{
+	return c == OPT_DEV || c == OPT_RDMA_DEV || c == OPT_CAPTURE ||
+	       c == OPT_ETH_PEER;
+}
+
+int
+testpmd_parse_args(int argc, char **argv, struct testpmd_opts *o)
+{
+	unsigned char seen[OPT_END] = { 0 };
 	const char *txpkts = NULL;
 	int c;
 
@@ -498,13 +580,27 @@ testpmd_parse_args(int argc, char **argv, unsigned int nb_workers,
 	optind = 0;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":hi", long_opts, NULL)) != -1) {
+		/* A second value would replace the first without a word. */
+		if (c > 0 && c < OPT_END && c != '?' && c != ':' &&
+		    !opt_repeats(c)) {
+			if (seen[c])
+				BAD("--%s given twice: give each option once",
+				    opt_name(c));
+			seen[c] = 1;
+		}
 		switch (c) {
 		case OPT_DEV:
+			if (optarg[0] == '\0')
+				BAD("--dev: give DEVARGS, a port name first "
+				    "(ring0,peer=ring1)");
 			if (o->nb_devs == QPIO_MAX_PORTS)
 				BAD("--dev: at most %u ports", QPIO_MAX_PORTS);
 			o->devs[o->nb_devs++] = optarg;
 			break;
 		case OPT_RDMA_DEV:
+			if (optarg[0] == '\0')
+				BAD("--rdma-dev: give DEVARGS, a device name first "
+				    "(soft0)");
 			if (o->nb_rdma_devs == QPIO_MAX_DEVICES)
 				BAD("--rdma-dev: at most %u devices",
 				    QPIO_MAX_DEVICES);
@@ -558,7 +654,8 @@ testpmd_parse_args(int argc, char **argv, unsigned int nb_workers,
 				   o->mbcache);
 			break;
 		case OPT_MBUF_SIZE:
-			PARSE_INTO("mbuf-size", 0, UINT16_MAX, o->mbuf_size);
+			PARSE_INTO("mbuf-size", RTE_PKTMBUF_HEADROOM + 64u,
+				   UINT16_MAX, o->mbuf_size);
 			break;
 		case OPT_MAX_PKT_LEN:
 			PARSE_INTO("max-pkt-len", RTE_ETHER_MIN_LEN -
@@ -634,11 +731,15 @@ testpmd_parse_args(int argc, char **argv, unsigned int nb_workers,
 			testpmd_usage(stdout, argv[0]);
 			return 1;
 		case ':':
-			if (optopt > 0 && optopt < OPT_DEV)
+			if (optopt > 0 && optopt < OPT_DEV &&
+			    strncmp(argv[optind - 1], "--", 2) != 0)
 				BAD("-%c: needs a value (see --help)", optopt);
 			BAD("%s: needs a value (see --help)", argv[optind - 1]);
 		default:
-			if (optopt > 0 && optopt < OPT_DEV)
+			/* A short option, or a long one with a short value
+			 * (--interactive=1): name it as it was written. */
+			if (optopt > 0 && optopt < OPT_DEV &&
+			    strncmp(argv[optind - 1], "--", 2) != 0)
 				BAD("-%c: unknown option (see --help)", optopt);
 			BAD("%s: unknown option, or a value where none is "
 			    "allowed (see --help)", argv[optind - 1]);
@@ -647,7 +748,5 @@ testpmd_parse_args(int argc, char **argv, unsigned int nb_workers,
 	if (optind < argc)
 		BAD("%s: unexpected argument (options start with --)",
 		    argv[optind]);
-	if (testpmd_ethdev_ports_add(o) < 0)
-		return -EINVAL;
-	return check_opts(o, nb_workers, txpkts);
+	return check_opts(o, txpkts);
 }

@@ -80,20 +80,31 @@ struct testpmd_opts {
 };
 
 /**
- * Parse the application options (argv after EAL's; argv[0] is the
- * program name). Fills opts (which keeps pointers into argv) and fwd_cfg.
- * Not thread-safe (getopt).
- * @param nb_workers number of EAL worker lcores.
+ * Parse the application options (the words after EAL's "--"; argv[0] is
+ * the program name) and check the rules between them that need no EAL.
+ * Runs before rte_eal_init(), so a refused line starts nothing. Fills
+ * opts (which keeps pointers into argv) and fwd_cfg. Not thread-safe
+ * (getopt).
  * @return 0, 1 when --help was printed, or -EINVAL after printing a
  *   message naming the option and its rule to stderr.
  */
-int testpmd_parse_args(int argc, char **argv, unsigned int nb_workers,
-		       struct testpmd_opts *opts);
+int testpmd_parse_args(int argc, char **argv, struct testpmd_opts *opts);
+
+/**
+ * After rte_eal_init(): add the ethdev ports (testpmd_ethdev_ports_add())
+ * and check what needs them and the lcores: a port at all, --nb-cores
+ * against the workers, the ports --eth-peer and --capture name. Not
+ * thread-safe.
+ * @param nb_workers number of EAL worker lcores.
+ * @return 0, or -EINVAL after printing a message naming the option and
+ *   its rule to stderr.
+ */
+int testpmd_check_ports(struct testpmd_opts *opts, unsigned int nb_workers);
 
 /**
  * Put a port "ethN,port=N" for every ethdev EAL created (--vdev, -a) in
  * front of opts->devs (N is the ethdev port id). Called by
- * testpmd_parse_args() after the options are read.
+ * testpmd_check_ports().
  * @return 0, or -1 after printing why (more than QPIO_MAX_PORTS ports).
  */
 int testpmd_ethdev_ports_add(struct testpmd_opts *opts);

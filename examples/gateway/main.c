@@ -32,6 +32,7 @@
 #include <rte_mbuf.h>
 
 #include "qpio_port.h"
+#include "app_opts.h"
 #include "gw.h"
 #include "gw_site.h"
 
@@ -61,17 +62,20 @@ on_signal(int sig)
 }
 
 static void
-usage(const char *prog)
+usage(FILE *f, const char *prog)
 {
-	printf("Usage: %s [EAL args] -- --conf FILE --iface-a IF --iface-b IF\n"
-	       "       [--pmd auto|af_xdp|af_packet] [--duration SECONDS]\n"
-	       "  --conf FILE      routes and addresses (doc/guides/sample_app_ug/"
-	       "gateway.rst)\n"
-	       "  --iface-a IF     interface of site a (a veth end)\n"
-	       "  --iface-b IF     interface of site b\n"
-	       "  --pmd P          auto: net_af_xdp, else net_af_packet [auto]\n"
-	       "  --duration S     stop after S seconds [until SIGINT/SIGTERM]\n",
-	       prog);
+	fprintf(f, "Usage: %s [EAL args] -- --conf FILE --iface-a IF --iface-b IF\n"
+		"       [--pmd auto|af_xdp|af_packet] [--duration SECONDS]\n"
+		"  --conf FILE      routes and addresses (doc/guides/sample_app_ug/"
+		"gateway.rst)\n"
+		"  --iface-a IF     interface of site a (a veth end)\n"
+		"  --iface-b IF     interface of site b, not site a's\n"
+		"  --pmd P          auto: net_af_xdp, else net_af_packet [auto]\n"
+		"  --duration S     stop after S seconds, 0..10000000 (0.5 too)\n"
+		"                   [0: until SIGINT/SIGTERM]\n"
+		"  -h, --help       this text\n"
+		"Each option is given once; numbers are decimal digits.\n",
+		prog);
 }
 
 static int
@@ -86,32 +90,55 @@ parse_args(int argc, char **argv, struct gw_opts *o)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	char *end;
+	unsigned char seen[256] = { 0 };
 	int c;
 
 	memset(o, 0, sizeof(*o));
 	o->pmd = "auto";
-	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+		/* A second value would replace the first without a word. */
+		if (c != '?' && c != 'h' &&
+		    example_opt_once("gateway", longopts, c, seen) < 0)
+			return -1;
 		switch (c) {
-		case 'c': o->conf = optarg; break;
-		case 'a': o->iface[0] = optarg; break;
-		case 'b': o->iface[1] = optarg; break;
+		case 'c':
+			if (example_opt_text("gateway", "--conf", optarg,
+					     "a file name") < 0)
+				return -1;
+			o->conf = optarg;
+			break;
+		case 'a':
+		case 'b':
+			if (example_opt_text("gateway", c == 'a' ? "--iface-a" :
+					     "--iface-b", optarg,
+					     "an interface name") < 0)
+				return -1;
+			o->iface[c == 'a' ? 0 : 1] = optarg;
+			break;
 		case 'p': o->pmd = optarg; break;
 		case 'd':
-			o->duration = strtod(optarg, &end);
-			if (*end != '\0' || o->duration < 0) {
-				fprintf(stderr, "gateway: --duration=%s: want "
-					"seconds >= 0\n", optarg);
+			if (example_opt_seconds("gateway", "--duration", optarg,
+						1e7, &o->duration) < 0)
 				return -1;
-			}
 			break;
-		case 'h': usage(argv[0]); return 1;
-		default: usage(argv[0]); return -1;
+		case 'h': usage(stdout, argv[0]); return 1;
+		default: usage(stderr, argv[0]); return -1;
 		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "gateway: unexpected argument '%s' (options "
+			"start with --; see --help)\n", argv[optind]);
+		return -1;
 	}
 	if (o->conf == NULL || o->iface[0] == NULL || o->iface[1] == NULL) {
 		fprintf(stderr, "gateway: --conf, --iface-a and --iface-b are "
 			"required (see --help)\n");
+		return -1;
+	}
+	if (strcmp(o->iface[0], o->iface[1]) == 0) {
+		fprintf(stderr, "gateway: --iface-a %s and --iface-b %s: one "
+			"interface for both sites; give each its own\n",
+			o->iface[0], o->iface[1]);
 		return -1;
 	}
 	if (strcmp(o->pmd, "auto") != 0 && strcmp(o->pmd, "af_xdp") != 0 &&
@@ -227,25 +254,26 @@ main(int argc, char **argv)
 	unsigned int s, lc, nb_workers = 0, k = 0;
 	unsigned int workers[RTE_MAX_LCORE];
 	uint64_t t_end;
-	int ret, status = 1, link[GW_NB_SITES] = { -1, -1 };
+	int ret, sep, app_argc, status = 1, link[GW_NB_SITES] = { -1, -1 };
+	char **app_argv;
 	int eth[GW_NB_SITES] = { -1, -1 };
 
-	ret = rte_eal_init(argc, argv);
+	/* The options and the routes are read before EAL starts, so a
+	 * refused line or file sets up nothing. */
+	sep = example_args_split(argc, argv, &app_argc, &app_argv);
+	ret = parse_args(app_argc, app_argv, &o);
+	if (ret != 0)
+		return ret > 0 ? 0 : 2;
+	ret = gw_conf_load(o.conf, &conf, err, sizeof(err));
+	if (ret < 0) {
+		fprintf(stderr, "gateway: --conf %s\n", err);
+		return 2;
+	}
+	ret = rte_eal_init(sep, argv);
 	if (ret < 0) {
 		fprintf(stderr, "gateway: EAL init failed: %s\n",
 			rte_strerror(rte_errno));
 		return 1;
-	}
-	ret = parse_args(argc - ret, argv + ret, &o);
-	if (ret != 0) {
-		rte_eal_cleanup();
-		return ret > 0 ? 0 : 2;
-	}
-	ret = gw_conf_load(o.conf, &conf, err, sizeof(err));
-	if (ret < 0) {
-		fprintf(stderr, "gateway: %s\n", err);
-		rte_eal_cleanup();
-		return 2;
 	}
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);

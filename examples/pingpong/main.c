@@ -26,9 +26,12 @@
 #include <rte_lcore.h>
 #include <rte_malloc.h>
 
+#include "qpio_devargs.h"
 #include "qpio_rdma.h"
 
 #define RING 64u            /* receive slots and send queue depth */
+#define MAX_COUNT 100000000u  /* --count: 8 bytes of samples each */
+#define MAX_WARMUP 1000000000u
 #define SIGNAL_EVERY 16u    /* one signaled SEND in 16 (selective signaling) */
 
 /* The message on the wire: 32 bytes, sent inline (no DMA read of it). */
@@ -333,8 +336,41 @@ print_calibrated(const uint64_t *half, const uint64_t *oneway, uint64_t n,
 	free(o);
 }
 
-int
-main(int argc, char **argv)
+static void
+usage(FILE *f)
+{
+	fprintf(f, "usage: qpio-pingpong [EAL options] -- [--count N] "
+		"[--warmup N] [--dev DEVARGS] [--size BYTES] [--calibrate]\n"
+		"  --count N       orders measured, 1..%u (100000)\n"
+		"  --warmup N      orders sent first, not measured, 0..%u (1000)\n"
+		"  --dev DEVARGS   the rdma device (soft0)\n"
+		"  --size BYTES    message bytes, the order then zeros, %zu..%u "
+		"(%zu)\n"
+		"  --calibrate     time cross-core bounces before each order\n"
+		"  -h, --help      this text\n"
+		"Numbers are decimal digits only; each option is given once.\n",
+		MAX_COUNT, MAX_WARMUP, sizeof(struct order), MAX_SIZE,
+		sizeof(struct order));
+}
+
+/* A number option by lib/devargs' rule (decimal digits only: no sign, no
+ * space, no 0x) in [lo, hi], named in the refusal. */
+static int
+parse_num(const char *opt, const char *s, uint64_t lo, uint64_t hi,
+	  uint64_t *v)
+{
+	if (qpio_devargs_parse_u64(s, lo, hi, v) == 0)
+		return 0;
+	fprintf(stderr, "qpio-pingpong: %s=%s: want a decimal number in [%"
+		PRIu64 ", %" PRIu64 "] (decimal digits only: no sign, no "
+		"space, no 0x)\n", opt, s, lo, hi);
+	return -EINVAL;
+}
+
+/* The options after EAL's "--" (argv[0] the program name). Returns 0, 1
+ * after --help, -EINVAL after a message naming the option. */
+static int
+parse_args(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "count", required_argument, NULL, 'n' },
@@ -342,56 +378,94 @@ main(int argc, char **argv)
 		{ "dev", required_argument, NULL, 'd' },
 		{ "size", required_argument, NULL, 's' },
 		{ "calibrate", no_argument, NULL, 'c' },
+		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
+	unsigned char seen[256] = { 0 };
+	uint64_t v = 0;
+	int c, li;
+
+	for (;;) {
+		li = -1;
+		c = getopt_long(argc, argv, "h", longopts, &li);
+		if (c == -1)
+			break;
+		if (c == 'h') {
+			usage(stdout);
+			return 1;
+		}
+		if (c == '?')
+			return -EINVAL;
+		/* A second value would replace the first without a word. */
+		if (seen[c]) {
+			fprintf(stderr, "qpio-pingpong: --%s given twice: give "
+				"each option once\n", longopts[li].name);
+			return -EINVAL;
+		}
+		seen[c] = 1;
+		switch (c) {
+		case 'd':
+			if (optarg[0] == '\0') {
+				fprintf(stderr, "qpio-pingpong: --dev: give "
+					"DEVARGS (the value is empty)\n");
+				return -EINVAL;
+			}
+			devargs = optarg;
+			break;
+		case 'c':
+			calibrate = 1;
+			break;
+		case 's':
+			if (parse_num("--size", optarg, sizeof(struct order),
+				      MAX_SIZE, &v) < 0)
+				return -EINVAL;
+			msg_size = (uint32_t)v;
+			break;
+		case 'n':
+			if (parse_num("--count", optarg, 1, MAX_COUNT, &v) < 0)
+				return -EINVAL;
+			count = v;
+			break;
+		case 'w':
+			if (parse_num("--warmup", optarg, 0, MAX_WARMUP, &v) < 0)
+				return -EINVAL;
+			warmup = v;
+			break;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "qpio-pingpong: unexpected argument '%s' "
+			"(options start with --; see --help)\n", argv[optind]);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+int
+main(int argc, char **argv)
+{
 	struct side gw = { 0 }, ex = { 0 };
 	struct qpio_device *dev;
 	uint64_t *half, *oneway, hz, i;
 	unsigned int worker;
-	int c, ret;
+	int ret, sep;
 
-	ret = rte_eal_init(argc, argv);
+	/* The options after "--" are read before EAL starts, so a refused
+	 * line sets up nothing; argv[sep] becomes their argv[0]. */
+	for (sep = 1; sep < argc; sep++)
+		if (strcmp(argv[sep], "--") == 0)
+			break;
+	if (sep < argc) {
+		argv[sep] = argv[0];
+		ret = parse_args(argc - sep, &argv[sep]);
+	} else {
+		ret = parse_args(1, argv);
+	}
+	if (ret != 0)
+		return ret > 0 ? 0 : 2;
+	ret = rte_eal_init(sep, argv);
 	if (ret < 0)
 		die("rte_eal_init", rte_errno);
-	argc -= ret;
-	argv += ret;
-	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
-		if (c == 'd') {
-			devargs = optarg;
-			continue;
-		}
-		if (c == 'c') {
-			calibrate = 1;
-			continue;
-		}
-		if (c == '?' || optarg[0] < '0' || optarg[0] > '9') {
-			fprintf(stderr, "usage: qpio-pingpong [EAL options] -- "
-				"[--count N >= 1] [--warmup N] [--dev DEVARGS] "
-				"[--size %zu..%u] [--calibrate]\n", sizeof(struct order),
-				MAX_SIZE);
-			return 2;
-		}
-		if (c == 's') {
-			char *end;
-			unsigned long v = strtoul(optarg, &end, 10);
-
-			if (*end != '\0' || v < sizeof(struct order) ||
-			    v > MAX_SIZE) {
-				fprintf(stderr, "qpio-pingpong: --size %s: a "
-					"message holds one %zu-byte order and "
-					"at most %u bytes\n", optarg,
-					sizeof(struct order), MAX_SIZE);
-				return 2;
-			}
-			msg_size = (uint32_t)v;
-			continue;
-		}
-		*(c == 'n' ? &count : &warmup) = strtoull(optarg, NULL, 10);
-	}
-	if (count == 0) {
-		fprintf(stderr, "qpio-pingpong: --count must be at least 1\n");
-		return 2;
-	}
 	worker = rte_get_next_lcore(-1, 1, 0);
 	if (worker >= RTE_MAX_LCORE) {
 		fprintf(stderr, "qpio-pingpong: needs two lcores (EAL -l 2,3)\n");

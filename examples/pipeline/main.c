@@ -39,7 +39,9 @@
 #include <rte_mbuf.h>
 #include <rte_ring.h>
 
+#include "qpio_devargs.h"
 #include "qpio_port.h"
+#include "app_opts.h"
 #include "pl_acl.h"
 
 #define BURST 32
@@ -392,6 +394,7 @@ flows_write(const struct pipeline *p, const char *path)
 	unsigned int n = 0, i;
 	char s[INET_ADDRSTRLEN], d[INET_ADDRSTRLEN];
 	FILE *f = fopen(path, "w");
+	int bad;
 
 	if (f == NULL) {
 		fprintf(stderr, "pipeline: --flows %s: %s\n", path,
@@ -416,7 +419,13 @@ flows_write(const struct pipeline *p, const char *path)
 			p->rules->rule[v[i]->rule - 1].line);
 	}
 	free(v);
-	fclose(f);
+	/* A write, flush or close that fails (a full disk) fails the run. */
+	bad = ferror(f);
+	if (fclose(f) != 0 || bad) {
+		fprintf(stderr, "pipeline: --flows %s: cannot write: %s\n", path,
+			strerror(errno != 0 ? errno : EIO));
+		return -1;
+	}
 	return 0;
 }
 
@@ -438,6 +447,23 @@ stats_print(const struct pipeline *p)
 	       st->out_tx, st->out_drops);
 }
 
+static void
+usage(FILE *f, const char *prog)
+{
+	fprintf(f, "Usage: %s [EAL args] -- --in DEVARGS --rules FILE "
+		"[--out DEVARGS] [--flows FILE] [--duration S] [--packets N]\n"
+		"  --in DEVARGS     the input port (eth0,vdev=..., pcap0,...)\n"
+		"  --rules FILE     the classification rules\n"
+		"  --out DEVARGS    the output port [none]\n"
+		"  --flows FILE     write the flow table as CSV at exit\n"
+		"  --duration S     stop after S seconds, 0..10000000 (0.5 too)\n"
+		"                   [0: until the input ends or a signal]\n"
+		"  --packets N      stop after N frames, N >= 1 [no limit]\n"
+		"  -h, --help       this text\n"
+		"Each option is given once; numbers are decimal digits.\n",
+		prog);
+}
+
 static int
 parse_args(int argc, char **argv, struct pl_opts *o)
 {
@@ -451,49 +477,104 @@ parse_args(int argc, char **argv, struct pl_opts *o)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	char *end;
+	unsigned char seen[256] = { 0 };
 	int c;
 
 	memset(o, 0, sizeof(*o));
-	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+		/* A second value would replace the first without a word. */
+		if (c != '?' && c != 'h' &&
+		    example_opt_once("pipeline", longopts, c, seen) < 0)
+			return -1;
 		switch (c) {
-		case 'i': o->in = optarg; break;
-		case 'o': o->out = optarg; break;
-		case 'r': o->rules = optarg; break;
-		case 'f': o->flows = optarg; break;
-		case 'd':
-			o->duration = strtod(optarg, &end);
-			if (*end != '\0' || o->duration < 0) {
-				fprintf(stderr, "pipeline: --duration=%s: want "
-					"seconds >= 0\n", optarg);
+		case 'i':
+		case 'o':
+			if (example_opt_text("pipeline", c == 'i' ? "--in" :
+					     "--out", optarg, "DEVARGS") < 0)
 				return -1;
-			}
+			*(c == 'i' ? &o->in : &o->out) = optarg;
+			break;
+		case 'r':
+		case 'f':
+			if (example_opt_text("pipeline", c == 'r' ? "--rules" :
+					     "--flows", optarg, "a file name") < 0)
+				return -1;
+			*(c == 'r' ? &o->rules : &o->flows) = optarg;
+			break;
+		case 'd':
+			if (example_opt_seconds("pipeline", "--duration", optarg,
+						1e7, &o->duration) < 0)
+				return -1;
 			break;
 		case 'n':
-			errno = 0;
-			o->packets = strtoull(optarg, &end, 10);
-			if (errno != 0 || *end != '\0' || optarg[0] == '-' ||
-			    optarg[0] == '\0' || o->packets == 0) {
+			if (qpio_devargs_parse_u64(optarg, 1, UINT64_MAX,
+						   &o->packets) < 0) {
 				fprintf(stderr, "pipeline: --packets=%s: want a "
-					"frame count >= 1\n", optarg);
+					"frame count >= 1 (decimal digits only: no "
+					"sign, no space, no 0x)\n", optarg);
 				return -1;
 			}
 			break;
 		case 'h':
-			printf("Usage: %s [EAL args] -- --in DEVARGS --rules FILE "
-			       "[--out DEVARGS] [--flows FILE] [--duration S] "
-			       "[--packets N]\n",
-			       argv[0]);
+			usage(stdout, argv[0]);
 			return 1;
 		default:
+			usage(stderr, argv[0]);
 			return -1;
 		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "pipeline: unexpected argument '%s' (options "
+			"start with --; see --help)\n", argv[optind]);
+		return -1;
 	}
 	if (o->in == NULL || o->rules == NULL) {
 		fprintf(stderr, "pipeline: --in and --rules are required "
 			"(--help)\n");
 		return -1;
 	}
+	return 0;
+}
+
+/* The --flows file, written at exit: not the --rules file nor a file
+ * the --in or --out port reads or writes (it would be overwritten), and
+ * writable now, so that the run does not fail at its end. It is opened
+ * to append: an existing file keeps its bytes until the run writes it. */
+static int
+flows_check(const struct pl_opts *o)
+{
+	const char *opt = NULL, *dev = NULL;
+	FILE *f;
+
+	if (o->flows == NULL)
+		return 0;
+	if (example_same_file(o->rules, o->flows)) {
+		fprintf(stderr, "pipeline: --rules %s and --flows %s: one file; "
+			"the flows would overwrite the rules, give --flows a file "
+			"of its own\n", o->rules, o->flows);
+		return -1;
+	}
+	if (example_devargs_has_file(o->in, o->flows)) {
+		opt = "--in";
+		dev = o->in;
+	} else if (o->out != NULL &&
+		   example_devargs_has_file(o->out, o->flows)) {
+		opt = "--out";
+		dev = o->out;
+	}
+	if (opt != NULL) {
+		fprintf(stderr, "pipeline: --flows %s and %s %s: the port reads "
+			"or writes that file, which the flows would overwrite; "
+			"give --flows a file of its own\n", o->flows, opt, dev);
+		return -1;
+	}
+	f = fopen(o->flows, "a");
+	if (f == NULL) {
+		fprintf(stderr, "pipeline: --flows %s: cannot write it: %s\n",
+			o->flows, strerror(errno));
+		return -1;
+	}
+	fclose(f);
 	return 0;
 }
 
@@ -508,25 +589,29 @@ main(int argc, char **argv)
 	struct rte_mempool *mp = NULL;
 	unsigned int workers[RTE_MAX_LCORE], nb_workers = 0, i, lc;
 	int in = -1, out = -1, la = -1, lb = -1, ret, status = 1;
+	int sep, app_argc;
+	char **app_argv;
 	struct pl_opts o;
 	uint64_t t_end, v;
 	char err[512];
 
-	ret = rte_eal_init(argc, argv);
+	/* The options and the rules are read before EAL starts, so a
+	 * refused line or file sets up nothing. */
+	sep = example_args_split(argc, argv, &app_argc, &app_argv);
+	ret = parse_args(app_argc, app_argv, &o);
+	if (ret != 0)
+		return ret > 0 ? 0 : 2;
+	if (pl_rules_load(o.rules, &rules, err, sizeof(err)) < 0) {
+		fprintf(stderr, "pipeline: --rules %s\n", err);
+		return 2;
+	}
+	if (flows_check(&o) < 0)
+		return 2;
+	ret = rte_eal_init(sep, argv);
 	if (ret < 0) {
 		fprintf(stderr, "pipeline: EAL init: %s\n",
 			rte_strerror(rte_errno));
 		return 1;
-	}
-	ret = parse_args(argc - ret, argv + ret, &o);
-	if (ret != 0) {
-		rte_eal_cleanup();
-		return ret > 0 ? 0 : 2;
-	}
-	if (pl_rules_load(o.rules, &rules, err, sizeof(err)) < 0) {
-		fprintf(stderr, "pipeline: %s\n", err);
-		rte_eal_cleanup();
-		return 2;
 	}
 	RTE_LCORE_FOREACH_WORKER(lc)
 		workers[nb_workers++] = lc;

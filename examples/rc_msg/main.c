@@ -23,6 +23,7 @@
 #include <rte_lcore.h>
 #include <rte_malloc.h>
 
+#include "qpio_devargs.h"
 #include "qpio_rdma.h"
 
 #define RQ_DEPTH 512u
@@ -59,10 +60,27 @@ static void
 usage(FILE *f, const char *prog)
 {
 	fprintf(f, "usage: %s [EAL options] -- [--count N] [--size BYTES] [--burst N]\n"
-	       "  --count N     messages in the stream phase (default 1000000)\n"
+	       "  --count N     messages in the stream phase, 1..10^12\n"
+	       "                (default 1000000)\n"
 	       "  --size BYTES  payload bytes, 1..%u (default 64)\n"
-	       "  --burst N     WRs per doorbell, 1..256 (default 32)\n",
+	       "  --burst N     WRs per doorbell, 1..256 (default 32)\n"
+	       "  -h, --help    this text\n"
+	       "Numbers are decimal digits only; each option is given once.\n",
 	       prog, SLOT);
+}
+
+/* A number option by lib/devargs' rule (decimal digits only: no sign, no
+ * space, no 0x) in [lo, hi], named in the refusal. */
+static int
+parse_num(const char *opt, const char *s, uint64_t lo, uint64_t hi,
+	  uint64_t *v)
+{
+	if (qpio_devargs_parse_u64(s, lo, hi, v) == 0)
+		return 0;
+	fprintf(stderr, "qpio-rc-msg: %s=%s: want a decimal number in [%" PRIu64
+		", %" PRIu64 "] (decimal digits only: no sign, no space, no "
+		"0x)\n", opt, s, lo, hi);
+	return -EINVAL;
 }
 
 static int
@@ -75,44 +93,43 @@ parse_args(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	int c;
-	char *end;
-	unsigned long long v;
+	unsigned char seen[256] = { 0 };
+	uint64_t v = 0;
+	int c, li;
 
-	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+	for (;;) {
+		li = -1;
+		c = getopt_long(argc, argv, "h", longopts, &li);
+		if (c == -1)
+			break;
 		if (c == 'h') {
 			usage(stdout, argv[0]);
 			exit(0);
 		}
 		if (c == '?')
 			return -EINVAL;
-		errno = 0;
-		v = strtoull(optarg, &end, 10);
-		if (*optarg < '0' || *optarg > '9' || *end != '\0' || errno != 0) {
-			fprintf(stderr, "qpio-rc-msg: '%s' is not a decimal number\n",
-				optarg);
+		/* A second value would replace the first without a word. */
+		if (seen[c]) {
+			fprintf(stderr, "qpio-rc-msg: --%s given twice: give "
+				"each option once\n", longopts[li].name);
 			return -EINVAL;
 		}
+		seen[c] = 1;
 		switch (c) {
 		case 'c':
-			if (v < 1 || v > 1000000000000ull) {
-				fprintf(stderr, "qpio-rc-msg: --count must be in 1..10^12\n");
+			if (parse_num("--count", optarg, 1, 1000000000000ull,
+				      &v) < 0)
 				return -EINVAL;
-			}
 			opt.count = v;
 			break;
 		case 's':
-			if (v < 1 || v > SLOT) {
-				fprintf(stderr, "qpio-rc-msg: --size must be in 1..%u\n", SLOT);
+			if (parse_num("--size", optarg, 1, SLOT, &v) < 0)
 				return -EINVAL;
-			}
 			opt.size = (uint32_t)v;
 			break;
 		case 'b':
-			if (v < 1 || v > 256) {
-				fprintf(stderr, "qpio-rc-msg: --burst must be in 1..256\n");
+			if (parse_num("--burst", optarg, 1, 256, &v) < 0)
 				return -EINVAL;
-			}
 			opt.burst = (uint32_t)v;
 			break;
 		}
@@ -316,17 +333,26 @@ main(int argc, char **argv)
 	uint64_t sent = 0, done = 0, t0, t1, *rtt, hz;
 	unsigned int worker;
 	uint32_t i;
-	int ret;
+	int ret, sep;
 
-	ret = rte_eal_init(argc, argv);
-	if (ret < 0)
-		die("rte_eal_init", rte_errno);
-	argc -= ret;
-	argv += ret;
-	if (parse_args(argc, argv) < 0) {
+	/* The options after "--" are read before EAL starts, so a refused
+	 * line sets up nothing; argv[sep] becomes their argv[0]. */
+	for (sep = 1; sep < argc; sep++)
+		if (strcmp(argv[sep], "--") == 0)
+			break;
+	if (sep < argc) {
+		argv[sep] = argv[0];
+		ret = parse_args(argc - sep, &argv[sep]);
+	} else {
+		ret = parse_args(1, argv);
+	}
+	if (ret < 0) {
 		usage(stderr, "qpio-rc-msg");
 		return 2;
 	}
+	ret = rte_eal_init(sep, argv);
+	if (ret < 0)
+		die("rte_eal_init", rte_errno);
 	worker = rte_get_next_lcore(-1, 1, 0);
 	if (worker >= RTE_MAX_LCORE) {
 		fprintf(stderr, "qpio-rc-msg: needs two lcores (EAL option -l 0-1)\n");

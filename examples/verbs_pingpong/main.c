@@ -36,9 +36,12 @@
 #include <rte_errno.h>
 #include <rte_malloc.h>
 
-#include "qpio_devargs.h"
 #include "qpio_rdma.h"
 #include "qpio_soft.h"
+
+#include "app_opts.h"
+
+#define PROG "qpio-verbs-pingpong"
 
 #define QKEY       0x11111111u
 #define RECV_WRID  1u
@@ -84,7 +87,9 @@ usage(FILE *f, const char *prog)
 		"  -l, --sl=N           service level (0)\n"
 		"  -g, --gid-idx=N      local GID index; RoCE needs one (none)\n"
 		"  --validate           check every message is size bytes of 0x7b\n"
-		"  --timeout=SEC        give up after SEC seconds (30)\n",
+		"  --timeout=SEC        give up after SEC seconds, 1..86400 (30)\n"
+		"  -h, --help           this text\n"
+		"  Numbers are decimal digits only; each option is given once.\n",
 		prog);
 }
 
@@ -94,12 +99,7 @@ static int
 parse_num(const char *opt, const char *s, uint32_t lo, uint32_t hi,
 	  uint32_t *v)
 {
-	if (qpio_devargs_parse_u32(s, lo, hi, v) != 0) {
-		fprintf(stderr, "qpio-verbs-pingpong: %s=%s: want a decimal number "
-			"in [%u, %u]\n", opt, s, lo, hi);
-		return -1;
-	}
-	return 0;
+	return example_opt_u32(PROG, opt, s, lo, hi, v) < 0 ? -1 : 0;
 }
 
 static int
@@ -114,10 +114,9 @@ opts_parse(int argc, char **argv, struct opts *o)
 		{ "timeout", 1, NULL, 'T' }, { "help", 0, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
+	unsigned char seen[256] = { 0 };
+	int c, size_given = 0;
 	uint32_t g;
-	int c;
-
-	int size_given = 0;
 
 	memset(o, 0, sizeof(*o));
 	o->type = QPIO_QPT_RC;
@@ -130,8 +129,16 @@ opts_parse(int argc, char **argv, struct opts *o)
 	o->timeout_s = 30;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "c:m:p:s:r:n:l:g:h", lo, NULL)) != -1) {
+		/* A second value would replace the first without a word. */
+		if (c != '?' && c != 'h' && example_opt_once(PROG, lo, c, seen) < 0)
+			return -1;
 		switch (c) {
-		case 'D': o->dev = optarg; break;
+		case 'D':
+			if (example_opt_text(PROG, "--dev", optarg,
+					     "DEVARGS (soft0,wire=...)") < 0)
+				return -1;
+			o->dev = optarg;
+			break;
 		case 'c':
 			if (strcasecmp(optarg, "RC") == 0)
 				o->type = QPIO_QPT_RC;
@@ -597,19 +604,21 @@ main(int argc, char **argv)
 	uint64_t deadline;
 	char gs[INET6_ADDRSTRLEN];
 	struct qpio_port_attr pa;
-	int ret, err;
+	int ret, err, sep, app_argc;
+	char **app_argv;
 
-	ret = rte_eal_init(argc, argv);
+	/* The options after "--" are read before EAL starts, so a refused
+	 * line sets up nothing. */
+	sep = example_args_split(argc, argv, &app_argc, &app_argv);
+	app_argv[0] = (char *)PROG;
+	if (opts_parse(app_argc, app_argv, &o) != 0)
+		return 2;
+	ret = rte_eal_init(sep, argv);
 	if (ret < 0) {
 		fprintf(stderr, "qpio-verbs-pingpong: EAL: %s\n",
 			rte_strerror(rte_errno));
 		return 1;
 	}
-	argc -= ret;
-	argv += ret;
-	argv[0] = (char *)"qpio-verbs-pingpong";
-	if (opts_parse(argc, argv, &o) != 0)
-		goto fail_eal;
 	if (ctx_init(&c, &o) != 0)
 		goto fail;
 	routs = post_recvs(&c, o.rx_depth);
@@ -734,7 +743,4 @@ fail:
 	/* the process ends: the device's objects go with it */
 	rte_eal_cleanup();
 	return 1;
-fail_eal:
-	rte_eal_cleanup();
-	return 2;
 }

@@ -206,6 +206,52 @@ qpio_devargs_parse_u32(const char *s, uint32_t min, uint32_t max,
 }
 
 int
+qpio_devargs_parse_u64(const char *s, uint64_t min, uint64_t max,
+		       uint64_t *val)
+{
+	unsigned long long v;
+	size_t n;
+
+	if (s == NULL)
+		return -EINVAL;
+	n = strspn(s, "0123456789");
+	if (n == 0 || s[n] != '\0' || n > 20)
+		return -EINVAL;
+	errno = 0;
+	v = strtoull(s, NULL, 10);
+	if (errno != 0 || v < min || v > max)
+		return -ERANGE;
+	*val = v;
+	return 0;
+}
+
+int
+qpio_devargs_parse_decimal(const char *s, double min, double max,
+			   double *val)
+{
+	size_t n, f = 0;
+	double v;
+
+	if (s == NULL)
+		return -EINVAL;
+	n = strspn(s, "0123456789");
+	if (n > 0 && s[n] == '.') {
+		f = strspn(s + n + 1, "0123456789");
+		if (f == 0)
+			return -EINVAL;
+		f++;
+	}
+	if (n == 0 || s[n + f] != '\0' || n + f > 32)
+		return -EINVAL;
+	/* Digits and one point: strtod() reads all of it, finite. */
+	v = strtod(s, NULL);
+	if (!(v >= min && v <= max))
+		return -ERANGE;
+	*val = v;
+	return 0;
+}
+
+int
 qpio_devargs_u32(const char *owner, const struct rte_kvargs *kvlist,
 		 const char *key, uint32_t min, uint32_t max, uint32_t *val)
 {

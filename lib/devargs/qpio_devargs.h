@@ -91,6 +91,42 @@ int qpio_devargs_parse_u32(const char *s, uint32_t min, uint32_t max,
 			   uint32_t *val);
 
 /**
+ * Read a string as a decimal unsigned 64-bit integer in [min, max]: the
+ * rule of qpio_devargs_parse_u32() with 1..20 digits, for counts that
+ * pass 2^32 (packets, iterations). Logs nothing.
+ *
+ * @param s    NUL-terminated string.
+ * @param min  smallest value accepted.
+ * @param max  largest value accepted.
+ * @param val  receives the value; untouched on error.
+ * @return 0; -EINVAL (s NULL, empty, or not only decimal digits, or
+ *   longer than 20 digits); -ERANGE (decimal digits, but above
+ *   UINT64_MAX or outside [min, max]). Any thread.
+ */
+int qpio_devargs_parse_u64(const char *s, uint64_t min, uint64_t max,
+			   uint64_t *val);
+
+/**
+ * Read a string as a decimal number in [min, max], for quantities with a
+ * fraction (seconds, rates): decimal digits, then optionally a point and
+ * more decimal digits ("2", "0.25"), and nothing else: no sign, no space,
+ * no exponent, no hex, no "inf" or "nan", no point without digits on
+ * both sides. At most 32 characters. Logs nothing: the caller names the
+ * item and the range in its own message.
+ *
+ * @param s    NUL-terminated string.
+ * @param min  smallest value accepted.
+ * @param max  largest value accepted.
+ * @param val  receives the value; untouched on error.
+ * @return 0; -EINVAL (s NULL, empty, not of the form above, or longer
+ *   than 32 characters); -ERANGE (of the form, but outside [min, max]).
+ *   Any thread (strtod() in the "C" locale's decimal point, which the
+ *   form requires).
+ */
+int qpio_devargs_parse_decimal(const char *s, double min, double max,
+			       double *val);
+
+/**
  * Read key as a decimal unsigned integer in [min, max] (the rule of
  * qpio_devargs_parse_u32()); *val is left untouched when the key is
  * absent or kvlist is NULL.

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * libFuzzer target: qpio-testpmd's application options, parsed by
- * testpmd_parse_args() as a function (it returns, it does not exit). The
+ * testpmd_parse_args() and checked by testpmd_check_ports() as functions
+ * (they return, they do not exit). The
  * input is the option words separated by newlines or NULs.
  */
 #include <errno.h>
@@ -40,9 +41,11 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		memcpy(words, argv, sizeof(argv));
 		memset(&opts, 0, sizeof(opts));
 		fwd_config_init();
-		r[i] = testpmd_parse_args(argc, words, 2, &opts);
+		r[i] = testpmd_parse_args(argc, words, &opts);
+		if (r[i] == 0)
+			r[i] = testpmd_check_ports(&opts, 2);
 		if (r[i] != 0 && r[i] != 1 && r[i] != -EINVAL)
-			FUZZ_FAIL("testpmd_parse_args returned %d", r[i]);
+			FUZZ_FAIL("the options' parse returned %d", r[i]);
 	}
 	if (r[0] != r[1])
 		FUZZ_FAIL("the same options parsed twice gave %d, then %d",

@@ -43,19 +43,19 @@ gateway() {
 
 r=$tmpd/r.rules
 printf 'permit udp any any any +53\n' >"$r"
-pipeline "pipeline: $r:1: destination port '+53' must be N, LO-HI (0..65535 in decimal digits) or any" "$r"
+pipeline "pipeline: --rules $r:1: destination port '+53' must be N, LO-HI (0..65535 in decimal digits) or any" "$r"
 printf 'permit +6 any any any any\n' >"$r"
-pipeline "pipeline: $r:1: protocol '+6' unknown (tcp, udp, icmp, sctp, 0..255 in decimal digits, or any)" "$r"
+pipeline "pipeline: --rules $r:1: protocol '+6' unknown (tcp, udp, icmp, sctp, 0..255 in decimal digits, or any)" "$r"
 printf 'permit any any any any any\npermit tcp any any 80\0 any\n' >"$r"
-pipeline "pipeline: $r:2: NUL byte at column 22 (a text file has none)" "$r"
-pipeline "pipeline: $tmpd: is a directory (give the file)" "$tmpd"
+pipeline "pipeline: --rules $r:2: NUL byte at column 22 (a text file has none)" "$r"
+pipeline "pipeline: --rules $tmpd: is a directory (give the file)" "$tmpd"
 
 c=$tmpd/gw.conf
 printf 'a addr 10.1.0.1/24\nb addr 10.2.0.1/24\nb route 10.3.0.0/+16 link\n' >"$c"
-gateway "gateway: $c:3: prefix length '+16' must be 0..32 in decimal digits" "$c"
+gateway "gateway: --conf $c:3: prefix length '+16' must be 0..32 in decimal digits" "$c"
 printf 'a addr 10.1.0.1/24\0\n' >"$c"
-gateway "gateway: $c:1: NUL byte at column 19 (a text file has none)" "$c"
-gateway "gateway: $tmpd: is a directory (give the file)" "$tmpd"
+gateway "gateway: --conf $c:1: NUL byte at column 19 (a text file has none)" "$c"
+gateway "gateway: --conf $tmpd: is a directory (give the file)" "$tmpd"
 
 [ $fails = 0 ] || { echo "FAIL: $fails refusals"; exit 1; }
 echo "PASS: 7 refusals, exit status 2, each named"

@@ -188,6 +188,13 @@ def case_cli():
     rc, out, err, _ = run(["--test", "ib_send_lat", "--json", "/nonexistent/x.json"],
                           2, False)
     check("--json /nonexistent/x.json: cannot write it" in err, "json path: " + err)
+    # A record file that cannot be written (a full disk) fails the run,
+    # naming the option and the file.
+    for o in ("--json", "--csv"):
+        rc, out, err, _ = run(["--test", "ib_send_bw", "-n", "10", "-s", "64",
+                               o, "/dev/full"], 1, False)
+        check("qpio-perf: %s /dev/full: cannot write: No space left on device"
+              % o in err, "%s /dev/full: %s" % (o, err))
     rc, out, err, _ = run(["--test", "ib_send_lat", "--dev", "nosuch0"], 1, False)
     check("qpio-perf: nosuch0: No such device" in err, "bad device: " + err)
     # One lcore only: the two ends need two.

@@ -148,6 +148,56 @@ Test(perf_opts, refusals_numbers)
 	REFUSED("-A 'XOR'", "--test", "ib_atomic_bw", "-A", "XOR");
 }
 
+Test(perf_opts, refusals_numbers_by_the_devargs_rule)
+{
+	REFUSED("-s '+64': must be a decimal integer", "--test", "ib_send_bw",
+		"-s", "+64");
+	REFUSED("-s ' 64'", "--test", "ib_send_bw", "-s", " 64");
+	REFUSED("-n '0x10'", "--test", "ib_send_bw", "-n", "0x10");
+	REFUSED("-n '99999999999999999999'", "--test", "ib_send_bw", "-n",
+		"99999999999999999999");
+	REFUSED("-D '+1': the duration is seconds", "--test", "ib_send_bw",
+		"-D", "+1");
+	REFUSED("-D '1e1'", "--test", "ib_send_bw", "-D", "1e1");
+	REFUSED("-D '0x10'", "--test", "ib_send_bw", "-D", "0x10");
+	REFUSED("-D '.5'", "--test", "ib_send_bw", "-D", ".5");
+	REFUSED("--rate ' 1000'", "--test", "ib_send_bw", "--rate", " 1000");
+	REFUSED("--timeout 'inf'", "--test", "ib_send_lat", "--connect", "h",
+		"--timeout", "inf");
+	cr_assert_eq(parse("--test", "send", "--mode", "bw", "-D", "007.50",
+			   NULL), 0, "%s", err);
+	cr_assert_float_eq(o.duration, 7.5, 1e-9, "leading zeros are decimal");
+}
+
+Test(perf_opts, refusal_names_the_option_as_written)
+{
+	REFUSED("--size '+64': must be a decimal integer", "--test",
+		"ib_send_bw", "--size", "+64");
+	REFUSED("--duration '1e1': the duration is seconds", "--test",
+		"ib_send_bw", "--duration", "1e1");
+	REFUSED("--connection 'rc': the transport is RC", "--test",
+		"ib_send_bw", "--connection", "rc");
+	REFUSED("-c 'rc': the transport is RC", "--test", "ib_send_bw", "-c",
+		"rc");
+}
+
+Test(perf_opts, an_option_given_twice_refused)
+{
+	REFUSED("-s given twice: give each option once", "--test",
+		"ib_send_bw", "-s", "64", "-s", "64");
+	REFUSED("--size given twice", "--test", "ib_send_bw", "-s", "64",
+		"--size", "128");
+	REFUSED("--test given twice", "--test", "ib_send_bw", "--test",
+		"ib_send_bw");
+	REFUSED("--validate given twice", "--test", "ib_send_bw", "--validate",
+		"--validate");
+	cr_assert_eq(parse("--test", "ib_send_bw", "--dev", "soft0", "--dev",
+			   "soft1", "--expect", "mpps>=0.001", "--expect",
+			   "p99<=1ms", NULL), 0, "--dev and --expect repeat: %s",
+		     err);
+	cr_assert_eq(o.ngates, 2);
+}
+
 Test(perf_opts, refusals_rules)
 {
 	REFUSED("atomics operate on 8 bytes", "--test", "ib_atomic_lat", "-s", "64");
@@ -202,7 +252,19 @@ Test(perf_opts, refusals_expect)
 	REFUSED("is not a number", "--test", "ib_send_lat", "--expect", "p99<=fast");
 	REFUSED("bad unit", "--test", "ib_send_lat", "--expect", "p99<=1s");
 	REFUSED("bad unit", "--test", "ib_send_lat", "--expect", "mpps>=1us");
-	REFUSED("give at least one gate", "--test", "ib_send_lat", "--expect", ",");
+	REFUSED("give at least one gate", "--test", "ib_send_lat", "--expect", "");
+	REFUSED("--expect ',': an empty gate in the list", "--test",
+		"ib_send_lat", "--expect", ",");
+	REFUSED("--expect 'p99<=1us,': an empty gate", "--test", "ib_send_lat",
+		"--expect", "p99<=1us,");
+	REFUSED("--expect ',p99<=1us': an empty gate", "--test", "ib_send_lat",
+		"--expect", ",p99<=1us");
+	REFUSED("'+1us' is not a number", "--test", "ib_send_lat", "--expect",
+		"p99<=+1us");
+	REFUSED("--expect 'p99<=1e3us': bad unit", "--test", "ib_send_lat",
+		"--expect", "p99<=1e3us");
+	REFUSED("' 1us' is not a number", "--test", "ib_send_lat", "--expect",
+		"p99<= 1us");
 }
 
 Test(perf_opts, corrupt_at_within_the_run)

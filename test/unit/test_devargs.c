@@ -145,3 +145,59 @@ Test(devargs, parse_u32_takes_decimal_digits_in_range_only)
 	cr_assert_eq(qpio_devargs_parse_u32("4294967295", 0, UINT32_MAX, &v), 0);
 	cr_assert_eq(v, UINT32_MAX);
 }
+
+Test(devargs, parse_u64_takes_decimal_digits_in_range_only)
+{
+	static const char *const bad[] = {
+		"+16", "-1", " 16", "16 ", "0x10", "1e3", "", "1.5",
+		"000000000000000000016",
+	};
+	uint64_t v = 7;
+	unsigned int i;
+
+	for (i = 0; i < RTE_DIM(bad); i++) {
+		cr_assert_eq(qpio_devargs_parse_u64(bad[i], 0, UINT64_MAX, &v),
+			     -EINVAL, "accepted '%s'", bad[i]);
+		cr_assert_eq(v, 7, "'%s' wrote the value", bad[i]);
+	}
+	cr_assert_eq(qpio_devargs_parse_u64(NULL, 0, 10, &v), -EINVAL);
+	cr_assert_eq(qpio_devargs_parse_u64("18446744073709551616", 0,
+					    UINT64_MAX, &v), -ERANGE);
+	cr_assert_eq(qpio_devargs_parse_u64("99999999999999999999", 0,
+					    UINT64_MAX, &v), -ERANGE);
+	cr_assert_eq(qpio_devargs_parse_u64("0", 1, 10, &v), -ERANGE);
+	cr_assert_eq(qpio_devargs_parse_u64("11", 1, 10, &v), -ERANGE);
+	cr_assert_eq(v, 7);
+	cr_assert_eq(qpio_devargs_parse_u64("18446744073709551615", 0,
+					    UINT64_MAX, &v), 0);
+	cr_assert_eq(v, UINT64_MAX);
+	cr_assert_eq(qpio_devargs_parse_u64("010", 0, 100, &v), 0);
+	cr_assert_eq(v, 10, "a leading zero is decimal, not octal");
+}
+
+Test(devargs, parse_decimal_takes_digits_and_one_point_only)
+{
+	static const char *const bad[] = {
+		"+1", "-1", " 1", "1 ", "0x10", "1e3", "", ".5", "1.", "1..5",
+		"1.5.2", "inf", "nan", "abc", "1,5",
+		"123456789012345678901234567890123",
+	};
+	double v = 7;
+	unsigned int i;
+
+	for (i = 0; i < RTE_DIM(bad); i++) {
+		cr_assert_eq(qpio_devargs_parse_decimal(bad[i], 0, 1e40, &v),
+			     -EINVAL, "accepted '%s'", bad[i]);
+		cr_assert_eq(v, 7, "'%s' wrote the value", bad[i]);
+	}
+	cr_assert_eq(qpio_devargs_parse_decimal(NULL, 0, 10, &v), -EINVAL);
+	cr_assert_eq(qpio_devargs_parse_decimal("10.5", 0, 10, &v), -ERANGE);
+	cr_assert_eq(qpio_devargs_parse_decimal("0.5", 1, 10, &v), -ERANGE);
+	cr_assert_eq(v, 7);
+	cr_assert_eq(qpio_devargs_parse_decimal("0.25", 0, 10, &v), 0);
+	cr_assert_float_eq(v, 0.25, 1e-12);
+	cr_assert_eq(qpio_devargs_parse_decimal("10", 0, 10, &v), 0);
+	cr_assert_float_eq(v, 10, 1e-12);
+	cr_assert_eq(qpio_devargs_parse_decimal("007.50", 0, 10, &v), 0);
+	cr_assert_float_eq(v, 7.5, 1e-12, "leading zeros are decimal");
+}
