@@ -12,8 +12,9 @@
 # instruction counts by the difference of the frames delivered, so start-up
 # and tear-down cancel out. -d creates the links' rdma device from DEVARGS
 # first (--rdma-dev; it must be soft0), e.g. -d soft0,cqe_comp=0. -a
-# appends qpio-testpmd options, e.g. -a --tx-offloads=0x0. The count is
-# split by callgrind's inclusive costs:
+# appends qpio-testpmd options, e.g. -a --tx-offloads=0x0 (each option
+# once: an -a --burst=N takes the place of the script's --burst=32). The
+# count is split by callgrind's inclusive costs:
 #   sender   txonly_fwd without the device model run under it
 #   model    soft_sq_run and soft_sq_send_direct: the soft NIC executing
 #            WQEs (doorbells, RNR resumes) and flat bursts into an empty SQ
@@ -97,14 +98,16 @@ fi
 # run TAG SIZE FRAMES [callgrind options]: prints "frames" to TAG.frames,
 # callgrind output to TAG.cg
 run() {
-	local tag=$1 size=$2 frames=$3
+	local tag=$1 size=$2 frames=$3 burst=(--burst=32)
 	shift 3
+	# qpio-testpmd takes each option once: an -a --burst replaces ours
+	[[ " ${extra[*]} " == *" --burst"* ]] && burst=()
 	valgrind --tool=callgrind --callgrind-out-file="$work/$tag.cg" "$@" \
 		"$testpmd" --lcores=0@0,1@0 --no-huge --no-shconf --no-pci \
 		--file-prefix="qpio-instr-$$-$tag" -m 512 -- "${rdma[@]}" \
 		--dev qp0,dev=soft0,qp=rc,peer=qp1 \
 		--dev qp1,dev=soft0,qp=rc,peer=qp0 \
-		--forward-mode=txonly,rxonly --nb-cores=1 --burst=32 \
+		--forward-mode=txonly,rxonly --nb-cores=1 "${burst[@]}" \
 		--txpkts="$size" --max-packets="$frames" "${extra[@]}" \
 		>"$work/$tag.log" 2>&1 || { tail -20 "$work/$tag.log"; exit 1; }
 	# delivered frames: RX-packets of the accumulated statistics
