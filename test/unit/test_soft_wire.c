@@ -1426,6 +1426,65 @@ Test(soft_wire, rc_psn_window_and_resend_from_the_nak)
 	rc_world_down(&a, &b);
 }
 
+/* A READ of 8 packets whose 4th response is lost: at the timeout A asks
+ * for the rest only (a READ request at the PSN of the missing response,
+ * its address and length moved on by the 3 placed), B answers with 5
+ * responses, every byte right. */
+Test(soft_wire, rc_read_resumed_at_the_missing_response)
+{
+	struct qt_end a, b;
+	struct qpio_wc wc;
+
+	rc_world(&a, &b, QPIO_QPT_RC, 7);
+	W.drop_ba = 1u << 3;
+	qt_fill(b.buf + 16384, 8192, 61);
+	memset(a.buf + 16384, 0, 8192);
+	rc_post(&a, QPIO_WR_RDMA_READ, 16384, 8192, (uintptr_t)b.buf + 16384,
+		qpio_mr_rkey(b.mr), 70);
+	wc = wc_one(&a, QPIO_WC_SUCCESS, 70);
+	cr_assert_eq(wc.byte_len, 8192);
+	cr_assert(qt_check(a.buf + 16384, 8192, 61));
+	cr_assert_eq(W.dropped, 1);
+	cr_assert_eq(W.n_ab, 2, "the READ, then the READ of the rest");
+	cr_assert_eq(W.n_ba, 8 + 5, "8 responses, then the 5 missing");
+	cr_assert_eq(W.psn[0], 0x100, "the READ at its PSN");
+	cr_assert_eq(qt_stats(a.qp).transport_retries, 1);
+	rc_world_down(&a, &b);
+}
+
+/* No neighbour given: the path set at RTR asks ARP for the peer's MAC
+ * there and then, so the first WRITE (10 packets) goes whole, none of it
+ * held or dropped for want of a MAC (it lost 6 of them, and a timeout). */
+Test(soft_wire, rc_rtr_asks_arp_before_the_first_burst)
+{
+	struct qpio_soft_wire_stats sa;
+	struct qt_pair_opts o = { .type = QPIO_QPT_RC, .max_send_wr = 64,
+				  .max_recv_wr = 64, .max_inline = 64 };
+	struct qt_end a, b;
+	uint8_t ga[16], gb[16];
+
+	pair_up(",ip=10.0.0.1", ",ip=10.0.0.2");
+	qt_end_create(&a, W.a, &o);
+	qt_end_create(&b, W.b, &o);
+	soft_wire_ipv4_mapped(ga, V4_A);
+	soft_wire_ipv4_mapped(gb, V4_B);
+	wire_connect(&a, gb, qpio_qp_num(b.qp), 0x100, 0x200, 7);
+	wire_connect(&b, ga, qpio_qp_num(a.qp), 0x200, 0x100, 7);
+	sa = wst(W.a);
+	cr_assert_eq(sa.arp_tx, 1, "asked at RTR");
+	run_for(5);
+	qt_fill(a.buf, 10240, 71);
+	rc_post(&a, QPIO_WR_RDMA_WRITE, 0, 10240, (uintptr_t)b.buf + 65536,
+		qpio_mr_rkey(b.mr), 72);
+	wc_one(&a, QPIO_WC_SUCCESS, 72);
+	cr_assert(qt_check(b.buf + 65536, 10240, 71));
+	sa = wst(W.a);
+	cr_assert_eq(sa.tx_no_neigh, 0);
+	cr_assert_eq(sa.tx_packets, 10);
+	cr_assert_eq(qt_stats(a.qp).transport_retries, 0);
+	rc_world_down(&a, &b);
+}
+
 Test(soft_wire, rc_rnr_waits_then_fails_when_spent)
 {
 	struct qt_end a, b;

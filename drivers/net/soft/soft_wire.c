@@ -235,6 +235,30 @@ neigh_hold(struct soft_wire *w, const uint8_t ip[16], struct rte_mbuf *m)
 	n->hold[n->nhold++] = m;
 }
 
+void
+soft_wire_neigh_ask_locked(struct soft_wire *w, const uint8_t dgid[16])
+{
+	struct rte_ether_addr mac;
+	struct wire_neigh *n;
+
+	if (neigh_find(w, dgid) != NULL)
+		return;
+	if (gid_ll_mac(dgid, &mac)) {
+		neigh_learn(w, dgid, &mac, true);
+		return;
+	}
+	if (!soft_wire_gid_is_v4(dgid) || !w->has_v4)
+		return;         /* no NDP: an IPv6 neighbour is static */
+	n = neigh_new(w, dgid);
+	if (n == NULL)
+		return;
+	n->state = NEIGH_INCOMPLETE;
+	n->first_tsc = n->req_tsc = rte_get_tsc_cycles();
+	w->n_incomplete++;
+	arp_send(w, RTE_ARP_OP_REQUEST, NULL, dgid + 12);
+	soft_wire_flush_locked(w);
+}
+
 /* Neighbour timers: requests again, and the datagrams of a neighbour
  * that never answered dropped. */
 static void

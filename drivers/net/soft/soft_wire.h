@@ -120,6 +120,11 @@ int soft_wire_send_locked(struct soft_wire *w, const uint8_t dgid[16],
 			  uint32_t len);
 /* Hand what is staged to the port (w->lock held). */
 void soft_wire_flush_locked(struct soft_wire *w);
+/* The MAC of dgid is about to be needed (an RC or UC QP's path was set):
+ * ask ARP for it now when it is not known, as the kernel resolves a
+ * QP's destination MAC at RTR, so that the first burst is not held (4
+ * frames) and dropped (the rest) while the answer comes. w->lock held. */
+void soft_wire_neigh_ask_locked(struct soft_wire *w, const uint8_t dgid[16]);
 
 /* soft_wire_rc.c: RC and UC over the wire. */
 struct soft_wire_rc;

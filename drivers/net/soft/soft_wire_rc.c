@@ -207,12 +207,15 @@ wqe_send(struct soft_wire *w, struct soft_wire_rc *rc, const struct soft_run *d,
 		d->opcode == MLX5_OPCODE_RDMA_WRITE_IMM;
 
 	if (kind == RC_READ) {
+		/* from: the responses already placed; the request asks for
+		 * the rest, at the PSN of the first one missing (as rxe's
+		 * requester resumes a READ) */
 		h.opcode = SOFT_IB_OPC_READ_REQUEST;
-		h.psn = psn;
+		h.psn = psn_add(psn, from);
 		h.ackreq = 1;
-		h.va = d->raddr;
+		h.va = d->raddr + (uint64_t)from * rc->mtu;
 		h.rkey = d->rkey;
-		h.dmalen = total;
+		h.dmalen = total - from * rc->mtu;
 		soft_wire_send_locked(w, rc->dgid, &h, NULL, 0, 0);
 		return npkts_of(total, rc->mtu);
 	}
@@ -391,8 +394,9 @@ rc_push(struct soft_wire *w, struct soft_wire_rc *rc)
 
 /* Send again from PSN from, in the oldest WQE not completed, and every
  * WQE after it (go-back-N, IBA 9.7.5.1.6: the PSN of a sequence NAK, or
- * after the last one answered at a timeout); a READ goes again whole.
- * Only as far as the PSN window and, with rd_win set, the READ window
+ * after the last one answered at a timeout); a READ at the head asks
+ * only for the responses it has not placed, a later one goes again
+ * whole. Only as far as the PSN window and, with rd_win set, the READ window
  * allow: the rest is taken back (sent and npsn go back to the first of
  * it, which keeps its PSN) and goes again from rc_push() as answers
  * come; an answer to a PSN taken back is then one never sent, and
@@ -404,7 +408,11 @@ rc_resend(struct soft_wire *w, struct soft_wire_rc *rc, uint32_t from)
 	uint32_t pos, nrd = 0, first;
 	struct soft_run d;
 
-	rc->rd_pkts = rc->rd_off = 0;
+	/* a READ at the head keeps the responses it placed: it asks for
+	 * the rest only */
+	if (qp->sq.ci == rc->sent ||
+	    rc->w[qp->sq.ci & qp->sq.mask].kind != RC_READ)
+		rc->rd_pkts = rc->rd_off = 0;
 	first = rc->w[qp->sq.ci & qp->sq.mask].psn;
 	for (pos = qp->sq.ci; pos != rc->sent; pos++) {
 		struct rc_wqe *e = &rc->w[pos & qp->sq.mask];
@@ -422,6 +430,8 @@ rc_resend(struct soft_wire *w, struct soft_wire_rc *rc, uint32_t from)
 		if (pos == qp->sq.ci && !rd &&
 		    psn_diff(from, e->psn) < e->npkts)
 			k = psn_diff(from, e->psn);
+		if (pos == qp->sq.ci && e->kind == RC_READ)
+			k = rc->rd_pkts;
 		wqe_decode_at(qp, pos, &d, &syn);
 		if (syn == 0)
 			wqe_send(w, rc, &d, e->psn, k);
@@ -1203,6 +1213,7 @@ soft_wire_rc_modify(struct soft_qp *qp, int mask, enum qpio_qp_state next)
 		soft_wire_path(w, ah->grh.sgid_index, ah->grh.dgid.raw,
 			       ah->grh.traffic_class, ah->grh.hop_limit,
 			       ah->grh.flow_label, &rc->tmpl);
+		soft_wire_neigh_ask_locked(w, rc->dgid);
 	}
 	if (mask & QPIO_QP_PATH_MTU)
 		rc->mtu = RTE_MIN(256u << (a->path_mtu - 1), w->path_mtu);
