@@ -53,6 +53,7 @@ static const struct option longopts[] = {
 	{ "server", no_argument, NULL, OPT_SERVER },
 	{ "connect", required_argument, NULL, OPT_CONNECT },
 	{ "port", required_argument, NULL, 'p' },
+	{ "mtu", required_argument, NULL, 'm' },
 	{ "timeout", required_argument, NULL, OPT_TIMEOUT },
 	{ "perftest", no_argument, NULL, OPT_PERFTEST },
 	{ "gid-index", required_argument, NULL, 'x' },
@@ -98,6 +99,8 @@ perf_usage(FILE *f)
 "                         TCP exchange; both sides need the same -s and -n\n"
 "  -x, --gid-index N      source GID of the paths (default 0; with --perftest the\n"
 "                         first IPv4-mapped GID, as perftest chooses)\n"
+"  -m, --mtu BYTES        path MTU at most: 256, 512, 1024, 2048 or 4096 (default\n"
+"                         the ports' active MTU; the smaller of both ends is used)\n"
 "  --corrupt-at N         test hook: corrupt message N of QP 0 (--validate catches it)\n"
 "  -h, --help             this text\n"
 "numbers are decimal digits (SEC, PPS and gate values with at most one point);\n"
@@ -254,7 +257,7 @@ perf_opts_parse(int argc, char **argv, struct perf_opts *o, char *err,
 
 	for (;;) {
 		li = -1;
-		c = getopt_long(argc, argv, ":c:s:an:D:I:l:Q:q:t:r:bA:p:x:h",
+		c = getopt_long(argc, argv, ":c:s:an:D:I:l:Q:q:t:r:bA:p:x:m:h",
 				longopts, &li);
 		if (c == -1)
 			break;
@@ -430,6 +433,14 @@ perf_opts_parse(int argc, char **argv, struct perf_opts *o, char *err,
 		case 'x':
 			NUM(0, 255);
 			o->gid_index = (int)v;
+			break;
+		case 'm':
+			NUM(256, 4096);
+			if ((v & (v - 1)) != 0)
+				return refuse(err, errlen, "%s '%s': an IB MTU, "
+					      "256, 512, 1024, 2048 or 4096", opt,
+					      optarg);
+			o->mtu = (uint32_t)v;
 			break;
 		case OPT_TIMEOUT:
 			if (parse_decimal(optarg, 0, 86400, 1, &o->timeout) < 0)

@@ -408,6 +408,19 @@ end_close(struct perf_end *e, int close_dev)
 		qpio_rdma_dev_close(e->dev);
 }
 
+/* The path MTU: the port's, at most -m (as perftest's -m caps its own). */
+static enum qpio_mtu
+mtu_cap(const struct perf_opts *o, enum qpio_mtu port)
+{
+	enum qpio_mtu m = QPIO_MTU_256;
+
+	if (o->mtu == 0)
+		return port;
+	while ((128u << (m + 1)) <= o->mtu && m < QPIO_MTU_4096)
+		m = (enum qpio_mtu)(m + 1);
+	return RTE_MIN(m, port);
+}
+
 /* A soft wire device's counters and QP 0's retries of the transport,
  * one line each (nothing for other devices): what went on the wire, what
  * came back wrong, and what was sent again. */
@@ -589,7 +602,7 @@ perf_run(const struct perf_opts *o, struct perf_caps *caps,
 			goto out;
 		qpio_rdma_dev_query(x.end[x.local].dev, &da);
 		qpio_rdma_port_query(x.end[x.local].dev, 1, &pa0);
-		mtu = pa0.active_mtu;
+		mtu = mtu_cap(o, pa0.active_mtu);
 		max_mr = da.max_mr_size;
 		if (o->perftest) {
 			x.end[x.local].out_reads = (o->test == PERF_READ ||
@@ -611,7 +624,7 @@ perf_run(const struct perf_opts *o, struct perf_caps *caps,
 		qpio_rdma_dev_query(x.end[0].dev, &da);
 		qpio_rdma_port_query(x.end[0].dev, 1, &pa0);
 		qpio_rdma_port_query(x.end[1].dev, 1, &pa1);
-		mtu = RTE_MIN(pa0.active_mtu, pa1.active_mtu);
+		mtu = mtu_cap(o, RTE_MIN(pa0.active_mtu, pa1.active_mtu));
 		max_mr = da.max_mr_size;
 	}
 	mtu_bytes = 128u << mtu;

@@ -398,6 +398,7 @@ def programs(src, cfg):
             "timeout": Row(Seconds(0, 86400, lo_open=True), base=client),
             "perftest": Row(Flag(), base=client),
             "gid-index": Row(Num(0, 255)),
+            "mtu": Row(Num(256, 4096, good=1024)),
             "help": Row(Help()),
         },
         control=["--iters=10", "--size=64"],

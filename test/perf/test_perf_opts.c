@@ -344,3 +344,42 @@ Test(perf_opts, refusals_server_and_connect)
 	REFUSED("--connect: HOST must be 1..255 characters",
 		"--test", "ib_send_lat", "--connect", "");
 }
+
+/* --perftest: a perftest tool is the peer; what its exchange carries
+ * (one QP, one size, one direction, -n messages) and perftest's default
+ * -n; -x and -m. */
+Test(perf_opts, perftest_peer)
+{
+	cr_assert_eq(parse("--test", "ib_send_bw", "--connect", "h",
+			   "--perftest", NULL), 0, "%s", err);
+	cr_assert_eq(o.perftest, 1);
+	cr_assert_eq(o.iters, 1000, "perftest's ib_send_bw default");
+	cr_assert_eq(o.gid_index, -1);
+	cr_assert_eq(o.mtu, 0);
+	cr_assert_eq(parse("--test", "ib_write_bw", "--server", "--perftest",
+			   "-x", "3", "-m", "512", NULL), 0, "%s", err);
+	cr_assert_eq(o.iters, 5000, "perftest's ib_write_bw default");
+	cr_assert_eq(o.gid_index, 3);
+	cr_assert_eq(o.mtu, 512);
+	cr_assert_eq(parse("--test", "ib_read_lat", "--server", "--perftest",
+			   NULL), 0, "%s", err);
+	cr_assert_eq(o.iters, 1000);
+	REFUSED("--perftest: the peer is a perftest process; add --server",
+		"--test", "ib_send_bw", "--perftest");
+	REFUSED("--perftest: one QP; drop -q",
+		"--test", "ib_send_bw", "--server", "--perftest", "-q", "2");
+	REFUSED("--perftest: one size a run; give -s instead of -a",
+		"--test", "ib_send_bw", "--server", "--perftest", "-a");
+	REFUSED("--perftest: one direction; drop -b",
+		"--test", "ib_send_bw", "--server", "--perftest", "-b");
+	REFUSED("--perftest: a run is -n messages at full speed",
+		"--test", "ib_send_bw", "--server", "--perftest", "-D", "2");
+	REFUSED("--perftest: ib_atomic_lat's exchange is not spoken",
+		"--test", "ib_atomic_lat", "--server", "--perftest");
+	REFUSED("-m '300': an IB MTU, 256, 512, 1024, 2048 or 4096",
+		"--test", "ib_send_bw", "-m", "300");
+	REFUSED("-m '8192': must be a decimal integer in 256..4096",
+		"--test", "ib_send_bw", "-m", "8192");
+	REFUSED("-x '256': must be a decimal integer in 0..255",
+		"--test", "ib_send_bw", "-x", "256");
+}
