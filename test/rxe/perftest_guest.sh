@@ -114,16 +114,16 @@ row() {
 
 for role in client server; do
 	row send-bw-$role-2 ib_send_bw 2 500 $role
-	row send-bw-$role-65536 ib_send_bw 65536 200 $role
-	row send-bw-$role-1m ib_send_bw 1048576 10 $role
-	row write-bw-$role-65536 ib_write_bw 65536 200 $role
-	row read-bw-$role-65536 ib_read_bw 65536 200 $role
+	row send-bw-$role-65536 ib_send_bw 65536 100 $role
+	row send-bw-$role-1m ib_send_bw 1048576 5 $role
+	row write-bw-$role-65536 ib_write_bw 65536 100 $role
+	row read-bw-$role-65536 ib_read_bw 65536 100 $role
 	row atomic-bw-$role-8 ib_atomic_bw 8 500 $role
 	row send-lat-$role-2 ib_send_lat 2 300 $role
 	row write-lat-$role-2 ib_write_lat 2 300 $role
 	row read-lat-$role-2 ib_read_lat 2 300 $role
 	row send-bw-uc-$role-4000 ib_send_bw 4000 200 $role -c UC
-	row write-bw-uc-$role-65536 ib_write_bw 65536 100 $role -c UC
+	row write-bw-uc-$role-65536 ib_write_bw 65536 50 $role -c UC
 	row send-bw-ud-$role-1024 ib_send_bw 1024 300 $role -c UD
 	row send-lat-ud-$role-512 ib_send_lat 512 200 $role -c UD
 done
@@ -131,9 +131,9 @@ done
 # needs frames of 4,200 bytes, which net_af_packet does not take (it says
 # 1518 whatever its framesz): a NIC's PMD does.
 for role in client server; do
-	row mtu512-send-bw-$role-65536 ib_send_bw 65536 100 $role -m 512
+	row mtu512-send-bw-$role-65536 ib_send_bw 65536 50 $role -m 512
 	row mtu512-write-lat-$role-4096 ib_write_lat 4096 100 $role -m 512
-	row mtu512-read-bw-$role-65536 ib_read_bw 65536 100 $role -m 512
+	row mtu512-read-bw-$role-65536 ib_read_bw 65536 50 $role -m 512
 	row mtu512-send-bw-ud-$role-512 ib_send_bw 512 200 $role -c UD -m 512
 done
 
