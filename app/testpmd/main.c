@@ -684,8 +684,16 @@ eal_init_failed(int err)
 	fprintf(stderr, "qpio-testpmd: EAL init failed: %s\n",
 		testpmd_strerror(err));
 	/* EAL sets EACCES when it finds no usable hugepage mount or pages,
-	 * ENOMEM when the pages it found cannot hold -m. */
-	if (err == EACCES || err == ENOMEM)
+	 * ENOMEM when the pages it found cannot hold -m: two causes, two
+	 * fixes. */
+	if (err == ENOMEM)
+		fprintf(stderr,
+			"qpio-testpmd: hint: the free hugepages cannot hold "
+			"-m (EAL's line above gives both sizes):\n"
+			"  lower -m, or reserve more pages as root "
+			"(dpdk-hugepages.py -p 2M --setup 1G), or run\n"
+			"  without them: --no-huge -m 512 before '--'.\n");
+	if (err == EACCES)
 		fprintf(stderr,
 			"qpio-testpmd: hint: hugepages are missing or not "
 			"usable by this user. Either\n"
