@@ -16,7 +16,7 @@
 #
 # A measurement, not a test: exit 0 when every number was measured, 1 when
 # a run failed, 2 on usage or when something is not built or installed
-# (usertools/install-deps.sh --bench installs perftest).
+# (usertools/install-deps.sh installs perftest).
 set -euo pipefail
 
 here="$(cd "$(dirname "$0")" && pwd)"
