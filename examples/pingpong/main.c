@@ -74,6 +74,7 @@ static struct {
 	volatile uint64_t pong __rte_cache_aligned;
 } bounce;
 static const char *devargs = "soft0";
+static const char *devargs_ex;  /* the exchange's own device (--dev twice) */
 
 static void
 die(const char *what, int err)
@@ -112,15 +113,19 @@ side_init(struct side *s, struct qpio_device *dev)
 		    rte_errno);
 }
 
-/* RESET -> INIT -> RTR -> RTS towards the peer QP on the same port. */
+/* RESET -> INIT -> RTR -> RTS towards the peer QP on port 1 of peer_dev
+ * (dev itself, or the other end's device): by its LID, or on RoCE by its
+ * GID 0 (on a soft wire device the link-local one, whose MAC it names). */
 static void
-side_connect(struct side *s, struct qpio_device *dev, uint32_t peer_qpn)
+side_connect(struct side *s, struct qpio_device *dev,
+	     struct qpio_device *peer_dev, uint32_t peer_qpn)
 {
-	struct qpio_port_attr pa;
+	struct qpio_port_attr pa, own;
 	struct qpio_qp_attr a = { 0 };
 	int ret;
 
-	qpio_rdma_port_query(dev, 1, &pa);
+	qpio_rdma_port_query(peer_dev, 1, &pa);
+	qpio_rdma_port_query(dev, 1, &own);
 	a.qp_state = QPIO_QPS_INIT;
 	a.port_num = 1;
 	a.qp_access_flags = QPIO_ACCESS_LOCAL_WRITE;
@@ -130,7 +135,7 @@ side_connect(struct side *s, struct qpio_device *dev, uint32_t peer_qpn)
 		die("RESET->INIT", -ret);
 	memset(&a, 0, sizeof(a));
 	a.qp_state = QPIO_QPS_RTR;
-	a.path_mtu = pa.active_mtu;
+	a.path_mtu = RTE_MIN(pa.active_mtu, own.active_mtu);
 	a.dest_qp_num = peer_qpn;
 	a.min_rnr_timer = 1;
 	a.ah_attr.dlid = pa.lid;
@@ -138,7 +143,7 @@ side_connect(struct side *s, struct qpio_device *dev, uint32_t peer_qpn)
 	if (pa.lid == 0) {              /* RoCE: address the port by GID */
 		a.ah_attr.is_global = 1;
 		a.ah_attr.grh.hop_limit = 1;
-		qpio_rdma_gid_query(dev, 1, 0, &a.ah_attr.grh.dgid);
+		qpio_rdma_gid_query(peer_dev, 1, 0, &a.ah_attr.grh.dgid);
 	}
 	ret = qpio_qp_modify(s->qp, &a, QPIO_QP_STATE | QPIO_QP_AV |
 			     QPIO_QP_PATH_MTU | QPIO_QP_DEST_QPN | QPIO_QP_RQ_PSN |
@@ -343,12 +348,15 @@ usage(FILE *f)
 		"[--warmup N] [--dev DEVARGS] [--size BYTES] [--calibrate]\n"
 		"  --count N       orders measured, 1..%u (100000)\n"
 		"  --warmup N      orders sent first, not measured, 0..%u (1000)\n"
-		"  --dev DEVARGS   the rdma device (soft0)\n"
+		"  --dev DEVARGS   the rdma device (soft0); given twice, the\n"
+		"                  gateway's, then the exchange's (e.g. two soft\n"
+		"                  wire devices on the two ends of a link)\n"
 		"  --size BYTES    message bytes, the order then zeros, %zu..%u "
 		"(%zu)\n"
 		"  --calibrate     time cross-core bounces before each order\n"
 		"  -h, --help      this text\n"
-		"Numbers are decimal digits only; each option is given once.\n",
+		"Numbers are decimal digits only; each option is given once, --dev\n"
+		"at most twice.\n",
 		MAX_COUNT, MAX_WARMUP, sizeof(struct order), MAX_SIZE,
 		sizeof(struct order));
 }
@@ -396,7 +404,23 @@ parse_args(int argc, char **argv)
 		}
 		if (c == '?')
 			return -EINVAL;
-		/* A second value would replace the first without a word. */
+		/* A second value would replace the first without a word;
+		 * --dev alone may come twice (the exchange's device). */
+		if (c == 'd' && seen[c] == 1) {
+			if (optarg[0] == '\0') {
+				fprintf(stderr, "qpio-pingpong: --dev: give "
+					"DEVARGS (the value is empty)\n");
+				return -EINVAL;
+			}
+			devargs_ex = optarg;
+			seen[c] = 2;
+			continue;
+		}
+		if (c == 'd' && seen[c] == 2) {
+			fprintf(stderr, "qpio-pingpong: --dev given three times: "
+				"the gateway's device, then the exchange's\n");
+			return -EINVAL;
+		}
 		if (seen[c]) {
 			fprintf(stderr, "qpio-pingpong: --%s given twice: give "
 				"each option once\n", longopts[li].name);
@@ -445,7 +469,7 @@ int
 main(int argc, char **argv)
 {
 	struct side gw = { 0 }, ex = { 0 };
-	struct qpio_device *dev;
+	struct qpio_device *dev, *dev_ex;
 	uint64_t *half, *oneway, hz, i;
 	unsigned int worker;
 	int ret, sep;
@@ -474,10 +498,16 @@ main(int argc, char **argv)
 	dev = qpio_rdma_dev_create(devargs);
 	if (dev == NULL)
 		die(devargs, rte_errno);
+	dev_ex = dev;
+	if (devargs_ex != NULL) {
+		dev_ex = qpio_rdma_dev_create(devargs_ex);
+		if (dev_ex == NULL)
+			die(devargs_ex, rte_errno);
+	}
 	side_init(&gw, dev);
-	side_init(&ex, dev);
-	side_connect(&gw, dev, qpio_qp_num(ex.qp));
-	side_connect(&ex, dev, qpio_qp_num(gw.qp));
+	side_init(&ex, dev_ex);
+	side_connect(&gw, dev, dev_ex, qpio_qp_num(ex.qp));
+	side_connect(&ex, dev_ex, dev, qpio_qp_num(gw.qp));
 	for (i = 0; i < RING; i++) {
 		post_recv(&gw, (uint32_t)i);
 		post_recv(&ex, (uint32_t)i);
@@ -487,9 +517,10 @@ main(int argc, char **argv)
 	if (half == NULL || (calibrate && oneway == NULL))
 		die("samples", ENOMEM);
 	hz = rte_get_tsc_hz();
-	printf("qpio-pingpong: %" PRIu64 " orders of %u bytes on %s, gateway "
-	       "lcore %u, exchange lcore %u\n", count, msg_size,
-	       devargs, rte_lcore_id(), worker);
+	printf("qpio-pingpong: %" PRIu64 " orders of %u bytes on %s%s%s, "
+	       "gateway lcore %u, exchange lcore %u\n", count, msg_size,
+	       devargs, devargs_ex != NULL ? " and " : "",
+	       devargs_ex != NULL ? devargs_ex : "", rte_lcore_id(), worker);
 	rte_eal_remote_launch(exchange, &ex, worker);
 
 	for (i = 0; i < warmup + count; i++) {

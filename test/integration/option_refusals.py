@@ -483,12 +483,18 @@ def programs(src, cfg):
         "qpio-pingpong", ["examples/pingpong/main.c"], True, [], {
             "count": Row(Num(1, 10**8, good=10)),
             "warmup": Row(Num(0, 10**9)),
-            "dev": Row(Text("soft0")),
+            "dev": Row(Text("soft0"), repeat=True),
             "size": Row(Num(32, 256, good=64)),
             "calibrate": Row(Flag()),
             "help": Row(Help()),
         },
-        control=["--count=10", "--warmup=0"]))
+        control=["--count=10", "--warmup=0"],
+        extra=[
+            Case("--dev given three times",
+                 ["--dev=soft0", "--dev=soft1", "--dev=soft2"], ["--dev"]),
+            Case("a second --dev empty", ["--dev=soft0", "--dev="],
+                 ["--dev"]),
+        ]))
 
     # qpio-rc-msg: examples/rc_msg/main.c.
     progs.append(Program(
