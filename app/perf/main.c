@@ -21,6 +21,7 @@
 #include <rte_eal.h>
 #include <rte_errno.h>
 
+#include "qpio_devargs.h"
 #include "perf.h"
 #include "perf_net.h"
 
@@ -31,47 +32,6 @@ on_signal(int sig)
 	perf_stop_requested = 1;
 }
 
-/* path with its directory resolved (realpath()) into buf, for a file that
- * does not exist yet; the text as given when the directory does not
- * resolve either. */
-static const char *
-path_canonical(const char *path, char *buf, size_t size)
-{
-	const char *slash = strrchr(path, '/');
-	const char *name = slash != NULL ? slash + 1 : path;
-	char dir[PATH_MAX], real[PATH_MAX];
-
-	if (slash == NULL)
-		snprintf(dir, sizeof(dir), ".");
-	else if (slash == path)
-		snprintf(dir, sizeof(dir), "/");
-	else if (snprintf(dir, sizeof(dir), "%.*s", (int)(slash - path),
-			  path) >= (int)sizeof(dir))
-		return path;
-	if (realpath(dir, real) == NULL ||
-	    snprintf(buf, size, "%s/%s", real, name) >= (int)size)
-		return path;
-	return buf;
-}
-
-/* 1 when --json and --csv name one file (qpio-testpmd's rule): by device
- * and inode where both exist, else by the path with its directory
- * resolved. A character device (/dev/null) may take both. */
-static int
-same_file(const char *a, const char *b)
-{
-	char ca[PATH_MAX + NAME_MAX + 2], cb[PATH_MAX + NAME_MAX + 2];
-	struct stat sa, sb;
-	int ea = stat(a, &sa) == 0, eb = stat(b, &sb) == 0;
-
-	if (ea && eb)
-		return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino &&
-		       !S_ISCHR(sa.st_mode);
-	if (ea || eb)
-		return 0;
-	return strcmp(path_canonical(a, ca, sizeof(ca)),
-		      path_canonical(b, cb, sizeof(cb))) == 0;
-}
 
 int
 main(int argc, char **argv)
@@ -123,7 +83,7 @@ main(int argc, char **argv)
 		return PERF_EXIT_USAGE;
 	}
 	/* Each output its own file: the second would overwrite the first. */
-	if (o.json[0] != '\0' && o.csv[0] != '\0' && same_file(o.json, o.csv)) {
+	if (o.json[0] != '\0' && o.csv[0] != '\0' && qpio_devargs_same_file(o.json, o.csv)) {
 		fprintf(stderr, "qpio-perf: --json %s and --csv %s: one file for "
 			"two outputs, which would overwrite each other; give each "
 			"its own\n", o.json, o.csv);

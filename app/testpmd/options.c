@@ -366,78 +366,6 @@ opts_defaults(struct testpmd_opts *o)
 	fwd_config_init();
 }
 
-/* path with its directory resolved (realpath()) into buf, for a file that
- * does not exist yet; the text as given when the directory does not
- * resolve either. */
-static const char *
-path_canonical(const char *path, char *buf, size_t size)
-{
-	const char *slash = strrchr(path, '/');
-	const char *name = slash != NULL ? slash + 1 : path;
-	char dir[PATH_MAX], real[PATH_MAX];
-
-	if (slash == NULL)
-		snprintf(dir, sizeof(dir), ".");
-	else if (slash == path)
-		snprintf(dir, sizeof(dir), "/");
-	else if (snprintf(dir, sizeof(dir), "%.*s", (int)(slash - path),
-			  path) >= (int)sizeof(dir))
-		return path;
-	if (realpath(dir, real) == NULL ||
-	    snprintf(buf, size, "%s/%s", real, name) >= (int)size)
-		return path;
-	return buf;
-}
-
-/* 1 when paths a and b name one file: by device and inode where both
- * exist, else by the path with its directory resolved. A character
- * device (/dev/null) may take several outputs. */
-static int
-same_file(const char *a, const char *b)
-{
-	char ca[PATH_MAX + NAME_MAX + 2], cb[PATH_MAX + NAME_MAX + 2];
-	struct stat sa, sb;
-	int ea = stat(a, &sa) == 0, eb = stat(b, &sb) == 0;
-
-	if (ea && eb)
-		return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino &&
-		       !S_ISCHR(sa.st_mode);
-	if (ea || eb)
-		return 0;
-	return strcmp(path_canonical(a, ca, sizeof(ca)),
-		      path_canonical(b, cb, sizeof(cb))) == 0;
-}
-
-/* 1 when the devargs of a --dev port name path as a file the port reads
- * or writes: the pcap port's rx_pcap= and tx_pcap= items (net_pcap's too,
- * through an eth port's vdev=). Two ports on one file are the pcap
- * driver's to refuse. */
-static int
-dev_has_file(const char *devargs, const char *path)
-{
-	static const char *const keys[] = { "rx_pcap=", "tx_pcap=" };
-	const char *item = devargs, *comma;
-	char file[PATH_MAX];
-	unsigned int k;
-	size_t len;
-
-	for (; item != NULL; item = comma != NULL ? comma + 1 : NULL) {
-		comma = strchr(item, ',');
-		len = comma != NULL ? (size_t)(comma - item) : strlen(item);
-		for (k = 0; k < RTE_DIM(keys); k++) {
-			size_t kl = strlen(keys[k]);
-
-			if (len <= kl || len - kl >= sizeof(file) ||
-			    strncmp(item, keys[k], kl) != 0)
-				continue;
-			memcpy(file, item + kl, len - kl);
-			file[len - kl] = '\0';
-			if (same_file(file, path))
-				return 1;
-		}
-	}
-	return 0;
-}
 
 /* Every file the run writes (--capture, --json, --csv) is its own: two
  * outputs in one file would overwrite each other, and an output in a
@@ -467,14 +395,14 @@ check_outputs(const struct testpmd_opts *o)
 	}
 	for (i = 0; i < n; i++)
 		for (j = 0; j < i; j++)
-			if (same_file(out[j].path, out[i].path))
+			if (qpio_devargs_same_file(out[j].path, out[i].path))
 				BAD("%s %s and %s %s: one file for two outputs, "
 				    "which would overwrite each other; give each "
 				    "its own", out[j].opt, out[j].arg,
 				    out[i].opt, out[i].arg);
 	for (i = 0; i < o->nb_devs; i++)
 		for (j = 0; j < n; j++)
-			if (dev_has_file(o->devs[i], out[j].path))
+			if (qpio_devargs_names_file(o->devs[i], out[j].path))
 				BAD("%s %s and --dev %s: the port reads or writes "
 				    "that file, which the output would overwrite; "
 				    "give the output its own", out[j].opt,

@@ -91,19 +91,5 @@ int example_opt_seconds(const char *prog, const char *opt, const char *s,
 int example_opt_text(const char *prog, const char *opt, const char *s,
 		     const char *what);
 
-/**
- * 1 when paths a and b name one file: by device and inode where both
- * exist, else by the path with its directory resolved (realpath(); "x"
- * and "./x"). A character device (/dev/null) is never one file with
- * another path, so it may take several outputs.
- */
-int example_same_file(const char *a, const char *b);
-
-/**
- * 1 when the devargs of a port name path as a file the port reads or
- * writes: the rx_pcap= and tx_pcap= items of a pcap port, and of
- * net_pcap through an eth port's vdev= (example_same_file()).
- */
-int example_devargs_has_file(const char *devargs, const char *path);
 
 #endif /* QPIO_EXAMPLE_APP_OPTS_H */

@@ -548,17 +548,17 @@ flows_check(const struct pl_opts *o)
 
 	if (o->flows == NULL)
 		return 0;
-	if (example_same_file(o->rules, o->flows)) {
+	if (qpio_devargs_same_file(o->rules, o->flows)) {
 		fprintf(stderr, "pipeline: --rules %s and --flows %s: one file; "
 			"the flows would overwrite the rules, give --flows a file "
 			"of its own\n", o->rules, o->flows);
 		return -1;
 	}
-	if (example_devargs_has_file(o->in, o->flows)) {
+	if (qpio_devargs_names_file(o->in, o->flows)) {
 		opt = "--in";
 		dev = o->in;
 	} else if (o->out != NULL &&
-		   example_devargs_has_file(o->out, o->flows)) {
+		   qpio_devargs_names_file(o->out, o->flows)) {
 		opt = "--out";
 		dev = o->out;
 	}

@@ -4,8 +4,10 @@
  * that names the first bad item, then rte_kvargs for the list itself.
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include <rte_common.h>
 #include <rte_log.h>
@@ -267,6 +269,71 @@ qpio_devargs_u32(const char *owner, const struct rte_kvargs *kvlist,
 			    owner != NULL ? owner : "devargs", key, s, min,
 			    max);
 		return -EINVAL;
+	}
+	return 0;
+}
+
+/* path with its directory resolved into buf, for a file that may not
+ * exist yet; the text as given when the directory does not resolve. */
+static const char *
+path_canonical(const char *path, char *buf, size_t size)
+{
+	const char *slash = strrchr(path, '/');
+	const char *name = slash != NULL ? slash + 1 : path;
+	char dir[PATH_MAX], real[PATH_MAX];
+
+	if (slash == NULL)
+		snprintf(dir, sizeof(dir), ".");
+	else if (slash == path)
+		snprintf(dir, sizeof(dir), "/");
+	else if (snprintf(dir, sizeof(dir), "%.*s", (int)(slash - path),
+			  path) >= (int)sizeof(dir))
+		return path;
+	if (realpath(dir, real) == NULL ||
+	    snprintf(buf, size, "%s/%s", real, name) >= (int)size)
+		return path;
+	return buf;
+}
+
+int
+qpio_devargs_same_file(const char *a, const char *b)
+{
+	char ca[PATH_MAX + NAME_MAX + 2], cb[PATH_MAX + NAME_MAX + 2];
+	struct stat sa, sb;
+	int ea = stat(a, &sa) == 0, eb = stat(b, &sb) == 0;
+
+	if (ea && eb)
+		return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino &&
+		       !S_ISCHR(sa.st_mode);
+	if (ea || eb)
+		return 0;
+	return strcmp(path_canonical(a, ca, sizeof(ca)),
+		      path_canonical(b, cb, sizeof(cb))) == 0;
+}
+
+int
+qpio_devargs_names_file(const char *devargs, const char *path)
+{
+	static const char *const keys[] = { "rx_pcap=", "tx_pcap=" };
+	const char *item = devargs, *comma;
+	char file[PATH_MAX];
+	unsigned int k;
+	size_t len;
+
+	for (; item != NULL; item = comma != NULL ? comma + 1 : NULL) {
+		comma = strchr(item, ',');
+		len = comma != NULL ? (size_t)(comma - item) : strlen(item);
+		for (k = 0; k < RTE_DIM(keys); k++) {
+			size_t kl = strlen(keys[k]);
+
+			if (len <= kl || len - kl >= sizeof(file) ||
+			    strncmp(item, keys[k], kl) != 0)
+				continue;
+			memcpy(file, item + kl, len - kl);
+			file[len - kl] = '\0';
+			if (qpio_devargs_same_file(file, path))
+				return 1;
+		}
 	}
 	return 0;
 }

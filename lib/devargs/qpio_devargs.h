@@ -137,6 +137,31 @@ int qpio_devargs_u32(const char *owner, const struct rte_kvargs *kvlist,
 		     const char *key, uint32_t min, uint32_t max,
 		     uint32_t *val);
 
+/**
+ * Whether two paths a tool writes to (or reads from) name one file: by
+ * device and inode where both exist, else by the path with its directory
+ * resolved (realpath(); "x", "./x" and "dir/../x" are one file). A
+ * character device (/dev/null) is never one file with another path, so it
+ * may take several outputs. The rule of the tools' "two outputs in one
+ * file" refusal (qpio-testpmd, qpio-perf, the examples).
+ *
+ * @param a, b  NUL-terminated paths, not NULL.
+ * @return 1 (one file) or 0. Any thread; reads the file system (stat(),
+ *   realpath()), writes nothing.
+ */
+int qpio_devargs_same_file(const char *a, const char *b);
+
+/**
+ * Whether the devargs of a port name path as a file the port reads or
+ * writes: the rx_pcap= and tx_pcap= items of a pcap port, and of net_pcap
+ * through an eth port's vdev= (by qpio_devargs_same_file()).
+ *
+ * @param devargs  the port's devargs, NUL-terminated, not NULL.
+ * @param path     the file, not NULL.
+ * @return 1 or 0. Any thread.
+ */
+int qpio_devargs_names_file(const char *devargs, const char *path);
+
 #ifdef __cplusplus
 }
 #endif

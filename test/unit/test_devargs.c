@@ -5,6 +5,8 @@
  * keys and non-decimal numbers are refused by both, with EINVAL.
  */
 #include <rte_errno.h>
+#include <stdlib.h>
+#include <unistd.h>
 
 #include "qpio_devargs.h"
 #include "qpio_port.h"
@@ -200,4 +202,40 @@ Test(devargs, parse_decimal_takes_digits_and_one_point_only)
 	cr_assert_float_eq(v, 10, 1e-12);
 	cr_assert_eq(qpio_devargs_parse_decimal("007.50", 0, 10, &v), 0);
 	cr_assert_float_eq(v, 7.5, 1e-12, "leading zeros are decimal");
+}
+
+/* One file by device and inode, or by the path with its directory
+ * resolved; a character device never; a port's pcap items. */
+Test(devargs, same_file_and_names_file)
+{
+	char dir[] = "/tmp/qpio-sf.XXXXXX", a[64], a2[80], b[64], dv[256];
+
+	cr_assert_not_null(mkdtemp(dir));
+	snprintf(a, sizeof(a), "%s/a", dir);
+	snprintf(a2, sizeof(a2), "%s/./../%s/a", dir, strrchr(dir, '/') + 1);
+	snprintf(b, sizeof(b), "%s/b", dir);
+	/* neither exists: by the resolved path */
+	cr_assert_eq(qpio_devargs_same_file(a, a2), 1);
+	cr_assert_eq(qpio_devargs_same_file(a, b), 0);
+	/* one exists, the other not */
+	qt_file_write(a, "x", 1);
+	cr_assert_eq(qpio_devargs_same_file(a, b), 0);
+	/* both exist: by inode, a link too */
+	cr_assert_eq(qpio_devargs_same_file(a, a2), 1);
+	cr_assert_eq(link(a, b), 0);
+	cr_assert_eq(qpio_devargs_same_file(a, b), 1);
+	unlink(b);
+	qt_file_write(b, "y", 1);
+	cr_assert_eq(qpio_devargs_same_file(a, b), 0);
+	cr_assert_eq(qpio_devargs_same_file("/dev/null", "/dev/null"), 0);
+	snprintf(dv, sizeof(dv), "pcap0,rx_pcap=%s,tx_pcap=%s", b, a2);
+	cr_assert_eq(qpio_devargs_names_file(dv, a), 1);
+	cr_assert_eq(qpio_devargs_names_file(dv, b), 1);
+	snprintf(dv, sizeof(dv), "eth0,vdev=net_pcap0,rx_pcap=%s", a);
+	cr_assert_eq(qpio_devargs_names_file(dv, a2), 1);
+	cr_assert_eq(qpio_devargs_names_file("ring0,peer=ring1", a), 0);
+	cr_assert_eq(qpio_devargs_names_file("pcap0,rx_pcap=", a), 0);
+	unlink(a);
+	unlink(b);
+	rmdir(dir);
 }
