@@ -67,12 +67,14 @@ total=$(count 'frame')
 arp=$(count 'arp')
 roce=$(count 'infiniband.bth')
 udp4791=$(count 'udp.dstport == 4791')
-[ "$total" = 11 ] || bad "$total frames, want 11 (4 ARP, 7 RoCEv2)"
+nd=$(count 'icmpv6')
+[ "$total" = 14 ] || bad "$total frames, want 14 (4 ARP, 2 NDP, 8 RoCEv2)"
 [ "$arp" = 4 ] || bad "$arp ARP frames, want 4"
-[ "$roce" = 7 ] || bad "$roce frames decoded as InfiniBand, want 7"
-[ "$udp4791" = 7 ] || bad "$udp4791 frames to UDP port 4791, want 7"
+[ "$nd" = 2 ] || bad "$nd ICMPv6 frames, want 2 (NDP)"
+[ "$roce" = 8 ] || bad "$roce frames decoded as InfiniBand, want 8"
+[ "$udp4791" = 8 ] || bad "$udp4791 frames to UDP port 4791, want 8"
 n=$(count 'infiniband.bth.opcode == 0x64')
-[ "$n" = 6 ] || bad "$n UD SEND only (0x64), want 6"
+[ "$n" = 7 ] || bad "$n UD SEND only (0x64), want 7"
 n=$(count 'infiniband.bth.opcode == 0x65')
 [ "$n" = 1 ] || bad "$n UD SEND only with immediate (0x65), want 1"
 n=$(count '_ws.malformed || _ws.expert.severity >= error')
@@ -93,6 +95,23 @@ got_arp=$(ts -Y arp -T fields -E separator=' ' -e arp.opcode \
 [ "$got_arp" = "$want_arp" ] ||
 	bad "ARP frames:"$'\n'"$got_arp"$'\n'"want:"$'\n'"$want_arp"
 
+# NDP (ud_ipv6_static_neighbour_both_ways: B asks for A's MAC): type,
+# source, destination, hop limit, target, S and O flags, the link-layer
+# address option, the ICMPv6 checksum status (1 good). net_ring's MAC is
+# 00:00:00:00:00:00.
+want_nd='135 fd00::2 ff02::1:ff00:1 255 fd00::1 - - 00:00:00:00:00:00 1
+136 fd00::1 fd00::2 255 fd00::1 1 1 00:00:00:00:00:00 1'
+got_nd=$(ts -Y icmpv6 -T fields -E separator='|' -e icmpv6.type -e ipv6.src \
+	-e ipv6.dst -e ipv6.hlim -e icmpv6.nd.ns.target_address \
+	-e icmpv6.nd.na.target_address -e icmpv6.nd.na.flag.s \
+	-e icmpv6.nd.na.flag.o -e icmpv6.opt.linkaddr -e icmpv6.checksum.status |
+	awk -F'|' '{ t = $5 != "" ? $5 : $6; s = $7; o = $8
+	       if ($1 == 135) { s = "-"; o = "-" }
+	       else { s = (s == "True" || s == "1"); o = (o == "True" || o == "1") }
+	       print $1, $2, $3, $4, t, s, o, $9, $10 }' | sort)
+[ "$got_nd" = "$want_nd" ] ||
+	bad "NDP frames:"$'\n'"$got_nd"$'\n'"want:"$'\n'"$want_nd"
+
 # RoCEv2, one line a frame:
 #   protocols  src dst  hop-limit  IP-or-UDP-checksum-status (1 good)
 #   UDP-sport  opcode SE pad TVer P_Key destQP AckReq PSN  Q_Key srcQP
@@ -104,9 +123,8 @@ got_arp=$(ts -Y arp -T fields -E separator=' ' -e arp.opcode \
 #  ud_ipv4_arp_then_datagram_bytes_exact: A to B, 300 bytes with
 #   immediate 0x0badcafe; B's answer, 64 bytes, addressed from the
 #   completion (hop limit 255)
-#  ud_ipv6_static_neighbour_both_ways: A to B, 4000 bytes; B to A, 10
-#   bytes (+2 pad), PSN 1 (PSN 0 went to the datagram B dropped when it
-#   knew no MAC for A)
+#  ud_ipv6_static_neighbour_both_ways: B to A, 10 bytes (+2 pad), PSN 0
+#   (once NDP told B A's MAC); A to B, 4000 bytes; B to A again, PSN 1
 # The UDP source port is 0xc000 | ((src QPN ^ dest QPN) & 0x3fff).
 want_roce=$(sort <<'EOF'
 eth:ethertype:ip:udp:infiniband:data 10.0.0.1 10.0.0.2 1 1 49152 100 0 0 0 65535 0x100 0 0 0x11111112 0x100 - 16
@@ -115,6 +133,7 @@ eth:ethertype:ip:udp:infiniband:data 10.0.0.1 10.0.0.2 1 1 49152 100 0 0 0 65535
 eth:ethertype:ip:udp:infiniband:data 10.0.0.1 10.0.0.2 1 1 49152 101 0 0 0 65535 0x100 0 0 0x11111111 0x100 0badcafe 300
 eth:ethertype:ip:udp:infiniband:data 10.0.0.2 10.0.0.1 255 1 49152 100 0 0 0 65535 0x100 0 0 0x11111111 0x100 - 64
 eth:ethertype:ipv6:udp:infiniband:data fd00::1 fd00::2 1 1 49152 100 0 0 0 65535 0x100 0 0 0x11111111 0x100 - 4000
+eth:ethertype:ipv6:udp:infiniband:data fd00::2 fd00::1 1 1 49152 100 0 2 0 65535 0x100 0 0 0x11111111 0x100 - 12
 eth:ethertype:ipv6:udp:infiniband:data fd00::2 fd00::1 1 1 49152 100 0 2 0 65535 0x100 0 1 0x11111111 0x100 - 12
 EOF
 )
@@ -188,7 +207,7 @@ fi
 
 [ -e "$t/tshark.failed" ] && bad "a tshark run failed (above)"
 if [ $fail = 0 ]; then
-	echo "PASS: $total frames: $arp ARP, $roce RoCEv2 (6 UD SEND only," \
+	echo "PASS: $total frames: $arp ARP, $nd NDP, $roce RoCEv2 (7 UD SEND only," \
 	     "1 with immediate) decoded by tshark $(tshark --version 2>/dev/null |
 	     sed -n '1s/^TShark (Wireshark) \([^ ]*\).*/\1/p'), fields as sent," \
 	     "nothing malformed; 20 RC frames of 15 kinds as sent"

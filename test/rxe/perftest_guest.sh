@@ -12,8 +12,9 @@
 # both exit 0, perftest prints its result line for the size and
 # iterations, and qpio-perf's --validate found nothing wrong.
 # Rows at path MTU 1024 (qpio's port at MTU 1500) and 512 (-m), RC, UC
-# and UD where the tool has them, then tshark over the capture of veth0
-# (every UDP 4791 frame RoCE, none malformed), then rows under netem loss.
+# and UD where the tool has them, IPv4 and IPv6 (NDP both ways), then
+# tshark over the capture of veth0 (every UDP 4791 frame RoCE, none
+# malformed), then rows under netem loss.
 # ROWS (in /tmp/out/env, run.sh -e ROWS=...) limits the run to the rows
 # whose name matches that extended regular expression.
 # Writes 0 (every row passed) or 1 to /tmp/out/rc.
@@ -53,8 +54,12 @@ qpio_perf() {
 		--file-prefix="$prefix" --log-level=lib.eal:error \
 		--vdev=net_af_packet0,iface=veth1$PMD_ARGS -- \
 		--dev soft0,wire=net_af_packet0,ip=10.0.77.2$DEV_ARGS --perftest \
-		--timeout 60 "$@"
+		--timeout 60 $QPIO_ARGS "$@"
 }
+# QPIO_ARGS: more options of qpio-perf's; PT_GID: perftest's -x (the GID
+# of 10.0.77.1 unless set)
+QPIO_ARGS=
+PT_GID=
 
 # row NAME TOOL SIZE ITERS QPIO_ROLE [ARGS...]: TOOL on rxe0 against
 # qpio-perf --test TOOL, qpio as "client" or "server"; ARGS (-c UC, ...)
@@ -67,7 +72,7 @@ row() {
 	port=$((port + 1))
 	step "$name: $tool (rxe0) <-> qpio-perf --perftest ($role), $size bytes x $iters $*"
 	if [ "$role" = client ]; then
-		timeout 150 "$tool" -d rxe0 -x "$gidx" -s "$size" -n "$iters" \
+		timeout 150 "$tool" -d rxe0 -x "${PT_GID:-$gidx}" -s "$size" -n "$iters" \
 			-F -p "$port" "$@" > /tmp/rxe.log 2>&1 &
 		peer=$!
 		sleep 1
@@ -84,7 +89,7 @@ row() {
 			sleep 1
 			grep -q "listening on TCP port" /tmp/qpio.log && break
 		done
-		timeout 150 "$tool" -d rxe0 -x "$gidx" -s "$size" -n "$iters" \
+		timeout 150 "$tool" -d rxe0 -x "${PT_GID:-$gidx}" -s "$size" -n "$iters" \
 			-F -p "$port" "$@" 127.0.0.1 > /tmp/rxe.log 2>&1 && ok=1
 		[ "$ok" = 1 ] || kill "$peer" 2>/dev/null
 		wait "$peer" || ok=0
@@ -136,6 +141,43 @@ for role in client server; do
 	row mtu512-read-bw-$role-65536 ib_read_bw 65536 50 $role -m 512
 	row mtu512-send-bw-ud-$role-512 ib_send_bw 512 200 $role -c UD -m 512
 done
+
+# IPv6: rxe0 at fd77::1 (its GID), qpio's device at fd77::2 (its GID 2,
+# -x 2); each side finds the other's MAC by NDP (the kernel's, qpio's)
+if echo ipv6 | grep -Eq "$rows"; then
+	ip -6 addr add fd77::1/64 dev veth0 nodad || fail "ip -6 addr on veth0"
+	for _ in $(seq 50); do
+		gidx6=$(ibv_devinfo -v -d rxe0 | sed -n 's/.*GID\[ *\([0-9]*\)\]:[[:space:]]*fd77::1.*/\1/p' | head -n 1)
+		[ -n "$gidx6" ] && break
+		sleep 0.1
+	done
+	if [ -z "$gidx6" ]; then
+		fail "rxe0 has no GID fd77::1"
+	else
+		echo "rxe0: GID index $gidx6 is fd77::1"
+		PT_GID=$gidx6
+		QPIO_ARGS="-x 2"
+		DEV_ARGS=,ip6=fd77::2
+		nd_seen=0
+		for role in client server; do
+			for r in "send-bw-$role-65536 ib_send_bw 65536 50" \
+				 "read-lat-$role-2 ib_read_lat 2 200" \
+				 "send-bw-ud-$role-1024 ib_send_bw 1024 200 -c UD"; do
+				set -- $r
+				n=$1 t=$2 sz=$3 it=$4
+				shift 4
+				row "ipv6-$n" "$t" "$sz" "$it" "$role" "$@"
+				# qpio asked the kernel for fd77::1, or answered it
+				grep -q "^ wire: .* nd_rx [1-9]" /tmp/qpio.log && nd_seen=1
+			done
+		done
+		[ "$nd_seen" = 1 ] || fail "ipv6: qpio took no NDP message in any row"
+
+		PT_GID=
+		QPIO_ARGS=
+		DEV_ARGS=
+	fi
+fi
 
 sleep 1
 kill "$tcpd" 2>/dev/null

@@ -808,16 +808,26 @@ Test(soft_wire, ud_ipv6_static_neighbour_both_ways)
 	ab = ah_to(&a, gb, 1);
 	ba = ah_to(&b, ga, 1);
 
-	/* B knows no MAC for A, and IPv6 asks no one (no NDP yet): the
-	 * datagram waits 1 s, then is dropped and counted */
+	/* B knows no MAC for A: it asks by NDP (a Neighbor Solicitation to
+	 * A's solicited-node address), A answers (and learns B from the
+	 * solicitation's source link-layer address), the datagram that
+	 * waited goes */
 	qt_post_recv(&a, 3, a.buf + 8192, 40 + 10);
 	ud_post_send(&b, ba, qpio_qp_num(a.qp), QK, 4096, 10, 1, 0);
 	expect_send_done(&b, 1);
-	run_for(1100);
-	cr_assert_eq(wst(W.b).tx_no_neigh, 1);
-	cr_assert_eq(wst(W.b).tx_packets, 0);
+	cr_assert_eq(poll_wire(a.cq, &wc, 1), 1);
+	cr_assert_eq(wc.status, QPIO_WC_SUCCESS);
+	cr_assert_eq(wc.wr_id, 3);
+	cr_assert_eq(wc.byte_len, 50);
+	cr_assert_eq(wst(W.b).nd_tx, 1, "one solicitation");
+	cr_assert_eq(wst(W.a).nd_rx, 1);
+	cr_assert_eq(wst(W.a).nd_tx, 1, "one advertisement");
+	cr_assert_eq(wst(W.b).nd_rx, 1);
+	cr_assert_eq(wst(W.b).tx_no_neigh, 0);
+	cr_assert_eq(wst(W.b).tx_packets, 1, "NDP is not RoCE");
 	cr_assert_eq(wst(W.b).arp_tx, 0, "no ARP for IPv6");
-	cr_assert_eq(W.moved, 0);
+	cr_assert_eq(W.moved, 3);
+	qt_post_recv(&a, 3, a.buf + 8192, 40 + 10);
 
 	/* A has a static entry for B */
 	qt_post_recv(&b, 1, b.buf, 40 + 4000);
@@ -833,14 +843,15 @@ Test(soft_wire, ud_ipv6_static_neighbour_both_ways)
 	cr_assert_eq(memcmp(b.buf + 24, gb, 16), 0);
 	cr_assert(qt_check(b.buf + 40, 4000, 3));
 
-	/* B learnt A's MAC from that datagram: its answer goes */
+	/* B knows A's MAC now: its answer goes at once */
 	ud_post_send(&b, ba, qpio_qp_num(a.qp), QK, 4096, 10, 4, 0);
 	expect_send_done(&b, 4);
 	cr_assert_eq(poll_wire(a.cq, &wc, 1), 1);
 	cr_assert_eq(wc.status, QPIO_WC_SUCCESS);
 	cr_assert_eq(wc.wr_id, 3);
 	cr_assert_eq(wc.byte_len, 50);
-	cr_assert_eq(wst(W.b).tx_packets, 1);
+	cr_assert_eq(wst(W.b).tx_packets, 2);
+	cr_assert_eq(wst(W.b).nd_tx + wst(W.a).nd_tx, 2, "asked once");
 
 	/* a datagram over the path MTU (4096) is not sent */
 	ud_post_send(&a, ab, qpio_qp_num(b.qp), QK, 0, 4097, 5, 0);
@@ -1483,6 +1494,75 @@ Test(soft_wire, rc_rtr_asks_arp_before_the_first_burst)
 	cr_assert_eq(sa.tx_packets, 10);
 	cr_assert_eq(qt_stats(a.qp).transport_retries, 0);
 	rc_world_down(&a, &b);
+}
+
+/* An NS or NA frame to B: hop limit hop, from src about target, with a
+ * link-layer option of mac; the checksum spoilt when bad; the IPv6
+ * payload length cut to plen. */
+static void
+nd_inject_b(uint8_t type, uint8_t hop, const uint8_t src[16],
+	    const uint8_t target[16], int bad, uint16_t plen)
+{
+	struct rte_mbuf *m = rte_pktmbuf_alloc(W.mp);
+	uint8_t *f;
+	struct rte_ipv6_hdr *ip;
+	uint16_t ck;
+
+	cr_assert_not_null(m);
+	f = (uint8_t *)rte_pktmbuf_append(m, 14 + 40 + 32);
+	memset(f, 0, 14 + 40 + 32);
+	f[6] = 0x02;                     /* a source MAC of the test's */
+	f[11] = 0x0a;
+	f[12] = 0x86;
+	f[13] = 0xdd;
+	ip = (struct rte_ipv6_hdr *)(f + 14);
+	ip->vtc_flow = rte_cpu_to_be_32(6u << 28);
+	ip->payload_len = rte_cpu_to_be_16(32);
+	ip->proto = 58;
+	ip->hop_limits = hop;
+	memcpy(ip->src_addr, src, 16);
+	memcpy(ip->dst_addr, target, 16);
+	f[54] = type;
+	memcpy(f + 62, target, 16);
+	f[78] = type == 135 ? 1 : 2;
+	f[79] = 1;
+	f[80] = 0x02;
+	f[85] = 0x0a;
+	ck = rte_ipv6_udptcp_cksum(ip, f + 54);
+	if (bad)
+		ck ^= 0x0101;
+	memcpy(f + 56, &ck, 2);
+	ip->payload_len = rte_cpu_to_be_16(plen);
+	cr_assert_eq(rte_ring_enqueue(W.b_rx, m), 0);
+}
+
+/* B's NDP against hostile and foreign frames, each in one counter: a
+ * solicitation for its address answered once; hop limit 254, a bad
+ * checksum (rx_not_roce), a length past the frame (rx_truncated), one
+ * for another address and one from :: (taken, not answered). */
+Test(soft_wire, ndp_rules_and_counters)
+{
+	uint8_t a6[16] = { 0xfd, [15] = 1 }, b6[16] = { 0xfd, [15] = 2 };
+	uint8_t other[16] = { 0xfd, [15] = 9 }, unspec[16] = { 0 };
+	struct qpio_soft_wire_stats sb;
+
+	pair_up(",ip6=fd00::1", ",ip6=fd00::2");
+	nd_inject_b(135, 255, a6, b6, 0, 32);          /* answered */
+	nd_inject_b(135, 254, a6, b6, 0, 32);          /* RFC 4861 7.1.1 */
+	nd_inject_b(135, 255, a6, b6, 1, 32);          /* checksum */
+	nd_inject_b(135, 255, a6, b6, 0, 200);         /* past the frame */
+	nd_inject_b(135, 255, a6, other, 0, 32);       /* not B's */
+	nd_inject_b(135, 255, unspec, b6, 0, 32);      /* DAD */
+	run_for(5);
+	sb = wst(W.b);
+	cr_assert_eq(sb.nd_rx, 3);
+	cr_assert_eq(sb.nd_tx, 1);
+	cr_assert_eq(sb.rx_not_roce, 2);
+	cr_assert_eq(sb.rx_truncated, 1);
+	cr_assert_eq(sb.rx_packets + sb.arp_rx + sb.rx_bad_ip, 0);
+	/* the answer reached A: an NA, taken */
+	cr_assert_eq(wst(W.a).nd_rx, 1);
+	pair_down();
 }
 
 Test(soft_wire, rc_rnr_waits_then_fails_when_spent)

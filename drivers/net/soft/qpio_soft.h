@@ -299,6 +299,11 @@ struct qpio_soft_wire_stats {
 	/** Datagrams whose AV's source and destination GIDs are not of one
 	 *  IP version (an IPv4-mapped GID to an IPv6 one), not sent. */
 	uint64_t tx_bad_gid;
+	/** IPv6 Neighbor Solicitations and Advertisements taken (RFC 4861:
+	 *  hop limit 255, code 0, checksum right), as arp_rx for IPv4. */
+	uint64_t nd_rx;
+	/** Neighbor Solicitations and Advertisements sent. */
+	uint64_t nd_tx;
 };
 
 /**

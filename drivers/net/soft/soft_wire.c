@@ -13,12 +13,14 @@
  */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <netinet/in.h>
 #include <stdio.h>
 #include <string.h>
 
 #include <rte_arp.h>
 #include <rte_cycles.h>
 #include <rte_errno.h>
+#include <rte_ip.h>
 #include <rte_malloc.h>
 #include <rte_mbuf.h>
 
@@ -76,6 +78,7 @@ found:
 }
 
 static void tx_stage(struct soft_wire *w, struct rte_mbuf *m);
+static void nd_solicit(struct soft_wire *w, const uint8_t target[16]);
 
 /* The MAC of a link-local GID in modified EUI-64 form (fe80::/64, ff:fe
  * in the middle; RFC 4291 appendix A): @return true and *mac. */
@@ -139,7 +142,9 @@ tx_flush(struct soft_wire *w)
 	for (i = 0; i < w->ntx; i++) {
 		const uint8_t *f = rte_pktmbuf_mtod(w->txb[i], const uint8_t *);
 
-		w->txlen[i] = (f[12] == 0x08 && f[13] == 0x06) ? 0 :
+		/* ARP and ICMPv6 (NDP) are not RoCEv2 packets */
+		w->txlen[i] = (f[12] == 0x08 && f[13] == 0x06) ||
+			(f[12] == 0x86 && f[13] == 0xdd && f[20] == 58) ? 0 :
 			w->txb[i]->pkt_len;
 	}
 	sent = qpio_port_tx_burst(w->port_id, 0, w->txb, w->ntx);
@@ -226,6 +231,8 @@ neigh_hold(struct soft_wire *w, const uint8_t ip[16], struct rte_mbuf *m)
 		w->n_incomplete++;
 		if (soft_wire_gid_is_v4(ip) && w->has_v4)
 			arp_send(w, RTE_ARP_OP_REQUEST, NULL, ip + 12);
+		else if (!soft_wire_gid_is_v4(ip))
+			nd_solicit(w, ip);
 	}
 	if (n->nhold == WIRE_HOLD) {
 		w->st.tx_no_neigh++;
@@ -247,15 +254,18 @@ soft_wire_neigh_ask_locked(struct soft_wire *w, const uint8_t dgid[16])
 		neigh_learn(w, dgid, &mac, true);
 		return;
 	}
-	if (!soft_wire_gid_is_v4(dgid) || !w->has_v4)
-		return;         /* no NDP: an IPv6 neighbour is static */
+	if (soft_wire_gid_is_v4(dgid) && !w->has_v4)
+		return;
 	n = neigh_new(w, dgid);
 	if (n == NULL)
 		return;
 	n->state = NEIGH_INCOMPLETE;
 	n->first_tsc = n->req_tsc = rte_get_tsc_cycles();
 	w->n_incomplete++;
-	arp_send(w, RTE_ARP_OP_REQUEST, NULL, dgid + 12);
+	if (soft_wire_gid_is_v4(dgid))
+		arp_send(w, RTE_ARP_OP_REQUEST, NULL, dgid + 12);
+	else
+		nd_solicit(w, dgid);
 	soft_wire_flush_locked(w);
 }
 
@@ -276,10 +286,12 @@ neigh_timers(struct soft_wire *w)
 			neigh_drop_holds(w, n);
 			n->state = NEIGH_FREE;
 			w->n_incomplete--;
-		} else if (now - n->req_tsc >= WIRE_ARP_RETRY_MS * w->ms_tsc &&
-			   soft_wire_gid_is_v4(n->ip) && w->has_v4) {
+		} else if (now - n->req_tsc >= WIRE_ARP_RETRY_MS * w->ms_tsc) {
 			n->req_tsc = now;
-			arp_send(w, RTE_ARP_OP_REQUEST, NULL, n->ip + 12);
+			if (!soft_wire_gid_is_v4(n->ip))
+				nd_solicit(w, n->ip);
+			else if (w->has_v4)
+				arp_send(w, RTE_ARP_OP_REQUEST, NULL, n->ip + 12);
 		}
 	}
 }
@@ -447,6 +459,153 @@ arp_input(struct soft_wire *w, const uint8_t *f, uint32_t len)
 			 (const uint8_t *)&ah->arp_data.arp_sip);
 }
 
+/* ---- IPv6 neighbour discovery (RFC 4861) ---- */
+
+#define ND_NS 135               /* Neighbor Solicitation */
+#define ND_NA 136               /* Neighbor Advertisement */
+#define ND_OPT_SLLA 1           /* source link-layer address */
+#define ND_OPT_TLLA 2           /* target link-layer address */
+#define ND_LEN 32               /* ICMPv6 header, target, one option */
+
+/* 1 when ip is one of the device's IPv6 GIDs (link-local or ip6=). */
+static bool
+nd_is_mine(const struct soft_wire *w, const uint8_t ip[16])
+{
+	unsigned int i;
+
+	for (i = 0; i < w->ngid; i++)
+		if (!soft_wire_gid_is_v4(w->gids[i]) &&
+		    memcmp(w->gids[i], ip, 16) == 0)
+			return true;
+	return false;
+}
+
+/* The device's address to ask from: its link-local GID (index 0) for a
+ * link-local target, else its first other IPv6 GID (ip6=). */
+static const uint8_t *
+nd_source(const struct soft_wire *w, const uint8_t target[16])
+{
+	unsigned int i;
+
+	if (target[0] != 0xfe || (target[1] & 0xc0) != 0x80)
+		for (i = 1; i < w->ngid; i++)
+			if (!soft_wire_gid_is_v4(w->gids[i]))
+				return w->gids[i];
+	return w->gids[0];
+}
+
+/* One NS or NA: from src to dst (at dmac) about target, with our MAC in
+ * its one option (source link-layer address in an NS, target's in an
+ * NA), hop limit 255, flags the NA's R|S|O word. */
+static void
+nd_send(struct soft_wire *w, uint8_t type, const uint8_t src[16],
+	const uint8_t dst[16], const struct rte_ether_addr *dmac,
+	const uint8_t target[16], uint32_t flags)
+{
+	struct rte_mbuf *m = rte_pktmbuf_alloc(w->mp);
+	struct rte_ether_hdr *eh;
+	struct rte_ipv6_hdr *ip;
+	uint8_t *icmp;
+	uint16_t ck;
+
+	if (m == NULL) {
+		w->st.tx_nombuf++;
+		return;
+	}
+	eh = rte_pktmbuf_mtod(m, struct rte_ether_hdr *);
+	rte_ether_addr_copy(dmac, &eh->dst_addr);
+	rte_ether_addr_copy(&w->mac, &eh->src_addr);
+	eh->ether_type = rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV6);
+	ip = (struct rte_ipv6_hdr *)(eh + 1);
+	ip->vtc_flow = rte_cpu_to_be_32(6u << 28);
+	ip->payload_len = rte_cpu_to_be_16(ND_LEN);
+	ip->proto = IPPROTO_ICMPV6;
+	ip->hop_limits = 255;
+	memcpy(ip->src_addr, src, 16);
+	memcpy(ip->dst_addr, dst, 16);
+	icmp = (uint8_t *)(ip + 1);
+	memset(icmp, 0, ND_LEN);
+	icmp[0] = type;
+	flags = rte_cpu_to_be_32(flags);
+	memcpy(icmp + 4, &flags, 4);
+	memcpy(icmp + 8, target, 16);
+	icmp[24] = type == ND_NS ? ND_OPT_SLLA : ND_OPT_TLLA;
+	icmp[25] = 1;                            /* 8 bytes */
+	memcpy(icmp + 26, &w->mac, RTE_ETHER_ADDR_LEN);
+	ck = rte_ipv6_udptcp_cksum(ip, icmp);
+	memcpy(icmp + 2, &ck, 2);
+	m->data_len = m->pkt_len = (uint32_t)(sizeof(*eh) + sizeof(*ip) +
+					      ND_LEN);
+	w->st.nd_tx++;
+	tx_stage(w, m);
+}
+
+/* Ask for target's MAC: an NS to its solicited-node multicast address
+ * (ff02::1:ff and its last 3 bytes; MAC 33:33 and the last 4). */
+static void
+nd_solicit(struct soft_wire *w, const uint8_t target[16])
+{
+	uint8_t dst[16] = { 0xff, 0x02, [11] = 0x01, [12] = 0xff };
+	struct rte_ether_addr dmac = { { 0x33, 0x33, 0xff } };
+
+	memcpy(dst + 13, target + 13, 3);
+	memcpy(&dmac.addr_bytes[3], target + 13, 3);
+	nd_send(w, ND_NS, nd_source(w, target), dst, &dmac, target, 0);
+}
+
+/* An ICMPv6 NS or NA of len bytes (the IPv6 header without extension
+ * headers at 14): an NS for one of the device's addresses is answered
+ * (solicited, override) and its sender learnt; an NA tells the MAC of a
+ * neighbour asked for. One that fails RFC 4861's checks (hop limit 255,
+ * code 0, the checksum, the length) is not taken: rx_not_roce. */
+static void
+nd_input(struct soft_wire *w, const uint8_t *f, uint32_t len)
+{
+	const struct rte_ether_hdr *eh = (const struct rte_ether_hdr *)f;
+	const struct rte_ipv6_hdr *ip = (const struct rte_ipv6_hdr *)(f + 14);
+	const uint8_t *icmp = f + 14 + sizeof(*ip), *opt, *target;
+	const struct rte_ether_addr *slla = NULL, *tlla = NULL;
+	static const uint8_t unspec[16];
+	uint32_t plen = rte_be_to_cpu_16(ip->payload_len), off;
+
+	if (plen < 24 || 14 + sizeof(*ip) + plen > len) {
+		w->st.rx_truncated++;
+		return;
+	}
+	if (ip->hop_limits != 255 || icmp[1] != 0 ||
+	    rte_ipv6_udptcp_cksum_verify(ip, icmp) != 0) {
+		w->st.rx_not_roce++;
+		return;
+	}
+	for (off = 24; off + 8 <= plen; off += opt[1] * 8u) {
+		opt = icmp + off;
+		if (opt[1] == 0 || off + opt[1] * 8u > plen) {
+			w->st.rx_not_roce++;        /* RFC 4861 7.1.1 */
+			return;
+		}
+		if (opt[0] == ND_OPT_SLLA && opt[1] == 1)
+			slla = (const struct rte_ether_addr *)(opt + 2);
+		else if (opt[0] == ND_OPT_TLLA && opt[1] == 1)
+			tlla = (const struct rte_ether_addr *)(opt + 2);
+	}
+	w->st.nd_rx++;
+	target = icmp + 8;
+	if (icmp[0] == ND_NA) {
+		if (tlla != NULL)
+			neigh_learn(w, target, tlla, false);
+		return;
+	}
+	/* an NS; from :: it is duplicate address detection: not answered */
+	if (memcmp(ip->src_addr, unspec, 16) == 0)
+		return;
+	if (slla != NULL)
+		neigh_learn(w, ip->src_addr, slla, nd_is_mine(w, target));
+	if (nd_is_mine(w, target))
+		nd_send(w, ND_NA, target, ip->src_addr,
+			slla != NULL ? slla : &eh->src_addr, target,
+			0x60000000u);                   /* S, O */
+}
+
 /* Deliver a parsed UD packet to its QP. */
 static void
 ud_input(struct soft_dev *sdev, struct soft_wire *w,
@@ -528,6 +687,12 @@ frame_input(struct soft_dev *sdev, struct soft_wire *w, struct rte_mbuf *m)
 	}
 	if (len >= 14 && f[12] == 0x08 && f[13] == 0x06) {
 		arp_input(w, f, len);
+		return;
+	}
+	if (len >= 14 + 40 + 1 && f[12] == 0x86 && f[13] == 0xdd &&
+	    f[20] == IPPROTO_ICMPV6 &&
+	    (f[54] == ND_NS || f[54] == ND_NA)) {
+		nd_input(w, f, len);
 		return;
 	}
 	why = soft_wire_parse(f, len, (const uint8_t (*)[16])w->gids, w->ngid,
