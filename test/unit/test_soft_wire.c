@@ -1099,9 +1099,13 @@ Test(soft_wire, devargs_and_verbs_refused_with_their_rule)
 
 /* ---- RC and UC ---- */
 
-/* The ACK timeout wire_connect() sets: 4 (65 us) unless a test wants
- * none to fire while it pumps hundreds of frames (it sets it back). */
-static uint8_t wire_timeout = 4;
+/* The ACK timeout wire_connect() sets: 10 (4.2 ms: a test's pump and
+ * both devices' progress run well inside it, also in a -O0 build under
+ * AddressSanitizer, so only a lost packet times out), unless a test
+ * wants none to fire while it pumps hundreds of frames (it sets it
+ * back). */
+#define WIRE_TIMEOUT 10
+static uint8_t wire_timeout = WIRE_TIMEOUT;
 
 /* RESET -> RTS of e's RC or UC QP towards the QP peer_qpn at peer_gid,
  * from GID 1 (the IPv4 one): path MTU 1024, the PSNs 0x100 (A's sends)
@@ -1328,7 +1332,7 @@ Test(soft_wire, rc_lost_packets_and_acks_sent_again)
 	cr_assert_eq(W.dropped, 1);
 	cr_assert_eq(qt_stats(a.qp).transport_retries, 1);
 
-	/* the ACK of the next SEND lost: A times out (65 us), sends it
+	/* the ACK of the next SEND lost: A times out (4.2 ms), sends it
 	 * again, B ACKs the duplicate and delivers it once */
 	W.drop_ba = 1ull << W.n_ba;
 	qt_fill(a.buf, 100, 5);
@@ -1411,7 +1415,7 @@ Test(soft_wire, rc_psn_window_and_resend_from_the_nak)
 
 	wire_timeout = 14;      /* 67 ms: only the NAK sends again */
 	rc_world(&a, &b, QPIO_QPT_RC, 7);
-	wire_timeout = 4;
+	wire_timeout = WIRE_TIMEOUT;
 	rkey = qpio_mr_rkey(b.mr);
 	W.drop_ab = 1ull << 5;
 	for (round = 0; round < 2; round++) {
