@@ -27,6 +27,9 @@
 # 10.0.77.1 through lo. accept_local lets each end take packets from the
 # other's local address.
 set -u
+# the console's last line before this script is the firmware's "Booting
+# from ROM..." without a newline: a line of its own for the first note
+echo
 . /tmp/out/env
 # rxe_up, PATH and HOME
 . "$QPIO_ROOT/test/rxe/rxe_up.sh"
@@ -223,7 +226,5 @@ for d in rxe0 rxe1; do
 	h=/sys/class/infiniband/$d/ports/1/hw_counters
 	note "$d: sent_pkts $(cat "$h/sent_pkts"), rcvd_pkts $(cat "$h/rcvd_pkts"), duplicate_request $(cat "$h/duplicate_request"), retry_exceeded_err $(cat "$h/retry_exceeded_err")"
 done
-# (a line printed right after rxe0 comes up may share the console with
-# the kernel's messages, so the VM's facts go last)
 note "VM: kernel $(uname -r), $(nproc) vCPUs; $SIZE B, send_bw $BW_N and send_lat $LAT_N iterations, $ROUNDS rounds; load after $(cut -d' ' -f1-3 /proc/loadavg)"
 finish
