@@ -47,6 +47,16 @@ want 2 "-s must be 64..1518, got 1" "$a" -o /nonexistent -s 1
 want 2 "-p is at most 100 pairs, -t at most 600 s" "$a" -o /nonexistent -p 101
 want 2 "/nonexistent/app/testpmd/qpio-testpmd is not built" "$a" -o /nonexistent
 
+w=$root/bench/wire-vs-rxe.sh
+want 2 "unexpected argument 'extra'" "$w" extra
+want 2 "-s wants whole bytes from 1 to 999999999, no leading 0, got '0'" "$w" -s 0
+want 2 "-s must be 1..1024, got 1025" "$w" -s 1025
+want 2 "-n wants whole iterations from 1 to 999999999, no leading 0, got '08'" "$w" -n 08
+want 2 "-n and -N are at most 1000000 iterations" "$w" -N 1000001
+want 2 "-r wants whole rounds from 1 to 999999999, no leading 0, got ''" "$w" -r ''
+want 2 "-r is at most 20 rounds, got 21" "$w" -r 21
+want 2 "/nonexistent/app/perf/qpio-perf is not built" "$w" -b /nonexistent
+
 want 2 "--lines takes 1" "$cacheline" --lines 3
 want 2 "--lines takes 1" "$cacheline" --lines 2x
 want 2 "--lines takes 1" "$cacheline" --lines ''

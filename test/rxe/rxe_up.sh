@@ -12,8 +12,10 @@ export HOME=/tmp
 # 9000, room for 4096-byte RoCE payloads), gives veth0 10.0.77.1/24 (its
 # RoCEv2 GID, for librdmacm), and waits up to 5 s for PORT_ACTIVE. QPs
 # talk through rxe0 loopback: two rxe devices on the two ends of one pair
-# do not connect. FAIL is a command called with a message for each step
-# that fails; rxe_up goes on after it. Returns 0 when rxe0 is active.
+# do not connect with these routes (bench/wire-vs-rxe.guest.sh connects
+# them with policy routing). FAIL is a command called with a message for
+# each step that fails; rxe_up goes on after it. Returns 0 when rxe0 is
+# active.
 rxe_up() {
 	local fail=$1 pmd _
 	# EAL dlopens every driver in DPDK's plugin directory at each start,
