@@ -776,6 +776,22 @@ def config(path):
     return cfg
 
 
+def runtime_dirs_remove():
+    """Remove the DPDK runtime directories of this run's processes (the
+    control runs and the cases that reached EAL leave one each): under
+    /var/run/dpdk as root, else $XDG_RUNTIME_DIR/dpdk or /tmp/dpdk."""
+    base = "/var/run/dpdk" if os.geteuid() == 0 else \
+        os.path.join(os.environ.get("XDG_RUNTIME_DIR", "/tmp"), "dpdk")
+    prefix = "qpio-it-opt-%d-" % os.getpid()
+    try:
+        names = os.listdir(base)
+    except OSError:
+        return
+    for n in names:
+        if n.startswith(prefix):
+            shutil.rmtree(os.path.join(base, n), ignore_errors=True)
+
+
 def main():
     args = sys.argv[1:]
     only = None
@@ -829,6 +845,7 @@ def main():
                                  r.err.strip().replace("\n", "\n          ")))
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
+        runtime_dirs_remove()
     for e in errs:
         print("FAIL:", e)
     for prog in progs:
