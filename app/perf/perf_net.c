@@ -229,18 +229,7 @@ perf_net_close(struct perf_net *n)
 int
 perf_net_send(struct perf_net *n, const char *line)
 {
-	size_t len = strlen(line), off = 0;
-
-	while (off < len) {
-		ssize_t k = send(n->fd, line + off, len - off, MSG_NOSIGNAL);
-
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k <= 0)
-			return -(k < 0 ? errno : EPIPE);
-		off += (size_t)k;
-	}
-	return 0;
+	return perf_net_send_bytes(n, line, strlen(line));
 }
 
 /* Take one complete line out of the buffer; 1 if there was one. */
