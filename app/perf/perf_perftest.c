@@ -86,7 +86,8 @@ xchg(struct perf_ctx *x, const char *what, const void *mine, void *peers,
      size_t len, double timeout)
 {
 	struct perf_end *e = &x->end[x->local];
-	uint64_t end = rte_rdtsc() + (uint64_t)(timeout * (double)x->hz);
+	uint64_t end = timeout >= 0 ?
+		rte_rdtsc() + (uint64_t)(timeout * (double)x->hz) : 0;
 	int client = x->o->role == PERF_ROLE_CLIENT;
 	size_t got = 0;
 	int ret = 0;
