@@ -5,8 +5,9 @@
 /*
  * qpio-perf: perftest-style RDMA benchmark. Shared definitions of the
  * option parser (perf_opts.c), the setup of both ends (perf_setup.c), the
- * latency and bandwidth loops (perf_lat.c, perf_bw.c) and the reports
- * (perf_report.c).
+ * latency and bandwidth loops (perf_loops.c), the exchanges between the
+ * ends (perf_net.c, perf_remote.c, perf_perftest.c) and the reports
+ * (perf_report.c, perf_hist.c).
  */
 
 #include <stddef.h>

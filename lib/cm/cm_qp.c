@@ -3,9 +3,9 @@
  * The RESET->INIT->RTR->RTS walk of a QP towards a described peer.
  *
  * The attribute masks are the required bits of the verbs transition table
- * (ARCHITECTURE.md, lib/rdma/rdma_qp_state.c; IBA 10.3.1 and table 93 as
- * ib_modify_qp_is_ok() checks them), so every step is accepted by
- * qpio_qp_transition_ok() and no optional bit is ever set.
+ * (doc/guides/prog_guide/rdma_lib.rst, lib/rdma/rdma_qp_state.c; IBA
+ * 10.3.1 and table 93 as ib_modify_qp_is_ok() checks them), so every step
+ * is accepted by qpio_qp_transition_ok() and no optional bit is ever set.
  */
 #include <string.h>
 

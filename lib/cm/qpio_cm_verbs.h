@@ -111,7 +111,7 @@ qpio_cm_post_recv(struct qpio_cm_id *id, uint64_t wr_id, void *addr,
  *   max_send_sge, inline data over max_inline_data: the driver logs the
  *   rule); -ENOMEM (send queue full). In SQD the WR runs after the resume;
  *   in SQE and ERR (after qpio_cm_disconnect(), say) it is accepted and
- *   completes with WR_FLUSH_ERR (CASES.md C03), as qpio_qp_post_send().
+ *   completes with WR_FLUSH_ERR, as qpio_qp_post_send().
  */
 static inline int
 qpio_cm_post_sendv(struct qpio_cm_id *id, uint64_t wr_id,

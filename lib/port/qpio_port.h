@@ -218,7 +218,7 @@ int qpio_port_tx_queue_setup(uint16_t port_id, uint16_t queue_id,
 /**
  * Release rx queue queue_id of a stopped port: the driver frees exactly
  * the mbufs it still holds as receive buffers; mbufs already handed to
- * the application stay the application's (CASES.md C13). Releasing a
+ * the application stay the application's. Releasing a
  * queue that is not set up is a no-op.
  * @return 0, -ENODEV, -EBUSY (started), -EINVAL (queue_id not configured).
  */
@@ -346,8 +346,8 @@ qpio_port_rx_burst(uint16_t port_id, uint16_t queue_id,
  * (the return value) pass to the driver, which frees them when it is done
  * with them (at once for frames copied inline or dropped by policy, after
  * the completion that covers them for zero-copy frames). Frames from
- * pkts[n] on stay the caller's: the driver neither frees nor keeps them
- * (CASES.md C12). nb_pkts 0 only reclaims completions.
+ * pkts[n] on stay the caller's: the driver neither frees nor keeps them.
+ * nb_pkts 0 only reclaims completions.
  *
  * @return the number of frames taken (0 while stopped or link down).
  */

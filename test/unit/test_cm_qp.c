@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * lib/cm's RESET->INIT->RTR->RTS helper against the verbs transition
- * table (ARCHITECTURE.md): the mask of every step, the walk for RC, UC
- * and UD on the soft NIC, and where the QP stays when a step is refused.
+ * lib/cm's RESET->INIT->RTR->RTS helper against the verbs transition table
+ * (rdma_lib.rst, "QP state transitions"): the mask of every step, the walk for
+ * RC, UC and UD on the soft NIC, and where the QP stays when a step is refused.
  */
 #include <string.h>
 

@@ -164,7 +164,7 @@ Test(cm_verbs, refusals_name_their_code)
 	cr_assert_eq(wc.wr_id, 5);
 	cr_assert_eq(wc.status, QPIO_WC_REM_ACCESS_ERR);
 	cr_assert_eq(qpio_cm_post_send(c.client, 6, a.buf, 8, a.mr, 0), 0,
-		     "posting in ERR is accepted and flushed (CASES.md C03)");
+		     "posting in ERR is accepted and flushed");
 	tcm_conn_destroy(&c);
 	tcm_world_destroy(&a, &b);
 }

@@ -17,7 +17,7 @@
  * the secondary's XRC SRQs.
  *
  * Before that, test_mp_rules.c runs every rule of "Completion semantics
- * that every driver must honour" (ARCHITECTURE.md) with the requester in
+ * that every driver must honour" (rdma_lib.rst) with the requester in
  * the primary and the responder in the secondary, which reports its own
  * completions, memory, QP states and asynchronous events. Each case is
  * printed as "ok: <rule>" or "FAIL: <rule>: ..."; any failure makes the

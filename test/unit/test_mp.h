@@ -96,7 +96,7 @@ int connect_qp_attr(struct qpio_qp *qp, const char *peer, uint32_t peer_qpn,
 		    unsigned int access, uint8_t min_rnr_timer,
 		    uint8_t rnr_retry);
 
-/* test_mp_rules.c: the completion rules of ARCHITECTURE.md, the primary
+/* test_mp_rules.c: the completion rules of rdma_lib.rst, the primary
  * as requester, the secondary as responder. */
 void rules_run(struct qpio_device *dev, const char *peer, int wfd, int rfd);
 /* The secondary's side: @return 0 with r filled if m is a rules request,

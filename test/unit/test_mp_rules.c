@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * soft-mp, part two: every rule of "Completion semantics that every
- * driver must honour" (ARCHITECTURE.md) with the requester in one process
+ * driver must honour" (rdma_lib.rst) with the requester in one process
  * and the responder in the other. The primary is the requester and runs
  * the cases; the secondary serves requests on its own objects (QPs, CQs,
  * an SRQ, MRs with various access flags and PDs over one buffer) and

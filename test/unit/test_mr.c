@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * lib/mr: mempool registration and the address -> lkey lookup (case C11).
+ * lib/mr: mempool registration and the address -> lkey lookup (mr-bounds).
  */
 #include <string.h>
 #include <sys/mman.h>
@@ -122,7 +122,7 @@ chunk_of(const struct chunk_pool *p, const void *addr, size_t len)
 	return -1;
 }
 
-/* C11: two chunks with a gap between them are two MRs, keys are exact. */
+/* mr-bounds: two chunks with a gap between them are two MRs, keys are exact. */
 Test(mr, two_chunks_with_gap_are_two_mrs)
 {
 	struct rte_mbuf *m[2 * OBJS_PER_CHUNK];
@@ -602,7 +602,7 @@ Test(mr, cache_created_before_registration)
 	env_close(&e);
 }
 
-/* C11: sending mbufs from both chunks works, and receiving into them too.
+/* mr-bounds: sending mbufs from both chunks works, and receiving into them too.
  * The sender's pool is registered on a's PD, the receiver's on b's PD;
  * every lkey comes from the per-queue cache. */
 Test(mr, c11_send_and_receive_mbufs_from_both_chunks)

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * lib/port: the qp-port adapter over the soft NIC (RC link between two
- * ports), cases C12 and C13, and the life-cycle rules of lib/port.
+ * lib/port: the qp-port adapter over the soft NIC (RC link between two ports),
+ * cases tx-ownership and queue-release, and the life-cycle rules of lib/port.
  */
 #include <string.h>
 #include <sys/mman.h>
@@ -363,8 +363,8 @@ Test(port_qp, unregistered_pool_frames_are_copied_to_registered_buffers)
 	link_down(&l);
 }
 
-/* C12: tx_burst of 32 into a queue with room for 16 returns 16 and leaves
- * the other 16 with the caller; the idle loop reclaims the rest. */
+/* tx-ownership: tx_burst of 32 into a queue with room for 16 returns 16 and
+ * leaves the other 16 with the caller; the idle loop reclaims the rest. */
 Test(port_qp, c12_tx_burst_takes_only_what_fits_and_idle_reclaims)
 {
 	struct rte_mbuf *m[32], *rx[16];
@@ -395,8 +395,8 @@ Test(port_qp, c12_tx_burst_takes_only_what_fits_and_idle_reclaims)
 	link_down(&l);
 }
 
-/* C13: keep 32 received frames, stop and release the rx queue: the driver
- * frees only the buffers it still holds. */
+/* queue-release: keep 32 received frames, stop and release the rx queue: the
+ * driver frees only the buffers it still holds. */
 Test(port_qp, c13_rx_queue_release_frees_only_posted_buffers)
 {
 	struct rte_mbuf *m[32], *rx[32];

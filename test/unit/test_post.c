@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Fast-path work-request validation and queue accounting on the soft NIC:
- * inline limits and the no-wrap length sum (CASES.md C01), post errors and
- * partial bursts (C02), producer/consumer counters across 2^32 (C10),
+ * inline limits and the no-wrap length sum, post errors and partial
+ * bursts, producer/consumer counters across 2^32,
  * receive-side validation, and opcode checks.
  *
  * "Nothing written" is observed through the soft NIC's SQ/RQ producer
@@ -130,7 +130,7 @@ pt_all_eq(const uint8_t *p, size_t len, uint8_t v)
 }
 
 /* ------------------------------------------------------------------ */
-/* C01 inline-overflow                                                  */
+/* inline-overflow                                                  */
 /* ------------------------------------------------------------------ */
 
 static void
@@ -155,7 +155,8 @@ c01_pair(struct qt_end *a, struct qt_end *b)
 	cr_assert_eq(ia.cap.max_send_sge, 4);
 }
 
-/* [C01] 300 inline bytes on a 256-byte QP: refused, nothing written. */
+/* [inline-overflow] 300 inline bytes on a 256-byte QP: refused, nothing
+ * written. */
 Test(post, c01_inline_300_refused)
 {
 	struct qt_end a, b;
@@ -199,8 +200,8 @@ Test(post, c01_inline_300_refused)
 	qt_pair_destroy(&a, &b);
 }
 
-/* [C01] Inline length sums that wrap in 32 bits are refused before any
- * SGE address is read (the addresses given would fault). */
+/* [inline-overflow] Inline length sums that wrap in 32 bits are refused before
+ * any SGE address is read (the addresses given would fault). */
 Test(post, c01_inline_sum_wrap_refused_without_reading)
 {
 	struct qt_end a, b;
@@ -249,7 +250,8 @@ Test(post, c01_inline_sum_wrap_refused_without_reading)
 	qt_pair_destroy(&a, &b);
 }
 
-/* [C01] 200 + 56 = 256 inline bytes (exactly the limit) arrive byte-exact. */
+/* [inline-overflow] 200 + 56 = 256 inline bytes (exactly the limit) arrive
+ * byte-exact. */
 Test(post, c01_inline_two_sges_256_delivered)
 {
 	struct qt_end a, b;
@@ -280,9 +282,9 @@ Test(post, c01_inline_two_sges_256_delivered)
 	qt_pair_destroy(&a, &b);
 }
 
-/* [C01] Inline data from an unregistered stack buffer with lkey 0 is
- * accepted and delivered; overwriting the buffer after post returns does
- * not change what the receiver gets. */
+/* [inline-overflow] Inline data from an unregistered stack buffer with lkey 0
+ * is accepted and delivered; overwriting the buffer after post returns does not
+ * change what the receiver gets. */
 Test(post, c01_inline_stack_buffer_lkey0)
 {
 	struct qt_end a, b;
@@ -306,9 +308,9 @@ Test(post, c01_inline_stack_buffer_lkey0)
 	qt_pair_destroy(&a, &b);
 }
 
-/* [C01] The inline copy is taken at post time even when the device executes
- * the WQE later: no receive is posted yet (RNR, retried forever), the stack
- * buffer is overwritten, then the receive is posted. */
+/* [inline-overflow] The inline copy is taken at post time even when the device
+ * executes the WQE later: no receive is posted yet (RNR, retried forever), the
+ * stack buffer is overwritten, then the receive is posted. */
 Test(post, c01_inline_copy_survives_deferred_execution)
 {
 	struct qt_end a, b;
@@ -335,7 +337,7 @@ Test(post, c01_inline_copy_survives_deferred_execution)
 }
 
 /* ------------------------------------------------------------------ */
-/* C02 post-errors                                                      */
+/* post-errors                                                      */
 /* ------------------------------------------------------------------ */
 
 #define C02_RECVS 48u
@@ -421,8 +423,8 @@ c02_expect_sends(struct qt_end *a, uint64_t base, unsigned int n)
 	pt_cq_empty(a->cq, "sender CQ");
 }
 
-/* [C02] 8 signaled posts fill the 8-deep SQ while the CQ is not polled; the
- * 9th is -ENOMEM (retryable, not -EINVAL); polling frees the slots. */
+/* [post-errors] 8 signaled posts fill the 8-deep SQ while the CQ is not polled;
+ * the 9th is -ENOMEM (retryable, not -EINVAL); polling frees the slots. */
 Test(post, c02_sq_full_is_enomem_until_polled)
 {
 	struct qt_end a, b;
@@ -490,7 +492,7 @@ Test(post, c02_sq_full_is_enomem_until_polled)
 	qt_pair_destroy(&a, &b);
 }
 
-/* [C02] num_sge over max_send_sge and inline over max_inline_data are
+/* [post-errors] num_sge over max_send_sge and inline over max_inline_data are
  * -EINVAL, with room in the SQ; nothing written. The limits themselves
  * (2 SGEs, 64 inline bytes) are accepted. */
 Test(post, c02_sge_and_inline_limits)
@@ -534,8 +536,8 @@ Test(post, c02_sge_and_inline_limits)
 	qt_pair_destroy(&a, &b);
 }
 
-/* [C02] A burst of 4 whose 3rd WR is invalid writes exactly the first 2:
- * return 2, err -EINVAL, SQ producer +2, exactly 2 completions. */
+/* [post-errors] A burst of 4 whose 3rd WR is invalid writes exactly the first
+ * 2: return 2, err -EINVAL, SQ producer +2, exactly 2 completions. */
 Test(post, c02_burst_stops_at_first_invalid)
 {
 	struct qt_end a, b;
@@ -586,7 +588,7 @@ Test(post, c02_burst_stops_at_first_invalid)
 	qt_pair_destroy(&a, &b);
 }
 
-/* [C02] A valid burst larger than the free SQ room posts what fits and
+/* [post-errors] A valid burst larger than the free SQ room posts what fits and
  * reports -ENOMEM for the first one that does not. */
 Test(post, c02_burst_partial_on_full_sq)
 {
@@ -789,7 +791,7 @@ Test(post, bad_opcode_and_read_inline_refused)
 }
 
 /* ------------------------------------------------------------------ */
-/* C10 counters-wrap                                                    */
+/* counters-wrap                                                    */
 /* ------------------------------------------------------------------ */
 
 #define C10_START (UINT32_MAX - 2u)
@@ -835,11 +837,11 @@ c10_len(uint32_t m)
 	return 1 + (m * 37u) % 200u;
 }
 
-/* [C10] Producer and consumer counters start at UINT32_MAX - 2 on both QPs;
- * 64 messages cross the wrap in bursts of various sizes with varied
- * polling. Completions come in order, the in-flight count (uint32
- * subtraction) stays within the SQ depth, a full SQ refuses with -ENOMEM,
- * and the final counters are start + 64 modulo 2^32. */
+/* [counters-wrap] Producer and consumer counters start at UINT32_MAX - 2 on
+ * both QPs; 64 messages cross the wrap in bursts of various sizes with varied
+ * polling. Completions come in order, the in-flight count (uint32 subtraction)
+ * stays within the SQ depth, a full SQ refuses with -ENOMEM, and the final
+ * counters are start + 64 modulo 2^32. */
 Test(post, c10_counters_wrap)
 {
 	static const uint16_t bursts[] = { 1, 3, 8, 2, 5, 7, 4, 6, 1, 8, 3 };

@@ -3,13 +3,14 @@
  * QP state machine.
  *
  * 1. The verbs transition table through qpio_qp_transition_ok(): required
- *    masks of ARCHITECTURE.md ("lib/rdma"), optional and forbidden bits per
- *    the Linux kernel's ib_modify_qp_is_ok() table, illegal transitions,
- *    same-state rows, and the reason strings.
- * 2. C04 on soft NIC QPs of every type: failed modifies leave state and
- *    attributes unchanged, successful ones are visible in qpio_qp_query(),
- *    attribute range checks, CUR_STATE, RTS->SQD->RTS.
- * 3. C03 on an RC pair: which states accept posts, and flushing in ERR.
+ *    masks of rdma_lib.rst ("QP state transitions"), optional and
+ *    forbidden bits per the Linux kernel's ib_modify_qp_is_ok() table,
+ *    illegal transitions, same-state rows, and the reason strings.
+ * 2. Transitions on soft NIC QPs of every type: failed modifies leave
+ *    state and attributes unchanged, successful ones are visible in
+ *    qpio_qp_query(), attribute range checks, CUR_STATE, RTS->SQD->RTS.
+ * 3. Posts by state on an RC pair: which states accept posts, and
+ *    flushing in ERR.
  */
 #include <stdio.h>
 #include <string.h>
@@ -48,7 +49,7 @@ static const char *const bit_names[] = {
 };
 #define NB_BITS ((int)(sizeof(bit_names) / sizeof(bit_names[0])))
 
-/* Required masks, ARCHITECTURE.md table (STATE included). */
+/* Required masks, rdma_lib.rst's table (STATE included). */
 #define REQ_INIT_RC_UC (QPIO_QP_STATE | QPIO_QP_PKEY_INDEX | QPIO_QP_PORT | \
 			QPIO_QP_ACCESS_FLAGS)
 #define REQ_INIT_UD (QPIO_QP_STATE | QPIO_QP_PKEY_INDEX | QPIO_QP_PORT | \
@@ -483,7 +484,7 @@ Test(qp_state, table_reason_strings)
 }
 
 /* ------------------------------------------------------------------ */
-/* 2. C04 on soft NIC QPs                                               */
+/* 2. transitions on soft NIC QPs                                     */
 /* ------------------------------------------------------------------ */
 
 struct qs_ctx {
@@ -1186,7 +1187,7 @@ Test(qp_state, c04_rts_to_sqd_and_back)
 }
 
 /* ------------------------------------------------------------------ */
-/* 3. C03: posts by state on an RC pair                                 */
+/* 3. post-state: posts by state on an RC pair                        */
 /* ------------------------------------------------------------------ */
 
 #define C03_BUF 4096u

@@ -112,7 +112,7 @@ Test(rdma_ops, write_1_byte) { write_size(1); }
 Test(rdma_ops, write_4096_bytes) { write_size(4096); }
 Test(rdma_ops, write_65536_bytes) { write_size(65536); }
 
-/* C09: a 0-byte WRITE needs no valid rkey. */
+/* zero-length: a 0-byte WRITE needs no valid rkey. */
 Test(rdma_ops, write_0_bytes_checks_no_rkey)
 {
 	struct qt_end a, b;

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Ring port driver (drivers/net/ring) and the lib/port rules it goes
- * through: life cycle, exact counters, cross-connected pairs, C12, C13,
- * devargs errors.
+ * Ring port driver (drivers/net/ring) and the lib/port rules it goes through:
+ * life cycle, exact counters, cross-connected pairs, tx-ownership,
+ * queue-release, devargs errors.
  */
 #include <errno.h>
 #include <string.h>
@@ -245,7 +245,7 @@ Test(ring_port, peer_self_loops_back)
 	rte_mempool_free(mp);
 }
 
-/* [C12 tx-ownership] */
+/* [tx-ownership] */
 Test(ring_port, c12_tx_burst_keeps_refused_frames_with_caller)
 {
 	struct rte_mempool *mp = pool_create();
@@ -285,7 +285,7 @@ Test(ring_port, c12_tx_burst_keeps_refused_frames_with_caller)
 	rte_mempool_free(mp);
 }
 
-/* [C13 queue-release] */
+/* [queue-release] */
 Test(ring_port, c13_rx_release_frees_only_frames_left_in_ring)
 {
 	struct rte_mempool *mp = pool_create();

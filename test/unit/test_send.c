@@ -2,8 +2,8 @@
 /*
  * SEND / SEND_WITH_IMM on an RC pair of the soft NIC: byte-exact delivery,
  * gather and scatter, immediate data, completions, protection and length
- * errors (CASES.md C08 RC part), selective signaling, RNR (C05), flush of
- * mbuf-backed work (C06) and zero-length messages (C09).
+ * errors (RC), selective signaling, RNR, flush of
+ * mbuf-backed work (once) and zero-length messages.
  */
 #include <inttypes.h>
 #include <string.h>
@@ -135,7 +135,7 @@ Test(send, immediate_data_delivered)
 	wr.opcode = QPIO_WR_SEND_WITH_IMM;
 	wr.imm_data = 0xdeadbeef;
 	cr_assert_eq(qpio_qp_post_send(a.qp, &wr, 1, &err), 1);
-	/* and a zero-length one with immediate (C09) */
+	/* and a zero-length one with immediate (zero-length) */
 	wr.wr_id = 6;
 	wr.num_sge = 0;
 	wr.imm_data = 0x01020304;
@@ -277,7 +277,7 @@ Test(send, sq_sig_all_signals_every_wr_of_a_list)
 	qt_pair_destroy(&a, &b);
 }
 
-/* C08 RC part: 4-byte receive between guard bytes, 8-byte send. */
+/* short-receive RC part: 4-byte receive between guard bytes, 8-byte send. */
 Test(send, c08_short_receive_is_loc_len_err)
 {
 	struct qt_end a, b;
@@ -317,7 +317,7 @@ Test(send, c08_short_receive_is_loc_len_err)
 	qt_pair_destroy(&a, &b);
 }
 
-/* C08: two 4-byte receive SGEs take an 8-byte send. */
+/* short-receive: two 4-byte receive SGEs take an 8-byte send. */
 Test(send, c08_two_sges_take_eight_bytes)
 {
 	struct qt_end a, b;
@@ -676,10 +676,10 @@ Test(send, reset_purges_old_completions)
 }
 
 /* ------------------------------------------------------------------ */
-/* C05 rnr                                                              */
+/* rnr                                                              */
 /* ------------------------------------------------------------------ */
 
-/* C05: rnr_retry 0 and no receive: exactly one completion with
+/* rnr: rnr_retry 0 and no receive: exactly one completion with
  * RNR_RETRY_EXC_ERR, the QP in ERR, the WRs behind it flushed. */
 Test(send, c05_rnr_retry_0_fails_at_once_and_flushes_the_rest)
 {
@@ -722,7 +722,7 @@ Test(send, c05_rnr_retry_0_fails_at_once_and_flushes_the_rest)
 	qt_pair_destroy(&a, &b);
 }
 
-/* C05: rnr_retry 7 (forever), the receive posted 2 ms later: SUCCESS and
+/* rnr: rnr_retry 7 (forever), the receive posted 2 ms later: SUCCESS and
  * the payload delivered exactly once. */
 Test(send, c05_rnr_retry_7_receive_2ms_later_delivered_once)
 {
@@ -771,7 +771,7 @@ Test(send, c05_rnr_retry_7_receive_2ms_later_delivered_once)
 	qt_pair_destroy(&a, &b);
 }
 
-/* C05: rnr_retry 3 and no receive: the error after 1 + 3 attempts; the
+/* rnr: rnr_retry 3 and no receive: the error after 1 + 3 attempts; the
  * QP's RNR counter reads 4. */
 Test(send, c05_rnr_retry_3_fails_after_four_attempts)
 {
@@ -802,7 +802,7 @@ Test(send, c05_rnr_retry_3_fails_after_four_attempts)
 }
 
 /* ------------------------------------------------------------------ */
-/* C06 flush-once                                                       */
+/* flush-once                                                       */
 /* ------------------------------------------------------------------ */
 
 /* 8 sends and 8 receives in flight on mbufs of pool P; the QP goes to
@@ -892,7 +892,7 @@ Test(send, c06_modify_to_err_flushes_each_wr_once) { c06_flush_once(0); }
 Test(send, c06_rnr_error_then_flush_each_wr_once) { c06_flush_once(1); }
 
 /* ------------------------------------------------------------------ */
-/* C09 zero-length                                                      */
+/* zero-length                                                      */
 /* ------------------------------------------------------------------ */
 
 /* SEND with no SGE, SEND with one 0-byte SGE, SEND_WITH_IMM with no SGE,

@@ -168,7 +168,7 @@ Test(stats, qp_counts_posts_doorbells_and_flushes)
 	qt_pair_destroy(&a, &b);
 }
 
-/* C05 with rnr_retry 0: the one RNR_RETRY_EXC_ERR is counted, and the
+/* rnr with rnr_retry 0: the one RNR_RETRY_EXC_ERR is counted, and the
  * flushed WQE behind it. */
 Test(stats, qp_counts_rnr_exceeded)
 {

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * UD QPs and address handles on the soft NIC: AH rules, Q_Key checks,
- * the 40-byte GRH area (CASES.md C07), bursts to several destinations,
+ * the 40-byte GRH area, bursts to several destinations,
  * datagrams lost and counted (no receive, unknown destination, over the
  * MTU, receive too short).
  */
@@ -111,7 +111,7 @@ Test(ud, ah_create_destroy_and_pd_busy)
 	cr_assert_eq(rte_errno, EINVAL);
 }
 
-/* C07: receive of 40 + 256 bytes, 256 sent by LID (no GRH): byte_len 296,
+/* ud-grh: receive of 40 + 256 bytes, 256 sent by LID (no GRH): byte_len 296,
  * payload at offset 40, the 40 bytes untouched, no GRH flag. */
 Test(ud, c07_lid_send_reserves_40_bytes_no_grh)
 {
@@ -582,7 +582,7 @@ Test(ud, unknown_destination_counted_at_sender)
 	qt_ud_world_destroy(&a, &b);
 }
 
-/* C07: 256-byte receive (no room for GRH + payload) and a 256-byte send:
+/* ud-grh: 256-byte receive (no room for GRH + payload) and a 256-byte send:
  * guard bytes intact, the datagram dropped and counted, the receive stays
  * posted and the QP in RTS; a 216-byte datagram then fits exactly. */
 Test(ud, c07_receive_too_short_dropped_qp_stays_rts)

@@ -67,7 +67,7 @@ int eth_args_parse(const struct qpio_port *port,
 uint16_t eth_rx_burst(void *queue, struct rte_mbuf **pkts, uint16_t nb_pkts);
 
 /** rte_eth_tx_burst on the queue of a struct eth_queue; the frames from
- *  the returned index on stay the caller's, as with ethdev (C12). */
+ *  the returned index on stay the caller's, as with ethdev (tx-ownership). */
 uint16_t eth_tx_burst(void *queue, struct rte_mbuf **pkts, uint16_t nb_pkts);
 
 #endif /* QPIO_ETH_PRIVATE_H */

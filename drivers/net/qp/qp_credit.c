@@ -6,7 +6,7 @@
  * retries after min_rnr_timer: the frame sits in the send queue, the device
  * model (or the wire) redoes the work, and a frame that is never received
  * is flushed at stop. A port should instead do what a full ethdev queue
- * does: take only what fits and leave the rest with the caller (C12).
+ * does: take only what fits and leave the rest with the caller (tx-ownership).
  *
  * The receiver publishes, for each rx queue, a free-running count of the
  * receive WRs it has posted on its QP (rq_posted) in a 32-bit word of the

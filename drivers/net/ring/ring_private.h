@@ -62,7 +62,7 @@ uint16_t ring_rx_burst(void *queue, struct rte_mbuf **pkts, uint16_t nb_pkts);
 /**
  * Enqueue up to nb_pkts frames into the ring of a struct ring_txq.
  * Frames longer than max_len are freed and counted as errors; they count
- * as taken. Frames from the returned index on stay the caller's (C12).
+ * as taken. Frames from the returned index on stay the caller's (tx-ownership).
  * One lcore per queue.
  * @return frames taken, a prefix of pkts.
  */

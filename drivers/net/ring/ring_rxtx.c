@@ -63,7 +63,7 @@ ring_tx_burst(void *queue, struct rte_mbuf **pkts, uint16_t nb_pkts)
 		if (likely(pkts[i]->pkt_len <= txq->max_len))
 			continue;
 		/* Oversize frame: send the run before it, then free it. The
-		 * count returned stays a prefix of pkts (C12). */
+		 * count returned stays a prefix of pkts (tx-ownership). */
 		sent = ring_tx_enqueue(txq, &pkts[start], i - start);
 		if (sent < i - start)
 			return start + sent;

@@ -72,7 +72,7 @@ int qpio_soft_qp_stats(const struct qpio_qp *qp, struct qpio_soft_qp_stats *st);
 
 /**
  * Test hook: start every producer/consumer counter of a QP at start, so
- * tests can cross the 2^32 wrap quickly (CASES.md C10).
+ * tests can cross the 2^32 wrap quickly.
  * @return 0, or -EINVAL (NULL, not a soft QP, QP not in RESET).
  */
 int qpio_soft_qp_set_counters(struct qpio_qp *qp, uint32_t start);
