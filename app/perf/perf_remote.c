@@ -22,6 +22,7 @@
 
 #include <rte_cycles.h>
 
+#include "qpio_devargs.h"
 #include "qpio_soft.h"
 #include "perf_run.h"
 
@@ -64,6 +65,57 @@ kv(const char *line, const char *key, char *v, size_t len)
 		p += kl;
 	}
 	return -1;
+}
+
+/* Value of key as a decimal integer in [min, max] (lib/devargs' rule);
+ * 0, or -1 when absent or not such a number. */
+static int
+kv_u64(const char *line, const char *key, uint64_t min, uint64_t max,
+       uint64_t *val)
+{
+	char v[32];
+
+	if (kv(line, key, v, sizeof(v)) < 0 ||
+	    qpio_devargs_parse_u64(v, min, max, val) < 0)
+		return -1;
+	return 0;
+}
+
+static int
+kv_u32(const char *line, const char *key, uint32_t max, uint32_t *val)
+{
+	uint64_t v;
+
+	if (kv_u64(line, key, 0, max, &v) < 0)
+		return -1;
+	*val = (uint32_t)v;
+	return 0;
+}
+
+/* The comma list of decimal integers of at most max that key holds,
+ * into out[0..n-1]. @return how many were read before the first that is
+ * not such a number (n when all are). */
+static unsigned int
+kv_list(const char *line, const char *key, uint64_t max, uint64_t *out,
+	unsigned int n)
+{
+	char v[PERF_MAX_QPS * 21], *p = v;
+	unsigned int i;
+
+	if (kv(line, key, v, sizeof(v)) < 0)
+		return 0;
+	for (i = 0; i < n; i++) {
+		char *comma = strchr(p, ',');
+
+		if (comma != NULL)
+			*comma = '\0';
+		if (qpio_devargs_parse_u64(p, 0, max, &out[i]) < 0)
+			return i;
+		if (comma == NULL)
+			return i + 1;
+		p = comma + 1;
+	}
+	return i;
 }
 
 static int
@@ -172,7 +224,8 @@ perf_remote_hello(struct perf_ctx *x, enum qpio_mtu *mtu, uint64_t *max_mr)
 	struct qpio_device_attr da;
 	char line[LINE_MAX_LEN], pl[LINE_MAX_LEN], a[64], b[64], gid[40];
 	char dev[64], driver[32];
-	unsigned long long v;
+	uint64_t v;
+	uint32_t lid;
 	unsigned int i;
 	int ret;
 
@@ -217,18 +270,31 @@ perf_remote_hello(struct perf_ctx *x, enum qpio_mtu *mtu, uint64_t *max_mr)
 	}
 	if (kv(pl, "dev", dev, sizeof(dev)) < 0 ||
 	    kv(pl, "driver", driver, sizeof(driver)) < 0 ||
-	    kv(pl, "lid", a, sizeof(a)) < 0 || kv(pl, "gid", gid, sizeof(gid)) < 0 ||
+	    kv_u32(pl, "lid", UINT16_MAX, &lid) < 0 ||
+	    kv(pl, "gid", gid, sizeof(gid)) < 0 ||
 	    hex_gid(gid, &peer->gid) < 0) {
 		fprintf(stderr, "qpio-perf: %s sent no device, LID or GID\n",
 			peer_name(x));
 		return PERF_EXIT_FAIL;
 	}
-	peer->lid = (uint16_t)strtoul(a, NULL, 10);
-	if (kv(pl, "mtu", a, sizeof(a)) == 0 &&
-	    (enum qpio_mtu)strtol(a, NULL, 10) < *mtu)
-		*mtu = (enum qpio_mtu)strtol(a, NULL, 10);
+	peer->lid = (uint16_t)lid;
+	if (kv(pl, "mtu", a, sizeof(a)) == 0) {
+		if (qpio_devargs_parse_u64(a, QPIO_MTU_256, QPIO_MTU_4096,
+					   &v) < 0) {
+			fprintf(stderr, "qpio-perf: %s sent mtu=%s, not an MTU "
+				"code %d..%d\n", peer_name(x), a, QPIO_MTU_256,
+				QPIO_MTU_4096);
+			return PERF_EXIT_FAIL;
+		}
+		if ((enum qpio_mtu)v < *mtu)
+			*mtu = (enum qpio_mtu)v;
+	}
 	if (kv(pl, "maxmr", a, sizeof(a)) == 0) {
-		v = strtoull(a, NULL, 10);
+		if (qpio_devargs_parse_u64(a, 0, UINT64_MAX, &v) < 0) {
+			fprintf(stderr, "qpio-perf: %s sent maxmr=%s, not a "
+				"byte count\n", peer_name(x), a);
+			return PERF_EXIT_FAIL;
+		}
 		if (v < *max_mr)
 			*max_mr = v;
 	}
@@ -259,30 +325,22 @@ perf_remote_hello(struct perf_ctx *x, enum qpio_mtu *mtu, uint64_t *max_mr)
 }
 
 /* Read the comma list of key into the qps' peer_qpn (which 0) or
- * peer_psn (1). @return how many were read. */
+ * peer_psn (1): QPNs and PSNs are 24-bit. @return how many were read. */
 static unsigned int
 list_u32(const char *line, const char *key, unsigned int nqp,
 	 struct perf_qp *qp, int which)
 {
-	char v[PERF_MAX_QPS * 12], *p = v, *end;
-	unsigned int i;
+	uint64_t v[PERF_MAX_QPS];
+	unsigned int i, n;
 
-	if (kv(line, key, v, sizeof(v)) < 0)
-		return 0;
-	for (i = 0; i < nqp; i++) {
-		unsigned long x = strtoul(p, &end, 10);
-
-		if (end == p || x > UINT32_MAX)
-			break;
+	n = kv_list(line, key, 0xffffff, v, RTE_MIN(nqp, PERF_MAX_QPS));
+	for (i = 0; i < n; i++) {
 		if (which == 0)
-			qp[i].peer_qpn = (uint32_t)x;
+			qp[i].peer_qpn = (uint32_t)v[i];
 		else
-			qp[i].peer_psn = (uint32_t)x;
-		if (*end != ',')
-			return i + 1;
-		p = end + 1;
+			qp[i].peer_psn = (uint32_t)v[i];
 	}
-	return i;
+	return n;
 }
 
 int
@@ -291,8 +349,9 @@ perf_remote_qps(struct perf_ctx *x)
 	const struct perf_opts *o = x->o;
 	struct perf_end *e = &x->end[x->local], *peer = e->peer;
 	char line[LINE_MAX_LEN], pl[LINE_MAX_LEN], a[64];
-	unsigned long long addr;
-	unsigned int i, n, ns, st;
+	uint64_t addr;
+	uint32_t ns, st;
+	unsigned int i, n;
 	size_t off;
 	int ret;
 
@@ -315,11 +374,14 @@ perf_remote_qps(struct perf_ctx *x)
 		ret = recv_line(x, "QPS", pl, sizeof(pl));
 	if (ret != 0)
 		return ret;
-	if (kv(pl, "nslots", a, sizeof(a)) < 0 ||
-	    sscanf(a, "%u", &ns) != 1 || kv(pl, "stride", a, sizeof(a)) < 0 ||
-	    sscanf(a, "%u", &st) != 1 || kv(pl, "rkey", a, sizeof(a)) < 0 ||
-	    sscanf(a, "%u", &peer->peer_rkey) != 1 ||
-	    kv(pl, "addr", a, sizeof(a)) < 0 || sscanf(a, "%llx", &addr) != 1) {
+	/* addr is hex without "0x" (PRIxPTR) */
+	a[0] = '0';
+	a[1] = 'x';
+	if (kv_u32(pl, "nslots", UINT32_MAX, &ns) < 0 ||
+	    kv_u32(pl, "stride", UINT32_MAX, &st) < 0 ||
+	    kv_u32(pl, "rkey", UINT32_MAX, &peer->peer_rkey) < 0 ||
+	    kv(pl, "addr", a + 2, sizeof(a) - 2) < 0 ||
+	    qpio_devargs_parse_hex(a, 0, UINTPTR_MAX, &addr) < 0) {
 		fprintf(stderr, "qpio-perf: %s sent an incomplete QPS line\n",
 			peer_name(x));
 		return PERF_EXIT_FAIL;
@@ -375,25 +437,18 @@ int
 perf_remote_done_parse(struct perf_ctx *x, const char *line)
 {
 	struct perf_end *peer = x->end[x->local].peer;
-	const char *p;
+	uint64_t completed[PERF_MAX_QPS];
 	double ns, peak;
 	unsigned int size, i;
 
 	if (sscanf(line, "DONE size=%u ns=%lf peak=%lf", &size, &ns, &peak) != 3 ||
 	    size != x->size)
 		return -EPROTO;
-	p = strstr(line, " completed=");
-	if (p == NULL)
+	if (kv_list(line, "completed", UINT64_MAX, completed,
+		    x->o->qps) != x->o->qps)
 		return -EPROTO;
-	p += strlen(" completed=");
-	for (i = 0; i < x->o->qps; i++) {
-		char *end;
-
-		peer->qp[i].completed = strtoull(p, &end, 10);
-		if (end == p)
-			return -EPROTO;
-		p = *end == ',' ? end + 1 : end;
-	}
+	for (i = 0; i < x->o->qps; i++)
+		peer->qp[i].completed = completed[i];
 	peer->t_start = 0;
 	peer->t_end = (uint64_t)(ns * (double)x->hz / 1e9);
 	peer->peak_bps = peak;

@@ -4,7 +4,6 @@
  */
 
 #include <arpa/inet.h>
-#include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
@@ -165,25 +164,12 @@ parse_u64(const char *opt, const char *s, uint64_t min, uint64_t max,
 static int
 parse_hex_u64(const char *opt, const char *s, uint64_t *out)
 {
-	unsigned long long v;
-	char *end;
-
-	const char *d;
-
-	errno = 0;
 	if (s[0] != '0' || (s[1] != 'x' && s[1] != 'X') || s[2] == '\0')
 		BAD("--%s=%s: must be a hexadecimal mask, 0x first "
 		    "(e.g. 0x10000)", opt, s);
-	/* Digits only: strtoull() would take a second "0x" and a sign. */
-	for (d = s + 2; *d != '\0'; d++)
-		if (!isxdigit((unsigned char)*d))
-			BAD("--%s=%s: must be a hexadecimal mask of at most 64 "
-			    "bits (e.g. 0x10000)", opt, s);
-	v = strtoull(s + 2, &end, 16);
-	if (*end != '\0' || errno != 0)
+	if (qpio_devargs_parse_hex(s, 0, UINT64_MAX, out) < 0)
 		BAD("--%s=%s: must be a hexadecimal mask of at most 64 bits "
 		    "(e.g. 0x10000)", opt, s);
-	*out = v;
 	return 0;
 }
 

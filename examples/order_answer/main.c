@@ -24,6 +24,7 @@
 #include <rte_malloc.h>
 
 #include <qpio_cm.h>
+#include <qpio_devargs.h>
 #include <qpio_rdma.h>
 
 #define MSG_LEN 64u     /* bytes of an order and of an answer */
@@ -318,8 +319,7 @@ int
 main(int argc, char **argv)
 {
 	static struct side s;
-	unsigned long count = 0;
-	char *end = NULL;
+	uint32_t count = 0;
 	int n, is_server;
 
 	/* Main. 8< */
@@ -331,15 +331,15 @@ main(int argc, char **argv)
 	argv += n;
 	is_server = argc == 4 && strcmp(argv[1], "server") == 0;
 	if (argc == 6 && strcmp(argv[1], "client") == 0)
-		count = strtoul(argv[5], &end, 10);
-	if (!is_server && (count == 0 || count > 1000000 || *end != '\0'))
+		qpio_devargs_parse_u32(argv[5], 1, 1000000, &count);
+	if (!is_server && count == 0)
 		die("usage", "EAL-ARGS -- server DEVICE PORT | "
 		    "client DEVICE HOST PORT COUNT (1..1000000)");
 	side_setup(&s, argv[2]);
 	if (is_server)
 		server(&s, argv[3]);
 	else
-		client(&s, argv[3], argv[4], (uint32_t)count);
+		client(&s, argv[3], argv[4], count);
 	side_close(&s);
 	rte_eal_cleanup();
 	return 0;

@@ -228,6 +228,35 @@ qpio_devargs_parse_u64(const char *s, uint64_t min, uint64_t max,
 }
 
 int
+qpio_devargs_parse_hex(const char *s, uint64_t min, uint64_t max,
+		       uint64_t *val)
+{
+	unsigned long long v;
+	size_t n;
+
+	if (s == NULL || s[0] != '0' || (s[1] != 'x' && s[1] != 'X'))
+		return -EINVAL;
+	n = strspn(s + 2, "0123456789abcdefABCDEF");
+	if (n == 0 || s[2 + n] != '\0' || n > 16)
+		return -EINVAL;
+	/* Sixteen digits at most: the value fits, strtoull() cannot fail. */
+	v = strtoull(s + 2, NULL, 16);
+	if (v < min || v > max)
+		return -ERANGE;
+	*val = v;
+	return 0;
+}
+
+int
+qpio_devargs_parse_uint(const char *s, uint64_t min, uint64_t max,
+			uint64_t *val)
+{
+	if (s != NULL && s[0] == '0' && (s[1] == 'x' || s[1] == 'X'))
+		return qpio_devargs_parse_hex(s, min, max, val);
+	return qpio_devargs_parse_u64(s, min, max, val);
+}
+
+int
 qpio_devargs_parse_decimal(const char *s, double min, double max,
 			   double *val)
 {

@@ -107,6 +107,36 @@ int qpio_devargs_parse_u64(const char *s, uint64_t min, uint64_t max,
 			   uint64_t *val);
 
 /**
+ * Read a string as an unsigned 64-bit integer in [min, max] written in
+ * hexadecimal: "0x" or "0X", then 1..16 hexadecimal digits, and nothing
+ * else (no sign, no space, no second prefix). For masks and identifiers
+ * that are written in hex by convention (offload masks, multicast LIDs,
+ * P_Keys). Logs nothing.
+ *
+ * @param s    NUL-terminated string.
+ * @param min  smallest value accepted.
+ * @param max  largest value accepted.
+ * @param val  receives the value; untouched on error.
+ * @return 0; -EINVAL (s NULL, no "0x" prefix, no digit after it, a
+ *   character that is not a hex digit, or more than 16 digits);
+ *   -ERANGE (of the form, but outside [min, max]). Any thread.
+ */
+int qpio_devargs_parse_hex(const char *s, uint64_t min, uint64_t max,
+			   uint64_t *val);
+
+/**
+ * Read a string as an unsigned 64-bit integer in [min, max], decimal
+ * (qpio_devargs_parse_u64()) or, after "0x", hexadecimal
+ * (qpio_devargs_parse_hex()). A leading zero without "x" is decimal, not
+ * octal: "010" is ten. Logs nothing.
+ *
+ * @return 0; -EINVAL (neither form); -ERANGE (outside [min, max]). Any
+ *   thread.
+ */
+int qpio_devargs_parse_uint(const char *s, uint64_t min, uint64_t max,
+			    uint64_t *val);
+
+/**
  * Read a string as a decimal number in [min, max], for quantities with a
  * fraction (seconds, rates): decimal digits, then optionally a point and
  * more decimal digits ("2", "0.25"), and nothing else: no sign, no space,

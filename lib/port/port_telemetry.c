@@ -24,18 +24,15 @@
 #include <rte_telemetry.h>
 
 #include "port_driver.h"
+#include "qpio_devargs.h"
 
 /* "ID" of a command's parameters: a decimal port id of a live port. */
 static int
 tel_port_id(const char *params, uint16_t *port_id)
 {
-	unsigned long v;
-	char *end;
+	uint32_t v;
 
-	if (params == NULL || params[0] < '0' || params[0] > '9')
-		return -EINVAL;
-	v = strtoul(params, &end, 10);
-	if (*end != '\0' || v >= QPIO_MAX_PORTS ||
+	if (qpio_devargs_parse_u32(params, 0, QPIO_MAX_PORTS - 1, &v) < 0 ||
 	    !qpio_port_is_valid((uint16_t)v))
 		return -EINVAL;
 	*port_id = (uint16_t)v;

@@ -28,6 +28,7 @@
 #include <rte_telemetry.h>
 
 #include "qpio_config.h"
+#include "qpio_devargs.h"
 #include "rdma_driver.h"
 #include "rdma_private.h"
 
@@ -117,15 +118,8 @@ tel_dev_lock(const char *params, int want_num, uint32_t *num)
 	memcpy(name, params, len);
 	name[len] = '\0';
 	if (comma != NULL) {
-		unsigned long v;
-		char *end;
-
-		if (comma[1] < '0' || comma[1] > '9')
+		if (qpio_devargs_parse_u32(comma + 1, 0, UINT32_MAX, num) < 0)
 			return NULL;
-		v = strtoul(comma + 1, &end, 10);
-		if (*end != '\0' || v > UINT32_MAX)
-			return NULL;
-		*num = (uint32_t)v;
 	}
 	rdma_registry_lock();
 	for (i = 0; i < QPIO_MAX_DEVICES; i++) {

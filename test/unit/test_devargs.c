@@ -148,6 +148,61 @@ Test(devargs, parse_u32_takes_decimal_digits_in_range_only)
 	cr_assert_eq(v, UINT32_MAX);
 }
 
+Test(devargs, parse_hex_takes_0x_and_hex_digits_in_range_only)
+{
+	static const char *const bad[] = {
+		"10", "0x", "0X", "x10", "0x-1", "-0x1", "+0x1", " 0x1", "0x1 ",
+		"0x0x1", "0x1g", "0x10000000000000000", "0x00000000000000001", "",
+	};
+	uint64_t v = 7;
+	unsigned int i;
+
+	for (i = 0; i < RTE_DIM(bad); i++) {
+		cr_assert_eq(qpio_devargs_parse_hex(bad[i], 0, UINT64_MAX, &v),
+			     -EINVAL, "accepted '%s'", bad[i]);
+		cr_assert_eq(v, 7, "'%s' wrote the value", bad[i]);
+	}
+	cr_assert_eq(qpio_devargs_parse_hex(NULL, 0, 10, &v), -EINVAL);
+	cr_assert_eq(qpio_devargs_parse_hex("0xc000", 0xc001, 0xfffe, &v),
+		     -ERANGE);
+	cr_assert_eq(qpio_devargs_parse_hex("0xFFFF", 0xc001, 0xfffe, &v),
+		     -ERANGE);
+	cr_assert_eq(v, 7);
+	cr_assert_eq(qpio_devargs_parse_hex("0XfFfE", 0xc001, 0xfffe, &v), 0);
+	cr_assert_eq(v, 0xfffe);
+	cr_assert_eq(qpio_devargs_parse_hex("0xffffffffffffffff", 0,
+					    UINT64_MAX, &v), 0);
+	cr_assert_eq(v, UINT64_MAX);
+	cr_assert_eq(qpio_devargs_parse_hex("0x0000000000000001", 0, 1, &v), 0);
+	cr_assert_eq(v, 1);
+}
+
+Test(devargs, parse_uint_takes_decimal_or_0x_hex)
+{
+	static const char *const bad[] = {
+		"", "0x", "-1", "+1", " 1", "1 ", "1e3", "0b1", "010x", "0x1.0",
+	};
+	uint64_t v = 7;
+	unsigned int i;
+
+	for (i = 0; i < RTE_DIM(bad); i++) {
+		cr_assert_eq(qpio_devargs_parse_uint(bad[i], 0, UINT64_MAX, &v),
+			     -EINVAL, "accepted '%s'", bad[i]);
+		cr_assert_eq(v, 7, "'%s' wrote the value", bad[i]);
+	}
+	cr_assert_eq(qpio_devargs_parse_uint("0x10000", 0, 0xffff, &v),
+		     -ERANGE);
+	cr_assert_eq(qpio_devargs_parse_uint("65536", 0, 0xffff, &v), -ERANGE);
+	cr_assert_eq(v, 7);
+	/* a leading zero is decimal, not octal */
+	cr_assert_eq(qpio_devargs_parse_uint("010", 0, 0xffff, &v), 0);
+	cr_assert_eq(v, 10);
+	cr_assert_eq(qpio_devargs_parse_uint("0x10", 0, 0xffff, &v), 0);
+	cr_assert_eq(v, 16);
+	cr_assert_eq(qpio_devargs_parse_uint("0", 0, 0xffff, &v), 0);
+	cr_assert_eq(v, 0);
+}
+
 Test(devargs, parse_u64_takes_decimal_digits_in_range_only)
 {
 	static const char *const bad[] = {
