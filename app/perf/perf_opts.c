@@ -223,18 +223,19 @@ parse_test(const char *s, struct perf_opts *o, int *mode_from_name)
 	return -1;
 }
 
-int
-perf_opts_parse(int argc, char **argv, struct perf_opts *o, char *err,
-		size_t errlen)
-{
-	int c, li, have_test = 0, mode_set = -1, name_mode = -1;
-	int A_set = 0, I_set = 0, l_set = 0, q_set = 0, b_set = 0;
-	int net_set = 0, perftest_set = 0;
-	unsigned char seen[OPT_END] = { 0 };
-	char name[32];
-	const char *opt;
-	uint64_t v;
+/* What the options were given as, beyond their values in perf_opts. */
+struct opts_seen {
+	int have_test;
+	int mode_set;      /* --mode: enum perf_mode, -1 when not given */
+	int name_mode;     /* mode a perftest name implies, -1 for none */
+	int A_set, I_set, l_set, q_set, b_set;
+	int net_set;       /* -p or --timeout */
+	int perftest_set;
+};
 
+static void
+opts_defaults(struct perf_opts *o)
+{
 	memset(o, 0, sizeof(*o));
 	o->transport = QPIO_QPT_RC;
 	o->post_list = 1;
@@ -245,9 +246,50 @@ perf_opts_parse(int argc, char **argv, struct perf_opts *o, char *err,
 	o->port = PERF_DEFAULT_PORT;
 	o->timeout = PERF_DEFAULT_TIMEOUT;
 	o->gid_index = -1;
-	err[0] = '\0';
-	optind = 1;
-	opterr = 0;
+}
+
+/* --expect G[,G...]: the gates, appended to o->gates. */
+static int
+opt_expect(struct perf_opts *o, const char *optarg, char *err,
+	   size_t errlen)
+{
+	char buf[512], *tok, *save = NULL;
+
+	if (strlen(optarg) >= sizeof(buf))
+		return refuse(err, errlen, "--expect: at most %zu "
+			      "characters", sizeof(buf) - 1);
+	/* strtok_r() would skip an empty gate silently. */
+	if (optarg[0] == ',' || strstr(optarg, ",,") != NULL ||
+	    (optarg[0] != '\0' &&
+	     optarg[strlen(optarg) - 1] == ','))
+		return refuse(err, errlen, "--expect '%s': an empty "
+			      "gate in the list", optarg);
+	strcpy(buf, optarg);
+	for (tok = strtok_r(buf, ",", &save); tok != NULL;
+	     tok = strtok_r(NULL, ",", &save)) {
+		if (o->ngates == PERF_MAX_GATES)
+			return refuse(err, errlen, "--expect: at most "
+				      "%u gates", PERF_MAX_GATES);
+		if (perf_gate_parse(tok, &o->gates[o->ngates],
+				    err, errlen) < 0)
+			return -EINVAL;
+		o->ngates++;
+	}
+	if (o->ngates == 0)
+		return refuse(err, errlen, "--expect: give at least one "
+			      "gate, e.g. 'p99<=2.5us,mpps>=10'");
+	return 0;
+}
+
+/* Take option c (getopt_long's return; opt as written, optarg its
+ * value) into o and st. @return 0, 1 for --help (usage printed), or
+ * -EINVAL with err set. */
+static int
+opt_take(int c, const char *opt, char **argv, struct perf_opts *o,
+	 struct opts_seen *st, char *err, size_t errlen)
+{
+	uint64_t v;
+
 #define NUM(lo, hi) do { \
 	if (parse_u64(optarg, lo, hi, &v) < 0) \
 		return refuse(err, errlen, "%s '%s': must be a decimal integer in " \
@@ -255,270 +297,215 @@ perf_opts_parse(int argc, char **argv, struct perf_opts *o, char *err,
 			      (uint64_t)(lo), (uint64_t)(hi)); \
 	} while (0)
 
-	for (;;) {
-		li = -1;
-		c = getopt_long(argc, argv, ":c:s:an:D:I:l:Q:q:t:r:bA:p:x:m:h",
-				longopts, &li);
-		if (c == -1)
-			break;
-		opt = opt_written(c, li, name, sizeof(name));
-		/* A second value would replace the first without a word. */
-		if (c > 0 && c < OPT_END && c != '?' && c != ':' &&
-		    c != OPT_DEV && c != OPT_EXPECT) {
-			if (seen[c])
-				return refuse(err, errlen, "%s given twice: give each "
-					      "option once (only --dev and --expect "
-					      "repeat)", opt);
-			seen[c] = 1;
-		}
-		switch (c) {
-		case OPT_TEST:
-			if (parse_test(optarg, o, &name_mode) < 0)
-				return refuse(err, errlen, "--test '%s': not a test; use "
-					      "send, write, read, atomic or a perftest "
-					      "name such as ib_send_lat or ib_write_bw",
-					      optarg);
-			have_test = 1;
-			break;
-		case OPT_MODE:
-			if (strcmp(optarg, "lat") == 0)
-				mode_set = PERF_LAT;
-			else if (strcmp(optarg, "bw") == 0)
-				mode_set = PERF_BW;
-			else
-				return refuse(err, errlen, "%s '%s': use lat or bw",
-					      opt, optarg);
-			break;
-		case OPT_DEV:
-			if (o->ndev == 2)
-				return refuse(err, errlen, "--dev given more than twice: "
-					      "one device for the client end and "
-					      "optionally one for the server end");
-			if (optarg[0] == '\0' ||
-			    strlen(optarg) >= sizeof(o->dev[0]))
-				return refuse(err, errlen, "--dev: devargs must be 1..%zu "
-					      "characters, e.g. soft0 or ibv0,dev=rxe0",
-					      sizeof(o->dev[0]) - 1);
-			strcpy(o->dev[o->ndev++], optarg);
-			break;
-		case 'c':
-			if (strcmp(optarg, "RC") == 0)
-				o->transport = QPIO_QPT_RC;
-			else if (strcmp(optarg, "UC") == 0)
-				o->transport = QPIO_QPT_UC;
-			else if (strcmp(optarg, "UD") == 0)
-				o->transport = QPIO_QPT_UD;
-			else
-				return refuse(err, errlen, "%s '%s': the transport is "
-					      "RC, UC or UD", opt, optarg);
-			break;
-		case 's':
-			NUM(1, 1u << 31);
-			o->size = (uint32_t)v;
-			o->size_set = 1;
-			break;
-		case 'a':
-			o->all_sizes = 1;
-			break;
-		case 'n':
-			NUM(1, 1000000000000ull);
-			o->iters = v;
-			o->iters_set = 1;
-			break;
-		case 'D':
-			if (parse_decimal(optarg, 0, 86400, 1, &o->duration) < 0)
-				return refuse(err, errlen, "%s '%s': the duration is "
-					      "seconds in (0, 86400], decimal digits "
-					      "with at most one point", opt, optarg);
-			break;
-		case 'I':
-			NUM(0, 4096);
-			o->inline_size = (uint32_t)v;
-			I_set = 1;
-			break;
-		case 'l':
-			NUM(1, PERF_MAX_POST_LIST);
-			o->post_list = (uint32_t)v;
-			l_set = 1;
-			break;
-		case 'Q':
-			NUM(1, PERF_MAX_DEPTH);
-			o->cq_mod = (uint32_t)v;
-			o->cq_mod_set = 1;
-			break;
-		case 'q':
-			NUM(1, PERF_MAX_QPS);
-			o->qps = (uint32_t)v;
-			q_set = 1;
-			break;
-		case 't':
-			NUM(1, PERF_MAX_DEPTH);
-			o->tx_depth = (uint32_t)v;
-			o->tx_set = 1;
-			break;
-		case 'r':
-			NUM(1, PERF_MAX_DEPTH);
-			o->rx_depth = (uint32_t)v;
-			o->rx_set = 1;
-			break;
-		case 'b':
-			o->bidir = 1;
-			b_set = 1;
-			break;
-		case 'A':
-			if (strcmp(optarg, "CMP_AND_SWP") == 0)
-				o->atomic_op = PERF_CMP_AND_SWP;
-			else if (strcmp(optarg, "FETCH_AND_ADD") == 0)
-				o->atomic_op = PERF_FETCH_AND_ADD;
-			else
-				return refuse(err, errlen, "%s '%s': the atomic "
-					      "operation is CMP_AND_SWP or FETCH_AND_ADD",
-					      opt, optarg);
-			A_set = 1;
-			break;
-		case OPT_GBITS:
-			o->report_gbits = 1;
-			break;
-		case OPT_SGE:
-			NUM(1, PERF_MAX_SGE);
-			o->sge = (uint32_t)v;
-			break;
-		case OPT_VALIDATE:
-			o->validate = 1;
-			break;
-		case OPT_CORRUPT:
-			NUM(0, 1000000000000ull);
-			o->corrupt_at = (int64_t)v;
-			break;
-		case OPT_RATE:
-			if (parse_decimal(optarg, 1, 1e9, 0, &o->rate) < 0)
-				return refuse(err, errlen, "--rate '%s': messages per "
-					      "second in [1, 1000000000], decimal digits "
-					      "with at most one point", optarg);
-			break;
-		case OPT_STRICT:
-			o->strict = 1;
-			break;
-		case OPT_RUN_INF:
-			o->run_inf = 1;
-			break;
-		case OPT_SERVER:
-			if (o->role == PERF_ROLE_CLIENT)
-				return refuse(err, errlen, "--server and --connect are "
-					      "exclusive: one process listens, the other "
-					      "connects");
-			o->role = PERF_ROLE_SERVER;
-			break;
-		case OPT_CONNECT:
-			if (o->role == PERF_ROLE_SERVER)
-				return refuse(err, errlen, "--server and --connect are "
-					      "exclusive: one process listens, the other "
-					      "connects");
-			if (optarg[0] == '\0' || strlen(optarg) >= sizeof(o->host))
-				return refuse(err, errlen, "--connect: HOST must be 1..%zu "
-					      "characters (a name, IPv4 or IPv6 address)",
-					      sizeof(o->host) - 1);
-			strcpy(o->host, optarg);
-			o->role = PERF_ROLE_CLIENT;
-			break;
-		case 'p':
-			NUM(0, 65535);
-			o->port = (uint16_t)v;
-			net_set = 1;
-			break;
-		case OPT_PERFTEST:
-			o->perftest = 1;
-			perftest_set = 1;
-			break;
-		case 'x':
-			NUM(0, 255);
-			o->gid_index = (int)v;
-			break;
-		case 'm':
-			NUM(256, 4096);
-			if ((v & (v - 1)) != 0)
-				return refuse(err, errlen, "%s '%s': an IB MTU, "
-					      "256, 512, 1024, 2048 or 4096", opt,
-					      optarg);
-			o->mtu = (uint32_t)v;
-			break;
-		case OPT_TIMEOUT:
-			if (parse_decimal(optarg, 0, 86400, 1, &o->timeout) < 0)
-				return refuse(err, errlen, "--timeout '%s': seconds, "
-					      "a number in (0, 86400], decimal digits "
-					      "with at most one point", optarg);
-			net_set = 1;
-			break;
-		case OPT_JSON:
-		case OPT_CSV:
-			if (optarg[0] == '\0' || strlen(optarg) >= sizeof(o->json))
-				return refuse(err, errlen, "--%s: the file name must be "
-					      "1..%zu characters",
-					      c == OPT_JSON ? "json" : "csv",
-					      sizeof(o->json) - 1);
-			strcpy(c == OPT_JSON ? o->json : o->csv, optarg);
-			break;
-		case OPT_EXPECT: {
-			char buf[512], *tok, *save = NULL;
-
-			if (strlen(optarg) >= sizeof(buf))
-				return refuse(err, errlen, "--expect: at most %zu "
-					      "characters", sizeof(buf) - 1);
-			/* strtok_r() would skip an empty gate silently. */
-			if (optarg[0] == ',' || strstr(optarg, ",,") != NULL ||
-			    (optarg[0] != '\0' &&
-			     optarg[strlen(optarg) - 1] == ','))
-				return refuse(err, errlen, "--expect '%s': an empty "
-					      "gate in the list", optarg);
-			strcpy(buf, optarg);
-			for (tok = strtok_r(buf, ",", &save); tok != NULL;
-			     tok = strtok_r(NULL, ",", &save)) {
-				if (o->ngates == PERF_MAX_GATES)
-					return refuse(err, errlen, "--expect: at most "
-						      "%u gates", PERF_MAX_GATES);
-				if (perf_gate_parse(tok, &o->gates[o->ngates],
-						    err, errlen) < 0)
-					return -EINVAL;
-				o->ngates++;
-			}
-			if (o->ngates == 0)
-				return refuse(err, errlen, "--expect: give at least one "
-					      "gate, e.g. 'p99<=2.5us,mpps>=10'");
-			break;
-		}
-		case 'h':
-			perf_usage(stdout);
-			return 1;
-		case ':':
-			return refuse(err, errlen, "option '%s' needs a value",
-				      argv[optind - 1]);
-		default:
-			return refuse(err, errlen, "unknown option '%s' (see --help)",
-				      argv[optind - 1]);
-		}
+	switch (c) {
+	case OPT_TEST:
+		if (parse_test(optarg, o, &st->name_mode) < 0)
+			return refuse(err, errlen, "--test '%s': not a test; use "
+				      "send, write, read, atomic or a perftest "
+				      "name such as ib_send_lat or ib_write_bw",
+				      optarg);
+		st->have_test = 1;
+		break;
+	case OPT_MODE:
+		if (strcmp(optarg, "lat") == 0)
+			st->mode_set = PERF_LAT;
+		else if (strcmp(optarg, "bw") == 0)
+			st->mode_set = PERF_BW;
+		else
+			return refuse(err, errlen, "%s '%s': use lat or bw",
+				      opt, optarg);
+		break;
+	case OPT_DEV:
+		if (o->ndev == 2)
+			return refuse(err, errlen, "--dev given more than twice: "
+				      "one device for the client end and "
+				      "optionally one for the server end");
+		if (optarg[0] == '\0' ||
+		    strlen(optarg) >= sizeof(o->dev[0]))
+			return refuse(err, errlen, "--dev: devargs must be 1..%zu "
+				      "characters, e.g. soft0 or ibv0,dev=rxe0",
+				      sizeof(o->dev[0]) - 1);
+		strcpy(o->dev[o->ndev++], optarg);
+		break;
+	case 'c':
+		if (strcmp(optarg, "RC") == 0)
+			o->transport = QPIO_QPT_RC;
+		else if (strcmp(optarg, "UC") == 0)
+			o->transport = QPIO_QPT_UC;
+		else if (strcmp(optarg, "UD") == 0)
+			o->transport = QPIO_QPT_UD;
+		else
+			return refuse(err, errlen, "%s '%s': the transport is "
+				      "RC, UC or UD", opt, optarg);
+		break;
+	case 's':
+		NUM(1, 1u << 31);
+		o->size = (uint32_t)v;
+		o->size_set = 1;
+		break;
+	case 'a':
+		o->all_sizes = 1;
+		break;
+	case 'n':
+		NUM(1, 1000000000000ull);
+		o->iters = v;
+		o->iters_set = 1;
+		break;
+	case 'D':
+		if (parse_decimal(optarg, 0, 86400, 1, &o->duration) < 0)
+			return refuse(err, errlen, "%s '%s': the duration is "
+				      "seconds in (0, 86400], decimal digits "
+				      "with at most one point", opt, optarg);
+		break;
+	case 'I':
+		NUM(0, 4096);
+		o->inline_size = (uint32_t)v;
+		st->I_set = 1;
+		break;
+	case 'l':
+		NUM(1, PERF_MAX_POST_LIST);
+		o->post_list = (uint32_t)v;
+		st->l_set = 1;
+		break;
+	case 'Q':
+		NUM(1, PERF_MAX_DEPTH);
+		o->cq_mod = (uint32_t)v;
+		o->cq_mod_set = 1;
+		break;
+	case 'q':
+		NUM(1, PERF_MAX_QPS);
+		o->qps = (uint32_t)v;
+		st->q_set = 1;
+		break;
+	case 't':
+		NUM(1, PERF_MAX_DEPTH);
+		o->tx_depth = (uint32_t)v;
+		o->tx_set = 1;
+		break;
+	case 'r':
+		NUM(1, PERF_MAX_DEPTH);
+		o->rx_depth = (uint32_t)v;
+		o->rx_set = 1;
+		break;
+	case 'b':
+		o->bidir = 1;
+		st->b_set = 1;
+		break;
+	case 'A':
+		if (strcmp(optarg, "CMP_AND_SWP") == 0)
+			o->atomic_op = PERF_CMP_AND_SWP;
+		else if (strcmp(optarg, "FETCH_AND_ADD") == 0)
+			o->atomic_op = PERF_FETCH_AND_ADD;
+		else
+			return refuse(err, errlen, "%s '%s': the atomic "
+				      "operation is CMP_AND_SWP or FETCH_AND_ADD",
+				      opt, optarg);
+		st->A_set = 1;
+		break;
+	case OPT_GBITS:
+		o->report_gbits = 1;
+		break;
+	case OPT_SGE:
+		NUM(1, PERF_MAX_SGE);
+		o->sge = (uint32_t)v;
+		break;
+	case OPT_VALIDATE:
+		o->validate = 1;
+		break;
+	case OPT_CORRUPT:
+		NUM(0, 1000000000000ull);
+		o->corrupt_at = (int64_t)v;
+		break;
+	case OPT_RATE:
+		if (parse_decimal(optarg, 1, 1e9, 0, &o->rate) < 0)
+			return refuse(err, errlen, "--rate '%s': messages per "
+				      "second in [1, 1000000000], decimal digits "
+				      "with at most one point", optarg);
+		break;
+	case OPT_STRICT:
+		o->strict = 1;
+		break;
+	case OPT_RUN_INF:
+		o->run_inf = 1;
+		break;
+	case OPT_SERVER:
+		if (o->role == PERF_ROLE_CLIENT)
+			return refuse(err, errlen, "--server and --connect are "
+				      "exclusive: one process listens, the other "
+				      "connects");
+		o->role = PERF_ROLE_SERVER;
+		break;
+	case OPT_CONNECT:
+		if (o->role == PERF_ROLE_SERVER)
+			return refuse(err, errlen, "--server and --connect are "
+				      "exclusive: one process listens, the other "
+				      "connects");
+		if (optarg[0] == '\0' || strlen(optarg) >= sizeof(o->host))
+			return refuse(err, errlen, "--connect: HOST must be 1..%zu "
+				      "characters (a name, IPv4 or IPv6 address)",
+				      sizeof(o->host) - 1);
+		strcpy(o->host, optarg);
+		o->role = PERF_ROLE_CLIENT;
+		break;
+	case 'p':
+		NUM(0, 65535);
+		o->port = (uint16_t)v;
+		st->net_set = 1;
+		break;
+	case OPT_PERFTEST:
+		o->perftest = 1;
+		st->perftest_set = 1;
+		break;
+	case 'x':
+		NUM(0, 255);
+		o->gid_index = (int)v;
+		break;
+	case 'm':
+		NUM(256, 4096);
+		if ((v & (v - 1)) != 0)
+			return refuse(err, errlen, "%s '%s': an IB MTU, "
+				      "256, 512, 1024, 2048 or 4096", opt,
+				      optarg);
+		o->mtu = (uint32_t)v;
+		break;
+	case OPT_TIMEOUT:
+		if (parse_decimal(optarg, 0, 86400, 1, &o->timeout) < 0)
+			return refuse(err, errlen, "--timeout '%s': seconds, "
+				      "a number in (0, 86400], decimal digits "
+				      "with at most one point", optarg);
+		st->net_set = 1;
+		break;
+	case OPT_JSON:
+	case OPT_CSV:
+		if (optarg[0] == '\0' || strlen(optarg) >= sizeof(o->json))
+			return refuse(err, errlen, "--%s: the file name must be "
+				      "1..%zu characters",
+				      c == OPT_JSON ? "json" : "csv",
+				      sizeof(o->json) - 1);
+		strcpy(c == OPT_JSON ? o->json : o->csv, optarg);
+		break;
+	case OPT_EXPECT:
+		return opt_expect(o, optarg, err, errlen);
+	case 'h':
+		perf_usage(stdout);
+		return 1;
+	case ':':
+		return refuse(err, errlen, "option '%s' needs a value",
+			      argv[optind - 1]);
+	default:
+		return refuse(err, errlen, "unknown option '%s' (see --help)",
+			      argv[optind - 1]);
 	}
 #undef NUM
-	if (optind < argc)
-		return refuse(err, errlen, "unexpected argument '%s': options only "
-			      "(see --help)", argv[optind]);
-	if (!have_test)
-		return refuse(err, errlen, "--test is required: send, write, read, "
-			      "atomic, or a perftest name such as ib_send_lat");
-	if (name_mode >= 0 && mode_set >= 0 && name_mode != mode_set)
-		return refuse(err, errlen, "--test ib_%s_%s names the %s mode but "
-			      "--mode is %s: drop --mode or use the matching name",
-			      perf_test_name(o->test), perf_mode_name(name_mode),
-			      perf_mode_name(name_mode), perf_mode_name(mode_set));
-	if (name_mode < 0 && mode_set < 0)
-		return refuse(err, errlen, "--mode lat|bw is required with --test %s",
-			      perf_test_name(o->test));
-	o->mode = (enum perf_mode)(name_mode >= 0 ? name_mode : mode_set);
-	if (o->ndev == 0) {
-		strcpy(o->dev[0], "soft0");
-		o->ndev = 1;
-	}
+	return 0;
+}
 
-	if (net_set && o->role == PERF_ROLE_LOCAL)
+/* Two processes (--server, --connect) and --perftest's peer: what one end of a pair may be given. @return 0, or -EINVAL with err set. */
+static int
+opts_check_roles(struct perf_opts *o, const struct opts_seen *st, char *err,
+		 size_t errlen)
+{
+	if (st->net_set && o->role == PERF_ROLE_LOCAL)
 		return refuse(err, errlen, "-p and --timeout are for two processes: "
 			      "add --server on one and --connect HOST on the other");
 	/* Two processes: each has one end and one device. */
@@ -542,29 +529,34 @@ perf_opts_parse(int argc, char **argv, struct perf_opts *o, char *err,
 	/* --perftest: what perftest's exchange carries is one QP, one size a
 	 * run and one direction (perftest 4.5-0.17: perftest_communication.c
 	 * and the tools' main()). */
-	if (perftest_set && o->role == PERF_ROLE_LOCAL)
+	if (st->perftest_set && o->role == PERF_ROLE_LOCAL)
 		return refuse(err, errlen, "--perftest: the peer is a perftest "
 			      "process; add --server (it runs the client) or "
 			      "--connect HOST (it runs the server)");
-	if (perftest_set && q_set && o->qps > 1)
+	if (st->perftest_set && st->q_set && o->qps > 1)
 		return refuse(err, errlen, "--perftest: one QP; drop -q");
-	if (perftest_set && o->all_sizes)
+	if (st->perftest_set && o->all_sizes)
 		return refuse(err, errlen, "--perftest: one size a run; give -s "
 			      "instead of -a");
-	if (perftest_set && b_set)
+	if (st->perftest_set && st->b_set)
 		return refuse(err, errlen, "--perftest: one direction; drop -b");
-	if (perftest_set && (o->duration > 0 || o->rate > 0))
+	if (st->perftest_set && (o->duration > 0 || o->rate > 0))
 		return refuse(err, errlen, "--perftest: a run is -n messages at "
 			      "full speed; drop -D and --rate");
-	if (perftest_set && o->test == PERF_ATOMIC && o->mode == PERF_LAT)
+	if (st->perftest_set && o->test == PERF_ATOMIC && o->mode == PERF_LAT)
 		return refuse(err, errlen, "--perftest: ib_atomic_lat's exchange "
 			      "is not spoken; use --test ib_atomic_bw");
 	if (o->role == PERF_ROLE_SERVER && o->mode == PERF_LAT && o->ngates > 0)
 		return refuse(err, errlen, "--expect with --server in lat mode: the "
 			      "client measures the latency; give --expect to the "
 			      "--connect side");
+	return 0;
+}
 
-	/* Transport rules (IBA 9.8, table 'Service types and operations'). */
+/* Transport rules (IBA 9.8, table 'Service types and operations'). @return 0, or -EINVAL with err set. */
+static int
+opts_check_transport(struct perf_opts *o, char *err, size_t errlen)
+{
 	if (o->transport == QPIO_QPT_UD && o->test != PERF_SEND)
 		return refuse(err, errlen, "UD carries SEND only: RDMA WRITE, READ "
 			      "and atomics need a connected QP (IBA 9.8); use -c RC%s",
@@ -573,8 +565,14 @@ perf_opts_parse(int argc, char **argv, struct perf_opts *o, char *err,
 	    (o->test == PERF_READ || o->test == PERF_ATOMIC))
 		return refuse(err, errlen, "UC has no RDMA READ or atomics, which "
 			      "need a reliable responder (IBA 9.8); use -c RC");
+	return 0;
+}
 
-	/* Sizes. */
+/* Sizes. @return 0, or -EINVAL with err set. */
+static int
+opts_check_sizes(struct perf_opts *o, const struct opts_seen *st, char *err,
+		 size_t errlen)
+{
 	if (o->all_sizes && o->size_set)
 		return refuse(err, errlen, "-a and -s are exclusive: -a runs every size "
 			      "2..2^23; drop -s or -a");
@@ -585,18 +583,18 @@ perf_opts_parse(int argc, char **argv, struct perf_opts *o, char *err,
 		if (o->all_sizes)
 			return refuse(err, errlen, "-a: atomics have one size, 8 bytes; "
 				      "drop -a");
-		if (I_set)
+		if (st->I_set)
 			return refuse(err, errlen, "-I: atomics are never inline "
 				      "(their SGE receives the original value)");
 		if (o->sge > 1)
 			return refuse(err, errlen, "--sge %u: an atomic WR has exactly "
 				      "one 8-byte SGE; drop --sge", o->sge);
 		o->size = 8;
-	} else if (A_set) {
+	} else if (st->A_set) {
 		return refuse(err, errlen, "-A selects the atomic operation; it needs "
 			      "--test atomic");
 	}
-	if (o->test == PERF_READ && I_set)
+	if (o->test == PERF_READ && st->I_set)
 		return refuse(err, errlen, "-I: RDMA READ is never inline (the data "
 			      "comes back from the responder); drop -I");
 	if (!o->size_set && o->test != PERF_ATOMIC)
@@ -613,11 +611,16 @@ perf_opts_parse(int argc, char **argv, struct perf_opts *o, char *err,
 		return refuse(err, errlen, "--corrupt-at with a WRITE latency test "
 			      "needs -s >= 2: the last byte tells the responder "
 			      "the message has arrived, the first one is corrupted");
-	o->inline_set = I_set;
-	if (!I_set)
+	o->inline_set = st->I_set;
+	if (!st->I_set)
 		o->inline_size = 236;
+	return 0;
+}
 
-	/* Iterations or duration. */
+/* Iterations or duration. @return 0, or -EINVAL with err set. */
+static int
+opts_check_iters(struct perf_opts *o, char *err, size_t errlen)
+{
 	if (o->iters_set && o->duration > 0)
 		return refuse(err, errlen, "-n and -D are exclusive: a run is "
 			      "either N iterations or SEC seconds");
@@ -647,17 +650,23 @@ perf_opts_parse(int argc, char **argv, struct perf_opts *o, char *err,
 			      " (-n %" PRIu64 "%s); give N below %" PRIu64,
 			      o->corrupt_at, o->iters - 1, o->iters,
 			      o->iters_set ? "" : ", the default", o->iters);
+	return 0;
+}
 
-	/* Mode rules. */
+/* Mode rules. @return 0, or -EINVAL with err set. */
+static int
+opts_check_mode(struct perf_opts *o, const struct opts_seen *st, char *err,
+		size_t errlen)
+{
 	if (o->mode == PERF_LAT) {
-		if (q_set && o->qps > 1)
+		if (st->q_set && o->qps > 1)
 			return refuse(err, errlen, "-q %u: a latency test has one "
 				      "message in flight on one QP; use --mode bw "
 				      "for several QPs", o->qps);
-		if (b_set)
+		if (st->b_set)
 			return refuse(err, errlen, "-b: a latency test is already a "
 				      "ping-pong between both ends; -b is for --mode bw");
-		if (l_set)
+		if (st->l_set)
 			return refuse(err, errlen, "-l: a latency test posts one WR "
 				      "at a time; -l is for --mode bw");
 		if (o->cq_mod_set)
@@ -688,4 +697,69 @@ perf_opts_parse(int argc, char **argv, struct perf_opts *o, char *err,
 		return refuse(err, errlen, "-r %u: a send latency test keeps at "
 			      "least 2 receives posted", o->rx_depth);
 	return 0;
+}
+
+int
+perf_opts_parse(int argc, char **argv, struct perf_opts *o, char *err,
+		size_t errlen)
+{
+	struct opts_seen st = { .mode_set = -1, .name_mode = -1 };
+	unsigned char seen[OPT_END] = { 0 };
+	char name[32];
+	const char *opt;
+	int c, li, ret;
+
+	opts_defaults(o);
+	err[0] = '\0';
+	optind = 1;
+	opterr = 0;
+	for (;;) {
+		li = -1;
+		c = getopt_long(argc, argv, ":c:s:an:D:I:l:Q:q:t:r:bA:p:x:m:h",
+				longopts, &li);
+		if (c == -1)
+			break;
+		opt = opt_written(c, li, name, sizeof(name));
+		/* A second value would replace the first without a word. */
+		if (c > 0 && c < OPT_END && c != '?' && c != ':' &&
+		    c != OPT_DEV && c != OPT_EXPECT) {
+			if (seen[c])
+				return refuse(err, errlen, "%s given twice: give each "
+					      "option once (only --dev and --expect "
+					      "repeat)", opt);
+			seen[c] = 1;
+		}
+		ret = opt_take(c, opt, argv, o, &st, err, errlen);
+		if (ret != 0)
+			return ret;
+	}
+	if (optind < argc)
+		return refuse(err, errlen, "unexpected argument '%s': options only "
+			      "(see --help)", argv[optind]);
+	if (!st.have_test)
+		return refuse(err, errlen, "--test is required: send, write, read, "
+			      "atomic, or a perftest name such as ib_send_lat");
+	if (st.name_mode >= 0 && st.mode_set >= 0 && st.name_mode != st.mode_set)
+		return refuse(err, errlen, "--test ib_%s_%s names the %s mode but "
+			      "--mode is %s: drop --mode or use the matching name",
+			      perf_test_name(o->test), perf_mode_name(st.name_mode),
+			      perf_mode_name(st.name_mode), perf_mode_name(st.mode_set));
+	if (st.name_mode < 0 && st.mode_set < 0)
+		return refuse(err, errlen, "--mode lat|bw is required with --test %s",
+			      perf_test_name(o->test));
+	o->mode = (enum perf_mode)(st.name_mode >= 0 ? st.name_mode : st.mode_set);
+	if (o->ndev == 0) {
+		strcpy(o->dev[0], "soft0");
+		o->ndev = 1;
+	}
+	ret = opts_check_roles(o, &st, err, errlen);
+	if (ret == 0)
+		ret = opts_check_transport(o, err, errlen);
+	if (ret == 0)
+		ret = opts_check_sizes(o, &st, err, errlen);
+	if (ret == 0)
+		ret = opts_check_iters(o, err, errlen);
+	if (ret == 0)
+		ret = opts_check_mode(o, &st, err, errlen);
+	return ret;
 }
