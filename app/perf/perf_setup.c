@@ -562,18 +562,153 @@ run_size(struct perf_ctx *x, unsigned int worker, struct perf_result *r)
 	return 0;
 }
 
+/* Open this process's end (both ends in one process) and agree on the
+ * path MTU (*mtu) and the largest MR (*max_mr) with the peer. @return 0
+ * or a PERF_EXIT_ code (printed). */
+static int
+run_open_ends(struct perf_ctx *x, struct perf_net *net, enum qpio_mtu *mtu,
+	      uint64_t *max_mr)
+{
+	const struct perf_opts *o = x->o;
+	struct qpio_port_attr pa0, pa1;
+	struct qpio_device_attr da;
+	int ret;
+
+	if (o->role != PERF_ROLE_LOCAL) {
+		ret = end_open(x, &x->end[x->local], o->dev[0], NULL);
+		if (ret != 0)
+			return ret;
+		ret = perf_remote_open(x, net);
+		if (ret != 0)
+			return ret;
+		qpio_rdma_dev_query(x->end[x->local].dev, &da);
+		qpio_rdma_port_query(x->end[x->local].dev, 1, &pa0);
+		*mtu = mtu_cap(o, pa0.active_mtu);
+		*max_mr = da.max_mr_size;
+		if (!o->perftest)
+			return perf_remote_hello(x, mtu, max_mr);
+		x->end[x->local].out_reads = (o->test == PERF_READ ||
+					      o->test == PERF_ATOMIC) ?
+			(uint8_t)RTE_MIN(da.max_qp_rd_atom, 16u) : 1;
+		return perf_pt_hello(x, mtu);
+	}
+	ret = end_open(x, &x->end[0], o->dev[0], NULL);
+	if (ret == 0)
+		ret = end_open(x, &x->end[1], o->dev[o->ndev - 1],
+			       o->ndev == 1 ? x->end[0].dev : NULL);
+	if (ret != 0)
+		return ret;
+	qpio_rdma_dev_query(x->end[0].dev, &da);
+	qpio_rdma_port_query(x->end[0].dev, 1, &pa0);
+	qpio_rdma_port_query(x->end[1].dev, 1, &pa1);
+	*mtu = mtu_cap(o, RTE_MIN(pa0.active_mtu, pa1.active_mtu));
+	*max_mr = da.max_mr_size;
+	return 0;
+}
+
+/* The message sizes of the run into sizes[] (at most 32): every power of
+ * two that fits (-a), or the one size; a UD message is one packet.
+ * @return how many, or -PERF_EXIT_USAGE (printed). */
+static int
+run_sizes(const struct perf_opts *o, uint32_t mtu_bytes, uint64_t max_mr,
+	  uint32_t sizes[32])
+{
+	unsigned int nsizes = 0;
+	uint32_t s;
+
+	if (o->all_sizes) {
+		uint64_t cap = RTE_MIN((uint64_t)PERF_ALL_MAX_SIZE, max_mr / 4);
+
+		if (o->transport == QPIO_QPT_UD)
+			cap = RTE_MIN(cap, (uint64_t)mtu_bytes);
+		for (s = PERF_ALL_MIN_SIZE; s <= cap; s <<= 1)
+			sizes[nsizes++] = s;
+	} else if (o->transport == QPIO_QPT_UD && !o->size_set &&
+		   o->size > mtu_bytes) {
+		sizes[nsizes++] = mtu_bytes;    /* the UD default: one full packet */
+	} else {
+		if (o->transport == QPIO_QPT_UD && o->size > mtu_bytes) {
+			fprintf(stderr, "qpio-perf: -s %u: a UD message is one packet "
+				"(IBA 9.8), at most the path MTU of %u bytes; use "
+				"-s <= %u or -c RC\n", o->size, mtu_bytes, mtu_bytes);
+			return -PERF_EXIT_USAGE;
+		}
+		sizes[nsizes++] = o->size;
+	}
+	return (int)nsizes;
+}
+
+/* Print each capability the device granted below the request; with
+ * --strict that ends the run. @return 0 or PERF_EXIT_USAGE. */
+static int
+run_report_cuts(const struct perf_opts *o, const struct perf_caps *caps)
+{
+	unsigned int i;
+
+	if (caps->ncut == 0)
+		return 0;
+	for (i = 0; i < PERF_NCAPS; i++)
+		if (caps->cap[i].cut != NULL)
+			fprintf(stderr, "qpio-perf: %s %s: requested %u, granted "
+				"%u (%s)\n", o->strict ? "error:" : "warning:",
+				caps->cap[i].name, caps->cap[i].requested,
+				caps->cap[i].granted, caps->cap[i].cut);
+	if (o->strict) {
+		fprintf(stderr, "qpio-perf: --strict: the device cut a "
+			"requested capability; lower the request or drop --strict\n");
+		return PERF_EXIT_USAGE;
+	}
+	return 0;
+}
+
+/* Tell each end its peer's QPNs, buffer and rkey (over the exchange, or
+ * directly in one process), then walk every QP to RTS towards its peer.
+ * @return 0 or a PERF_EXIT_ code (printed). */
+static int
+run_link_ends(struct perf_ctx *x, enum qpio_mtu mtu)
+{
+	const struct perf_opts *o = x->o;
+	unsigned int i, k;
+	int ret = 0;
+
+	if (x->net != NULL) {
+		ret = o->perftest ? perf_pt_keys_before(x) : perf_remote_qps(x);
+		if (ret != 0)
+			return ret;
+	} else {
+		for (i = 0; i < o->qps; i++) {
+			x->end[0].qp[i].peer_qpn = qpio_qp_num(x->end[1].qp[i].qp);
+			x->end[1].qp[i].peer_qpn = qpio_qp_num(x->end[0].qp[i].qp);
+			x->end[0].qp[i].peer_base = x->end[1].qp[i].base;
+			x->end[1].qp[i].peer_base = x->end[0].qp[i].base;
+		}
+		x->end[0].peer_rkey = qpio_mr_rkey(x->end[1].mr);
+		x->end[1].peer_rkey = qpio_mr_rkey(x->end[0].mr);
+	}
+	for (k = 0; k < 2 && ret == 0; k++) {
+		if (x->net != NULL && k != x->local)
+			continue;
+		for (i = 0; i < o->qps && ret == 0; i++)
+			ret = qp_connect(x, &x->end[k], &x->end[k].qp[i],
+					 x->end[k].peer, mtu);
+		if (ret == 0 && o->transport == QPIO_QPT_UD)
+			ret = end_ah(&x->end[k]);
+	}
+	if (ret == 0 && o->perftest)
+		ret = perf_pt_keys_after(x);
+	return ret;
+}
+
 int
 perf_run(const struct perf_opts *o, struct perf_caps *caps,
 	 struct perf_result **res, unsigned int *nres, double *tsc_hz)
 {
 	static struct perf_ctx x;
 	static struct perf_net net = { .fd = -1 };
-	struct qpio_port_attr pa0, pa1;
-	struct qpio_device_attr da;
-	uint32_t sizes[32], max_size, mtu_bytes, s;
-	uint64_t max_mr;
-	unsigned int nsizes = 0, worker, i, k;
-	enum qpio_mtu mtu;
+	uint32_t sizes[32], mtu_bytes;
+	uint64_t max_mr = 0;
+	unsigned int nsizes, worker, i, k;
+	enum qpio_mtu mtu = QPIO_MTU_256;
 	int ret;
 
 	memset(&x, 0, sizeof(x));
@@ -594,107 +729,25 @@ perf_run(const struct perf_opts *o, struct perf_caps *caps,
 	x.end[1].id = 1;
 	x.end[0].peer = &x.end[1];
 	x.end[1].peer = &x.end[0];
-	if (o->role != PERF_ROLE_LOCAL) {
-		ret = end_open(&x, &x.end[x.local], o->dev[0], NULL);
-		if (ret != 0)
-			goto out;
-		ret = perf_remote_open(&x, &net);
-		if (ret != 0)
-			goto out;
-		qpio_rdma_dev_query(x.end[x.local].dev, &da);
-		qpio_rdma_port_query(x.end[x.local].dev, 1, &pa0);
-		mtu = mtu_cap(o, pa0.active_mtu);
-		max_mr = da.max_mr_size;
-		if (o->perftest) {
-			x.end[x.local].out_reads = (o->test == PERF_READ ||
-						    o->test == PERF_ATOMIC) ?
-				(uint8_t)RTE_MIN(da.max_qp_rd_atom, 16u) : 1;
-			ret = perf_pt_hello(&x, &mtu);
-		} else {
-			ret = perf_remote_hello(&x, &mtu, &max_mr);
-		}
-		if (ret != 0)
-			goto out;
-	} else {
-		ret = end_open(&x, &x.end[0], o->dev[0], NULL);
-		if (ret == 0)
-			ret = end_open(&x, &x.end[1], o->dev[o->ndev - 1],
-				       o->ndev == 1 ? x.end[0].dev : NULL);
-		if (ret != 0)
-			goto out;
-		qpio_rdma_dev_query(x.end[0].dev, &da);
-		qpio_rdma_port_query(x.end[0].dev, 1, &pa0);
-		qpio_rdma_port_query(x.end[1].dev, 1, &pa1);
-		mtu = mtu_cap(o, RTE_MIN(pa0.active_mtu, pa1.active_mtu));
-		max_mr = da.max_mr_size;
-	}
-	mtu_bytes = 128u << mtu;
-	caps->path_mtu = mtu_bytes;
-	if (o->all_sizes) {
-		uint64_t cap = RTE_MIN((uint64_t)PERF_ALL_MAX_SIZE, max_mr / 4);
-
-		if (o->transport == QPIO_QPT_UD)
-			cap = RTE_MIN(cap, (uint64_t)mtu_bytes);
-		for (s = PERF_ALL_MIN_SIZE; s <= cap; s <<= 1)
-			sizes[nsizes++] = s;
-	} else if (o->transport == QPIO_QPT_UD && !o->size_set &&
-		   o->size > mtu_bytes) {
-		sizes[nsizes++] = mtu_bytes;    /* the UD default: one full packet */
-	} else {
-		if (o->transport == QPIO_QPT_UD && o->size > mtu_bytes) {
-			fprintf(stderr, "qpio-perf: -s %u: a UD message is one packet "
-				"(IBA 9.8), at most the path MTU of %u bytes; use "
-				"-s <= %u or -c RC\n", o->size, mtu_bytes, mtu_bytes);
-			ret = PERF_EXIT_USAGE;
-			goto out;
-		}
-		sizes[nsizes++] = o->size;
-	}
-	max_size = sizes[nsizes - 1];
-	for (k = 0; k < 2 && ret == 0; k++)
-		if (x.net == NULL || k == x.local)
-			ret = end_create(&x, &x.end[k], caps, max_size);
+	ret = run_open_ends(&x, &net, &mtu, &max_mr);
 	if (ret != 0)
 		goto out;
-	if (caps->ncut > 0) {
-		for (i = 0; i < PERF_NCAPS; i++)
-			if (caps->cap[i].cut != NULL)
-				fprintf(stderr, "qpio-perf: %s %s: requested %u, granted "
-					"%u (%s)\n", o->strict ? "error:" : "warning:",
-					caps->cap[i].name, caps->cap[i].requested,
-					caps->cap[i].granted, caps->cap[i].cut);
-		if (o->strict) {
-			fprintf(stderr, "qpio-perf: --strict: the device cut a "
-				"requested capability; lower the request or drop --strict\n");
-			ret = PERF_EXIT_USAGE;
-			goto out;
-		}
+	mtu_bytes = 128u << mtu;
+	caps->path_mtu = mtu_bytes;
+	ret = run_sizes(o, mtu_bytes, max_mr, sizes);
+	if (ret < 0) {
+		ret = -ret;
+		goto out;
 	}
-	if (x.net != NULL) {
-		ret = o->perftest ? perf_pt_keys_before(&x) : perf_remote_qps(&x);
-		if (ret != 0)
-			goto out;
-	} else {
-		for (i = 0; i < o->qps; i++) {
-			x.end[0].qp[i].peer_qpn = qpio_qp_num(x.end[1].qp[i].qp);
-			x.end[1].qp[i].peer_qpn = qpio_qp_num(x.end[0].qp[i].qp);
-			x.end[0].qp[i].peer_base = x.end[1].qp[i].base;
-			x.end[1].qp[i].peer_base = x.end[0].qp[i].base;
-		}
-		x.end[0].peer_rkey = qpio_mr_rkey(x.end[1].mr);
-		x.end[1].peer_rkey = qpio_mr_rkey(x.end[0].mr);
-	}
-	for (k = 0; k < 2 && ret == 0; k++) {
-		if (x.net != NULL && k != x.local)
-			continue;
-		for (i = 0; i < o->qps && ret == 0; i++)
-			ret = qp_connect(&x, &x.end[k], &x.end[k].qp[i],
-					 x.end[k].peer, mtu);
-		if (ret == 0 && o->transport == QPIO_QPT_UD)
-			ret = end_ah(&x.end[k]);
-	}
-	if (ret == 0 && o->perftest)
-		ret = perf_pt_keys_after(&x);
+	nsizes = (unsigned int)ret;
+	ret = 0;
+	for (k = 0; k < 2 && ret == 0; k++)
+		if (x.net == NULL || k == x.local)
+			ret = end_create(&x, &x.end[k], caps, sizes[nsizes - 1]);
+	if (ret == 0)
+		ret = run_report_cuts(o, caps);
+	if (ret == 0)
+		ret = run_link_ends(&x, mtu);
 	if (ret != 0)
 		goto out;
 

@@ -481,12 +481,178 @@ opt_repeats(int c)
 	       c == OPT_ETH_PEER;
 }
 
+/* Take option c (getopt_long's return, optarg its value) into o; the
+ * --txpkts text into *txpkts, which check_opts() reads against
+ * --mbuf-size. @return 0, 1 for --help (usage printed), or -EINVAL
+ * (printed). */
+static int
+take_opt(int c, char **argv, struct testpmd_opts *o, const char **txpkts)
+{
+	switch (c) {
+	case OPT_DEV:
+		if (optarg[0] == '\0')
+			BAD("--dev: give DEVARGS, a port name first "
+			    "(ring0,peer=ring1)");
+		if (o->nb_devs == QPIO_MAX_PORTS)
+			BAD("--dev: at most %u ports", QPIO_MAX_PORTS);
+		o->devs[o->nb_devs++] = optarg;
+		break;
+	case OPT_RDMA_DEV:
+		if (optarg[0] == '\0')
+			BAD("--rdma-dev: give DEVARGS, a device name first "
+			    "(soft0)");
+		if (o->nb_rdma_devs == QPIO_MAX_DEVICES)
+			BAD("--rdma-dev: at most %u devices",
+			    QPIO_MAX_DEVICES);
+		o->rdma_devs[o->nb_rdma_devs++] = optarg;
+		break;
+	case OPT_FWD_MODE:
+		if (testpmd_parse_modes(optarg, o) < 0)
+			return -EINVAL;
+		break;
+	case OPT_NB_CORES:
+		PARSE_INTO("nb-cores", 1, RTE_MAX_LCORE, o->nb_cores);
+		break;
+	case OPT_RXQ:
+		PARSE_INTO("rxq", 1, QPIO_PORT_MAX_QUEUES, o->nb_rxq);
+		break;
+	case OPT_TXQ:
+		PARSE_INTO("txq", 1, QPIO_PORT_MAX_QUEUES, o->nb_txq);
+		break;
+	case OPT_RXD:
+		PARSE_INTO("rxd", 1, UINT16_MAX, o->nb_rxd);
+		break;
+	case OPT_TXD:
+		PARSE_INTO("txd", 1, UINT16_MAX, o->nb_txd);
+		break;
+	case OPT_BURST:
+		PARSE_INTO("burst", 1, TESTPMD_MAX_BURST, fwd_cfg.burst);
+		break;
+	case OPT_TXPKTS:
+		*txpkts = optarg;   /* checked against --mbuf-size */
+		break;
+	case OPT_TOPOLOGY:
+		if (strcmp(optarg, "paired") == 0)
+			o->topology = TOPO_PAIRED;
+		else if (strcmp(optarg, "chained") == 0)
+			o->topology = TOPO_CHAINED;
+		else if (strcmp(optarg, "loop") == 0)
+			o->topology = TOPO_LOOP;
+		else
+			BAD("--port-topology=%s: must be paired, "
+			    "chained or loop", optarg);
+		break;
+	case OPT_TX_FIRST:
+		o->tx_first = 1;
+		break;
+	case OPT_TOTAL_MBUFS:
+		PARSE_INTO("total-num-mbufs", 64, UINT32_MAX / 2,
+			   o->total_mbufs);
+		break;
+	case OPT_MBCACHE:
+		PARSE_INTO("mbcache", 0, RTE_MEMPOOL_CACHE_MAX_SIZE,
+			   o->mbcache);
+		break;
+	case OPT_MBUF_SIZE:
+		PARSE_INTO("mbuf-size", RTE_PKTMBUF_HEADROOM + 64u,
+			   UINT16_MAX, o->mbuf_size);
+		break;
+	case OPT_MAX_PKT_LEN:
+		PARSE_INTO("max-pkt-len", RTE_ETHER_MIN_LEN -
+			   RTE_ETHER_CRC_LEN, 262144,
+			   o->max_pkt_len);
+		break;
+	case OPT_TX_OFFLOADS:
+		if (parse_hex_u64("tx-offloads", optarg,
+				  &o->tx_offloads) < 0)
+			return -EINVAL;
+		o->tx_offloads_set = 1;
+		break;
+	case OPT_STATS_PERIOD:
+		PARSE_INTO("stats-period", 1, 86400, o->stats_period);
+		break;
+	case OPT_DURATION:
+		if (parse_duration(optarg, &o->duration) < 0)
+			return -EINVAL;
+		break;
+	case OPT_MAX_PACKETS:
+		PARSE_INTO("max-packets", 1, UINT64_MAX, o->max_packets);
+		break;
+	case OPT_LINK_WAIT:
+		PARSE_INTO("link-wait", 1, 3600, o->link_wait);
+		break;
+	case OPT_ETH_PEER:
+		if (parse_eth_peer(optarg, o) < 0)
+			return -EINVAL;
+		break;
+	case OPT_TX_IP:
+		if (parse_tx_ip(optarg) < 0)
+			return -EINVAL;
+		break;
+	case OPT_TX_UDP:
+		if (parse_tx_udp(optarg) < 0)
+			return -EINVAL;
+		break;
+	case OPT_FLOWS:
+		PARSE_INTO("flowgen-flows", 1, 65536,
+			   fwd_cfg.flowgen_flows);
+		break;
+	case OPT_SHOW_XSTATS:
+		o->show_xstats = 1;
+		break;
+	case OPT_STATS_XSTATS:
+		o->stats_xstats = 1;
+		break;
+	case OPT_TX_RETRY:
+		PARSE_INTO("tx-retry", 0, 1000000, fwd_cfg.tx_retry);
+		break;
+	case OPT_JSON:
+		if (optarg[0] == '\0')
+			BAD("--json: give a file name");
+		o->json_path = optarg;
+		break;
+	case 'i':
+		o->interactive = 1;
+		break;
+	case OPT_CSV:
+		if (optarg[0] == '\0')
+			BAD("--csv: give a file name");
+		o->csv_path = optarg;
+		break;
+	case OPT_CAPTURE:
+		if (o->nb_captures == TESTPMD_MAX_CAPTURES)
+			BAD("--capture: at most %u", TESTPMD_MAX_CAPTURES);
+		if (testpmd_capture_parse(optarg,
+				&o->captures[o->nb_captures]) < 0)
+			return -EINVAL;
+		o->nb_captures++;
+		break;
+	case 'h':
+		testpmd_usage(stdout, argv[0]);
+		return 1;
+	case ':':
+		if (optopt > 0 && optopt < OPT_DEV &&
+		    strncmp(argv[optind - 1], "--", 2) != 0)
+			BAD("-%c: needs a value (see --help)", optopt);
+		BAD("%s: needs a value (see --help)", argv[optind - 1]);
+	default:
+		/* A short option, or a long one with a short value
+		 * (--interactive=1): name it as it was written. */
+		if (optopt > 0 && optopt < OPT_DEV &&
+		    strncmp(argv[optind - 1], "--", 2) != 0)
+			BAD("-%c: unknown option (see --help)", optopt);
+		BAD("%s: unknown option, or a value where none is "
+		    "allowed (see --help)", argv[optind - 1]);
+	}
+	return 0;
+}
+
 int
 testpmd_parse_args(int argc, char **argv, struct testpmd_opts *o)
 {
 	unsigned char seen[OPT_END] = { 0 };
 	const char *txpkts = NULL;
-	int c;
+	int c, ret;
 
 	opts_defaults(o);
 	/* 0, not 1: glibc then forgets where an earlier parse stopped inside
@@ -502,162 +668,9 @@ testpmd_parse_args(int argc, char **argv, struct testpmd_opts *o)
 				    opt_name(c));
 			seen[c] = 1;
 		}
-		switch (c) {
-		case OPT_DEV:
-			if (optarg[0] == '\0')
-				BAD("--dev: give DEVARGS, a port name first "
-				    "(ring0,peer=ring1)");
-			if (o->nb_devs == QPIO_MAX_PORTS)
-				BAD("--dev: at most %u ports", QPIO_MAX_PORTS);
-			o->devs[o->nb_devs++] = optarg;
-			break;
-		case OPT_RDMA_DEV:
-			if (optarg[0] == '\0')
-				BAD("--rdma-dev: give DEVARGS, a device name first "
-				    "(soft0)");
-			if (o->nb_rdma_devs == QPIO_MAX_DEVICES)
-				BAD("--rdma-dev: at most %u devices",
-				    QPIO_MAX_DEVICES);
-			o->rdma_devs[o->nb_rdma_devs++] = optarg;
-			break;
-		case OPT_FWD_MODE:
-			if (testpmd_parse_modes(optarg, o) < 0)
-				return -EINVAL;
-			break;
-		case OPT_NB_CORES:
-			PARSE_INTO("nb-cores", 1, RTE_MAX_LCORE, o->nb_cores);
-			break;
-		case OPT_RXQ:
-			PARSE_INTO("rxq", 1, QPIO_PORT_MAX_QUEUES, o->nb_rxq);
-			break;
-		case OPT_TXQ:
-			PARSE_INTO("txq", 1, QPIO_PORT_MAX_QUEUES, o->nb_txq);
-			break;
-		case OPT_RXD:
-			PARSE_INTO("rxd", 1, UINT16_MAX, o->nb_rxd);
-			break;
-		case OPT_TXD:
-			PARSE_INTO("txd", 1, UINT16_MAX, o->nb_txd);
-			break;
-		case OPT_BURST:
-			PARSE_INTO("burst", 1, TESTPMD_MAX_BURST, fwd_cfg.burst);
-			break;
-		case OPT_TXPKTS:
-			txpkts = optarg;   /* checked against --mbuf-size */
-			break;
-		case OPT_TOPOLOGY:
-			if (strcmp(optarg, "paired") == 0)
-				o->topology = TOPO_PAIRED;
-			else if (strcmp(optarg, "chained") == 0)
-				o->topology = TOPO_CHAINED;
-			else if (strcmp(optarg, "loop") == 0)
-				o->topology = TOPO_LOOP;
-			else
-				BAD("--port-topology=%s: must be paired, "
-				    "chained or loop", optarg);
-			break;
-		case OPT_TX_FIRST:
-			o->tx_first = 1;
-			break;
-		case OPT_TOTAL_MBUFS:
-			PARSE_INTO("total-num-mbufs", 64, UINT32_MAX / 2,
-				   o->total_mbufs);
-			break;
-		case OPT_MBCACHE:
-			PARSE_INTO("mbcache", 0, RTE_MEMPOOL_CACHE_MAX_SIZE,
-				   o->mbcache);
-			break;
-		case OPT_MBUF_SIZE:
-			PARSE_INTO("mbuf-size", RTE_PKTMBUF_HEADROOM + 64u,
-				   UINT16_MAX, o->mbuf_size);
-			break;
-		case OPT_MAX_PKT_LEN:
-			PARSE_INTO("max-pkt-len", RTE_ETHER_MIN_LEN -
-				   RTE_ETHER_CRC_LEN, 262144,
-				   o->max_pkt_len);
-			break;
-		case OPT_TX_OFFLOADS:
-			if (parse_hex_u64("tx-offloads", optarg,
-					  &o->tx_offloads) < 0)
-				return -EINVAL;
-			o->tx_offloads_set = 1;
-			break;
-		case OPT_STATS_PERIOD:
-			PARSE_INTO("stats-period", 1, 86400, o->stats_period);
-			break;
-		case OPT_DURATION:
-			if (parse_duration(optarg, &o->duration) < 0)
-				return -EINVAL;
-			break;
-		case OPT_MAX_PACKETS:
-			PARSE_INTO("max-packets", 1, UINT64_MAX, o->max_packets);
-			break;
-		case OPT_LINK_WAIT:
-			PARSE_INTO("link-wait", 1, 3600, o->link_wait);
-			break;
-		case OPT_ETH_PEER:
-			if (parse_eth_peer(optarg, o) < 0)
-				return -EINVAL;
-			break;
-		case OPT_TX_IP:
-			if (parse_tx_ip(optarg) < 0)
-				return -EINVAL;
-			break;
-		case OPT_TX_UDP:
-			if (parse_tx_udp(optarg) < 0)
-				return -EINVAL;
-			break;
-		case OPT_FLOWS:
-			PARSE_INTO("flowgen-flows", 1, 65536,
-				   fwd_cfg.flowgen_flows);
-			break;
-		case OPT_SHOW_XSTATS:
-			o->show_xstats = 1;
-			break;
-		case OPT_STATS_XSTATS:
-			o->stats_xstats = 1;
-			break;
-		case OPT_TX_RETRY:
-			PARSE_INTO("tx-retry", 0, 1000000, fwd_cfg.tx_retry);
-			break;
-		case OPT_JSON:
-			if (optarg[0] == '\0')
-				BAD("--json: give a file name");
-			o->json_path = optarg;
-			break;
-		case 'i':
-			o->interactive = 1;
-			break;
-		case OPT_CSV:
-			if (optarg[0] == '\0')
-				BAD("--csv: give a file name");
-			o->csv_path = optarg;
-			break;
-		case OPT_CAPTURE:
-			if (o->nb_captures == TESTPMD_MAX_CAPTURES)
-				BAD("--capture: at most %u", TESTPMD_MAX_CAPTURES);
-			if (testpmd_capture_parse(optarg,
-					&o->captures[o->nb_captures]) < 0)
-				return -EINVAL;
-			o->nb_captures++;
-			break;
-		case 'h':
-			testpmd_usage(stdout, argv[0]);
-			return 1;
-		case ':':
-			if (optopt > 0 && optopt < OPT_DEV &&
-			    strncmp(argv[optind - 1], "--", 2) != 0)
-				BAD("-%c: needs a value (see --help)", optopt);
-			BAD("%s: needs a value (see --help)", argv[optind - 1]);
-		default:
-			/* A short option, or a long one with a short value
-			 * (--interactive=1): name it as it was written. */
-			if (optopt > 0 && optopt < OPT_DEV &&
-			    strncmp(argv[optind - 1], "--", 2) != 0)
-				BAD("-%c: unknown option (see --help)", optopt);
-			BAD("%s: unknown option, or a value where none is "
-			    "allowed (see --help)", argv[optind - 1]);
-		}
+		ret = take_opt(c, argv, o, &txpkts);
+		if (ret != 0)
+			return ret;
 	}
 	if (optind < argc)
 		BAD("%s: unexpected argument (options start with --)",
