@@ -13,13 +13,12 @@
 #include <rte_log.h>
 
 #include "qpio_devargs.h"
+#include "qpio_log.h"
 
 RTE_LOG_REGISTER(qpio_devargs_logtype, qpio.lib.devargs, NOTICE);
 
 #define DEVARGS_LOG(level, ...) \
-	rte_log(RTE_LOG_ ## level, qpio_devargs_logtype, \
-		RTE_FMT("qpio.lib.devargs: " RTE_FMT_HEAD(__VA_ARGS__,) "\n", \
-			RTE_FMT_TAIL(__VA_ARGS__,)))
+	QPIO_LOG_LINE(level, qpio_devargs_logtype, "qpio.lib.devargs", __VA_ARGS__)
 
 int
 qpio_devargs_split(const char *devargs, char *name, size_t name_size,

@@ -7,12 +7,11 @@
 #include <rte_mempool.h>
 
 #include "qpio_mbuf.h"
+#include "qpio_log.h"
 
 RTE_LOG_REGISTER(qpio_mbuf_logtype, qpio.lib.mbuf, NOTICE);
 #define MBUF_LOG(level, ...) \
-	rte_log(RTE_LOG_ ## level, qpio_mbuf_logtype, \
-		RTE_FMT("qpio.lib.mbuf: " RTE_FMT_HEAD(__VA_ARGS__,) "\n", \
-			RTE_FMT_TAIL(__VA_ARGS__,)))
+	QPIO_LOG_LINE(level, qpio_mbuf_logtype, "qpio.lib.mbuf", __VA_ARGS__)
 
 int
 qpio_mbuf_pool_is(const struct rte_mempool *mp)

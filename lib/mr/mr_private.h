@@ -7,13 +7,12 @@
 #include <rte_log.h>
 
 #include "qpio_mr.h"
+#include "qpio_log.h"
 
 extern int qpio_mr_logtype;
 
 #define MR_LOG(level, ...) \
-	rte_log(RTE_LOG_ ## level, qpio_mr_logtype, \
-		RTE_FMT("qpio.lib.mr: " RTE_FMT_HEAD(__VA_ARGS__,) "\n", \
-			RTE_FMT_TAIL(__VA_ARGS__,)))
+	QPIO_LOG_LINE(level, qpio_mr_logtype, "qpio.lib.mr", __VA_ARGS__)
 
 /** One table entry: the MR [start, end) of a registered chunk. */
 struct mr_entry {

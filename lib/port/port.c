@@ -18,13 +18,9 @@
 #include "port_driver.h"
 #include "qpio_devargs.h"
 #include "qpio_mbuf.h"
+#include "port_private.h"
 
 RTE_LOG_REGISTER(qpio_port_logtype, qpio.lib.port, INFO);
-
-#define PORT_LOG(level, ...) \
-	rte_log(RTE_LOG_ ## level, qpio_port_logtype, \
-		RTE_FMT("qpio.lib.port: " RTE_FMT_HEAD(__VA_ARGS__,) "\n", \
-			RTE_FMT_TAIL(__VA_ARGS__,)))
 
 struct qpio_port_fp qpio_port_fp_ops[QPIO_MAX_PORTS];
 

@@ -32,11 +32,11 @@
 
 #include "port_driver.h"
 #include "qpio_port_capture.h"
+#include "port_private.h"
 
 #define CAP_LOG(level, ...) \
-	rte_log(RTE_LOG_ ## level, qpio_port_logtype, \
-		RTE_FMT("qpio.lib.port: capture: " RTE_FMT_HEAD(__VA_ARGS__,) \
-			"\n", RTE_FMT_TAIL(__VA_ARGS__,)))
+	QPIO_LOG_LINE(level, qpio_port_logtype, "qpio.lib.port: capture", \
+		      __VA_ARGS__)
 
 #define CAP_DEF_RING 1024u
 #define CAP_MAX_SNAPLEN 65535u

@@ -18,6 +18,7 @@
 #include <rte_log.h>
 
 #include "qpio_port.h"
+#include "qpio_internal.h"
 
 struct qpio_port;
 
@@ -90,6 +91,7 @@ struct qpio_port_driver {
 };
 
 /** Add a driver to the registry. Called from constructors only. */
+__qpio_internal
 void qpio_port_driver_register(struct qpio_port_driver *drv);
 
 #define QPIO_PORT_DRIVER_REGISTER(drv) \
@@ -99,6 +101,7 @@ void qpio_port_driver_register(struct qpio_port_driver *drv);
 	}
 
 /** The live port with this id, or NULL. For drivers linking ports. */
+__qpio_internal
 struct qpio_port *qpio_port_get(uint16_t port_id);
 
 /**
@@ -106,6 +109,7 @@ struct qpio_port *qpio_port_get(uint16_t port_id);
  * only); leaves *val untouched when absent.
  * @return 0 or -EINVAL (logged, naming the port, key and range).
  */
+__qpio_internal
 int qpio_port_kvargs_u32(const struct qpio_port *port,
 			 const struct rte_kvargs *kvlist, const char *key,
 			 uint32_t min, uint32_t max, uint32_t *val);
@@ -115,14 +119,13 @@ int qpio_port_kvargs_u32(const struct qpio_port *port,
  * probe returns) or is left untouched when absent.
  * @return 0 or -EINVAL (key given twice or empty; logged).
  */
+__qpio_internal
 int qpio_port_kvargs_str(const struct qpio_port *port,
 			 const struct rte_kvargs *kvlist, const char *key,
 			 const char **val);
 
 /** A locally administered unicast MAC derived from the port id. */
+__qpio_internal
 void qpio_port_default_mac(uint16_t port_id, struct rte_ether_addr *mac);
-
-/** Log type of lib/port, for drivers without their own. */
-extern int qpio_port_logtype;
 
 #endif /* QPIO_PORT_DRIVER_H */

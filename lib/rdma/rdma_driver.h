@@ -18,6 +18,7 @@
 #include <rte_spinlock.h>
 
 #include "qpio_rdma.h"
+#include "qpio_internal.h"
 
 /** Live objects of a device, for telemetry (lib/rdma/rdma_telemetry.c). */
 struct rdma_objlist {
@@ -213,6 +214,7 @@ struct qpio_rdma_driver {
  * @return 0, or -ENOSPC when the ring is full (the event is counted as
  *   lost).
  */
+__qpio_internal
 int qpio_rdma_event_raise(struct qpio_device *dev, enum qpio_event_type type,
 			  void *obj, uint8_t port);
 
@@ -223,6 +225,7 @@ int qpio_rdma_event_raise(struct qpio_device *dev, enum qpio_event_type type,
  * that reclaims the objects of a dead process (the soft NIC); the
  * caller makes sure nothing reads dev any more. Control path.
  */
+__qpio_internal
 void qpio_rdma_dev_orphan_free(struct qpio_device *dev);
 
 /**
@@ -230,9 +233,11 @@ void qpio_rdma_dev_orphan_free(struct qpio_device *dev);
  * process (its XRC registrations), not the QP itself, which is the
  * driver's. Control path.
  */
+__qpio_internal
 void qpio_rdma_qp_orphan_free(struct qpio_qp *qp);
 
 /** Add a driver to the registry. Called from constructors only. */
+__qpio_internal
 void qpio_rdma_driver_register(struct qpio_rdma_driver *drv);
 
 #define QPIO_RDMA_DRIVER_REGISTER(drv) \
@@ -246,6 +251,7 @@ void qpio_rdma_driver_register(struct qpio_rdma_driver *drv);
  * unsigned integer in [min, max]; leaves *val untouched when the key is
  * absent. @return 0, or -EINVAL (logged, naming the key and the range).
  */
+__qpio_internal
 int qpio_rdma_kvargs_u32(const struct rte_kvargs *kvlist, const char *key,
 			 uint32_t min, uint32_t max, uint32_t *val);
 

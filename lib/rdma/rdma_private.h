@@ -3,13 +3,12 @@
 #define QPIO_RDMA_PRIVATE_H
 
 #include <rte_log.h>
+#include "qpio_log.h"
 
 extern int qpio_rdma_logtype;
 
 #define RDMA_LOG(level, ...) \
-	rte_log(RTE_LOG_ ## level, qpio_rdma_logtype, \
-		RTE_FMT("qpio.lib.rdma: " RTE_FMT_HEAD(__VA_ARGS__,) "\n", \
-			RTE_FMT_TAIL(__VA_ARGS__,)))
+	QPIO_LOG_LINE(level, qpio_rdma_logtype, "qpio.lib.rdma", __VA_ARGS__)
 
 struct qpio_device;
 struct rdma_objlist;

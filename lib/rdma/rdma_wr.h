@@ -16,6 +16,7 @@
 #include <rte_common.h>
 
 #include "rdma_driver.h"
+#include "qpio_internal.h"
 
 /** What each send opcode may be used with. */
 struct qpio_rdma_wr_op {
@@ -141,6 +142,7 @@ qpio_rdma_wr_check(const struct qpio_qp *qp, const struct qpio_send_wr *wr,
  * @param rule  what qpio_rdma_wr_check() returned, not QPIO_RDMA_WR_OK.
  * @return -EINVAL, what the post reports for the WR.
  */
+__qpio_internal
 int qpio_rdma_wr_reject(const struct qpio_qp *qp, const struct qpio_send_wr *wr,
 			const struct qpio_rdma_wr_limits *lim,
 			enum qpio_rdma_wr_rule rule);
@@ -154,6 +156,7 @@ int qpio_rdma_wr_reject(const struct qpio_qp *qp, const struct qpio_send_wr *wr,
  * rule (qpio_qp_post_send_sge()). Slow path of qpio_rdma_sge_flags_check().
  * @return -EINVAL, what the burst reports.
  */
+__qpio_internal
 int qpio_rdma_sge_flags_reject(const struct qpio_qp *qp, unsigned int flags);
 
 /**
@@ -176,6 +179,7 @@ qpio_rdma_sge_flags_check(const struct qpio_qp *qp, unsigned int flags)
  * qpio_post_send_sge_t.
  * @return 0; *err (if not NULL) -EINVAL, or 0 when nb_wr is 0.
  */
+__qpio_internal
 uint16_t qpio_rdma_post_send_sge_refuse(struct qpio_qp *qp,
 					const struct qpio_sge *sges,
 					uint16_t nb_wr, uint64_t wr_id,
@@ -188,6 +192,7 @@ uint16_t qpio_rdma_post_send_sge_refuse(struct qpio_qp *qp,
  * qpio_post_recv_sge_t.
  * @return 0; *err (if not NULL) -EINVAL, or 0 when nb_wr is 0.
  */
+__qpio_internal
 uint16_t qpio_rdma_post_recv_sge_refuse(struct qpio_qp *qp,
 					const struct qpio_sge *sges,
 					uint16_t nb_wr, uint64_t wr_id, int *err);

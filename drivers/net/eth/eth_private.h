@@ -15,13 +15,12 @@
 #include <rte_ethdev.h>
 
 #include "port_driver.h"
+#include "qpio_log.h"
 
 extern int eth_logtype;
 
 #define ETH_LOG(level, ...) \
-	rte_log(RTE_LOG_ ## level, eth_logtype, \
-		RTE_FMT("qpio.net.eth: " RTE_FMT_HEAD(__VA_ARGS__,) "\n", \
-			RTE_FMT_TAIL(__VA_ARGS__,)))
+	QPIO_LOG_LINE(level, eth_logtype, "qpio.net.eth", __VA_ARGS__)
 
 /** Longest vdev argument string handed to rte_vdev_init (bytes). */
 #define ETH_VDEV_ARGS_LEN 512

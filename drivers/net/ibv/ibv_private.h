@@ -24,13 +24,12 @@
 #include "qpio_config.h"
 #include "rdma_driver.h"
 #include "ibv_defs.h"
+#include "qpio_log.h"
 
 extern int ibvd_logtype;
 
 #define IBVD_LOG(level, ...) \
-	rte_log(RTE_LOG_ ## level, ibvd_logtype, \
-		RTE_FMT("qpio.net.ibv: " RTE_FMT_HEAD(__VA_ARGS__,) "\n", \
-			RTE_FMT_TAIL(__VA_ARGS__,)))
+	QPIO_LOG_LINE(level, ibvd_logtype, "qpio.net.ibv", __VA_ARGS__)
 
 /* qpio's scatter/gather entry and work completion are laid out as the
  * verbs ones, so lists pass to the provider and completions come back

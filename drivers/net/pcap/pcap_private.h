@@ -20,6 +20,7 @@
 #include <rte_mempool.h>
 
 #include "port_driver.h"
+#include "qpio_log.h"
 
 /** Largest frame the port carries (bytes): libpcap's largest snaplen. */
 #define PCAP_MAX_FRAME 262144u
@@ -29,9 +30,7 @@
 extern int pcap_logtype;
 
 #define PCAP_LOG(level, ...) \
-	rte_log(RTE_LOG_ ## level, pcap_logtype, \
-		RTE_FMT("qpio.net.pcap: " RTE_FMT_HEAD(__VA_ARGS__,) "\n", \
-			RTE_FMT_TAIL(__VA_ARGS__,)))
+	QPIO_LOG_LINE(level, pcap_logtype, "qpio.net.pcap", __VA_ARGS__)
 
 /** One record of an infinite_rx capture held in memory. */
 struct pcap_rec {

@@ -13,13 +13,12 @@
 #include <rte_ring.h>
 
 #include "port_driver.h"
+#include "qpio_log.h"
 
 extern int ring_logtype;
 
 #define RING_LOG(level, ...) \
-	rte_log(RTE_LOG_ ## level, ring_logtype, \
-		RTE_FMT("qpio.net.ring: " RTE_FMT_HEAD(__VA_ARGS__,) "\n", \
-			RTE_FMT_TAIL(__VA_ARGS__,)))
+	QPIO_LOG_LINE(level, ring_logtype, "qpio.net.ring", __VA_ARGS__)
 
 /** Largest descriptor count of a queue (a power of two). */
 #define RING_MAX_DESC 32768u
