@@ -2,9 +2,10 @@
 /*
  * The event channel: an epoll set over the sockets of its ids plus an
  * eventfd that stays readable while events are queued, a ring of events,
- * and qpio_cm_poll(), which reads what the sockets hold, advances the
- * handshakes and the timeouts, and hands out one event per call. Every
- * socket is non-blocking; nothing here waits.
+ * and qpio_cm_poll(), which runs each transport's channel_poll (for the
+ * TCP exchange: what the sockets hold, the handshakes and the timeouts
+ * advanced) and hands out one event per call. Every socket is
+ * non-blocking; nothing here waits.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -178,13 +179,15 @@ cm_id_live(const struct qpio_cm_id *id, const char *what)
 }
 
 struct qpio_cm_id *
-cm_id_alloc(struct qpio_cm_channel *ch, int fd)
+cm_id_alloc(struct qpio_cm_channel *ch, const struct cm_transport_ops *ops,
+	    int fd)
 {
 	struct qpio_cm_id *id = calloc(1, sizeof(*id));
 
 	if (id == NULL)
 		return NULL;
 	id->ch = ch;
+	id->ops = ops;
 	id->fd = fd;
 	qpio_cm_qp_params_init(&id->params);
 	TAILQ_INSERT_TAIL(&ch->ids, id, next);
@@ -210,14 +213,13 @@ cm_id_free(struct qpio_cm_id *id)
 {
 	struct qpio_cm_id *c;
 
-	cm_id_close(id, CM_CLOSED);
 	cm_events_drop(id->ch, id);
 	TAILQ_FOREACH(c, &id->ch->ids, next)
 		if (c->listen_id == id)
 			c->listen_id = NULL;
 	if (id->ah != NULL)
 		qpio_ah_destroy(id->ah);
-	cm_rdmacm_id_free(id);
+	id->ops->id_free(id);
 	TAILQ_REMOVE(&id->ch->ids, id, next);
 	pthread_mutex_lock(&live_lock);
 	TAILQ_REMOVE(&live_ids, id, live);
@@ -294,11 +296,14 @@ qpio_cm_channel_fd(const struct qpio_cm_channel *ch)
 int
 qpio_cm_channel_destroy(struct qpio_cm_channel *ch)
 {
+	const struct cm_transport_ops *const *t;
+
 	if (ch == NULL || !cm_channel_live(ch, "channel destroy"))
 		return -EINVAL;
 	while (!TAILQ_EMPTY(&ch->ids))
 		cm_id_free(TAILQ_FIRST(&ch->ids));
-	cm_rdmacm_channel_fini(ch);
+	for (t = cm_transports; *t != NULL; t++)
+		(*t)->channel_fini(ch);
 	close(ch->evfd);
 	close(ch->epfd);
 	pthread_mutex_lock(&live_lock);
@@ -324,7 +329,7 @@ cm_listener_accept(struct qpio_cm_id *l)
 				       l->port, strerror(errno));
 			return;
 		}
-		c = cm_id_alloc(l->ch, fd);
+		c = cm_id_alloc(l->ch, l->ops, fd);
 		if (c == NULL) {
 			close(fd);
 			CM_LOG(ERR, "listener port %u: out of memory, "
@@ -497,32 +502,43 @@ cm_timeouts(struct qpio_cm_channel *ch)
 	}
 }
 
+/* TCP exchange: what the sockets of ch's ids hold, then their
+ * timeouts. */
+void
+cm_tcp_channel_poll(struct qpio_cm_channel *ch)
+{
+	struct epoll_event ee[16];
+	struct qpio_cm_id *id;
+	int i, n;
+
+	n = epoll_wait(ch->epfd, ee, (int)RTE_DIM(ee), 0);
+	for (i = 0; i < n; i++) {
+		id = ee[i].data.ptr;
+		if (id == NULL || (void *)id == (void *)ch || id->fd < 0)
+			continue; /* the eventfd, another transport's fd
+				   * (polled by its channel_poll), or closed
+				   * meanwhile */
+		if (id->state == CM_LISTEN)
+			cm_listener_accept(id);
+		else if (id->state == CM_CONNECTING)
+			cm_connected(id);
+		else
+			cm_readable(id);
+	}
+	cm_timeouts(ch);
+}
+
 int
 qpio_cm_poll(struct qpio_cm_channel *ch, struct qpio_cm_event *ev)
 {
-	struct epoll_event ee[16];
+	const struct cm_transport_ops *const *t;
 	struct qpio_cm_id *id, *tmp;
-	int i, n;
 
 	if (ch == NULL || ev == NULL || !cm_channel_live(ch, "poll"))
 		return -EINVAL;
 	if (ch->ev_count == 0) {
-		n = epoll_wait(ch->epfd, ee, (int)RTE_DIM(ee), 0);
-		for (i = 0; i < n; i++) {
-			id = ee[i].data.ptr;
-			if (id == NULL || (void *)id == (void *)ch ||
-			    id->fd < 0)
-				continue; /* the eventfd, the rdma_cm channel
-					   * (below), or closed meanwhile */
-			if (id->state == CM_LISTEN)
-				cm_listener_accept(id);
-			else if (id->state == CM_CONNECTING)
-				cm_connected(id);
-			else
-				cm_readable(id);
-		}
-		cm_rdmacm_poll(ch);
-		cm_timeouts(ch);
+		for (t = cm_transports; *t != NULL; t++)
+			(*t)->channel_poll(ch);
 		RTE_TAILQ_FOREACH_SAFE(id, &ch->ids, next, tmp)
 			if (id->state == CM_ZOMBIE)
 				cm_id_free(id);

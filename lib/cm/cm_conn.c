@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * listen / connect / accept / reject / disconnect over the soft-device
- * exchange: a TCP connection per QP that carries one REQ (requester ->
+ * listen / connect / accept / reject / disconnect: the arguments checked,
+ * the transport chosen once from the device's driver (cm_transport(),
+ * kept in id->ops) and called through. The soft devices' transport is
+ * here too: a TCP connection per QP that carries one REQ (requester ->
  * listener), one REP or REJ back, an RTU, and later a DREQ either way
  * (message layout in cm_wire.h). The QP walk itself is qpio_cm_qp_ready().
  */
@@ -14,26 +16,49 @@
 #include <sys/epoll.h>
 #include <sys/socket.h>
 
+#include <rte_common.h>
 #include <rte_errno.h>
 #include <rte_tailq.h>
 
 #include "cm_private.h"
 
-int
-cm_dev_kind(struct qpio_device *dev, enum qpio_qp_type type, const char *what)
+/*
+ * The transports built in: the driver of the device an id is bound to
+ * picks one (cm_transport()), the channel runs the hooks of each. The
+ * driver is known by its name (cm_transport_ops.driver against
+ * qpio_device_attr.driver): the one identity of a device's driver that
+ * lib/rdma gives outside itself and its drivers, compared here only.
+ */
+const struct cm_transport_ops *const cm_transports[] = {
+	&cm_tcp_ops,
+#ifdef QPIO_CM_RDMACM
+	&cm_rdmacm_ops,
+#endif
+	NULL,
+};
+
+/* The bit of type in cm_transport_ops.qp_types (0 past its width). */
+static uint32_t
+cm_qp_type_bit(enum qpio_qp_type type)
 {
+	return (unsigned int)type < 32 ? UINT32_C(1) << type : 0;
+}
+
+int
+cm_transport(struct qpio_device *dev, enum qpio_qp_type type,
+	     const char *what, const struct cm_transport_ops **ops)
+{
+	const struct cm_transport_ops *const *t;
 	struct qpio_device_attr da;
 
 	if (qpio_rdma_dev_query(dev, &da) != 0)
 		return -EINVAL;
-	if (strcmp(da.driver, "soft") == 0)
-		return 0;
-#ifdef QPIO_CM_RDMACM
-	if (strcmp(da.driver, "ibv") == 0 &&
-	    (type == QPIO_QPT_RC || type == QPIO_QPT_UC ||
-	     type == QPIO_QPT_UD))
-		return 1;
-#endif
+	for (t = cm_transports; *t != NULL; t++)
+		if (strcmp(da.driver, (*t)->driver) == 0 &&
+		    ((*t)->qp_types & cm_qp_type_bit(type)) != 0) {
+			*ops = *t;
+			return 0;
+		}
 	if (type != QPIO_QPT_RC && type != QPIO_QPT_UC && type != QPIO_QPT_UD) {
 		CM_LOG(ERR, "%s: connections are for RC, UC and UD QPs\n",
 		       what);
@@ -126,39 +151,15 @@ cm_local_port(int fd)
 	return ntohs(((struct sockaddr_in *)&ss)->sin_port);
 }
 
-struct qpio_cm_id *
-qpio_cm_listen(struct qpio_cm_channel *ch, struct qpio_device *dev,
-	       const char *host, const char *service, void *context)
+/* TCP exchange: a listening socket on the first address of res that
+ * takes one. */
+static int
+cm_tcp_listen(struct qpio_cm_id *id, const struct addrinfo *res,
+	      const char *host, const char *service)
 {
-	struct addrinfo *res = NULL, *ai;
-	struct qpio_cm_id *id;
-	int fd = -1, one = 1, err = EINVAL, ret;
+	const struct addrinfo *ai;
+	int fd = -1, one = 1, err = EINVAL;
 
-	if (ch == NULL || dev == NULL) {
-		CM_LOG(ERR, "listen: channel and device must not be NULL\n");
-		rte_errno = EINVAL;
-		return NULL;
-	}
-	if (!cm_channel_live(ch, "listen")) {
-		rte_errno = EINVAL;
-		return NULL;
-	}
-	ret = cm_dev_kind(dev, QPIO_QPT_RC, "listen");
-	if (ret == 1) {
-		/* The same argument rules as the soft exchange's. */
-		ret = cm_resolve(host, service, 1, &res, "listen");
-		if (ret == 0) {
-			freeaddrinfo(res);
-			return cm_rdmacm_listen(ch, dev, host, service,
-						context);
-		}
-	} else if (ret == 0) {
-		ret = cm_resolve(host, service, 1, &res, "listen");
-	}
-	if (ret != 0) {
-		rte_errno = -ret;
-		return NULL;
-	}
 	for (ai = res; ai != NULL; ai = ai->ai_next) {
 		fd = socket(ai->ai_family, ai->ai_socktype | SOCK_NONBLOCK |
 			    SOCK_CLOEXEC, ai->ai_protocol);
@@ -174,29 +175,57 @@ qpio_cm_listen(struct qpio_cm_channel *ch, struct qpio_device *dev,
 		close(fd);
 		fd = -1;
 	}
-	freeaddrinfo(res);
 	if (fd < 0) {
 		CM_LOG(ERR, "listen: \"%s\" port \"%s\": %s\n",
 		       host != NULL ? host : "*", service, strerror(err));
-		rte_errno = err;
+		return -err;
+	}
+	id->fd = fd;
+	id->port = cm_local_port(fd);
+	return cm_id_watch(id, EPOLLIN);
+}
+
+struct qpio_cm_id *
+qpio_cm_listen(struct qpio_cm_channel *ch, struct qpio_device *dev,
+	       const char *host, const char *service, void *context)
+{
+	const struct cm_transport_ops *ops = NULL;
+	struct addrinfo *res = NULL;
+	struct qpio_cm_id *id;
+	int ret;
+
+	if (ch == NULL || dev == NULL) {
+		CM_LOG(ERR, "listen: channel and device must not be NULL\n");
+		rte_errno = EINVAL;
 		return NULL;
 	}
-	id = cm_id_alloc(ch, fd);
+	if (!cm_channel_live(ch, "listen")) {
+		rte_errno = EINVAL;
+		return NULL;
+	}
+	ret = cm_transport(dev, QPIO_QPT_RC, "listen", &ops);
+	if (ret == 0)
+		ret = cm_resolve(host, service, 1, &res, "listen");
+	if (ret != 0) {
+		rte_errno = -ret;
+		return NULL;
+	}
+	id = cm_id_alloc(ch, ops, -1);
 	if (id == NULL) {
-		close(fd);
+		freeaddrinfo(res);
 		rte_errno = ENOMEM;
 		return NULL;
 	}
-	id->state = CM_LISTEN;
 	id->dev = dev;
 	id->context = context;
-	id->port = cm_local_port(fd);
-	ret = cm_id_watch(id, EPOLLIN);
+	ret = ops->listen(id, res, host, service);
+	freeaddrinfo(res);
 	if (ret != 0) {
 		cm_id_free(id);
 		rte_errno = -ret;
 		return NULL;
 	}
+	id->state = CM_LISTEN;
 	return id;
 }
 
@@ -227,80 +256,19 @@ cm_set_params(struct qpio_cm_id *id, struct cm_msg *msg,
 	}
 }
 
-struct qpio_cm_id *
-qpio_cm_connect(struct qpio_cm_channel *ch, struct qpio_qp *qp,
-		const char *host, const char *service,
-		const struct qpio_cm_conn_param *param, void *context)
+/* TCP exchange: describe the QP for the REQ, then a non-blocking TCP
+ * connect to the first address of res that gives a socket. */
+static int
+cm_tcp_connect(struct qpio_cm_id *id, const struct addrinfo *res,
+	       const char *host, const char *service, uint32_t timeout_ms)
 {
-	struct addrinfo *res = NULL, *ai;
-	struct qpio_cm_id *id;
-	int fd = -1, ret, err = EINVAL, kind;
+	const struct addrinfo *ai;
+	int fd = -1, ret, err = EINVAL;
 
-	if (ch == NULL || qp == NULL || host == NULL) {
-		CM_LOG(ERR, "connect: channel, qp and host must not be NULL\n");
-		rte_errno = EINVAL;
-		return NULL;
-	}
-	if (!cm_channel_live(ch, "connect")) {
-		rte_errno = EINVAL;
-		return NULL;
-	}
-	if (qpio_qp_state(qp) != QPIO_QPS_RESET) {
-		CM_LOG(ERR, "connect: qp 0x%x is in %s; connect walks a QP "
-		       "from RESET\n", qpio_qp_num(qp),
-		       qpio_qp_state_str(qpio_qp_state(qp)));
-		rte_errno = EINVAL;
-		return NULL;
-	}
-	kind = cm_dev_kind(qp->dev, qp->qp_type, "connect");
-	ret = kind < 0 ? kind : 0;
-	if (ret == 0)
-		ret = cm_check_pdata(param, "connect");
-	if (ret == 0)
-		ret = cm_resolve(host, service, 0, &res, "connect");
-	if (ret != 0) {
-		rte_errno = -ret;
-		return NULL;
-	}
-	if (kind == 1) {
-		freeaddrinfo(res);
-		id = cm_id_alloc(ch, -1);
-		if (id == NULL) {
-			rte_errno = ENOMEM;
-			return NULL;
-		}
-		id->is_requester = 1;
-		id->qp = qp;
-		id->dev = qp->dev;
-		id->context = context;
-		id->out.type = CM_MSG_REQ;
-		id->out.qp_type = qp->qp_type;
-		cm_set_params(id, &id->out, param);
-		return cm_rdmacm_connect(ch, id, host, service);
-	}
-	id = cm_id_alloc(ch, -1);
-	if (id == NULL) {
-		freeaddrinfo(res);
-		rte_errno = ENOMEM;
-		return NULL;
-	}
-	id->is_requester = 1;
-	id->qp = qp;
-	id->dev = qp->dev;
-	id->context = context;
-	id->out.type = CM_MSG_REQ;
-	id->out.qp_type = qp->qp_type;
-	cm_set_params(id, &id->out, param);
-	ret = qpio_cm_qp_describe(qp, &id->params, &id->out.peer);
-	if (ret != 0) {
-		freeaddrinfo(res);
-		cm_id_free(id);
-		rte_errno = -ret;
-		return NULL;
-	}
-	id->deadline_ms = cm_now_ms() + (param != NULL && param->timeout_ms ?
-					 param->timeout_ms :
-					 CM_CONNECT_TIMEOUT_MS);
+	ret = qpio_cm_qp_describe(id->qp, &id->params, &id->out.peer);
+	if (ret != 0)
+		return ret;
+	id->deadline_ms = cm_now_ms() + timeout_ms;
 	for (ai = res; ai != NULL && fd < 0; ai = ai->ai_next) {
 		fd = socket(ai->ai_family, ai->ai_socktype | SOCK_NONBLOCK |
 			    SOCK_CLOEXEC, ai->ai_protocol);
@@ -319,7 +287,6 @@ qpio_cm_connect(struct qpio_cm_channel *ch, struct qpio_qp *qp,
 			fd = -1;
 		}
 	}
-	freeaddrinfo(res);
 	id->fd = fd;
 	if (fd >= 0)
 		id->port = cm_local_port(fd);
@@ -333,14 +300,107 @@ qpio_cm_connect(struct qpio_cm_channel *ch, struct qpio_qp *qp,
 		cm_event_push(id, QPIO_CM_EVENT_UNREACHABLE, -err, NULL);
 		cm_id_close(id, CM_CLOSED);
 	}
+	return 0;
+}
+
+struct qpio_cm_id *
+qpio_cm_connect(struct qpio_cm_channel *ch, struct qpio_qp *qp,
+		const char *host, const char *service,
+		const struct qpio_cm_conn_param *param, void *context)
+{
+	const struct cm_transport_ops *ops = NULL;
+	struct addrinfo *res = NULL;
+	struct qpio_cm_id *id;
+	int ret;
+
+	if (ch == NULL || qp == NULL || host == NULL) {
+		CM_LOG(ERR, "connect: channel, qp and host must not be NULL\n");
+		rte_errno = EINVAL;
+		return NULL;
+	}
+	if (!cm_channel_live(ch, "connect")) {
+		rte_errno = EINVAL;
+		return NULL;
+	}
+	if (qpio_qp_state(qp) != QPIO_QPS_RESET) {
+		CM_LOG(ERR, "connect: qp 0x%x is in %s; connect walks a QP "
+		       "from RESET\n", qpio_qp_num(qp),
+		       qpio_qp_state_str(qpio_qp_state(qp)));
+		rte_errno = EINVAL;
+		return NULL;
+	}
+	ret = cm_transport(qp->dev, qp->qp_type, "connect", &ops);
+	if (ret == 0)
+		ret = cm_check_pdata(param, "connect");
+	if (ret == 0)
+		ret = cm_resolve(host, service, 0, &res, "connect");
+	if (ret != 0) {
+		rte_errno = -ret;
+		return NULL;
+	}
+	id = cm_id_alloc(ch, ops, -1);
+	if (id == NULL) {
+		freeaddrinfo(res);
+		rte_errno = ENOMEM;
+		return NULL;
+	}
+	id->is_requester = 1;
+	id->qp = qp;
+	id->dev = qp->dev;
+	id->context = context;
+	id->out.type = CM_MSG_REQ;
+	id->out.qp_type = qp->qp_type;
+	cm_set_params(id, &id->out, param);
+	ret = ops->connect(id, res, host, service,
+			   param != NULL && param->timeout_ms ?
+			   param->timeout_ms : CM_CONNECT_TIMEOUT_MS);
+	freeaddrinfo(res);
+	if (ret != 0) {
+		cm_id_free(id);
+		rte_errno = -ret;
+		return NULL;
+	}
 	return id;
+}
+
+/* TCP exchange: walk qp towards the requester and send the REP (a REJ
+ * when the walk or the AH fails); RTU or a timeout follows. */
+static int
+cm_tcp_accept(struct qpio_cm_id *id, struct qpio_qp *qp, struct cm_msg *rep)
+{
+	struct cm_msg rej;
+	int ret;
+
+	id->qp = qp;
+	ret = qpio_cm_qp_describe(qp, &id->params, &rep->peer);
+	if (ret == 0)
+		ret = qpio_cm_qp_ready(qp, &id->params, &id->in.peer);
+	if (ret == 0 && qp->qp_type == QPIO_QPT_UD)
+		ret = cm_ud_ah(id, &id->in.peer);
+	if (ret != 0) {
+		memset(&rej, 0, sizeof(rej));
+		rej.type = CM_MSG_REJ;
+		cm_send(id, &rej);
+		cm_id_close(id, CM_CLOSED);
+		id->qp = NULL;
+		return ret;
+	}
+	ret = cm_send(id, rep);
+	if (ret != 0) {
+		cm_qp_to_err(id);
+		cm_id_close(id, CM_CLOSED);
+		return ret;
+	}
+	id->state = CM_REP_SENT;
+	id->deadline_ms = cm_now_ms() + CM_CONNECT_TIMEOUT_MS;
+	return 0;
 }
 
 int
 qpio_cm_accept(struct qpio_cm_id *id, struct qpio_qp *qp,
 	       const struct qpio_cm_conn_param *param)
 {
-	struct cm_msg rep, rej;
+	struct cm_msg rep;
 	int ret;
 
 	if (id == NULL || qp == NULL) {
@@ -369,40 +429,30 @@ qpio_cm_accept(struct qpio_cm_id *id, struct qpio_qp *qp,
 	rep.type = CM_MSG_REP;
 	rep.qp_type = qp->qp_type;
 	cm_set_params(id, &rep, param);
-	if (id->rcm_id != NULL)
-		return cm_rdmacm_accept(id, qp, &rep);
-	id->qp = qp;
-	ret = qpio_cm_qp_describe(qp, &id->params, &rep.peer);
-	if (ret == 0)
-		ret = qpio_cm_qp_ready(qp, &id->params, &id->in.peer);
-	if (ret == 0 && qp->qp_type == QPIO_QPT_UD)
-		ret = cm_ud_ah(id, &id->in.peer);
-	if (ret != 0) {
-		memset(&rej, 0, sizeof(rej));
-		rej.type = CM_MSG_REJ;
-		cm_send(id, &rej);
-		cm_id_close(id, CM_CLOSED);
-		id->qp = NULL;
-		return ret;
-	}
-	ret = cm_send(id, &rep);
-	if (ret != 0) {
-		cm_qp_to_err(id);
-		cm_id_close(id, CM_CLOSED);
-		return ret;
-	}
-	id->state = CM_REP_SENT;
-	id->deadline_ms = cm_now_ms() + CM_CONNECT_TIMEOUT_MS;
-	return 0;
+	return id->ops->accept(id, qp, &rep);
+}
+
+/* TCP exchange: send a REJ with the private data, close the socket. */
+static int
+cm_tcp_reject(struct qpio_cm_id *id, const void *pdata, uint8_t len)
+{
+	struct cm_msg rej;
+	int ret;
+
+	memset(&rej, 0, sizeof(rej));
+	rej.type = CM_MSG_REJ;
+	rej.pdata_len = len;
+	if (len > 0)
+		memcpy(rej.pdata, pdata, len);
+	ret = cm_send(id, &rej);
+	cm_id_close(id, CM_CLOSED);
+	return ret;
 }
 
 int
 qpio_cm_reject(struct qpio_cm_id *id, const void *private_data,
 	       uint8_t private_data_len)
 {
-	struct cm_msg rej;
-	int ret;
-
 	if (id != NULL && !cm_id_live(id, "reject"))
 		return -EINVAL;
 	if (id == NULL || id->state != CM_REQ_PENDING ||
@@ -413,23 +463,27 @@ qpio_cm_reject(struct qpio_cm_id *id, const void *private_data,
 		       QPIO_CM_PRIVATE_DATA_MAX);
 		return -EINVAL;
 	}
-	if (id->rcm_id != NULL)
-		return cm_rdmacm_reject(id, private_data, private_data_len);
-	memset(&rej, 0, sizeof(rej));
-	rej.type = CM_MSG_REJ;
-	rej.pdata_len = private_data_len;
-	if (private_data_len > 0)
-		memcpy(rej.pdata, private_data, private_data_len);
-	ret = cm_send(id, &rej);
+	return id->ops->reject(id, private_data, private_data_len);
+}
+
+/* TCP exchange: send a DREQ, QP to ERR, DISCONNECTED here. */
+static int
+cm_tcp_disconnect(struct qpio_cm_id *id)
+{
+	struct cm_msg dreq;
+
+	memset(&dreq, 0, sizeof(dreq));
+	dreq.type = CM_MSG_DREQ;
+	cm_send(id, &dreq); /* the peer may be gone already */
+	cm_qp_to_err(id);
+	cm_event_push(id, QPIO_CM_EVENT_DISCONNECTED, 0, NULL);
 	cm_id_close(id, CM_CLOSED);
-	return ret;
+	return 0;
 }
 
 int
 qpio_cm_disconnect(struct qpio_cm_id *id)
 {
-	struct cm_msg dreq;
-
 	if (id == NULL || !cm_id_live(id, "disconnect"))
 		return -EINVAL;
 	if (id->state == CM_CLOSED)
@@ -438,15 +492,7 @@ qpio_cm_disconnect(struct qpio_cm_id *id)
 		CM_LOG(ERR, "disconnect: the connection is not established\n");
 		return -EINVAL;
 	}
-	if (id->rcm_id != NULL)
-		return cm_rdmacm_disconnect(id);
-	memset(&dreq, 0, sizeof(dreq));
-	dreq.type = CM_MSG_DREQ;
-	cm_send(id, &dreq); /* the peer may be gone already */
-	cm_qp_to_err(id);
-	cm_event_push(id, QPIO_CM_EVENT_DISCONNECTED, 0, NULL);
-	cm_id_close(id, CM_CLOSED);
-	return 0;
+	return id->ops->disconnect(id);
 }
 
 int
@@ -470,6 +516,36 @@ qpio_cm_id_destroy(struct qpio_cm_id *id)
 	cm_id_free(id);
 	return 0;
 }
+
+/* TCP exchange: close the id's socket. */
+static void
+cm_tcp_id_free(struct qpio_cm_id *id)
+{
+	cm_id_close(id, CM_CLOSED);
+}
+
+/* TCP exchange: nothing on the channel but the sockets of its ids, closed
+ * with them. */
+static void
+cm_tcp_channel_fini(struct qpio_cm_channel *ch)
+{
+	RTE_SET_USED(ch);
+}
+
+/* Soft devices: any QP type is sent (the listener's parse refuses a REQ
+ * of a type other than RC, UC and UD). */
+const struct cm_transport_ops cm_tcp_ops = {
+	.driver = "soft",
+	.qp_types = UINT32_MAX,
+	.listen = cm_tcp_listen,
+	.connect = cm_tcp_connect,
+	.accept = cm_tcp_accept,
+	.reject = cm_tcp_reject,
+	.disconnect = cm_tcp_disconnect,
+	.id_free = cm_tcp_id_free,
+	.channel_poll = cm_tcp_channel_poll,
+	.channel_fini = cm_tcp_channel_fini,
+};
 
 struct qpio_qp *
 qpio_cm_id_qp(const struct qpio_cm_id *id)
