@@ -106,7 +106,9 @@ cm_ud_ah(struct qpio_cm_id *id, const struct qpio_cm_peer *peer)
 	return cm_ah_make(id, &aa);
 }
 
-/* getaddrinfo() with the reason logged; EINVAL for what the user typed. */
+/* getaddrinfo() with the reason logged; EINVAL for what the user typed.
+ * The one resolution of a listen or connect: its result is handed to the
+ * transport. */
 static int
 cm_resolve(const char *host, const char *service, int passive,
 	   struct addrinfo **res, const char *what)

@@ -277,26 +277,6 @@ rcm_msg(const struct rdma_cm_event *e, enum qpio_qp_type type,
 		msg->pdata_len = 0;
 }
 
-static int
-rcm_resolve(const char *host, const char *service, int passive,
-	    struct addrinfo **res, const char *what)
-{
-	struct addrinfo hints;
-	int ret;
-
-	memset(&hints, 0, sizeof(hints));
-	hints.ai_family = AF_UNSPEC;
-	hints.ai_socktype = SOCK_STREAM;
-	hints.ai_flags = passive ? AI_PASSIVE : 0;
-	ret = getaddrinfo(host, service, &hints, res);
-	if (ret != 0) {
-		CM_LOG(ERR, "%s: address \"%s\" port \"%s\": %s\n", what,
-		       host != NULL ? host : "*", service, gai_strerror(ret));
-		return -EINVAL;
-	}
-	return 0;
-}
-
 /*
  * An id of port space ps on ec (context id), bound to addr when addr is
  * given. RDMA_PS_IB makes a UC id: rdma_create_id() gives RC QPs there, so
@@ -451,25 +431,19 @@ rcm_listen_all(struct rdma_event_channel *ec, struct qpio_cm_id *id,
 	return -EADDRINUSE;
 }
 
-/* The listener's three ids (rcm_listen_all()) on host:service, which
- * must belong to the listener's device. */
+/* The listener's three ids (rcm_listen_all()) on the first address of
+ * res, which must belong to the listener's device. */
 static int
-rcm_listen(struct qpio_cm_id *id, const struct addrinfo *res0,
+rcm_listen(struct qpio_cm_id *id, const struct addrinfo *res,
 	   const char *host, const char *service)
 {
 	struct rdma_event_channel *ec = rcm_ec(id->ch);
 	struct rdma_cm_id *cmid;
-	struct addrinfo *res = NULL;
 	int ret;
 
-	RTE_SET_USED(res0);
 	if (ec == NULL)
 		return -ENODEV;
-	ret = rcm_resolve(host, service, 1, &res, "listen");
-	if (ret != 0)
-		return ret;
 	ret = rcm_listen_all(ec, id, res, host, service);
-	freeaddrinfo(res);
 	if (ret != 0)
 		return ret;
 	cmid = id->rcm_id;
@@ -482,14 +456,14 @@ rcm_listen(struct qpio_cm_id *id, const struct addrinfo *res0,
 	return 0;
 }
 
-/* An rdma_cm id of the QP type's port space, then the address resolved
- * without waiting: ADDR_RESOLVED (or an error) follows on the channel. */
+/* An rdma_cm id of the QP type's port space, then the first address of
+ * res resolved to an RDMA device without waiting: ADDR_RESOLVED (or an
+ * error) follows on the channel. */
 static int
-rcm_connect(struct qpio_cm_id *id, const struct addrinfo *res0,
+rcm_connect(struct qpio_cm_id *id, const struct addrinfo *res,
 	    const char *host, const char *service, uint32_t timeout_ms)
 {
 	struct rdma_event_channel *ec = rcm_ec(id->ch);
-	struct addrinfo *res = NULL;
 	struct rdma_cm_id *cmid = NULL;
 	struct sockaddr_storage any;
 	enum rdma_port_space ps;
@@ -497,12 +471,8 @@ rcm_connect(struct qpio_cm_id *id, const struct addrinfo *res0,
 
 	/* The IB CM's timeouts, not the caller's. */
 	RTE_SET_USED(timeout_ms);
-	RTE_SET_USED(res0);
 	if (ec == NULL)
 		return -ENODEV;
-	ret = rcm_resolve(host, service, 0, &res, "connect");
-	if (ret != 0)
-		return ret;
 	/* A UC id is bound first (to the wildcard address of the peer's
 	 * family, port 0), the way rdma_create_ep() makes one. */
 	memset(&any, 0, sizeof(any));
@@ -512,7 +482,6 @@ rcm_connect(struct qpio_cm_id *id, const struct addrinfo *res0,
 	ret = rcm_id_create(ec, id, ps, ps == RDMA_PS_IB ?
 			    (struct sockaddr *)&any : NULL, &cmid);
 	if (ret != 0) {
-		freeaddrinfo(res);
 		CM_LOG(ERR, "connect: rdma_cm id (%s): %s\n",
 		       ps == RDMA_PS_UDP ? "UDP" : ps == RDMA_PS_IB ? "IB, UC" :
 		       "TCP", strerror(-ret));
@@ -527,7 +496,6 @@ rcm_connect(struct qpio_cm_id *id, const struct addrinfo *res0,
 		cm_event_push(id, QPIO_CM_EVENT_UNREACHABLE, -ret, NULL);
 		id->state = CM_CLOSED;
 	}
-	freeaddrinfo(res);
 	return 0;
 }
 
