@@ -1,22 +1,17 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * listen / connect / accept / reject / disconnect: the arguments checked,
- * the transport chosen once from the device's driver (cm_transport(),
- * kept in id->ops) and called through. The soft devices' transport is
- * here too: a TCP connection per QP that carries one REQ (requester ->
- * listener), one REP or REJ back, an RTU, and later a DREQ either way
- * (message layout in cm_wire.h). The QP walk itself is qpio_cm_qp_ready().
+ * listen / connect / accept / reject / disconnect / id destroy: the
+ * arguments checked, the address resolved, the transport chosen once from
+ * the device's driver (cm_transport(), kept in id->ops) and called
+ * through. The transports are cm_tcp.c's (soft devices) and
+ * cm_rdmacm.c's (ibv devices, with librdmacm).
  */
 #include <errno.h>
 #include <netdb.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
-#include <netinet/in.h>
-#include <sys/epoll.h>
 #include <sys/socket.h>
 
-#include <rte_common.h>
 #include <rte_errno.h>
 #include <rte_tailq.h>
 
@@ -86,26 +81,6 @@ cm_ah_make(struct qpio_cm_id *id, const struct qpio_ah_attr *attr)
 	return 0;
 }
 
-/* UD: an AH towards the peer on the QP's PD, owned by the id. */
-int
-cm_ud_ah(struct qpio_cm_id *id, const struct qpio_cm_peer *peer)
-{
-	struct qpio_ah_attr aa;
-
-	memset(&aa, 0, sizeof(aa));
-	aa.dlid = peer->lid;
-	aa.port_num = id->params.port_num;
-	aa.sl = id->params.sl;
-	if (peer->is_global) {
-		aa.is_global = 1;
-		aa.grh.dgid = peer->gid;
-		aa.grh.sgid_index = id->params.sgid_index;
-		aa.grh.hop_limit = id->params.hop_limit;
-		aa.grh.traffic_class = id->params.traffic_class;
-	}
-	return cm_ah_make(id, &aa);
-}
-
 /* getaddrinfo() with the reason logged; EINVAL for what the user typed.
  * The one resolution of a listen or connect: its result is handed to the
  * transport. */
@@ -138,53 +113,6 @@ cm_resolve(const char *host, const char *service, int passive,
 		return -EINVAL;
 	}
 	return 0;
-}
-
-static uint16_t
-cm_local_port(int fd)
-{
-	struct sockaddr_storage ss;
-	socklen_t len = sizeof(ss);
-
-	if (getsockname(fd, (struct sockaddr *)&ss, &len) != 0)
-		return 0;
-	if (ss.ss_family == AF_INET6)
-		return ntohs(((struct sockaddr_in6 *)&ss)->sin6_port);
-	return ntohs(((struct sockaddr_in *)&ss)->sin_port);
-}
-
-/* TCP exchange: a listening socket on the first address of res that
- * takes one. */
-static int
-cm_tcp_listen(struct qpio_cm_id *id, const struct addrinfo *res,
-	      const char *host, const char *service)
-{
-	const struct addrinfo *ai;
-	int fd = -1, one = 1, err = EINVAL;
-
-	for (ai = res; ai != NULL; ai = ai->ai_next) {
-		fd = socket(ai->ai_family, ai->ai_socktype | SOCK_NONBLOCK |
-			    SOCK_CLOEXEC, ai->ai_protocol);
-		if (fd < 0) {
-			err = errno;
-			continue;
-		}
-		setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-		if (bind(fd, ai->ai_addr, ai->ai_addrlen) == 0 &&
-		    listen(fd, 64) == 0)
-			break;
-		err = errno;
-		close(fd);
-		fd = -1;
-	}
-	if (fd < 0) {
-		CM_LOG(ERR, "listen: \"%s\" port \"%s\": %s\n",
-		       host != NULL ? host : "*", service, strerror(err));
-		return -err;
-	}
-	id->fd = fd;
-	id->port = cm_local_port(fd);
-	return cm_id_watch(id, EPOLLIN);
 }
 
 struct qpio_cm_id *
@@ -258,53 +186,6 @@ cm_set_params(struct qpio_cm_id *id, struct cm_msg *msg,
 	}
 }
 
-/* TCP exchange: describe the QP for the REQ, then a non-blocking TCP
- * connect to the first address of res that gives a socket. */
-static int
-cm_tcp_connect(struct qpio_cm_id *id, const struct addrinfo *res,
-	       const char *host, const char *service, uint32_t timeout_ms)
-{
-	const struct addrinfo *ai;
-	int fd = -1, ret, err = EINVAL;
-
-	ret = qpio_cm_qp_describe(id->qp, &id->params, &id->out.peer);
-	if (ret != 0)
-		return ret;
-	id->deadline_ms = cm_now_ms() + timeout_ms;
-	for (ai = res; ai != NULL && fd < 0; ai = ai->ai_next) {
-		fd = socket(ai->ai_family, ai->ai_socktype | SOCK_NONBLOCK |
-			    SOCK_CLOEXEC, ai->ai_protocol);
-		if (fd < 0) {
-			err = errno;
-			continue;
-		}
-		if (connect(fd, ai->ai_addr, ai->ai_addrlen) == 0 ||
-		    errno == EINPROGRESS) {
-			err = 0;
-			break;
-		}
-		err = errno;
-		if (ai->ai_next != NULL) {
-			close(fd);
-			fd = -1;
-		}
-	}
-	id->fd = fd;
-	if (fd >= 0)
-		id->port = cm_local_port(fd);
-	id->state = CM_CONNECTING;
-	if (err == 0)
-		err = -cm_id_watch(id, EPOLLOUT | EPOLLIN | EPOLLRDHUP);
-	if (err != 0) {
-		/* Refused at once (loopback): the same event as later. */
-		CM_LOG(DEBUG, "connect to \"%s\" port \"%s\": %s\n", host,
-		       service, strerror(err));
-		cm_event_push(id, QPIO_CM_EVENT_UNREACHABLE, -err, NULL);
-		cm_id_close(id, CM_CLOSED);
-	}
-	return 0;
-}
-
 struct qpio_cm_id *
 qpio_cm_connect(struct qpio_cm_channel *ch, struct qpio_qp *qp,
 		const char *host, const char *service,
@@ -365,39 +246,6 @@ qpio_cm_connect(struct qpio_cm_channel *ch, struct qpio_qp *qp,
 	return id;
 }
 
-/* TCP exchange: walk qp towards the requester and send the REP (a REJ
- * when the walk or the AH fails); RTU or a timeout follows. */
-static int
-cm_tcp_accept(struct qpio_cm_id *id, struct qpio_qp *qp, struct cm_msg *rep)
-{
-	struct cm_msg rej;
-	int ret;
-
-	id->qp = qp;
-	ret = qpio_cm_qp_describe(qp, &id->params, &rep->peer);
-	if (ret == 0)
-		ret = qpio_cm_qp_ready(qp, &id->params, &id->in.peer);
-	if (ret == 0 && qp->qp_type == QPIO_QPT_UD)
-		ret = cm_ud_ah(id, &id->in.peer);
-	if (ret != 0) {
-		memset(&rej, 0, sizeof(rej));
-		rej.type = CM_MSG_REJ;
-		cm_send(id, &rej);
-		cm_id_close(id, CM_CLOSED);
-		id->qp = NULL;
-		return ret;
-	}
-	ret = cm_send(id, rep);
-	if (ret != 0) {
-		cm_qp_to_err(id);
-		cm_id_close(id, CM_CLOSED);
-		return ret;
-	}
-	id->state = CM_REP_SENT;
-	id->deadline_ms = cm_now_ms() + CM_CONNECT_TIMEOUT_MS;
-	return 0;
-}
-
 int
 qpio_cm_accept(struct qpio_cm_id *id, struct qpio_qp *qp,
 	       const struct qpio_cm_conn_param *param)
@@ -434,23 +282,6 @@ qpio_cm_accept(struct qpio_cm_id *id, struct qpio_qp *qp,
 	return id->ops->accept(id, qp, &rep);
 }
 
-/* TCP exchange: send a REJ with the private data, close the socket. */
-static int
-cm_tcp_reject(struct qpio_cm_id *id, const void *pdata, uint8_t len)
-{
-	struct cm_msg rej;
-	int ret;
-
-	memset(&rej, 0, sizeof(rej));
-	rej.type = CM_MSG_REJ;
-	rej.pdata_len = len;
-	if (len > 0)
-		memcpy(rej.pdata, pdata, len);
-	ret = cm_send(id, &rej);
-	cm_id_close(id, CM_CLOSED);
-	return ret;
-}
-
 int
 qpio_cm_reject(struct qpio_cm_id *id, const void *private_data,
 	       uint8_t private_data_len)
@@ -466,21 +297,6 @@ qpio_cm_reject(struct qpio_cm_id *id, const void *private_data,
 		return -EINVAL;
 	}
 	return id->ops->reject(id, private_data, private_data_len);
-}
-
-/* TCP exchange: send a DREQ, QP to ERR, DISCONNECTED here. */
-static int
-cm_tcp_disconnect(struct qpio_cm_id *id)
-{
-	struct cm_msg dreq;
-
-	memset(&dreq, 0, sizeof(dreq));
-	dreq.type = CM_MSG_DREQ;
-	cm_send(id, &dreq); /* the peer may be gone already */
-	cm_qp_to_err(id);
-	cm_event_push(id, QPIO_CM_EVENT_DISCONNECTED, 0, NULL);
-	cm_id_close(id, CM_CLOSED);
-	return 0;
 }
 
 int
@@ -519,36 +335,6 @@ qpio_cm_id_destroy(struct qpio_cm_id *id)
 	return 0;
 }
 
-/* TCP exchange: close the id's socket. */
-static void
-cm_tcp_id_free(struct qpio_cm_id *id)
-{
-	cm_id_close(id, CM_CLOSED);
-}
-
-/* TCP exchange: nothing on the channel but the sockets of its ids, closed
- * with them. */
-static void
-cm_tcp_channel_fini(struct qpio_cm_channel *ch)
-{
-	RTE_SET_USED(ch);
-}
-
-/* Soft devices: any QP type is sent (the listener's parse refuses a REQ
- * of a type other than RC, UC and UD). */
-const struct cm_transport_ops cm_tcp_ops = {
-	.driver = "soft",
-	.qp_types = UINT32_MAX,
-	.listen = cm_tcp_listen,
-	.connect = cm_tcp_connect,
-	.accept = cm_tcp_accept,
-	.reject = cm_tcp_reject,
-	.disconnect = cm_tcp_disconnect,
-	.id_free = cm_tcp_id_free,
-	.channel_poll = cm_tcp_channel_poll,
-	.channel_fini = cm_tcp_channel_fini,
-};
-
 struct qpio_qp *
 qpio_cm_id_qp(const struct qpio_cm_id *id)
 {
@@ -559,96 +345,4 @@ uint16_t
 qpio_cm_id_port(const struct qpio_cm_id *id)
 {
 	return cm_id_live(id, "port of id") ? id->port : 0;
-}
-
-/* One well-formed message from the peer, in the id's current state. */
-void
-cm_on_message(struct qpio_cm_id *id, const struct cm_msg *msg)
-{
-	struct cm_msg rtu;
-	int ret;
-
-	switch (id->state) {
-	case CM_REQ_WAIT:
-		if (msg->type != CM_MSG_REQ)
-			break;
-		id->in = *msg;
-		id->state = CM_REQ_PENDING;
-		id->deadline_ms = 0;
-		cm_event_push(id, QPIO_CM_EVENT_CONNECT_REQUEST, 0, msg);
-		return;
-	case CM_REQ_SENT:
-		if (msg->type == CM_MSG_REJ) {
-			cm_event_push(id, QPIO_CM_EVENT_REJECTED, -ECONNREFUSED,
-				      msg);
-			cm_id_close(id, CM_CLOSED);
-			return;
-		}
-		if (msg->type != CM_MSG_REP)
-			break;
-		if (msg->qp_type != id->qp->qp_type) {
-			CM_LOG(ERR, "qp 0x%x: the peer answered with another "
-			       "QP type\n", qpio_qp_num(id->qp));
-			break;
-		}
-		id->in = *msg;
-		ret = qpio_cm_qp_ready(id->qp, &id->params, &msg->peer);
-		if (ret == 0 && id->qp->qp_type == QPIO_QPT_UD)
-			ret = cm_ud_ah(id, &msg->peer);
-		memset(&rtu, 0, sizeof(rtu));
-		rtu.type = ret == 0 ? CM_MSG_RTU : CM_MSG_DREQ;
-		if (ret == 0)
-			ret = cm_send(id, &rtu);
-		else
-			cm_send(id, &rtu);
-		if (ret != 0) {
-			cm_qp_to_err(id);
-			cm_event_push(id, QPIO_CM_EVENT_CONNECT_ERROR, ret,
-				      NULL);
-			cm_id_close(id, CM_CLOSED);
-			return;
-		}
-		id->state = CM_ESTABLISHED;
-		id->deadline_ms = 0;
-		cm_event_push(id, QPIO_CM_EVENT_ESTABLISHED, 0, msg);
-		return;
-	case CM_REP_SENT:
-		if (msg->type == CM_MSG_DREQ) {
-			cm_qp_to_err(id);
-			cm_event_push(id, QPIO_CM_EVENT_CONNECT_ERROR,
-				      -ECONNABORTED, NULL);
-			cm_id_close(id, CM_CLOSED);
-			return;
-		}
-		if (msg->type != CM_MSG_RTU)
-			break;
-		id->state = CM_ESTABLISHED;
-		id->deadline_ms = 0;
-		cm_event_push(id, QPIO_CM_EVENT_ESTABLISHED, 0, &id->in);
-		return;
-	case CM_ESTABLISHED:
-		if (msg->type != CM_MSG_DREQ)
-			break;
-		cm_qp_to_err(id);
-		cm_event_push(id, QPIO_CM_EVENT_DISCONNECTED, 0, NULL);
-		cm_id_close(id, CM_CLOSED);
-		return;
-	default:
-		break;
-	}
-	/* Anything else breaks the exchange's order. */
-	CM_LOG(ERR, "port %u: message type %u out of order\n", id->port,
-	       msg->type);
-	if (id->state == CM_REQ_WAIT) {
-		cm_id_close(id, CM_ZOMBIE);
-		return;
-	}
-	if (id->state == CM_ESTABLISHED) {
-		cm_qp_to_err(id);
-		cm_event_push(id, QPIO_CM_EVENT_DISCONNECTED, -EPROTO, NULL);
-	} else if (id->state != CM_REQ_PENDING) {
-		cm_qp_to_err(id);
-		cm_event_push(id, QPIO_CM_EVENT_CONNECT_ERROR, -EPROTO, NULL);
-	}
-	cm_id_close(id, CM_CLOSED);
 }

@@ -86,7 +86,7 @@ struct qpio_cm_id {
 	struct qpio_cm_channel *ch;
 	struct qpio_cm_id *listen_id;
 	enum cm_id_state state;
-	int fd;
+	int fd;                     /* TCP exchange: the socket, else -1 */
 	uint16_t port;              /* local TCP port */
 	uint8_t is_requester;
 	struct qpio_device *dev;
@@ -128,29 +128,24 @@ void cm_event_push(struct qpio_cm_id *id, enum qpio_cm_event_type type,
 int cm_event_queued(const struct qpio_cm_channel *ch,
 		    const struct qpio_cm_id *id);
 void cm_events_drop(struct qpio_cm_channel *ch, const struct qpio_cm_id *id);
-int cm_id_watch(struct qpio_cm_id *id, uint32_t events);
 /* An id on ch of transport ops, with socket fd (-1: none). */
 struct qpio_cm_id *cm_id_alloc(struct qpio_cm_channel *ch,
 			       const struct cm_transport_ops *ops, int fd);
-void cm_id_close(struct qpio_cm_id *id, enum cm_id_state state);
 void cm_id_free(struct qpio_cm_id *id);
 /* 1 if id is an id alive in this process (cm_id_alloc() and not yet
  * cm_id_free()), else 0 and, with what, a log line naming the call. */
 int cm_id_live(const struct qpio_cm_id *id, const char *what);
 /* The same for channels (qpio_cm_channel_create() to _destroy()). */
 int cm_channel_live(const struct qpio_cm_channel *ch, const char *what);
-int cm_send(struct qpio_cm_id *id, const struct cm_msg *msg);
 void cm_qp_to_err(struct qpio_cm_id *id);
-/* The TCP exchange's channel_poll: the sockets of ch's ids, then their
- * timeouts. */
-void cm_tcp_channel_poll(struct qpio_cm_channel *ch);
+
+/* cm_tcp.c: the TCP exchange's transport (soft devices). */
+extern const struct cm_transport_ops cm_tcp_ops;
 
 /* cm_rdmacm.c (ibv devices; built with librdmacm only) */
 extern const struct cm_transport_ops cm_rdmacm_ops;
 
 /* cm_conn.c */
-/* The TCP exchange's transport (soft devices). */
-extern const struct cm_transport_ops cm_tcp_ops;
 /* The transports built in, NULL-terminated, in the order qpio_cm_poll()
  * runs their channel_poll. */
 extern const struct cm_transport_ops *const cm_transports[];
@@ -162,7 +157,5 @@ int cm_transport(struct qpio_device *dev, enum qpio_qp_type type,
 /* UD: id->ah on the QP's PD with attr, kept in id->ah_attr; 0 or the
  * -rte_errno of qpio_ah_create(). */
 int cm_ah_make(struct qpio_cm_id *id, const struct qpio_ah_attr *attr);
-int cm_ud_ah(struct qpio_cm_id *id, const struct qpio_cm_peer *peer);
-void cm_on_message(struct qpio_cm_id *id, const struct cm_msg *msg);
 
 #endif
