@@ -115,50 +115,8 @@ cm_resolve(const char *host, const char *service, int passive,
 	return 0;
 }
 
-struct qpio_cm_id *
-qpio_cm_listen(struct qpio_cm_channel *ch, struct qpio_device *dev,
-	       const char *host, const char *service, void *context)
-{
-	const struct cm_transport_ops *ops = NULL;
-	struct addrinfo *res = NULL;
-	struct qpio_cm_id *id;
-	int ret;
-
-	if (ch == NULL || dev == NULL) {
-		CM_LOG(ERR, "listen: channel and device must not be NULL\n");
-		rte_errno = EINVAL;
-		return NULL;
-	}
-	if (!cm_channel_live(ch, "listen")) {
-		rte_errno = EINVAL;
-		return NULL;
-	}
-	ret = cm_transport(dev, QPIO_QPT_RC, "listen", &ops);
-	if (ret == 0)
-		ret = cm_resolve(host, service, 1, &res, "listen");
-	if (ret != 0) {
-		rte_errno = -ret;
-		return NULL;
-	}
-	id = cm_id_alloc(ch, ops, -1);
-	if (id == NULL) {
-		freeaddrinfo(res);
-		rte_errno = ENOMEM;
-		return NULL;
-	}
-	id->dev = dev;
-	id->context = context;
-	ret = ops->listen(id, res, host, service);
-	freeaddrinfo(res);
-	if (ret != 0) {
-		cm_id_free(id);
-		rte_errno = -ret;
-		return NULL;
-	}
-	id->state = CM_LISTEN;
-	return id;
-}
-
+/* 0, or -EINVAL (logged) when param's private data is too long or has
+ * no buffer; NULL param is none. */
 static int
 cm_check_pdata(const struct qpio_cm_conn_param *param, const char *what)
 {
@@ -174,6 +132,8 @@ cm_check_pdata(const struct qpio_cm_conn_param *param, const char *what)
 	return 0;
 }
 
+/* param's QP parameters into id, its private data into msg (when
+ * given). */
 static void
 cm_set_params(struct qpio_cm_id *id, struct cm_msg *msg,
 	      const struct qpio_cm_conn_param *param)
@@ -186,12 +146,89 @@ cm_set_params(struct qpio_cm_id *id, struct cm_msg *msg,
 	}
 }
 
+/*
+ * The start of a listen or connect (what names it in the log): the
+ * transport of dev's driver for a QP of type, param's private data
+ * checked, host and service resolved (passive: to listen on; *res, for
+ * the caller to free), then an id on ch of that transport bound to dev,
+ * with context.
+ * @return the id, or NULL with rte_errno (logged but ENOMEM).
+ */
+static struct qpio_cm_id *
+cm_id_bind(struct qpio_cm_channel *ch, struct qpio_device *dev,
+	   enum qpio_qp_type type, const struct qpio_cm_conn_param *param,
+	   const char *host, const char *service, int passive,
+	   struct addrinfo **res, void *context, const char *what)
+{
+	const struct cm_transport_ops *ops = NULL;
+	struct qpio_cm_id *id;
+	int ret;
+
+	ret = cm_transport(dev, type, what, &ops);
+	if (ret == 0)
+		ret = cm_check_pdata(param, what);
+	if (ret == 0)
+		ret = cm_resolve(host, service, passive, res, what);
+	if (ret != 0) {
+		rte_errno = -ret;
+		return NULL;
+	}
+	id = cm_id_alloc(ch, ops, -1);
+	if (id == NULL) {
+		freeaddrinfo(*res);
+		rte_errno = ENOMEM;
+		return NULL;
+	}
+	id->dev = dev;
+	id->context = context;
+	return id;
+}
+
+/* The end of a listen or connect whose transport returned ret: res
+ * freed, and the id, or NULL with rte_errno and the id freed. */
+static struct qpio_cm_id *
+cm_id_bound(struct qpio_cm_id *id, struct addrinfo *res, int ret)
+{
+	freeaddrinfo(res);
+	if (ret != 0) {
+		cm_id_free(id);
+		rte_errno = -ret;
+		return NULL;
+	}
+	return id;
+}
+
+struct qpio_cm_id *
+qpio_cm_listen(struct qpio_cm_channel *ch, struct qpio_device *dev,
+	       const char *host, const char *service, void *context)
+{
+	struct addrinfo *res = NULL;
+	struct qpio_cm_id *id;
+	int ret;
+
+	if (ch == NULL || dev == NULL) {
+		CM_LOG(ERR, "listen: channel and device must not be NULL\n");
+		rte_errno = EINVAL;
+		return NULL;
+	}
+	if (!cm_channel_live(ch, "listen")) {
+		rte_errno = EINVAL;
+		return NULL;
+	}
+	id = cm_id_bind(ch, dev, QPIO_QPT_RC, NULL, host, service, 1, &res,
+			context, "listen");
+	if (id == NULL)
+		return NULL;
+	id->state = CM_LISTEN;
+	ret = id->ops->listen(id, res, host, service);
+	return cm_id_bound(id, res, ret);
+}
+
 struct qpio_cm_id *
 qpio_cm_connect(struct qpio_cm_channel *ch, struct qpio_qp *qp,
 		const char *host, const char *service,
 		const struct qpio_cm_conn_param *param, void *context)
 {
-	const struct cm_transport_ops *ops = NULL;
 	struct addrinfo *res = NULL;
 	struct qpio_cm_id *id;
 	int ret;
@@ -212,38 +249,19 @@ qpio_cm_connect(struct qpio_cm_channel *ch, struct qpio_qp *qp,
 		rte_errno = EINVAL;
 		return NULL;
 	}
-	ret = cm_transport(qp->dev, qp->qp_type, "connect", &ops);
-	if (ret == 0)
-		ret = cm_check_pdata(param, "connect");
-	if (ret == 0)
-		ret = cm_resolve(host, service, 0, &res, "connect");
-	if (ret != 0) {
-		rte_errno = -ret;
+	id = cm_id_bind(ch, qp->dev, qp->qp_type, param, host, service, 0,
+			&res, context, "connect");
+	if (id == NULL)
 		return NULL;
-	}
-	id = cm_id_alloc(ch, ops, -1);
-	if (id == NULL) {
-		freeaddrinfo(res);
-		rte_errno = ENOMEM;
-		return NULL;
-	}
 	id->is_requester = 1;
 	id->qp = qp;
-	id->dev = qp->dev;
-	id->context = context;
 	id->out.type = CM_MSG_REQ;
 	id->out.qp_type = qp->qp_type;
 	cm_set_params(id, &id->out, param);
-	ret = ops->connect(id, res, host, service,
-			   param != NULL && param->timeout_ms ?
-			   param->timeout_ms : CM_CONNECT_TIMEOUT_MS);
-	freeaddrinfo(res);
-	if (ret != 0) {
-		cm_id_free(id);
-		rte_errno = -ret;
-		return NULL;
-	}
-	return id;
+	ret = id->ops->connect(id, res, host, service,
+			       param != NULL && param->timeout_ms ?
+			       param->timeout_ms : CM_CONNECT_TIMEOUT_MS);
+	return cm_id_bound(id, res, ret);
 }
 
 int
