@@ -1,17 +1,15 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * listen / connect / accept / reject / disconnect over the soft-device
- * exchange: a TCP connection per QP that carries one REQ (requester ->
- * listener), one REP or REJ back, an RTU, and later a DREQ either way
- * (message layout in cm_wire.h). The QP walk itself is qpio_cm_qp_ready().
+ * listen / connect / accept / reject / disconnect / id destroy: the
+ * arguments checked, the address resolved, the transport chosen once from
+ * the device's driver (cm_transport(), kept in id->ops) and called
+ * through. The transports are cm_tcp.c's (soft devices) and
+ * cm_rdmacm.c's (ibv devices, with librdmacm).
  */
 #include <errno.h>
 #include <netdb.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
-#include <netinet/in.h>
-#include <sys/epoll.h>
 #include <sys/socket.h>
 
 #include <rte_errno.h>
@@ -19,21 +17,43 @@
 
 #include "cm_private.h"
 
-int
-cm_dev_kind(struct qpio_device *dev, enum qpio_qp_type type, const char *what)
+/*
+ * The transports built in: the driver of the device an id is bound to
+ * picks one (cm_transport()), the channel runs the hooks of each. The
+ * driver is known by its name (cm_transport_ops.driver against
+ * qpio_device_attr.driver): the one identity of a device's driver that
+ * lib/rdma gives outside itself and its drivers, compared here only.
+ */
+const struct cm_transport_ops *const cm_transports[] = {
+	&cm_tcp_ops,
+#ifdef QPIO_CM_RDMACM
+	&cm_rdmacm_ops,
+#endif
+	NULL,
+};
+
+/* The bit of type in cm_transport_ops.qp_types (0 past its width). */
+static uint32_t
+cm_qp_type_bit(enum qpio_qp_type type)
 {
+	return (unsigned int)type < 32 ? UINT32_C(1) << type : 0;
+}
+
+int
+cm_transport(struct qpio_device *dev, enum qpio_qp_type type,
+	     const char *what, const struct cm_transport_ops **ops)
+{
+	const struct cm_transport_ops *const *t;
 	struct qpio_device_attr da;
 
 	if (qpio_rdma_dev_query(dev, &da) != 0)
 		return -EINVAL;
-	if (strcmp(da.driver, "soft") == 0)
-		return 0;
-#ifdef QPIO_CM_RDMACM
-	if (strcmp(da.driver, "ibv") == 0 &&
-	    (type == QPIO_QPT_RC || type == QPIO_QPT_UC ||
-	     type == QPIO_QPT_UD))
-		return 1;
-#endif
+	for (t = cm_transports; *t != NULL; t++)
+		if (strcmp(da.driver, (*t)->driver) == 0 &&
+		    ((*t)->qp_types & cm_qp_type_bit(type)) != 0) {
+			*ops = *t;
+			return 0;
+		}
 	if (type != QPIO_QPT_RC && type != QPIO_QPT_UC && type != QPIO_QPT_UD) {
 		CM_LOG(ERR, "%s: connections are for RC, UC and UD QPs\n",
 		       what);
@@ -61,27 +81,9 @@ cm_ah_make(struct qpio_cm_id *id, const struct qpio_ah_attr *attr)
 	return 0;
 }
 
-/* UD: an AH towards the peer on the QP's PD, owned by the id. */
-int
-cm_ud_ah(struct qpio_cm_id *id, const struct qpio_cm_peer *peer)
-{
-	struct qpio_ah_attr aa;
-
-	memset(&aa, 0, sizeof(aa));
-	aa.dlid = peer->lid;
-	aa.port_num = id->params.port_num;
-	aa.sl = id->params.sl;
-	if (peer->is_global) {
-		aa.is_global = 1;
-		aa.grh.dgid = peer->gid;
-		aa.grh.sgid_index = id->params.sgid_index;
-		aa.grh.hop_limit = id->params.hop_limit;
-		aa.grh.traffic_class = id->params.traffic_class;
-	}
-	return cm_ah_make(id, &aa);
-}
-
-/* getaddrinfo() with the reason logged; EINVAL for what the user typed. */
+/* getaddrinfo() with the reason logged; EINVAL for what the user typed.
+ * The one resolution of a listen or connect: its result is handed to the
+ * transport. */
 static int
 cm_resolve(const char *host, const char *service, int passive,
 	   struct addrinfo **res, const char *what)
@@ -113,93 +115,8 @@ cm_resolve(const char *host, const char *service, int passive,
 	return 0;
 }
 
-static uint16_t
-cm_local_port(int fd)
-{
-	struct sockaddr_storage ss;
-	socklen_t len = sizeof(ss);
-
-	if (getsockname(fd, (struct sockaddr *)&ss, &len) != 0)
-		return 0;
-	if (ss.ss_family == AF_INET6)
-		return ntohs(((struct sockaddr_in6 *)&ss)->sin6_port);
-	return ntohs(((struct sockaddr_in *)&ss)->sin_port);
-}
-
-struct qpio_cm_id *
-qpio_cm_listen(struct qpio_cm_channel *ch, struct qpio_device *dev,
-	       const char *host, const char *service, void *context)
-{
-	struct addrinfo *res = NULL, *ai;
-	struct qpio_cm_id *id;
-	int fd = -1, one = 1, err = EINVAL, ret;
-
-	if (ch == NULL || dev == NULL) {
-		CM_LOG(ERR, "listen: channel and device must not be NULL\n");
-		rte_errno = EINVAL;
-		return NULL;
-	}
-	if (!cm_channel_live(ch, "listen")) {
-		rte_errno = EINVAL;
-		return NULL;
-	}
-	ret = cm_dev_kind(dev, QPIO_QPT_RC, "listen");
-	if (ret == 1) {
-		/* The same argument rules as the soft exchange's. */
-		ret = cm_resolve(host, service, 1, &res, "listen");
-		if (ret == 0) {
-			freeaddrinfo(res);
-			return cm_rdmacm_listen(ch, dev, host, service,
-						context);
-		}
-	} else if (ret == 0) {
-		ret = cm_resolve(host, service, 1, &res, "listen");
-	}
-	if (ret != 0) {
-		rte_errno = -ret;
-		return NULL;
-	}
-	for (ai = res; ai != NULL; ai = ai->ai_next) {
-		fd = socket(ai->ai_family, ai->ai_socktype | SOCK_NONBLOCK |
-			    SOCK_CLOEXEC, ai->ai_protocol);
-		if (fd < 0) {
-			err = errno;
-			continue;
-		}
-		setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-		if (bind(fd, ai->ai_addr, ai->ai_addrlen) == 0 &&
-		    listen(fd, 64) == 0)
-			break;
-		err = errno;
-		close(fd);
-		fd = -1;
-	}
-	freeaddrinfo(res);
-	if (fd < 0) {
-		CM_LOG(ERR, "listen: \"%s\" port \"%s\": %s\n",
-		       host != NULL ? host : "*", service, strerror(err));
-		rte_errno = err;
-		return NULL;
-	}
-	id = cm_id_alloc(ch, fd);
-	if (id == NULL) {
-		close(fd);
-		rte_errno = ENOMEM;
-		return NULL;
-	}
-	id->state = CM_LISTEN;
-	id->dev = dev;
-	id->context = context;
-	id->port = cm_local_port(fd);
-	ret = cm_id_watch(id, EPOLLIN);
-	if (ret != 0) {
-		cm_id_free(id);
-		rte_errno = -ret;
-		return NULL;
-	}
-	return id;
-}
-
+/* 0, or -EINVAL (logged) when param's private data is too long or has
+ * no buffer; NULL param is none. */
 static int
 cm_check_pdata(const struct qpio_cm_conn_param *param, const char *what)
 {
@@ -215,6 +132,8 @@ cm_check_pdata(const struct qpio_cm_conn_param *param, const char *what)
 	return 0;
 }
 
+/* param's QP parameters into id, its private data into msg (when
+ * given). */
 static void
 cm_set_params(struct qpio_cm_id *id, struct cm_msg *msg,
 	      const struct qpio_cm_conn_param *param)
@@ -227,14 +146,92 @@ cm_set_params(struct qpio_cm_id *id, struct cm_msg *msg,
 	}
 }
 
+/*
+ * The start of a listen or connect (what names it in the log): the
+ * transport of dev's driver for a QP of type, param's private data
+ * checked, host and service resolved (passive: to listen on; *res, for
+ * the caller to free), then an id on ch of that transport bound to dev,
+ * with context.
+ * @return the id, or NULL with rte_errno (logged but ENOMEM).
+ */
+static struct qpio_cm_id *
+cm_id_bind(struct qpio_cm_channel *ch, struct qpio_device *dev,
+	   enum qpio_qp_type type, const struct qpio_cm_conn_param *param,
+	   const char *host, const char *service, int passive,
+	   struct addrinfo **res, void *context, const char *what)
+{
+	const struct cm_transport_ops *ops = NULL;
+	struct qpio_cm_id *id;
+	int ret;
+
+	ret = cm_transport(dev, type, what, &ops);
+	if (ret == 0)
+		ret = cm_check_pdata(param, what);
+	if (ret == 0)
+		ret = cm_resolve(host, service, passive, res, what);
+	if (ret != 0) {
+		rte_errno = -ret;
+		return NULL;
+	}
+	id = cm_id_alloc(ch, ops, -1);
+	if (id == NULL) {
+		freeaddrinfo(*res);
+		rte_errno = ENOMEM;
+		return NULL;
+	}
+	id->dev = dev;
+	id->context = context;
+	return id;
+}
+
+/* The end of a listen or connect whose transport returned ret: res
+ * freed, and the id, or NULL with rte_errno and the id freed. */
+static struct qpio_cm_id *
+cm_id_bound(struct qpio_cm_id *id, struct addrinfo *res, int ret)
+{
+	freeaddrinfo(res);
+	if (ret != 0) {
+		cm_id_free(id);
+		rte_errno = -ret;
+		return NULL;
+	}
+	return id;
+}
+
+struct qpio_cm_id *
+qpio_cm_listen(struct qpio_cm_channel *ch, struct qpio_device *dev,
+	       const char *host, const char *service, void *context)
+{
+	struct addrinfo *res = NULL;
+	struct qpio_cm_id *id;
+	int ret;
+
+	if (ch == NULL || dev == NULL) {
+		CM_LOG(ERR, "listen: channel and device must not be NULL\n");
+		rte_errno = EINVAL;
+		return NULL;
+	}
+	if (!cm_channel_live(ch, "listen")) {
+		rte_errno = EINVAL;
+		return NULL;
+	}
+	id = cm_id_bind(ch, dev, QPIO_QPT_RC, NULL, host, service, 1, &res,
+			context, "listen");
+	if (id == NULL)
+		return NULL;
+	id->state = CM_LISTEN;
+	ret = id->ops->listen(id, res, host, service);
+	return cm_id_bound(id, res, ret);
+}
+
 struct qpio_cm_id *
 qpio_cm_connect(struct qpio_cm_channel *ch, struct qpio_qp *qp,
 		const char *host, const char *service,
 		const struct qpio_cm_conn_param *param, void *context)
 {
-	struct addrinfo *res = NULL, *ai;
+	struct addrinfo *res = NULL;
 	struct qpio_cm_id *id;
-	int fd = -1, ret, err = EINVAL, kind;
+	int ret;
 
 	if (ch == NULL || qp == NULL || host == NULL) {
 		CM_LOG(ERR, "connect: channel, qp and host must not be NULL\n");
@@ -252,95 +249,26 @@ qpio_cm_connect(struct qpio_cm_channel *ch, struct qpio_qp *qp,
 		rte_errno = EINVAL;
 		return NULL;
 	}
-	kind = cm_dev_kind(qp->dev, qp->qp_type, "connect");
-	ret = kind < 0 ? kind : 0;
-	if (ret == 0)
-		ret = cm_check_pdata(param, "connect");
-	if (ret == 0)
-		ret = cm_resolve(host, service, 0, &res, "connect");
-	if (ret != 0) {
-		rte_errno = -ret;
+	id = cm_id_bind(ch, qp->dev, qp->qp_type, param, host, service, 0,
+			&res, context, "connect");
+	if (id == NULL)
 		return NULL;
-	}
-	if (kind == 1) {
-		freeaddrinfo(res);
-		id = cm_id_alloc(ch, -1);
-		if (id == NULL) {
-			rte_errno = ENOMEM;
-			return NULL;
-		}
-		id->is_requester = 1;
-		id->qp = qp;
-		id->dev = qp->dev;
-		id->context = context;
-		id->out.type = CM_MSG_REQ;
-		id->out.qp_type = qp->qp_type;
-		cm_set_params(id, &id->out, param);
-		return cm_rdmacm_connect(ch, id, host, service);
-	}
-	id = cm_id_alloc(ch, -1);
-	if (id == NULL) {
-		freeaddrinfo(res);
-		rte_errno = ENOMEM;
-		return NULL;
-	}
 	id->is_requester = 1;
 	id->qp = qp;
-	id->dev = qp->dev;
-	id->context = context;
 	id->out.type = CM_MSG_REQ;
 	id->out.qp_type = qp->qp_type;
 	cm_set_params(id, &id->out, param);
-	ret = qpio_cm_qp_describe(qp, &id->params, &id->out.peer);
-	if (ret != 0) {
-		freeaddrinfo(res);
-		cm_id_free(id);
-		rte_errno = -ret;
-		return NULL;
-	}
-	id->deadline_ms = cm_now_ms() + (param != NULL && param->timeout_ms ?
-					 param->timeout_ms :
-					 CM_CONNECT_TIMEOUT_MS);
-	for (ai = res; ai != NULL && fd < 0; ai = ai->ai_next) {
-		fd = socket(ai->ai_family, ai->ai_socktype | SOCK_NONBLOCK |
-			    SOCK_CLOEXEC, ai->ai_protocol);
-		if (fd < 0) {
-			err = errno;
-			continue;
-		}
-		if (connect(fd, ai->ai_addr, ai->ai_addrlen) == 0 ||
-		    errno == EINPROGRESS) {
-			err = 0;
-			break;
-		}
-		err = errno;
-		if (ai->ai_next != NULL) {
-			close(fd);
-			fd = -1;
-		}
-	}
-	freeaddrinfo(res);
-	id->fd = fd;
-	if (fd >= 0)
-		id->port = cm_local_port(fd);
-	id->state = CM_CONNECTING;
-	if (err == 0)
-		err = -cm_id_watch(id, EPOLLOUT | EPOLLIN | EPOLLRDHUP);
-	if (err != 0) {
-		/* Refused at once (loopback): the same event as later. */
-		CM_LOG(DEBUG, "connect to \"%s\" port \"%s\": %s\n", host,
-		       service, strerror(err));
-		cm_event_push(id, QPIO_CM_EVENT_UNREACHABLE, -err, NULL);
-		cm_id_close(id, CM_CLOSED);
-	}
-	return id;
+	ret = id->ops->connect(id, res, host, service,
+			       param != NULL && param->timeout_ms ?
+			       param->timeout_ms : CM_CONNECT_TIMEOUT_MS);
+	return cm_id_bound(id, res, ret);
 }
 
 int
 qpio_cm_accept(struct qpio_cm_id *id, struct qpio_qp *qp,
 	       const struct qpio_cm_conn_param *param)
 {
-	struct cm_msg rep, rej;
+	struct cm_msg rep;
 	int ret;
 
 	if (id == NULL || qp == NULL) {
@@ -369,40 +297,13 @@ qpio_cm_accept(struct qpio_cm_id *id, struct qpio_qp *qp,
 	rep.type = CM_MSG_REP;
 	rep.qp_type = qp->qp_type;
 	cm_set_params(id, &rep, param);
-	if (id->rcm_id != NULL)
-		return cm_rdmacm_accept(id, qp, &rep);
-	id->qp = qp;
-	ret = qpio_cm_qp_describe(qp, &id->params, &rep.peer);
-	if (ret == 0)
-		ret = qpio_cm_qp_ready(qp, &id->params, &id->in.peer);
-	if (ret == 0 && qp->qp_type == QPIO_QPT_UD)
-		ret = cm_ud_ah(id, &id->in.peer);
-	if (ret != 0) {
-		memset(&rej, 0, sizeof(rej));
-		rej.type = CM_MSG_REJ;
-		cm_send(id, &rej);
-		cm_id_close(id, CM_CLOSED);
-		id->qp = NULL;
-		return ret;
-	}
-	ret = cm_send(id, &rep);
-	if (ret != 0) {
-		cm_qp_to_err(id);
-		cm_id_close(id, CM_CLOSED);
-		return ret;
-	}
-	id->state = CM_REP_SENT;
-	id->deadline_ms = cm_now_ms() + CM_CONNECT_TIMEOUT_MS;
-	return 0;
+	return id->ops->accept(id, qp, &rep);
 }
 
 int
 qpio_cm_reject(struct qpio_cm_id *id, const void *private_data,
 	       uint8_t private_data_len)
 {
-	struct cm_msg rej;
-	int ret;
-
 	if (id != NULL && !cm_id_live(id, "reject"))
 		return -EINVAL;
 	if (id == NULL || id->state != CM_REQ_PENDING ||
@@ -413,23 +314,12 @@ qpio_cm_reject(struct qpio_cm_id *id, const void *private_data,
 		       QPIO_CM_PRIVATE_DATA_MAX);
 		return -EINVAL;
 	}
-	if (id->rcm_id != NULL)
-		return cm_rdmacm_reject(id, private_data, private_data_len);
-	memset(&rej, 0, sizeof(rej));
-	rej.type = CM_MSG_REJ;
-	rej.pdata_len = private_data_len;
-	if (private_data_len > 0)
-		memcpy(rej.pdata, private_data, private_data_len);
-	ret = cm_send(id, &rej);
-	cm_id_close(id, CM_CLOSED);
-	return ret;
+	return id->ops->reject(id, private_data, private_data_len);
 }
 
 int
 qpio_cm_disconnect(struct qpio_cm_id *id)
 {
-	struct cm_msg dreq;
-
 	if (id == NULL || !cm_id_live(id, "disconnect"))
 		return -EINVAL;
 	if (id->state == CM_CLOSED)
@@ -438,15 +328,7 @@ qpio_cm_disconnect(struct qpio_cm_id *id)
 		CM_LOG(ERR, "disconnect: the connection is not established\n");
 		return -EINVAL;
 	}
-	if (id->rcm_id != NULL)
-		return cm_rdmacm_disconnect(id);
-	memset(&dreq, 0, sizeof(dreq));
-	dreq.type = CM_MSG_DREQ;
-	cm_send(id, &dreq); /* the peer may be gone already */
-	cm_qp_to_err(id);
-	cm_event_push(id, QPIO_CM_EVENT_DISCONNECTED, 0, NULL);
-	cm_id_close(id, CM_CLOSED);
-	return 0;
+	return id->ops->disconnect(id);
 }
 
 int
@@ -481,96 +363,4 @@ uint16_t
 qpio_cm_id_port(const struct qpio_cm_id *id)
 {
 	return cm_id_live(id, "port of id") ? id->port : 0;
-}
-
-/* One well-formed message from the peer, in the id's current state. */
-void
-cm_on_message(struct qpio_cm_id *id, const struct cm_msg *msg)
-{
-	struct cm_msg rtu;
-	int ret;
-
-	switch (id->state) {
-	case CM_REQ_WAIT:
-		if (msg->type != CM_MSG_REQ)
-			break;
-		id->in = *msg;
-		id->state = CM_REQ_PENDING;
-		id->deadline_ms = 0;
-		cm_event_push(id, QPIO_CM_EVENT_CONNECT_REQUEST, 0, msg);
-		return;
-	case CM_REQ_SENT:
-		if (msg->type == CM_MSG_REJ) {
-			cm_event_push(id, QPIO_CM_EVENT_REJECTED, -ECONNREFUSED,
-				      msg);
-			cm_id_close(id, CM_CLOSED);
-			return;
-		}
-		if (msg->type != CM_MSG_REP)
-			break;
-		if (msg->qp_type != id->qp->qp_type) {
-			CM_LOG(ERR, "qp 0x%x: the peer answered with another "
-			       "QP type\n", qpio_qp_num(id->qp));
-			break;
-		}
-		id->in = *msg;
-		ret = qpio_cm_qp_ready(id->qp, &id->params, &msg->peer);
-		if (ret == 0 && id->qp->qp_type == QPIO_QPT_UD)
-			ret = cm_ud_ah(id, &msg->peer);
-		memset(&rtu, 0, sizeof(rtu));
-		rtu.type = ret == 0 ? CM_MSG_RTU : CM_MSG_DREQ;
-		if (ret == 0)
-			ret = cm_send(id, &rtu);
-		else
-			cm_send(id, &rtu);
-		if (ret != 0) {
-			cm_qp_to_err(id);
-			cm_event_push(id, QPIO_CM_EVENT_CONNECT_ERROR, ret,
-				      NULL);
-			cm_id_close(id, CM_CLOSED);
-			return;
-		}
-		id->state = CM_ESTABLISHED;
-		id->deadline_ms = 0;
-		cm_event_push(id, QPIO_CM_EVENT_ESTABLISHED, 0, msg);
-		return;
-	case CM_REP_SENT:
-		if (msg->type == CM_MSG_DREQ) {
-			cm_qp_to_err(id);
-			cm_event_push(id, QPIO_CM_EVENT_CONNECT_ERROR,
-				      -ECONNABORTED, NULL);
-			cm_id_close(id, CM_CLOSED);
-			return;
-		}
-		if (msg->type != CM_MSG_RTU)
-			break;
-		id->state = CM_ESTABLISHED;
-		id->deadline_ms = 0;
-		cm_event_push(id, QPIO_CM_EVENT_ESTABLISHED, 0, &id->in);
-		return;
-	case CM_ESTABLISHED:
-		if (msg->type != CM_MSG_DREQ)
-			break;
-		cm_qp_to_err(id);
-		cm_event_push(id, QPIO_CM_EVENT_DISCONNECTED, 0, NULL);
-		cm_id_close(id, CM_CLOSED);
-		return;
-	default:
-		break;
-	}
-	/* Anything else breaks the exchange's order. */
-	CM_LOG(ERR, "port %u: message type %u out of order\n", id->port,
-	       msg->type);
-	if (id->state == CM_REQ_WAIT) {
-		cm_id_close(id, CM_ZOMBIE);
-		return;
-	}
-	if (id->state == CM_ESTABLISHED) {
-		cm_qp_to_err(id);
-		cm_event_push(id, QPIO_CM_EVENT_DISCONNECTED, -EPROTO, NULL);
-	} else if (id->state != CM_REQ_PENDING) {
-		cm_qp_to_err(id);
-		cm_event_push(id, QPIO_CM_EVENT_CONNECT_ERROR, -EPROTO, NULL);
-	}
-	cm_id_close(id, CM_CLOSED);
 }

@@ -32,16 +32,65 @@ enum cm_id_state {
 	CM_ZOMBIE,       /* library-owned, freed at the end of the poll */
 };
 
+struct addrinfo;
+
+/*
+ * A transport of connections: what the public calls do once they have
+ * checked their arguments. cm_transport() chooses one from the device an
+ * id is bound to (qpio_cm_listen(), qpio_cm_connect()); it is kept in
+ * id->ops, and the ids a listener takes get the listener's. Every op is
+ * set. Built in: the soft devices' TCP exchange (cm_tcp_ops) and, with
+ * librdmacm, the ibv devices' (cm_rdmacm_ops); another exchange (the IB
+ * CM of the soft wire) is another such table in cm_transports[].
+ */
+struct cm_transport_ops {
+	/* lib/rdma's name of the driver whose devices this transport
+	 * connects (qpio_device_attr.driver). */
+	const char *driver;
+	/* The QP types it connects: bit (1 << enum qpio_qp_type). */
+	uint32_t qp_types;
+	/* Listen on res, the address qpio_cm_listen() resolved (host and
+	 * service as the user gave them, for the log), with id allocated
+	 * and its dev and context set; sets id->port. @return 0 or -errno
+	 * (logged); the caller frees id on failure. */
+	int (*listen)(struct qpio_cm_id *id, const struct addrinfo *res,
+		      const char *host, const char *service);
+	/* Start connecting id (qp, params and out, the REQ, set) to res,
+	 * the address qpio_cm_connect() resolved; timeout_ms is the user's
+	 * or the default. @return 0: the outcome is an event on the channel
+	 * (a failure found at once as well); -errno: the caller frees id. */
+	int (*connect)(struct qpio_cm_id *id, const struct addrinfo *res,
+		       const char *host, const char *service,
+		       uint32_t timeout_ms);
+	/* Answer the pending request id with qp (of its device and type)
+	 * and rep (type, QP type, private data set; id->params set). */
+	int (*accept)(struct qpio_cm_id *id, struct qpio_qp *qp,
+		      struct cm_msg *rep);
+	/* Refuse the pending request id with len bytes of pdata. */
+	int (*reject)(struct qpio_cm_id *id, const void *pdata, uint8_t len);
+	/* End the established connection id. */
+	int (*disconnect)(struct qpio_cm_id *id);
+	/* Free what the transport holds for id (from cm_id_free()). */
+	void (*id_free)(struct qpio_cm_id *id);
+	/* Advance the ids of this transport on ch: read what arrived,
+	 * run timeouts, queue events (from qpio_cm_poll()). */
+	void (*channel_poll)(struct qpio_cm_channel *ch);
+	/* Free the transport's state on ch, its ids freed already (from
+	 * qpio_cm_channel_destroy()). */
+	void (*channel_fini)(struct qpio_cm_channel *ch);
+};
+
 struct qpio_cm_id {
 	TAILQ_ENTRY(qpio_cm_id) next;
 	TAILQ_ENTRY(qpio_cm_id) live;   /* in the process's live ids */
 	struct qpio_cm_channel *ch;
 	struct qpio_cm_id *listen_id;
 	enum cm_id_state state;
-	int fd;
+	int fd;                     /* TCP exchange: the socket, else -1 */
 	uint16_t port;              /* local TCP port */
 	uint8_t is_requester;
 	struct qpio_device *dev;
+	const struct cm_transport_ops *ops; /* of dev's driver, set at birth */
 	struct qpio_qp *qp;
 	struct qpio_ah *ah;
 	struct qpio_ah_attr ah_attr;   /* of ah */
@@ -79,43 +128,34 @@ void cm_event_push(struct qpio_cm_id *id, enum qpio_cm_event_type type,
 int cm_event_queued(const struct qpio_cm_channel *ch,
 		    const struct qpio_cm_id *id);
 void cm_events_drop(struct qpio_cm_channel *ch, const struct qpio_cm_id *id);
-int cm_id_watch(struct qpio_cm_id *id, uint32_t events);
-struct qpio_cm_id *cm_id_alloc(struct qpio_cm_channel *ch, int fd);
-void cm_id_close(struct qpio_cm_id *id, enum cm_id_state state);
+/* An id on ch of transport ops, with socket fd (-1: none). */
+struct qpio_cm_id *cm_id_alloc(struct qpio_cm_channel *ch,
+			       const struct cm_transport_ops *ops, int fd);
 void cm_id_free(struct qpio_cm_id *id);
 /* 1 if id is an id alive in this process (cm_id_alloc() and not yet
  * cm_id_free()), else 0 and, with what, a log line naming the call. */
 int cm_id_live(const struct qpio_cm_id *id, const char *what);
 /* The same for channels (qpio_cm_channel_create() to _destroy()). */
 int cm_channel_live(const struct qpio_cm_channel *ch, const char *what);
-int cm_send(struct qpio_cm_id *id, const struct cm_msg *msg);
 void cm_qp_to_err(struct qpio_cm_id *id);
 
-/* cm_rdmacm.c (ibv devices; stubs when librdmacm is not built) */
-void cm_rdmacm_channel_fini(struct qpio_cm_channel *ch);
-void cm_rdmacm_id_free(struct qpio_cm_id *id);
-void cm_rdmacm_poll(struct qpio_cm_channel *ch);
-struct qpio_cm_id *cm_rdmacm_listen(struct qpio_cm_channel *ch,
-				    struct qpio_device *dev, const char *host,
-				    const char *service, void *context);
-/* id: allocated, with qp, params and out (REQ private data) set; freed on
- * failure. */
-struct qpio_cm_id *cm_rdmacm_connect(struct qpio_cm_channel *ch,
-				     struct qpio_cm_id *id, const char *host,
-				     const char *service);
-int cm_rdmacm_accept(struct qpio_cm_id *id, struct qpio_qp *qp,
-		     const struct cm_msg *rep);
-int cm_rdmacm_reject(struct qpio_cm_id *id, const void *pdata, uint8_t len);
-int cm_rdmacm_disconnect(struct qpio_cm_id *id);
+/* cm_tcp.c: the TCP exchange's transport (soft devices). */
+extern const struct cm_transport_ops cm_tcp_ops;
+
+/* cm_rdmacm.c (ibv devices; built with librdmacm only) */
+extern const struct cm_transport_ops cm_rdmacm_ops;
 
 /* cm_conn.c */
+/* The transports built in, NULL-terminated, in the order qpio_cm_poll()
+ * runs their channel_poll. */
+extern const struct cm_transport_ops *const cm_transports[];
+/* The transport of dev's driver for a QP of type: 0 and *ops, or
+ * -EINVAL (dev cannot be queried), -EOPNOTSUPP (no transport for that
+ * driver and type, logged with what). */
+int cm_transport(struct qpio_device *dev, enum qpio_qp_type type,
+		 const char *what, const struct cm_transport_ops **ops);
 /* UD: id->ah on the QP's PD with attr, kept in id->ah_attr; 0 or the
  * -rte_errno of qpio_ah_create(). */
 int cm_ah_make(struct qpio_cm_id *id, const struct qpio_ah_attr *attr);
-int cm_ud_ah(struct qpio_cm_id *id, const struct qpio_cm_peer *peer);
-/* 0: soft (TCP exchange), 1: ibv (librdmacm), -EOPNOTSUPP (logged). */
-int cm_dev_kind(struct qpio_device *dev, enum qpio_qp_type type,
-		const char *what);
-void cm_on_message(struct qpio_cm_id *id, const struct cm_msg *msg);
 
 #endif

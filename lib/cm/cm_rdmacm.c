@@ -2,8 +2,10 @@
 /*
  * listen / connect / accept / reject / disconnect for devices of the ibv
  * driver, through librdmacm: the standard connection manager of rdma-core
- * (IB CM over InfiniBand and RoCE, its address and route resolution).
- * RC and UC here; UD, one SIDR exchange, in cm_rdmacm_ud.c.
+ * (IB CM over InfiniBand and RoCE, its address and route resolution):
+ * the transport cm_rdmacm_ops, which the public calls of cm_conn.c and
+ * the channel reach. RC and UC here; UD, one SIDR exchange, in
+ * cm_rdmacm_ud.c.
  *
  * Port spaces: RC ids are RDMA_PS_TCP, UD ids RDMA_PS_UDP and UC ids
  * RDMA_PS_IB with qp_type IBV_QPT_UC. rdma_create_id() makes RC ids for
@@ -94,8 +96,9 @@ rcm_ec(struct qpio_cm_channel *ch)
 	return ec;
 }
 
-void
-cm_rdmacm_channel_fini(struct qpio_cm_channel *ch)
+/* The channel's rdma_event_channel, when one was made. */
+static void
+rcm_channel_fini(struct qpio_cm_channel *ch)
 {
 	if (ch->rcm_ec != NULL)
 		rdma_destroy_event_channel(ch->rcm_ec);
@@ -114,8 +117,9 @@ rcm_id_destroy(void **slot)
 	*slot = NULL;
 }
 
-void
-cm_rdmacm_id_free(struct qpio_cm_id *id)
+/* The id's rdma_cm ids (a listener has three). */
+static void
+rcm_id_free(struct qpio_cm_id *id)
 {
 	rcm_id_destroy(&id->rcm_id);
 	rcm_id_destroy(&id->rcm_ud_id);
@@ -273,26 +277,6 @@ rcm_msg(const struct rdma_cm_event *e, enum qpio_qp_type type,
 		msg->pdata_len = 0;
 }
 
-static int
-rcm_resolve(const char *host, const char *service, int passive,
-	    struct addrinfo **res, const char *what)
-{
-	struct addrinfo hints;
-	int ret;
-
-	memset(&hints, 0, sizeof(hints));
-	hints.ai_family = AF_UNSPEC;
-	hints.ai_socktype = SOCK_STREAM;
-	hints.ai_flags = passive ? AI_PASSIVE : 0;
-	ret = getaddrinfo(host, service, &hints, res);
-	if (ret != 0) {
-		CM_LOG(ERR, "%s: address \"%s\" port \"%s\": %s\n", what,
-		       host != NULL ? host : "*", service, gai_strerror(ret));
-		return -EINVAL;
-	}
-	return 0;
-}
-
 /*
  * An id of port space ps on ec (context id), bound to addr when addr is
  * given. RDMA_PS_IB makes a UC id: rdma_create_id() gives RC QPs there, so
@@ -430,7 +414,7 @@ rcm_listen_all(struct rdma_event_channel *ec, struct qpio_cm_id *id,
 			       "TCP, UDP and IB spaces\n",
 			       host != NULL ? host : "*", port, more[i].name,
 			       strerror(-ret));
-			cm_rdmacm_id_free(id);
+			rcm_id_free(id);
 			return ret;
 		}
 		if (ret == 0) {
@@ -439,7 +423,7 @@ rcm_listen_all(struct rdma_event_channel *ec, struct qpio_cm_id *id,
 		}
 		CM_LOG(DEBUG, "listen: port %u taken in a UD/UC port space, "
 		       "trying another\n", port);
-		cm_rdmacm_id_free(id);
+		rcm_id_free(id);
 	}
 	CM_LOG(ERR, "listen: \"%s\": no port free in librdmacm's TCP, UDP and "
 	       "IB port spaces at once after %u tries\n",
@@ -447,75 +431,48 @@ rcm_listen_all(struct rdma_event_channel *ec, struct qpio_cm_id *id,
 	return -EADDRINUSE;
 }
 
-struct qpio_cm_id *
-cm_rdmacm_listen(struct qpio_cm_channel *ch, struct qpio_device *dev,
-		 const char *host, const char *service, void *context)
+/* The listener's three ids (rcm_listen_all()) on the first address of
+ * res, which must belong to the listener's device. */
+static int
+rcm_listen(struct qpio_cm_id *id, const struct addrinfo *res,
+	   const char *host, const char *service)
 {
-	struct rdma_event_channel *ec = rcm_ec(ch);
+	struct rdma_event_channel *ec = rcm_ec(id->ch);
 	struct rdma_cm_id *cmid;
-	struct addrinfo *res = NULL;
-	struct qpio_cm_id *id;
-	int err;
+	int ret;
 
-	if (ec == NULL) {
-		rte_errno = ENODEV;
-		return NULL;
-	}
-	err = -rcm_resolve(host, service, 1, &res, "listen");
-	if (err != 0) {
-		rte_errno = err;
-		return NULL;
-	}
-	id = cm_id_alloc(ch, -1);
-	if (id == NULL) {
-		freeaddrinfo(res);
-		rte_errno = ENOMEM;
-		return NULL;
-	}
-	err = -rcm_listen_all(ec, id, res, host, service);
-	freeaddrinfo(res);
-	if (err != 0) {
-		cm_id_free(id);
-		rte_errno = err;
-		return NULL;
-	}
+	if (ec == NULL)
+		return -ENODEV;
+	ret = rcm_listen_all(ec, id, res, host, service);
+	if (ret != 0)
+		return ret;
 	cmid = id->rcm_id;
-	if (cmid->verbs != NULL && !rcm_same_dev(cmid, dev)) {
+	if (cmid->verbs != NULL && !rcm_same_dev(cmid, id->dev)) {
 		CM_LOG(ERR, "listen: \"%s\" belongs to RDMA device %s, not to "
 		       "the listener's device\n", host != NULL ? host : "*",
 		       rcm_dev_name(cmid));
-		cm_id_free(id);
-		rte_errno = EINVAL;
-		return NULL;
+		return -EINVAL;
 	}
-	id->state = CM_LISTEN;
-	id->dev = dev;
-	id->context = context;
-	return id;
+	return 0;
 }
 
-struct qpio_cm_id *
-cm_rdmacm_connect(struct qpio_cm_channel *ch, struct qpio_cm_id *id,
-		  const char *host, const char *service)
+/* An rdma_cm id of the QP type's port space, then the first address of
+ * res resolved to an RDMA device without waiting: ADDR_RESOLVED (or an
+ * error) follows on the channel. */
+static int
+rcm_connect(struct qpio_cm_id *id, const struct addrinfo *res,
+	    const char *host, const char *service, uint32_t timeout_ms)
 {
-	struct rdma_event_channel *ec = rcm_ec(ch);
-	struct addrinfo *res = NULL;
+	struct rdma_event_channel *ec = rcm_ec(id->ch);
 	struct rdma_cm_id *cmid = NULL;
 	struct sockaddr_storage any;
 	enum rdma_port_space ps;
 	int ret;
 
-	if (ec == NULL) {
-		cm_id_free(id);
-		rte_errno = ENODEV;
-		return NULL;
-	}
-	ret = rcm_resolve(host, service, 0, &res, "connect");
-	if (ret != 0) {
-		cm_id_free(id);
-		rte_errno = -ret;
-		return NULL;
-	}
+	/* The IB CM's timeouts, not the caller's. */
+	RTE_SET_USED(timeout_ms);
+	if (ec == NULL)
+		return -ENODEV;
 	/* A UC id is bound first (to the wildcard address of the peer's
 	 * family, port 0), the way rdma_create_ep() makes one. */
 	memset(&any, 0, sizeof(any));
@@ -525,13 +482,10 @@ cm_rdmacm_connect(struct qpio_cm_channel *ch, struct qpio_cm_id *id,
 	ret = rcm_id_create(ec, id, ps, ps == RDMA_PS_IB ?
 			    (struct sockaddr *)&any : NULL, &cmid);
 	if (ret != 0) {
-		freeaddrinfo(res);
 		CM_LOG(ERR, "connect: rdma_cm id (%s): %s\n",
 		       ps == RDMA_PS_UDP ? "UDP" : ps == RDMA_PS_IB ? "IB, UC" :
 		       "TCP", strerror(-ret));
-		cm_id_free(id);
-		rte_errno = -ret;
-		return NULL;
+		return ret;
 	}
 	id->rcm_id = cmid;
 	id->state = CM_CONNECTING;
@@ -542,13 +496,13 @@ cm_rdmacm_connect(struct qpio_cm_channel *ch, struct qpio_cm_id *id,
 		cm_event_push(id, QPIO_CM_EVENT_UNREACHABLE, -ret, NULL);
 		id->state = CM_CLOSED;
 	}
-	freeaddrinfo(res);
-	return id;
+	return 0;
 }
 
-int
-cm_rdmacm_accept(struct qpio_cm_id *id, struct qpio_qp *qp,
-		 const struct cm_msg *rep)
+/* Walk qp to RTS with librdmacm's attributes and rdma_accept() (UD:
+ * rcm_ud_accept()); ESTABLISHED follows. */
+static int
+rcm_accept(struct qpio_cm_id *id, struct qpio_qp *qp, struct cm_msg *rep)
 {
 	struct rdma_conn_param cp;
 	int ret;
@@ -587,8 +541,9 @@ cm_rdmacm_accept(struct qpio_cm_id *id, struct qpio_qp *qp,
 	return 0;
 }
 
-int
-cm_rdmacm_reject(struct qpio_cm_id *id, const void *pdata, uint8_t len)
+/* rdma_reject() with the private data (UD: rcm_ud_reject()). */
+static int
+rcm_reject(struct qpio_cm_id *id, const void *pdata, uint8_t len)
 {
 	int ret;
 
@@ -599,8 +554,9 @@ cm_rdmacm_reject(struct qpio_cm_id *id, const void *pdata, uint8_t len)
 	return ret;
 }
 
-int
-cm_rdmacm_disconnect(struct qpio_cm_id *id)
+/* rdma_disconnect() (not for UD), QP to ERR, DISCONNECTED here. */
+static int
+rcm_disconnect(struct qpio_cm_id *id)
 {
 	/* UD has no connection on the wire to end: local only. */
 	if (id->qp->qp_type != QPIO_QPT_UD)
@@ -633,7 +589,7 @@ rcm_request(struct qpio_cm_id *l, struct rdma_cm_event *e)
 		rdma_destroy_id(e->id);
 		return;
 	}
-	c = cm_id_alloc(l->ch, -1);
+	c = cm_id_alloc(l->ch, l->ops, -1);
 	if (c == NULL) {
 		CM_LOG(ERR, "listener port %u: out of memory, request "
 		       "rejected\n", l->port);
@@ -798,8 +754,9 @@ rcm_event(struct qpio_cm_channel *ch, struct rdma_cm_event *e)
 	}
 }
 
-void
-cm_rdmacm_poll(struct qpio_cm_channel *ch)
+/* Every rdma_cm event waiting on the channel, acked and handled. */
+static void
+rcm_channel_poll(struct qpio_cm_channel *ch)
 {
 	struct rdma_cm_event *e, copy;
 
@@ -826,3 +783,18 @@ cm_rdmacm_poll(struct qpio_cm_channel *ch)
 		rcm_event(ch, &copy);
 	}
 }
+
+/* ibv devices, RC, UC and UD QPs. */
+const struct cm_transport_ops cm_rdmacm_ops = {
+	.driver = "ibv",
+	.qp_types = UINT32_C(1) << QPIO_QPT_RC | UINT32_C(1) << QPIO_QPT_UC |
+		    UINT32_C(1) << QPIO_QPT_UD,
+	.listen = rcm_listen,
+	.connect = rcm_connect,
+	.accept = rcm_accept,
+	.reject = rcm_reject,
+	.disconnect = rcm_disconnect,
+	.id_free = rcm_id_free,
+	.channel_poll = rcm_channel_poll,
+	.channel_fini = rcm_channel_fini,
+};
