@@ -38,9 +38,9 @@ cm_evfd_update(struct qpio_cm_channel *ch)
 	if (ch->ev_count > 0) {
 		v = 1;
 		if (write(ch->evfd, &v, sizeof(v)) < 0 && errno != EAGAIN)
-			CM_LOG(DEBUG, "eventfd write: %s\n", strerror(errno));
+			CM_LOG(DEBUG, "eventfd write: %s", strerror(errno));
 	} else if (read(ch->evfd, &v, sizeof(v)) < 0 && errno != EAGAIN) {
-		CM_LOG(DEBUG, "eventfd read: %s\n", strerror(errno));
+		CM_LOG(DEBUG, "eventfd read: %s", strerror(errno));
 	}
 }
 
@@ -54,7 +54,7 @@ cm_event_push(struct qpio_cm_id *id, enum qpio_cm_event_type type, int status,
 	if (ch->ev_count == CM_EVENT_RING) {
 		ch->ev_dropped++;
 		CM_LOG(ERR, "event ring full (%u events): %s dropped; poll "
-		       "the channel more often\n", CM_EVENT_RING,
+		       "the channel more often", CM_EVENT_RING,
 		       qpio_cm_event_str(type));
 		return;
 	}
@@ -136,7 +136,7 @@ cm_channel_live(const struct qpio_cm_channel *ch, const char *what)
 	pthread_mutex_unlock(&live_lock);
 	if (!live && what != NULL)
 		CM_LOG(ERR, "%s: channel %p is not a live channel of this "
-		       "process (destroyed already, or never created)\n",
+		       "process (destroyed already, or never created)",
 		       what, (const void *)ch);
 	return live;
 }
@@ -159,7 +159,7 @@ cm_id_live(const struct qpio_cm_id *id, const char *what)
 	if (!live && what != NULL)
 		CM_LOG(ERR, "%s: id %p is not a live id of this process "
 		       "(destroyed already, with its channel, or never "
-		       "created)\n", what, (const void *)id);
+		       "created)", what, (const void *)id);
 	return live;
 }
 
@@ -210,7 +210,7 @@ cm_qp_to_err(struct qpio_cm_id *id)
 	if (id->qp == NULL || qpio_qp_state(id->qp) == QPIO_QPS_RESET)
 		return;
 	if (qpio_qp_modify(id->qp, &attr, QPIO_QP_STATE) != 0)
-		CM_LOG(ERR, "qp 0x%x: move to ERR failed\n",
+		CM_LOG(ERR, "qp 0x%x: move to ERR failed",
 		       qpio_qp_num(id->qp));
 }
 
@@ -230,7 +230,7 @@ qpio_cm_channel_create(void)
 	if (ch->epfd < 0 || ch->evfd < 0 ||
 	    epoll_ctl(ch->epfd, EPOLL_CTL_ADD, ch->evfd, &ee) != 0) {
 		rte_errno = errno;
-		CM_LOG(ERR, "channel: epoll/eventfd: %s\n", strerror(errno));
+		CM_LOG(ERR, "channel: epoll/eventfd: %s", strerror(errno));
 		if (ch->epfd >= 0)
 			close(ch->epfd);
 		if (ch->evfd >= 0)

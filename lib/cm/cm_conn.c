@@ -55,13 +55,13 @@ cm_transport(struct qpio_device *dev, enum qpio_qp_type type,
 			return 0;
 		}
 	if (type != QPIO_QPT_RC && type != QPIO_QPT_UC && type != QPIO_QPT_UD) {
-		CM_LOG(ERR, "%s: connections are for RC, UC and UD QPs\n",
+		CM_LOG(ERR, "%s: connections are for RC, UC and UD QPs",
 		       what);
 		return -EOPNOTSUPP;
 	}
 	CM_LOG(ERR, "%s: device %s (driver %s): no connection exchange for "
 	       "this driver%s; walk the QP with qpio_cm_qp_ready() after an "
-	       "exchange of your own\n", what, da.name, da.driver,
+	       "exchange of your own", what, da.name, da.driver,
 #ifdef QPIO_CM_RDMACM
 	       ""
 #else
@@ -94,12 +94,12 @@ cm_resolve(const char *host, const char *service, int passive,
 	if (service == NULL || *service == '\0' ||
 	    (host != NULL && *host == '\0')) {
 		CM_LOG(ERR, "%s: give a service (port) and a host, or NULL "
-		       "host to listen on every address\n", what);
+		       "host to listen on every address", what);
 		return -EINVAL;
 	}
 	if (strspn(service, "0123456789") == strlen(service) &&
 	    strtoul(service, NULL, 10) > 65535) {
-		CM_LOG(ERR, "%s: port %s is over 65535\n", what, service);
+		CM_LOG(ERR, "%s: port %s is over 65535", what, service);
 		return -EINVAL;
 	}
 	memset(&hints, 0, sizeof(hints));
@@ -108,7 +108,7 @@ cm_resolve(const char *host, const char *service, int passive,
 	hints.ai_flags = passive ? AI_PASSIVE : 0;
 	ret = getaddrinfo(host, service, &hints, res);
 	if (ret != 0) {
-		CM_LOG(ERR, "%s: address \"%s\" port \"%s\": %s\n", what,
+		CM_LOG(ERR, "%s: address \"%s\" port \"%s\": %s", what,
 		       host != NULL ? host : "*", service, gai_strerror(ret));
 		return -EINVAL;
 	}
@@ -125,7 +125,7 @@ cm_check_pdata(const struct qpio_cm_conn_param *param, const char *what)
 	if (param->private_data_len > QPIO_CM_PRIVATE_DATA_MAX ||
 	    (param->private_data_len > 0 && param->private_data == NULL)) {
 		CM_LOG(ERR, "%s: private data is at most %u bytes and needs a "
-		       "buffer (got %u)\n", what, QPIO_CM_PRIVATE_DATA_MAX,
+		       "buffer (got %u)", what, QPIO_CM_PRIVATE_DATA_MAX,
 		       param->private_data_len);
 		return -EINVAL;
 	}
@@ -207,7 +207,7 @@ qpio_cm_listen(struct qpio_cm_channel *ch, struct qpio_device *dev,
 	int ret;
 
 	if (ch == NULL || dev == NULL) {
-		CM_LOG(ERR, "listen: channel and device must not be NULL\n");
+		CM_LOG(ERR, "listen: channel and device must not be NULL");
 		rte_errno = EINVAL;
 		return NULL;
 	}
@@ -234,7 +234,7 @@ qpio_cm_connect(struct qpio_cm_channel *ch, struct qpio_qp *qp,
 	int ret;
 
 	if (ch == NULL || qp == NULL || host == NULL) {
-		CM_LOG(ERR, "connect: channel, qp and host must not be NULL\n");
+		CM_LOG(ERR, "connect: channel, qp and host must not be NULL");
 		rte_errno = EINVAL;
 		return NULL;
 	}
@@ -244,7 +244,7 @@ qpio_cm_connect(struct qpio_cm_channel *ch, struct qpio_qp *qp,
 	}
 	if (qpio_qp_state(qp) != QPIO_QPS_RESET) {
 		CM_LOG(ERR, "connect: qp 0x%x is in %s; connect walks a QP "
-		       "from RESET\n", qpio_qp_num(qp),
+		       "from RESET", qpio_qp_num(qp),
 		       qpio_qp_state_str(qpio_qp_state(qp)));
 		rte_errno = EINVAL;
 		return NULL;
@@ -272,20 +272,20 @@ qpio_cm_accept(struct qpio_cm_id *id, struct qpio_qp *qp,
 	int ret;
 
 	if (id == NULL || qp == NULL) {
-		CM_LOG(ERR, "accept: id and qp must not be NULL\n");
+		CM_LOG(ERR, "accept: id and qp must not be NULL");
 		return -EINVAL;
 	}
 	if (!cm_id_live(id, "accept"))
 		return -EINVAL;
 	if (id->state != CM_REQ_PENDING) {
 		CM_LOG(ERR, "accept: the id is not a pending connect "
-		       "request%s\n", id->state == CM_CLOSED ?
+		       "request%s", id->state == CM_CLOSED ?
 		       " (the requester went away)" : "");
 		return id->state == CM_CLOSED ? -ENOTCONN : -EINVAL;
 	}
 	if (qp->dev != id->dev || qp->qp_type != id->in.qp_type) {
 		CM_LOG(ERR, "accept: qp 0x%x must be a %s QP of the listener's "
-		       "device\n", qpio_qp_num(qp),
+		       "device", qpio_qp_num(qp),
 		       id->in.qp_type == QPIO_QPT_RC ? "RC" :
 		       id->in.qp_type == QPIO_QPT_UC ? "UC" : "UD");
 		return -EINVAL;
@@ -310,7 +310,7 @@ qpio_cm_reject(struct qpio_cm_id *id, const void *private_data,
 	    private_data_len > QPIO_CM_PRIVATE_DATA_MAX ||
 	    (private_data_len > 0 && private_data == NULL)) {
 		CM_LOG(ERR, "reject: needs a pending connect request and at "
-		       "most %u bytes of private data\n",
+		       "most %u bytes of private data",
 		       QPIO_CM_PRIVATE_DATA_MAX);
 		return -EINVAL;
 	}
@@ -325,7 +325,7 @@ qpio_cm_disconnect(struct qpio_cm_id *id)
 	if (id->state == CM_CLOSED)
 		return -ENOTCONN;
 	if (id->state != CM_ESTABLISHED) {
-		CM_LOG(ERR, "disconnect: the connection is not established\n");
+		CM_LOG(ERR, "disconnect: the connection is not established");
 		return -EINVAL;
 	}
 	return id->ops->disconnect(id);

@@ -8,10 +8,11 @@
 
 #include "qpio_cm.h"
 #include "cm_wire.h"
+#include "qpio_log.h"
 
 extern int qpio_cm_logtype;
 #define CM_LOG(level, ...) \
-	rte_log(RTE_LOG_ ## level, qpio_cm_logtype, "cm: " __VA_ARGS__)
+	QPIO_LOG_LINE(level, qpio_cm_logtype, "qpio.lib.cm", __VA_ARGS__)
 
 /* Events queued on a channel and not yet polled. */
 #define CM_EVENT_RING 256u

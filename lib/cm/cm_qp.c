@@ -76,14 +76,14 @@ cm_step(struct qpio_qp *qp, enum qpio_qp_type type, enum qpio_qp_state cur,
 
 	attr->qp_state = next;
 	if (!qpio_qp_transition_ok(type, cur, next, mask, &why)) {
-		CM_LOG(ERR, "qp 0x%x: %s->%s refused: %s\n", qpio_qp_num(qp),
+		CM_LOG(ERR, "qp 0x%x: %s->%s refused: %s", qpio_qp_num(qp),
 		       qpio_qp_state_str(cur), qpio_qp_state_str(next), why);
 		return -EINVAL;
 	}
 	ret = qpio_qp_modify(qp, attr, mask);
 	if (ret != 0)
 		CM_LOG(ERR, "qp 0x%x: %s->%s failed (%d): see the qpio.lib.rdma "
-		       "line above for the rule\n", qpio_qp_num(qp),
+		       "line above for the rule", qpio_qp_num(qp),
 		       qpio_qp_state_str(cur), qpio_qp_state_str(next), ret);
 	return ret;
 }
@@ -100,7 +100,7 @@ qpio_cm_qp_ready(struct qpio_qp *qp, const struct qpio_cm_qp_params *local,
 	int ret, roce;
 
 	if (qp == NULL || peer == NULL) {
-		CM_LOG(ERR, "qp_ready: qp and peer must not be NULL\n");
+		CM_LOG(ERR, "qp_ready: qp and peer must not be NULL");
 		return -EINVAL;
 	}
 	if (local == NULL) {
@@ -113,13 +113,13 @@ qpio_cm_qp_ready(struct qpio_qp *qp, const struct qpio_cm_qp_params *local,
 	type = init.qp_type;
 	if (attr.qp_state != QPIO_QPS_RESET) {
 		CM_LOG(ERR, "qp 0x%x: the walk starts in RESET, the QP is in %s "
-		       "(move it to RESET first)\n", qpio_qp_num(qp),
+		       "(move it to RESET first)", qpio_qp_num(qp),
 		       qpio_qp_state_str(attr.qp_state));
 		return -EINVAL;
 	}
 	if (qpio_rdma_port_query(qp->dev, local->port_num, &pa) != 0) {
 		CM_LOG(ERR, "qp 0x%x: RESET->INIT: port %u does not exist on "
-		       "the QP's device\n", qpio_qp_num(qp), local->port_num);
+		       "the QP's device", qpio_qp_num(qp), local->port_num);
 		return -EINVAL;
 	}
 	roce = pa.link_layer == QPIO_LINK_LAYER_ETHERNET;
@@ -127,7 +127,7 @@ qpio_cm_qp_ready(struct qpio_qp *qp, const struct qpio_cm_qp_params *local,
 		if (peer->qpn > CM_QPN_MASK || peer->psn > CM_QPN_MASK ||
 		    local->sq_psn > CM_QPN_MASK) {
 			CM_LOG(ERR, "qp 0x%x: QPN and PSN are 24 bits (peer qpn "
-			       "0x%x psn 0x%x, local sq_psn 0x%x)\n",
+			       "0x%x psn 0x%x, local sq_psn 0x%x)",
 			       qpio_qp_num(qp), peer->qpn, peer->psn,
 			       local->sq_psn);
 			return -EINVAL;
@@ -135,14 +135,14 @@ qpio_cm_qp_ready(struct qpio_qp *qp, const struct qpio_cm_qp_params *local,
 		if (roce && !peer->is_global) {
 			CM_LOG(ERR, "qp 0x%x: INIT->RTR: port %u is RoCE "
 			       "(Ethernet link layer): the peer must be named "
-			       "by its GID (is_global)\n", qpio_qp_num(qp),
+			       "by its GID (is_global)", qpio_qp_num(qp),
 			       local->port_num);
 			return -EINVAL;
 		}
 		if (local->path_mtu == 0 &&
 		    (peer->mtu < QPIO_MTU_256 || peer->mtu > QPIO_MTU_4096)) {
 			CM_LOG(ERR, "qp 0x%x: INIT->RTR: peer MTU %d is not "
-			       "QPIO_MTU_256..QPIO_MTU_4096\n", qpio_qp_num(qp),
+			       "QPIO_MTU_256..QPIO_MTU_4096", qpio_qp_num(qp),
 			       (int)peer->mtu);
 			return -EINVAL;
 		}
@@ -215,7 +215,7 @@ qpio_cm_qp_describe(const struct qpio_qp *qp,
 		return ret;
 	ret = qpio_rdma_port_query(qp->dev, local->port_num, &pa);
 	if (ret != 0) {
-		CM_LOG(ERR, "qp 0x%x: port %u does not exist on %s\n",
+		CM_LOG(ERR, "qp 0x%x: port %u does not exist on %s",
 		       qpio_qp_num(qp), local->port_num, da.name);
 		return -EINVAL;
 	}
@@ -223,7 +223,7 @@ qpio_cm_qp_describe(const struct qpio_qp *qp,
 				  &out->gid);
 	if (ret != 0) {
 		CM_LOG(ERR, "qp 0x%x: GID index %u is beyond the GID table of "
-		       "%s port %u (%u entries)\n", qpio_qp_num(qp),
+		       "%s port %u (%u entries)", qpio_qp_num(qp),
 		       local->sgid_index, da.name, local->port_num,
 		       pa.gid_tbl_len);
 		return -EINVAL;

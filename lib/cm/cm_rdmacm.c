@@ -82,13 +82,13 @@ rcm_ec(struct qpio_cm_channel *ch)
 	ec = rdma_create_event_channel();
 	if (ec == NULL) {
 		CM_LOG(ERR, "rdma_create_event_channel: %s (is the rdma_cm "
-		       "kernel module loaded?)\n", strerror(errno));
+		       "kernel module loaded?)", strerror(errno));
 		return NULL;
 	}
 	fl = fcntl(ec->fd, F_GETFL);
 	if (fl < 0 || fcntl(ec->fd, F_SETFL, fl | O_NONBLOCK) < 0 ||
 	    epoll_ctl(ch->epfd, EPOLL_CTL_ADD, ec->fd, &ee) != 0) {
-		CM_LOG(ERR, "rdma event channel: %s\n", strerror(errno));
+		CM_LOG(ERR, "rdma event channel: %s", strerror(errno));
 		rdma_destroy_event_channel(ec);
 		return NULL;
 	}
@@ -179,7 +179,7 @@ rcm_qp_step(struct qpio_cm_id *id, enum ibv_qp_state state)
 	ia.qp_state = state;
 	if (rdma_init_qp_attr(id->rcm_id, &ia, &mask) != 0) {
 		ret = -errno;
-		CM_LOG(ERR, "qp 0x%x: rdma_init_qp_attr(%s): %s\n",
+		CM_LOG(ERR, "qp 0x%x: rdma_init_qp_attr(%s): %s",
 		       qpio_qp_num(id->qp), state == IBV_QPS_INIT ? "INIT" :
 		       state == IBV_QPS_RTR ? "RTR" : "RTS", strerror(-ret));
 		return ret;
@@ -223,7 +223,7 @@ rcm_qp_step(struct qpio_cm_id *id, enum ibv_qp_state state)
 	ret = qpio_qp_modify(id->qp, &a, mask);
 	if (ret != 0)
 		CM_LOG(ERR, "qp 0x%x: to %s with librdmacm's attributes (mask "
-		       "0x%x): %s\n", qpio_qp_num(id->qp),
+		       "0x%x): %s", qpio_qp_num(id->qp),
 		       qpio_qp_state_str(a.qp_state), mask, strerror(-ret));
 	return ret;
 }
@@ -394,7 +394,7 @@ rcm_listen_all(struct rdma_event_channel *ec, struct qpio_cm_id *id,
 				    (struct sockaddr *)&ss, &id->rcm_id);
 		if (ret != 0) {
 			CM_LOG(ERR, "listen: \"%s\" port \"%s\" (rdma_cm): "
-			       "%s\n", host != NULL ? host : "*", service,
+			       "%s", host != NULL ? host : "*", service,
 			       strerror(-ret));
 			return ret;
 		}
@@ -411,7 +411,7 @@ rcm_listen_all(struct rdma_event_channel *ec, struct qpio_cm_id *id,
 			CM_LOG(ERR, "listen: \"%s\" port %u: free in "
 			       "librdmacm's TCP port space (RC) but not in its "
 			       "%s one: %s; a listener holds its port in the "
-			       "TCP, UDP and IB spaces\n",
+			       "TCP, UDP and IB spaces",
 			       host != NULL ? host : "*", port, more[i].name,
 			       strerror(-ret));
 			rcm_id_free(id);
@@ -422,11 +422,11 @@ rcm_listen_all(struct rdma_event_channel *ec, struct qpio_cm_id *id,
 			return 0;
 		}
 		CM_LOG(DEBUG, "listen: port %u taken in a UD/UC port space, "
-		       "trying another\n", port);
+		       "trying another", port);
 		rcm_id_free(id);
 	}
 	CM_LOG(ERR, "listen: \"%s\": no port free in librdmacm's TCP, UDP and "
-	       "IB port spaces at once after %u tries\n",
+	       "IB port spaces at once after %u tries",
 	       host != NULL ? host : "*", RCM_LISTEN_TRIES);
 	return -EADDRINUSE;
 }
@@ -449,7 +449,7 @@ rcm_listen(struct qpio_cm_id *id, const struct addrinfo *res,
 	cmid = id->rcm_id;
 	if (cmid->verbs != NULL && !rcm_same_dev(cmid, id->dev)) {
 		CM_LOG(ERR, "listen: \"%s\" belongs to RDMA device %s, not to "
-		       "the listener's device\n", host != NULL ? host : "*",
+		       "the listener's device", host != NULL ? host : "*",
 		       rcm_dev_name(cmid));
 		return -EINVAL;
 	}
@@ -482,7 +482,7 @@ rcm_connect(struct qpio_cm_id *id, const struct addrinfo *res,
 	ret = rcm_id_create(ec, id, ps, ps == RDMA_PS_IB ?
 			    (struct sockaddr *)&any : NULL, &cmid);
 	if (ret != 0) {
-		CM_LOG(ERR, "connect: rdma_cm id (%s): %s\n",
+		CM_LOG(ERR, "connect: rdma_cm id (%s): %s",
 		       ps == RDMA_PS_UDP ? "UDP" : ps == RDMA_PS_IB ? "IB, UC" :
 		       "TCP", strerror(-ret));
 		return ret;
@@ -492,7 +492,7 @@ rcm_connect(struct qpio_cm_id *id, const struct addrinfo *res,
 	if (rdma_resolve_addr(cmid, NULL, res->ai_addr, CM_RESOLVE_MS) != 0) {
 		ret = errno;
 		CM_LOG(NOTICE, "connect to \"%s\" port \"%s\": resolving the "
-		       "address: %s\n", host, service, strerror(ret));
+		       "address: %s", host, service, strerror(ret));
 		cm_event_push(id, QPIO_CM_EVENT_UNREACHABLE, -ret, NULL);
 		id->state = CM_CLOSED;
 	}
@@ -510,7 +510,7 @@ rcm_accept(struct qpio_cm_id *id, struct qpio_qp *qp, struct cm_msg *rep)
 	id->qp = qp;
 	if (!rcm_same_dev(id->rcm_id, qp->dev)) {
 		CM_LOG(ERR, "accept: qp 0x%x is not on RDMA device %s, where "
-		       "the request came in\n", qpio_qp_num(qp),
+		       "the request came in", qpio_qp_num(qp),
 		       rcm_dev_name(id->rcm_id));
 		id->qp = NULL;
 		return -EINVAL;
@@ -532,7 +532,7 @@ rcm_accept(struct qpio_cm_id *id, struct qpio_qp *qp, struct cm_msg *rep)
 	rcm_conn_param(id, &cp, rep);
 	if (rdma_accept(id->rcm_id, &cp) != 0) {
 		ret = -errno;
-		CM_LOG(ERR, "accept: rdma_accept: %s\n", strerror(-ret));
+		CM_LOG(ERR, "accept: rdma_accept: %s", strerror(-ret));
 		cm_qp_to_err(id);
 		id->state = CM_CLOSED;
 		return -EIO;
@@ -583,7 +583,7 @@ rcm_request(struct qpio_cm_id *l, struct rdma_cm_event *e)
 
 	if (l->state != CM_LISTEN || !rcm_same_dev(e->id, l->dev)) {
 		CM_LOG(NOTICE, "listener port %u: request on RDMA device %s, "
-		       "not the listener's: rejected\n", l->port,
+		       "not the listener's: rejected", l->port,
 		       rcm_dev_name(e->id));
 		rdma_reject(e->id, NULL, 0);
 		rdma_destroy_id(e->id);
@@ -592,7 +592,7 @@ rcm_request(struct qpio_cm_id *l, struct rdma_cm_event *e)
 	c = cm_id_alloc(l->ch, l->ops, -1);
 	if (c == NULL) {
 		CM_LOG(ERR, "listener port %u: out of memory, request "
-		       "rejected\n", l->port);
+		       "rejected", l->port);
 		rdma_reject(e->id, NULL, 0);
 		rdma_destroy_id(e->id);
 		return;
@@ -639,7 +639,7 @@ rcm_event(struct qpio_cm_channel *ch, struct rdma_cm_event *e)
 			break;
 		if (!rcm_same_dev(e->id, id->qp->dev)) {
 			CM_LOG(ERR, "connect: the route to the peer leaves "
-			       "through RDMA device %s, not qp 0x%x's\n",
+			       "through RDMA device %s, not qp 0x%x's",
 			       rcm_dev_name(e->id), qpio_qp_num(id->qp));
 			rcm_fail(id, QPIO_CM_EVENT_UNREACHABLE, -ENETUNREACH,
 				 NULL);
@@ -663,7 +663,7 @@ rcm_event(struct qpio_cm_channel *ch, struct rdma_cm_event *e)
 		rcm_conn_param(id, &cp, &id->out);
 		if (rdma_connect(e->id, &cp) != 0) {
 			ret = -errno;
-			CM_LOG(ERR, "connect: rdma_connect: %s\n",
+			CM_LOG(ERR, "connect: rdma_connect: %s",
 			       strerror(-ret));
 			rcm_fail(id, QPIO_CM_EVENT_UNREACHABLE, ret, NULL);
 			break;
@@ -725,7 +725,7 @@ rcm_event(struct qpio_cm_channel *ch, struct rdma_cm_event *e)
 				 &msg);
 		} else {
 			CM_LOG(NOTICE, "connect: rejected by the peer's CM "
-			       "(reason %d: nobody listening on that port?)\n",
+			       "(reason %d: nobody listening on that port?)",
 			       e->status);
 			rcm_fail(id, QPIO_CM_EVENT_UNREACHABLE, -ECONNREFUSED,
 				 NULL);

@@ -142,7 +142,7 @@ ud_qp_rts(struct qpio_cm_id *id)
 				     QPIO_QP_SQ_PSN);
 	}
 	if (ret != 0)
-		CM_LOG(ERR, "qp 0x%x: UD to %s: %s\n", qpio_qp_num(id->qp),
+		CM_LOG(ERR, "qp 0x%x: UD to %s: %s", qpio_qp_num(id->qp),
 		       a.qp_state == QPIO_QPS_RTR ? "RTR" : "RTS",
 		       strerror(-ret));
 	return ret;
@@ -178,7 +178,7 @@ rcm_ud_connect(struct qpio_cm_id *id)
 	cp.qp_num = qpio_qp_num(id->qp);
 	if (rdma_connect(cmid, &cp) != 0) {
 		ret = -errno;
-		CM_LOG(ERR, "connect: rdma_connect (UD, SIDR REQ): %s\n",
+		CM_LOG(ERR, "connect: rdma_connect (UD, SIDR REQ): %s",
 		       strerror(-ret));
 		rcm_fail(id, QPIO_CM_EVENT_UNREACHABLE, ret, NULL);
 		return;
@@ -226,7 +226,7 @@ rcm_ud_established(struct qpio_cm_id *id, const struct rdma_cm_event *e)
 	ret = cm_ah_make(id, &aa);
 	if (ret != 0) {
 		CM_LOG(ERR, "qp 0x%x: the AH towards the UD peer (qpn 0x%x) "
-		       "from librdmacm's address vector: %s\n",
+		       "from librdmacm's address vector: %s",
 		       qpio_qp_num(id->qp), ud->qp_num, rte_strerror(-ret));
 		cm_qp_to_err(id);
 		cm_event_push(id, QPIO_CM_EVENT_CONNECT_ERROR, ret, NULL);
@@ -253,7 +253,7 @@ rcm_ud_unreachable(struct qpio_cm_id *id, const struct rdma_cm_event *e)
 	}
 	if (e->status > 0) {
 		CM_LOG(NOTICE, "connect: SIDR REP status %d from the peer's "
-		       "CM (%s)\n", e->status, e->status == RCM_SIDR_UNSUPPORTED ?
+		       "CM (%s)", e->status, e->status == RCM_SIDR_UNSUPPORTED ?
 		       "nobody listening on that port" : "no UD service there");
 		rcm_fail(id, QPIO_CM_EVENT_UNREACHABLE, -ECONNREFUSED, NULL);
 		return;
@@ -274,7 +274,7 @@ rcm_ud_request_msg(const struct rdma_cm_event *e, struct cm_msg *msg)
 	if (!ud_pdata_parse(&e->param.ud, msg, &qpn, &qkey, &lid))
 		CM_LOG(NOTICE, "UD request from a peer without lib/cm's "
 		       "private data trailer: peer.qpn 0, take it from the "
-		       "first completion's src_qp\n");
+		       "first completion's src_qp");
 	snprintf(msg->peer.dev_name, sizeof(msg->peer.dev_name), "%s",
 		 rcm_dev_name(cmid));
 	msg->peer.qpn = qpn;
@@ -326,7 +326,7 @@ ud_route_ah(struct qpio_cm_id *id)
 				    &cmid->route.addr.addr.ibaddr.sgid);
 		if (idx < 0) {
 			CM_LOG(ERR, "accept: qp 0x%x: the route's source GID "
-			       "is not in the GID table of %s port %u\n",
+			       "is not in the GID table of %s port %u",
 			       qpio_qp_num(id->qp), rcm_dev_name(cmid),
 			       cmid->port_num);
 			return -EINVAL;
@@ -342,7 +342,7 @@ ud_route_ah(struct qpio_cm_id *id)
 	ret = cm_ah_make(id, &aa);
 	if (ret != 0)
 		CM_LOG(ERR, "accept: qp 0x%x: the AH towards the requester: "
-		       "%s\n", qpio_qp_num(id->qp), rte_strerror(-ret));
+		       "%s", qpio_qp_num(id->qp), rte_strerror(-ret));
 	return ret;
 }
 
@@ -371,7 +371,7 @@ rcm_ud_accept(struct qpio_cm_id *id, const struct cm_msg *rep)
 	cp.qp_num = qpio_qp_num(id->qp);
 	if (rdma_accept(cmid, &cp) != 0) {
 		ret = -errno;
-		CM_LOG(ERR, "accept: rdma_accept (UD, SIDR REP): %s\n",
+		CM_LOG(ERR, "accept: rdma_accept (UD, SIDR REP): %s",
 		       strerror(-ret));
 		cm_qp_to_err(id);
 		id->state = CM_CLOSED;

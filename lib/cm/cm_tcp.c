@@ -60,7 +60,7 @@ cm_send(struct qpio_cm_id *id, const struct cm_msg *msg)
 	n = send(id->fd, buf, len, MSG_NOSIGNAL | MSG_DONTWAIT);
 	if (n == (ssize_t)len)
 		return 0;
-	CM_LOG(ERR, "port %u: sending a %zu-byte message failed: %s\n",
+	CM_LOG(ERR, "port %u: sending a %zu-byte message failed: %s",
 	       id->port, len, n < 0 ? strerror(errno) : "short write");
 	return -EIO;
 }
@@ -126,7 +126,7 @@ cm_on_message(struct qpio_cm_id *id, const struct cm_msg *msg)
 			break;
 		if (msg->qp_type != id->qp->qp_type) {
 			CM_LOG(ERR, "qp 0x%x: the peer answered with another "
-			       "QP type\n", qpio_qp_num(id->qp));
+			       "QP type", qpio_qp_num(id->qp));
 			break;
 		}
 		id->in = *msg;
@@ -175,7 +175,7 @@ cm_on_message(struct qpio_cm_id *id, const struct cm_msg *msg)
 		break;
 	}
 	/* Anything else breaks the exchange's order. */
-	CM_LOG(ERR, "port %u: message type %u out of order\n", id->port,
+	CM_LOG(ERR, "port %u: message type %u out of order", id->port,
 	       msg->type);
 	if (id->state == CM_REQ_WAIT) {
 		cm_id_close(id, CM_ZOMBIE);
@@ -203,7 +203,7 @@ cm_listener_accept(struct qpio_cm_id *l)
 		if (fd < 0) {
 			if (errno != EAGAIN && errno != EWOULDBLOCK &&
 			    errno != ECONNABORTED)
-				CM_LOG(ERR, "listener port %u: accept: %s\n",
+				CM_LOG(ERR, "listener port %u: accept: %s",
 				       l->port, strerror(errno));
 			return;
 		}
@@ -211,7 +211,7 @@ cm_listener_accept(struct qpio_cm_id *l)
 		if (c == NULL) {
 			close(fd);
 			CM_LOG(ERR, "listener port %u: out of memory, "
-			       "connection dropped\n", l->port);
+			       "connection dropped", l->port);
 			return;
 		}
 		c->state = CM_REQ_WAIT;
@@ -230,7 +230,7 @@ static void
 cm_protocol_error(struct qpio_cm_id *id, const char *why)
 {
 	CM_LOG(ERR, "port %u: peer's message refused: %s; connection "
-	       "dropped\n", id->port, why);
+	       "dropped", id->port, why);
 	switch (id->state) {
 	case CM_REQ_WAIT:
 		cm_id_close(id, CM_ZOMBIE); /* never seen by the user */
@@ -264,7 +264,7 @@ cm_peer_gone(struct qpio_cm_id *id, int err)
 		return;
 	case CM_REQ_SENT:
 		CM_LOG(NOTICE, "port %u: the listener closed the connection "
-		       "before answering\n", id->port);
+		       "before answering", id->port);
 		cm_event_push(id, QPIO_CM_EVENT_UNREACHABLE, -ECONNRESET, NULL);
 		break;
 	case CM_REP_SENT:
@@ -272,7 +272,7 @@ cm_peer_gone(struct qpio_cm_id *id, int err)
 		cm_event_push(id, QPIO_CM_EVENT_CONNECT_ERROR, -ECONNRESET, NULL);
 		break;
 	case CM_ESTABLISHED:
-		CM_LOG(NOTICE, "qp 0x%x: peer gone without a disconnect (%s)\n",
+		CM_LOG(NOTICE, "qp 0x%x: peer gone without a disconnect (%s)",
 		       id->qp != NULL ? qpio_qp_num(id->qp) : 0,
 		       err != 0 ? strerror(-err) : "socket closed");
 		cm_qp_to_err(id);
@@ -297,7 +297,7 @@ cm_connected(struct qpio_cm_id *id)
 		err = EIO;
 	if (err != 0) {
 		/* The event says why; callers that retry stay quiet. */
-		CM_LOG(DEBUG, "connect: %s\n", strerror(err));
+		CM_LOG(DEBUG, "connect: %s", strerror(err));
 		cm_event_push(id, QPIO_CM_EVENT_UNREACHABLE, -err, NULL);
 		cm_id_close(id, CM_CLOSED);
 		return;
@@ -363,13 +363,13 @@ cm_timeouts(struct qpio_cm_channel *ch)
 		switch (id->state) {
 		case CM_CONNECTING:
 		case CM_REQ_SENT:
-			CM_LOG(NOTICE, "connect: no answer within the timeout\n");
+			CM_LOG(NOTICE, "connect: no answer within the timeout");
 			cm_event_push(id, QPIO_CM_EVENT_UNREACHABLE, -ETIMEDOUT,
 				      NULL);
 			cm_id_close(id, CM_CLOSED);
 			break;
 		case CM_REQ_WAIT:
-			CM_LOG(NOTICE, "port %u: no REQ within %u ms, dropped\n",
+			CM_LOG(NOTICE, "port %u: no REQ within %u ms, dropped",
 			       id->port, CM_REQ_WAIT_MS);
 			cm_id_close(id, CM_ZOMBIE);
 			break;
@@ -436,7 +436,7 @@ cm_tcp_listen(struct qpio_cm_id *id, const struct addrinfo *res,
 		fd = -1;
 	}
 	if (fd < 0) {
-		CM_LOG(ERR, "listen: \"%s\" port \"%s\": %s\n",
+		CM_LOG(ERR, "listen: \"%s\" port \"%s\": %s",
 		       host != NULL ? host : "*", service, strerror(err));
 		return -err;
 	}
@@ -484,7 +484,7 @@ cm_tcp_connect(struct qpio_cm_id *id, const struct addrinfo *res,
 		err = -cm_id_watch(id, EPOLLOUT | EPOLLIN | EPOLLRDHUP);
 	if (err != 0) {
 		/* Refused at once (loopback): the same event as later. */
-		CM_LOG(DEBUG, "connect to \"%s\" port \"%s\": %s\n", host,
+		CM_LOG(DEBUG, "connect to \"%s\" port \"%s\": %s", host,
 		       service, strerror(err));
 		cm_event_push(id, QPIO_CM_EVENT_UNREACHABLE, -err, NULL);
 		cm_id_close(id, CM_CLOSED);
