@@ -52,7 +52,7 @@ struct side {
 	struct qpio_mr *mr;
 	uint8_t *slot;          /* RING receive slots of msg_size bytes */
 	uint64_t sent;
-	int no_sge_burst;       /* the driver has no flat burst (-ENOTSUP) */
+	int no_sge_burst;       /* the driver has no flat burst (-EOPNOTSUPP) */
 };
 
 static uint64_t count = 100000, warmup = 1000;
@@ -177,7 +177,7 @@ post_recv(struct side *s, uint32_t i)
  * payload is copied during the post, so the stack copy may go away at once.
  * Every 16th is signaled, and polling the send CQ frees the slots of the
  * 15 before it. A SEND of one SGE goes through the flat burst call, which
- * builds no WR list (a driver without it says -ENOTSUP: then the WR). */
+ * builds no WR list (a driver without it says -EOPNOTSUPP: then the WR). */
 static void
 send_order(struct side *s, const void *o)
 {
@@ -189,7 +189,7 @@ send_order(struct side *s, const void *o)
 
 	while (!s->no_sge_burst &&
 	       qpio_qp_post_send_sge(s->qp, &sge, 1, s->sent, flags, &err) != 1) {
-		if (err == -ENOTSUP) {
+		if (err == -EOPNOTSUPP) {
 			s->no_sge_burst = 1;
 			break;
 		}

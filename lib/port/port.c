@@ -765,6 +765,6 @@ qpio_port_tx_done_cleanup(uint16_t port_id, uint16_t queue_id,
 	if (queue_id >= p->nb_txq || p->txq[queue_id] == NULL)
 		return -EINVAL;
 	if (p->ops->tx_done_cleanup == NULL)
-		return -ENOTSUP;
+		return -EOPNOTSUPP;
 	return p->ops->tx_done_cleanup(p, queue_id, free_cnt);
 }

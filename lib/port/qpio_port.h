@@ -312,7 +312,7 @@ int qpio_port_link_get(uint16_t port_id, struct qpio_port_link *link);
  * qpio_port_tx_burst() on that queue. qpio_port_tx_burst() with
  * nb_pkts 0 does the same, so an idle loop may call either.
  * @param free_cnt upper bound of mbufs to free, 0 for all.
- * @return the number of mbufs freed, -ENODEV, -EINVAL, -ENOTSUP.
+ * @return the number of mbufs freed, -ENODEV, -EINVAL, -EOPNOTSUPP.
  */
 int qpio_port_tx_done_cleanup(uint16_t port_id, uint16_t queue_id,
 			      uint32_t free_cnt);

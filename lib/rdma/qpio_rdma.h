@@ -1501,7 +1501,7 @@ qpio_qp_post_recv(struct qpio_qp *qp, const struct qpio_recv_wr *wrs,
  * @param err    if not NULL: 0 when all were posted, else -ENOMEM (SQ
  *   full: retry after polling the send CQ) or -EINVAL (a rule broken; a
  *   log line at DEBUG names it); a driver with no flat burst gives
- *   -ENOTSUP and posts nothing.
+ *   -EOPNOTSUPP and posts nothing.
  * @return number of SENDs posted, in [0, nb_wr].
  * Not thread-safe: one lcore per QP.
  */
@@ -1522,7 +1522,7 @@ qpio_qp_post_send_sge(struct qpio_qp *qp, const struct qpio_sge *sges,
  * wr_id + i (mod 2^64), and behaves exactly as that WR given to
  * qpio_qp_post_recv(): same checks (QP not in RESET, no SRQ attached,
  * max_recv_sge >= 1, room in the RQ), same partial-burst rules and err
- * codes; a driver with no flat burst gives -ENOTSUP and posts nothing.
+ * codes; a driver with no flat burst gives -EOPNOTSUPP and posts nothing.
  * The sges array may be reused as soon as this returns; the buffers
  * belong to the device until their receive completes.
  * @return number of receives posted, in [0, nb_wr].

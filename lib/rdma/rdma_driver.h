@@ -116,7 +116,7 @@ struct qpio_dev_ops {
 	/** caps checked against device limits; writes actual caps back.
 	 *  Sets post_send, post_recv, qp_num, and post_send_sge and
 	 *  post_recv_sge when it has the flat bursts (left NULL: lib refuses
-	 *  them with -ENOTSUP); lib fills the other fields.
+	 *  them with -EOPNOTSUPP); lib fills the other fields.
 	 *  XRC: pd is NULL for QPIO_QPT_XRC_RECV (ia->xrcd set, no CQs);
 	 *  QPIO_QPT_XRC_SEND has ia->recv_cq NULL and ia->srq NULL. */
 	struct qpio_qp *(*qp_create)(struct qpio_pd *pd,

@@ -159,6 +159,7 @@ rdma_events_init(struct qpio_device *dev)
 	 * reach the device then). */
 	if (rdma_self_pid == 0) {
 		rdma_self_pid = getpid();
+		/* ENOTSUP: DPDK's name for no IPC in this process */
 		if (rte_mp_action_register(RDMA_MP_EVENT, rdma_mp_event) != 0 &&
 		    rte_errno != EEXIST && rte_errno != ENOTSUP)
 			RDMA_LOG(WARNING, "cannot receive async event wake-ups "

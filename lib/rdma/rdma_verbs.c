@@ -570,7 +570,7 @@ post_send_sge_none(struct qpio_qp *qp, const struct qpio_sge *sges __rte_unused,
 			 "burst (use qpio_qp_post_send())", qp->qp_num,
 			 qp->dev->name);
 	if (err != NULL)
-		*err = nb_wr != 0 ? -ENOTSUP : 0;
+		*err = nb_wr != 0 ? -EOPNOTSUPP : 0;
 	return 0;
 }
 
@@ -583,7 +583,7 @@ post_recv_sge_none(struct qpio_qp *qp, const struct qpio_sge *sges __rte_unused,
 			 "burst (use qpio_qp_post_recv())", qp->qp_num,
 			 qp->dev->name);
 	if (err != NULL)
-		*err = nb_wr != 0 ? -ENOTSUP : 0;
+		*err = nb_wr != 0 ? -EOPNOTSUPP : 0;
 	return 0;
 }
 

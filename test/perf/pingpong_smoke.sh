@@ -18,7 +18,7 @@ total=$(echo "$out" | awk '$1 ~ /^[0-9]+$/ && NF >= 2 { s += $2 } END { print s 
 [ "$total" = 2000 ] || { echo "FAIL: histogram holds $total orders, not 2000"; exit 1; }
 echo "$out" | tail -1 | grep -qx "posted with: qpio_qp_post_send_sge() (the flat burst)" ||
 	{ echo "FAIL: the soft NIC's RC QP did not post with the flat burst"; exit 1; }
-# A driver without the flat burst (-ENOTSUP): the same orders through
+# A driver without the flat burst (-EOPNOTSUPP): the same orders through
 # qpio_qp_post_send(), every ack checked as before.
 out=$("$exe" "${eal[@]}" --file-prefix=pp-smoke-w-$$ -- --count 500 --warmup 10 --dev soft0,flat_burst=0 2>&1)
 rc=$?

@@ -292,7 +292,7 @@ Test(port_qp, mixed_burst_keeps_order_across_send_paths)
 }
 
 /* On a driver without the flat send burst (the soft NIC with
- * flat_burst=0: qpio_qp_post_send_sge() is -ENOTSUP) every frame takes
+ * flat_burst=0: qpio_qp_post_send_sge() is -EOPNOTSUPP) every frame takes
  * the WR list, and arrives as it would by the flat burst. */
 Test(port_qp, frames_take_the_wr_list_on_a_driver_without_the_flat_burst)
 {

@@ -1125,7 +1125,7 @@ Test(post_send_sge, die_before_doorbell_holds_for_a_burst_into_an_empty_sq)
 }
 
 /* A soft NIC created with flat_burst=0 has no flat burst on any QP, as a
- * driver without one: -ENOTSUP, nothing posted, the SQ untouched, so the
+ * driver without one: -EOPNOTSUPP, nothing posted, the SQ untouched, so the
  * caller's fallback to qpio_qp_post_send() takes the same SQ positions.
  * The devarg takes 0 or 1 only. */
 Test(post_send_sge, flat_burst_0_refuses_with_enotsup_and_posts_nothing)
@@ -1152,7 +1152,7 @@ Test(post_send_sge, flat_burst_0_refuses_with_enotsup_and_posts_nothing)
 	cr_assert_eq(qpio_qp_post_send_sge(a.qp, sg, 2, 0xa0,
 					   QPIO_SEND_INLINE | QPIO_SEND_SIGNALED,
 					   &err), 0);
-	cr_assert_eq(err, -ENOTSUP, "err %d, want -ENOTSUP", err);
+	cr_assert_eq(err, -EOPNOTSUPP, "err %d, want -EOPNOTSUPP", err);
 	err = 1;
 	cr_assert_eq(qpio_qp_post_send_sge(a.qp, sg, 0, 0xa0, 0, &err), 0);
 	cr_assert_eq(err, 0, "zero WRs: err %d", err);

@@ -222,6 +222,7 @@ eth_start(struct qpio_port *port)
 	ep->eth_started = 1;
 	ret = ep->promisc ? rte_eth_promiscuous_enable(ep->eth_id) :
 		rte_eth_promiscuous_disable(ep->eth_id);
+	/* -ENOTSUP: DPDK's name for a PMD without the mode */
 	if (ret != 0 && ret != -ENOTSUP)
 		ETH_LOG(WARNING, "port %s: promiscuous mode %s on %s: %s",
 			port->name, ep->promisc ? "on" : "off", ep->dev_name,
