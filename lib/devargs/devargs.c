@@ -190,20 +190,16 @@ int
 qpio_devargs_parse_u32(const char *s, uint32_t min, uint32_t max,
 		       uint32_t *val)
 {
-	unsigned long long v;
-	size_t n;
+	uint64_t v;
+	int ret;
 
-	if (s == NULL)
+	/* Ten digits at most, as the rule says (leading zeros count). */
+	if (s != NULL && strnlen(s, 11) > 10)
 		return -EINVAL;
-	n = strspn(s, "0123456789");
-	if (n == 0 || s[n] != '\0' || n > 10)
-		return -EINVAL;
-	/* Ten digits at most: the value fits, strtoull() cannot fail. */
-	v = strtoull(s, NULL, 10);
-	if (v < min || v > max)
-		return -ERANGE;
-	*val = (uint32_t)v;
-	return 0;
+	ret = qpio_devargs_parse_u64(s, min, max, &v);
+	if (ret == 0)
+		*val = (uint32_t)v;
+	return ret;
 }
 
 int
