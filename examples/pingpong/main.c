@@ -267,11 +267,23 @@ cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* Sorted half round trips, in TSC cycles: percentiles and log2 buckets. */
+/* The worst order of the run: its index among the measured orders, when
+ * it was sent (TSC cycles after the first measured order was) and its
+ * half round trip (cycles). */
+struct worst {
+	uint64_t index;
+	uint64_t at;
+	uint64_t half;
+};
+
+/* Half round trips in TSC cycles (sorted here): percentiles, the worst
+ * order and log2 buckets. A percentile is the sample at rank
+ * floor(p/100 * (n - 1)): p99.999 means something from 100000 orders on,
+ * below that it is one of the last few samples. */
 static void
-print_histogram(uint64_t *v, uint64_t n, uint64_t hz)
+print_histogram(uint64_t *v, uint64_t n, uint64_t hz, const struct worst *w)
 {
-	static const double pct[] = { 50, 90, 99, 99.9, 99.99 };
+	static const double pct[] = { 50, 90, 99, 99.9, 99.99, 99.999 };
 	double ns = 1e9 / (double)hz;
 	uint64_t i, lo = 0, b;
 
@@ -282,6 +294,9 @@ print_histogram(uint64_t *v, uint64_t n, uint64_t hz)
 		printf(", p%g %.0f ns", pct[i],
 		       (double)v[(uint64_t)(pct[i] / 100 * (double)(n - 1))] * ns);
 	printf(", max %.0f ns\n", (double)v[n - 1] * ns);
+	printf("worst order: #%" PRIu64 " of %" PRIu64 ", sent %.3f ms after "
+	       "the first, half round trip %.0f ns\n", w->index, n,
+	       (double)w->at * ns / 1e6, (double)w->half * ns);
 	printf("%12s %10s\n", "ns below", "orders");
 	for (b = 64; lo < n; b *= 2) {
 		uint64_t k = 0;
@@ -470,7 +485,8 @@ main(int argc, char **argv)
 {
 	struct side gw = { 0 }, ex = { 0 };
 	struct qpio_device *dev, *dev_ex;
-	uint64_t *half, *oneway, hz, i;
+	uint64_t *half, *oneway, hz, i, t_first = 0;
+	struct worst worst = { 0, 0, 0 };
 	unsigned int worker;
 	int ret, sep;
 
@@ -558,13 +574,20 @@ main(int argc, char **argv)
 		if (ack.order_id != i || ack.status != 1)
 			die("ack does not match the order", EPROTO);
 		post_recv(&gw, (uint32_t)((in - gw.slot) / msg_size));
-		if (i >= warmup)
+		if (i == warmup)
+			t_first = t0;
+		if (i >= warmup) {
 			half[i - warmup] = (t1 - t0) / 2;
+			if (i == warmup || half[i - warmup] > worst.half)
+				worst = (struct worst){ .index = i - warmup,
+					.at = t0 - t_first,
+					.half = half[i - warmup] };
+		}
 	}
 	rte_eal_wait_lcore(worker);
 	if (calibrate)
 		print_calibrated(half, oneway, count, hz);
-	print_histogram(half, count, hz);
+	print_histogram(half, count, hz, &worst);
 	printf("posted with: %s\n", gw.no_sge_burst || ex.no_sge_burst ?
 	       "qpio_qp_post_send() (the driver has no flat burst)" :
 	       "qpio_qp_post_send_sge() (the flat burst)");

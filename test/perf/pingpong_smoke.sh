@@ -12,8 +12,14 @@ out=$("$exe" "${eal[@]}" --file-prefix=pp-smoke-$$ -- --count 2000 --warmup 100 
 rc=$?
 echo "$out"
 [ $rc -eq 0 ] || { echo "FAIL: exit $rc"; exit 1; }
-echo "$out" | grep -q "^half round trip over 2000 orders: min [0-9]* ns, p50 [0-9]* ns, p90 [0-9]* ns, p99 [0-9]* ns, p99.9 [0-9]* ns, p99.99 [0-9]* ns, max [0-9]* ns$" ||
+echo "$out" | grep -q "^half round trip over 2000 orders: min [0-9]* ns, p50 [0-9]* ns, p90 [0-9]* ns, p99 [0-9]* ns, p99.9 [0-9]* ns, p99.99 [0-9]* ns, p99.999 [0-9]* ns, max [0-9]* ns$" ||
 	{ echo "FAIL: no percentile line"; exit 1; }
+# The worst order: one of the 2000, and its half round trip is the max.
+max=$(echo "$out" | sed -n 's/^half round trip over .*, max \([0-9]*\) ns$/\1/p')
+worst=$(echo "$out" | sed -n 's/^worst order: #\([0-9]*\) of 2000, sent [0-9]*\.[0-9]\{3\} ms after the first, half round trip \([0-9]*\) ns$/\1 \2/p')
+[ -n "$worst" ] || { echo "FAIL: no worst order line"; exit 1; }
+[ "${worst% *}" -lt 2000 ] && [ "${worst#* }" = "$max" ] ||
+	{ echo "FAIL: worst order '$worst' is not one of the 2000 at the max $max"; exit 1; }
 total=$(echo "$out" | awk '$1 ~ /^[0-9]+$/ && NF >= 2 { s += $2 } END { print s }')
 [ "$total" = 2000 ] || { echo "FAIL: histogram holds $total orders, not 2000"; exit 1; }
 echo "$out" | tail -1 | grep -qx "posted with: qpio_qp_post_send_sge() (the flat burst)" ||
