@@ -45,13 +45,16 @@ perf_hist_merge(struct perf_hist *dst, const struct perf_hist *src)
 
 	if (src->count == 0)
 		return;
+	if (dst->count == 0 || src->max > dst->max) {
+		dst->max = src->max;
+		dst->max_index = src->max_index;
+		dst->max_at = src->max_at;
+	}
 	for (i = 0; i < PERF_HIST_BUCKETS; i++)
 		dst->bucket[i] += src->bucket[i];
 	dst->count += src->count;
 	if (src->min < dst->min)
 		dst->min = src->min;
-	if (src->max > dst->max)
-		dst->max = src->max;
 	dst->sum += src->sum;
 	dst->sumsq += src->sumsq;
 }

@@ -34,6 +34,8 @@ struct perf_hist {
 	uint64_t count;             /**< values recorded */
 	uint64_t min;               /**< exact; UINT64_MAX when empty */
 	uint64_t max;               /**< exact; 0 when empty */
+	uint64_t max_index;         /**< which value was the max (0 = first) */
+	uint64_t max_at;            /**< perf_hist_add_at()'s time of the max */
 	double sum;                 /**< for the mean */
 	double sumsq;               /**< for the standard deviation */
 	uint64_t bucket[PERF_HIST_BUCKETS];
@@ -75,7 +77,24 @@ perf_hist_add(struct perf_hist *h, uint64_t v)
 	h->sumsq += (double)v * (double)v;
 }
 
-/** Add every value of src to dst (src unchanged). */
+/**
+ * Record one value and when it was taken (at: any unit the caller keeps,
+ * e.g. TSC cycles since the run began). The first largest value's index
+ * among the values and its time are kept in max_index and max_at: the
+ * worst sample, to be told apart as one event or a spread tail.
+ */
+static inline void
+perf_hist_add_at(struct perf_hist *h, uint64_t v, uint64_t at)
+{
+	if (h->count == 0 || v > h->max) {
+		h->max_index = h->count;
+		h->max_at = at;
+	}
+	perf_hist_add(h, v);
+}
+
+/** Add every value of src to dst (src unchanged); dst's max_index and
+ * max_at become src's when src holds the larger max. */
 void perf_hist_merge(struct perf_hist *dst, const struct perf_hist *src);
 
 /**

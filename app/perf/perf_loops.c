@@ -560,7 +560,8 @@ lat_client(struct perf_end *e)
 				goto out;
 			t1 = rte_rdtsc();
 			if (k > 0)
-				perf_hist_add(q->hist, (t1 - t0) / 2);
+				perf_hist_add_at(q->hist, (t1 - t0) / 2,
+						 t0 - e->t_start);
 			t0 = t1;
 			if (post_one(e, k) < 0)
 				break;
@@ -586,9 +587,9 @@ lat_client(struct perf_end *e)
 		}
 		t1 = rte_rdtsc();
 		if (o->test == PERF_SEND || o->test == PERF_WRITE)
-			perf_hist_add(q->hist, (t1 - t0) / 2);
+			perf_hist_add_at(q->hist, (t1 - t0) / 2, t0 - e->t_start);
 		else
-			perf_hist_add(q->hist, t1 - t0);
+			perf_hist_add_at(q->hist, t1 - t0, t0 - e->t_start);
 		if (o->test == PERF_WRITE && o->validate)
 			check_write(e, k);
 	}

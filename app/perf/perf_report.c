@@ -254,6 +254,10 @@ perf_report_row(const struct perf_opts *o, const struct perf_result *r, double h
 		       us((double)perf_hist_percentile(h, 99), hz),
 		       us((double)perf_hist_percentile(h, 99.99), hz),
 		       us((double)h->max, hz));
+	if (o->mode == PERF_LAT && h->count > 0)
+		printf("  worst: message %" PRIu64 " of %" PRIu64 ", posted %.3f ms "
+		       "after the run began, %.2f usec\n", h->max_index, h->count,
+		       (double)h->max_at * 1e3 / hz, us((double)h->max, hz));
 	if (o->validate)
 		printf("  validate: %" PRIu64 " checked, %" PRIu64 " mismatches, %"
 		       PRIu64 " lost\n", r->checked, r->mismatches, r->lost);

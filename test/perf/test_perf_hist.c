@@ -196,7 +196,7 @@ Test(perf_hist, constant_size)
 	uint64_t i, total = 0;
 	unsigned int k;
 
-	cr_assert_eq(sizeof(*h), 5 * sizeof(uint64_t) + PERF_HIST_BUCKETS * sizeof(uint64_t));
+	cr_assert_eq(sizeof(*h), 7 * sizeof(uint64_t) + PERF_HIST_BUCKETS * sizeof(uint64_t));
 	cr_assert_lt(sizeof(*h), 64 * 1024);
 	lcg_state = 1;
 	for (i = 0; i < 10000000; i++)
@@ -206,4 +206,38 @@ Test(perf_hist, constant_size)
 	cr_assert_eq(h->count, 10000000);
 	cr_assert_eq(total, 10000000);
 	free(h);
+}
+
+/* The worst value: its index among the values and the time given with
+ * it; the first of equal maxima stays; a merge keeps the larger one's. */
+Test(perf_hist, worst_index_and_time)
+{
+	struct perf_hist *a = hist_new(), *b = hist_new(), *m = hist_new();
+	static const uint64_t va[] = { 5, 9, 3, 9, 1 };
+	static const uint64_t vb[] = { 7, 12, 2 };
+	unsigned int i;
+
+	for (i = 0; i < 5; i++)
+		perf_hist_add_at(a, va[i], 100 + 10 * i);
+	cr_assert_eq(a->max, 9);
+	cr_assert_eq(a->max_index, 1, "the first of the equal maxima");
+	cr_assert_eq(a->max_at, 110);
+	for (i = 0; i < 3; i++)
+		perf_hist_add_at(b, vb[i], 1000 + i);
+	cr_assert_eq(b->max_index, 1);
+	cr_assert_eq(b->max_at, 1001);
+	perf_hist_merge(m, a);
+	cr_assert_eq(m->max_index, 1);
+	cr_assert_eq(m->max_at, 110);
+	perf_hist_merge(m, b);
+	cr_assert_eq(m->max, 12);
+	cr_assert_eq(m->max_index, 1);
+	cr_assert_eq(m->max_at, 1001);
+	perf_hist_merge(b, a);          /* a's max is smaller: b's stays */
+	cr_assert_eq(b->max, 12);
+	cr_assert_eq(b->max_at, 1001);
+	cr_assert_eq(b->count, 8);
+	free(a);
+	free(b);
+	free(m);
 }
