@@ -422,7 +422,11 @@ static inline struct soft_srq *to_ssrq(struct qpio_srq *srq)
 { return (struct soft_srq *)srq; }
 static inline struct soft_dev *to_sdev(const struct qpio_device *dev)
 { return (struct soft_dev *)dev->priv; }
-/* dev is a device of this driver (soft.c). */
+/* dev is a device of this driver: its ops are the soft NIC's (soft.c).
+ * The driver's one test of identity: a QP, CQ or SRQ handed to a
+ * qpio_soft_*() call is the soft NIC's when soft_is_dev() of its dev is
+ * true (never by comparing its function pointers, which differ by kind:
+ * wire, XRC, timestamps). */
 bool soft_is_dev(const struct qpio_device *dev);
 
 /*

@@ -371,8 +371,7 @@ qpio_soft_qp_set_counters(struct qpio_qp *qqp, uint32_t start)
 {
 	struct soft_qp *qp;
 
-	if (qqp == NULL || (qqp->post_recv != soft_post_recv &&
-			     qqp->post_recv != soft_post_recv_none))
+	if (qqp == NULL || !soft_is_dev(qqp->dev))
 		return -EINVAL;
 	qp = to_sqp(qqp);
 	if (qpio_qp_state(qqp) != QPIO_QPS_RESET) {
@@ -389,8 +388,7 @@ qpio_soft_qp_stats(const struct qpio_qp *qqp, struct qpio_soft_qp_stats *st)
 {
 	const struct soft_qp *qp;
 
-	if (qqp == NULL || st == NULL || (qqp->post_recv != soft_post_recv &&
-			     qqp->post_recv != soft_post_recv_none))
+	if (qqp == NULL || st == NULL || !soft_is_dev(qqp->dev))
 		return -EINVAL;
 	qp = (const struct soft_qp *)qqp;
 	st->rnr_naks = qp->rnr_nak_total;
@@ -421,8 +419,7 @@ qpio_soft_qp_stats(const struct qpio_qp *qqp, struct qpio_soft_qp_stats *st)
 int
 qpio_soft_cq_overflowed(const struct qpio_cq *qcq)
 {
-	if (qcq == NULL || (qcq->poll != soft_cq_poll &&
-			     qcq->poll != soft_cq_poll_xrc))
+	if (qcq == NULL || !soft_is_dev(qcq->dev))
 		return -EINVAL;
 	return __atomic_load_n(&((const struct soft_cq *)qcq)->overflow,
 			       __ATOMIC_ACQUIRE);
@@ -431,8 +428,7 @@ qpio_soft_cq_overflowed(const struct qpio_cq *qcq)
 int
 qpio_soft_cq_overflow_count(const struct qpio_cq *qcq, uint64_t *count)
 {
-	if (qcq == NULL || count == NULL || (qcq->poll != soft_cq_poll &&
-			     qcq->poll != soft_cq_poll_xrc))
+	if (qcq == NULL || count == NULL || !soft_is_dev(qcq->dev))
 		return -EINVAL;
 	*count = __atomic_load_n(&((const struct soft_cq *)qcq)->overflow_count,
 				 __ATOMIC_RELAXED);

@@ -270,7 +270,7 @@ qpio_soft_srq_stats(const struct qpio_srq *qsrq, struct qpio_soft_srq_stats *st)
 {
 	const struct soft_srq *srq = (const struct soft_srq *)qsrq;
 
-	if (qsrq == NULL || st == NULL || qsrq->post_recv != soft_srq_post_recv)
+	if (qsrq == NULL || st == NULL || !soft_is_dev(qsrq->dev))
 		return -EINVAL;
 	st->posted = __atomic_load_n(&srq->rq.head, __ATOMIC_ACQUIRE);
 	st->consumed = __atomic_load_n(&srq->rq.ci, __ATOMIC_ACQUIRE);
