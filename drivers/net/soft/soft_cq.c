@@ -11,7 +11,8 @@
 #include <rte_errno.h>
 #include <rte_malloc.h>
 
-#include "soft_rx.h"
+#include "soft_cqe.h"
+#include "soft_rwqe.h"
 #include "soft_wire.h"
 
 struct qpio_cq *
@@ -254,7 +255,7 @@ zip_rq_idx(const struct soft_rq *rq, uint16_t cnt)
 }
 
 /*
- * Up to room completions of the session whose title is at ci (soft_rx.h,
+ * Up to room completions of the session whose title is at ci (soft_cqe.h,
  * "Compressed completions") into wc[]. When room ends it early, the rest
  * is copied to cq->zl and cq->zip_left says how many: their slots are
  * then read no more. A session of a destroyed QP is dropped whole.

@@ -287,7 +287,7 @@ soft_cq_stall_check(struct soft_cq *cq)
 	    (op_own >> 4) != MLX5_CQE_INVALID)
 		goto peers;      /* written: the poll takes it */
 	/* The slot's record: in the reservation word while its reservation
-	 * is the latest, else in resv[] (soft_rx.h). */
+	 * is the latest, else in resv[] (soft_cqe.h). */
 	w = resv_load(&cq->piw);
 	if (resv_valid(w) && resv_idx(w) == ci + 1)
 		r = resv_at(w, ci);

@@ -79,7 +79,7 @@ struct soft_ah {
 struct soft_qp;
 
 /* A reservation of a CQE slot by another process's model, one 16-byte
- * word (soft_rx.h, "Reservation records"): the slot's full index (a record
+ * word (soft_cqe.h, "Reservation records"): the slot's full index (a record
  * of an earlier lap is told apart), the receive it completes (QP, receive
  * slot, XRC SRQ) and the producing process (pid, low start-time bits). */
 typedef unsigned __int128 soft_cqe_resv;
@@ -106,13 +106,13 @@ struct soft_cq {
 	/* QPIO_CQ_FLAG_TIMESTAMP: producers write rte_rdtsc() into each
 	 * CQE (one branch per CQE, on this first line they read anyway). */
 	uint32_t ts;
-	/* Producers may write compressed sessions (soft_rx.h, "Compressed
+	/* Producers may write compressed sessions (soft_cqe.h, "Compressed
 	 * completions"): the device's cqe_comp devarg, 0 with ts. */
 	uint32_t zip;
 	TAILQ_HEAD(, soft_qp) send_qps;   /* QPs using it as send CQ */
 	TAILQ_HEAD(, soft_srq) xrc_srqs;  /* XRC SRQs completing into it */
 	/* Two processes (hugepage memory): who reserved each slot, when
-	 * another process's model did (soft_rx.h, "Reservation records"),
+	 * another process's model did (soft_cqe.h, "Reservation records"),
 	 * so the poller can complete a slot whose producer died before
 	 * writing it (soft_cq_stall_check); NULL without hugepages. */
 	soft_cqe_resv *resv;
@@ -127,7 +127,7 @@ struct soft_cq {
 	struct soft_srq *last_srq;                  /* XRC poll: last SRQ */
 	uint64_t resv_live_tsc;   /* last /proc check of a slot's producer */
 	uint64_t peers_tsc;       /* last walk of its QPs' peers (stall check) */
-	/* Completions left of a session polled in part (soft_rx.h): they
+	/* Completions left of a session polled in part (soft_cqe.h): they
 	 * are the entries from ci on, read from zl, not from their slots. */
 	uint32_t zip_left;
 	uint64_t zip_cqes;        /* completions polled from sessions */
@@ -135,7 +135,7 @@ struct soft_cq {
 	/* Producers reserve here. With hugepages (resv != NULL) the whole
 	 * 16-byte word is taken by one 16-byte CAS: pi in the low 32 bits
 	 * and, above it, who reserved slot pi - 1 when it was another
-	 * process (soft_rx.h, "Reservation records"). */
+	 * process (soft_cqe.h, "Reservation records"). */
 	alignas(RTE_CACHE_LINE_SIZE) union {
 		uint32_t pi;
 		unsigned __int128 piw;

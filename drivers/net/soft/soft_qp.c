@@ -7,7 +7,8 @@
 #include <rte_errno.h>
 #include <rte_malloc.h>
 
-#include "soft_rx.h"
+#include "soft_barrier.h"
+#include "soft_private.h"
 #include "soft_wire.h"
 #include "qpio_soft.h"
 #include "rdma_wr.h"

@@ -2,7 +2,7 @@
 /*
  * Soft NIC receive path: receive WQEs (arrays of mlx5 data segments).
  */
-#include "soft_rx.h"
+#include "soft_rwqe.h"
 
 /* A receive is posted in any state but RESET, to a QP without an SRQ:
  * 0, or -EINVAL with the rule logged. */

@@ -16,7 +16,7 @@
 #include <rte_errno.h>
 #include <rte_malloc.h>
 
-#include "soft_rx.h"
+#include "soft_rwqe.h"
 #include "qpio_soft.h"
 
 static void

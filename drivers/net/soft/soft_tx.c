@@ -6,7 +6,8 @@
 #include <string.h>
 
 #include "rdma_wr.h"
-#include "soft_rx.h"
+#include "soft_barrier.h"
+#include "soft_private.h"
 
 /* Map of qpio opcodes to MLX5 opcodes and the segments each has; the
  * rules of each opcode are lib/rdma's (rdma_wr.h). */

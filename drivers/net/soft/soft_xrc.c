@@ -18,7 +18,8 @@
 #include <rte_errno.h>
 #include <rte_malloc.h>
 
-#include "soft_rx.h"
+#include "soft_barrier.h"
+#include "soft_private.h"
 
 static inline struct soft_xrcd *
 to_sxrcd(const struct qpio_xrcd *x)

@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-#ifndef SOFT_RX_H
-#define SOFT_RX_H
+#ifndef SOFT_CQE_H
+#define SOFT_CQE_H
 
 /*
- * Hot inlines shared by the device model and the CQ poller: CQE slot
- * reservation and publication, and MR checks.
+ * The producer side of a soft CQ, shared by the device model and the CQ
+ * poller: CQE slot reservation (with the reservation records of two
+ * processes), CQE publication (plain and compressed sessions), and the
+ * CQ event check after a run's CQEs.
  */
 #include <string.h>
 #include <unistd.h>
@@ -298,29 +300,6 @@ soft_cq_reserve_noted(struct soft_cq *cq, uint32_t *idx, uint32_t qpn,
 	return 0;
 }
 
-/* WQE slot of queue position c: c itself for a QP's RQ, the slot the
- * producer put there for an SRQ. The caller read head with acquire order
- * after the producer stored ring[c] (release on head). */
-static inline uint32_t
-soft_rq_wqe_index(const struct soft_rq *rq, uint32_t c)
-{
-	if (likely(rq->ring == NULL))
-		return c;
-	return __atomic_load_n(&rq->ring[c & rq->mask], __ATOMIC_RELAXED);
-}
-
-/* Give SRQ slot back (any lcore: the poller of its completion, or the
- * lcore that dropped it). wr_id and WQE reads happen before this. */
-static inline void
-soft_srq_slot_free(struct soft_srq *srq, uint32_t slot)
-{
-	uint32_t p = __atomic_fetch_add(&srq->fpi, 1, __ATOMIC_RELAXED);
-	uint32_t i = p & srq->rq.mask;
-
-	srq->fring[i] = slot & srq->rq.mask;
-	__atomic_store_n(&srq->fseq[i], p + 1, __ATOMIC_RELEASE);
-}
-
 /* Fields of one completion before it is written as a CQE. */
 struct soft_cqe_info {
 	uint8_t opcode;          /* MLX5_CQE_* */
@@ -559,78 +538,4 @@ soft_cq_event_check(struct soft_cq *cq, const struct soft_cqe_info *ci)
 	soft_cq_event_arm_check(cq, soft_cqe_ev_flags(ci));
 }
 
-/*
- * Check that [addr, addr + len) lies in the MR named by key, that the MR
- * belongs to PD pdn and grants every flag of need. len may be 0.
- * @return a pointer to addr, or NULL when any rule fails.
- */
-static inline uint8_t *
-soft_mr_check(const struct soft_dev *sdev, uint32_t key, uint32_t pdn,
-	      uint64_t addr, uint64_t len, uint32_t need)
-{
-	const struct soft_mr_entry *e;
-	uint32_t i = SOFT_KEY_INDEX(key);
-
-	if (unlikely(i == 0 || i >= sdev->max_mr))
-		return NULL;
-	e = &sdev->mr_tbl[i];
-	if (unlikely(__atomic_load_n(&e->key, __ATOMIC_ACQUIRE) != key ||
-		     e->pdn != pdn || (e->access & need) != need))
-		return NULL;
-	/* addr >= start and addr + len <= start + mr_len, without overflow */
-	if (unlikely(addr < e->addr || addr - e->addr > e->len ||
-		     len > e->len - (addr - e->addr)))
-		return NULL;
-	return (uint8_t *)(uintptr_t)addr;
-}
-
-/*
- * Check the SGEs of one receive WR: none over 2^31 - 1 bytes (bit 31
- * marks inline data) and no reserved lkey MLX5_INVALID_LKEY (the end
- * marker of a receive WQE). what/num name the queue in the DEBUG line.
- * @return 0 or -EINVAL.
- */
-static inline int
-soft_rwqe_check(const struct qpio_recv_wr *wr, const char *what, uint32_t num)
-{
-	uint32_t j;
-
-	for (j = 0; j < wr->num_sge; j++)
-		if (unlikely((wr->sg_list[j].length & MLX5_INLINE_SEG) ||
-			     wr->sg_list[j].lkey == MLX5_INVALID_LKEY)) {
-			SOFT_LOG(DEBUG, "%s 0x%x: receive SGE %u: length over "
-				 "2^31 - 1 or reserved lkey 0x100", what, num, j);
-			return -EINVAL;
-		}
-	return 0;
-}
-
-/*
- * Write a checked receive WR as the receive WQE in slot idx of rq (an
- * array of data segments, 0-length SGEs left out, ended by
- * MLX5_INVALID_LKEY when shorter than max_sge), and its wr_id.
- */
-static inline void
-soft_rwqe_fill(struct soft_rq *rq, uint32_t idx, const struct qpio_recv_wr *wr)
-{
-	struct mlx5_wqe_data_seg *d = (struct mlx5_wqe_data_seg *)
-		(rq->buf + (size_t)(idx & rq->mask) * rq->stride);
-	uint32_t j, k = 0;
-
-	for (j = 0; j < wr->num_sge; j++) {
-		if (wr->sg_list[j].length == 0)
-			continue;
-		d[k].byte_count = rte_cpu_to_be_32(wr->sg_list[j].length);
-		d[k].lkey = rte_cpu_to_be_32(wr->sg_list[j].lkey);
-		d[k].addr = rte_cpu_to_be_64(wr->sg_list[j].addr);
-		k++;
-	}
-	if (k < rq->max_sge) {
-		d[k].byte_count = 0;
-		d[k].lkey = rte_cpu_to_be_32(MLX5_INVALID_LKEY);
-		d[k].addr = 0;
-	}
-	rq->wrid[idx & rq->mask] = wr->wr_id;
-}
-
-#endif /* SOFT_RX_H */
+#endif /* SOFT_CQE_H */
