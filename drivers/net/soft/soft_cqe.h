@@ -31,24 +31,22 @@
 static inline int
 cq_reserve32(struct soft_cq *cq, uint32_t *idx)
 {
-	uint32_t ci = __atomic_load_n(&cq->ci_cache, __ATOMIC_ACQUIRE);
-	uint32_t pi = __atomic_load_n(&cq->pi, __ATOMIC_RELAXED);
+	uint32_t ci = soft_index_read(&cq->ci_cache);
+	uint32_t pi = soft_cq_pi_peek(&cq->pi);
 
 	for (;;) {
-		uint32_t room = __atomic_load_n(&cq->room, __ATOMIC_RELAXED);
+		uint32_t room = soft_cq_room_read(&cq->room);
 
 		if (unlikely(pi - ci >= room)) {
 			/* ci first, then pi: a pi read after ci never
 			 * trails it. */
-			ci = __atomic_load_n(&cq->ci, __ATOMIC_ACQUIRE);
-			pi = __atomic_load_n(&cq->pi, __ATOMIC_ACQUIRE);
+			ci = soft_index_read(&cq->ci);
+			pi = soft_cq_pi_read(&cq->pi);
 			if (pi - ci >= room)
 				return -1;
-			__atomic_store_n(&cq->ci_cache, ci, __ATOMIC_RELEASE);
+			soft_index_publish(&cq->ci_cache, ci);
 		}
-		if (likely(__atomic_compare_exchange_n(&cq->pi, &pi, pi + 1, 0,
-						       __ATOMIC_ACQ_REL,
-						       __ATOMIC_RELAXED))) {
+		if (likely(soft_cq_pi_reserve(&cq->pi, &pi, pi + 1))) {
 			*idx = pi;
 			return 0;
 		}
@@ -93,11 +91,11 @@ static inline soft_cqe_resv
 resv_word_read(const struct soft_cq *cq)
 {
 	const uint64_t *h = (const uint64_t *)(const void *)&cq->piw;
-	uint64_t lo = __atomic_load_n(&h[0], __ATOMIC_ACQUIRE), hi, again;
+	uint64_t lo = soft_cq_resv_half_read(&h[0]), hi, again;
 
 	for (;;) {
-		hi = __atomic_load_n(&h[1], __ATOMIC_ACQUIRE);
-		again = __atomic_load_n(&h[0], __ATOMIC_ACQUIRE);
+		hi = soft_cq_resv_half_read(&h[1]);
+		again = soft_cq_resv_half_read(&h[0]);
 		if (likely(again == lo))
 			return ((soft_cqe_resv)hi << 64) | lo;
 		lo = again;
@@ -161,7 +159,7 @@ resv_store(struct soft_cq *cq, soft_cqe_resv r)
 
 		if (resv_valid(old) && resv_idx(old) == resv_idx(r))
 			return;
-		pi = __atomic_load_n(&cq->pi, __ATOMIC_ACQUIRE);
+		pi = soft_cq_pi_read(&cq->pi);
 		if (pi - resv_idx(r) > mask + 1)
 			return;
 		if (__sync_val_compare_and_swap(p, old, r) == old)
@@ -175,20 +173,20 @@ resv_store(struct soft_cq *cq, soft_cqe_resv r)
 static inline int
 cq_reserve_wide(struct soft_cq *cq, uint32_t *idx, soft_cqe_resv rec)
 {
-	uint32_t ci = __atomic_load_n(&cq->ci_cache, __ATOMIC_ACQUIRE);
+	uint32_t ci = soft_index_read(&cq->ci_cache);
 	soft_cqe_resv w = resv_word_read(cq), seen;
 
 	for (;;) {
 		uint32_t pi = resv_idx(w);
-		uint32_t room = __atomic_load_n(&cq->room, __ATOMIC_RELAXED);
+		uint32_t room = soft_cq_room_read(&cq->room);
 
 		if (unlikely(pi - ci >= room)) {
-			ci = __atomic_load_n(&cq->ci, __ATOMIC_ACQUIRE);
+			ci = soft_index_read(&cq->ci);
 			w = resv_word_read(cq);
 			pi = resv_idx(w);
 			if (pi - ci >= room)
 				return -1;
-			__atomic_store_n(&cq->ci_cache, ci, __ATOMIC_RELEASE);
+			soft_index_publish(&cq->ci_cache, ci);
 		}
 		/* The word's record is of slot pi - 1: into resv[] first. */
 		if (unlikely(resv_valid(w)))
@@ -220,22 +218,20 @@ soft_cq_reserve(struct soft_cq *cq, uint32_t *idx)
 static inline uint32_t
 soft_cq_reserve_n(struct soft_cq *cq, uint32_t n, uint32_t *idx)
 {
-	uint32_t ci = __atomic_load_n(&cq->ci_cache, __ATOMIC_ACQUIRE);
+	uint32_t ci = soft_index_read(&cq->ci_cache);
 
 	if (unlikely(cq->resv != NULL)) {
 		soft_cqe_resv w = resv_word_read(cq), seen;
 
 		for (;;) {
 			uint32_t pi = resv_idx(w), m;
-			uint32_t room = __atomic_load_n(&cq->room,
-							__ATOMIC_RELAXED);
+			uint32_t room = soft_cq_room_read(&cq->room);
 
 			if (unlikely(pi - ci + n > room)) {
-				ci = __atomic_load_n(&cq->ci, __ATOMIC_ACQUIRE);
+				ci = soft_index_read(&cq->ci);
 				w = resv_word_read(cq);
 				pi = resv_idx(w);
-				__atomic_store_n(&cq->ci_cache, ci,
-						 __ATOMIC_RELEASE);
+				soft_index_publish(&cq->ci_cache, ci);
 			}
 			m = pi - ci >= room ? 0 : RTE_MIN(n, room - (pi - ci));
 			if (m == 0)
@@ -252,22 +248,20 @@ soft_cq_reserve_n(struct soft_cq *cq, uint32_t n, uint32_t *idx)
 		}
 	}
 	for (;;) {
-		uint32_t pi = __atomic_load_n(&cq->pi, __ATOMIC_RELAXED), m;
-		uint32_t room = __atomic_load_n(&cq->room, __ATOMIC_RELAXED);
+		uint32_t pi = soft_cq_pi_peek(&cq->pi), m;
+		uint32_t room = soft_cq_room_read(&cq->room);
 
 		if (unlikely(pi - ci + n > room)) {
 			/* ci first, then pi: a pi read after ci never
 			 * trails it. */
-			ci = __atomic_load_n(&cq->ci, __ATOMIC_ACQUIRE);
-			pi = __atomic_load_n(&cq->pi, __ATOMIC_ACQUIRE);
-			__atomic_store_n(&cq->ci_cache, ci, __ATOMIC_RELEASE);
+			ci = soft_index_read(&cq->ci);
+			pi = soft_cq_pi_read(&cq->pi);
+			soft_index_publish(&cq->ci_cache, ci);
 		}
 		m = pi - ci >= room ? 0 : RTE_MIN(n, room - (pi - ci));
 		if (m == 0)
 			return 0;
-		if (likely(__atomic_compare_exchange_n(&cq->pi, &pi, pi + m, 0,
-						       __ATOMIC_ACQ_REL,
-						       __ATOMIC_RELAXED))) {
+		if (likely(soft_cq_pi_reserve(&cq->pi, &pi, pi + m))) {
 			*idx = pi;
 			return m;
 		}
@@ -340,8 +334,9 @@ soft_cqe_timestamp_write(const struct soft_cq *cq, struct mlx5_cqe64 *cqe,
 
 /*
  * Write a CQE into the reserved slot idx and hand it to the consumer: the
- * body first, then op_own with release order, so a poller that sees the
- * owner bit flip (acquire) also sees the body.
+ * body first, then op_own (soft_cqe_owner_publish(), release), so a
+ * poller that sees the owner bit flip (soft_cqe_owner_read()) also sees
+ * the body.
  */
 static inline void
 soft_cq_publish(struct soft_cq *cq, uint32_t idx, const struct soft_cqe_info *ci)
@@ -443,7 +438,8 @@ soft_cqe_is_zip(uint8_t op_own)
  * len[] and host-order immediates imm[] (NULL: all 0), into the slots
  * idx ... idx + n - 1 the caller reserved, and hand them to the consumer:
  * as one session when the CQ compresses and n >= 2 (the mini-CQEs first,
- * the title's op_own last with release order), else as n plain CQEs.
+ * the title's op_own last with soft_cqe_owner_publish()), else as n plain
+ * CQEs.
  * n <= SOFT_ZIP_MAX.
  */
 static __rte_always_inline void
@@ -509,15 +505,14 @@ soft_cqe_ev_flags(const struct soft_cqe_info *ci)
 static inline void
 soft_cq_event_arm_check(struct soft_cq *cq, uint32_t flags)
 {
-	uint32_t a = __atomic_load_n(&cq->armed, __ATOMIC_RELAXED);
+	uint32_t a = soft_cq_arm_peek(&cq->armed);
 	uint64_t one = 1;
 
 	if (likely(a == SOFT_CQ_ARM_NONE))
 		return;
 	if (a == SOFT_CQ_ARM_SOL && !(flags & SOFT_EV_SOL_ERR))
 		return;
-	if (!__atomic_compare_exchange_n(&cq->armed, &a, SOFT_CQ_ARM_NONE, 0,
-					 __ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
+	if (!soft_cq_arm_take(&cq->armed, &a))
 		return;
 	/* The eventfd is only valid in the CQ owner's process. */
 	if (unlikely(cq->sdev->owner != soft_self_token)) {

@@ -249,7 +249,7 @@ qpio_soft_fault_set(struct qpio_device *dev, const struct qpio_soft_fault *f)
 	sdev = to_sdev(dev);
 	die_after = f->die_after != 0 ? f->die_after : 1;
 	die_count = 0;
-	__atomic_store_n(&soft_die_at, f->die_at, __ATOMIC_RELEASE);
+	soft_die_at_set(&soft_die_at, f->die_at);
 	soft_dev_lock(sdev);
 	soft_fault_init(sdev, f);
 	for (i = 0; i < sdev->max_qp; i++) {
@@ -284,6 +284,6 @@ qpio_soft_cq_force_overrun(struct qpio_cq *qcq)
 	}
 	/* No room: the next reservation fails and soft_cq_error() puts the
 	 * CQ in error, as an overflow does (it sets room 0 anyway). */
-	__atomic_store_n(&to_scq(qcq)->room, 0, __ATOMIC_RELEASE);
+	soft_cq_room_set(&to_scq(qcq)->room, 0);
 	return 0;
 }

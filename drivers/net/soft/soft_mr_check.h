@@ -25,7 +25,7 @@ soft_mr_check(const struct soft_dev *sdev, uint32_t key, uint32_t pdn,
 	if (unlikely(i == 0 || i >= sdev->max_mr))
 		return NULL;
 	e = &sdev->mr_tbl[i];
-	if (unlikely(__atomic_load_n(&e->key, __ATOMIC_ACQUIRE) != key ||
+	if (unlikely(soft_mr_key_read(&e->key) != key ||
 		     e->pdn != pdn || (e->access & need) != need))
 		return NULL;
 	/* addr >= start and addr + len <= start + mr_len, without overflow */

@@ -23,6 +23,7 @@
 #include "qpio_config.h"
 #include "qpio_soft.h"
 #include "rdma_driver.h"
+#include "soft_barrier.h"
 #include "soft_defs.h"
 
 extern int soft_logtype;
@@ -186,9 +187,9 @@ struct soft_rq {
 	uint32_t pdn;             /* receive SGEs are checked against it */
 	alignas(RTE_CACHE_LINE_SIZE) uint32_t head;   /* doorbell record */
 	alignas(RTE_CACHE_LINE_SIZE) uint32_t ci;     /* device consumer */
-	/* The consumers' copy of head, at most head (release/acquire, so a
-	 * WQE seen through it is visible): head is read from the owner's
-	 * line only when ci reaches it. */
+	/* The consumers' copy of head, at most head (soft_index_publish()
+	 * and soft_index_read(), so a WQE seen through it is visible): head
+	 * is read from the owner's line only when ci reaches it. */
 	uint32_t head_cache;
 	/* A new process-unique value (soft_rq_epoch_next()) at create and
 	 * at each reset of the positions (queues_reset()), on ci's line: a
@@ -452,7 +453,7 @@ extern uint32_t soft_rq_epoch_gen;
 static inline uint32_t
 soft_rq_epoch_next(void)
 {
-	return __atomic_add_fetch(&soft_rq_epoch_gen, 1, __ATOMIC_RELAXED);
+	return soft_rq_epoch_gen_next(&soft_rq_epoch_gen);
 }
 
 /* A change a cached responder may depend on is done (release: a run that
@@ -461,8 +462,7 @@ static inline void
 soft_peer_gen_bump(void)
 {
 	/* 0 is a QP's "none": a wrap skips it */
-	if (__atomic_add_fetch(&soft_peer_gen, 1, __ATOMIC_RELEASE) == 0)
-		__atomic_add_fetch(&soft_peer_gen, 1, __ATOMIC_RELEASE);
+	soft_peer_gen_publish(&soft_peer_gen);
 }
 
 /* QPN -> live QP of that number, or NULL (destroyed, or never was). A QPN
@@ -663,8 +663,8 @@ unsigned int soft_xrc_dev_gone(struct soft_fabric *f, struct soft_dev *d,
 static inline struct soft_srq *
 soft_xrc_srq_lookup(const struct soft_xrcd_dom *dom, uint32_t srqn)
 {
-	struct soft_srq *srq = __atomic_load_n(
-		&dom->srqs[srqn & (SOFT_XRC_SRQ_TBL - 1)], __ATOMIC_ACQUIRE);
+	struct soft_srq *srq = soft_xrc_srq_slot_read(
+		&dom->srqs[srqn & (SOFT_XRC_SRQ_TBL - 1)]);
 
 	if (unlikely(srq == NULL || srq->base.srq_num != srqn))
 		return NULL;

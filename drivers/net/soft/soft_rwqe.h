@@ -12,14 +12,15 @@
 #include "soft_private.h"
 
 /* WQE slot of queue position c: c itself for a QP's RQ, the slot the
- * producer put there for an SRQ. The caller read head with acquire order
- * after the producer stored ring[c] (release on head). */
+ * producer put there for an SRQ. The caller read head with
+ * soft_doorbell_read(), after the producer stored ring[c] and then head
+ * (soft_srq_doorbell_record()). */
 static inline uint32_t
 soft_rq_wqe_index(const struct soft_rq *rq, uint32_t c)
 {
 	if (likely(rq->ring == NULL))
 		return c;
-	return __atomic_load_n(&rq->ring[c & rq->mask], __ATOMIC_RELAXED);
+	return soft_srq_ring_read(&rq->ring[c & rq->mask]);
 }
 
 /* Give SRQ slot back (any lcore: the poller of its completion, or the
@@ -27,11 +28,11 @@ soft_rq_wqe_index(const struct soft_rq *rq, uint32_t c)
 static inline void
 soft_srq_slot_free(struct soft_srq *srq, uint32_t slot)
 {
-	uint32_t p = __atomic_fetch_add(&srq->fpi, 1, __ATOMIC_RELAXED);
+	uint32_t p = soft_srq_free_claim(&srq->fpi);
 	uint32_t i = p & srq->rq.mask;
 
 	srq->fring[i] = slot & srq->rq.mask;
-	__atomic_store_n(&srq->fseq[i], p + 1, __ATOMIC_RELEASE);
+	soft_srq_free_publish(&srq->fseq[i], p + 1);
 }
 
 /*
