@@ -277,8 +277,9 @@ soft_qp_pending_peek(const uint32_t *pending)
 	return __atomic_load_n(pending, __ATOMIC_RELAXED);
 }
 
-/* Count a QP newly marked in its send CQ (release, after the mark):
- * pairs with soft_cq_pending_peek()'s test, which then walks the QPs. */
+/* Count a QP newly marked in its send CQ (release, after the mark). A
+ * poll that finds the count non-zero (soft_cq_pending_peek()) walks the
+ * CQ's QPs and reads each flag with soft_qp_pending_read(). */
 static inline void
 soft_cq_pending_add(uint32_t *nb)
 {
@@ -459,7 +460,9 @@ soft_reclaim_runs_fence(void)
 /*
  * The SQ's consumer counter (sq.ci), stored by the run that holds the
  * claim as WQEs complete. Relaxed: the owner's poll learns of completed
- * WQEs from their CQEs; sq.ci is read only as a hint (soft_sq_ci_peek()).
+ * WQEs from their CQEs; the next holder of the claim reads sq.ci after
+ * soft_sq_run_claim(), and any other lcore only as a hint
+ * (soft_sq_ci_peek()).
  */
 static inline void
 soft_sq_ci_store(uint32_t *ci, uint32_t v)
