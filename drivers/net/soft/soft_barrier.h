@@ -160,6 +160,21 @@ soft_cq_resv_half_read(const uint64_t *half)
 }
 
 /*
+ * A 16-byte compare-and-swap of a two-process CQ's reservation word
+ * {pi, record} (a reservation, soft_cq_pi_reserve()'s wide form) or of a
+ * record in resv[] (soft_cqe.h, "Reservation records"): @return the value
+ * found, old when new was stored. A __sync builtin (a locked cmpxchg16b):
+ * a full barrier, sequentially consistent. With
+ * old == new == 0 it is the records' atomic 16-byte read.
+ */
+static inline unsigned __int128
+soft_cq_resv_cas(unsigned __int128 *p, unsigned __int128 old,
+		 unsigned __int128 new)
+{
+	return __sync_val_compare_and_swap(p, old, new);
+}
+
+/*
  * The entries a producer may fill (cq->room), read with pi at every
  * reservation: the depth, or 0 once the CQ is in error. No order: the
  * reservation's compare-and-swap is the ordering point.

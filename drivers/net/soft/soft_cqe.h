@@ -79,8 +79,7 @@ cq_reserve32(struct soft_cq *cq, uint32_t *idx)
 static inline soft_cqe_resv
 resv_load(soft_cqe_resv *p)
 {
-	return __sync_val_compare_and_swap(p, (soft_cqe_resv)0,
-					   (soft_cqe_resv)0);
+	return soft_cq_resv_cas(p, (soft_cqe_resv)0, (soft_cqe_resv)0);
 }
 
 /* The reservation word without a locked instruction: its low half holds
@@ -162,7 +161,7 @@ resv_store(struct soft_cq *cq, soft_cqe_resv r)
 		pi = soft_cq_pi_read(&cq->pi);
 		if (pi - resv_idx(r) > mask + 1)
 			return;
-		if (__sync_val_compare_and_swap(p, old, r) == old)
+		if (soft_cq_resv_cas(p, old, r) == old)
 			return;
 		old = resv_load(p);
 	}
@@ -191,8 +190,7 @@ cq_reserve_wide(struct soft_cq *cq, uint32_t *idx, soft_cqe_resv rec)
 		/* The word's record is of slot pi - 1: into resv[] first. */
 		if (unlikely(resv_valid(w)))
 			resv_store(cq, resv_at(w, pi - 1));
-		seen = __sync_val_compare_and_swap(&cq->piw, w,
-						   resv_at(rec, pi + 1));
+		seen = soft_cq_resv_cas(&cq->piw, w, resv_at(rec, pi + 1));
 		if (likely(seen == w)) {
 			*idx = pi;
 			return 0;
@@ -238,8 +236,8 @@ soft_cq_reserve_n(struct soft_cq *cq, uint32_t n, uint32_t *idx)
 				return 0;
 			if (unlikely(resv_valid(w)))
 				resv_store(cq, resv_at(w, pi - 1));
-			seen = __sync_val_compare_and_swap(&cq->piw, w,
-							   resv_at(0, pi + m));
+			seen = soft_cq_resv_cas(&cq->piw, w,
+						resv_at(0, pi + m));
 			if (likely(seen == w)) {
 				*idx = pi;
 				return m;
