@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Compressed completions of the soft NIC (soft_rx.h, "Compressed
+ * Compressed completions of the soft NIC (soft_cqe.h, "Compressed
  * completions"): a batch of inline SENDs writes its receive completions
  * as sessions of a title CQE and 8-byte mini-CQEs. Every completion must
  * come back from the poll exactly as a plain CQE gives it: across many

@@ -30,7 +30,7 @@
 
 #include "qpio_rdma.h"
 #include "qpio_soft.h"
-#include "soft_rx.h"
+#include "soft_cqe.h"
 #include "test_mp.h"
 
 #define NRECV 16u

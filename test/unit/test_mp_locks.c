@@ -8,7 +8,7 @@
  * CQ overflow), writing its own token there, and is killed. The primary
  * takes the lock over (a detach, a QP create) and reclaims the device.
  * Then, in the primary alone, two cases of the reservation records
- * (soft_rx.h): a record 2^31 reservations old at the position of a dead
+ * (soft_cqe.h): a record 2^31 reservations old at the position of a dead
  * producer's slot is replaced, so the slot is repaired; and a resize is
  * refused while a held slot is unwritten, then works once it is repaired.
  */

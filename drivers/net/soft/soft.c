@@ -142,10 +142,10 @@ soft_token_alive_bits(uint64_t token, unsigned int start_bits,
 	/* The pid exists: still that process, or a zombie, or a new process
 	 * with a reused pid? /proc tells, at most once a millisecond. */
 	now = rte_get_tsc_cycles();
-	last = __atomic_load_n(last_tsc, __ATOMIC_RELAXED);
+	last = soft_live_check_last(last_tsc);
 	if (now - last < rte_get_tsc_hz() / 1000)
 		return 1;
-	__atomic_store_n(last_tsc, now, __ATOMIC_RELAXED);
+	soft_live_check_stamp(last_tsc, now);
 	/* No /proc entry to read (hidepid, no /proc, or it ended since the
 	 * kill: the next check says): taken for alive, never the reverse. */
 	if (proc_stat(pid, &state, &start) != 0)
@@ -170,8 +170,7 @@ soft_token_alive_bits(uint64_t token, unsigned int start_bits,
 static bool
 token_takeover(uint64_t *lock, uint64_t holder, const char *what)
 {
-	if (!__atomic_compare_exchange_n(lock, &holder, soft_self_token, 0,
-					 __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+	if (!soft_token_cas(lock, &holder, soft_self_token))
 		return false;
 	SOFT_LOG(NOTICE, "%s: its holder, process %d, is gone: taken over",
 		 what, (int)(holder & ((1u << SOFT_TOKEN_PID_BITS) - 1)));
@@ -183,9 +182,7 @@ soft_token_lock(uint64_t *lock, const char *what)
 {
 	uint64_t holder = 0, seen = 0, since = 0, live_tsc = 0;
 
-	while (!__atomic_compare_exchange_n(lock, &holder, soft_self_token,
-					    0, __ATOMIC_ACQUIRE,
-					    __ATOMIC_RELAXED)) {
+	while (!soft_token_cas(lock, &holder, soft_self_token)) {
 		uint64_t now = rte_get_tsc_cycles();
 
 		if (holder != seen) {
@@ -208,8 +205,7 @@ soft_token_trylock(uint64_t *lock, const char *what)
 {
 	uint64_t holder = 0, live_tsc = 0;
 
-	if (__atomic_compare_exchange_n(lock, &holder, soft_self_token, 0,
-					__ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+	if (soft_token_cas(lock, &holder, soft_self_token))
 		return true;
 	return holder != soft_self_token &&
 	       !soft_token_alive(holder, &live_tsc) &&
@@ -219,7 +215,7 @@ soft_token_trylock(uint64_t *lock, const char *what)
 void
 soft_token_unlock(uint64_t *lock)
 {
-	__atomic_store_n(lock, 0, __ATOMIC_RELEASE);
+	soft_token_release(lock);
 }
 
 void
@@ -242,13 +238,13 @@ soft_dev_gone_locked(struct soft_fabric *f, struct soft_dev *sdev)
 {
 	pid_t pid = (pid_t)(sdev->owner & ((1u << SOFT_TOKEN_PID_BITS) - 1));
 
-	if (__atomic_exchange_n(&sdev->dead, 1, __ATOMIC_ACQ_REL) != 0 ||
+	if (soft_dev_dead_mark(&sdev->dead) != 0 ||
 	    f->devs[sdev->fabric_slot] != sdev)
 		return;
 	SOFT_LOG(NOTICE, "%s: process %d is gone; its device leaves the "
 		 "fabric and QPs connected to it go to ERR", sdev->name,
 		 (int)pid);
-	__atomic_store_n(&f->devs[sdev->fabric_slot], NULL, __ATOMIC_RELEASE);
+	soft_fabric_slot_clear(&f->devs[sdev->fabric_slot]);
 	soft_reclaim_queue(f, sdev);
 }
 
@@ -265,7 +261,7 @@ soft_dev_dead_locked(struct soft_fabric *f, struct soft_dev *d)
 int
 soft_dev_owner_check(struct soft_dev *sdev)
 {
-	if (__atomic_load_n(&sdev->dead, __ATOMIC_ACQUIRE))
+	if (soft_dev_is_dead(&sdev->dead))
 		return -1;
 	if (soft_token_alive(sdev->owner, &sdev->live_check_tsc))
 		return 0;
@@ -306,8 +302,7 @@ mp_cq_event(const struct rte_mp_msg *msg, const void *peer)
 		return 0;
 	}
 	for (i = 0; i < QPIO_MAX_DEVICES; i++)
-		if ((uintptr_t)__atomic_load_n(&f->devs[i], __ATOMIC_ACQUIRE) ==
-		    ev.sdev)
+		if ((uintptr_t)soft_fabric_slot_read(&f->devs[i]) == ev.sdev)
 			break;
 	if (i == QPIO_MAX_DEVICES)
 		return 0;

@@ -48,7 +48,7 @@ soft_obj_alloc(struct soft_dev *sdev, uint8_t kind, const char *type,
 	h->next = sdev->allocs;
 	if (h->next != NULL)
 		h->next->prev = h;
-	__atomic_store_n(&sdev->allocs, h, __ATOMIC_RELEASE);
+	soft_alloc_list_publish(&sdev->allocs, h);
 	sdev->nb_allocs++;
 	rte_spinlock_unlock(&sdev->alloc_lock);
 	return (uint8_t *)h + SOFT_ALLOC_HDR;
@@ -73,7 +73,7 @@ soft_obj_free(void *p)
 	if (h->prev != NULL)
 		h->prev->next = h->next;
 	else
-		__atomic_store_n(&sdev->allocs, h->next, __ATOMIC_RELEASE);
+		soft_alloc_list_publish(&sdev->allocs, h->next);
 	if (h->next != NULL)
 		h->next->prev = h->prev;
 	sdev->nb_allocs--;

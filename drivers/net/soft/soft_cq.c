@@ -11,7 +11,8 @@
 #include <rte_errno.h>
 #include <rte_malloc.h>
 
-#include "soft_rx.h"
+#include "soft_cqe.h"
+#include "soft_rwqe.h"
 #include "soft_wire.h"
 
 struct qpio_cq *
@@ -254,7 +255,7 @@ zip_rq_idx(const struct soft_rq *rq, uint16_t cnt)
 }
 
 /*
- * Up to room completions of the session whose title is at ci (soft_rx.h,
+ * Up to room completions of the session whose title is at ci (soft_cqe.h,
  * "Compressed completions") into wc[]. When room ends it early, the rest
  * is copied to cq->zl and cq->zip_left says how many: their slots are
  * then read no more. A session of a destroyed QP is dropped whole.
@@ -668,7 +669,7 @@ cq_poll_burst(struct soft_cq *cq, struct qpio_wc *wc, uint64_t *ts,
 	uint32_t ci = cq->ci;
 	uint16_t i;
 
-	if (unlikely(__atomic_load_n(&cq->nb_pending, __ATOMIC_RELAXED) != 0))
+	if (unlikely(soft_cq_pending_peek(&cq->nb_pending) != 0))
 		soft_cq_progress(cq);
 	i = 0;
 	/* The rest of a session the last poll took in part: its entries
@@ -717,7 +718,7 @@ cq_poll_burst(struct soft_cq *cq, struct qpio_wc *wc, uint64_t *ts,
 		 * reservations (one read of the producers' line, on full
 		 * polls only). */
 		if (i == n)
-			seen = __atomic_load_n(&cq->pi, __ATOMIC_RELAXED) - cq->ci;
+			seen = soft_cq_pi_peek(&cq->pi) - cq->ci;
 		if (unlikely(seen > cq->hwm))
 			cq->hwm = seen;
 		soft_index_publish(&cq->ci, ci);
@@ -801,7 +802,7 @@ soft_cq_resize(struct qpio_cq *qcq, uint32_t cqe)
 	 * here, the others as the check below meets them. */
 	cq_zl_write_back(cq);
 	ci = soft_index_read(&cq->ci);
-	pi = __atomic_load_n(&cq->pi, __ATOMIC_ACQUIRE);
+	pi = soft_cq_pi_read(&cq->pi);
 	held = pi - ci;
 
 	if (held > cqe) {
@@ -865,7 +866,7 @@ soft_cq_resize(struct qpio_cq *qcq, uint32_t cqe)
 	cq->log_depth = log_depth;
 	qcq->depth = depth;
 	/* A CQ in error takes no CQE whatever its size. */
-	if (!__atomic_load_n(&cq->overflow, __ATOMIC_ACQUIRE))
-		__atomic_store_n(&cq->room, depth, __ATOMIC_RELEASE);
+	if (!soft_cq_overflowed(&cq->overflow))
+		soft_cq_room_set(&cq->room, depth);
 	return 0;
 }

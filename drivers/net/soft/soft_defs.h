@@ -33,7 +33,7 @@
  * number the low 24 bits hold (the poller of an XRC SRQ's CQ reads it). */
 #define SOFT_XRC_CQE_MARK    0x80000000u
 
-/* Compressed completions (soft_rx.h, "Compressed completions"). */
+/* Compressed completions (soft_cqe.h, "Compressed completions"). */
 #define SOFT_CQE_ZIP         3u   /* op_own cqe_format bits of a title */
 #define SOFT_ZIP_PER_SLOT    7u   /* mini-CQEs in one slot */
 #define SOFT_ZIP_MAX         32u  /* completions in one session */

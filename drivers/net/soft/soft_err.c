@@ -32,19 +32,16 @@ soft_cq_error(struct soft_cq *cq)
 {
 	struct soft_dev *sdev = cq->sdev;
 	struct soft_qp *qps[64];
-	uint8_t zero = 0;
 	uint32_t slot = 0, n, i;
 
 	__atomic_fetch_add(&cq->overflow_count, 1, __ATOMIC_RELAXED);
-	if (!__atomic_compare_exchange_n(&cq->overflow, &zero, 1, 0,
-					 __ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
+	if (!soft_cq_overflow_raise(&cq->overflow))
 		return;
-	__atomic_store_n(&cq->room, 0, __ATOMIC_RELEASE);
+	soft_cq_room_set(&cq->room, 0);
 	SOFT_LOG(ERR, "cq %u: overflow (depth %u, pi %u, ci %u): CQ in error, "
 		 "its QPs to ERR (a CQ must hold every completion its QPs can "
 		 "have outstanding)", cq->base.cqn, cq->base.depth,
-		 __atomic_load_n(&cq->pi, __ATOMIC_RELAXED),
-		 __atomic_load_n(&cq->ci, __ATOMIC_RELAXED));
+		 soft_cq_pi_peek(&cq->pi), soft_index_peek(&cq->ci));
 	qpio_rdma_event_raise(sdev->qdev, QPIO_EVENT_CQ_ERR, &cq->base, 0);
 	while (slot < sdev->max_qp) {
 		n = 0;
@@ -89,8 +86,8 @@ soft_mark_pending(struct soft_qp *qp)
 {
 	struct soft_cq *scq = to_scq(qp->base.send_cq);
 
-	if (__atomic_exchange_n(&qp->pending, 1, __ATOMIC_ACQ_REL) == 0)
-		__atomic_fetch_add(&scq->nb_pending, 1, __ATOMIC_RELEASE);
+	if (soft_qp_pending_mark(&qp->pending))
+		soft_cq_pending_add(&scq->nb_pending);
 }
 
 /* Flush the QP's own RQ (an SRQ QP has nothing of its own to flush). */
@@ -104,7 +101,7 @@ soft_rq_flush(struct soft_qp *qp)
 		.syndrome = MLX5_CQE_SYNDROME_WR_FLUSH_ERR,
 		.qpn = qp->base.qp_num,
 	};
-	uint32_t c = __atomic_load_n(&rq->ci, __ATOMIC_RELAXED);
+	uint32_t c = soft_rq_ci_peek(&rq->ci);
 
 
 	for (;;) {
@@ -112,9 +109,7 @@ soft_rq_flush(struct soft_qp *qp)
 
 		if (c == head)
 			break;
-		if (!__atomic_compare_exchange_n(&rq->ci, &c, c + 1, 1,
-						 __ATOMIC_ACQ_REL,
-						 __ATOMIC_RELAXED))
+		if (!soft_rq_consume(&rq->ci, &c, 1))
 			continue;
 		ci.wqe_counter = (uint16_t)c;
 		if (soft_complete(rcq, &ci) == 0)
@@ -126,15 +121,13 @@ soft_rq_flush(struct soft_qp *qp)
 bool
 soft_qp_set_err(struct soft_qp *qp, bool owner, int event)
 {
-	uint8_t s = __atomic_load_n(&qp->base.state, __ATOMIC_ACQUIRE);
+	uint8_t s = soft_qp_state_read(&qp->base.state);
 
 	do {
 		if (s == QPIO_QPS_ERR || s == QPIO_QPS_RESET)
 			return false;
-	} while (!__atomic_compare_exchange_n(&qp->base.state, &s,
-					      (uint8_t)QPIO_QPS_ERR, 0,
-					      __ATOMIC_ACQ_REL,
-					      __ATOMIC_ACQUIRE));
+	} while (!soft_qp_state_move(&qp->base.state, &s,
+				     (uint8_t)QPIO_QPS_ERR));
 	if (event >= 0)
 		qpio_rdma_event_raise(qp->sdev->qdev, (enum qpio_event_type)event,
 				      &qp->base, 0);
@@ -185,7 +178,7 @@ soft_sq_flush(struct soft_qp *qp, uint32_t ci, uint32_t pi)
 		if (soft_complete(scq, &info) == 0)
 			qp->flushed++;
 	}
-	__atomic_store_n(&qp->sq.ci, ci, __ATOMIC_RELAXED);
+	soft_sq_ci_store(&qp->sq.ci, ci);
 }
 
 uint64_t
@@ -244,13 +237,13 @@ cq_peers_check(struct soft_cq *cq)
 			    qp->peer_owner == 0 ||
 			    qp->peer_owner == soft_self_token)
 				continue;
-			st = __atomic_load_n(&qp->base.state, __ATOMIC_ACQUIRE);
+			st = soft_qp_state_read(&qp->base.state);
 			if (st != QPIO_QPS_RTR && st != QPIO_QPS_RTS &&
 			    st != QPIO_QPS_SQD)
 				continue;
-			if (__atomic_load_n(&qp->sq.ci, __ATOMIC_RELAXED) !=
+			if (soft_sq_ci_peek(&qp->sq.ci) !=
 			    soft_doorbell_read(&qp->sq.dbrec) ||
-			    __atomic_load_n(&qp->pending, __ATOMIC_RELAXED))
+			    soft_qp_pending_peek(&qp->pending))
 				continue;
 			if (qp->peer_owner != seen) {
 				seen = qp->peer_owner;
@@ -274,7 +267,7 @@ void
 soft_cq_stall_check(struct soft_cq *cq)
 {
 	uint32_t ci = cq->ci;
-	uint32_t pi = __atomic_load_n(&cq->pi, __ATOMIC_ACQUIRE);
+	uint32_t pi = soft_cq_pi_read(&cq->pi);
 	struct mlx5_cqe64 *cqe = &cq->cqes[ci & cq->mask];
 	soft_cqe_resv r = 0, w;
 	uint64_t lo, hi, token;
@@ -287,7 +280,7 @@ soft_cq_stall_check(struct soft_cq *cq)
 	    (op_own >> 4) != MLX5_CQE_INVALID)
 		goto peers;      /* written: the poll takes it */
 	/* The slot's record: in the reservation word while its reservation
-	 * is the latest, else in resv[] (soft_rx.h). */
+	 * is the latest, else in resv[] (soft_cqe.h). */
 	w = resv_load(&cq->piw);
 	if (resv_valid(w) && resv_idx(w) == ci + 1)
 		r = resv_at(w, ci);

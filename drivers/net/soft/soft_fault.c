@@ -225,8 +225,7 @@ soft_dev_check(const struct qpio_device *dev, const char *what)
 	for (i = 0; dev != NULL && i < QPIO_MAX_DEVICES; i++)
 		if (qpio_rdma_dev_get(i) == dev)
 			break;
-	if (dev == NULL || i == QPIO_MAX_DEVICES ||
-	    strcmp(dev->drv->name, "soft") != 0) {
+	if (dev == NULL || i == QPIO_MAX_DEVICES || !soft_is_dev(dev)) {
 		SOFT_LOG(ERR, "%s: device %p is not an open soft NIC device",
 			 what, (const void *)dev);
 		return -EINVAL;
@@ -250,7 +249,7 @@ qpio_soft_fault_set(struct qpio_device *dev, const struct qpio_soft_fault *f)
 	sdev = to_sdev(dev);
 	die_after = f->die_after != 0 ? f->die_after : 1;
 	die_count = 0;
-	__atomic_store_n(&soft_die_at, f->die_at, __ATOMIC_RELEASE);
+	soft_die_at_set(&soft_die_at, f->die_at);
 	soft_dev_lock(sdev);
 	soft_fault_init(sdev, f);
 	for (i = 0; i < sdev->max_qp; i++) {
@@ -278,16 +277,13 @@ qpio_soft_fault_get(const struct qpio_device *dev, struct qpio_soft_fault *f)
 int
 qpio_soft_cq_force_overrun(struct qpio_cq *qcq)
 {
-	/* A soft CQ polls with soft_cq_poll, or soft_cq_poll_xrc once an
-	 * XRC SRQ completes on it (soft_srq_create_xrc()). */
-	if (qcq == NULL || (qcq->poll != soft_cq_poll &&
-			    qcq->poll != soft_cq_poll_xrc)) {
+	if (qcq == NULL || !soft_is_dev(qcq->dev)) {
 		SOFT_LOG(ERR, "force overrun: cq %p is not a soft NIC CQ",
 			 (void *)qcq);
 		return -EINVAL;
 	}
 	/* No room: the next reservation fails and soft_cq_error() puts the
 	 * CQ in error, as an overflow does (it sets room 0 anyway). */
-	__atomic_store_n(&to_scq(qcq)->room, 0, __ATOMIC_RELEASE);
+	soft_cq_room_set(&to_scq(qcq)->room, 0);
 	return 0;
 }

@@ -16,7 +16,9 @@
  * Readers (senders, any lcore of any process) take no lock: the table
  * has a sequence count, odd while a writer changes it, and a reader
  * copies the members of its group and retries when the count moved.
- * Writers (attach, detach, QP destroy) serialise on a spinlock.
+ * Writers (attach, detach, QP destroy) serialise on the table's token
+ * lock (soft_token_lock(): a holder of any process that dies is taken
+ * over).
  */
 #include <stdio.h>
 #include <string.h>
@@ -58,50 +60,21 @@ struct soft_mcast_tbl {
 static struct soft_mcast_tbl *mtbl;
 
 /*
- * Writer side of the sequence count (under the lock). write_begin makes
- * the count odd before any change of the groups is stored (release fence
- * after the store: the changes cannot pass it); write_end makes it even
- * again after all of them (release store). They pair with read_begin's
- * acquire load and read_retry's acquire fence.
+ * The sequence count: writers (under the lock) change the groups between
+ * soft_mcast_seq_write_begin() and soft_mcast_seq_write_end(); readers
+ * copy between soft_mcast_seq_read_begin() and soft_mcast_seq_read_retry()
+ * (soft_barrier.h says what each orders).
  */
-static inline void
-mcast_write_begin(struct soft_mcast_tbl *t)
-{
-	__atomic_store_n(&t->seq, t->seq + 1, __ATOMIC_RELAXED);
-	__atomic_thread_fence(__ATOMIC_RELEASE);
-}
-
-static inline void
-mcast_write_end(struct soft_mcast_tbl *t)
-{
-	__atomic_store_n(&t->seq, t->seq + 1, __ATOMIC_RELEASE);
-}
 
 /* Take the writers' lock. A writer of another process that died holding
- * it may have left the count odd (it died between write_begin and
- * write_end, its stores single ones): the taker makes it even again, or
- * every reader would retry for ever. */
+ * it may have left the count odd (it died between the two, its stores
+ * single ones): the taker ends that section, or every reader would retry
+ * for ever. */
 static void
 mcast_lock(struct soft_mcast_tbl *t)
 {
 	if (soft_token_lock(&t->lock, "multicast table lock") && (t->seq & 1))
-		__atomic_store_n(&t->seq, t->seq + 1, __ATOMIC_RELEASE);
-}
-
-/* Reader side: the count before the copy (acquire: the copy reads what
- * the writer published before it), and after it (acquire fence: the
- * copy's loads are done before the count is read again). */
-static inline uint32_t
-mcast_read_begin(const struct soft_mcast_tbl *t)
-{
-	return __atomic_load_n(&t->seq, __ATOMIC_ACQUIRE);
-}
-
-static inline bool
-mcast_read_retry(const struct soft_mcast_tbl *t, uint32_t s)
-{
-	__atomic_thread_fence(__ATOMIC_ACQUIRE);
-	return (s & 1) != 0 || __atomic_load_n(&t->seq, __ATOMIC_RELAXED) != s;
+		soft_mcast_seq_write_end(&t->seq);
 }
 
 /* The table, looked up (and with make, reserved) once per process. A
@@ -147,16 +120,20 @@ gid_str(const union qpio_gid *gid, char *buf, size_t len)
 		 (r[12] << 8) | r[13], (r[14] << 8) | r[15]);
 }
 
-/* Stores and loads of the fields readers copy without the lock: each
- * one atomic (relaxed; the sequence count orders them), so a torn copy
- * is only ever a retried one. */
+/* Stores and loads of the fields readers copy without the lock (a group's
+ * MGID, MLID, members and their count, the count of groups): each one
+ * atomic (relaxed; the sequence count orders them), so a torn copy is
+ * only ever a retried one. */
+#define MCAST_FIELD_SET(p, v) __atomic_store_n(p, v, __ATOMIC_RELAXED)
+#define MCAST_FIELD_GET(p) __atomic_load_n(p, __ATOMIC_RELAXED)
+
 static inline void
 member_set(struct soft_mcast_member *m, struct soft_dev *dev, uint32_t slot,
 	   uint32_t qpn)
 {
-	__atomic_store_n(&m->dev, dev, __ATOMIC_RELAXED);
-	__atomic_store_n(&m->slot, slot, __ATOMIC_RELAXED);
-	__atomic_store_n(&m->qpn, qpn, __ATOMIC_RELAXED);
+	MCAST_FIELD_SET(&m->dev, dev);
+	MCAST_FIELD_SET(&m->slot, slot);
+	MCAST_FIELD_SET(&m->qpn, qpn);
 }
 
 static inline void
@@ -165,8 +142,8 @@ gid_set(union qpio_gid *dst, const union qpio_gid *src)
 	uint64_t w[2];
 
 	memcpy(w, src->raw, sizeof(w));
-	__atomic_store_n(&dst->global.subnet_prefix, w[0], __ATOMIC_RELAXED);
-	__atomic_store_n(&dst->global.interface_id, w[1], __ATOMIC_RELAXED);
+	MCAST_FIELD_SET(&dst->global.subnet_prefix, w[0]);
+	MCAST_FIELD_SET(&dst->global.interface_id, w[1]);
 }
 
 static inline bool
@@ -175,10 +152,8 @@ gid_eq_raw(const union qpio_gid *g, const uint8_t *raw)
 	uint64_t w[2];
 
 	memcpy(w, raw, sizeof(w));
-	return __atomic_load_n(&g->global.subnet_prefix, __ATOMIC_RELAXED) ==
-		w[0] &&
-		__atomic_load_n(&g->global.interface_id, __ATOMIC_RELAXED) ==
-		w[1];
+	return MCAST_FIELD_GET(&g->global.subnet_prefix) == w[0] &&
+		MCAST_FIELD_GET(&g->global.interface_id) == w[1];
 }
 
 /* Index of qp among g's members, or -1. */
@@ -193,16 +168,17 @@ member_find(const struct soft_mcast_grp *g, const struct soft_qp *qp)
 	return -1;
 }
 
-/* Remove member i of g (under the lock, between write_begin and end). */
+/* Remove member i of g (under the lock, between soft_mcast_seq_write_begin()
+ * and soft_mcast_seq_write_end()). */
 static void
 member_del(struct soft_mcast_tbl *t, struct soft_mcast_grp *g, unsigned int i)
 {
 	uint16_t last = (uint16_t)(g->nb - 1);
 
 	member_set(&g->m[i], g->m[last].dev, g->m[last].slot, g->m[last].qpn);
-	__atomic_store_n(&g->nb, last, __ATOMIC_RELAXED);
+	MCAST_FIELD_SET(&g->nb, last);
 	if (last == 0)
-		__atomic_store_n(&t->nb_grp, t->nb_grp - 1, __ATOMIC_RELAXED);
+		MCAST_FIELD_SET(&t->nb_grp, t->nb_grp - 1);
 }
 
 int
@@ -271,16 +247,16 @@ soft_mcast_attach(struct qpio_qp *qqp, const union qpio_gid *gid, uint16_t lid)
 		ret = -ENOSPC;
 		goto out;
 	}
-	mcast_write_begin(t);
+	soft_mcast_seq_write_begin(&t->seq);
 	if (g == NULL) {
 		g = free_g;
 		gid_set(&g->mgid, gid);
-		__atomic_store_n(&g->mlid, lid, __ATOMIC_RELAXED);
-		__atomic_store_n(&t->nb_grp, t->nb_grp + 1, __ATOMIC_RELAXED);
+		MCAST_FIELD_SET(&g->mlid, lid);
+		MCAST_FIELD_SET(&t->nb_grp, t->nb_grp + 1);
 	}
 	member_set(&g->m[g->nb], qp->sdev, qp->sdev->fabric_slot, qqp->qp_num);
-	__atomic_store_n(&g->nb, (uint16_t)(g->nb + 1), __ATOMIC_RELAXED);
-	mcast_write_end(t);
+	MCAST_FIELD_SET(&g->nb, (uint16_t)(g->nb + 1));
+	soft_mcast_seq_write_end(&t->seq);
 	SOFT_LOG(DEBUG, "qp 0x%x: attached to %s, MLID 0x%x (%u QPs)",
 		 qqp->qp_num, gs, lid, g->nb);
 out:
@@ -309,9 +285,9 @@ soft_mcast_detach(struct qpio_qp *qqp, const union qpio_gid *gid, uint16_t lid)
 			m = member_find(g, qp);
 			if (m < 0)
 				break;
-			mcast_write_begin(t);
+			soft_mcast_seq_write_begin(&t->seq);
 			member_del(t, g, (unsigned int)m);
-			mcast_write_end(t);
+			soft_mcast_seq_write_end(&t->seq);
 			soft_token_unlock(&t->lock);
 			return 0;
 		}
@@ -341,9 +317,9 @@ soft_mcast_qp_gone(struct soft_qp *qp)
 		m = member_find(g, qp);
 		if (m < 0)
 			continue;
-		mcast_write_begin(t);
+		soft_mcast_seq_write_begin(&t->seq);
 		member_del(t, g, (unsigned int)m);
-		mcast_write_end(t);
+		soft_mcast_seq_write_end(&t->seq);
 	}
 	soft_token_unlock(&t->lock);
 }
@@ -360,33 +336,30 @@ members_of(const struct soft_mcast_tbl *t, const struct mlx5_wqe_av *av,
 	uint32_t s, n, i, k;
 
 	do {
-		s = mcast_read_begin(t);
+		s = soft_mcast_seq_read_begin(&t->seq);
 		n = 0;
-		if (__atomic_load_n(&t->nb_grp, __ATOMIC_RELAXED) == 0)
+		if (MCAST_FIELD_GET(&t->nb_grp) == 0)
 			goto check;
 		for (i = 0; i < SOFT_MCAST_MAX_GRP; i++) {
 			const struct soft_mcast_grp *g = &t->grp[i];
-			uint32_t nb = __atomic_load_n(&g->nb, __ATOMIC_RELAXED);
+			uint32_t nb = MCAST_FIELD_GET(&g->nb);
 
 			if (nb == 0 || nb > SOFT_MCAST_MAX_QP)
 				continue;
 			if (by_gid ? !gid_eq_raw(&g->mgid, av->rgid) :
-			    __atomic_load_n(&g->mlid, __ATOMIC_RELAXED) != lid)
+			    MCAST_FIELD_GET(&g->mlid) != lid)
 				continue;
 			for (k = 0; k < nb; k++) {
-				m[k].dev = __atomic_load_n(&g->m[k].dev,
-							   __ATOMIC_RELAXED);
-				m[k].slot = __atomic_load_n(&g->m[k].slot,
-							    __ATOMIC_RELAXED);
-				m[k].qpn = __atomic_load_n(&g->m[k].qpn,
-							   __ATOMIC_RELAXED);
+				m[k].dev = MCAST_FIELD_GET(&g->m[k].dev);
+				m[k].slot = MCAST_FIELD_GET(&g->m[k].slot);
+				m[k].qpn = MCAST_FIELD_GET(&g->m[k].qpn);
 			}
 			n = nb;
 			break;
 		}
 check:
 		;
-	} while (mcast_read_retry(t, s));
+	} while (soft_mcast_seq_read_retry(&t->seq, s));
 	return n;
 }
 
@@ -421,8 +394,7 @@ soft_mcast_deliver(struct soft_run *d, const struct mlx5_wqe_av *av)
 		uint8_t ps;
 
 		if (m[i].slot >= QPIO_MAX_DEVICES ||
-		    __atomic_load_n(&f->devs[m[i].slot],
-				    __ATOMIC_ACQUIRE) != pdev)
+		    soft_fabric_slot_read(&f->devs[m[i].slot]) != pdev)
 			continue;
 		d->mp = 0;
 		if (pdev->owner != qp->sdev->owner &&
@@ -431,7 +403,7 @@ soft_mcast_deliver(struct soft_run *d, const struct mlx5_wqe_av *av)
 		peer = soft_qp_lookup(pdev, m[i].qpn);
 		if (peer == NULL || peer->base.qp_type != QPIO_QPT_UD)
 			continue;
-		ps = __atomic_load_n(&peer->base.state, __ATOMIC_ACQUIRE);
+		ps = soft_qp_state_read(&peer->base.state);
 		if (!(SOFT_QPS_BIT(ps) & SOFT_QPS_RESPOND))
 			continue;
 		soft_resp_ud_to(d, av, peer);
@@ -456,9 +428,9 @@ soft_mcast_dev_gone(const struct soft_dev *d)
 				k++;
 				continue;
 			}
-			mcast_write_begin(t);
+			soft_mcast_seq_write_begin(&t->seq);
 			member_del(t, g, k);
-			mcast_write_end(t);
+			soft_mcast_seq_write_end(&t->seq);
 			n++;
 		}
 	}

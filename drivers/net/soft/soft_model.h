@@ -16,7 +16,9 @@
  */
 #include <string.h>
 
-#include "soft_rx.h"
+#include "soft_cqe.h"
+#include "soft_mr_check.h"
+#include "soft_rwqe.h"
 
 /* 16 bytes at any alignment, aliasing anything (as GCC's __m128i_u): a
  * plain load or store of one vector register. */

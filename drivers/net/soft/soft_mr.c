@@ -166,7 +166,7 @@ soft_mr_reg(struct qpio_pd *pd, void *addr, size_t length, unsigned int access)
 	e->pdn = pd->pdn;
 	e->access = access | mp;
 	/* Publish the key last: the model reads key first, then the rest. */
-	__atomic_store_n(&e->key, key, __ATOMIC_RELEASE);
+	soft_mr_key_publish(&e->key, key);
 	soft_dev_unlock(sdev);
 	mr->index = i;
 	mr->base.lkey = key;
@@ -181,7 +181,7 @@ soft_mr_dereg(struct qpio_mr *qmr)
 	struct soft_dev *sdev = to_sdev(qmr->pd->dev);
 
 	soft_dev_lock(sdev);
-	__atomic_store_n(&sdev->mr_tbl[mr->index].key, 0, __ATOMIC_RELEASE);
+	soft_mr_key_publish(&sdev->mr_tbl[mr->index].key, 0);
 	soft_dev_unlock(sdev);
 	memset(mr, SOFT_MR_POISON, sizeof(*mr));
 	soft_obj_free(mr);

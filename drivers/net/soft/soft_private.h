@@ -23,6 +23,7 @@
 #include "qpio_config.h"
 #include "qpio_soft.h"
 #include "rdma_driver.h"
+#include "soft_barrier.h"
 #include "soft_defs.h"
 
 extern int soft_logtype;
@@ -79,7 +80,7 @@ struct soft_ah {
 struct soft_qp;
 
 /* A reservation of a CQE slot by another process's model, one 16-byte
- * word (soft_rx.h, "Reservation records"): the slot's full index (a record
+ * word (soft_cqe.h, "Reservation records"): the slot's full index (a record
  * of an earlier lap is told apart), the receive it completes (QP, receive
  * slot, XRC SRQ) and the producing process (pid, low start-time bits). */
 typedef unsigned __int128 soft_cqe_resv;
@@ -106,13 +107,13 @@ struct soft_cq {
 	/* QPIO_CQ_FLAG_TIMESTAMP: producers write rte_rdtsc() into each
 	 * CQE (one branch per CQE, on this first line they read anyway). */
 	uint32_t ts;
-	/* Producers may write compressed sessions (soft_rx.h, "Compressed
+	/* Producers may write compressed sessions (soft_cqe.h, "Compressed
 	 * completions"): the device's cqe_comp devarg, 0 with ts. */
 	uint32_t zip;
 	TAILQ_HEAD(, soft_qp) send_qps;   /* QPs using it as send CQ */
 	TAILQ_HEAD(, soft_srq) xrc_srqs;  /* XRC SRQs completing into it */
 	/* Two processes (hugepage memory): who reserved each slot, when
-	 * another process's model did (soft_rx.h, "Reservation records"),
+	 * another process's model did (soft_cqe.h, "Reservation records"),
 	 * so the poller can complete a slot whose producer died before
 	 * writing it (soft_cq_stall_check); NULL without hugepages. */
 	soft_cqe_resv *resv;
@@ -127,7 +128,7 @@ struct soft_cq {
 	struct soft_srq *last_srq;                  /* XRC poll: last SRQ */
 	uint64_t resv_live_tsc;   /* last /proc check of a slot's producer */
 	uint64_t peers_tsc;       /* last walk of its QPs' peers (stall check) */
-	/* Completions left of a session polled in part (soft_rx.h): they
+	/* Completions left of a session polled in part (soft_cqe.h): they
 	 * are the entries from ci on, read from zl, not from their slots. */
 	uint32_t zip_left;
 	uint64_t zip_cqes;        /* completions polled from sessions */
@@ -135,7 +136,7 @@ struct soft_cq {
 	/* Producers reserve here. With hugepages (resv != NULL) the whole
 	 * 16-byte word is taken by one 16-byte CAS: pi in the low 32 bits
 	 * and, above it, who reserved slot pi - 1 when it was another
-	 * process (soft_rx.h, "Reservation records"). */
+	 * process (soft_cqe.h, "Reservation records"). */
 	alignas(RTE_CACHE_LINE_SIZE) union {
 		uint32_t pi;
 		unsigned __int128 piw;
@@ -186,9 +187,9 @@ struct soft_rq {
 	uint32_t pdn;             /* receive SGEs are checked against it */
 	alignas(RTE_CACHE_LINE_SIZE) uint32_t head;   /* doorbell record */
 	alignas(RTE_CACHE_LINE_SIZE) uint32_t ci;     /* device consumer */
-	/* The consumers' copy of head, at most head (release/acquire, so a
-	 * WQE seen through it is visible): head is read from the owner's
-	 * line only when ci reaches it. */
+	/* The consumers' copy of head, at most head (soft_index_publish()
+	 * and soft_index_read(), so a WQE seen through it is visible): head
+	 * is read from the owner's line only when ci reaches it. */
 	uint32_t head_cache;
 	/* A new process-unique value (soft_rq_epoch_next()) at create and
 	 * at each reset of the positions (queues_reset()), on ci's line: a
@@ -422,7 +423,11 @@ static inline struct soft_srq *to_ssrq(struct qpio_srq *srq)
 { return (struct soft_srq *)srq; }
 static inline struct soft_dev *to_sdev(const struct qpio_device *dev)
 { return (struct soft_dev *)dev->priv; }
-/* dev is a device of this driver (soft.c). */
+/* dev is a device of this driver: its ops are the soft NIC's (soft.c).
+ * The driver's one test of identity: a QP, CQ or SRQ handed to a
+ * qpio_soft_*() call is the soft NIC's when soft_is_dev() of its dev is
+ * true (never by comparing its function pointers, which differ by kind:
+ * wire, XRC, timestamps). */
 bool soft_is_dev(const struct qpio_device *dev);
 
 /*
@@ -448,7 +453,7 @@ extern uint32_t soft_rq_epoch_gen;
 static inline uint32_t
 soft_rq_epoch_next(void)
 {
-	return __atomic_add_fetch(&soft_rq_epoch_gen, 1, __ATOMIC_RELAXED);
+	return soft_rq_epoch_gen_next(&soft_rq_epoch_gen);
 }
 
 /* A change a cached responder may depend on is done (release: a run that
@@ -457,8 +462,7 @@ static inline void
 soft_peer_gen_bump(void)
 {
 	/* 0 is a QP's "none": a wrap skips it */
-	if (__atomic_add_fetch(&soft_peer_gen, 1, __ATOMIC_RELEASE) == 0)
-		__atomic_add_fetch(&soft_peer_gen, 1, __ATOMIC_RELEASE);
+	soft_peer_gen_publish(&soft_peer_gen);
 }
 
 /* QPN -> live QP of that number, or NULL (destroyed, or never was). A QPN
@@ -659,8 +663,8 @@ unsigned int soft_xrc_dev_gone(struct soft_fabric *f, struct soft_dev *d,
 static inline struct soft_srq *
 soft_xrc_srq_lookup(const struct soft_xrcd_dom *dom, uint32_t srqn)
 {
-	struct soft_srq *srq = __atomic_load_n(
-		&dom->srqs[srqn & (SOFT_XRC_SRQ_TBL - 1)], __ATOMIC_ACQUIRE);
+	struct soft_srq *srq = soft_xrc_srq_slot_read(
+		&dom->srqs[srqn & (SOFT_XRC_SRQ_TBL - 1)]);
 
 	if (unlikely(srq == NULL || srq->base.srq_num != srqn))
 		return NULL;

@@ -7,7 +7,8 @@
 #include <rte_errno.h>
 #include <rte_malloc.h>
 
-#include "soft_rx.h"
+#include "soft_barrier.h"
+#include "soft_private.h"
 #include "soft_wire.h"
 #include "qpio_soft.h"
 #include "rdma_wr.h"
@@ -40,19 +41,17 @@ queues_reset(struct soft_qp *qp, uint32_t start)
 		soft_cq_purge(to_scq(qp->base.recv_cq), qp);
 	/* A requester's copy of a receive of the positions before is stale
 	 * from here, at the same positions: the new epoch first, and a
-	 * requester that reads the new ci (acquire, rc_send_exec()) reads
-	 * it too. */
-	__atomic_store_n(&qp->rq.epoch, soft_rq_epoch_next(), __ATOMIC_RELAXED);
-	__atomic_thread_fence(__ATOMIC_RELEASE);
+	 * requester that reads the new ci (soft_rq_ci_read(),
+	 * rc_send_exec()) reads it too. */
+	soft_rq_epoch_publish(&qp->rq.epoch, soft_rq_epoch_next());
 	qp->sq.pi = qp->sq.ci = qp->sq.tail = qp->sq.dbrec = start;
 	qp->rq.head = qp->rq.ci = qp->rq.tail = qp->rq.head_cache = start;
 	memset(qp->rq.done, 0, qp->rq.depth);
 	qp->sq_draining = 0;
 	qp->rnr_naks = 0;
 	qp->rnr_deadline = 0;
-	if (__atomic_exchange_n(&qp->pending, 0, __ATOMIC_ACQ_REL) != 0 &&
-	    scq != NULL)
-		__atomic_fetch_sub(&scq->nb_pending, 1, __ATOMIC_RELEASE);
+	if (soft_qp_pending_take(&qp->pending) && scq != NULL)
+		soft_cq_pending_sub(&scq->nb_pending);
 }
 
 /* A QP's queues, then the QP (NULL: nothing). */
@@ -214,7 +213,7 @@ soft_qp_destroy(struct qpio_qp *qqp)
 
 	if (qqp->qp_type == QPIO_QPT_UD)
 		soft_mcast_qp_gone(qp);  /* as uverbs detaches at destroy */
-	__atomic_store_n(&qqp->state, QPIO_QPS_RESET, __ATOMIC_RELEASE);
+	soft_qp_state_reset(&qqp->state, QPIO_QPS_RESET);
 	queues_reset(qp, 0);
 	if (scq != NULL)
 		TAILQ_REMOVE(&scq->send_qps, qp, cq_next);
@@ -289,7 +288,7 @@ soft_qp_modify(struct qpio_qp *qqp, const struct qpio_qp_attr *in, int mask,
 	 * not while a WQE started in RTS is still in progress. */
 	if (cur == QPIO_QPS_SQD && next == QPIO_QPS_SQD &&
 	    (mask & ~QPIO_QP_STATE) != 0 &&
-	    __atomic_load_n(&qp->sq_draining, __ATOMIC_ACQUIRE)) {
+	    soft_sq_draining(&qp->sq_draining)) {
 		SOFT_LOG(ERR, "qp 0x%x: SQD->SQD changes attributes only once "
 			 "the SQ has drained (sq_draining is 1; wait for "
 			 "SQ_DRAINED)", qqp->qp_num);
@@ -307,8 +306,8 @@ soft_qp_modify(struct qpio_qp *qqp, const struct qpio_qp_attr *in, int mask,
 	if (mask & QPIO_QP_SQ_PSN)   /* a wire device's BTH PSNs start here */
 		qp->wire_psn = in->sq_psn & 0xffffff;
 	if (mask & QPIO_QP_PKEY_INDEX) /* index checked by lib/rdma */
-		__atomic_store_n(&qp->pkey, qp->sdev->pkeys[qp->attr.pkey_index],
-				 __ATOMIC_RELAXED);
+		soft_qp_pkey_set(&qp->pkey,
+				 qp->sdev->pkeys[qp->attr.pkey_index]);
 	qp->dlid = lid;
 	qp->dest_qpn = qp->attr.dest_qp_num;
 	if (mask & QPIO_QP_AV)
@@ -317,7 +316,7 @@ soft_qp_modify(struct qpio_qp *qqp, const struct qpio_qp_attr *in, int mask,
 	 * destination, its P_Key or its state may be what it depends on. */
 	soft_peer_gen_bump();
 	if (next == QPIO_QPS_RESET) {
-		__atomic_store_n(&qqp->state, QPIO_QPS_RESET, __ATOMIC_RELEASE);
+		soft_qp_state_reset(&qqp->state, QPIO_QPS_RESET);
 		queues_reset(qp, 0);
 		if (qp->wrc != NULL)
 			soft_wire_rc_modify(qp, mask, next);
@@ -327,7 +326,7 @@ soft_qp_modify(struct qpio_qp *qqp, const struct qpio_qp_attr *in, int mask,
 		soft_wire_rc_modify(qp, mask, next);
 	if (next == QPIO_QPS_ERR) {
 		if (cur == QPIO_QPS_RESET) { /* nothing posted, nothing to flush */
-			__atomic_store_n(&qqp->state, QPIO_QPS_ERR, __ATOMIC_SEQ_CST);
+			soft_qp_state_publish(&qqp->state, QPIO_QPS_ERR);
 			if (qp->srq != NULL)
 				soft_qp_last_wqe(qp);
 		} else {
@@ -342,7 +341,7 @@ soft_qp_modify(struct qpio_qp *qqp, const struct qpio_qp_attr *in, int mask,
 				in->en_sqd_async_notify);
 		return 0;
 	}
-	__atomic_store_n(&qqp->state, (uint8_t)next, __ATOMIC_SEQ_CST);
+	soft_qp_state_publish(&qqp->state, (uint8_t)next);
 	if (next == QPIO_QPS_RTS &&
 	    (cur == QPIO_QPS_SQD || cur == QPIO_QPS_SQE))
 		soft_qp_sq_resume(qp);
@@ -359,7 +358,7 @@ soft_qp_query(struct qpio_qp *qqp, struct qpio_qp_attr *attr,
 	attr->qp_state = qpio_qp_state(qqp);
 	attr->cur_qp_state = attr->qp_state;
 	attr->sq_draining = attr->qp_state == QPIO_QPS_SQD &&
-		__atomic_load_n(&qp->sq_draining, __ATOMIC_ACQUIRE);
+		soft_sq_draining(&qp->sq_draining);
 	attr->cap = qp->attr.cap;
 	if (ia != NULL)
 		ia->cap = qp->attr.cap;
@@ -371,8 +370,7 @@ qpio_soft_qp_set_counters(struct qpio_qp *qqp, uint32_t start)
 {
 	struct soft_qp *qp;
 
-	if (qqp == NULL || (qqp->post_recv != soft_post_recv &&
-			     qqp->post_recv != soft_post_recv_none))
+	if (qqp == NULL || !soft_is_dev(qqp->dev))
 		return -EINVAL;
 	qp = to_sqp(qqp);
 	if (qpio_qp_state(qqp) != QPIO_QPS_RESET) {
@@ -389,8 +387,7 @@ qpio_soft_qp_stats(const struct qpio_qp *qqp, struct qpio_soft_qp_stats *st)
 {
 	const struct soft_qp *qp;
 
-	if (qqp == NULL || st == NULL || (qqp->post_recv != soft_post_recv &&
-			     qqp->post_recv != soft_post_recv_none))
+	if (qqp == NULL || st == NULL || !soft_is_dev(qqp->dev))
 		return -EINVAL;
 	qp = (const struct soft_qp *)qqp;
 	st->rnr_naks = qp->rnr_nak_total;
@@ -421,18 +418,15 @@ qpio_soft_qp_stats(const struct qpio_qp *qqp, struct qpio_soft_qp_stats *st)
 int
 qpio_soft_cq_overflowed(const struct qpio_cq *qcq)
 {
-	if (qcq == NULL || (qcq->poll != soft_cq_poll &&
-			     qcq->poll != soft_cq_poll_xrc))
+	if (qcq == NULL || !soft_is_dev(qcq->dev))
 		return -EINVAL;
-	return __atomic_load_n(&((const struct soft_cq *)qcq)->overflow,
-			       __ATOMIC_ACQUIRE);
+	return soft_cq_overflowed(&((const struct soft_cq *)qcq)->overflow);
 }
 
 int
 qpio_soft_cq_overflow_count(const struct qpio_cq *qcq, uint64_t *count)
 {
-	if (qcq == NULL || count == NULL || (qcq->poll != soft_cq_poll &&
-			     qcq->poll != soft_cq_poll_xrc))
+	if (qcq == NULL || count == NULL || !soft_is_dev(qcq->dev))
 		return -EINVAL;
 	*count = __atomic_load_n(&((const struct soft_cq *)qcq)->overflow_count,
 				 __ATOMIC_RELAXED);

@@ -7,7 +7,8 @@
  * qpio_soft_reclaim():
  *
  * 1. unlink: its QPs leave every multicast group, its XRC SRQs their
- *    domains and its domain handles close. Then a full fence, and a
+ *    domains and its domain handles close. Then a full fence
+ *    (soft_reclaim_runs_fence()), and a
  *    snapshot of every QP of every live device whose SQ run is in
  *    progress (exec_busy) with its run count (run_seq). A run that
  *    starts after the fence cannot find the device: the run's claim is
@@ -110,8 +111,8 @@ snapshot_runs(struct soft_fabric *f, struct reap_job *j)
 
 			if (q == NULL)
 				continue;
-			seq = __atomic_load_n(&q->run_seq, __ATOMIC_ACQUIRE);
-			if (!__atomic_load_n(&q->exec_busy, __ATOMIC_ACQUIRE))
+			seq = soft_sq_run_seq_read(&q->run_seq);
+			if (!soft_sq_run_busy(&q->exec_busy))
 				continue;
 			if (n == cap) {
 				struct run_wait *nw;
@@ -156,9 +157,8 @@ grace_check(struct soft_fabric *f, struct reap_job *j)
 			if (e->tbl_slot < l->max_qp &&
 			    l->qp_tbl[e->tbl_slot] == e->qp &&
 			    e->qp->base.qp_num == e->qpn &&
-			    __atomic_load_n(&e->qp->exec_busy, __ATOMIC_ACQUIRE) &&
-			    __atomic_load_n(&e->qp->run_seq, __ATOMIC_ACQUIRE) ==
-			    e->seq)
+			    soft_sq_run_busy(&e->qp->exec_busy) &&
+			    soft_sq_run_seq_read(&e->qp->run_seq) == e->seq)
 				ended = 0;
 			soft_dev_unlock(l);
 		}
@@ -266,9 +266,9 @@ reclaim_tick(struct soft_fabric *f)
 		}
 		if (j->state == JOB_SNAPSHOT) {
 			soft_fabric_lock(f);
-			/* Pairs with the run claim's exchange: the device is
-			 * out of the fabric before any exec_busy is read. */
-			__atomic_thread_fence(__ATOMIC_SEQ_CST);
+			/* The device is out of the fabric before any
+			 * exec_busy is read (pairs with the run claim). */
+			soft_reclaim_runs_fence();
 			if (snapshot_runs(f, j) == 0)
 				j->state = JOB_GRACE;
 			soft_fabric_unlock(f);

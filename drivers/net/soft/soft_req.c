@@ -102,8 +102,7 @@ peer_lookup(struct soft_run *r)
 	/* Checked once per run, as the rest of the peer: a P_Key changes
 	 * only by a modify, which no run overlaps on its own QP. */
 	if (unlikely(!soft_pkey_match(qp->pkey,
-				      __atomic_load_n(&peer->pkey,
-						      __ATOMIC_RELAXED)))) {
+				      soft_qp_pkey_read(&peer->pkey)))) {
 		r->pkey_peer = peer;
 		return NULL;
 	}
@@ -121,7 +120,7 @@ static inline struct soft_qp *
 peer_resolve(struct soft_run *r)
 {
 	struct soft_qp *qp = r->qp;
-	uint32_t g = __atomic_load_n(&soft_peer_gen, __ATOMIC_ACQUIRE);
+	uint32_t g = soft_peer_gen_read(&soft_peer_gen);
 	struct soft_qp *peer;
 
 	if (likely(qp->peer_gen == g))
@@ -153,7 +152,7 @@ run_peer(struct soft_run *r)
 	}
 	if (unlikely(r->peer == NULL))
 		return NULL;
-	ps = __atomic_load_n(&r->peer->base.state, __ATOMIC_ACQUIRE);
+	ps = soft_qp_state_read(&r->peer->base.state);
 	if (unlikely(!(SOFT_QPS_BIT(ps) & SOFT_QPS_RESPOND)))
 		return NULL;
 	return r->peer;
@@ -442,8 +441,8 @@ rc_send_exec(struct soft_run *d, struct soft_cq *scq, uint32_t ci,
 	 * own RQ has no other taker than this SQ's runs and its flush, and
 	 * a posted slot is not written again before it completes. */
 	/* ci before epoch: a reset stores its epoch first (queues_reset()) */
-	v = __atomic_load_n(&rq->ci, __ATOMIC_ACQUIRE);
-	epoch = __atomic_load_n(&rq->epoch, __ATOMIC_RELAXED);
+	v = soft_rq_ci_read(&rq->ci);
+	epoch = soft_rq_epoch_read(&rq->epoch);
 	h = soft_index_read(&rq->head_cache);
 	if ((int32_t)(h - v) < (int32_t)k) {
 		h = soft_doorbell_read(&rq->head);
@@ -514,8 +513,7 @@ rc_send_exec(struct soft_run *d, struct soft_cq *scq, uint32_t ci,
 	}
 	n = j;
 	if (n == 0 ||
-	    !__atomic_compare_exchange_n(&rq->ci, &v, v + n, 0,
-					 __ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
+	    !soft_rq_consume_once(&rq->ci, &v, n))
 		return 0;
 	m = soft_cq_reserve_n(cq, n, &idx);
 	/* A responder CQ without room for all: SEND m is delivered with
@@ -527,8 +525,7 @@ rc_send_exec(struct soft_run *d, struct soft_cq *scq, uint32_t ci,
 	 * with its completion lost while the responder still responds. */
 	for (j = 0; j < n; j++) {
 		if (unlikely(j > m) &&
-		    !(SOFT_QPS_BIT(__atomic_load_n(&peer->base.state,
-						   __ATOMIC_ACQUIRE)) &
+		    !(SOFT_QPS_BIT(soft_qp_state_read(&peer->base.state)) &
 		      SOFT_QPS_RESPOND))
 			break;
 		/* A move, not a copy: a burst run from its SGEs may send
@@ -681,7 +678,7 @@ sq_execute(struct soft_qp *qp, const bool ud, const bool xrc, const bool faults)
 
 	run_init(&run, qp);
 	while (ci != pi) {
-		uint8_t state = __atomic_load_n(&qp->base.state, __ATOMIC_ACQUIRE);
+		uint8_t state = soft_qp_state_read(&qp->base.state);
 		const uint8_t *wqe;
 		struct soft_cqe_info info;
 		enum exec_result r;
@@ -690,7 +687,7 @@ sq_execute(struct soft_qp *qp, const bool ud, const bool xrc, const bool faults)
 		if (unlikely(state != QPIO_QPS_RTS)) {
 			/* ERR and SQE flush the SQ (SQE leaves the RQ be). */
 			if (state == QPIO_QPS_ERR || state == QPIO_QPS_SQE) {
-				__atomic_store_n(&sq->ci, ci, __ATOMIC_RELAXED);
+				soft_sq_ci_store(&sq->ci, ci);
 				soft_run_events(&run);
 				soft_sq_flush(qp, ci, pi);
 				return;
@@ -757,7 +754,7 @@ sq_execute(struct soft_qp *qp, const bool ud, const bool xrc, const bool faults)
 			info.opcode = MLX5_CQE_REQ_ERR;
 			info.syndrome = syn;
 			ci++;
-			__atomic_store_n(&sq->ci, ci, __ATOMIC_RELAXED);
+			soft_sq_ci_store(&sq->ci, ci);
 			soft_run_complete(&run, scq, &info);
 			/* IBA 10.3.1: a UD or UC send error is a send queue
 			 * error (SQE: the next pass flushes the SQ, the RQ
@@ -780,7 +777,7 @@ sq_execute(struct soft_qp *qp, const bool ud, const bool xrc, const bool faults)
 				 * by soft_cq_error()): past it, so the flush
 				 * that follows starts at the next WQE. */
 				ci++;
-				__atomic_store_n(&sq->ci, ci, __ATOMIC_RELAXED);
+				soft_sq_ci_store(&sq->ci, ci);
 				continue;
 			}
 		}
@@ -789,7 +786,7 @@ sq_execute(struct soft_qp *qp, const bool ud, const bool xrc, const bool faults)
 			soft_die_check(QPIO_SOFT_DIE_MID_BURST,
 				       "in the middle of a doorbell run");
 	}
-	__atomic_store_n(&sq->ci, ci, __ATOMIC_RELAXED);
+	soft_sq_ci_store(&sq->ci, ci);
 	/* The doorbell's WQEs all ran: the next doorbell waits again. */
 	if (faults && ci == pi)
 		qp->fault_held = 0;
@@ -834,10 +831,10 @@ soft_sq_execute_xrc_fault(struct soft_qp *qp)
 
 /*
  * Start a run of qp's SQ: take its run claim (soft_sq_run_claim()) and
- * move run_seq, with release order, so that a reclaim that sees the new
- * count knows the runs before it are over (soft_reclaim.c). Once per run,
- * on the line the claim wrote. @return 0 when another lcore holds the
- * claim (nothing started), else 1: the caller ends the run with
+ * move run_seq (soft_sq_run_seq_bump(), release), so that a reclaim that
+ * sees the new count knows the runs before it are over (soft_reclaim.c).
+ * Once per run, on the line the claim wrote. @return 0 when another lcore
+ * holds the claim (nothing started), else 1: the caller ends the run with
  * soft_sq_run_release().
  */
 static __rte_always_inline int
@@ -845,7 +842,7 @@ sq_run_begin(struct soft_qp *qp)
 {
 	if (!soft_sq_run_claim(&qp->exec_busy))
 		return 0;
-	__atomic_store_n(&qp->run_seq, qp->run_seq + 1, __ATOMIC_RELEASE);
+	soft_sq_run_seq_bump(&qp->run_seq);
 	return 1;
 }
 
@@ -867,9 +864,8 @@ soft_sq_send_direct(struct soft_qp *qp, const struct qpio_sge *sges,
 	/* What sq_execute() checks before a batch: RTS, no RNR wait, and
 	 * no drain (a drain's end is for soft_sq_run() to report). */
 	if (likely(ci == sq->pi && qp->rnr_deadline == 0 &&
-		   __atomic_load_n(&qp->base.state, __ATOMIC_ACQUIRE) ==
-		   QPIO_QPS_RTS &&
-		   !__atomic_load_n(&qp->sq_draining, __ATOMIC_ACQUIRE))) {
+		   soft_qp_state_read(&qp->base.state) == QPIO_QPS_RTS &&
+		   !soft_sq_draining(&qp->sq_draining))) {
 		k = RTE_MIN((uint32_t)n, (uint32_t)SEND_BATCH);
 		for (j = 0; j < k; j++) {
 			const uint64_t a = sges[j].addr;
@@ -901,9 +897,7 @@ soft_sq_send_direct(struct soft_qp *qp, const struct qpio_sge *sges,
 					llen = me->len;
 					/* the bounds before the key, as a
 					 * seqlock's reader reads its data */
-					__atomic_thread_fence(__ATOMIC_ACQUIRE);
-					if (unlikely(__atomic_load_n(&me->key,
-								     __ATOMIC_RELAXED) !=
+					if (unlikely(soft_mr_key_recheck(&me->key) !=
 						     sges[j].lkey))
 						break;
 					lkey = sges[j].lkey;
@@ -932,7 +926,7 @@ soft_sq_send_direct(struct soft_qp *qp, const struct qpio_sge *sges,
 					 fm_last);
 			if (e != 0) {
 				sq->pi = ci + e;
-				__atomic_store_n(&sq->ci, ci + e, __ATOMIC_RELAXED);
+				soft_sq_ci_store(&sq->ci, ci + e);
 				soft_doorbell_record(&sq->dbrec, ci + e);
 			}
 			soft_run_events(&run);
@@ -941,9 +935,8 @@ soft_sq_send_direct(struct soft_qp *qp, const struct qpio_sge *sges,
 	soft_sq_run_release(&qp->exec_busy);
 	/* A move to ERR or SQE, or an RTS->SQD, that came while this lcore
 	 * held the run was left to it (soft_sq_run()'s recheck). */
-	if (unlikely(__atomic_load_n(&qp->base.state, __ATOMIC_SEQ_CST) !=
-		     QPIO_QPS_RTS ||
-		     __atomic_load_n(&qp->sq_draining, __ATOMIC_ACQUIRE)))
+	if (unlikely(soft_qp_state_recheck(&qp->base.state) != QPIO_QPS_RTS ||
+		     soft_sq_draining(&qp->sq_draining)))
 		soft_sq_run(qp);
 	return (uint16_t)e;
 }
@@ -963,8 +956,7 @@ soft_sq_run(struct soft_qp *qp)
 			return;
 		qp->sq_execute(qp);
 		/* Once per run, not per WQE: an SQD drain to end. */
-		drain_seen = __atomic_load_n(&qp->sq_draining,
-					     __ATOMIC_ACQUIRE);
+		drain_seen = soft_sq_draining(&qp->sq_draining);
 		if (unlikely(drain_seen))
 			soft_sqd_run_end(qp);
 		soft_sq_run_release(&qp->exec_busy);
@@ -972,12 +964,12 @@ soft_sq_run(struct soft_qp *qp)
 		 * while this lcore held the flag was skipped by its caller:
 		 * run again for it. (A drain this run saw and left open
 		 * waits for an RNR retry: the send CQ's poller resumes it.) */
-		st = __atomic_load_n(&qp->base.state, __ATOMIC_SEQ_CST);
+		st = soft_qp_state_recheck(&qp->base.state);
 		if (soft_sq_idle_recheck(&qp->sq.dbrec) == seen &&
 		    !((st == QPIO_QPS_ERR || st == QPIO_QPS_SQE) &&
 		      qp->sq.ci != seen) &&
 		    !(st == QPIO_QPS_SQD && !drain_seen &&
-		      __atomic_load_n(&qp->sq_draining, __ATOMIC_ACQUIRE)))
+		      soft_sq_draining(&qp->sq_draining)))
 			return;
 	}
 }
@@ -988,10 +980,10 @@ soft_cq_progress(struct soft_cq *cq)
 	struct soft_qp *qp;
 
 	TAILQ_FOREACH(qp, &cq->send_qps, cq_next) {
-		if (!__atomic_load_n(&qp->pending, __ATOMIC_ACQUIRE))
+		if (!soft_qp_pending_read(&qp->pending))
 			continue;
-		__atomic_store_n(&qp->pending, 0, __ATOMIC_RELEASE);
-		__atomic_fetch_sub(&cq->nb_pending, 1, __ATOMIC_RELEASE);
+		soft_qp_pending_clear(&qp->pending);
+		soft_cq_pending_sub(&cq->nb_pending);
 		soft_sq_run(qp);
 	}
 }

@@ -92,7 +92,7 @@ soft_peer_remote(struct soft_dev *pdev, struct soft_run *d)
 {
 	d->mp = SOFT_ACCESS_MP;
 	if (d->alive_checked)
-		return __atomic_load_n(&pdev->dead, __ATOMIC_ACQUIRE) ? -1 : 0;
+		return soft_dev_is_dead(&pdev->dead) ? -1 : 0;
 	d->alive_checked = 1;
 	return soft_dev_owner_check(pdev);
 }
@@ -219,8 +219,8 @@ soft_ud_deliver(struct soft_run *d, const struct soft_ud_src *src,
 	const uint8_t *rwqe;
 	uint32_t c, slot, i, n = 0;
 
-	if (unlikely(!soft_pkey_match(src->pkey, __atomic_load_n(&peer->pkey,
-							     __ATOMIC_RELAXED)))) {
+	if (unlikely(!soft_pkey_match(src->pkey,
+				      soft_qp_pkey_read(&peer->pkey)))) {
 		__atomic_fetch_add(&peer->pkey_drops, 1, __ATOMIC_RELAXED);
 		return EXEC_OK;
 	}
@@ -229,7 +229,7 @@ soft_ud_deliver(struct soft_run *d, const struct soft_ud_src *src,
 		return EXEC_OK;
 	}
 	rq = peer->rqp;
-	c = __atomic_load_n(&rq->ci, __ATOMIC_RELAXED);
+	c = soft_rq_ci_peek(&rq->ci);
 	do {
 		if (c == soft_doorbell_read(&rq->head)) {
 			__atomic_fetch_add(&peer->ud_no_recv_drops, 1,
@@ -247,9 +247,7 @@ soft_ud_deliver(struct soft_run *d, const struct soft_ud_src *src,
 					   __ATOMIC_RELAXED);
 			return EXEC_OK;
 		}
-	} while (!__atomic_compare_exchange_n(&rq->ci, &c, c + 1, 1,
-					      __ATOMIC_ACQ_REL,
-					      __ATOMIC_RELAXED));
+	} while (!soft_rq_consume(&rq->ci, &c, 1));
 	dst_of_qp(&t, peer);
 	rq_taken(&t, c);
 
@@ -356,7 +354,7 @@ soft_resp_ud(struct soft_run *d, const struct mlx5_wqe_av *av)
 		pdev = NULL;
 	peer = pdev != NULL ? soft_qp_lookup(pdev,
 		rte_be_to_cpu_32(av->dqp_dct) & 0xffffff) : NULL;
-	ps = peer != NULL ? __atomic_load_n(&peer->base.state, __ATOMIC_ACQUIRE) : 0;
+	ps = peer != NULL ? soft_qp_state_read(&peer->base.state) : 0;
 	if (unlikely(peer == NULL || peer->base.qp_type != QPIO_QPT_UD ||
 		     !(SOFT_QPS_BIT(ps) & SOFT_QPS_RESPOND))) {
 		/* A multicast address names no device: the group's
@@ -526,14 +524,10 @@ resp_atomic(struct soft_run *d, const struct soft_dst *t, uint8_t *syndrome)
 					 MLX5_CQE_SYNDROME_REMOTE_INVAL_REQ_ERR,
 					 syndrome);
 	tgt = (uint64_t *)(void *)p;
-	if (d->opcode == MLX5_OPCODE_ATOMIC_CS) {
-		orig = d->compare;
-		/* on failure orig receives the current value: the original */
-		__atomic_compare_exchange_n(tgt, &orig, d->swap_add, 0,
-					    __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
-	} else {
-		orig = __atomic_fetch_add(tgt, d->swap_add, __ATOMIC_SEQ_CST);
-	}
+	if (d->opcode == MLX5_OPCODE_ATOMIC_CS)
+		orig = soft_ib_atomic_cmp_swap(tgt, d->compare, d->swap_add);
+	else
+		orig = soft_ib_atomic_fetch_add(tgt, d->swap_add);
 	memcpy((void *)(uintptr_t)d->spans[0].p, &orig, sizeof(orig));
 	return EXEC_OK;
 }
@@ -565,7 +559,7 @@ soft_resp_xrc(struct soft_run *d, struct soft_qp *peer, uint32_t srqn,
 	struct soft_dst t;
 
 	if (unlikely(srq == NULL ||
-		     __atomic_load_n(&srq->sdev->dead, __ATOMIC_ACQUIRE)))
+		     soft_dev_is_dead(&srq->sdev->dead)))
 		return responder_refuses(d->qp, peer,
 					 MLX5_CQE_SYNDROME_REMOTE_INVAL_REQ_ERR,
 					 syndrome);

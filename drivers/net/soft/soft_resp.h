@@ -59,7 +59,7 @@ dst_of_qp(struct soft_dst *t, struct soft_qp *peer)
 static inline int
 rq_take(struct soft_rq *rq, uint32_t *c, uint32_t *slot)
 {
-	uint32_t v = __atomic_load_n(&rq->ci, __ATOMIC_RELAXED), s;
+	uint32_t v = soft_rq_ci_peek(&rq->ci), s;
 	uint32_t h = soft_index_read(&rq->head_cache);
 
 	do {
@@ -70,9 +70,7 @@ rq_take(struct soft_rq *rq, uint32_t *c, uint32_t *slot)
 			soft_index_publish(&rq->head_cache, h);
 		}
 		s = soft_rq_wqe_index(rq, v);
-	} while (!__atomic_compare_exchange_n(&rq->ci, &v, v + 1, 1,
-					      __ATOMIC_ACQ_REL,
-					      __ATOMIC_RELAXED));
+	} while (!soft_rq_consume(&rq->ci, &v, 1));
 	*c = v;
 	*slot = s;
 	return 0;
@@ -161,7 +159,7 @@ run_recv_mr_check(struct soft_run *d, const struct soft_dev *sdev, uint32_t key,
 		}
 		return p;
 	}
-	if (unlikely(__atomic_load_n(&e->key, __ATOMIC_ACQUIRE) != key ||
+	if (unlikely(soft_mr_key_read(&e->key) != key ||
 		     addr < e->addr || addr - e->addr > e->len ||
 		     len > e->len - (addr - e->addr)))
 		return NULL;

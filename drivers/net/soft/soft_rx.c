@@ -2,7 +2,7 @@
 /*
  * Soft NIC receive path: receive WQEs (arrays of mlx5 data segments).
  */
-#include "soft_rx.h"
+#include "soft_rwqe.h"
 
 /* A receive is posted in any state but RESET, to a QP without an SRQ:
  * 0, or -EINVAL with the rule logged. */
@@ -24,8 +24,7 @@ rq_doorbell(struct soft_qp *qp, uint32_t head)
 {
 	soft_doorbell_record(&qp->rq.head, head);
 	qp->rq_doorbells++;
-	if (unlikely(__atomic_load_n(&qp->base.state, __ATOMIC_SEQ_CST) ==
-		     QPIO_QPS_ERR))
+	if (unlikely(soft_qp_state_recheck(&qp->base.state) == QPIO_QPS_ERR))
 		soft_rq_flush(qp);
 }
 
@@ -35,7 +34,7 @@ soft_post_recv(struct qpio_qp *qqp, const struct qpio_recv_wr *wrs,
 {
 	struct soft_qp *qp = to_sqp(qqp);
 	struct soft_rq *rq = &qp->rq;
-	uint8_t state = __atomic_load_n(&qqp->state, __ATOMIC_ACQUIRE);
+	uint8_t state = soft_qp_state_read(&qqp->state);
 	uint32_t tail = soft_index_read(&rq->tail);
 	uint32_t head = rq->head;
 	uint16_t i = 0;
@@ -155,7 +154,7 @@ soft_post_recv_sge(struct qpio_qp *qqp, const struct qpio_sge *sges,
 {
 	struct soft_qp *qp = to_sqp(qqp);
 	struct soft_rq *rq = &qp->rq;
-	uint8_t state = __atomic_load_n(&qqp->state, __ATOMIC_ACQUIRE);
+	uint8_t state = soft_qp_state_read(&qqp->state);
 	uint32_t tail = soft_index_read(&rq->tail);
 	uint32_t head = rq->head;
 	uint16_t i = 0, fit;

@@ -22,10 +22,9 @@ void
 soft_qp_sqd_enter(struct soft_qp *qp, bool notify)
 {
 	qp->sqd_notify = notify;
-	__atomic_store_n(&qp->sq_draining, 1, __ATOMIC_RELEASE);
+	soft_sq_drain_begin(&qp->sq_draining);
 	/* After the flag: a run that sees SQD also sees the drain to end. */
-	__atomic_store_n(&qp->base.state, (uint8_t)QPIO_QPS_SQD,
-			 __ATOMIC_SEQ_CST);
+	soft_qp_state_publish(&qp->base.state, (uint8_t)QPIO_QPS_SQD);
 	/* A run now ends the drain when nothing is in progress; a run that
 	 * another lcore holds (an RNR resume from a shared send CQ) sees
 	 * SQD when it rechecks (soft_sq_run()) and ends it there. */
@@ -35,7 +34,7 @@ soft_qp_sqd_enter(struct soft_qp *qp, bool notify)
 void
 soft_sqd_run_end(struct soft_qp *qp)
 {
-	uint8_t st = __atomic_load_n(&qp->base.state, __ATOMIC_ACQUIRE);
+	uint8_t st = soft_qp_state_read(&qp->base.state);
 
 	/* RTS: the modify to SQD has set the flag and not yet the state
 	 * (soft_qp_sqd_enter() runs the SQ after), or SQD->RTS has set the
@@ -44,7 +43,7 @@ soft_sqd_run_end(struct soft_qp *qp)
 		return;
 	if (st == QPIO_QPS_SQD && qp->rnr_deadline != 0)
 		return;   /* the WQE started in RTS still waits its retry */
-	if (__atomic_exchange_n(&qp->sq_draining, 0, __ATOMIC_ACQ_REL) == 0)
+	if (soft_sq_drain_take(&qp->sq_draining) == 0)
 		return;
 	/* Left SQD before the drain ended (to ERR or RESET): no
 	 * SQ_DRAINED. */
@@ -59,7 +58,7 @@ soft_sqd_run_end(struct soft_qp *qp)
 void
 soft_qp_sq_resume(struct soft_qp *qp)
 {
-	__atomic_store_n(&qp->sq_draining, 0, __ATOMIC_RELEASE);
+	soft_sq_drain_clear(&qp->sq_draining);
 	/* The WQEs posted in SQD were recorded by their doorbell: run them. */
 	soft_sq_run(qp);
 }
@@ -67,15 +66,13 @@ soft_qp_sq_resume(struct soft_qp *qp)
 bool
 soft_qp_set_sqe(struct soft_qp *qp)
 {
-	uint8_t s = __atomic_load_n(&qp->base.state, __ATOMIC_ACQUIRE);
+	uint8_t s = soft_qp_state_read(&qp->base.state);
 
 	do {
 		if (s != QPIO_QPS_RTS && s != QPIO_QPS_SQD)
 			return false;
-	} while (!__atomic_compare_exchange_n(&qp->base.state, &s,
-					      (uint8_t)QPIO_QPS_SQE, 0,
-					      __ATOMIC_ACQ_REL,
-					      __ATOMIC_ACQUIRE));
-	__atomic_store_n(&qp->sq_draining, 0, __ATOMIC_RELEASE);
+	} while (!soft_qp_state_move(&qp->base.state, &s,
+				     (uint8_t)QPIO_QPS_SQE));
+	soft_sq_drain_clear(&qp->sq_draining);
 	return true;
 }

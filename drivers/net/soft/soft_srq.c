@@ -16,7 +16,7 @@
 #include <rte_errno.h>
 #include <rte_malloc.h>
 
-#include "soft_rx.h"
+#include "soft_rwqe.h"
 #include "qpio_soft.h"
 
 static void
@@ -99,7 +99,7 @@ srq_resize(struct soft_srq *srq, uint32_t max_wr)
 	uint64_t *wrid;
 	uint32_t *ring, *fring, *fseq;
 
-	freed = __atomic_load_n(&srq->fpi, __ATOMIC_ACQUIRE) - srq->fci;
+	freed = soft_srq_free_count(&srq->fpi) - srq->fci;
 	taken = srq->fresh - freed - posted;
 	if (posted > max_wr) {
 		SOFT_LOG(ERR, "srq %u: max_wr %u refused: %u receives are posted "
@@ -150,7 +150,7 @@ srq_resize(struct soft_srq *srq, uint32_t max_wr)
 	srq->fseq = fseq;
 	srq->fresh = posted;
 	srq->fci = 0;
-	__atomic_store_n(&srq->fpi, 0, __ATOMIC_RELEASE);
+	soft_srq_free_reset(&srq->fpi);
 	/* Deliveries read head_cache up to head: still valid positions. */
 	return 0;
 }
@@ -169,7 +169,7 @@ soft_srq_modify(struct qpio_srq *qsrq, const struct qpio_srq_attr *attr,
 			return ret;
 	}
 	if (mask & QPIO_SRQ_LIMIT)
-		__atomic_store_n(&srq->limit, attr->srq_limit, __ATOMIC_RELEASE);
+		soft_srq_limit_arm(&srq->limit, attr->srq_limit);
 	return 0;
 }
 
@@ -180,25 +180,24 @@ soft_srq_query(struct qpio_srq *qsrq, struct qpio_srq_attr *attr)
 
 	attr->max_wr = srq->rq.depth;
 	attr->max_sge = srq->rq.max_sge;
-	attr->srq_limit = __atomic_load_n(&srq->limit, __ATOMIC_ACQUIRE);
+	attr->srq_limit = soft_srq_limit_read(&srq->limit);
 	return 0;
 }
 
 void
 soft_srq_limit_check(struct soft_srq *srq, uint32_t c)
 {
-	uint32_t lim = __atomic_load_n(&srq->limit, __ATOMIC_RELAXED);
+	uint32_t lim = soft_srq_limit_peek(&srq->limit);
 	uint32_t head;
 
 	if (likely(lim == 0))
 		return;
 	/* receives still posted once c is taken */
-	head = __atomic_load_n(&srq->rq.head, __ATOMIC_ACQUIRE);
+	head = soft_doorbell_read(&srq->rq.head);
 	if (head - (c + 1) >= lim)
 		return;
 	/* One event per arm: the CAS disarms; the loser raises nothing. */
-	if (!__atomic_compare_exchange_n(&srq->limit, &lim, 0, 0,
-					 __ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
+	if (!soft_srq_limit_take(&srq->limit, &lim))
 		return;
 	__atomic_fetch_add(&srq->limit_events, 1, __ATOMIC_RELAXED);
 	qpio_rdma_event_raise(srq->sdev->qdev, QPIO_EVENT_SRQ_LIMIT_REACHED,
@@ -217,7 +216,7 @@ srq_slot_alloc(struct soft_srq *srq, uint32_t *slot)
 		return 0;
 	}
 	i = pos & srq->rq.mask;
-	if (__atomic_load_n(&srq->fseq[i], __ATOMIC_ACQUIRE) != pos + 1)
+	if (soft_srq_free_read(&srq->fseq[i]) != pos + 1)
 		return -1;
 	*slot = srq->fring[i];
 	srq->fci = pos + 1;
@@ -258,8 +257,8 @@ soft_srq_post_recv(struct qpio_srq *qsrq, const struct qpio_recv_wr *wrs,
 	}
 	if (likely(head != rq->head))
 		/* Doorbell record after the WQEs and ring entries: a consumer
-		 * that sees the new head (acquire) sees them. */
-		__atomic_store_n(&rq->head, head, __ATOMIC_RELEASE);
+		 * that sees the new head (soft_doorbell_read()) sees them. */
+		soft_srq_doorbell_record(&rq->head, head);
 	if (err != NULL)
 		*err = rc;
 	return i;
@@ -270,10 +269,10 @@ qpio_soft_srq_stats(const struct qpio_srq *qsrq, struct qpio_soft_srq_stats *st)
 {
 	const struct soft_srq *srq = (const struct soft_srq *)qsrq;
 
-	if (qsrq == NULL || st == NULL || qsrq->post_recv != soft_srq_post_recv)
+	if (qsrq == NULL || st == NULL || !soft_is_dev(qsrq->dev))
 		return -EINVAL;
-	st->posted = __atomic_load_n(&srq->rq.head, __ATOMIC_ACQUIRE);
-	st->consumed = __atomic_load_n(&srq->rq.ci, __ATOMIC_ACQUIRE);
+	st->posted = soft_doorbell_read(&srq->rq.head);
+	st->consumed = soft_rq_ci_read(&srq->rq.ci);
 	st->limit_events = __atomic_load_n(&srq->limit_events, __ATOMIC_RELAXED);
 	return 0;
 }

@@ -6,7 +6,8 @@
 #include <string.h>
 
 #include "rdma_wr.h"
-#include "soft_rx.h"
+#include "soft_barrier.h"
+#include "soft_private.h"
 
 /* Map of qpio opcodes to MLX5 opcodes and the segments each has; the
  * rules of each opcode are lib/rdma's (rdma_wr.h). */
@@ -190,7 +191,7 @@ post_send(struct qpio_qp *qqp, const struct qpio_send_wr *wrs, uint16_t n,
 {
 	struct soft_qp *qp = to_sqp(qqp);
 	struct soft_sq *sq = &qp->sq;
-	uint8_t state = __atomic_load_n(&qqp->state, __ATOMIC_ACQUIRE);
+	uint8_t state = soft_qp_state_read(&qqp->state);
 	uint32_t tail = soft_index_read(&sq->tail);
 	uint32_t pi = sq->pi;
 	const struct qpio_rdma_wr_limits lim = {
@@ -240,8 +241,8 @@ post_send(struct qpio_qp *qqp, const struct qpio_send_wr *wrs, uint16_t n,
 		/* Fault injection: one load and branch per burst. */
 		soft_die_check(QPIO_SOFT_DIE_BEFORE_DOORBELL,
 			       "before a send doorbell");
-		/* Doorbell record after the WQEs (release), then ring: the
-		 * device model runs now, on this lcore. */
+		/* Doorbell record after the WQEs (soft_doorbell_record()),
+		 * then ring: the device model runs now, on this lcore. */
 		soft_doorbell_record(&sq->dbrec, pi);
 		qp->sq_doorbells++;
 		soft_sq_run(qp);
@@ -307,7 +308,7 @@ soft_post_send_sge(struct qpio_qp *qqp, const struct qpio_sge *sges,
 {
 	struct soft_qp *qp = to_sqp(qqp);
 	struct soft_sq *sq = &qp->sq;
-	uint8_t state = __atomic_load_n(&qqp->state, __ATOMIC_ACQUIRE);
+	uint8_t state = soft_qp_state_read(&qqp->state);
 	uint32_t tail = soft_index_read(&sq->tail);
 	uint32_t pi = sq->pi, room;
 	uint8_t *const buf = sq->buf;
@@ -348,8 +349,8 @@ soft_post_send_sge(struct qpio_qp *qqp, const struct qpio_sge *sges,
 	 * the run's liveness check would be made twice). */
 	if (!qqp->sq_sig_all &&
 	    qp->sq_execute == soft_sq_execute_rc && want != 0 &&
-	    pi == __atomic_load_n(&sq->ci, __ATOMIC_RELAXED) &&
-	    likely(__atomic_load_n(&soft_die_at, __ATOMIC_RELAXED) == 0) &&
+	    pi == soft_sq_ci_peek(&sq->ci) &&
+	    likely(soft_die_at_peek(&soft_die_at) == 0) &&
 	    likely(qp->peer_owner == 0 || qp->peer_owner == qp->sdev->owner)) {
 		direct = soft_sq_send_direct(qp, sges, want, wr_id,
 			(flags & QPIO_SEND_SIGNALED ? MLX5_WQE_CTRL_CQ_UPDATE : 0) |

@@ -617,7 +617,7 @@ ud_input(struct soft_dev *sdev, struct soft_wire *w,
 	uint8_t grh[SOFT_GRH_LEN];
 	uint8_t ps;
 
-	ps = qp != NULL ? __atomic_load_n(&qp->base.state, __ATOMIC_ACQUIRE) : 0;
+	ps = qp != NULL ? soft_qp_state_read(&qp->base.state) : 0;
 	if (qp == NULL || qp->base.qp_type != QPIO_QPT_UD ||
 	    !(SOFT_QPS_BIT(ps) & SOFT_QPS_RESPOND)) {
 		w->st.rx_no_qp++;

@@ -297,7 +297,7 @@ wqe_complete(struct soft_qp *qp, uint32_t pos, uint32_t len, uint8_t syndrome)
 		info.opcode = MLX5_CQE_REQ;
 		info.byte_cnt = len;
 	}
-	__atomic_store_n(&qp->sq.ci, pos + 1, __ATOMIC_RELAXED);
+	soft_sq_ci_store(&qp->sq.ci, pos + 1);
 	if (syndrome != 0 || (ctrl->fm_ce_se & MLX5_WQE_CTRL_CQ_UPDATE))
 		soft_complete(to_scq(qp->base.send_cq), &info);
 }
@@ -337,7 +337,7 @@ rc_push(struct soft_wire *w, struct soft_wire_rc *rc)
 {
 	struct soft_qp *qp = rc->qp;
 	uint32_t pi = soft_doorbell_read(&qp->sq.dbrec);
-	uint8_t state = __atomic_load_n(&qp->base.state, __ATOMIC_ACQUIRE);
+	uint8_t state = soft_qp_state_read(&qp->base.state);
 	uint32_t rd_max = RTE_MAX(qp->attr.max_rd_atomic, 1u);
 	struct soft_run d;
 
@@ -693,7 +693,7 @@ recv_take(struct soft_wire_rc *rc)
 	struct soft_dst t;
 
 	rc->roff = 0;
-	if (__atomic_load_n(&rc->rheld, __ATOMIC_ACQUIRE) != 0)
+	if (soft_recv_held(&rc->rheld) != 0)
 		return 0;
 	if (rq_take(qp->rqp, &rc->rpos, &rc->rslot) != 0)
 		return -1;
@@ -701,8 +701,7 @@ recv_take(struct soft_wire_rc *rc)
 	rq_taken(&t, rc->rpos);
 	soft_recv_held_mark(&rc->rheld);
 	/* a flush that began after this packet's state check missed it */
-	if (unlikely(__atomic_load_n(&qp->base.state, __ATOMIC_SEQ_CST) ==
-		     QPIO_QPS_ERR)) {
+	if (unlikely(soft_qp_state_recheck(&qp->base.state) == QPIO_QPS_ERR)) {
 		recv_done(rc, 0, MLX5_CQE_SYNDROME_WR_FLUSH_ERR, 0, 0, 0);
 		return -1;
 	}
@@ -1022,17 +1021,11 @@ resp_input(struct soft_wire *w, struct soft_wire_rc *rc,
 			resp_refuse(w, rc, p->psn, SOFT_AETH_NAK_REM_ACC);
 			return;
 		}
-		if (op == SOFT_IB_OPC_CMP_SWAP) {
-			uint64_t old = p->compare;
-
-			__atomic_compare_exchange_n(t, &old, p->swap_add, 0,
-						    __ATOMIC_SEQ_CST,
-						    __ATOMIC_SEQ_CST);
-			rc->at_orig = old;
-		} else {
-			rc->at_orig = __atomic_fetch_add(t, p->swap_add,
-							 __ATOMIC_SEQ_CST);
-		}
+		if (op == SOFT_IB_OPC_CMP_SWAP)
+			rc->at_orig = soft_ib_atomic_cmp_swap(t, p->compare,
+							      p->swap_add);
+		else
+			rc->at_orig = soft_ib_atomic_fetch_add(t, p->swap_add);
 		rc->at_psn = p->psn;
 		rc->at_valid = 1;
 		rc->msn = psn_add(rc->msn, 1);
@@ -1054,7 +1047,7 @@ soft_wire_rc_input(struct soft_wire *w, struct soft_qp *qp,
 {
 	struct soft_wire_rc *rc = qp->wrc;
 	uint8_t op = p->opcode;
-	uint8_t state = __atomic_load_n(&qp->base.state, __ATOMIC_ACQUIRE);
+	uint8_t state = soft_qp_state_read(&qp->base.state);
 
 	if (op >= SOFT_IB_OPC_READ_RESP_FIRST && op <= SOFT_IB_OPC_ATOMIC_ACK) {
 		/* for the requester: RTS, or draining (SQD) */

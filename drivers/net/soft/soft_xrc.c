@@ -18,7 +18,8 @@
 #include <rte_errno.h>
 #include <rte_malloc.h>
 
-#include "soft_rx.h"
+#include "soft_barrier.h"
+#include "soft_private.h"
 
 static inline struct soft_xrcd *
 to_sxrcd(const struct qpio_xrcd *x)
@@ -177,7 +178,7 @@ soft_srq_create_xrc(struct qpio_pd *pd, struct qpio_xrcd *qx,
 		((f->xrc_srqn_gen++ & 0x7fffu) << 8) | slot;
 	srq->xrc_dom = dom;
 	srq->xrc_cq = cq;
-	__atomic_store_n(&dom->srqs[slot], srq, __ATOMIC_RELEASE);
+	soft_xrc_srq_slot_set(&dom->srqs[slot], srq);
 	soft_fabric_unlock(f);
 	/* The CQ's poller now meets CQEs that name an SRQ, not a QP: the
 	 * XRC poll is chosen once, here (a control-path call; see the
@@ -196,8 +197,8 @@ soft_srq_xrc_unlink(struct soft_srq *srq)
 	struct soft_xrcd_dom *dom = srq->xrc_dom;
 
 	soft_fabric_lock(f);
-	__atomic_store_n(&dom->srqs[srq->base.srq_num & (SOFT_XRC_SRQ_TBL - 1)],
-			 NULL, __ATOMIC_RELEASE);
+	soft_xrc_srq_slot_set(
+		&dom->srqs[srq->base.srq_num & (SOFT_XRC_SRQ_TBL - 1)], NULL);
 	soft_fabric_unlock(f);
 	TAILQ_REMOVE(&srq->xrc_cq->xrc_srqs, srq, xrc_next);
 	if (srq->xrc_cq->last_srq == srq)
@@ -224,8 +225,7 @@ soft_xrc_dev_gone(struct soft_fabric *f, struct soft_dev *d,
 			continue;
 		slot = srq->base.srq_num & (SOFT_XRC_SRQ_TBL - 1);
 		if (dom->srqs[slot] == srq)
-			__atomic_store_n(&dom->srqs[slot], NULL,
-					 __ATOMIC_RELEASE);
+			soft_xrc_srq_slot_set(&dom->srqs[slot], NULL);
 		srq->xrc_dom = NULL;
 	}
 	for (h = d->allocs; h != NULL; h = h->next) {

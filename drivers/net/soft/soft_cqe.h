@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-#ifndef SOFT_RX_H
-#define SOFT_RX_H
+#ifndef SOFT_CQE_H
+#define SOFT_CQE_H
 
 /*
- * Hot inlines shared by the device model and the CQ poller: CQE slot
- * reservation and publication, and MR checks.
+ * The producer side of a soft CQ, shared by the device model and the CQ
+ * poller: CQE slot reservation (with the reservation records of two
+ * processes), CQE publication (plain and compressed sessions), and the
+ * CQ event check after a run's CQEs.
  */
 #include <string.h>
 #include <unistd.h>
@@ -29,24 +31,22 @@
 static inline int
 cq_reserve32(struct soft_cq *cq, uint32_t *idx)
 {
-	uint32_t ci = __atomic_load_n(&cq->ci_cache, __ATOMIC_ACQUIRE);
-	uint32_t pi = __atomic_load_n(&cq->pi, __ATOMIC_RELAXED);
+	uint32_t ci = soft_index_read(&cq->ci_cache);
+	uint32_t pi = soft_cq_pi_peek(&cq->pi);
 
 	for (;;) {
-		uint32_t room = __atomic_load_n(&cq->room, __ATOMIC_RELAXED);
+		uint32_t room = soft_cq_room_read(&cq->room);
 
 		if (unlikely(pi - ci >= room)) {
 			/* ci first, then pi: a pi read after ci never
 			 * trails it. */
-			ci = __atomic_load_n(&cq->ci, __ATOMIC_ACQUIRE);
-			pi = __atomic_load_n(&cq->pi, __ATOMIC_ACQUIRE);
+			ci = soft_index_read(&cq->ci);
+			pi = soft_cq_pi_read(&cq->pi);
 			if (pi - ci >= room)
 				return -1;
-			__atomic_store_n(&cq->ci_cache, ci, __ATOMIC_RELEASE);
+			soft_index_publish(&cq->ci_cache, ci);
 		}
-		if (likely(__atomic_compare_exchange_n(&cq->pi, &pi, pi + 1, 0,
-						       __ATOMIC_ACQ_REL,
-						       __ATOMIC_RELAXED))) {
+		if (likely(soft_cq_pi_reserve(&cq->pi, &pi, pi + 1))) {
 			*idx = pi;
 			return 0;
 		}
@@ -79,8 +79,7 @@ cq_reserve32(struct soft_cq *cq, uint32_t *idx)
 static inline soft_cqe_resv
 resv_load(soft_cqe_resv *p)
 {
-	return __sync_val_compare_and_swap(p, (soft_cqe_resv)0,
-					   (soft_cqe_resv)0);
+	return soft_cq_resv_cas(p, (soft_cqe_resv)0, (soft_cqe_resv)0);
 }
 
 /* The reservation word without a locked instruction: its low half holds
@@ -91,11 +90,11 @@ static inline soft_cqe_resv
 resv_word_read(const struct soft_cq *cq)
 {
 	const uint64_t *h = (const uint64_t *)(const void *)&cq->piw;
-	uint64_t lo = __atomic_load_n(&h[0], __ATOMIC_ACQUIRE), hi, again;
+	uint64_t lo = soft_cq_resv_half_read(&h[0]), hi, again;
 
 	for (;;) {
-		hi = __atomic_load_n(&h[1], __ATOMIC_ACQUIRE);
-		again = __atomic_load_n(&h[0], __ATOMIC_ACQUIRE);
+		hi = soft_cq_resv_half_read(&h[1]);
+		again = soft_cq_resv_half_read(&h[0]);
 		if (likely(again == lo))
 			return ((soft_cqe_resv)hi << 64) | lo;
 		lo = again;
@@ -159,10 +158,10 @@ resv_store(struct soft_cq *cq, soft_cqe_resv r)
 
 		if (resv_valid(old) && resv_idx(old) == resv_idx(r))
 			return;
-		pi = __atomic_load_n(&cq->pi, __ATOMIC_ACQUIRE);
+		pi = soft_cq_pi_read(&cq->pi);
 		if (pi - resv_idx(r) > mask + 1)
 			return;
-		if (__sync_val_compare_and_swap(p, old, r) == old)
+		if (soft_cq_resv_cas(p, old, r) == old)
 			return;
 		old = resv_load(p);
 	}
@@ -173,26 +172,25 @@ resv_store(struct soft_cq *cq, soft_cqe_resv r)
 static inline int
 cq_reserve_wide(struct soft_cq *cq, uint32_t *idx, soft_cqe_resv rec)
 {
-	uint32_t ci = __atomic_load_n(&cq->ci_cache, __ATOMIC_ACQUIRE);
+	uint32_t ci = soft_index_read(&cq->ci_cache);
 	soft_cqe_resv w = resv_word_read(cq), seen;
 
 	for (;;) {
 		uint32_t pi = resv_idx(w);
-		uint32_t room = __atomic_load_n(&cq->room, __ATOMIC_RELAXED);
+		uint32_t room = soft_cq_room_read(&cq->room);
 
 		if (unlikely(pi - ci >= room)) {
-			ci = __atomic_load_n(&cq->ci, __ATOMIC_ACQUIRE);
+			ci = soft_index_read(&cq->ci);
 			w = resv_word_read(cq);
 			pi = resv_idx(w);
 			if (pi - ci >= room)
 				return -1;
-			__atomic_store_n(&cq->ci_cache, ci, __ATOMIC_RELEASE);
+			soft_index_publish(&cq->ci_cache, ci);
 		}
 		/* The word's record is of slot pi - 1: into resv[] first. */
 		if (unlikely(resv_valid(w)))
 			resv_store(cq, resv_at(w, pi - 1));
-		seen = __sync_val_compare_and_swap(&cq->piw, w,
-						   resv_at(rec, pi + 1));
+		seen = soft_cq_resv_cas(&cq->piw, w, resv_at(rec, pi + 1));
 		if (likely(seen == w)) {
 			*idx = pi;
 			return 0;
@@ -218,30 +216,28 @@ soft_cq_reserve(struct soft_cq *cq, uint32_t *idx)
 static inline uint32_t
 soft_cq_reserve_n(struct soft_cq *cq, uint32_t n, uint32_t *idx)
 {
-	uint32_t ci = __atomic_load_n(&cq->ci_cache, __ATOMIC_ACQUIRE);
+	uint32_t ci = soft_index_read(&cq->ci_cache);
 
 	if (unlikely(cq->resv != NULL)) {
 		soft_cqe_resv w = resv_word_read(cq), seen;
 
 		for (;;) {
 			uint32_t pi = resv_idx(w), m;
-			uint32_t room = __atomic_load_n(&cq->room,
-							__ATOMIC_RELAXED);
+			uint32_t room = soft_cq_room_read(&cq->room);
 
 			if (unlikely(pi - ci + n > room)) {
-				ci = __atomic_load_n(&cq->ci, __ATOMIC_ACQUIRE);
+				ci = soft_index_read(&cq->ci);
 				w = resv_word_read(cq);
 				pi = resv_idx(w);
-				__atomic_store_n(&cq->ci_cache, ci,
-						 __ATOMIC_RELEASE);
+				soft_index_publish(&cq->ci_cache, ci);
 			}
 			m = pi - ci >= room ? 0 : RTE_MIN(n, room - (pi - ci));
 			if (m == 0)
 				return 0;
 			if (unlikely(resv_valid(w)))
 				resv_store(cq, resv_at(w, pi - 1));
-			seen = __sync_val_compare_and_swap(&cq->piw, w,
-							   resv_at(0, pi + m));
+			seen = soft_cq_resv_cas(&cq->piw, w,
+						resv_at(0, pi + m));
 			if (likely(seen == w)) {
 				*idx = pi;
 				return m;
@@ -250,22 +246,20 @@ soft_cq_reserve_n(struct soft_cq *cq, uint32_t n, uint32_t *idx)
 		}
 	}
 	for (;;) {
-		uint32_t pi = __atomic_load_n(&cq->pi, __ATOMIC_RELAXED), m;
-		uint32_t room = __atomic_load_n(&cq->room, __ATOMIC_RELAXED);
+		uint32_t pi = soft_cq_pi_peek(&cq->pi), m;
+		uint32_t room = soft_cq_room_read(&cq->room);
 
 		if (unlikely(pi - ci + n > room)) {
 			/* ci first, then pi: a pi read after ci never
 			 * trails it. */
-			ci = __atomic_load_n(&cq->ci, __ATOMIC_ACQUIRE);
-			pi = __atomic_load_n(&cq->pi, __ATOMIC_ACQUIRE);
-			__atomic_store_n(&cq->ci_cache, ci, __ATOMIC_RELEASE);
+			ci = soft_index_read(&cq->ci);
+			pi = soft_cq_pi_read(&cq->pi);
+			soft_index_publish(&cq->ci_cache, ci);
 		}
 		m = pi - ci >= room ? 0 : RTE_MIN(n, room - (pi - ci));
 		if (m == 0)
 			return 0;
-		if (likely(__atomic_compare_exchange_n(&cq->pi, &pi, pi + m, 0,
-						       __ATOMIC_ACQ_REL,
-						       __ATOMIC_RELAXED))) {
+		if (likely(soft_cq_pi_reserve(&cq->pi, &pi, pi + m))) {
 			*idx = pi;
 			return m;
 		}
@@ -296,29 +290,6 @@ soft_cq_reserve_noted(struct soft_cq *cq, uint32_t *idx, uint32_t qpn,
 	soft_die_check(QPIO_SOFT_DIE_AFTER_CQE_RESERVE,
 		       "between a CQE's reservation and its write");
 	return 0;
-}
-
-/* WQE slot of queue position c: c itself for a QP's RQ, the slot the
- * producer put there for an SRQ. The caller read head with acquire order
- * after the producer stored ring[c] (release on head). */
-static inline uint32_t
-soft_rq_wqe_index(const struct soft_rq *rq, uint32_t c)
-{
-	if (likely(rq->ring == NULL))
-		return c;
-	return __atomic_load_n(&rq->ring[c & rq->mask], __ATOMIC_RELAXED);
-}
-
-/* Give SRQ slot back (any lcore: the poller of its completion, or the
- * lcore that dropped it). wr_id and WQE reads happen before this. */
-static inline void
-soft_srq_slot_free(struct soft_srq *srq, uint32_t slot)
-{
-	uint32_t p = __atomic_fetch_add(&srq->fpi, 1, __ATOMIC_RELAXED);
-	uint32_t i = p & srq->rq.mask;
-
-	srq->fring[i] = slot & srq->rq.mask;
-	__atomic_store_n(&srq->fseq[i], p + 1, __ATOMIC_RELEASE);
 }
 
 /* Fields of one completion before it is written as a CQE. */
@@ -361,8 +332,9 @@ soft_cqe_timestamp_write(const struct soft_cq *cq, struct mlx5_cqe64 *cqe,
 
 /*
  * Write a CQE into the reserved slot idx and hand it to the consumer: the
- * body first, then op_own with release order, so a poller that sees the
- * owner bit flip (acquire) also sees the body.
+ * body first, then op_own (soft_cqe_owner_publish(), release), so a
+ * poller that sees the owner bit flip (soft_cqe_owner_read()) also sees
+ * the body.
  */
 static inline void
 soft_cq_publish(struct soft_cq *cq, uint32_t idx, const struct soft_cqe_info *ci)
@@ -464,7 +436,8 @@ soft_cqe_is_zip(uint8_t op_own)
  * len[] and host-order immediates imm[] (NULL: all 0), into the slots
  * idx ... idx + n - 1 the caller reserved, and hand them to the consumer:
  * as one session when the CQ compresses and n >= 2 (the mini-CQEs first,
- * the title's op_own last with release order), else as n plain CQEs.
+ * the title's op_own last with soft_cqe_owner_publish()), else as n plain
+ * CQEs.
  * n <= SOFT_ZIP_MAX.
  */
 static __rte_always_inline void
@@ -530,15 +503,14 @@ soft_cqe_ev_flags(const struct soft_cqe_info *ci)
 static inline void
 soft_cq_event_arm_check(struct soft_cq *cq, uint32_t flags)
 {
-	uint32_t a = __atomic_load_n(&cq->armed, __ATOMIC_RELAXED);
+	uint32_t a = soft_cq_arm_peek(&cq->armed);
 	uint64_t one = 1;
 
 	if (likely(a == SOFT_CQ_ARM_NONE))
 		return;
 	if (a == SOFT_CQ_ARM_SOL && !(flags & SOFT_EV_SOL_ERR))
 		return;
-	if (!__atomic_compare_exchange_n(&cq->armed, &a, SOFT_CQ_ARM_NONE, 0,
-					 __ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
+	if (!soft_cq_arm_take(&cq->armed, &a))
 		return;
 	/* The eventfd is only valid in the CQ owner's process. */
 	if (unlikely(cq->sdev->owner != soft_self_token)) {
@@ -559,78 +531,4 @@ soft_cq_event_check(struct soft_cq *cq, const struct soft_cqe_info *ci)
 	soft_cq_event_arm_check(cq, soft_cqe_ev_flags(ci));
 }
 
-/*
- * Check that [addr, addr + len) lies in the MR named by key, that the MR
- * belongs to PD pdn and grants every flag of need. len may be 0.
- * @return a pointer to addr, or NULL when any rule fails.
- */
-static inline uint8_t *
-soft_mr_check(const struct soft_dev *sdev, uint32_t key, uint32_t pdn,
-	      uint64_t addr, uint64_t len, uint32_t need)
-{
-	const struct soft_mr_entry *e;
-	uint32_t i = SOFT_KEY_INDEX(key);
-
-	if (unlikely(i == 0 || i >= sdev->max_mr))
-		return NULL;
-	e = &sdev->mr_tbl[i];
-	if (unlikely(__atomic_load_n(&e->key, __ATOMIC_ACQUIRE) != key ||
-		     e->pdn != pdn || (e->access & need) != need))
-		return NULL;
-	/* addr >= start and addr + len <= start + mr_len, without overflow */
-	if (unlikely(addr < e->addr || addr - e->addr > e->len ||
-		     len > e->len - (addr - e->addr)))
-		return NULL;
-	return (uint8_t *)(uintptr_t)addr;
-}
-
-/*
- * Check the SGEs of one receive WR: none over 2^31 - 1 bytes (bit 31
- * marks inline data) and no reserved lkey MLX5_INVALID_LKEY (the end
- * marker of a receive WQE). what/num name the queue in the DEBUG line.
- * @return 0 or -EINVAL.
- */
-static inline int
-soft_rwqe_check(const struct qpio_recv_wr *wr, const char *what, uint32_t num)
-{
-	uint32_t j;
-
-	for (j = 0; j < wr->num_sge; j++)
-		if (unlikely((wr->sg_list[j].length & MLX5_INLINE_SEG) ||
-			     wr->sg_list[j].lkey == MLX5_INVALID_LKEY)) {
-			SOFT_LOG(DEBUG, "%s 0x%x: receive SGE %u: length over "
-				 "2^31 - 1 or reserved lkey 0x100", what, num, j);
-			return -EINVAL;
-		}
-	return 0;
-}
-
-/*
- * Write a checked receive WR as the receive WQE in slot idx of rq (an
- * array of data segments, 0-length SGEs left out, ended by
- * MLX5_INVALID_LKEY when shorter than max_sge), and its wr_id.
- */
-static inline void
-soft_rwqe_fill(struct soft_rq *rq, uint32_t idx, const struct qpio_recv_wr *wr)
-{
-	struct mlx5_wqe_data_seg *d = (struct mlx5_wqe_data_seg *)
-		(rq->buf + (size_t)(idx & rq->mask) * rq->stride);
-	uint32_t j, k = 0;
-
-	for (j = 0; j < wr->num_sge; j++) {
-		if (wr->sg_list[j].length == 0)
-			continue;
-		d[k].byte_count = rte_cpu_to_be_32(wr->sg_list[j].length);
-		d[k].lkey = rte_cpu_to_be_32(wr->sg_list[j].lkey);
-		d[k].addr = rte_cpu_to_be_64(wr->sg_list[j].addr);
-		k++;
-	}
-	if (k < rq->max_sge) {
-		d[k].byte_count = 0;
-		d[k].lkey = rte_cpu_to_be_32(MLX5_INVALID_LKEY);
-		d[k].addr = 0;
-	}
-	rq->wrid[idx & rq->mask] = wr->wr_id;
-}
-
-#endif /* SOFT_RX_H */
+#endif /* SOFT_CQE_H */
