@@ -58,6 +58,10 @@ Test(pkey, devargs_refused)
 		"soft0,pkeys=:1",
 		"soft0,pkeys=-1",
 		"soft0,pkeys=0xffff:x",
+		"soft0,pkeys=+1",
+		"soft0,pkeys=0x",
+		"soft0,pkeys=0x0x1",
+		"soft0,pkeys=65536",
 		"soft0,pkeys=1:2:3:4:5:6:7:8:9:10:11:12:13:14:15:16:17",
 	};
 	struct qpio_device *d;
@@ -345,4 +349,19 @@ Test(pkey, ud_mismatch_dropped_and_counted)
 	qt_end_destroy(&b2);
 	cr_assert_eq(qpio_rdma_dev_close(da), 0);
 	cr_assert_eq(qpio_rdma_dev_close(db), 0);
+}
+
+/* A leading zero is decimal, as every qpio number (lib/devargs), not
+ * octal: pkeys=010:0x10 is 10 and 16. */
+Test(pkey, devargs_decimal_or_hex)
+{
+	struct qpio_device *d = qpio_rdma_dev_create("soft0,pkeys=010:0x10");
+	uint16_t k = 0;
+
+	cr_assert_not_null(d);
+	cr_assert_eq(qpio_rdma_pkey_query(d, 1, 0, &k), 0);
+	cr_assert_eq(k, 10);
+	cr_assert_eq(qpio_rdma_pkey_query(d, 1, 1, &k), 0);
+	cr_assert_eq(k, 16);
+	cr_assert_eq(qpio_rdma_dev_close(d), 0);
 }

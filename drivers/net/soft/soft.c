@@ -17,6 +17,7 @@
 #include <rte_memzone.h>
 #include <rte_pause.h>
 
+#include "qpio_devargs.h"
 #include "soft_private.h"
 #include "soft_wire.h"
 #include "qpio_soft.h"
@@ -342,6 +343,7 @@ static void
 soft_proc_init(void)
 {
 	self_token_init();
+	/* ENOTSUP: DPDK's name for no IPC in this process */
 	if (rte_mp_action_register(SOFT_MP_CQ_EVENT, mp_cq_event) != 0 &&
 	    rte_errno != EEXIST && rte_errno != ENOTSUP)
 		SOFT_LOG(WARNING, "cannot receive CQ events of other processes: %s",
@@ -509,27 +511,31 @@ soft_pkey_query(const struct qpio_device *dev, uint8_t port,
 static int
 pkeys_parse(const char *name, const char *v, uint16_t *tbl)
 {
+	char buf[SOFT_PKEY_TBL_MAX * 7 + 1], *p = buf, *colon;
 	unsigned int n = 0;
-	const char *p = v;
+	uint64_t k;
 
+	if (strlen(v) >= sizeof(buf))
+		goto bad;
+	strcpy(buf, v);
 	for (;;) {
-		char *end;
-		unsigned long k;
-
-		errno = 0;
-		k = strtoul(p, &end, 0);
-		if (end == p || *p == '-' || errno != 0 || k > 0xffff ||
-		    (*end != ':' && *end != '\0') || n == SOFT_PKEY_TBL_MAX) {
-			SOFT_LOG(ERR, "%s: pkeys=%s: want 1 to %u P_Keys of "
-				 "0..0xffff separated by ':' (pkeys=0xffff:0x8001)",
-				 name, v, SOFT_PKEY_TBL_MAX);
-			return -EINVAL;
-		}
+		colon = strchr(p, ':');
+		if (colon != NULL)
+			*colon = '\0';
+		/* decimal, or hex after 0x (lib/devargs' rule) */
+		if (n == SOFT_PKEY_TBL_MAX ||
+		    qpio_devargs_parse_uint(p, 0, 0xffff, &k) < 0)
+			goto bad;
 		tbl[n++] = (uint16_t)k;
-		if (*end == '\0')
+		if (colon == NULL)
 			return (int)n;
-		p = end + 1;
+		p = colon + 1;
 	}
+bad:
+	SOFT_LOG(ERR, "%s: pkeys=%s: want 1 to %u P_Keys of 0..0xffff "
+		 "(decimal, or hex after 0x) separated by ':' "
+		 "(pkeys=0xffff:0x8001)", name, v, SOFT_PKEY_TBL_MAX);
+	return -EINVAL;
 }
 
 /* GID 0 is the link-local GID fe80::<node guid> (IBA 4.1.1); a wire

@@ -25,13 +25,12 @@
 #include "rdma_driver.h"
 #include "soft_barrier.h"
 #include "soft_defs.h"
+#include "qpio_log.h"
 
 extern int soft_logtype;
 
 #define SOFT_LOG(level, ...) \
-	rte_log(RTE_LOG_ ## level, soft_logtype, \
-		RTE_FMT("qpio.net.soft: " RTE_FMT_HEAD(__VA_ARGS__,) "\n", \
-			RTE_FMT_TAIL(__VA_ARGS__,)))
+	QPIO_LOG_LINE(level, soft_logtype, "qpio.net.soft", __VA_ARGS__)
 
 /* The CQE and WQE layouts other code (and other processes) see. */
 static_assert(sizeof(struct mlx5_cqe64) == 64, "mlx5_cqe64 layout");
@@ -356,7 +355,7 @@ struct soft_dev {
 	uint8_t dead;                     /* owner process found gone */
 	uint8_t cqe_comp;                 /* devarg cqe_comp: CQs compress */
 	/* devarg flat_burst: 0 refuses qpio_qp_post_send_sge() with
-	 * -ENOTSUP on RC and UC QPs, as a driver without it does (UD and
+	 * -EOPNOTSUPP on RC and UC QPs, as a driver without it does (UD and
 	 * XRC keep their -EINVAL: the burst is never theirs) */
 	uint8_t flat_burst;
 	uint64_t guid;

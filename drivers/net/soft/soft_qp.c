@@ -177,7 +177,7 @@ soft_qp_create(struct qpio_pd *pd, struct qpio_qp_init_attr *ia)
 	default:
 		qp->base.post_send = soft_post_send;
 		/* flat_burst=0: none, which qpio_qp_create() turns into
-		 * -ENOTSUP, as for a driver without it. */
+		 * -EOPNOTSUPP, as for a driver without it. */
 		qp->base.post_send_sge = sdev->flat_burst ?
 			soft_post_send_sge : NULL;
 		qp->sq_execute = soft_sq_execute_pick(sdev, ia->qp_type);
