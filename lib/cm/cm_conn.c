@@ -16,6 +16,7 @@
 #include <rte_tailq.h>
 
 #include "cm_private.h"
+#include "qpio_devargs.h"
 
 /*
  * The transports built in: the driver of the device an id is bound to
@@ -89,6 +90,7 @@ cm_resolve(const char *host, const char *service, int passive,
 	   struct addrinfo **res, const char *what)
 {
 	struct addrinfo hints;
+	uint32_t port;
 	int ret;
 
 	if (service == NULL || *service == '\0' ||
@@ -97,8 +99,9 @@ cm_resolve(const char *host, const char *service, int passive,
 		       "host to listen on every address", what);
 		return -EINVAL;
 	}
+	/* digits are a port number (lib/devargs' rule), else a name */
 	if (strspn(service, "0123456789") == strlen(service) &&
-	    strtoul(service, NULL, 10) > 65535) {
+	    qpio_devargs_parse_u32(service, 0, 65535, &port) < 0) {
 		CM_LOG(ERR, "%s: port %s is over 65535", what, service);
 		return -EINVAL;
 	}
