@@ -24,7 +24,8 @@
  * driver (soft, ibv/rxe, across hosts) and keeps the QP's send queue with
  * the sending lcore alone, since the receiver never posts on it. RNR stays
  * the fallback (rnr_retry 7), e.g. for a peer whose application stops
- * reposting; the soft NIC's RNR NAK count is reported as tx_rnr_naks.
+ * reposting; the device's RNR NAK count (qpio_qp_stats_get()) is reported
+ * as tx_rnr_naks.
  */
 
 #include <errno.h>
@@ -34,7 +35,6 @@
 #include <rte_malloc.h>
 
 #include "qp_private.h"
-#include "qpio_soft.h"
 
 int
 qp_credit_init(struct qp_port *qp)
@@ -192,14 +192,15 @@ qp_credit_read_done(struct qp_txq *txq, const struct qpio_wc *wc)
 		txq->peer_posted = seen;
 }
 
-/* RNR NAKs the device counted on txq's current QP: the soft NIC keeps
- * them per QP; other drivers do not expose them (0). */
+/* RNR NAKs the device counted on txq's current QP, by lib/rdma's
+ * driver-independent counters: the soft NIC counts them per QP; a driver
+ * that does not (ibv: libibverbs has no per-QP count) gives 0. */
 uint64_t
 qp_txq_rnr_naks(const struct qp_txq *txq)
 {
-	struct qpio_soft_qp_stats st;
+	struct qpio_qp_stats st;
 
-	if (txq->qp == NULL || qpio_soft_qp_stats(txq->qp, &st) != 0)
+	if (txq->qp == NULL || qpio_qp_stats_get(txq->qp, &st) != 0)
 		return 0;
 	return st.rnr_naks;
 }
