@@ -41,7 +41,7 @@
  * does not poll both directions of the queue, the control thread moves
  * the QP to RESET and, with reconnect=1, connects again. The per-burst
  * cost for a connected port is one load of the link word and a compare.
- * The data path side of the hand-over is in qp_cm_link.c.
+ * The data path side of the hand-over is in qp_cm_burst.c.
  */
 
 #include <errno.h>

@@ -46,7 +46,7 @@ qp_mcast_parse(struct qp_port *qp, const char *mgid, const char *mlid)
 		return 0;
 	}
 	/* qp=rc with mcast= was refused with the other keys of one
-	 * transport (qp.c). */
+	 * transport (qp_probe.c). */
 	if (inet_pton(AF_INET6, mgid, qp->mgid.raw) != 1 ||
 	    qp->mgid.raw[0] != 0xff) {
 		QP_LOG(ERR, "port %s: mcast=%s must be a multicast GID in "

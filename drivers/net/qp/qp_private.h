@@ -10,6 +10,18 @@
  * many receive WRs it has posted on its QP in a word of the port's credit
  * MR; tx queue i of the peer reads that word with an RDMA READ and sends
  * no more SENDs than the receives it knows are posted.
+ *
+ * The driver's files, one job each:
+ *   qp_probe.c     devargs, probe, close, the ops table
+ *   qp_queue.c     queue set-up and release
+ *   qp_link.c      start and stop, the link to a peer= port
+ *   qp_rx.c        receive burst and receive posting
+ *   qp_tx.c        transmit bursts and completion reclaim
+ *   qp_credit.c    RC credits (receiver's word, sender's READ)
+ *   qp_cm.c        listen= / connect= ports: lib/cm control thread
+ *   qp_cm_burst.c  their bursts: the data path's side of a link change
+ *   qp_mcast.c     qp=ud multicast groups
+ *   qp_stats.c     statistics and extended statistics
  */
 
 #include <stdint.h>
@@ -42,6 +54,13 @@ enum qp_port_transport {
 };
 
 struct qp_port;
+
+/* "rc" or "ud", as in the qp= devarg. */
+static inline const char *
+qp_transport_name(enum qp_port_transport t)
+{
+	return t == QP_PORT_UD ? "ud" : "rc";
+}
 
 /* Link word of a queue of a connected port (listen= or connect=,
  * qp_cm.c): a generation in the low bits, QP_LINK_UP while the datapath
@@ -204,6 +223,29 @@ struct qp_port {
 	struct qp_cm *cm;              /* listen= or connect=, else NULL */
 };
 
+/* The driver state of a qp port. */
+static inline struct qp_port *
+qp_priv(struct qpio_port *port)
+{
+	return port->priv;
+}
+
+/* Queue set-up and release (qp_queue.c). */
+int qp_rx_queue_setup(struct qpio_port *port, uint16_t qid, uint16_t nb_desc,
+		      int socket_id, struct rte_mempool *mp);
+int qp_tx_queue_setup(struct qpio_port *port, uint16_t qid, uint16_t nb_desc,
+		      int socket_id);
+void qp_rx_queue_release(struct qpio_port *port, uint16_t qid);
+void qp_tx_queue_release(struct qpio_port *port, uint16_t qid);
+int qp_tx_done_cleanup(struct qpio_port *port, uint16_t qid,
+		       uint32_t free_cnt);
+
+/* Start, stop and the link to the peer port (qp_link.c). */
+int qp_start(struct qpio_port *port);
+int qp_stop(struct qpio_port *port);
+void qp_link_get(struct qpio_port *port, struct qpio_port_link *link);
+
+/* Bursts (qp_rx.c, qp_tx.c). */
 uint16_t qp_port_rx_burst(void *queue, struct rte_mbuf **pkts,
 			  uint16_t nb_pkts);
 /* The same for a port that sends to its multicast group: datagrams the
@@ -262,7 +304,7 @@ qp_link_ack(uint32_t *word, uint32_t v)
 	__atomic_store_n(word, v, __ATOMIC_RELEASE);
 }
 
-/* Connected ports (qp_cm.c, qp_cm_link.c). */
+/* Connected ports (qp_cm.c, qp_cm_burst.c). */
 int qp_cm_parse(struct qp_port *qp, const char *listen, const char *connect,
 		uint32_t reconnect);
 int qp_cm_start(struct qp_port *qp);
