@@ -132,7 +132,7 @@ struct qp_cm_queue {
 };
 
 struct qp_cm {
-	struct qp_port *qp;
+	struct qp_port *qport;
 	char host[256];          /* "" = every address (listen) */
 	char service[8];
 	uint8_t listen;
@@ -143,7 +143,7 @@ struct qp_cm {
 	uint8_t thread_on;
 	uint32_t stop;
 	struct qpio_cm_qp_params params;
-	struct qp_cm_queue q[QPIO_PORT_MAX_QUEUES];
+	struct qp_cm_queue queue[QPIO_PORT_MAX_QUEUES];
 	/* counters, control thread only */
 	uint64_t link_ups;
 	uint64_t link_downs;
@@ -193,14 +193,14 @@ split_addr(struct qp_cm *cm, const char *key, const char *val)
 	return 0;
 bad:
 	QP_LOG(ERR, "port %s: %s=%s: give ADDR:PORT (a host name, IPv4 or "
-	       "[IPv6] address and a port 1..65535%s)", cm->qp->port->name,
+	       "[IPv6] address and a port 1..65535%s)", cm->qport->port->name,
 	       key, val, cm->listen ? "; *:PORT or :PORT listens on every "
 	       "address" : "");
 	return -EINVAL;
 }
 
 int
-qp_cm_parse(struct qp_port *qp, const char *listen, const char *connect,
+qp_cm_parse(struct qp_port *qport, const char *listen, const char *connect,
 	    uint32_t reconnect)
 {
 	struct qp_cm *cm;
@@ -209,27 +209,27 @@ qp_cm_parse(struct qp_port *qp, const char *listen, const char *connect,
 	if (listen == NULL && connect == NULL) {
 		if (reconnect != UINT32_MAX) {
 			QP_LOG(ERR, "port %s: reconnect= goes with listen= or "
-			       "connect=", qp->port->name);
+			       "connect=", qport->port->name);
 			return -EINVAL;
 		}
 		return 0;
 	}
 	if (listen != NULL && connect != NULL) {
 		QP_LOG(ERR, "port %s: a port listens or connects, not both "
-		       "(listen=%s, connect=%s)", qp->port->name, listen,
+		       "(listen=%s, connect=%s)", qport->port->name, listen,
 		       connect);
 		return -EINVAL;
 	}
-	if (qp->peer[0] != '\0') {
+	if (qport->peer[0] != '\0') {
 		QP_LOG(ERR, "port %s: peer= names a port of this process; "
 		       "listen= and connect= reach one in another process or "
-		       "host: give one of them", qp->port->name);
+		       "host: give one of them", qport->port->name);
 		return -EINVAL;
 	}
 	cm = rte_zmalloc("qp_cm", sizeof(*cm), RTE_CACHE_LINE_SIZE);
 	if (cm == NULL)
 		return -ENOMEM;
-	cm->qp = qp;
+	cm->qport = qport;
 	cm->listen = listen != NULL;
 	cm->reconnect = reconnect == 1;
 	ret = split_addr(cm, listen != NULL ? "listen" : "connect",
@@ -239,53 +239,55 @@ qp_cm_parse(struct qp_port *qp, const char *listen, const char *connect,
 		return ret;
 	}
 	qpio_cm_qp_params_init(&cm->params);
-	cm->params.qkey = qp->qkey;
+	cm->params.qkey = qport->qkey;
 	cm->params.min_rnr_timer = 1;      /* 0.01 ms, as peer= links */
-	cm->params.timeout = qp->timeout;  /* the timeout= and retry_cnt= */
-	cm->params.retry_cnt = qp->retry_cnt;
+	cm->params.timeout = qport->timeout;  /* the timeout= and retry_cnt= */
+	cm->params.retry_cnt = qport->retry_cnt;
 	cm->params.access_flags = QPIO_ACCESS_LOCAL_WRITE |
 				  QPIO_ACCESS_REMOTE_READ;
-	qp->cm = cm;
+	qport->cm = cm;
 	return 0;
 }
 
 void
-qp_cm_free(struct qp_port *qp)
+qp_cm_free(struct qp_port *qport)
 {
-	rte_free(qp->cm);
-	qp->cm = NULL;
+	rte_free(qport->cm);
+	qport->cm = NULL;
 }
 
 static void
-pdata_fill(const struct qp_port *qp, uint16_t qid, enum qp_cm_reason reason,
+pdata_fill(const struct qp_port *qport, uint16_t qid, enum qp_cm_reason reason,
 	   struct qp_cm_pdata *pd)
 {
-	const struct qpio_port *port = qp->port;
+	const struct qpio_port *port = qport->port;
 	const struct qp_rxq *rxq = qid < port->nb_rxq ? port->rxq[qid] : NULL;
 
 	memset(pd, 0, sizeof(*pd));
 	pd->magic = rte_cpu_to_be_32(QP_CM_MAGIC);
 	pd->version = QP_CM_VERSION;
-	pd->transport = (uint8_t)qp->transport;
+	pd->transport = (uint8_t)qport->transport;
 	pd->queue = rte_cpu_to_be_16(qid);
 	pd->nb_queues = rte_cpu_to_be_16(port->nb_rxq);
 	pd->reason = rte_cpu_to_be_16((uint16_t)reason);
 	pd->max_rx_pkt_len = rte_cpu_to_be_32(port->conf.max_rx_pkt_len);
 	if (rxq != NULL)
 		pd->rx_desc = rte_cpu_to_be_32(rxq->nb_desc);
-	if (qp->transport == QP_PORT_RC && rxq != NULL) {
-		pd->credit_rkey = rte_cpu_to_be_32(qpio_mr_rkey(qp->credit_mr));
-		pd->credit_addr = rte_cpu_to_be_64((uintptr_t)qp->credit_area +
-				(uint64_t)qid * QP_CREDIT_STRIDE);
+	if (qport->transport == QP_PORT_RC && rxq != NULL) {
+		pd->credit_rkey =
+			rte_cpu_to_be_32(qpio_mr_rkey(qport->credit_mr));
+		pd->credit_addr =
+			rte_cpu_to_be_64((uintptr_t)qport->credit_area +
+					 (uint64_t)qid * QP_CREDIT_STRIDE);
 	}
 }
 
 /* Check the peer's private data against this port; host order into out. */
 static enum qp_cm_reason
-pdata_check(const struct qp_port *qp, const uint8_t *data, uint8_t len,
+pdata_check(const struct qp_port *qport, const uint8_t *data, uint8_t len,
 	    struct qp_cm_pdata *out)
 {
-	const struct qpio_port *port = qp->port;
+	const struct qpio_port *port = qport->port;
 	struct qp_cm_pdata pd;
 
 	if (len < sizeof(pd))
@@ -303,7 +305,7 @@ pdata_check(const struct qp_port *qp, const uint8_t *data, uint8_t len,
 	out->credit_addr = rte_be_to_cpu_64(pd.credit_addr);
 	if (out->magic != QP_CM_MAGIC || out->version != QP_CM_VERSION)
 		return QP_CM_BAD_MSG;
-	if (out->transport != qp->transport ||
+	if (out->transport != qport->transport ||
 	    out->nb_queues != port->nb_rxq || out->queue >= port->nb_rxq ||
 	    out->max_rx_pkt_len != port->conf.max_rx_pkt_len ||
 	    out->rx_desc == 0)
@@ -321,9 +323,9 @@ link_store(struct qp_rxq *rxq, struct qp_txq *txq, uint32_t v)
 /* Move a queue's QP to RESET (any state may) and clear its credit word,
  * so a new peer never reads the old link's count. */
 static void
-queue_qp_reset(struct qp_port *qp, uint16_t qid)
+queue_qp_reset(struct qp_port *qport, uint16_t qid)
 {
-	struct qpio_port *port = qp->port;
+	struct qpio_port *port = qport->port;
 	struct qp_rxq *rxq = port->rxq[qid];
 	struct qpio_qp_attr a = { .qp_state = QPIO_QPS_RESET };
 
@@ -331,62 +333,62 @@ queue_qp_reset(struct qp_port *qp, uint16_t qid)
 	    qpio_qp_modify(rxq->qp, &a, QPIO_QP_STATE) < 0)
 		QP_LOG(ERR, "port %s: queue %u: QP 0x%x to RESET failed",
 		       port->name, qid, qpio_qp_num(rxq->qp));
-	qp_credit_clear(qp, qid);
+	qp_credit_clear(qport, qid);
 }
 
 static void
-queue_id_drop(struct qp_cm_queue *cq)
+queue_id_drop(struct qp_cm_queue *cmq)
 {
-	if (cq->id != NULL)
-		qpio_cm_id_destroy(cq->id);
-	cq->id = NULL;
+	if (cmq->id != NULL)
+		qpio_cm_id_destroy(cmq->id);
+	cmq->id = NULL;
 }
 
 /* A connection attempt of qid ended without a link. */
 static void
 queue_failed(struct qp_cm *cm, uint16_t qid, const char *what, int status)
 {
-	struct qp_cm_queue *cq = &cm->q[qid];
+	struct qp_cm_queue *cmq = &cm->queue[qid];
 
 	cm->failures++;
-	if (!cq->fail_logged)
+	if (!cmq->fail_logged)
 		QP_LOG(NOTICE, "port %s: queue %u: %s %s%s%s: %s; %s",
-		       cm->qp->port->name, qid, what,
+		       cm->qport->port->name, qid, what,
 		       cm->host[0] ? cm->host : "*", ":", cm->service,
 		       rte_strerror(-status), cm->listen ?
 		       "waiting for the next request" : "trying again");
-	cq->fail_logged = 1;
-	queue_id_drop(cq);
-	queue_qp_reset(cm->qp, qid);
-	cq->state = cq->used && !cm->reconnect ? QCM_DEAD : QCM_IDLE;
-	cq->next_try_ms = now_ms() + QP_CM_RETRY_MS;
+	cmq->fail_logged = 1;
+	queue_id_drop(cmq);
+	queue_qp_reset(cm->qport, qid);
+	cmq->state = cmq->used && !cm->reconnect ? QCM_DEAD : QCM_IDLE;
+	cmq->next_try_ms = now_ms() + QP_CM_RETRY_MS;
 }
 
 static void
 dial(struct qp_cm *cm, uint16_t qid)
 {
-	struct qp_port *qp = cm->qp;
-	struct qp_cm_queue *cq = &cm->q[qid];
+	struct qp_port *qport = cm->qport;
+	struct qp_cm_queue *cmq = &cm->queue[qid];
 	struct qpio_cm_conn_param param;
 	struct qp_cm_pdata pd;
 
-	pdata_fill(qp, qid, QP_CM_OK, &pd);
+	pdata_fill(qport, qid, QP_CM_OK, &pd);
 	memset(&param, 0, sizeof(param));
 	param.private_data = &pd;
 	param.private_data_len = sizeof(pd);
 	param.qp_params = &cm->params;
-	cq->id = qpio_cm_connect(cm->ch, qp->port->txq[qid] != NULL ?
-			((struct qp_txq *)qp->port->txq[qid])->qp : NULL,
+	cmq->id = qpio_cm_connect(cm->ch, qport->port->txq[qid] != NULL ?
+			((struct qp_txq *)qport->port->txq[qid])->qp : NULL,
 			cm->host, cm->service, &param, NULL);
-	if (cq->id == NULL) {
+	if (cmq->id == NULL) {
 		/* Checked at start: only resources fail here. */
 		QP_LOG(ERR, "port %s: queue %u: connect to %s:%s: %s",
-		       qp->port->name, qid, cm->host, cm->service,
+		       qport->port->name, qid, cm->host, cm->service,
 		       rte_strerror(rte_errno));
-		cq->next_try_ms = now_ms() + QP_CM_RETRY_MS;
+		cmq->next_try_ms = now_ms() + QP_CM_RETRY_MS;
 		return;
 	}
-	cq->state = QCM_CONNECTING;
+	cmq->state = QCM_CONNECTING;
 }
 
 static int
@@ -394,8 +396,8 @@ queue_of(const struct qp_cm *cm, const struct qpio_cm_id *id)
 {
 	uint16_t i;
 
-	for (i = 0; i < cm->qp->port->nb_rxq; i++)
-		if (cm->q[i].id == id)
+	for (i = 0; i < cm->qport->port->nb_rxq; i++)
+		if (cm->queue[i].id == id)
 			return i;
 	return -1;
 }
@@ -403,42 +405,42 @@ queue_of(const struct qp_cm *cm, const struct qpio_cm_id *id)
 static void
 on_request(struct qp_cm *cm, const struct qpio_cm_event *ev)
 {
-	struct qp_port *qp = cm->qp;
+	struct qp_port *qport = cm->qport;
 	struct qpio_cm_conn_param param;
 	struct qp_cm_pdata in, out;
 	enum qp_cm_reason why;
-	struct qp_cm_queue *cq = NULL;
+	struct qp_cm_queue *cmq = NULL;
 	int ret;
 
-	why = pdata_check(qp, ev->private_data, ev->private_data_len, &in);
+	why = pdata_check(qport, ev->private_data, ev->private_data_len, &in);
 	if (why == QP_CM_OK) {
-		cq = &cm->q[in.queue];
-		if (cq->state == QCM_DEAD)
+		cmq = &cm->queue[in.queue];
+		if (cmq->state == QCM_DEAD)
 			why = QP_CM_NO_RECONNECT;
-		else if (cq->state != QCM_IDLE)
+		else if (cmq->state != QCM_IDLE)
 			why = QP_CM_BUSY;
 	}
 	if (why != QP_CM_OK) {
 		QP_LOG(NOTICE, "port %s: refused a connection for queue %u: "
 		       "%s (here: %s, %u queues, max_rx_pkt_len %u)",
-		       qp->port->name, in.queue, qp_cm_reason_str[why],
-		       qp->transport == QP_PORT_UD ? "ud" : "rc",
-		       qp->port->nb_rxq, qp->port->conf.max_rx_pkt_len);
-		pdata_fill(qp, in.queue, why, &out);
+		       qport->port->name, in.queue, qp_cm_reason_str[why],
+		       qport->transport == QP_PORT_UD ? "ud" : "rc",
+		       qport->port->nb_rxq, qport->port->conf.max_rx_pkt_len);
+		pdata_fill(qport, in.queue, why, &out);
 		qpio_cm_reject(ev->id, &out, sizeof(out));
 		qpio_cm_id_destroy(ev->id);
 		cm->failures++;
 		return;
 	}
-	pdata_fill(qp, in.queue, QP_CM_OK, &out);
+	pdata_fill(qport, in.queue, QP_CM_OK, &out);
 	memset(&param, 0, sizeof(param));
 	param.private_data = &out;
 	param.private_data_len = sizeof(out);
 	param.qp_params = &cm->params;
-	cq->id = ev->id;
-	cq->state = QCM_CONNECTING;
+	cmq->id = ev->id;
+	cmq->state = QCM_CONNECTING;
 	ret = qpio_cm_accept(ev->id, ((struct qp_txq *)
-			     qp->port->txq[in.queue])->qp, &param);
+			     qport->port->txq[in.queue])->qp, &param);
 	if (ret < 0)
 		queue_failed(cm, in.queue, "accepting from", ret);
 }
@@ -447,75 +449,75 @@ on_request(struct qp_cm *cm, const struct qpio_cm_event *ev)
 static void
 on_established(struct qp_cm *cm, uint16_t qid, const struct qpio_cm_event *ev)
 {
-	struct qp_port *qp = cm->qp;
-	struct qpio_port *port = qp->port;
+	struct qp_port *qport = cm->qport;
+	struct qpio_port *port = qport->port;
 	struct qp_rxq *rxq = port->rxq[qid];
 	struct qp_txq *txq = port->txq[qid];
-	struct qp_cm_queue *cq = &cm->q[qid];
+	struct qp_cm_queue *cmq = &cm->queue[qid];
 	struct qp_cm_pdata in;
 	enum qp_cm_reason why;
 
-	why = pdata_check(qp, ev->private_data, ev->private_data_len, &in);
+	why = pdata_check(qport, ev->private_data, ev->private_data_len, &in);
 	if (why == QP_CM_OK && in.queue != qid)
 		why = QP_CM_MISMATCH;
 	if (why != QP_CM_OK) {
 		QP_LOG(ERR, "port %s: queue %u: the peer answered: %s",
 		       port->name, qid, qp_cm_reason_str[why]);
-		qpio_cm_disconnect(cq->id);
+		qpio_cm_disconnect(cmq->id);
 		queue_failed(cm, qid, "connection with", -EPROTO);
 		return;
 	}
-	if (qp->transport == QP_PORT_UD) {
+	if (qport->transport == QP_PORT_UD) {
 		struct qpio_ah *ah;
 
 		/* lib/cm's AH (ev->ah) goes with its id; the queue keeps one
 		 * of its own with the same address vector (on ibv devices
 		 * the route's GID index, not params.sgid_index). */
-		ah = qpio_ah_create(qp->pd, &ev->ah_attr);
+		ah = qpio_ah_create(qport->pd, &ev->ah_attr);
 		if (ah == NULL) {
 			QP_LOG(ERR, "port %s: queue %u: address handle: %s",
 			       port->name, qid, rte_strerror(rte_errno));
-			qpio_cm_disconnect(cq->id);
+			qpio_cm_disconnect(cmq->id);
 			queue_failed(cm, qid, "connection with", -rte_errno);
 			return;
 		}
-		if (cq->nb_ah == QP_CM_AHS) {
-			qpio_ah_destroy(cq->ah[0]);
-			memmove(cq->ah, cq->ah + 1,
-				(QP_CM_AHS - 1) * sizeof(cq->ah[0]));
-			cq->nb_ah--;
+		if (cmq->nb_ah == QP_CM_AHS) {
+			qpio_ah_destroy(cmq->ah[0]);
+			memmove(cmq->ah, cmq->ah + 1,
+				(QP_CM_AHS - 1) * sizeof(cmq->ah[0]));
+			cmq->nb_ah--;
 		}
-		cq->ah[cq->nb_ah++] = ah;
+		cmq->ah[cmq->nb_ah++] = ah;
 		txq->cm_ah = ah;
 		txq->cm_remote_qpn = ev->peer.qpn;
 	}
 	txq->cm_peer_addr = in.credit_addr;
 	txq->cm_peer_rkey = in.credit_rkey;
 	txq->cm_peer_desc = in.rx_desc;
-	cq->state = QCM_UP;
-	cq->used = 1;
-	cq->fail_logged = 0;
-	cq->gen++;
+	cmq->state = QCM_UP;
+	cmq->used = 1;
+	cmq->fail_logged = 0;
+	cmq->gen++;
 	cm->link_ups++;
 	/* The receives go up with the link when the queue is ours (the
 	 * first link, or a drained one): "link up" then means the peer's
 	 * frames find receives, on UD too. */
 	if (qp_link_read(&rxq->link_ack) == rxq->link) {
 		qp_cm_rx_prepare(rxq);
-		rxq->cm_ready = QP_LINK_UP | cq->gen;
+		rxq->cm_ready = QP_LINK_UP | cmq->gen;
 	}
-	link_store(rxq, txq, QP_LINK_UP | cq->gen);
+	link_store(rxq, txq, QP_LINK_UP | cmq->gen);
 	QP_LOG(INFO, "port %s: queue %u: link up with QP 0x%x of %s (%s, "
 	       "%u receives there)", port->name, qid, ev->peer.qpn,
-	       ev->peer.dev_name, qp->transport == QP_PORT_UD ? "ud" : "rc",
+	       ev->peer.dev_name, qport->transport == QP_PORT_UD ? "ud" : "rc",
 	       in.rx_desc);
 }
 
 static void
 on_event(struct qp_cm *cm, const struct qpio_cm_event *ev)
 {
-	struct qpio_port *port = cm->qp->port;
-	struct qp_cm_queue *cq;
+	struct qpio_port *port = cm->qport->port;
+	struct qp_cm_queue *cmq;
 	int qid;
 
 	if (ev->type == QPIO_CM_EVENT_CONNECT_REQUEST) {
@@ -525,25 +527,25 @@ on_event(struct qp_cm *cm, const struct qpio_cm_event *ev)
 	qid = queue_of(cm, ev->id);
 	if (qid < 0)
 		return;    /* an id already dropped */
-	cq = &cm->q[qid];
+	cmq = &cm->queue[qid];
 	switch (ev->type) {
 	case QPIO_CM_EVENT_ESTABLISHED:
 		on_established(cm, (uint16_t)qid, ev);
 		break;
 	case QPIO_CM_EVENT_DISCONNECTED:
-		queue_id_drop(cq);
-		if (cq->state != QCM_UP) {
+		queue_id_drop(cmq);
+		if (cmq->state != QCM_UP) {
 			queue_failed(cm, (uint16_t)qid, "connection with",
 				     ev->status ? ev->status : -ECONNRESET);
 			break;
 		}
 		/* lib/cm moved the QP to ERR: the datapath reaps the
 		 * flushes, then acknowledges the new generation. */
-		cq->gen++;
-		cq->state = QCM_DRAIN;
-		cq->drain_end_ms = now_ms() + QP_CM_DRAIN_MS;
+		cmq->gen++;
+		cmq->state = QCM_DRAIN;
+		cmq->drain_end_ms = now_ms() + QP_CM_DRAIN_MS;
 		cm->link_downs++;
-		link_store(port->rxq[qid], port->txq[qid], cq->gen);
+		link_store(port->rxq[qid], port->txq[qid], cmq->gen);
 		QP_LOG(NOTICE, "port %s: queue %u: link down: the peer %s "
 		       "(%s); %s", port->name, qid, ev->status == 0 ?
 		       "disconnected" : "is gone", ev->status == 0 ? "orderly" :
@@ -554,8 +556,8 @@ on_event(struct qp_cm *cm, const struct qpio_cm_event *ev)
 	case QPIO_CM_EVENT_REJECTED: {
 		struct qp_cm_pdata in;
 
-		if (pdata_check(cm->qp, ev->private_data, ev->private_data_len,
-				&in) == QP_CM_BAD_MSG)
+		if (pdata_check(cm->qport, ev->private_data,
+				ev->private_data_len, &in) == QP_CM_BAD_MSG)
 			in.reason = QP_CM_BAD_MSG;
 		if (in.reason == QP_CM_MISMATCH || in.reason == QP_CM_BAD_MSG ||
 		    in.reason == QP_CM_NO_RECONNECT) {
@@ -566,9 +568,9 @@ on_event(struct qp_cm *cm, const struct qpio_cm_event *ev)
 			       qp_cm_reason_str[in.reason < RTE_DIM(
 				       qp_cm_reason_str) ? in.reason : 1]);
 			cm->failures++;
-			queue_id_drop(cq);
-			queue_qp_reset(cm->qp, (uint16_t)qid);
-			cq->state = QCM_DEAD;
+			queue_id_drop(cmq);
+			queue_qp_reset(cm->qport, (uint16_t)qid);
+			cmq->state = QCM_DEAD;
 			break;
 		}
 		queue_failed(cm, (uint16_t)qid, "connection refused by",
@@ -590,20 +592,20 @@ on_event(struct qp_cm *cm, const struct qpio_cm_event *ev)
 static void
 progress(struct qp_cm *cm)
 {
-	struct qpio_port *port = cm->qp->port;
+	struct qpio_port *port = cm->qport->port;
 	uint64_t now = now_ms();
 	uint16_t i;
 
 	for (i = 0; i < port->nb_rxq; i++) {
-		struct qp_cm_queue *cq = &cm->q[i];
+		struct qp_cm_queue *cmq = &cm->queue[i];
 		struct qp_rxq *rxq = port->rxq[i];
 		struct qp_txq *txq = port->txq[i];
 
-		if (cq->state == QCM_DRAIN) {
-			int acked = qp_link_read(&rxq->link_ack) == cq->gen &&
-				    qp_link_read(&txq->link_ack) == cq->gen;
+		if (cmq->state == QCM_DRAIN) {
+			int acked = qp_link_read(&rxq->link_ack) == cmq->gen &&
+				    qp_link_read(&txq->link_ack) == cmq->gen;
 
-			if (!acked && now < cq->drain_end_ms)
+			if (!acked && now < cmq->drain_end_ms)
 				continue;
 			if (!acked)
 				QP_LOG(NOTICE, "port %s: queue %u: not drained "
@@ -612,12 +614,12 @@ progress(struct qp_cm *cm)
 				       "empty tx burst will do); its QP is "
 				       "reset now", port->name, i,
 				       QP_CM_DRAIN_MS);
-			queue_qp_reset(cm->qp, i);
-			cq->state = cm->reconnect ? QCM_IDLE : QCM_DEAD;
-			cq->next_try_ms = now;
+			queue_qp_reset(cm->qport, i);
+			cmq->state = cm->reconnect ? QCM_IDLE : QCM_DEAD;
+			cmq->next_try_ms = now;
 		}
-		if (cq->state == QCM_IDLE && !cm->listen &&
-		    now >= cq->next_try_ms)
+		if (cmq->state == QCM_IDLE && !cm->listen &&
+		    now >= cmq->next_try_ms)
 			dial(cm, i);
 	}
 }
@@ -640,15 +642,15 @@ cm_thread(void *arg)
 }
 
 int
-qp_cm_start(struct qp_port *qp)
+qp_cm_start(struct qp_port *qport)
 {
-	struct qp_cm *cm = qp->cm;
-	struct qpio_port *port = qp->port;
+	struct qp_cm *cm = qport->cm;
+	struct qpio_port *port = qport->port;
 	char name[RTE_MAX_THREAD_NAME_LEN];
 	uint16_t i;
 	int ret;
 
-	memset(cm->q, 0, sizeof(cm->q));
+	memset(cm->queue, 0, sizeof(cm->queue));
 	for (i = 0; i < port->nb_rxq; i++) {
 		struct qp_rxq *rxq = port->rxq[i];
 		struct qp_txq *txq = port->txq[i];
@@ -658,14 +660,14 @@ qp_cm_start(struct qp_port *qp)
 		rxq->cm_ready = 0;
 		txq->link = txq->link_ack = txq->link_seen = 0;
 		txq->cm_ah = NULL;
-		qp_credit_rxq_start(qp, rxq);
+		qp_credit_rxq_start(qport, rxq);
 	}
 	cm->stop = 0;
 	cm->ch = qpio_cm_channel_create();
 	if (cm->ch == NULL)
 		return -rte_errno;
 	if (cm->listen) {
-		cm->listen_id = qpio_cm_listen(cm->ch, qp->dev,
+		cm->listen_id = qpio_cm_listen(cm->ch, qport->dev,
 				cm->host[0] ? cm->host : NULL, cm->service,
 				NULL);
 		if (cm->listen_id == NULL) {
@@ -713,9 +715,9 @@ fail:
 /* Port stop (the datapath has stopped): end every connection with a
  * disconnect message, then the channel; the QPs go down with the port. */
 void
-qp_cm_stop(struct qp_port *qp)
+qp_cm_stop(struct qp_port *qport)
 {
-	struct qp_cm *cm = qp->cm;
+	struct qp_cm *cm = qport->cm;
 	uint16_t i;
 
 	if (cm == NULL || cm->ch == NULL)
@@ -725,32 +727,32 @@ qp_cm_stop(struct qp_port *qp)
 		pthread_join(cm->thread, NULL);
 		cm->thread_on = 0;
 	}
-	for (i = 0; i < qp->port->nb_rxq; i++) {
-		struct qp_cm_queue *cq = &cm->q[i];
-		struct qp_txq *txq = qp->port->txq[i];
+	for (i = 0; i < qport->port->nb_rxq; i++) {
+		struct qp_cm_queue *cmq = &cm->queue[i];
+		struct qp_txq *txq = qport->port->txq[i];
 		uint64_t end = rte_get_timer_cycles() +
 			       QP_CM_STOP_DRAIN_MS * rte_get_timer_hz() / 1000;
 
 		/* An orderly stop: frames posted before it still reach the
 		 * peer (their completions come back first), then the
 		 * disconnect. The data path has stopped; the queue is ours. */
-		while (cq->state == QCM_UP && txq->head != txq->tail &&
+		while (cmq->state == QCM_UP && txq->head != txq->tail &&
 		       qpio_qp_state(txq->qp) == QPIO_QPS_RTS &&
 		       rte_get_timer_cycles() < end)
 			qp_txq_reclaim(txq, 0);
-		if (cq->state == QCM_UP && txq->head != txq->tail)
+		if (cmq->state == QCM_UP && txq->head != txq->tail)
 			QP_LOG(NOTICE, "port %s: queue %u: %u sends not "
 			       "completed within %u ms of stop: flushed",
-			       qp->port->name, i, txq->head - txq->tail,
+			       qport->port->name, i, txq->head - txq->tail,
 			       QP_CM_STOP_DRAIN_MS);
-		if (cq->id != NULL && cq->state == QCM_UP)
-			qpio_cm_disconnect(cq->id);
-		queue_id_drop(cq);
+		if (cmq->id != NULL && cmq->state == QCM_UP)
+			qpio_cm_disconnect(cmq->id);
+		queue_id_drop(cmq);
 		/* The AHs are the control thread's, not the queue's. */
 		txq->ah = NULL;
 		txq->cm_ah = NULL;
-		while (cq->nb_ah > 0)
-			qpio_ah_destroy(cq->ah[--cq->nb_ah]);
+		while (cmq->nb_ah > 0)
+			qpio_ah_destroy(cmq->ah[--cmq->nb_ah]);
 	}
 	if (cm->listen_id != NULL)
 		qpio_cm_id_destroy(cm->listen_id);
@@ -760,9 +762,9 @@ qp_cm_stop(struct qp_port *qp)
 }
 
 int
-qp_cm_link_up(const struct qp_port *qp)
+qp_cm_link_up(const struct qp_port *qport)
 {
-	const struct qpio_port *port = qp->port;
+	const struct qpio_port *port = qport->port;
 	uint16_t i;
 
 	for (i = 0; i < port->nb_rxq; i++) {
@@ -775,10 +777,10 @@ qp_cm_link_up(const struct qp_port *qp)
 }
 
 void
-qp_cm_xstats(const struct qp_port *qp, uint64_t *ups, uint64_t *downs,
+qp_cm_xstats(const struct qp_port *qport, uint64_t *ups, uint64_t *downs,
 	     uint64_t *failures)
 {
-	const struct qp_cm *cm = qp->cm;
+	const struct qp_cm *cm = qport->cm;
 
 	*ups = cm != NULL ? cm->link_ups : 0;
 	*downs = cm != NULL ? cm->link_downs : 0;

@@ -38,7 +38,7 @@ qp_cm_rx_prepare(struct qp_rxq *rxq)
 	rxq->rearm_start = 0;
 	rxq->rearm_n = 0;
 	rxq->rearm_thresh = RTE_MIN(32u, rxq->nb_desc / 4);
-	qp_credit_rxq_start(rxq->port, rxq);
+	qp_credit_rxq_start(rxq->qport, rxq);
 	if (qp_rxq_post_all(rxq) < 0)
 		qp_count(&rxq->ierrors, 1);   /* the QP left RTS: the link is going */
 }
@@ -81,9 +81,9 @@ tx_apply(struct qp_txq *txq, uint32_t link)
 	}
 	txq->held = 0;
 	txq->head = txq->tail = 0;
-	qp_credit_link_remote(txq->port, txq, txq->cm_peer_addr,
+	qp_credit_link_remote(txq->qport, txq, txq->cm_peer_addr,
 			      txq->cm_peer_rkey, txq->cm_peer_desc);
-	if (txq->port->transport == QP_PORT_UD) {
+	if (txq->qport->transport == QP_PORT_UD) {
 		txq->ah = txq->cm_ah;
 		txq->remote_qpn = txq->cm_remote_qpn;
 		qp_txq_wr_init(txq);

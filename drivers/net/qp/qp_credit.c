@@ -37,61 +37,62 @@
 #include "qp_private.h"
 
 int
-qp_credit_init(struct qp_port *qp)
+qp_credit_init(struct qp_port *qport)
 {
 	size_t len = (size_t)QPIO_PORT_MAX_QUEUES * QP_CREDIT_STRIDE;
 
-	qp->credit_area = rte_zmalloc("qp_credit", len, RTE_CACHE_LINE_SIZE);
-	if (qp->credit_area == NULL)
+	qport->credit_area = rte_zmalloc("qp_credit", len, RTE_CACHE_LINE_SIZE);
+	if (qport->credit_area == NULL)
 		return -ENOMEM;
-	qp->credit_mr = qpio_mr_reg(qp->pd, qp->credit_area, len,
+	qport->credit_mr = qpio_mr_reg(qport->pd, qport->credit_area, len,
 				    QPIO_ACCESS_LOCAL_WRITE |
 				    QPIO_ACCESS_REMOTE_READ);
-	if (qp->credit_mr == NULL) {
+	if (qport->credit_mr == NULL) {
 		int ret = -rte_errno;
 
 		QP_LOG(ERR, "port %s: registering the credit words: %s",
-		       qp->port->name, rte_strerror(-ret));
-		rte_free(qp->credit_area);
-		qp->credit_area = NULL;
+		       qport->port->name, rte_strerror(-ret));
+		rte_free(qport->credit_area);
+		qport->credit_area = NULL;
 		return ret;
 	}
 	return 0;
 }
 
 void
-qp_credit_fini(struct qp_port *qp)
+qp_credit_fini(struct qp_port *qport)
 {
-	if (qp->credit_mr != NULL && qpio_mr_dereg(qp->credit_mr) < 0)
-		QP_LOG(ERR, "port %s: credit MR still in use", qp->port->name);
-	qp->credit_mr = NULL;
-	rte_free(qp->credit_area);
-	qp->credit_area = NULL;
+	if (qport->credit_mr != NULL && qpio_mr_dereg(qport->credit_mr) < 0)
+		QP_LOG(ERR, "port %s: credit MR still in use",
+		       qport->port->name);
+	qport->credit_mr = NULL;
+	rte_free(qport->credit_area);
+	qport->credit_area = NULL;
 }
 
 static uint8_t *
-credit_line(const struct qp_port *qp, uint16_t qid, unsigned int line)
+credit_line(const struct qp_port *qport, uint16_t qid, unsigned int line)
 {
-	return qp->credit_area + (size_t)qid * QP_CREDIT_STRIDE +
+	return qport->credit_area + (size_t)qid * QP_CREDIT_STRIDE +
 	       line * RTE_CACHE_LINE_SIZE;
 }
 
 /* A new QP for rx queue rxq (before its receives are posted). */
 void
-qp_credit_rxq_start(struct qp_port *qp, struct qp_rxq *rxq)
+qp_credit_rxq_start(struct qp_port *qport, struct qp_rxq *rxq)
 {
 	rxq->rq_posted = 0;
-	rxq->credit = qp->transport == QP_PORT_RC ?
-		(volatile uint32_t *)credit_line(qp, rxq->qid, 0) : NULL;
+	rxq->credit = qport->transport == QP_PORT_RC ?
+		(volatile uint32_t *)credit_line(qport, rxq->qid, 0) : NULL;
 	qp_credit_publish(rxq);
 }
 
 /* Set rx queue qid's credit word to 0 (control path: a connected port's
  * queue between two links; release, as qp_credit_publish()). */
 void
-qp_credit_clear(struct qp_port *qp, uint16_t qid)
+qp_credit_clear(struct qp_port *qport, uint16_t qid)
 {
-	__atomic_store_n((uint32_t *)credit_line(qp, qid, 0), 0,
+	__atomic_store_n((uint32_t *)credit_line(qport, qid, 0), 0,
 			 __ATOMIC_RELEASE);
 }
 
@@ -99,12 +100,12 @@ qp_credit_clear(struct qp_port *qp, uint16_t qid)
  * peer has posted so far is a credit (control path, both ends stopped
  * from the data path's view). */
 void
-qp_credit_link(struct qp_port *qp, struct qp_txq *txq,
+qp_credit_link(struct qp_port *qport, struct qp_txq *txq,
 	       const struct qp_port *peer, const struct qp_rxq *peer_rxq)
 {
 	txq->sends = 0;
 	txq->credit_rd = 0;
-	txq->credit_on = qp->transport == QP_PORT_RC;
+	txq->credit_on = qport->transport == QP_PORT_RC;
 	if (!txq->credit_on)
 		return;
 	txq->peer_posted = __atomic_load_n(peer_rxq->credit, __ATOMIC_ACQUIRE);
@@ -112,9 +113,9 @@ qp_credit_link(struct qp_port *qp, struct qp_txq *txq,
 	/* Ask again at half the peer's ring: the receiver reposts in groups
 	 * of at most 32, so a READ then finds fresh receives. */
 	txq->credit_low = RTE_MAX(peer_rxq->nb_desc / 2, 1u);
-	txq->credit_dst = (volatile uint32_t *)credit_line(qp, txq->qid, 1);
+	txq->credit_dst = (volatile uint32_t *)credit_line(qport, txq->qid, 1);
 	*txq->credit_dst = txq->peer_posted;
-	txq->credit_lkey = qpio_mr_lkey(qp->credit_mr);
+	txq->credit_lkey = qpio_mr_lkey(qport->credit_mr);
 	txq->peer_addr = (uintptr_t)peer_rxq->credit;
 	txq->peer_rkey = qpio_mr_rkey(peer->credit_mr);
 }
@@ -125,21 +126,21 @@ qp_credit_link(struct qp_port *qp, struct qp_txq *txq,
  * sender starts with no credit and reads the word at its first burst
  * (control thread, the queue not in use by the datapath). */
 void
-qp_credit_link_remote(struct qp_port *qp, struct qp_txq *txq,
+qp_credit_link_remote(struct qp_port *qport, struct qp_txq *txq,
 		      uint64_t peer_addr, uint32_t peer_rkey,
 		      uint32_t peer_nb_desc)
 {
 	txq->sends = 0;
 	txq->credit_rd = 0;
-	txq->credit_on = qp->transport == QP_PORT_RC;
+	txq->credit_on = qport->transport == QP_PORT_RC;
 	if (!txq->credit_on)
 		return;
 	txq->peer_posted = 0;
 	txq->peer_nb_desc = peer_nb_desc;
 	txq->credit_low = RTE_MAX(peer_nb_desc / 2, 1u);
-	txq->credit_dst = (volatile uint32_t *)credit_line(qp, txq->qid, 1);
+	txq->credit_dst = (volatile uint32_t *)credit_line(qport, txq->qid, 1);
 	*txq->credit_dst = 0;
-	txq->credit_lkey = qpio_mr_lkey(qp->credit_mr);
+	txq->credit_lkey = qpio_mr_lkey(qport->credit_mr);
 	txq->peer_addr = peer_addr;
 	txq->peer_rkey = peer_rkey;
 }

@@ -20,24 +20,24 @@
 #include "qp_private.h"
 
 
-/* Whether q's driver has the flat send burst: a probe of one SGE into
+/* Whether qp's driver has the flat send burst: a probe of one SGE into
  * the new QP (RESET, so nothing can be posted) is refused with -EINVAL by
  * a driver that has it (the state rule) and with -ENOTSUP by one that
  * has none. */
 static bool
-qp_has_flat_send(struct qpio_qp *q)
+qp_has_flat_send(struct qpio_qp *qp)
 {
 	struct qpio_sge sge = { 0, 0, 0 };
 	int err = 0;
 
-	(void)qpio_qp_post_send_sge(q, &sge, 1, 0, 0, &err);
+	(void)qpio_qp_post_send_sge(qp, &sge, 1, 0, 0, &err);
 	return err != -ENOTSUP;
 }
 
 
 /* RESET -> INIT for QP i. */
 static int
-qp_to_init(struct qp_port *qp, struct qpio_qp *q)
+qp_to_init(struct qp_port *qport, struct qpio_qp *qp)
 {
 	struct qpio_qp_attr a;
 	int mask = QPIO_QP_STATE | QPIO_QP_PKEY_INDEX | QPIO_QP_PORT;
@@ -45,8 +45,8 @@ qp_to_init(struct qp_port *qp, struct qpio_qp *q)
 	memset(&a, 0, sizeof(a));
 	a.qp_state = QPIO_QPS_INIT;
 	a.port_num = 1;
-	if (qp->transport == QP_PORT_UD) {
-		a.qkey = qp->qkey;
+	if (qport->transport == QP_PORT_UD) {
+		a.qkey = qport->qkey;
 		mask |= QPIO_QP_QKEY;
 	} else {
 		/* Remote read: the peer reads the credit word. */
@@ -54,21 +54,21 @@ qp_to_init(struct qp_port *qp, struct qpio_qp *q)
 				    QPIO_ACCESS_REMOTE_READ;
 		mask |= QPIO_QP_ACCESS_FLAGS;
 	}
-	return qpio_qp_modify(q, &a, mask);
+	return qpio_qp_modify(qp, &a, mask);
 }
 
-/* INIT -> RTR -> RTS of q towards QP dest_qpn of the peer. */
+/* INIT -> RTR -> RTS of qp towards QP dest_qpn of the peer. */
 static int
-qp_connect(struct qp_port *qp, struct qpio_qp *q, const struct qp_port *peer,
-	   uint32_t dest_qpn)
+qp_connect(struct qp_port *qport, struct qpio_qp *qp,
+	   const struct qp_port *peer, uint32_t dest_qpn)
 {
 	struct qpio_qp_attr a;
 	int ret;
 
 	memset(&a, 0, sizeof(a));
 	a.qp_state = QPIO_QPS_RTR;
-	if (qp->transport == QP_PORT_UD) {
-		ret = qpio_qp_modify(q, &a, QPIO_QP_STATE);
+	if (qport->transport == QP_PORT_UD) {
+		ret = qpio_qp_modify(qp, &a, QPIO_QP_STATE);
 	} else {
 		a.path_mtu = QPIO_MTU_4096;
 		a.dest_qp_num = dest_qpn;
@@ -82,7 +82,7 @@ qp_connect(struct qp_port *qp, struct qpio_qp *q, const struct qp_port *peer,
 			a.ah_attr.grh.dgid = peer->gid;
 			a.ah_attr.grh.hop_limit = 1;
 		}
-		ret = qpio_qp_modify(q, &a, QPIO_QP_STATE | QPIO_QP_AV |
+		ret = qpio_qp_modify(qp, &a, QPIO_QP_STATE | QPIO_QP_AV |
 				     QPIO_QP_PATH_MTU | QPIO_QP_DEST_QPN |
 				     QPIO_QP_RQ_PSN |
 				     QPIO_QP_MAX_DEST_RD_ATOMIC |
@@ -93,15 +93,15 @@ qp_connect(struct qp_port *qp, struct qpio_qp *q, const struct qp_port *peer,
 	memset(&a, 0, sizeof(a));
 	a.qp_state = QPIO_QPS_RTS;
 	a.sq_psn = 0;
-	if (qp->transport == QP_PORT_UD)
-		return qpio_qp_modify(q, &a, QPIO_QP_STATE | QPIO_QP_SQ_PSN);
-	a.timeout = qp->timeout;
-	a.retry_cnt = qp->retry_cnt;
+	if (qport->transport == QP_PORT_UD)
+		return qpio_qp_modify(qp, &a, QPIO_QP_STATE | QPIO_QP_SQ_PSN);
+	a.timeout = qport->timeout;
+	a.retry_cnt = qport->retry_cnt;
 	/* Credits keep SENDs within the peer's receives; RNR waits remain
 	 * the fallback. */
 	a.rnr_retry = 7;
 	a.max_rd_atomic = 1;   /* one credit READ at a time */
-	return qpio_qp_modify(q, &a, QPIO_QP_STATE | QPIO_QP_SQ_PSN |
+	return qpio_qp_modify(qp, &a, QPIO_QP_STATE | QPIO_QP_SQ_PSN |
 			      QPIO_QP_TIMEOUT | QPIO_QP_RETRY_CNT |
 			      QPIO_QP_RNR_RETRY | QPIO_QP_MAX_QP_RD_ATOMIC);
 }
@@ -110,12 +110,12 @@ qp_connect(struct qp_port *qp, struct qpio_qp *q, const struct qp_port *peer,
 static struct qpio_port *
 qp_peer_get(const struct qpio_port *port)
 {
-	const struct qp_port *qp = port->priv;
+	const struct qp_port *qport = port->priv;
 	int pid;
 
-	if (qp->peer[0] == '\0')
+	if (qport->peer[0] == '\0')
 		return NULL;
-	pid = qpio_port_get_by_name(qp->peer);
+	pid = qpio_port_get_by_name(qport->peer);
 	return pid >= 0 ? qpio_port_get(pid) : NULL;
 }
 
@@ -128,18 +128,18 @@ qp_peer_matches(const struct qpio_port *port, const struct qpio_port *peer)
 		      port->name) == 0;
 }
 
-static int qp_ud_dest(struct qp_port *qp, struct qp_txq *txq,
+static int qp_ud_dest(struct qp_port *qport, struct qp_txq *txq,
 		      const struct qp_port *peer, uint32_t dest_qpn);
 
 /* Connect every queue of a (started, INIT) to b's and back. */
 static int
 qp_link(struct qpio_port *a, struct qpio_port *b)
 {
-	struct qp_port *qa = qp_priv(a), *qb = qp_priv(b);
+	struct qp_port *qport_a = qp_priv(a), *qport_b = qp_priv(b);
 	uint16_t i;
 	int ret;
 
-	if (qa->transport != qb->transport ||
+	if (qport_a->transport != qport_b->transport ||
 	    a->nb_rxq != b->nb_rxq ||
 	    a->conf.max_rx_pkt_len != b->conf.max_rx_pkt_len) {
 		QP_LOG(ERR, "ports %s and %s: a link needs the same qp= "
@@ -161,18 +161,22 @@ qp_link(struct qpio_port *a, struct qpio_port *b)
 			       qpio_qp_state_str(qpio_qp_state(tb->qp)));
 			return -EINVAL;
 		}
-		if (qa->transport == QP_PORT_UD) {
-			ret = qp_ud_dest(qa, ta, qb, qpio_qp_num(tb->qp));
+		if (qport_a->transport == QP_PORT_UD) {
+			ret = qp_ud_dest(qport_a, ta, qport_b,
+					 qpio_qp_num(tb->qp));
 			if (ret == 0)
-				ret = qp_ud_dest(qb, tb, qa, qpio_qp_num(ta->qp));
+				ret = qp_ud_dest(qport_b, tb, qport_a,
+						 qpio_qp_num(ta->qp));
 			if (ret < 0)
 				return ret;
 		}
-		qp_credit_link(qa, ta, qb, b->rxq[i]);
-		qp_credit_link(qb, tb, qa, a->rxq[i]);
-		ret = qp_connect(qa, ta->qp, qb, qpio_qp_num(tb->qp));
+		qp_credit_link(qport_a, ta, qport_b, b->rxq[i]);
+		qp_credit_link(qport_b, tb, qport_a, a->rxq[i]);
+		ret = qp_connect(qport_a, ta->qp, qport_b,
+				 qpio_qp_num(tb->qp));
 		if (ret == 0)
-			ret = qp_connect(qb, tb->qp, qa, qpio_qp_num(ta->qp));
+			ret = qp_connect(qport_b, tb->qp, qport_a,
+					 qpio_qp_num(ta->qp));
 		if (ret < 0) {
 			QP_LOG(ERR, "ports %s and %s: queue %u: connect failed: "
 			       "%s", a->name, b->name, i, rte_strerror(-ret));
@@ -180,13 +184,13 @@ qp_link(struct qpio_port *a, struct qpio_port *b)
 		}
 	}
 	QP_LOG(INFO, "ports %s and %s: link up (%s, %u queue pairs)", a->name,
-	       b->name, qp_transport_name(qa->transport), a->nb_rxq);
+	       b->name, qp_transport_name(qport_a->transport), a->nb_rxq);
 	return 0;
 }
 
 static int
-qp_ud_dest(struct qp_port *qp, struct qp_txq *txq, const struct qp_port *peer,
-	   uint32_t dest_qpn)
+qp_ud_dest(struct qp_port *qport, struct qp_txq *txq,
+	   const struct qp_port *peer, uint32_t dest_qpn)
 {
 	struct qpio_ah_attr aa;
 
@@ -200,10 +204,11 @@ qp_ud_dest(struct qp_port *qp, struct qp_txq *txq, const struct qp_port *peer,
 	}
 	if (txq->ah != NULL)
 		qpio_ah_destroy(txq->ah);
-	txq->ah = qpio_ah_create(qp->pd, &aa);
+	txq->ah = qpio_ah_create(qport->pd, &aa);
 	if (txq->ah == NULL) {
 		QP_LOG(ERR, "port %s: address handle for %s: %s",
-		       qp->port->name, peer->port->name, rte_strerror(rte_errno));
+		       qport->port->name, peer->port->name,
+		       rte_strerror(rte_errno));
 		return -rte_errno;
 	}
 	txq->remote_qpn = dest_qpn;
@@ -216,7 +221,7 @@ static void qp_queues_down(struct qpio_port *port);
 int
 qp_start(struct qpio_port *port)
 {
-	struct qp_port *qp = qp_priv(port);
+	struct qp_port *qport = qp_priv(port);
 	struct qpio_qp_init_attr ia;
 	struct qpio_port *peer;
 	uint16_t i;
@@ -225,33 +230,33 @@ qp_start(struct qpio_port *port)
 	for (i = 0; i < port->nb_rxq; i++) {
 		struct qp_rxq *rxq = port->rxq[i];
 		struct qp_txq *txq = port->txq[i];
-		struct qpio_qp *q;
+		struct qpio_qp *qp;
 
 		memset(&ia, 0, sizeof(ia));
 		ia.send_cq = txq->cq;
 		ia.recv_cq = rxq->cq;
-		ia.qp_type = qp->transport == QP_PORT_UD ? QPIO_QPT_UD :
+		ia.qp_type = qport->transport == QP_PORT_UD ? QPIO_QPT_UD :
 			     QPIO_QPT_RC;
 		ia.cap.max_send_wr = txq->nb_desc;
 		ia.cap.max_recv_wr = rxq->nb_desc;
 		ia.cap.max_send_sge = txq->max_sge;
 		ia.cap.max_recv_sge = rxq->nseg;
-		ia.cap.max_inline_data = qp->inline_max;
-		q = qpio_qp_create(qp->pd, &ia);
-		if (q == NULL) {
+		ia.cap.max_inline_data = qport->inline_max;
+		qp = qpio_qp_create(qport->pd, &ia);
+		if (qp == NULL) {
 			QP_LOG(ERR, "port %s: queue %u: QP create failed: %s",
 			       port->name, i, rte_strerror(rte_errno));
 			ret = -rte_errno;
 			goto fail;
 		}
-		rxq->qp = q;
-		txq->qp = q;
+		rxq->qp = qp;
+		txq->qp = qp;
 		/* Frames the adapter frees once posted must be ones the driver
 		 * copies: no more than the QP's actual inline size. */
-		txq->inline_max = RTE_MIN(qp->inline_max,
+		txq->inline_max = RTE_MIN(qport->inline_max,
 					  ia.cap.max_inline_data);
-		txq->flat = qp->transport == QP_PORT_RC &&
-			    qp_has_flat_send(q);
+		txq->flat = qport->transport == QP_PORT_RC &&
+			    qp_has_flat_send(qp);
 		txq->bounce_mp = rxq->mp;
 		txq->head = 0;
 		txq->tail = 0;
@@ -259,10 +264,10 @@ qp_start(struct qpio_port *port)
 		txq->credit_on = 0;
 		txq->credit_rd = 0;
 		qp_txq_wr_init(txq);
-		qp_credit_rxq_start(qp, rxq);
-		if (qp->cm != NULL)
+		qp_credit_rxq_start(qport, rxq);
+		if (qport->cm != NULL)
 			continue;   /* lib/cm walks it from RESET */
-		ret = qp_to_init(qp, q);
+		ret = qp_to_init(qport, qp);
 		if (ret == 0)
 			ret = qp_rxq_post_all(rxq);
 		if (ret < 0) {
@@ -272,42 +277,42 @@ qp_start(struct qpio_port *port)
 			goto fail;
 		}
 	}
-	if (qp->cm != NULL) {
+	if (qport->cm != NULL) {
 		/* The link comes up when lib/cm connects each queue. */
 		port->rx_burst = qp_cm_rx_burst;
 		port->tx_burst = qp_cm_tx_burst;
-		ret = qp_cm_start(qp);
+		ret = qp_cm_start(qport);
 		if (ret < 0)
 			goto fail;
 		return 0;
 	}
 	port->rx_burst = qp_port_rx_burst;
 	port->tx_burst = qp_port_tx_burst;
-	if (qp->mcast_on) {
+	if (qport->mcast_on) {
 		ret = qp_mcast_start(port);
 		if (ret < 0)
 			goto fail;
-		if (qp->mcast_tx)
+		if (qport->mcast_tx)
 			return 0;   /* the group is the link */
 	}
 	peer = qp_peer_get(port);
 	/* A peer created after this start is allowed (an application may
 	 * create and start its ports one by one), so a missing peer is
 	 * waited for, with a warning that names a likely typo. */
-	if (peer == NULL && qp->peer[0] != '\0')
+	if (peer == NULL && qport->peer[0] != '\0')
 		QP_LOG(WARNING, "port %s: peer=%s is no port yet: the link "
 		       "stays down until a qp port %s naming %s is created and "
 		       "started (a typo in peer=, or a missing --dev?)",
-		       port->name, qp->peer, qp->peer, port->name);
+		       port->name, qport->peer, qport->peer, port->name);
 	if (peer != NULL && !qp_peer_matches(port, peer)) {
 		QP_LOG(ERR, "port %s: peer=%s must be a qp port whose peer= "
-		       "names %s", port->name, qp->peer, port->name);
+		       "names %s", port->name, qport->peer, port->name);
 		ret = -EINVAL;
 		goto fail;
 	}
 	if (peer == NULL || !peer->started) {
 		QP_LOG(INFO, "port %s: link waits for peer %s to start",
-		       port->name, qp->peer);
+		       port->name, qport->peer);
 		return 0;
 	}
 	ret = qp_link(port, peer);
@@ -411,10 +416,10 @@ qp_peer_link_down(struct qpio_port *port)
 int
 qp_stop(struct qpio_port *port)
 {
-	struct qp_port *qp = qp_priv(port);
+	struct qp_port *qport = qp_priv(port);
 
-	if (qp->cm != NULL)
-		qp_cm_stop(qp);
+	if (qport->cm != NULL)
+		qp_cm_stop(qport);
 	else
 		qp_peer_link_down(port);
 	qp_queues_down(port);

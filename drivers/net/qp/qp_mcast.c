@@ -34,9 +34,9 @@ mlid_of(const union qpio_gid *g)
 }
 
 int
-qp_mcast_parse(struct qp_port *qp, const char *mgid, const char *mlid)
+qp_mcast_parse(struct qp_port *qport, const char *mgid, const char *mlid)
 {
-	const char *name = qp->port->name;
+	const char *name = qport->port->name;
 
 	if (mgid == NULL) {
 		if (mlid != NULL) {
@@ -47,8 +47,8 @@ qp_mcast_parse(struct qp_port *qp, const char *mgid, const char *mlid)
 	}
 	/* qp=rc with mcast= was refused with the other keys of one
 	 * transport (qp_probe.c). */
-	if (inet_pton(AF_INET6, mgid, qp->mgid.raw) != 1 ||
-	    qp->mgid.raw[0] != 0xff) {
+	if (inet_pton(AF_INET6, mgid, qport->mgid.raw) != 1 ||
+	    qport->mgid.raw[0] != 0xff) {
 		QP_LOG(ERR, "port %s: mcast=%s must be a multicast GID in "
 		       "ff00::/8, written as an IPv6 address (ff12::1)", name,
 		       mgid);
@@ -73,33 +73,33 @@ qp_mcast_parse(struct qp_port *qp, const char *mgid, const char *mlid)
 			       QPIO_MCAST_LID_MAX);
 			return -EINVAL;
 		}
-		qp->mlid = (uint16_t)v;
+		qport->mlid = (uint16_t)v;
 	} else {
-		qp->mlid = mlid_of(&qp->mgid);
+		qport->mlid = mlid_of(&qport->mgid);
 	}
-	qp->mcast_on = 1;
-	qp->mcast_tx = qp->peer[0] == '\0';
+	qport->mcast_on = 1;
+	qport->mcast_tx = qport->peer[0] == '\0';
 	return 0;
 }
 
 /* Point txq at the group. */
 static int
-tx_to_group(struct qp_port *qp, struct qp_txq *txq)
+tx_to_group(struct qp_port *qport, struct qp_txq *txq)
 {
 	struct qpio_ah_attr aa;
 
 	memset(&aa, 0, sizeof(aa));
 	aa.port_num = 1;
-	aa.dlid = qp->mlid;
+	aa.dlid = qport->mlid;
 	aa.is_global = 1;
-	aa.grh.dgid = qp->mgid;
+	aa.grh.dgid = qport->mgid;
 	aa.grh.hop_limit = 1;
 	if (txq->ah != NULL)
 		qpio_ah_destroy(txq->ah);
-	txq->ah = qpio_ah_create(qp->pd, &aa);
+	txq->ah = qpio_ah_create(qport->pd, &aa);
 	if (txq->ah == NULL) {
 		QP_LOG(ERR, "port %s: address handle for the group: %s",
-		       qp->port->name, rte_strerror(rte_errno));
+		       qport->port->name, rte_strerror(rte_errno));
 		return -rte_errno;
 	}
 	txq->remote_qpn = QPIO_MCAST_QPN;
@@ -109,43 +109,43 @@ tx_to_group(struct qp_port *qp, struct qp_txq *txq)
 
 /* UD INIT -> RTR -> RTS: no peer to name. */
 static int
-ud_to_rts(struct qpio_qp *q)
+ud_to_rts(struct qpio_qp *qp)
 {
 	struct qpio_qp_attr a;
 	int ret;
 
 	memset(&a, 0, sizeof(a));
 	a.qp_state = QPIO_QPS_RTR;
-	ret = qpio_qp_modify(q, &a, QPIO_QP_STATE);
+	ret = qpio_qp_modify(qp, &a, QPIO_QP_STATE);
 	if (ret < 0)
 		return ret;
 	a.qp_state = QPIO_QPS_RTS;
 	a.sq_psn = 0;
-	return qpio_qp_modify(q, &a, QPIO_QP_STATE | QPIO_QP_SQ_PSN);
+	return qpio_qp_modify(qp, &a, QPIO_QP_STATE | QPIO_QP_SQ_PSN);
 }
 
 int
 qp_mcast_start(struct qpio_port *port)
 {
-	struct qp_port *qp = port->priv;
+	struct qp_port *qport = port->priv;
 	uint16_t i;
 	int ret;
 
-	qp->nb_self = 0;
+	qport->nb_self = 0;
 	for (i = 0; i < port->nb_rxq; i++) {
 		struct qp_txq *txq = port->txq[i];
 
-		ret = qpio_qp_attach_mcast(txq->qp, &qp->mgid, qp->mlid);
+		ret = qpio_qp_attach_mcast(txq->qp, &qport->mgid, qport->mlid);
 		if (ret < 0) {
 			QP_LOG(ERR, "port %s: queue %u: join the group "
 			       "(mcast=, MLID 0x%x): %s", port->name, i,
-			       qp->mlid, rte_strerror(-ret));
+			       qport->mlid, rte_strerror(-ret));
 			return ret;
 		}
-		if (!qp->mcast_tx)
+		if (!qport->mcast_tx)
 			continue;
-		qp->self_qpn[qp->nb_self++] = qpio_qp_num(txq->qp);
-		ret = tx_to_group(qp, txq);
+		qport->self_qpn[qport->nb_self++] = qpio_qp_num(txq->qp);
+		ret = tx_to_group(qport, txq);
 		if (ret == 0)
 			ret = ud_to_rts(txq->qp);
 		if (ret < 0) {
@@ -154,10 +154,10 @@ qp_mcast_start(struct qpio_port *port)
 			return ret;
 		}
 	}
-	if (qp->mcast_tx)
+	if (qport->mcast_tx)
 		port->rx_burst = qp_port_rx_burst_mcast;
 	QP_LOG(INFO, "port %s: %u queues joined the group (MLID 0x%x)%s",
-	       port->name, port->nb_rxq, qp->mlid,
-	       qp->mcast_tx ? ", tx to the group" : "");
+	       port->name, port->nb_rxq, qport->mlid,
+	       qport->mcast_tx ? ", tx to the group" : "");
 	return 0;
 }

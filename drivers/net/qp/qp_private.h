@@ -74,7 +74,7 @@ struct qp_rxq {
 	struct qpio_qp *qp;            /* NULL while stopped */
 	struct qpio_cq *cq;
 	struct rte_mempool *mp;
-	struct qp_port *port;
+	struct qp_port *qport;
 	uint16_t port_id;
 	uint16_t qid;
 	uint32_t nb_desc;              /* receive WRs, power of two */
@@ -122,7 +122,7 @@ struct qp_rxq {
 struct qp_txq {
 	struct qpio_qp *qp;            /* NULL while stopped */
 	struct qpio_cq *cq;
-	struct qp_port *port;
+	struct qp_port *qport;
 	struct rte_mempool *bounce_mp; /* registered pool for copies */
 	uint16_t port_id;
 	uint16_t qid;
@@ -274,7 +274,7 @@ int qp_xstats_values(struct qpio_port *port, uint64_t *v, unsigned int n);
 /* Multicast (qp_mcast.c). */
 /* Parse mcast= (an MGID in ff00::/8) and mlid= (NULL: derived from the
  * MGID); mgid NULL: no group. */
-int qp_mcast_parse(struct qp_port *qp, const char *mgid, const char *mlid);
+int qp_mcast_parse(struct qp_port *qport, const char *mgid, const char *mlid);
 /* At start, every QP in INIT: join the group; without peer=, bring the
  * QPs to RTS and point the tx queues at the group. */
 int qp_mcast_start(struct qpio_port *port);
@@ -305,13 +305,13 @@ qp_link_ack(uint32_t *word, uint32_t v)
 }
 
 /* Connected ports (qp_cm.c, qp_cm_burst.c). */
-int qp_cm_parse(struct qp_port *qp, const char *listen, const char *connect,
+int qp_cm_parse(struct qp_port *qport, const char *listen, const char *connect,
 		uint32_t reconnect);
-int qp_cm_start(struct qp_port *qp);
-void qp_cm_stop(struct qp_port *qp);
-void qp_cm_free(struct qp_port *qp);
-int qp_cm_link_up(const struct qp_port *qp);
-void qp_cm_xstats(const struct qp_port *qp, uint64_t *ups, uint64_t *downs,
+int qp_cm_start(struct qp_port *qport);
+void qp_cm_stop(struct qp_port *qport);
+void qp_cm_free(struct qp_port *qport);
+int qp_cm_link_up(const struct qp_port *qport);
+void qp_cm_xstats(const struct qp_port *qport, uint64_t *ups, uint64_t *downs,
 		  uint64_t *failures);
 void qp_cm_rx_prepare(struct qp_rxq *rxq);
 uint16_t qp_cm_rx_burst(void *queue, struct rte_mbuf **pkts, uint16_t nb_pkts);
@@ -328,13 +328,13 @@ uint16_t qp_cm_tx_burst(void *queue, struct rte_mbuf **pkts, uint16_t nb_pkts);
 #define qp_counter_clear(c) __atomic_store_n(&(c), 0, __ATOMIC_RELAXED)
 
 /* Credits (qp_credit.c). */
-int qp_credit_init(struct qp_port *qp);
-void qp_credit_fini(struct qp_port *qp);
-void qp_credit_rxq_start(struct qp_port *qp, struct qp_rxq *rxq);
-void qp_credit_link(struct qp_port *qp, struct qp_txq *txq,
+int qp_credit_init(struct qp_port *qport);
+void qp_credit_fini(struct qp_port *qport);
+void qp_credit_rxq_start(struct qp_port *qport, struct qp_rxq *rxq);
+void qp_credit_link(struct qp_port *qport, struct qp_txq *txq,
 		    const struct qp_port *peer, const struct qp_rxq *peer_rxq);
-void qp_credit_clear(struct qp_port *qp, uint16_t qid);
-void qp_credit_link_remote(struct qp_port *qp, struct qp_txq *txq,
+void qp_credit_clear(struct qp_port *qport, uint16_t qid);
+void qp_credit_link_remote(struct qp_port *qport, struct qp_txq *txq,
 			   uint64_t peer_addr, uint32_t peer_rkey,
 			   uint32_t peer_nb_desc);
 void qp_credit_request(struct qp_txq *txq);

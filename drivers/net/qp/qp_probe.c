@@ -54,7 +54,8 @@ transport_keys_check(const struct qpio_port *port,
 		    rte_kvargs_count(kv, qp_transport_keys[i].key) > 0) {
 			QP_LOG(ERR, "port %s: %s= needs qp=%s (%s; this port "
 			       "is qp=%s)", port->name, qp_transport_keys[i].key,
-			       qp_transport_name(qp_transport_keys[i].transport),
+			       qp_transport_name(
+				       qp_transport_keys[i].transport),
 			       qp_transport_keys[i].why, qp_transport_name(t));
 			return -EINVAL;
 		}
@@ -116,17 +117,18 @@ dev_put(struct qpio_device *dev)
 static void
 qp_info_get(struct qpio_port *port, struct qpio_port_info *info)
 {
-	struct qp_port *qp = qp_priv(port);
-	const struct qpio_device_attr *a = &qp->dattr;
+	struct qp_port *qport = qp_priv(port);
+	const struct qpio_device_attr *a = &qport->dattr;
 
-	info->max_rx_queues = (uint16_t)RTE_MIN(a->max_qp, (uint32_t)QPIO_PORT_MAX_QUEUES);
+	info->max_rx_queues = (uint16_t)RTE_MIN(a->max_qp,
+						(uint32_t)QPIO_PORT_MAX_QUEUES);
 	info->max_tx_queues = info->max_rx_queues;
 	info->min_desc = 16;
 	info->max_desc = (uint16_t)RTE_MIN(a->max_qp_wr, 32768u);
 	info->max_tx_segs = (uint16_t)RTE_MIN(a->max_sge, QP_PORT_MAX_SEGS);
 	info->max_rx_segs = info->max_tx_segs;
 	/* RC carries messages of any size; UD one MTU less the GRH room. */
-	info->max_rx_pkt_len = qp->transport == QP_PORT_UD ? 4096 : 262144;
+	info->max_rx_pkt_len = qport->transport == QP_PORT_UD ? 4096 : 262144;
 	/* Inline frames go back to their pool at post (qp.rst). */
 	info->tx_offload_capa = QPIO_PORT_TX_OFFLOAD_MBUF_FAST_FREE;
 }
@@ -146,15 +148,15 @@ qp_configure(struct qpio_port *port)
 static void
 qp_close(struct qpio_port *port)
 {
-	struct qp_port *qp = qp_priv(port);
+	struct qp_port *qport = qp_priv(port);
 
-	qp_cm_free(qp);
-	qp_credit_fini(qp);
-	if (qp->pd != NULL && qpio_pd_free(qp->pd) < 0)
+	qp_cm_free(qport);
+	qp_credit_fini(qport);
+	if (qport->pd != NULL && qpio_pd_free(qport->pd) < 0)
 		QP_LOG(ERR, "port %s: PD still in use at close", port->name);
-	if (qp->own_dev)
-		dev_put(qp->dev);
-	rte_free(qp);
+	if (qport->own_dev)
+		dev_put(qport->dev);
+	rte_free(qport);
 	port->priv = NULL;
 }
 
@@ -183,7 +185,7 @@ qp_probe(struct qpio_port *port, const struct rte_kvargs *kv)
 	const char *mac = NULL, *mgid = NULL, *mlid = NULL;
 	const char *listen = NULL, *connect = NULL;
 	struct qpio_port_attr pa;
-	struct qp_port *qp;
+	struct qp_port *qport;
 	uint32_t inl = UINT32_MAX, timeout = 14, retry_cnt = 7;
 	uint32_t reconnect = UINT32_MAX;
 	int ret = 0;
@@ -230,73 +232,75 @@ qp_probe(struct qpio_port *port, const struct rte_kvargs *kv)
 		       "XX:XX:XX:XX:XX:XX address", port->name, mac);
 		return -EINVAL;
 	}
-	qp = rte_zmalloc("qp_port", sizeof(*qp), RTE_CACHE_LINE_SIZE);
-	if (qp == NULL)
+	qport = rte_zmalloc("qp_port", sizeof(*qport), RTE_CACHE_LINE_SIZE);
+	if (qport == NULL)
 		return -ENOMEM;
-	qp->port = port;
-	qp->transport = strcmp(transport, "ud") == 0 ? QP_PORT_UD : QP_PORT_RC;
-	qp->qkey = QP_PORT_QKEY;
-	qp->timeout = (uint8_t)timeout;
-	qp->retry_cnt = (uint8_t)retry_cnt;
+	qport->port = port;
+	qport->transport = strcmp(transport, "ud") == 0 ? QP_PORT_UD :
+			   QP_PORT_RC;
+	qport->qkey = QP_PORT_QKEY;
+	qport->timeout = (uint8_t)timeout;
+	qport->retry_cnt = (uint8_t)retry_cnt;
 	if (peer != NULL)
-		snprintf(qp->peer, sizeof(qp->peer), "%s", peer);
-	ret = qp_cm_parse(qp, listen, connect, reconnect);
+		snprintf(qport->peer, sizeof(qport->peer), "%s", peer);
+	ret = qp_cm_parse(qport, listen, connect, reconnect);
 	if (ret < 0) {
-		rte_free(qp);
+		rte_free(qport);
 		return ret;
 	}
-	ret = qp_mcast_parse(qp, mgid, mlid);
+	ret = qp_mcast_parse(qport, mgid, mlid);
 	if (ret < 0)
 		goto fail;
-	qp->dev = dev_get(dev_name, &qp->own_dev);
-	if (qp->dev == NULL) {
+	qport->dev = dev_get(dev_name, &qport->own_dev);
+	if (qport->dev == NULL) {
 		ret = -rte_errno;
 		QP_LOG(ERR, "port %s: rdma device %s: %s", port->name,
 		       dev_name, rte_strerror(-ret));
 		goto fail;
 	}
-	qpio_rdma_dev_query(qp->dev, &qp->dattr);
+	qpio_rdma_dev_query(qport->dev, &qport->dattr);
 	if (inl == UINT32_MAX)
-		inl = qp->dattr.max_inline_data;
-	if (inl > qp->dattr.max_inline_data) {
+		inl = qport->dattr.max_inline_data;
+	if (inl > qport->dattr.max_inline_data) {
 		QP_LOG(ERR, "port %s: inline=%u above the device's "
 		       "max_inline_data %u", port->name, inl,
-		       qp->dattr.max_inline_data);
+		       qport->dattr.max_inline_data);
 		ret = -EINVAL;
 		goto fail;
 	}
-	qp->inline_max = inl;
-	ret = qpio_rdma_port_query(qp->dev, 1, &pa);
+	qport->inline_max = inl;
+	ret = qpio_rdma_port_query(qport->dev, 1, &pa);
 	if (ret == 0)
-		ret = qpio_rdma_gid_query(qp->dev, 1, 0, &qp->gid);
+		ret = qpio_rdma_gid_query(qport->dev, 1, 0, &qport->gid);
 	if (ret < 0)
 		goto fail;
-	qp->lid = pa.lid;
-	qp->pd = qpio_pd_alloc(qp->dev);
-	if (qp->pd == NULL) {
+	qport->lid = pa.lid;
+	qport->pd = qpio_pd_alloc(qport->dev);
+	if (qport->pd == NULL) {
 		ret = -rte_errno;
 		goto fail;
 	}
-	if (qp->transport == QP_PORT_RC && qp->dattr.max_qp_rd_atom == 0) {
+	if (qport->transport == QP_PORT_RC &&
+	    qport->dattr.max_qp_rd_atom == 0) {
 		QP_LOG(ERR, "port %s: qp=rc reads the peer's credits with an "
 		       "RDMA READ; device %s allows none (max_qp_rd_atom 0)",
 		       port->name, dev_name);
 		ret = -ENOTSUP;
 		goto fail;
 	}
-	ret = qp_credit_init(qp);
+	ret = qp_credit_init(qport);
 	if (ret < 0)
 		goto fail;
 	port->ops = &qp_port_ops;
-	port->priv = qp;
+	port->priv = qport;
 	return 0;
 fail:
-	qp_cm_free(qp);
-	if (qp->pd != NULL)
-		qpio_pd_free(qp->pd);
-	if (qp->dev != NULL && qp->own_dev)
-		dev_put(qp->dev);
-	rte_free(qp);
+	qp_cm_free(qport);
+	if (qport->pd != NULL)
+		qpio_pd_free(qport->pd);
+	if (qport->dev != NULL && qport->own_dev)
+		dev_put(qport->dev);
+	rte_free(qport);
 	return ret;
 }
 

@@ -15,29 +15,29 @@
 #include "qp_private.h"
 
 static struct qp_pool_reg *
-pool_get(struct qp_port *qp, struct rte_mempool *mp)
+pool_get(struct qp_port *qport, struct rte_mempool *mp)
 {
 	struct qp_pool_reg *free_slot = NULL;
 	unsigned int i;
 
 	for (i = 0; i < QP_PORT_MAX_POOLS; i++) {
-		if (qp->pools[i].mp == mp) {
-			qp->pools[i].refs++;
-			return &qp->pools[i];
+		if (qport->pools[i].mp == mp) {
+			qport->pools[i].refs++;
+			return &qport->pools[i];
 		}
-		if (qp->pools[i].mp == NULL && free_slot == NULL)
-			free_slot = &qp->pools[i];
+		if (qport->pools[i].mp == NULL && free_slot == NULL)
+			free_slot = &qport->pools[i];
 	}
 	if (free_slot == NULL) {
-		QP_LOG(ERR, "port %s: more than %u mempools", qp->port->name,
+		QP_LOG(ERR, "port %s: more than %u mempools", qport->port->name,
 		       QP_PORT_MAX_POOLS);
 		return NULL;
 	}
-	free_slot->reg = qpio_mr_mempool_reg(qp->pd, mp,
+	free_slot->reg = qpio_mr_mempool_reg(qport->pd, mp,
 					     QPIO_ACCESS_LOCAL_WRITE);
 	if (free_slot->reg == NULL) {
 		QP_LOG(ERR, "port %s: registering mempool %s failed: %s",
-		       qp->port->name, mp->name, rte_strerror(rte_errno));
+		       qport->port->name, mp->name, rte_strerror(rte_errno));
 		return NULL;
 	}
 	free_slot->mp = mp;
@@ -46,20 +46,20 @@ pool_get(struct qp_port *qp, struct rte_mempool *mp)
 }
 
 static void
-pool_put(struct qp_port *qp, struct rte_mempool *mp)
+pool_put(struct qp_port *qport, struct rte_mempool *mp)
 {
 	unsigned int i;
 
 	for (i = 0; i < QP_PORT_MAX_POOLS; i++)
-		if (qp->pools[i].mp == mp && --qp->pools[i].refs == 0) {
-			qpio_mr_mempool_dereg(qp->pools[i].reg);
-			memset(&qp->pools[i], 0, sizeof(qp->pools[i]));
+		if (qport->pools[i].mp == mp && --qport->pools[i].refs == 0) {
+			qpio_mr_mempool_dereg(qport->pools[i].reg);
+			memset(&qport->pools[i], 0, sizeof(qport->pools[i]));
 			return;
 		}
 }
 
 static void
-rxq_free(struct qp_port *qp, struct qp_rxq *rxq)
+rxq_free(struct qp_port *qport, struct qp_rxq *rxq)
 {
 	size_t i;
 
@@ -77,7 +77,7 @@ rxq_free(struct qp_port *qp, struct qp_rxq *rxq)
 	if (rxq->cq != NULL)
 		qpio_cq_destroy(rxq->cq);
 	if (rxq->mp != NULL)
-		pool_put(qp, rxq->mp);
+		pool_put(qport, rxq->mp);
 	rte_free(rxq);
 }
 
@@ -103,13 +103,13 @@ int
 qp_rx_queue_setup(struct qpio_port *port, uint16_t qid, uint16_t nb_desc,
 		  int socket_id, struct rte_mempool *mp)
 {
-	struct qp_port *qp = qp_priv(port);
+	struct qp_port *qport = qp_priv(port);
 	struct qp_pool_reg *reg;
 	struct qp_rxq *rxq;
 	uint32_t room, nseg, grh;
 	size_t n;
 
-	grh = qp->transport == QP_PORT_UD ? QPIO_GRH_LEN : 0;
+	grh = qport->transport == QP_PORT_UD ? QPIO_GRH_LEN : 0;
 	room = rte_pktmbuf_data_room_size(mp) - RTE_PKTMBUF_HEADROOM;
 	if (grh > RTE_PKTMBUF_HEADROOM) {
 		QP_LOG(ERR, "port %s: qp=ud needs RTE_PKTMBUF_HEADROOM >= %u "
@@ -117,19 +117,19 @@ qp_rx_queue_setup(struct qpio_port *port, uint16_t qid, uint16_t nb_desc,
 		return -EINVAL;
 	}
 	nseg = (port->conf.max_rx_pkt_len + room - 1) / room;
-	if (nseg > qp->dattr.max_sge || nseg > QP_PORT_MAX_SEGS) {
+	if (nseg > qport->dattr.max_sge || nseg > QP_PORT_MAX_SEGS) {
 		QP_LOG(ERR, "port %s: rx queue %u: max_rx_pkt_len %u needs %u "
 		       "mbufs of %u bytes per frame; the device takes %u SGEs: "
 		       "use larger mbufs", port->name, qid,
 		       port->conf.max_rx_pkt_len, nseg, room,
-		       RTE_MIN(qp->dattr.max_sge, QP_PORT_MAX_SEGS));
+		       RTE_MIN(qport->dattr.max_sge, QP_PORT_MAX_SEGS));
 		return -EINVAL;
 	}
 	rxq = rte_zmalloc_socket("qp_rxq", sizeof(*rxq), RTE_CACHE_LINE_SIZE,
 				 socket_id);
 	if (rxq == NULL)
 		return -ENOMEM;
-	rxq->port = qp;
+	rxq->qport = qport;
 	rxq->port_id = port->port_id;
 	rxq->qid = qid;
 	rxq->nb_desc = rte_align32pow2(nb_desc);
@@ -153,9 +153,9 @@ qp_rx_queue_setup(struct qpio_port *port, uint16_t qid, uint16_t nb_desc,
 	if (rxq->elts == NULL || rxq->slot_posted == NULL ||
 	    rxq->rwr == NULL || rxq->rsge == NULL)
 		goto nomem;
-	reg = pool_get(qp, mp);
+	reg = pool_get(qport, mp);
 	if (reg == NULL) {
-		rxq_free(qp, rxq);
+		rxq_free(qport, rxq);
 		return -ENOMEM;
 	}
 	rxq->mp = mp;
@@ -165,26 +165,26 @@ qp_rx_queue_setup(struct qpio_port *port, uint16_t qid, uint16_t nb_desc,
 		    QPIO_MR_INVALID_LKEY;
 	rxq->mbuf_init = rx_mbuf_init(port->port_id);
 	qp_rxq_wr_init(rxq);
-	if (qpio_mr_cache_init(&rxq->mrc, qp->pd) < 0)
+	if (qpio_mr_cache_init(&rxq->mrc, qport->pd) < 0)
 		goto nomem;
-	rxq->cq = qpio_cq_create(qp->dev, rxq->nb_desc, socket_id);
+	rxq->cq = qpio_cq_create(qport->dev, rxq->nb_desc, socket_id);
 	if (rxq->cq == NULL) {
 		QP_LOG(ERR, "port %s: rx queue %u: CQ of %u entries: %s",
 		       port->name, qid, rxq->nb_desc, rte_strerror(rte_errno));
-		rxq_free(qp, rxq);
+		rxq_free(qport, rxq);
 		return -rte_errno;
 	}
 	if (rte_pktmbuf_alloc_bulk(mp, rxq->elts, n) != 0) {
 		QP_LOG(ERR, "port %s: rx queue %u: mempool %s cannot give %zu "
 		       "mbufs", port->name, qid, mp->name, n);
 		memset(rxq->elts, 0, n * sizeof(*rxq->elts));
-		rxq_free(qp, rxq);
+		rxq_free(qport, rxq);
 		return -ENOMEM;
 	}
 	port->rxq[qid] = rxq;
 	return 0;
 nomem:
-	rxq_free(qp, rxq);
+	rxq_free(qport, rxq);
 	return -ENOMEM;
 }
 
@@ -212,23 +212,23 @@ int
 qp_tx_queue_setup(struct qpio_port *port, uint16_t qid, uint16_t nb_desc,
 		  int socket_id)
 {
-	struct qp_port *qp = qp_priv(port);
+	struct qp_port *qport = qp_priv(port);
 	struct qp_txq *txq;
 
 	txq = rte_zmalloc_socket("qp_txq", sizeof(*txq), RTE_CACHE_LINE_SIZE,
 				 socket_id);
 	if (txq == NULL)
 		return -ENOMEM;
-	txq->port = qp;
+	txq->qport = qport;
 	txq->port_id = port->port_id;
 	txq->qid = qid;
 	txq->nb_desc = rte_align32pow2(nb_desc);
 	txq->mask = txq->nb_desc - 1;
-	txq->inline_max = qp->inline_max;
+	txq->inline_max = qport->inline_max;
 	txq->max_pkt_len = port->conf.max_rx_pkt_len;
 	txq->fast_free = (port->conf.tx_offloads &
 			  QPIO_PORT_TX_OFFLOAD_MBUF_FAST_FREE) != 0;
-	txq->max_sge = RTE_MIN(qp->dattr.max_sge, QP_PORT_MAX_SEGS);
+	txq->max_sge = RTE_MIN(qport->dattr.max_sge, QP_PORT_MAX_SEGS);
 	txq->elts = rte_zmalloc_socket("qp_txq_elts",
 				       txq->nb_desc * sizeof(*txq->elts),
 				       RTE_CACHE_LINE_SIZE, socket_id);
@@ -239,11 +239,11 @@ qp_tx_queue_setup(struct qpio_port *port, uint16_t qid, uint16_t nb_desc,
 				      QP_PORT_MAX_SEGS * sizeof(*txq->sge),
 				      RTE_CACHE_LINE_SIZE, socket_id);
 	if (txq->elts == NULL || txq->wr == NULL || txq->sge == NULL ||
-	    qpio_mr_cache_init(&txq->mrc, qp->pd) < 0) {
+	    qpio_mr_cache_init(&txq->mrc, qport->pd) < 0) {
 		txq_free(txq);
 		return -ENOMEM;
 	}
-	txq->cq = qpio_cq_create(qp->dev, txq->nb_desc, socket_id);
+	txq->cq = qpio_cq_create(qport->dev, txq->nb_desc, socket_id);
 	if (txq->cq == NULL) {
 		QP_LOG(ERR, "port %s: tx queue %u: CQ of %u entries: %s",
 		       port->name, qid, txq->nb_desc, rte_strerror(rte_errno));

@@ -275,13 +275,13 @@ rx_slot_take(struct qp_rxq *rxq, uint32_t s, uint32_t len, uint32_t used,
 static inline bool
 rx_from_self(const struct qp_rxq *rxq, const struct qpio_wc *wc)
 {
-	const struct qp_port *qp = rxq->port;
+	const struct qp_port *qport = rxq->qport;
 	uint16_t i;
 
-	if (qp->lid != 0 && wc->slid != qp->lid)
+	if (qport->lid != 0 && wc->slid != qport->lid)
 		return false;
-	for (i = 0; i < qp->nb_self; i++)
-		if (wc->src_qp == qp->self_qpn[i])
+	for (i = 0; i < qport->nb_self; i++)
+		if (wc->src_qp == qport->self_qpn[i])
 			return true;
 	return false;
 }

@@ -157,7 +157,7 @@ qp_txq_wr_init(struct qp_txq *txq)
 		w->sg_list = &txq->sge[i * QP_PORT_MAX_SEGS];
 		w->wr.ud.ah = txq->ah;
 		w->wr.ud.remote_qpn = txq->remote_qpn;
-		w->wr.ud.remote_qkey = txq->port->qkey;
+		w->wr.ud.remote_qkey = txq->qport->qkey;
 	}
 }
 
