@@ -15,23 +15,23 @@
  * A control thread per port (rte_ctrl_thread_create, "qpcm-<port>")
  * polls the lib/cm channel and moves the QPs; it never writes the
  * queues' datapath state. The hand-over goes through three words per
- * queue direction:
+ * queue direction (struct qp_link of the rx and of the tx queue):
  *
- * - link (control thread writes, release): a generation, with QP_LINK_UP
+ * - word (control thread writes, release): a generation, with QP_LINK_UP
  *   while the link is up. The peer's credit word address, rkey and
  *   receive count (UD: address handle and QPN) are staged in the tx
- *   queue before it is raised.
- * - link_seen (datapath only): the link word the burst function last
+ *   queue (struct qp_link_stage, link_stage()) before it is raised.
+ * - seen (datapath only): the link word the burst function last
  *   applied. A new word is applied once, out of line: on a new link the
  *   rx side forgets what the old QP left in its CQ, reposts every receive
  *   and publishes its credits from zero (the control thread does this
  *   itself before raising the link when the queue was acknowledged down,
  *   as on the first link, so receives are there when the link is up);
- *   the tx side frees what the old
- *   QP can no longer complete and takes the staged peer. On a link down
- *   the rx side stops reposting (the credit word stays still).
- * - link_ack (datapath writes, release): the down link word, once the
- *   queue is drained (no receive posted, every send reclaimed).
+ *   the tx side frees what the old QP can no longer complete and takes
+ *   the staged peer. On a link down the rx side stops reposting (the
+ *   credit word stays still).
+ * - ack (datapath writes, release): the down link word, once the queue
+ *   is drained (no receive posted, every send reclaimed).
  *
  * Peer gone (DISCONNECTED: the peer's disconnect, its process or host
  * died, its socket closed): lib/cm moved the QP to ERR, so every posted WR
@@ -316,8 +316,8 @@ pdata_check(const struct qp_port *qport, const uint8_t *data, uint8_t len,
 static void
 link_store(struct qp_rxq *rxq, struct qp_txq *txq, uint32_t v)
 {
-	qp_link_publish(&rxq->link, v);
-	qp_link_publish(&txq->link, v);
+	qp_link_publish(&rxq->link.word, v);
+	qp_link_publish(&txq->link.word, v);
 }
 
 /* Move a queue's QP to RESET (any state may) and clear its credit word,
@@ -424,7 +424,7 @@ on_request(struct qp_cm *cm, const struct qpio_cm_event *ev)
 		QP_LOG(NOTICE, "port %s: refused a connection for queue %u: "
 		       "%s (here: %s, %u queues, max_rx_pkt_len %u)",
 		       qport->port->name, in.queue, qp_cm_reason_str[why],
-		       qport->transport == QP_PORT_UD ? "ud" : "rc",
+		       qp_transport_name(qport->transport),
 		       qport->port->nb_rxq, qport->port->conf.max_rx_pkt_len);
 		pdata_fill(qport, in.queue, why, &out);
 		qpio_cm_reject(ev->id, &out, sizeof(out));
@@ -445,6 +445,24 @@ on_request(struct qp_cm *cm, const struct qpio_cm_event *ev)
 		queue_failed(cm, in.queue, "accepting from", ret);
 }
 
+/* Stage the peer of txq's next link (its credit word and receive count
+ * from in; UD: ah and remote_qpn, else ah NULL) for the sending lcore,
+ * which takes it when its burst first sees the raised link word
+ * (qp_cm_burst.c). Before link_store(), whose release orders it before
+ * the word. */
+static void
+link_stage(struct qp_txq *txq, const struct qp_cm_pdata *in,
+	   struct qpio_ah *ah, uint32_t remote_qpn)
+{
+	txq->stage.credit_addr = in->credit_addr;
+	txq->stage.credit_rkey = in->credit_rkey;
+	txq->stage.nb_desc = in->rx_desc;
+	if (ah != NULL) {
+		txq->stage.ah = ah;
+		txq->stage.remote_qpn = remote_qpn;
+	}
+}
+
 /* ESTABLISHED: stage the peer for the sending lcore, raise the link. */
 static void
 on_established(struct qp_cm *cm, uint16_t qid, const struct qpio_cm_event *ev)
@@ -454,6 +472,7 @@ on_established(struct qp_cm *cm, uint16_t qid, const struct qpio_cm_event *ev)
 	struct qp_rxq *rxq = port->rxq[qid];
 	struct qp_txq *txq = port->txq[qid];
 	struct qp_cm_queue *cmq = &cm->queue[qid];
+	struct qpio_ah *ah = NULL;
 	struct qp_cm_pdata in;
 	enum qp_cm_reason why;
 
@@ -468,8 +487,6 @@ on_established(struct qp_cm *cm, uint16_t qid, const struct qpio_cm_event *ev)
 		return;
 	}
 	if (qport->transport == QP_PORT_UD) {
-		struct qpio_ah *ah;
-
 		/* lib/cm's AH (ev->ah) goes with its id; the queue keeps one
 		 * of its own with the same address vector (on ibv devices
 		 * the route's GID index, not params.sgid_index). */
@@ -488,12 +505,8 @@ on_established(struct qp_cm *cm, uint16_t qid, const struct qpio_cm_event *ev)
 			cmq->nb_ah--;
 		}
 		cmq->ah[cmq->nb_ah++] = ah;
-		txq->cm_ah = ah;
-		txq->cm_remote_qpn = ev->peer.qpn;
 	}
-	txq->cm_peer_addr = in.credit_addr;
-	txq->cm_peer_rkey = in.credit_rkey;
-	txq->cm_peer_desc = in.rx_desc;
+	link_stage(txq, &in, ah, ev->peer.qpn);
 	cmq->state = QCM_UP;
 	cmq->used = 1;
 	cmq->fail_logged = 0;
@@ -502,14 +515,14 @@ on_established(struct qp_cm *cm, uint16_t qid, const struct qpio_cm_event *ev)
 	/* The receives go up with the link when the queue is ours (the
 	 * first link, or a drained one): "link up" then means the peer's
 	 * frames find receives, on UD too. */
-	if (qp_link_read(&rxq->link_ack) == rxq->link) {
+	if (qp_link_read(&rxq->link.ack) == rxq->link.word) {
 		qp_cm_rx_prepare(rxq);
 		rxq->cm_ready = QP_LINK_UP | cmq->gen;
 	}
 	link_store(rxq, txq, QP_LINK_UP | cmq->gen);
 	QP_LOG(INFO, "port %s: queue %u: link up with QP 0x%x of %s (%s, "
 	       "%u receives there)", port->name, qid, ev->peer.qpn,
-	       ev->peer.dev_name, qport->transport == QP_PORT_UD ? "ud" : "rc",
+	       ev->peer.dev_name, qp_transport_name(qport->transport),
 	       in.rx_desc);
 }
 
@@ -602,8 +615,8 @@ progress(struct qp_cm *cm)
 		struct qp_txq *txq = port->txq[i];
 
 		if (cmq->state == QCM_DRAIN) {
-			int acked = qp_link_read(&rxq->link_ack) == cmq->gen &&
-				    qp_link_read(&txq->link_ack) == cmq->gen;
+			int acked = qp_link_read(&rxq->link.ack) == cmq->gen &&
+				    qp_link_read(&txq->link.ack) == cmq->gen;
 
 			if (!acked && now < cmq->drain_end_ms)
 				continue;
@@ -656,10 +669,10 @@ qp_cm_start(struct qp_port *qport)
 		struct qp_txq *txq = port->txq[i];
 
 		/* Down, generation 0, and the control thread's. */
-		rxq->link = rxq->link_ack = rxq->link_seen = 0;
+		rxq->link.word = rxq->link.ack = rxq->link.seen = 0;
 		rxq->cm_ready = 0;
-		txq->link = txq->link_ack = txq->link_seen = 0;
-		txq->cm_ah = NULL;
+		txq->link.word = txq->link.ack = txq->link.seen = 0;
+		txq->stage.ah = NULL;
 		qp_credit_rxq_start(qport, rxq);
 	}
 	cm->stop = 0;
@@ -750,7 +763,7 @@ qp_cm_stop(struct qp_port *qport)
 		queue_id_drop(cmq);
 		/* The AHs are the control thread's, not the queue's. */
 		txq->ah = NULL;
-		txq->cm_ah = NULL;
+		txq->stage.ah = NULL;
 		while (cmq->nb_ah > 0)
 			qpio_ah_destroy(cmq->ah[--cmq->nb_ah]);
 	}
@@ -770,7 +783,7 @@ qp_cm_link_up(const struct qp_port *qport)
 	for (i = 0; i < port->nb_rxq; i++) {
 		const struct qp_txq *txq = port->txq[i];
 
-		if (!(qp_link_read(&txq->link) & QP_LINK_UP))
+		if (!(qp_link_read(&txq->link.word) & QP_LINK_UP))
 			return 0;
 	}
 	return port->nb_rxq > 0;

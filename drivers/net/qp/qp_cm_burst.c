@@ -28,9 +28,9 @@ qp_cm_rx_prepare(struct qp_rxq *rxq)
 		n = qpio_cq_poll(rxq->cq, wc, QP_PORT_POLL);
 		for (i = 0; i < n; i++) {
 			if (wc[i].status == QPIO_WC_WR_FLUSH_ERR)
-				qp_count(&rxq->flushed, 1);
+				qp_count(&rxq->stats.flushed, 1);
 			else
-				qp_count(&rxq->stop_drops, 1);
+				qp_count(&rxq->stats.stop_drops, 1);
 		}
 	} while (n == QP_PORT_POLL);
 	memset(rxq->slot_posted, 0, rxq->nb_desc);
@@ -40,7 +40,7 @@ qp_cm_rx_prepare(struct qp_rxq *rxq)
 	rxq->rearm_thresh = RTE_MIN(32u, rxq->nb_desc / 4);
 	qp_credit_rxq_start(rxq->qport, rxq);
 	if (qp_rxq_post_all(rxq) < 0)
-		qp_count(&rxq->ierrors, 1);   /* the QP left RTS: the link is going */
+		qp_count(&rxq->stats.ierrors, 1);   /* the QP left RTS: the link is going */
 }
 
 /*
@@ -52,7 +52,7 @@ qp_cm_rx_prepare(struct qp_rxq *rxq)
 static void __rte_noinline
 rx_apply(struct qp_rxq *rxq, uint32_t link)
 {
-	rxq->link_seen = link;
+	rxq->link.seen = link;
 	if (!(link & QP_LINK_UP)) {
 		/* Frames are still handed up, receives not reposted. */
 		rxq->rearm_thresh = UINT32_MAX;
@@ -62,10 +62,26 @@ rx_apply(struct qp_rxq *rxq, uint32_t link)
 		qp_cm_rx_prepare(rxq);
 }
 
+/* Take the peer qp_cm.c staged for the new link: credits from zero
+ * towards its credit word, and on UD its address. */
+static void
+link_stage_take(struct qp_txq *txq)
+{
+	const struct qp_link_stage *st = &txq->stage;
+
+	qp_credit_link_remote(&txq->credit, txq->qport, txq->qid,
+			      st->credit_addr, st->credit_rkey, st->nb_desc);
+	if (txq->qport->transport == QP_PORT_UD) {
+		txq->ah = st->ah;
+		txq->remote_qpn = st->remote_qpn;
+		qp_txq_wr_init(txq);
+	}
+}
+
 static void __rte_noinline
 tx_apply(struct qp_txq *txq, uint32_t link)
 {
-	txq->link_seen = link;
+	txq->link.seen = link;
 	if (!(link & QP_LINK_UP))
 		return;
 	/* Completions the old QP left, then what it will never complete
@@ -76,36 +92,30 @@ tx_apply(struct qp_txq *txq, uint32_t link)
 		rte_pktmbuf_free(txq->elts[txq->tail & txq->mask]);
 		txq->elts[txq->tail & txq->mask] = NULL;
 		txq->tail++;
-		qp_count(&txq->flushed, 1);
-		qp_count(&txq->oerrors, 1);
+		qp_count(&txq->stats.flushed, 1);
+		qp_count(&txq->stats.oerrors, 1);
 	}
 	txq->held = 0;
 	txq->head = txq->tail = 0;
-	qp_credit_link_remote(txq->qport, txq, txq->cm_peer_addr,
-			      txq->cm_peer_rkey, txq->cm_peer_desc);
-	if (txq->qport->transport == QP_PORT_UD) {
-		txq->ah = txq->cm_ah;
-		txq->remote_qpn = txq->cm_remote_qpn;
-		qp_txq_wr_init(txq);
-	}
+	link_stage_take(txq);
 }
 
 uint16_t
 qp_cm_rx_burst(void *queue, struct rte_mbuf **pkts, uint16_t nb_pkts)
 {
 	struct qp_rxq *rxq = queue;
-	uint32_t link = qp_link_read(&rxq->link);
+	uint32_t link = qp_link_read(&rxq->link.word);
 	uint16_t n;
 
-	if (unlikely(link != rxq->link_seen))
+	if (unlikely(link != rxq->link.seen))
 		rx_apply(rxq, link);
 	if (likely(link & QP_LINK_UP))
 		return qp_port_rx_burst(queue, pkts, nb_pkts);
-	if (rxq->link_ack == link)
+	if (rxq->link.ack == link)
 		return 0;
 	n = qp_port_rx_burst(queue, pkts, nb_pkts);
 	if (rxq->posted == 0)
-		qp_link_ack(&rxq->link_ack, link);
+		qp_link_ack(&rxq->link.ack, link);
 	return n;
 }
 
@@ -113,17 +123,17 @@ uint16_t
 qp_cm_tx_burst(void *queue, struct rte_mbuf **pkts, uint16_t nb_pkts)
 {
 	struct qp_txq *txq = queue;
-	uint32_t link = qp_link_read(&txq->link);
+	uint32_t link = qp_link_read(&txq->link.word);
 
-	if (unlikely(link != txq->link_seen))
+	if (unlikely(link != txq->link.seen))
 		tx_apply(txq, link);
 	if (likely(link & QP_LINK_UP))
 		return qp_port_tx_burst(queue, pkts, nb_pkts);
-	if (txq->link_ack == link)
+	if (txq->link.ack == link)
 		return 0;
 	if (txq->head != txq->tail)
 		qp_txq_reclaim(txq, 0);
 	if (txq->head == txq->tail)
-		qp_link_ack(&txq->link_ack, link);
+		qp_link_ack(&txq->link.ack, link);
 	return 0;
 }

@@ -10,12 +10,12 @@
  *
  * The receiver publishes, for each rx queue, a free-running count of the
  * receive WRs it has posted on its QP (rq_posted) in a 32-bit word of the
- * port's credit MR (local write, remote read). The sender keeps a
- * free-running count of the SENDs it has posted (sends) and the last value
+ * port's credit MR (local write, remote read). The sender (struct
+ * qp_credit of its tx queue) keeps a free-running count of the SENDs it has posted (sends) and the last value
  * of the peer's word it has seen (peer_posted). Receives are consumed in
  * order, one per SEND, and the peer's count only grows, so when a SEND is
  * posted the peer has at least peer_posted - sends receives free for it:
- * that many frames may go. When fewer than credit_low credits are left the
+ * that many frames may go. When fewer than low credits are left the
  * sender posts one signaled RDMA READ of the peer's word into its own
  * landing word; the READ's completion, reaped with the send completions,
  * refreshes peer_posted. One READ is outstanding at a time.
@@ -96,53 +96,70 @@ qp_credit_clear(struct qp_port *qport, uint16_t qid)
 			 __ATOMIC_RELEASE);
 }
 
-/* txq's QP (new, INIT) is being connected to peer_rxq's: every receive the
- * peer has posted so far is a credit (control path, both ends stopped
- * from the data path's view). */
+/* No credits until the next link (a new QP, or a stopped queue); no
+ * READ outstanding. */
 void
-qp_credit_link(struct qp_port *qport, struct qp_txq *txq,
-	       const struct qp_port *peer, const struct qp_rxq *peer_rxq)
+qp_credit_off(struct qp_credit *cr)
 {
-	txq->sends = 0;
-	txq->credit_rd = 0;
-	txq->credit_on = qport->transport == QP_PORT_RC;
-	if (!txq->credit_on)
-		return;
-	txq->peer_posted = __atomic_load_n(peer_rxq->credit, __ATOMIC_ACQUIRE);
-	txq->peer_nb_desc = peer_rxq->nb_desc;
-	/* Ask again at half the peer's ring: the receiver reposts in groups
-	 * of at most 32, so a READ then finds fresh receives. */
-	txq->credit_low = RTE_MAX(peer_rxq->nb_desc / 2, 1u);
-	txq->credit_dst = (volatile uint32_t *)credit_line(qport, txq->qid, 1);
-	*txq->credit_dst = txq->peer_posted;
-	txq->credit_lkey = qpio_mr_lkey(qport->credit_mr);
-	txq->peer_addr = (uintptr_t)peer_rxq->credit;
-	txq->peer_rkey = qpio_mr_rkey(peer->credit_mr);
+	cr->on = 0;
+	cr->reading = 0;
 }
 
-/* txq's QP is connected through lib/cm to a peer in another process or
- * host: its credit word is at peer_addr (rkey peer_rkey), read from the
- * connection's private data, and its receives are not known yet, so the
- * sender starts with no credit and reads the word at its first burst
- * (control thread, the queue not in use by the datapath). */
+/* The sender's state at a new link of tx queue qid: peer_posted
+ * receives known, the peer's word at peer_addr (rkey peer_rkey); RC only
+ * (on other transports the credits stay off). */
+static void
+credit_link(struct qp_credit *cr, const struct qp_port *qport, uint16_t qid,
+	    uint32_t peer_posted, uint32_t peer_nb_desc, uint64_t peer_addr,
+	    uint32_t peer_rkey)
+{
+	cr->peer_posted = peer_posted;
+	cr->peer_nb_desc = peer_nb_desc;
+	/* Ask again at half the peer's ring: the receiver reposts in groups
+	 * of at most 32, so a READ then finds fresh receives. */
+	cr->low = RTE_MAX(peer_nb_desc / 2, 1u);
+	cr->landing = (volatile uint32_t *)credit_line(qport, qid, 1);
+	*cr->landing = peer_posted;
+	cr->lkey = qpio_mr_lkey(qport->credit_mr);
+	cr->peer_addr = peer_addr;
+	cr->peer_rkey = peer_rkey;
+}
+
+/* Tx queue qid's QP (new, INIT) is being connected to peer_rxq's: every
+ * receive the peer has posted so far is a credit (control path, both ends
+ * stopped from the data path's view). */
 void
-qp_credit_link_remote(struct qp_port *qport, struct qp_txq *txq,
-		      uint64_t peer_addr, uint32_t peer_rkey,
+qp_credit_link(struct qp_credit *cr, const struct qp_port *qport,
+	       uint16_t qid, const struct qp_port *peer,
+	       const struct qp_rxq *peer_rxq)
+{
+	cr->sends = 0;
+	cr->reading = 0;
+	cr->on = qport->transport == QP_PORT_RC;
+	if (!cr->on)
+		return;
+	credit_link(cr, qport, qid,
+		    __atomic_load_n(peer_rxq->credit, __ATOMIC_ACQUIRE),
+		    peer_rxq->nb_desc, (uintptr_t)peer_rxq->credit,
+		    qpio_mr_rkey(peer->credit_mr));
+}
+
+/* Tx queue qid's QP is connected through lib/cm to a peer in another
+ * process or host: its credit word is at peer_addr (rkey peer_rkey), read
+ * from the connection's private data, and its receives are not known yet,
+ * so the sender starts with no credit and reads the word at its first
+ * burst (the sending lcore, at the link change; qp_cm_burst.c). */
+void
+qp_credit_link_remote(struct qp_credit *cr, const struct qp_port *qport,
+		      uint16_t qid, uint64_t peer_addr, uint32_t peer_rkey,
 		      uint32_t peer_nb_desc)
 {
-	txq->sends = 0;
-	txq->credit_rd = 0;
-	txq->credit_on = qport->transport == QP_PORT_RC;
-	if (!txq->credit_on)
+	cr->sends = 0;
+	cr->reading = 0;
+	cr->on = qport->transport == QP_PORT_RC;
+	if (!cr->on)
 		return;
-	txq->peer_posted = 0;
-	txq->peer_nb_desc = peer_nb_desc;
-	txq->credit_low = RTE_MAX(peer_nb_desc / 2, 1u);
-	txq->credit_dst = (volatile uint32_t *)credit_line(qport, txq->qid, 1);
-	*txq->credit_dst = 0;
-	txq->credit_lkey = qpio_mr_lkey(qport->credit_mr);
-	txq->peer_addr = peer_addr;
-	txq->peer_rkey = peer_rkey;
+	credit_link(cr, qport, qid, 0, peer_nb_desc, peer_addr, peer_rkey);
 }
 
 /* Post a READ of the peer's posted count if none is outstanding and the
@@ -150,58 +167,46 @@ qp_credit_link_remote(struct qp_port *qport, struct qp_txq *txq,
 void
 qp_credit_request(struct qp_txq *txq)
 {
+	struct qp_credit *cr = &txq->credit;
 	struct qpio_send_wr wr;
 	struct qpio_sge sge;
 	int err;
 
-	if (txq->credit_rd || txq->head - txq->tail >= txq->nb_desc)
+	if (cr->reading || txq->head - txq->tail >= txq->nb_desc)
 		return;
-	sge.addr = (uintptr_t)txq->credit_dst;
+	sge.addr = (uintptr_t)cr->landing;
 	sge.length = sizeof(uint32_t);
-	sge.lkey = txq->credit_lkey;
+	sge.lkey = cr->lkey;
 	memset(&wr, 0, sizeof(wr));
 	wr.wr_id = txq->head;
 	wr.sg_list = &sge;
 	wr.num_sge = 1;
 	wr.opcode = QPIO_WR_RDMA_READ;
 	wr.send_flags = QPIO_SEND_SIGNALED;
-	wr.wr.rdma.remote_addr = txq->peer_addr;
-	wr.wr.rdma.rkey = txq->peer_rkey;
+	wr.wr.rdma.remote_addr = cr->peer_addr;
+	wr.wr.rdma.rkey = cr->peer_rkey;
 	txq->elts[txq->head & txq->mask] = NULL;
 	if (qpio_qp_post_send(txq->qp, &wr, 1, &err) != 1)
 		return;   /* the QP left RTS: the next burst returns 0 */
-	txq->credit_wr = txq->head;
-	txq->credit_rd = 1;
+	cr->read_wr = txq->head;
+	cr->reading = 1;
 	txq->head++;
-	qp_count(&txq->credit_reads, 1);
+	qp_count(&txq->stats.credit_reads, 1);
 }
 
 /* The completion of the outstanding READ. A value that would give more
  * credits than the peer has receive WRs is not from the peer's word (a
  * torn or stale copy): it is ignored and the next burst asks again. */
 void
-qp_credit_read_done(struct qp_txq *txq, const struct qpio_wc *wc)
+qp_credit_read_done(struct qp_credit *cr, const struct qpio_wc *wc)
 {
 	uint32_t seen;
 
-	txq->credit_rd = 0;
+	cr->reading = 0;
 	if (wc->status != QPIO_WC_SUCCESS)
 		return;
-	seen = __atomic_load_n(txq->credit_dst, __ATOMIC_ACQUIRE);
-	if ((int32_t)(seen - txq->peer_posted) > 0 &&
-	    seen - txq->sends <= txq->peer_nb_desc)
-		txq->peer_posted = seen;
-}
-
-/* RNR NAKs the device counted on txq's current QP, by lib/rdma's
- * driver-independent counters: the soft NIC counts them per QP; a driver
- * that does not (ibv: libibverbs has no per-QP count) gives 0. */
-uint64_t
-qp_txq_rnr_naks(const struct qp_txq *txq)
-{
-	struct qpio_qp_stats st;
-
-	if (txq->qp == NULL || qpio_qp_stats_get(txq->qp, &st) != 0)
-		return 0;
-	return st.rnr_naks;
+	seen = __atomic_load_n(cr->landing, __ATOMIC_ACQUIRE);
+	if ((int32_t)(seen - cr->peer_posted) > 0 &&
+	    seen - cr->sends <= cr->peer_nb_desc)
+		cr->peer_posted = seen;
 }

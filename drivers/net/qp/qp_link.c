@@ -133,7 +133,7 @@ static int qp_ud_dest(struct qp_port *qport, struct qp_txq *txq,
 
 /* Connect every queue of a (started, INIT) to b's and back. */
 static int
-qp_link(struct qpio_port *a, struct qpio_port *b)
+qp_link_ports(struct qpio_port *a, struct qpio_port *b)
 {
 	struct qp_port *qport_a = qp_priv(a), *qport_b = qp_priv(b);
 	uint16_t i;
@@ -170,8 +170,8 @@ qp_link(struct qpio_port *a, struct qpio_port *b)
 			if (ret < 0)
 				return ret;
 		}
-		qp_credit_link(qport_a, ta, qport_b, b->rxq[i]);
-		qp_credit_link(qport_b, tb, qport_a, a->rxq[i]);
+		qp_credit_link(&ta->credit, qport_a, i, qport_b, b->rxq[i]);
+		qp_credit_link(&tb->credit, qport_b, i, qport_a, a->rxq[i]);
 		ret = qp_connect(qport_a, ta->qp, qport_b,
 				 qpio_qp_num(tb->qp));
 		if (ret == 0)
@@ -261,8 +261,7 @@ qp_start(struct qpio_port *port)
 		txq->head = 0;
 		txq->tail = 0;
 		txq->held = 0;
-		txq->credit_on = 0;
-		txq->credit_rd = 0;
+		qp_credit_off(&txq->credit);
 		qp_txq_wr_init(txq);
 		qp_credit_rxq_start(qport, rxq);
 		if (qport->cm != NULL)
@@ -315,7 +314,7 @@ qp_start(struct qpio_port *port)
 		       port->name, qport->peer);
 		return 0;
 	}
-	ret = qp_link(port, peer);
+	ret = qp_link_ports(port, peer);
 	if (ret < 0)
 		goto fail;
 	return 0;
@@ -341,8 +340,8 @@ qp_queues_down(struct qpio_port *port)
 		memset(&a, 0, sizeof(a));
 		a.qp_state = QPIO_QPS_ERR;
 		qpio_qp_modify(rxq->qp, &a, QPIO_QP_STATE);
-		ipackets = rxq->ipackets;
-		ibytes = rxq->ibytes;
+		ipackets = rxq->stats.ipackets;
+		ibytes = rxq->stats.ibytes;
 		deadline = rte_get_timer_cycles() + rte_get_timer_hz();
 		while ((txq->head != txq->tail || rxq->posted > 0) &&
 		       rte_get_timer_cycles() < deadline) {
@@ -357,9 +356,9 @@ qp_queues_down(struct qpio_port *port)
 		}
 		/* Frames that arrived but were never handed to the
 		 * application are dropped by the stop: imissed. */
-		qp_count(&rxq->stop_drops, rxq->ipackets - ipackets);
-		rxq->ipackets = ipackets;
-		rxq->ibytes = ibytes;
+		qp_count(&rxq->stats.stop_drops, rxq->stats.ipackets - ipackets);
+		rxq->stats.ipackets = ipackets;
+		rxq->stats.ibytes = ibytes;
 		if (txq->head != txq->tail || rxq->posted > 0)
 			QP_LOG(ERR, "port %s: queue %u: %u sends and %u "
 			       "receives not flushed after 1 s", port->name,
@@ -374,9 +373,8 @@ qp_queues_down(struct qpio_port *port)
 		memset(rxq->slot_posted, 0, rxq->nb_desc);
 		rxq->posted = 0;
 		rxq->credit = NULL;
-		txq->credit_on = 0;
-		txq->credit_rd = 0;
-		txq->rnr_naks += qp_txq_rnr_naks(txq);
+		qp_credit_off(&txq->credit);
+		txq->stats.rnr_naks += qp_txq_rnr_naks(txq);
 		rxq->rearm_start = 0;
 		rxq->rearm_n = 0;
 		qpio_qp_destroy(rxq->qp);

@@ -24,6 +24,9 @@
  *   qp_stats.c     statistics and extended statistics
  */
 
+#include <assert.h>
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include <rte_mbuf.h>
@@ -69,45 +72,58 @@ qp_transport_name(enum qp_port_transport t)
 
 struct qp_cm;
 
-/* Receive side of queue i. */
-struct qp_rxq {
-	struct qpio_qp *qp;            /* NULL while stopped */
-	struct qpio_cq *cq;
-	struct rte_mempool *mp;
-	struct qp_port *qport;
-	uint16_t port_id;
-	uint16_t qid;
-	uint32_t nb_desc;              /* receive WRs, power of two */
-	uint32_t nseg;                 /* mbufs (SGEs) per receive WR */
-	uint32_t seg_room;             /* bytes per mbuf after the headroom */
-	uint32_t max_pkt_len;
-	uint32_t grh;                  /* QPIO_GRH_LEN on UD, else 0 */
-	uint32_t posted;               /* receive WRs on the RQ now */
-	uint32_t rearm_start;          /* first completed slot not reposted */
-	uint32_t rearm_n;              /* completed slots not reposted */
-	uint32_t rearm_thresh;         /* repost once this many completed */
-	uint8_t *slot_posted;          /* per slot: 1 while on the RQ */
-	uint32_t lkey;                 /* the pool's lkey when it is one MR,
-					* else QPIO_MR_INVALID_LKEY (lookup) */
-	uint64_t mbuf_init;            /* rearm_data of a received mbuf */
-	struct qpio_recv_wr *rwr;      /* QP_PORT_POLL receive WRs */
-	struct qpio_sge *rsge;         /* their SGEs (QP_RX_SGES) */
-	uint32_t flat;                 /* nseg 1: post through the flat burst
-					* (qpio_qp_post_recv_sge()); cleared
-					* when the driver has none */
-	uint32_t rq_posted;            /* receive WRs posted on this QP
-					* (free-running); published in *credit */
-	volatile uint32_t *credit;     /* word in the credit MR (RC) */
-	struct rte_mbuf **elts;        /* nb_desc * nseg mbufs the driver owns */
-	struct qpio_mr_cache mrc;
-	/* Connected ports (qp_cm.c): link is written by the control
-	 * thread, link_ack and link_seen by the polling lcore. */
-	uint32_t link;
-	uint32_t link_ack;
-	uint32_t link_seen;            /* the link word last applied */
-	uint32_t cm_ready;             /* a link word the control thread
-					* applied itself (queue acked) */
-	/* counters, written by the polling lcore only */
+/*
+ * The hand-over words of one queue direction of a connected port
+ * (qp_cm.c writes word, the queue's burst in qp_cm_burst.c ack and seen;
+ * qp_link_publish(), qp_link_ack() and qp_link_read() below). Unused (0)
+ * on other ports.
+ */
+struct qp_link {
+	uint32_t word;                 /* control thread: generation, with
+					* QP_LINK_UP while the link is up */
+	uint32_t ack;                  /* polling lcore: the down word, once
+					* the queue is drained */
+	uint32_t seen;                 /* polling lcore: the word last
+					* applied */
+};
+
+/*
+ * The peer of a connected tx queue's next link: staged by the control
+ * thread (qp_cm.c) before it raises the link word, taken by the sending
+ * lcore when its burst first sees that word (qp_cm_burst.c).
+ */
+struct qp_link_stage {
+	uint64_t credit_addr;          /* RC: the peer rx queue's credit word */
+	uint32_t credit_rkey;          /* RC: rkey of the peer's credit MR */
+	uint32_t nb_desc;              /* the peer rx queue's receive WRs */
+	uint32_t remote_qpn;           /* UD: the peer's QPN */
+	struct qpio_ah *ah;            /* UD: towards the peer (the control
+					* thread's, qp_cm.c) */
+};
+
+/*
+ * The sender's side of RC credits (qp_credit.c): how many SENDs the peer
+ * rx queue has receives for. The counters are free-running.
+ */
+struct qp_credit {
+	uint8_t on;                    /* RC link up: SENDs need credits */
+	uint8_t reading;               /* a READ of the peer's word is
+					* outstanding */
+	uint32_t sends;                /* SEND WRs posted on this QP */
+	uint32_t peer_posted;          /* the peer's rq_posted, last seen */
+	uint32_t low;                  /* READ when fewer credits than this */
+	uint32_t read_wr;              /* WR number of the outstanding READ */
+	uint32_t peer_nb_desc;         /* the peer's receive WRs (sanity
+					* bound of a word read) */
+	uint32_t lkey;                 /* of the landing word (credit MR) */
+	uint32_t peer_rkey;
+	uint64_t peer_addr;            /* the peer rx queue's credit word */
+	volatile uint32_t *landing;    /* the READ lands here (credit MR) */
+};
+
+/* Counters of an rx queue, written by the polling lcore only
+ * (qp_count()). */
+struct qp_rxq_stats {
 	uint64_t ipackets;
 	uint64_t ibytes;
 	uint64_t ierrors;
@@ -116,77 +132,137 @@ struct qp_rxq {
 	uint64_t flushed;
 	uint64_t stop_drops;           /* received, dropped by a stop */
 	uint64_t mcast_self_drops;     /* group datagrams this port sent */
+};
+
+/* Counters of a tx queue, written by the sending lcore only
+ * (qp_count()): those of every burst on one cache line, then those of
+ * exceptions. */
+struct qp_txq_stats {
+	uint64_t opackets;
+	uint64_t obytes;
+	uint64_t bursts;
+	uint64_t inline_pkts;
+	uint64_t zero_copy_pkts;
+	uint64_t flat_pkts;            /* posted by qpio_qp_post_send_sge() */
+	uint64_t wr_pkts;              /* posted in a WR list */
+	uint64_t oerrors;
+	uint64_t copied_pkts;
+	uint64_t oversize;
+	uint64_t no_credit;            /* frames left with the caller */
+	uint64_t credit_reads;
+	uint64_t wc_errors;
+	uint64_t flushed;              /* frames flushed, never sent */
+	/* RNR NAKs of the queue's destroyed QPs, less the count of its QP
+	 * at the last reset (control path: stop, stats reset) */
+	uint64_t rnr_naks;
+};
+
+/*
+ * Receive side of queue i. The fields the receive burst reads and writes
+ * come first, on one cache line; those of the repost (once per
+ * rearm_thresh frames) and a connected port's link words on the second;
+ * the counters on the third.
+ */
+struct qp_rxq {
+	struct qpio_cq *cq;
+	struct rte_mempool *mp;
+	struct rte_mbuf **elts;        /* nb_desc * nseg mbufs the driver owns */
+	uint8_t *slot_posted;          /* per slot: 1 while on the RQ */
+	uint64_t mbuf_init;            /* rearm_data of a received mbuf */
+	uint32_t nseg;                 /* mbufs (SGEs) per receive WR */
+	uint32_t grh;                  /* QPIO_GRH_LEN on UD, else 0 */
+	uint32_t max_pkt_len;
+	uint32_t posted;               /* receive WRs on the RQ now */
+	uint32_t rearm_n;              /* completed slots not reposted */
+	uint32_t rearm_thresh;         /* repost once this many completed */
+	/* second cache line */
+	struct qpio_qp *qp;            /* NULL while stopped */
+	struct qpio_sge *rsge;         /* SGEs of rwr (QP_RX_SGES) */
+	struct qpio_recv_wr *rwr;      /* QP_PORT_POLL receive WRs */
+	volatile uint32_t *credit;     /* word in the credit MR (RC) */
+	uint32_t rearm_start;          /* first completed slot not reposted */
+	uint32_t nb_desc;              /* receive WRs, power of two */
+	uint32_t lkey;                 /* the pool's lkey when it is one MR,
+					* else QPIO_MR_INVALID_LKEY (lookup) */
+	uint32_t rq_posted;            /* receive WRs posted on this QP
+					* (free-running); published in *credit */
+	struct qp_link link;           /* connected ports */
+	uint32_t seg_room;             /* bytes per mbuf after the headroom */
+	/* third */
+	struct qp_rxq_stats stats;
+	/* cold */
+	struct qp_port *qport;
+	uint32_t flat;                 /* nseg 1: post through the flat burst
+					* (qpio_qp_post_recv_sge()); cleared
+					* when the driver has none */
+	uint32_t cm_ready;             /* a link word the control thread
+					* applied itself (queue acked) */
+	uint16_t port_id;
+	uint16_t qid;
+	struct qpio_mr_cache mrc;      /* lkeys of a pool of several MRs */
 } __rte_cache_aligned;
 
-/* Transmit side of queue i. */
+/*
+ * Transmit side of queue i. The ring fields every burst reads and writes
+ * come first, on one cache line; the credits and a connected port's link
+ * words on the second; the counters (those of every burst first) on the
+ * third and fourth, with the WR list; the MR lookup cache, then what the
+ * bursts do not touch.
+ */
 struct qp_txq {
 	struct qpio_qp *qp;            /* NULL while stopped */
 	struct qpio_cq *cq;
-	struct qp_port *qport;
-	struct rte_mempool *bounce_mp; /* registered pool for copies */
-	uint16_t port_id;
-	uint16_t qid;
-	uint32_t nb_desc;              /* send WRs, power of two */
-	uint32_t mask;
+	struct rte_mbuf **elts;        /* per WR: mbuf freed at completion */
+	struct qpio_sge *sge;          /* QP_PORT_MAX_SEGS per WR of wr; the
+					* flat burst's SGEs */
 	uint32_t head;                 /* WRs posted (free-running) */
 	uint32_t tail;                 /* WRs reclaimed (free-running) */
-	uint32_t inline_max;           /* bytes; frames up to it go inline */
-	uint32_t max_pkt_len;
-	uint32_t max_sge;
-	uint8_t flat;                  /* RC: one-segment frames go through
-					* qpio_qp_post_send_sge() */
-	uint8_t fast_free;             /* MBUF_FAST_FREE: inline frames go
-					* straight back to their pool */
-	uint32_t remote_qpn;           /* UD destination */
-	struct qpio_ah *ah;            /* UD destination, NULL on RC */
-	struct rte_mbuf **elts;        /* per WR: mbuf freed at completion */
+	uint32_t mask;
+	uint32_t nb_desc;              /* send WRs, power of two */
 	/* Entries of elts that hold an mbuf (zero-copy and copied frames;
 	 * inline ones are freed at post): 0 lets the reclaim move the tail
 	 * over a completed range without reading it. */
 	uint32_t held;
-	struct qpio_mr_cache mrc;
+	uint32_t inline_max;           /* bytes; frames up to it go inline */
+	uint32_t max_pkt_len;
+	uint8_t fast_free;             /* MBUF_FAST_FREE: inline frames go
+					* straight back to their pool */
+	uint8_t flat;                  /* RC: one-segment frames go through
+					* qpio_qp_post_send_sge() */
+	/* second cache line */
+	struct qp_credit credit;       /* RC */
+	struct qp_link link;           /* connected ports */
+	uint32_t max_sge;
+	/* third and fourth */
+	struct qp_txq_stats stats;
 	struct qpio_send_wr *wr;       /* QP_PORT_CHUNK send WRs, constant
 					* fields set by qp_txq_wr_init() */
-	struct qpio_sge *sge;          /* QP_PORT_MAX_SEGS per WR */
-	/* RC credits (qp_credit.c); all free-running counters */
-	uint8_t credit_on;             /* RC link up: SENDs need credits */
-	uint8_t credit_rd;             /* a credit READ is outstanding */
-	uint32_t sends;                /* SEND WRs posted on this QP */
-	uint32_t peer_posted;          /* peer's rq_posted, last seen */
-	uint32_t peer_nb_desc;         /* peer's receive WRs (sanity bound) */
-	uint32_t credit_low;           /* READ when fewer credits than this */
-	uint32_t credit_wr;            /* WR number of the outstanding READ */
-	uint32_t credit_lkey;
-	uint32_t peer_rkey;
-	uint64_t peer_addr;            /* the peer rx queue's credit word */
-	volatile uint32_t *credit_dst; /* READ lands here (credit MR) */
-	uint32_t link;                 /* as in qp_rxq */
-	uint32_t link_ack;
-	uint32_t link_seen;
-	/* the next link's peer, staged by the control thread before it
-	 * raises the link; the sending lcore takes them when it sees it */
-	uint64_t cm_peer_addr;
-	uint32_t cm_peer_rkey;
-	uint32_t cm_peer_desc;
-	uint32_t cm_remote_qpn;
-	struct qpio_ah *cm_ah;
-	/* counters, written by the sending lcore only */
-	uint64_t no_credit;            /* frames left with the caller */
-	uint64_t credit_reads;
-	uint64_t rnr_naks;             /* of destroyed QPs (soft NIC) */
-	uint64_t opackets;
-	uint64_t obytes;
-	uint64_t oerrors;
-	uint64_t inline_pkts;
-	uint64_t zero_copy_pkts;
-	uint64_t copied_pkts;
-	uint64_t oversize;
-	uint64_t wc_errors;
-	uint64_t flushed;              /* frames flushed, never sent */
-	uint64_t bursts;
-	uint64_t flat_pkts;            /* posted by qpio_qp_post_send_sge() */
-	uint64_t wr_pkts;              /* posted in a WR list */
+	struct qpio_mr_cache mrc;      /* lkeys of zero-copy frames */
+	/* cold */
+	struct qp_port *qport;
+	struct rte_mempool *bounce_mp; /* registered pool for copies */
+	struct qpio_ah *ah;            /* UD destination, NULL on RC */
+	uint32_t remote_qpn;           /* UD destination */
+	uint16_t port_id;
+	uint16_t qid;
+	struct qp_link_stage stage;    /* connected ports */
 } __rte_cache_aligned;
+
+/* The fields of every burst on the lines the comments above give them. */
+static_assert(offsetof(struct qp_rxq, rearm_thresh) + sizeof(uint32_t) <=
+	      RTE_CACHE_LINE_SIZE, "qp_rxq: burst fields off line 0");
+static_assert(offsetof(struct qp_rxq, seg_room) + sizeof(uint32_t) <=
+	      2 * RTE_CACHE_LINE_SIZE, "qp_rxq: repost fields off line 1");
+static_assert(offsetof(struct qp_rxq, stats) % RTE_CACHE_LINE_SIZE == 0 &&
+	      sizeof(struct qp_rxq_stats) == RTE_CACHE_LINE_SIZE,
+	      "qp_rxq: counters off line 2");
+static_assert(offsetof(struct qp_txq, flat) < RTE_CACHE_LINE_SIZE,
+	      "qp_txq: burst fields off line 0");
+static_assert(offsetof(struct qp_txq, max_sge) + sizeof(uint32_t) <=
+	      2 * RTE_CACHE_LINE_SIZE, "qp_txq: credits off line 1");
+static_assert(offsetof(struct qp_txq, stats) == 2 * RTE_CACHE_LINE_SIZE &&
+	      offsetof(struct qp_txq_stats, oerrors) < RTE_CACHE_LINE_SIZE,
+	      "qp_txq: counters of every burst off line 2");
 
 /* A registered mempool of the port's PD. */
 struct qp_pool_reg {
@@ -270,6 +346,8 @@ void qp_stats_reset(struct qpio_port *port);
 int qp_xstats_names(struct qpio_port *port, struct qpio_port_xstat_name *names,
 		    unsigned int n);
 int qp_xstats_values(struct qpio_port *port, uint64_t *v, unsigned int n);
+/* RNR NAKs the device counted on txq's current QP (qpio_qp_stats_get()). */
+uint64_t qp_txq_rnr_naks(const struct qp_txq *txq);
 
 /* Multicast (qp_mcast.c). */
 /* Parse mcast= (an MGID in ff00::/8) and mlid= (NULL: derived from the
@@ -327,19 +405,22 @@ uint16_t qp_cm_tx_burst(void *queue, struct rte_mbuf **pkts, uint16_t nb_pkts);
 #define qp_counter(c) __atomic_load_n(&(c), __ATOMIC_RELAXED)
 #define qp_counter_clear(c) __atomic_store_n(&(c), 0, __ATOMIC_RELAXED)
 
-/* Credits (qp_credit.c). */
+/* Credits (qp_credit.c). The port's credit MR, at probe and close: */
 int qp_credit_init(struct qp_port *qport);
 void qp_credit_fini(struct qp_port *qport);
+/* The receiver's side: */
 void qp_credit_rxq_start(struct qp_port *qport, struct qp_rxq *rxq);
-void qp_credit_link(struct qp_port *qport, struct qp_txq *txq,
-		    const struct qp_port *peer, const struct qp_rxq *peer_rxq);
 void qp_credit_clear(struct qp_port *qport, uint16_t qid);
-void qp_credit_link_remote(struct qp_port *qport, struct qp_txq *txq,
-			   uint64_t peer_addr, uint32_t peer_rkey,
-			   uint32_t peer_nb_desc);
+/* The sender's side (struct qp_credit of tx queue qid): */
+void qp_credit_off(struct qp_credit *cr);
+void qp_credit_link(struct qp_credit *cr, const struct qp_port *qport,
+		    uint16_t qid, const struct qp_port *peer,
+		    const struct qp_rxq *peer_rxq);
+void qp_credit_link_remote(struct qp_credit *cr, const struct qp_port *qport,
+			   uint16_t qid, uint64_t peer_addr,
+			   uint32_t peer_rkey, uint32_t peer_nb_desc);
 void qp_credit_request(struct qp_txq *txq);
-void qp_credit_read_done(struct qp_txq *txq, const struct qpio_wc *wc);
-uint64_t qp_txq_rnr_naks(const struct qp_txq *txq);
+void qp_credit_read_done(struct qp_credit *cr, const struct qpio_wc *wc);
 
 /* Publish the receives posted so far for the peer's credit READ: a
  * release store, so the peer never counts a receive not yet posted. */
@@ -361,9 +442,24 @@ qp_mbuf_rearm(struct rte_mbuf *m, uint64_t rearm)
 
 /* SENDs the peer has receives for. */
 static inline uint32_t
-qp_credit_avail(const struct qp_txq *txq)
+qp_credit_avail(const struct qp_credit *cr)
 {
-	return txq->credit_on ? txq->peer_posted - txq->sends : UINT32_MAX;
+	return cr->on ? cr->peer_posted - cr->sends : UINT32_MAX;
+}
+
+/* n SENDs were posted: n credits used. */
+static inline void
+qp_credit_spend(struct qp_credit *cr, uint32_t n)
+{
+	cr->sends += n;
+}
+
+/* Whether the send completion of WR number wr_id is the credit READ's
+ * (qp_credit_read_done() takes it), not a frame's. */
+static inline bool
+qp_credit_is_read(const struct qp_credit *cr, uint64_t wr_id)
+{
+	return cr->reading && (uint32_t)wr_id == cr->read_wr;
 }
 
 extern int qp_logtype;

@@ -202,7 +202,7 @@ rx_rearm(struct qp_rxq *rxq)
 
 	if (rx_post_slots(rxq, NULL, rxq->rearm_start, n) < 0) {
 		/* The QP left RTS: the slots wait for the next start. */
-		qp_count(&rxq->ierrors, 1);
+		qp_count(&rxq->stats.ierrors, 1);
 		/* rx_post_slots() marked what it posted. */
 		while (n > 0 && rxq->slot_posted[rxq->rearm_start]) {
 			rxq->rearm_start = (rxq->rearm_start + 1) &
@@ -234,12 +234,12 @@ static inline void
 rx_wc_drop(struct qp_rxq *rxq, const struct qpio_wc *wc)
 {
 	if (wc->status == QPIO_WC_WR_FLUSH_ERR) {
-		qp_count(&rxq->flushed, 1);
+		qp_count(&rxq->stats.flushed, 1);
 		return;
 	}
 	if (wc->status != QPIO_WC_SUCCESS)
-		qp_count(&rxq->wc_errors, 1);
-	qp_count(&rxq->ierrors, 1);
+		qp_count(&rxq->stats.wc_errors, 1);
+	qp_count(&rxq->stats.ierrors, 1);
 	rxq->rearm_n++;
 }
 
@@ -314,20 +314,20 @@ rx_burst_segs(struct qp_rxq *rxq, struct rte_mbuf **pkts, uint16_t nb_pkts,
 			}
 			if (self_filter &&
 			    unlikely(rx_from_self(rxq, &wc[i]))) {
-				qp_count(&rxq->mcast_self_drops, 1);
+				qp_count(&rxq->stats.mcast_self_drops, 1);
 				rxq->rearm_n++;
 				continue;
 			}
 			if (unlikely(rte_mempool_get_bulk(rxq->mp,
 					(void **)fresh, used) != 0)) {
 				/* Drop the frame, keep the buffers. */
-				qp_count(&rxq->rx_nombuf, 1);
+				qp_count(&rxq->stats.rx_nombuf, 1);
 				rxq->rearm_n++;
 				continue;
 			}
 			pkts[nb_rx++] = rx_slot_take(rxq, s, len, used, fresh);
-			qp_count(&rxq->ipackets, 1);
-			qp_count(&rxq->ibytes, len);
+			qp_count(&rxq->stats.ipackets, 1);
+			qp_count(&rxq->stats.ibytes, len);
 			rxq->rearm_n++;
 		}
 		if (n < want)
@@ -378,12 +378,12 @@ rx_burst(struct qp_rxq *rxq, struct rte_mbuf **pkts, uint16_t nb_pkts,
 			if (self_filter &&
 			    unlikely(rx_from_self(rxq, &wc[i]))) {
 				/* Keep the buffer for the repost. */
-				qp_count(&rxq->mcast_self_drops, 1);
+				qp_count(&rxq->stats.mcast_self_drops, 1);
 				continue;
 			}
 			if (unlikely(!have)) {
 				/* Drop the frame, keep the buffer. */
-				qp_count(&rxq->rx_nombuf, 1);
+				qp_count(&rxq->stats.rx_nombuf, 1);
 				continue;
 			}
 			m = rxq->elts[s];
@@ -400,8 +400,8 @@ rx_burst(struct qp_rxq *rxq, struct rte_mbuf **pkts, uint16_t nb_pkts,
 		if (have && nf < n)
 			rte_mempool_put_bulk(rxq->mp, (void **)&fresh[nf], n - nf);
 		nb_rx += got;
-		qp_count(&rxq->ipackets, got);
-		qp_count(&rxq->ibytes, bytes);
+		qp_count(&rxq->stats.ipackets, got);
+		qp_count(&rxq->stats.ibytes, bytes);
 		if (n < want)
 			break;
 	}

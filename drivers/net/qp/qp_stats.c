@@ -9,6 +9,19 @@
 
 #include "qp_private.h"
 
+/* RNR NAKs the device counted on txq's current QP, by lib/rdma's
+ * driver-independent counters: the soft NIC counts them per QP; a driver
+ * that does not (ibv: libibverbs has no per-QP count) gives 0. */
+uint64_t
+qp_txq_rnr_naks(const struct qp_txq *txq)
+{
+	struct qpio_qp_stats st;
+
+	if (txq->qp == NULL || qpio_qp_stats_get(txq->qp, &st) != 0)
+		return 0;
+	return st.rnr_naks;
+}
+
 void
 qp_stats_get(struct qpio_port *port, struct qpio_port_stats *st)
 {
@@ -19,21 +32,21 @@ qp_stats_get(struct qpio_port *port, struct qpio_port_stats *st)
 		const struct qp_txq *txq = port->txq[i];
 
 		if (rxq != NULL) {
-			st->ipackets += qp_counter(rxq->ipackets);
-			st->ibytes += qp_counter(rxq->ibytes);
-			st->ierrors += qp_counter(rxq->ierrors);
-			st->rx_nombuf += qp_counter(rxq->rx_nombuf);
-			st->imissed += qp_counter(rxq->stop_drops);
-			st->q_ipackets[i] = qp_counter(rxq->ipackets);
-			st->q_ibytes[i] = qp_counter(rxq->ibytes);
-			st->q_errors[i] = qp_counter(rxq->ierrors);
+			st->ipackets += qp_counter(rxq->stats.ipackets);
+			st->ibytes += qp_counter(rxq->stats.ibytes);
+			st->ierrors += qp_counter(rxq->stats.ierrors);
+			st->rx_nombuf += qp_counter(rxq->stats.rx_nombuf);
+			st->imissed += qp_counter(rxq->stats.stop_drops);
+			st->q_ipackets[i] = qp_counter(rxq->stats.ipackets);
+			st->q_ibytes[i] = qp_counter(rxq->stats.ibytes);
+			st->q_errors[i] = qp_counter(rxq->stats.ierrors);
 		}
 		if (txq != NULL) {
-			st->opackets += qp_counter(txq->opackets);
-			st->obytes += qp_counter(txq->obytes);
-			st->oerrors += qp_counter(txq->oerrors);
-			st->q_opackets[i] = qp_counter(txq->opackets);
-			st->q_obytes[i] = qp_counter(txq->obytes);
+			st->opackets += qp_counter(txq->stats.opackets);
+			st->obytes += qp_counter(txq->stats.obytes);
+			st->oerrors += qp_counter(txq->stats.oerrors);
+			st->q_opackets[i] = qp_counter(txq->stats.opackets);
+			st->q_obytes[i] = qp_counter(txq->stats.obytes);
 		}
 	}
 }
@@ -48,32 +61,32 @@ qp_stats_reset(struct qpio_port *port)
 		struct qp_txq *txq = port->txq[i];
 
 		if (rxq != NULL) {
-			qp_counter_clear(rxq->ipackets);
-			qp_counter_clear(rxq->ibytes);
-			qp_counter_clear(rxq->ierrors);
-			qp_counter_clear(rxq->rx_nombuf);
-			qp_counter_clear(rxq->wc_errors);
-			qp_counter_clear(rxq->flushed);
-			qp_counter_clear(rxq->stop_drops);
-			qp_counter_clear(rxq->mcast_self_drops);
+			qp_counter_clear(rxq->stats.ipackets);
+			qp_counter_clear(rxq->stats.ibytes);
+			qp_counter_clear(rxq->stats.ierrors);
+			qp_counter_clear(rxq->stats.rx_nombuf);
+			qp_counter_clear(rxq->stats.wc_errors);
+			qp_counter_clear(rxq->stats.flushed);
+			qp_counter_clear(rxq->stats.stop_drops);
+			qp_counter_clear(rxq->stats.mcast_self_drops);
 		}
 		if (txq != NULL) {
-			qp_counter_clear(txq->opackets);
-			qp_counter_clear(txq->obytes);
-			qp_counter_clear(txq->oerrors);
-			qp_counter_clear(txq->inline_pkts);
-			qp_counter_clear(txq->zero_copy_pkts);
-			qp_counter_clear(txq->flat_pkts);
-			qp_counter_clear(txq->wr_pkts);
-			qp_counter_clear(txq->copied_pkts);
-			qp_counter_clear(txq->oversize);
-			qp_counter_clear(txq->wc_errors);
-			qp_counter_clear(txq->bursts);
-			qp_counter_clear(txq->flushed);
-			qp_counter_clear(txq->no_credit);
-			qp_counter_clear(txq->credit_reads);
+			qp_counter_clear(txq->stats.opackets);
+			qp_counter_clear(txq->stats.obytes);
+			qp_counter_clear(txq->stats.oerrors);
+			qp_counter_clear(txq->stats.inline_pkts);
+			qp_counter_clear(txq->stats.zero_copy_pkts);
+			qp_counter_clear(txq->stats.flat_pkts);
+			qp_counter_clear(txq->stats.wr_pkts);
+			qp_counter_clear(txq->stats.copied_pkts);
+			qp_counter_clear(txq->stats.oversize);
+			qp_counter_clear(txq->stats.wc_errors);
+			qp_counter_clear(txq->stats.bursts);
+			qp_counter_clear(txq->stats.flushed);
+			qp_counter_clear(txq->stats.no_credit);
+			qp_counter_clear(txq->stats.credit_reads);
 			/* The device's count goes on: start from minus it. */
-			txq->rnr_naks = -qp_txq_rnr_naks(txq);
+			txq->stats.rnr_naks = -qp_txq_rnr_naks(txq);
 		}
 	}
 }
@@ -115,23 +128,23 @@ qp_xstats_values(struct qpio_port *port, uint64_t *v, unsigned int n)
 		const struct qp_txq *txq = port->txq[i];
 
 		if (txq != NULL) {
-			s[0] += qp_counter(txq->inline_pkts);
-			s[1] += qp_counter(txq->zero_copy_pkts);
-			s[2] += qp_counter(txq->copied_pkts);
-			s[3] += qp_counter(txq->oversize);
-			s[4] += qp_counter(txq->wc_errors);
-			s[5] += qp_counter(txq->bursts);
-			s[8] += qp_counter(txq->flushed);
-			s[9] += qp_counter(txq->no_credit);
-			s[10] += qp_counter(txq->credit_reads);
-			s[11] += txq->rnr_naks + qp_txq_rnr_naks(txq);
-			s[16] += qp_counter(txq->flat_pkts);
-			s[17] += qp_counter(txq->wr_pkts);
+			s[0] += qp_counter(txq->stats.inline_pkts);
+			s[1] += qp_counter(txq->stats.zero_copy_pkts);
+			s[2] += qp_counter(txq->stats.copied_pkts);
+			s[3] += qp_counter(txq->stats.oversize);
+			s[4] += qp_counter(txq->stats.wc_errors);
+			s[5] += qp_counter(txq->stats.bursts);
+			s[8] += qp_counter(txq->stats.flushed);
+			s[9] += qp_counter(txq->stats.no_credit);
+			s[10] += qp_counter(txq->stats.credit_reads);
+			s[11] += txq->stats.rnr_naks + qp_txq_rnr_naks(txq);
+			s[16] += qp_counter(txq->stats.flat_pkts);
+			s[17] += qp_counter(txq->stats.wr_pkts);
 		}
 		if (rxq != NULL) {
-			s[6] += qp_counter(rxq->wc_errors);
-			s[7] += qp_counter(rxq->flushed);
-			s[12] += qp_counter(rxq->mcast_self_drops);
+			s[6] += qp_counter(rxq->stats.wc_errors);
+			s[7] += qp_counter(rxq->stats.flushed);
+			s[12] += qp_counter(rxq->stats.mcast_self_drops);
 		}
 	}
 	qp_cm_xstats(port->priv, &s[13], &s[14], &s[15]);

@@ -31,21 +31,21 @@ qp_txq_reclaim(struct qp_txq *txq, uint32_t max_free)
 		for (i = 0; i < n; i++) {
 			uint32_t end = (uint32_t)wc[i].wr_id + 1;
 
-			if (unlikely(txq->credit_rd &&
-				     (uint32_t)wc[i].wr_id == txq->credit_wr))
+			if (unlikely(qp_credit_is_read(&txq->credit,
+						       wc[i].wr_id)))
 				/* The credit READ: no frame. */
-				qp_credit_read_done(txq, &wc[i]);
+				qp_credit_read_done(&txq->credit, &wc[i]);
 			else if (unlikely(wc[i].status != QPIO_WC_SUCCESS)) {
 				if (wc[i].status == QPIO_WC_WR_FLUSH_ERR) {
 					/* Every WR gets its own flush
 					 * completion: one frame not sent. */
-					qp_count(&txq->flushed, 1);
-					qp_count(&txq->oerrors, 1);
+					qp_count(&txq->stats.flushed, 1);
+					qp_count(&txq->stats.oerrors, 1);
 				} else {
 					/* The first failed WR: one frame
 					 * not sent. */
-					qp_count(&txq->wc_errors, 1);
-					qp_count(&txq->oerrors, 1);
+					qp_count(&txq->stats.wc_errors, 1);
+					qp_count(&txq->stats.oerrors, 1);
 				}
 			}
 			/* The completion covers every WR up to wr_id; with
@@ -224,8 +224,8 @@ tx_chunk_flat(struct qp_txq *txq, struct rte_mbuf **pkts, uint32_t want,
 		uint32_t len = m->data_len;
 
 		if (unlikely(m->pkt_len > txq->max_pkt_len)) {
-			qp_count(&txq->oversize, 1);
-			qp_count(&txq->oerrors, 1);
+			qp_count(&txq->stats.oversize, 1);
+			qp_count(&txq->stats.oerrors, 1);
 			rte_pktmbuf_free(m);
 			consumed++;
 			continue;
@@ -260,7 +260,7 @@ tx_chunk_flat(struct qp_txq *txq, struct rte_mbuf **pkts, uint32_t want,
 	posted = qpio_qp_post_send_sge(txq->qp, s, (uint16_t)nwr, txq->head,
 				       QPIO_SEND_INLINE | QPIO_SEND_SIGNALED,
 				       &err);
-	qp_count(&txq->zero_copy_pkts, nzc);
+	qp_count(&txq->stats.zero_copy_pkts, nzc);
 	if (unlikely(posted < nwr)) {
 		/* Refused (QP left RTS): counted, freed; the inline ones
 		 * are freed below with the rest. */
@@ -276,22 +276,22 @@ tx_chunk_flat(struct qp_txq *txq, struct rte_mbuf **pkts, uint32_t want,
 				rte_pktmbuf_free(m);
 			}
 			bytes -= s[i].length;
-			qp_count(&txq->oerrors, 1);
+			qp_count(&txq->stats.oerrors, 1);
 		}
 		for (i = 0; i < posted; i++)
 			n_ok += txq->elts[(txq->head + i) & txq->mask] == NULL;
-		qp_count(&txq->inline_pkts, n_ok);
+		qp_count(&txq->stats.inline_pkts, n_ok);
 		*stop = 1;
 	} else {
-		qp_count(&txq->inline_pkts, ninl);
+		qp_count(&txq->stats.inline_pkts, ninl);
 	}
 	if (ninl > 0)
 		tx_free_inline(txq, inl, ninl);
 	txq->head += posted;
-	txq->sends += posted;
-	qp_count(&txq->opackets, posted);
-	qp_count(&txq->flat_pkts, posted);
-	qp_count(&txq->obytes, bytes);
+	qp_credit_spend(&txq->credit, posted);
+	qp_count(&txq->stats.opackets, posted);
+	qp_count(&txq->stats.flat_pkts, posted);
+	qp_count(&txq->stats.obytes, bytes);
 	return consumed;
 }
 
@@ -308,14 +308,14 @@ qp_port_tx_burst(void *queue, struct rte_mbuf **pkts, uint16_t nb_pkts)
 	if (unlikely(nb_pkts == 0 ||
 		     qpio_qp_state(txq->qp) != QPIO_QPS_RTS))
 		return 0;
-	qp_count(&txq->bursts, 1);
-	credits = qp_credit_avail(txq);
-	if (unlikely(credits < txq->credit_low))
+	qp_count(&txq->stats.bursts, 1);
+	credits = qp_credit_avail(&txq->credit);
+	if (unlikely(credits < txq->credit.low))
 		qp_credit_request(txq);
 	if (unlikely(credits < nb_pkts)) {
 		/* The peer has no receive for the rest: it stays with the
 		 * caller, as on a full ethdev queue. */
-		qp_count(&txq->no_credit, nb_pkts - credits);
+		qp_count(&txq->stats.no_credit, nb_pkts - credits);
 		nb_pkts = (uint16_t)credits;
 	}
 	while (taken < nb_pkts) {
@@ -352,8 +352,8 @@ qp_port_tx_burst(void *queue, struct rte_mbuf **pkts, uint16_t nb_pkts)
 			if (unlikely(m->pkt_len > txq->max_pkt_len)) {
 				/* Policy: oversize frames are counted and
 				 * dropped, never truncated. */
-				qp_count(&txq->oversize, 1);
-				qp_count(&txq->oerrors, 1);
+				qp_count(&txq->stats.oversize, 1);
+				qp_count(&txq->stats.oerrors, 1);
 				rte_pktmbuf_free(m);
 				consumed++;
 				continue;
@@ -375,9 +375,9 @@ qp_port_tx_burst(void *queue, struct rte_mbuf **pkts, uint16_t nb_pkts)
 					rte_pktmbuf_free(m);
 					m = c;
 					tx_sges(txq, m, s);
-					qp_count(&txq->copied_pkts, 1);
+					qp_count(&txq->stats.copied_pkts, 1);
 				} else {
-					qp_count(&txq->zero_copy_pkts, 1);
+					qp_count(&txq->stats.zero_copy_pkts, 1);
 				}
 				w->num_sge = m->nb_segs;
 				w->send_flags = 0;
@@ -409,7 +409,7 @@ qp_port_tx_burst(void *queue, struct rte_mbuf **pkts, uint16_t nb_pkts)
 						bytes -= txq->sge[i *
 							QP_PORT_MAX_SEGS].length;
 					}
-					qp_count(&txq->oerrors, 1);
+					qp_count(&txq->stats.oerrors, 1);
 				}
 			}
 			/* Inline frames were copied into the WQEs (or were
@@ -423,14 +423,14 @@ qp_port_tx_burst(void *queue, struct rte_mbuf **pkts, uint16_t nb_pkts)
 						n_ok += txq->elts[(txq->head +
 							i) & txq->mask] == NULL;
 				}
-				qp_count(&txq->inline_pkts, n_ok);
+				qp_count(&txq->stats.inline_pkts, n_ok);
 				tx_free_inline(txq, inl, ninl);
 			}
 			txq->head += posted;
-			txq->sends += posted;
-			qp_count(&txq->opackets, posted);
-			qp_count(&txq->wr_pkts, posted);
-			qp_count(&txq->obytes, bytes);
+			qp_credit_spend(&txq->credit, posted);
+			qp_count(&txq->stats.opackets, posted);
+			qp_count(&txq->stats.wr_pkts, posted);
+			qp_count(&txq->stats.obytes, bytes);
 		}
 		taken += consumed;
 		if (consumed < want)
