@@ -110,17 +110,20 @@ qp_cm_rx_burst(void *queue, struct rte_mbuf **pkts, uint16_t nb_pkts)
 	if (unlikely(link != rxq->link.seen))
 		rx_apply(rxq, link);
 	if (likely(link & QP_LINK_UP))
-		return qp_port_rx_burst(queue, pkts, nb_pkts);
+		return qp_rx_burst(queue, pkts, nb_pkts);
 	if (rxq->link.ack == link)
 		return 0;
-	n = qp_port_rx_burst(queue, pkts, nb_pkts);
+	n = qp_rx_burst(queue, pkts, nb_pkts);
 	if (rxq->posted == 0)
 		qp_link_ack(&rxq->link.ack, link);
 	return n;
 }
 
-uint16_t
-qp_cm_tx_burst(void *queue, struct rte_mbuf **pkts, uint16_t nb_pkts)
+/* flat is a constant: the port's tx burst is qp_tx_burst_flat() (else
+ * qp_tx_burst_wr()), chosen at start. */
+static __rte_always_inline uint16_t
+cm_tx_burst(void *queue, struct rte_mbuf **pkts, uint16_t nb_pkts,
+	    const bool flat)
 {
 	struct qp_txq *txq = queue;
 	uint32_t link = qp_link_read(&txq->link.word);
@@ -128,7 +131,8 @@ qp_cm_tx_burst(void *queue, struct rte_mbuf **pkts, uint16_t nb_pkts)
 	if (unlikely(link != txq->link.seen))
 		tx_apply(txq, link);
 	if (likely(link & QP_LINK_UP))
-		return qp_port_tx_burst(queue, pkts, nb_pkts);
+		return flat ? qp_tx_burst_flat(queue, pkts, nb_pkts) :
+			      qp_tx_burst_wr(queue, pkts, nb_pkts);
 	if (txq->link.ack == link)
 		return 0;
 	if (txq->head != txq->tail)
@@ -136,4 +140,16 @@ qp_cm_tx_burst(void *queue, struct rte_mbuf **pkts, uint16_t nb_pkts)
 	if (txq->head == txq->tail)
 		qp_link_ack(&txq->link.ack, link);
 	return 0;
+}
+
+uint16_t
+qp_cm_tx_burst_flat(void *queue, struct rte_mbuf **pkts, uint16_t nb_pkts)
+{
+	return cm_tx_burst(queue, pkts, nb_pkts, true);
+}
+
+uint16_t
+qp_cm_tx_burst_wr(void *queue, struct rte_mbuf **pkts, uint16_t nb_pkts)
+{
+	return cm_tx_burst(queue, pkts, nb_pkts, false);
 }

@@ -19,7 +19,6 @@
 
 #include "qp_private.h"
 
-
 /* Whether qp's driver has the flat send burst: a probe of one SGE into
  * the new QP (RESET, so nothing can be posted) is refused with -EINVAL by
  * a driver that has it (the state rule) and with -ENOTSUP by one that
@@ -34,6 +33,26 @@ qp_has_flat_send(struct qpio_qp *qp)
 	return err != -ENOTSUP;
 }
 
+/*
+ * The port's burst functions, chosen once at start as DPDK's PMDs (memif,
+ * mlx5) choose theirs at dev start: flat when every QP takes the flat send
+ * burst (qp=rc on a driver that has it), a multicast sender's rx burst
+ * that drops its own datagrams, and the connected ports' bursts that apply
+ * link changes first.
+ */
+static void
+bursts_choose(struct qpio_port *port, bool flat)
+{
+	const struct qp_port *qport = qp_priv(port);
+
+	if (qport->cm != NULL) {
+		port->rx_burst = qp_cm_rx_burst;
+		port->tx_burst = flat ? qp_cm_tx_burst_flat : qp_cm_tx_burst_wr;
+		return;
+	}
+	port->rx_burst = qport->mcast_tx ? qp_rx_burst_mcast : qp_rx_burst;
+	port->tx_burst = flat ? qp_tx_burst_flat : qp_tx_burst_wr;
+}
 
 /* RESET -> INIT for QP i. */
 static int
@@ -224,6 +243,10 @@ qp_start(struct qpio_port *port)
 	struct qp_port *qport = qp_priv(port);
 	struct qpio_qp_init_attr ia;
 	struct qpio_port *peer;
+	/* The QPs of a port are of one type on one device: all have the
+	 * flat send burst, or none (if they differed, all would take the
+	 * WR list). */
+	bool flat = qport->transport == QP_PORT_RC;
 	uint16_t i;
 	int ret;
 
@@ -255,8 +278,7 @@ qp_start(struct qpio_port *port)
 		 * copies: no more than the QP's actual inline size. */
 		txq->inline_max = RTE_MIN(qport->inline_max,
 					  ia.cap.max_inline_data);
-		txq->flat = qport->transport == QP_PORT_RC &&
-			    qp_has_flat_send(qp);
+		flat = flat && qp_has_flat_send(qp);
 		txq->bounce_mp = rxq->mp;
 		txq->head = 0;
 		txq->tail = 0;
@@ -276,17 +298,14 @@ qp_start(struct qpio_port *port)
 			goto fail;
 		}
 	}
+	bursts_choose(port, flat);
 	if (qport->cm != NULL) {
 		/* The link comes up when lib/cm connects each queue. */
-		port->rx_burst = qp_cm_rx_burst;
-		port->tx_burst = qp_cm_tx_burst;
 		ret = qp_cm_start(qport);
 		if (ret < 0)
 			goto fail;
 		return 0;
 	}
-	port->rx_burst = qp_port_rx_burst;
-	port->tx_burst = qp_port_tx_burst;
 	if (qport->mcast_on) {
 		ret = qp_mcast_start(port);
 		if (ret < 0)
@@ -350,7 +369,7 @@ qp_queues_down(struct qpio_port *port)
 
 			qp_txq_reclaim(txq, 0);
 			/* Frames still completing: hand back to the pool. */
-			n = qp_port_rx_burst(rxq, drop, QP_PORT_POLL);
+			n = qp_rx_burst(rxq, drop, QP_PORT_POLL);
 			for (k = 0; k < n; k++)
 				rte_pktmbuf_free(drop[k]);
 		}

@@ -154,8 +154,6 @@ qp_mcast_start(struct qpio_port *port)
 			return ret;
 		}
 	}
-	if (qport->mcast_tx)
-		port->rx_burst = qp_port_rx_burst_mcast;
 	QP_LOG(INFO, "port %s: %u queues joined the group (MLID 0x%x)%s",
 	       port->name, port->nb_rxq, qport->mlid,
 	       qport->mcast_tx ? ", tx to the group" : "");

@@ -227,8 +227,6 @@ struct qp_txq {
 	uint32_t max_pkt_len;
 	uint8_t fast_free;             /* MBUF_FAST_FREE: inline frames go
 					* straight back to their pool */
-	uint8_t flat;                  /* RC: one-segment frames go through
-					* qpio_qp_post_send_sge() */
 	/* second cache line */
 	struct qp_credit credit;       /* RC */
 	struct qp_link link;           /* connected ports */
@@ -256,7 +254,7 @@ static_assert(offsetof(struct qp_rxq, seg_room) + sizeof(uint32_t) <=
 static_assert(offsetof(struct qp_rxq, stats) % RTE_CACHE_LINE_SIZE == 0 &&
 	      sizeof(struct qp_rxq_stats) == RTE_CACHE_LINE_SIZE,
 	      "qp_rxq: counters off line 2");
-static_assert(offsetof(struct qp_txq, flat) < RTE_CACHE_LINE_SIZE,
+static_assert(offsetof(struct qp_txq, fast_free) < RTE_CACHE_LINE_SIZE,
 	      "qp_txq: burst fields off line 0");
 static_assert(offsetof(struct qp_txq, max_sge) + sizeof(uint32_t) <=
 	      2 * RTE_CACHE_LINE_SIZE, "qp_txq: credits off line 1");
@@ -321,15 +319,21 @@ int qp_start(struct qpio_port *port);
 int qp_stop(struct qpio_port *port);
 void qp_link_get(struct qpio_port *port, struct qpio_port_link *link);
 
-/* Bursts (qp_rx.c, qp_tx.c). */
-uint16_t qp_port_rx_burst(void *queue, struct rte_mbuf **pkts,
-			  uint16_t nb_pkts);
+/* Bursts (qp_rx.c, qp_tx.c), chosen at start (qp_link.c). */
+/* Receive burst. */
+uint16_t qp_rx_burst(void *queue, struct rte_mbuf **pkts, uint16_t nb_pkts);
 /* The same for a port that sends to its multicast group: datagrams the
  * port itself sent (it is a member too) are dropped and counted. */
-uint16_t qp_port_rx_burst_mcast(void *queue, struct rte_mbuf **pkts,
-				uint16_t nb_pkts);
-uint16_t qp_port_tx_burst(void *queue, struct rte_mbuf **pkts,
+uint16_t qp_rx_burst_mcast(void *queue, struct rte_mbuf **pkts,
+			   uint16_t nb_pkts);
+/* Transmit burst of a port whose QPs take the flat send burst
+ * (qpio_qp_post_send_sge(): qp=rc on a driver that has it); frames it
+ * cannot carry go in WR lists. */
+uint16_t qp_tx_burst_flat(void *queue, struct rte_mbuf **pkts,
 			  uint16_t nb_pkts);
+/* Transmit burst of the other ports: every frame in a WR list. */
+uint16_t qp_tx_burst_wr(void *queue, struct rte_mbuf **pkts,
+			uint16_t nb_pkts);
 /* Reclaim send completions; returns the number of mbufs freed. */
 uint32_t qp_txq_reclaim(struct qp_txq *txq, uint32_t max_free);
 /* Post every receive slot that is not on the RQ; -errno on failure. */
@@ -391,9 +395,16 @@ void qp_cm_free(struct qp_port *qport);
 int qp_cm_link_up(const struct qp_port *qport);
 void qp_cm_xstats(const struct qp_port *qport, uint64_t *ups, uint64_t *downs,
 		  uint64_t *failures);
+/* A new link on rx queue rxq: post every receive (qp_cm_burst.c). */
 void qp_cm_rx_prepare(struct qp_rxq *rxq);
+/* The bursts of connected ports: a link change applied first, then
+ * qp_rx_burst() / qp_tx_burst_flat() / qp_tx_burst_wr() while the link is
+ * up, a drain while it is down. */
 uint16_t qp_cm_rx_burst(void *queue, struct rte_mbuf **pkts, uint16_t nb_pkts);
-uint16_t qp_cm_tx_burst(void *queue, struct rte_mbuf **pkts, uint16_t nb_pkts);
+uint16_t qp_cm_tx_burst_flat(void *queue, struct rte_mbuf **pkts,
+			     uint16_t nb_pkts);
+uint16_t qp_cm_tx_burst_wr(void *queue, struct rte_mbuf **pkts,
+			   uint16_t nb_pkts);
 
 /*
  * Queue counters: written only by the queue's lcore, read by any thread

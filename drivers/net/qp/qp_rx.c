@@ -271,7 +271,7 @@ rx_slot_take(struct qp_rxq *rxq, uint32_t s, uint32_t len, uint32_t used,
 
 /* A group datagram the port sent itself: its source is one of the
  * port's QPs (on its own port LID, when the port has one). Only ports
- * that send to their group test it (qp_port_rx_burst_mcast()). */
+ * that send to their group test it (qp_rx_burst_mcast()). */
 static inline bool
 rx_from_self(const struct qp_rxq *rxq, const struct qpio_wc *wc)
 {
@@ -411,13 +411,13 @@ rx_burst(struct qp_rxq *rxq, struct rte_mbuf **pkts, uint16_t nb_pkts,
 }
 
 uint16_t
-qp_port_rx_burst(void *queue, struct rte_mbuf **pkts, uint16_t nb_pkts)
+qp_rx_burst(void *queue, struct rte_mbuf **pkts, uint16_t nb_pkts)
 {
 	return rx_burst(queue, pkts, nb_pkts, false);
 }
 
 uint16_t
-qp_port_rx_burst_mcast(void *queue, struct rte_mbuf **pkts, uint16_t nb_pkts)
+qp_rx_burst_mcast(void *queue, struct rte_mbuf **pkts, uint16_t nb_pkts)
 {
 	return rx_burst(queue, pkts, nb_pkts, true);
 }

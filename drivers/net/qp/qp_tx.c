@@ -198,6 +198,65 @@ tx_free_inline(const struct qp_txq *txq, struct rte_mbuf **m, uint32_t n)
 }
 
 /*
+ * WRs posted..nwr-1 of a chunk were refused (the QP left RTS): each frame
+ * is counted in oerrors and the mbuf the ring held for it freed (inline
+ * frames are freed with the chunk's others). stride is the SGEs per WR in
+ * txq->sge: 1 in the flat burst, whose frames are one segment each,
+ * QP_PORT_MAX_SEGS in a WR list.
+ * @return the bytes of the refused frames, as the chunk counted them.
+ */
+static __rte_always_inline uint64_t
+tx_refused(struct qp_txq *txq, uint32_t posted, uint32_t nwr,
+	   const uint32_t stride)
+{
+	uint64_t bytes = 0;
+	uint32_t i;
+
+	for (i = posted; i < nwr; i++) {
+		uint32_t slot = (txq->head + i) & txq->mask;
+		struct rte_mbuf *m = txq->elts[slot];
+
+		if (m != NULL) {
+			txq->elts[slot] = NULL;
+			txq->held--;
+			bytes += stride == 1 ? txq->sge[i].length : m->pkt_len;
+			rte_pktmbuf_free(m);
+		} else {
+			bytes += txq->sge[i * stride].length;
+		}
+		qp_count(&txq->stats.oerrors, 1);
+	}
+	return bytes;
+}
+
+/* The inline frames among the first posted WRs of a chunk (their ring
+ * entries hold no mbuf), when part of it was refused. */
+static inline uint32_t
+tx_inline_posted(const struct qp_txq *txq, uint32_t posted)
+{
+	uint32_t i, n = 0;
+
+	for (i = 0; i < posted; i++)
+		n += txq->elts[(txq->head + i) & txq->mask] == NULL;
+	return n;
+}
+
+/* posted WRs of bytes went on the ring (flat: by the flat send burst). */
+static __rte_always_inline void
+tx_posted(struct qp_txq *txq, uint32_t posted, uint64_t bytes,
+	  const bool flat)
+{
+	txq->head += posted;
+	qp_credit_spend(&txq->credit, posted);
+	qp_count(&txq->stats.opackets, posted);
+	if (flat)
+		qp_count(&txq->stats.flat_pkts, posted);
+	else
+		qp_count(&txq->stats.wr_pkts, posted);
+	qp_count(&txq->stats.obytes, bytes);
+}
+
+/*
  * Post up to want frames of pkts through the flat send burst (RC): one
  * SGE per frame, inline up to inline_max (freed once posted), else from
  * the mbuf by its lkey (freed at completion); the last one signaled.
@@ -207,27 +266,28 @@ tx_free_inline(const struct qp_txq *txq, struct rte_mbuf **m, uint32_t n)
  * the burst (it left RTS): those frames are counted and freed.
  * @return the frames consumed (posted, refused or dropped).
  */
-static inline uint32_t
+static __rte_always_inline uint32_t
 tx_chunk_flat(struct qp_txq *txq, struct rte_mbuf **pkts, uint32_t want,
 	      int *list, int *stop)
 {
 	struct qpio_sge *s = txq->sge;
+	struct rte_mbuf **elts = txq->elts;
+	const uint32_t head = txq->head, mask = txq->mask;
 	struct rte_mbuf *inl[QP_PORT_CHUNK];
-	uint32_t i, nwr = 0, ninl = 0, nzc = 0, consumed = 0;
+	uint32_t i, nwr = 0, ninl = 0;
 	uint64_t bytes = 0;
 	uint16_t posted;
 	int err;
 
 	for (i = 0; i < want; i++) {
 		struct rte_mbuf *m = pkts[i];
-		uint32_t slot = (txq->head + nwr) & txq->mask;
+		uint32_t slot = (head + nwr) & mask;
 		uint32_t len = m->data_len;
 
 		if (unlikely(m->pkt_len > txq->max_pkt_len)) {
 			qp_count(&txq->stats.oversize, 1);
 			qp_count(&txq->stats.oerrors, 1);
 			rte_pktmbuf_free(m);
-			consumed++;
 			continue;
 		}
 		if (unlikely(m->nb_segs != 1)) {
@@ -237,7 +297,7 @@ tx_chunk_flat(struct qp_txq *txq, struct rte_mbuf **pkts, uint32_t want,
 		s[nwr].addr = rte_pktmbuf_mtod(m, uintptr_t);
 		s[nwr].length = len;
 		if (len <= txq->inline_max) {
-			txq->elts[slot] = NULL;
+			elts[slot] = NULL;
 			inl[ninl++] = m;
 		} else {
 			uint32_t lkey = qpio_mr_mbuf_lkey(&txq->mrc, m);
@@ -247,59 +307,126 @@ tx_chunk_flat(struct qp_txq *txq, struct rte_mbuf **pkts, uint32_t want,
 				break;
 			}
 			s[nwr].lkey = lkey;
-			txq->elts[slot] = m;
+			elts[slot] = m;
 			txq->held++;
-			nzc++;
 		}
 		bytes += len;
 		nwr++;
-		consumed++;
 	}
+	/* Every frame before i was posted (nwr: ninl inline, the others
+	 * zero copy) or dropped. */
 	if (nwr == 0)
-		return consumed;
-	posted = qpio_qp_post_send_sge(txq->qp, s, (uint16_t)nwr, txq->head,
+		return i;
+	posted = qpio_qp_post_send_sge(txq->qp, s, (uint16_t)nwr, head,
 				       QPIO_SEND_INLINE | QPIO_SEND_SIGNALED,
 				       &err);
-	qp_count(&txq->stats.zero_copy_pkts, nzc);
+	qp_count(&txq->stats.zero_copy_pkts, nwr - ninl);
 	if (unlikely(posted < nwr)) {
-		/* Refused (QP left RTS): counted, freed; the inline ones
-		 * are freed below with the rest. */
-		uint32_t n_ok = 0;
-
-		for (i = posted; i < nwr; i++) {
-			uint32_t slot = (txq->head + i) & txq->mask;
-			struct rte_mbuf *m = txq->elts[slot];
-
-			if (m != NULL) {
-				txq->elts[slot] = NULL;
-				txq->held--;
-				rte_pktmbuf_free(m);
-			}
-			bytes -= s[i].length;
-			qp_count(&txq->stats.oerrors, 1);
-		}
-		for (i = 0; i < posted; i++)
-			n_ok += txq->elts[(txq->head + i) & txq->mask] == NULL;
-		qp_count(&txq->stats.inline_pkts, n_ok);
+		bytes -= tx_refused(txq, posted, nwr, 1);
+		qp_count(&txq->stats.inline_pkts,
+			 tx_inline_posted(txq, posted));
 		*stop = 1;
 	} else {
 		qp_count(&txq->stats.inline_pkts, ninl);
 	}
 	if (ninl > 0)
 		tx_free_inline(txq, inl, ninl);
-	txq->head += posted;
-	qp_credit_spend(&txq->credit, posted);
-	qp_count(&txq->stats.opackets, posted);
-	qp_count(&txq->stats.flat_pkts, posted);
-	qp_count(&txq->stats.obytes, bytes);
-	return consumed;
+	tx_posted(txq, posted, bytes, true);
+	return i;
 }
 
-uint16_t
-qp_port_tx_burst(void *queue, struct rte_mbuf **pkts, uint16_t nb_pkts)
+/*
+ * Post up to want frames of pkts in one list of send WRs: one segment of
+ * up to inline_max bytes inline (freed once posted), else one SGE per
+ * segment from the mbufs (zero copy), or from a copy in the bounce pool
+ * when a segment is in no registered MR; freed at completion. The last WR
+ * is signaled. Oversize frames are counted and dropped. Stops at a frame
+ * that cannot be copied (the pool is empty): it stays with the caller.
+ * Frames the QP refuses (it left RTS) are counted and freed.
+ * @return the frames consumed (posted, refused or dropped).
+ */
+static __rte_always_inline uint32_t
+tx_chunk_wr(struct qp_txq *txq, struct rte_mbuf **pkts, uint32_t want)
 {
-	struct qp_txq *txq = queue;
 	struct rte_mbuf *inl[QP_PORT_CHUNK];
+	uint32_t i, nwr = 0, ninl = 0;
+	uint64_t bytes = 0;
+	uint16_t posted;
+	int err;
+
+	for (i = 0; i < want; i++) {
+		struct rte_mbuf *m = pkts[i];
+		struct qpio_send_wr *w = &txq->wr[nwr];
+		struct qpio_sge *s = &txq->sge[nwr * QP_PORT_MAX_SEGS];
+		uint32_t slot = (txq->head + nwr) & txq->mask;
+
+		if (unlikely(m->pkt_len > txq->max_pkt_len)) {
+			/* Policy: oversize frames are counted and
+			 * dropped, never truncated. */
+			qp_count(&txq->stats.oversize, 1);
+			qp_count(&txq->stats.oerrors, 1);
+			rte_pktmbuf_free(m);
+			continue;
+		}
+		w->wr_id = txq->head + nwr;
+		if (m->nb_segs == 1 && m->data_len <= txq->inline_max) {
+			s[0].addr = rte_pktmbuf_mtod(m, uintptr_t);
+			s[0].length = m->data_len;
+			w->num_sge = 1;
+			w->send_flags = QPIO_SEND_INLINE;
+			txq->elts[slot] = NULL;
+			inl[ninl++] = m;
+		} else {
+			if (unlikely(!tx_sges(txq, m, s))) {
+				struct rte_mbuf *c = tx_bounce(txq, m);
+
+				if (c == NULL)
+					break;  /* caller keeps m */
+				rte_pktmbuf_free(m);
+				m = c;
+				tx_sges(txq, m, s);
+				qp_count(&txq->stats.copied_pkts, 1);
+			} else {
+				qp_count(&txq->stats.zero_copy_pkts, 1);
+			}
+			w->num_sge = m->nb_segs;
+			w->send_flags = 0;
+			txq->elts[slot] = m;
+			txq->held++;
+		}
+		bytes += m->pkt_len;
+		nwr++;
+	}
+	/* Every frame before i was posted (nwr) or dropped. */
+	if (nwr == 0)
+		return i;
+	txq->wr[nwr - 1].send_flags |= QPIO_SEND_SIGNALED;
+	posted = qpio_qp_post_send(txq->qp, txq->wr, (uint16_t)nwr, &err);
+	if (unlikely(posted < nwr))
+		bytes -= tx_refused(txq, posted, nwr, QP_PORT_MAX_SEGS);
+	/* Inline frames were copied into the WQEs (or were refused, counted
+	 * above). */
+	if (ninl > 0) {
+		qp_count(&txq->stats.inline_pkts, likely(posted == nwr) ?
+			 ninl : tx_inline_posted(txq, posted));
+		tx_free_inline(txq, inl, ninl);
+	}
+	tx_posted(txq, posted, bytes, false);
+	return i;
+}
+
+/*
+ * Transmit burst. flat is a constant, fixed at start with the burst
+ * function (qp_link.c): true when the port's QPs take the flat send burst
+ * (RC, and a driver that has it). Even then a frame the flat burst cannot
+ * carry (a chain, or one to copy into the bounce pool: one SGE by lkey is
+ * all a flat SEND has) goes in a WR list, with the rest of its chunk; that
+ * fallback is decided per frame, since only the frame tells.
+ */
+static __rte_always_inline uint16_t
+tx_burst(struct qp_txq *txq, struct rte_mbuf **pkts, uint16_t nb_pkts,
+	 const bool flat)
+{
 	uint16_t taken = 0;
 	uint32_t credits;
 
@@ -322,14 +449,11 @@ qp_port_tx_burst(void *queue, struct rte_mbuf **pkts, uint16_t nb_pkts)
 		uint32_t room = txq->nb_desc - (txq->head - txq->tail);
 		uint32_t want = RTE_MIN((uint32_t)(nb_pkts - taken),
 					RTE_MIN(room, QP_PORT_CHUNK));
-		uint32_t i, nwr = 0, ninl = 0, consumed = 0;
-		uint64_t bytes = 0;
-		uint16_t posted;
-		int err;
+		uint32_t consumed;
 
 		if (want == 0)
 			break;
-		if (likely(txq->flat)) {
+		if (flat) {
 			int list = 0, stop = 0;
 			uint32_t c = tx_chunk_flat(txq, &pkts[taken], want,
 						   &list, &stop);
@@ -343,98 +467,22 @@ qp_port_tx_burst(void *queue, struct rte_mbuf **pkts, uint16_t nb_pkts)
 			 * rest goes that way. */
 			want -= c;
 		}
-		for (i = 0; i < want; i++) {
-			struct rte_mbuf *m = pkts[taken + i];
-			struct qpio_send_wr *w = &txq->wr[nwr];
-			struct qpio_sge *s = &txq->sge[nwr * QP_PORT_MAX_SEGS];
-			uint32_t slot = (txq->head + nwr) & txq->mask;
-
-			if (unlikely(m->pkt_len > txq->max_pkt_len)) {
-				/* Policy: oversize frames are counted and
-				 * dropped, never truncated. */
-				qp_count(&txq->stats.oversize, 1);
-				qp_count(&txq->stats.oerrors, 1);
-				rte_pktmbuf_free(m);
-				consumed++;
-				continue;
-			}
-			w->wr_id = txq->head + nwr;
-			if (m->nb_segs == 1 && m->data_len <= txq->inline_max) {
-				s[0].addr = rte_pktmbuf_mtod(m, uintptr_t);
-				s[0].length = m->data_len;
-				w->num_sge = 1;
-				w->send_flags = QPIO_SEND_INLINE;
-				txq->elts[slot] = NULL;
-				inl[ninl++] = m;
-			} else {
-				if (unlikely(!tx_sges(txq, m, s))) {
-					struct rte_mbuf *c = tx_bounce(txq, m);
-
-					if (c == NULL)
-						break;  /* caller keeps m */
-					rte_pktmbuf_free(m);
-					m = c;
-					tx_sges(txq, m, s);
-					qp_count(&txq->stats.copied_pkts, 1);
-				} else {
-					qp_count(&txq->stats.zero_copy_pkts, 1);
-				}
-				w->num_sge = m->nb_segs;
-				w->send_flags = 0;
-				txq->elts[slot] = m;
-				txq->held++;
-			}
-			bytes += m->pkt_len;
-			nwr++;
-			consumed++;
-		}
-		if (nwr > 0) {
-			txq->wr[nwr - 1].send_flags |= QPIO_SEND_SIGNALED;
-			posted = qpio_qp_post_send(txq->qp, txq->wr,
-						   (uint16_t)nwr, &err);
-			if (unlikely(posted < nwr)) {
-				/* Refused (QP left RTS): counted, freed. The
-				 * inline ones are freed below with the rest. */
-				for (i = posted; i < nwr; i++) {
-					uint32_t slot = (txq->head + i) &
-							txq->mask;
-					struct rte_mbuf *m = txq->elts[slot];
-
-					if (m != NULL) {
-						txq->elts[slot] = NULL;
-						txq->held--;
-						bytes -= m->pkt_len;
-						rte_pktmbuf_free(m);
-					} else {
-						bytes -= txq->sge[i *
-							QP_PORT_MAX_SEGS].length;
-					}
-					qp_count(&txq->stats.oerrors, 1);
-				}
-			}
-			/* Inline frames were copied into the WQEs (or were
-			 * refused, counted above). */
-			if (ninl > 0) {
-				uint32_t n_ok = ninl;
-
-				if (unlikely(posted < nwr)) {
-					n_ok = 0;
-					for (i = 0; i < posted; i++)
-						n_ok += txq->elts[(txq->head +
-							i) & txq->mask] == NULL;
-				}
-				qp_count(&txq->stats.inline_pkts, n_ok);
-				tx_free_inline(txq, inl, ninl);
-			}
-			txq->head += posted;
-			qp_credit_spend(&txq->credit, posted);
-			qp_count(&txq->stats.opackets, posted);
-			qp_count(&txq->stats.wr_pkts, posted);
-			qp_count(&txq->stats.obytes, bytes);
-		}
+		consumed = tx_chunk_wr(txq, &pkts[taken], want);
 		taken += consumed;
 		if (consumed < want)
 			break;
 	}
 	return taken;
+}
+
+uint16_t
+qp_tx_burst_flat(void *queue, struct rte_mbuf **pkts, uint16_t nb_pkts)
+{
+	return tx_burst(queue, pkts, nb_pkts, true);
+}
+
+uint16_t
+qp_tx_burst_wr(void *queue, struct rte_mbuf **pkts, uint16_t nb_pkts)
+{
+	return tx_burst(queue, pkts, nb_pkts, false);
 }
