@@ -33,6 +33,17 @@ qp_has_flat_send(struct qpio_qp *qp)
 	return err != -ENOTSUP;
 }
 
+/* The same for the flat receive burst. */
+static bool
+qp_has_flat_recv(struct qpio_qp *qp)
+{
+	struct qpio_sge sge = { 0, 0, 0 };
+	int err = 0;
+
+	(void)qpio_qp_post_recv_sge(qp, &sge, 1, 0, &err);
+	return err != -ENOTSUP;
+}
+
 /*
  * The port's burst functions, chosen once at start as DPDK's PMDs (memif,
  * mlx5) choose theirs at dev start: flat when every QP takes the flat send
@@ -279,6 +290,7 @@ qp_start(struct qpio_port *port)
 		txq->inline_max = RTE_MIN(qport->inline_max,
 					  ia.cap.max_inline_data);
 		flat = flat && qp_has_flat_send(qp);
+		rxq->flat = rxq->nseg == 1 && qp_has_flat_recv(qp);
 		txq->bounce_mp = rxq->mp;
 		txq->head = 0;
 		txq->tail = 0;

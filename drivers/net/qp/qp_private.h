@@ -192,9 +192,10 @@ struct qp_rxq {
 	struct qp_rxq_stats stats;
 	/* cold */
 	struct qp_port *qport;
-	uint32_t flat;                 /* nseg 1: post through the flat burst
-					* (qpio_qp_post_recv_sge()); cleared
-					* when the driver has none */
+	uint32_t flat;                 /* nseg 1 and a driver that has it:
+					* post through the flat burst
+					* (qpio_qp_post_recv_sge()); set at
+					* start */
 	uint32_t cm_ready;             /* a link word the control thread
 					* applied itself (queue acked) */
 	uint16_t port_id;

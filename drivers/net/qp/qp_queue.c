@@ -134,7 +134,6 @@ qp_rx_queue_setup(struct qpio_port *port, uint16_t qid, uint16_t nb_desc,
 	rxq->qid = qid;
 	rxq->nb_desc = rte_align32pow2(nb_desc);
 	rxq->nseg = nseg;
-	rxq->flat = nseg == 1;
 	rxq->rearm_thresh = RTE_MIN(32u, rxq->nb_desc / 4);
 	rxq->seg_room = room;
 	rxq->grh = grh;

@@ -53,6 +53,20 @@ rx_slot_sges(struct qp_rxq *rxq, uint32_t slot, struct qpio_sge *sge)
 	}
 }
 
+/* posted of the chunk receives asked of one post went on the RQ: count
+ * them. A short post (the QP left RTS) publishes the credits so far.
+ * @return 0 when the chunk was posted whole, else err (-EIO if none). */
+static inline int
+rx_posted(struct qp_rxq *rxq, uint16_t posted, uint32_t chunk, int err)
+{
+	rxq->posted += posted;
+	rxq->rq_posted += posted;
+	if (likely(posted == chunk))
+		return 0;
+	qp_credit_publish(rxq);
+	return err != 0 ? err : -EIO;
+}
+
 /* Post n slots through the receive WRs rwr, one doorbell per
  * QP_PORT_POLL: list[0..n) when list is given, else the n slots from first
  * on (ring order). */
@@ -63,7 +77,7 @@ rx_post_slots_wr(struct qp_rxq *rxq, const uint32_t *list, uint32_t first,
 	uint32_t cap = RTE_MIN(QP_PORT_POLL, QP_RX_SGES / rxq->nseg);
 	uint32_t mask = rxq->nb_desc - 1;
 	uint32_t i, done = 0;
-	int err = 0;
+	int err = 0, ret;
 
 	while (done < n) {
 		uint32_t chunk = RTE_MIN(n - done, cap);
@@ -80,13 +94,10 @@ rx_post_slots_wr(struct qp_rxq *rxq, const uint32_t *list, uint32_t first,
 					   &err);
 		for (i = 0; i < posted; i++)
 			rxq->slot_posted[(uint32_t)rxq->rwr[i].wr_id] = 1;
-		rxq->posted += posted;
-		rxq->rq_posted += posted;
 		done += posted;
-		if (posted < chunk) {
-			qp_credit_publish(rxq);
-			return err != 0 ? err : -EIO;
-		}
+		ret = rx_posted(rxq, posted, chunk, err);
+		if (ret < 0)
+			return ret;
 	}
 	qp_credit_publish(rxq);
 	return 0;
@@ -98,8 +109,8 @@ rx_post_slots_wr(struct qp_rxq *rxq, const uint32_t *list, uint32_t first,
  * qp_rxq_wr_init()) get the mbufs' addresses and lkeys, and the wr_id of
  * a burst's first receive is its first slot, so one post covers a run of
  * consecutive slots: ring order is split at the ring's end, a list at
- * each gap. A driver without the flat burst (-ENOTSUP, nothing posted)
- * clears rxq->flat and the rest goes through the receive WRs.
+ * each gap. Only for queues whose driver has the flat burst (rxq->flat,
+ * found at start by a probe of the QP in RESET, qp_link.c).
  */
 static int
 rx_post_slots_flat(struct qp_rxq *rxq, const uint32_t *list, uint32_t first,
@@ -111,7 +122,7 @@ rx_post_slots_flat(struct qp_rxq *rxq, const uint32_t *list, uint32_t first,
 	uint32_t lkey = rxq->lkey;
 	uint32_t mask = rxq->nb_desc - 1;
 	uint32_t i, done = 0;
-	int err = 0;
+	int err = 0, ret;
 
 	while (done < n) {
 		uint32_t s0 = list != NULL ? list[done] : (first + done) & mask;
@@ -139,27 +150,20 @@ rx_post_slots_flat(struct qp_rxq *rxq, const uint32_t *list, uint32_t first,
 		}
 		posted = qpio_qp_post_recv_sge(rxq->qp, sge, (uint16_t)chunk,
 					       s0, &err);
-		if (unlikely(posted == 0 && err == -ENOTSUP)) {
-			rxq->flat = 0;
-			return rx_post_slots_wr(rxq, list != NULL ?
-						list + done : NULL,
-						first + done, n - done);
-		}
 		memset(&rxq->slot_posted[s0], 1, posted);
-		rxq->posted += posted;
-		rxq->rq_posted += posted;
 		done += posted;
-		if (posted < chunk) {
-			qp_credit_publish(rxq);
-			return err != 0 ? err : -EIO;
-		}
+		ret = rx_posted(rxq, posted, chunk, err);
+		if (ret < 0)
+			return ret;
 	}
 	qp_credit_publish(rxq);
 	return 0;
 }
 
 /* Post n slots: list[0..n) when list is given, else the n slots from first
- * on (ring order); the flat burst when the queue has it. */
+ * on (ring order); the flat burst when the queue has it (fixed at start:
+ * a port's queues differ in it when their pools give them one mbuf per
+ * receive or several, so it is the queue's, not the port's burst's). */
 static inline int
 rx_post_slots(struct qp_rxq *rxq, const uint32_t *list, uint32_t first,
 	      uint32_t n)
