@@ -150,6 +150,7 @@ struct qp_cm {
 	uint64_t failures;       /* connections refused, unreachable, failed */
 };
 
+/* Milliseconds of the timer (deadlines of the control thread). */
 static uint64_t
 now_ms(void)
 {
@@ -199,6 +200,8 @@ bad:
 	return -EINVAL;
 }
 
+/* Parse listen=, connect= and reconnect= (probe): qport->cm is set for a
+ * connected port, left NULL when neither address is given. */
 int
 qp_cm_parse(struct qp_port *qport, const char *listen, const char *connect,
 	    uint32_t reconnect)
@@ -249,6 +252,7 @@ qp_cm_parse(struct qp_port *qport, const char *listen, const char *connect,
 	return 0;
 }
 
+/* Free what qp_cm_parse() allocated (close, or a failed probe). */
 void
 qp_cm_free(struct qp_port *qport)
 {
@@ -256,6 +260,8 @@ qp_cm_free(struct qp_port *qport)
 	qport->cm = NULL;
 }
 
+/* The private data this port sends for queue qid (a REQ, REP or, with
+ * reason, a REJ): its shape and, on RC, the rx queue's credit word. */
 static void
 pdata_fill(const struct qp_port *qport, uint16_t qid, enum qp_cm_reason reason,
 	   struct qp_cm_pdata *pd)
@@ -313,6 +319,8 @@ pdata_check(const struct qp_port *qport, const uint8_t *data, uint8_t len,
 	return QP_CM_OK;
 }
 
+/* Raise or drop the link of both directions of a queue (control thread,
+ * release: what was staged before is seen with the word). */
 static void
 link_store(struct qp_rxq *rxq, struct qp_txq *txq, uint32_t v)
 {
@@ -336,6 +344,7 @@ queue_qp_reset(struct qp_port *qport, uint16_t qid)
 	qp_credit_clear(qport, qid);
 }
 
+/* Destroy the lib/cm id of a queue, if it has one. */
 static void
 queue_id_drop(struct qp_cm_queue *cmq)
 {
@@ -364,6 +373,7 @@ queue_failed(struct qp_cm *cm, uint16_t qid, const char *what, int status)
 	cmq->next_try_ms = now_ms() + QP_CM_RETRY_MS;
 }
 
+/* Connect side: start a connection of queue qid to the listener. */
 static void
 dial(struct qp_cm *cm, uint16_t qid)
 {
@@ -391,6 +401,7 @@ dial(struct qp_cm *cm, uint16_t qid)
 	cmq->state = QCM_CONNECTING;
 }
 
+/* The queue whose connection is id, or -1 (an id already dropped). */
 static int
 queue_of(const struct qp_cm *cm, const struct qpio_cm_id *id)
 {
@@ -402,6 +413,8 @@ queue_of(const struct qp_cm *cm, const struct qpio_cm_id *id)
 	return -1;
 }
 
+/* Listen side: a connection request for a queue; accepted when the
+ * peer's shape matches and the queue is free, else rejected with why. */
 static void
 on_request(struct qp_cm *cm, const struct qpio_cm_event *ev)
 {
@@ -526,6 +539,7 @@ on_established(struct qp_cm *cm, uint16_t qid, const struct qpio_cm_event *ev)
 	       in.rx_desc);
 }
 
+/* One lib/cm event of the port's channel. */
 static void
 on_event(struct qp_cm *cm, const struct qpio_cm_event *ev)
 {
@@ -637,6 +651,8 @@ progress(struct qp_cm *cm)
 	}
 }
 
+/* The port's control thread ("qpcm-<port>"): lib/cm events, drains and
+ * dialling, every QP_CM_TICK_MS, until qp_cm_stop(). */
 static void *
 cm_thread(void *arg)
 {
@@ -654,6 +670,9 @@ cm_thread(void *arg)
 	return NULL;
 }
 
+/* Port start of a connected port (the QPs in RESET): every queue down
+ * and the control thread's, then listen or check the connect address,
+ * and start the control thread. */
 int
 qp_cm_start(struct qp_port *qport)
 {
@@ -774,6 +793,7 @@ qp_cm_stop(struct qp_port *qport)
 	cm->ch = NULL;
 }
 
+/* Whether every queue's link is up (qpio_port_link_get()). */
 int
 qp_cm_link_up(const struct qp_port *qport)
 {
@@ -789,6 +809,8 @@ qp_cm_link_up(const struct qp_port *qport)
 	return port->nb_rxq > 0;
 }
 
+/* The cm_link_ups, cm_link_downs and cm_connect_failures xstats (0 on a
+ * port that is not connected). */
 void
 qp_cm_xstats(const struct qp_port *qport, uint64_t *ups, uint64_t *downs,
 	     uint64_t *failures)

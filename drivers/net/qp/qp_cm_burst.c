@@ -78,6 +78,9 @@ link_stage_take(struct qp_txq *txq)
 	}
 }
 
+/* Apply a new link word to tx queue txq (sending lcore, out of line):
+ * on a new link, free what the old QP will not complete and take the
+ * staged peer. */
 static void __rte_noinline
 tx_apply(struct qp_txq *txq, uint32_t link)
 {
@@ -100,6 +103,9 @@ tx_apply(struct qp_txq *txq, uint32_t link)
 	link_stage_take(txq);
 }
 
+/* Receive burst of a connected port: a new link word applied first, then
+ * qp_rx_burst() while the link is up; while it is down, the flushed
+ * receives reaped, and the down word acknowledged once none is posted. */
 uint16_t
 qp_cm_rx_burst(void *queue, struct rte_mbuf **pkts, uint16_t nb_pkts)
 {
@@ -142,12 +148,16 @@ cm_tx_burst(void *queue, struct rte_mbuf **pkts, uint16_t nb_pkts,
 	return 0;
 }
 
+/* Transmit burst of a connected port whose QPs take the flat send burst
+ * (chosen at start). */
 uint16_t
 qp_cm_tx_burst_flat(void *queue, struct rte_mbuf **pkts, uint16_t nb_pkts)
 {
 	return cm_tx_burst(queue, pkts, nb_pkts, true);
 }
 
+/* Transmit burst of a connected port whose QPs do not (UD, or a driver
+ * without it). */
 uint16_t
 qp_cm_tx_burst_wr(void *queue, struct rte_mbuf **pkts, uint16_t nb_pkts)
 {

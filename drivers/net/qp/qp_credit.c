@@ -36,6 +36,8 @@
 
 #include "qp_private.h"
 
+/* Allocate and register the port's credit words (probe): QP_CREDIT_STRIDE
+ * bytes per queue, local write and remote read. */
 int
 qp_credit_init(struct qp_port *qport)
 {
@@ -59,6 +61,7 @@ qp_credit_init(struct qp_port *qport)
 	return 0;
 }
 
+/* Deregister and free the credit words (close). */
 void
 qp_credit_fini(struct qp_port *qport)
 {
@@ -70,6 +73,8 @@ qp_credit_fini(struct qp_port *qport)
 	qport->credit_area = NULL;
 }
 
+/* Cache line `line` of queue qid's credit words: 0 the rx queue's posted
+ * count, 1 the tx queue's READ landing word. */
 static uint8_t *
 credit_line(const struct qp_port *qport, uint16_t qid, unsigned int line)
 {

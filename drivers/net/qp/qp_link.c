@@ -218,6 +218,7 @@ qp_link_ports(struct qpio_port *a, struct qpio_port *b)
 	return 0;
 }
 
+/* UD: point txq at QP dest_qpn of peer through a new address handle. */
 static int
 qp_ud_dest(struct qp_port *qport, struct qp_txq *txq,
 	   const struct qp_port *peer, uint32_t dest_qpn)
@@ -248,6 +249,9 @@ qp_ud_dest(struct qp_port *qport, struct qp_txq *txq,
 
 static void qp_queues_down(struct qpio_port *port);
 
+/* Port start: create each queue's QP, post its receives and link the
+ * port: to its peer= port when that one is started too, to its group,
+ * or through lib/cm (qp_cm.c). */
 int
 qp_start(struct qpio_port *port)
 {
@@ -442,6 +446,8 @@ qp_peer_link_down(struct qpio_port *port)
 	       port->name, peer->name);
 }
 
+/* Port stop: the link down on the peer's side (or lib/cm's connections
+ * ended), then the queues drained and their QPs destroyed. */
 int
 qp_stop(struct qpio_port *port)
 {
@@ -455,6 +461,8 @@ qp_stop(struct qpio_port *port)
 	return 0;
 }
 
+/* Link up when every tx queue's QP is in RTS (and, on a connected port,
+ * every queue's link is up). */
 void
 qp_link_get(struct qpio_port *port, struct qpio_port_link *link)
 {

@@ -33,6 +33,7 @@ mlid_of(const union qpio_gid *g)
 	return x > QPIO_MCAST_LID_MAX ? QPIO_MCAST_LID_MAX : x;
 }
 
+/* Parse mcast= and mlid= (probe). */
 int
 qp_mcast_parse(struct qp_port *qport, const char *mgid, const char *mlid)
 {
@@ -124,6 +125,8 @@ ud_to_rts(struct qpio_qp *qp)
 	return qpio_qp_modify(qp, &a, QPIO_QP_STATE | QPIO_QP_SQ_PSN);
 }
 
+/* Port start of a port with mcast=, its QPs in INIT: join the group with
+ * each; without peer=, the QPs go to RTS towards the group. */
 int
 qp_mcast_start(struct qpio_port *port)
 {

@@ -88,6 +88,34 @@ struct qp_link {
 };
 
 /*
+ * The two hand-over points of a queue. qp_link_publish() (control thread,
+ * release) orders the queue state it set up (receives posted, credits,
+ * AH) before the new link word; it pairs with qp_link_read() at the start of
+ * each burst (acquire). qp_link_ack() (datapath, release) orders the drained
+ * queue state (posted 0, head == tail, mbufs freed) before the ack; it
+ * pairs with qp_link_read() of the ack in qp_cm.c's progress() (acquire).
+ */
+static inline uint32_t
+qp_link_read(const uint32_t *word)
+{
+	return __atomic_load_n(word, __ATOMIC_ACQUIRE);
+}
+
+/* Control thread: a new link word (release). */
+static inline void
+qp_link_publish(uint32_t *word, uint32_t v)
+{
+	__atomic_store_n(word, v, __ATOMIC_RELEASE);
+}
+
+/* Polling lcore: the ack of a drained queue (release). */
+static inline void
+qp_link_ack(uint32_t *word, uint32_t v)
+{
+	__atomic_store_n(word, v, __ATOMIC_RELEASE);
+}
+
+/*
  * The peer of a connected tx queue's next link: staged by the control
  * thread (qp_cm.c) before it raises the link word, taken by the sending
  * lcore when its burst first sees that word (qp_cm_burst.c).
@@ -361,31 +389,6 @@ int qp_mcast_parse(struct qp_port *qport, const char *mgid, const char *mlid);
 /* At start, every QP in INIT: join the group; without peer=, bring the
  * QPs to RTS and point the tx queues at the group. */
 int qp_mcast_start(struct qpio_port *port);
-/*
- * The two hand-over points of a queue. qp_link_publish() (control thread,
- * release) orders the queue state it set up (receives posted, credits,
- * AH) before the new link word; it pairs with qp_link_read() at the start of
- * each burst (acquire). qp_link_ack() (datapath, release) orders the drained
- * queue state (posted 0, head == tail, mbufs freed) before the ack; it
- * pairs with qp_link_read() of the ack in qp_cm.c's progress() (acquire).
- */
-static inline uint32_t
-qp_link_read(const uint32_t *word)
-{
-	return __atomic_load_n(word, __ATOMIC_ACQUIRE);
-}
-
-static inline void
-qp_link_publish(uint32_t *word, uint32_t v)
-{
-	__atomic_store_n(word, v, __ATOMIC_RELEASE);
-}
-
-static inline void
-qp_link_ack(uint32_t *word, uint32_t v)
-{
-	__atomic_store_n(word, v, __ATOMIC_RELEASE);
-}
 
 /* Connected ports (qp_cm.c, qp_cm_burst.c). */
 int qp_cm_parse(struct qp_port *qport, const char *listen, const char *connect,
@@ -417,6 +420,15 @@ uint16_t qp_cm_tx_burst_wr(void *queue, struct rte_mbuf **pkts,
 #define qp_counter(c) __atomic_load_n(&(c), __ATOMIC_RELAXED)
 #define qp_counter_clear(c) __atomic_store_n(&(c), 0, __ATOMIC_RELAXED)
 
+typedef uint64_t __attribute__((__may_alias__)) qp_u64_alias;
+/* Write data_off, refcnt, nb_segs and port of m with one 8-byte store
+ * (rearm_data), as DPDK PMDs do with their mbuf initializer. */
+static inline void
+qp_mbuf_rearm(struct rte_mbuf *m, uint64_t rearm)
+{
+	*(qp_u64_alias *)(uintptr_t)&m->rearm_data = rearm;
+}
+
 /* Credits (qp_credit.c). The port's credit MR, at probe and close: */
 int qp_credit_init(struct qp_port *qport);
 void qp_credit_fini(struct qp_port *qport);
@@ -441,15 +453,6 @@ qp_credit_publish(struct qp_rxq *rxq)
 {
 	if (rxq->credit != NULL)
 		__atomic_store_n(rxq->credit, rxq->rq_posted, __ATOMIC_RELEASE);
-}
-
-/* Write data_off, refcnt, nb_segs and port of m with one 8-byte store
- * (rearm_data), as DPDK PMDs do with their mbuf initializer. */
-typedef uint64_t __attribute__((__may_alias__)) qp_u64_alias;
-static inline void
-qp_mbuf_rearm(struct rte_mbuf *m, uint64_t rearm)
-{
-	*(qp_u64_alias *)(uintptr_t)&m->rearm_data = rearm;
 }
 
 /* SENDs the peer has receives for. */

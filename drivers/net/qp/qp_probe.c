@@ -68,6 +68,8 @@ static struct {
 	uint32_t users;
 } own_devs[QPIO_MAX_DEVICES];
 
+/* The rdma device named name: the application's, or one this driver
+ * created (then *own is 1 and a user is counted). */
 static struct qpio_device *
 dev_get(const char *name, int *own)
 {
@@ -99,6 +101,8 @@ dev_get(const char *name, int *own)
 	return dev;
 }
 
+/* A port no longer uses a device this driver created: the last closes
+ * it. */
 static void
 dev_put(struct qpio_device *dev)
 {
@@ -114,6 +118,7 @@ dev_put(struct qpio_device *dev)
 		}
 }
 
+/* The port's limits, from the device's attributes. */
 static void
 qp_info_get(struct qpio_port *port, struct qpio_port_info *info)
 {
@@ -133,6 +138,7 @@ qp_info_get(struct qpio_port *port, struct qpio_port_info *info)
 	info->tx_offload_capa = QPIO_PORT_TX_OFFLOAD_MBUF_FAST_FREE;
 }
 
+/* Check the port's configuration: queue i is QP i. */
 static int
 qp_configure(struct qpio_port *port)
 {
@@ -145,6 +151,8 @@ qp_configure(struct qpio_port *port)
 	return 0;
 }
 
+/* Free what probe allocated; close the device when the port created it
+ * and was its last user. */
 static void
 qp_close(struct qpio_port *port)
 {
@@ -178,6 +186,8 @@ static const struct qpio_port_ops qp_port_ops = {
 	.tx_done_cleanup = qp_tx_done_cleanup,
 };
 
+/* Probe a qp port: devargs, the rdma device, its PD and the credit
+ * words. */
 static int
 qp_probe(struct qpio_port *port, const struct rte_kvargs *kv)
 {

@@ -14,6 +14,8 @@
 
 #include "qp_private.h"
 
+/* Register mp with the port's PD, or count one more user of its
+ * registration. */
 static struct qp_pool_reg *
 pool_get(struct qp_port *qport, struct rte_mempool *mp)
 {
@@ -45,6 +47,7 @@ pool_get(struct qp_port *qport, struct rte_mempool *mp)
 	return free_slot;
 }
 
+/* One user less of mp's registration: the last deregisters it. */
 static void
 pool_put(struct qp_port *qport, struct rte_mempool *mp)
 {
@@ -58,6 +61,8 @@ pool_put(struct qp_port *qport, struct rte_mempool *mp)
 		}
 }
 
+/* Free an rx queue and everything it holds (its mbufs, CQ, pool
+ * registration). */
 static void
 rxq_free(struct qp_port *qport, struct qp_rxq *rxq)
 {
@@ -99,6 +104,8 @@ rx_mbuf_init(uint16_t port_id)
 	return v;
 }
 
+/* Set up rx queue qid: rings, receive WRs, CQ and nseg mbufs per receive
+ * WR from mp, whose memory is registered. */
 int
 qp_rx_queue_setup(struct qpio_port *port, uint16_t qid, uint16_t nb_desc,
 		  int socket_id, struct rte_mempool *mp)
@@ -187,6 +194,7 @@ nomem:
 	return -ENOMEM;
 }
 
+/* Free a tx queue and the mbufs it still holds. */
 static void
 txq_free(struct qp_txq *txq)
 {
@@ -207,6 +215,7 @@ txq_free(struct qp_txq *txq)
 	rte_free(txq);
 }
 
+/* Set up tx queue qid: ring, send WRs and their SGEs, CQ. */
 int
 qp_tx_queue_setup(struct qpio_port *port, uint16_t qid, uint16_t nb_desc,
 		  int socket_id)
@@ -253,6 +262,7 @@ qp_tx_queue_setup(struct qpio_port *port, uint16_t qid, uint16_t nb_desc,
 	return 0;
 }
 
+/* Release rx queue qid (the port is stopped). */
 void
 qp_rx_queue_release(struct qpio_port *port, uint16_t qid)
 {
@@ -260,6 +270,7 @@ qp_rx_queue_release(struct qpio_port *port, uint16_t qid)
 	port->rxq[qid] = NULL;
 }
 
+/* Release tx queue qid (the port is stopped). */
 void
 qp_tx_queue_release(struct qpio_port *port, uint16_t qid)
 {
@@ -267,6 +278,7 @@ qp_tx_queue_release(struct qpio_port *port, uint16_t qid)
 	port->txq[qid] = NULL;
 }
 
+/* Reclaim the send completions of tx queue qid; free_cnt 0: all. */
 int
 qp_tx_done_cleanup(struct qpio_port *port, uint16_t qid, uint32_t free_cnt)
 {

@@ -21,6 +21,8 @@
 
 #include "qp_private.h"
 
+/* Set the fields of the queue's receive WRs that never change: each WR's
+ * SGEs and their lengths. */
 void
 qp_rxq_wr_init(struct qp_rxq *rxq)
 {
@@ -173,6 +175,7 @@ rx_post_slots(struct qp_rxq *rxq, const uint32_t *list, uint32_t first,
 	return rx_post_slots_wr(rxq, list, first, n);
 }
 
+/* Post every receive slot that is not on the RQ (start, new link). */
 int
 qp_rxq_post_all(struct qp_rxq *rxq)
 {
@@ -414,12 +417,15 @@ rx_burst(struct qp_rxq *rxq, struct rte_mbuf **pkts, uint16_t nb_pkts,
 	return nb_rx;
 }
 
+/* Receive burst of a port. */
 uint16_t
 qp_rx_burst(void *queue, struct rte_mbuf **pkts, uint16_t nb_pkts)
 {
 	return rx_burst(queue, pkts, nb_pkts, false);
 }
 
+/* Receive burst of a port that sends to its multicast group: its own
+ * datagrams are dropped. */
 uint16_t
 qp_rx_burst_mcast(void *queue, struct rte_mbuf **pkts, uint16_t nb_pkts)
 {

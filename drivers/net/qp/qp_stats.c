@@ -22,6 +22,7 @@ qp_txq_rnr_naks(const struct qp_txq *txq)
 	return st.rnr_naks;
 }
 
+/* Basic and per-queue statistics, summed over the queues. */
 void
 qp_stats_get(struct qpio_port *port, struct qpio_port_stats *st)
 {
@@ -51,6 +52,7 @@ qp_stats_get(struct qpio_port *port, struct qpio_port_stats *st)
 	}
 }
 
+/* Clear every queue's counters. */
 void
 qp_stats_reset(struct qpio_port *port)
 {
@@ -104,6 +106,7 @@ static const char *const qp_xstat_names[] = {
 	"tx_flat_packets", "tx_wr_packets",
 };
 
+/* The names of the driver's xstats (qp_xstat_names). */
 int
 qp_xstats_names(struct qpio_port *port, struct qpio_port_xstat_name *names,
 		unsigned int n)
@@ -117,6 +120,8 @@ qp_xstats_names(struct qpio_port *port, struct qpio_port_xstat_name *names,
 	return RTE_DIM(qp_xstat_names);
 }
 
+/* The driver's xstats, summed over the queues, in qp_xstat_names'
+ * order. */
 int
 qp_xstats_values(struct qpio_port *port, uint64_t *v, unsigned int n)
 {

@@ -18,6 +18,10 @@
 
 #include "qp_private.h"
 
+/* Reap send completions: every WR a completion covers gives its mbuf
+ * back (in bulk), the credit READ's refreshes the credits; polls until
+ * the CQ is empty or max_free mbufs (0: no limit) were freed.
+ * @return the mbufs freed. */
 uint32_t
 qp_txq_reclaim(struct qp_txq *txq, uint32_t max_free)
 {
@@ -144,6 +148,8 @@ tx_sges(struct qp_txq *txq, const struct rte_mbuf *m, struct qpio_sge *sge)
 	return 1;
 }
 
+/* Set the fields of the queue's send WRs that never change: opcode, SGE
+ * array and UD destination (again after the destination changed). */
 void
 qp_txq_wr_init(struct qp_txq *txq)
 {
@@ -475,12 +481,14 @@ tx_burst(struct qp_txq *txq, struct rte_mbuf **pkts, uint16_t nb_pkts,
 	return taken;
 }
 
+/* Transmit burst of a port whose QPs take the flat send burst. */
 uint16_t
 qp_tx_burst_flat(void *queue, struct rte_mbuf **pkts, uint16_t nb_pkts)
 {
 	return tx_burst(queue, pkts, nb_pkts, true);
 }
 
+/* Transmit burst of a port whose QPs do not: WR lists only. */
 uint16_t
 qp_tx_burst_wr(void *queue, struct rte_mbuf **pkts, uint16_t nb_pkts)
 {
