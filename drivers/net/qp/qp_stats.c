@@ -52,6 +52,26 @@ qp_stats_get(struct qpio_port *port, struct qpio_port_stats *st)
 	}
 }
 
+/* The counters are uint64_t members only, rnr_naks last (set, not
+ * cleared, by a reset). */
+static_assert(sizeof(struct qp_rxq_stats) % sizeof(uint64_t) == 0,
+	      "struct qp_rxq_stats: uint64_t counters only");
+static_assert(offsetof(struct qp_txq_stats, rnr_naks) + sizeof(uint64_t) ==
+	      sizeof(struct qp_txq_stats),
+	      "struct qp_txq_stats: rnr_naks last");
+
+/* Clear the first len bytes of a queue's counters, each with a relaxed
+ * store (qp_counter_clear()): the queue's lcore may be counting. */
+static void
+counters_clear(void *stats, size_t len)
+{
+	uint64_t *c = stats;
+	size_t i;
+
+	for (i = 0; i < len / sizeof(*c); i++)
+		qp_counter_clear(c[i]);
+}
+
 /* Clear every queue's counters. */
 void
 qp_stats_reset(struct qpio_port *port)
@@ -62,31 +82,11 @@ qp_stats_reset(struct qpio_port *port)
 		struct qp_rxq *rxq = port->rxq[i];
 		struct qp_txq *txq = port->txq[i];
 
-		if (rxq != NULL) {
-			qp_counter_clear(rxq->stats.ipackets);
-			qp_counter_clear(rxq->stats.ibytes);
-			qp_counter_clear(rxq->stats.ierrors);
-			qp_counter_clear(rxq->stats.rx_nombuf);
-			qp_counter_clear(rxq->stats.wc_errors);
-			qp_counter_clear(rxq->stats.flushed);
-			qp_counter_clear(rxq->stats.stop_drops);
-			qp_counter_clear(rxq->stats.mcast_self_drops);
-		}
+		if (rxq != NULL)
+			counters_clear(&rxq->stats, sizeof(rxq->stats));
 		if (txq != NULL) {
-			qp_counter_clear(txq->stats.opackets);
-			qp_counter_clear(txq->stats.obytes);
-			qp_counter_clear(txq->stats.oerrors);
-			qp_counter_clear(txq->stats.inline_pkts);
-			qp_counter_clear(txq->stats.zero_copy_pkts);
-			qp_counter_clear(txq->stats.flat_pkts);
-			qp_counter_clear(txq->stats.wr_pkts);
-			qp_counter_clear(txq->stats.copied_pkts);
-			qp_counter_clear(txq->stats.oversize);
-			qp_counter_clear(txq->stats.wc_errors);
-			qp_counter_clear(txq->stats.bursts);
-			qp_counter_clear(txq->stats.flushed);
-			qp_counter_clear(txq->stats.no_credit);
-			qp_counter_clear(txq->stats.credit_reads);
+			counters_clear(&txq->stats,
+				       offsetof(struct qp_txq_stats, rnr_naks));
 			/* The device's count goes on: start from minus it. */
 			txq->stats.rnr_naks = -qp_txq_rnr_naks(txq);
 		}

@@ -203,6 +203,16 @@ tx_free_inline(const struct qp_txq *txq, struct rte_mbuf **m, uint32_t n)
 		rte_mempool_put_bulk(mp, (void **)m, k);
 }
 
+/* Policy: a frame above max_pkt_len is counted and dropped, never
+ * truncated. */
+static __rte_always_inline void
+tx_oversize(struct qp_txq *txq, struct rte_mbuf *m)
+{
+	qp_count(&txq->stats.oversize, 1);
+	qp_count(&txq->stats.oerrors, 1);
+	rte_pktmbuf_free(m);
+}
+
 /*
  * WRs posted..nwr-1 of a chunk were refused (the QP left RTS): each frame
  * is counted in oerrors and the mbuf the ring held for it freed (inline
@@ -291,9 +301,7 @@ tx_chunk_flat(struct qp_txq *txq, struct rte_mbuf **pkts, uint32_t want,
 		uint32_t len = m->data_len;
 
 		if (unlikely(m->pkt_len > txq->max_pkt_len)) {
-			qp_count(&txq->stats.oversize, 1);
-			qp_count(&txq->stats.oerrors, 1);
-			rte_pktmbuf_free(m);
+			tx_oversize(txq, m);
 			continue;
 		}
 		if (unlikely(m->nb_segs != 1)) {
@@ -367,11 +375,7 @@ tx_chunk_wr(struct qp_txq *txq, struct rte_mbuf **pkts, uint32_t want)
 		uint32_t slot = (txq->head + nwr) & txq->mask;
 
 		if (unlikely(m->pkt_len > txq->max_pkt_len)) {
-			/* Policy: oversize frames are counted and
-			 * dropped, never truncated. */
-			qp_count(&txq->stats.oversize, 1);
-			qp_count(&txq->stats.oerrors, 1);
-			rte_pktmbuf_free(m);
+			tx_oversize(txq, m);
 			continue;
 		}
 		w->wr_id = txq->head + nwr;
