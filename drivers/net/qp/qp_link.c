@@ -21,7 +21,7 @@
 
 /* Whether qp's driver has the flat send burst: a probe of one SGE into
  * the new QP (RESET, so nothing can be posted) is refused with -EINVAL by
- * a driver that has it (the state rule) and with -ENOTSUP by one that
+ * a driver that has it (the state rule) and with -EOPNOTSUPP by one that
  * has none. */
 static bool
 qp_has_flat_send(struct qpio_qp *qp)
@@ -30,7 +30,7 @@ qp_has_flat_send(struct qpio_qp *qp)
 	int err = 0;
 
 	(void)qpio_qp_post_send_sge(qp, &sge, 1, 0, 0, &err);
-	return err != -ENOTSUP;
+	return err != -EOPNOTSUPP;
 }
 
 /* The same for the flat receive burst. */
@@ -41,7 +41,7 @@ qp_has_flat_recv(struct qpio_qp *qp)
 	int err = 0;
 
 	(void)qpio_qp_post_recv_sge(qp, &sge, 1, 0, &err);
-	return err != -ENOTSUP;
+	return err != -EOPNOTSUPP;
 }
 
 /*

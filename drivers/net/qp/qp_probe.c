@@ -295,7 +295,7 @@ qp_probe(struct qpio_port *port, const struct rte_kvargs *kv)
 		QP_LOG(ERR, "port %s: qp=rc reads the peer's credits with an "
 		       "RDMA READ; device %s allows none (max_qp_rd_atom 0)",
 		       port->name, dev_name);
-		ret = -ENOTSUP;
+		ret = -EOPNOTSUPP;
 		goto fail;
 	}
 	ret = qp_credit_init(qport);
