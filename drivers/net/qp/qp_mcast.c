@@ -17,6 +17,7 @@
 
 #include <rte_errno.h>
 
+#include "qpio_devargs.h"
 #include "qp_private.h"
 
 /* The default MLID of an MGID: its eight 16-bit groups folded by XOR
@@ -56,19 +57,11 @@ qp_mcast_parse(struct qp_port *qport, const char *mgid, const char *mlid)
 		return -EINVAL;
 	}
 	if (mlid != NULL) {
-		/* Hex after 0x, or decimal (no octal, sign or space). */
-		int hex = mlid[0] == '0' && (mlid[1] == 'x' || mlid[1] == 'X');
-		const char *digits = hex ? mlid + 2 : mlid;
-		char *end = NULL;
-		unsigned long v = 0;
+		/* Hex after 0x, or decimal (lib/devargs' rule). */
+		uint64_t v;
 
-		errno = 0;
-		if (digits[0] != '\0' && strspn(digits, hex ?
-		    "0123456789abcdefABCDEF" : "0123456789") == strlen(digits) &&
-		    strlen(digits) <= 8)
-			v = strtoul(digits, &end, hex ? 16 : 10);
-		if (errno != 0 || end == NULL || *end != '\0' ||
-		    v < QPIO_MCAST_LID_MIN || v > QPIO_MCAST_LID_MAX) {
+		if (qpio_devargs_parse_uint(mlid, QPIO_MCAST_LID_MIN,
+					    QPIO_MCAST_LID_MAX, &v) < 0) {
 			QP_LOG(ERR, "port %s: mlid=%s must be a multicast LID, "
 			       "0x%x..0x%x", name, mlid, QPIO_MCAST_LID_MIN,
 			       QPIO_MCAST_LID_MAX);

@@ -34,6 +34,7 @@
 #include "port_driver.h"
 #include "qpio_mr.h"
 #include "qpio_rdma.h"
+#include "qpio_log.h"
 
 /* Work completions read per CQ poll. */
 #define QP_PORT_POLL 64u
@@ -479,8 +480,6 @@ qp_credit_is_read(const struct qp_credit *cr, uint64_t wr_id)
 
 extern int qp_logtype;
 #define QP_LOG(level, ...) \
-	rte_log(RTE_LOG_ ## level, qp_logtype, \
-		RTE_FMT("qpio.net.qp: " RTE_FMT_HEAD(__VA_ARGS__,) "\n", \
-			RTE_FMT_TAIL(__VA_ARGS__,)))
+	QPIO_LOG_LINE(level, qp_logtype, "qpio.net.qp", __VA_ARGS__)
 
 #endif /* QPIO_NET_QP_PRIVATE_H */
