@@ -25,13 +25,8 @@ cleanup() {
 	rm -rf "$work" "/var/run/dpdk/pw-$$"
 }
 trap cleanup EXIT
-ip link add "$a" type veth peer name "$b" || skip "cannot create a veth pair"
-for i in "$a" "$b"; do
-	# no IPv6 of the kernel's own (router solicitations, MLD) on the link
-	sysctl -qw "net.ipv6.conf.$i.disable_ipv6=1" 2>/dev/null
-	ethtool -K "$i" tx off >/dev/null 2>&1
-	ip link set "$i" up
-done
+. "$(dirname "$0")/../veth.sh"
+veth_up "$a" "$b" || skip "cannot create a veth pair"
 n=2000
 da="soft0,wire=net_af_packet0,ip=10.0.0.1"
 db="soft1,wire=net_af_packet1,ip=10.0.0.2"

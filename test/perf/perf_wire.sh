@@ -24,12 +24,8 @@ cleanup() {
 	rm -rf "$work" /var/run/dpdk/pw-s-$$-* /var/run/dpdk/pw-c-$$-*
 }
 trap cleanup EXIT
-ip link add "$a" type veth peer name "$b" || skip "cannot create a veth pair"
-for i in "$a" "$b"; do
-	sysctl -qw "net.ipv6.conf.$i.disable_ipv6=1" 2>/dev/null
-	ethtool -K "$i" tx off >/dev/null 2>&1
-	ip link set "$i" up
-done
+. "$(dirname "$0")/../veth.sh"
+veth_up "$a" "$b" || skip "cannot create a veth pair"
 rc=0
 # TEST SIZE ITERS CHECKED (the messages one end's --validate must have
 # checked)
@@ -50,6 +46,10 @@ while read -r t size n want; do
 			ok=1
 			break
 		fi
+		# again while the server is not up yet, or when this client's
+		# af_packet port drew the server's fanout group number
+		# (test/veth.sh)
+		af_packet_fanout_clash "$work/$t.client" && continue
 		grep -q "connect" "$work/$t.client" && ! grep -q "validate:" "$work/$t.client" || break
 	done
 	[ "$ok" = 1 ] || kill "$srv" 2>/dev/null

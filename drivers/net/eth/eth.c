@@ -433,7 +433,9 @@ eth_dev_find(struct qpio_port *port, const struct eth_args *a,
 	} else if (a->name != NULL) {
 		if (rte_eth_dev_get_port_by_name(a->name, &id) != 0) {
 			ETH_LOG(ERR, "port %s: name=%s: no such ethdev (%u "
-				"exist; EAL creates them from --vdev and -a)",
+				"exist; EAL creates them from --vdev and -a, and "
+				"not one whose probe failed: see the PMD's "
+				"message above)",
 				port->name, a->name, rte_eth_dev_count_avail());
 			return -ENODEV;
 		}
@@ -441,7 +443,9 @@ eth_dev_find(struct qpio_port *port, const struct eth_args *a,
 		id = (uint16_t)a->port;
 		if (!rte_eth_dev_is_valid_port(id)) {
 			ETH_LOG(ERR, "port %s: port=%u: no such ethdev (%u "
-				"exist; EAL creates them from --vdev and -a)",
+				"exist; EAL creates them from --vdev and -a, and "
+				"not one whose probe failed: see the PMD's "
+				"message above)",
 				port->name, id, rte_eth_dev_count_avail());
 			return -ENODEV;
 		}
