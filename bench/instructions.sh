@@ -6,6 +6,8 @@
 #
 #   bench/instructions.sh [-s SIZE[,SIZE...]] [-n SHORT,LONG] [-d DEVARGS]
 #                         [-a "OPTIONS"] [-m] [-M SHORT,LONG] [-k]
+#   bench/instructions.sh -l [-s SIZE[,SIZE...]] [-n SHORT,LONG] [-d DEVARGS]
+#                         [-k]
 #
 # Each size runs qpio-testpmd under callgrind for two run lengths (SHORT
 # and LONG frames, --max-packets) and divides the difference of the
@@ -16,13 +18,30 @@
 # once: an -a --burst=N takes the place of the script's --burst=32). The
 # count is split by callgrind's inclusive costs:
 #   sender   txonly_fwd without the device model run under it
-#   model    soft_sq_run and soft_sq_send_direct: the soft NIC executing
-#            WQEs (doorbells, RNR resumes) and flat bursts into an empty SQ
+#   model    soft_sq_run, soft_sq_send_direct and soft_sq_send_one: the
+#            soft NIC executing WQEs (doorbells, RNR resumes) and flat
+#            bursts into an empty SQ
 #   receiver rxonly_fwd without the device model run under it
 #   other    the rest of the job (forwarding loop, main lcore)
 # Each length runs twice: once collecting everything, once collecting only
 # under rxonly_fwd (--toggle-collect), which tells how much of the model ran
 # from the receiver's poll.
+#
+# -l (latency) counts one message's calls instead: qpio-bench-onemsg
+# (qpio-pingpong's calls on one lcore, one inline SEND at a time, one in
+# 16 signaled) for SHORT and LONG rounds (default 20000,60000), SIZE the
+# message bytes (default 32), per size:
+#   post     qpio_qp_post_send_sge() of one SEND into the idle SQ
+#            (soft_post_send_sge), the soft NIC's delivery into the
+#            peer's receive and its completion included
+#   poll     qpio_cq_poll() that finds the one receive completion
+#            (soft_cq_poll under the bench's take_one)
+#   spoll    qpio_cq_poll() of the send CQ after each SEND (one in 16
+#            finds a completion)
+#   recv     qpio_qp_post_recv() of one receive (soft_post_recv)
+#   message  everything the lcore runs per message (half a round)
+# -d names the device (DEVARGS, soft0 unless given). -a and -m do not
+# apply.
 #
 # -m measures the anchor too, per size: Debian's dpdk-testpmd txonly ->
 # rxonly over memif, two processes as bench/memif-vs-qpio.sh runs them.
@@ -61,13 +80,17 @@ usage() {
 # shellcheck source=bench/bench-lib.sh
 . "$top/bench/bench-lib.sh"
 
-while getopts "s:n:d:a:mM:kh" o; do
+latency=0
+sizes_set=0
+lengths_set=0
+while getopts "s:n:d:a:mM:klh" o; do
 	case $o in
-	s) sizes=$OPTARG ;;
+	s) sizes=$OPTARG; sizes_set=1 ;;
 	d) [[ $OPTARG == soft0 || $OPTARG == soft0,* ]] ||
 		{ echo "-d DEVARGS: the links use soft0: soft0[,key=value...]"; exit 2; }
 	   rdma=(--rdma-dev "$OPTARG") ;;
-	n) lengths=$OPTARG ;;
+	n) lengths=$OPTARG; lengths_set=1 ;;
+	l) latency=1 ;;
 	a) read -r -a extra <<<"$OPTARG" ;;
 	m) anchor=1 ;;
 	M) anchor_secs=$OPTARG ;;
@@ -76,9 +99,24 @@ while getopts "s:n:d:a:mM:kh" o; do
 	esac
 done
 
+if [ "$latency" = 1 ]; then
+	[ "$anchor" = 0 ] && [ "${#extra[@]}" = 0 ] ||
+		{ echo "-l: -a and -m do not apply (one lcore's calls, no anchor)" >&2; exit 2; }
+	[ "$sizes_set" = 1 ] || sizes=32
+	[ "$lengths_set" = 1 ] || lengths=20000,60000
+	for size in ${sizes//,/ }; do
+		[[ $size =~ ^[1-9][0-9]*$ && $size -ge 8 && $size -le 256 ]] ||
+			{ echo "-l -s: message sizes of 8..256 bytes, got '$size'" >&2; exit 2; }
+	done
+fi
 command -v valgrind >/dev/null || { echo "valgrind not installed (usertools/install-deps.sh --bench)"; exit 2; }
 command -v callgrind_annotate >/dev/null || { echo "callgrind_annotate not installed"; exit 2; }
-[ -x "$testpmd" ] || { echo "$testpmd not built (run usertools/qpio-setup.sh)"; exit 2; }
+onemsg=${QPIO_ONEMSG:-$top/build/bench/qpio-bench-onemsg}
+if [ "$latency" = 1 ]; then
+	[ -x "$onemsg" ] || { echo "$onemsg not built (run usertools/qpio-setup.sh)"; exit 2; }
+else
+	[ -x "$testpmd" ] || { echo "$testpmd not built (run usertools/qpio-setup.sh)"; exit 2; }
+fi
 IFS=, read -r short long <<<"$lengths"
 [[ $short =~ ^[0-9]+$ && $long =~ ^[0-9]+$ && $long -gt $short ]] ||
 	{ echo "-n SHORT,LONG: two frame counts, LONG > SHORT"; exit 2; }
@@ -130,6 +168,48 @@ total() {
 }
 
 printf '%s\n' "machine: $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg)"
+
+# onemsg_run TAG SIZE ROUNDS [callgrind options]: TAG.cg, TAG.log
+onemsg_run() {
+	local tag=$1 size=$2 rounds=$3
+	shift 3
+	valgrind --tool=callgrind --callgrind-out-file="$work/$tag.cg" "$@" \
+		"$onemsg" -l 0 --no-huge --no-shconf --no-pci -m 256 \
+		--file-prefix="qpio-instr-$$-$tag" --log-level=lib.eal:error -- \
+		--rounds "$rounds" --size "$size" ${rdma[1]:+--dev "${rdma[1]}"} \
+		>"$work/$tag.log" 2>&1 || { tail -20 "$work/$tag.log"; exit 1; }
+	grep -q "^qpio-bench-onemsg: $rounds rounds" "$work/$tag.log" ||
+		{ echo "$tag: no run line"; tail -20 "$work/$tag.log"; exit 1; }
+}
+
+if [ "$latency" = 1 ]; then
+	echo "one message at a time on one lcore (qpio-bench-onemsg, ${rdma[1]:-soft0}), instructions per call"
+	printf '%-6s %9s %9s %9s %9s %9s\n' bytes post poll spoll recv message
+	for size in ${sizes//,/ }; do
+		for n in "$short" "$long"; do
+			onemsg_run "o$size-$n" "$size" "$n"
+			onemsg_run "t$size-$n" "$size" "$n" --collect-atstart=no \
+				--toggle-collect=take_one
+		done
+		v=()
+		for n in "$short" "$long"; do
+			a=$work/o$size-$n.cg
+			t=$work/t$size-$n.cg
+			v+=("$(incl "$a" soft_post_send_sge) $(incl "$t" soft_cq_poll) $(incl "$a" soft_cq_poll) $(incl "$a" soft_post_recv) $(total "$a")")
+		done
+		read -r p1 q1 c1 r1 t1 <<<"${v[0]}"
+		read -r p2 q2 c2 r2 t2 <<<"${v[1]}"
+		# two messages a round, one of each call per message
+		awk -v m=$((2 * (long - short))) -v size="$size" -v p=$((p2 - p1)) \
+			-v q=$((q2 - q1)) -v c=$((c2 - c1)) -v r=$((r2 - r1)) \
+			-v t=$((t2 - t1)) 'BEGIN {
+			printf "%-6s %9.0f %9.0f %9.0f %9.0f %9.0f\n", size, p / m,
+				q / m, (c - q) / m, r / m, t / m }'
+	done
+	[ "$keep" = 1 ] && echo "callgrind outputs and logs kept in $work"
+	exit 0
+fi
+
 printf '%-6s %9s %9s %9s %9s %9s\n' bytes sender model receiver other total
 for size in ${sizes//,/ }; do
 	for n in "$short" "$long"; do
@@ -142,9 +222,11 @@ for size in ${sizes//,/ }; do
 		r=$work/r$size-$n.cg
 		tot=$(total "$a")
 		tx=$(incl "$a" txonly_fwd)
-		model=$(($(incl "$a" soft_sq_run) + $(incl "$a" soft_sq_send_direct)))
+		model=$(($(incl "$a" soft_sq_run) + $(incl "$a" soft_sq_send_direct) +
+			$(incl "$a" soft_sq_send_one)))
 		rx=$(incl "$r" rxonly_fwd)
-		model_rx=$(($(incl "$r" soft_sq_run) + $(incl "$r" soft_sq_send_direct)))
+		model_rx=$(($(incl "$r" soft_sq_run) + $(incl "$r" soft_sq_send_direct) +
+			$(incl "$r" soft_sq_send_one)))
 		model_tx=$((model - model_rx))
 		frames=$(cat "$work/a$size-$n.frames")
 		values+=("$frames $((tx - model_tx)) $model $((rx - model_rx)) $tot")

@@ -47,6 +47,11 @@ want 2 "-s must be 64..1518, got 1" "$a" -o /nonexistent -s 1
 want 2 "-p is at most 100 pairs, -t at most 600 s" "$a" -o /nonexistent -p 101
 want 2 "/nonexistent/app/testpmd/qpio-testpmd is not built" "$a" -o /nonexistent
 
+i=$root/bench/instructions.sh
+want 2 "-l -s: message sizes of 8..256 bytes, got '7'" "$i" -l -s 7
+want 2 "-l -s: message sizes of 8..256 bytes, got '08'" "$i" -l -s 08
+want 2 "-l: -a and -m do not apply" "$i" -l -m
+
 w=$root/bench/wire-vs-rxe.sh
 want 2 "unexpected argument 'extra'" "$w" extra
 want 2 "-s wants whole bytes from 1 to 999999999, no leading 0, got '0'" "$w" -s 0
