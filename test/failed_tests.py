@@ -22,12 +22,21 @@ def main(argv):
         print(__doc__.strip(), file=sys.stderr)
         return 2
     lines = int(argv[2]) if len(argv) == 3 else 150
+    rows, bad = [], 0
     try:
         with open(argv[1], encoding="utf-8", errors="replace") as f:
-            rows = [json.loads(l) for l in f if l.strip()]
-    except (OSError, ValueError) as e:
+            for l in f:
+                if not l.strip("\0 \n"):
+                    continue
+                try:
+                    rows.append(json.loads(l.strip("\0")))
+                except ValueError:
+                    bad += 1
+    except OSError as e:
         print(f"failed_tests: {argv[1]}: {e}", file=sys.stderr)
         return 2
+    if bad:
+        print(f"== {bad} line(s) of {argv[1]} are not JSON: skipped")
     failed = [r for r in rows if r.get("result") not in PASSED]
     print(f"== {len(failed)} failed test(s) of {len(rows)}: the end of each one's output")
     for r in failed:

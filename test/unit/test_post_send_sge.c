@@ -1186,3 +1186,97 @@ Test(post_send_sge, flat_burst_0_refuses_with_enotsup_and_posts_nothing)
 	}
 	qt_pair_destroy(&a, &b);
 }
+
+/* One SEND at a time into an idle SQ, as a latency-bound exchange posts:
+ * on the soft NIC each one that can be executed at once is (sq_direct
+ * counts it, one doorbell each). One that finds no receive waits as a
+ * WQE for it (RNR NAK, then delivered); one with a flag the flat burst
+ * does not take is refused with -EINVAL and posts nothing; one of more
+ * than max_inline bytes with INLINE is read from its MR, as the flat
+ * burst sends any such SGE. The bytes, lengths and wr_ids are exact
+ * throughout. */
+Test(post_send_sge, one_send_at_a_time_and_what_it_leaves_to_the_burst)
+{
+	static const uint32_t len[3] = { 32, 1, 64 };
+	struct qpio_soft_qp_stats s0, s1;
+	struct qpio_sge sg[3];
+	struct qpio_wc wc[1];
+	struct qt_end a, b;
+	unsigned int i;
+	int err;
+
+	ps_pair(&a, &b, 64, 0);
+	ps_sges(&a, sg, len, 3);
+	ps_recvs(&b, 0, 2);
+	s0 = qt_stats(a.qp);
+	for (i = 0; i < 2; i++) {
+		err = 1;
+		cr_assert_eq(qpio_qp_post_send_sge(a.qp, &sg[i], 1, 0x600 + i,
+						   QPIO_SEND_INLINE |
+						   (i == 1 ? QPIO_SEND_SIGNALED : 0),
+						   &err), 1, "SEND %u", i);
+		cr_assert_eq(err, 0);
+	}
+	if (qt_dev_is_soft()) {
+		s1 = qt_stats(a.qp);
+		cr_assert_eq(s1.sq_direct - s0.sq_direct, 2);
+		cr_assert_eq(s1.sq_doorbells - s0.sq_doorbells, 2);
+		cr_assert_eq(s1.sq_posted - s0.sq_posted, 2);
+	}
+	ps_one_send_wc(&a, 0x601);
+	ps_recv_wcs(&b, &a, 0, 2, len);
+
+	/* No receive posted: posted all the same, delivered once one is. */
+	s0 = qt_stats(a.qp);
+	err = 1;
+	cr_assert_eq(qpio_qp_post_send_sge(a.qp, &sg[2], 1, 0x602,
+					   QPIO_SEND_INLINE | QPIO_SEND_SIGNALED,
+					   &err), 1);
+	cr_assert_eq(err, 0);
+	ps_cq_empty(b.cq, "no receive posted");
+	if (qt_dev_is_soft())
+		cr_assert_eq(qt_stats(a.qp).sq_direct, s0.sq_direct,
+			     "a SEND without a receive is not executed at once");
+	ps_recvs(&b, 2, 1);
+	ps_one_send_wc(&a, 0x602);
+	ps_recv_seeded(&b, &a, 2, 1, &len[2], 1002);
+	if (qt_dev_is_soft())
+		cr_assert_geq(qt_stats(a.qp).rnr_naks, s0.rnr_naks + 1);
+
+	/* A flag the flat burst does not take: refused, nothing posted. */
+	ps_recvs(&b, 3, 1);
+	s0 = qt_stats(a.qp);
+	err = 1;
+	cr_assert_eq(qpio_qp_post_send_sge(a.qp, &sg[1], 1, 0x604,
+					   QPIO_SEND_INLINE | QPIO_SEND_FENCE,
+					   &err), 0);
+	cr_assert_eq(err, -EINVAL);
+	if (qt_dev_is_soft()) {
+		s1 = qt_stats(a.qp);
+		cr_assert_eq(s1.sq_posted, s0.sq_posted);
+		cr_assert_eq(s1.sq_direct, s0.sq_direct);
+	}
+	ps_cq_empty(a.cq, "refused SEND");
+	ps_cq_empty(b.cq, "refused SEND, receiver");
+
+	/* 65 bytes with INLINE, past max_inline (64): read from its MR, as
+	 * the flat burst sends an SGE longer than max_inline, and executed
+	 * at once as well. */
+	sg[0].length = 65;
+	qt_fill(a.buf, 65, 1000);
+	err = 1;
+	cr_assert_eq(qpio_qp_post_send_sge(a.qp, &sg[0], 1, 0x605,
+					   QPIO_SEND_INLINE | QPIO_SEND_SIGNALED,
+					   &err), 1);
+	cr_assert_eq(err, 0);
+	if (qt_dev_is_soft())
+		cr_assert_eq(qt_stats(a.qp).sq_direct, s0.sq_direct + 1);
+	ps_one_send_wc(&a, 0x605);
+	cr_assert_eq(qt_poll_n(b.cq, wc, 1), 1);
+	cr_assert_eq(wc[0].wr_id, 0xb003);
+	cr_assert_eq(wc[0].status, QPIO_WC_SUCCESS);
+	cr_assert_eq(wc[0].byte_len, 65);
+	cr_assert(qt_check(b.buf + PS_RX_OFF + 3 * PS_RX_LEN, 65, 1000));
+	ps_cq_empty(b.cq, "receiver after the 65-byte SEND");
+	qt_pair_destroy(&a, &b);
+}

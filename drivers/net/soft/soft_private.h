@@ -731,6 +731,10 @@ void soft_sq_run(struct soft_qp *qp);
 uint16_t soft_sq_send_direct(struct soft_qp *qp, const struct qpio_sge *sges,
 			     uint16_t n, uint64_t wr_id, uint8_t fm_last,
 			     uint32_t inl_lim);
+/* soft_sq_send_direct() of one SEND (n 1), compiled for that count.
+ * @return 1 or 0. */
+uint16_t soft_sq_send_one(struct soft_qp *qp, const struct qpio_sge *sge,
+			  uint64_t wr_id, uint8_t fm, uint32_t inl_lim);
 /* One run of an RC/UC or a UD SQ (struct soft_qp sq_execute); the
  * _fault ones with the fault checks (soft_fault.c). */
 void soft_sq_execute_rc(struct soft_qp *qp);

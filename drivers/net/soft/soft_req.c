@@ -379,10 +379,10 @@ rc_send_complete(struct soft_run *d, struct soft_cq *scq, uint32_t wqe,
  * moves that read to the end of the batch before. One WQE read per batch,
  * out of line: it keeps the batch loops' registers.
  */
-static __rte_noinline void
-recv_read_ahead(struct soft_qp *qp, const struct soft_qp *peer,
-		const uint8_t *slot, uint32_t next, uint32_t h, uint32_t epoch,
-		bool one_sge)
+static __rte_always_inline void
+recv_read_ahead_body(struct soft_qp *qp, const struct soft_qp *peer,
+		     const uint8_t *slot, uint32_t next, uint32_t h,
+		     uint32_t epoch, bool one_sge)
 {
 	const struct mlx5_wqe_data_seg *ds =
 		(const struct mlx5_wqe_data_seg *)slot;
@@ -401,6 +401,16 @@ recv_read_ahead(struct soft_qp *qp, const struct soft_qp *peer,
 	qp->rnext.qpn = peer->base.qp_num;
 	/* Never a fault, whatever the address: a hint. */
 	rte_prefetch0_write((const void *)(uintptr_t)addr);
+}
+
+/* The batch's read-ahead, out of line: it keeps the batch loops'
+ * registers. A one-SEND run (soft_sq_send_one()) has it inline. */
+static __rte_noinline void
+recv_read_ahead(struct soft_qp *qp, const struct soft_qp *peer,
+		const uint8_t *slot, uint32_t next, uint32_t h, uint32_t epoch,
+		bool one_sge)
+{
+	recv_read_ahead_body(qp, peer, slot, next, h, epoch, one_sge);
 }
 
 /*
@@ -559,9 +569,16 @@ rc_send_exec(struct soft_run *d, struct soft_cq *scq, uint32_t ci,
 		ev |= SOFT_EV_SOL_ERR;
 	if (m != 0)
 		soft_run_note(d, cq, ev);
-	if (likely(e == n && m == n))
-		recv_read_ahead(qp, peer, rbuf + (size_t)((v + n) & rmask) * rstride,
-				v + n, h, epoch, one_sge);
+	if (likely(e == n && m == n)) {
+		if (__builtin_constant_p(k) && k == 1)
+			recv_read_ahead_body(qp, peer, rbuf +
+					     (size_t)((v + n) & rmask) * rstride,
+					     v + n, h, epoch, one_sge);
+		else
+			recv_read_ahead(qp, peer, rbuf +
+					(size_t)((v + n) & rmask) * rstride,
+					v + n, h, epoch, one_sge);
+	}
 	/* The requester's completion of the signaled one, the last. */
 	if (fm == NULL) {
 		if (e == k && (fm_last & MLX5_WQE_CTRL_CQ_UPDATE))
@@ -846,10 +863,11 @@ sq_run_begin(struct soft_qp *qp)
 	return 1;
 }
 
-uint16_t
-soft_sq_send_direct(struct soft_qp *qp, const struct qpio_sge *sges,
-		    uint16_t n, uint64_t wr_id, uint8_t fm_last,
-		    uint32_t inl_lim)
+/* soft_sq_send_direct()'s body: n is a constant 1 in
+ * soft_sq_send_one(), which folds the batch's loops and arrays away. */
+static __rte_always_inline uint16_t
+sq_send_direct(struct soft_qp *qp, const struct qpio_sge *sges,
+	       uint16_t n, uint64_t wr_id, uint8_t fm_last, uint32_t inl_lim)
 {
 	struct soft_sq *sq = &qp->sq;
 	const uint8_t *data[SEND_BATCH];
@@ -939,6 +957,21 @@ soft_sq_send_direct(struct soft_qp *qp, const struct qpio_sge *sges,
 		     soft_sq_draining(&qp->sq_draining)))
 		soft_sq_run(qp);
 	return (uint16_t)e;
+}
+
+uint16_t
+soft_sq_send_direct(struct soft_qp *qp, const struct qpio_sge *sges,
+		    uint16_t n, uint64_t wr_id, uint8_t fm_last,
+		    uint32_t inl_lim)
+{
+	return sq_send_direct(qp, sges, n, wr_id, fm_last, inl_lim);
+}
+
+uint16_t
+soft_sq_send_one(struct soft_qp *qp, const struct qpio_sge *sge,
+		 uint64_t wr_id, uint8_t fm, uint32_t inl_lim)
+{
+	return sq_send_direct(qp, sge, 1, wr_id, fm, inl_lim);
 }
 
 void

@@ -302,9 +302,10 @@ sge_reject(const struct soft_qp *qp, const struct qpio_sge *sg, uint64_t wr_id,
  * QP's limits) is decided once; the last WQE written gets the signaled
  * and solicited bits before the doorbell.
  */
-uint16_t
-soft_post_send_sge(struct qpio_qp *qqp, const struct qpio_sge *sges,
-		   uint16_t n, uint64_t wr_id, unsigned int flags, int *err)
+static __rte_noinline uint16_t
+post_send_sge_burst(struct qpio_qp *qqp, const struct qpio_sge *sges,
+		    uint16_t n, uint64_t wr_id, unsigned int flags, int *err,
+		    bool try_direct)
 {
 	struct soft_qp *qp = to_sqp(qqp);
 	struct soft_sq *sq = &qp->sq;
@@ -347,15 +348,18 @@ soft_post_send_sge(struct qpio_qp *qqp, const struct qpio_sge *sges,
 	 * a die point set (each is reached as without this path), nor
 	 * towards a peer of another process (a batch never takes it, and
 	 * the run's liveness check would be made twice). */
-	if (!qqp->sq_sig_all &&
+	if (try_direct && !qqp->sq_sig_all &&
 	    qp->sq_execute == soft_sq_execute_rc && want != 0 &&
 	    pi == soft_sq_ci_peek(&sq->ci) &&
 	    likely(soft_die_at_peek(&soft_die_at) == 0) &&
 	    likely(qp->peer_owner == 0 || qp->peer_owner == qp->sdev->owner)) {
-		direct = soft_sq_send_direct(qp, sges, want, wr_id,
+		const uint8_t fm =
 			(flags & QPIO_SEND_SIGNALED ? MLX5_WQE_CTRL_CQ_UPDATE : 0) |
-			(flags & QPIO_SEND_SOLICITED ? MLX5_WQE_CTRL_SOLICITED : 0),
-			inl_lim);
+			(flags & QPIO_SEND_SOLICITED ? MLX5_WQE_CTRL_SOLICITED : 0);
+
+		direct = want == 1 ?
+			soft_sq_send_one(qp, sges, wr_id, fm, inl_lim) :
+			soft_sq_send_direct(qp, sges, want, wr_id, fm, inl_lim);
 		i = direct;
 		pi += direct;
 		qp->sq_direct += direct;
@@ -432,6 +436,51 @@ out:
 	if (err != NULL)
 		*err = rc;
 	return i;
+}
+
+/*
+ * qpio_qp_post_send_sge() on an RC or UC QP. One SEND into an empty SQ
+ * of a QP that sends from its SGEs (soft_sq_send_one(): RC in RTS towards
+ * a responder of this process, no die point set, no sq_sig_all) is
+ * executed at once with only the checks one SEND needs: the flags, a
+ * state that posts, an SGE allowed (max_sge), a free slot. Anything else,
+ * and a SEND that soft_sq_send_one() leaves (no receive there, a key that
+ * fails, more than 2^31 - 1 bytes: nothing done), goes through
+ * post_send_sge_burst(), which reports each rule as before.
+ */
+uint16_t
+soft_post_send_sge(struct qpio_qp *qqp, const struct qpio_sge *sges,
+		   uint16_t n, uint64_t wr_id, unsigned int flags, int *err)
+{
+	struct soft_qp *qp = to_sqp(qqp);
+	struct soft_sq *sq = &qp->sq;
+	const uint32_t pi = sq->pi;
+
+	if (n == 1 && likely(!(flags & ~QPIO_RDMA_SGE_BURST_FLAGS)) &&
+	    qp->sq_execute == soft_sq_execute_rc && !qqp->sq_sig_all &&
+	    pi == soft_sq_ci_peek(&sq->ci) &&
+	    sq->depth - (pi - soft_index_read(&sq->tail)) != 0 &&
+	    sq->max_sge != 0 &&
+	    (SOFT_QPS_BIT(soft_qp_state_read(&qqp->state)) & SOFT_QPS_POST_SEND) &&
+	    likely(soft_die_at_peek(&soft_die_at) == 0) &&
+	    likely(qp->peer_owner == 0 || qp->peer_owner == qp->sdev->owner)) {
+		const uint8_t fm =
+			(flags & QPIO_SEND_SIGNALED ? MLX5_WQE_CTRL_CQ_UPDATE : 0) |
+			(flags & QPIO_SEND_SOLICITED ? MLX5_WQE_CTRL_SOLICITED : 0);
+
+		if (likely(soft_sq_send_one(qp, sges, wr_id, fm,
+					    flags & QPIO_SEND_INLINE ?
+					    sq->max_inline + 1 : 0) == 1)) {
+			qp->sq_direct++;
+			qp->sq_doorbells++;
+			if (err != NULL)
+				*err = 0;
+			return 1;
+		}
+		return post_send_sge_burst(qqp, sges, n, wr_id, flags, err,
+					   false);
+	}
+	return post_send_sge_burst(qqp, sges, n, wr_id, flags, err, true);
 }
 
 /* An XRC target has no SQ (ibv_create_qp_ex(3): XRC_RECV is receive
