@@ -1187,6 +1187,15 @@ Test(post_send_sge, flat_burst_0_refuses_with_enotsup_and_posts_nothing)
 	qt_pair_destroy(&a, &b);
 }
 
+/* The SENDs a soft device of shared memory executes straight from their
+ * SGEs are counted in sq_direct; a wire device's (QPIO_TEST_WIRE) go out
+ * as packets, never that way. */
+static int
+ps_direct_counted(void)
+{
+	return qt_dev_is_soft() && getenv("QPIO_TEST_WIRE") == NULL;
+}
+
 /* One SEND at a time into an idle SQ, as a latency-bound exchange posts:
  * on the soft NIC each one that can be executed at once is (sq_direct
  * counts it, one doorbell each). One that finds no receive waits as a
@@ -1219,9 +1228,10 @@ Test(post_send_sge, one_send_at_a_time_and_what_it_leaves_to_the_burst)
 	}
 	if (qt_dev_is_soft()) {
 		s1 = qt_stats(a.qp);
-		cr_assert_eq(s1.sq_direct - s0.sq_direct, 2);
 		cr_assert_eq(s1.sq_doorbells - s0.sq_doorbells, 2);
 		cr_assert_eq(s1.sq_posted - s0.sq_posted, 2);
+		if (ps_direct_counted())
+			cr_assert_eq(s1.sq_direct - s0.sq_direct, 2);
 	}
 	ps_one_send_wc(&a, 0x601);
 	ps_recv_wcs(&b, &a, 0, 2, len);
@@ -1234,7 +1244,7 @@ Test(post_send_sge, one_send_at_a_time_and_what_it_leaves_to_the_burst)
 					   &err), 1);
 	cr_assert_eq(err, 0);
 	ps_cq_empty(b.cq, "no receive posted");
-	if (qt_dev_is_soft())
+	if (ps_direct_counted())
 		cr_assert_eq(qt_stats(a.qp).sq_direct, s0.sq_direct,
 			     "a SEND without a receive is not executed at once");
 	ps_recvs(&b, 2, 1);
@@ -1269,7 +1279,7 @@ Test(post_send_sge, one_send_at_a_time_and_what_it_leaves_to_the_burst)
 					   QPIO_SEND_INLINE | QPIO_SEND_SIGNALED,
 					   &err), 1);
 	cr_assert_eq(err, 0);
-	if (qt_dev_is_soft())
+	if (ps_direct_counted())
 		cr_assert_eq(qt_stats(a.qp).sq_direct, s0.sq_direct + 1);
 	ps_one_send_wc(&a, 0x605);
 	cr_assert_eq(qt_poll_n(b.cq, wc, 1), 1);

@@ -734,10 +734,66 @@ cq_poll_burst(struct soft_cq *cq, struct qpio_wc *wc, uint64_t *ts,
 	return i;
 }
 
+/* The plain poll's burst, out of line behind cq_poll_one(). */
+static __rte_noinline uint16_t
+cq_poll_plain(struct soft_cq *cq, struct qpio_wc *wc, uint16_t n)
+{
+	return cq_poll_burst(cq, wc, NULL, n, 0, 0);
+}
+
+/*
+ * A poll for one completion (a latency loop's), without the burst's
+ * frame: the burst's steps for n 1 where the CQ has no pending SQ, no
+ * session left and at ci either nothing (an empty poll, counted, with its
+ * stall check: 0) or one plain CQE of a QP (taken: 1). Anything else (a
+ * session, a CQE of a destroyed QP): -1 with nothing done, for the burst.
+ */
+static __rte_always_inline int
+cq_poll_one(struct soft_cq *cq, struct qpio_wc *wc)
+{
+	const uint32_t ci = cq->ci;
+	const struct mlx5_cqe64 *cqe = &cq->cqes[ci & cq->mask];
+	uint32_t seen;
+	uint8_t op_own;
+
+	if (unlikely(soft_cq_pending_peek(&cq->nb_pending) != 0) ||
+	    unlikely(cq->zip_left != 0))
+		return -1;
+	op_own = soft_cqe_owner_read(&cqe->op_own);
+	if ((op_own & 1) != ((ci >> cq->log_depth) & 1) ||
+	    (op_own >> 4) == MLX5_CQE_INVALID) {
+		cq->empty_polls++;
+		if (unlikely(cq->resv != NULL) &&
+		    unlikely((cq->empty_polls & 1023) == 0))
+			soft_cq_stall_check(cq);
+		return 0;
+	}
+	if (soft_cqe_is_zip(op_own))
+		return -1;
+	/* A destroyed QP's CQE writes nothing (cqe_to_wc() looks the QP
+	 * up first): the burst takes it from ci as always. */
+	if (unlikely(cqe_to_wc(cq, cqe, op_own >> 4, wc) == 0))
+		return -1;
+	/* a full burst (1 of 1): the reservations seen, as the burst */
+	seen = soft_cq_pi_peek(&cq->pi) - ci;
+	if (unlikely(seen > cq->hwm))
+		cq->hwm = seen;
+	soft_index_publish(&cq->ci, ci + 1);
+	return 1;
+}
+
 uint16_t
 soft_cq_poll(struct qpio_cq *qcq, struct qpio_wc *wc, uint16_t n)
 {
-	return cq_poll_burst(to_scq(qcq), wc, NULL, n, 0, 0);
+	struct soft_cq *cq = to_scq(qcq);
+
+	if (n == 1) {
+		int r = cq_poll_one(cq, wc);
+
+		if (likely(r >= 0))
+			return (uint16_t)r;
+	}
+	return cq_poll_plain(cq, wc, n);
 }
 
 uint16_t
@@ -753,7 +809,7 @@ uint16_t
 soft_cq_poll_wire(struct qpio_cq *qcq, struct qpio_wc *wc, uint16_t n)
 {
 	soft_wire_progress(to_scq(qcq)->sdev);
-	return cq_poll_burst(to_scq(qcq), wc, NULL, n, 0, 0);
+	return soft_cq_poll(qcq, wc, n);
 }
 
 uint16_t
