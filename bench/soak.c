@@ -39,6 +39,7 @@
 #include <rte_errno.h>
 #include <rte_mbuf.h>
 
+#include "qpio_eal.h"
 #include "qpio_mr.h"
 #include "qpio_rdma.h"
 #include "qpio_soft.h"
@@ -464,7 +465,7 @@ main(int argc, char **argv)
 	       nb_mbuf - rte_mempool_avail_count(mp));
 	CHECK(rte_mempool_avail_count(mp) == nb_mbuf, "mbufs leaked");
 	rte_mempool_free(mp);
-	rte_eal_cleanup();
+	qpio_eal_cleanup();
 	printf("qpio-soak: %s\n", fails == 0 ? "PASS (0 lost, 0 leaked)" : "FAIL");
 	return fails == 0 ? 0 : 1;
 }

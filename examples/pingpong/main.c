@@ -27,6 +27,7 @@
 #include <rte_malloc.h>
 
 #include "qpio_devargs.h"
+#include "qpio_eal.h"
 #include "qpio_rdma.h"
 
 #define RING 64u            /* receive slots and send queue depth */
@@ -593,6 +594,6 @@ main(int argc, char **argv)
 	       "qpio_qp_post_send_sge() (the flat burst)");
 	free(oneway);
 	free(half);
-	rte_eal_cleanup();
+	qpio_eal_cleanup();
 	return 0;
 }
