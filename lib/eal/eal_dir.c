@@ -361,12 +361,20 @@ eal_dir_remove(const char *dir, unsigned int flags, char *why,
 
 	s.dfd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (s.dfd < 0) {
+		struct stat st;
+
 		if (errno == ENOENT)
 			return 0;
 		ret = -errno;
-		dir_why(&s, "%s: cannot open the directory%s: %s", dir,
-			errno == ELOOP ? " (a symbolic link is not followed)" :
-			"", strerror(errno));
+		/* O_DIRECTORY | O_NOFOLLOW on a link to a directory: ENOTDIR */
+		if ((ret == -ENOTDIR || ret == -ELOOP) &&
+		    lstat(dir, &st) == 0 && S_ISLNK(st.st_mode)) {
+			dir_why(&s, "%s is a symbolic link, which is not "
+				"followed: nothing removed", dir);
+			return -ELOOP;
+		}
+		dir_why(&s, "%s: cannot open the directory: %s", dir,
+			strerror(-ret));
 		return ret;
 	}
 	d = fdopendir(s.dfd);
