@@ -44,6 +44,11 @@ extern "C" {
  *    (an unknown name, or a known name of another type: a symbolic link,
  *    a directory): nothing is removed, no link is followed;
  *  - rte_eal_cleanup() failed.
+ * While another process uses the directory it is looked at again every
+ * 10 ms for up to 1 s: a secondary that ends with its primary (a client
+ * and its server done with one exchange) detaches in that time. A
+ * primary that leaves a secondary running waits that second at its end.
+ *
  * The memzone table fbarray_memzone is not checked by its lock: DPDK
  * 22.11's rte_eal_cleanup() leaves this process attached to it (a
  * shared lock it still holds); a process attached to the memzone table
