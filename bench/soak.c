@@ -340,6 +340,7 @@ main(int argc, char **argv)
 		fprintf(stderr, "usage: qpio-soak [EAL options] -- [-n FRAMES] "
 			"[-s MAX_SIZE 1..9000] [-b MAX_BURST 1..64] [--seed N] "
 			"[--faults fault_KEY=VAL,...] [--timeout 0..31]\n");
+		qpio_eal_cleanup();
 		return 2;
 	}
 	memset(&c, 0, sizeof(c));

@@ -510,6 +510,7 @@ main(int argc, char **argv)
 	worker = rte_get_next_lcore(-1, 1, 0);
 	if (worker >= RTE_MAX_LCORE) {
 		fprintf(stderr, "qpio-pingpong: needs two lcores (EAL -l 2,3)\n");
+		qpio_eal_cleanup();
 		return 2;
 	}
 	dev = qpio_rdma_dev_create(devargs);

@@ -357,6 +357,7 @@ main(int argc, char **argv)
 	worker = rte_get_next_lcore(-1, 1, 0);
 	if (worker >= RTE_MAX_LCORE) {
 		fprintf(stderr, "qpio-rc-msg: needs two lcores (EAL option -l 0-1)\n");
+		qpio_eal_cleanup();
 		return 2;
 	}
 	end_init(&a, "soft0");
