@@ -172,9 +172,11 @@ dir_lock_fbarray(struct dir_scan *s, const char *name)
 	fd = openat(s->dfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK |
 		    O_CLOEXEC | O_NOCTTY);
 	if (fd < 0) {
+		int err = errno;
+
 		dir_why(s, "%s: cannot open %s to check its lock: %s", s->dir,
-			name, strerror(errno));
-		return -errno;
+			name, strerror(err));
+		return -err;
 	}
 	if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
 		int err = errno;
@@ -207,7 +209,10 @@ dir_pid_other_alive(pid_t pid)
 /* 0 when the telemetry socket name is stale or this process's own (a
  * connect() refused, or accepted by this process: SO_PEERCRED gives the
  * pid that listens), -EBUSY when another process listens on it or the
- * socket cannot be checked. */
+ * socket cannot be checked. The connection is closed without a word:
+ * DPDK's telemetry sockets are SOCK_SEQPACKET, whose listener's greeting
+ * to a closed peer fails with EPIPE and raises no SIGPIPE (Linux raises
+ * it for SOCK_STREAM only); its client thread then ends. */
 static int
 dir_telemetry_free(struct dir_scan *s, const char *name)
 {
@@ -227,7 +232,9 @@ dir_telemetry_free(struct dir_scan *s, const char *name)
 	}
 	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (fd < 0) {
-		dir_why(s, "%s: %s: socket: %s", s->dir, name, strerror(errno));
+		int err = errno;
+
+		dir_why(s, "%s: %s: socket: %s", s->dir, name, strerror(err));
 		return -EBUSY;
 	}
 	if (connect(fd, (struct sockaddr *)&sun, sizeof(sun)) < 0) {
@@ -272,10 +279,12 @@ dir_check(struct dir_scan *s, const char *name)
 		return -ENOTEMPTY;
 	}
 	if (fstatat(s->dfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
-		if (errno == ENOENT)
+		int err = errno;
+
+		if (err == ENOENT)
 			return 0;
-		dir_why(s, "%s: %s: %s", s->dir, name, strerror(errno));
-		return -errno;
+		dir_why(s, "%s: %s: %s", s->dir, name, strerror(err));
+		return -err;
 	}
 	sock = kind == DIR_MP_PRIMARY || kind == DIR_MP_PEER ||
 	       kind == DIR_TELEMETRY;
@@ -326,10 +335,12 @@ dir_scan_all(struct dir_scan *s, DIR *d)
 		errno = 0;
 		de = readdir(d);
 		if (de == NULL) {
-			if (errno != 0) {
+			int err = errno;
+
+			if (err != 0) {
 				dir_why(s, "%s: readdir: %s", s->dir,
-					strerror(errno));
-				return -errno;
+					strerror(err));
+				return -err;
 			}
 			return 0;
 		}
@@ -380,7 +391,7 @@ eal_dir_remove(const char *dir, unsigned int flags, char *why,
 	d = fdopendir(s.dfd);
 	if (d == NULL) {
 		ret = -errno;
-		dir_why(&s, "%s: fdopendir: %s", dir, strerror(errno));
+		dir_why(&s, "%s: fdopendir: %s", dir, strerror(-ret));
 		close(s.dfd);
 		return ret;
 	}
@@ -401,7 +412,7 @@ eal_dir_remove(const char *dir, unsigned int flags, char *why,
 		if (unlinkat(s.dfd, s.names[i], 0) < 0 && errno != ENOENT) {
 			ret = -errno;
 			dir_why(&s, "%s: cannot remove %s: %s", dir,
-				s.names[i], strerror(errno));
+				s.names[i], strerror(-ret));
 		}
 	}
 	for (i = 0; i < s.nb_fds; i++)
@@ -409,7 +420,7 @@ eal_dir_remove(const char *dir, unsigned int flags, char *why,
 	if (ret == 0 && rmdir(dir) < 0 && errno != ENOENT) {
 		ret = -errno;
 		dir_why(&s, "%s: cannot remove the directory: %s", dir,
-			strerror(errno));
+			strerror(-ret));
 	}
 	for (i = 0; i < s.nb_names; i++)
 		free(s.names[i]);
