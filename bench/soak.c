@@ -39,6 +39,7 @@
 #include <rte_errno.h>
 #include <rte_mbuf.h>
 
+#include "qpio_eal.h"
 #include "qpio_mr.h"
 #include "qpio_rdma.h"
 #include "qpio_soft.h"
@@ -339,6 +340,7 @@ main(int argc, char **argv)
 		fprintf(stderr, "usage: qpio-soak [EAL options] -- [-n FRAMES] "
 			"[-s MAX_SIZE 1..9000] [-b MAX_BURST 1..64] [--seed N] "
 			"[--faults fault_KEY=VAL,...] [--timeout 0..31]\n");
+		qpio_eal_cleanup();
 		return 2;
 	}
 	memset(&c, 0, sizeof(c));
@@ -464,7 +466,7 @@ main(int argc, char **argv)
 	       nb_mbuf - rte_mempool_avail_count(mp));
 	CHECK(rte_mempool_avail_count(mp) == nb_mbuf, "mbufs leaked");
 	rte_mempool_free(mp);
-	rte_eal_cleanup();
+	qpio_eal_cleanup();
 	printf("qpio-soak: %s\n", fails == 0 ? "PASS (0 lost, 0 leaked)" : "FAIL");
 	return fails == 0 ? 0 : 1;
 }

@@ -22,6 +22,7 @@
 #include <rte_errno.h>
 
 #include "qpio_devargs.h"
+#include "qpio_eal.h"
 #include "perf.h"
 #include "perf_net.h"
 
@@ -139,7 +140,7 @@ main(int argc, char **argv)
 	for (i = 0; i < nres; i++)
 		free(res[i].hist);
 	free(res);
-	rte_eal_cleanup();
+	qpio_eal_cleanup();
 	if (o.role != PERF_ROLE_LOCAL)
 		perf_net_watchdog(0);
 	return rc;

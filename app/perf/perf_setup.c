@@ -778,7 +778,7 @@ perf_run(const struct perf_opts *o, struct perf_caps *caps,
 out:
 	if (x.net != NULL) {
 		wire_report(&x.end[x.local]);
-		perf_net_watchdog(o->timeout);  /* disarmed after rte_eal_cleanup */
+		perf_net_watchdog(o->timeout);  /* disarmed after qpio_eal_cleanup */
 		perf_net_close(x.net);
 		x.net = NULL;
 		end_close(&x.end[x.local], 1);

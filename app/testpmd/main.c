@@ -24,6 +24,7 @@
 #include <rte_malloc.h>
 #include <rte_mbuf.h>
 
+#include "qpio_eal.h"
 #include "qpio_port.h"
 #include "qpio_rdma.h"
 #include "testpmd_app.h"
@@ -741,7 +742,7 @@ main(int argc, char **argv)
 		return TESTPMD_EXIT_RUNTIME;
 	}
 	if (testpmd_check_ports(&t.o, rte_lcore_count() - 1) < 0) {
-		rte_eal_cleanup();
+		qpio_eal_cleanup();
 		return TESTPMD_EXIT_USAGE;
 	}
 	memset(&sa, 0, sizeof(sa));
@@ -781,6 +782,6 @@ out:
 	stats_json_exit(&t.json, t.leaked, status);
 	if (stats_out_close(&t.json) < 0)
 		status = TESTPMD_EXIT_RUNTIME;
-	rte_eal_cleanup();
+	qpio_eal_cleanup();
 	return status;
 }

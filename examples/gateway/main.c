@@ -31,6 +31,7 @@
 #include <rte_malloc.h>
 #include <rte_mbuf.h>
 
+#include "qpio_eal.h"
 #include "qpio_port.h"
 #include "app_opts.h"
 #include "gw.h"
@@ -379,6 +380,6 @@ out:
 		rte_mempool_free(mp);
 	}
 	fflush(stdout);
-	rte_eal_cleanup();
+	qpio_eal_cleanup();
 	return status;
 }

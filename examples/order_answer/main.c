@@ -25,6 +25,7 @@
 
 #include <qpio_cm.h>
 #include <qpio_devargs.h>
+#include <qpio_eal.h>
 #include <qpio_rdma.h>
 
 #define MSG_LEN 64u     /* bytes of an order and of an answer */
@@ -341,7 +342,7 @@ main(int argc, char **argv)
 	else
 		client(&s, argv[3], argv[4], count);
 	side_close(&s);
-	rte_eal_cleanup();
+	qpio_eal_cleanup();
 	return 0;
 	/* >8 End of main. */
 }

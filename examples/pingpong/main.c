@@ -27,6 +27,7 @@
 #include <rte_malloc.h>
 
 #include "qpio_devargs.h"
+#include "qpio_eal.h"
 #include "qpio_rdma.h"
 
 #define RING 64u            /* receive slots and send queue depth */
@@ -509,6 +510,7 @@ main(int argc, char **argv)
 	worker = rte_get_next_lcore(-1, 1, 0);
 	if (worker >= RTE_MAX_LCORE) {
 		fprintf(stderr, "qpio-pingpong: needs two lcores (EAL -l 2,3)\n");
+		qpio_eal_cleanup();
 		return 2;
 	}
 	dev = qpio_rdma_dev_create(devargs);
@@ -593,6 +595,6 @@ main(int argc, char **argv)
 	       "qpio_qp_post_send_sge() (the flat burst)");
 	free(oneway);
 	free(half);
-	rte_eal_cleanup();
+	qpio_eal_cleanup();
 	return 0;
 }

@@ -40,6 +40,7 @@
 #include <rte_ring.h>
 
 #include "qpio_devargs.h"
+#include "qpio_eal.h"
 #include "qpio_port.h"
 #include "app_opts.h"
 #include "pl_acl.h"
@@ -618,7 +619,7 @@ main(int argc, char **argv)
 	if (nb_workers == 0) {
 		fprintf(stderr, "pipeline: give EAL at least one worker lcore "
 			"(-l 0-1)\n");
-		rte_eal_cleanup();
+		qpio_eal_cleanup();
 		return 2;
 	}
 	signal(SIGINT, on_signal);
@@ -718,6 +719,6 @@ out:
 		rte_mempool_free(mp);
 	}
 	fflush(stdout);
-	rte_eal_cleanup();
+	qpio_eal_cleanup();
 	return status;
 }

@@ -24,6 +24,7 @@
 #include <rte_malloc.h>
 
 #include "qpio_devargs.h"
+#include "qpio_eal.h"
 #include "qpio_rdma.h"
 
 #define RQ_DEPTH 512u
@@ -356,6 +357,7 @@ main(int argc, char **argv)
 	worker = rte_get_next_lcore(-1, 1, 0);
 	if (worker >= RTE_MAX_LCORE) {
 		fprintf(stderr, "qpio-rc-msg: needs two lcores (EAL option -l 0-1)\n");
+		qpio_eal_cleanup();
 		return 2;
 	}
 	end_init(&a, "soft0");
@@ -446,6 +448,6 @@ main(int argc, char **argv)
 	       (double)rtt[PINGPONG_ROUNDS * 99 / 100] * 1e6 / (double)hz,
 	       (double)rtt[PINGPONG_ROUNDS - 1] * 1e6 / (double)hz);
 	free(rtt);
-	rte_eal_cleanup();
+	qpio_eal_cleanup();
 	return rx_bad == 0 && rx_msgs == opt.count ? 0 : 1;
 }

@@ -36,6 +36,7 @@
 #include <rte_errno.h>
 #include <rte_malloc.h>
 
+#include "qpio_eal.h"
 #include "qpio_rdma.h"
 #include "qpio_soft.h"
 
@@ -738,10 +739,10 @@ main(int argc, char **argv)
 	qpio_pd_free(c.pd);
 	rte_free(c.buf);
 	qpio_rdma_dev_close(c.dev);
-	rte_eal_cleanup();
+	qpio_eal_cleanup();
 	return 0;
 fail:
 	/* the process ends: the device's objects go with it */
-	rte_eal_cleanup();
+	qpio_eal_cleanup();
 	return 1;
 }

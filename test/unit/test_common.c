@@ -1,5 +1,4 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-#include <dirent.h>
 #include <errno.h>
 #include <limits.h>
 #include <poll.h>
@@ -20,6 +19,7 @@
 #include <rte_malloc.h>
 
 #include "qpio_config.h"
+#include "qpio_eal.h"
 #include "test_common.h"
 
 const char *
@@ -113,27 +113,15 @@ void
 qt_eal_fini(void)
 {
 	char dir[PATH_MAX];
-	struct dirent *de;
-	DIR *d;
 
-	/* EAL leaves its runtime directory (/var/run/dpdk/qpio-unit-<pid>)
-	 * behind even with --no-shconf: take it away, with what is in it,
-	 * so that test runs do not pile them up. */
+	/* qpio_eal_cleanup() removes the runtime directory
+	 * (/var/run/dpdk/qpio-unit-<pid>, empty with --no-shconf): test runs
+	 * do not pile them up. */
 	snprintf(dir, sizeof(dir), "%s", rte_eal_get_runtime_dir());
-	rte_eal_cleanup();
-	d = opendir(dir);
-	if (d == NULL)
-		return;
-	while ((de = readdir(d)) != NULL) {
-		char path[PATH_MAX + 256];
-
-		if (strcmp(de->d_name, ".") != 0 && strcmp(de->d_name, "..") != 0 &&
-		    snprintf(path, sizeof(path), "%s/%s", dir, de->d_name) <
-		    (int)sizeof(path))
-			unlink(path);
-	}
-	closedir(d);
-	rmdir(dir);
+	qpio_eal_cleanup();
+	cr_expect(access(dir, F_OK) != 0 && errno == ENOENT,
+		  "runtime directory %s still there after qpio_eal_cleanup()",
+		  dir);
 }
 
 void

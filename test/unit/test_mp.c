@@ -49,6 +49,7 @@
 #include <rte_errno.h>
 #include <rte_malloc.h>
 
+#include "qpio_eal.h"
 #include "qpio_rdma.h"
 #include "qpio_soft.h"
 #include "test_mp.h"
@@ -599,7 +600,7 @@ secondary_main(const char *prefix, int rfd, int wfd)
 	/* The primary closed the pipe: leave cleanly. */
 	rules_fini();
 	side_destroy(&s);
-	rte_eal_cleanup();
+	qpio_eal_cleanup();
 	return failures != 0;
 }
 
@@ -709,18 +710,25 @@ hp_teardown(void)
 	}
 }
 
+/* After the primary's qpio_eal_cleanup(), with the secondary reaped, the
+ * runtime directory is gone; what is left is named, then removed. */
 static void
-rm_runtime_dir(const char *dir)
+runtime_dir_gone(const char *dir)
 {
 	struct dirent *de;
 	char path[PATH_MAX + 256];
 	DIR *d = opendir(dir);
 
-	if (d == NULL)
+	if (d == NULL) {
+		if (errno != ENOENT)
+			fail("opendir %s: %s", dir, strerror(errno));
 		return;
+	}
+	fail("runtime directory %s still there after qpio_eal_cleanup()", dir);
 	while ((de = readdir(d)) != NULL) {
 		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
 			continue;
+		fail("  it holds %s", de->d_name);
 		if (snprintf(path, sizeof(path), "%s/%s", dir, de->d_name) <
 		    (int)sizeof(path))
 			unlink(path);
@@ -1298,10 +1306,10 @@ out_side:
 	rules_fini();
 	side_destroy(&s);
 out_eal:
-	rte_eal_cleanup();
+	qpio_eal_cleanup();
 out:
 	if (eal)
-		rm_runtime_dir(runtime);
+		runtime_dir_gone(runtime);
 	hp_teardown();
 	printf("%s: %d failure(s), %" PRIu64 " ms\n",
 	       failures ? "FAIL" : "PASS", failures, now_ms() - t0);
