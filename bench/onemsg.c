@@ -35,6 +35,7 @@
 #include <rte_malloc.h>
 
 #include "qpio_devargs.h"
+#include "qpio_eal.h"
 #include "qpio_rdma.h"
 
 #define RING 64u
@@ -280,6 +281,6 @@ main(int argc, char **argv)
 	printf("qpio-bench-onemsg: %" PRIu64 " rounds of %u bytes on %s: "
 	       "%" PRIu64 " posts of one SEND, every answer checked\n",
 	       rounds, msg_size, devargs, 2 * rounds);
-	rte_eal_cleanup();
+	qpio_eal_cleanup();
 	return 0;
 }

@@ -5,7 +5,7 @@
 another process still uses it.
 
     runtime_dirs.py SOURCE_ROOT TESTPMD PERF RC_MSG PINGPONG PIPELINE
-                    GATEWAY VERBS_PINGPONG ORDER_ANSWER SOAK
+                    GATEWAY VERBS_PINGPONG ORDER_ANSWER SOAK ONEMSG
 
 Each run has a --file-prefix of its own:
   - every tool and example with --no-huge --no-shconf (an empty
@@ -40,7 +40,7 @@ SKIP = 77
 HP_ADD = 72
 BASE = "/var/run/dpdk"
 (SRC, TESTPMD, PERF, RC_MSG, PINGPONG, PIPELINE, GATEWAY, VERBS_PP,
- ORDER_ANSWER, SOAK) = sys.argv[1:11]
+ ORDER_ANSWER, SOAK, ONEMSG) = sys.argv[1:12]
 LOGS = ["--log-level=lib.eal:error", "--log-level=qpio.lib.eal:debug"]
 failures = 0
 prefixes = []
@@ -131,6 +131,7 @@ def case_nohuge():
          ["--in", "pcap0,rx_pcap=" + pcap, "--rules",
           os.path.join(SRC, "examples", "pipeline", "rules.conf")], 0),
         ("qpio-soak", SOAK, ["-l", "0"], ["-n", "2000"], 0),
+        ("qpio-bench-onemsg", ONEMSG, ["-l", "0"], ["--rounds", "1000"], 0),
         # Status 1 after EAL started: no such interface, no server.
         ("qpio-gateway", GATEWAY, ["-l", "0-1"],
          ["--conf", os.path.join(SRC, "examples", "gateway", "gateway.conf"),
