@@ -414,6 +414,29 @@ struct ctx {
 	struct qpio_send_wr swr;
 };
 
+/*
+ * The peer's last message may have landed here while the ACK of it was
+ * lost on the wire: the peer sends it again after its ACK timeout, and
+ * only a QP that is still there answers (a duplicate is ACKed again, IBA
+ * 9.9.2). As TCP's TIME_WAIT, an RC QP on a wire device keeps answering
+ * for LINGER_MS after the last message before it goes; without it the
+ * peer retries into a destroyed QP until its retry count runs out.
+ */
+#define LINGER_MS 500
+static void
+linger(const struct ctx *c)
+{
+	struct qpio_soft_wire_stats w;
+	uint64_t end;
+
+	if (c->o->type != QPIO_QPT_RC ||
+	    qpio_soft_wire_stats_get(c->dev, &w) != 0)
+		return;
+	end = rte_get_tsc_cycles() + rte_get_tsc_hz() * LINGER_MS / 1000;
+	while (rte_get_tsc_cycles() < end)
+		qpio_soft_wire_progress(c->dev);
+}
+
 /* The address handle attributes of the tools' pp_connect_ctx(): global
  * (hop limit 1, the local GID index) when the peer's GID has an
  * interface id. */
@@ -725,6 +748,7 @@ main(int argc, char **argv)
 		printf("%u iters in %.2f seconds = %.2f usec/iter\n", o.iters,
 		       usec / 1e6, usec / o.iters);
 	}
+	linger(&c);
 	wire_stats_print(c.dev, c.qp);
 	if (o.validate) {
 		printf("validate: %u of %u messages wrong\n", bad, rcnt);
