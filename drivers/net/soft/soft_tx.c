@@ -275,6 +275,30 @@ soft_post_send_xrc(struct qpio_qp *qp, const struct qpio_send_wr *wrs,
 	return post_send(qp, wrs, n, err, SQ_XRC);
 }
 
+/* A flat burst's flags as the control bits of its last SEND's WQE. */
+static inline uint8_t
+sge_fm_last(unsigned int flags)
+{
+	return (flags & QPIO_SEND_SIGNALED ? MLX5_WQE_CTRL_CQ_UPDATE : 0) |
+		(flags & QPIO_SEND_SOLICITED ? MLX5_WQE_CTRL_SOLICITED : 0);
+}
+
+/* Whether the SQ, empty at pi, executes a flat burst's head from its
+ * SGEs (soft_sq_send_direct(), soft_sq_send_one()): no WQE to write and
+ * read back. Not with sq_sig_all, nor with a die point set (each is
+ * reached as without this path), nor towards a peer of another process
+ * (a batch never takes it, and the run's liveness check would be made
+ * twice). */
+static inline bool
+sge_direct_ok(const struct soft_qp *qp, uint32_t pi)
+{
+	return !qp->base.sq_sig_all && qp->sq_execute == soft_sq_execute_rc &&
+		pi == soft_sq_ci_peek(&qp->sq.ci) &&
+		likely(soft_die_at_peek(&soft_die_at) == 0) &&
+		likely(qp->peer_owner == 0 ||
+		       qp->peer_owner == qp->sdev->owner);
+}
+
 /* Log the rule a flat burst's SEND number wr_id broke, through lib/rdma's
  * messages (the same words as qpio_qp_post_send() for that WR). */
 static __rte_noinline int
@@ -343,23 +367,11 @@ post_send_sge_burst(struct qpio_qp *qqp, const struct qpio_sge *sges,
 	room = sq->depth - (pi - tail);
 	if (unlikely(want > room))
 		want = (uint16_t)room;
-	/* An empty SQ executes the burst's head from the SGEs themselves:
-	 * no WQE to write and read back (soft_sq_send_direct()). Not with
-	 * a die point set (each is reached as without this path), nor
-	 * towards a peer of another process (a batch never takes it, and
-	 * the run's liveness check would be made twice). */
-	if (try_direct && !qqp->sq_sig_all &&
-	    qp->sq_execute == soft_sq_execute_rc && want != 0 &&
-	    pi == soft_sq_ci_peek(&sq->ci) &&
-	    likely(soft_die_at_peek(&soft_die_at) == 0) &&
-	    likely(qp->peer_owner == 0 || qp->peer_owner == qp->sdev->owner)) {
-		const uint8_t fm =
-			(flags & QPIO_SEND_SIGNALED ? MLX5_WQE_CTRL_CQ_UPDATE : 0) |
-			(flags & QPIO_SEND_SOLICITED ? MLX5_WQE_CTRL_SOLICITED : 0);
-
-		direct = want == 1 ?
-			soft_sq_send_one(qp, sges, wr_id, fm, inl_lim) :
-			soft_sq_send_direct(qp, sges, want, wr_id, fm, inl_lim);
+	/* An empty SQ executes the burst's head from the SGEs themselves
+	 * (sge_direct_ok()). */
+	if (try_direct && want != 0 && sge_direct_ok(qp, pi)) {
+		direct = soft_sq_send_direct(qp, sges, want, wr_id,
+					     sge_fm_last(flags), inl_lim);
 		i = direct;
 		pi += direct;
 		qp->sq_direct += direct;
@@ -409,9 +421,7 @@ post_send_sge_burst(struct qpio_qp *qqp, const struct qpio_sge *sges,
 		struct mlx5_wqe_ctrl_seg *last = (struct mlx5_wqe_ctrl_seg *)
 			(buf + ((size_t)((pi - 1) & mask) << log_stride));
 
-		last->fm_ce_se |=
-			(flags & QPIO_SEND_SIGNALED ? MLX5_WQE_CTRL_CQ_UPDATE : 0) |
-			(flags & QPIO_SEND_SOLICITED ? MLX5_WQE_CTRL_SOLICITED : 0);
+		last->fm_ce_se |= sge_fm_last(flags);
 		sq->pi = pi;
 		soft_die_check(QPIO_SOFT_DIE_BEFORE_DOORBELL,
 			       "before a send doorbell");
@@ -457,18 +467,11 @@ soft_post_send_sge(struct qpio_qp *qqp, const struct qpio_sge *sges,
 	const uint32_t pi = sq->pi;
 
 	if (n == 1 && likely(!(flags & ~QPIO_RDMA_SGE_BURST_FLAGS)) &&
-	    qp->sq_execute == soft_sq_execute_rc && !qqp->sq_sig_all &&
-	    pi == soft_sq_ci_peek(&sq->ci) &&
+	    sge_direct_ok(qp, pi) &&
 	    sq->depth - (pi - soft_index_read(&sq->tail)) != 0 &&
 	    sq->max_sge != 0 &&
-	    (SOFT_QPS_BIT(soft_qp_state_read(&qqp->state)) & SOFT_QPS_POST_SEND) &&
-	    likely(soft_die_at_peek(&soft_die_at) == 0) &&
-	    likely(qp->peer_owner == 0 || qp->peer_owner == qp->sdev->owner)) {
-		const uint8_t fm =
-			(flags & QPIO_SEND_SIGNALED ? MLX5_WQE_CTRL_CQ_UPDATE : 0) |
-			(flags & QPIO_SEND_SOLICITED ? MLX5_WQE_CTRL_SOLICITED : 0);
-
-		if (likely(soft_sq_send_one(qp, sges, wr_id, fm,
+	    (SOFT_QPS_BIT(soft_qp_state_read(&qqp->state)) & SOFT_QPS_POST_SEND)) {
+		if (likely(soft_sq_send_one(qp, sges, wr_id, sge_fm_last(flags),
 					    flags & QPIO_SEND_INLINE ?
 					    sq->max_inline + 1 : 0) == 1)) {
 			qp->sq_direct++;
