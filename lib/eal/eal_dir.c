@@ -174,6 +174,11 @@ dir_lock_fbarray(struct dir_scan *s, const char *name)
 	if (fd < 0) {
 		int err = errno;
 
+		/* Unlinked since readdir(): a secondary's own copy
+		 * (fbarray_*_<pid>) goes with that process's
+		 * rte_eal_cleanup(), so no process holds it any more. */
+		if (err == ENOENT)
+			return 0;
 		dir_why(s, "%s: cannot open %s to check its lock: %s", s->dir,
 			name, strerror(err));
 		return -err;

@@ -23,7 +23,9 @@
  *  2. every entry is read: each must be one of DPDK's files by name and
  *     type (fstatat() without following a link); each fbarray_* file is
  *     opened (O_NOFOLLOW) and flock()ed LOCK_EX | LOCK_NB, and the lock
- *     is kept until the end; an mp_socket_<pid>_* names no live process
+ *     is kept until the end (an entry unlinked between readdir() and
+ *     its fstatat() or open(), as an exiting secondary's own
+ *     fbarray_*_<pid> copies are, is free); an mp_socket_<pid>_* names no live process
  *     other than this one; a telemetry socket does not answer a connect()
  *     from another process (SO_PEERCRED);
  *  3. only then, the entries read in 2 are unlinkat()ed and dir is
