@@ -419,7 +419,7 @@ struct wire_pair {
 	pcap_t *pc;
 	pcap_dumper_t *pd;
 	uint64_t moved;
-	uint32_t psn[8];              /* BTH PSNs of the first RoCE frames */
+	uint32_t psn[16];             /* BTH PSNs of the first RoCE frames */
 	unsigned int nroce;
 	/* RoCE frames each way so far, and the ones to lose: bit i of
 	 * drop_ab is A->B frame i (from 0) */
@@ -1359,12 +1359,13 @@ Test(soft_wire, rc_lost_packets_and_acks_sent_again)
 	rc_world_down(&a, &b);
 }
 
-/* Four READs of 2048 bytes (two responses each) in flight, the first
- * response lost: at the timeout A sends the first READ again alone (its
- * READ window falls to 1), the next two once it is answered (2), the
- * last after (4 = max_rd_atomic): the answers of max_rd_atomic READs at
- * once can overrun a receive ring, and sent again all at once they would
- * be lost again every time. Every READ completes, in order, bytes right,
+/* Four READs of 2048 bytes (two responses each) in flight, every
+ * response but the first lost (none comes past a gap to show it): at the
+ * timeout A asks for the rest of the first READ alone (its READ window
+ * falls to 1), sends the next two once it is answered (2), the last
+ * after (4 = max_rd_atomic): the answers of max_rd_atomic READs at once
+ * can overrun a receive ring, and sent again all at once they would be
+ * lost again every time. Every READ completes, in order, bytes right,
  * after one timeout. */
 Test(soft_wire, rc_read_window_after_a_timeout)
 {
@@ -1375,7 +1376,7 @@ Test(soft_wire, rc_read_window_after_a_timeout)
 
 	rc_world(&a, &b, QPIO_QPT_RC, 7);
 	rkey = qpio_mr_rkey(b.mr);
-	W.drop_ba = 1u << 0;
+	W.drop_ba = 0xfe;
 	for (i = 0; i < 4; i++) {
 		qt_fill(b.buf + 8192 * i, 2048, 20 + i);
 		memset(a.buf + 8192 * i, 0, 2048);
@@ -1388,11 +1389,12 @@ Test(soft_wire, rc_read_window_after_a_timeout)
 		cr_assert_eq(wc.byte_len, 2048);
 		cr_assert(qt_check(a.buf + 8192 * i, 2048, 20 + i), "READ %u", i);
 	}
-	cr_assert_eq(W.dropped, 1);
+	cr_assert_eq(W.dropped, 7);
 	cr_assert_eq(qt_stats(a.qp).transport_retries, 1);
-	/* A->B: the four READs, then READ 0 again alone, then 1 and 2
-	 * together, then 3 */
+	/* A->B: the four READs, then the rest of READ 0 alone, then 1 and
+	 * 2 together, then 3; B->A: 8 responses, 1, 4, 2 */
 	cr_assert_eq(W.n_ab, 8);
+	cr_assert_eq(W.n_ba, 8 + 1 + 4 + 2);
 	cr_assert_eq(W.pump_ab[1], W.pump_ab[0]);
 	cr_assert_eq(W.pump_ab[3], W.pump_ab[0]);
 	cr_assert_gt(W.pump_ab[4], W.pump_ab[3]);
@@ -1441,16 +1443,21 @@ Test(soft_wire, rc_psn_window_and_resend_from_the_nak)
 	rc_world_down(&a, &b);
 }
 
-/* A READ of 8 packets whose 4th response is lost: at the timeout A asks
- * for the rest only (a READ request at the PSN of the missing response,
- * its address and length moved on by the 3 placed), B answers with 5
- * responses, every byte right. */
+/* A READ of 8 packets whose 4th response is lost: the 5th, past the
+ * one awaited, is an implied NAK, and A asks for the rest at once (a
+ * READ request at the PSN of the missing response, its address and
+ * length moved on by the 3 placed), once, not again for the 6th to 8th;
+ * B answers with 5 responses, every byte right. The ACK timer waits for
+ * ever (timeout 0): only the gap can have sent it again. */
 Test(soft_wire, rc_read_resumed_at_the_missing_response)
 {
 	struct qt_end a, b;
 	struct qpio_wc wc;
+	unsigned int i;
 
+	wire_timeout = 0;
 	rc_world(&a, &b, QPIO_QPT_RC, 7);
+	wire_timeout = WIRE_TIMEOUT;
 	W.drop_ba = 1u << 3;
 	qt_fill(b.buf + 16384, 8192, 61);
 	memset(a.buf + 16384, 0, 8192);
@@ -1462,7 +1469,119 @@ Test(soft_wire, rc_read_resumed_at_the_missing_response)
 	cr_assert_eq(W.dropped, 1);
 	cr_assert_eq(W.n_ab, 2, "the READ, then the READ of the rest");
 	cr_assert_eq(W.n_ba, 8 + 5, "8 responses, then the 5 missing");
+	cr_assert_eq(W.nroce, 14);
+	/* the READ, responses 0-2 and 4-7, the READ of the rest at the
+	 * missing PSN, its responses */
 	cr_assert_eq(W.psn[0], 0x100, "the READ at its PSN");
+	for (i = 0; i < 7; i++)
+		cr_assert_eq(W.psn[1 + i], 0x100 + i + (i >= 3), "frame %u", 1 + i);
+	cr_assert_eq(W.psn[8], 0x103, "the READ of the rest at 0x103");
+	for (i = 0; i < 5; i++)
+		cr_assert_eq(W.psn[9 + i], 0x103 + i, "frame %u", 9 + i);
+	cr_assert_eq(qt_stats(a.qp).transport_retries, 1);
+	rc_world_down(&a, &b);
+}
+
+/* Two unsignaled WRITEs: the device finishes both when B's ACK comes,
+ * and sq_executed counts them while no CQE is there to poll and the
+ * slots are not yet released (sq_completed), as an application with CQ
+ * moderation sees its requester progress. */
+Test(soft_wire, rc_unsignaled_writes_counted_as_executed)
+{
+	struct qt_end a, b;
+	struct qpio_sge sge = { 0, 4096, 0 };
+	struct qpio_send_wr wr;
+	struct qpio_soft_qp_stats st;
+	struct qpio_wc wc;
+	unsigned int i;
+	int err = 1;
+
+	rc_world(&a, &b, QPIO_QPT_RC, 7);
+	st = qt_stats(a.qp);
+	cr_assert_eq(st.sq_executed, 0);
+	sge.lkey = qpio_mr_lkey(a.mr);
+	for (i = 0; i < 2; i++) {
+		qt_fill(a.buf + 4096 * i, 4096, 80 + i);
+		sge.addr = (uintptr_t)a.buf + 4096 * i;
+		wr = qt_send_wr(90 + i, &sge, 1, 0);
+		wr.opcode = QPIO_WR_RDMA_WRITE;
+		wr.wr.rdma.remote_addr = (uintptr_t)b.buf + 4096 * i;
+		wr.wr.rdma.rkey = qpio_mr_rkey(b.mr);
+		cr_assert_eq(qpio_qp_post_send(a.qp, &wr, 1, &err), 1, "%d", err);
+	}
+	cr_assert_eq(qt_stats(a.qp).sq_executed, 0, "nothing answered yet");
+	run_for(50);
+	st = qt_stats(a.qp);
+	cr_assert_eq(st.sq_executed, 2);
+	cr_assert_eq(st.sq_posted, 2);
+	cr_assert_eq(st.sq_completed, 0, "no CQE polled: no slot released");
+	cr_assert_eq(qpio_cq_poll(a.cq, &wc, 1), 0);
+	for (i = 0; i < 2; i++)
+		cr_assert(qt_check(b.buf + 4096 * i, 4096, 80 + i), "WRITE %u", i);
+	rc_world_down(&a, &b);
+}
+
+/* The last response of a READ lost: no later one shows the gap, so the
+ * ACK timer sends the READ of the rest (one response) again. */
+Test(soft_wire, rc_read_last_response_lost_waits_for_the_timer)
+{
+	struct qt_end a, b;
+	struct qpio_wc wc;
+
+	rc_world(&a, &b, QPIO_QPT_RC, 7);
+	W.drop_ba = 1u << 7;
+	qt_fill(b.buf + 16384, 8192, 62);
+	memset(a.buf + 16384, 0, 8192);
+	rc_post(&a, QPIO_WR_RDMA_READ, 16384, 8192, (uintptr_t)b.buf + 16384,
+		qpio_mr_rkey(b.mr), 71);
+	wc = wc_one(&a, QPIO_WC_SUCCESS, 71);
+	cr_assert_eq(wc.byte_len, 8192);
+	cr_assert(qt_check(a.buf + 16384, 8192, 62));
+	cr_assert_eq(W.dropped, 1);
+	cr_assert_eq(W.n_ab, 2);
+	cr_assert_eq(W.n_ba, 8 + 1);
+	cr_assert_eq(W.psn[8], 0x107, "the READ of the last response");
+	cr_assert_eq(W.psn[9], 0x107);
+	cr_assert_eq(qt_stats(a.qp).transport_retries, 1);
+	rc_world_down(&a, &b);
+}
+
+/* A FETCH_AND_ADD then a READ; the ATOMIC ACK lost: the READ's response,
+ * past the atomic's PSN, is an implied NAK (the ACK timer waits for
+ * ever). A sends the atomic again alone (READ window 1), and B answers it
+ * from the result it kept (IBA 9.4.5: an atomic runs once), then the
+ * READ again: the target added to once, both results right. */
+Test(soft_wire, rc_atomic_ack_lost_resent_at_the_next_response)
+{
+	struct qt_end a, b;
+	struct qpio_wc wc;
+	uint64_t v = 1000, got;
+
+	wire_timeout = 0;
+	rc_world(&a, &b, QPIO_QPT_RC, 7);
+	wire_timeout = WIRE_TIMEOUT;
+	W.drop_ba = 1u << 0;
+	memcpy(b.buf + 4096, &v, 8);
+	qt_fill(b.buf + 8192, 1024, 63);
+	memset(a.buf, 0, 8);
+	memset(a.buf + 8192, 0, 1024);
+	rc_post(&a, QPIO_WR_ATOMIC_FETCH_AND_ADD, 0, 8,
+		(uintptr_t)b.buf + 4096, qpio_mr_rkey(b.mr), 72);
+	rc_post(&a, QPIO_WR_RDMA_READ, 8192, 1024, (uintptr_t)b.buf + 8192,
+		qpio_mr_rkey(b.mr), 73);
+	wc = wc_one(&a, QPIO_WC_SUCCESS, 72);
+	cr_assert_eq(wc.opcode, QPIO_WC_FETCH_ADD);
+	wc = wc_one(&a, QPIO_WC_SUCCESS, 73);
+	cr_assert_eq(wc.opcode, QPIO_WC_RDMA_READ);
+	memcpy(&got, a.buf, 8);
+	cr_assert_eq(got, 1000, "the original value, from B's kept result");
+	memcpy(&got, b.buf + 4096, 8);
+	cr_assert_eq(got, 1005, "added to once");
+	cr_assert(qt_check(a.buf + 8192, 1024, 63));
+	cr_assert_eq(W.dropped, 1);
+	/* the atomic and the READ, the atomic again, the READ again */
+	cr_assert_eq(W.n_ab, 4);
+	cr_assert_eq(W.n_ba, 4, "ACK lost, READ response, ACK, response");
 	cr_assert_eq(qt_stats(a.qp).transport_retries, 1);
 	rc_world_down(&a, &b);
 }

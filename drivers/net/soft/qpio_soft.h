@@ -47,8 +47,10 @@ struct qpio_soft_qp_stats {
 	uint32_t sq_completed;       /**< SQ slots released by polling */
 	uint32_t rq_posted;          /**< RQ producer counter (0 with an SRQ) */
 	uint32_t rq_consumed;        /**< RQ WQEs taken by the device */
-	/** RC requester: retransmissions after a lost packet (fault
-	 *  injection, qpio_soft_fault_set()). */
+	/** RC requester: the times the QP sent again after a loss (fault
+	 *  injection, qpio_soft_fault_set(); on the wire: an ACK timeout, a
+	 *  sequence NAK, an RNR wait's end, or an implied NAK, a READ
+	 *  response or ATOMIC ACK past the one awaited). */
 	uint64_t transport_retries;
 	/** Messages of this QP a fault lost (each RC retransmission of one
 	 *  counts again). */
@@ -61,6 +63,10 @@ struct qpio_soft_qp_stats {
 	 *  caller's SGEs, with no WQE written (soft.rst, "Direct execution of
 	 *  a flat burst"); also counted in sq_posted. */
 	uint64_t sq_direct;
+	/** SQ WQEs the device has finished, signaled or not, in order (its
+	 *  consumer counter): what moves while an application with CQ
+	 *  moderation polls nothing. Read without order from any lcore. */
+	uint32_t sq_executed;
 };
 
 /**

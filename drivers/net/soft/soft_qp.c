@@ -406,6 +406,7 @@ qpio_soft_qp_stats(const struct qpio_qp *qqp, struct qpio_soft_qp_stats *st)
 	st->sq_direct = qp->sq_direct;
 	st->sq_posted = qp->sq.pi;
 	st->sq_completed = qp->sq.tail;
+	st->sq_executed = soft_sq_ci_peek(&qp->sq.ci);
 	st->rq_posted = qp->rq.head;
 	st->rq_consumed = qp->rq.ci;
 	st->transport_retries = qp->transport_retries;

@@ -70,6 +70,12 @@ struct soft_wire_rc {
 	uint32_t rnr_retries;        /* RNR NAKs in a row */
 	uint32_t rd_pkts;            /* READ responses of the oldest placed */
 	uint32_t rd_off;             /* their bytes */
+	/* An implied NAK (a response past the one awaited) sent the oldest
+	 * READ or atomic again from gap_psn: no second time for the same
+	 * PSN (the rest of the stream that showed the gap is past it too);
+	 * cleared by the next response placed or WQE completed. */
+	uint8_t gap_set;
+	uint32_t gap_psn;
 	struct rc_wqe *w;            /* sq.depth entries */
 	/* responder */
 	uint32_t epsn;
@@ -466,11 +472,33 @@ rc_acked(struct soft_wire_rc *rc, uint32_t psn)
 	if (moved) {
 		rc->retries = 0;
 		rc->rnr_retries = 0;
+		rc->gap_set = 0;
 		if (qp->sq.ci == rc->sent)
 			rc->to_tsc = 0;
 		else
 			timer_arm(rc);
 	}
+}
+
+/* A response past want, the PSN the oldest WQE (a READ or an atomic)
+ * awaits, came: the responses from want to it were lost, as a responder
+ * answers in PSN order (IBA's implied NAK sequence error, which RoCE
+ * NICs count, e.g. mlx5's implied_nak_seq_err). An ACK without a
+ * response does not come here (rc_aeth()): an unsolicited ACK inside a
+ * READ's range is no gap. The oldest goes again from want,
+ * as at a timeout (a READ asks for the responses it has not placed; the
+ * READ window falls to 1), without waiting for the timer and without
+ * counting a timeout; once per want: the rest of the stream that showed
+ * the gap is past want too. */
+static void
+rc_implied_nak(struct soft_wire *w, struct soft_wire_rc *rc, uint32_t want)
+{
+	if (rc->gap_set && rc->gap_psn == want)
+		return;
+	rc->gap_set = 1;
+	rc->gap_psn = want;
+	rc->rd_win = 1;
+	rc_resend(w, rc, want);
 }
 
 /* A READ response or an ATOMIC ACK for the oldest WQE. */
@@ -481,6 +509,7 @@ rc_response(struct soft_wire *w, struct soft_wire_rc *rc,
 	struct soft_qp *qp = rc->qp;
 	struct rc_wqe *e;
 	struct soft_run d;
+	uint32_t want;
 	int syn;
 
 	/* a response acknowledges every request before its own */
@@ -488,6 +517,13 @@ rc_response(struct soft_wire *w, struct soft_wire_rc *rc,
 	if (qp->sq.ci == rc->sent)
 		return;
 	e = &rc->w[qp->sq.ci & qp->sq.mask];
+	if (e->kind != RC_READ && e->kind != RC_ATOMIC)
+		return;
+	want = e->kind == RC_READ ? psn_add(e->psn, rc->rd_pkts) : e->psn;
+	if (psn_before(want, p->psn)) {
+		rc_implied_nak(w, rc, want);
+		return;
+	}
 	if (p->opcode == SOFT_IB_OPC_ATOMIC_ACK) {
 		if (e->kind != RC_ATOMIC || p->psn != e->psn)
 			return;
@@ -496,12 +532,11 @@ rc_response(struct soft_wire *w, struct soft_wire_rc *rc,
 			memcpy((void *)(uintptr_t)d.spans[0].p, &p->atomic_orig, 8);
 		rc->una = psn_add(p->psn, 1);
 	} else {
-		uint32_t want = psn_add(e->psn, rc->rd_pkts);
 		struct soft_wire_seg seg[SOFT_MAX_SGE + 1];
 		unsigned int n, i;
 
 		if (e->kind != RC_READ || p->psn != want)
-			return;   /* out of order: the timer sends again */
+			return;   /* one placed already, or not a READ's */
 		if (rc->rd_off + p->len > e->len) {
 			rc_fail(rc, MLX5_CQE_SYNDROME_REMOTE_INVAL_REQ_ERR);
 			return;
@@ -519,6 +554,7 @@ rc_response(struct soft_wire *w, struct soft_wire_rc *rc,
 		}
 		rc->rd_off += p->len;
 		rc->rd_pkts++;
+		rc->gap_set = 0;
 		rc->una = psn_add(p->psn, 1);
 		if (!(p->has & SOFT_WIRE_LAST))
 			return;
@@ -530,6 +566,7 @@ rc_response(struct soft_wire *w, struct soft_wire_rc *rc,
 	}
 	wqe_complete(qp, qp->sq.ci, e->len, 0);
 	rc->nrd--;
+	rc->gap_set = 0;
 	if (rc->rd_win != 0 &&
 	    (rc->rd_win *= 2) >= RTE_MAX(qp->attr.max_rd_atomic, 1u))
 		rc->rd_win = 0;
@@ -1224,6 +1261,7 @@ soft_wire_rc_modify(struct soft_qp *qp, int mask, enum qpio_qp_state next)
 		rc->to_tsc = rc->rnr_tsc = 0;
 		rc->retries = rc->rnr_retries = 0;
 		rc->rd_pkts = rc->rd_off = 0;
+		rc->gap_set = 0;
 		rc->msn = 0;
 		rc->nak_sent = 0;
 		rc->in_msg = 0;
