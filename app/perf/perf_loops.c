@@ -24,6 +24,7 @@
 #include <rte_pause.h>
 
 #include "perf_run.h"
+#include "qpio_soft.h"
 
 #define SEQ_MASK ((1ull << 48) - 1)
 
@@ -359,14 +360,46 @@ net_poll(struct perf_end *e, int force)
 		abort_run(e, "%s%s", perf_net_strerror(ret), "");
 }
 
-/* 1 when the run must stop: another end failed, or no progress. */
+/* The work e's device has done on e's QPs, as far as its driver shows
+ * it (the soft NIC: SQ WQEs finished, signaled or not, and receives
+ * taken), else 0. */
+static uint64_t
+dev_progress(const struct perf_end *e)
+{
+	struct qpio_soft_qp_stats st;
+	uint64_t n = 0;
+	unsigned int qi;
+
+	for (qi = 0; qi < e->ctx->o->qps; qi++)
+		if (e->qp[qi].qp != NULL &&
+		    qpio_soft_qp_stats(e->qp[qi].qp, &st) == 0)
+			n += (uint64_t)st.sq_executed + st.rq_consumed;
+	return n;
+}
+
+/* 1 when the run must stop: another end failed, or no progress: no
+ * completion polled since since for PERF_STALL_SEC, and none of the
+ * device's work seen to move in that long either (with CQ moderation,
+ * one completion stands for -Q WRs, which under loss can take longer). */
 static int
 stalled(struct perf_end *e, uint64_t since)
 {
+	uint64_t now, limit = PERF_STALL_SEC * e->ctx->hz;
+
 	net_poll(e, 0);
 	if (e->ctx->abort)
 		return 1;
-	if (rte_rdtsc() - since > PERF_STALL_SEC * e->ctx->hz) {
+	now = rte_rdtsc();
+	if (now - e->dev_check > e->ctx->hz) {
+		uint64_t p = dev_progress(e);
+
+		e->dev_check = now;
+		if (p != e->dev_progress) {
+			e->dev_progress = p;
+			e->dev_mark = now;
+		}
+	}
+	if (now - since > limit && now - e->dev_mark > limit) {
 		abort_run(e, "no progress for %s s%s: the peer or the device is stuck",
 			  RTE_STR(PERF_STALL_SEC), "");
 		return 1;

@@ -81,6 +81,9 @@ struct perf_end {
 	uint64_t sched_t0;      /**< --rate: TSC of message 0 */
 	double sched_period;    /**< --rate: TSC cycles between messages */
 	uint64_t sched_next;    /**< --rate: index of the next message */
+	uint64_t dev_progress;  /**< the device's work done, last read */
+	uint64_t dev_mark;      /**< TSC when dev_progress last moved */
+	uint64_t dev_check;     /**< TSC of that read (once a second) */
 };
 
 /** The run: options, sizes and both ends. */
