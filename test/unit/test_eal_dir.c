@@ -322,25 +322,18 @@ vanish_before_open(int dfd, const char *name)
  * with _FILE_OFFSET_BITS=64 glibc's header names openat64): the open of
  * vanish finds it unlinked, as when a secondary's rte_eal_cleanup()
  * removes its own fbarray copy between readdir() and open(). */
-int
-__wrap_openat(int dfd, const char *name, int flags, ...)
-{
-	mode_t mode;
-
-	OPEN_MODE(flags, mode);
-	vanish_before_open(dfd, name);
-	return __real_openat(dfd, name, flags, mode);
+#define WRAP_OPENAT(fn)							\
+int									\
+__wrap_##fn(int dfd, const char *name, int flags, ...)			\
+{									\
+	mode_t mode;							\
+									\
+	OPEN_MODE(flags, mode);						\
+	vanish_before_open(dfd, name);					\
+	return __real_##fn(dfd, name, flags, mode);			\
 }
-
-int
-__wrap_openat64(int dfd, const char *name, int flags, ...)
-{
-	mode_t mode;
-
-	OPEN_MODE(flags, mode);
-	vanish_before_open(dfd, name);
-	return __real_openat64(dfd, name, flags, mode);
-}
+WRAP_OPENAT(openat)
+WRAP_OPENAT(openat64)
 
 Test(eal_dir, fbarray_unlinked_before_its_open)
 {
