@@ -242,16 +242,7 @@ loss_row() {
 }
 loss_row loss1-send-bw-client-65536 ib_send_bw 65536 100 client
 loss_row loss1-send-bw-server-65536 ib_send_bw 65536 100 server
-# qpio-perf as the READ requester under 1 % loss stops making progress
-# in some runs (seen in 2 of 4 suites: its retries stop, and its
-# watchdog ends it after 5 s with "no progress"): a known bug of the soft
-# wire device's READ retry, not yet found. Skipped, and said so, unless
-# KNOWN_STALLS=1 (run.sh -e KNOWN_STALLS=1).
-if [ "${KNOWN_STALLS:-0}" = 1 ]; then
-	loss_row loss1-read-bw-client-65536 ib_read_bw 65536 100 client
-elif echo loss1-read-bw-client-65536 | grep -Eq "$rows"; then
-	echo "== rxe-perftest: loss1-read-bw-client-65536 SKIP: a known stall of qpio's READ retry under loss; run.sh -e KNOWN_STALLS=1 runs it"
-fi
+loss_row loss1-read-bw-client-65536 ib_read_bw 65536 100 client
 
 cp /tmp/wire.pcap /tmp/out/ 2>/dev/null
 echo "$rc" > /tmp/out/rc
