@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * End of input: the run may stop once every port that reports the
- * rx_eof extended statistic says 1 and the streams stand still.
+ * rx_eof extended statistic says 1 and the streams stand still. A port
+ * already at its end when forwarding starts (a pcap port without
+ * rx_pcap) is no input: it neither arms the watch nor is waited for.
  */
 
 #include <string.h>
@@ -20,7 +22,8 @@ fwd_eof_watch_init(struct fwd_eof_watch *w, uint16_t nb_ports)
 	memset(w, 0, sizeof(*w));
 	w->nb_ports = RTE_MIN(nb_ports, (uint16_t)QPIO_MAX_PORTS);
 	for (p = 0; p < w->nb_ports; p++)
-		if (qpio_port_xstat_get_by_name(p, RX_EOF_XSTAT, &v) == 0) {
+		if (qpio_port_xstat_get_by_name(p, RX_EOF_XSTAT, &v) == 0 &&
+		    v == 0) {
 			w->has_eof[p] = 1;
 			w->nb_eof++;
 		}

@@ -172,8 +172,8 @@ uint16_t fwd_build_udp(struct fwd_stream *fs, struct rte_mbuf **pkts,
 
 /** End-of-input watch of the main lcore (see fwd_eof_watch_check()). */
 struct fwd_eof_watch {
-	uint8_t has_eof[QPIO_MAX_PORTS];   /**< port reports rx_eof */
-	uint16_t nb_eof;                   /**< ports that report rx_eof */
+	uint8_t has_eof[QPIO_MAX_PORTS];   /**< port is an input that can end */
+	uint16_t nb_eof;                   /**< such ports */
 	uint16_t nb_ports;
 	int primed;                        /**< moved/since are valid */
 	uint64_t moved;                    /**< frames moved at the last change */
@@ -181,8 +181,13 @@ struct fwd_eof_watch {
 };
 
 /**
- * Find the ports [0, nb_ports) that have an extended statistic named
- * rx_eof (a capture that can end). Control thread only.
+ * Find the ports [0, nb_ports) that are inputs that can end: an extended
+ * statistic named rx_eof that is 0 now (a capture not yet read). A port
+ * whose rx_eof is already 1 has no input (a pcap port without rx_pcap)
+ * and is left out: with only such ports and live inputs (a qp port) the
+ * run must not stop after the first quiet period before the peer sends.
+ * Call after the ports started and before the lcores run. Control thread
+ * only.
  * @return the number of such ports; 0 disables the watch.
  */
 uint16_t fwd_eof_watch_init(struct fwd_eof_watch *w, uint16_t nb_ports);

@@ -180,15 +180,19 @@ def forward_one(tag, cap, transport):
                  % (name, arc, brc)):
         print(aout[-3000:] + "\n----\n" + bout[-3000:])
         return
-    check(xstat(aout, "cm_link_ups") == 1 and xstat(bout, "cm_link_ups") == 1,
-          "%s: one link up at each end" % name)
-    check("mbufs not returned to pool mb_pool_0: 0" in bout and
-          re.search(r"mbufs not returned to pool mb_pool_0(_\d+)?: 0", aout),
-          "%s: every mbuf back at both ends" % name)
+    ok = check(xstat(aout, "cm_link_ups") == 1 and
+               xstat(bout, "cm_link_ups") == 1,
+               "%s: one link up at each end" % name)
+    ok &= bool(check("mbufs not returned to pool mb_pool_0: 0" in bout and
+                     re.search(r"mbufs not returned to pool mb_pool_0(_\d+)?: 0",
+                               aout),
+                     "%s: every mbuf back at both ends" % name))
     r = subprocess.run([PCAPCMP, "--ignore-len", cap, out], capture_output=True,
                        text=True)
-    check(r.returncode == 0, "%s: byte-identical after the connection: %s"
-          % (name, (r.stdout + r.stderr).strip()))
+    ok &= check(r.returncode == 0, "%s: byte-identical after the connection: %s"
+                % (name, (r.stdout + r.stderr).strip()))
+    if not ok:
+        print(aout[-3000:] + "\n----\n" + bout[-3000:])
 
 
 def case_forward():

@@ -136,6 +136,25 @@ Test(testpmd_eof, stops_when_every_input_ended_and_nothing_moved)
 	cr_assert_eq(qpio_port_close(1), 0);
 }
 
+/* A port at its end before forwarding starts (a pcap port with only
+ * tx_pcap) is no input: beside a live input (ring0 here, a qp port in
+ * the qp_connect receiver) the run must wait for that input, not stop
+ * after the first quiet period. */
+Test(testpmd_eof, a_port_ended_at_start_is_no_input)
+{
+	struct fwd_eof_watch w;
+
+	eoft_value = 1;
+	cr_assert_eq(qpio_port_create("ring0"), 0);
+	cr_assert_eq(qpio_port_create("eoft1"), 1);
+	cr_assert_eq(fwd_eof_watch_init(&w, 2), 0);
+	cr_assert_eq(w.has_eof[1], 0);
+	cr_assert_eq(fwd_eof_watch_check(&w, 0, 0, 100), 0);
+	cr_assert_eq(fwd_eof_watch_check(&w, 0, 1000000, 100), 0);
+	cr_assert_eq(qpio_port_close(0), 0);
+	cr_assert_eq(qpio_port_close(1), 0);
+}
+
 Test(testpmd_eof, never_stops_without_an_eof_port)
 {
 	struct fwd_eof_watch w;
