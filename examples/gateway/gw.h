@@ -165,4 +165,91 @@ int gw_nd_solicit(struct rte_mbuf *m, const struct rte_ether_addr *mac,
 int gw_neigh_learn(const struct rte_mbuf *m, uint32_t *ip, uint8_t ip6[16],
 		   struct rte_ether_addr *mac);
 
+/* ------------------------------------------------------------------ */
+/* ICMP errors a router sends (gw_pkt.c).                               */
+/* ------------------------------------------------------------------ */
+
+/** ICMPv4 types and codes the gateway sends (RFC 792). */
+#define GW_ICMP4_UNREACH 3          /**< destination unreachable */
+#define GW_ICMP4_UNREACH_NET 0      /**< code: no route to the network */
+#define GW_ICMP4_TIME_EXCEEDED 11   /**< time exceeded */
+#define GW_ICMP4_TTL_TRANSIT 0      /**< code: TTL exceeded in transit */
+/** ICMPv6 types and codes the gateway sends (RFC 4443). */
+#define GW_ICMP6_UNREACH 1          /**< destination unreachable */
+#define GW_ICMP6_UNREACH_NOROUTE 0  /**< code: no route to destination */
+#define GW_ICMP6_TIME_EXCEEDED 3    /**< time exceeded */
+#define GW_ICMP6_HOP_TRANSIT 0      /**< code: hop limit exceeded */
+
+/** Largest ICMPv4 error datagram (RFC 1812 4.3.2.3): 576 bytes. */
+#define GW_ICMP4_MAX 576
+/** Largest ICMPv6 error packet (RFC 4443 2.4 (c)): the IPv6 minimum
+ * MTU, 1280 bytes. */
+#define GW_ICMP6_MAX 1280
+
+/**
+ * May a router answer the IPv4 packet at offset l3 of the Ethernet frame
+ * m with an ICMP error? RFC 1812 4.3.2.7 (and RFC 1122 3.2.2) say no for:
+ * an ICMP error message (any ICMP type other than the queries 0, 8, 13,
+ * 14, 15, 16, 17, 18; an ICMP header cut short counts as one), a
+ * fragment other than the first, a frame sent to an Ethernet broadcast or
+ * multicast address, a datagram to a multicast (224/4) or broadcast
+ * (255.255.255.255) address, a source that is not one host (0/8, 127/8,
+ * 224/4 and above). A header that is not a whole IPv4 header (version,
+ * IHL, total length within the frame) is not answered either.
+ *
+ * @param m frame; not changed. Any number of segments.
+ * @param l3 offset of the IPv4 header in m (14 after Ethernet).
+ * @return 1 when an error may be sent, 0 when not. Thread-safe (reads m).
+ */
+int gw_icmp4_may_answer(const struct rte_mbuf *m, uint32_t l3);
+
+/**
+ * IPv6's rule (RFC 4443 2.4 (e)): no error for an ICMPv6 error message
+ * (an ICMPv6 type below 128 right after the IPv6 header, or an ICMPv6
+ * header cut short; the gateway does not walk extension headers, so an
+ * error behind one is answered), a packet to a multicast address
+ * (ff00::/8) or sent to an Ethernet broadcast or multicast address, a
+ * source that is unspecified (::) or multicast. A header that is not a
+ * whole IPv6 header (version, payload length within the frame) is not
+ * answered. @return 1 or 0, as gw_icmp4_may_answer().
+ */
+int gw_icmp6_may_answer(const struct rte_mbuf *m, uint32_t l3);
+
+/**
+ * Write into m (reset first) the ICMP error (type, code) for the IPv4
+ * packet at offset l3 of orig: Ethernet addresses of orig swapped (the
+ * error goes back to the previous hop), IPv4 from src (network order) to
+ * orig's source, TOS 0xc0 (internetwork control), DF set, ID 0 (an
+ * atomic datagram, RFC 6864 4.1), TTL 64, protocol 1; the ICMP header
+ * (its 4-byte rest of header zero) and as much of orig's datagram (its
+ * total length, not the Ethernet padding) as keeps the datagram within
+ * GW_ICMP4_MAX bytes; both checksums computed. Call it only when
+ * gw_icmp4_may_answer() said 1.
+ *
+ * @param m an mbuf of the caller's; its first segment gets the error.
+ * @param orig the packet answered; not changed.
+ * @return 0; -ENOSPC when the frame (at most 14 + GW_ICMP4_MAX bytes)
+ *   does not fit in m's first segment (m then holds nothing of use);
+ *   -EINVAL when orig is shorter than l3 + 20 bytes or its total length
+ *   is below 20.
+ */
+int gw_icmp4_error(struct rte_mbuf *m, const struct rte_mbuf *orig,
+		   uint32_t l3, uint8_t type, uint8_t code, uint32_t src);
+
+/**
+ * The ICMPv6 error (type, code) for the IPv6 packet at l3 of orig, as
+ * gw_icmp4_error() does for IPv4: hop limit 64, next header 58, traffic
+ * class and flow label 0, as much of the invoking packet as keeps the
+ * IPv6 packet within GW_ICMP6_MAX bytes (RFC 4443 2.4 (c)), the
+ * checksum over the pseudo-header (RFC 4443 2.3). Call it only when
+ * gw_icmp6_may_answer() said 1.
+ * @param src the error's source address (16 bytes).
+ * @return 0; -ENOSPC when the frame (at most 14 + GW_ICMP6_MAX bytes)
+ *   does not fit in m's first segment; -EINVAL when orig is shorter
+ *   than l3 + 40 bytes.
+ */
+int gw_icmp6_error(struct rte_mbuf *m, const struct rte_mbuf *orig,
+		   uint32_t l3, uint8_t type, uint8_t code,
+		   const uint8_t src[16]);
+
 #endif /* QPIO_GW_H */

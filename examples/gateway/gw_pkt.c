@@ -317,3 +317,218 @@ gw_neigh_learn(const struct rte_mbuf *m, uint32_t *ip, uint8_t ip6[16],
 	}
 	return 0;
 }
+
+/* ICMP errors (RFC 792, RFC 1812 4.3.2, RFC 4443). */
+
+#define ICMP_HDR_LEN 8
+#define ICMP_ERR_TTL 64
+
+/* 1 when the frame's Ethernet destination is one station (an error is
+ * never sent for a link-layer broadcast or multicast, RFC 1812 4.3.2.7). */
+static int
+eth_dst_unicast(const struct rte_mbuf *m)
+{
+	struct rte_ether_hdr eh_buf;
+	const struct rte_ether_hdr *eh;
+
+	eh = rte_pktmbuf_read(m, 0, sizeof(eh_buf), &eh_buf);
+	return eh != NULL && rte_is_unicast_ether_addr(&eh->dst_addr);
+}
+
+/* 1 when ICMP type t is a query or a reply to one, not an error. */
+static int
+icmp4_is_query(uint8_t t)
+{
+	return t == 0 || t == 8 || (t >= 13 && t <= 18);
+}
+
+int
+gw_icmp4_may_answer(const struct rte_mbuf *m, uint32_t l3)
+{
+	struct rte_ipv4_hdr ip_buf;
+	const struct rte_ipv4_hdr *ip;
+	uint32_t ihl, src, dst, len;
+	const uint8_t *type;
+	uint8_t t_buf;
+
+	ip = rte_pktmbuf_read(m, l3, sizeof(ip_buf), &ip_buf);
+	if (ip == NULL || !eth_dst_unicast(m))
+		return 0;
+	ihl = (ip->version_ihl & 0x0f) * 4u;
+	len = rte_be_to_cpu_16(ip->total_length);
+	if ((ip->version_ihl >> 4) != 4 || ihl < sizeof(*ip) || len < ihl ||
+	    len > rte_pktmbuf_pkt_len(m) - l3)
+		return 0;
+	if ((rte_be_to_cpu_16(ip->fragment_offset) &
+	     RTE_IPV4_HDR_OFFSET_MASK) != 0)
+		return 0;
+	src = rte_be_to_cpu_32(ip->src_addr);
+	dst = rte_be_to_cpu_32(ip->dst_addr);
+	if (dst >= 0xe0000000u || src >= 0xe0000000u ||
+	    (src >> 24) == 0 || (src >> 24) == 127)
+		return 0;
+	if (ip->next_proto_id == IPPROTO_ICMP) {
+		if (len < ihl + 1)
+			return 0;
+		type = rte_pktmbuf_read(m, l3 + ihl, 1, &t_buf);
+		if (type == NULL || !icmp4_is_query(*type))
+			return 0;
+	}
+	return 1;
+}
+
+int
+gw_icmp6_may_answer(const struct rte_mbuf *m, uint32_t l3)
+{
+	static const uint8_t unspec[16];
+	struct rte_ipv6_hdr ip_buf;
+	const struct rte_ipv6_hdr *ip;
+	const uint8_t *type;
+	uint32_t plen;
+	uint8_t t_buf;
+
+	ip = rte_pktmbuf_read(m, l3, sizeof(ip_buf), &ip_buf);
+	if (ip == NULL || !eth_dst_unicast(m))
+		return 0;
+	plen = rte_be_to_cpu_16(ip->payload_len);
+	if ((rte_be_to_cpu_32(ip->vtc_flow) >> 28) != 6 ||
+	    plen + sizeof(*ip) > rte_pktmbuf_pkt_len(m) - l3)
+		return 0;
+	if (ip->dst_addr[0] == 0xff || ip->src_addr[0] == 0xff ||
+	    memcmp(ip->src_addr, unspec, 16) == 0)
+		return 0;
+	if (ip->proto == IPPROTO_ICMPV6) {
+		if (plen < 1)
+			return 0;
+		type = rte_pktmbuf_read(m, l3 + sizeof(*ip), 1, &t_buf);
+		if (type == NULL || *type < 128)
+			return 0;
+	}
+	return 1;
+}
+
+/* Start the error frame in m for the IPv4 or IPv6 packet at l3 of orig
+ * (ether_type says which): the Ethernet header with orig's addresses
+ * swapped, hdr_len + ICMP header bytes zeroed, then as much of orig's
+ * datagram (its length field's, not the Ethernet padding) as keeps the
+ * IP packet within max bytes, copied from any segments. *quote gets that
+ * count (at least hdr_len: orig's header is always quoted). Returns 0,
+ * -EINVAL (orig has no whole IP header at l3, or its length field says
+ * less than one) or
+ * -ENOSPC (the frame does not fit in m's first segment). */
+static int
+icmp_frame(struct rte_mbuf *m, const struct rte_mbuf *orig, uint32_t l3,
+	   uint16_t ether_type, uint32_t hdr_len, uint32_t max,
+	   uint8_t **frame, uint32_t *quote)
+{
+	union {
+		struct rte_ipv4_hdr v4;
+		struct rte_ipv6_hdr v6;
+	} ip_buf;
+	struct rte_ether_hdr eh_buf;
+	const struct rte_ether_hdr *oeh;
+	struct rte_ether_hdr *eh;
+	const void *oip, *p;
+	uint32_t len;
+	uint8_t *f, *q;
+
+	oip = rte_pktmbuf_read(orig, l3, hdr_len, &ip_buf);
+	oeh = rte_pktmbuf_read(orig, 0, sizeof(eh_buf), &eh_buf);
+	if (oip == NULL || oeh == NULL)
+		return -EINVAL;
+	if (ether_type == RTE_ETHER_TYPE_IPV4)
+		len = rte_be_to_cpu_16(((const struct rte_ipv4_hdr *)oip)->
+				       total_length);
+	else
+		len = hdr_len + rte_be_to_cpu_16(((const struct rte_ipv6_hdr *)
+						  oip)->payload_len);
+	if (len < hdr_len)
+		return -EINVAL;
+	len = RTE_MIN(len, max - hdr_len - ICMP_HDR_LEN);
+	rte_pktmbuf_reset(m);
+	f = (uint8_t *)rte_pktmbuf_append(m, (uint16_t)(RTE_ETHER_HDR_LEN +
+					  hdr_len + ICMP_HDR_LEN + len));
+	if (f == NULL)
+		return -ENOSPC;
+	q = f + RTE_ETHER_HDR_LEN + hdr_len + ICMP_HDR_LEN;
+	p = rte_pktmbuf_read(orig, l3, len, q);
+	if (p == NULL)
+		return -EINVAL;
+	if (p != q)
+		memcpy(q, p, len);
+	eh = (struct rte_ether_hdr *)f;
+	eh->dst_addr = oeh->src_addr;
+	eh->src_addr = oeh->dst_addr;
+	eh->ether_type = rte_cpu_to_be_16(ether_type);
+	memset(f + RTE_ETHER_HDR_LEN, 0, hdr_len + ICMP_HDR_LEN);
+	*frame = f;
+	*quote = len;
+	return 0;
+}
+
+int
+gw_icmp4_error(struct rte_mbuf *m, const struct rte_mbuf *orig, uint32_t l3,
+	       uint8_t type, uint8_t code, uint32_t src)
+{
+	struct rte_ipv4_hdr *ip;
+	uint32_t quote, orig_src;
+	uint8_t *f, *icmp;
+	uint16_t ck;
+	int ret;
+
+	ret = icmp_frame(m, orig, l3, RTE_ETHER_TYPE_IPV4, sizeof(*ip),
+			 GW_ICMP4_MAX, &f, &quote);
+	if (ret < 0)
+		return ret;
+	/* orig's source, from the quote's copy of its header */
+	memcpy(&orig_src, f + RTE_ETHER_HDR_LEN + sizeof(*ip) + ICMP_HDR_LEN +
+	       offsetof(struct rte_ipv4_hdr, src_addr), sizeof(orig_src));
+	ip = (struct rte_ipv4_hdr *)(f + RTE_ETHER_HDR_LEN);
+	ip->version_ihl = RTE_IPV4_VHL_DEF;
+	ip->type_of_service = 0xc0;
+	ip->total_length = rte_cpu_to_be_16((uint16_t)(sizeof(*ip) +
+						       ICMP_HDR_LEN + quote));
+	ip->fragment_offset = rte_cpu_to_be_16(RTE_IPV4_HDR_DF_FLAG);
+	ip->time_to_live = ICMP_ERR_TTL;
+	ip->next_proto_id = IPPROTO_ICMP;
+	ip->src_addr = src;
+	ip->dst_addr = orig_src;
+	ip->hdr_checksum = rte_ipv4_cksum(ip);
+	icmp = (uint8_t *)(ip + 1);
+	icmp[0] = type;
+	icmp[1] = code;
+	ck = (uint16_t)~rte_raw_cksum(icmp, ICMP_HDR_LEN + quote);
+	memcpy(&icmp[2], &ck, sizeof(ck));
+	return 0;
+}
+
+int
+gw_icmp6_error(struct rte_mbuf *m, const struct rte_mbuf *orig, uint32_t l3,
+	       uint8_t type, uint8_t code, const uint8_t src[16])
+{
+	struct rte_ipv6_hdr *ip;
+	uint8_t *f, *icmp;
+	uint32_t quote;
+	uint16_t ck;
+	int ret;
+
+	ret = icmp_frame(m, orig, l3, RTE_ETHER_TYPE_IPV6, sizeof(*ip),
+			 GW_ICMP6_MAX, &f, &quote);
+	if (ret < 0)
+		return ret;
+	ip = (struct rte_ipv6_hdr *)(f + RTE_ETHER_HDR_LEN);
+	ip->vtc_flow = rte_cpu_to_be_32(6u << 28);
+	ip->payload_len = rte_cpu_to_be_16((uint16_t)(ICMP_HDR_LEN + quote));
+	ip->proto = IPPROTO_ICMPV6;
+	ip->hop_limits = ICMP_ERR_TTL;
+	memcpy(ip->src_addr, src, 16);
+	/* orig's source, from the quote's copy of its header */
+	memcpy(ip->dst_addr, f + RTE_ETHER_HDR_LEN + sizeof(*ip) +
+	       ICMP_HDR_LEN + offsetof(struct rte_ipv6_hdr, src_addr), 16);
+	icmp = (uint8_t *)(ip + 1);
+	icmp[0] = type;
+	icmp[1] = code;
+	ck = rte_ipv6_udptcp_cksum(ip, icmp);
+	memcpy(&icmp[2], &ck, sizeof(ck));
+	return 0;
+}

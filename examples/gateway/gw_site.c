@@ -176,6 +176,76 @@ neigh_ask(struct gw_site *s, struct gw_neigh *n)
 	eth_send(s, m);
 }
 
+/* Take one token of the ICMP error bucket: 1, or 0 when it is empty. */
+static int
+icmp_token(struct gw_site *s)
+{
+	uint64_t now, add;
+
+	if (s->icmp_burst == 0)
+		return 0;
+	now = rte_get_tsc_cycles();
+	if (s->icmp_gap != 0 && s->icmp_tokens < s->icmp_burst &&
+	    now - s->icmp_tsc >= s->icmp_gap) {
+		add = (now - s->icmp_tsc) / s->icmp_gap;
+		if (add >= s->icmp_burst - s->icmp_tokens) {
+			s->icmp_tokens = s->icmp_burst;
+			s->icmp_tsc = now;
+		} else {
+			s->icmp_tokens += (uint32_t)add;
+			s->icmp_tsc += add * s->icmp_gap;
+		}
+	}
+	if (s->icmp_tokens == 0)
+		return 0;
+	if (s->icmp_tokens == s->icmp_burst)
+		s->icmp_tsc = now;     /* a full bucket's clock starts now */
+	s->icmp_tokens--;
+	return 1;
+}
+
+/* Answer m (Ethernet frame, IP at 14), which is dropped, with the ICMP
+ * error (type, code), sent back the way m came: over the link, or on the
+ * site's interface to m's Ethernet source. *sent counts it. The error's
+ * source is the site's first address of the family. m is not changed. */
+static void
+icmp_answer(struct gw_site *s, const struct rte_mbuf *m, int from_link,
+	    int family, uint8_t type, uint8_t code, uint64_t *sent)
+{
+	struct rte_mbuf *e;
+	int ret;
+
+	if (family == AF_INET ? s->conf->nb_addr4 == 0 ||
+	    !gw_icmp4_may_answer(m, RTE_ETHER_HDR_LEN) :
+	    s->conf->nb_addr6 == 0 ||
+	    !gw_icmp6_may_answer(m, RTE_ETHER_HDR_LEN)) {
+		s->st.icmp_barred++;
+		return;
+	}
+	if (!icmp_token(s) || (e = rte_pktmbuf_alloc(s->mp)) == NULL) {
+		s->st.icmp_limited++;
+		return;
+	}
+	if (family == AF_INET)
+		ret = gw_icmp4_error(e, m, RTE_ETHER_HDR_LEN, type, code,
+				     s->conf->addr4[0].ip4);
+	else
+		ret = gw_icmp6_error(e, m, RTE_ETHER_HDR_LEN, type, code,
+				     s->conf->addr6[0].ip6);
+	if (ret < 0) {
+		rte_pktmbuf_free(e);
+		s->st.icmp_limited++;
+		return;
+	}
+	(*sent)++;
+	if (from_link) {
+		link_send(s, e);
+	} else {
+		rte_pktmbuf_mtod(e, struct rte_ether_hdr *)->src_addr = s->mac;
+		eth_send(s, e);
+	}
+}
+
 /* Route m (IP header at 14) to an on-link destination of the site. */
 static void
 forward_eth(struct gw_site *s, struct rte_mbuf *m, int family, uint32_t ip4,
@@ -224,12 +294,16 @@ route4(struct gw_site *s, struct rte_mbuf *m, int from_link)
 	if (rte_lpm_lookup(s->lpm4, ntohl(dst), &nh) != 0 ||
 	    (from_link && nh == GW_NH_LINK)) {
 		s->st.no_route++;
+		icmp_answer(s, m, from_link, AF_INET, GW_ICMP4_UNREACH,
+			    GW_ICMP4_UNREACH_NET, &s->st.icmp_unreach);
 		rte_pktmbuf_free(m);
 		return;
 	}
 	v = gw_ipv4_ttl_dec(m, RTE_ETHER_HDR_LEN);
 	if (v == GW_DROP_TTL) {
 		s->st.ttl_drops++;
+		icmp_answer(s, m, from_link, AF_INET, GW_ICMP4_TIME_EXCEEDED,
+			    GW_ICMP4_TTL_TRANSIT, &s->st.icmp_time_exceeded);
 		rte_pktmbuf_free(m);
 		return;
 	}
@@ -270,12 +344,16 @@ route6(struct gw_site *s, struct rte_mbuf *m, int from_link)
 	if (rte_lpm6_lookup(s->lpm6, dst, &nh) != 0 ||
 	    (from_link && nh == GW_NH_LINK)) {
 		s->st.no_route++;
+		icmp_answer(s, m, from_link, AF_INET6, GW_ICMP6_UNREACH,
+			    GW_ICMP6_UNREACH_NOROUTE, &s->st.icmp_unreach);
 		rte_pktmbuf_free(m);
 		return;
 	}
 	v = gw_ipv6_hop_dec(m, RTE_ETHER_HDR_LEN);
 	if (v == GW_DROP_TTL) {
 		s->st.ttl_drops++;
+		icmp_answer(s, m, from_link, AF_INET6, GW_ICMP6_TIME_EXCEEDED,
+			    GW_ICMP6_HOP_TRANSIT, &s->st.icmp_time_exceeded);
 		rte_pktmbuf_free(m);
 		return;
 	}

@@ -20,6 +20,9 @@
 #define GW_BURST 32
 #define GW_MAX_NEIGH 64
 #define GW_TX_BUF 64
+/** ICMP errors per second and burst of a site (qpio-gateway's). */
+#define GW_ICMP_PER_S 1000
+#define GW_ICMP_BURST 50
 
 /** A neighbor on the site's interface, learned or being resolved. */
 struct gw_neigh {
@@ -46,6 +49,13 @@ struct gw_site_stats {
 	uint64_t other;                    /**< neither IPv4, IPv6 nor ARP */
 	uint64_t neigh_drops;              /**< held packet replaced, table full */
 	uint64_t tx_drops;                 /**< port did not take them */
+	/* ICMP errors: messages the gateway made, not packets it received
+	 * (the packet answered is counted in ttl_drops or no_route). */
+	uint64_t icmp_time_exceeded;       /**< sent for ttl_drops */
+	uint64_t icmp_unreach;             /**< sent for no_route */
+	uint64_t icmp_limited;             /**< not sent: rate, or no mbuf */
+	uint64_t icmp_barred;              /**< not sent: RFC 1812 4.3.2.7 /
+						RFC 4443 2.4 (e) forbid it */
 };
 
 struct gw_site {
@@ -59,6 +69,14 @@ struct gw_site {
 	struct rte_lpm6 *lpm6;
 	struct rte_mempool *mp;            /**< for ARP requests and NS */
 	uint64_t resolve_gap;              /**< TSC cycles between asks */
+	/* ICMP error rate: a token bucket of icmp_burst errors, one token
+	 * back every icmp_gap TSC cycles (RFC 1812 4.3.2.8, RFC 4443 2.4
+	 * (f)). icmp_burst 0 sends none. Set icmp_tokens to icmp_burst at
+	 * start; icmp_tsc is the bucket's clock. */
+	uint64_t icmp_gap;
+	uint32_t icmp_burst;
+	uint32_t icmp_tokens;
+	uint64_t icmp_tsc;
 	struct gw_neigh neigh[GW_MAX_NEIGH];
 	struct rte_mbuf *eth_txb[GW_TX_BUF];
 	uint16_t eth_txn;

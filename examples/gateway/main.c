@@ -226,6 +226,10 @@ stats_print(const struct gw_site *s)
 	       "local %lu other %lu\n", s->name, st->ttl_drops, st->bad_drops,
 	       st->no_route, st->neigh_drops, st->tx_drops, st->local,
 	       st->other);
+	printf("site %c: icmp errors sent: time exceeded %lu unreachable %lu; "
+	       "not sent: rate %lu barred %lu\n", s->name,
+	       st->icmp_time_exceeded, st->icmp_unreach, st->icmp_limited,
+	       st->icmp_barred);
 }
 
 /* Wait until both link ends report up (the RC connection is made when
@@ -312,6 +316,12 @@ main(int argc, char **argv)
 		site->conf = &conf.site[s];
 		site->mp = mp;
 		site->resolve_gap = rte_get_tsc_hz() / 10;
+		/* ICMP errors: at most GW_ICMP_PER_S a second, in bursts of
+		 * up to GW_ICMP_BURST (Linux's icmp_msgs_per_sec and
+		 * icmp_msgs_burst defaults). */
+		site->icmp_gap = rte_get_tsc_hz() / GW_ICMP_PER_S;
+		site->icmp_burst = GW_ICMP_BURST;
+		site->icmp_tokens = GW_ICMP_BURST;
 		qpio_port_macaddr_get(site->eth_port, &site->mac);
 		snprintf(name, sizeof(name), "gw_%c", site->name);
 		if (gw_lpm_build(site->conf, name, rte_socket_id(),

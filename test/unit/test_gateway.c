@@ -2,8 +2,10 @@
 /*
  * examples/gateway: the route file loader and its refusals, the lookup
  * tables, TTL / hop-limit decrement with the IPv4 checksum update, ARP
- * and neighbor discovery answers (exact bytes), and one router half on
- * ring ports (TTL 1 dropped and counted, neighbor resolution).
+ * and neighbor discovery answers (exact bytes), ICMP errors and the rules
+ * that forbid them (exact bytes), and one router half on ring ports (TTL
+ * 1 and no route dropped, counted and answered, the ICMP rate, neighbor
+ * resolution).
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -258,6 +260,8 @@ assert_bytes(const struct rte_mbuf *m, const char *hex)
 		     "bytes differ");
 }
 
+#define ZERO64 "0000000000000000000000000000000000000000000000000000000000000000" \
+	"0000000000000000000000000000000000000000000000000000000000000000"
 #define V4_TTL64 "45000054abcd400040017ad50a0100020a020002"
 #define V4_TTL63 "45000054abcd40003f017bd50a0100020a020002"
 #define HOST_MAC "020000000a02"
@@ -469,6 +473,10 @@ rig_up(struct site_rig *r)
 	r->s.conf = &r->conf.site[0];
 	r->s.mp = mp;
 	r->s.resolve_gap = UINT64_MAX / 2;
+	/* Eight ICMP errors, none given back during a test. */
+	r->s.icmp_gap = UINT64_MAX / 2;
+	r->s.icmp_burst = 8;
+	r->s.icmp_tokens = 8;
 	cr_assert_eq(gw_lpm_build(r->s.conf, "rig", SOCKET_ID_ANY, &r->s.lpm4,
 				  &r->s.lpm6), 0);
 }
@@ -542,14 +550,23 @@ Test(gateway_pkt, site_routes_drops_ttl1_resolves_neighbors)
 	cr_assert_eq(r.s.st.fwd4, 1);
 	cr_assert_eq(r.s.st.link_tx, 1);
 
-	/* TTL 1: dropped and counted, nothing sent. */
+	/* TTL 1: dropped and counted; ICMP time exceeded from 10.1.0.1
+	 * back to the host, nothing over the link. */
 	ipv4_frame(hex, sizeof(hex), GW_MAC, HOST_MAC,
 		   "45000054abcd400001017ad50a0100020a020002");
 	feed(&r, r.eth_in, hex);
 	gw_site_poll(&r.s);
 	cr_assert_null(take(r.link_out));
+	m = take(r.eth_out);
+	cr_assert_not_null(m);
+	assert_bytes(m, HOST_MAC GW_MAC "0800"
+		     "45c0007000004000400125c90a0100010a010002"
+		     "0b00340000000000"
+		     "45000054abcd400001017ad50a0100020a020002" ZERO64);
+	rte_pktmbuf_free(m);
 	cr_assert_null(take(r.eth_out));
 	cr_assert_eq(r.s.st.ttl_drops, 1);
+	cr_assert_eq(r.s.st.icmp_time_exceeded, 1);
 	cr_assert_eq(r.s.st.fwd4, 1);
 
 	/* From the link to 10.1.0.2, not yet known: held, ARP request. */
@@ -575,7 +592,8 @@ Test(gateway_pkt, site_routes_drops_ttl1_resolves_neighbors)
 			    12), 0);
 	cr_assert_eq(rte_pktmbuf_mtod(m, uint8_t *)[14 + 8], 63);
 	rte_pktmbuf_free(m);
-	/* No route (10.3.0.1) and link -> link (10.2.0.9) are dropped. */
+	/* No route (10.3.0.1) and link -> link (10.2.0.9) are dropped,
+	 * each answered with net unreachable the way it came. */
 	ipv4_frame(hex, sizeof(hex), GW_MAC, HOST_MAC,
 		   "45000054abcd400040017ad50a0100020a030001");
 	feed(&r, r.eth_in, hex);
@@ -584,9 +602,341 @@ Test(gateway_pkt, site_routes_drops_ttl1_resolves_neighbors)
 	feed(&r, r.link_in, hex);
 	gw_site_poll(&r.s);
 	cr_assert_eq(r.s.st.no_route, 2);
+	cr_assert_eq(r.s.st.icmp_unreach, 2);
+	m = take(r.eth_out);
+	cr_assert_not_null(m);
+	assert_bytes(m, HOST_MAC GW_MAC "0800"
+		     "45c0007000004000400125c90a0100010a010002"
+		     "0300fcff00000000"
+		     "45000054abcd400040017ad50a0100020a030001" ZERO64);
+	rte_pktmbuf_free(m);
+	m = take(r.link_out);
+	cr_assert_not_null(m);
+	assert_bytes(m, "02000000b001" GW_MAC "0800"
+		     "45c0007000004000400125c90a0100010a010002"
+		     "0300fcf800000000"
+		     "45000054abcd400040017ad50a0100020a020009" ZERO64);
+	rte_pktmbuf_free(m);
 	cr_assert_null(take(r.eth_out));
 	cr_assert_null(take(r.link_out));
 	cr_assert_eq(r.s.st.eth_rx, 4);
 	cr_assert_eq(r.s.st.link_rx, 2);
+	cr_assert_eq(r.s.st.icmp_limited, 0);
+	cr_assert_eq(r.s.st.icmp_barred, 0);
 	rig_down(&r);
+}
+
+Test(gateway_pkt, site_icmp_rate_limited_and_barred)
+{
+	struct site_rig r;
+	struct rte_mbuf *m;
+	char hex[512];
+	unsigned int i;
+
+	rig_up(&r);
+	r.s.icmp_burst = 2;
+	r.s.icmp_tokens = 2;
+	/* Three echo replies with TTL 1: a bucket of two sends two time
+	 * exceeded errors (its clock gives nothing back in the test). */
+	for (i = 0; i < 3; i++) {
+		ipv4_frame(hex, sizeof(hex), GW_MAC, HOST_MAC,
+			   "45000054abcd400001017ad50a0100020a020002");
+		feed(&r, r.eth_in, hex);
+	}
+	gw_site_poll(&r.s);
+	for (i = 0; i < 2; i++) {
+		m = take(r.eth_out);
+		cr_assert_not_null(m);
+		cr_assert_eq(rte_pktmbuf_mtod(m, uint8_t *)[34], 11);
+		rte_pktmbuf_free(m);
+	}
+	cr_assert_null(take(r.eth_out));
+	cr_assert_eq(r.s.st.ttl_drops, 3);
+	cr_assert_eq(r.s.st.icmp_time_exceeded, 2);
+	cr_assert_eq(r.s.st.icmp_limited, 1);
+	/* An ICMP error (type 3) with TTL 1, and an echo reply to
+	 * 224.0.0.9 with no route: barred by RFC 1812 4.3.2.7, before the
+	 * empty bucket is asked. */
+	ipv4_frame(hex, sizeof(hex), GW_MAC, HOST_MAC,
+		   "45000054abcd400001017ad50a0100020a020002");
+	hex[2 * 34 + 1] = '3';     /* ICMP type 3 */
+	feed(&r, r.eth_in, hex);
+	ipv4_frame(hex, sizeof(hex), GW_MAC, HOST_MAC,
+		   "45000054abcd400040017ad50a010002e0000009");
+	feed(&r, r.eth_in, hex);
+	gw_site_poll(&r.s);
+	cr_assert_null(take(r.eth_out));
+	cr_assert_null(take(r.link_out));
+	cr_assert_eq(r.s.st.ttl_drops, 4);
+	cr_assert_eq(r.s.st.no_route, 1);
+	cr_assert_eq(r.s.st.icmp_barred, 2);
+	cr_assert_eq(r.s.st.icmp_limited, 1);
+	cr_assert_eq(r.s.st.icmp_unreach, 0);
+	rig_down(&r);
+}
+
+/* ICMP errors (RFC 792, RFC 1812 4.3.2, RFC 4443): exact bytes, computed
+ * apart from DPDK's checksum code. */
+#define ORIG4 GW_MAC HOST_MAC "0800" \
+	"45000054abcd40000101b9d50a0100020a020002" \
+	"0800eeb712340001000102030405060708090a0b0c0d0e0f101112131415161718" \
+	"191a1b1c1d1e1f202122232425262728292a2b2c2d2e2f3031323334353637"
+#define TE4 HOST_MAC GW_MAC "0800" \
+	"45c0007000004000400125c90a0100010a010002" "0b00f4ff00000000" \
+	"45000054abcd40000101b9d50a0100020a020002" \
+	"0800eeb712340001000102030405060708090a0b0c0d0e0f101112131415161718" \
+	"191a1b1c1d1e1f202122232425262728292a2b2c2d2e2f3031323334353637"
+#define ORIG6 GW_MAC HOST_MAC "86dd" \
+	"6000000000183a01fd000001000000000000000000000002" \
+	"fd000002000000000000000000000002" \
+	"80004d5b00070002000102030405060708090a0b0c0d0e0f"
+#define TE6 HOST_MAC GW_MAC "86dd" \
+	"6000000000483a40fd000001000000000000000000000001" \
+	"fd000001000000000000000000000002" "030068af00000000" \
+	"6000000000183a01fd000001000000000000000000000002" \
+	"fd000002000000000000000000000002" \
+	"80004d5b00070002000102030405060708090a0b0c0d0e0f"
+
+static const uint8_t gw_ip4[4] = { 10, 1, 0, 1 };
+static const uint8_t gw_ip6[16] = { 0xfd, 0, 0, 1, [15] = 1 };
+
+static struct rte_mbuf *
+mbuf_hex(struct rte_mempool *mp, const char *hex)
+{
+	uint8_t b[256];
+
+	return mbuf_of(mp, b, unhex(hex, b));
+}
+
+static uint32_t
+gw4(void)
+{
+	uint32_t ip;
+
+	memcpy(&ip, gw_ip4, 4);
+	return ip;
+}
+
+Test(gateway_pkt, icmp_time_exceeded_exact)
+{
+	struct rte_mempool *mp = pool();
+	struct rte_mbuf *o, *e = rte_pktmbuf_alloc(mp);
+
+	/* IPv4: an echo request with TTL 1 from 10.1.0.2. */
+	o = mbuf_hex(mp, ORIG4);
+	cr_assert_eq(gw_icmp4_may_answer(o, 14), 1);
+	cr_assert_eq(gw_icmp4_error(e, o, 14, GW_ICMP4_TIME_EXCEEDED,
+				    GW_ICMP4_TTL_TRANSIT, gw4()), 0);
+	assert_bytes(e, TE4);
+	rte_pktmbuf_free(o);
+	/* IPv6: an echo request with hop limit 1 from fd00:1::2. */
+	o = mbuf_hex(mp, ORIG6);
+	cr_assert_eq(gw_icmp6_may_answer(o, 14), 1);
+	cr_assert_eq(gw_icmp6_error(e, o, 14, GW_ICMP6_TIME_EXCEEDED,
+				    GW_ICMP6_HOP_TRANSIT, gw_ip6), 0);
+	assert_bytes(e, TE6);
+	rte_pktmbuf_free(o);
+	/* The Ethernet padding of a short frame is not quoted: ORIG4 in a
+	 * frame padded by 30 bytes gives the same error. */
+	{
+		uint8_t b[256] = { 0 };
+		size_t n = unhex(ORIG4, b);
+
+		memset(b + n, 0xee, 30);
+		o = mbuf_of(mp, b, n + 30);
+		cr_assert_eq(gw_icmp4_error(e, o, 14, GW_ICMP4_TIME_EXCEEDED,
+					    GW_ICMP4_TTL_TRANSIT, gw4()), 0);
+		assert_bytes(e, TE4);
+		rte_pktmbuf_free(o);
+		/* A total length below the header: refused, not quoted. */
+		b[17] = 19;
+		o = mbuf_of(mp, b, n);
+		cr_assert_eq(gw_icmp4_error(e, o, 14, GW_ICMP4_TIME_EXCEEDED,
+					    GW_ICMP4_TTL_TRANSIT, gw4()),
+			     -EINVAL);
+		rte_pktmbuf_free(o);
+		/* A frame cut inside the IPv4 header: refused. */
+		o = mbuf_of(mp, b, 14 + 19);
+		cr_assert_eq(gw_icmp4_error(e, o, 14, GW_ICMP4_TIME_EXCEEDED,
+					    GW_ICMP4_TTL_TRANSIT, gw4()),
+			     -EINVAL);
+		rte_pktmbuf_free(o);
+	}
+	rte_pktmbuf_free(e);
+	rte_mempool_free(mp);
+}
+
+/* A frame of len bytes: the Ethernet header of ORIG4, hdr (hex) and then
+ * the bytes (i * mul) & 0xff for the rest. */
+static struct rte_mbuf *
+long_frame(struct rte_mempool *mp, const char *eth, const char *hdr,
+	   size_t len, unsigned int mul)
+{
+	uint8_t b[2048];
+	size_t n = unhex(eth, b), i, h;
+
+	h = unhex(hdr, b + n);
+	for (i = 0; n + h + i < len; i++)
+		b[n + h + i] = (uint8_t)(i * mul);
+	return mbuf_of(mp, b, len);
+}
+
+Test(gateway_pkt, icmp_quote_cut_at_576_and_1280)
+{
+	struct rte_mempool *mp = pool();
+	struct rte_mbuf *o, *e = rte_pktmbuf_alloc(mp);
+	const uint8_t *p;
+
+	/* A 1000-byte UDP datagram to 10.3.0.1: the error is 576 bytes,
+	 * quoting the first 548 of it (RFC 1812 4.3.2.3). */
+	o = long_frame(mp, GW_MAC HOST_MAC "0800", "450003e800010000401162fe"
+		       "0a0100020a0300011388003503d40000", 14 + 1000, 7);
+	cr_assert_eq(gw_icmp4_may_answer(o, 14), 1);
+	cr_assert_eq(gw_icmp4_error(e, o, 14, GW_ICMP4_UNREACH,
+				    GW_ICMP4_UNREACH_NET, gw4()), 0);
+	p = rte_pktmbuf_mtod(e, const uint8_t *);
+	cr_assert_eq(rte_pktmbuf_pkt_len(e), 14 + 576);
+	cr_assert_eq(p[16] << 8 | p[17], 576);        /* total length */
+	cr_assert_eq(p[24] << 8 | p[25], 0x23f9);     /* header checksum */
+	cr_assert_eq(p[34], 3);
+	cr_assert_eq(p[35], 0);
+	cr_assert_eq(p[36] << 8 | p[37], 0x107f);     /* ICMP checksum */
+	cr_assert_eq(memcmp(p + 42, rte_pktmbuf_mtod_offset(o, uint8_t *, 14),
+			    548), 0);
+	rte_pktmbuf_free(o);
+	/* A 1400-byte IPv6 UDP packet: 1280 bytes, 1232 of it quoted
+	 * (RFC 4443 2.4 (c)). */
+	o = long_frame(mp, GW_MAC HOST_MAC "86dd", "6000000005501140"
+		       "fd000001000000000000000000000002"
+		       "fd000009000000000000000000000001"
+		       "1388003505500000", 14 + 1400, 5);
+	cr_assert_eq(gw_icmp6_may_answer(o, 14), 1);
+	cr_assert_eq(gw_icmp6_error(e, o, 14, GW_ICMP6_UNREACH,
+				    GW_ICMP6_UNREACH_NOROUTE, gw_ip6), 0);
+	p = rte_pktmbuf_mtod(e, const uint8_t *);
+	cr_assert_eq(rte_pktmbuf_pkt_len(e), 14 + 1280);
+	cr_assert_eq(p[18] << 8 | p[19], 1240);       /* payload length */
+	cr_assert_eq(p[54], 1);
+	cr_assert_eq(p[55], 0);
+	cr_assert_eq(p[56] << 8 | p[57], 0xde14);     /* ICMPv6 checksum */
+	cr_assert_eq(memcmp(p + 62, rte_pktmbuf_mtod_offset(o, uint8_t *, 14),
+			    1232), 0);
+	rte_pktmbuf_free(o);
+	rte_pktmbuf_free(e);
+	rte_mempool_free(mp);
+}
+
+Test(gateway_pkt, icmp_quote_read_across_segments)
+{
+	struct rte_mempool *mp = pool();
+	struct rte_mbuf *o, *tail, *e = rte_pktmbuf_alloc(mp);
+	uint8_t b[256];
+	size_t n = unhex(ORIG4, b);
+
+	static const size_t cut[] = {
+		40,        /* after the IPv4 header */
+		20,        /* inside the IPv4 header */
+	};
+	unsigned int i;
+
+	/* ORIG4 cut into two segments: the same error. */
+	for (i = 0; i < RTE_DIM(cut); i++) {
+		o = mbuf_of(mp, b, cut[i]);
+		tail = mbuf_of(mp, b + cut[i], n - cut[i]);
+		cr_assert_eq(rte_pktmbuf_chain(o, tail), 0);
+		cr_assert_eq(gw_icmp4_may_answer(o, 14), 1, "cut %zu", cut[i]);
+		cr_assert_eq(gw_icmp4_error(e, o, 14, GW_ICMP4_TIME_EXCEEDED,
+					    GW_ICMP4_TTL_TRANSIT, gw4()), 0);
+		assert_bytes(e, TE4);
+		rte_pktmbuf_free(o);
+	}
+	rte_pktmbuf_free(e);
+	rte_mempool_free(mp);
+}
+
+/* The frame hex with byte off (from the frame's start) set to v, asked
+ * of may (gw_icmp4_may_answer or gw_icmp6_may_answer); checksums are not
+ * fixed (the rules do not read them). */
+static int
+may_with(struct rte_mempool *mp, const char *hex,
+	 int (*may)(const struct rte_mbuf *, uint32_t), unsigned int off,
+	 uint8_t v)
+{
+	uint8_t b[256];
+	size_t n = unhex(hex, b);
+	struct rte_mbuf *o;
+	int r;
+
+	b[off] = v;
+	o = mbuf_of(mp, b, n);
+	r = may(o, 14);
+	rte_pktmbuf_free(o);
+	return r;
+}
+
+#define may4_with(mp, off, v) may_with(mp, ORIG4, gw_icmp4_may_answer, off, v)
+#define may6_with(mp, off, v) may_with(mp, ORIG6, gw_icmp6_may_answer, off, v)
+
+Test(gateway_pkt, icmp_never_answers_what_the_rfcs_forbid)
+{
+	struct rte_mempool *mp = pool();
+	struct rte_mbuf *o;
+	uint8_t b[256];
+	unsigned int t;
+
+	/* IPv4 (offsets in the frame: IP at 14, ICMP type at 34). Queries
+	 * and their replies are answered; errors and unknown types not. */
+	for (t = 0; t < 256; t++)
+		cr_assert_eq(may4_with(mp, 34, (uint8_t)t),
+			     t == 0 || t == 8 || (t >= 13 && t <= 18),
+			     "ICMP type %u", t);
+	cr_assert_eq(may4_with(mp, 23, 17), 1);      /* UDP */
+	cr_assert_eq(may4_with(mp, 20, 0x20), 1);    /* MF, offset 0 */
+	cr_assert_eq(may4_with(mp, 21, 0x01), 0);    /* offset 8 bytes */
+	cr_assert_eq(may4_with(mp, 20, 0x1f), 0);    /* offset high bits */
+	cr_assert_eq(may4_with(mp, 0, 0xff), 0);     /* Ethernet broadcast */
+	cr_assert_eq(may4_with(mp, 0, 0x01), 0);     /* Ethernet multicast */
+	cr_assert_eq(may4_with(mp, 30, 224), 0);     /* to 224.2.0.2 */
+	cr_assert_eq(may4_with(mp, 30, 255), 0);     /* to 255.2.0.2 */
+	cr_assert_eq(may4_with(mp, 30, 223), 1);     /* to 223.2.0.2 */
+	cr_assert_eq(may4_with(mp, 26, 0), 0);       /* from 0.1.0.2 */
+	cr_assert_eq(may4_with(mp, 26, 127), 0);     /* from 127.1.0.2 */
+	cr_assert_eq(may4_with(mp, 26, 230), 0);     /* from multicast */
+	cr_assert_eq(may4_with(mp, 26, 240), 0);     /* from 240/4 */
+	cr_assert_eq(may4_with(mp, 26, 1), 1);       /* from 1.1.0.2 */
+	cr_assert_eq(may4_with(mp, 14, 0x65), 0);    /* version 6 */
+	cr_assert_eq(may4_with(mp, 14, 0x44), 0);    /* IHL 4 */
+	cr_assert_eq(may4_with(mp, 16, 0x01), 0);    /* longer than frame */
+	/* An ICMP datagram without an ICMP byte: taken as an error. */
+	{
+		size_t n = unhex(ORIG4, b);
+
+		b[17] = 20;                           /* total length 20 */
+		o = mbuf_of(mp, b, n);
+		cr_assert_eq(gw_icmp4_may_answer(o, 14), 0);
+		rte_pktmbuf_free(o);
+		o = mbuf_of(mp, b, 14 + 10);          /* header cut short */
+		cr_assert_eq(gw_icmp4_may_answer(o, 14), 0);
+		rte_pktmbuf_free(o);
+	}
+	/* IPv6 (ICMPv6 type at 54): informational types (128..255) are
+	 * answered, errors (0..127) not. */
+	for (t = 0; t < 256; t++)
+		cr_assert_eq(may6_with(mp, 54, (uint8_t)t), t >= 128,
+			     "ICMPv6 type %u", t);
+	cr_assert_eq(may6_with(mp, 20, 17), 1);      /* UDP */
+	cr_assert_eq(may6_with(mp, 38, 0xff), 0);    /* to ff00::/8 */
+	cr_assert_eq(may6_with(mp, 22, 0xff), 0);    /* from multicast */
+	cr_assert_eq(may6_with(mp, 0, 0x33), 0);     /* Ethernet 33:33:.. */
+	cr_assert_eq(may6_with(mp, 14, 0x40), 0);    /* version 4 */
+	cr_assert_eq(may6_with(mp, 18, 0x01), 0);    /* longer than frame */
+	{
+		size_t n = unhex(ORIG6, b);
+
+		memset(b + 22, 0, 16);                /* from :: */
+		o = mbuf_of(mp, b, n);
+		cr_assert_eq(gw_icmp6_may_answer(o, 14), 0);
+		rte_pktmbuf_free(o);
+	}
+	rte_mempool_free(mp);
 }
