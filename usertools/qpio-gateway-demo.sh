@@ -190,19 +190,36 @@ PY
 	return $rc
 }
 check "HTTP GET a -> b (256 KiB)" http_get
-# TTL 2 leaves the first router half with TTL 1: the second drops it.
-out=$(ip netns exec "$nsa" ping -c 1 -W 1 -t 2 10.2.0.2 2>&1)
-if echo "$out" | grep -q ' 100% packet loss'; then
-	echo "PASS: ping -t 2 a -> b dropped on the way (TTL)"
-else
-	echo "FAIL: ping -t 2 a -> b should not arrive"; fails=$((fails + 1))
-fi
+# TTL 2 leaves the first router half with TTL 1: the second drops it
+# and answers time exceeded (RFC 1812 5.3.1) from its address; a
+# destination without a route gets net / no-route unreachable from the
+# first (ICMP errors: doc/guides/sample_app_ug/gateway.rst).
+# icmp_err_ok <what> <text wanted> <ping args...>
+icmp_err_ok() {
+	local what=$1 want=$2 out
+	shift 2
+	out=$(ip netns exec "$nsa" ping -c 1 -W 2 "$@" 2>&1)
+	if echo "$out" | grep -q "$want"; then
+		echo "PASS: $what: $want"
+	else
+		echo "FAIL: $what: no '$want' in:"; echo "$out"
+		fails=$((fails + 1))
+	fi
+}
+icmp_err_ok "ping -t 2 a -> b" "From 10.2.0.1 .*Time to live exceeded" \
+	-t 2 10.2.0.2
+icmp_err_ok "ping -6 -t 2 a -> b" "From fd00:2::1 .*Time exceeded: Hop limit" \
+	-6 -t 2 fd00:2::2
+icmp_err_ok "ping a -> 10.9.9.9 (no route)" \
+	"From 10.1.0.1 .*Destination Net Unreachable" 10.9.9.9
+icmp_err_ok "ping -6 a -> fd00:9::1 (no route)" \
+	"From fd00:1::1 .*Destination unreachable: No route" -6 fd00:9::1
 
 kill -TERM "$gw_pid"
 wait "$gw_pid"
 gw_rc=$?
 gw_pid=
-grep -E '^site .: (eth|arp|drops)|^mbufs not returned' "$log"
+grep -E '^site .: (eth|arp|drops|icmp)|^mbufs not returned' "$log"
 # net_af_packet gives every mbuf back at close; net_af_xdp (DPDK 22.11)
 # keeps the ones in its fill ring (doc/guides/nics/eth.rst).
 if grep -q 'through net_af_packet' "$log" &&
@@ -212,6 +229,10 @@ fi
 [ $gw_rc = 0 ] || { echo "FAIL: gateway exit status $gw_rc"; fails=$((fails + 1)); }
 grep -q '^site b: drops ttl [1-9]' "$log" ||
 	{ echo "FAIL: site b counted no TTL drop"; fails=$((fails + 1)); }
+grep -q '^site b: icmp errors sent: time exceeded [1-9]' "$log" ||
+	{ echo "FAIL: site b sent no time exceeded"; fails=$((fails + 1)); }
+grep -q '^site a: icmp errors sent: time exceeded 0 unreachable [1-9]' "$log" ||
+	{ echo "FAIL: site a sent no unreachable"; fails=$((fails + 1)); }
 if [ $fails = 0 ]; then
 	echo "PASS: all gateway checks"
 	exit 0
