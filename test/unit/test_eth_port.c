@@ -382,3 +382,31 @@ Test(eth_port, bad_devargs_refused_with_rule)
 	cr_assert_eq(qpio_port_count(), 0);
 	cr_assert_eq(rte_eth_dev_count_avail(), 0);
 }
+
+/* DPDK 22.11's net_af_packet reports max_rx_pktlen 1518 whatever its
+ * framesz; the eth port reports what its ring frames carry in:
+ * framesz - 66 (1982 by default, 12222 with framesz=12288), and ethdev
+ * takes the port configured for a 9014-byte frame (MTU 9000). On lo, as
+ * root (an AF_PACKET socket needs CAP_NET_RAW). */
+Test(eth_port, af_packet_frame_size_from_framesz)
+{
+	const struct qpio_port_conf jumbo = { .max_rx_pkt_len = 9014 };
+	struct qpio_port_info info;
+	int id;
+
+	if (geteuid() != 0)
+		cr_skip_test("net_af_packet needs root (CAP_NET_RAW)");
+	id = qpio_port_create("eth0,vdev=net_af_packet7,iface=lo");
+	cr_assert_geq(id, 0);
+	cr_assert_eq(qpio_port_info_get((uint16_t)id, &info), 0);
+	cr_assert_eq(info.max_rx_pkt_len, 1982);
+	cr_assert_eq(qpio_port_configure((uint16_t)id, 1, 1, &jumbo), -EINVAL);
+	cr_assert_eq(qpio_port_close((uint16_t)id), 0);
+	id = qpio_port_create("eth0,vdev=net_af_packet7,iface=lo,"
+			      "framesz=12288,blocksz=12288");
+	cr_assert_geq(id, 0);
+	cr_assert_eq(qpio_port_info_get((uint16_t)id, &info), 0);
+	cr_assert_eq(info.max_rx_pkt_len, 12222);
+	cr_assert_eq(qpio_port_configure((uint16_t)id, 1, 1, &jumbo), 0);
+	cr_assert_eq(qpio_port_close((uint16_t)id), 0);
+}

@@ -17,7 +17,9 @@
 #include <string.h>
 
 #include <rte_bus_vdev.h>
+#include <rte_devargs.h>
 #include <rte_errno.h>
+#include <rte_kvargs.h>
 #include <rte_malloc.h>
 
 #include "eth_private.h"
@@ -51,6 +53,43 @@ eth_overhead(const struct rte_eth_dev_info *di)
 	return RTE_ETHER_HDR_LEN + RTE_ETHER_CRC_LEN;
 }
 
+/* net_af_packet's ring frame size when the PMD gives none (DPDK 22.11
+ * drivers/net/af_packet: DFLT_FRAME_SIZE). */
+#define AFP_FRAMESZ_DEFAULT 2048u
+/* Where the kernel puts a received frame in a TPACKET_V2 ring frame:
+ * TPACKET_ALIGN(TPACKET2_HDRLEN (52) + 16) - ETH_HLEN = 66
+ * (net/packet/af_packet.c, tpacket_rcv()); what passes the frame's end
+ * is cut. */
+#define AFP_RX_MAC_OFFSET 66u
+
+/* The largest frame an ethdev of DPDK 22.11's net_af_packet carries, or
+ * 0 for another PMD. That PMD reports max_rx_pktlen 1518 whatever its
+ * framesz devarg, while its rings carry frames up to framesz - 66 in
+ * and framesz - 32 out; later DPDK reports the frame size itself
+ * ("net/af_packet: support jumbo frames"). */
+static uint32_t
+afp_max_frame(const struct rte_eth_dev_info *di)
+{
+	static const char *const keys[] = { "iface", "qpairs", "blocksz",
+		"framesz", "framecnt", "qdisc_bypass", NULL };
+	const struct rte_devargs *da;
+	struct rte_kvargs *kv = NULL;
+	const char *v;
+	uint32_t framesz = AFP_FRAMESZ_DEFAULT;
+
+	if (di->driver_name == NULL ||
+	    strcmp(di->driver_name, "net_af_packet") != 0)
+		return 0;
+	da = di->device != NULL ? rte_dev_devargs(di->device) : NULL;
+	if (da != NULL && da->args != NULL)
+		kv = rte_kvargs_parse(da->args, keys);
+	v = kv != NULL ? rte_kvargs_get(kv, "framesz") : NULL;
+	if (v != NULL && atoi(v) > (int)AFP_RX_MAC_OFFSET)
+		framesz = (uint32_t)atoi(v);
+	rte_kvargs_free(kv);
+	return RTE_MIN(framesz - AFP_RX_MAC_OFFSET, (uint32_t)UINT16_MAX);
+}
+
 static void
 eth_info_get(struct qpio_port *port, struct qpio_port_info *info)
 {
@@ -77,6 +116,8 @@ eth_info_get(struct qpio_port *port, struct qpio_port_info *info)
 			  RTE_ETHER_HDR_LEN,
 			  (uint32_t)di.max_mtu + RTE_ETHER_HDR_LEN);
 	info->max_rx_pkt_len = RTE_MIN(max_len, (uint32_t)UINT16_MAX);
+	if (afp_max_frame(&di) != 0)
+		info->max_rx_pkt_len = afp_max_frame(&di);
 	info->max_tx_segs = di.tx_desc_lim.nb_mtu_seg_max != 0 ?
 		di.tx_desc_lim.nb_mtu_seg_max : RTE_MBUF_MAX_NB_SEGS;
 	info->max_rx_segs = (di.rx_offload_capa & RTE_ETH_RX_OFFLOAD_SCATTER) ?
@@ -103,6 +144,10 @@ eth_configure(struct qpio_port *port)
 	mtu = port->conf.max_rx_pkt_len - RTE_ETHER_HDR_LEN;
 	if (mtu < di.min_mtu)
 		mtu = di.min_mtu;
+	/* net_af_packet carries more than the MTU its max_rx_pktlen lets
+	 * ethdev accept (afp_max_frame()); its MTU is not enforced. */
+	if (afp_max_frame(&di) != 0)
+		mtu = RTE_MIN(mtu, di.max_rx_pktlen - eth_overhead(&di));
 	conf.rxmode.mtu = mtu;
 	static_assert(QPIO_PORT_TX_OFFLOAD_MBUF_FAST_FREE ==
 		      RTE_ETH_TX_OFFLOAD_MBUF_FAST_FREE,
