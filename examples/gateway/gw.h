@@ -103,7 +103,65 @@ enum gw_verdict {
 	GW_FORWARD = 0,    /**< forward the packet */
 	GW_DROP_TTL,       /**< TTL/hop limit would reach 0: drop, count */
 	GW_DROP_BAD,       /**< malformed header: drop, count */
+	GW_TOO_BIG,        /**< above the MTU and may not be fragmented
+				(IPv4 DF, any IPv6): drop, count, answer */
+	GW_FRAGMENT,       /**< IPv4 above the MTU without DF: TTL
+				decremented, fragment it (gw_ipv4_fragment) */
 };
+
+/** Smallest IPv4 MTU (RFC 791: 68 bytes). */
+#define GW_IPV4_MIN_MTU 68
+/** Smallest IPv6 link MTU (RFC 8200 5): 1280 bytes. */
+#define GW_IPV6_MIN_MTU 1280
+
+/**
+ * gw_ipv4_ttl_dec() with the next hop's MTU: the header checks, then the
+ * TTL (RFC 1812 5.3.1, as Linux's ip_forward() orders them), then the
+ * size. A datagram whose total length is above mtu with DF set is
+ * GW_TOO_BIG and is not changed (the ICMP "fragmentation needed" quotes
+ * it as it came, RFC 1191); without DF it is GW_FRAGMENT and its TTL is
+ * decremented, as for GW_FORWARD.
+ * @param mtu largest IPv4 datagram of the next hop, in bytes (the
+ *   interface MTU); UINT32_MAX for no limit.
+ * @return GW_FORWARD, GW_FRAGMENT, GW_TOO_BIG, GW_DROP_TTL or GW_DROP_BAD
+ *   (version not 4, IHL < 5, total length below the header or above the
+ *   frame).
+ */
+enum gw_verdict gw_ipv4_hop(struct rte_mbuf *m, uint32_t l3, uint32_t mtu);
+
+/**
+ * gw_ipv6_hop_dec() with the next hop's MTU: a packet (40-byte header
+ * plus payload length) above mtu is GW_TOO_BIG, unchanged: IPv6 routers
+ * never fragment (RFC 8200 5), they answer with ICMPv6 packet too big.
+ * The hop limit is checked first. @return GW_FORWARD, GW_TOO_BIG,
+ * GW_DROP_TTL or GW_DROP_BAD.
+ */
+enum gw_verdict gw_ipv6_hop(struct rte_mbuf *m, uint32_t l3, uint32_t mtu);
+
+/**
+ * Fragment the IPv4 datagram of the Ethernet frame m (IPv4 header at 14,
+ * DF clear; after gw_ipv4_hop() said GW_FRAGMENT) into datagrams of at
+ * most mtu bytes (RFC 791 2.3 and 3.2: payloads a multiple of 8 bytes
+ * but the last; options copied to the first only, or to every fragment
+ * when their copy flag is set; MF kept on every fragment of a datagram
+ * that was itself a fragment but not its last), by copy with DPDK's
+ * rte_ipv4_fragment_copy_nonseg_packet() (any number of input segments).
+ * Each fragment gets m's Ethernet header and its header checksum; the
+ * Ethernet padding of m is not carried.
+ *
+ * @param m the frame; freed on success, unchanged on failure.
+ * @param mtu next hop's MTU in bytes, GW_IPV4_MIN_MTU .. 65535.
+ * @param mp pool of the fragments (one single-segment mbuf each; its
+ *   data room must hold 14 + mtu bytes after the headroom).
+ * @param out receives the fragments, in order; owned by the caller.
+ * @param nb_out entries of out.
+ * @return the number of fragments; -EINVAL (mtu out of range, nb_out too
+ *   small for the datagram, m shorter than two headers, or DPDK refused
+ *   the header), -ENOTSUP (DF set), -ENOMEM (mp empty), -ENOSPC (no
+ *   headroom for the Ethernet header). Thread-safe for distinct m.
+ */
+int gw_ipv4_fragment(struct rte_mbuf *m, uint32_t mtu, struct rte_mempool *mp,
+		     struct rte_mbuf **out, uint16_t nb_out);
 
 /**
  * Check the IPv4 header at offset l3 of m and decrement its TTL, updating
@@ -172,11 +230,14 @@ int gw_neigh_learn(const struct rte_mbuf *m, uint32_t *ip, uint8_t ip6[16],
 /** ICMPv4 types and codes the gateway sends (RFC 792). */
 #define GW_ICMP4_UNREACH 3          /**< destination unreachable */
 #define GW_ICMP4_UNREACH_NET 0      /**< code: no route to the network */
+#define GW_ICMP4_UNREACH_FRAG_NEEDED 4 /**< code: fragmentation needed and
+					  DF set (RFC 1191 4) */
 #define GW_ICMP4_TIME_EXCEEDED 11   /**< time exceeded */
 #define GW_ICMP4_TTL_TRANSIT 0      /**< code: TTL exceeded in transit */
 /** ICMPv6 types and codes the gateway sends (RFC 4443). */
 #define GW_ICMP6_UNREACH 1          /**< destination unreachable */
 #define GW_ICMP6_UNREACH_NOROUTE 0  /**< code: no route to destination */
+#define GW_ICMP6_PKT_TOO_BIG 2      /**< packet too big (RFC 4443 3.2) */
 #define GW_ICMP6_TIME_EXCEEDED 3    /**< time exceeded */
 #define GW_ICMP6_HOP_TRANSIT 0      /**< code: hop limit exceeded */
 
@@ -221,7 +282,9 @@ int gw_icmp6_may_answer(const struct rte_mbuf *m, uint32_t l3);
  * error goes back to the previous hop), IPv4 from src (network order) to
  * orig's source, TOS 0xc0 (internetwork control), DF set, ID 0 (an
  * atomic datagram, RFC 6864 4.1), TTL 64, protocol 1; the ICMP header
- * (its 4-byte rest of header zero) and as much of orig's datagram (its
+ * (its 4-byte rest of header info, big-endian: 0, or for fragmentation
+ * needed the next hop's MTU, which lands in the low 16 bits as RFC 1191
+ * 4 places it) and as much of orig's datagram (its
  * total length, not the Ethernet padding) as keeps the datagram within
  * GW_ICMP4_MAX bytes; both checksums computed. Call it only when
  * gw_icmp4_may_answer() said 1.
@@ -234,12 +297,14 @@ int gw_icmp6_may_answer(const struct rte_mbuf *m, uint32_t l3);
  *   is below 20.
  */
 int gw_icmp4_error(struct rte_mbuf *m, const struct rte_mbuf *orig,
-		   uint32_t l3, uint8_t type, uint8_t code, uint32_t src);
+		   uint32_t l3, uint8_t type, uint8_t code, uint32_t info,
+		   uint32_t src);
 
 /**
  * The ICMPv6 error (type, code) for the IPv6 packet at l3 of orig, as
  * gw_icmp4_error() does for IPv4: hop limit 64, next header 58, traffic
- * class and flow label 0, as much of the invoking packet as keeps the
+ * class and flow label 0, the 4 bytes after the checksum info
+ * (big-endian: 0, or the MTU of packet too big, RFC 4443 3.2), as much of the invoking packet as keeps the
  * IPv6 packet within GW_ICMP6_MAX bytes (RFC 4443 2.4 (c)), the
  * checksum over the pseudo-header (RFC 4443 2.3). Call it only when
  * gw_icmp6_may_answer() said 1.
@@ -249,7 +314,7 @@ int gw_icmp4_error(struct rte_mbuf *m, const struct rte_mbuf *orig,
  *   than l3 + 40 bytes.
  */
 int gw_icmp6_error(struct rte_mbuf *m, const struct rte_mbuf *orig,
-		   uint32_t l3, uint8_t type, uint8_t code,
+		   uint32_t l3, uint8_t type, uint8_t code, uint32_t info,
 		   const uint8_t src[16]);
 
 #endif /* QPIO_GW_H */

@@ -13,6 +13,7 @@
 #include <rte_arp.h>
 #include <rte_byteorder.h>
 #include <rte_ip.h>
+#include <rte_ip_frag.h>
 #include <rte_mbuf.h>
 
 #include "gw.h"
@@ -40,22 +41,26 @@ struct nd_msg {
 static_assert(sizeof(struct nd_msg) == 32, "NS/NA with one option: 32 bytes");
 
 enum gw_verdict
-gw_ipv4_ttl_dec(struct rte_mbuf *m, uint32_t l3)
+gw_ipv4_hop(struct rte_mbuf *m, uint32_t l3, uint32_t mtu)
 {
 	struct rte_ipv4_hdr *ip;
 	uint16_t old_w, new_w, hc;
-	uint32_t sum, ihl;
+	uint32_t sum, ihl, len;
 
 	if (rte_pktmbuf_data_len(m) < l3 + sizeof(*ip))
 		return GW_DROP_BAD;
 	ip = rte_pktmbuf_mtod_offset(m, struct rte_ipv4_hdr *, l3);
 	ihl = (ip->version_ihl & 0x0f) * 4u;
+	len = rte_be_to_cpu_16(ip->total_length);
 	if ((ip->version_ihl >> 4) != 4 || ihl < sizeof(*ip) ||
-	    l3 + ihl > rte_pktmbuf_data_len(m) ||
-	    rte_be_to_cpu_16(ip->total_length) > rte_pktmbuf_pkt_len(m) - l3)
+	    l3 + ihl > rte_pktmbuf_data_len(m) || len < ihl ||
+	    len > rte_pktmbuf_pkt_len(m) - l3)
 		return GW_DROP_BAD;
 	if (ip->time_to_live <= 1)
 		return GW_DROP_TTL;
+	if (len > mtu &&
+	    (rte_be_to_cpu_16(ip->fragment_offset) & RTE_IPV4_HDR_DF_FLAG))
+		return GW_TOO_BIG;
 	/* RFC 1624 eqn. 3: HC' = ~(~HC + ~m + m'), m the TTL/protocol word. */
 	old_w = (uint16_t)(ip->time_to_live << 8 | ip->next_proto_id);
 	ip->time_to_live--;
@@ -65,25 +70,84 @@ gw_ipv4_ttl_dec(struct rte_mbuf *m, uint32_t l3)
 	sum = (sum & 0xffff) + (sum >> 16);
 	sum = (sum & 0xffff) + (sum >> 16);
 	ip->hdr_checksum = rte_cpu_to_be_16((uint16_t)~sum);
+	return len > mtu ? GW_FRAGMENT : GW_FORWARD;
+}
+
+enum gw_verdict
+gw_ipv4_ttl_dec(struct rte_mbuf *m, uint32_t l3)
+{
+	return gw_ipv4_hop(m, l3, UINT32_MAX);
+}
+
+enum gw_verdict
+gw_ipv6_hop(struct rte_mbuf *m, uint32_t l3, uint32_t mtu)
+{
+	struct rte_ipv6_hdr *ip;
+	uint32_t len;
+
+	if (rte_pktmbuf_data_len(m) < l3 + sizeof(*ip))
+		return GW_DROP_BAD;
+	ip = rte_pktmbuf_mtod_offset(m, struct rte_ipv6_hdr *, l3);
+	len = rte_be_to_cpu_16(ip->payload_len) + (uint32_t)sizeof(*ip);
+	if ((rte_be_to_cpu_32(ip->vtc_flow) >> 28) != 6 ||
+	    len > rte_pktmbuf_pkt_len(m) - l3)
+		return GW_DROP_BAD;
+	if (ip->hop_limits <= 1)
+		return GW_DROP_TTL;
+	/* IPv6 routers never fragment (RFC 8200 5). */
+	if (len > mtu)
+		return GW_TOO_BIG;
+	ip->hop_limits--;
 	return GW_FORWARD;
 }
 
 enum gw_verdict
 gw_ipv6_hop_dec(struct rte_mbuf *m, uint32_t l3)
 {
-	struct rte_ipv6_hdr *ip;
+	return gw_ipv6_hop(m, l3, UINT32_MAX);
+}
 
-	if (rte_pktmbuf_data_len(m) < l3 + sizeof(*ip))
-		return GW_DROP_BAD;
-	ip = rte_pktmbuf_mtod_offset(m, struct rte_ipv6_hdr *, l3);
-	if ((rte_be_to_cpu_32(ip->vtc_flow) >> 28) != 6 ||
-	    rte_be_to_cpu_16(ip->payload_len) + sizeof(*ip) >
-	    rte_pktmbuf_pkt_len(m) - l3)
-		return GW_DROP_BAD;
-	if (ip->hop_limits <= 1)
-		return GW_DROP_TTL;
-	ip->hop_limits--;
-	return GW_FORWARD;
+int
+gw_ipv4_fragment(struct rte_mbuf *m, uint32_t mtu, struct rte_mempool *mp,
+		 struct rte_mbuf **out, uint16_t nb_out)
+{
+	struct rte_ether_hdr eh;
+	struct rte_ipv4_hdr *ip;
+	int32_t n, i;
+
+	if (mtu < GW_IPV4_MIN_MTU || mtu > UINT16_MAX || nb_out == 0 ||
+	    rte_pktmbuf_data_len(m) < RTE_ETHER_HDR_LEN + sizeof(*ip))
+		return -EINVAL;
+	memcpy(&eh, rte_pktmbuf_mtod(m, void *), sizeof(eh));
+	rte_pktmbuf_adj(m, RTE_ETHER_HDR_LEN);
+	/* Ethernet padding is no part of the datagram. */
+	ip = rte_pktmbuf_mtod(m, struct rte_ipv4_hdr *);
+	rte_pktmbuf_trim(m, (uint16_t)(rte_pktmbuf_pkt_len(m) -
+			      rte_be_to_cpu_16(ip->total_length)));
+	n = rte_ipv4_fragment_copy_nonseg_packet(m, out, nb_out,
+						 (uint16_t)mtu, mp);
+	if (n <= 0) {
+		memcpy(rte_pktmbuf_prepend(m, RTE_ETHER_HDR_LEN), &eh,
+		       sizeof(eh));
+		return n < 0 ? n : -EINVAL;
+	}
+	for (i = 0; i < n; i++) {
+		void *f = rte_pktmbuf_prepend(out[i], RTE_ETHER_HDR_LEN);
+
+		if (f == NULL) {
+			rte_pktmbuf_free_bulk(out, (unsigned int)n);
+			memcpy(rte_pktmbuf_prepend(m, RTE_ETHER_HDR_LEN), &eh,
+			       sizeof(eh));
+			return -ENOSPC;
+		}
+		memcpy(f, &eh, sizeof(eh));
+		ip = rte_pktmbuf_mtod_offset(out[i], struct rte_ipv4_hdr *,
+					     RTE_ETHER_HDR_LEN);
+		ip->hdr_checksum = 0;
+		ip->hdr_checksum = rte_ipv4_cksum(ip);
+	}
+	rte_pktmbuf_free(m);
+	return n;
 }
 
 /* The ARP header of m, or NULL when m is not a complete Ethernet/IPv4
@@ -409,7 +473,8 @@ gw_icmp6_may_answer(const struct rte_mbuf *m, uint32_t l3)
 
 /* Start the error frame in m for the IPv4 or IPv6 packet at l3 of orig
  * (ether_type says which): the Ethernet header with orig's addresses
- * swapped, hdr_len + ICMP header bytes zeroed, then as much of orig's
+ * swapped, hdr_len bytes zeroed, the ICMP header (type, code, checksum
+ * 0, info big-endian), then as much of orig's
  * datagram (its length field's, not the Ethernet padding) as keeps the
  * IP packet within max bytes, copied from any segments. *quote gets that
  * count (at least hdr_len: orig's header is always quoted). Returns 0,
@@ -419,6 +484,7 @@ gw_icmp6_may_answer(const struct rte_mbuf *m, uint32_t l3)
 static int
 icmp_frame(struct rte_mbuf *m, const struct rte_mbuf *orig, uint32_t l3,
 	   uint16_t ether_type, uint32_t hdr_len, uint32_t max,
+	   uint8_t type, uint8_t code, uint32_t info,
 	   uint8_t **frame, uint32_t *quote)
 {
 	union {
@@ -461,6 +527,11 @@ icmp_frame(struct rte_mbuf *m, const struct rte_mbuf *orig, uint32_t l3,
 	eh->src_addr = oeh->dst_addr;
 	eh->ether_type = rte_cpu_to_be_16(ether_type);
 	memset(f + RTE_ETHER_HDR_LEN, 0, hdr_len + ICMP_HDR_LEN);
+	q = f + RTE_ETHER_HDR_LEN + hdr_len;       /* the ICMP header */
+	q[0] = type;
+	q[1] = code;
+	info = rte_cpu_to_be_32(info);
+	memcpy(&q[4], &info, sizeof(info));
 	*frame = f;
 	*quote = len;
 	return 0;
@@ -468,7 +539,7 @@ icmp_frame(struct rte_mbuf *m, const struct rte_mbuf *orig, uint32_t l3,
 
 int
 gw_icmp4_error(struct rte_mbuf *m, const struct rte_mbuf *orig, uint32_t l3,
-	       uint8_t type, uint8_t code, uint32_t src)
+	       uint8_t type, uint8_t code, uint32_t info, uint32_t src)
 {
 	struct rte_ipv4_hdr *ip;
 	uint32_t quote, orig_src;
@@ -477,7 +548,7 @@ gw_icmp4_error(struct rte_mbuf *m, const struct rte_mbuf *orig, uint32_t l3,
 	int ret;
 
 	ret = icmp_frame(m, orig, l3, RTE_ETHER_TYPE_IPV4, sizeof(*ip),
-			 GW_ICMP4_MAX, &f, &quote);
+			 GW_ICMP4_MAX, type, code, info, &f, &quote);
 	if (ret < 0)
 		return ret;
 	/* orig's source, from the quote's copy of its header */
@@ -495,8 +566,6 @@ gw_icmp4_error(struct rte_mbuf *m, const struct rte_mbuf *orig, uint32_t l3,
 	ip->dst_addr = orig_src;
 	ip->hdr_checksum = rte_ipv4_cksum(ip);
 	icmp = (uint8_t *)(ip + 1);
-	icmp[0] = type;
-	icmp[1] = code;
 	ck = (uint16_t)~rte_raw_cksum(icmp, ICMP_HDR_LEN + quote);
 	memcpy(&icmp[2], &ck, sizeof(ck));
 	return 0;
@@ -504,7 +573,7 @@ gw_icmp4_error(struct rte_mbuf *m, const struct rte_mbuf *orig, uint32_t l3,
 
 int
 gw_icmp6_error(struct rte_mbuf *m, const struct rte_mbuf *orig, uint32_t l3,
-	       uint8_t type, uint8_t code, const uint8_t src[16])
+	       uint8_t type, uint8_t code, uint32_t info, const uint8_t src[16])
 {
 	struct rte_ipv6_hdr *ip;
 	uint8_t *f, *icmp;
@@ -513,7 +582,7 @@ gw_icmp6_error(struct rte_mbuf *m, const struct rte_mbuf *orig, uint32_t l3,
 	int ret;
 
 	ret = icmp_frame(m, orig, l3, RTE_ETHER_TYPE_IPV6, sizeof(*ip),
-			 GW_ICMP6_MAX, &f, &quote);
+			 GW_ICMP6_MAX, type, code, info, &f, &quote);
 	if (ret < 0)
 		return ret;
 	ip = (struct rte_ipv6_hdr *)(f + RTE_ETHER_HDR_LEN);
@@ -526,8 +595,6 @@ gw_icmp6_error(struct rte_mbuf *m, const struct rte_mbuf *orig, uint32_t l3,
 	memcpy(ip->dst_addr, f + RTE_ETHER_HDR_LEN + sizeof(*ip) +
 	       ICMP_HDR_LEN + offsetof(struct rte_ipv6_hdr, src_addr), 16);
 	icmp = (uint8_t *)(ip + 1);
-	icmp[0] = type;
-	icmp[1] = code;
 	ck = rte_ipv6_udptcp_cksum(ip, icmp);
 	memcpy(&icmp[2], &ck, sizeof(ck));
 	return 0;

@@ -205,12 +205,13 @@ icmp_token(struct gw_site *s)
 }
 
 /* Answer m (Ethernet frame, IP at 14), which is dropped, with the ICMP
- * error (type, code), sent back the way m came: over the link, or on the
+ * error (type, code; info: the 4 bytes after the checksum), sent back the way m came: over the link, or on the
  * site's interface to m's Ethernet source. *sent counts it. The error's
  * source is the site's first address of the family. m is not changed. */
 static void
 icmp_answer(struct gw_site *s, const struct rte_mbuf *m, int from_link,
-	    int family, uint8_t type, uint8_t code, uint64_t *sent)
+	    int family, uint8_t type, uint8_t code, uint32_t info,
+	    uint64_t *sent)
 {
 	struct rte_mbuf *e;
 	int ret;
@@ -228,10 +229,10 @@ icmp_answer(struct gw_site *s, const struct rte_mbuf *m, int from_link,
 	}
 	if (family == AF_INET)
 		ret = gw_icmp4_error(e, m, RTE_ETHER_HDR_LEN, type, code,
-				     s->conf->addr4[0].ip4);
+				     info, s->conf->addr4[0].ip4);
 	else
 		ret = gw_icmp6_error(e, m, RTE_ETHER_HDR_LEN, type, code,
-				     s->conf->addr6[0].ip6);
+				     info, s->conf->addr6[0].ip6);
 	if (ret < 0) {
 		rte_pktmbuf_free(e);
 		s->st.icmp_limited++;
@@ -273,12 +274,38 @@ forward_eth(struct gw_site *s, struct rte_mbuf *m, int family, uint32_t ip4,
 	neigh_ask(s, n);
 }
 
+/* Send the IPv4 datagram m (TTL decremented, DF clear, above mtu) as
+ * fragments of at most mtu bytes towards nh. It counts in fwd4 and
+ * frag4 once sent, in mtu_drops when it cannot be cut (no mbufs). */
+static void
+fragment4(struct gw_site *s, struct rte_mbuf *m, uint32_t nh, uint32_t dst,
+	  uint32_t mtu)
+{
+	struct rte_mbuf *frags[GW_MAX_FRAGS];
+	int n, i;
+
+	n = gw_ipv4_fragment(m, mtu, s->mp, frags, GW_MAX_FRAGS);
+	if (n < 0) {
+		s->st.mtu_drops++;
+		rte_pktmbuf_free(m);
+		return;
+	}
+	s->st.fwd4++;
+	s->st.frag4++;
+	s->st.frags += (uint64_t)n;
+	for (i = 0; i < n; i++)
+		if (nh == GW_NH_LINK)
+			link_send(s, frags[i]);
+		else
+			forward_eth(s, frags[i], AF_INET, dst, NULL);
+}
+
 /* Route an IPv4 packet; from_link is set for frames off the RC link. */
 static void
 route4(struct gw_site *s, struct rte_mbuf *m, int from_link)
 {
 	const struct rte_ipv4_hdr *ip;
-	uint32_t nh, dst;
+	uint32_t nh, dst, mtu;
 	enum gw_verdict v;
 
 	if (rte_pktmbuf_data_len(m) < RTE_ETHER_HDR_LEN + sizeof(*ip))
@@ -295,20 +322,34 @@ route4(struct gw_site *s, struct rte_mbuf *m, int from_link)
 	    (from_link && nh == GW_NH_LINK)) {
 		s->st.no_route++;
 		icmp_answer(s, m, from_link, AF_INET, GW_ICMP4_UNREACH,
-			    GW_ICMP4_UNREACH_NET, &s->st.icmp_unreach);
+			    GW_ICMP4_UNREACH_NET, 0, &s->st.icmp_unreach);
 		rte_pktmbuf_free(m);
 		return;
 	}
-	v = gw_ipv4_ttl_dec(m, RTE_ETHER_HDR_LEN);
+	mtu = nh == GW_NH_LINK ? s->link_mtu : s->eth_mtu;
+	v = gw_ipv4_hop(m, RTE_ETHER_HDR_LEN, mtu != 0 ? mtu : UINT32_MAX);
 	if (v == GW_DROP_TTL) {
 		s->st.ttl_drops++;
 		icmp_answer(s, m, from_link, AF_INET, GW_ICMP4_TIME_EXCEEDED,
-			    GW_ICMP4_TTL_TRANSIT, &s->st.icmp_time_exceeded);
+			    GW_ICMP4_TTL_TRANSIT, 0,
+			    &s->st.icmp_time_exceeded);
 		rte_pktmbuf_free(m);
 		return;
 	}
 	if (v == GW_DROP_BAD)
 		goto bad;
+	if (v == GW_TOO_BIG) {
+		s->st.mtu_drops++;
+		icmp_answer(s, m, from_link, AF_INET, GW_ICMP4_UNREACH,
+			    GW_ICMP4_UNREACH_FRAG_NEEDED, mtu,
+			    &s->st.icmp_too_big);
+		rte_pktmbuf_free(m);
+		return;
+	}
+	if (v == GW_FRAGMENT) {
+		fragment4(s, m, nh, dst, mtu);
+		return;
+	}
 	s->st.fwd4++;
 	if (nh == GW_NH_LINK)
 		link_send(s, m);
@@ -326,7 +367,7 @@ route6(struct gw_site *s, struct rte_mbuf *m, int from_link)
 	const struct rte_ipv6_hdr *ip;
 	uint8_t dst[16];
 	enum gw_verdict v;
-	uint32_t nh;
+	uint32_t nh, mtu;
 
 	if (rte_pktmbuf_data_len(m) < RTE_ETHER_HDR_LEN + sizeof(*ip))
 		goto bad;
@@ -345,20 +386,30 @@ route6(struct gw_site *s, struct rte_mbuf *m, int from_link)
 	    (from_link && nh == GW_NH_LINK)) {
 		s->st.no_route++;
 		icmp_answer(s, m, from_link, AF_INET6, GW_ICMP6_UNREACH,
-			    GW_ICMP6_UNREACH_NOROUTE, &s->st.icmp_unreach);
+			    GW_ICMP6_UNREACH_NOROUTE, 0,
+			    &s->st.icmp_unreach);
 		rte_pktmbuf_free(m);
 		return;
 	}
-	v = gw_ipv6_hop_dec(m, RTE_ETHER_HDR_LEN);
+	mtu = nh == GW_NH_LINK ? s->link_mtu : s->eth_mtu;
+	v = gw_ipv6_hop(m, RTE_ETHER_HDR_LEN, mtu != 0 ? mtu : UINT32_MAX);
 	if (v == GW_DROP_TTL) {
 		s->st.ttl_drops++;
 		icmp_answer(s, m, from_link, AF_INET6, GW_ICMP6_TIME_EXCEEDED,
-			    GW_ICMP6_HOP_TRANSIT, &s->st.icmp_time_exceeded);
+			    GW_ICMP6_HOP_TRANSIT, 0,
+			    &s->st.icmp_time_exceeded);
 		rte_pktmbuf_free(m);
 		return;
 	}
 	if (v == GW_DROP_BAD)
 		goto bad;
+	if (v == GW_TOO_BIG) {
+		s->st.mtu_drops++;
+		icmp_answer(s, m, from_link, AF_INET6, GW_ICMP6_PKT_TOO_BIG, 0,
+			    mtu, &s->st.icmp_too_big);
+		rte_pktmbuf_free(m);
+		return;
+	}
 	s->st.fwd6++;
 	if (nh == GW_NH_LINK)
 		link_send(s, m);

@@ -20,6 +20,10 @@
 #define GW_BURST 32
 #define GW_MAX_NEIGH 64
 #define GW_TX_BUF 64
+/** Fragments one IPv4 datagram may become: 64 (a 65535-byte datagram
+ * at an MTU of 1060 or more); a datagram that would need more is
+ * counted in mtu_drops. */
+#define GW_MAX_FRAGS 64
 /** ICMP errors per second and burst of a site (qpio-gateway's). */
 #define GW_ICMP_PER_S 1000
 #define GW_ICMP_BURST 50
@@ -49,10 +53,18 @@ struct gw_site_stats {
 	uint64_t other;                    /**< neither IPv4, IPv6 nor ARP */
 	uint64_t neigh_drops;              /**< held packet replaced, table full */
 	uint64_t tx_drops;                 /**< port did not take them */
+	uint64_t mtu_drops;                /**< above the next hop's MTU and
+						not fragmented: IPv4 DF, IPv6,
+						or fragmenting failed */
+	uint64_t frag4;                    /**< of fwd4: sent as fragments */
+	uint64_t frags;                    /**< fragments made of them */
 	/* ICMP errors: messages the gateway made, not packets it received
 	 * (the packet answered is counted in ttl_drops or no_route). */
 	uint64_t icmp_time_exceeded;       /**< sent for ttl_drops */
 	uint64_t icmp_unreach;             /**< sent for no_route */
+	uint64_t icmp_too_big;             /**< sent for mtu_drops: IPv4
+						fragmentation needed, IPv6
+						packet too big */
 	uint64_t icmp_limited;             /**< not sent: rate, or no mbuf */
 	uint64_t icmp_barred;              /**< not sent: RFC 1812 4.3.2.7 /
 						RFC 4443 2.4 (e) forbid it */
@@ -67,7 +79,11 @@ struct gw_site {
 	const struct gw_site_conf *conf;
 	struct rte_lpm *lpm4;
 	struct rte_lpm6 *lpm6;
-	struct rte_mempool *mp;            /**< for ARP requests and NS */
+	struct rte_mempool *mp;            /**< ARP, NS, ICMP, fragments */
+	/* Largest IP packet each way out, in bytes (an interface's MTU);
+	 * 0 for no limit. */
+	uint32_t eth_mtu;                  /**< the site's interface */
+	uint32_t link_mtu;                 /**< the RC link */
 	uint64_t resolve_gap;              /**< TSC cycles between asks */
 	/* ICMP error rate: a token bucket of icmp_burst errors, one token
 	 * back every icmp_gap TSC cycles (RFC 1812 4.3.2.8, RFC 4443 2.4

@@ -440,6 +440,8 @@ struct site_rig {
 static void
 rig_up(struct site_rig *r)
 {
+	/* jumbo frames both ways (the MTU tests feed 3000 bytes) */
+	const struct qpio_port_conf pc = { .max_rx_pkt_len = 9014 };
 	char err[256];
 	int id;
 	struct rte_mempool *mp;
@@ -453,7 +455,7 @@ rig_up(struct site_rig *r)
 	cr_assert_geq(r->eth, 0);
 	cr_assert_geq(r->link, 0);
 	for (id = r->eth; id <= r->link; id++) {
-		cr_assert_eq(qpio_port_configure(id, 1, 1, NULL), 0);
+		cr_assert_eq(qpio_port_configure(id, 1, 1, &pc), 0);
 		cr_assert_eq(qpio_port_rx_queue_setup(id, 0, 64, SOCKET_ID_ANY,
 						      mp), 0);
 		cr_assert_eq(qpio_port_tx_queue_setup(id, 0, 64, SOCKET_ID_ANY),
@@ -726,14 +728,14 @@ Test(gateway_pkt, icmp_time_exceeded_exact)
 	o = mbuf_hex(mp, ORIG4);
 	cr_assert_eq(gw_icmp4_may_answer(o, 14), 1);
 	cr_assert_eq(gw_icmp4_error(e, o, 14, GW_ICMP4_TIME_EXCEEDED,
-				    GW_ICMP4_TTL_TRANSIT, gw4()), 0);
+				    GW_ICMP4_TTL_TRANSIT, 0, gw4()), 0);
 	assert_bytes(e, TE4);
 	rte_pktmbuf_free(o);
 	/* IPv6: an echo request with hop limit 1 from fd00:1::2. */
 	o = mbuf_hex(mp, ORIG6);
 	cr_assert_eq(gw_icmp6_may_answer(o, 14), 1);
 	cr_assert_eq(gw_icmp6_error(e, o, 14, GW_ICMP6_TIME_EXCEEDED,
-				    GW_ICMP6_HOP_TRANSIT, gw_ip6), 0);
+				    GW_ICMP6_HOP_TRANSIT, 0, gw_ip6), 0);
 	assert_bytes(e, TE6);
 	rte_pktmbuf_free(o);
 	/* The Ethernet padding of a short frame is not quoted: ORIG4 in a
@@ -745,20 +747,20 @@ Test(gateway_pkt, icmp_time_exceeded_exact)
 		memset(b + n, 0xee, 30);
 		o = mbuf_of(mp, b, n + 30);
 		cr_assert_eq(gw_icmp4_error(e, o, 14, GW_ICMP4_TIME_EXCEEDED,
-					    GW_ICMP4_TTL_TRANSIT, gw4()), 0);
+					    GW_ICMP4_TTL_TRANSIT, 0, gw4()), 0);
 		assert_bytes(e, TE4);
 		rte_pktmbuf_free(o);
 		/* A total length below the header: refused, not quoted. */
 		b[17] = 19;
 		o = mbuf_of(mp, b, n);
 		cr_assert_eq(gw_icmp4_error(e, o, 14, GW_ICMP4_TIME_EXCEEDED,
-					    GW_ICMP4_TTL_TRANSIT, gw4()),
+					    GW_ICMP4_TTL_TRANSIT, 0, gw4()),
 			     -EINVAL);
 		rte_pktmbuf_free(o);
 		/* A frame cut inside the IPv4 header: refused. */
 		o = mbuf_of(mp, b, 14 + 19);
 		cr_assert_eq(gw_icmp4_error(e, o, 14, GW_ICMP4_TIME_EXCEEDED,
-					    GW_ICMP4_TTL_TRANSIT, gw4()),
+					    GW_ICMP4_TTL_TRANSIT, 0, gw4()),
 			     -EINVAL);
 		rte_pktmbuf_free(o);
 	}
@@ -793,7 +795,7 @@ Test(gateway_pkt, icmp_quote_cut_at_576_and_1280)
 		       "0a0100020a0300011388003503d40000", 14 + 1000, 7);
 	cr_assert_eq(gw_icmp4_may_answer(o, 14), 1);
 	cr_assert_eq(gw_icmp4_error(e, o, 14, GW_ICMP4_UNREACH,
-				    GW_ICMP4_UNREACH_NET, gw4()), 0);
+				    GW_ICMP4_UNREACH_NET, 0, gw4()), 0);
 	p = rte_pktmbuf_mtod(e, const uint8_t *);
 	cr_assert_eq(rte_pktmbuf_pkt_len(e), 14 + 576);
 	cr_assert_eq(p[16] << 8 | p[17], 576);        /* total length */
@@ -812,7 +814,7 @@ Test(gateway_pkt, icmp_quote_cut_at_576_and_1280)
 		       "1388003505500000", 14 + 1400, 5);
 	cr_assert_eq(gw_icmp6_may_answer(o, 14), 1);
 	cr_assert_eq(gw_icmp6_error(e, o, 14, GW_ICMP6_UNREACH,
-				    GW_ICMP6_UNREACH_NOROUTE, gw_ip6), 0);
+				    GW_ICMP6_UNREACH_NOROUTE, 0, gw_ip6), 0);
 	p = rte_pktmbuf_mtod(e, const uint8_t *);
 	cr_assert_eq(rte_pktmbuf_pkt_len(e), 14 + 1280);
 	cr_assert_eq(p[18] << 8 | p[19], 1240);       /* payload length */
@@ -846,7 +848,7 @@ Test(gateway_pkt, icmp_quote_read_across_segments)
 		cr_assert_eq(rte_pktmbuf_chain(o, tail), 0);
 		cr_assert_eq(gw_icmp4_may_answer(o, 14), 1, "cut %zu", cut[i]);
 		cr_assert_eq(gw_icmp4_error(e, o, 14, GW_ICMP4_TIME_EXCEEDED,
-					    GW_ICMP4_TTL_TRANSIT, gw4()), 0);
+					    GW_ICMP4_TTL_TRANSIT, 0, gw4()), 0);
 		assert_bytes(e, TE4);
 		rte_pktmbuf_free(o);
 	}
@@ -939,4 +941,304 @@ Test(gateway_pkt, icmp_never_answers_what_the_rfcs_forbid)
 		rte_pktmbuf_free(o);
 	}
 	rte_mempool_free(mp);
+}
+
+/* ---- MTU: fragmentation needed, packet too big, fragmenting ---- */
+
+/* Fragmentation needed (3/4, RFC 1191 4: next-hop MTU 1500 in the low
+ * 16 bits of the rest of the header) for ORIG4 (DF set), and packet too
+ * big (2/0, RFC 4443 3.2: MTU 1280) for ORIG6. Checksums computed apart
+ * from DPDK's code. */
+#define FN4 HOST_MAC GW_MAC "0800" \
+	"45c0007000004000400125c90a0100010a010002" "0304f71f000005dc" \
+	"45000054abcd40000101b9d50a0100020a020002" \
+	"0800eeb712340001000102030405060708090a0b0c0d0e0f101112131415161718" \
+	"191a1b1c1d1e1f202122232425262728292a2b2c2d2e2f3031323334353637"
+#define PTB6 HOST_MAC GW_MAC "86dd" \
+	"6000000000483a40fd000001000000000000000000000001" \
+	"fd000001000000000000000000000002" "020064af00000500" \
+	"6000000000183a01fd000001000000000000000000000002" \
+	"fd000002000000000000000000000002" \
+	"80004d5b00070002000102030405060708090a0b0c0d0e0f"
+
+Test(gateway_pkt, icmp_frag_needed_and_packet_too_big_exact)
+{
+	struct rte_mempool *mp = pool();
+	struct rte_mbuf *o, *e = rte_pktmbuf_alloc(mp);
+
+	o = mbuf_hex(mp, ORIG4);
+	cr_assert_eq(gw_icmp4_error(e, o, 14, GW_ICMP4_UNREACH,
+				    GW_ICMP4_UNREACH_FRAG_NEEDED, 1500, gw4()),
+		     0);
+	assert_bytes(e, FN4);
+	rte_pktmbuf_free(o);
+	o = mbuf_hex(mp, ORIG6);
+	cr_assert_eq(gw_icmp6_error(e, o, 14, GW_ICMP6_PKT_TOO_BIG, 0, 1280,
+				    gw_ip6), 0);
+	assert_bytes(e, PTB6);
+	rte_pktmbuf_free(o);
+	rte_pktmbuf_free(e);
+	rte_mempool_free(mp);
+}
+
+/* The IPv4 header at 14 of m, as hex (40 characters). */
+static void
+ip4_hex(const struct rte_mbuf *m, char out[41])
+{
+	const uint8_t *p = rte_pktmbuf_mtod_offset(m, const uint8_t *, 14);
+	unsigned int i;
+
+	for (i = 0; i < 20; i++)
+		snprintf(out + 2 * i, 3, "%02x", p[i]);
+}
+
+Test(gateway_pkt, ipv4_and_ipv6_hop_against_the_mtu)
+{
+	struct rte_mempool *mp = pool();
+	struct rte_mbuf *m;
+	uint8_t b[256];
+	size_t n = unhex(ORIG4, b);
+	char h[41];
+
+	b[14 + 8] = 64;            /* TTL 64, checksum left as ORIG4's */
+	/* 84 bytes with DF: above 83 it is too big and left as it was,
+	 * at 84 it goes (TTL 63). */
+	m = mbuf_of(mp, b, n);
+	cr_assert_eq(gw_ipv4_hop(m, 14, 83), GW_TOO_BIG);
+	ip4_hex(m, h);
+	cr_assert_str_eq(h, "45000054abcd40004001b9d50a0100020a020002");
+	cr_assert_eq(gw_ipv4_hop(m, 14, 84), GW_FORWARD);
+	cr_assert_eq(rte_pktmbuf_mtod(m, uint8_t *)[14 + 8], 63);
+	rte_pktmbuf_free(m);
+	/* Without DF: GW_FRAGMENT, TTL decremented. */
+	b[14 + 6] = 0;
+	m = mbuf_of(mp, b, n);
+	cr_assert_eq(gw_ipv4_hop(m, 14, 83), GW_FRAGMENT);
+	cr_assert_eq(rte_pktmbuf_mtod(m, uint8_t *)[14 + 8], 63);
+	rte_pktmbuf_free(m);
+	/* The TTL is looked at first: TTL 1 and too big is GW_DROP_TTL. */
+	b[14 + 6] = 0x40;
+	b[14 + 8] = 1;
+	m = mbuf_of(mp, b, n);
+	cr_assert_eq(gw_ipv4_hop(m, 14, 83), GW_DROP_TTL);
+	/* A total length below the header is bad. */
+	rte_pktmbuf_mtod(m, uint8_t *)[14 + 3] = 19;
+	cr_assert_eq(gw_ipv4_hop(m, 14, 83), GW_DROP_BAD);
+	rte_pktmbuf_free(m);
+
+	/* IPv6: 40 + 24 = 64 bytes. Above 63 too big, unchanged; never
+	 * fragmented. */
+	n = unhex(ORIG6, b);
+	b[14 + 7] = 64;
+	m = mbuf_of(mp, b, n);
+	cr_assert_eq(gw_ipv6_hop(m, 14, 63), GW_TOO_BIG);
+	cr_assert_eq(rte_pktmbuf_mtod(m, uint8_t *)[14 + 7], 64);
+	cr_assert_eq(gw_ipv6_hop(m, 14, 64), GW_FORWARD);
+	cr_assert_eq(rte_pktmbuf_mtod(m, uint8_t *)[14 + 7], 63);
+	rte_pktmbuf_free(m);
+	b[14 + 7] = 1;
+	m = mbuf_of(mp, b, n);
+	cr_assert_eq(gw_ipv6_hop(m, 14, 63), GW_DROP_TTL);
+	rte_pktmbuf_free(m);
+	rte_mempool_free(mp);
+}
+
+/* A frame of eth (14 bytes, hex), the IPv4 header hdr (hex), then the
+ * bytes (i * 7) & 0xff up to len bytes and pad bytes 0xee: in two
+ * segments, the first of 1000 bytes, when it is longer than that. */
+static struct rte_mbuf *
+big_frame(struct rte_mempool *mp, const char *eth, const char *hdr,
+	  size_t len, size_t pad)
+{
+	static uint8_t b[4096];
+	struct rte_mbuf *m, *m2;
+	size_t n = unhex(eth, b), i, h, first;
+
+	h = unhex(hdr, b + n);
+	for (i = 0; n + h + i < len; i++)
+		b[n + h + i] = (uint8_t)(i * 7);
+	memset(b + len, 0xee, pad);
+	len += pad;
+	first = RTE_MIN(len, (size_t)1000);
+	m = mbuf_of(mp, b, first);
+	if (len > first) {
+		m2 = mbuf_of(mp, b + first, len - first);
+		cr_assert_eq(rte_pktmbuf_chain(m, m2), 0);
+	}
+	return m;
+}
+
+/* Fragment k of the 3000-byte datagram has payload bytes
+ * ((off + i) * 7) & 0xff, off = 1480 * k. */
+static void
+assert_frag(const struct rte_mbuf *f, const char *eth, const char *hdr,
+	    uint32_t payload, uint32_t off)
+{
+	uint8_t want_eth[14];
+	const uint8_t *p;
+	uint32_t i;
+	char h[41];
+
+	cr_assert_not_null(f);
+	cr_assert_eq(f->nb_segs, 1);
+	cr_assert_eq(rte_pktmbuf_pkt_len(f), 14 + 20 + payload);
+	unhex(eth, want_eth);
+	cr_assert_eq(memcmp(rte_pktmbuf_mtod(f, void *), want_eth, 14), 0);
+	ip4_hex(f, h);
+	cr_assert_str_eq(h, hdr);
+	p = rte_pktmbuf_mtod_offset(f, const uint8_t *, 34);
+	for (i = 0; i < payload; i++)
+		cr_assert_eq(p[i], (uint8_t)((off + i) * 7), "byte %u", i);
+}
+
+#define FRAG_ETH GW_MAC HOST_MAC "0800"
+
+Test(gateway_pkt, ipv4_fragment_exact)
+{
+	struct rte_mempool *mp = pool();
+	struct rte_mbuf *m, *out[4];
+	unsigned int i;
+	uint8_t before[64];
+
+	/* 3000 bytes, TTL 64, in two segments and 30 bytes of padding: at
+	 * MTU 1500 three fragments of 1480, 1480 and 20 payload bytes,
+	 * offsets 0, 185, 370 (units of 8), MF on the first two, TTL 63,
+	 * the header checksums computed apart from DPDK's code. A middle
+	 * fragment (MF, offset 100) cut again: MF on every piece, offsets
+	 * 100, 285, 470. */
+	static const struct {
+		const char *in;
+		size_t pad;
+		const char *out[3];
+	} cases[] = {
+		{ "45000bb812340000401148fb0a0100020a020002", 30,
+		  { "450005dc123420003f112fd70a0100020a020002",
+		    "450005dc123420b93f112f1e0a0100020a020002",
+		    "45000028123401723f1154190a0100020a020002" } },
+		{ "45000bb812342064401128970a0100020a020002", 0,
+		  { "450005dc123420643f112f730a0100020a020002",
+		    "450005dc1234211d3f112eba0a0100020a020002",
+		    "45000028123421d63f1133b50a0100020a020002" } },
+	};
+	unsigned int c;
+
+	for (c = 0; c < RTE_DIM(cases); c++) {
+		m = big_frame(mp, FRAG_ETH, cases[c].in, 14 + 3000,
+			      cases[c].pad);
+		cr_assert_eq(gw_ipv4_hop(m, 14, 1500), GW_FRAGMENT);
+		cr_assert_eq(gw_ipv4_fragment(m, 1500, mp, out, 4), 3);
+		for (i = 0; i < 3; i++)
+			assert_frag(out[i], FRAG_ETH, cases[c].out[i],
+				    i < 2 ? 1480 : 20, 1480 * i);
+		rte_pktmbuf_free_bulk(out, 3);
+	}
+
+	/* Refusals leave m as it was: DF set, an MTU below 68, too few
+	 * entries for the pieces. */
+	m = big_frame(mp, FRAG_ETH, "45000bb812344000401108fb0a0100020a020002",
+		      14 + 3000, 0);
+	memcpy(before, rte_pktmbuf_mtod(m, void *), sizeof(before));
+	cr_assert_eq(gw_ipv4_fragment(m, 1500, mp, out, 4), -ENOTSUP);
+	cr_assert_eq(rte_pktmbuf_pkt_len(m), 14 + 3000);
+	cr_assert_eq(memcmp(rte_pktmbuf_mtod(m, void *), before,
+			    sizeof(before)), 0);
+	rte_pktmbuf_free(m);
+	m = big_frame(mp, FRAG_ETH, "45000bb812340000401148fb0a0100020a020002",
+		      14 + 3000, 0);
+	memcpy(before, rte_pktmbuf_mtod(m, void *), sizeof(before));
+	cr_assert_eq(gw_ipv4_fragment(m, 67, mp, out, 4), -EINVAL);
+	cr_assert_eq(gw_ipv4_fragment(m, 1500, mp, out, 2), -EINVAL);
+	cr_assert_eq(rte_pktmbuf_pkt_len(m), 14 + 3000);
+	cr_assert_eq(memcmp(rte_pktmbuf_mtod(m, void *), before,
+			    sizeof(before)), 0);
+	rte_pktmbuf_free(m);
+	for (i = 0; i < 4; i++)
+		out[i] = NULL;
+	cr_assert_eq(rte_mempool_in_use_count(mp), 0);
+	rte_mempool_free(mp);
+}
+
+/* The site against MTUs of 1500 both ways: a 3000-byte datagram without
+ * DF crosses the link as three fragments; with DF it is answered with
+ * fragmentation needed (MTU 1500) and dropped; an IPv6 packet of 1600
+ * bytes gets packet too big (MTU 1500). Every packet in one counter. */
+Test(gateway_pkt, site_fragments_and_answers_too_big)
+{
+	struct site_rig r;
+	struct rte_mbuf *m;
+	const uint8_t *p;
+	char h[41];
+
+	rig_up(&r);
+	r.s.eth_mtu = 1500;
+	r.s.link_mtu = 1500;
+	m = big_frame(r.mp, FRAG_ETH, "45000bb812340000401148fb0a0100020a020002",
+		      14 + 3000, 0);
+	cr_assert_eq(rte_ring_enqueue(r.eth_in, m), 0);
+	gw_site_poll(&r.s);
+	assert_frag(m = take(r.link_out), "02000000b001" GW_MAC "0800",
+		    "450005dc123420003f112fd70a0100020a020002", 1480, 0);
+	rte_pktmbuf_free(m);
+	assert_frag(m = take(r.link_out), "02000000b001" GW_MAC "0800",
+		    "450005dc123420b93f112f1e0a0100020a020002", 1480, 1480);
+	rte_pktmbuf_free(m);
+	assert_frag(m = take(r.link_out), "02000000b001" GW_MAC "0800",
+		    "45000028123401723f1154190a0100020a020002", 20, 2960);
+	rte_pktmbuf_free(m);
+	cr_assert_null(take(r.link_out));
+	cr_assert_eq(r.s.st.fwd4, 1);
+	cr_assert_eq(r.s.st.frag4, 1);
+	cr_assert_eq(r.s.st.frags, 3);
+	cr_assert_eq(r.s.st.link_tx, 3);
+
+	/* DF: fragmentation needed back to the host, from 10.1.0.1,
+	 * quoting the datagram as it came (TTL 64). */
+	m = big_frame(r.mp, FRAG_ETH, "45000bb812344000401108fb0a0100020a020002",
+		      14 + 3000, 0);
+	cr_assert_eq(rte_ring_enqueue(r.eth_in, m), 0);
+	gw_site_poll(&r.s);
+	cr_assert_null(take(r.link_out));
+	m = take(r.eth_out);
+	cr_assert_not_null(m);
+	cr_assert_eq(rte_pktmbuf_pkt_len(m), 14 + 576);
+	ip4_hex(m, h);
+	cr_assert_str_eq(h, "45c0024000004000400123f90a0100010a010002");
+	p = rte_pktmbuf_mtod(m, const uint8_t *);
+	cr_assert_eq(p[34], 3);
+	cr_assert_eq(p[35], 4);
+	cr_assert_eq(p[38] << 24 | p[39] << 16 | p[40] << 8 | p[41], 1500);
+	{
+		uint8_t q[20];
+
+		unhex("45000bb812344000401108fb0a0100020a020002", q);
+		cr_assert_eq(memcmp(p + 42, q, 20), 0);
+	}
+	rte_pktmbuf_free(m);
+	cr_assert_eq(r.s.st.mtu_drops, 1);
+	cr_assert_eq(r.s.st.icmp_too_big, 1);
+	cr_assert_eq(r.s.st.fwd4, 1);
+
+	/* IPv6, 1600 bytes (payload 1560) to fd00:2::2: packet too big
+	 * with MTU 1500; IPv6 is never fragmented. (UDP: payload bytes
+	 * after an ICMPv6 header would make it an error, not answered.) */
+	m = big_frame(r.mp, GW_MAC HOST_MAC "86dd",
+		      "6000000006181140fd000001000000000000000000000002"
+		      "fd000002000000000000000000000002", 14 + 1600, 0);
+	cr_assert_eq(rte_ring_enqueue(r.eth_in, m), 0);
+	gw_site_poll(&r.s);
+	cr_assert_null(take(r.link_out));
+	m = take(r.eth_out);
+	cr_assert_not_null(m);
+	cr_assert_eq(rte_pktmbuf_pkt_len(m), 14 + 1280);
+	p = rte_pktmbuf_mtod(m, const uint8_t *);
+	cr_assert_eq(p[14 + 6], 58);
+	cr_assert_eq(p[54], 2);
+	cr_assert_eq(p[55], 0);
+	cr_assert_eq(p[58] << 24 | p[59] << 16 | p[60] << 8 | p[61], 1500);
+	rte_pktmbuf_free(m);
+	cr_assert_eq(r.s.st.mtu_drops, 2);
+	cr_assert_eq(r.s.st.icmp_too_big, 2);
+	cr_assert_eq(r.s.st.fwd6, 0);
+	cr_assert_null(take(r.eth_out));
+	rig_down(&r);
 }
