@@ -4,7 +4,7 @@
 # qpio-gateway between two sites, checked with real tools.
 #
 #   usertools/qpio-gateway-demo.sh [--build DIR] [--pmd auto|af_xdp|af_packet]
-#                                  [--seconds N] [--keep-log FILE]
+#                                  [--seconds N] [--mtu A,B] [--keep-log FILE]
 #
 # Builds this, as root, and removes all of it at exit (also on Ctrl-C):
 #
@@ -21,10 +21,18 @@
 # offload on that is a TCP/UDP checksum not yet computed, with TSO/GSO on
 # frames of up to 64 KiB.
 #
+# --mtu A,B sets the MTU of site a's and site b's veth pair (default
+# 1500,1500).
+#
 # Checks, each must pass: ping and ping -6 both ways with 0 % loss, an
-# iperf3 TCP run each way, a UDP run and an HTTP GET. Exit 0 when all pass, 1 when one
-# fails, 77 when network namespaces cannot be made here (not root, no
-# netns support) or a tool is missing.
+# iperf3 TCP run each way, a UDP run, an HTTP GET, ICMP time exceeded and
+# unreachable. With both MTUs 8100 or more: ping -s 8000 -M do both ways
+# (jumbo frames end to end). With A 8100 or more and B below A: path MTU
+# discovery through the gateway (ping -M do gets fragmentation needed /
+# packet too big with mtu = B; then ping -s 8000 passes both ways, the
+# gateway fragmenting at B). Exit 0 when all pass, 1 when one fails, 77
+# when network namespaces cannot be made here (not root, no netns
+# support) or a tool is missing.
 set -u
 
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -32,13 +40,21 @@ build=$here/build
 pmd=auto
 secs=3
 keep_log=
+mtu_a=1500 mtu_b=1500
 while [ $# -gt 0 ]; do
 	case $1 in
 	--build) build=$2; shift 2 ;;
+	--mtu)
+		case $2 in
+		[0-9]*,[0-9]*) mtu_a=${2%,*} mtu_b=${2#*,} ;;
+		*) echo "qpio-gateway-demo: --mtu $2: want A,B (two MTUs in bytes)" >&2
+			exit 2 ;;
+		esac
+		shift 2 ;;
 	--pmd) pmd=$2; shift 2 ;;
 	--seconds) secs=$2; shift 2 ;;
 	--keep-log) keep_log=$2; shift 2 ;;
-	-h|--help) sed -n '3,28p' "$0"; exit 0 ;;
+	-h|--help) sed -n '3,38p' "$0"; exit 0 ;;
 	*) echo "qpio-gateway-demo: unknown option $1 (see --help)" >&2; exit 2 ;;
 	esac
 done
@@ -83,10 +99,10 @@ trap 'echo "interrupted"; exit 130' INT TERM
 ip netns add "$nsg" 2>/dev/null || skip "cannot create network namespaces here"
 ip netns add "$nsa" && ip netns add "$nsb" || { echo "FAIL: netns add"; exit 1; }
 
-# site <ns> <gateway end> <host addr4> <gw addr4> <host addr6> <gw addr6>
+# site <ns> <gateway end> <host addr4> <gw addr4> <host addr6> <gw addr6> <mtu>
 site() {
 	local ns=$1 v=$2
-	ip link add "$v" type veth peer name "${v}h" || return 1
+	ip link add "$v" mtu "$7" type veth peer name "${v}h" mtu "$7" || return 1
 	ip link set "${v}h" netns "$ns" && ip link set "$v" netns "$nsg" || return 1
 	ip netns exec "$nsg" sysctl -qw "net.ipv6.conf.$v.disable_ipv6=1"
 	ip netns exec "$ns" ip link set lo up
@@ -100,8 +116,8 @@ site() {
 	ip netns exec "$ns" ethtool -K "${v}h" tx off tso off gso off gro off >/dev/null 2>&1
 	ip netns exec "$nsg" ethtool -K "$v" tx off tso off gso off gro off >/dev/null 2>&1
 }
-site "$nsa" "$va" 10.1.0.2 10.1.0.1 fd00:1::2 fd00:1::1 &&
-site "$nsb" "$vb" 10.2.0.2 10.2.0.1 fd00:2::2 fd00:2::1 ||
+site "$nsa" "$va" 10.1.0.2 10.1.0.1 fd00:1::2 fd00:1::1 "$mtu_a" &&
+site "$nsb" "$vb" 10.2.0.2 10.2.0.1 fd00:2::2 fd00:2::1 "$mtu_b" ||
 	{ echo "FAIL: veth setup"; exit 1; }
 
 ip netns exec "$nsg" "$gw_bin" -l 0-1 --no-huge --no-pci -m 512 \
@@ -214,12 +230,34 @@ icmp_err_ok "ping a -> 10.9.9.9 (no route)" \
 	"From 10.1.0.1 .*Destination Net Unreachable" 10.9.9.9
 icmp_err_ok "ping -6 a -> fd00:9::1 (no route)" \
 	"From fd00:1::1 .*Destination unreachable: No route" -6 fd00:9::1
+# Jumbo frames end to end, and path MTU discovery through the gateway:
+# site b's half answers a datagram above B with DF set with
+# fragmentation needed (RFC 1191), an IPv6 packet with packet too big
+# (RFC 4443 3.2); once host a knows the path MTU it fragments itself,
+# and the datagrams b -> a (reassembled by net_af_packet's fanout) and
+# a -> b come out of site b's half cut to B.
+pmtud=0
+if [ "$mtu_a" -ge 8100 ] && [ "$mtu_b" -ge 8100 ]; then
+	check "ping -s 8000 -M do a -> b (jumbo)" ping_ok "$nsa" -s 8000 -M do 10.2.0.2
+	check "ping -s 8000 -M do b -> a (jumbo)" ping_ok "$nsb" -s 8000 -M do 10.1.0.2
+	check "ping -6 -s 8000 -M do a -> b (jumbo)" ping_ok "$nsa" -6 -s 8000 -M do fd00:2::2
+elif [ "$mtu_a" -ge 8100 ] && [ "$mtu_b" -lt "$mtu_a" ]; then
+	pmtud=1
+	icmp_err_ok "ping -s 8000 -M do a -> b" \
+		"From 10.2.0.1 .*Frag needed and DF set (mtu = $mtu_b)" \
+		-s 8000 -M do 10.2.0.2
+	icmp_err_ok "ping -6 -s 8000 a -> b" \
+		"From fd00:2::1 .*Packet too big: mtu=$mtu_b" -6 -s 8000 fd00:2::2
+	check "ping -s 8000 a -> b after path MTU discovery" ping_ok "$nsa" -s 8000 10.2.0.2
+	check "ping -s 8000 b -> a" ping_ok "$nsb" -s 8000 10.1.0.2
+	check "ping -6 -s 8000 a -> b after path MTU discovery" ping_ok "$nsa" -6 -s 8000 fd00:2::2
+fi
 
 kill -TERM "$gw_pid"
 wait "$gw_pid"
 gw_rc=$?
 gw_pid=
-grep -E '^site .: (eth|arp|drops|icmp)|^mbufs not returned' "$log"
+grep -E '^site .: (eth|arp|drops|ipv4|icmp)|^mbufs not returned' "$log"
 # net_af_packet gives every mbuf back at close; net_af_xdp (DPDK 22.11)
 # keeps the ones in its fill ring (doc/guides/nics/eth.rst).
 if grep -q 'through net_af_packet' "$log" &&
@@ -233,6 +271,13 @@ grep -q '^site b: icmp errors sent: time exceeded [1-9]' "$log" ||
 	{ echo "FAIL: site b sent no time exceeded"; fails=$((fails + 1)); }
 grep -q '^site a: icmp errors sent: time exceeded 0 unreachable [1-9]' "$log" ||
 	{ echo "FAIL: site a sent no unreachable"; fails=$((fails + 1)); }
+if [ $pmtud = 1 ]; then
+	grep -q '^site b: ipv4 fragmented [1-9]' "$log" ||
+		{ echo "FAIL: site b fragmented nothing"; fails=$((fails + 1)); }
+	grep -q '^site b: icmp errors sent: .* too big [1-9]' "$log" ||
+		{ echo "FAIL: site b sent no fragmentation needed / packet too big"
+		  fails=$((fails + 1)); }
+fi
 if [ $fails = 0 ]; then
 	echo "PASS: all gateway checks"
 	exit 0

@@ -17,10 +17,13 @@
 
 #include <errno.h>
 #include <getopt.h>
+#include <net/if.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include <rte_cycles.h>
@@ -38,8 +41,16 @@
 #include "gw_site.h"
 
 #define NB_MBUFS 16383u
+#define NB_MBUFS_JUMBO 8191u
 #define ETH_DESC 1024u
 #define LINK_DESC 512u
+/* net_af_packet's default ring frame (DPDK 22.11) receives frames of up
+ * to 2048 - 66 bytes, and default mbufs hold them: larger MTUs are
+ * jumbo, with larger ring frames and mbufs (frame_plan()). */
+#define AFP_FRAMESZ_DEFAULT 2048u
+#define AFP_RX_MAC_OFFSET 66u      /* see drivers/net/eth afp_max_frame() */
+#define AFP_TX_HDR 32u             /* TPACKET2_HDRLEN - sockaddr_ll */
+#define PAGE 4096u
 
 static volatile int quit;
 
@@ -151,16 +162,105 @@ parse_args(int argc, char **argv, struct gw_opts *o)
 	return 0;
 }
 
-/* Configure one queue each way and set it up. */
+/* Frame sizes of a run: the largest interface MTU decides the mbufs
+ * and net_af_packet's ring frames. */
+struct frame_plan {
+	uint32_t mtu[GW_NB_SITES];  /* of each site's interface */
+	uint32_t max_mtu;
+	uint32_t framesz;           /* net_af_packet framesz=, 0: default */
+	uint16_t data_room;         /* of gw_pool's mbufs */
+	unsigned int nb_mbufs;
+};
+
+/* The MTU of interface name (SIOCGIFMTU), or -errno. */
 static int
-port_setup(uint16_t id, uint16_t nb_desc, struct rte_mempool *mp)
+iface_mtu(const char *name)
 {
+	struct ifreq ifr;
+	int fd, ret;
+
+	if (strlen(name) >= sizeof(ifr.ifr_name))
+		return -ENAMETOOLONG;
+	fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	memset(&ifr, 0, sizeof(ifr));
+	memcpy(ifr.ifr_name, name, strlen(name));
+	ret = ioctl(fd, SIOCGIFMTU, &ifr) < 0 ? -errno : ifr.ifr_mtu;
+	close(fd);
+	return ret;
+}
+
+/* Read the interfaces' MTUs and size frames for the largest: up to
+ * 1500 + 14 + 66 <= 2048 the defaults; above, ring frames of whole
+ * pages that hold a frame after the kernel's 66 bytes, and mbufs that
+ * hold a ring frame. Returns 0 or -1 (printed). */
+static int
+frame_plan_make(const struct gw_opts *o, struct frame_plan *fp)
+{
+	unsigned int s;
+	uint32_t room;
+	int mtu;
+
+	memset(fp, 0, sizeof(*fp));
+	for (s = 0; s < GW_NB_SITES; s++) {
+		mtu = iface_mtu(o->iface[s]);
+		if (mtu < 0) {
+			fprintf(stderr, "gateway: site %c: interface %s: cannot "
+				"read its MTU: %s\n", 'a' + s, o->iface[s],
+				strerror(-mtu));
+			return -1;
+		}
+		if (mtu < GW_IPV4_MIN_MTU) {
+			fprintf(stderr, "gateway: site %c: interface %s: MTU %d "
+				"is below IPv4's 68 (RFC 791): raise it\n",
+				'a' + s, o->iface[s], mtu);
+			return -1;
+		}
+		fp->mtu[s] = (uint32_t)mtu;
+		fp->max_mtu = RTE_MAX(fp->max_mtu, (uint32_t)mtu);
+	}
+	fp->nb_mbufs = NB_MBUFS;
+	fp->data_room = RTE_MBUF_DEFAULT_BUF_SIZE;
+	if (fp->max_mtu + RTE_ETHER_HDR_LEN + AFP_RX_MAC_OFFSET <=
+	    AFP_FRAMESZ_DEFAULT)
+		return 0;
+	fp->framesz = RTE_ALIGN_CEIL(fp->max_mtu + RTE_ETHER_HDR_LEN +
+				     AFP_RX_MAC_OFFSET, PAGE);
+	room = RTE_PKTMBUF_HEADROOM + fp->framesz - AFP_TX_HDR;
+	if (room > UINT16_MAX) {
+		fprintf(stderr, "gateway: MTU %u needs mbufs of %u bytes, above "
+			"DPDK's 65535: lower the interfaces' MTU to at most "
+			"%u\n", fp->max_mtu, room,
+			RTE_ALIGN_FLOOR(UINT16_MAX - RTE_PKTMBUF_HEADROOM +
+					AFP_TX_HDR, PAGE) - AFP_RX_MAC_OFFSET -
+			RTE_ETHER_HDR_LEN);
+		return -1;
+	}
+	fp->data_room = (uint16_t)room;
+	fp->nb_mbufs = NB_MBUFS_JUMBO;
+	return 0;
+}
+
+/* Configure one queue each way for frames of up to max_len bytes and
+ * set it up. A port that cannot carry them is refused, naming both. */
+static int
+port_setup(uint16_t id, uint16_t nb_desc, struct rte_mempool *mp,
+	   uint32_t max_len)
+{
+	const struct qpio_port_conf pc = { .max_rx_pkt_len = max_len };
 	struct qpio_port_info info;
 	int ret;
 
 	ret = qpio_port_info_get(id, &info);
+	if (ret == 0 && info.max_rx_pkt_len < max_len) {
+		printf("port %s (%s) carries frames of at most %u bytes; the "
+		       "MTU needs %u\n", info.name, info.driver,
+		       info.max_rx_pkt_len, max_len);
+		return -EMSGSIZE;
+	}
 	if (ret == 0)
-		ret = qpio_port_configure(id, 1, 1, NULL);
+		ret = qpio_port_configure(id, 1, 1, &pc);
 	nb_desc = RTE_MAX(RTE_MIN(nb_desc, info.max_desc), info.min_desc);
 	if (ret == 0)
 		ret = qpio_port_rx_queue_setup(id, 0, nb_desc, SOCKET_ID_ANY,
@@ -170,33 +270,69 @@ port_setup(uint16_t id, uint16_t nb_desc, struct rte_mempool *mp)
 	return ret;
 }
 
-/* The eth port of site s on its interface, through the PMD chosen. */
+/* The eth port of site s on its interface, set up and started, through
+ * the PMD chosen: with --pmd auto net_af_xdp first, then net_af_packet
+ * when AF_XDP cannot be created, cannot carry the MTU's frames (jumbo:
+ * not tried) or does not start; the reason is printed. */
 static int
-eth_port_create(unsigned int s, const struct gw_opts *o)
+eth_port_up(unsigned int s, const struct gw_opts *o,
+	    const struct frame_plan *fp, struct rte_mempool *mp)
 {
 	static const char *const pmds[] = { "af_xdp", "af_packet" };
-	char devargs[256];
+	int is_auto = strcmp(o->pmd, "auto") == 0;
+	char devargs[256], extra[64];
 	unsigned int i;
-	int id = -ENODEV;
+	int id = -ENODEV, ret;
 
 	for (i = 0; i < RTE_DIM(pmds); i++) {
-		if (strcmp(o->pmd, "auto") != 0 && strcmp(o->pmd, pmds[i]) != 0)
+		const char *why;
+
+		if (!is_auto && strcmp(o->pmd, pmds[i]) != 0)
 			continue;
+		extra[0] = '\0';
+		if (i == 0 && fp->framesz != 0) {
+			printf("site %c: net_af_xdp not used: MTU %u needs "
+			       "mbufs above the %u bytes it can share with "
+			       "gw_pool (MTU %u at most)%s\n", 'a' + s,
+			       fp->max_mtu, AFP_FRAMESZ_DEFAULT,
+			       AFP_FRAMESZ_DEFAULT - AFP_RX_MAC_OFFSET -
+			       RTE_ETHER_HDR_LEN,
+			       is_auto ? ", trying net_af_packet" :
+			       ": use --pmd af_packet or auto");
+			id = -EMSGSIZE;
+			continue;
+		}
+		if (i == 1 && fp->framesz != 0)
+			snprintf(extra, sizeof(extra), ",framesz=%u,blocksz=%u",
+				 fp->framesz, fp->framesz);
 		snprintf(devargs, sizeof(devargs),
-			 "eth%u,vdev=net_%s%u,iface=%s", s, pmds[i], s,
-			 o->iface[s]);
+			 "eth%u,vdev=net_%s%u,iface=%s%s", s, pmds[i], s,
+			 o->iface[s], extra);
 		id = qpio_port_create(devargs);
-		if (id >= 0) {
-			printf("site %c: port eth%u on %s through net_%s\n",
-			       'a' + s, s, o->iface[s], pmds[i]);
+		if (id < 0) {
+			why = "not created";
+			ret = id;
+		} else if ((ret = port_setup((uint16_t)id, ETH_DESC, mp,
+					     fp->mtu[s] + RTE_ETHER_HDR_LEN))
+			   < 0) {
+			why = "not set up";
+		} else if ((ret = qpio_port_start((uint16_t)id)) < 0) {
+			why = "did not start";
+		} else {
+			printf("site %c: port eth%u on %s through net_%s, MTU "
+			       "%u\n", 'a' + s, s, o->iface[s], pmds[i],
+			       fp->mtu[s]);
 			return id;
 		}
-		printf("site %c: net_%s on %s unavailable (%s)%s\n", 'a' + s,
-		       pmds[i], o->iface[s], strerror(-id),
-		       i + 1 < RTE_DIM(pmds) && strcmp(o->pmd, "auto") == 0 ?
-		       ", trying the next PMD" : "");
+		printf("site %c: net_%s on %s %s (%s)%s\n", 'a' + s, pmds[i],
+		       o->iface[s], why, strerror(-ret),
+		       i + 1 < RTE_DIM(pmds) && is_auto ?
+		       ", trying net_af_packet" : "");
+		if (id >= 0)
+			qpio_port_close((uint16_t)id);
+		id = ret;
 	}
-	return id;
+	return id < 0 ? id : -ENODEV;
 }
 
 static int
@@ -222,14 +358,16 @@ stats_print(const struct gw_site *s)
 	printf("site %c: arp replies %lu requests %lu, nd adverts %lu "
 	       "solicits %lu\n", s->name, st->arp_replies, st->arp_requests,
 	       st->nd_adverts, st->nd_solicits);
-	printf("site %c: drops ttl %lu bad %lu no_route %lu neigh %lu tx %lu; "
-	       "local %lu other %lu\n", s->name, st->ttl_drops, st->bad_drops,
-	       st->no_route, st->neigh_drops, st->tx_drops, st->local,
-	       st->other);
-	printf("site %c: icmp errors sent: time exceeded %lu unreachable %lu; "
-	       "not sent: rate %lu barred %lu\n", s->name,
-	       st->icmp_time_exceeded, st->icmp_unreach, st->icmp_limited,
-	       st->icmp_barred);
+	printf("site %c: drops ttl %lu bad %lu no_route %lu neigh %lu tx %lu "
+	       "mtu %lu; local %lu other %lu\n", s->name, st->ttl_drops,
+	       st->bad_drops, st->no_route, st->neigh_drops, st->tx_drops,
+	       st->mtu_drops, st->local, st->other);
+	printf("site %c: ipv4 fragmented %lu into %lu fragments\n", s->name,
+	       st->frag4, st->frags);
+	printf("site %c: icmp errors sent: time exceeded %lu unreachable %lu "
+	       "too big %lu; not sent: rate %lu barred %lu\n", s->name,
+	       st->icmp_time_exceeded, st->icmp_unreach, st->icmp_too_big,
+	       st->icmp_limited, st->icmp_barred);
 }
 
 /* Wait until both link ends report up (the RC connection is made when
@@ -256,6 +394,7 @@ main(int argc, char **argv)
 	struct rte_mempool *mp = NULL;
 	char err[512], name[32];
 	struct gw_opts o;
+	struct frame_plan fp;
 	unsigned int s, lc, nb_workers = 0, k = 0;
 	unsigned int workers[RTE_MAX_LCORE];
 	uint64_t t_end;
@@ -265,6 +404,8 @@ main(int argc, char **argv)
 
 	/* The options and the routes are read before EAL starts, so a
 	 * refused line or file sets up nothing. */
+	/* Lines in order with stderr's when both go to one log. */
+	setvbuf(stdout, NULL, _IOLBF, 0);
 	sep = example_args_split(argc, argv, &app_argc, &app_argv);
 	ret = parse_args(app_argc, app_argv, &o);
 	if (ret != 0)
@@ -282,9 +423,11 @@ main(int argc, char **argv)
 	}
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
+	if (frame_plan_make(&o, &fp) < 0)
+		goto out;
 
-	mp = rte_pktmbuf_pool_create("gw_pool", NB_MBUFS, 256, 0,
-				     RTE_MBUF_DEFAULT_BUF_SIZE, rte_socket_id());
+	mp = rte_pktmbuf_pool_create("gw_pool", fp.nb_mbufs, 256, 0,
+				     fp.data_room, rte_socket_id());
 	if (mp == NULL) {
 		fprintf(stderr, "gateway: mbuf pool: %s\n",
 			rte_strerror(rte_errno));
@@ -293,9 +436,12 @@ main(int argc, char **argv)
 	for (s = 0; s < GW_NB_SITES; s++) {
 		struct gw_site *site = &sites[s];
 
-		eth[s] = eth_port_create(s, &o);
-		if (eth[s] < 0)
+		eth[s] = eth_port_up(s, &o, &fp, mp);
+		if (eth[s] < 0) {
+			fprintf(stderr, "gateway: site %c: no eth port on %s "
+				"(see above)\n", 'a' + s, o.iface[s]);
 			goto out;
+		}
 		snprintf(name, sizeof(name), "qp%u,dev=soft0,qp=rc,peer=qp%u", s,
 			 s ^ 1u);
 		link[s] = qpio_port_create(name);
@@ -304,10 +450,12 @@ main(int argc, char **argv)
 				strerror(-link[s]));
 			goto out;
 		}
-		if (port_setup(eth[s], ETH_DESC, mp) < 0 ||
-		    port_setup(link[s], LINK_DESC, mp) < 0) {
-			fprintf(stderr, "gateway: site %c: port setup failed\n",
-				'a' + s);
+		/* The link carries the largest MTU, so it is never the
+		 * narrow hop. */
+		if (port_setup(link[s], LINK_DESC, mp,
+			       fp.max_mtu + RTE_ETHER_HDR_LEN) < 0) {
+			fprintf(stderr, "gateway: site %c: link port qp%u setup "
+				"failed (see above)\n", 'a' + s, s);
 			goto out;
 		}
 		site->name = (char)('a' + s);
@@ -315,6 +463,8 @@ main(int argc, char **argv)
 		site->link_port = (uint16_t)link[s];
 		site->conf = &conf.site[s];
 		site->mp = mp;
+		site->eth_mtu = fp.mtu[s];
+		site->link_mtu = fp.max_mtu;
 		site->resolve_gap = rte_get_tsc_hz() / 10;
 		/* ICMP errors: at most GW_ICMP_PER_S a second, in bursts of
 		 * up to GW_ICMP_BURST (Linux's icmp_msgs_per_sec and
@@ -332,8 +482,7 @@ main(int argc, char **argv)
 		qpio_port_macaddr_get(sites[s ^ 1].link_port,
 				      &sites[s].link_mac);
 	for (s = 0; s < GW_NB_SITES; s++)
-		if (qpio_port_start(eth[s]) < 0 ||
-		    qpio_port_start(link[s]) < 0) {
+		if (qpio_port_start(link[s]) < 0) {
 			fprintf(stderr, "gateway: site %c: start failed\n",
 				'a' + s);
 			goto out;
