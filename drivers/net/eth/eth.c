@@ -265,6 +265,9 @@ eth_start(struct qpio_port *port)
 		return ret;
 	}
 	ep->eth_started = 1;
+	/* the kernel's drops in front of the PMD count from here on */
+	eth_kdrops_find(ep);
+	eth_kdrops_reset(ep);
 	ret = ep->promisc ? rte_eth_promiscuous_enable(ep->eth_id) :
 		rte_eth_promiscuous_disable(ep->eth_id);
 	/* -ENOTSUP: DPDK's name for a PMD without the mode */
@@ -325,7 +328,7 @@ eth_close(struct qpio_port *port)
 static void
 eth_stats_get(struct qpio_port *port, struct qpio_port_stats *st)
 {
-	const struct eth_port *ep = to_eport(port);
+	struct eth_port *ep = to_eport(port);
 	struct rte_eth_stats es;
 	unsigned int q, nq;
 
@@ -335,7 +338,9 @@ eth_stats_get(struct qpio_port *port, struct qpio_port_stats *st)
 	st->opackets = es.opackets;
 	st->ibytes = es.ibytes;
 	st->obytes = es.obytes;
-	st->imissed = es.imissed;
+	/* a ring the kernel found full is a missed frame, as DPDK means
+	 * imissed, also where the PMD does not count it (eth_kdrops.c) */
+	st->imissed = es.imissed + eth_kdrops_get(ep);
 	st->ierrors = es.ierrors;
 	st->oerrors = es.oerrors;
 	st->rx_nombuf = es.rx_nombuf;
@@ -352,8 +357,9 @@ eth_stats_get(struct qpio_port *port, struct qpio_port_stats *st)
 static void
 eth_stats_reset(struct qpio_port *port)
 {
-	const struct eth_port *ep = to_eport(port);
+	struct eth_port *ep = to_eport(port);
 
+	eth_kdrops_reset(ep);
 	(void)rte_eth_stats_reset(ep->eth_id);
 	(void)rte_eth_xstats_reset(ep->eth_id);
 }

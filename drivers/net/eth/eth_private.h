@@ -41,6 +41,9 @@ struct eth_queue {
 	uint16_t qid;
 } __rte_cache_aligned;
 
+/** Kernel sockets of a PMD this process reads drop counters from. */
+#define ETH_MAX_KSOCKS 16
+
 /** Driver state of one port. */
 struct eth_port {
 	uint16_t eth_id;                      /**< ethdev port id */
@@ -48,7 +51,33 @@ struct eth_port {
 	uint8_t promisc;
 	uint8_t eth_started;
 	char dev_name[RTE_DEV_NAME_MAX_LEN];  /**< ethdev name */
+	/* Frames the kernel dropped in front of net_af_packet, which counts
+	 * none itself (eth_kdrops.c): its AF_PACKET sockets, found at
+	 * start, PACKET_STATISTICS tp_drops (read and cleared) summed. */
+	int ksock[ETH_MAX_KSOCKS];
+	uint8_t nb_ksock;
+	int ksock_ifindex;
+	uint64_t kdrops;                      /**< since the last reset */
 };
+
+/**
+ * Find the AF_PACKET sockets of ep's ethdev when it is net_af_packet,
+ * bound to its interface, among this process's file descriptors
+ * (/proc/self/fd), after the ethdev started; other PMDs have none.
+ * Control thread.
+ */
+void eth_kdrops_find(struct eth_port *ep);
+
+/**
+ * Frames the kernel dropped in front of net_af_packet (its rings full)
+ * since the last eth_kdrops_reset(): PACKET_STATISTICS tp_drops of the
+ * sockets, summed. Control thread, one reader: the kernel clears the
+ * counter at each read. 0 for other PMDs.
+ */
+uint64_t eth_kdrops_get(struct eth_port *ep);
+
+/** Zero what eth_kdrops_get() returns. */
+void eth_kdrops_reset(struct eth_port *ep);
 
 /** NULL-terminated keys of eth devargs: our own, then PMD keys. */
 extern const char *const eth_valid_keys[];
