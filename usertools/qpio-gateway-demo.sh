@@ -257,7 +257,7 @@ kill -TERM "$gw_pid"
 wait "$gw_pid"
 gw_rc=$?
 gw_pid=
-grep -E '^site .: (eth|arp|drops|ipv4|icmp)|^mbufs not returned' "$log"
+grep -E '^site .: (eth|arp|drops|ipv4|icmp|before)|^mbufs not returned' "$log"
 # net_af_packet gives every mbuf back at close; net_af_xdp (DPDK 22.11)
 # keeps the ones in its fill ring (doc/guides/nics/eth.rst).
 if grep -q 'through net_af_packet' "$log" &&

@@ -42,7 +42,7 @@
 
 #define NB_MBUFS 16383u
 #define NB_MBUFS_JUMBO 8191u
-#define ETH_DESC 1024u
+#define ETH_DESC 4096u
 #define LINK_DESC 512u
 /* net_af_packet's default ring frame (DPDK 22.11) receives frames of up
  * to 2048 - 66 bytes, and default mbufs hold them: larger MTUs are
@@ -51,6 +51,12 @@
 #define AFP_RX_MAC_OFFSET 66u      /* see drivers/net/eth afp_max_frame() */
 #define AFP_TX_HDR 32u             /* TPACKET2_HDRLEN - sockaddr_ll */
 #define PAGE 4096u
+/* net_af_packet ring frames, each rx and tx ring of a port: DPDK's
+ * default of 512 overran by the thousand under one TCP flow (the eth
+ * port's missed count); jumbo frames, whose slots also carry the small
+ * frames, get half as many (24 MB a ring at MTU 9000). */
+#define AFP_FRAMECNT 4096u
+#define AFP_FRAMECNT_JUMBO 2048u
 
 static volatile int quit;
 
@@ -302,9 +308,13 @@ eth_port_up(unsigned int s, const struct gw_opts *o,
 			id = -EMSGSIZE;
 			continue;
 		}
-		if (i == 1 && fp->framesz != 0)
-			snprintf(extra, sizeof(extra), ",framesz=%u,blocksz=%u",
-				 fp->framesz, fp->framesz);
+		if (i == 1 && fp->framesz == 0)
+			snprintf(extra, sizeof(extra), ",framecnt=%u",
+				 AFP_FRAMECNT);
+		else if (i == 1)
+			snprintf(extra, sizeof(extra), ",framecnt=%u,framesz=%u,"
+				 "blocksz=%u", AFP_FRAMECNT_JUMBO, fp->framesz,
+				 fp->framesz);
 		snprintf(devargs, sizeof(devargs),
 			 "eth%u,vdev=net_%s%u,iface=%s%s", s, pmds[i], s,
 			 o->iface[s], extra);
@@ -347,10 +357,33 @@ site_lcore(void *arg)
 	return 0;
 }
 
+/* The kernel's rx_dropped of interface name (sysfs), or 0. */
+static uint64_t
+iface_rx_dropped(const char *name)
+{
+	char path[128];
+	unsigned long long v = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/sys/class/net/%s/statistics/rx_dropped",
+		 name);
+	f = fopen(path, "re");
+	if (f == NULL)
+		return 0;
+	if (fscanf(f, "%llu", &v) != 1)
+		v = 0;
+	fclose(f);
+	return v;
+}
+
+/* Interface rx_dropped at start, per site. */
+static uint64_t if_dropped0[GW_NB_SITES];
+
 static void
-stats_print(const struct gw_site *s)
+stats_print(const struct gw_site *s, const char *iface, uint64_t dropped0)
 {
 	const struct gw_site_stats *st = &s->st;
+	struct qpio_port_stats ps;
 
 	printf("site %c: eth rx %lu tx %lu, link rx %lu tx %lu, routed ipv4 "
 	       "%lu ipv6 %lu\n", s->name, st->eth_rx, st->eth_tx, st->link_rx,
@@ -368,6 +401,16 @@ stats_print(const struct gw_site *s)
 	       "too big %lu; not sent: rate %lu barred %lu\n", s->name,
 	       st->icmp_time_exceeded, st->icmp_unreach, st->icmp_too_big,
 	       st->icmp_limited, st->icmp_barred);
+	/* What never reached the site: the PMD's missed frames (a full
+	 * ring: net_af_packet's through the eth port, nics/eth.rst) and
+	 * errors, and the kernel's drops on the interface (net_af_xdp's
+	 * full ring on veth lands there). */
+	memset(&ps, 0, sizeof(ps));
+	qpio_port_stats_get(s->eth_port, &ps);
+	printf("site %c: before the site: eth port missed %lu errors %lu "
+	       "nombuf %lu; %s rx_dropped %lu\n", s->name, ps.imissed,
+	       ps.ierrors, ps.rx_nombuf, iface,
+	       iface_rx_dropped(iface) - dropped0);
 }
 
 /* Wait until both link ends report up (the RC connection is made when
@@ -501,6 +544,8 @@ main(int argc, char **argv)
 		lcore_sites[lc][lcore_nb_sites[lc]++] = &sites[s];
 		printf("site %c on lcore %u\n", 'a' + s, lc);
 	}
+	for (s = 0; s < GW_NB_SITES; s++)
+		if_dropped0[s] = iface_rx_dropped(o.iface[s]);
 	printf("gateway running\n");
 	fflush(stdout);
 	for (k = 0; k < nb_workers; k++)
@@ -521,7 +566,7 @@ main(int argc, char **argv)
 	quit = 1;
 	rte_eal_mp_wait_lcore();
 	for (s = 0; s < GW_NB_SITES; s++)
-		stats_print(&sites[s]);
+		stats_print(&sites[s], o.iface[s], if_dropped0[s]);
 	status = 0;
 out:
 	for (s = 0; s < GW_NB_SITES; s++) {
