@@ -77,6 +77,8 @@ gw_pid=
 
 cleanup() {
 	trap - EXIT INT TERM
+	# a check still running in the background (run_bg)
+	jobs -p | xargs -r kill 2>/dev/null
 	if [ -n "$gw_pid" ] && kill -0 "$gw_pid" 2>/dev/null; then
 		kill -TERM "$gw_pid" 2>/dev/null
 		for _ in $(seq 50); do
@@ -91,7 +93,9 @@ cleanup() {
 		ip netns del "$ns" 2>/dev/null
 	done
 	if [ -n "$keep_log" ]; then cp "$log" "$keep_log"; fi
-	rm -f "$log"
+	rm -f "$log" "${out_file:-}"
+	# a gateway killed above had no time to remove its runtime directory
+	rm -rf "/var/run/dpdk/qpio-gw-$id"
 }
 trap cleanup EXIT
 trap 'echo "interrupted"; exit 130' INT TERM
@@ -134,14 +138,24 @@ grep -q '^gateway running' "$log" || { echo "FAIL: gateway did not start"; cat "
 grep -E '^site .: port|^RC link' "$log"
 
 fails=0
+# run_bg <out file> <command...>: the command in the background, waited
+# for with the wait builtin, which a signal interrupts at once (bash runs
+# a trap only after a foreground command ends: Ctrl-C or kill -INT would
+# otherwise wait for an iperf3 run).
+run_bg() {
+	local out=$1; shift
+	"$@" >"$out" 2>&1 &
+	local pid=$!
+	wait "$pid"
+}
+out_file=$(mktemp)
 check() {
 	local what=$1; shift
-	local out
-	if out=$("$@" 2>&1); then
+	if run_bg "$out_file" "$@"; then
 		echo "PASS: $what"
-		echo "$out" | sed 's/^/    /'
+		sed 's/^/    /' "$out_file"
 	else
-		echo "FAIL: $what"; echo "$out" | tail -5
+		echo "FAIL: $what"; tail -5 "$out_file"
 		fails=$((fails + 1))
 	fi
 }
@@ -212,13 +226,13 @@ check "HTTP GET a -> b (256 KiB)" http_get
 # first (ICMP errors: doc/guides/sample_app_ug/gateway.rst).
 # icmp_err_ok <what> <text wanted> <ping args...>
 icmp_err_ok() {
-	local what=$1 want=$2 out
+	local what=$1 want=$2
 	shift 2
-	out=$(ip netns exec "$nsa" ping -c 1 -W 2 "$@" 2>&1)
-	if echo "$out" | grep -q "$want"; then
+	run_bg "$out_file" ip netns exec "$nsa" ping -c 1 -W 2 "$@"
+	if grep -q "$want" "$out_file"; then
 		echo "PASS: $what: $want"
 	else
-		echo "FAIL: $what: no '$want' in:"; echo "$out"
+		echo "FAIL: $what: no '$want' in:"; cat "$out_file"
 		fails=$((fails + 1))
 	fi
 }
