@@ -378,6 +378,7 @@ qpio_port_rx_queue_setup(uint16_t port_id, uint16_t queue_id,
 			 uint16_t nb_desc, int socket_id,
 			 struct rte_mempool *mp)
 {
+	struct qpio_port_info info;
 	struct qpio_port *p;
 	int ret;
 
@@ -398,6 +399,19 @@ qpio_port_rx_queue_setup(uint16_t port_id, uint16_t queue_id,
 		PORT_LOG(ERR, "port %s: rx queue %u needs a packet mbuf pool "
 			 "with at least %u bytes of data room", p->name,
 			 queue_id, RTE_PKTMBUF_HEADROOM + 64);
+		return -EINVAL;
+	}
+	memset(&info, 0, sizeof(info));
+	p->ops->info_get(p, &info);
+	if (info.min_rx_buf != 0 && rte_pktmbuf_data_room_size(mp) <
+	    RTE_PKTMBUF_HEADROOM + info.min_rx_buf) {
+		PORT_LOG(ERR, "port %s: rx queue %u: mempool %s has %u bytes of "
+			 "data room, the port's frames need %u "
+			 "(RTE_PKTMBUF_HEADROOM %u + min_rx_buf %u): make the "
+			 "pool's data room that large", p->name, queue_id,
+			 mp->name, rte_pktmbuf_data_room_size(mp),
+			 RTE_PKTMBUF_HEADROOM + info.min_rx_buf,
+			 RTE_PKTMBUF_HEADROOM, info.min_rx_buf);
 		return -EINVAL;
 	}
 	if (p->rxq[queue_id] != NULL) {

@@ -91,6 +91,12 @@ struct qpio_port_info {
 	uint16_t max_rx_segs;        /**< mbuf segments per received frame */
 	int socket_id;               /**< NUMA node of the device, or SOCKET_ID_ANY */
 	uint64_t tx_offload_capa;    /**< QPIO_PORT_TX_OFFLOAD_* it supports */
+	/**
+	 * Smallest mbuf data room past the headroom that its rx queues
+	 * take, in bytes (net_af_packet: its ring frame less 32); 0 for
+	 * none beyond qpio_port_rx_queue_setup()'s own 64.
+	 */
+	uint32_t min_rx_buf;
 };
 
 /** Basic statistics (as rte_eth_stats). Counters are 64-bit, wrap-free. */
@@ -198,7 +204,8 @@ int qpio_port_configure(uint16_t port_id, uint16_t nb_rxq, uint16_t nb_txq,
  *   memory too); it must outlive the queue.
  * @return 0, -ENODEV, -EBUSY (started), -EINVAL (queue_id not below the
  *   configured count, nb_desc out of range, mp NULL or with a data room
- *   below RTE_PKTMBUF_HEADROOM + 64, or a pool whose private area does not
+ *   below RTE_PKTMBUF_HEADROOM + 64 or + qpio_port_info.min_rx_buf,
+ *   or a pool whose private area does not
  *   describe its buffers: qpio_mbuf_pool_check(), for every driver),
  *   -ENOMEM (mp cannot fill the ring), or a driver error.
  */

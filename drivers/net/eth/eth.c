@@ -61,14 +61,14 @@ eth_overhead(const struct rte_eth_dev_info *di)
  * (net/packet/af_packet.c, tpacket_rcv()); what passes the frame's end
  * is cut. */
 #define AFP_RX_MAC_OFFSET 66u
+/* TPACKET2_HDRLEN - sizeof(struct sockaddr_ll): where the PMD's frames
+ * start for tx, and what its rx queue set-up takes off framesz. */
+#define AFP_TX_HDR 32u
 
-/* The largest frame an ethdev of DPDK 22.11's net_af_packet carries, or
- * 0 for another PMD. That PMD reports max_rx_pktlen 1518 whatever its
- * framesz devarg, while its rings carry frames up to framesz - 66 in
- * and framesz - 32 out; later DPDK reports the frame size itself
- * ("net/af_packet: support jumbo frames"). */
+/* The ring frame size (framesz devarg) of an ethdev of DPDK 22.11's
+ * net_af_packet, or 0 for another PMD. */
 static uint32_t
-afp_max_frame(const struct rte_eth_dev_info *di)
+afp_framesz(const struct rte_eth_dev_info *di)
 {
 	static const char *const keys[] = { "iface", "qpairs", "blocksz",
 		"framesz", "framecnt", "qdisc_bypass", NULL };
@@ -87,7 +87,21 @@ afp_max_frame(const struct rte_eth_dev_info *di)
 	if (v != NULL && atoi(v) > (int)AFP_RX_MAC_OFFSET)
 		framesz = (uint32_t)atoi(v);
 	rte_kvargs_free(kv);
-	return RTE_MIN(framesz - AFP_RX_MAC_OFFSET, (uint32_t)UINT16_MAX);
+	return framesz;
+}
+
+/* The largest frame an ethdev of DPDK 22.11's net_af_packet carries, or
+ * 0 for another PMD. That PMD reports max_rx_pktlen 1518 whatever its
+ * framesz devarg, while its rings carry frames up to framesz - 66 in
+ * and framesz - 32 out; later DPDK reports the frame size itself
+ * ("net/af_packet: support jumbo frames"). */
+static uint32_t
+afp_max_frame(const struct rte_eth_dev_info *di)
+{
+	uint32_t framesz = afp_framesz(di);
+
+	return framesz == 0 ? 0 :
+		RTE_MIN(framesz - AFP_RX_MAC_OFFSET, (uint32_t)UINT16_MAX);
 }
 
 static void
@@ -116,8 +130,11 @@ eth_info_get(struct qpio_port *port, struct qpio_port_info *info)
 			  RTE_ETHER_HDR_LEN,
 			  (uint32_t)di.max_mtu + RTE_ETHER_HDR_LEN);
 	info->max_rx_pkt_len = RTE_MIN(max_len, (uint32_t)UINT16_MAX);
-	if (afp_max_frame(&di) != 0)
+	if (afp_max_frame(&di) != 0) {
 		info->max_rx_pkt_len = afp_max_frame(&di);
+		/* its rx queue set-up wants a ring frame's data in one mbuf */
+		info->min_rx_buf = afp_framesz(&di) - AFP_TX_HDR;
+	}
 	info->max_tx_segs = di.tx_desc_lim.nb_mtu_seg_max != 0 ?
 		di.tx_desc_lim.nb_mtu_seg_max : RTE_MBUF_MAX_NB_SEGS;
 	info->max_rx_segs = (di.rx_offload_capa & RTE_ETH_RX_OFFLOAD_SCATTER) ?
