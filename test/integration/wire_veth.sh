@@ -7,9 +7,12 @@
 # checked (--validate) and the counters of both ends: UD exactly one
 # datagram per message; RC (2100 bytes: FIRST, MIDDLE, LAST at path MTU
 # 1024, then an ACK) and UC (the same without ACKs) at least those
-# packets, more only when an ACK timeout sent some again.
+# packets, more only when an ACK timeout sent some again. RC4096: RC at
+# path MTU 4096 over veths of MTU 9000 (net_af_packet with ring frames of
+# 12288 bytes, the devices' mtu=9000): 8300 bytes, FIRST, MIDDLE, LAST
+# and an ACK.
 #
-#   wire_veth.sh PINGPONG_BINARY UD|RC|UC
+#   wire_veth.sh PINGPONG_BINARY UD|RC|UC|RC4096
 #
 # Root only (veth); exits 77 (skipped) with the reason otherwise.
 set -u
@@ -20,11 +23,13 @@ skip() { echo "wire-veth: SKIP: $*"; exit 77; }
 command -v ip >/dev/null || skip "ip (iproute2) not installed"
 a=qwv$$a
 b=qwv$$b
+mtu=1500 pmtu=1024 afp=
 case "$tr" in
 UD) size=700 per=1 ;;          # one datagram per message
 RC) size=2100 per=4 ;;         # 3 packets and the peer's ACK of them
 UC) size=2100 per=3 ;;         # 3 packets
-*) echo "wire-veth: transport $tr: want UD, RC or UC"; exit 2 ;;
+RC4096) size=8300 per=4 tr=RC mtu=9000 pmtu=4096 afp=,framesz=12288,blocksz=12288 ;;
+*) echo "wire-veth: transport $tr: want UD, RC, UC or RC4096"; exit 2 ;;
 esac
 port=$((20000 + $$ % 20000))
 work=$(mktemp -d /tmp/qpio-wire-veth.XXXXXX)
@@ -35,14 +40,16 @@ cleanup() {
 trap cleanup EXIT
 . "$(dirname "$0")/../veth.sh"
 veth_up "$a" "$b" || skip "cannot create a veth pair"
+ip link set "$a" mtu "$mtu" && ip link set "$b" mtu "$mtu" ||
+	{ echo "wire-veth: FAIL: mtu $mtu on the veths"; exit 1; }
 n=300
 run() {
 	local prefix=$1 vdev=$2 dev=$3
 	shift 3
 	timeout 60 "$pp" -l 0 --no-huge --no-shconf --no-pci -m 256 \
 		--file-prefix="$prefix" --log-level=lib.eal:error \
-		--vdev="$vdev" -- --dev "$dev" -c "$tr" -g 1 -s "$size" -n "$n" \
-		-p "$port" --validate --timeout 30 "$@"
+		--vdev="$vdev$afp" -- --dev "$dev,mtu=$mtu" -c "$tr" -g 1 \
+		-s "$size" -n "$n" -m "$pmtu" -p "$port" --validate --timeout 30 "$@"
 }
 run "wv-s-$$" "net_af_packet0,iface=$a" "soft0,wire=net_af_packet0,ip=10.0.0.1" \
 	> "$work/server.log" 2>&1 &

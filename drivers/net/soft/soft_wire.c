@@ -979,11 +979,13 @@ soft_wire_attach(struct soft_dev *sdev, const struct rte_kvargs *kv)
 	w->path_mtu = path_mtu_of(mtu);
 	w->active_mtu = mtu_enum(w->path_mtu);
 	snprintf(pname, sizeof(pname), "soft_wire_%s", dev);
-	/* A frame in one mbuf, and never less than DPDK's default room
-	 * (PMDs such as af_packet size their rings' frames by it). */
+	/* A frame in one mbuf, never less than DPDK's default room, nor
+	 * than what the port's rx queues take (net_af_packet: a whole ring
+	 * frame, min_rx_buf). */
 	w->mp = rte_pktmbuf_pool_create(pname, WIRE_POOL, 256, 0,
 					RTE_PKTMBUF_HEADROOM +
-					RTE_MAX((uint32_t)RTE_MBUF_DEFAULT_DATAROOM,
+					RTE_MAX(RTE_MAX((uint32_t)RTE_MBUF_DEFAULT_DATAROOM,
+							info.min_rx_buf),
 						RTE_ALIGN_CEIL(mtu + RTE_ETHER_HDR_LEN +
 							       RTE_ETHER_CRC_LEN, 64)),
 					SOCKET_ID_ANY);
