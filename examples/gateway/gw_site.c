@@ -131,6 +131,7 @@ neigh_learn(struct gw_site *s, int family, uint32_t ip4, const uint8_t *ip6,
 	    const struct rte_ether_addr *mac)
 {
 	struct gw_neigh *n = neigh_find(s, family, ip4, ip6);
+	unsigned int i;
 
 	if (n == NULL)
 		n = neigh_new(s, family, ip4, ip6);
@@ -138,10 +139,9 @@ neigh_learn(struct gw_site *s, int family, uint32_t ip4, const uint8_t *ip6,
 		return;
 	n->mac = *mac;
 	n->valid = 1;
-	if (n->pending != NULL) {
-		neigh_send(s, n, n->pending);
-		n->pending = NULL;
-	}
+	for (i = 0; i < n->nb_pending; i++)
+		neigh_send(s, n, n->pending[i]);
+	n->nb_pending = 0;
 }
 
 /* Ask for the neighbor with an ARP request or a neighbor solicitation,
@@ -265,12 +265,16 @@ forward_eth(struct gw_site *s, struct rte_mbuf *m, int family, uint32_t ip4,
 		rte_pktmbuf_free(m);
 		return;
 	}
-	/* Hold one packet, as Linux holds a few: the newest wins. */
-	if (n->pending != NULL) {
+	/* Hold up to GW_NEIGH_HOLD packets; beyond, the oldest goes, as
+	 * Linux's neighbor queue drops its head. */
+	if (n->nb_pending == GW_NEIGH_HOLD) {
 		s->st.neigh_drops++;
-		rte_pktmbuf_free(n->pending);
+		rte_pktmbuf_free(n->pending[0]);
+		memmove(&n->pending[0], &n->pending[1],
+			(GW_NEIGH_HOLD - 1) * sizeof(n->pending[0]));
+		n->nb_pending--;
 	}
-	n->pending = m;
+	n->pending[n->nb_pending++] = m;
 	neigh_ask(s, n);
 }
 
@@ -545,9 +549,10 @@ gw_site_release(struct gw_site *s)
 	unsigned int i;
 
 	for (i = 0; i < GW_MAX_NEIGH; i++)
-		if (s->neigh[i].pending != NULL) {
-			rte_pktmbuf_free(s->neigh[i].pending);
-			s->neigh[i].pending = NULL;
+		if (s->neigh[i].nb_pending != 0) {
+			rte_pktmbuf_free_bulk(s->neigh[i].pending,
+					      s->neigh[i].nb_pending);
+			s->neigh[i].nb_pending = 0;
 		}
 	rte_pktmbuf_free_bulk(s->eth_txb, s->eth_txn);
 	rte_pktmbuf_free_bulk(s->link_txb, s->link_txn);

@@ -19,6 +19,10 @@
 
 #define GW_BURST 32
 #define GW_MAX_NEIGH 64
+/** Packets held per unresolved neighbor; more drop the oldest, as
+ * Linux's neighbor queue does (a ping's first two, or the fragments of
+ * one datagram, arrive together). */
+#define GW_NEIGH_HOLD 16
 #define GW_TX_BUF 64
 /** Fragments one IPv4 datagram may become: 64 (a 65535-byte datagram
  * at an MTU of 1060 or more); a datagram that would need more is
@@ -35,7 +39,9 @@ struct gw_neigh {
 	uint32_t ip4;              /**< network order */
 	uint8_t ip6[16];
 	struct rte_ether_addr mac;
-	struct rte_mbuf *pending;  /**< one packet held until resolved */
+	/** packets held until resolved, oldest first */
+	struct rte_mbuf *pending[GW_NEIGH_HOLD];
+	uint8_t nb_pending;
 	uint64_t asked_tsc;        /**< last ARP request / NS sent */
 };
 
@@ -51,7 +57,8 @@ struct gw_site_stats {
 	uint64_t no_route;                 /**< no route, or link -> link */
 	uint64_t local;                    /**< for the gateway, not answered */
 	uint64_t other;                    /**< neither IPv4, IPv6 nor ARP */
-	uint64_t neigh_drops;              /**< held packet replaced, table full */
+	uint64_t neigh_drops;              /**< oldest held packet dropped
+						for a 17th, table full */
 	uint64_t tx_drops;                 /**< port did not take them */
 	uint64_t mtu_drops;                /**< above the next hop's MTU and
 						not fragmented: IPv4 DF, IPv6,

@@ -1242,3 +1242,50 @@ Test(gateway_pkt, site_fragments_and_answers_too_big)
 	cr_assert_null(take(r.eth_out));
 	rig_down(&r);
 }
+
+/* Seventeen packets from the link to 10.1.0.2, not yet resolved, in one
+ * burst (a ping's first two, or the fragments of one datagram, come
+ * together): one ARP request (the next is 100 ms away), GW_NEIGH_HOLD
+ * (16) held, the oldest dropped (neigh 1); the answer sends the 16 in
+ * the order they came (IPv4 ID 1 .. 16). */
+Test(gateway_pkt, site_holds_sixteen_packets_for_a_neighbor)
+{
+	struct site_rig r;
+	struct rte_mbuf *m;
+	char hex[512], hdr[41];
+	unsigned int i;
+	const uint8_t *p;
+
+	rig_up(&r);
+	for (i = 0; i <= GW_NEIGH_HOLD; i++) {
+		/* ID i; the checksum is not looked at on the way */
+		snprintf(hdr, sizeof(hdr), "45000054%04x400040017ad50a0200020a010002",
+			 i);
+		ipv4_frame(hex, sizeof(hex), GW_MAC, "02000000b001", hdr);
+		feed(&r, r.link_in, hex);
+	}
+	gw_site_poll(&r.s);
+	m = take(r.eth_out);
+	cr_assert_not_null(m);
+	cr_assert_eq(rte_pktmbuf_mtod(m, uint8_t *)[12], 0x08);
+	cr_assert_eq(rte_pktmbuf_mtod(m, uint8_t *)[13], 0x06);   /* ARP */
+	rte_pktmbuf_free(m);
+	cr_assert_null(take(r.eth_out));
+	cr_assert_eq(r.s.st.arp_requests, 1);
+	cr_assert_eq(r.s.st.neigh_drops, 1);
+	cr_assert_eq(r.s.st.fwd4, GW_NEIGH_HOLD + 1);
+	feed(&r, r.eth_in, GW_MAC HOST_MAC "0806" "0001080006040002" HOST_MAC
+	     "0a010002" GW_MAC "0a010001");
+	gw_site_poll(&r.s);
+	for (i = 1; i <= GW_NEIGH_HOLD; i++) {
+		m = take(r.eth_out);
+		cr_assert_not_null(m, "held packet %u", i);
+		p = rte_pktmbuf_mtod(m, const uint8_t *);
+		cr_assert_eq(memcmp(p, "\x02\x00\x00\x00\x0a\x02", 6), 0);
+		cr_assert_eq(p[14 + 4] << 8 | p[14 + 5], i, "packet %u", i);
+		rte_pktmbuf_free(m);
+	}
+	cr_assert_null(take(r.eth_out));
+	cr_assert_eq(r.s.st.eth_tx, GW_NEIGH_HOLD + 1);
+	rig_down(&r);
+}
