@@ -90,18 +90,15 @@ afp_framesz(const struct rte_eth_dev_info *di)
 	return framesz;
 }
 
-/* The largest frame an ethdev of DPDK 22.11's net_af_packet carries, or
- * 0 for another PMD. That PMD reports max_rx_pktlen 1518 whatever its
- * framesz devarg, while its rings carry frames up to framesz - 66 in
- * and framesz - 32 out; later DPDK reports the frame size itself
- * ("net/af_packet: support jumbo frames"). */
+/* The largest frame the ring frames of a net_af_packet ethdev carry
+ * (framesz from afp_framesz(), not 0). DPDK 22.11's PMD reports
+ * max_rx_pktlen 1518 whatever its framesz devarg, while its rings carry
+ * frames up to framesz - 66 in and framesz - 32 out; later DPDK reports
+ * the frame size itself ("net/af_packet: support jumbo frames"). */
 static uint32_t
-afp_max_frame(const struct rte_eth_dev_info *di)
+afp_max_frame(uint32_t framesz)
 {
-	uint32_t framesz = afp_framesz(di);
-
-	return framesz == 0 ? 0 :
-		RTE_MIN(framesz - AFP_RX_MAC_OFFSET, (uint32_t)UINT16_MAX);
+	return RTE_MIN(framesz - AFP_RX_MAC_OFFSET, (uint32_t)UINT16_MAX);
 }
 
 static void
@@ -109,7 +106,7 @@ eth_info_get(struct qpio_port *port, struct qpio_port_info *info)
 {
 	const struct eth_port *ep = to_eport(port);
 	struct rte_eth_dev_info di;
-	uint32_t max_len;
+	uint32_t max_len, framesz;
 
 	if (rte_eth_dev_info_get(ep->eth_id, &di) != 0) {
 		memset(info, 0, sizeof(*info));
@@ -130,10 +127,11 @@ eth_info_get(struct qpio_port *port, struct qpio_port_info *info)
 			  RTE_ETHER_HDR_LEN,
 			  (uint32_t)di.max_mtu + RTE_ETHER_HDR_LEN);
 	info->max_rx_pkt_len = RTE_MIN(max_len, (uint32_t)UINT16_MAX);
-	if (afp_max_frame(&di) != 0) {
-		info->max_rx_pkt_len = afp_max_frame(&di);
+	framesz = afp_framesz(&di);
+	if (framesz != 0) {
+		info->max_rx_pkt_len = afp_max_frame(framesz);
 		/* its rx queue set-up wants a ring frame's data in one mbuf */
-		info->min_rx_buf = afp_framesz(&di) - AFP_TX_HDR;
+		info->min_rx_buf = framesz - AFP_TX_HDR;
 	}
 	info->max_tx_segs = di.tx_desc_lim.nb_mtu_seg_max != 0 ?
 		di.tx_desc_lim.nb_mtu_seg_max : RTE_MBUF_MAX_NB_SEGS;
@@ -163,7 +161,7 @@ eth_configure(struct qpio_port *port)
 		mtu = di.min_mtu;
 	/* net_af_packet carries more than the MTU its max_rx_pktlen lets
 	 * ethdev accept (afp_max_frame()); its MTU is not enforced. */
-	if (afp_max_frame(&di) != 0)
+	if (afp_framesz(&di) != 0)
 		mtu = RTE_MIN(mtu, di.max_rx_pktlen - eth_overhead(&di));
 	conf.rxmode.mtu = mtu;
 	static_assert(QPIO_PORT_TX_OFFLOAD_MBUF_FAST_FREE ==
