@@ -12,8 +12,9 @@ checks: it exits with status 130 within 10 s; its three network
 namespaces (qgwA/qgwB/qgwG<id>) are gone; no process of it is left (its
 gateway's --file-prefix qpio-gw-<id> on no command line, nothing in its
 namespaces); and DPDK's runtime directory /var/run/dpdk/qpio-gw-<id> is
-gone. Exit 0 pass, 1 fail, 77 where the demo skips (not root, no
-namespaces, a tool missing).
+gone. On a failure what the demo left is removed after the checks. Exit
+0 pass, 1 fail, 77 where the demo skips (not root, no namespaces, a tool
+missing).
 """
 import os
 import signal
@@ -22,6 +23,23 @@ import sys
 import time
 
 DEMO, BUILD = sys.argv[1:3]
+
+
+def sweep(ident):
+    """Remove what a demo that failed to clean up left: the processes in
+    its namespaces, the namespaces, the gateway's runtime directory (after
+    the checks looked at them, so a failure is reported and still leaves
+    the machine clean)."""
+    for ns in ("qgwA" + ident, "qgwB" + ident, "qgwG" + ident):
+        pids = subprocess.run(["ip", "netns", "pids", ns], capture_output=True,
+                              text=True).stdout.split()
+        for pid in pids:
+            try:
+                os.kill(int(pid), signal.SIGKILL)
+            except OSError:
+                pass
+        subprocess.run(["ip", "netns", "del", ns], capture_output=True)
+    subprocess.run(["rm", "-rf", "/var/run/dpdk/qpio-gw-" + ident])
 
 
 def main():
@@ -53,6 +71,7 @@ def main():
         p.kill()
         rest, _ = p.communicate()
         print("FAIL: no exit within 10 s of SIGINT:\n" + "".join(lines) + rest)
+        sweep(ident)
         return 1
     took = time.time() - t0
     fails = 0
@@ -78,6 +97,7 @@ def main():
     check(not os.path.exists(rd), "runtime directory %s gone" % rd)
     if fails:
         print("".join(lines) + rest)
+        sweep(ident)
     return 1 if fails else 0
 
 
