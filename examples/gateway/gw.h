@@ -280,34 +280,45 @@ int gw_icmp6_may_answer(const struct rte_mbuf *m, uint32_t l3);
  * Write into m (reset first) the ICMP error (type, code) for the IPv4
  * packet at offset l3 of orig: Ethernet addresses of orig swapped (the
  * error goes back to the previous hop), IPv4 from src (network order) to
- * orig's source, TOS 0xc0 (internetwork control), DF set, ID 0 (an
- * atomic datagram, RFC 6864 4.1), TTL 64, protocol 1; the ICMP header
- * (its 4-byte rest of header info, big-endian: 0, or for fragmentation
- * needed the next hop's MTU, which lands in the low 16 bits as RFC 1191
- * 4 places it) and as much of orig's datagram (its
- * total length, not the Ethernet padding) as keeps the datagram within
- * GW_ICMP4_MAX bytes; both checksums computed. Call it only when
- * gw_icmp4_may_answer() said 1.
+ * orig's source, TOS 0xc0 (internetwork control), DF clear and the ID
+ * given (as Linux's icmp_send(), whose socket does no path MTU discovery:
+ * an error that meets a narrower link on its way back is fragmented, not
+ * lost), TTL 64, protocol 1; the ICMP header (its 4-byte rest of header
+ * info, big-endian: 0, or for fragmentation needed the next hop's MTU,
+ * which lands in the low 16 bits as RFC 1191 4 places it) and as much
+ * of orig's datagram (its total length, not the Ethernet padding) as
+ * keeps the error within GW_ICMP4_MAX bytes (RFC 1812 4.3.2.3) and
+ * within mtu, the MTU of the interface it leaves by (Linux's
+ * icmp_send() bounds it by the route's MTU the same way); both
+ * checksums computed. Call it only when gw_icmp4_may_answer() said 1.
  *
  * @param m an mbuf of the caller's; its first segment gets the error.
  * @param orig the packet answered; not changed.
- * @return 0; -ENOSPC when the frame (at most 14 + GW_ICMP4_MAX bytes)
- *   does not fit in m's first segment (m then holds nothing of use);
- *   -EINVAL when orig is shorter than l3 + 20 bytes or its total length
- *   is below 20.
+ * @param id the IPv4 identification, host order (a counter of the
+ *   caller's: RFC 6864 4.1 asks a datagram that may be fragmented for an
+ *   ID not repeated within its lifetime).
+ * @param mtu largest IPv4 datagram of the way out, in bytes; 0 for no
+ *   limit but GW_ICMP4_MAX.
+ * @return 0; -EMSGSIZE when mtu is below GW_IPV4_MIN_MTU (68, RFC 791:
+ *   the least room for the header and the 8 bytes quoted, RFC 792);
+ *   -ENOSPC when the frame (at most 14 + GW_ICMP4_MAX bytes) does not
+ *   fit in m's first segment (m then holds nothing of use); -EINVAL when
+ *   orig is shorter than l3 + 20 bytes or its total length is below 20.
  */
 int gw_icmp4_error(struct rte_mbuf *m, const struct rte_mbuf *orig,
 		   uint32_t l3, uint8_t type, uint8_t code, uint32_t info,
-		   uint32_t src);
+		   uint32_t src, uint16_t id, uint32_t mtu);
 
 /**
  * The ICMPv6 error (type, code) for the IPv6 packet at l3 of orig, as
  * gw_icmp4_error() does for IPv4: hop limit 64, next header 58, traffic
  * class and flow label 0, the 4 bytes after the checksum info
- * (big-endian: 0, or the MTU of packet too big, RFC 4443 3.2), as much of the invoking packet as keeps the
- * IPv6 packet within GW_ICMP6_MAX bytes (RFC 4443 2.4 (c)), the
- * checksum over the pseudo-header (RFC 4443 2.3). Call it only when
- * gw_icmp6_may_answer() said 1.
+ * (big-endian: 0, or the MTU of packet too big, RFC 4443 3.2), as much
+ * of the invoking packet as keeps the IPv6 packet within GW_ICMP6_MAX
+ * bytes (RFC 4443 2.4 (c)), the checksum over the pseudo-header (RFC
+ * 4443 2.3). Every IPv6 link carries GW_ICMP6_MAX bytes (RFC 8200 5),
+ * so there is no mtu: the gateway refuses IPv6 on a narrower interface.
+ * Call it only when gw_icmp6_may_answer() said 1.
  * @param src the error's source address (16 bytes).
  * @return 0; -ENOSPC when the frame (at most 14 + GW_ICMP6_MAX bytes)
  *   does not fit in m's first segment; -EINVAL when orig is shorter

@@ -539,7 +539,8 @@ icmp_frame(struct rte_mbuf *m, const struct rte_mbuf *orig, uint32_t l3,
 
 int
 gw_icmp4_error(struct rte_mbuf *m, const struct rte_mbuf *orig, uint32_t l3,
-	       uint8_t type, uint8_t code, uint32_t info, uint32_t src)
+	       uint8_t type, uint8_t code, uint32_t info, uint32_t src,
+	       uint16_t id, uint32_t mtu)
 {
 	struct rte_ipv4_hdr *ip;
 	uint32_t quote, orig_src;
@@ -547,7 +548,10 @@ gw_icmp4_error(struct rte_mbuf *m, const struct rte_mbuf *orig, uint32_t l3,
 	uint16_t ck;
 	int ret;
 
+	if (mtu != 0 && mtu < GW_IPV4_MIN_MTU)
+		return -EMSGSIZE;
 	ret = icmp_frame(m, orig, l3, RTE_ETHER_TYPE_IPV4, sizeof(*ip),
+			 mtu != 0 ? RTE_MIN(mtu, (uint32_t)GW_ICMP4_MAX) :
 			 GW_ICMP4_MAX, type, code, info, &f, &quote);
 	if (ret < 0)
 		return ret;
@@ -559,7 +563,7 @@ gw_icmp4_error(struct rte_mbuf *m, const struct rte_mbuf *orig, uint32_t l3,
 	ip->type_of_service = 0xc0;
 	ip->total_length = rte_cpu_to_be_16((uint16_t)(sizeof(*ip) +
 						       ICMP_HDR_LEN + quote));
-	ip->fragment_offset = rte_cpu_to_be_16(RTE_IPV4_HDR_DF_FLAG);
+	ip->packet_id = rte_cpu_to_be_16(id);
 	ip->time_to_live = ICMP_ERR_TTL;
 	ip->next_proto_id = IPPROTO_ICMP;
 	ip->src_addr = src;

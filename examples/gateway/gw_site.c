@@ -205,8 +205,9 @@ icmp_token(struct gw_site *s)
 }
 
 /* Answer m (Ethernet frame, IP at 14), which is dropped, with the ICMP
- * error (type, code; info: the 4 bytes after the checksum), sent back the way m came: over the link, or on the
- * site's interface to m's Ethernet source. *sent counts it. The error's
+ * error (type, code; info: the 4 bytes after the checksum), sent back
+ * the way m came: over the link, or on the site's interface to m's
+ * Ethernet source, within that way's MTU. *sent counts it. The error's
  * source is the site's first address of the family. m is not changed. */
 static void
 icmp_answer(struct gw_site *s, const struct rte_mbuf *m, int from_link,
@@ -229,7 +230,9 @@ icmp_answer(struct gw_site *s, const struct rte_mbuf *m, int from_link,
 	}
 	if (family == AF_INET)
 		ret = gw_icmp4_error(e, m, RTE_ETHER_HDR_LEN, type, code,
-				     info, s->conf->addr4[0].ip4);
+				     info, s->conf->addr4[0].ip4,
+				     s->icmp_ip_id++,
+				     from_link ? s->link_mtu : s->eth_mtu);
 	else
 		ret = gw_icmp6_error(e, m, RTE_ETHER_HDR_LEN, type, code,
 				     info, s->conf->addr6[0].ip6);

@@ -100,6 +100,7 @@ struct gw_site {
 	uint32_t icmp_burst;
 	uint32_t icmp_tokens;
 	uint64_t icmp_tsc;
+	uint16_t icmp_ip_id;               /**< IPv4 ID of the next error */
 	struct gw_neigh neigh[GW_MAX_NEIGH];
 	struct rte_mbuf *eth_txb[GW_TX_BUF];
 	uint16_t eth_txn;

@@ -33,6 +33,7 @@
 #include <rte_lcore.h>
 #include <rte_malloc.h>
 #include <rte_mbuf.h>
+#include <rte_random.h>
 
 #include "qpio_eal.h"
 #include "qpio_port.h"
@@ -515,6 +516,7 @@ main(int argc, char **argv)
 		site->icmp_gap = rte_get_tsc_hz() / GW_ICMP_PER_S;
 		site->icmp_burst = GW_ICMP_BURST;
 		site->icmp_tokens = GW_ICMP_BURST;
+		site->icmp_ip_id = (uint16_t)rte_rand();
 		qpio_port_macaddr_get(site->eth_port, &site->mac);
 		snprintf(name, sizeof(name), "gw_%c", site->name);
 		if (gw_lpm_build(site->conf, name, rte_socket_id(),

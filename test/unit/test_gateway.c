@@ -562,7 +562,7 @@ Test(gateway_pkt, site_routes_drops_ttl1_resolves_neighbors)
 	m = take(r.eth_out);
 	cr_assert_not_null(m);
 	assert_bytes(m, HOST_MAC GW_MAC "0800"
-		     "45c0007000004000400125c90a0100010a010002"
+		     "45c0007000000000400165c90a0100010a010002"
 		     "0b00340000000000"
 		     "45000054abcd400001017ad50a0100020a020002" ZERO64);
 	rte_pktmbuf_free(m);
@@ -608,14 +608,14 @@ Test(gateway_pkt, site_routes_drops_ttl1_resolves_neighbors)
 	m = take(r.eth_out);
 	cr_assert_not_null(m);
 	assert_bytes(m, HOST_MAC GW_MAC "0800"
-		     "45c0007000004000400125c90a0100010a010002"
+		     "45c0007000010000400165c80a0100010a010002"
 		     "0300fcff00000000"
 		     "45000054abcd400040017ad50a0100020a030001" ZERO64);
 	rte_pktmbuf_free(m);
 	m = take(r.link_out);
 	cr_assert_not_null(m);
 	assert_bytes(m, "02000000b001" GW_MAC "0800"
-		     "45c0007000004000400125c90a0100010a010002"
+		     "45c0007000020000400165c70a0100010a010002"
 		     "0300fcf800000000"
 		     "45000054abcd400040017ad50a0100020a020009" ZERO64);
 	rte_pktmbuf_free(m);
@@ -684,7 +684,7 @@ Test(gateway_pkt, site_icmp_rate_limited_and_barred)
 	"0800eeb712340001000102030405060708090a0b0c0d0e0f101112131415161718" \
 	"191a1b1c1d1e1f202122232425262728292a2b2c2d2e2f3031323334353637"
 #define TE4 HOST_MAC GW_MAC "0800" \
-	"45c0007000004000400125c90a0100010a010002" "0b00f4ff00000000" \
+	"45c0007004d20000400160f70a0100010a010002" "0b00f4ff00000000" \
 	"45000054abcd40000101b9d50a0100020a020002" \
 	"0800eeb712340001000102030405060708090a0b0c0d0e0f101112131415161718" \
 	"191a1b1c1d1e1f202122232425262728292a2b2c2d2e2f3031323334353637"
@@ -728,7 +728,7 @@ Test(gateway_pkt, icmp_time_exceeded_exact)
 	o = mbuf_hex(mp, ORIG4);
 	cr_assert_eq(gw_icmp4_may_answer(o, 14), 1);
 	cr_assert_eq(gw_icmp4_error(e, o, 14, GW_ICMP4_TIME_EXCEEDED,
-				    GW_ICMP4_TTL_TRANSIT, 0, gw4()), 0);
+				    GW_ICMP4_TTL_TRANSIT, 0, gw4(), 1234, 0), 0);
 	assert_bytes(e, TE4);
 	rte_pktmbuf_free(o);
 	/* IPv6: an echo request with hop limit 1 from fd00:1::2. */
@@ -747,20 +747,20 @@ Test(gateway_pkt, icmp_time_exceeded_exact)
 		memset(b + n, 0xee, 30);
 		o = mbuf_of(mp, b, n + 30);
 		cr_assert_eq(gw_icmp4_error(e, o, 14, GW_ICMP4_TIME_EXCEEDED,
-					    GW_ICMP4_TTL_TRANSIT, 0, gw4()), 0);
+					    GW_ICMP4_TTL_TRANSIT, 0, gw4(), 1234, 0), 0);
 		assert_bytes(e, TE4);
 		rte_pktmbuf_free(o);
 		/* A total length below the header: refused, not quoted. */
 		b[17] = 19;
 		o = mbuf_of(mp, b, n);
 		cr_assert_eq(gw_icmp4_error(e, o, 14, GW_ICMP4_TIME_EXCEEDED,
-					    GW_ICMP4_TTL_TRANSIT, 0, gw4()),
+					    GW_ICMP4_TTL_TRANSIT, 0, gw4(), 1234, 0),
 			     -EINVAL);
 		rte_pktmbuf_free(o);
 		/* A frame cut inside the IPv4 header: refused. */
 		o = mbuf_of(mp, b, 14 + 19);
 		cr_assert_eq(gw_icmp4_error(e, o, 14, GW_ICMP4_TIME_EXCEEDED,
-					    GW_ICMP4_TTL_TRANSIT, 0, gw4()),
+					    GW_ICMP4_TTL_TRANSIT, 0, gw4(), 1234, 0),
 			     -EINVAL);
 		rte_pktmbuf_free(o);
 	}
@@ -795,11 +795,13 @@ Test(gateway_pkt, icmp_quote_cut_at_576_and_1280)
 		       "0a0100020a0300011388003503d40000", 14 + 1000, 7);
 	cr_assert_eq(gw_icmp4_may_answer(o, 14), 1);
 	cr_assert_eq(gw_icmp4_error(e, o, 14, GW_ICMP4_UNREACH,
-				    GW_ICMP4_UNREACH_NET, 0, gw4()), 0);
+				    GW_ICMP4_UNREACH_NET, 0, gw4(), 1234, 0), 0);
 	p = rte_pktmbuf_mtod(e, const uint8_t *);
 	cr_assert_eq(rte_pktmbuf_pkt_len(e), 14 + 576);
 	cr_assert_eq(p[16] << 8 | p[17], 576);        /* total length */
-	cr_assert_eq(p[24] << 8 | p[25], 0x23f9);     /* header checksum */
+	cr_assert_eq(p[18] << 8 | p[19], 0x04d2);     /* ID */
+	cr_assert_eq(p[20] << 8 | p[21], 0);         /* DF clear */
+	cr_assert_eq(p[24] << 8 | p[25], 0x5f27);     /* header checksum */
 	cr_assert_eq(p[34], 3);
 	cr_assert_eq(p[35], 0);
 	cr_assert_eq(p[36] << 8 | p[37], 0x107f);     /* ICMP checksum */
@@ -848,7 +850,7 @@ Test(gateway_pkt, icmp_quote_read_across_segments)
 		cr_assert_eq(rte_pktmbuf_chain(o, tail), 0);
 		cr_assert_eq(gw_icmp4_may_answer(o, 14), 1, "cut %zu", cut[i]);
 		cr_assert_eq(gw_icmp4_error(e, o, 14, GW_ICMP4_TIME_EXCEEDED,
-					    GW_ICMP4_TTL_TRANSIT, 0, gw4()), 0);
+					    GW_ICMP4_TTL_TRANSIT, 0, gw4(), 1234, 0), 0);
 		assert_bytes(e, TE4);
 		rte_pktmbuf_free(o);
 	}
@@ -950,7 +952,7 @@ Test(gateway_pkt, icmp_never_answers_what_the_rfcs_forbid)
  * big (2/0, RFC 4443 3.2: MTU 1280) for ORIG6. Checksums computed apart
  * from DPDK's code. */
 #define FN4 HOST_MAC GW_MAC "0800" \
-	"45c0007000004000400125c90a0100010a010002" "0304f71f000005dc" \
+	"45c0007004d20000400160f70a0100010a010002" "0304f71f000005dc" \
 	"45000054abcd40000101b9d50a0100020a020002" \
 	"0800eeb712340001000102030405060708090a0b0c0d0e0f101112131415161718" \
 	"191a1b1c1d1e1f202122232425262728292a2b2c2d2e2f3031323334353637"
@@ -968,7 +970,8 @@ Test(gateway_pkt, icmp_frag_needed_and_packet_too_big_exact)
 
 	o = mbuf_hex(mp, ORIG4);
 	cr_assert_eq(gw_icmp4_error(e, o, 14, GW_ICMP4_UNREACH,
-				    GW_ICMP4_UNREACH_FRAG_NEEDED, 1500, gw4()),
+				    GW_ICMP4_UNREACH_FRAG_NEEDED, 1500, gw4(),
+				    1234, 0),
 		     0);
 	assert_bytes(e, FN4);
 	rte_pktmbuf_free(o);
@@ -979,6 +982,90 @@ Test(gateway_pkt, icmp_frag_needed_and_packet_too_big_exact)
 	rte_pktmbuf_free(o);
 	rte_pktmbuf_free(e);
 	rte_mempool_free(mp);
+}
+
+/* ORIG4's time exceeded within a 68-byte way back: 40 bytes quoted
+ * (the header and 20 bytes), and within 111 bytes: 83 quoted. Computed
+ * apart from DPDK's checksum code. */
+#define TE4_68 HOST_MAC GW_MAC "0800" \
+	"45c0004404d20000400161230a0100010a010002" "0b00cdee00000000" \
+	"45000054abcd40000101b9d50a0100020a020002" \
+	"0800eeb712340001000102030405060708090a0b"
+#define TE4_111 HOST_MAC GW_MAC "0800" \
+	"45c0006f04d20000400160f80a0100010a010002" "0b00f53600000000" \
+	"45000054abcd40000101b9d50a0100020a020002" \
+	"0800eeb712340001000102030405060708090a0b0c0d0e0f101112131415161718" \
+	"191a1b1c1d1e1f202122232425262728292a2b2c2d2e2f30313233343536"
+
+Test(gateway_pkt, icmp4_error_within_the_way_out_mtu)
+{
+	struct rte_mempool *mp = pool();
+	struct rte_mbuf *o, *e = rte_pktmbuf_alloc(mp);
+
+	o = mbuf_hex(mp, ORIG4);
+	cr_assert_eq(gw_icmp4_error(e, o, 14, GW_ICMP4_TIME_EXCEEDED,
+				    GW_ICMP4_TTL_TRANSIT, 0, gw4(), 1234, 68),
+		     0);
+	assert_bytes(e, TE4_68);
+	cr_assert_eq(gw_icmp4_error(e, o, 14, GW_ICMP4_TIME_EXCEEDED,
+				    GW_ICMP4_TTL_TRANSIT, 0, gw4(), 1234, 111),
+		     0);
+	assert_bytes(e, TE4_111);
+	/* 112 holds the whole error, as no limit does. */
+	cr_assert_eq(gw_icmp4_error(e, o, 14, GW_ICMP4_TIME_EXCEEDED,
+				    GW_ICMP4_TTL_TRANSIT, 0, gw4(), 1234, 112),
+		     0);
+	assert_bytes(e, TE4);
+	/* Below IPv4's 68: refused, as no interface may be narrower. */
+	cr_assert_eq(gw_icmp4_error(e, o, 14, GW_ICMP4_TIME_EXCEEDED,
+				    GW_ICMP4_TTL_TRANSIT, 0, gw4(), 1234, 67),
+		     -EMSGSIZE);
+	cr_assert_eq(gw_icmp4_error(e, o, 14, GW_ICMP4_TIME_EXCEEDED,
+				    GW_ICMP4_TTL_TRANSIT, 0, gw4(), 1234, 1),
+		     -EMSGSIZE);
+	rte_pktmbuf_free(o);
+	rte_pktmbuf_free(e);
+	rte_mempool_free(mp);
+}
+
+Test(gateway_pkt, site_icmp_error_fits_the_way_back)
+{
+	struct site_rig r;
+	struct rte_mbuf *m;
+	char hex[512];
+
+	rig_up(&r);
+	r.s.eth_mtu = 68;
+	r.s.icmp_ip_id = 0xffff;
+	/* TTL 1 from a host on a 68-byte interface: the error back is 68
+	 * bytes, 40 of the packet quoted, ID 0xffff and then 0. */
+	ipv4_frame(hex, sizeof(hex), GW_MAC, HOST_MAC,
+		   "45000054abcd400001017ad50a0100020a020002");
+	feed(&r, r.eth_in, hex);
+	gw_site_poll(&r.s);
+	m = take(r.eth_out);
+	cr_assert_not_null(m);
+	assert_bytes(m, HOST_MAC GW_MAC "0800"
+		     "45c00044ffff0000400165f50a0100010a010002"
+		     "0b00340000000000"
+		     "45000054abcd400001017ad50a0100020a020002"
+		     "0000000000000000000000000000000000000000");
+	rte_pktmbuf_free(m);
+	feed(&r, r.eth_in, hex);
+	gw_site_poll(&r.s);
+	m = take(r.eth_out);
+	cr_assert_not_null(m);
+	assert_bytes(m, HOST_MAC GW_MAC "0800"
+		     "45c0004400000000400165f50a0100010a010002"
+		     "0b00340000000000"
+		     "45000054abcd400001017ad50a0100020a020002"
+		     "0000000000000000000000000000000000000000");
+	rte_pktmbuf_free(m);
+	cr_assert_null(take(r.eth_out));
+	cr_assert_null(take(r.link_out));
+	cr_assert_eq(r.s.st.ttl_drops, 2);
+	cr_assert_eq(r.s.st.icmp_time_exceeded, 2);
+	rig_down(&r);
 }
 
 /* The IPv4 header at 14 of m, as hex (40 characters). */
@@ -1202,7 +1289,7 @@ Test(gateway_pkt, site_fragments_and_answers_too_big)
 	cr_assert_not_null(m);
 	cr_assert_eq(rte_pktmbuf_pkt_len(m), 14 + 576);
 	ip4_hex(m, h);
-	cr_assert_str_eq(h, "45c0024000004000400123f90a0100010a010002");
+	cr_assert_str_eq(h, "45c0024000000000400163f90a0100010a010002");
 	p = rte_pktmbuf_mtod(m, const uint8_t *);
 	cr_assert_eq(p[34], 3);
 	cr_assert_eq(p[35], 4);
