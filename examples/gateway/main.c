@@ -42,7 +42,14 @@
 #include "gw_site.h"
 
 #define NB_MBUFS 16383u
+/* Jumbo pools hold NB_MBUFS_JUMBO mbufs (101 MB at MTU 9000), fewer
+ * where that passes POOL_JUMBO_BYTES, never below NB_MBUFS_MIN (the two
+ * link RQs' 2 x 512, two lcore caches of 256 and what waits in the tx
+ * buffers and neighbor queues). At the largest MTU, 61360, that is 3264
+ * mbufs of 61664 bytes: 192 MB, which --no-huge -m 512 holds. */
 #define NB_MBUFS_JUMBO 8191u
+#define NB_MBUFS_MIN 2047u
+#define POOL_JUMBO_BYTES (192u << 20)
 #define ETH_DESC 4096u
 #define LINK_DESC 512u
 /* net_af_packet's default ring frame (DPDK 22.11) receives frames of up
@@ -58,6 +65,10 @@
  * frames, get half as many (24 MB a ring at MTU 9000). */
 #define AFP_FRAMECNT 4096u
 #define AFP_FRAMECNT_JUMBO 2048u
+/* ... and a jumbo ring stays within 24 MB, down to 512 frames (DPDK's
+ * default count): 546 frames of 61440 bytes at MTU 61360. */
+#define AFP_RING_JUMBO_BYTES (24u << 20)
+#define AFP_FRAMECNT_MIN 512u
 
 static volatile int quit;
 
@@ -175,6 +186,7 @@ struct frame_plan {
 	uint32_t mtu[GW_NB_SITES];  /* of each site's interface */
 	uint32_t max_mtu;
 	uint32_t framesz;           /* net_af_packet framesz=, 0: default */
+	uint32_t framecnt;          /* net_af_packet framecnt= */
 	uint16_t data_room;         /* of gw_pool's mbufs */
 	unsigned int nb_mbufs;
 };
@@ -203,10 +215,11 @@ iface_mtu(const char *name)
  * pages that hold a frame after the kernel's 66 bytes, and mbufs that
  * hold a ring frame. Returns 0 or -1 (printed). */
 static int
-frame_plan_make(const struct gw_opts *o, struct frame_plan *fp)
+frame_plan_make(const struct gw_opts *o, const struct gw_conf *c,
+		struct frame_plan *fp)
 {
 	unsigned int s;
-	uint32_t room;
+	uint32_t room, elt;
 	int mtu;
 
 	memset(fp, 0, sizeof(*fp));
@@ -224,10 +237,22 @@ frame_plan_make(const struct gw_opts *o, struct frame_plan *fp)
 				'a' + s, o->iface[s], mtu);
 			return -1;
 		}
+		/* Linux too keeps IPv6 off such an interface. */
+		if (mtu < GW_IPV6_MIN_MTU &&
+		    (c->site[s].nb_addr6 != 0 || c->site[s].nb_route6 != 0)) {
+			fprintf(stderr, "gateway: site %c: interface %s: MTU %d "
+				"is below IPv6's 1280 (RFC 8200 5) and the "
+				"site has IPv6 addresses or routes: raise the "
+				"MTU to 1280 or more, or take site %c's IPv6 "
+				"lines out of the route file\n", 'a' + s,
+				o->iface[s], mtu, 'a' + s);
+			return -1;
+		}
 		fp->mtu[s] = (uint32_t)mtu;
 		fp->max_mtu = RTE_MAX(fp->max_mtu, (uint32_t)mtu);
 	}
 	fp->nb_mbufs = NB_MBUFS;
+	fp->framecnt = AFP_FRAMECNT;
 	fp->data_room = RTE_MBUF_DEFAULT_BUF_SIZE;
 	if (fp->max_mtu + RTE_ETHER_HDR_LEN + AFP_RX_MAC_OFFSET <=
 	    AFP_FRAMESZ_DEFAULT)
@@ -245,7 +270,12 @@ frame_plan_make(const struct gw_opts *o, struct frame_plan *fp)
 		return -1;
 	}
 	fp->data_room = (uint16_t)room;
-	fp->nb_mbufs = NB_MBUFS_JUMBO;
+	elt = room + (uint32_t)sizeof(struct rte_mbuf);
+	fp->nb_mbufs = RTE_MAX(RTE_MIN(NB_MBUFS_JUMBO, POOL_JUMBO_BYTES / elt),
+			       NB_MBUFS_MIN);
+	fp->framecnt = RTE_MAX(RTE_MIN(AFP_FRAMECNT_JUMBO,
+				       AFP_RING_JUMBO_BYTES / fp->framesz),
+			       AFP_FRAMECNT_MIN);
 	return 0;
 }
 
@@ -311,10 +341,10 @@ eth_port_up(unsigned int s, const struct gw_opts *o,
 		}
 		if (i == 1 && fp->framesz == 0)
 			snprintf(extra, sizeof(extra), ",framecnt=%u",
-				 AFP_FRAMECNT);
+				 fp->framecnt);
 		else if (i == 1)
 			snprintf(extra, sizeof(extra), ",framecnt=%u,framesz=%u,"
-				 "blocksz=%u", AFP_FRAMECNT_JUMBO, fp->framesz,
+				 "blocksz=%u", fp->framecnt, fp->framesz,
 				 fp->framesz);
 		snprintf(devargs, sizeof(devargs),
 			 "eth%u,vdev=net_%s%u,iface=%s%s", s, pmds[i], s,
@@ -467,14 +497,19 @@ main(int argc, char **argv)
 	}
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
-	if (frame_plan_make(&o, &fp) < 0)
+	if (frame_plan_make(&o, &conf, &fp) < 0)
 		goto out;
 
 	mp = rte_pktmbuf_pool_create("gw_pool", fp.nb_mbufs, 256, 0,
 				     fp.data_room, rte_socket_id());
 	if (mp == NULL) {
-		fprintf(stderr, "gateway: mbuf pool: %s\n",
-			rte_strerror(rte_errno));
+		fprintf(stderr, "gateway: mbuf pool of %u mbufs of %u bytes "
+			"(%zu MB): %s%s\n", fp.nb_mbufs, fp.data_room,
+			((size_t)fp.nb_mbufs * (fp.data_room +
+			 sizeof(struct rte_mbuf)) + (1u << 20) - 1) >> 20,
+			rte_strerror(rte_errno),
+			rte_errno == ENOMEM ? ": give EAL more memory (-m, "
+			"or more hugepages) or lower the interfaces' MTU" : "");
 		goto out;
 	}
 	for (s = 0; s < GW_NB_SITES; s++) {
