@@ -1228,6 +1228,32 @@ struct qpio_qp *qpio_qp_open(struct qpio_xrcd *xrcd, uint32_t qp_num);
 struct qpio_qp *qpio_qp_create(struct qpio_pd *pd,
 			       struct qpio_qp_init_attr *init_attr);
 
+/** QP1, the GSI QP: its number and its well-known Q_Key (IBA ch. 13). */
+#define QPIO_GSI_QPN 1u
+#define QPIO_GSI_QKEY 0x80010000u
+
+/**
+ * Create the device's QP1, the General Services Interface QP that the
+ * IB Communication Manager's MADs travel on (lib/cm's IB CM on soft wire
+ * devices): a UD QP numbered QPIO_GSI_QPN whose Q_Key is QPIO_GSI_QKEY
+ * from the start (a modify may give that value again, no other). It
+ * receives the UD datagrams sent to QPN 1 with that Q_Key, each behind
+ * its 40-byte GRH space as any UD QP's; its sends carry source QPN 1,
+ * and a send WR's remote_qkey with the high bit set sends with the GSI
+ * Q_Key (a controlled Q_Key: IBA's Post Send). One per device, as the
+ * kernel keeps one per port.
+ *
+ * @param pd, init_attr as qpio_qp_create(); init_attr->qp_type must be
+ *   QPIO_QPT_UD and srq NULL.
+ * @return the QP, or NULL with rte_errno as qpio_qp_create() sets it, or
+ *   EINVAL (another qp_type, an SRQ), EOPNOTSUPP (a device without one:
+ *   ibv devices, whose QP1 is the kernel's, and soft devices not on the
+ *   wire), EBUSY (the device's QP1 exists). Not thread-safe with other
+ *   creates and destroys on the device.
+ */
+struct qpio_qp *qpio_qp_create_gsi(struct qpio_pd *pd,
+				   struct qpio_qp_init_attr *init_attr);
+
 /**
  * Destroy a QP in any state; outstanding work is discarded without
  * completions (as ibv_destroy_qp does), and queued asynchronous events

@@ -121,6 +121,11 @@ struct qpio_dev_ops {
 	 *  QPIO_QPT_XRC_SEND has ia->recv_cq NULL and ia->srq NULL. */
 	struct qpio_qp *(*qp_create)(struct qpio_pd *pd,
 				     struct qpio_qp_init_attr *init_attr);
+	/** Optional: the device's QP1 (qpio_qp_create_gsi()), a UD QP as
+	 *  qp_create makes one, numbered 1, Q_Key 0x80010000. NULL: lib
+	 *  refuses with -EOPNOTSUPP. */
+	struct qpio_qp *(*gsi_qp_create)(struct qpio_pd *pd,
+					 struct qpio_qp_init_attr *init_attr);
 	int (*qp_destroy)(struct qpio_qp *qp);
 	/**
 	 * Apply a modify that lib/rdma has checked against the transition

@@ -587,9 +587,12 @@ post_recv_sge_none(struct qpio_qp *qp, const struct qpio_sge *sges __rte_unused,
 	return 0;
 }
 
-struct qpio_qp *
-qpio_qp_create(struct qpio_pd *pd, struct qpio_qp_init_attr *ia)
+/* qpio_qp_create(), and with gsi set qpio_qp_create_gsi(). */
+static struct qpio_qp *
+qp_create(struct qpio_pd *pd, struct qpio_qp_init_attr *ia, int gsi)
 {
+	struct qpio_qp *(*create)(struct qpio_pd *,
+				  struct qpio_qp_init_attr *);
 	struct qpio_device *dev;
 	struct qpio_qp *qp;
 	int ret, xrc;
@@ -656,7 +659,13 @@ checked:
 			 dev->attr.max_qp);
 		RET_NULL(ENOSPC);
 	}
-	qp = dev->ops->qp_create(pd, ia);
+	create = gsi ? dev->ops->gsi_qp_create : dev->ops->qp_create;
+	if (create == NULL) {
+		RDMA_LOG(ERR, "device %s (%s) has no QP1 of its own to give",
+			 dev->name, dev->attr.driver);
+		RET_NULL(EOPNOTSUPP);
+	}
+	qp = create(pd, ia);
 	if (qp == NULL)
 		return NULL;
 	if (qp->post_send_sge == NULL)
@@ -698,6 +707,27 @@ checked:
 	dev->nb_qp++;
 	rdma_tel_track(dev, &dev->qps, qp);
 	return qp;
+}
+
+struct qpio_qp *
+qpio_qp_create(struct qpio_pd *pd, struct qpio_qp_init_attr *ia)
+{
+	return qp_create(pd, ia, 0);
+}
+
+struct qpio_qp *
+qpio_qp_create_gsi(struct qpio_pd *pd, struct qpio_qp_init_attr *ia)
+{
+	if (ia != NULL && ia->qp_type != QPIO_QPT_UD) {
+		RDMA_LOG(ERR, "QP1 is a UD QP (IBA ch. 13): qp_type %d given",
+			 (int)ia->qp_type);
+		RET_NULL(EINVAL);
+	}
+	if (ia != NULL && ia->srq != NULL) {
+		RDMA_LOG(ERR, "QP1 takes its own receives: srq given");
+		RET_NULL(EINVAL);
+	}
+	return qp_create(pd, ia, 1);
 }
 
 int
@@ -836,6 +866,13 @@ qpio_qp_modify(struct qpio_qp *qp, const struct qpio_qp_attr *attr,
 	ret = check_qp_attr_values(qp, attr, attr_mask, cur);
 	if (ret < 0)
 		return ret;
+	if (qp->qp_num == QPIO_GSI_QPN && (attr_mask & QPIO_QP_QKEY) &&
+	    attr->qkey != QPIO_GSI_QKEY) {
+		RDMA_LOG(ERR, "qp 0x1: QP1's Q_Key is the GSI's 0x%08x, "
+			 "0x%08x given: leave it out of the mask or give that",
+			 QPIO_GSI_QKEY, attr->qkey);
+		return -EINVAL;
+	}
 	return qp->dev->ops->qp_modify(qp, attr, attr_mask, cur, next);
 }
 

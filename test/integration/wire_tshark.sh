@@ -205,12 +205,53 @@ EOF2
 	[ "$n" = 0 ] || bad "$n RC frames malformed or in error"
 fi
 
+# QP1 (soft_wire/gsi_qp1_carries_mads_with_the_gsi_qkey): the REQ a Linux
+# kernel sent for rping, sent again from A's QP1 to B's, read by
+# Wireshark's CM dissector with the kernel's values; the two datagrams of
+# an ordinary QP to QP1 carry its own Q_Key (a remote Q_Key with the high
+# bit set took it); the REQ again after B's QP1 was destroyed.
+cap=$t/gsi.pcap
+QPIO_WIRE_PCAP=$cap "$unit" --jobs 1 \
+	--filter 'soft_wire/gsi_qp1_carries_mads_with_the_gsi_qkey' \
+	>"$t/gsi.log" 2>&1
+if ! grep -q 'Synthesis: Tested: 1 | Passing: 1 | Failing: 0 | Crashing: 0' \
+	"$t/gsi.log"; then
+	grep -E '^\[(FAIL|----)\]|Synthesis' "$t/gsi.log"
+	bad "soft_wire/gsi_qp1_carries_mads_with_the_gsi_qkey"
+else
+	req='0x07 0x0010 0xf1569f35 0x0000000001061c02 0x000011 0xeb0987 10.0.78.1 10.0.78.2 0x03 0x14'
+	want_gsi="0x000001 0x0000000080010000 srcqp1 $req
+0x000001 0x0000000011111111 srcqp-other
+0x000001 0x0000000011111111 srcqp-other
+0x000001 0x0000000080010000 srcqp1 $req"
+	got_gsi=$(ts -Y 'infiniband.bth.destqp == 1' -T fields -E separator='|' \
+		-e infiniband.bth.destqp -e infiniband.deth.q_key \
+		-e infiniband.deth.srcqp -e infiniband.mad.mgmtclass \
+		-e infiniband.mad.attributeid -e infiniband.cm.req \
+		-e infiniband.cm.req.serviceid -e infiniband.cm.req.localqpn \
+		-e infiniband.cm.req.startpsn \
+		-e infiniband.cm.req.prim_localgid_ipv4 \
+		-e infiniband.cm.req.prim_remotegid_ipv4 \
+		-e infiniband.cm.req.pppmtu -e infiniband.cm.req.localresptout |
+		awk -F'|' '{ s = $3 == "0x00000001" ? "srcqp1" : "srcqp-other"
+			line = $1 " " $2 " " s
+			for (i = 4; i <= NF; i++) if ($i != "") line = line " " $i
+			print line }')
+	[ "$got_gsi" = "$want_gsi" ] ||
+		bad "QP1 frames:"$'\n'"$got_gsi"$'\n'"want:"$'\n'"$want_gsi"
+	n=$(ts -Y 'infiniband.bth' | wc -l)
+	[ "$n" = 4 ] || bad "$n RoCEv2 frames in the QP1 capture, want 4"
+	n=$(ts -Y '_ws.malformed || _ws.expert.severity >= error' | wc -l)
+	[ "$n" = 0 ] || bad "$n QP1 frames malformed or in error"
+fi
+
 [ -e "$t/tshark.failed" ] && bad "a tshark run failed (above)"
 if [ $fail = 0 ]; then
 	echo "PASS: $total frames: $arp ARP, $nd NDP, $roce RoCEv2 (7 UD SEND only," \
 	     "1 with immediate) decoded by tshark $(tshark --version 2>/dev/null |
 	     sed -n '1s/^TShark (Wireshark) \([^ ]*\).*/\1/p'), fields as sent," \
-	     "nothing malformed; 20 RC frames of 15 kinds as sent"
+	     "nothing malformed; 20 RC frames of 15 kinds as sent; QP1's REQ" \
+	     "read as the CM's with the kernel's values"
 else
 	echo "--- tshark stderr"
 	grep -v 'Running as user' "$t/tshark.err"

@@ -25,6 +25,7 @@
 
 #include "test_common.h"
 #include "soft_wire_pkt.h"
+#include "cm_mad.h"
 
 TestSuite(wire_pkt, .init = qt_eal_init, .fini = qt_eal_fini);
 TestSuite(soft_wire, .init = qt_eal_init, .fini = qt_eal_fini);
@@ -995,6 +996,178 @@ Test(soft_wire, drops_counted_qkey_qpn_icrc_and_junk)
 	qt_end_destroy(&a);
 	qt_end_destroy(&b);
 	pair_down();
+}
+
+/* e made by qt_ud_end_create() with its UD QP swapped for the device's
+ * QP1, brought to RTS as the kernel's MAD layer does (the GSI Q_Key at
+ * INIT). */
+static void
+gsi_end_create(struct qt_end *e, struct qpio_device *dev)
+{
+	struct qpio_qp_init_attr ia;
+	struct qpio_qp_attr attr;
+
+	qt_ud_end_create(e, dev, QK, NULL);
+	cr_assert_eq(qpio_qp_destroy(e->qp), 0);
+	memset(&ia, 0, sizeof(ia));
+	ia.send_cq = e->cq;
+	ia.recv_cq = e->cq;
+	ia.qp_type = QPIO_QPT_UD;
+	ia.cap.max_send_wr = 16;
+	ia.cap.max_recv_wr = 16;
+	ia.cap.max_send_sge = 1;
+	ia.cap.max_recv_sge = 1;
+	e->qp = qpio_qp_create_gsi(e->pd, &ia);
+	cr_assert_not_null(e->qp, "%s", rte_strerror(rte_errno));
+	memset(&attr, 0, sizeof(attr));
+	attr.qp_state = QPIO_QPS_INIT;
+	attr.port_num = 1;
+	attr.qkey = QPIO_GSI_QKEY;
+	cr_assert_eq(qpio_qp_modify(e->qp, &attr, QPIO_QP_STATE |
+				    QPIO_QP_PKEY_INDEX | QPIO_QP_PORT |
+				    QPIO_QP_QKEY), 0);
+	attr.qp_state = QPIO_QPS_RTR;
+	cr_assert_eq(qpio_qp_modify(e->qp, &attr, QPIO_QP_STATE), 0);
+	attr.qp_state = QPIO_QPS_RTS;
+	cr_assert_eq(qpio_qp_modify(e->qp, &attr, QPIO_QP_STATE |
+				    QPIO_QP_SQ_PSN), 0);
+}
+
+/* The REQ a Linux 6.1 kernel sent for rping (test_cm_mad.c's LINUX_REQ),
+ * its zeros left out. */
+static const char linux_req_hex[] =
+	"010702030000000000000002359f56f10010000000000000f1569f3500000000"
+	"0000000001061c02505400fffe71780100000000000000000000110100000001"
+	"000000a0eb0987a7ffff37f0ffffffff00000000000000000000ffff0a004e01"
+	"00000000000000000000ffff0a004e0239497000004000980000000000000000"
+	"0000000000000000000000000000000000000000000000000000000000000000"
+	"000000000040a0cb0000000000000000000000000a004e010000000000000000"
+	"000000000a004e02";
+
+Test(soft_wire, gsi_qp1_carries_mads_with_the_gsi_qkey)
+{
+	struct qt_end a, b, u;
+	struct qpio_qp_init_attr ia;
+	struct qpio_qp_attr attr;
+	struct qpio_wc wc;
+	struct qpio_ah *ah, *uah;
+	struct cm_mad m;
+	uint8_t gid_b[16];
+	const char *why;
+	unsigned int i, x;
+
+	pair_up(",ip=10.0.0.1", ",ip=10.0.0.2");
+	soft_wire_ipv4_mapped(gid_b, V4_B);
+	gsi_end_create(&a, W.a);
+	gsi_end_create(&b, W.b);
+	cr_assert_eq(qpio_qp_num(a.qp), 1);
+	cr_assert_eq(qpio_qp_num(b.qp), 1);
+	/* one a device; UD only; no SRQ; Q_Key fixed */
+	memset(&ia, 0, sizeof(ia));
+	ia.send_cq = a.cq;
+	ia.recv_cq = a.cq;
+	ia.qp_type = QPIO_QPT_UD;
+	ia.cap.max_send_wr = ia.cap.max_recv_wr = 4;
+	ia.cap.max_send_sge = ia.cap.max_recv_sge = 1;
+	cr_assert_null(qpio_qp_create_gsi(a.pd, &ia));
+	cr_assert_eq(rte_errno, EBUSY);
+	ia.qp_type = QPIO_QPT_RC;
+	cr_assert_null(qpio_qp_create_gsi(a.pd, &ia));
+	cr_assert_eq(rte_errno, EINVAL);
+	memset(&attr, 0, sizeof(attr));
+	attr.qkey = QK;
+	cr_assert_eq(qpio_qp_modify(a.qp, &attr, QPIO_QP_QKEY), -EINVAL);
+	attr.qkey = QPIO_GSI_QKEY;
+	cr_assert_eq(qpio_qp_modify(a.qp, &attr, QPIO_QP_QKEY), 0);
+
+	/* A's QP1 sends the kernel's REQ to B's QP1; a remote Q_Key with
+	 * the high bit set (a controlled Q_Key, IBA's Post Send) takes the
+	 * QP's own, the GSI's. */
+	memset(a.buf, 0, 256);
+	for (i = 0; i < sizeof(linux_req_hex) / 2; i++) {
+		cr_assert_eq(sscanf(linux_req_hex + 2 * i, "%2x", &x), 1);
+		a.buf[i] = (uint8_t)x;
+	}
+	memset(b.buf, 0xee, 512);
+	qt_post_recv(&b, 5, b.buf, 40 + 256);
+	ah = ah_to(&a, gid_b, 1);
+	ud_post_send(&a, ah, QPIO_GSI_QPN, 0x80000000u, 0, 256, 1, 0);
+	expect_send_done(&a, 1);
+	cr_assert_eq(poll_wire(b.cq, &wc, 1), 1);
+	cr_assert_eq(wc.status, QPIO_WC_SUCCESS, "%s",
+		     qpio_wc_status_str(wc.status));
+	cr_assert_eq(wc.opcode, QPIO_WC_RECV);
+	cr_assert_eq(wc.wr_id, 5);
+	cr_assert_eq(wc.byte_len, 40 + 256);
+	cr_assert_eq(wc.src_qp, 1);
+	cr_assert_eq(wc.qp_num, 1);
+	cr_assert(wc.wc_flags & QPIO_WC_GRH);
+	cr_assert_eq(memcmp(b.buf + 40, a.buf, 256), 0);
+	cr_assert_eq(b.buf[40 + 256], 0xee);
+	cr_assert_eq(cm_mad_parse(b.buf + 40, 256, &m, &why), 0);
+	cr_assert_eq(m.attr, CM_ATTR_REQ);
+	cr_assert_eq(m.req.local_comm_id, 0xf1569f35u);
+
+	/* An ordinary UD QP of A: a datagram to QP1 with its own Q_Key,
+	 * and one asking for the GSI's (the high bit set gives its own:
+	 * only QP1 sends the GSI Q_Key) both dropped at B's QP1, counted. */
+	qt_ud_end_create(&u, W.a, QK, NULL);
+	cr_assert_neq(qpio_qp_num(u.qp), 1);
+	uah = ah_to(&u, gid_b, 1);
+	qt_post_recv(&b, 6, b.buf, 40 + 256);
+	ud_post_send(&u, uah, QPIO_GSI_QPN, QK, 0, 64, 2, 0);
+	expect_send_done(&u, 2);
+	ud_post_send(&u, uah, QPIO_GSI_QPN, QPIO_GSI_QKEY, 0, 64, 3, 0);
+	expect_send_done(&u, 3);
+	run_for(20);
+	cr_assert_eq(qpio_cq_poll(b.cq, &wc, 1), 0);
+	cr_assert_eq(qt_stats(b.qp).ud_qkey_drops, 2);
+	cr_assert_eq(wst(W.b).rx_no_qp, 0);
+
+	/* QP1 gone: its number resolves no more, a new one takes it. */
+	cr_assert_eq(qpio_ah_destroy(uah), 0);
+	qt_end_destroy(&u);
+	cr_assert_eq(qpio_ah_destroy(ah), 0);
+	qt_end_destroy(&b);
+	ud_post_send(&a, ah = ah_to(&a, gid_b, 1), QPIO_GSI_QPN, 0x80000000u,
+		     0, 256, 4, 0);
+	expect_send_done(&a, 4);
+	run_for(20);
+	cr_assert_eq(wst(W.b).rx_no_qp, 1);
+	gsi_end_create(&b, W.b);
+	cr_assert_eq(qpio_qp_num(b.qp), 1);
+	cr_assert_eq(qpio_ah_destroy(ah), 0);
+	qt_end_destroy(&a);
+	qt_end_destroy(&b);
+	pair_down();
+}
+
+Test(soft_wire, gsi_only_on_wire_devices)
+{
+	struct qpio_device *dev = qpio_rdma_dev_create("soft9");
+	struct qpio_qp_init_attr ia;
+	struct qpio_pd *pd;
+	struct qpio_cq *cq;
+
+	cr_assert_not_null(dev);
+	pd = qpio_pd_alloc(dev);
+	cq = qpio_cq_create(dev, 16, SOCKET_ID_ANY);
+	cr_assert(pd != NULL && cq != NULL);
+	memset(&ia, 0, sizeof(ia));
+	ia.send_cq = cq;
+	ia.recv_cq = cq;
+	ia.qp_type = QPIO_QPT_UD;
+	ia.cap.max_send_wr = ia.cap.max_recv_wr = 4;
+	ia.cap.max_send_sge = ia.cap.max_recv_sge = 1;
+	cr_assert_null(qpio_qp_create_gsi(pd, &ia));
+	cr_assert_eq(rte_errno, EOPNOTSUPP);
+	cr_assert_null(qpio_qp_create_gsi(pd, NULL));
+	cr_assert_eq(rte_errno, EINVAL);
+	cr_assert_null(qpio_qp_create_gsi(NULL, &ia));
+	cr_assert_eq(rte_errno, EINVAL);
+	cr_assert_eq(qpio_cq_destroy(cq), 0);
+	cr_assert_eq(qpio_pd_free(pd), 0);
+	cr_assert_eq(qpio_rdma_dev_close(dev), 0);
 }
 
 Test(soft_wire, devargs_and_verbs_refused_with_their_rule)

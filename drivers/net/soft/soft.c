@@ -586,6 +586,7 @@ static const struct qpio_dev_ops soft_ops = {
 	.cq_event_fd = soft_cq_event_fd,
 	.cq_ack_events = soft_cq_ack_events,
 	.qp_create = soft_qp_create,
+	.gsi_qp_create = soft_qp_create_gsi,
 	.qp_destroy = soft_qp_destroy,
 	.qp_modify = soft_qp_modify,
 	.qp_query = soft_qp_query,

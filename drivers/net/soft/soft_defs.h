@@ -15,6 +15,8 @@
 #define SOFT_GID_TBL_LEN     1u
 #define SOFT_PKEY_TBL_MAX    16u     /* entries of the pkeys devarg */
 #define SOFT_QPN_BASE        0x100u  /* QPNs 0 and 1 are special in IBA */
+#define SOFT_GSI_QPN         1u      /* QP1, the GSI QP (IBA ch. 13) */
+#define SOFT_GSI_QKEY        0x80010000u /* QP1's well-known Q_Key */
 #define SOFT_MAX_AH          65536u  /* address handles per device */
 #define SOFT_MAX_SRQ         4096u   /* SRQs per device (devargs max_srq) */
 #define SOFT_DEF_SRQ         64u     /* default of devargs max_srq */

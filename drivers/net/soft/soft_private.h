@@ -340,6 +340,7 @@ struct soft_qp {
 	 * RC and UC QPs' transport state (soft_wire_rc.c) */
 	uint32_t wire_psn;
 	struct soft_wire_rc *wrc;
+	uint32_t tbl_slot;        /* its slot of sdev->qp_tbl */
 	TAILQ_ENTRY(soft_qp) cq_next;
 };
 
@@ -370,6 +371,9 @@ struct soft_dev {
 	uint32_t next_srqn;
 	struct soft_mr_entry *mr_tbl;     /* max_mr entries */
 	struct soft_qp **qp_tbl;          /* by (qpn - base) & qp_tbl_mask */
+	/* QP1, the GSI QP of a wire device (soft_qp_create_gsi()): in a
+	 * slot of qp_tbl like any QP, found by its number here */
+	struct soft_qp *gsi;
 	uint32_t next_cqn;
 	uint8_t mr_variant;
 	/* Control path only; the token of its holder (soft_token_lock()):
@@ -472,8 +476,9 @@ soft_qp_lookup(const struct soft_dev *sdev, uint32_t qpn)
 {
 	struct soft_qp *qp = sdev->qp_tbl[(qpn - SOFT_QPN_BASE) & sdev->qp_tbl_mask];
 
+	/* QP1 sits in a slot of its own choosing: looked for on a miss */
 	if (unlikely(qp == NULL || qp->base.qp_num != qpn))
-		return NULL;
+		return unlikely(qpn == SOFT_GSI_QPN) ? sdev->gsi : NULL;
 	return qp;
 }
 
@@ -675,6 +680,8 @@ uint16_t soft_cq_poll_ts_xrc(struct qpio_cq *cq, struct qpio_wc *wc,
 			     uint64_t *ts, uint16_t n);
 
 /* soft_qp.c */
+struct qpio_qp *soft_qp_create_gsi(struct qpio_pd *pd,
+				   struct qpio_qp_init_attr *ia);
 struct qpio_qp *soft_qp_create(struct qpio_pd *pd,
 			       struct qpio_qp_init_attr *ia);
 int soft_qp_destroy(struct qpio_qp *qp);

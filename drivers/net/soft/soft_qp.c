@@ -136,6 +136,7 @@ soft_qp_create(struct qpio_pd *pd, struct qpio_qp_init_attr *ia)
 		goto err;
 	}
 	sdev->qp_tbl[slot] = qp;
+	qp->tbl_slot = slot;
 	/* Slot in the low bits, a generation above them; under 2^24. */
 	qp->base.qp_num = SOFT_QPN_BASE + slot +
 		((sdev->qpn_gen++ * (sdev->qp_tbl_mask + 1)) & 0x7fffffu);
@@ -204,6 +205,50 @@ err:
 	return NULL;
 }
 
+/*
+ * QP1 of a wire device: a UD QP of the device's own, numbered 1, with
+ * the GSI's Q_Key, which the IB CM's MADs travel on (lib/cm). One per
+ * device; it keeps the slot soft_qp_create() gave it and soft_qp_lookup()
+ * finds it by its number.
+ */
+struct qpio_qp *
+soft_qp_create_gsi(struct qpio_pd *pd, struct qpio_qp_init_attr *ia)
+{
+	struct soft_dev *sdev = to_sdev(pd->dev);
+	struct qpio_qp *qqp;
+	struct soft_qp *qp;
+
+	if (sdev->wire == NULL) {
+		SOFT_LOG(ERR, "%s: QP1 is a wire device's (devargs wire=): "
+			 "on the soft fabric lib/cm connects through its "
+			 "own exchange", pd->dev->name);
+		rte_errno = EOPNOTSUPP;
+		return NULL;
+	}
+	if (sdev->gsi != NULL) {
+		SOFT_LOG(ERR, "%s: QP1 exists already (one a device)",
+			 pd->dev->name);
+		rte_errno = EBUSY;
+		return NULL;
+	}
+	qqp = soft_qp_create(pd, ia);
+	if (qqp == NULL)
+		return NULL;
+	qp = to_sqp(qqp);
+	soft_dev_lock(sdev);
+	if (sdev->gsi != NULL) {              /* another thread was first */
+		soft_dev_unlock(sdev);
+		(void)soft_qp_destroy(qqp);
+		rte_errno = EBUSY;
+		return NULL;
+	}
+	qqp->qp_num = SOFT_GSI_QPN;
+	qp->attr.qkey = SOFT_GSI_QKEY;
+	sdev->gsi = qp;
+	soft_dev_unlock(sdev);
+	return qqp;
+}
+
 int
 soft_qp_destroy(struct qpio_qp *qqp)
 {
@@ -218,7 +263,9 @@ soft_qp_destroy(struct qpio_qp *qqp)
 	if (scq != NULL)
 		TAILQ_REMOVE(&scq->send_qps, qp, cq_next);
 	soft_dev_lock(sdev);
-	sdev->qp_tbl[(qqp->qp_num - SOFT_QPN_BASE) & sdev->qp_tbl_mask] = NULL;
+	sdev->qp_tbl[qp->tbl_slot] = NULL;
+	if (sdev->gsi == qp)
+		sdev->gsi = NULL;
 	soft_dev_unlock(sdev);
 	soft_peer_gen_bump();   /* before the QP's memory goes */
 	/* queues_reset() purged this QP's CQEs and the pollers' cached QP;
