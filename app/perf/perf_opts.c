@@ -543,9 +543,6 @@ opts_check_roles(struct perf_opts *o, const struct opts_seen *st, char *err,
 	if (st->perftest_set && (o->duration > 0 || o->rate > 0))
 		return refuse(err, errlen, "--perftest: a run is -n messages at "
 			      "full speed; drop -D and --rate");
-	if (st->perftest_set && o->test == PERF_ATOMIC && o->mode == PERF_LAT)
-		return refuse(err, errlen, "--perftest: ib_atomic_lat's exchange "
-			      "is not spoken; use --test ib_atomic_bw");
 	if (o->role == PERF_ROLE_SERVER && o->mode == PERF_LAT && o->ngates > 0)
 		return refuse(err, errlen, "--expect with --server in lat mode: the "
 			      "client measures the latency; give --expect to the "

@@ -27,8 +27,8 @@
  * How many key exchanges come where depends on the tool (all with one
  * QP): send_bw and send_lat 1 before the QPs connect, 2 after, 1 to
  * start; write_bw, read_bw and atomic_bw 1, 1 and 1, then after the run
- * one more key exchange, the reports and the close; write_lat and
- * read_lat 2, 1 and 1; write_lat ends without a close.
+ * one more key exchange, the reports and the close; write_lat, read_lat
+ * and atomic_lat 2, 1 and 1; write_lat ends without a close.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -440,6 +440,7 @@ perf_pt_finish(struct perf_end *e)
 	}
 	if (o->mode == PERF_LAT && o->test == PERF_WRITE)
 		return 0;               /* ib_write_lat just exits */
-	/* send_bw, send_lat; read_lat, whose server waits here. */
+	/* send_bw, send_lat; read_lat and atomic_lat, whose server waits
+	 * here. */
 	return pt_close(e, -1);
 }

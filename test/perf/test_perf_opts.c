@@ -364,6 +364,10 @@ Test(perf_opts, perftest_peer)
 	cr_assert_eq(parse("--test", "ib_read_lat", "--server", "--perftest",
 			   NULL), 0, "%s", err);
 	cr_assert_eq(o.iters, 1000);
+	cr_assert_eq(parse("--test", "ib_atomic_lat", "--connect", "h",
+			   "--perftest", NULL), 0, "%s", err);
+	cr_assert_eq(o.iters, 1000);
+	cr_assert_eq(o.size, 8);
 	REFUSED("--perftest: the peer is a perftest process; add --server",
 		"--test", "ib_send_bw", "--perftest");
 	REFUSED("--perftest: one QP; drop -q",
@@ -374,8 +378,6 @@ Test(perf_opts, perftest_peer)
 		"--test", "ib_send_bw", "--server", "--perftest", "-b");
 	REFUSED("--perftest: a run is -n messages at full speed",
 		"--test", "ib_send_bw", "--server", "--perftest", "-D", "2");
-	REFUSED("--perftest: ib_atomic_lat's exchange is not spoken",
-		"--test", "ib_atomic_lat", "--server", "--perftest");
 	REFUSED("-m '300': an IB MTU, 256, 512, 1024, 2048 or 4096",
 		"--test", "ib_send_bw", "-m", "300");
 	REFUSED("-m '8192': must be a decimal integer in 256..4096",

@@ -4,8 +4,8 @@
 # Runs inside the rxe VM (test/rxe/run.sh -g): perftest, unmodified, on
 # Linux Soft-RoCE against qpio-perf --perftest on a soft wire device. Each
 # row is one perftest tool (ib_send_bw, ib_write_bw, ib_read_bw,
-# ib_atomic_bw, ib_send_lat, ib_write_lat, ib_read_lat) on rxe0 (veth0,
-# 10.0.77.1) and qpio-perf on the other end of the veth pair (veth1
+# ib_atomic_bw, ib_send_lat, ib_write_lat, ib_read_lat, ib_atomic_lat) on
+# rxe0 (veth0, 10.0.77.1) and qpio-perf on the other end of the veth pair (veth1
 # through DPDK's net_af_packet, a soft wire device at 10.0.77.2), qpio as
 # server and as client. perftest's TCP exchange runs over the loopback;
 # the RDMA traffic, ARP included, crosses the veth pair. A row passes when
@@ -96,9 +96,10 @@ row() {
 	fi
 	# perftest's result row: the size and the iterations first (a bw
 	# server of write/read/atomic prints its client's numbers; the
-	# read_lat server prints none)
+	# read_lat and atomic_lat servers print none)
 	if [ "$ok" = 1 ] && ! grep -Eq "^ *$size +$iters " /tmp/rxe.log &&
-		! { [ "$role" = client ] && [ "$tool" = ib_read_lat ]; }; then
+		! { [ "$role" = client ] && { [ "$tool" = ib_read_lat ] ||
+					    [ "$tool" = ib_atomic_lat ]; }; }; then
 		echo "   no result row '$size $iters' from $tool"
 		ok=0
 	fi
@@ -127,6 +128,7 @@ for role in client server; do
 	row send-lat-$role-2 ib_send_lat 2 300 $role
 	row write-lat-$role-2 ib_write_lat 2 300 $role
 	row read-lat-$role-2 ib_read_lat 2 300 $role
+	row atomic-lat-$role-8 ib_atomic_lat 8 300 $role
 	row send-bw-uc-$role-4000 ib_send_bw 4000 200 $role -c UC
 	row write-bw-uc-$role-65536 ib_write_bw 65536 50 $role -c UC
 	row send-bw-ud-$role-1024 ib_send_bw 1024 300 $role -c UD
