@@ -1581,6 +1581,41 @@ Test(soft_wire, rc_read_window_after_a_timeout)
 	rc_world_down(&a, &b);
 }
 
+/* One READ of 10 packets whose responses each time come but for the
+ * first (the rest lost, so only the timer tells): ten rounds, nine
+ * timeouts, more than retry_cnt (7), yet every round brought a packet in
+ * order: progress, so the READ completes, every byte right (before, the
+ * eighth timeout failed it with RETRY_EXC_ERR). B->A frames of round r
+ * start at
+ * 10 + 9 + ... : 0, 10, 19, 27, 34, 40, 45, 49, 52, 54. */
+Test(soft_wire, rc_read_progress_between_timeouts_is_no_retry)
+{
+	static const unsigned int kept[] = { 0, 10, 19, 27, 34, 40, 45, 49,
+					     52, 54 };
+	struct qt_end a, b;
+	struct qpio_wc wc;
+	unsigned int i;
+
+	rc_world(&a, &b, QPIO_QPT_RC, 7);
+	W.drop_ba = (1ull << 55) - 1;
+	for (i = 0; i < RTE_DIM(kept); i++)
+		W.drop_ba &= ~(1ull << kept[i]);
+	qt_fill(b.buf, 10240, 77);
+	memset(a.buf, 0, 10240);
+	rc_post(&a, QPIO_WR_RDMA_READ, 0, 10240, (uintptr_t)b.buf,
+		qpio_mr_rkey(b.mr), 5);
+	wc = wc_one(&a, QPIO_WC_SUCCESS, 5);
+	cr_assert_eq(wc.opcode, QPIO_WC_RDMA_READ);
+	cr_assert_eq(wc.byte_len, 10240);
+	cr_assert(qt_check(a.buf, 10240, 77));
+	cr_assert_eq(W.dropped, 45);
+	cr_assert_eq(W.n_ba, 55);
+	cr_assert_eq(W.n_ab, 10);         /* the READ and its nine resumes */
+	cr_assert_eq(qt_stats(a.qp).transport_retries, 9);
+	cr_assert_eq(qt_stats(a.qp).retry_exceeded, 0);
+	rc_world_down(&a, &b);
+}
+
 /* Five WRITEs of 32 packets, A->B frame 5 lost: the first four (128
  * PSNs, RC_PSN_WINDOW) go at once, not the fifth; B NAKs PSN 5 once, A
  * sends again from that PSN (27 packets of the first WRITE, not 32) and

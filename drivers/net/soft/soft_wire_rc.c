@@ -556,6 +556,11 @@ rc_response(struct soft_wire *w, struct soft_wire_rc *rc,
 		rc->rd_pkts++;
 		rc->gap_set = 0;
 		rc->una = psn_add(p->psn, 1);
+		/* a response in order is progress: the timeouts counted
+		 * against retry_cnt are those in a row without one (a READ
+		 * larger than what the path delivers between two timeouts
+		 * would exhaust them otherwise) */
+		rc->retries = 0;
 		if (!(p->has & SOFT_WIRE_LAST))
 			return;
 		if (rc->rd_off != e->len) {
