@@ -934,7 +934,8 @@ perf_end_run(void *arg)
 					break;
 	}
 	if (x->net != NULL && o->perftest) {
-		if (perf_pt_start(e) != 0) {
+		/* perftest's sweep (-a) exchanges nothing between sizes */
+		if (x->size_i == 0 && perf_pt_start(e) != 0) {
 			x->abort = 1;
 			return 0;
 		}
@@ -965,7 +966,7 @@ perf_end_run(void *arg)
 			if (poll_cq(e) < 0 || stalled(e, t))
 				break;
 	if (x->net != NULL && !x->abort && o->perftest) {
-		if (perf_pt_finish(e) != 0)
+		if (x->size_i + 1 == x->nsizes && perf_pt_finish(e) != 0)
 			x->abort = 1;
 	} else if (x->net != NULL && !x->abort) {
 		net_finish(e);

@@ -535,9 +535,15 @@ opts_check_roles(struct perf_opts *o, const struct opts_seen *st, char *err,
 			      "--connect HOST (it runs the server)");
 	if (st->perftest_set && st->q_set && o->qps > 1)
 		return refuse(err, errlen, "--perftest: one QP; drop -q");
-	if (st->perftest_set && o->all_sizes)
-		return refuse(err, errlen, "--perftest: one size a run; give -s "
-			      "instead of -a");
+	/* perftest's ib_write_bw and ib_read_bw sweep without a word
+	 * between sizes (their server is passive); the other tools
+	 * synchronise each size, which is not spoken. */
+	if (st->perftest_set && o->all_sizes &&
+	    !(o->mode == PERF_BW &&
+	      (o->test == PERF_WRITE || o->test == PERF_READ)))
+		return refuse(err, errlen, "--perftest -a: ib_write_bw and "
+			      "ib_read_bw only (the others synchronise each "
+			      "size); give -s instead");
 	if (st->perftest_set && st->b_set)
 		return refuse(err, errlen, "--perftest: one direction; drop -b");
 	if (st->perftest_set && (o->duration > 0 || o->rate > 0))

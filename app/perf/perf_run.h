@@ -91,6 +91,9 @@ struct perf_ctx {
 	const struct perf_opts *o;
 	uint64_t hz;
 	uint32_t size;          /**< current message size */
+	/** which of the run's nsizes sizes this is (0 first): --perftest
+	 *  starts before the first and ends after the last (-a) */
+	unsigned int size_i, nsizes;
 	uint32_t nslots;        /**< slots per QP per direction */
 	uint32_t stride;        /**< bytes per slot */
 	uint32_t grh;           /**< 40 on UD receives, else 0 */

@@ -478,6 +478,9 @@ run_size(struct perf_ctx *x, unsigned int worker, struct perf_result *r)
 			uint32_t s;
 
 			q->posted = q->completed = q->rx_count = q->rx_expect = 0;
+			/* a READ of this size brings this size's first bytes */
+			free(q->ref);
+			q->ref = NULL;
 			perf_hist_init(q->hist);
 			/* Counter at zero; READ sources hold their slot's pattern;
 			 * everything else zero so stale data never passes. */
@@ -621,6 +624,16 @@ run_sizes(const struct perf_opts *o, uint32_t mtu_bytes, uint64_t max_mr,
 
 		if (o->transport == QPIO_QPT_UD)
 			cap = RTE_MIN(cap, (uint64_t)mtu_bytes);
+		/* perftest sweeps to 2^23 whatever the device: a peer
+		 * going further than this end can is refused here */
+		if (o->perftest && cap < PERF_ALL_MAX_SIZE) {
+			fprintf(stderr, "qpio-perf: --perftest -a: perftest sweeps "
+				"to %u bytes; this device's max_mr_size (%" PRIu64
+				") takes messages of %" PRIu64 " at most; give -s "
+				"sizes one by one\n", PERF_ALL_MAX_SIZE, max_mr,
+				cap);
+			return -PERF_EXIT_USAGE;
+		}
 		for (s = PERF_ALL_MIN_SIZE; s <= cap; s <<= 1)
 			sizes[nsizes++] = s;
 	} else if (o->transport == QPIO_QPT_UD && !o->size_set &&
@@ -758,8 +771,10 @@ perf_run(const struct perf_opts *o, struct perf_caps *caps,
 	}
 	*nres = 0;
 	perf_report_header(o, caps);
+	x.nsizes = nsizes;
 	for (i = 0; i < nsizes; i++) {
 		x.size = sizes[i];
+		x.size_i = i;
 		ret = run_size(&x, worker, &(*res)[i]);
 		if (ret != 0)
 			break;

@@ -372,8 +372,17 @@ Test(perf_opts, perftest_peer)
 		"--test", "ib_send_bw", "--perftest");
 	REFUSED("--perftest: one QP; drop -q",
 		"--test", "ib_send_bw", "--server", "--perftest", "-q", "2");
-	REFUSED("--perftest: one size a run; give -s instead of -a",
+	REFUSED("--perftest -a: ib_write_bw and ib_read_bw only",
 		"--test", "ib_send_bw", "--server", "--perftest", "-a");
+	REFUSED("--perftest -a: ib_write_bw and ib_read_bw only",
+		"--test", "ib_write_lat", "--connect", "h", "--perftest", "-a");
+	REFUSED("--perftest -a: ib_write_bw and ib_read_bw only",
+		"--test", "ib_atomic_bw", "--connect", "h", "--perftest", "-a");
+	cr_assert_eq(parse("--test", "ib_write_bw", "--server", "--perftest",
+			   "-a", NULL), 0, "%s", err);
+	cr_assert_eq(o.all_sizes, 1);
+	cr_assert_eq(parse("--test", "ib_read_bw", "--connect", "h",
+			   "--perftest", "-a", NULL), 0, "%s", err);
 	REFUSED("--perftest: one direction; drop -b",
 		"--test", "ib_send_bw", "--server", "--perftest", "-b");
 	REFUSED("--perftest: a run is -n messages at full speed",

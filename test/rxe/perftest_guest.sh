@@ -63,33 +63,41 @@ PT_GID=
 
 # row NAME TOOL SIZE ITERS QPIO_ROLE [ARGS...]: TOOL on rxe0 against
 # qpio-perf --test TOOL, qpio as "client" or "server"; ARGS (-c UC, ...)
-# go to both.
+# go to both. SIZE "all" gives both -a (every power of two from 2 to
+# 2^23): the result row checked is the last size's.
 port=18600
 row() {
 	local name=$1 tool=$2 size=$3 iters=$4 role=$5 ok=0 try peer
+	local sz
 	shift 5
 	echo "$name" | grep -Eq "$rows" || return 0
+	if [ "$size" = all ]; then
+		sz="-a"
+		size=8388608
+	else
+		sz="-s $size"
+	fi
 	port=$((port + 1))
 	step "$name: $tool (rxe0) <-> qpio-perf --perftest ($role), $size bytes x $iters $*"
 	if [ "$role" = client ]; then
-		timeout 150 "$tool" -d rxe0 -x "${PT_GID:-$gidx}" -s "$size" -n "$iters" \
+		timeout 150 "$tool" -d rxe0 -x "${PT_GID:-$gidx}" $sz -n "$iters" \
 			-F -p "$port" "$@" > /tmp/rxe.log 2>&1 &
 		peer=$!
 		sleep 1
-		qpio_perf "p-$name" --test "$tool" -s "$size" -n "$iters" \
+		qpio_perf "p-$name" --test "$tool" $sz -n "$iters" \
 			--validate --connect 127.0.0.1 -p "$port" "$@" \
 			> /tmp/qpio.log 2>&1 && ok=1
 		[ "$ok" = 1 ] || kill "$peer" 2>/dev/null
 		wait "$peer" || ok=0
 	else
-		qpio_perf "p-$name" --test "$tool" -s "$size" -n "$iters" \
+		qpio_perf "p-$name" --test "$tool" $sz -n "$iters" \
 			--validate --server -p "$port" "$@" > /tmp/qpio.log 2>&1 &
 		peer=$!
 		for try in 1 2 3 4 5 6 7 8 9 10; do
 			sleep 1
 			grep -q "listening on TCP port" /tmp/qpio.log && break
 		done
-		timeout 150 "$tool" -d rxe0 -x "${PT_GID:-$gidx}" -s "$size" -n "$iters" \
+		timeout 150 "$tool" -d rxe0 -x "${PT_GID:-$gidx}" $sz -n "$iters" \
 			-F -p "$port" "$@" 127.0.0.1 > /tmp/rxe.log 2>&1 && ok=1
 		[ "$ok" = 1 ] || kill "$peer" 2>/dev/null
 		wait "$peer" || ok=0
@@ -129,11 +137,18 @@ for role in client server; do
 	row write-lat-$role-2 ib_write_lat 2 300 $role
 	row read-lat-$role-2 ib_read_lat 2 300 $role
 	row atomic-lat-$role-8 ib_atomic_lat 8 300 $role
+	row write-bw-all-$role ib_write_bw all 5 $role
 	row send-bw-uc-$role-4000 ib_send_bw 4000 200 $role -c UC
 	row write-bw-uc-$role-65536 ib_write_bw 65536 50 $role -c UC
 	row send-bw-ud-$role-1024 ib_send_bw 1024 300 $role -c UD
 	row send-lat-ud-$role-512 ib_send_lat 512 200 $role -c UD
 done
+# perftest's READ sweep against qpio's server; qpio as the client of it
+# fails in this VM at 2 MiB (RETRY_EXC_ERR: rxe, slowed by TCG, is still
+# sending a 2048-packet response stream that net_af_packet's ring of 512
+# frames lost the head of, while qpio's seven timeouts of 67 ms pass
+# without a response in order; doc/guides/nics/soft.rst)
+row read-bw-all-server ib_read_bw all 5 server
 # Path MTU 512 (-m to both: each takes the smaller of the two).
 for role in client server; do
 	row mtu512-send-bw-$role-65536 ib_send_bw 65536 50 $role -m 512
