@@ -36,6 +36,7 @@
 #include <rte_random.h>
 
 #include "qpio_eal.h"
+#include "qpio_eth.h"
 #include "qpio_port.h"
 #include "app_opts.h"
 #include "gw.h"
@@ -54,11 +55,8 @@
 #define LINK_DESC 512u
 /* net_af_packet's default ring frame (DPDK 22.11) receives frames of up
  * to 2048 - 66 bytes, and default mbufs hold them: larger MTUs are
- * jumbo, with larger ring frames and mbufs (frame_plan()). */
-#define AFP_FRAMESZ_DEFAULT 2048u
-#define AFP_RX_MAC_OFFSET 66u      /* see drivers/net/eth afp_max_frame() */
-#define AFP_TX_HDR 32u             /* TPACKET2_HDRLEN - sockaddr_ll */
-#define PAGE 4096u
+ * jumbo, with larger ring frames and mbufs (frame_plan(); the geometry
+ * is the eth port driver's, qpio_eth.h). */
 /* net_af_packet ring frames, each rx and tx ring of a port: DPDK's
  * default of 512 overran by the thousand under one TCP flow (the eth
  * port's missed count); jumbo frames, whose slots also carry the small
@@ -219,7 +217,7 @@ frame_plan_make(const struct gw_opts *o, const struct gw_conf *c,
 		struct frame_plan *fp)
 {
 	unsigned int s;
-	uint32_t room, elt;
+	uint32_t room, elt, page, framesz;
 	int mtu;
 
 	memset(fp, 0, sizeof(*fp));
@@ -254,21 +252,19 @@ frame_plan_make(const struct gw_opts *o, const struct gw_conf *c,
 	fp->nb_mbufs = NB_MBUFS;
 	fp->framecnt = AFP_FRAMECNT;
 	fp->data_room = RTE_MBUF_DEFAULT_BUF_SIZE;
-	if (fp->max_mtu + RTE_ETHER_HDR_LEN + AFP_RX_MAC_OFFSET <=
-	    AFP_FRAMESZ_DEFAULT)
-		return 0;
-	fp->framesz = RTE_ALIGN_CEIL(fp->max_mtu + RTE_ETHER_HDR_LEN +
-				     AFP_RX_MAC_OFFSET, PAGE);
-	room = RTE_PKTMBUF_HEADROOM + fp->framesz - AFP_TX_HDR;
-	if (room > UINT16_MAX) {
-		fprintf(stderr, "gateway: MTU %u needs mbufs of %u bytes, above "
-			"DPDK's 65535: lower the interfaces' MTU to at most "
-			"%u\n", fp->max_mtu, room,
-			RTE_ALIGN_FLOOR(UINT16_MAX - RTE_PKTMBUF_HEADROOM +
-					AFP_TX_HDR, PAGE) - AFP_RX_MAC_OFFSET -
-			RTE_ETHER_HDR_LEN);
+	page = (uint32_t)sysconf(_SC_PAGESIZE);
+	framesz = qpio_eth_afp_framesz(fp->max_mtu + RTE_ETHER_HDR_LEN, page);
+	if (framesz == 0) {
+		fprintf(stderr, "gateway: MTU %u needs mbufs above DPDK's 65535 "
+			"bytes: lower the interfaces' MTU to at most %u\n",
+			fp->max_mtu,
+			qpio_eth_afp_frame_limit(page) - RTE_ETHER_HDR_LEN);
 		return -1;
 	}
+	if (framesz == QPIO_ETH_AFP_FRAMESZ_DEFAULT)
+		return 0;
+	fp->framesz = framesz;
+	room = RTE_PKTMBUF_HEADROOM + qpio_eth_afp_rx_buf(framesz);
 	fp->data_room = (uint16_t)room;
 	elt = room + (uint32_t)sizeof(struct rte_mbuf);
 	fp->nb_mbufs = RTE_MAX(RTE_MIN(NB_MBUFS_JUMBO, POOL_JUMBO_BYTES / elt),
@@ -331,8 +327,9 @@ eth_port_up(unsigned int s, const struct gw_opts *o,
 			printf("site %c: net_af_xdp not used: MTU %u needs "
 			       "mbufs above the %u bytes it can share with "
 			       "gw_pool (MTU %u at most)%s\n", 'a' + s,
-			       fp->max_mtu, AFP_FRAMESZ_DEFAULT,
-			       AFP_FRAMESZ_DEFAULT - AFP_RX_MAC_OFFSET -
+			       fp->max_mtu, QPIO_ETH_AFP_FRAMESZ_DEFAULT,
+			       qpio_eth_afp_max_frame(
+					QPIO_ETH_AFP_FRAMESZ_DEFAULT) -
 			       RTE_ETHER_HDR_LEN,
 			       is_auto ? ", trying net_af_packet" :
 			       ": use --pmd af_packet or auto");

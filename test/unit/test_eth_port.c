@@ -22,6 +22,7 @@
 
 #include "qpio_port.h"
 #include "test_common.h"
+#include "qpio_eth.h"
 
 TestSuite(eth_port, .init = qt_eal_init, .fini = qt_eal_fini);
 
@@ -70,6 +71,32 @@ port_up(const char *devargs, uint16_t nq, struct rte_mempool *mp)
 	}
 	cr_assert_eq(qpio_port_start(id), 0);
 	return id;
+}
+
+/* net_af_packet's geometry before a port exists (qpio_eth.h): 66 bytes
+ * before the frame, 32 of header the rx copy takes, pages. */
+Test(eth_port, af_packet_geometry)
+{
+	cr_assert_eq(qpio_eth_afp_framesz(64, 4096), 2048);
+	cr_assert_eq(qpio_eth_afp_framesz(1514, 4096), 2048);
+	cr_assert_eq(qpio_eth_afp_framesz(1982, 4096), 2048);
+	cr_assert_eq(qpio_eth_afp_framesz(1983, 4096), 4096);
+	cr_assert_eq(qpio_eth_afp_framesz(9014, 4096), 12288);
+	cr_assert_eq(qpio_eth_afp_framesz(9014, 8192), 16384);
+	cr_assert_eq(qpio_eth_afp_framesz(9014, 65536), 0);   /* no mbuf */
+	cr_assert_eq(qpio_eth_afp_framesz(61374, 4096), 61440);
+	cr_assert_eq(qpio_eth_afp_framesz(61375, 4096), 0);
+	cr_assert_eq(qpio_eth_afp_framesz(UINT32_MAX, 4096), 0);
+	cr_assert_eq(qpio_eth_afp_max_frame(2048), 1982);
+	cr_assert_eq(qpio_eth_afp_max_frame(12288), 12222);
+	cr_assert_eq(qpio_eth_afp_max_frame(66), 0);
+	cr_assert_eq(qpio_eth_afp_max_frame(0), 0);
+	cr_assert_eq(qpio_eth_afp_max_frame(131072), 65535);
+	cr_assert_eq(qpio_eth_afp_rx_buf(12288), 12256);
+	cr_assert_eq(qpio_eth_afp_rx_buf(32), 0);
+	cr_assert_eq(qpio_eth_afp_frame_limit(4096), 61374);
+	cr_assert_eq(qpio_eth_afp_framesz(qpio_eth_afp_frame_limit(4096),
+					  4096), 61440);
 }
 
 Test(eth_port, null_bursts_stats_xstats_link_close)

@@ -23,6 +23,7 @@
 #include <rte_malloc.h>
 
 #include "eth_private.h"
+#include "qpio_eth.h"
 
 RTE_LOG_REGISTER(eth_logtype, qpio.net.eth, NOTICE);
 
@@ -55,7 +56,7 @@ eth_overhead(const struct rte_eth_dev_info *di)
 
 /* net_af_packet's ring frame size when the PMD gives none (DPDK 22.11
  * drivers/net/af_packet: DFLT_FRAME_SIZE). */
-#define AFP_FRAMESZ_DEFAULT 2048u
+#define AFP_FRAMESZ_DEFAULT QPIO_ETH_AFP_FRAMESZ_DEFAULT
 /* Where the kernel puts a received frame in a TPACKET_V2 ring frame:
  * TPACKET_ALIGN(TPACKET2_HDRLEN (52) + 16) - ETH_HLEN = 66
  * (net/packet/af_packet.c, tpacket_rcv()); what passes the frame's end
@@ -99,6 +100,41 @@ static uint32_t
 afp_max_frame(uint32_t framesz)
 {
 	return RTE_MIN(framesz - AFP_RX_MAC_OFFSET, (uint32_t)UINT16_MAX);
+}
+
+uint32_t
+qpio_eth_afp_max_frame(uint32_t framesz)
+{
+	return framesz <= AFP_RX_MAC_OFFSET ? 0 : afp_max_frame(framesz);
+}
+
+uint32_t
+qpio_eth_afp_rx_buf(uint32_t framesz)
+{
+	return framesz <= AFP_TX_HDR ? 0 : framesz - AFP_TX_HDR;
+}
+
+uint32_t
+qpio_eth_afp_framesz(uint32_t max_frame, uint32_t page)
+{
+	uint64_t f;
+
+	if ((uint64_t)max_frame + AFP_RX_MAC_OFFSET <= AFP_FRAMESZ_DEFAULT)
+		return AFP_FRAMESZ_DEFAULT;
+	f = RTE_ALIGN_CEIL((uint64_t)max_frame + AFP_RX_MAC_OFFSET,
+			   (uint64_t)page);
+	if (RTE_PKTMBUF_HEADROOM + f - AFP_TX_HDR > UINT16_MAX)
+		return 0;
+	return (uint32_t)f;
+}
+
+uint32_t
+qpio_eth_afp_frame_limit(uint32_t page)
+{
+	uint32_t f = RTE_ALIGN_FLOOR(UINT16_MAX - RTE_PKTMBUF_HEADROOM +
+				     AFP_TX_HDR, page);
+
+	return afp_max_frame(f);
 }
 
 static void
