@@ -553,10 +553,12 @@ gw_site_release(struct gw_site *s)
 
 	for (i = 0; i < GW_MAX_NEIGH; i++)
 		if (s->neigh[i].nb_pending != 0) {
+			s->st.neigh_held += s->neigh[i].nb_pending;
 			rte_pktmbuf_free_bulk(s->neigh[i].pending,
 					      s->neigh[i].nb_pending);
 			s->neigh[i].nb_pending = 0;
 		}
+	s->st.tx_drops += s->eth_txn + s->link_txn;
 	rte_pktmbuf_free_bulk(s->eth_txb, s->eth_txn);
 	rte_pktmbuf_free_bulk(s->link_txb, s->link_txn);
 	s->eth_txn = s->link_txn = 0;

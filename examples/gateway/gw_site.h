@@ -45,7 +45,15 @@ struct gw_neigh {
 	uint64_t asked_tsc;        /**< last ARP request / NS sent */
 };
 
-/** Counters of one site; every packet lands in exactly one drop or tx. */
+/**
+ * Counters of one site. Every frame received (eth_rx + link_rx) lands in
+ * exactly one of fwd4, fwd6, arp_replies, nd_adverts, ttl_drops,
+ * bad_drops, no_route, local, other and mtu_drops. What is lost after
+ * the route was chosen is counted again, apart: neigh_drops and
+ * neigh_held (a routed packet, or a fragment of one, that never met its
+ * neighbor) and tx_drops (any frame a port did not take: routed ones,
+ * ICMP errors, ARP and ND the gateway made).
+ */
 struct gw_site_stats {
 	uint64_t eth_rx, link_rx;          /**< frames received */
 	uint64_t eth_tx, link_tx;          /**< frames sent */
@@ -60,6 +68,8 @@ struct gw_site_stats {
 	uint64_t neigh_drops;              /**< oldest held packet dropped
 						for a 17th, table full */
 	uint64_t tx_drops;                 /**< port did not take them */
+	uint64_t neigh_held;               /**< still waiting for their
+						neighbor at exit, freed */
 	uint64_t mtu_drops;                /**< above the next hop's MTU and
 						not fragmented: IPv4 DF, IPv6,
 						or fragmenting failed */
@@ -112,7 +122,9 @@ struct gw_site {
 /** One poll: a burst from each port, routed, and the tx buffers sent. */
 void gw_site_poll(struct gw_site *s);
 
-/** Free the packets held for neighbors (at exit). */
+/** At exit: free the packets held for neighbors (counted in neigh_held)
+ * and the frames left in the tx buffers (tx_drops). Calling it again
+ * frees and counts nothing. */
 void gw_site_release(struct gw_site *s);
 
 #endif /* QPIO_GW_SITE_H */

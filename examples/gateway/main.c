@@ -423,6 +423,8 @@ stats_print(const struct gw_site *s, const char *iface, uint64_t dropped0)
 	       "mtu %lu; local %lu other %lu\n", s->name, st->ttl_drops,
 	       st->bad_drops, st->no_route, st->neigh_drops, st->tx_drops,
 	       st->mtu_drops, st->local, st->other);
+	printf("site %c: held for a neighbor at exit %lu\n", s->name,
+	       st->neigh_held);
 	printf("site %c: ipv4 fragmented %lu into %lu fragments\n", s->name,
 	       st->frag4, st->frags);
 	printf("site %c: icmp errors sent: time exceeded %lu unreachable %lu "
@@ -599,8 +601,10 @@ main(int argc, char **argv)
 	}
 	quit = 1;
 	rte_eal_mp_wait_lcore();
-	for (s = 0; s < GW_NB_SITES; s++)
+	for (s = 0; s < GW_NB_SITES; s++) {
+		gw_site_release(&sites[s]);   /* counts what still waits */
 		stats_print(&sites[s], o.iface[s], if_dropped0[s]);
+	}
 	status = 0;
 out:
 	for (s = 0; s < GW_NB_SITES; s++) {

@@ -1335,6 +1335,36 @@ Test(gateway_pkt, site_fragments_and_answers_too_big)
  * together): one ARP request (the next is 100 ms away), GW_NEIGH_HOLD
  * (16) held, the oldest dropped (neigh 1); the answer sends the 16 in
  * the order they came (IPv4 ID 1 .. 16). */
+/* Packets still waiting for their neighbor at exit are counted, once:
+ * each received packet stays in fwd4, what it never met in neigh_held. */
+Test(gateway_pkt, site_counts_packets_held_at_exit)
+{
+	struct site_rig r;
+	struct rte_mbuf *m;
+	char hex[512];
+	unsigned int i;
+
+	rig_up(&r);
+	ipv4_frame(hex, sizeof(hex), GW_MAC, "02000000b001",
+		   "45000054abcd400040017ad50a0200020a010002");
+	for (i = 0; i < 5; i++)
+		feed(&r, r.link_in, hex);
+	gw_site_poll(&r.s);
+	m = take(r.eth_out);
+	cr_assert_not_null(m);                     /* the ARP request */
+	rte_pktmbuf_free(m);
+	cr_assert_eq(r.s.st.link_rx, 5);
+	cr_assert_eq(r.s.st.fwd4, 5);
+	cr_assert_eq(r.s.st.neigh_held, 0);
+	gw_site_release(&r.s);
+	cr_assert_eq(r.s.st.neigh_held, 5);
+	cr_assert_eq(r.s.st.tx_drops, 0);
+	gw_site_release(&r.s);
+	cr_assert_eq(r.s.st.neigh_held, 5);
+	cr_assert_eq(r.s.st.neigh_drops, 0);
+	rig_down(&r);
+}
+
 Test(gateway_pkt, site_holds_sixteen_packets_for_a_neighbor)
 {
 	struct site_rig r;

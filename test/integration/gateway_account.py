@@ -1,0 +1,239 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""qpio-gateway's counters on a known mix of frames: every frame a site
+receives ends in exactly one of its counters (doc/guides/sample_app_ug/
+gateway.rst), each class in the one it belongs to.
+
+  gateway_account.py GATEWAY GATEWAY.CONF
+
+As root: three network namespaces, the gateway's between two veth pairs
+(site a: qgaa<id>, site b: qgab<id>); host a's end has no address and
+IPv6 off, so its kernel sends nothing; host b's end has 10.2.0.2/24 (it
+answers the gateway's ARP). From host a an AF_PACKET socket writes, to
+the gateway's MAC, 188 frames in bursts with pauses (no ring overrun):
+
+  100 UDP 10.1.0.2 -> 10.2.0.2, TTL 64     routed (fwd4), then site b
+   10 the same with TTL 1                  ttl, ICMP time exceeded
+   20 UDP to 10.9.0.1 (no route)           no_route, ICMP unreachable
+   10 IPv4 headers with IHL 4              bad
+   40 EtherType 0x88b5                     other
+    5 UDP to 10.1.0.1 (the gateway's)      local
+    3 ARP requests for 10.1.0.1            arp replies
+
+and the gateway's exit counters must be, exactly: site a eth rx 188, each
+class as above, ICMP errors 10 and 20 sent and none limited, missed 0;
+site b link rx 100 and fwd4 100; on both sites eth rx + link rx = fwd4 +
+fwd6 + arp replies + nd adverts + ttl + bad + no_route + mtu + local +
+other. Exit 0 pass, 1 fail, 77 where namespaces cannot be made.
+"""
+import os
+import re
+import socket
+import struct
+import subprocess
+import sys
+import time
+
+SKIP = 77
+GW, CONF = sys.argv[1], sys.argv[2]
+ID = "%05d" % (os.getpid() % 100000)
+NSG, NSA, NSB = "qgaG" + ID, "qgaA" + ID, "qgaB" + ID
+VA, VB = "qgaa" + ID, "qgab" + ID
+MIX = {"fwd": 100, "ttl": 10, "noroute": 20, "bad": 10, "other": 40,
+       "local": 5, "arp": 3}
+TOTAL = sum(MIX.values())
+
+
+def sh(*cmd, check=True):
+    r = subprocess.run(cmd, capture_output=True, text=True)
+    if check and r.returncode != 0:
+        raise RuntimeError("%s: %s" % (" ".join(cmd), r.stderr.strip()))
+    return r.stdout
+
+
+def cksum(b):
+    if len(b) % 2:
+        b += b"\0"
+    s = sum(struct.unpack("!%dH" % (len(b) // 2), b))
+    s = (s & 0xffff) + (s >> 16)
+    s = (s & 0xffff) + (s >> 16)
+    return ~s & 0xffff
+
+
+def ipv4(src, dst, ttl, payload, proto=17, ihl=5):
+    h = struct.pack("!BBHHHBBH4s4s", 0x40 | ihl, 0, 20 + len(payload), 0x1234,
+                    0x4000, ttl, proto, 0, socket.inet_aton(src),
+                    socket.inet_aton(dst))
+    h = h[:10] + struct.pack("!H", cksum(h)) + h[12:]
+    return h + payload
+
+
+def udp(dport):
+    return struct.pack("!HHHH", 40000, dport, 8 + 32, 0) + bytes(32)
+
+
+def frames(gw_mac, my_mac):
+    eth = gw_mac + my_mac + b"\x08\x00"
+    out = []
+    out += [eth + ipv4("10.1.0.2", "10.2.0.2", 64, udp(9))] * MIX["fwd"]
+    out += [eth + ipv4("10.1.0.2", "10.2.0.2", 1, udp(9))] * MIX["ttl"]
+    out += [eth + ipv4("10.1.0.2", "10.9.0.1", 64, udp(9))] * MIX["noroute"]
+    out += [eth + ipv4("10.1.0.2", "10.2.0.2", 64, udp(9), ihl=4)] * MIX["bad"]
+    out += [gw_mac + my_mac + b"\x88\xb5" + bytes(46)] * MIX["other"]
+    out += [eth + ipv4("10.1.0.2", "10.1.0.1", 64, udp(9))] * MIX["local"]
+    arp = (b"\xff" * 6 + my_mac + b"\x08\x06" +
+           struct.pack("!HHBBH", 1, 0x0800, 6, 4, 1) + my_mac +
+           socket.inet_aton("10.1.0.2") + bytes(6) +
+           socket.inet_aton("10.1.0.1") + bytes(18))
+    out += [arp] * MIX["arp"]
+    return out
+
+
+SENDER = r"""
+import socket, sys, time
+frames = [bytes.fromhex(l) for l in sys.stdin.read().split()]
+s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW)
+s.bind((sys.argv[1], 0))
+for i, f in enumerate(frames):
+    s.send(f)
+    if i % 20 == 19:
+        time.sleep(0.005)
+"""
+
+
+def mac_of(ns, dev):
+    out = sh("ip", "-n", ns, "-o", "link", "show", dev)
+    return bytes.fromhex(re.search(r"link/ether ([0-9a-f:]+)",
+                                   out).group(1).replace(":", ""))
+
+
+def counters(log, site):
+    """The site's exit counters by name."""
+    c = {}
+    pats = {
+        r"eth rx (\d+) tx (\d+), link rx (\d+) tx (\d+), routed ipv4 (\d+) "
+        r"ipv6 (\d+)": ["eth_rx", "eth_tx", "link_rx", "link_tx", "fwd4",
+                        "fwd6"],
+        r"arp replies (\d+) requests (\d+), nd adverts (\d+) solicits (\d+)":
+            ["arp_replies", "arp_requests", "nd_adverts", "nd_solicits"],
+        r"drops ttl (\d+) bad (\d+) no_route (\d+) neigh (\d+) tx (\d+) "
+        r"mtu (\d+); local (\d+) other (\d+)":
+            ["ttl", "bad", "no_route", "neigh", "tx", "mtu", "local", "other"],
+        r"held for a neighbor at exit (\d+)": ["held"],
+        r"icmp errors sent: time exceeded (\d+) unreachable (\d+) too big "
+        r"(\d+); not sent: rate (\d+) barred (\d+)":
+            ["icmp_te", "icmp_unreach", "icmp_big", "icmp_rate",
+             "icmp_barred"],
+        r"before the site: eth port missed (\d+) errors (\d+) nombuf (\d+); "
+        r"\S+ rx_dropped (\d+)": ["missed", "errors", "nombuf", "rx_dropped"],
+    }
+    for pat, names in pats.items():
+        m = re.search(r"^site %s: %s$" % (site, pat), log, re.M)
+        if m is None:
+            raise RuntimeError("no line '%s' for site %s" % (pat, site))
+        for n, v in zip(names, m.groups()):
+            c[n] = int(v)
+    return c
+
+
+def main():
+    if os.geteuid() != 0:
+        print("SKIP: needs root to create network namespaces")
+        return SKIP
+    try:
+        sh("ip", "netns", "add", NSG)
+    except RuntimeError as e:
+        print("SKIP: cannot create a network namespace: %s" % e)
+        return SKIP
+    gw = None
+    try:
+        sh("ip", "netns", "add", NSA)
+        sh("ip", "netns", "add", NSB)
+        for v, ns in ((VA, NSA), (VB, NSB)):
+            sh("ip", "-n", NSG, "link", "add", v, "type", "veth", "peer",
+               "name", v + "h", "netns", ns)
+            for n, dev in ((NSG, v), (ns, v + "h")):
+                sh("ip", "netns", "exec", n, "sysctl", "-qw",
+                   "net.ipv6.conf.%s.disable_ipv6=1" % dev)
+                sh("ip", "-n", n, "link", "set", dev, "up")
+        sh("ip", "-n", NSB, "addr", "add", "10.2.0.2/24", "dev", VB + "h")
+        log_path = "/tmp/qpio-gw-account-%s.log" % ID
+        log = open(log_path, "w")
+        gw = subprocess.Popen(
+            ["ip", "netns", "exec", NSG, GW, "-l", "0-1", "--no-huge",
+             "--no-pci", "-m", "512", "--file-prefix=qpio-gwacc-" + ID,
+             "--log-level=lib.eal:error", "--", "--conf", CONF, "--iface-a",
+             VA, "--iface-b", VB, "--pmd", "af_packet", "--duration", "8"],
+            stdout=log, stderr=subprocess.STDOUT)
+        for _ in range(100):
+            if "gateway running" in open(log_path).read() or \
+               gw.poll() is not None:
+                break
+            time.sleep(0.1)
+        if "gateway running" not in open(log_path).read():
+            print(open(log_path).read())
+            print("FAIL: the gateway did not start")
+            return 1
+        fr = frames(mac_of(NSG, VA), mac_of(NSA, VA + "h"))
+        r = subprocess.run(["ip", "netns", "exec", NSA, "python3", "-c",
+                            SENDER, VA + "h"],
+                           input="\n".join(f.hex() for f in fr),
+                           capture_output=True, text=True)
+        if r.returncode != 0:
+            print("FAIL: the sender: %s" % r.stderr)
+            return 1
+        gw.wait(timeout=60)
+        log.close()
+        out = open(log_path).read()
+        os.unlink(log_path)
+        a, b = counters(out, "a"), counters(out, "b")
+    except (RuntimeError, subprocess.TimeoutExpired) as e:
+        print("FAIL: %s" % e)
+        return 1
+    finally:
+        if gw is not None and gw.poll() is None:
+            gw.kill()
+            gw.wait()
+        for ns in (NSG, NSA, NSB):
+            subprocess.run(["ip", "netns", "del", ns], capture_output=True)
+    fails = []
+
+    def want(site, c, name, v):
+        if c[name] != v:
+            fails.append("site %s %s %d, want %d" % (site, name, c[name], v))
+
+    want("a", a, "eth_rx", TOTAL)
+    want("a", a, "fwd4", MIX["fwd"])
+    want("a", a, "ttl", MIX["ttl"])
+    want("a", a, "no_route", MIX["noroute"])
+    want("a", a, "bad", MIX["bad"])
+    want("a", a, "other", MIX["other"])
+    want("a", a, "local", MIX["local"])
+    want("a", a, "arp_replies", MIX["arp"])
+    want("a", a, "icmp_te", MIX["ttl"])
+    want("a", a, "icmp_unreach", MIX["noroute"])
+    want("a", a, "icmp_rate", 0)
+    want("a", a, "missed", 0)
+    want("a", a, "link_tx", MIX["fwd"])
+    want("b", b, "link_rx", MIX["fwd"])
+    want("b", b, "fwd4", MIX["fwd"])
+    for site, c in (("a", a), ("b", b)):
+        ends = sum(c[k] for k in ("fwd4", "fwd6", "arp_replies",
+                                  "nd_adverts", "ttl", "bad", "no_route",
+                                  "mtu", "local", "other"))
+        if c["eth_rx"] + c["link_rx"] != ends:
+            fails.append("site %s: eth rx %d + link rx %d != %d in the "
+                         "counters" % (site, c["eth_rx"], c["link_rx"], ends))
+    if fails:
+        print(out)
+        for f in fails:
+            print("FAIL: " + f)
+        return 1
+    print("PASS: %d frames, each in its counter; site b routed %d, held at "
+          "exit %d, neigh %d, tx %d" % (TOTAL, b["fwd4"], b["held"],
+                                        b["neigh"], b["tx"]))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
