@@ -8,60 +8,8 @@
 #include <errno.h>
 #include <string.h>
 
+#include "cm_bytes.h"
 #include "cm_mad.h"
-
-static inline uint16_t
-rd16(const uint8_t *p)
-{
-	return (uint16_t)(p[0] << 8 | p[1]);
-}
-
-static inline uint32_t
-rd24(const uint8_t *p)
-{
-	return (uint32_t)p[0] << 16 | (uint32_t)p[1] << 8 | p[2];
-}
-
-static inline uint32_t
-rd32(const uint8_t *p)
-{
-	return (uint32_t)p[0] << 24 | rd24(p + 1);
-}
-
-static inline uint64_t
-rd64(const uint8_t *p)
-{
-	return (uint64_t)rd32(p) << 32 | rd32(p + 4);
-}
-
-static inline void
-wr16(uint8_t *p, uint16_t v)
-{
-	p[0] = (uint8_t)(v >> 8);
-	p[1] = (uint8_t)v;
-}
-
-static inline void
-wr24(uint8_t *p, uint32_t v)
-{
-	p[0] = (uint8_t)(v >> 16);
-	p[1] = (uint8_t)(v >> 8);
-	p[2] = (uint8_t)v;
-}
-
-static inline void
-wr32(uint8_t *p, uint32_t v)
-{
-	p[0] = (uint8_t)(v >> 24);
-	wr24(p + 1, v);
-}
-
-static inline void
-wr64(uint8_t *p, uint64_t v)
-{
-	wr32(p, (uint32_t)(v >> 32));
-	wr32(p + 4, (uint32_t)v);
-}
 
 /* Bits [shift, shift + width) of byte b counted from its low end. */
 static inline uint8_t
@@ -127,11 +75,11 @@ cm_mad_attr_name(uint16_t attr)
 static void
 path_parse(const uint8_t *p, struct cm_path *c)
 {
-	c->local_lid = rd16(p);
-	c->remote_lid = rd16(p + 2);
+	c->local_lid = cm_rd16(p);
+	c->remote_lid = cm_rd16(p + 2);
 	memcpy(c->local_gid, p + 4, 16);
 	memcpy(c->remote_gid, p + 20, 16);
-	c->flow_label = rd32(p + 36) >> 12;
+	c->flow_label = cm_rd32(p + 36) >> 12;
 	c->packet_rate = bits(p[39], 0, 6);
 	c->traffic_class = p[40];
 	c->hop_limit = p[41];
@@ -143,11 +91,11 @@ path_parse(const uint8_t *p, struct cm_path *c)
 static void
 path_build(uint8_t *p, const struct cm_path *c)
 {
-	wr16(p, c->local_lid);
-	wr16(p + 2, c->remote_lid);
+	cm_wr16(p, c->local_lid);
+	cm_wr16(p + 2, c->remote_lid);
 	memcpy(p + 4, c->local_gid, 16);
 	memcpy(p + 20, c->remote_gid, 16);
-	wr32(p + 36, (c->flow_label & 0xfffffu) << 12);
+	cm_wr32(p + 36, (c->flow_label & 0xfffffu) << 12);
 	p[39] |= field(c->packet_rate, 0, 6);
 	p[40] = c->traffic_class;
 	p[41] = c->hop_limit;
@@ -184,9 +132,9 @@ cm_mad_parse(const uint8_t *buf, size_t len, struct cm_mad *m,
 		*why = "method is not Send (0x03): CM messages are Sends";
 		return -EPROTO;
 	}
-	m->attr = rd16(buf + 16);
-	m->tid = rd64(buf + 8);
-	m->attr_mod = rd32(buf + 20);
+	m->attr = cm_rd16(buf + 16);
+	m->tid = cm_rd64(buf + 8);
+	m->attr_mod = cm_rd32(buf + 20);
 	i = attr_index(m->attr);
 	if (i < 0) {
 		*why = m->attr == 0x0019 || m->attr == 0x001a ?
@@ -196,23 +144,23 @@ cm_mad_parse(const uint8_t *buf, size_t len, struct cm_mad *m,
 	}
 	switch (m->attr) {
 	case CM_ATTR_REQ:
-		m->req.local_comm_id = rd32(d);
-		m->req.service_id = rd64(d + 8);
-		m->req.local_ca_guid = rd64(d + 16);
-		m->req.vendor_id = rd24(d + 5);
-		m->req.local_qkey = rd32(d + 28);
-		m->req.local_qpn = rd24(d + 32);
+		m->req.local_comm_id = cm_rd32(d);
+		m->req.service_id = cm_rd64(d + 8);
+		m->req.local_ca_guid = cm_rd64(d + 16);
+		m->req.vendor_id = cm_rd24(d + 5);
+		m->req.local_qkey = cm_rd32(d + 28);
+		m->req.local_qpn = cm_rd24(d + 32);
 		m->req.responder_resources = d[35];
-		m->req.local_eecn = rd24(d + 36);
+		m->req.local_eecn = cm_rd24(d + 36);
 		m->req.initiator_depth = d[39];
-		m->req.remote_eecn = rd24(d + 40);
+		m->req.remote_eecn = cm_rd24(d + 40);
 		m->req.remote_cm_response_timeout = bits(d[43], 3, 5);
 		m->req.transport = bits(d[43], 1, 2);
 		m->req.e2e_flow_control = bits(d[43], 0, 1);
-		m->req.starting_psn = rd24(d + 44);
+		m->req.starting_psn = cm_rd24(d + 44);
 		m->req.local_cm_response_timeout = bits(d[47], 3, 5);
 		m->req.retry_count = bits(d[47], 0, 3);
-		m->req.pkey = rd16(d + 48);
+		m->req.pkey = cm_rd16(d + 48);
 		m->req.path_mtu = bits(d[50], 4, 4);
 		m->req.rdc_exists = bits(d[50], 3, 1);
 		m->req.rnr_retry_count = bits(d[50], 0, 3);
@@ -224,17 +172,17 @@ cm_mad_parse(const uint8_t *buf, size_t len, struct cm_mad *m,
 		m->req.sap_supported = bits(d[139], 2, 1);
 		break;
 	case CM_ATTR_MRA:
-		m->mra.local_comm_id = rd32(d);
-		m->mra.remote_comm_id = rd32(d + 4);
+		m->mra.local_comm_id = cm_rd32(d);
+		m->mra.remote_comm_id = cm_rd32(d + 4);
 		m->mra.message_mraed = bits(d[8], 6, 2);
 		m->mra.service_timeout = bits(d[9], 3, 5);
 		break;
 	case CM_ATTR_REJ:
-		m->rej.local_comm_id = rd32(d);
-		m->rej.remote_comm_id = rd32(d + 4);
+		m->rej.local_comm_id = cm_rd32(d);
+		m->rej.remote_comm_id = cm_rd32(d + 4);
 		m->rej.message_rejected = bits(d[8], 6, 2);
 		m->rej.ari_len = bits(d[9], 1, 7);
-		m->rej.reason = rd16(d + 10);
+		m->rej.reason = cm_rd16(d + 10);
 		if (m->rej.ari_len > CM_ARI_MAX) {
 			*why = "REJ's rejection information length is above its "
 			       "72-byte field";
@@ -243,12 +191,12 @@ cm_mad_parse(const uint8_t *buf, size_t len, struct cm_mad *m,
 		memcpy(m->rej.ari, d + 12, m->rej.ari_len);
 		break;
 	case CM_ATTR_REP:
-		m->rep.local_comm_id = rd32(d);
-		m->rep.remote_comm_id = rd32(d + 4);
-		m->rep.local_qkey = rd32(d + 8);
-		m->rep.local_qpn = rd24(d + 12);
-		m->rep.local_eecn = rd24(d + 16);
-		m->rep.starting_psn = rd24(d + 20);
+		m->rep.local_comm_id = cm_rd32(d);
+		m->rep.remote_comm_id = cm_rd32(d + 4);
+		m->rep.local_qkey = cm_rd32(d + 8);
+		m->rep.local_qpn = cm_rd24(d + 12);
+		m->rep.local_eecn = cm_rd24(d + 16);
+		m->rep.starting_psn = cm_rd24(d + 20);
 		m->rep.vendor_id = (uint32_t)d[15] << 16 |
 				   (uint32_t)d[19] << 8 | d[23];
 		m->rep.responder_resources = d[24];
@@ -258,31 +206,31 @@ cm_mad_parse(const uint8_t *buf, size_t len, struct cm_mad *m,
 		m->rep.e2e_flow_control = bits(d[26], 0, 1);
 		m->rep.rnr_retry_count = bits(d[27], 5, 3);
 		m->rep.srq = bits(d[27], 4, 1);
-		m->rep.local_ca_guid = rd64(d + 28);
+		m->rep.local_ca_guid = cm_rd64(d + 28);
 		break;
 	case CM_ATTR_RTU:
 	case CM_ATTR_DREP:
-		m->rtu.local_comm_id = rd32(d);
-		m->rtu.remote_comm_id = rd32(d + 4);
+		m->rtu.local_comm_id = cm_rd32(d);
+		m->rtu.remote_comm_id = cm_rd32(d + 4);
 		break;
 	case CM_ATTR_DREQ:
-		m->dreq.local_comm_id = rd32(d);
-		m->dreq.remote_comm_id = rd32(d + 4);
-		m->dreq.remote_qpn = rd24(d + 8);
+		m->dreq.local_comm_id = cm_rd32(d);
+		m->dreq.remote_comm_id = cm_rd32(d + 4);
+		m->dreq.remote_qpn = cm_rd24(d + 8);
 		break;
 	case CM_ATTR_SIDR_REQ:
-		m->sidr_req.request_id = rd32(d);
-		m->sidr_req.pkey = rd16(d + 4);
-		m->sidr_req.service_id = rd64(d + 8);
+		m->sidr_req.request_id = cm_rd32(d);
+		m->sidr_req.pkey = cm_rd16(d + 4);
+		m->sidr_req.service_id = cm_rd64(d + 8);
 		break;
 	case CM_ATTR_SIDR_REP:
-		m->sidr_rep.request_id = rd32(d);
+		m->sidr_rep.request_id = cm_rd32(d);
 		m->sidr_rep.status = d[4];
 		m->sidr_rep.add_info_len = d[5];
-		m->sidr_rep.qpn = rd24(d + 8);
-		m->sidr_rep.vendor_id = (uint32_t)rd16(d + 6) << 8 | d[11];
-		m->sidr_rep.service_id = rd64(d + 12);
-		m->sidr_rep.qkey = rd32(d + 20);
+		m->sidr_rep.qpn = cm_rd24(d + 8);
+		m->sidr_rep.vendor_id = (uint32_t)cm_rd16(d + 6) << 8 | d[11];
+		m->sidr_rep.service_id = cm_rd64(d + 12);
+		m->sidr_rep.qkey = cm_rd32(d + 20);
 		if (m->sidr_rep.add_info_len > CM_ARI_MAX) {
 			*why = "SIDR_REP's additional information length is "
 			       "above its 72-byte field";
@@ -311,28 +259,28 @@ cm_mad_build(uint8_t *buf, const struct cm_mad *m)
 	buf[1] = CM_MAD_CLASS;
 	buf[2] = CM_MAD_CLASS_VERSION;
 	buf[3] = CM_MAD_METHOD_SEND;
-	wr64(buf + 8, m->tid);
-	wr16(buf + 16, m->attr);
-	wr32(buf + 20, m->attr_mod);
+	cm_wr64(buf + 8, m->tid);
+	cm_wr16(buf + 16, m->attr);
+	cm_wr32(buf + 20, m->attr_mod);
 	switch (m->attr) {
 	case CM_ATTR_REQ:
-		wr32(d, m->req.local_comm_id);
-		wr64(d + 8, m->req.service_id);
-		wr64(d + 16, m->req.local_ca_guid);
-		wr24(d + 5, m->req.vendor_id);
-		wr32(d + 28, m->req.local_qkey);
-		wr24(d + 32, m->req.local_qpn);
+		cm_wr32(d, m->req.local_comm_id);
+		cm_wr64(d + 8, m->req.service_id);
+		cm_wr64(d + 16, m->req.local_ca_guid);
+		cm_wr24(d + 5, m->req.vendor_id);
+		cm_wr32(d + 28, m->req.local_qkey);
+		cm_wr24(d + 32, m->req.local_qpn);
 		d[35] = m->req.responder_resources;
-		wr24(d + 36, m->req.local_eecn);
+		cm_wr24(d + 36, m->req.local_eecn);
 		d[39] = m->req.initiator_depth;
-		wr24(d + 40, m->req.remote_eecn);
+		cm_wr24(d + 40, m->req.remote_eecn);
 		d[43] = field(m->req.remote_cm_response_timeout, 3, 5) |
 			field(m->req.transport, 1, 2) |
 			field(m->req.e2e_flow_control, 0, 1);
-		wr24(d + 44, m->req.starting_psn);
+		cm_wr24(d + 44, m->req.starting_psn);
 		d[47] = field(m->req.local_cm_response_timeout, 3, 5) |
 			field(m->req.retry_count, 0, 3);
-		wr16(d + 48, m->req.pkey);
+		cm_wr16(d + 48, m->req.pkey);
 		d[50] = field(m->req.path_mtu, 4, 4) |
 			field(m->req.rdc_exists, 3, 1) |
 			field(m->req.rnr_retry_count, 0, 3);
@@ -344,26 +292,26 @@ cm_mad_build(uint8_t *buf, const struct cm_mad *m)
 		d[139] |= field(m->req.sap_supported, 2, 1);
 		break;
 	case CM_ATTR_MRA:
-		wr32(d, m->mra.local_comm_id);
-		wr32(d + 4, m->mra.remote_comm_id);
+		cm_wr32(d, m->mra.local_comm_id);
+		cm_wr32(d + 4, m->mra.remote_comm_id);
 		d[8] = field(m->mra.message_mraed, 6, 2);
 		d[9] = field(m->mra.service_timeout, 3, 5);
 		break;
 	case CM_ATTR_REJ:
-		wr32(d, m->rej.local_comm_id);
-		wr32(d + 4, m->rej.remote_comm_id);
+		cm_wr32(d, m->rej.local_comm_id);
+		cm_wr32(d + 4, m->rej.remote_comm_id);
 		d[8] = field(m->rej.message_rejected, 6, 2);
 		d[9] = field(m->rej.ari_len, 1, 7);
-		wr16(d + 10, m->rej.reason);
+		cm_wr16(d + 10, m->rej.reason);
 		memcpy(d + 12, m->rej.ari, m->rej.ari_len);
 		break;
 	case CM_ATTR_REP:
-		wr32(d, m->rep.local_comm_id);
-		wr32(d + 4, m->rep.remote_comm_id);
-		wr32(d + 8, m->rep.local_qkey);
-		wr24(d + 12, m->rep.local_qpn);
-		wr24(d + 16, m->rep.local_eecn);
-		wr24(d + 20, m->rep.starting_psn);
+		cm_wr32(d, m->rep.local_comm_id);
+		cm_wr32(d + 4, m->rep.remote_comm_id);
+		cm_wr32(d + 8, m->rep.local_qkey);
+		cm_wr24(d + 12, m->rep.local_qpn);
+		cm_wr24(d + 16, m->rep.local_eecn);
+		cm_wr24(d + 20, m->rep.starting_psn);
 		d[15] = (uint8_t)(m->rep.vendor_id >> 16);
 		d[19] = (uint8_t)(m->rep.vendor_id >> 8);
 		d[23] = (uint8_t)m->rep.vendor_id;
@@ -374,32 +322,32 @@ cm_mad_build(uint8_t *buf, const struct cm_mad *m)
 			field(m->rep.e2e_flow_control, 0, 1);
 		d[27] = field(m->rep.rnr_retry_count, 5, 3) |
 			field(m->rep.srq, 4, 1);
-		wr64(d + 28, m->rep.local_ca_guid);
+		cm_wr64(d + 28, m->rep.local_ca_guid);
 		break;
 	case CM_ATTR_RTU:
 	case CM_ATTR_DREP:
-		wr32(d, m->rtu.local_comm_id);
-		wr32(d + 4, m->rtu.remote_comm_id);
+		cm_wr32(d, m->rtu.local_comm_id);
+		cm_wr32(d + 4, m->rtu.remote_comm_id);
 		break;
 	case CM_ATTR_DREQ:
-		wr32(d, m->dreq.local_comm_id);
-		wr32(d + 4, m->dreq.remote_comm_id);
-		wr24(d + 8, m->dreq.remote_qpn);
+		cm_wr32(d, m->dreq.local_comm_id);
+		cm_wr32(d + 4, m->dreq.remote_comm_id);
+		cm_wr24(d + 8, m->dreq.remote_qpn);
 		break;
 	case CM_ATTR_SIDR_REQ:
-		wr32(d, m->sidr_req.request_id);
-		wr16(d + 4, m->sidr_req.pkey);
-		wr64(d + 8, m->sidr_req.service_id);
+		cm_wr32(d, m->sidr_req.request_id);
+		cm_wr16(d + 4, m->sidr_req.pkey);
+		cm_wr64(d + 8, m->sidr_req.service_id);
 		break;
 	case CM_ATTR_SIDR_REP:
-		wr32(d, m->sidr_rep.request_id);
+		cm_wr32(d, m->sidr_rep.request_id);
 		d[4] = m->sidr_rep.status;
 		d[5] = m->sidr_rep.add_info_len;
-		wr24(d + 8, m->sidr_rep.qpn);
-		wr16(d + 6, (uint16_t)(m->sidr_rep.vendor_id >> 8));
+		cm_wr24(d + 8, m->sidr_rep.qpn);
+		cm_wr16(d + 6, (uint16_t)(m->sidr_rep.vendor_id >> 8));
 		d[11] = (uint8_t)m->sidr_rep.vendor_id;
-		wr64(d + 12, m->sidr_rep.service_id);
-		wr32(d + 20, m->sidr_rep.qkey);
+		cm_wr64(d + 12, m->sidr_rep.service_id);
+		cm_wr32(d + 20, m->sidr_rep.qkey);
 		memcpy(d + 24, m->sidr_rep.add_info, m->sidr_rep.add_info_len);
 		break;
 	}
@@ -433,7 +381,7 @@ cm_cma_hdr_parse(const uint8_t *pdata, size_t len, struct cm_cma_hdr *h,
 		       "before it";
 		return -EPROTO;
 	}
-	h->port = rd16(pdata + 2);
+	h->port = cm_rd16(pdata + 2);
 	memcpy(h->src, pdata + 4, 16);
 	memcpy(h->dst, pdata + 20, 16);
 	return 0;
@@ -445,7 +393,7 @@ cm_cma_hdr_build(uint8_t *pdata, const struct cm_cma_hdr *h)
 	memset(pdata, 0, CM_CMA_HDR_LEN);
 	pdata[0] = CM_CMA_VERSION;
 	pdata[1] = (uint8_t)(h->ip_version << 4);
-	wr16(pdata + 2, h->port);
+	cm_wr16(pdata + 2, h->port);
 	if (h->ip_version == 4) {
 		memcpy(pdata + 16, h->src + 12, 4);
 		memcpy(pdata + 32, h->dst + 12, 4);

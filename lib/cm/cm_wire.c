@@ -8,41 +8,8 @@
 #include <errno.h>
 #include <string.h>
 
-#include <rte_byteorder.h>
-
+#include "cm_bytes.h"
 #include "cm_wire.h"
-
-static void
-put16(uint8_t *p, uint16_t v)
-{
-	v = rte_cpu_to_be_16(v);
-	memcpy(p, &v, 2);
-}
-
-static void
-put32(uint8_t *p, uint32_t v)
-{
-	v = rte_cpu_to_be_32(v);
-	memcpy(p, &v, 4);
-}
-
-static uint16_t
-get16(const uint8_t *p)
-{
-	uint16_t v;
-
-	memcpy(&v, p, 2);
-	return rte_be_to_cpu_16(v);
-}
-
-static uint32_t
-get32(const uint8_t *p)
-{
-	uint32_t v;
-
-	memcpy(&v, p, 4);
-	return rte_be_to_cpu_32(v);
-}
 
 size_t
 cm_wire_build(uint8_t *buf, const struct cm_msg *msg)
@@ -50,17 +17,17 @@ cm_wire_build(uint8_t *buf, const struct cm_msg *msg)
 	size_t len = CM_WIRE_HDR_LEN;
 
 	memset(buf, 0, CM_WIRE_MAX_LEN);
-	put32(buf, CM_WIRE_MAGIC);
+	cm_wr32(buf, CM_WIRE_MAGIC);
 	buf[4] = CM_WIRE_VERSION;
 	buf[5] = msg->type;
 	switch (msg->type) {
 	case CM_MSG_REQ:
 	case CM_MSG_REP:
 		memcpy(buf + 8, msg->peer.dev_name, QPIO_DEV_NAME_LEN - 1);
-		put32(buf + 40, msg->peer.qpn);
-		put32(buf + 44, msg->peer.psn);
-		put32(buf + 48, msg->peer.qkey);
-		put16(buf + 52, msg->peer.lid);
+		cm_wr32(buf + 40, msg->peer.qpn);
+		cm_wr32(buf + 44, msg->peer.psn);
+		cm_wr32(buf + 48, msg->peer.qkey);
+		cm_wr16(buf + 52, msg->peer.lid);
 		buf[54] = msg->qp_type;
 		buf[55] = (uint8_t)msg->peer.mtu;
 		memcpy(buf + 56, msg->peer.gid.raw, 16);
@@ -77,7 +44,7 @@ cm_wire_build(uint8_t *buf, const struct cm_msg *msg)
 	default:
 		break;
 	}
-	put16(buf + 6, (uint16_t)len);
+	cm_wr16(buf + 6, (uint16_t)len);
 	return len;
 }
 
@@ -91,11 +58,11 @@ cm_wire_parse(const uint8_t *buf, size_t len, struct cm_msg *msg,
 
 	if (len < CM_WIRE_HDR_LEN)
 		return 0;
-	if (get32(buf) != CM_WIRE_MAGIC)
+	if (cm_rd32(buf) != CM_WIRE_MAGIC)
 		FAIL("bad magic (not a qpio cm message)");
 	if (buf[4] != CM_WIRE_VERSION)
 		FAIL("unsupported version (this end speaks version 1)");
-	mlen = get16(buf + 6);
+	mlen = cm_rd16(buf + 6);
 	memset(msg, 0, sizeof(*msg));
 	msg->type = buf[5];
 	switch (msg->type) {
@@ -132,10 +99,10 @@ cm_wire_parse(const uint8_t *buf, size_t len, struct cm_msg *msg,
 		if (memchr(buf + 8, '\0', QPIO_DEV_NAME_LEN) == NULL)
 			FAIL("device name not NUL-terminated");
 		memcpy(msg->peer.dev_name, buf + 8, QPIO_DEV_NAME_LEN);
-		msg->peer.qpn = get32(buf + 40);
-		msg->peer.psn = get32(buf + 44);
-		msg->peer.qkey = get32(buf + 48);
-		msg->peer.lid = get16(buf + 52);
+		msg->peer.qpn = cm_rd32(buf + 40);
+		msg->peer.psn = cm_rd32(buf + 44);
+		msg->peer.qkey = cm_rd32(buf + 48);
+		msg->peer.lid = cm_rd16(buf + 52);
 		msg->qp_type = buf[54];
 		msg->peer.mtu = (enum qpio_mtu)buf[55];
 		memcpy(msg->peer.gid.raw, buf + 56, 16);
