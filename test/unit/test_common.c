@@ -299,24 +299,31 @@ qt_ud_end_create(struct qt_end *e, struct qpio_device *dev, uint32_t qkey,
 		 const struct qt_pair_opts *opts)
 {
 	struct qt_pair_opts o;
-	struct qpio_qp_attr attr;
 
 	opts_defaults(&o, opts);
 	o.type = QPIO_QPT_UD;
 	end_create(e, dev, &o);
+	qt_ud_qp_rts(e->qp, qkey);
+}
+
+void
+qt_ud_qp_rts(struct qpio_qp *qp, uint32_t qkey)
+{
+	struct qpio_qp_attr attr;
+
 	memset(&attr, 0, sizeof(attr));
 	attr.qp_state = QPIO_QPS_INIT;
 	attr.port_num = 1;
 	attr.pkey_index = 0;
 	attr.qkey = qkey;
-	cr_assert_eq(qpio_qp_modify(e->qp, &attr, QPIO_QP_STATE |
+	cr_assert_eq(qpio_qp_modify(qp, &attr, QPIO_QP_STATE |
 				    QPIO_QP_PKEY_INDEX | QPIO_QP_PORT |
 				    QPIO_QP_QKEY), 0);
 	attr.qp_state = QPIO_QPS_RTR;
-	cr_assert_eq(qpio_qp_modify(e->qp, &attr, QPIO_QP_STATE), 0);
+	cr_assert_eq(qpio_qp_modify(qp, &attr, QPIO_QP_STATE), 0);
 	attr.qp_state = QPIO_QPS_RTS;
 	attr.sq_psn = 0;
-	cr_assert_eq(qpio_qp_modify(e->qp, &attr, QPIO_QP_STATE |
+	cr_assert_eq(qpio_qp_modify(qp, &attr, QPIO_QP_STATE |
 				    QPIO_QP_SQ_PSN), 0);
 }
 

@@ -84,6 +84,9 @@ void qt_pair_create(struct qt_end *a, struct qt_end *b,
 /** Destroy both ends (QPs, MRs, CQs, PDs, devices), asserting each is 0. */
 void qt_pair_destroy(struct qt_end *a, struct qt_end *b);
 
+/** A UD QP in RESET to RTS: port 1, P_Key index 0, Q_Key qkey, SQ PSN
+ *  0 (each modify asserted). */
+void qt_ud_qp_rts(struct qpio_qp *qp, uint32_t qkey);
 /** Create one end on dev (opts as for qt_pair_create(), type forced to
  *  UD) and move its UD QP RESET->INIT->RTR->RTS with Q_Key qkey. */
 void qt_ud_end_create(struct qt_end *e, struct qpio_device *dev, uint32_t qkey,

@@ -1005,7 +1005,6 @@ static void
 gsi_end_create(struct qt_end *e, struct qpio_device *dev)
 {
 	struct qpio_qp_init_attr ia;
-	struct qpio_qp_attr attr;
 
 	qt_ud_end_create(e, dev, QK, NULL);
 	cr_assert_eq(qpio_qp_destroy(e->qp), 0);
@@ -1019,18 +1018,7 @@ gsi_end_create(struct qt_end *e, struct qpio_device *dev)
 	ia.cap.max_recv_sge = 1;
 	e->qp = qpio_qp_create_gsi(e->pd, &ia);
 	cr_assert_not_null(e->qp, "%s", rte_strerror(rte_errno));
-	memset(&attr, 0, sizeof(attr));
-	attr.qp_state = QPIO_QPS_INIT;
-	attr.port_num = 1;
-	attr.qkey = QPIO_GSI_QKEY;
-	cr_assert_eq(qpio_qp_modify(e->qp, &attr, QPIO_QP_STATE |
-				    QPIO_QP_PKEY_INDEX | QPIO_QP_PORT |
-				    QPIO_QP_QKEY), 0);
-	attr.qp_state = QPIO_QPS_RTR;
-	cr_assert_eq(qpio_qp_modify(e->qp, &attr, QPIO_QP_STATE), 0);
-	attr.qp_state = QPIO_QPS_RTS;
-	cr_assert_eq(qpio_qp_modify(e->qp, &attr, QPIO_QP_STATE |
-				    QPIO_QP_SQ_PSN), 0);
+	qt_ud_qp_rts(e->qp, QPIO_GSI_QKEY);
 }
 
 /* The REQ a Linux 6.1 kernel sent for rping (test_cm_mad.c's LINUX_REQ),
