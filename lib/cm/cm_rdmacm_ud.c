@@ -13,17 +13,7 @@
  * consumer's data (the listener is handed the whole 180-byte REQ area
  * after librdmacm's header, the requester the whole 136-byte REP area), so
  * lib/cm sends its private data at a fixed layout, 70 bytes, in the REQ,
- * the REP and the REJ:
- *
- *   bytes  0..55  the user's private data, zero-padded
- *   byte   56     RCM_UD_MAGIC (0x51)
- *   byte   57     RCM_UD_VERSION (1)
- *   byte   58     length of the user's private data, 0..56
- *   byte   59     0
- *   bytes 60..63  QPN of the sender's QP, big-endian (0 in a REJ)
- *   bytes 64..67  Q_Key of the sender's QP, big-endian (0 in a REJ)
- *   bytes 68..69  LID of the sender's port, big-endian (0 on RoCE)
- *
+ * the REP and the REJ (cm_ud_pdata.h, shared with the soft wire's IB CM).
  * A request without that trailer (a requester that is not qpio) is handed
  * on with peer.qpn 0 and the first 56 bytes as private data; an answer
  * without it gives the SIDR REP's Q_Key as peer.qkey.
@@ -48,70 +38,19 @@
 #include <rte_errno.h>
 
 #include "cm_rdmacm.h"
-
-#define RCM_UD_MAGIC 0x51
-#define RCM_UD_VERSION 1
-#define RCM_UD_OFF QPIO_CM_PRIVATE_DATA_MAX  /* where the trailer starts */
-#define RCM_UD_LEN (RCM_UD_OFF + 14)         /* the whole private data */
+#include "cm_ud_pdata.h"
 
 /* SIDR REP status (IBA 12.11.2, Table 115; enum ib_cm_sidr_status). */
 #define RCM_SIDR_UNSUPPORTED 1   /* no listener on that service ID */
 #define RCM_SIDR_REJECT 2        /* the consumer rejected */
 
-static void
-put_be32(uint8_t *p, uint32_t v)
-{
-	p[0] = (uint8_t)(v >> 24);
-	p[1] = (uint8_t)(v >> 16);
-	p[2] = (uint8_t)(v >> 8);
-	p[3] = (uint8_t)v;
-}
-
-static uint32_t
-get_be32(const uint8_t *p)
-{
-	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 |
-	       (uint32_t)p[2] << 8 | p[3];
-}
-
-/* The 70-byte private data of a REQ, REP or REJ. */
-static void
-ud_pdata_build(uint8_t *buf, const struct cm_msg *msg, uint32_t qpn,
-	       uint32_t qkey, uint16_t lid)
-{
-	memset(buf, 0, RCM_UD_LEN);
-	if (msg != NULL && msg->pdata_len > 0)
-		memcpy(buf, msg->pdata, msg->pdata_len);
-	buf[RCM_UD_OFF] = RCM_UD_MAGIC;
-	buf[RCM_UD_OFF + 1] = RCM_UD_VERSION;
-	buf[RCM_UD_OFF + 2] = msg != NULL ? msg->pdata_len : 0;
-	put_be32(buf + RCM_UD_OFF + 4, qpn);
-	put_be32(buf + RCM_UD_OFF + 8, qkey);
-	buf[RCM_UD_OFF + 12] = (uint8_t)(lid >> 8);
-	buf[RCM_UD_OFF + 13] = (uint8_t)lid;
-}
-
-/* Read the private data of a SIDR event into msg; 1 when it carries
- * lib/cm's trailer (then qpn, qkey and lid are set), else 0. */
+/* The private data of a SIDR event into msg (cm_ud_pdata_parse()). */
 static int
 ud_pdata_parse(const struct rdma_ud_param *ud, struct cm_msg *msg,
 	       uint32_t *qpn, uint32_t *qkey, uint16_t *lid)
 {
-	const uint8_t *p = ud->private_data;
-	unsigned int len = p != NULL ? ud->private_data_len : 0;
-
-	msg->pdata_len = (uint8_t)RTE_MIN(len, QPIO_CM_PRIVATE_DATA_MAX);
-	if (msg->pdata_len > 0)
-		memcpy(msg->pdata, p, msg->pdata_len);
-	if (len < RCM_UD_LEN || p[RCM_UD_OFF] != RCM_UD_MAGIC ||
-	    p[RCM_UD_OFF + 1] != RCM_UD_VERSION ||
-	    p[RCM_UD_OFF + 2] > QPIO_CM_PRIVATE_DATA_MAX)
-		return 0;
-	msg->pdata_len = p[RCM_UD_OFF + 2];
-	*qpn = get_be32(p + RCM_UD_OFF + 4) & 0xffffffu;
-	*qkey = get_be32(p + RCM_UD_OFF + 8);
-	*lid = (uint16_t)(p[RCM_UD_OFF + 12] << 8 | p[RCM_UD_OFF + 13]);
-	return 1;
+	return cm_ud_pdata_parse(ud->private_data, ud->private_data_len, msg,
+				 qpn, qkey, lid);
 }
 
 static uint16_t
@@ -161,7 +100,7 @@ void
 rcm_ud_connect(struct qpio_cm_id *id)
 {
 	struct rdma_cm_id *cmid = id->rcm_id;
-	uint8_t pdata[RCM_UD_LEN];
+	uint8_t pdata[CM_UD_LEN];
 	struct rdma_conn_param cp;
 	int ret;
 
@@ -170,11 +109,11 @@ rcm_ud_connect(struct qpio_cm_id *id)
 		rcm_fail(id, QPIO_CM_EVENT_CONNECT_ERROR, ret, NULL);
 		return;
 	}
-	ud_pdata_build(pdata, &id->out, qpio_qp_num(id->qp), id->params.qkey,
+	cm_ud_pdata_build(pdata, &id->out, qpio_qp_num(id->qp), id->params.qkey,
 		       ud_port_lid(id));
 	memset(&cp, 0, sizeof(cp));
 	cp.private_data = pdata;
-	cp.private_data_len = RCM_UD_LEN;
+	cp.private_data_len = CM_UD_LEN;
 	cp.qp_num = qpio_qp_num(id->qp);
 	if (rdma_connect(cmid, &cp) != 0) {
 		ret = -errno;
@@ -350,7 +289,7 @@ int
 rcm_ud_accept(struct qpio_cm_id *id, const struct cm_msg *rep)
 {
 	struct rdma_cm_id *cmid = id->rcm_id;
-	uint8_t pdata[RCM_UD_LEN];
+	uint8_t pdata[CM_UD_LEN];
 	struct rdma_conn_param cp;
 	int ret;
 
@@ -363,11 +302,11 @@ rcm_ud_accept(struct qpio_cm_id *id, const struct cm_msg *rep)
 		id->qp = NULL;
 		return ret;
 	}
-	ud_pdata_build(pdata, rep, qpio_qp_num(id->qp), id->params.qkey,
+	cm_ud_pdata_build(pdata, rep, qpio_qp_num(id->qp), id->params.qkey,
 		       ud_port_lid(id));
 	memset(&cp, 0, sizeof(cp));
 	cp.private_data = pdata;
-	cp.private_data_len = RCM_UD_LEN;
+	cp.private_data_len = CM_UD_LEN;
 	cp.qp_num = qpio_qp_num(id->qp);
 	if (rdma_accept(cmid, &cp) != 0) {
 		ret = -errno;
@@ -386,7 +325,7 @@ rcm_ud_accept(struct qpio_cm_id *id, const struct cm_msg *rep)
 int
 rcm_ud_reject(struct qpio_cm_id *id, const void *pdata, uint8_t len)
 {
-	uint8_t buf[RCM_UD_LEN];
+	uint8_t buf[CM_UD_LEN];
 	struct cm_msg msg;
 	int ret;
 
@@ -394,8 +333,8 @@ rcm_ud_reject(struct qpio_cm_id *id, const void *pdata, uint8_t len)
 	msg.pdata_len = len;
 	if (len > 0)
 		memcpy(msg.pdata, pdata, len);
-	ud_pdata_build(buf, &msg, 0, 0, 0);
-	ret = rdma_reject(id->rcm_id, buf, RCM_UD_LEN) != 0 ? -EIO : 0;
+	cm_ud_pdata_build(buf, &msg, 0, 0, 0);
+	ret = rdma_reject(id->rcm_id, buf, CM_UD_LEN) != 0 ? -EIO : 0;
 	id->state = CM_CLOSED;
 	return ret;
 }
