@@ -3,7 +3,8 @@
  * listen / connect / accept / reject / disconnect / id destroy: the
  * arguments checked, the address resolved, the transport chosen once from
  * the device's driver (cm_transport(), kept in id->ops) and called
- * through. The transports are cm_tcp.c's (soft devices) and
+ * through. The transports are cm_ibcm.c's (soft devices on the wire: the
+ * IB CM on QP1), cm_tcp.c's (soft devices of the fabric) and
  * cm_rdmacm.c's (ibv devices, with librdmacm).
  */
 #include <errno.h>
@@ -26,6 +27,7 @@
  * lib/rdma gives outside itself and its drivers, compared here only.
  */
 const struct cm_transport_ops *const cm_transports[] = {
+	&cm_ibcm_ops,
 	&cm_tcp_ops,
 #ifdef QPIO_CM_RDMACM
 	&cm_rdmacm_ops,
@@ -51,6 +53,7 @@ cm_transport(struct qpio_device *dev, enum qpio_qp_type type,
 		return -EINVAL;
 	for (t = cm_transports; *t != NULL; t++)
 		if (strcmp(da.driver, (*t)->driver) == 0 &&
+		    ((*t)->serves == NULL || (*t)->serves(dev)) &&
 		    ((*t)->qp_types & cm_qp_type_bit(type)) != 0) {
 			*ops = *t;
 			return 0;

@@ -29,6 +29,7 @@ enum cm_id_state {
 	CM_REQ_PENDING,  /* listener side: CONNECT_REQUEST given to the user */
 	CM_REP_SENT,     /* listener side: accepted, waiting for RTU */
 	CM_ESTABLISHED,
+	CM_DREQ_SENT,    /* IB CM: disconnected here, DREQ not yet answered */
 	CM_CLOSED,       /* rejected, unreachable, disconnected or failed */
 	CM_ZOMBIE,       /* library-owned, freed at the end of the poll */
 };
@@ -50,6 +51,9 @@ struct cm_transport_ops {
 	const char *driver;
 	/* The QP types it connects: bit (1 << enum qpio_qp_type). */
 	uint32_t qp_types;
+	/* Of that driver's devices, 1 for those this transport connects;
+	 * NULL: all of them. */
+	int (*serves)(struct qpio_device *dev);
 	/* Listen on res, the address qpio_cm_listen() resolved (host and
 	 * service as the user gave them, for the log), with id allocated
 	 * and its dev and context set; sets id->port. @return 0 or -errno
@@ -81,6 +85,33 @@ struct cm_transport_ops {
 	void (*channel_fini)(struct qpio_cm_channel *ch);
 };
 
+struct cm_gsi;
+
+/* The IB CM's state of an id (soft wire devices, cm_ibcm.c). */
+struct cm_ib {
+	TAILQ_ENTRY(qpio_cm_id) next;  /* in its agent's ids */
+	struct cm_gsi *gsi;            /* the device's QP1 agent; NULL: none */
+	uint32_t local_comm_id;
+	uint32_t remote_comm_id;
+	uint64_t tid;                  /* of the exchange's messages */
+	uint64_t service_id;
+	uint8_t dgid[16];              /* the peer's address, as a GID */
+	uint8_t sgid[16];              /* ours, that the exchange uses */
+	uint8_t sgid_index;
+	uint8_t any;                   /* listener: every address of dev */
+	uint8_t mad_live;              /* mad holds a message to resend */
+	uint8_t resends;               /* resends of mad so far */
+	uint8_t resp_res, init_depth;  /* the peer's REQ: its responder
+					* resources and initiator depth */
+	/* RC, UC: a CM message's Starting PSN is the PSN its sender's
+	 * receive queue expects (Linux ib_cm: the REQ's is the requester's
+	 * rq_psn and the listener's sq_psn, the REP's the other way round) */
+	uint32_t rq_psn;               /* ours, random, sent in REQ or REP */
+	uint32_t sq_psn;               /* listener: the REQ's Starting PSN */
+	uint64_t resend_ms;            /* when mad goes again */
+	uint8_t mad[256];              /* the last message sent */
+};
+
 struct qpio_cm_id {
 	TAILQ_ENTRY(qpio_cm_id) next;
 	TAILQ_ENTRY(qpio_cm_id) live;   /* in the process's live ids */
@@ -103,6 +134,7 @@ struct qpio_cm_id {
 	 * bound to the same address and port as rcm_id (TCP, RC). */
 	void *rcm_ud_id;
 	void *rcm_uc_id;
+	struct cm_ib ib;            /* IB CM (soft wire devices) */
 	struct cm_msg out;          /* our REQ (requester) */
 	struct cm_msg in;           /* the peer's REQ or REP */
 	size_t rx_len;
@@ -142,6 +174,9 @@ void cm_qp_to_err(struct qpio_cm_id *id);
 
 /* cm_tcp.c: the TCP exchange's transport (soft devices). */
 extern const struct cm_transport_ops cm_tcp_ops;
+
+/* cm_ibcm.c: the IB CM on QP1 (soft devices on the wire). */
+extern const struct cm_transport_ops cm_ibcm_ops;
 
 /* cm_rdmacm.c (ibv devices; built with librdmacm only) */
 extern const struct cm_transport_ops cm_rdmacm_ops;

@@ -572,11 +572,23 @@ cm_tcp_channel_fini(struct qpio_cm_channel *ch)
 	RTE_SET_USED(ch);
 }
 
+/* Soft devices of the fabric (not on the wire: their link layer is
+ * InfiniBand); 1 for those. */
+static int
+cm_tcp_serves(struct qpio_device *dev)
+{
+	struct qpio_port_attr pa;
+
+	return qpio_rdma_port_query(dev, 1, &pa) == 0 &&
+	       pa.link_layer != QPIO_LINK_LAYER_ETHERNET;
+}
+
 /* Soft devices: any QP type is sent (the listener's parse refuses a REQ
  * of a type other than RC, UC and UD). */
 const struct cm_transport_ops cm_tcp_ops = {
 	.driver = "soft",
 	.qp_types = UINT32_MAX,
+	.serves = cm_tcp_serves,
 	.listen = cm_tcp_listen,
 	.connect = cm_tcp_connect,
 	.accept = cm_tcp_accept,

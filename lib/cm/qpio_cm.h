@@ -23,7 +23,11 @@
  *   librdmacm for RC, UC and UD QPs: address and route resolution, the
  *   IB CM handshake (RC, UC) or one SIDR exchange (UD), and the QP moved
  *   to RTS with the attributes rdma_init_qp_attr() gives; a qpio built
- *   without librdmacm returns -EOPNOTSUPP for ibv devices.
+ *   without librdmacm returns -EOPNOTSUPP for ibv devices. On soft
+ *   devices on the wire (RoCEv2 over an ethdev) it is the IB CM itself,
+ *   spoken on the device's QP1 as rdma_cm speaks it (REQ, REP, RTU, REJ,
+ *   MRA, DREQ, DREP; SIDR for UD; rdma_cm's service IDs and header), so
+ *   a wire device connects to a Linux rdma_cm peer and back.
  *
  * Functions return 0 or a negative errno; constructors return NULL and set
  * rte_errno. Every error a caller can cause is logged (log type
@@ -76,7 +80,10 @@ struct qpio_cm_qp_params {
 	uint8_t min_rnr_timer;   /**< [12] RC: IBA 9.7.5.2.8 encoding (0.64 ms) */
 	uint8_t max_rd_atomic;   /**< [1] RC: READ/atomics outstanding as requester */
 	uint8_t max_dest_rd_atomic; /**< [1] RC: as responder */
-	uint32_t sq_psn;         /**< [0] our initial send PSN, 24 bits */
+	/** [0] our initial send PSN, 24 bits. Not used by the IB CM (soft
+	 *  wire devices): there the peer's REQ or REP names it, and each end
+	 *  draws the PSN it receives from at random, as Linux's rdma_cm. */
+	uint32_t sq_psn;
 	/** [QPIO_CM_DEFAULT_QKEY] UD: our Q_Key, on soft and ibv devices
 	 *  alike (not librdmacm's RDMA_UDP_QKEY 0x01234567; set that to talk
 	 *  to a librdmacm peer that is not qpio). */
@@ -256,6 +263,13 @@ int qpio_cm_poll(struct qpio_cm_channel *ch, struct qpio_cm_event *ev);
  * service "0" the port is the one chosen for the first, tried again when
  * it is taken in another space. A specific address must belong to dev,
  * and requests arriving on another device are rejected.
+ * On soft wire devices the listener takes the IB CM's requests for its
+ * port in rdma_cm's port spaces (REQs of RDMA_PS_TCP for RC, RDMA_PS_IB
+ * for RC and UC, SIDR_REQs of RDMA_PS_UDP for UD) sent to host, an
+ * address of dev's (ip=, ip6=; NULL: any of them); service "0" takes
+ * the first ephemeral port (49152..65535) free on dev. The first message
+ * of a request that nobody listens for is answered as Linux answers it:
+ * a REJ "invalid service ID", a SIDR_REP "not supported".
  * @param dev  the device whose QPs will accept (soft or ibv driver).
  * @return the listener id, or NULL with rte_errno: EINVAL (NULL ch, dev or
  *   service, bad address or port: logged with getaddrinfo's reason; ibv:
@@ -263,7 +277,9 @@ int qpio_cm_poll(struct qpio_cm_channel *ch, struct qpio_cm_event *ev);
  *   driver, or ibv without librdmacm), ENODEV (ibv: no rdma_cm event
  *   channel, the rdma_ucm module missing), EADDRINUSE (the port is
  *   taken; ibv: in any of the three port spaces, the log names which),
- *   EACCES, ENOMEM.
+ *   EACCES, ENOMEM; soft wire: EADDRNOTAVAIL (host is not an address of
+ *   dev), EBUSY (the device's QP1 is the caller's:
+ *   qpio_qp_create_gsi()).
  */
 struct qpio_cm_id *qpio_cm_listen(struct qpio_cm_channel *ch,
 				  struct qpio_device *dev, const char *host,
@@ -293,6 +309,17 @@ struct qpio_cm_id *qpio_cm_listen(struct qpio_cm_channel *ch,
  * -ECONNREFUSED. The QP is back in RESET after REJECTED or UNREACHABLE.
  * A UD QP is walked to RTS before the SIDR REQ leaves (ready for the
  * listener's first datagram), and back to RESET if the answer is no.
+ * On soft wire devices host must be an IP address (the peer's GID is
+ * that address, IPv4-mapped for IPv4, and its MAC is found by ARP or NDP
+ * on the wire port); the source GID is param's sgid_index when it is of
+ * the destination's family, else the device's first GID of that family.
+ * The REQ (SIDR_REQ for UD) is sent again every 537 ms (the response
+ * timeout it advertises, 4.096 us x 2^17) until an answer or
+ * param->timeout_ms (an MRA from the listener postpones the next resend
+ * by its service timeout); no answer by then is UNREACHABLE -ETIMEDOUT.
+ * The private data of the RC and UC events is the whole first 56 bytes of the
+ * IB CM's area (the IB CM carries no length; as on ibv), the UD
+ * exchange's exactly what was sent (lib/cm's trailer, as on ibv).
  */
 struct qpio_cm_id *qpio_cm_connect(struct qpio_cm_channel *ch,
 				   struct qpio_qp *qp, const char *host,
@@ -360,6 +387,42 @@ struct qpio_qp *qpio_cm_id_qp(const struct qpio_cm_id *id);
  *  spaces); 0 for NULL. Listen on service "0" and read the port chosen
  *  here. */
 uint16_t qpio_cm_id_port(const struct qpio_cm_id *id);
+
+/**
+ * What the IB CM of a soft wire device did with its QP1's MADs: counters
+ * since the device's QP1 agent was made (at the first listen or connect
+ * on the device; it goes with the last id on it).
+ */
+struct qpio_cm_mad_stats {
+	uint64_t rx_mads;        /**< MADs QP1 received */
+	uint64_t rx_refused;     /**< of them, refused: shorter than a MAD,
+				  *   not a CM MAD of class version 2, a
+				  *   length field beyond its field, a
+				  *   request without rdma_cm's header or
+				  *   with a bad path MTU (answered as no
+				  *   listener), or a failed receive */
+	uint64_t rx_unmatched;   /**< well formed but naming no exchange here
+				  *   (an unknown communication ID, a REP
+				  *   for no REQ, a DREQ for a connection
+				  *   gone: that one still gets its DREP) */
+	uint64_t rx_duplicates;  /**< a message again (the peer's resend): its
+				  *   answer sent again */
+	uint64_t rx_no_listener; /**< requests for a port nobody listens on
+				  *   (and refused ones): REJ or SIDR_REP
+				  *   sent */
+	uint64_t tx_mads;        /**< MADs posted on QP1 */
+	uint64_t tx_resends;     /**< of them, sent again after a timeout */
+	uint64_t tx_failed;      /**< not posted (QP1's send queue full, no
+				  *   AH) or completed in error */
+};
+
+/**
+ * Read the IB CM's MAD counters of a soft wire device.
+ * @return 0; -EINVAL (NULL argument), -ENOENT (no id uses the device's
+ *   IB CM now: no listener, request or connection on it). Thread-safe.
+ */
+int qpio_cm_mad_stats(const struct qpio_device *dev,
+		      struct qpio_cm_mad_stats *st);
 
 /** @return printable name of an event type ("ESTABLISHED"), "?" if unknown. */
 const char *qpio_cm_event_str(enum qpio_cm_event_type type);

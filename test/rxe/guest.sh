@@ -84,6 +84,12 @@ fi
 step "(a) unit tests against ibv0,dev=rxe0 (filter $QPIO_FILTER)"
 export QPIO_TEST_DEV_A="ibv0,dev=rxe0" QPIO_TEST_DEV_B="ibv0,dev=rxe0" QPIO_TEST_EAL_MEM=128 QPIO_TEST_POLL_MS=5000
 export QPIO_TEST_CM_ADDR=10.0.77.1
+# cm_wire_rxe: a soft wire device on veth1 (net_af_packet) connects to
+# and from rxe0 through the kernel's IB CM; veth checksum offload off, as
+# on a real wire (rxe-wire does the same).
+export QPIO_TEST_WIRE_IFACE=veth1 QPIO_TEST_WIRE_ADDR=10.0.77.2
+ethtool -K veth0 tx off >/dev/null 2>&1
+ethtool -K veth1 tx off >/dev/null 2>&1
 # Criterion's per-test lines stream to the console as they finish.
 "$QPIO_BUILD/test/unit/qpio-unit-tests" --jobs 2 --filter "$QPIO_FILTER" \
 	--timeout "${QPIO_TEST_TIMEOUT:-60}" --verbose 2>&1 | tee /tmp/unit.log |

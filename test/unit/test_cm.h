@@ -5,6 +5,10 @@
 #include "test_common.h"
 #include "qpio_cm.h"
 
+/** An end on dev: PD, CQ of 64, a 64 KiB buffer registered for all
+ *  access, a QP of type in RESET (16 WRs and one SGE each way). */
+void tcm_end_create(struct qt_end *e, struct qpio_device *dev,
+		    enum qpio_qp_type type);
 /** Ends on soft0 (a) and soft1 (b), QPs of type in RESET. Skips on
  *  devices other than the soft NIC (the exchange is soft-only). */
 void tcm_world(struct qt_end *a, struct qt_end *b, enum qpio_qp_type type);

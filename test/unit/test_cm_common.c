@@ -11,8 +11,9 @@
 
 #include "test_cm.h"
 
-static void
-end_create(struct qt_end *e, struct qpio_device *dev, enum qpio_qp_type type)
+void
+tcm_end_create(struct qt_end *e, struct qpio_device *dev,
+	       enum qpio_qp_type type)
 {
 	struct qpio_qp_init_attr ia;
 
@@ -49,8 +50,8 @@ tcm_world(struct qt_end *a, struct qt_end *b, enum qpio_qp_type type)
 	cr_assert_not_null(da);
 	db = qpio_rdma_dev_create("soft1");
 	cr_assert_not_null(db);
-	end_create(a, da, type);
-	end_create(b, db, type);
+	tcm_end_create(a, da, type);
+	tcm_end_create(b, db, type);
 }
 
 const char *
@@ -69,8 +70,8 @@ tcm_world_ibv(struct qt_end *a, struct qt_end *b, enum qpio_qp_type type)
 	cr_assert_not_null(da, "%s: %s", qt_dev_a(), rte_strerror(rte_errno));
 	db = qt_dev_open_b(da);
 	cr_assert_not_null(db);
-	end_create(a, da, type);
-	end_create(b, db, type);
+	tcm_end_create(a, da, type);
+	tcm_end_create(b, db, type);
 	return addr;
 }
 
@@ -170,6 +171,8 @@ tcm_wait(struct qpio_cm_channel *ch, struct qpio_cm_event *ev)
 	int ret;
 
 	for (;;) {
+		/* soft wire devices answer from their progress step */
+		qt_wire_progress();
 		ret = qpio_cm_poll(ch, ev);
 		cr_assert_geq(ret, 0);
 		if (ret == 1)
@@ -200,6 +203,7 @@ tcm_expect_none(struct qpio_cm_channel *ch, unsigned int ms)
 	struct qpio_cm_event ev;
 
 	while (now_ms() < end) {
+		qt_wire_progress();
 		cr_assert_eq(qpio_cm_poll(ch, &ev), 0, "unexpected %s",
 			     qpio_cm_event_str(ev.type));
 		nanosleep(&pause, NULL);
