@@ -784,11 +784,12 @@ find_passive(struct cm_gsi *g, uint32_t remote, const uint8_t *from)
 	return NULL;
 }
 
-/* A REJ or SIDR_REP(unsupported) for a request nobody here listens to,
- * sent from the agent to from. */
+/* A REJ of reason (or, for a SIDR_REQ, a SIDR_REP "unsupported") for a
+ * request no id is made for, sent from the agent to from (the caller
+ * counts it). */
 static void
 refuse_request(struct cm_gsi *g, const struct cm_mad *m, const uint8_t *from,
-	       uint8_t sgid_index)
+	       uint8_t sgid_index, uint16_t reason)
 {
 	struct cm_mad r;
 	uint8_t mad[CM_MAD_LEN];
@@ -804,9 +805,8 @@ refuse_request(struct cm_gsi *g, const struct cm_mad *m, const uint8_t *from,
 		r.attr = CM_ATTR_REJ;
 		r.rej.remote_comm_id = m->req.local_comm_id;
 		r.rej.message_rejected = 0;
-		r.rej.reason = CM_REJ_REASON_INVALID_SID;
+		r.rej.reason = reason;
 	}
-	g->st.rx_no_listener++;
 	if (cm_mad_build(mad, &r) == CM_MAD_LEN)
 		gsi_send(g, from, sgid_index, mad);
 }
@@ -824,6 +824,7 @@ on_request(struct cm_gsi *g, const struct cm_mad *m, const uint8_t *from,
 	const char *why = NULL;
 	uint32_t qpn = 0, qkey = 0;
 	uint16_t ps = 0, port = 0, lid = 0;
+	struct qpio_port_attr pa;
 	struct cm_msg msg;
 
 	c = find_passive(g, remote, from);
@@ -862,7 +863,9 @@ on_request(struct cm_gsi *g, const struct cm_mad *m, const uint8_t *from,
 		       cm_mad_attr_name(m->attr), why != NULL ? why :
 		       "service ID outside rdma_cm's port spaces");
 		g->st.rx_refused++;
-		refuse_request(g, m, from, sgid_index);
+		g->st.rx_no_listener++;
+		refuse_request(g, m, from, sgid_index,
+			       CM_REJ_REASON_INVALID_SID);
 		return;
 	}
 	/* rdma_cm's header holds an IPv4 address in its last 4 bytes, the
@@ -874,7 +877,9 @@ on_request(struct cm_gsi *g, const struct cm_mad *m, const uint8_t *from,
 	    (!sidr && ps != CM_PS_TCP && ps != CM_PS_IB) ||
 	    (!sidr && ps == CM_PS_TCP && m->req.transport != 0) ||
 	    (!sidr && m->req.transport > 1)) {
-		refuse_request(g, m, from, sgid_index);
+		g->st.rx_no_listener++;
+		refuse_request(g, m, from, sgid_index,
+			       CM_REJ_REASON_INVALID_SID);
 		return;
 	}
 	memset(&msg, 0, sizeof(msg));
@@ -905,7 +910,24 @@ on_request(struct cm_gsi *g, const struct cm_mad *m, const uint8_t *from,
 			CM_LOG(NOTICE, "REQ with path MTU code %u (1..5 are "
 			       "256..4096): refused", m->req.path_mtu);
 			g->st.rx_refused++;
-			refuse_request(g, m, from, sgid_index);
+			refuse_request(g, m, from, sgid_index,
+				       CM_REJ_REASON_INVALID_MTU);
+			return;
+		}
+		/* Both ends send at the REQ's path MTU (IBA 12.7.2): one
+		 * larger than the port's would come in frames it cannot
+		 * take. */
+		if (qpio_rdma_port_query(g->dev, 1, &pa) != 0 ||
+		    msg.peer.mtu > pa.active_mtu) {
+			CM_LOG(NOTICE, "REQ at path MTU %u bytes, above the "
+			       "port's active MTU (%u bytes): refused (REJ "
+			       "invalid MTU); give the port a larger MTU "
+			       "(devargs mtu=, and the PMD's frames) or the "
+			       "requester's netdev a smaller one",
+			       128u << msg.peer.mtu, 128u << pa.active_mtu);
+			g->st.rx_refused++;
+			refuse_request(g, m, from, sgid_index,
+				       CM_REJ_REASON_INVALID_MTU);
 			return;
 		}
 	}

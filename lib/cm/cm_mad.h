@@ -64,9 +64,10 @@ enum cm_attr {
 #define CM_ARI_MAX 72u
 
 /** REJ reasons qpio sends or tells apart (IBTA table 109). */
-#define CM_REJ_REASON_TIMEOUT 1u          /**< timeout */
+#define CM_REJ_REASON_TIMEOUT 4u          /**< timeout */
 #define CM_REJ_REASON_INVALID_SID 8u      /**< invalid service ID */
 #define CM_REJ_REASON_STALE_CONN 10u      /**< stale connection */
+#define CM_REJ_REASON_INVALID_MTU 26u     /**< invalid path MTU */
 #define CM_REJ_REASON_CONSUMER 28u        /**< consumer reject */
 
 /** One path of a REQ (primary or alternate). */

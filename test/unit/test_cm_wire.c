@@ -107,7 +107,8 @@ mad_rx(uint16_t port, uint16_t queue, struct rte_mbuf **pkts, uint16_t n,
 /* soft0 (10.0.0.1) and soft1 (10.0.0.2) on crossed rings, MADs watched;
  * ends of type on each, QPs in RESET. */
 static void
-cw_world(struct qt_end *a, struct qt_end *b, enum qpio_qp_type type)
+cw_world_args(struct qt_end *a, struct qt_end *b, enum qpio_qp_type type,
+	      const char *more_a)
 {
 	struct rte_ring *ab = rte_ring_create("cw_ab", 1024, SOCKET_ID_ANY, 0);
 	struct rte_ring *ba = rte_ring_create("cw_ba", 1024, SOCKET_ID_ANY, 0);
@@ -124,8 +125,8 @@ cw_world(struct qt_end *a, struct qt_end *b, enum qpio_qp_type type)
 	C.port[1] = (uint16_t)pb;
 	for (i = 0; i < 2; i++) {
 		cr_assert_eq(rte_eth_dev_get_name_by_port(C.port[i], name), 0);
-		snprintf(args, sizeof(args), "soft%u,wire=%s,ip=10.0.0.%u", i,
-			 name, i + 1);
+		snprintf(args, sizeof(args), "soft%u,wire=%s,ip=10.0.0.%u%s", i,
+			 name, i + 1, i == 0 ? more_a : "");
 		C.dev[i] = qpio_rdma_dev_create(args);
 		cr_assert_not_null(C.dev[i], "%s: %s", args,
 				   rte_strerror(rte_errno));
@@ -134,6 +135,12 @@ cw_world(struct qt_end *a, struct qt_end *b, enum qpio_qp_type type)
 	}
 	tcm_end_create(a, C.dev[0], type);
 	tcm_end_create(b, C.dev[1], type);
+}
+
+static void
+cw_world(struct qt_end *a, struct qt_end *b, enum qpio_qp_type type)
+{
+	cw_world_args(a, b, type, "");
 }
 
 static struct qpio_cm_mad_stats
@@ -606,10 +613,11 @@ Test(cm_wire, hostile_mads_dropped_and_counted)
 		edit_class_version, edit_attribute, edit_cma_version,
 		edit_path_mtu, edit_unknown_rep,
 	};
-	/* what each does at B: refused (2), refused and answered as no
-	 * listener (2), or unmatched (1) */
+	/* what each does at B: refused (2), refused with a REJ (invalid
+	 * service ID for a header not rdma_cm's, invalid MTU), or
+	 * unmatched (1) */
 	static const uint64_t refused[] = { 1, 1, 1, 1, 0 };
-	static const uint64_t no_listener[] = { 0, 0, 1, 1, 0 };
+	static const uint64_t no_listener[] = { 0, 0, 1, 0, 0 };
 	static const uint64_t unmatched[] = { 0, 0, 0, 0, 1 };
 	struct qpio_cm_conn_param cp = { NULL, 0, NULL, 300 };
 	struct qpio_cm_mad_stats sb;
@@ -652,6 +660,58 @@ Test(cm_wire, hostile_mads_dropped_and_counted)
 	cr_assert_eq(qpio_cm_accept(ev.id, b.qp, NULL), 0);
 	tcm_expect(ch, &ev, QPIO_CM_EVENT_ESTABLISHED, 0);
 	tcm_expect(ch, &ev, QPIO_CM_EVENT_ESTABLISHED, 0);
+	cr_assert_eq(qpio_cm_channel_destroy(ch), 0);
+	cw_destroy(NULL, &a, &b);
+}
+
+/* Both ends of an IB CM connection send at the REQ's path MTU: a REQ
+ * above the listener port's active MTU gets REJ "invalid MTU" (26), and
+ * the requester that asks for the smaller MTU connects. */
+Test(cm_wire, req_above_the_port_mtu_rejected)
+{
+	struct qpio_cm_qp_params qp;
+	struct qpio_cm_conn_param cp = { NULL, 0, NULL, 0 };
+	struct qpio_port_attr pa;
+	struct qt_end a, b;
+	struct qpio_cm_channel *ch;
+	struct qpio_cm_id *cl;
+	struct qpio_cm_event ev;
+	struct qpio_cm_mad_stats before;
+
+	cw_world_args(&a, &b, QPIO_QPT_RC, ",mtu=9000");
+	cr_assert_eq(qpio_rdma_port_query(a.dev, 1, &pa), 0);
+	cr_assert_eq(pa.active_mtu, QPIO_MTU_4096);
+	cr_assert_eq(qpio_rdma_port_query(b.dev, 1, &pa), 0);
+	cr_assert_eq(pa.active_mtu, QPIO_MTU_1024);
+	ch = qpio_cm_channel_create();
+	cr_assert_not_null(qpio_cm_listen(ch, b.dev, HOST_B, "7471", NULL));
+	before = mst(1);
+	cl = qpio_cm_connect(ch, a.qp, HOST_B, "7471", NULL, NULL);
+	cr_assert_not_null(cl);
+	tcm_expect(ch, &ev, QPIO_CM_EVENT_UNREACHABLE, -ECONNREFUSED);
+	cr_assert_eq(ev.id, cl);
+	cr_assert_eq(seen(1, 0).req.path_mtu, QPIO_MTU_4096);
+	cr_assert_eq(seen(0, 0).attr, CM_ATTR_REJ);
+	cr_assert_eq(seen(0, 0).rej.reason, CM_REJ_REASON_INVALID_MTU);
+	cr_assert_eq(seen(0, 0).rej.remote_comm_id,
+		     seen(1, 0).req.local_comm_id);
+	cr_assert_eq(mst(1).rx_refused - before.rx_refused, 1);
+	cr_assert_eq(mst(1).rx_no_listener - before.rx_no_listener, 0);
+	tcm_expect_none(ch, 30);
+	cr_assert_eq(qpio_cm_id_destroy(cl), 0);
+	cr_assert_eq(qpio_qp_state(a.qp), QPIO_QPS_RESET);
+	/* the requester's fix: path_mtu 1024 */
+	qpio_cm_qp_params_init(&qp);
+	qp.path_mtu = QPIO_MTU_1024;
+	cp.qp_params = &qp;
+	cl = qpio_cm_connect(ch, a.qp, HOST_B, "7471", &cp, NULL);
+	tcm_expect(ch, &ev, QPIO_CM_EVENT_CONNECT_REQUEST, 0);
+	cr_assert_eq(ev.peer.mtu, QPIO_MTU_1024);
+	cr_assert_eq(qpio_cm_accept(ev.id, b.qp, NULL), 0);
+	tcm_expect(ch, &ev, QPIO_CM_EVENT_ESTABLISHED, 0);
+	tcm_expect(ch, &ev, QPIO_CM_EVENT_ESTABLISHED, 0);
+	tcm_send_expect(&a, &b, 3000, 7);
+	tcm_send_expect(&b, &a, 3000, 8);
 	cr_assert_eq(qpio_cm_channel_destroy(ch), 0);
 	cw_destroy(NULL, &a, &b);
 }
