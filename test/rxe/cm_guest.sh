@@ -1,0 +1,193 @@
+#!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
+#
+# Runs inside the rxe VM (test/rxe/run.sh -g): lib/cm's IB CM on a soft
+# wire device against the kernel's, each row an unmodified rdmacm-utils
+# tool (ucmatose over RC, udaddy over UD through SIDR) on rxe0 (veth0,
+# 10.0.77.1, the kernel's rdma_cm) and qpio-cmatose on the other end of
+# the veth pair (veth1 through DPDK's net_af_packet, a soft wire device
+# at 10.0.77.2), qpio as client and as server. Everything, the CM's MADs
+# on QP1 and ARP included, crosses the veth pair. A capture of veth0 is
+# then opened with tshark: every UDP 4791 frame must decode as RoCE, none
+# malformed, no REJ, and each of the rows' CM messages there.
+# Writes 0 (every row passed) or 1 to /tmp/out/rc.
+set -u
+. /tmp/out/env
+. "$QPIO_ROOT/test/rxe/rxe_up.sh"
+rc=0
+t0=$(date +%s)
+step() { echo "== rxe-cm [$(( $(date +%s) - t0 ))s] $*"; }
+fail() { echo "== rxe-cm: FAIL: $*"; rc=1; }
+cm=$QPIO_BUILD/examples/cmatose/qpio-cmatose
+
+step "kernel $(uname -r), $(nproc) CPUs"
+rxe_up fail || fail "rxe0 not active"
+# checksum offload off, as on a real wire (test/rxe/wire_guest.sh)
+ethtool -K veth0 tx off >/dev/null 2>&1
+ethtool -K veth1 tx off >/dev/null 2>&1
+for t in ucmatose udaddy; do
+	command -v "$t" >/dev/null || fail "$t not installed (rdmacm-utils, usertools/install-deps.sh)"
+done
+# veth0 sees both directions (net_af_packet sends past veth1's qdisc)
+tcpdump -i veth0 -w /tmp/wire.pcap -U udp port 4791 or arp 2>/tmp/tcpdump.log &
+tcpd=$!
+sleep 1
+
+# qpio's end: one lcore, no hugepages, the af_packet PMD on veth1
+# (PMD_ARGS: more of its keys; DEV_ARGS: more of the soft wire device's).
+PMD_ARGS=
+DEV_ARGS=
+qpio_cm() {
+	local prefix=$1
+	shift
+	timeout 120 "$cm" -l 0 --no-huge --no-shconf --no-pci -m 256 \
+		--file-prefix="$prefix" --log-level=lib.eal:error \
+		--vdev=net_af_packet0,iface=veth1$PMD_ARGS -- \
+		--dev soft0,wire=net_af_packet0,ip=10.0.77.2$DEV_ARGS --timeout 60 "$@"
+}
+# veth_mtu MTU: both veths at MTU, and rxe0's active MTU after it (its
+# path MTU for rdma_cm: 1024 at 1500, 4096 at 9000).
+veth_mtu() {
+	local want=$2
+	ip link set veth0 mtu "$1" && ip link set veth1 mtu "$1" ||
+		fail "mtu $1 on the veths"
+	for _ in $(seq 50); do
+		ibv_devinfo -d rxe0 | grep -q "active_mtu:.*$want" && break
+		sleep 0.1
+	done
+	ibv_devinfo -d rxe0 | grep -E "active_mtu" | sed 's/^[[:space:]]*/   rxe0 /'
+}
+
+# row NAME TOOL QPIO_ROLE [ARGS...]: TOOL (ucmatose or udaddy) on rxe0
+# against qpio-cmatose (with --ud for udaddy), both given ARGS (-C, -S).
+row() {
+	local name=$1 tool=$2 role=$3 ok=0 try peer ud= tr=RC count=10 size=100
+	shift 3
+	[ "$tool" = udaddy ] && { ud=--ud; tr=UD; }
+	# the count and size the row gives, for the summary line
+	local args=("$@") i
+	for ((i = 0; i < ${#args[@]}; i++)); do
+		case ${args[$i]} in
+		-C) count=${args[$((i + 1))]} ;;
+		-S) size=${args[$((i + 1))]} ;;
+		esac
+	done
+	step "$name: $tool (rxe0) <-> qpio-cmatose ${ud:+$ud }($role), $count x $size bytes"
+	if [ "$role" = client ]; then
+		timeout 120 "$tool" -b 10.0.77.1 "$@" > /tmp/rxe.log 2>&1 &
+		peer=$!
+		for try in 1 2 3 4 5; do
+			sleep 1
+			if qpio_cm "c-$name-$try" $ud -s 10.0.77.1 "$@" > /tmp/qpio.log 2>&1; then
+				ok=1
+				break
+			fi
+			# the tool not listening yet: the kernel's REJ
+			grep -q "REJECTED\|UNREACHABLE" /tmp/qpio.log || break
+		done
+		[ "$ok" = 1 ] || kill "$peer" 2>/dev/null
+		wait "$peer" || ok=0
+	else
+		qpio_cm "s-$name" $ud "$@" > /tmp/qpio.log 2>&1 &
+		peer=$!
+		for try in $(seq 1 100); do
+			grep -q "listening on port" /tmp/qpio.log && break
+			sleep 0.2
+		done
+		timeout 120 "$tool" -s 10.0.77.2 "$@" > /tmp/rxe.log 2>&1 && ok=1
+		wait "$peer" || ok=0
+	fi
+	if [ "$ok" = 1 ] &&
+		grep -q "^qpio-cmatose: $role: $count messages of $size bytes each way over $tr, every completion a success$" /tmp/qpio.log &&
+		grep -q "^data transfers complete" /tmp/rxe.log &&
+		grep -q "^return status 0" /tmp/rxe.log; then
+		grep -h "^qpio-cmatose: $role:\|^return status" /tmp/qpio.log /tmp/rxe.log | sed "s/^/   /"
+		echo "== rxe-cm: $name PASS"
+	else
+		sed 's/^/   rxe: /' /tmp/rxe.log
+		sed 's/^/   qpio: /' /tmp/qpio.log
+		fail "$name"
+	fi
+}
+
+# Path MTU 1024 (the veths at 1500): the tools' defaults, then more and
+# longer messages.
+veth_mtu 1500 1024
+row rc-qpio-client ucmatose client
+row rc-qpio-server ucmatose server
+row rc-qpio-client-3000 ucmatose client -C 200 -S 3000
+row rc-qpio-server-3000 ucmatose server -C 200 -S 3000
+row ud-qpio-client udaddy client
+row ud-qpio-server udaddy server
+row ud-qpio-client-1024 udaddy client -C 100 -S 1024
+# Path MTU 4096: the veths at 9000, net_af_packet's ring frames of 12288
+# bytes, the wire device at mtu=9000 (test/rxe/perftest_guest.sh).
+veth_mtu 9000 4096
+PMD_ARGS=,framesz=12288,blocksz=12288
+DEV_ARGS=,mtu=9000
+row rc-qpio-server-4096 ucmatose server -C 100 -S 8192
+row rc-qpio-client-4096 ucmatose client -C 100 -S 8192
+row ud-qpio-server-4096 udaddy server -C 100 -S 4096
+PMD_ARGS=
+DEV_ARGS=
+# The kernel's REQ at path MTU 4096 to a wire device whose port takes
+# 1024: REJ "invalid MTU" (26), and qpio's log says why and what to do.
+step "rc-mtu-refused: ucmatose -s 10.0.77.2 (path MTU 4096) -> qpio-cmatose at MTU 1024"
+qpio_cm s-mtu --timeout 8 > /tmp/qpio.log 2>&1 &
+peer=$!
+for _ in $(seq 1 100); do
+	grep -q "listening on port" /tmp/qpio.log && break
+	sleep 0.2
+done
+timeout 60 ucmatose -s 10.0.77.2 > /tmp/rxe.log 2>&1
+wait "$peer"
+if grep -q "RDMA_CM_EVENT_REJECTED, error: 26" /tmp/rxe.log &&
+	grep -q "REQ at path MTU 4096 bytes, above the port's active MTU (1024 bytes): refused" /tmp/qpio.log; then
+	grep -h "REJECTED\|REQ at path MTU" /tmp/rxe.log /tmp/qpio.log | sed "s/^/   /"
+	echo "== rxe-cm: rc-mtu-refused PASS"
+else
+	sed 's/^/   rxe: /' /tmp/rxe.log
+	sed 's/^/   qpio: /' /tmp/qpio.log
+	fail "rc-mtu-refused"
+fi
+veth_mtu 1500 1024
+
+sleep 1
+kill "$tcpd" 2>/dev/null
+wait "$tcpd" 2>/dev/null
+step "tshark over the capture of veth0"
+if ! command -v tshark >/dev/null; then
+	fail "tshark not installed (usertools/install-deps.sh)"
+else
+	tsk() { tshark -r /tmp/wire.pcap --disable-protocol rpcordma "$@" 2>>/tmp/tshark.err ||
+		fail "tshark $* exited $?"; }
+	roce=$(tsk -Y "infiniband" | wc -l)
+	udp=$(tsk -Y "udp.dstport == 4791" | wc -l)
+	bad=$(tsk -Y "_ws.malformed || _ws.expert.severity >= error" | wc -l)
+	echo "   capture: $udp UDP 4791 frames, $roce decoded as InfiniBand, $bad malformed (want $udp, 0)"
+	[ "$roce" = "$udp" ] && [ "$bad" = 0 ] ||
+		fail "tshark: the capture is not all well-formed RoCE frames"
+	# CM attribute IDs (IBA 16.7.2): 0x10 REQ, 0x12 REJ, 0x13 REP,
+	# 0x14 RTU, 0x15 DREQ, 0x16 DREP, 0x17 SIDR REQ, 0x18 SIDR REP; six
+	# RC rows and four UD rows, resends aside; one REJ (rc-mtu-refused)
+	echo "   CM messages (count, source, attribute):"
+	tsk -Y "infiniband.mad.mgmtclass == 0x07" -T fields -e ip.src \
+		-e infiniband.mad.attributeid | sort | uniq -c | sed 's/^/   /'
+	n() { tsk -Y "infiniband.mad.mgmtclass == 0x07 && infiniband.mad.attributeid == $1" | wc -l; }
+	for want in "0x0010 7" "0x0013 6" "0x0014 6" "0x0015 6" "0x0016 6" "0x0017 4" "0x0018 4"; do
+		set -- $want
+		got=$(n "$1")
+		[ "$got" -ge "$2" ] || fail "CM attribute $1: $got in the capture, want at least $2"
+	done
+	# REJs: one "invalid MTU" (26) from 10.0.77.2, rc-mtu-refused's;
+	# any other would be a kernel's "invalid service ID" to a retried
+	# client row (the tool not listening yet)
+	rej=$(tsk -Y "infiniband.cm.rej.reason == 26 && ip.src == 10.0.77.2" | wc -l)
+	other=$(tsk -Y "infiniband.cm.rej.reason && !(infiniband.cm.rej.reason == 26 || infiniband.cm.rej.reason == 8)" | wc -l)
+	[ "$rej" = 1 ] && [ "$other" = 0 ] ||
+		fail "CM: $rej REJ invalid MTU (want 1) and $other REJ of other reasons (want 0)"
+	[ -s /tmp/tshark.err ] && grep -v "Running as user" /tmp/tshark.err | sort | uniq -c | sed 's/^/   tshark: /'
+fi
+cp /tmp/wire.pcap /tmp/out/ 2>/dev/null
+echo "$rc" > /tmp/out/rc
+exit 0
