@@ -44,6 +44,8 @@
 #include <qpio_eal.h>
 #include <qpio_rdma.h>
 
+#include "app_opts.h"
+
 #define RDMA_UDP_QKEY 0x01234567u   /* librdmacm's Q_Key of a UD id */
 
 struct opts {
@@ -106,34 +108,46 @@ check_deadline(const struct end *e, const char *waiting_for)
 	die(e, waiting_for, why);
 }
 
+#define PROG "qpio-cmatose"
+
 static void
 usage(FILE *f)
 {
 	fprintf(f,
 "usage: qpio-cmatose [EAL options] -- --dev DEVARGS [options]\n"
-"  --dev DEVARGS     the qpio device (a soft device on the wire:\n"
-"                    soft0,wire=PORT,ip=ADDR; ibv0,dev=rxe0; ...)\n"
-"  -s ADDR           connect to the server at ADDR (default: be the server)\n"
-"  -b ADDR           server: listen on ADDR only (default: every address)\n"
-"  -p PORT           port (default 7471, with --ud 7174)\n"
-"  -C COUNT          messages each way, 1..65536 (default 10)\n"
-"  -S SIZE           bytes per message, 1..1048576 (default 100; with --ud\n"
-"                    at most the port's active MTU)\n"
-"  --ud              udaddy's exchange over UD (default: ucmatose's, RC)\n"
-"  --timeout SEC     give up after SEC s without progress (default 30)\n"
-"  -h, --help        this text\n");
+"  --dev DEVARGS        the qpio device (a soft device on the wire:\n"
+"                       soft0,wire=PORT,ip=ADDR; ibv0,dev=rxe0; ...)\n"
+"  -s, --server ADDR    connect to the server at ADDR (default: be the server)\n"
+"  -b, --bind ADDR      server: listen on ADDR only (default: every address)\n"
+"  -p, --port PORT      1..65535 (default 7471, with --ud 7174)\n"
+"  -C, --count COUNT    messages each way, 1..65536 (default 10)\n"
+"  -S, --size SIZE      bytes per message, 1..1048576 (default 100; with\n"
+"                       --ud at most the port's active MTU)\n"
+"  --ud                 udaddy's exchange over UD (default: ucmatose's, RC)\n"
+"  --timeout SEC        give up after SEC s without progress, 1..3600\n"
+"                       (default 30)\n"
+"  -h, --help           this text\n"
+"  Numbers are decimal digits only; each option is given once.\n");
 }
 
-static void
+/* The options after "--"; -1 after a message (usage exit status). */
+static int
 parse(int argc, char **argv, struct opts *o)
 {
 	static const struct option longopts[] = {
 		{ "dev", required_argument, NULL, 'd' },
+		{ "server", required_argument, NULL, 's' },
+		{ "bind", required_argument, NULL, 'b' },
+		{ "port", required_argument, NULL, 'p' },
+		{ "count", required_argument, NULL, 'C' },
+		{ "size", required_argument, NULL, 'S' },
 		{ "ud", no_argument, NULL, 'U' },
 		{ "timeout", required_argument, NULL, 'T' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
+	unsigned char seen[256] = { 0 };
+	uint32_t port = 0;
 	int c;
 
 	memset(o, 0, sizeof(*o));
@@ -143,41 +157,79 @@ parse(int argc, char **argv, struct opts *o)
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "s:b:p:C:S:h", longopts,
 				NULL)) != -1) {
+		/* A second value would replace the first without a word. */
+		if (c != '?' && c != 'h' &&
+		    example_opt_once(PROG, longopts, c, seen) < 0)
+			return -1;
 		switch (c) {
-		case 'd': o->dev = optarg; break;
-		case 's': o->server = optarg; break;
-		case 'b': o->bind = optarg; break;
-		case 'p': o->port = optarg; break;
-		case 'U': o->ud = 1; break;
+		case 'd':
+			if (example_opt_text(PROG, "--dev", optarg,
+					     "DEVARGS (soft0,wire=...)") < 0)
+				return -1;
+			o->dev = optarg;
+			break;
+		case 's':
+			if (example_opt_text(PROG, "--server", optarg,
+					     "the server's address") < 0)
+				return -1;
+			o->server = optarg;
+			break;
+		case 'b':
+			if (example_opt_text(PROG, "--bind", optarg,
+					     "an address of the device") < 0)
+				return -1;
+			o->bind = optarg;
+			break;
+		case 'p':
+			if (example_opt_u32(PROG, "--port", optarg, 1, 65535,
+					    &port) < 0)
+				return -1;
+			o->port = optarg;
+			break;
 		case 'C':
-			if (qpio_devargs_parse_u32(optarg, 1, 65536,
-						   &o->count) != 0)
-				die(NULL, "-C", "a count of 1..65536");
+			if (example_opt_u32(PROG, "--count", optarg, 1, 65536,
+					    &o->count) < 0)
+				return -1;
 			break;
 		case 'S':
-			if (qpio_devargs_parse_u32(optarg, 1, 1u << 20,
-						   &o->size) != 0)
-				die(NULL, "-S", "a size of 1..1048576 bytes");
+			if (example_opt_u32(PROG, "--size", optarg, 1, 1u << 20,
+					    &o->size) < 0)
+				return -1;
+			break;
+		case 'U':
+			o->ud = 1;
 			break;
 		case 'T':
-			if (qpio_devargs_parse_u32(optarg, 1, 3600,
-						   &o->timeout_s) != 0)
-				die(NULL, "--timeout", "seconds, 1..3600");
+			if (example_opt_u32(PROG, "--timeout", optarg, 1, 3600,
+					    &o->timeout_s) < 0)
+				return -1;
 			break;
 		case 'h':
 			usage(stdout);
 			exit(0);
 		default:
 			usage(stderr);
-			exit(2);
+			return -1;
 		}
 	}
-	if (optind != argc)
-		die(NULL, argv[optind], "not an option (see --help)");
-	if (o->dev == NULL)
-		die(NULL, "--dev", "name the device (see --help)");
+	if (optind != argc) {
+		fprintf(stderr, PROG ": '%s': not an option (the server is "
+			"-s ADDR; see --help)\n", argv[optind]);
+		return -1;
+	}
+	if (o->dev == NULL) {
+		fprintf(stderr, PROG ": --dev DEVARGS is required "
+			"(soft0,wire=<ethdev>,ip=<address>)\n");
+		return -1;
+	}
+	if (o->bind != NULL && o->server != NULL) {
+		fprintf(stderr, PROG ": --bind is the server's and --server "
+			"makes a client: give one\n");
+		return -1;
+	}
 	if (o->port == NULL)
 		o->port = o->ud ? "7174" : "7471";
+	return 0;
 }
 
 /* PD, CQ, buffers, MR, QP and channel; the QP stays in RESET (lib/cm
@@ -468,15 +520,27 @@ int
 main(int argc, char **argv)
 {
 	static struct end e;
-	int n;
+	char *prog = (char *)"qpio-cmatose";
+	int n, dd = 1;
 
+	/* The options after "--" first: a refused line sets up nothing. */
+	while (dd < argc && strcmp(argv[dd], "--") != 0)
+		dd++;
+	if (dd < argc) {
+		char *saved = argv[dd];
+
+		argv[dd] = prog;
+		n = parse(argc - dd, argv + dd, &e.o);
+		argv[dd] = saved;
+	} else {
+		n = parse(1, &prog, &e.o);
+	}
+	if (n < 0)
+		return 2;
+	optind = 1;
 	n = rte_eal_init(argc, argv);
 	if (n < 0)
 		die(NULL, "EAL", rte_strerror(rte_errno));
-	argc -= n;
-	argv += n;
-	argv[0] = (char *)"qpio-cmatose";
-	parse(argc, argv, &e.o);
 	e.role = e.o.server != NULL ? "client" : "server";
 	setup(&e);
 	if (e.o.server != NULL)

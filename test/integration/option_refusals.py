@@ -533,6 +533,29 @@ def programs(src, cfg):
                  flat(vp_base) + ["127.0.0.1", "127.0.0.2"],
                  ["127.0.0.2"]),
         ]))
+
+    # qpio-cmatose: examples/cmatose/main.c. The base is a client of a
+    # port nobody listens on, so an accepted line ends soon.
+    cm_base = [("--dev", "soft0"), ("--server", "127.0.0.1"),
+               ("--port", "9"), ("--timeout", "1")]
+    progs.append(Program(
+        "qpio-cmatose", ["examples/cmatose/main.c"], True, cm_base, {
+            "dev": Row(Text("soft0")),
+            "server": Row(Text("127.0.0.1")),
+            "bind": Row(Text("127.0.0.1")),
+            "port": Row(Num(1, 65535, good=9)),
+            "count": Row(Num(1, 65536, good=10)),
+            "size": Row(Num(1, 1048576, good=100)),
+            "ud": Row(Flag()),
+            "timeout": Row(Num(1, 3600, good=1)),
+            "help": Row(Help()),
+        },
+        control=[], control_status=1,
+        extra=[
+            Case("--bind with --server",
+                 flat(cm_base) + ["--bind", "127.0.0.1"],
+                 ["--bind", "--server"]),
+        ]))
     return progs
 
 
