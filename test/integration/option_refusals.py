@@ -556,6 +556,34 @@ def programs(src, cfg):
                  flat(cm_base) + ["--bind", "127.0.0.1"],
                  ["--bind", "--server"]),
         ]))
+
+    # qpio-rping: examples/rping/main.c. The base is a client of a port
+    # nobody listens on, so an accepted line ends soon.
+    rp_base = [("--dev", "soft0"), ("--client", None),
+               ("--addr", "127.0.0.1"), ("--port", "9"),
+               ("--timeout", "1")]
+    progs.append(Program(
+        "qpio-rping", ["examples/rping/main.c"], True, rp_base, {
+            "dev": Row(Text("soft0")),
+            "server": Row(Flag(), base=[p for p in rp_base
+                                         if p[0] != "--client"]),
+            "client": Row(Flag()),
+            "addr": Row(Text("127.0.0.1")),
+            "port": Row(Num(1, 65535, good=9)),
+            "count": Row(Num(1, 100000000, good=10)),
+            "size": Row(Num(23, 65535, good=64)),
+            "validate": Row(Flag()),
+            "verbose": Row(Flag()),
+            "timeout": Row(Num(1, 3600, good=1)),
+            "help": Row(Help()),
+        },
+        control=[], control_status=1,
+        extra=[
+            Case("--server with --client",
+                 flat(rp_base) + ["--server"], ["--server", "--client"]),
+            Case("--client without --addr",
+                 ["--dev", "soft0", "--client"], ["--client", "--addr"]),
+        ]))
     return progs
 
 
@@ -565,7 +593,7 @@ def read_bytes(path):
 
 
 def flat(pairs):
-    return [w for p in pairs for w in p]
+    return [w for p in pairs for w in p if w is not None]
 
 
 # -- the cases of a program --------------------------------------------

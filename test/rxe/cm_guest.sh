@@ -3,8 +3,9 @@
 #
 # Runs inside the rxe VM (test/rxe/run.sh -g): lib/cm's IB CM on a soft
 # wire device against the kernel's, each row an unmodified rdmacm-utils
-# tool (ucmatose over RC, udaddy over UD through SIDR) on rxe0 (veth0,
-# 10.0.77.1, the kernel's rdma_cm) and qpio-cmatose on the other end of
+# tool (ucmatose over RC, udaddy over UD through SIDR, rping: RDMA READ
+# and WRITE between SENDs) on rxe0 (veth0,
+# 10.0.77.1, the kernel's rdma_cm) and qpio-cmatose or qpio-rping on the other end of
 # the veth pair (veth1 through DPDK's net_af_packet, a soft wire device
 # at 10.0.77.2), qpio as client and as server. Everything, the CM's MADs
 # on QP1 and ARP included, crosses the veth pair. A capture of veth0 is
@@ -25,7 +26,7 @@ rxe_up fail || fail "rxe0 not active"
 # checksum offload off, as on a real wire (test/rxe/wire_guest.sh)
 ethtool -K veth0 tx off >/dev/null 2>&1
 ethtool -K veth1 tx off >/dev/null 2>&1
-for t in ucmatose udaddy; do
+for t in ucmatose udaddy rping; do
 	command -v "$t" >/dev/null || fail "$t not installed (rdmacm-utils, usertools/install-deps.sh)"
 done
 # veth0 sees both directions (net_af_packet sends past veth1's qdisc)
@@ -43,7 +44,8 @@ qpio_cm() {
 	timeout 120 "$cm" -l 0 --no-huge --no-shconf --no-pci -m 256 \
 		--file-prefix="$prefix" --log-level=lib.eal:error \
 		--vdev=net_af_packet0,iface=veth1$PMD_ARGS -- \
-		--dev soft0,wire=net_af_packet0,ip=10.0.77.2$DEV_ARGS --timeout 60 "$@"
+		--dev soft0,wire=net_af_packet0,ip=10.0.77.2$DEV_ARGS \
+		--timeout "${QPIO_TIMEOUT:-60}" "$@"
 }
 # veth_mtu MTU: both veths at MTU, and rxe0's active MTU after it (its
 # path MTU for rdma_cm: 1024 at 1500, 4096 at 9000).
@@ -120,6 +122,65 @@ row rc-qpio-server-3000 ucmatose server -C 200 -S 3000
 row ud-qpio-client udaddy client
 row ud-qpio-server udaddy server
 row ud-qpio-client-1024 udaddy client -C 100 -S 1024
+# rping_row NAME QPIO_ROLE COUNT SIZE: rping on rxe0 against qpio-rping
+# (RDMA READ of the client's buffer, RDMA WRITE back, SENDs between),
+# -V: the client checks every byte; -v: each ping's data, counted.
+rping_row() {
+	local name=$1 role=$2 count=$3 size=$4 ok=0 try peer qlog rlog
+	step "$name: rping (rxe0) <-> qpio-rping ($role), $count pings of $size bytes"
+	qpio_rp() {
+		local prefix=$1
+		shift
+		timeout 120 "$QPIO_BUILD/examples/rping/qpio-rping" -l 0 --no-huge \
+			--no-shconf --no-pci -m 256 --file-prefix="$prefix" \
+			--log-level=lib.eal:error --vdev=net_af_packet0,iface=veth1$PMD_ARGS -- \
+			--dev soft0,wire=net_af_packet0,ip=10.0.77.2$DEV_ARGS --timeout 60 "$@"
+	}
+	if [ "$role" = client ]; then
+		timeout 120 rping -s -a 10.0.77.1 -S "$size" -v > /tmp/rxe.log 2>&1 &
+		peer=$!
+		for try in 1 2 3 4 5; do
+			sleep 1
+			if qpio_rp "rc-$name-$try" -c -a 10.0.77.1 -C "$count" -S "$size" -V -v > /tmp/qpio.log 2>&1; then
+				ok=1
+				break
+			fi
+			grep -q "REJECTED\|UNREACHABLE" /tmp/qpio.log || break
+		done
+		[ "$ok" = 1 ] || kill "$peer" 2>/dev/null
+		wait "$peer" || ok=0
+		qlog="qpio-rping: client: $count pings of $size bytes, every byte written back as it was read"
+		[ "$(grep -c '^ping data: rdma-ping-' /tmp/qpio.log)" = "$count" ] || ok=0
+		[ "$(grep -c '^server ping data: rdma-ping-' /tmp/rxe.log)" = "$count" ] || ok=0
+	else
+		qpio_rp "rs-$name" -s -S "$size" -v > /tmp/qpio.log 2>&1 &
+		peer=$!
+		for _ in $(seq 1 100); do
+			grep -q "listening on port" /tmp/qpio.log && break
+			sleep 0.2
+		done
+		timeout 120 rping -c -a 10.0.77.2 -C "$count" -S "$size" -V -v > /tmp/rxe.log 2>&1 && ok=1
+		wait "$peer" || ok=0
+		qlog="qpio-rping: server: $count pings served, the client disconnected"
+		[ "$(grep -c '^ping data: rdma-ping-' /tmp/rxe.log)" = "$count" ] || ok=0
+		[ "$(grep -c '^server ping data: rdma-ping-' /tmp/qpio.log)" = "$count" ] || ok=0
+		grep -q "data mismatch" /tmp/rxe.log && ok=0
+	fi
+	if [ "$ok" = 1 ] && grep -qx "$qlog" /tmp/qpio.log; then
+		echo "   $qlog"
+		grep -h "rdma-ping-$((count - 1)):" /tmp/qpio.log /tmp/rxe.log | cut -c 1-72 | sed "s/^/   /"
+		echo "== rxe-cm: $name PASS"
+	else
+		sed 's/^/   rxe: /' /tmp/rxe.log | tail -20
+		sed 's/^/   qpio: /' /tmp/qpio.log | tail -20
+		fail "$name"
+	fi
+}
+rping_row rping-qpio-client client 20 64
+rping_row rping-qpio-server server 20 64
+rping_row rping-qpio-client-16384 client 50 16384
+rping_row rping-qpio-server-65535 server 50 65535
+
 # Path MTU 4096: the veths at 9000, net_af_packet's ring frames of 12288
 # bytes, the wire device at mtu=9000 (test/rxe/perftest_guest.sh).
 veth_mtu 9000 4096
@@ -133,7 +194,7 @@ DEV_ARGS=
 # The kernel's REQ at path MTU 4096 to a wire device whose port takes
 # 1024: REJ "invalid MTU" (26), and qpio's log says why and what to do.
 step "rc-mtu-refused: ucmatose -s 10.0.77.2 (path MTU 4096) -> qpio-cmatose at MTU 1024"
-qpio_cm s-mtu --timeout 8 > /tmp/qpio.log 2>&1 &
+QPIO_TIMEOUT=8 qpio_cm s-mtu > /tmp/qpio.log 2>&1 &
 peer=$!
 for _ in $(seq 1 100); do
 	grep -q "listening on port" /tmp/qpio.log && break
@@ -168,13 +229,14 @@ else
 	[ "$roce" = "$udp" ] && [ "$bad" = 0 ] ||
 		fail "tshark: the capture is not all well-formed RoCE frames"
 	# CM attribute IDs (IBA 16.7.2): 0x10 REQ, 0x12 REJ, 0x13 REP,
-	# 0x14 RTU, 0x15 DREQ, 0x16 DREP, 0x17 SIDR REQ, 0x18 SIDR REP; six
-	# RC rows and four UD rows, resends aside; one REJ (rc-mtu-refused)
+	# 0x14 RTU, 0x15 DREQ, 0x16 DREP, 0x17 SIDR REQ, 0x18 SIDR REP; ten
+	# RC rows (rping's four) and four UD rows, resends aside; one REJ
+	# (rc-mtu-refused)
 	echo "   CM messages (count, source, attribute):"
 	tsk -Y "infiniband.mad.mgmtclass == 0x07" -T fields -e ip.src \
 		-e infiniband.mad.attributeid | sort | uniq -c | sed 's/^/   /'
 	n() { tsk -Y "infiniband.mad.mgmtclass == 0x07 && infiniband.mad.attributeid == $1" | wc -l; }
-	for want in "0x0010 7" "0x0013 6" "0x0014 6" "0x0015 6" "0x0016 6" "0x0017 4" "0x0018 4"; do
+	for want in "0x0010 11" "0x0013 10" "0x0014 10" "0x0015 10" "0x0016 10" "0x0017 4" "0x0018 4"; do
 		set -- $want
 		got=$(n "$1")
 		[ "$got" -ge "$2" ] || fail "CM attribute $1: $got in the capture, want at least $2"

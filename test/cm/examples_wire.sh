@@ -1,20 +1,22 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
 #
-# qpio-cmatose between two processes whose soft devices are on the wire
-# (net_af_packet on the two ends of a veth pair): lib/cm's IB CM on QP1
-# both ways, ucmatose's exchange over RC and udaddy's over UD, then two
-# refusals: a port nobody listens on (REJ "invalid service ID"), and a
-# REQ above the listener port's MTU (REJ "invalid MTU", the listener's
-# log naming both MTUs). The same program against the unmodified tools
-# on Soft-RoCE is test/rxe/cm_guest.sh.
+# qpio-cmatose and qpio-rping between two processes whose soft devices
+# are on the wire (net_af_packet on the two ends of a veth pair): lib/cm's
+# IB CM on QP1 both ways, ucmatose's exchange over RC and udaddy's over UD,
+# rping's READs and WRITEs checked to the byte, then two refusals: a port
+# nobody listens on (REJ "invalid service ID"), and a REQ above the
+# listener port's MTU (REJ "invalid MTU", the listener's log naming both
+# MTUs). The same programs against the unmodified tools on Soft-RoCE:
+# test/rxe/cm_guest.sh.
 #
-#   cmatose_wire.sh QPIO_CMATOSE
+#   examples_wire.sh QPIO_CMATOSE QPIO_RPING
 #
 # Root only (veth); exits 77 (skipped) with the reason otherwise.
 set -u
 cm=$1
-skip() { echo "cmatose-wire: SKIP: $*"; exit 77; }
+rp=$2
+skip() { echo "cm-examples-wire: SKIP: $*"; exit 77; }
 [ "$(id -u)" = 0 ] || skip "needs root for a veth pair"
 command -v ip >/dev/null || skip "ip (iproute2) not installed"
 a=qcw$$a
@@ -37,7 +39,7 @@ server() {
 	timeout 60 "$cm" -l 0 "${common[@]}" --file-prefix="cw-s-$$-$name" \
 		--vdev="net_af_packet0,iface=$a" -- \
 		--dev soft0,wire=net_af_packet0,ip=10.0.0.1 -p "$port" \
-		--timeout 20 "$@" > "$work/$name.server" 2>&1
+		--timeout "${TMO:-20}" "$@" > "$work/$name.server" 2>&1
 }
 client() {
 	local name=$1 pmd=$2 dev=$3
@@ -45,7 +47,7 @@ client() {
 	timeout 60 "$cm" -l 1 "${common[@]}" --file-prefix="cw-c-$$-$name" \
 		--vdev="net_af_packet1,iface=$b$pmd" -- \
 		--dev "soft1,wire=net_af_packet1,ip=10.0.0.2$dev" -s 10.0.0.1 \
-		-p "$port" --timeout 20 "$@" > "$work/$name.client" 2>&1
+		-p "${CPORT:-$port}" --timeout 20 "$@" > "$work/$name.client" 2>&1
 }
 wait_listening() {
 	local _
@@ -58,9 +60,9 @@ wait_listening() {
 report() {
 	local name=$1 ok=$2
 	if [ "$ok" = 1 ]; then
-		echo "cmatose-wire: $name: PASS"
+		echo "cm-examples-wire: $name: PASS"
 	else
-		echo "cmatose-wire: $name: FAIL"
+		echo "cm-examples-wire: $name: FAIL"
 		sed 's/^/  server: /' "$work/$name.server" 2>/dev/null
 		sed 's/^/  client: /' "$work/$name.client" 2>/dev/null
 		rc=1
@@ -98,14 +100,47 @@ ud-default UD 10 100
 ud-200x1024 UD 200 1024
 ROWS
 
+# rping's ping: COUNT SIZE, every byte checked by the client (-V)
+while read -r count size; do
+	name=rping-$count-$size
+	ok=0
+	for _ in 1 2 3; do
+		timeout 60 "$rp" -l 0 "${common[@]}" --file-prefix="cw-s-$$-$name" \
+			--vdev="net_af_packet0,iface=$a" -- \
+			--dev soft0,wire=net_af_packet0,ip=10.0.0.1 -s -p "$port" \
+			-S "$size" --timeout 20 > "$work/$name.server" 2>&1 &
+		srv=$!
+		wait_listening "$work/$name.server"
+		timeout 60 "$rp" -l 1 "${common[@]}" --file-prefix="cw-c-$$-$name" \
+			--vdev="net_af_packet1,iface=$b" -- \
+			--dev soft1,wire=net_af_packet1,ip=10.0.0.2 -c -a 10.0.0.1 \
+			-p "$port" -C "$count" -S "$size" -V --timeout 20 \
+			> "$work/$name.client" 2>&1
+		crc=$?
+		wait "$srv"
+		src=$?
+		af_packet_fanout_clash "$work/$name.client" && continue
+		[ "$crc" = 0 ] && [ "$src" = 0 ] && ok=1
+		break
+	done
+	grep -qx "qpio-rping: client: $count pings of $size bytes, every byte written back as it was read" \
+		"$work/$name.client" || ok=0
+	grep -qx "qpio-rping: server: $count pings served, the client disconnected" \
+		"$work/$name.server" || ok=0
+	report "$name" "$ok"
+done <<'ROWS'
+100 64
+200 65535
+ROWS
+
 # A listener on one port, the request to the next: the agent's REJ
 # "invalid service ID", at once.
 ok=0
 for _ in 1 2 3; do
-	server no-listener --timeout 5 &
+	TMO=5 server no-listener &
 	srv=$!
 	wait_listening "$work/no-listener.server"
-	client no-listener "" "" -p $((port + 1))
+	CPORT=$((port + 1)) client no-listener "" ""
 	crc=$?
 	wait "$srv"
 	af_packet_fanout_clash "$work/no-listener.client" && continue
@@ -119,7 +154,7 @@ report no-listener "$ok"
 # ring frames) to a listener whose port takes 1024.
 ok=0
 for _ in 1 2 3; do
-	server mtu --timeout 5 &
+	TMO=5 server mtu &
 	srv=$!
 	wait_listening "$work/mtu.server"
 	client mtu ",framesz=12288,blocksz=12288" ",mtu=9000"
