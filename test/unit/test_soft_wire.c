@@ -628,6 +628,18 @@ run_for(unsigned int ms)
 	pump();
 }
 
+/* Run both devices until a's QP has had n RNR NAKs, 2 s at most (a
+ * loaded machine may hold the progress back). */
+static void
+run_until_rnr_naks(struct qt_end *a, uint64_t n)
+{
+	uint64_t end = rte_get_tsc_cycles() + 2 * rte_get_tsc_hz();
+
+	while (qt_stats(a->qp).rnr_naks < n && rte_get_tsc_cycles() < end)
+		run_for(1);
+	cr_assert_geq(qt_stats(a->qp).rnr_naks, n, "no RNR NAK within 2 s");
+}
+
 static struct qpio_soft_wire_stats
 wst(struct qpio_device *d)
 {
@@ -1896,8 +1908,7 @@ Test(soft_wire, rc_rnr_waits_then_fails_when_spent)
 	rc_world(&a, &b, QPIO_QPT_RC, 7);
 	qt_fill(a.buf, 500, 7);
 	rc_post(&a, QPIO_WR_SEND, 0, 500, 0, 0, 10);
-	run_for(3);
-	cr_assert_geq(qt_stats(a.qp).rnr_naks, 1);
+	run_until_rnr_naks(&a, 1);
 	cr_assert_eq(qpio_cq_poll(a.cq, &wc, 1), 0, "waiting");
 	qt_post_recv(&b, 1, b.buf, 500);
 	wc_one(&a, QPIO_WC_SUCCESS, 10);
@@ -1914,6 +1925,37 @@ Test(soft_wire, rc_rnr_waits_then_fails_when_spent)
 	wc_one(&a, QPIO_WC_WR_FLUSH_ERR, 21);
 	cr_assert_eq(qt_stats(a.qp).rnr_naks, 1);
 	cr_assert_eq(qpio_qp_state(a.qp), QPIO_QPS_ERR);
+	rc_world_down(&a, &b);
+}
+
+/* Two SENDs, no receive: the first gets an RNR NAK, the second the
+ * sequence NAK that follows it; the requester waits for the RNR timer
+ * (B's min_rnr_timer 31: 491.52 ms) before it sends again, so the 50 ms
+ * after the first RNR NAK see no other, not a round per NAK. Both land
+ * once B posts. */
+Test(soft_wire, rc_rnr_wait_not_cut_short_by_a_sequence_nak)
+{
+	struct qpio_qp_attr attr = { .min_rnr_timer = 31 };
+	struct qt_end a, b;
+	struct qpio_wc wc;
+
+	rc_world(&a, &b, QPIO_QPT_RC, 7);
+	cr_assert_eq(qpio_qp_modify(b.qp, &attr, QPIO_QP_MIN_RNR_TIMER), 0);
+	qt_fill(a.buf, 200, 3);
+	rc_post(&a, QPIO_WR_SEND, 0, 100, 0, 0, 10);
+	rc_post(&a, QPIO_WR_SEND, 100, 100, 0, 0, 11);
+	run_until_rnr_naks(&a, 1);
+	run_for(50);
+	cr_assert_eq(qt_stats(a.qp).rnr_naks, 1);
+	cr_assert_eq(qpio_cq_poll(a.cq, &wc, 1), 0, "waiting");
+	qt_post_recv(&b, 1, b.buf, 100);
+	qt_post_recv(&b, 2, b.buf + 100, 100);
+	wc_one(&a, QPIO_WC_SUCCESS, 10);
+	wc_one(&a, QPIO_WC_SUCCESS, 11);
+	cr_assert_eq(wc_one(&b, QPIO_WC_SUCCESS, 1).byte_len, 100);
+	cr_assert_eq(wc_one(&b, QPIO_WC_SUCCESS, 2).byte_len, 100);
+	cr_assert(qt_check(b.buf, 200, 3));
+	cr_assert_eq(qt_stats(a.qp).rnr_naks, 1);
 	rc_world_down(&a, &b);
 }
 

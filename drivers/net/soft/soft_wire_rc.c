@@ -614,6 +614,12 @@ rc_aeth(struct soft_wire *w, struct soft_wire_rc *rc,
 	case 0x60:                          /* NAK */
 		rc_acked(rc, psn_add(p->psn, 0xffffff));
 		if (syn == SOFT_AETH_NAK_PSN) {
+			/* Waiting out an RNR NAK: the responder's sequence
+			 * NAK answers the packets that followed the refused
+			 * one; the resend waits for the RNR timer (IBA
+			 * 9.7.5.2.8), or every round would go at once. */
+			if (rc->rnr_tsc != 0)
+				return;
 			rc_resend(w, rc, p->psn);
 			return;
 		}
