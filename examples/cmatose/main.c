@@ -120,7 +120,7 @@ usage(FILE *f)
 "  -s, --server ADDR    connect to the server at ADDR (default: be the server)\n"
 "  -b, --bind ADDR      server: listen on ADDR only (default: every address)\n"
 "  -p, --port PORT      1..65535 (default 7471, with --ud 7174)\n"
-"  -C, --count COUNT    messages each way, 1..65536 (default 10)\n"
+"  -C, --count COUNT    messages each way, 1..32768 (default 10)\n"
 "  -S, --size SIZE      bytes per message, 1..1048576 (default 100; with\n"
 "                       --ud at most the port's active MTU)\n"
 "  --ud                 udaddy's exchange over UD (default: ucmatose's, RC)\n"
@@ -187,7 +187,8 @@ parse(int argc, char **argv, struct opts *o)
 			o->port = optarg;
 			break;
 		case 'C':
-			if (example_opt_u32(PROG, "--count", optarg, 1, 65536,
+			/* the CQ takes both directions: 2 * 32768 CQEs */
+			if (example_opt_u32(PROG, "--count", optarg, 1, 32768,
 					    &o->count) < 0)
 				return -1;
 			break;
@@ -246,16 +247,29 @@ setup(struct end *e)
 		die(e, e->o.dev, rte_strerror(rte_errno));
 	if (qpio_rdma_port_query(e->dev, 1, &pa) != 0)
 		die(e, e->o.dev, "port 1 cannot be queried");
-	if (e->o.ud && e->o.size > (128u << pa.active_mtu))
-		die(e, "-S", "a UD message is one packet: at most the port's "
-		    "active MTU");
+	if (e->o.ud && e->o.size > (128u << pa.active_mtu)) {
+		char why[128];
+
+		snprintf(why, sizeof(why), "a UD message is one packet: at "
+			 "most the port's active MTU, %u bytes",
+			 128u << pa.active_mtu);
+		die(e, "--size", why);
+	}
 	e->slot = e->o.size + (e->o.ud ? QPIO_GRH_LEN : 0);
 	len = (size_t)e->slot * e->o.count + e->o.size;
 	e->pd = qpio_pd_alloc(e->dev);
 	e->cq = qpio_cq_create(e->dev, 2 * e->o.count, SOCKET_ID_ANY);
-	e->buf = rte_zmalloc("qpio_cmatose", len, 64);
-	if (e->pd == NULL || e->cq == NULL || e->buf == NULL)
+	if (e->pd == NULL || e->cq == NULL)
 		die(e, "setup", rte_strerror(rte_errno));
+	e->buf = rte_zmalloc("qpio_cmatose", len, 64);
+	if (e->buf == NULL) {
+		char why[160];
+
+		snprintf(why, sizeof(why), "out of memory: %zu bytes of "
+			 "buffers (-C x -S, each way); raise -m or lower them",
+			 len);
+		die(e, "setup", why);
+	}
 	memset(e->buf + (size_t)e->slot * e->o.count, 0x5a, e->o.size);
 	e->mr = qpio_mr_reg(e->pd, e->buf, len, QPIO_ACCESS_LOCAL_WRITE);
 	memset(&ia, 0, sizeof(ia));
@@ -360,6 +374,20 @@ check_recv(struct end *e, const struct qpio_wc *wc)
 
 /* Poll until sends and receives reach their targets; every completion
  * must be a success. A connection event meanwhile ends the program. */
+/* A request for another connection while this one runs (one at a
+ * time, as the tools serve): refused with a consumer REJ, the run goes
+ * on. 1 when ev was one. */
+static int
+refuse_other(const struct end *x, const struct qpio_cm_event *ev)
+{
+	if (ev->type != QPIO_CM_EVENT_CONNECT_REQUEST || ev->id == x->id)
+		return 0;
+	fprintf(stderr, PROG ": another connect request while one is "
+		"served: rejected\n");
+	qpio_cm_reject(ev->id, NULL, 0);
+	return 1;
+}
+
 static void
 poll_until(struct end *e, uint32_t sends, uint32_t recvs, const char *what)
 {
@@ -376,7 +404,8 @@ poll_until(struct end *e, uint32_t sends, uint32_t recvs, const char *what)
 		if (n == 0) {
 			if (++idle % 1024 == 0) {
 				check_deadline(e, what);
-				if (qpio_cm_poll(e->ch, &ev) == 1)
+				if (qpio_cm_poll(e->ch, &ev) == 1 &&
+				    !refuse_other(e, &ev))
 					die(e, what, qpio_cm_event_str(
 						ev.type));
 			}
@@ -407,7 +436,8 @@ wait_event(struct end *e, enum qpio_cm_event_type type, const char *what)
 	int ret;
 
 	e->deadline_ns = now_ns() + (uint64_t)e->o.timeout_s * 1000000000u;
-	while ((ret = qpio_cm_poll(e->ch, &ev)) == 0)
+	while ((ret = qpio_cm_poll(e->ch, &ev)) == 0 ||
+	       (ret == 1 && e->id != NULL && refuse_other(e, &ev)))
 		check_deadline(e, what);
 	if (ret < 0)
 		die(e, what, strerror(-ret));

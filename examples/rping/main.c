@@ -306,6 +306,20 @@ post_rdma(struct ping *p, enum qpio_wr_opcode op, uint64_t raddr,
 /* Poll until a completion of opcode want (its receive reposted); the
  * completions of our SENDs pass by. 0, or -1 when the peer disconnected
  * (a server's end of the run). */
+/* A request for another connection while this one runs (one at a
+ * time, as the tools serve): refused with a consumer REJ, the run goes
+ * on. 1 when ev was one. */
+static int
+refuse_other(const struct ping *x, const struct qpio_cm_event *ev)
+{
+	if (ev->type != QPIO_CM_EVENT_CONNECT_REQUEST || ev->id == x->id)
+		return 0;
+	fprintf(stderr, PROG ": another connect request while one is "
+		"served: rejected\n");
+	qpio_cm_reject(ev->id, NULL, 0);
+	return 1;
+}
+
 static int
 wait_wc(struct ping *p, enum qpio_wc_opcode want, const char *what)
 {
@@ -319,7 +333,8 @@ wait_wc(struct ping *p, enum qpio_wc_opcode want, const char *what)
 		if (qpio_cq_poll(p->cq, &wc, 1) == 0) {
 			if (++idle % 1024 != 0)
 				continue;
-			if (qpio_cm_poll(p->ch, &ev) == 1) {
+			if (qpio_cm_poll(p->ch, &ev) == 1 &&
+			    !refuse_other(p, &ev)) {
 				if (ev.type == QPIO_CM_EVENT_DISCONNECTED) {
 					p->disconnected = 1;
 					return -1;
@@ -363,7 +378,8 @@ wait_event(struct ping *p, enum qpio_cm_event_type type, const char *what)
 	int ret;
 
 	p->deadline_ns = now_ns() + (uint64_t)p->o.timeout_s * 1000000000u;
-	while ((ret = qpio_cm_poll(p->ch, &ev)) == 0)
+	while ((ret = qpio_cm_poll(p->ch, &ev)) == 0 ||
+	       (ret == 1 && p->id != NULL && refuse_other(p, &ev)))
 		if (now_ns() >= p->deadline_ns)
 			die(p, what, "no connection event within --timeout");
 	if (ret < 0)

@@ -544,7 +544,7 @@ def programs(src, cfg):
             "server": Row(Text("127.0.0.1")),
             "bind": Row(Text("127.0.0.1")),
             "port": Row(Num(1, 65535, good=9)),
-            "count": Row(Num(1, 65536, good=10)),
+            "count": Row(Num(1, 32768, good=10)),
             "size": Row(Num(1, 1048576, good=100)),
             "ud": Row(Flag()),
             "timeout": Row(Num(1, 3600, good=1)),
