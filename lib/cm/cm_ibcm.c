@@ -94,6 +94,8 @@ struct cm_gsi {
 	uint32_t tx_posted, tx_done;
 	uint64_t guid;                 /* the device's node GUID */
 	uint64_t salt;                 /* this process's: see gsi_comm_id */
+	uint64_t log_window_ms;        /* gsi_log_ok()'s second */
+	unsigned int log_lines, log_muted;
 	struct {
 		uint8_t gid[16];
 		uint8_t sgid_index;
@@ -784,6 +786,33 @@ find_passive(struct cm_gsi *g, uint32_t remote, const uint8_t *from)
 	return NULL;
 }
 
+/* Lines about what a peer sent: at most GSI_LOG_BURST a second per
+ * agent, so that a flood of bad requests does not flood the log (the
+ * counters of qpio_cm_mad_stats() count every one); how many were left
+ * out is said when the next second starts. 1: log this one. */
+#define GSI_LOG_BURST 10u
+static int
+gsi_log_ok(struct cm_gsi *g)
+{
+	uint64_t now = cm_now_ms();
+
+	if (now - g->log_window_ms >= 1000) {
+		if (g->log_muted != 0)
+			CM_LOG(NOTICE, "%u more lines about refused MADs on "
+			       "QP1 left out (qpio_cm_mad_stats() counts "
+			       "them)", g->log_muted);
+		g->log_window_ms = now;
+		g->log_lines = 0;
+		g->log_muted = 0;
+	}
+	if (g->log_lines < GSI_LOG_BURST) {
+		g->log_lines++;
+		return 1;
+	}
+	g->log_muted++;
+	return 0;
+}
+
 /* A REJ of reason (or, for a SIDR_REQ, a SIDR_REP "unsupported") for a
  * request no id is made for, sent from the agent to from (the caller
  * counts it). */
@@ -859,9 +888,11 @@ on_request(struct cm_gsi *g, const struct cm_mad *m, const uint8_t *from,
 			     CM_REQ_PDATA, &h, &why) != 0 ||
 	    cm_service_id_split(sid, &ps, &port) != 0) {
 		/* Not rdma_cm's: no port space, no address, no listener. */
-		CM_LOG(NOTICE, "%s from QP1: %s; refused as no listener",
-		       cm_mad_attr_name(m->attr), why != NULL ? why :
-		       "service ID outside rdma_cm's port spaces");
+		if (gsi_log_ok(g))
+			CM_LOG(NOTICE, "%s from QP1: %s; refused as no "
+			       "listener", cm_mad_attr_name(m->attr),
+			       why != NULL ? why :
+			       "service ID outside rdma_cm's port spaces");
 		g->st.rx_refused++;
 		g->st.rx_no_listener++;
 		refuse_request(g, m, from, sgid_index,
@@ -907,8 +938,10 @@ on_request(struct cm_gsi *g, const struct cm_mad *m, const uint8_t *from,
 		memcpy(msg.pdata, m->pdata + CM_CMA_HDR_LEN,
 		       QPIO_CM_PRIVATE_DATA_MAX);
 		if (msg.peer.mtu < QPIO_MTU_256 || msg.peer.mtu > QPIO_MTU_4096) {
-			CM_LOG(NOTICE, "REQ with path MTU code %u (1..5 are "
-			       "256..4096): refused", m->req.path_mtu);
+			if (gsi_log_ok(g))
+				CM_LOG(NOTICE, "REQ with path MTU code %u "
+				       "(1..5 are 256..4096): refused",
+				       m->req.path_mtu);
 			g->st.rx_refused++;
 			refuse_request(g, m, from, sgid_index,
 				       CM_REJ_REASON_INVALID_MTU);
@@ -919,12 +952,15 @@ on_request(struct cm_gsi *g, const struct cm_mad *m, const uint8_t *from,
 		 * take. */
 		if (qpio_rdma_port_query(g->dev, 1, &pa) != 0 ||
 		    msg.peer.mtu > pa.active_mtu) {
-			CM_LOG(NOTICE, "REQ at path MTU %u bytes, above the "
-			       "port's active MTU (%u bytes): refused (REJ "
-			       "invalid MTU); give the port a larger MTU "
-			       "(devargs mtu=, and the PMD's frames) or the "
-			       "requester's netdev a smaller one",
-			       128u << msg.peer.mtu, 128u << pa.active_mtu);
+			if (gsi_log_ok(g))
+				CM_LOG(NOTICE, "REQ at path MTU %u bytes, "
+				       "above the port's active MTU (%u "
+				       "bytes): refused (REJ invalid MTU); "
+				       "give the port a larger MTU (devargs "
+				       "mtu=, and the PMD's frames) or the "
+				       "requester's netdev a smaller one",
+				       128u << msg.peer.mtu,
+				       128u << pa.active_mtu);
 			g->st.rx_refused++;
 			refuse_request(g, m, from, sgid_index,
 				       CM_REJ_REASON_INVALID_MTU);
