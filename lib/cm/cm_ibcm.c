@@ -661,11 +661,28 @@ on_rep(struct qpio_cm_id *id, const struct cm_mad *m)
 	cm_event_push(id, QPIO_CM_EVENT_ESTABLISHED, 0, &msg);
 }
 
+/* UD: the id's AH towards the peer's GID (event.ah), with the id's
+ * path parameters. @return cm_ah_make()'s. */
+static int
+ud_peer_ah(struct qpio_cm_id *id)
+{
+	struct qpio_ah_attr aa;
+
+	memset(&aa, 0, sizeof(aa));
+	aa.port_num = id->params.port_num;
+	aa.sl = id->params.sl;
+	aa.is_global = 1;
+	memcpy(aa.grh.dgid.raw, id->ib.dgid, 16);
+	aa.grh.sgid_index = id->ib.sgid_index;
+	aa.grh.hop_limit = id->params.hop_limit;
+	aa.grh.traffic_class = id->params.traffic_class;
+	return cm_ah_make(id, &aa);
+}
+
 /* Requester: the SIDR_REP of our SIDR_REQ. */
 static void
 on_sidr_rep(struct qpio_cm_id *id, const struct cm_mad *m)
 {
-	struct qpio_ah_attr aa;
 	struct cm_msg msg;
 	uint32_t qpn = 0, qkey = 0;
 	uint16_t lid = 0;
@@ -694,15 +711,7 @@ on_sidr_rep(struct qpio_cm_id *id, const struct cm_mad *m)
 	msg.peer.is_global = 1;
 	memcpy(msg.peer.gid.raw, id->ib.dgid, 16);
 	msg.peer.mtu = id->out.peer.mtu;
-	memset(&aa, 0, sizeof(aa));
-	aa.port_num = id->params.port_num;
-	aa.sl = id->params.sl;
-	aa.is_global = 1;
-	memcpy(aa.grh.dgid.raw, id->ib.dgid, 16);
-	aa.grh.sgid_index = id->ib.sgid_index;
-	aa.grh.hop_limit = id->params.hop_limit;
-	aa.grh.traffic_class = id->params.traffic_class;
-	ret = cm_ah_make(id, &aa);
+	ret = ud_peer_ah(id);
 	if (ret != 0) {
 		req_fail(id, QPIO_CM_EVENT_CONNECT_ERROR, ret, NULL);
 		return;
@@ -1397,7 +1406,6 @@ cm_ibcm_connect(struct qpio_cm_id *id, const struct addrinfo *res,
 static int
 cm_ibcm_accept(struct qpio_cm_id *id, struct qpio_qp *qp, struct cm_msg *rep)
 {
-	struct qpio_ah_attr aa;
 	struct cm_mad m;
 	int ret;
 
@@ -1417,15 +1425,7 @@ cm_ibcm_accept(struct qpio_cm_id *id, struct qpio_qp *qp, struct cm_msg *rep)
 	if (ret == 0)
 		ret = qpio_cm_qp_ready(qp, &id->params, &id->in.peer);
 	if (ret == 0 && qp->qp_type == QPIO_QPT_UD) {
-		memset(&aa, 0, sizeof(aa));
-		aa.port_num = id->params.port_num;
-		aa.sl = id->params.sl;
-		aa.is_global = 1;
-		memcpy(aa.grh.dgid.raw, id->ib.dgid, 16);
-		aa.grh.sgid_index = id->ib.sgid_index;
-		aa.grh.hop_limit = id->params.hop_limit;
-		aa.grh.traffic_class = id->params.traffic_class;
-		ret = cm_ah_make(id, &aa);
+		ret = ud_peer_ah(id);
 	}
 	memset(&m, 0, sizeof(m));
 	m.tid = id->ib.tid;
