@@ -45,6 +45,7 @@
 #include <rte_malloc.h>
 #include <rte_random.h>
 
+#include "cm_bytes.h"
 #include "cm_mad.h"
 #include "cm_private.h"
 #include "cm_ud_pdata.h"
@@ -1093,6 +1094,11 @@ gsi_on_mad(struct cm_gsi *g, const struct cm_mad *m, const uint8_t *from,
 		break;
 	case CM_ATTR_REJ:
 		c = find_local(g, m->rej.remote_comm_id);
+		/* A requester that gives up before it has our ID names
+		 * itself by its ID (and its GUID as the ARI) */
+		if (c == NULL && m->rej.reason == CM_REJ_REASON_TIMEOUT &&
+		    m->rej.remote_comm_id == 0)
+			c = find_passive(g, m->rej.local_comm_id, from);
 		if (c != NULL && memcmp(c->ib.dgid, from, 16) == 0) {
 			on_rej(c, m);
 			return;
@@ -1553,11 +1559,74 @@ cm_ibcm_disconnect(struct qpio_cm_id *id)
 	return 0;
 }
 
-/* Leave the agent (the last id frees it). */
+/* Tell the peer of a connection or attempt that id's end is gone, once
+ * (the id is freed; nothing is sent again), as the kernel's
+ * ib_destroy_cm_id() does: DREQ for an established RC/UC connection; REJ
+ * "consumer" for a request not yet answered here (message rejected:
+ * the REQ) or whose RTU never came (other); SIDR REP "rejected" for a
+ * UD request not yet answered; REJ "timeout" for our own REQ not yet
+ * answered, with our node GUID as its ARI (the peer does not know our
+ * communication ID yet: IBA 12.6.7, the kernel's cm finds the request by
+ * that GUID and our ID). (gsi_lock held.) */
+static void
+farewell(struct qpio_cm_id *id)
+{
+	enum qpio_qp_type type = id->qp != NULL ? id->qp->qp_type :
+		id->in.qp_type;
+	struct cm_mad m;
+
+	memset(&m, 0, sizeof(m));
+	m.tid = id->ib.tid;
+	m.attr = CM_ATTR_REJ;
+	m.rej.local_comm_id = id->ib.local_comm_id;
+	m.rej.remote_comm_id = id->ib.remote_comm_id;
+	m.rej.reason = CM_REJ_REASON_CONSUMER;
+	m.rej.message_rejected = 2;
+	switch (id->state) {
+	case CM_ESTABLISHED:
+		if (type == QPIO_QPT_UD)
+			return;     /* SIDR has no disconnect */
+		memset(&m.rej, 0, sizeof(m.rej));
+		m.attr = CM_ATTR_DREQ;
+		m.dreq.local_comm_id = id->ib.local_comm_id;
+		m.dreq.remote_comm_id = id->ib.remote_comm_id;
+		m.dreq.remote_qpn = id->in.peer.qpn;
+		break;
+	case CM_REQ_PENDING:
+		if (type == QPIO_QPT_UD) {
+			memset(&m.rej, 0, sizeof(m.rej));
+			m.attr = CM_ATTR_SIDR_REP;
+			m.sidr_rep.request_id = id->ib.remote_comm_id;
+			m.sidr_rep.status = SIDR_REJECT;
+			m.sidr_rep.service_id = id->ib.service_id;
+			break;
+		}
+		m.rej.message_rejected = 0;
+		break;
+	case CM_REP_SENT:
+		break;
+	case CM_REQ_SENT:
+		if (type == QPIO_QPT_UD)
+			return;     /* SIDR has no reject from the requester */
+		m.rej.remote_comm_id = 0;
+		m.rej.reason = CM_REJ_REASON_TIMEOUT;
+		m.rej.ari_len = 8;
+		cm_wr64(m.rej.ari, id->ib.gsi->guid);
+		break;
+	default:
+		return;
+	}
+	ib_send(id, &m, 0);     /* the peer may be gone already */
+}
+
+/* Leave the agent (the last id frees it), after a last word to the
+ * peer. */
 static void
 cm_ibcm_id_free(struct qpio_cm_id *id)
 {
 	pthread_mutex_lock(&gsi_lock);
+	if (id->ib.gsi != NULL)
+		farewell(id);
 	gsi_put(id);
 	id->state = CM_CLOSED;
 	pthread_mutex_unlock(&gsi_lock);

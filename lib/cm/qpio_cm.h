@@ -233,8 +233,8 @@ struct qpio_cm_channel *qpio_cm_channel_create(void);
 int qpio_cm_channel_fd(const struct qpio_cm_channel *ch);
 
 /**
- * Destroy a channel and every id still on it (sockets closed without a
- * disconnect message, AHs destroyed, QPs left as they are).
+ * Destroy a channel and every id still on it as qpio_cm_id_destroy()
+ * does (AHs destroyed, QPs left as they are).
  * @return 0, -EINVAL for NULL or a channel that is not alive (destroyed
  *   already: logged, never a second free).
  */
@@ -365,10 +365,17 @@ int qpio_cm_reject(struct qpio_cm_id *id, const void *private_data,
 int qpio_cm_disconnect(struct qpio_cm_id *id);
 
 /**
- * Destroy an id (a listener, a request or a connection): its socket is
- * closed without a disconnect message (the peer sees DISCONNECTED with
- * -ECONNRESET, or UNREACHABLE before the answer), its AH is destroyed,
- * its events not yet polled are dropped. The QP is not destroyed.
+ * Destroy an id (a listener, a request or a connection): on soft fabric
+ * devices its socket is closed without a disconnect message (the peer
+ * sees DISCONNECTED with -ECONNRESET, or UNREACHABLE before the answer);
+ * on soft wire devices (the IB CM) the peer is told once, as the
+ * kernel's ib_destroy_cm_id() does: a DREQ for an established RC or UC
+ * connection (the peer sees DISCONNECTED, status 0), a REJ "consumer"
+ * for a request not yet answered (REJECTED; UD: a SIDR REP "rejected"),
+ * a REJ "timeout" with the node GUID as ARI for our REQ not yet answered
+ * (the listener's pending request closes); a lost message is not sent
+ * again. Its AH is destroyed, its events not yet polled are dropped. The
+ * QP is not destroyed.
  * Destroying a listener also closes the connections it took whose
  * CONNECT_REQUEST has not been polled yet; requests already polled stay
  * the caller's to accept, reject or destroy.

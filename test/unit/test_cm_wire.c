@@ -431,6 +431,125 @@ Test(cm_wire, reject_carries_private_data)
 	cw_destroy(NULL, &a, &b);
 }
 
+/* An id destroyed without a disconnect or a reject tells the peer, once,
+ * as the kernel's ib_destroy_cm_id() does. An established connection: a
+ * DREQ (the peer's QP to ERR, DISCONNECTED); this end's QP is the
+ * user's, left as it is. */
+Test(cm_wire, destroyed_connection_sends_a_dreq)
+{
+	struct tcm_conn c;
+	struct qt_end a, b;
+	struct qpio_cm_event ev;
+	struct cm_mad m;
+	unsigned int k;
+
+	/* established RC: the client's id goes */
+	cw_world(&a, &b, QPIO_QPT_RC);
+	cw_connect(&c, &a, &b);
+	k = C.n[1];
+	cr_assert_eq(qpio_cm_id_destroy(c.client), 0);
+	tcm_expect(c.ch, &ev, QPIO_CM_EVENT_DISCONNECTED, 0);
+	cr_assert_eq(ev.id, c.server);
+	cr_assert_eq(qpio_qp_state(b.qp), QPIO_QPS_ERR);
+	cr_assert_eq(C.n[1], k + 1, "one DREQ, sent once");
+	m = seen(1, k);
+	cr_assert_eq(m.attr, CM_ATTR_DREQ);
+	cr_assert_eq(m.dreq.local_comm_id, seen(1, 0).req.local_comm_id);
+	cr_assert_eq(m.dreq.remote_comm_id, seen(0, 0).rep.local_comm_id);
+	cr_assert_eq(m.dreq.remote_qpn, qpio_qp_num(b.qp));
+	cr_assert_eq(qpio_qp_state(a.qp), QPIO_QPS_RTS, "the QP is the user's");
+	cw_destroy(&c, &a, &b);
+}
+
+/* A request destroyed before the user answered it: REJ "consumer" of
+ * the REQ. A requester that gives up before any answer: REJ "timeout"
+ * with its node GUID as ARI (the listener knows it by that GUID and its
+ * ID, IBA 12.6.7, as the kernel's cm finds it): the listener's pending
+ * request is closed, accept says -ENOTCONN. */
+Test(cm_wire, destroyed_request_is_rejected)
+{
+	struct qpio_device_attr da;
+	struct qt_end a, b;
+	struct qpio_cm_channel *ch;
+	struct qpio_cm_id *l, *cl;
+	struct qpio_cm_event ev;
+	struct cm_mad m;
+	unsigned int k;
+	uint64_t guid = 0;
+
+	cw_world(&a, &b, QPIO_QPT_RC);
+	ch = qpio_cm_channel_create();
+	l = qpio_cm_listen(ch, b.dev, NULL, "7471", NULL);
+	cr_assert_not_null(l);
+	cl = qpio_cm_connect(ch, a.qp, HOST_B, "7471", NULL, NULL);
+	cr_assert_not_null(cl);
+	tcm_expect(ch, &ev, QPIO_CM_EVENT_CONNECT_REQUEST, 0);
+	cr_assert_eq(qpio_cm_id_destroy(ev.id), 0);
+	tcm_expect(ch, &ev, QPIO_CM_EVENT_REJECTED, -ECONNREFUSED);
+	cr_assert_eq(ev.id, cl);
+	cr_assert_eq(C.n[0], 1);
+	m = seen(0, 0);
+	cr_assert_eq(m.attr, CM_ATTR_REJ);
+	cr_assert_eq(m.rej.reason, CM_REJ_REASON_CONSUMER);
+	cr_assert_eq(m.rej.message_rejected, 0, "the REQ");
+	cr_assert_eq(m.rej.remote_comm_id, seen(1, 0).req.local_comm_id);
+	cr_assert_neq(m.rej.local_comm_id, 0);
+	cr_assert_eq(qpio_qp_state(a.qp), QPIO_QPS_RESET);
+
+	/* the requester gives up before any answer */
+	cl = qpio_cm_connect(ch, a.qp, HOST_B, "7471", NULL, NULL);
+	cr_assert_not_null(cl);
+	tcm_expect(ch, &ev, QPIO_CM_EVENT_CONNECT_REQUEST, 0);
+	cr_assert_eq(qpio_cm_id_destroy(cl), 0);
+	tcm_expect_none(ch, 50);
+	cr_assert_eq(qpio_cm_accept(ev.id, b.qp, NULL), -ENOTCONN);
+	cr_assert_eq(C.n[1], 3, "REQ, REQ, REJ");
+	m = seen(1, 2);
+	cr_assert_eq(m.attr, CM_ATTR_REJ);
+	cr_assert_eq(m.rej.reason, CM_REJ_REASON_TIMEOUT);
+	cr_assert_eq(m.rej.message_rejected, 2, "other");
+	cr_assert_eq(m.rej.local_comm_id, seen(1, 1).req.local_comm_id);
+	cr_assert_eq(m.rej.remote_comm_id, 0);
+	cr_assert_eq(m.rej.ari_len, 8);
+	for (k = 0; k < 8; k++)
+		guid = guid << 8 | m.rej.ari[k];
+	cr_assert_eq(guid, seen(1, 1).req.local_ca_guid);
+	cr_assert_eq(qpio_rdma_dev_query(a.dev, &da), 0);
+	cr_assert_eq(guid, da.node_guid);
+	cr_assert_eq(mst(1).rx_unmatched, 0);
+	cr_assert_eq(qpio_cm_id_destroy(ev.id), 0);
+	cr_assert_eq(qpio_cm_channel_destroy(ch), 0);
+	cw_destroy(NULL, &a, &b);
+}
+
+/* UD: a SIDR request destroyed before the user answered it gets a SIDR
+ * REP "rejected". */
+Test(cm_wire, destroyed_sidr_request_is_rejected)
+{
+	struct qt_end a, b;
+	struct qpio_cm_channel *ch;
+	struct qpio_cm_id *l, *cl;
+	struct qpio_cm_event ev;
+	struct cm_mad m;
+
+	cw_world(&a, &b, QPIO_QPT_UD);
+	ch = qpio_cm_channel_create();
+	l = qpio_cm_listen(ch, b.dev, NULL, "7471", NULL);
+	cr_assert_not_null(l);
+	cl = qpio_cm_connect(ch, a.qp, HOST_B, "7471", NULL, NULL);
+	cr_assert_not_null(cl);
+	tcm_expect(ch, &ev, QPIO_CM_EVENT_CONNECT_REQUEST, 0);
+	cr_assert_eq(qpio_cm_id_destroy(ev.id), 0);
+	tcm_expect(ch, &ev, QPIO_CM_EVENT_REJECTED, -ECONNREFUSED);
+	cr_assert_eq(ev.id, cl);
+	m = seen(0, 0);
+	cr_assert_eq(m.attr, CM_ATTR_SIDR_REP);
+	cr_assert_eq(m.sidr_rep.status, 2, "rejected");
+	cr_assert_eq(m.sidr_rep.request_id, seen(1, 0).sidr_req.request_id);
+	cr_assert_eq(qpio_cm_channel_destroy(ch), 0);
+	cw_destroy(NULL, &a, &b);
+}
+
 Test(cm_wire, nobody_on_that_port_is_a_rej_invalid_service_id)
 {
 	struct qt_end a, b;
