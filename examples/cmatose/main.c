@@ -77,11 +77,42 @@ struct end {
 	const char *role;
 };
 
+/* What is set up after the EAL's start: die() takes it down too. */
+static struct end *live;
+
+/* Release what e holds, in reverse order of setup, then the EAL and its
+ * runtime directory. The channel goes first: an id still connected
+ * tells its peer (a DREQ on the IB CM), so a peer does not wait for its
+ * timeout when this end gives up. */
+static void
+teardown(struct end *e)
+{
+	if (e->o.ud && e->o.server == NULL && e->ah != NULL)
+		qpio_ah_destroy(e->ah);
+	if (e->ch != NULL)
+		qpio_cm_channel_destroy(e->ch);
+	if (e->qp != NULL)
+		qpio_qp_destroy(e->qp);
+	if (e->mr != NULL)
+		qpio_mr_dereg(e->mr);
+	if (e->cq != NULL)
+		qpio_cq_destroy(e->cq);
+	if (e->pd != NULL)
+		qpio_pd_free(e->pd);
+	if (e->dev != NULL)
+		qpio_rdma_dev_close(e->dev);
+	rte_free(e->buf);
+	qpio_eal_cleanup();
+}
+
 static void
 die(const struct end *e, const char *what, const char *why)
 {
 	fprintf(stderr, "qpio-cmatose: %s%s%s: %s\n", e != NULL ? e->role : "",
 		e != NULL ? ": " : "", what, why);
+	fflush(stdout);
+	if (live != NULL)
+		teardown(live);
 	exit(1);
 }
 
@@ -572,6 +603,7 @@ main(int argc, char **argv)
 	if (n < 0)
 		die(NULL, "EAL", rte_strerror(rte_errno));
 	e.role = e.o.server != NULL ? "client" : "server";
+	live = &e;
 	setup(&e);
 	if (e.o.server != NULL)
 		client(&e);
@@ -581,15 +613,6 @@ main(int argc, char **argv)
 	       "every completion a success\n", e.role, e.o.count, e.o.size,
 	       e.o.ud ? "UD" : "RC");
 	fflush(stdout);
-	if (e.o.ud && e.o.server == NULL && e.ah != NULL)
-		qpio_ah_destroy(e.ah);
-	qpio_cm_channel_destroy(e.ch);
-	qpio_qp_destroy(e.qp);
-	qpio_mr_dereg(e.mr);
-	qpio_cq_destroy(e.cq);
-	qpio_pd_free(e.pd);
-	qpio_rdma_dev_close(e.dev);
-	rte_free(e.buf);
-	qpio_eal_cleanup();
+	teardown(&e);
 	return 0;
 }

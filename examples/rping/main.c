@@ -68,11 +68,40 @@ struct ping {
 	const char *role;
 };
 
+/* What is set up after the EAL's start: die() takes it down too. */
+static struct ping *live;
+
+/* Release what p holds, in reverse order of setup, then the EAL and its
+ * runtime directory. The channel goes first: an id still connected
+ * tells its peer (a DREQ on the IB CM), so a peer does not wait for its
+ * timeout when this end gives up. */
+static void
+teardown(struct ping *p)
+{
+	if (p->ch != NULL)
+		qpio_cm_channel_destroy(p->ch);
+	if (p->qp != NULL)
+		qpio_qp_destroy(p->qp);
+	if (p->mr != NULL)
+		qpio_mr_dereg(p->mr);
+	if (p->cq != NULL)
+		qpio_cq_destroy(p->cq);
+	if (p->pd != NULL)
+		qpio_pd_free(p->pd);
+	if (p->dev != NULL)
+		qpio_rdma_dev_close(p->dev);
+	rte_free(p->mem);
+	qpio_eal_cleanup();
+}
+
 static void
 die(const struct ping *p, const char *what, const char *why)
 {
 	fprintf(stderr, PROG ": %s%s%s: %s\n", p != NULL ? p->role : "",
 		p != NULL ? ": " : "", what, why);
+	fflush(stdout);
+	if (live != NULL)
+		teardown(live);
 	exit(1);
 }
 
@@ -527,8 +556,11 @@ client(struct ping *p)
 	if (qpio_cm_disconnect(p->id) != 0)
 		die(p, "disconnect", "refused");
 	wait_event(p, QPIO_CM_EVENT_DISCONNECTED, "disconnect");
-	if (bad != 0)
+	if (bad != 0) {
+		fflush(stdout);
+		teardown(p);
 		exit(1);
+	}
 	printf(PROG ": client: %u pings of %u bytes%s\n", p->pings,
 	       p->o.size, p->o.validate ?
 	       ", every byte written back as it was read" : "");
@@ -560,19 +592,13 @@ main(int argc, char **argv)
 	if (n < 0)
 		die(NULL, "EAL", rte_strerror(rte_errno));
 	p.role = p.o.server ? "server" : "client";
+	live = &p;
 	setup(&p);
 	if (p.o.server)
 		server(&p);
 	else
 		client(&p);
 	fflush(stdout);
-	qpio_cm_channel_destroy(p.ch);
-	qpio_qp_destroy(p.qp);
-	qpio_mr_dereg(p.mr);
-	qpio_cq_destroy(p.cq);
-	qpio_pd_free(p.pd);
-	qpio_rdma_dev_close(p.dev);
-	rte_free(p.mem);
-	qpio_eal_cleanup();
+	teardown(&p);
 	return 0;
 }

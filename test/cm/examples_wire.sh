@@ -7,7 +7,9 @@
 # rping's READs and WRITEs checked to the byte, then two refusals: a port
 # nobody listens on (REJ "invalid service ID"), and a REQ above the
 # listener port's MTU (REJ "invalid MTU", the listener's log naming both
-# MTUs). The same programs against the unmodified tools on Soft-RoCE:
+# MTUs); an rping server that gives up tells its client (DREQ); every
+# run, an error exit's too, removes its DPDK runtime directory. The same
+# programs against the unmodified tools on Soft-RoCE:
 # test/rxe/cm_guest.sh.
 #
 #   examples_wire.sh QPIO_CMATOSE QPIO_RPING
@@ -58,7 +60,14 @@ wait_listening() {
 	return 1
 }
 report() {
-	local name=$1 ok=$2
+	local name=$1 ok=$2 d
+	# every exit, an error's too, removes its DPDK runtime directory
+	for d in "/var/run/dpdk/cw-s-$$-$name" "/var/run/dpdk/cw-c-$$-$name"; do
+		if [ -e "$d" ]; then
+			echo "cm-examples-wire: $name: $d left behind"
+			ok=0
+		fi
+	done
 	if [ "$ok" = 1 ]; then
 		echo "cm-examples-wire: $name: PASS"
 	else
@@ -168,4 +177,33 @@ for _ in 1 2 3; do
 	break
 done
 report mtu-refused "$ok"
+
+# The rping server refuses the client's buffer (above its -S) and exits
+# 1: its channel goes with it and tells the client (a DREQ), which ends
+# at once with "the server disconnected", not at its --timeout.
+name=rping-server-gives-up
+ok=0
+for _ in 1 2 3; do
+	timeout 60 "$rp" -l 0 "${common[@]}" --file-prefix="cw-s-$$-$name" \
+		--vdev="net_af_packet0,iface=$a" -- \
+		--dev soft0,wire=net_af_packet0,ip=10.0.0.1 -s -p "$port" \
+		-S 100 --timeout 20 > "$work/$name.server" 2>&1 &
+	srv=$!
+	wait_listening "$work/$name.server"
+	timeout 60 "$rp" -l 1 "${common[@]}" --file-prefix="cw-c-$$-$name" \
+		--vdev="net_af_packet1,iface=$b" -- \
+		--dev soft1,wire=net_af_packet1,ip=10.0.0.2 -c -a 10.0.0.1 \
+		-p "$port" -C 5 -S 1000 --timeout 20 > "$work/$name.client" 2>&1
+	crc=$?
+	wait "$srv"
+	src=$?
+	af_packet_fanout_clash "$work/$name.client" && continue
+	[ "$crc" = 1 ] && [ "$src" = 1 ] &&
+		grep -qx "qpio-rping: server: the client's buffer: 1000 bytes, above this server's -S 100" \
+			"$work/$name.server" &&
+		grep -qx "qpio-rping: client: ping: the server disconnected" \
+			"$work/$name.client" && ok=1
+	break
+done
+report "$name" "$ok"
 exit "$rc"
