@@ -1068,3 +1068,51 @@ Test(cm_wire_rxe, refusals_both_ways)
 	cr_assert_eq(qpio_cm_channel_destroy(ch), 0);
 	tcm_world_ibv_destroy(&x.w, &x.k);
 }
+
+/* What a destroyed id sends (cm_wire's destroyed_*) as the kernel's
+ * rdma_cm takes it: the wire end's established connection destroyed, a
+ * DREQ: the kernel's end sees DISCONNECTED (0) and its QP is in ERR; the
+ * kernel's request destroyed at the wire listener, a REJ "consumer": the
+ * kernel's requester sees REJECTED. */
+Test(cm_wire_rxe, destroyed_ids_tell_the_kernel)
+{
+	struct rxe_world x;
+	struct qpio_cm_channel *ch;
+	struct qpio_cm_id *lk, *lw, *c, *sv;
+	struct qpio_cm_event ev;
+	char pk[8];
+	unsigned int i;
+
+	rxe_world(&x, QPIO_QPT_RC);
+	ch = qpio_cm_channel_create();
+	cr_assert_not_null(ch);
+	lk = tcm_listen_any_port(ch, x.k.dev, x.kaddr, pk);
+	c = qpio_cm_connect(ch, x.w.qp, x.kaddr, pk, NULL, NULL);
+	cr_assert_not_null(c, "connect: %s", rte_strerror(rte_errno));
+	tcm_expect(ch, &ev, QPIO_CM_EVENT_CONNECT_REQUEST, 0);
+	sv = ev.id;
+	cr_assert_eq(qpio_cm_accept(sv, x.k.qp, NULL), 0);
+	for (i = 0; i < 2; i++)
+		tcm_expect(ch, &ev, QPIO_CM_EVENT_ESTABLISHED, 0);
+	tcm_send_expect(&x.w, &x.k, 1000, 21);
+	cr_assert_eq(qpio_cm_id_destroy(c), 0);
+	tcm_expect(ch, &ev, QPIO_CM_EVENT_DISCONNECTED, 0);
+	cr_assert_eq(ev.id, sv);
+	cr_assert_eq(qpio_qp_state(x.k.qp), QPIO_QPS_ERR);
+	cr_assert_eq(qpio_cm_id_destroy(sv), 0);
+	cr_assert_eq(qpio_qp_modify(x.k.qp, &(struct qpio_qp_attr){
+		.qp_state = QPIO_QPS_RESET }, QPIO_QP_STATE), 0);
+
+	lw = qpio_cm_listen(ch, x.w.dev, x.waddr, "7471", NULL);
+	cr_assert_not_null(lw);
+	c = qpio_cm_connect(ch, x.k.qp, x.waddr, "7471", NULL, NULL);
+	cr_assert_not_null(c, "connect: %s", rte_strerror(rte_errno));
+	tcm_expect(ch, &ev, QPIO_CM_EVENT_CONNECT_REQUEST, 0);
+	cr_assert_eq(ev.listen_id, lw);
+	cr_assert_eq(qpio_cm_id_destroy(ev.id), 0);
+	tcm_expect(ch, &ev, QPIO_CM_EVENT_REJECTED, -ECONNREFUSED);
+	cr_assert_eq(ev.id, c);
+	RTE_SET_USED(lk);
+	cr_assert_eq(qpio_cm_channel_destroy(ch), 0);
+	tcm_world_ibv_destroy(&x.w, &x.k);
+}
