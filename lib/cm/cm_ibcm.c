@@ -1051,6 +1051,7 @@ on_dreq(struct cm_gsi *g, const struct cm_mad *m, const uint8_t *from,
 			 * too. */
 			c->ib.mad_live = 0;
 			c->state = CM_CLOSED;
+			cm_event_push(c, QPIO_CM_EVENT_DISCONNECTED, 0, NULL);
 		}
 	} else {
 		g->st.rx_unmatched++;
@@ -1137,6 +1138,7 @@ gsi_on_mad(struct cm_gsi *g, const struct cm_mad *m, const uint8_t *from,
 		    c->ib.remote_comm_id == m->rtu.local_comm_id) {
 			c->ib.mad_live = 0;
 			c->state = CM_CLOSED;
+			cm_event_push(c, QPIO_CM_EVENT_DISCONNECTED, 0, NULL);
 			return;
 		}
 		break;
@@ -1239,9 +1241,12 @@ ib_timeouts(struct qpio_cm_channel *ch)
 			continue;
 		if (id->state == CM_DREQ_SENT &&
 		    id->ib.resends + 1u >= CM_IB_DREQ_SENDS) {
-			/* The peer is gone: the connection ends here. */
+			/* The peer is gone: the connection ends here
+			 * (rdma_cm: DISCONNECTED, -ETIMEDOUT). */
 			id->ib.mad_live = 0;
 			id->state = CM_CLOSED;
+			cm_event_push(id, QPIO_CM_EVENT_DISCONNECTED,
+				      -ETIMEDOUT, NULL);
 			continue;
 		}
 		id->ib.resends++;
@@ -1532,8 +1537,11 @@ cm_ibcm_reject(struct qpio_cm_id *id, const void *pdata, uint8_t len)
 	return ret;
 }
 
-/* DREQ (RC, UC; resent until the DREP), QP to ERR, DISCONNECTED here.
- * UD: local only, as on ibv devices. */
+/* DREQ (RC, UC; resent until the DREP), QP to ERR; DISCONNECTED here
+ * when the DREP (or the peer's DREQ) comes, or with -ETIMEDOUT after the
+ * last DREQ, as rdma_cm gives it: a program that waits for it before it
+ * exits stays until its peer was told. UD: local only and at once, as
+ * on ibv devices. */
 static int
 cm_ibcm_disconnect(struct qpio_cm_id *id)
 {
@@ -1553,8 +1561,8 @@ cm_ibcm_disconnect(struct qpio_cm_id *id)
 	} else {
 		id->ib.mad_live = 0;
 		id->state = CM_CLOSED;
+		cm_event_push(id, QPIO_CM_EVENT_DISCONNECTED, 0, NULL);
 	}
-	cm_event_push(id, QPIO_CM_EVENT_DISCONNECTED, 0, NULL);
 	pthread_mutex_unlock(&gsi_lock);
 	return 0;
 }

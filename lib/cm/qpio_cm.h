@@ -357,9 +357,13 @@ int qpio_cm_reject(struct qpio_cm_id *id, const void *private_data,
 
 /**
  * End an established connection: tell the peer, move the QP to ERR (its
- * WRs flush) and queue DISCONNECTED (status 0) on both ends. On ibv
- * devices a UD connection ends here only: SIDR has no disconnect, the
- * peer's QP and AH stay as they are.
+ * WRs flush) and queue DISCONNECTED (status 0) on both ends. On soft
+ * wire devices (the IB CM) this end's DISCONNECTED comes, as rdma_cm's,
+ * when the peer's DREP (or its own DREQ) arrives, or with status
+ * -ETIMEDOUT once the fourth DREQ went unanswered (about 2 s): a program
+ * that waits for it before it exits does not leave before its peer was
+ * told. On ibv devices a UD connection ends here only: SIDR has no
+ * disconnect, the peer's QP and AH stay as they are.
  * @return 0, -EINVAL (NULL, or not established), -ENOTCONN (already ended).
  */
 int qpio_cm_disconnect(struct qpio_cm_id *id);

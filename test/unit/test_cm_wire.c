@@ -320,13 +320,15 @@ Test(cm_wire, rc_connect_as_rdma_cm_does_then_send_and_disconnect)
 	tcm_send_expect(&a, &b, 700, 1);
 	tcm_send_expect(&b, &a, 3000, 2);
 
-	/* A ends it: DREQ, DREP; both DISCONNECTED, both QPs in ERR */
+	/* A ends it: its QP in ERR at once; DREQ, then B's DISCONNECTED,
+	 * DREP, then A's (rdma_cm's order: the disconnecting end's event
+	 * comes with the DREP) */
 	cr_assert_eq(qpio_cm_disconnect(c.client), 0);
-	tcm_wait(c.ch, &ev);
-	cr_assert_eq(ev.type, QPIO_CM_EVENT_DISCONNECTED);
-	cr_assert_eq(ev.id, c.client);
+	cr_assert_eq(qpio_qp_state(a.qp), QPIO_QPS_ERR);
 	tcm_expect(c.ch, &ev, QPIO_CM_EVENT_DISCONNECTED, 0);
 	cr_assert_eq(ev.id, c.server);
+	tcm_expect(c.ch, &ev, QPIO_CM_EVENT_DISCONNECTED, 0);
+	cr_assert_eq(ev.id, c.client);
 	tcm_expect_none(c.ch, 30);
 	cr_assert_eq(qpio_qp_state(a.qp), QPIO_QPS_ERR);
 	cr_assert_eq(qpio_qp_state(b.qp), QPIO_QPS_ERR);
@@ -548,6 +550,58 @@ Test(cm_wire, destroyed_sidr_request_is_rejected)
 	cr_assert_eq(m.sidr_rep.request_id, seen(1, 0).sidr_req.request_id);
 	cr_assert_eq(qpio_cm_channel_destroy(ch), 0);
 	cw_destroy(NULL, &a, &b);
+}
+
+/* The disconnecting end's DISCONNECTED comes with the DREP, as
+ * rdma_cm's: a first DREQ lost is sent again (537 ms) and answered (0);
+ * every DREQ lost, the fourth is the last and the event says
+ * -ETIMEDOUT. The QP is in ERR from the call on; the peer that never
+ * heard stays connected. */
+Test(cm_wire, lost_dreq_sent_again_then_given_up)
+{
+	struct tcm_conn c;
+	struct qt_end a, b;
+	struct qpio_cm_event ev;
+	unsigned int k;
+
+	cw_world(&a, &b, QPIO_QPT_RC);
+	cw_connect(&c, &a, &b);
+	C.drop_attr[1] = CM_ATTR_DREQ;
+	C.drop_n[1] = 1;
+	k = C.n[1];
+	cr_assert_eq(qpio_cm_disconnect(c.client), 0);
+	cr_assert_eq(qpio_qp_state(a.qp), QPIO_QPS_ERR);
+	tcm_expect(c.ch, &ev, QPIO_CM_EVENT_DISCONNECTED, 0);
+	cr_assert_eq(ev.id, c.server);
+	tcm_expect(c.ch, &ev, QPIO_CM_EVENT_DISCONNECTED, 0);
+	cr_assert_eq(ev.id, c.client);
+	cr_assert_eq(C.dropped[1], 1);
+	cr_assert_eq(C.n[1], k + 2, "the DREQ, and once again");
+	cr_assert_eq(mst(0).tx_resends, 1);
+	cw_destroy(&c, &a, &b);
+}
+
+Test(cm_wire, dreq_never_answered_ends_with_etimedout)
+{
+	struct tcm_conn c;
+	struct qt_end a, b;
+	struct qpio_cm_event ev;
+	unsigned int k;
+
+	cw_world(&a, &b, QPIO_QPT_RC);
+	cw_connect(&c, &a, &b);
+	C.drop_attr[1] = CM_ATTR_DREQ;
+	C.drop_n[1] = 100;
+	k = C.n[1];
+	cr_assert_eq(qpio_cm_disconnect(c.client), 0);
+	tcm_expect(c.ch, &ev, QPIO_CM_EVENT_DISCONNECTED, -ETIMEDOUT);
+	cr_assert_eq(ev.id, c.client);
+	tcm_expect_none(c.ch, 600);
+	cr_assert_eq(C.n[1], k + 4, "four DREQs");
+	cr_assert_eq(C.dropped[1], 4);
+	cr_assert_eq(qpio_qp_state(a.qp), QPIO_QPS_ERR);
+	cr_assert_eq(qpio_qp_state(b.qp), QPIO_QPS_RTS, "B never heard");
+	cw_destroy(&c, &a, &b);
 }
 
 Test(cm_wire, nobody_on_that_port_is_a_rej_invalid_service_id)
