@@ -8,7 +8,9 @@
 # 10.0.77.1, the kernel's rdma_cm) and qpio-cmatose or qpio-rping on the other end of
 # the veth pair (veth1 through DPDK's net_af_packet, a soft wire device
 # at 10.0.77.2), qpio as client and as server. Everything, the CM's MADs
-# on QP1 and ARP included, crosses the veth pair. A capture of veth0 is
+# on QP1 and ARP included, crosses the veth pair. Then each of REQ, REP,
+# RTU and DREQ is lost once in each direction (a tc filter on veth0) and
+# the CM's resends must recover it. A capture of veth0 is
 # then opened with tshark: every UDP 4791 frame must decode as RoCE, none
 # malformed, no REJ, and each of the rows' CM messages there.
 # Writes 0 (every row passed) or 1 to /tmp/out/rc.
@@ -212,6 +214,43 @@ else
 	fail "rc-mtu-refused"
 fi
 veth_mtu 1500 1024
+
+# Lost CM messages: a tc filter on veth0 drops the first MAD of one
+# attribute (gact's deterministic mode: of the matching frames, the 1st,
+# 3rd, ... dropped, the 2nd, 4th, ... passed), on ingress for what qpio
+# sends (before rxe0 takes it), on egress for what the kernel sends
+# (before veth1 and qpio). The CM's resends recover each (qpio's every
+# 537 ms; the kernel's REQ after its response timeout, about 4 s, its
+# REP, RTU and DREQ sooner), the exchange and its data complete, and the
+# filter dropped exactly one frame.
+lost_row() {
+	local name=$1 dir=$2 attr=$3 tool_role=$4 stats dropped
+	tc qdisc show dev veth0 | grep -q clsact || tc qdisc add dev veth0 clsact
+	# IPv4 (no options): UDP 4791 at byte 22; the MAD after BTH and
+	# DETH at byte 48: its class at 49 (0x07, CM), attribute at 64
+	if ! tc filter add dev veth0 "$dir" protocol ip pref 10 u32 \
+		match u8 17 0xff at 9 match u16 4791 0xffff at 22 \
+		match u8 0x07 0xff at 49 match u16 "$attr" 0xffff at 64 \
+		action gact drop random determ pass 2; then
+		fail "$name: tc filter (act_gact, cls_u32, sch_ingress)"
+		return
+	fi
+	row "$name" ucmatose "$tool_role"
+	stats=$(tc -s filter show dev veth0 "$dir")
+	tc filter del dev veth0 "$dir" pref 10
+	dropped=$(echo "$stats" | sed -n 's/.*(dropped \([0-9]*\),.*/\1/p' | head -1)
+	echo "   tc: $attr on veth0 $dir: dropped ${dropped:-?}"
+	[ "$dropped" = 1 ] || fail "$name: the filter dropped ${dropped:-no} frames, want 1"
+}
+lost_row rc-qpio-client-lost-req ingress 0x0010 client
+lost_row rc-qpio-client-lost-rep egress 0x0013 client
+lost_row rc-qpio-client-lost-rtu ingress 0x0014 client
+lost_row rc-qpio-client-lost-dreq egress 0x0015 client
+lost_row rc-qpio-server-lost-req egress 0x0010 server
+lost_row rc-qpio-server-lost-rep ingress 0x0013 server
+lost_row rc-qpio-server-lost-rtu egress 0x0014 server
+lost_row rc-qpio-server-lost-dreq ingress 0x0015 server
+tc qdisc del dev veth0 clsact 2>/dev/null
 
 sleep 1
 kill "$tcpd" 2>/dev/null
