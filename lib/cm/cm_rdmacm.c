@@ -741,6 +741,11 @@ rcm_event(struct qpio_cm_channel *ch, struct rdma_cm_event *e)
 	case RDMA_CM_EVENT_DEVICE_REMOVAL:
 		ret = e->event == RDMA_CM_EVENT_DISCONNECTED ? 0 : -ENODEV;
 		if (id->state == CM_ESTABLISHED) {
+			/* The peer's DREQ: answer it (the DREP), as rdma_cm
+			 * applications do; the peer's DISCONNECTED waits for
+			 * it (until this id is destroyed, else). */
+			if (ret == 0)
+				rdma_disconnect(id->rcm_id);
 			cm_qp_to_err(id);
 			cm_event_push(id, QPIO_CM_EVENT_DISCONNECTED, ret, NULL);
 			id->state = CM_CLOSED;
