@@ -1500,34 +1500,57 @@ cm_ibcm_accept(struct qpio_cm_id *id, struct qpio_qp *qp, struct cm_msg *rep)
 	return 0;
 }
 
-/* Send a REJ (consumer reject) or a SIDR_REP (rejected) with pdata. */
-static int
-cm_ibcm_reject(struct qpio_cm_id *id, const void *pdata, uint8_t len)
+/* The answer to the pending request of id that refuses it: a REJ
+ * "consumer" of the REQ, or a SIDR_REP "rejected", with len bytes of
+ * pdata (len <= QPIO_CM_PRIVATE_DATA_MAX). */
+static void
+reject_build(const struct qpio_cm_id *id, struct cm_mad *m,
+	     const void *pdata, uint8_t len)
 {
 	struct cm_msg msg;
-	struct cm_mad m;
-	int ret;
 
-	memset(&m, 0, sizeof(m));
-	m.tid = id->ib.tid;
+	memset(m, 0, sizeof(*m));
+	m->tid = id->ib.tid;
 	memset(&msg, 0, sizeof(msg));
 	msg.pdata_len = len;
 	if (len > 0)
 		memcpy(msg.pdata, pdata, len);
 	if (id->in.qp_type == QPIO_QPT_UD) {
-		m.attr = CM_ATTR_SIDR_REP;
-		m.sidr_rep.request_id = id->ib.remote_comm_id;
-		m.sidr_rep.status = SIDR_REJECT;
-		m.sidr_rep.service_id = id->ib.service_id;
-		cm_ud_pdata_build(m.pdata, &msg, 0, 0, 0);
+		m->attr = CM_ATTR_SIDR_REP;
+		m->sidr_rep.request_id = id->ib.remote_comm_id;
+		m->sidr_rep.status = SIDR_REJECT;
+		m->sidr_rep.service_id = id->ib.service_id;
+		cm_ud_pdata_build(m->pdata, &msg, 0, 0, 0);
 	} else {
-		m.attr = CM_ATTR_REJ;
-		m.rej.local_comm_id = id->ib.local_comm_id;
-		m.rej.remote_comm_id = id->ib.remote_comm_id;
-		m.rej.message_rejected = 0;
-		m.rej.reason = CM_REJ_REASON_CONSUMER;
-		memcpy(m.pdata, msg.pdata, len);
+		m->attr = CM_ATTR_REJ;
+		m->rej.local_comm_id = id->ib.local_comm_id;
+		m->rej.remote_comm_id = id->ib.remote_comm_id;
+		m->rej.message_rejected = 0;
+		m->rej.reason = CM_REJ_REASON_CONSUMER;
+		memcpy(m->pdata, msg.pdata, len);
 	}
+}
+
+/* The DREQ of id's established RC or UC connection. */
+static void
+dreq_build(const struct qpio_cm_id *id, struct cm_mad *m)
+{
+	memset(m, 0, sizeof(*m));
+	m->attr = CM_ATTR_DREQ;
+	m->tid = id->ib.tid;
+	m->dreq.local_comm_id = id->ib.local_comm_id;
+	m->dreq.remote_comm_id = id->ib.remote_comm_id;
+	m->dreq.remote_qpn = id->in.peer.qpn;
+}
+
+/* Send a REJ (consumer reject) or a SIDR_REP (rejected) with pdata. */
+static int
+cm_ibcm_reject(struct qpio_cm_id *id, const void *pdata, uint8_t len)
+{
+	struct cm_mad m;
+	int ret;
+
+	reject_build(id, &m, pdata, len);
 	pthread_mutex_lock(&gsi_lock);
 	/* Kept: a REQ sent again gets the REJ again. */
 	ret = ib_send(id, &m, 1);
@@ -1550,12 +1573,7 @@ cm_ibcm_disconnect(struct qpio_cm_id *id)
 	pthread_mutex_lock(&gsi_lock);
 	cm_qp_to_err(id);
 	if (id->qp != NULL && id->qp->qp_type != QPIO_QPT_UD) {
-		memset(&m, 0, sizeof(m));
-		m.attr = CM_ATTR_DREQ;
-		m.tid = id->ib.tid;
-		m.dreq.local_comm_id = id->ib.local_comm_id;
-		m.dreq.remote_comm_id = id->ib.remote_comm_id;
-		m.dreq.remote_qpn = id->in.peer.qpn;
+		dreq_build(id, &m);
 		ib_send(id, &m, 1); /* the peer may be gone already */
 		id->state = CM_DREQ_SENT;
 	} else {
@@ -1583,43 +1601,33 @@ farewell(struct qpio_cm_id *id)
 		id->in.qp_type;
 	struct cm_mad m;
 
-	memset(&m, 0, sizeof(m));
-	m.tid = id->ib.tid;
-	m.attr = CM_ATTR_REJ;
-	m.rej.local_comm_id = id->ib.local_comm_id;
-	m.rej.remote_comm_id = id->ib.remote_comm_id;
-	m.rej.reason = CM_REJ_REASON_CONSUMER;
-	m.rej.message_rejected = 2;
 	switch (id->state) {
 	case CM_ESTABLISHED:
 		if (type == QPIO_QPT_UD)
 			return;     /* SIDR has no disconnect */
-		memset(&m.rej, 0, sizeof(m.rej));
-		m.attr = CM_ATTR_DREQ;
-		m.dreq.local_comm_id = id->ib.local_comm_id;
-		m.dreq.remote_comm_id = id->ib.remote_comm_id;
-		m.dreq.remote_qpn = id->in.peer.qpn;
+		dreq_build(id, &m);
 		break;
 	case CM_REQ_PENDING:
-		if (type == QPIO_QPT_UD) {
-			memset(&m.rej, 0, sizeof(m.rej));
-			m.attr = CM_ATTR_SIDR_REP;
-			m.sidr_rep.request_id = id->ib.remote_comm_id;
-			m.sidr_rep.status = SIDR_REJECT;
-			m.sidr_rep.service_id = id->ib.service_id;
-			break;
-		}
-		m.rej.message_rejected = 0;
-		break;
-	case CM_REP_SENT:
+		reject_build(id, &m, NULL, 0);
 		break;
 	case CM_REQ_SENT:
 		if (type == QPIO_QPT_UD)
 			return;     /* SIDR has no reject from the requester */
-		m.rej.remote_comm_id = 0;
-		m.rej.reason = CM_REJ_REASON_TIMEOUT;
-		m.rej.ari_len = 8;
-		cm_wr64(m.rej.ari, id->ib.gsi->guid);
+		/* fall through */
+	case CM_REP_SENT:
+		memset(&m, 0, sizeof(m));
+		m.tid = id->ib.tid;
+		m.attr = CM_ATTR_REJ;
+		m.rej.local_comm_id = id->ib.local_comm_id;
+		m.rej.message_rejected = 2;     /* other */
+		if (id->state == CM_REP_SENT) {
+			m.rej.remote_comm_id = id->ib.remote_comm_id;
+			m.rej.reason = CM_REJ_REASON_CONSUMER;
+		} else {
+			m.rej.reason = CM_REJ_REASON_TIMEOUT;
+			m.rej.ari_len = 8;
+			cm_wr64(m.rej.ari, id->ib.gsi->guid);
+		}
 		break;
 	default:
 		return;

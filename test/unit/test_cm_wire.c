@@ -403,21 +403,34 @@ Test(cm_wire, ud_by_sidr_then_a_datagram_each_way)
 	cw_destroy(&c, &a, &b);
 }
 
+/* b listens on port 7471 of every address of its device, a's QP of type
+ * connects to HOST_B there: the listener's CONNECT_REQUEST in *ev, the
+ * requester's id returned, the channel in *ch. */
+static struct qpio_cm_id *
+cw_request(struct qt_end *a, struct qt_end *b, enum qpio_qp_type type,
+	   struct qpio_cm_channel **ch, struct qpio_cm_event *ev)
+{
+	struct qpio_cm_id *cl;
+
+	cw_world(a, b, type);
+	*ch = qpio_cm_channel_create();
+	cr_assert_not_null(*ch);
+	cr_assert_not_null(qpio_cm_listen(*ch, b->dev, NULL, "7471", NULL));
+	cl = qpio_cm_connect(*ch, a->qp, HOST_B, "7471", NULL, NULL);
+	cr_assert_not_null(cl);
+	tcm_expect(*ch, ev, QPIO_CM_EVENT_CONNECT_REQUEST, 0);
+	return cl;
+}
+
 Test(cm_wire, reject_carries_private_data)
 {
 	struct qt_end a, b;
 	struct qpio_cm_channel *ch;
-	struct qpio_cm_id *l, *cl;
+	struct qpio_cm_id *cl;
 	struct qpio_cm_event ev;
 	unsigned int k;
 
-	cw_world(&a, &b, QPIO_QPT_RC);
-	ch = qpio_cm_channel_create();
-	l = qpio_cm_listen(ch, b.dev, NULL, "7471", NULL);
-	cr_assert_not_null(l);
-	cl = qpio_cm_connect(ch, a.qp, HOST_B, "7471", NULL, NULL);
-	cr_assert_not_null(cl);
-	tcm_expect(ch, &ev, QPIO_CM_EVENT_CONNECT_REQUEST, 0);
+	cl = cw_request(&a, &b, QPIO_QPT_RC, &ch, &ev);
 	cr_assert_eq(qpio_cm_reject(ev.id, "no room", 7), 0);
 	tcm_expect(ch, &ev, QPIO_CM_EVENT_REJECTED, -ECONNREFUSED);
 	cr_assert_eq(ev.id, cl);
@@ -473,19 +486,13 @@ Test(cm_wire, destroyed_request_is_rejected)
 	struct qpio_device_attr da;
 	struct qt_end a, b;
 	struct qpio_cm_channel *ch;
-	struct qpio_cm_id *l, *cl;
+	struct qpio_cm_id *cl;
 	struct qpio_cm_event ev;
 	struct cm_mad m;
 	unsigned int k;
 	uint64_t guid = 0;
 
-	cw_world(&a, &b, QPIO_QPT_RC);
-	ch = qpio_cm_channel_create();
-	l = qpio_cm_listen(ch, b.dev, NULL, "7471", NULL);
-	cr_assert_not_null(l);
-	cl = qpio_cm_connect(ch, a.qp, HOST_B, "7471", NULL, NULL);
-	cr_assert_not_null(cl);
-	tcm_expect(ch, &ev, QPIO_CM_EVENT_CONNECT_REQUEST, 0);
+	cl = cw_request(&a, &b, QPIO_QPT_RC, &ch, &ev);
 	cr_assert_eq(qpio_cm_id_destroy(ev.id), 0);
 	tcm_expect(ch, &ev, QPIO_CM_EVENT_REJECTED, -ECONNREFUSED);
 	cr_assert_eq(ev.id, cl);
@@ -530,17 +537,11 @@ Test(cm_wire, destroyed_sidr_request_is_rejected)
 {
 	struct qt_end a, b;
 	struct qpio_cm_channel *ch;
-	struct qpio_cm_id *l, *cl;
+	struct qpio_cm_id *cl;
 	struct qpio_cm_event ev;
 	struct cm_mad m;
 
-	cw_world(&a, &b, QPIO_QPT_UD);
-	ch = qpio_cm_channel_create();
-	l = qpio_cm_listen(ch, b.dev, NULL, "7471", NULL);
-	cr_assert_not_null(l);
-	cl = qpio_cm_connect(ch, a.qp, HOST_B, "7471", NULL, NULL);
-	cr_assert_not_null(cl);
-	tcm_expect(ch, &ev, QPIO_CM_EVENT_CONNECT_REQUEST, 0);
+	cl = cw_request(&a, &b, QPIO_QPT_UD, &ch, &ev);
 	cr_assert_eq(qpio_cm_id_destroy(ev.id), 0);
 	tcm_expect(ch, &ev, QPIO_CM_EVENT_REJECTED, -ECONNREFUSED);
 	cr_assert_eq(ev.id, cl);
@@ -548,6 +549,7 @@ Test(cm_wire, destroyed_sidr_request_is_rejected)
 	cr_assert_eq(m.attr, CM_ATTR_SIDR_REP);
 	cr_assert_eq(m.sidr_rep.status, 2, "rejected");
 	cr_assert_eq(m.sidr_rep.request_id, seen(1, 0).sidr_req.request_id);
+	cr_assert_eq(ev.private_data_len, 0, "as qpio_cm_reject(id, NULL, 0)");
 	cr_assert_eq(qpio_cm_channel_destroy(ch), 0);
 	cw_destroy(NULL, &a, &b);
 }
