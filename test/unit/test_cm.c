@@ -84,7 +84,7 @@ Test(cm, rc_over_ipv6_loopback)
 	if (fd < 0 || bind(fd, (struct sockaddr *)&sa, sizeof(sa)) != 0) {
 		if (fd >= 0)
 			close(fd);
-		cr_skip_test("no IPv6 loopback on this host");
+		qt_skip_test("no IPv6 loopback on this host");
 	}
 	close(fd);
 	tcm_world(&a, &b, QPIO_QPT_RC);

@@ -61,10 +61,10 @@ tcm_world_ibv(struct qt_end *a, struct qt_end *b, enum qpio_qp_type type)
 	struct qpio_device *da, *db;
 
 	if (qt_dev_is_soft())
-		cr_skip_test("librdmacm connections are for ibv devices: set "
+		qt_skip_test("librdmacm connections are for ibv devices: set "
 			     "QPIO_TEST_DEV_A to one (the rxe VM does)");
 	if (addr == NULL || *addr == '\0')
-		cr_skip_test("set QPIO_TEST_CM_ADDR to an IP address of the "
+		qt_skip_test("set QPIO_TEST_CM_ADDR to an IP address of the "
 			     "RDMA device's network interface");
 	da = qpio_rdma_dev_create(qt_dev_a());
 	cr_assert_not_null(da, "%s: %s", qt_dev_a(), rte_strerror(rte_errno));

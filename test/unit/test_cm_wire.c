@@ -950,7 +950,7 @@ rxe_world(struct rxe_world *x, enum qpio_qp_type type)
 	x->waddr = getenv("QPIO_TEST_WIRE_ADDR");
 	if (!qt_dev_is_rxe() || iface == NULL || x->kaddr == NULL ||
 	    x->waddr == NULL)
-		cr_skip_test("the rxe VM's test: QPIO_TEST_DEV_A on rxe, "
+		qt_skip_test("the rxe VM's test: QPIO_TEST_DEV_A on rxe, "
 			     "QPIO_TEST_CM_ADDR its address, "
 			     "QPIO_TEST_WIRE_IFACE the other end of its veth "
 			     "pair and QPIO_TEST_WIRE_ADDR an address there "

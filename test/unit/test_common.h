@@ -17,6 +17,7 @@
 
 #include <criterion/criterion.h>
 
+#include "qpio_eal.h"
 #include "qpio_rdma.h"
 #include "qpio_soft.h"
 #include "qpio_ibv.h"
@@ -31,10 +32,20 @@ int qt_same_dev(void);
 int qt_dev_is_soft(void);
 /** 1 when the device under test is Linux Soft-RoCE ("dev=rxe..."). */
 int qt_dev_is_rxe(void);
+/**
+ * cr_skip_test() for a test of a suite whose .init is qt_eal_init():
+ * Criterion runs no .fini for a skipped test, so the EAL is cleaned up
+ * here (qpio_eal_cleanup(), which removes /var/run/dpdk/qpio-unit-<pid>:
+ * each skip left one behind). Nothing of DPDK is called after it.
+ */
+#define qt_skip_test(...) do { \
+		qpio_eal_cleanup(); \
+		cr_skip_test(__VA_ARGS__); \
+	} while (0)
 /** Skip the calling test, naming why, unless the devices are soft NICs. */
 #define qt_require_soft(why) do { \
 		if (!qt_dev_is_soft()) \
-			cr_skip_test("needs the soft NIC: %s", (why)); \
+			qt_skip_test("needs the soft NIC: %s", (why)); \
 	} while (0)
 /** Open device B, or return da when both ends share one device. */
 struct qpio_device *qt_dev_open_b(struct qpio_device *da);

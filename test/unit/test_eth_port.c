@@ -424,7 +424,7 @@ Test(eth_port, af_packet_frame_size_from_framesz)
 	int id;
 
 	if (geteuid() != 0)
-		cr_skip_test("net_af_packet needs root (CAP_NET_RAW)");
+		qt_skip_test("net_af_packet needs root (CAP_NET_RAW)");
 	id = qpio_port_create("eth0,vdev=net_af_packet7,iface=lo");
 	cr_assert_geq(id, 0);
 	cr_assert_eq(qpio_port_info_get((uint16_t)id, &info), 0);

@@ -16,7 +16,7 @@ TestSuite(ibv, .init = qt_eal_init, .fini = qt_eal_fini);
 
 #define qt_require_ibv() do { \
 		if (strncmp(qt_dev_a(), "ibv", 3) != 0) \
-			cr_skip_test("needs an ibv device in QPIO_TEST_DEV_A " \
+			qt_skip_test("needs an ibv device in QPIO_TEST_DEV_A " \
 				     "(test/rxe/run.sh)"); \
 	} while (0)
 
@@ -217,7 +217,7 @@ Test(ibv, roce_av_without_grh_is_einval)
 	cr_assert_not_null(d);
 	cr_assert_eq(qpio_rdma_port_query(d, 1, &pa), 0);
 	if (pa.link_layer != QPIO_LINK_LAYER_ETHERNET)
-		cr_skip_test("port is InfiniBand: LIDs route without a GRH");
+		qt_skip_test("port is InfiniBand: LIDs route without a GRH");
 	pd = qpio_pd_alloc(d);
 	cq = qpio_cq_create(d, 16, SOCKET_ID_ANY);
 	cr_assert_not_null(cq);

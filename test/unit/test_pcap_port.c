@@ -47,7 +47,7 @@ need_data(void)
 	struct stat st;
 
 	if (stat(QPIO_PCAP_DATA_DIR, &st) != 0 || !S_ISDIR(st.st_mode))
-		cr_skip_test("capture folder %s is absent (the tests read the "
+		qt_skip_test("capture folder %s is absent (the tests read the "
 			     "shared captures from ../shared/data/pcap)",
 			     QPIO_PCAP_DATA_DIR);
 }

@@ -718,7 +718,7 @@ Test(post_send_sge, burst_in_sqd_waits_for_rts)
 	int err = 1;
 
 	if (!qt_dev_is_soft())
-		cr_skip_test("needs the soft NIC: rxe does not run WRs posted "
+		qt_skip_test("needs the soft NIC: rxe does not run WRs posted "
 			     "in SQD after SQD->RTS (ibv.rst)");
 	ps_pair(&a, &b, 64, 0);
 	ps_sges(&a, sg, len, 4);
@@ -1097,7 +1097,7 @@ Test(post_send_sge, die_before_doorbell_holds_for_a_burst_into_an_empty_sq)
 	pid_t child;
 
 	if (!qt_dev_is_soft())
-		cr_skip_test("needs the soft NIC: its die points");
+		qt_skip_test("needs the soft NIC: its die points");
 	ps_pair(&a, &b, 64, 0);
 	ps_sges(&a, sg, len, 4);
 	ps_recvs(&b, 0, 4);

@@ -480,7 +480,7 @@ Test(send, no_responder_is_retry_exc_err)
 	int err;
 
 	if (qt_dev_is_rxe())
-		cr_skip_test("rxe (Linux 6.1) keeps retransmitting to a QP in "
+		qt_skip_test("rxe (Linux 6.1) keeps retransmitting to a QP in "
 			     "RESET: no RETRY_EXC_ERR within the poll time");
 	qt_pair_create(&a, &b, NULL);
 	memset(&attr, 0, sizeof(attr));

@@ -314,7 +314,7 @@ Test(sqd, ud_posts_in_sqd_wait_and_run_after_resume)
 	unsigned int i;
 
 	if (qt_dev_is_rxe())
-		cr_skip_test("rxe does not run WRs posted in SQD after SQD->RTS "
+		qt_skip_test("rxe does not run WRs posted in SQD after SQD->RTS "
 			     "(none completed within 5 s in the VM; ibv.rst)");
 	qt_ud_world_create(&a, &b, QK);
 	ah = qt_ah_create(a.pd, b.dev, 0);

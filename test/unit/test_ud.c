@@ -321,7 +321,7 @@ Test(ud, controlled_qkey_in_wr_sends_the_qps_own_qkey)
 	struct qpio_wc wc;
 
 	if (qt_dev_is_rxe())
-		cr_skip_test("rxe does not deliver a datagram sent with a controlled Q_Key");
+		qt_skip_test("rxe does not deliver a datagram sent with a controlled Q_Key");
 	qt_ud_world_create(&a, &b, QK);
 	qt_ud_end_create(&c, b.dev, wr_qkey, NULL);
 	ah = qt_ah_create(a.pd, b.dev, 0);

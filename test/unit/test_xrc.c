@@ -105,7 +105,7 @@ xrc_require(struct qpio_device *dev)
 
 	cr_assert_eq(qpio_rdma_dev_query_ex(dev, &ax), 0);
 	if (ax.max_xrcd == 0)
-		cr_skip_test("%s reports no XRC (max_xrcd 0: IBV_DEVICE_XRC "
+		qt_skip_test("%s reports no XRC (max_xrcd 0: IBV_DEVICE_XRC "
 			     "clear; rxe has none)", qt_dev_a());
 }
 
