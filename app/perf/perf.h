@@ -91,6 +91,7 @@ struct perf_opts {
 	uint16_t port;          /**< -p, TCP port of the exchange; 0 = any (server) */
 	double timeout;         /**< --timeout, seconds: peer arrival, each exchange */
 	int perftest;           /**< --perftest: the peer is a perftest tool */
+	int rdma_cm;            /**< -R: perftest's -R (rdma_cm exchange and QP) */
 	uint32_t mtu;           /**< -m, bytes; 0: the ports' active MTU */
 	int gid_index;          /**< -x; -1: 0, or with --perftest the first
 				 *   IPv4-mapped GID (perftest's choice) */

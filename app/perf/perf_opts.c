@@ -56,6 +56,7 @@ static const struct option longopts[] = {
 	{ "mtu", required_argument, NULL, 'm' },
 	{ "timeout", required_argument, NULL, OPT_TIMEOUT },
 	{ "perftest", no_argument, NULL, OPT_PERFTEST },
+	{ "rdma_cm", no_argument, NULL, 'R' },
 	{ "gid-index", required_argument, NULL, 'x' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
@@ -97,6 +98,8 @@ perf_usage(FILE *f)
 "  --timeout SEC          wait at most SEC s for the peer and each exchange (default 30)\n"
 "  --perftest             the peer is a perftest tool (ib_send_bw, ...): speak its\n"
 "                         TCP exchange; both sides need the same -s and -n\n"
+"  -R, --rdma_cm          with --perftest: the peer runs with -R (its exchange on\n"
+"                         an RC QP, the test QP connected by rdma_cm; RC only)\n"
 "  -x, --gid-index N      source GID of the paths (default 0; with --perftest the\n"
 "                         first IPv4-mapped GID, as perftest chooses)\n"
 "  -m, --mtu BYTES        path MTU at most: 256, 512, 1024, 2048 or 4096 (default\n"
@@ -456,6 +459,9 @@ opt_take(int c, const char *opt, char **argv, struct perf_opts *o,
 		o->perftest = 1;
 		st->perftest_set = 1;
 		break;
+	case 'R':
+		o->rdma_cm = 1;
+		break;
 	case 'x':
 		NUM(0, 255);
 		o->gid_index = (int)v;
@@ -533,6 +539,16 @@ opts_check_roles(struct perf_opts *o, const struct opts_seen *st, char *err,
 		return refuse(err, errlen, "--perftest: the peer is a perftest "
 			      "process; add --server (it runs the client) or "
 			      "--connect HOST (it runs the server)");
+	/* -R: perftest's -R (perftest 4.5-0.17 create_comm_struct() and
+	 * create_rdma_cm_connection()): its exchange rides an RC QP of its
+	 * own and the test QP is connected by rdma_cm. */
+	if (o->rdma_cm && !st->perftest_set)
+		return refuse(err, errlen, "-R: the rdma_cm exchange is perftest's "
+			      "-R; add --perftest (the peer runs ib_*_* -R)");
+	if (o->rdma_cm && o->transport != QPIO_QPT_RC)
+		return refuse(err, errlen, "-R: RC only (perftest refuses UC with "
+			      "rdma_cm; its UD over rdma_cm is not spoken here); "
+			      "drop -c or -R");
 	if (st->perftest_set && st->q_set && o->qps > 1)
 		return refuse(err, errlen, "--perftest: one QP; drop -q");
 	/* perftest's ib_write_bw and ib_read_bw sweep without a word
@@ -718,7 +734,7 @@ perf_opts_parse(int argc, char **argv, struct perf_opts *o, char *err,
 	opterr = 0;
 	for (;;) {
 		li = -1;
-		c = getopt_long(argc, argv, ":c:s:an:D:I:l:Q:q:t:r:bA:p:x:m:h",
+		c = getopt_long(argc, argv, ":c:s:an:D:I:l:Q:q:t:r:bA:p:x:m:Rh",
 				longopts, &li);
 		if (c == -1)
 			break;

@@ -50,6 +50,7 @@
 #define PT_KEY_LEN 108
 #define PT_KEY_TEXT 107            /* the text before its NUL */
 #define PT_DONE "done"             /* 5 bytes with its NUL */
+#define PT_KEY_BIN_LEN 56          /* -R: struct pingpong_dest */
 
 const char *
 perf_pt_tool(const struct perf_opts *o)
@@ -92,6 +93,19 @@ xchg(struct perf_ctx *x, const char *what, const void *mine, void *peers,
 	size_t got = 0;
 	int ret = 0;
 
+	if (x->cm != NULL) {
+		ret = perf_cm_xchg(x, mine, peers, len, timeout);
+		if (ret == -ECANCELED)
+			return PERF_EXIT_FAIL;  /* the run said why */
+		if (ret < 0) {
+			fprintf(stderr, "qpio-perf: --perftest -R: %s with %s "
+				"(%s): %s\n", what, perf_pt_tool(x->o),
+				client ? "the server" : "the client",
+				perf_cm_strerror(x, ret));
+			return PERF_EXIT_FAIL;
+		}
+		return 0;
+	}
 	if (client)
 		ret = perf_net_send_bytes(x->net, mine, len);
 	while (ret == 0) {
@@ -196,6 +210,65 @@ key_write(const struct perf_ctx *x, char *k)
 	snprintf(k + off, PT_KEY_LEN - off, "%08x:", 0u);
 }
 
+/* -R: perftest's struct pingpong_dest, each field big-endian
+ * (rdma_write_keys()): LID, OUT_READS, QPN, PSN, RKEY, 4 bytes of
+ * padding, VADDR, GID, SRQN, GID index. */
+static void
+key_write_bin(const struct perf_ctx *x, uint8_t *k)
+{
+	const struct perf_end *e = &x->end[x->local];
+	const struct perf_qp *q = &e->qp[0];
+	uint64_t vaddr = (uintptr_t)q->base + (size_t)x->nslots * x->stride;
+	uint32_t w[5] = {
+		e->lid, e->out_reads, qpio_qp_num(q->qp) & 0xffffff,
+		q->psn & 0xffffff, qpio_mr_rkey(e->mr),
+	};
+	uint32_t be;
+	uint64_t be64;
+	unsigned int i;
+
+	memset(k, 0, PT_KEY_BIN_LEN);
+	if (q->qp == NULL)      /* before the QPs exist: perftest's are zero */
+		return;
+	for (i = 0; i < 5; i++) {
+		be = rte_cpu_to_be_32(w[i]);
+		memcpy(k + 4 * i, &be, 4);
+	}
+	be64 = rte_cpu_to_be_64(vaddr);
+	memcpy(k + 24, &be64, 8);
+	memcpy(k + 32, e->gid.raw, 16);
+	be = rte_cpu_to_be_32(e->gid_index);
+	memcpy(k + 52, &be, 4);
+}
+
+static uint32_t
+be32_at(const uint8_t *p)
+{
+	uint32_t be;
+
+	memcpy(&be, p, 4);
+	return rte_be_to_cpu_32(be);
+}
+
+/* -R: the peer's struct pingpong_dest; perftest reads LID, OUT_READS,
+ * QPN, PSN, RKEY, VADDR and the GID of it (rdma_read_keys()). */
+static void
+key_read_bin(struct perf_ctx *x, const uint8_t *k)
+{
+	struct perf_end *e = &x->end[x->local], *peer = e->peer;
+	struct perf_qp *q = &e->qp[0];
+	uint64_t be64;
+
+	peer->lid = (uint16_t)be32_at(k);
+	peer->out_reads = (uint8_t)RTE_MIN(be32_at(k + 4), 255u);
+	q->peer_qpn = be32_at(k + 8) & 0xffffff;
+	q->peer_psn = be32_at(k + 12) & 0xffffff;
+	e->peer_rkey = be32_at(k + 16);
+	memcpy(&be64, k + 24, 8);
+	q->peer_vaddr = rte_be_to_cpu_64(be64);
+	memcpy(peer->gid.raw, k + 32, 16);
+}
+
 /* Read n hex digits at *p followed by ':'; @return 0 or -1. */
 static int
 hex_field(const char **p, unsigned int n, uint64_t *v)
@@ -268,6 +341,18 @@ keys(struct perf_ctx *x, unsigned int n, const char *what, double timeout)
 	unsigned int i;
 	int ret;
 
+	if (x->cm != NULL) {
+		uint8_t bm[PT_KEY_BIN_LEN], bp[PT_KEY_BIN_LEN];
+
+		key_write_bin(x, bm);
+		for (i = 0; i < n; i++) {
+			ret = xchg(x, what, bm, bp, PT_KEY_BIN_LEN, timeout);
+			if (ret != 0)
+				return ret;
+			key_read_bin(x, bp);
+		}
+		return 0;
+	}
 	key_write(x, mine);
 	for (i = 0; i < n; i++) {
 		ret = xchg(x, what, mine, peers, PT_KEY_LEN, timeout);
@@ -300,8 +385,9 @@ perf_pt_keys_before(struct perf_ctx *x)
 	if (ret != 0)
 		return ret;
 	/* perftest refuses a peer whose GID is of the other kind (it
-	 * checks after the first key exchange): say why here too. */
-	if (gid_v4_mapped(&e->gid) != gid_v4_mapped(&e->peer->gid)) {
+	 * checks after the first key exchange, but with -R, where rdma_cm
+	 * chose the GIDs): say why here too. */
+	if (x->cm == NULL && gid_v4_mapped(&e->gid) != gid_v4_mapped(&e->peer->gid)) {
 		fprintf(stderr, "qpio-perf: --perftest: GID index %u is %s but "
 			"the peer's GID is %s: perftest needs both of one kind; "
 			"choose the GID with -x\n", e->gid_index,
@@ -311,6 +397,13 @@ perf_pt_keys_before(struct perf_ctx *x)
 		return PERF_EXIT_USAGE;
 	}
 	return 0;
+}
+
+int
+perf_pt_keys_rdma_cm(struct perf_ctx *x)
+{
+	return keys(x, 1, "the key exchange around the rdma_cm connect",
+		    x->o->timeout);
 }
 
 int
@@ -399,8 +492,9 @@ pt_close(struct perf_end *e, double timeout)
 	int ret;
 
 	ret = keys(x, 1, "the close exchange", timeout);
-	if (ret == 0)
-		ret = perf_net_send_bytes(x->net, PT_DONE, sizeof(PT_DONE));
+	if (ret != 0 || x->cm != NULL)
+		return ret;     /* -R: the key exchange is the whole close */
+	ret = perf_net_send_bytes(x->net, PT_DONE, sizeof(PT_DONE));
 	if (ret < 0) {
 		fprintf(stderr, "qpio-perf: --perftest: sending done to %s: %s\n",
 			perf_pt_tool(x->o), perf_net_strerror(ret));

@@ -159,6 +159,8 @@ perf_remote_open(struct perf_ctx *x, struct perf_net *n)
 	int lfd, ret;
 
 	x->net = n;
+	if (o->rdma_cm)
+		return perf_cm_open(x);   /* perftest -R: no TCP at all */
 	if (o->role == PERF_ROLE_CLIENT) {
 		if (perf_net_connect(o->host, o->port, n, o->timeout, err,
 				     sizeof(err)) < 0) {

@@ -47,6 +47,7 @@ struct perf_qp {
 };
 
 struct perf_ctx;
+struct perf_cm;
 
 /** One end: device objects and counters of the current size. */
 struct perf_end {
@@ -105,6 +106,7 @@ struct perf_ctx {
 	int failed;
 	unsigned int local;     /**< the end this process runs (0 when both) */
 	struct perf_net *net;   /**< --server/--connect channel, else NULL */
+	struct perf_cm *cm;     /**< -R: the rdma_cm exchange, else NULL */
 	int done_sent;          /**< this size's DONE line is sent */
 	int peer_done;          /**< the peer's DONE line of this size arrived */
 	uint64_t net_check;     /**< TSC of the last look at the channel */
@@ -157,6 +159,9 @@ int perf_pt_hello(struct perf_ctx *x, enum qpio_mtu *mtu);
 /** The key exchanges before the QPs connect: fills the peer's LID, GID,
  *  QPN, PSN, rkey, address and READ depth, checks the GID kinds match. */
 int perf_pt_keys_before(struct perf_ctx *x);
+/** -R: the key exchange before and after the rdma_cm connect of the
+ *  test QP (perftest's create_rdma_cm_connection()). */
+int perf_pt_keys_rdma_cm(struct perf_ctx *x);
 /** The key exchanges after the QPs connect, but the start one. */
 int perf_pt_keys_after(struct perf_ctx *x);
 /** The start exchange (receives posted before it). */
@@ -166,5 +171,34 @@ int perf_pt_start(struct perf_end *e);
 int perf_pt_finish(struct perf_end *e);
 /** The peer's tool, as perftest names it ("ib_send_bw"). */
 const char *perf_pt_tool(const struct perf_opts *o);
+
+/* perf_rdmacm.c: --perftest -R, perftest's rdma_cm mode: the exchange on
+ * an RC QP of its own and the test QP, both connected by lib/cm. Not
+ * thread-safe: the lcore of the local end calls them. */
+/** Connect the exchange QP to the server (client, retrying while nobody
+ *  listens, within o->timeout) or listen on o->port and accept the
+ *  first request (server). Sets x->cm.
+ *  @return 0 or a PERF_EXIT_* code with the reason printed. */
+int perf_cm_open(struct perf_ctx *x);
+/** One exchange of len bytes (at most 64) on the exchange QP: the
+ *  client sends, then receives; the server the other way round. While
+ *  waiting it polls the channel, the exchange's CQ and the local end's.
+ *  @param timeout  seconds, < 0 for no limit.
+ *  @return 0; -ETIMEDOUT; -ECONNRESET (the exchange's connection ended);
+ *    -EIO (a completion failed); -EPROTO (a message of another length,
+ *    or two in one turn); -ECANCELED (the run failed meanwhile);
+ *    -EMSGSIZE (len over 64). */
+int perf_cm_xchg(struct perf_ctx *x, const void *mine, void *peers,
+		 size_t len, double timeout);
+/** A sentence for an error of perf_cm_xchg(). */
+const char *perf_cm_strerror(const struct perf_ctx *x, int err);
+/** Connect the local end's QP 0 (in RESET) by rdma_cm as perftest does
+ *  (path MTU mtu, its READ depth with READ and atomics).
+ *  @return 0 or a PERF_EXIT_* code with the reason printed. */
+int perf_cm_link(struct perf_ctx *x, enum qpio_mtu mtu);
+/** End the connections (the test QP's disconnected as perftest expects,
+ *  at most about 4 s) and free the exchange; x->cm NULL after. Call it
+ *  before the test QP is destroyed. */
+void perf_cm_close(struct perf_ctx *x);
 
 #endif /* QPIO_PERF_RUN_H */

@@ -684,6 +684,21 @@ run_link_ends(struct perf_ctx *x, enum qpio_mtu mtu)
 	unsigned int i, k;
 	int ret = 0;
 
+	if (x->cm != NULL) {
+		/* perftest -R (create_rdma_cm_connection()): a key exchange,
+		 * the test QP connected by rdma_cm, another key exchange;
+		 * then the tool's own exchanges, without the QP walk. */
+		ret = perf_pt_keys_rdma_cm(x);
+		if (ret == 0)
+			ret = perf_cm_link(x, mtu);
+		if (ret == 0)
+			ret = perf_pt_keys_rdma_cm(x);
+		if (ret == 0)
+			ret = perf_pt_keys_before(x);
+		if (ret == 0)
+			ret = perf_pt_keys_after(x);
+		return ret;
+	}
 	if (x->net != NULL) {
 		ret = o->perftest ? perf_pt_keys_before(x) : perf_remote_qps(x);
 		if (ret != 0)
@@ -794,6 +809,7 @@ out:
 	if (x.net != NULL) {
 		wire_report(&x.end[x.local]);
 		perf_net_watchdog(o->timeout);  /* disarmed after qpio_eal_cleanup */
+		perf_cm_close(&x);
 		perf_net_close(x.net);
 		x.net = NULL;
 		end_close(&x.end[x.local], 1);

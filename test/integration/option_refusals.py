@@ -397,6 +397,7 @@ def programs(src, cfg):
             "port": Row(Num(0, 65535, good=9), base=client),
             "timeout": Row(Seconds(0, 86400, lo_open=True), base=client),
             "perftest": Row(Flag(), base=client),
+            "rdma_cm": Row(Flag(), base=client + [("--perftest", None)]),
             "gid-index": Row(Num(0, 255)),
             "mtu": Row(Num(256, 4096, good=1024)),
             "help": Row(Help()),

@@ -394,3 +394,28 @@ Test(perf_opts, perftest_peer)
 	REFUSED("-x '256': must be a decimal integer in 0..255",
 		"--test", "ib_send_bw", "-x", "256");
 }
+
+/* -R: perftest's rdma_cm mode, RC only, with --perftest. */
+Test(perf_opts, perftest_rdma_cm)
+{
+	cr_assert_eq(parse("--test", "ib_send_bw", "--connect", "10.0.0.1",
+			   "--perftest", "-R", NULL), 0, "%s", err);
+	cr_assert_eq(o.rdma_cm, 1);
+	cr_assert_eq(o.perftest, 1);
+	cr_assert_eq(o.port, 18515, "perftest's port, the rdma_cm one too");
+	cr_assert_eq(parse("--test", "ib_write_lat", "--server", "--perftest",
+			   "--rdma_cm", NULL), 0, "%s", err);
+	cr_assert_eq(o.rdma_cm, 1);
+	cr_assert_eq(parse("--test", "ib_send_bw", "--server", "--perftest",
+			   NULL), 0, "%s", err);
+	cr_assert_eq(o.rdma_cm, 0);
+	REFUSED("-R: the rdma_cm exchange is perftest's -R; add --perftest",
+		"--test", "ib_send_bw", "--server", "-R");
+	REFUSED("-R: RC only (perftest refuses UC with rdma_cm; its UD over "
+		"rdma_cm is not spoken here); drop -c or -R",
+		"--test", "ib_send_bw", "--server", "--perftest", "-R",
+		"-c", "UD");
+	REFUSED("-R: RC only",
+		"--test", "ib_send_bw", "--connect", "h", "--perftest", "-R",
+		"-c", "UC");
+}
