@@ -12,7 +12,8 @@
 # both exit 0, perftest prints its result line for the size and
 # iterations, and qpio-perf's --validate found nothing wrong.
 # Rows at path MTU 1024 (qpio's port at MTU 1500) and 512 (-m), RC, UC
-# and UD where the tool has them, IPv4 and IPv6 (NDP both ways), then
+# and UD where the tool has them, four tools with -R (rdma_cm: lib/cm's
+# IB CM on qpio's side), IPv4 and IPv6 (NDP both ways), then
 # tshark over the capture of veth0 (every UDP 4791 frame RoCE, none
 # malformed), then rows under netem loss.
 # ROWS (in /tmp/out/env, run.sh -e ROWS=...) limits the run to the rows
@@ -60,6 +61,7 @@ qpio_perf() {
 # of 10.0.77.1 unless set)
 QPIO_ARGS=
 PT_GID=
+RCM=
 
 # row NAME TOOL SIZE ITERS QPIO_ROLE [ARGS...]: TOOL on rxe0 against
 # qpio-perf --test TOOL, qpio as "client" or "server"; ARGS (-c UC, ...)
@@ -68,9 +70,18 @@ PT_GID=
 port=18600
 row() {
 	local name=$1 tool=$2 size=$3 iters=$4 role=$5 ok=0 try peer
-	local sz
+	local sz ptx="-x ${PT_GID:-$gidx}" rq= at_rxe=127.0.0.1 at_qpio=127.0.0.1
 	shift 5
 	echo "$name" | grep -Eq "$rows" || return 0
+	# RCM=1: both with -R, perftest's exchange and test QP connected by
+	# rdma_cm (no TCP): to rxe0's or qpio's address on the veth pair,
+	# the GIDs rdma_cm's
+	if [ -n "$RCM" ]; then
+		ptx=-R
+		rq=-R
+		at_rxe=10.0.77.1
+		at_qpio=10.0.77.2
+	fi
 	if [ "$size" = all ]; then
 		sz="-a"
 		size=8388608
@@ -80,25 +91,25 @@ row() {
 	port=$((port + 1))
 	step "$name: $tool (rxe0) <-> qpio-perf --perftest ($role), $size bytes x $iters $*"
 	if [ "$role" = client ]; then
-		timeout 150 "$tool" -d rxe0 -x "${PT_GID:-$gidx}" $sz -n "$iters" \
+		timeout 150 "$tool" -d rxe0 $ptx $sz -n "$iters" \
 			-F -p "$port" "$@" > /tmp/rxe.log 2>&1 &
 		peer=$!
 		sleep 1
-		qpio_perf "p-$name" --test "$tool" $sz -n "$iters" \
-			--validate --connect 127.0.0.1 -p "$port" "$@" \
+		qpio_perf "p-$name" --test "$tool" $sz -n "$iters" $rq \
+			--validate --connect "$at_rxe" -p "$port" "$@" \
 			> /tmp/qpio.log 2>&1 && ok=1
 		[ "$ok" = 1 ] || kill "$peer" 2>/dev/null
 		wait "$peer" || ok=0
 	else
-		qpio_perf "p-$name" --test "$tool" $sz -n "$iters" \
+		qpio_perf "p-$name" --test "$tool" $sz -n "$iters" $rq \
 			--validate --server -p "$port" "$@" > /tmp/qpio.log 2>&1 &
 		peer=$!
 		for try in 1 2 3 4 5 6 7 8 9 10; do
 			sleep 1
-			grep -q "listening on TCP port" /tmp/qpio.log && break
+			grep -q "listening on .* port" /tmp/qpio.log && break
 		done
-		timeout 150 "$tool" -d rxe0 -x "${PT_GID:-$gidx}" $sz -n "$iters" \
-			-F -p "$port" "$@" 127.0.0.1 > /tmp/rxe.log 2>&1 && ok=1
+		timeout 150 "$tool" -d rxe0 $ptx $sz -n "$iters" \
+			-F -p "$port" "$@" "$at_qpio" > /tmp/rxe.log 2>&1 && ok=1
 		[ "$ok" = 1 ] || kill "$peer" 2>/dev/null
 		wait "$peer" || ok=0
 	fi
@@ -179,6 +190,30 @@ if echo mtu4096- | grep -Eq "$rows"; then
 	DEV_ARGS=
 	ip link set veth0 mtu 1500 && ip link set veth1 mtu 1500 ||
 		fail "mtu 1500 on the veths again"
+fi
+
+# perftest -R: its exchange on an RC QP and its test QP, both connected
+# by rdma_cm; qpio's end is lib/cm's IB CM on the soft wire device (REQ,
+# REP, RTU; the test QP's DREQ and DREP at the end). rdma_cm's path MTU
+# is rxe0's active MTU, which perftest's -m does not change: the veths
+# at 1500 (1024, as qpio's port; a REQ at 4096 would be refused with REJ
+# "invalid MTU").
+if echo rcm- | grep -Eq "$rows"; then
+	ip link set veth0 mtu 1500 && ip link set veth1 mtu 1500 ||
+		fail "mtu 1500 on the veths"
+	for _ in $(seq 50); do
+		ibv_devinfo -d rxe0 | grep -q "active_mtu:.*1024" && break
+		sleep 0.1
+	done
+	ibv_devinfo -d rxe0 | grep -E "active_mtu" | sed 's/^[[:space:]]*/   rxe0 /'
+	RCM=1
+	for role in client server; do
+		row rcm-send-bw-$role-65536 ib_send_bw 65536 100 $role
+		row rcm-write-lat-$role-2 ib_write_lat 2 300 $role
+		row rcm-read-bw-$role-65536 ib_read_bw 65536 50 $role
+		row rcm-atomic-lat-$role-8 ib_atomic_lat 8 200 $role
+	done
+	RCM=
 fi
 
 # IPv6: rxe0 at fd77::1 (its GID), qpio's device at fd77::2 (its GID 2,
