@@ -1372,6 +1372,15 @@ cm_ibcm_connect(struct qpio_cm_id *id, const struct addrinfo *res,
 		       "IPv4, ip6= for IPv6)");
 		return -EINVAL;
 	}
+	/* The wire has no loopback: a frame the port sends does not come
+	 * back to it, so the REQ would go unanswered until the timeout. */
+	if (gid_find(id->dev, id->ib.dgid, 1) >= 0) {
+		CM_LOG(ERR, "connect to \"%s\": an address of this device "
+		       "(ip=/ip6=); a wire device does not reach itself (its "
+		       "port takes no frame it sent): connect to another "
+		       "host, or from a second device", host);
+		return -EINVAL;
+	}
 	id->params.sgid_index = (uint8_t)idx;
 	ret = qpio_cm_qp_describe(id->qp, &id->params, &id->out.peer);
 	if (ret != 0)

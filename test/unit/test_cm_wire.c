@@ -26,6 +26,7 @@
 
 TestSuite(cm_wire, .init = qt_eal_init, .fini = qt_eal_fini);
 
+#define HOST_A "10.0.0.1"
 #define HOST_B "10.0.0.2"
 /* Bytes of a RoCEv2 MAD frame over IPv4: Ethernet, IPv4, UDP, BTH, DETH,
  * the MAD and the ICRC. */
@@ -914,6 +915,10 @@ Test(cm_wire, listen_and_connect_refusals)
 	cr_assert_eq(qpio_cm_id_port(l), 49153);
 	cr_assert_null(qpio_cm_connect(ch, a.qp, HOST_B, "0", NULL, NULL));
 	cr_assert_eq(rte_errno, EINVAL);
+	/* its own address: the wire has no loopback, refused at once */
+	cr_assert_null(qpio_cm_connect(ch, a.qp, HOST_A, "7471", NULL, NULL));
+	cr_assert_eq(rte_errno, EINVAL);
+	cr_assert_eq(qpio_qp_state(a.qp), QPIO_QPS_RESET);
 	/* the device has no IPv6 address of its own but its link-local */
 	cr_assert_eq(qpio_qp_state(a.qp), QPIO_QPS_RESET);
 	cr_assert_eq(qpio_cm_channel_destroy(ch), 0);
