@@ -6,7 +6,11 @@
 # sender, 10.0.78.1) or b (the listener, 10.0.78.2); QPIO_VM_MAC names
 # the VM's virtio NIC, whose only link is the other VM's NIC. rxe0 is
 # made on that NIC, so RoCEv2 crosses between the two kernels. Writes the
-# status to /tmp/out/rc: 0 every step passed, 1 a step failed.
+# status to /tmp/out/rc: 0 every step passed, 1 a step failed. After the
+# steps of two_vms_guest.py, VM a deletes rxe0 and its address and runs
+# qpio alone on the NIC (a soft wire device through net_af_packet)
+# against VM b's rxe0: qpio-rping to rping -s, qpio-perf --perftest -R to
+# ib_send_bw -R and ib_write_lat -R.
 set -u
 . /tmp/out/env
 export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
@@ -27,7 +31,8 @@ pmd=$(ls -d /usr/lib/*/dpdk/pmds-* 2>/dev/null | head -n 1)
 if [ -n "$pmd" ]; then
 	mkdir -p /tmp/pmds
 	cp -a "$pmd"/librte_mempool_ring.so* "$pmd"/librte_mempool_stack.so* \
-		"$pmd"/librte_bus_vdev.so* /tmp/pmds/
+		"$pmd"/librte_bus_vdev.so* "$pmd"/librte_net_af_packet.so* \
+		"$pmd"/librte_bus_pci.so* /tmp/pmds/
 	mount --bind /tmp/pmds "$pmd" || fail "bind mount over $pmd"
 fi
 ip link set lo up
@@ -48,4 +53,76 @@ ibv_devinfo -d rxe0 | grep -E "hca_id|state|active_mtu|link_layer" || fail "ibv_
 step "rxe0 on $nic ($me), peer $( [ "$QPIO_VM_ROLE" = a ] && echo 10.0.78.2 || echo 10.0.78.1)"
 timeout 900 python3 "$QPIO_ROOT/test/rxe/two_vms_guest.py" "$QPIO_VM_ROLE" \
 	"$QPIO_BUILD" /tmp/out/captures || rc=1
+
+# Then VM a gives up rxe0 and its address: qpio alone on the virtio NIC
+# (net_af_packet, a soft wire device at 10.0.78.1 answering ARP, the IB
+# CM on its QP1) against VM b's rxe0, where the unmodified rping and
+# perftest -R are the servers. Each client tries again while its server
+# is not there yet (the kernel's REJ, or no answer while VM b is busy).
+step "qpio alone in VM a: rping, ib_send_bw -R, ib_write_lat -R on VM b's rxe0"
+if [ "$QPIO_VM_ROLE" = a ]; then
+	rdma link delete rxe0 || fail "rdma link delete rxe0"
+	ip addr del "$me/24" dev "$nic" || fail "ip addr del on $nic"
+	qa() { # PREFIX PROGRAM ARGS...: one qpio process on the NIC
+		local prefix=$1 prog=$2
+		shift 2
+		timeout 300 "$prog" -l 0 --no-huge --no-shconf --no-pci -m 256 \
+			--file-prefix="$prefix" --log-level=lib.eal:error \
+			--vdev="net_af_packet0,iface=$nic" -- \
+			--dev "soft0,wire=net_af_packet0,ip=$me" "$@"
+	}
+	ok=0
+	for try in $(seq 1 60); do
+		if qa "rp-$try" "$QPIO_BUILD/examples/rping/qpio-rping" --timeout 60 \
+			-c -a 10.0.78.2 -C 10 -S 64 -V -v > /tmp/qrping.log 2>&1; then
+			ok=1
+			break
+		fi
+		grep -q "REJECTED\|UNREACHABLE" /tmp/qrping.log || break
+		sleep 2
+	done
+	if [ "$ok" = 1 ] &&
+		grep -qx "qpio-rping: client: 10 pings of 64 bytes, every byte written back as it was read" /tmp/qrping.log &&
+		[ "$(grep -c '^ping data: rdma-ping-' /tmp/qrping.log)" = 10 ]; then
+		echo "ok: qpio-rping (no rxe here) -> rping on VM b: 10 pings, every byte checked (try $try)"
+	else
+		tail -n 20 /tmp/qrping.log | sed 's/^/   qpio: /'
+		fail "qpio-rping -> rping on VM b"
+	fi
+	for r in "ib_send_bw 65536 100 18600" "ib_write_lat 2 300 18601"; do
+		set -- $r
+		if qa "pf-$1" "$QPIO_BUILD/app/perf/qpio-perf" --perftest -R \
+			--test "$1" -s "$2" -n "$3" --validate --connect 10.0.78.2 \
+			-p "$4" --timeout 240 > /tmp/qperf.log 2>&1 &&
+			grep -Eq "^ *$2 +$3 " /tmp/qperf.log &&
+			! grep -q "validate:.* [1-9][0-9]* mismatch" /tmp/qperf.log; then
+			echo "ok: qpio-perf --perftest -R (no rxe here) -> $1 -R on VM b:"
+			grep -E "^ *$2 +$3 |validate:|^ (qp|wire): " /tmp/qperf.log | sed 's/^/   /'
+		else
+			tail -n 20 /tmp/qperf.log | sed 's/^/   qpio: /'
+			fail "qpio-perf --perftest -R -> $1 -R on VM b"
+		fi
+	done
+else
+	timeout 300 rping -s -a "$me" -S 64 -v > /tmp/rping.log 2>&1
+	st=$?
+	n=$(grep -c '^server ping data: rdma-ping-' /tmp/rping.log)
+	if [ "$st" = 0 ] && [ "$n" = 10 ]; then
+		echo "ok: rping -s on rxe0 served VM a's qpio-rping: 10 pings"
+	else
+		tail -n 20 /tmp/rping.log | sed 's/^/   rxe: /'
+		fail "rping -s for VM a's qpio (exit $st, $n pings)"
+	fi
+	for r in "ib_send_bw 65536 100 18600" "ib_write_lat 2 300 18601"; do
+		set -- $r
+		if timeout 300 "$1" -d rxe0 -R -s "$2" -n "$3" -F -p "$4" \
+			> /tmp/pt.log 2>&1 && grep -Eq "^ *$2 +$3 " /tmp/pt.log; then
+			echo "ok: $1 -R on rxe0 against VM a's qpio-perf:"
+			grep -E "^ *$2 +$3 " /tmp/pt.log | sed 's/^/   /'
+		else
+			tail -n 20 /tmp/pt.log | sed 's/^/   rxe: /'
+			fail "$1 -R server for VM a's qpio-perf"
+		fi
+	done
+fi
 finish
