@@ -10,7 +10,8 @@
 # at 10.0.77.2), qpio as client and as server. Everything, the CM's MADs
 # on QP1 and ARP included, crosses the veth pair. Then each of REQ, REP,
 # RTU and DREQ is lost once in each direction (a tc filter on veth0) and
-# the CM's resends must recover it. A capture of veth0 is
+# the CM's resends must recover it (SIDR REQ and REP too). Connections to a port nobody listens
+# on are refused both ways (REJ "invalid service ID"). A capture of veth0 is
 # then opened with tshark: every UDP 4791 frame must decode as RoCE, none
 # malformed, no REJ, and each of the rows' CM messages there.
 # Writes 0 (every row passed) or 1 to /tmp/out/rc.
@@ -215,6 +216,42 @@ else
 fi
 veth_mtu 1500 1024
 
+# Nobody listening on the port asked for: the first message is answered
+# at once with REJ "invalid service ID" (8), as Linux answers it, both
+# ways: qpio's listener device to the kernel's REQ (rdma_cm's REJECTED,
+# status 8), the kernel to qpio's REQ (lib/cm's UNREACHABLE,
+# -ECONNREFUSED), never a timeout.
+step "rc-no-listener-qpio: ucmatose -s 10.0.77.2 -p 7999 -> qpio-cmatose listening on 7471"
+# (the listener gives up by itself after 4 s without a request: it must
+# be gone before the next row takes the interface and the address)
+QPIO_TIMEOUT=4 qpio_cm s-nolisten > /tmp/qpio.log 2>&1 &
+peer=$!
+for _ in $(seq 1 100); do
+	grep -q "listening on port" /tmp/qpio.log && break
+	sleep 0.2
+done
+timeout 60 ucmatose -s 10.0.77.2 -p 7999 > /tmp/rxe.log 2>&1
+wait "$peer"
+if grep -Eq "RDMA_CM_EVENT_REJECTED, error: 8([^0-9]|$)" /tmp/rxe.log; then
+	grep -h "REJECTED" /tmp/rxe.log | sed "s/^/   /"
+	echo "== rxe-cm: rc-no-listener-qpio PASS"
+else
+	sed 's/^/   rxe: /' /tmp/rxe.log
+	sed 's/^/   qpio: /' /tmp/qpio.log
+	fail "rc-no-listener-qpio"
+fi
+step "rc-no-listener-kernel: qpio-cmatose -s 10.0.77.1 -p 7999, nobody listening on rxe0"
+QPIO_TIMEOUT=20 qpio_cm c-nolisten -s 10.0.77.1 -p 7999 > /tmp/qpio.log 2>&1
+st=$?
+if [ "$st" != 0 ] && grep -q "UNREACHABLE (Connection refused), expected ESTABLISHED" /tmp/qpio.log; then
+	grep -h "UNREACHABLE" /tmp/qpio.log | sed "s/^/   /"
+	echo "== rxe-cm: rc-no-listener-kernel PASS"
+else
+	echo "   qpio-cmatose exited $st"
+	sed 's/^/   qpio: /' /tmp/qpio.log
+	fail "rc-no-listener-kernel"
+fi
+
 # Lost CM messages: a tc filter on veth0 drops the first MAD of one
 # attribute (gact's deterministic mode: of the matching frames, the 1st,
 # 3rd, ... dropped, the 2nd, 4th, ... passed), on ingress for what qpio
@@ -224,7 +261,7 @@ veth_mtu 1500 1024
 # REP, RTU and DREQ sooner), the exchange and its data complete, and the
 # filter dropped exactly one frame.
 lost_row() {
-	local name=$1 dir=$2 attr=$3 tool_role=$4 stats dropped
+	local name=$1 dir=$2 attr=$3 tool_role=$4 tool=${5:-ucmatose} stats dropped
 	tc qdisc show dev veth0 | grep -q clsact || tc qdisc add dev veth0 clsact
 	# IPv4 (no options): UDP 4791 at byte 22; the MAD after BTH and
 	# DETH at byte 48: its class at 49 (0x07, CM), attribute at 64
@@ -235,7 +272,7 @@ lost_row() {
 		fail "$name: tc filter (act_gact, cls_u32, sch_ingress)"
 		return
 	fi
-	row "$name" ucmatose "$tool_role"
+	row "$name" "$tool" "$tool_role"
 	stats=$(tc -s filter show dev veth0 "$dir")
 	tc filter del dev veth0 "$dir" pref 10
 	dropped=$(echo "$stats" | sed -n 's/.*(dropped \([0-9]*\),.*/\1/p' | head -1)
@@ -250,6 +287,12 @@ lost_row rc-qpio-server-lost-req egress 0x0010 server
 lost_row rc-qpio-server-lost-rep ingress 0x0013 server
 lost_row rc-qpio-server-lost-rtu egress 0x0014 server
 lost_row rc-qpio-server-lost-dreq ingress 0x0015 server
+# UD: a SIDR REQ lost each way (qpio's sent again after 537 ms, the
+# kernel's after its timeout) and qpio's SIDR REP lost (the kernel asks
+# again; the listener answers the same request, no second one)
+lost_row ud-qpio-client-lost-sidr-req ingress 0x0017 client udaddy
+lost_row ud-qpio-server-lost-sidr-req egress 0x0017 server udaddy
+lost_row ud-qpio-server-lost-sidr-rep ingress 0x0018 server udaddy
 tc qdisc del dev veth0 clsact 2>/dev/null
 
 sleep 1
@@ -280,13 +323,17 @@ else
 		got=$(n "$1")
 		[ "$got" -ge "$2" ] || fail "CM attribute $1: $got in the capture, want at least $2"
 	done
-	# REJs: one "invalid MTU" (26) from 10.0.77.2, rc-mtu-refused's;
-	# any other would be a kernel's "invalid service ID" to a retried
-	# client row (the tool not listening yet)
+	# REJs: one "invalid MTU" (26) from 10.0.77.2, rc-mtu-refused's,
+	# at least one "invalid service ID" (8) from each side, the
+	# rc-no-listener rows' (more from the kernel to a retried client
+	# row, the tool not listening yet); none of another reason
 	rej=$(tsk -Y "infiniband.cm.rej.reason == 26 && ip.src == 10.0.77.2" | wc -l)
 	other=$(tsk -Y "infiniband.cm.rej.reason && !(infiniband.cm.rej.reason == 26 || infiniband.cm.rej.reason == 8)" | wc -l)
-	[ "$rej" = 1 ] && [ "$other" = 0 ] ||
-		fail "CM: $rej REJ invalid MTU (want 1) and $other REJ of other reasons (want 0)"
+	sid_q=$(tsk -Y "infiniband.cm.rej.reason == 8 && ip.src == 10.0.77.2" | wc -l)
+	sid_k=$(tsk -Y "infiniband.cm.rej.reason == 8 && ip.src == 10.0.77.1" | wc -l)
+	echo "   REJ: $rej invalid MTU from qpio, invalid service ID $sid_q from qpio and $sid_k from the kernel, $other of other reasons"
+	[ "$rej" = 1 ] && [ "$other" = 0 ] && [ "$sid_q" -ge 1 ] && [ "$sid_k" -ge 1 ] ||
+		fail "CM: $rej REJ invalid MTU (want 1), $sid_q and $sid_k REJ invalid service ID from qpio and the kernel (want 1 or more each), $other REJ of other reasons (want 0)"
 	[ -s /tmp/tshark.err ] && grep -v "Running as user" /tmp/tshark.err | sort | uniq -c | sed 's/^/   tshark: /'
 fi
 cp /tmp/wire.pcap /tmp/out/ 2>/dev/null
