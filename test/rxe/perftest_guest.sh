@@ -48,9 +48,18 @@ sleep 1
 # wire device (mtu=9000: path MTU 4096).
 PMD_ARGS=
 DEV_ARGS=
+# IBV=1: qpio-perf on rxe0 itself (the ibv driver, lib/cm through
+# librdmacm) instead of the wire device.
+IBV=
 qpio_perf() {
 	local prefix=$1
 	shift
+	if [ -n "$IBV" ]; then
+		timeout 150 "$perf" -l 0 --no-huge --no-shconf --no-pci -m 256 \
+			--file-prefix="$prefix" --log-level=lib.eal:error -- \
+			--dev ibv0,dev=rxe0 --perftest --timeout 60 $QPIO_ARGS "$@"
+		return
+	fi
 	timeout 150 "$perf" -l 0 --no-huge --no-shconf --no-pci -m 256 \
 		--file-prefix="$prefix" --log-level=lib.eal:error \
 		--vdev=net_af_packet0,iface=veth1$PMD_ARGS -- \
@@ -81,6 +90,7 @@ row() {
 		rq=-R
 		at_rxe=10.0.77.1
 		at_qpio=10.0.77.2
+		[ -n "$IBV" ] && at_qpio=10.0.77.1
 	fi
 	if [ "$size" = all ]; then
 		sz="-a"
@@ -198,7 +208,7 @@ fi
 # is rxe0's active MTU, which perftest's -m does not change: the veths
 # at 1500 (1024, as qpio's port; a REQ at 4096 would be refused with REJ
 # "invalid MTU").
-if echo rcm- | grep -Eq "$rows"; then
+if printf "%s\n" rcm- rcm-ibv- | grep -Eq "$rows"; then
 	ip link set veth0 mtu 1500 && ip link set veth1 mtu 1500 ||
 		fail "mtu 1500 on the veths"
 	for _ in $(seq 50); do
@@ -213,6 +223,14 @@ if echo rcm- | grep -Eq "$rows"; then
 		row rcm-read-bw-$role-65536 ib_read_bw 65536 50 $role
 		row rcm-atomic-lat-$role-8 ib_atomic_lat 8 200 $role
 	done
+	# both on rxe0 (rdma_cm's loopback): qpio's ibv driver, lib/cm
+	# through librdmacm
+	IBV=1
+	for role in client server; do
+		row rcm-ibv-send-bw-$role-65536 ib_send_bw 65536 100 $role
+		row rcm-ibv-read-bw-$role-65536 ib_read_bw 65536 50 $role
+	done
+	IBV=
 	RCM=
 fi
 
