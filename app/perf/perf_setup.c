@@ -778,6 +778,15 @@ perf_run(const struct perf_opts *o, struct perf_caps *caps,
 		ret = run_link_ends(&x, mtu);
 	if (ret != 0)
 		goto out;
+	if (x.cm != NULL) {
+		/* -R: the path MTU is the REQ's, which a perftest client's
+		 * rdma_cm chose; report the one the QP has. */
+		struct qpio_qp_attr qa;
+
+		if (qpio_qp_query(x.end[x.local].qp[0].qp, &qa, NULL) == 0 &&
+		    qa.path_mtu >= QPIO_MTU_256 && qa.path_mtu <= QPIO_MTU_4096)
+			caps->path_mtu = 128u << qa.path_mtu;
+	}
 
 	*res = calloc(nsizes, sizeof(**res));
 	if (*res == NULL) {
