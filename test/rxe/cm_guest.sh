@@ -50,17 +50,15 @@ qpio_cm() {
 		--dev soft0,wire=net_af_packet0,ip=10.0.77.2$DEV_ARGS \
 		--timeout "${QPIO_TIMEOUT:-60}" "$@"
 }
-# veth_mtu MTU: both veths at MTU, and rxe0's active MTU after it (its
-# path MTU for rdma_cm: 1024 at 1500, 4096 at 9000).
-veth_mtu() {
-	local want=$2
-	ip link set veth0 mtu "$1" && ip link set veth1 mtu "$1" ||
-		fail "mtu $1 on the veths"
-	for _ in $(seq 50); do
-		ibv_devinfo -d rxe0 | grep -q "active_mtu:.*$want" && break
-		sleep 0.1
+
+# wait_listening: up to 20 s for the qpio server (its output in
+# /tmp/qpio.log) to say it listens.
+wait_listening() {
+	local _
+	for _ in $(seq 1 100); do
+		grep -q "listening on port" /tmp/qpio.log && return 0
+		sleep 0.2
 	done
-	ibv_devinfo -d rxe0 | grep -E "active_mtu" | sed 's/^[[:space:]]*/   rxe0 /'
 }
 
 # row NAME TOOL QPIO_ROLE [ARGS...]: TOOL (ucmatose or udaddy) on rxe0
@@ -95,10 +93,7 @@ row() {
 	else
 		qpio_cm "s-$name" $ud "$@" > /tmp/qpio.log 2>&1 &
 		peer=$!
-		for try in $(seq 1 100); do
-			grep -q "listening on port" /tmp/qpio.log && break
-			sleep 0.2
-		done
+		wait_listening
 		timeout 120 "$tool" -s 10.0.77.2 "$@" > /tmp/rxe.log 2>&1 && ok=1
 		wait "$peer" || ok=0
 	fi
@@ -117,7 +112,7 @@ row() {
 
 # Path MTU 1024 (the veths at 1500): the tools' defaults, then more and
 # longer messages.
-veth_mtu 1500 1024
+veth_mtu fail 1500 1024
 row rc-qpio-client ucmatose client
 row rc-qpio-server ucmatose server
 row rc-qpio-client-3000 ucmatose client -C 200 -S 3000
@@ -158,10 +153,7 @@ rping_row() {
 	else
 		qpio_rp "rs-$name" -s -S "$size" -v > /tmp/qpio.log 2>&1 &
 		peer=$!
-		for _ in $(seq 1 100); do
-			grep -q "listening on port" /tmp/qpio.log && break
-			sleep 0.2
-		done
+		wait_listening
 		timeout 120 rping -c -a 10.0.77.2 -C "$count" -S "$size" -V -v > /tmp/rxe.log 2>&1 && ok=1
 		wait "$peer" || ok=0
 		qlog="qpio-rping: server: $count pings served, the client disconnected"
@@ -186,7 +178,7 @@ rping_row rping-qpio-server-65535 server 50 65535
 
 # Path MTU 4096: the veths at 9000, net_af_packet's ring frames of 12288
 # bytes, the wire device at mtu=9000 (test/rxe/perftest_guest.sh).
-veth_mtu 9000 4096
+veth_mtu fail 9000 4096
 PMD_ARGS=,framesz=12288,blocksz=12288
 DEV_ARGS=,mtu=9000
 row rc-qpio-server-4096 ucmatose server -C 100 -S 8192
@@ -199,10 +191,7 @@ DEV_ARGS=
 step "rc-mtu-refused: ucmatose -s 10.0.77.2 (path MTU 4096) -> qpio-cmatose at MTU 1024"
 QPIO_TIMEOUT=8 qpio_cm s-mtu > /tmp/qpio.log 2>&1 &
 peer=$!
-for _ in $(seq 1 100); do
-	grep -q "listening on port" /tmp/qpio.log && break
-	sleep 0.2
-done
+wait_listening
 timeout 60 ucmatose -s 10.0.77.2 > /tmp/rxe.log 2>&1
 wait "$peer"
 if grep -q "RDMA_CM_EVENT_REJECTED, error: 26" /tmp/rxe.log &&
@@ -214,7 +203,7 @@ else
 	sed 's/^/   qpio: /' /tmp/qpio.log
 	fail "rc-mtu-refused"
 fi
-veth_mtu 1500 1024
+veth_mtu fail 1500 1024
 
 # Nobody listening on the port asked for: the first message is answered
 # at once with REJ "invalid service ID" (8), as Linux answers it, both
@@ -226,10 +215,7 @@ step "rc-no-listener-qpio: ucmatose -s 10.0.77.2 -p 7999 -> qpio-cmatose listeni
 # be gone before the next row takes the interface and the address)
 QPIO_TIMEOUT=4 qpio_cm s-nolisten > /tmp/qpio.log 2>&1 &
 peer=$!
-for _ in $(seq 1 100); do
-	grep -q "listening on port" /tmp/qpio.log && break
-	sleep 0.2
-done
+wait_listening
 timeout 60 ucmatose -s 10.0.77.2 -p 7999 > /tmp/rxe.log 2>&1
 wait "$peer"
 if grep -Eq "RDMA_CM_EVENT_REJECTED, error: 8([^0-9]|$)" /tmp/rxe.log; then

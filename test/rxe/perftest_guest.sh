@@ -181,13 +181,7 @@ done
 # its netdev's), net_af_packet's ring frames of 12288 bytes (a 9014-byte
 # frame after the kernel's 66), the wire device at mtu=9000.
 if echo mtu4096- | grep -Eq "$rows"; then
-	ip link set veth0 mtu 9000 && ip link set veth1 mtu 9000 ||
-		fail "mtu 9000 on the veths"
-	for _ in $(seq 50); do
-		ibv_devinfo -d rxe0 | grep -q "active_mtu:.*4096" && break
-		sleep 0.1
-	done
-	ibv_devinfo -d rxe0 | grep -E "active_mtu" | sed 's/^[[:space:]]*/   rxe0 /'
+	veth_mtu fail 9000 4096
 	PMD_ARGS=,framesz=12288,blocksz=12288
 	DEV_ARGS=,mtu=9000
 	for role in client server; do
@@ -198,8 +192,7 @@ if echo mtu4096- | grep -Eq "$rows"; then
 	done
 	PMD_ARGS=
 	DEV_ARGS=
-	ip link set veth0 mtu 1500 && ip link set veth1 mtu 1500 ||
-		fail "mtu 1500 on the veths again"
+	veth_mtu fail 1500 1024
 fi
 
 # perftest -R: its exchange on an RC QP and its test QP, both connected
@@ -209,13 +202,7 @@ fi
 # at 1500 (1024, as qpio's port; a REQ at 4096 would be refused with REJ
 # "invalid MTU").
 if printf "%s\n" rcm- rcm-ibv- | grep -Eq "$rows"; then
-	ip link set veth0 mtu 1500 && ip link set veth1 mtu 1500 ||
-		fail "mtu 1500 on the veths"
-	for _ in $(seq 50); do
-		ibv_devinfo -d rxe0 | grep -q "active_mtu:.*1024" && break
-		sleep 0.1
-	done
-	ibv_devinfo -d rxe0 | grep -E "active_mtu" | sed 's/^[[:space:]]*/   rxe0 /'
+	veth_mtu fail 1500 1024
 	RCM=1
 	for role in client server; do
 		row rcm-send-bw-$role-65536 ib_send_bw 65536 100 $role

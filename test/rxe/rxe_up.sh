@@ -44,3 +44,17 @@ rxe_up() {
 	done
 	return 1
 }
+
+# veth_mtu FAIL MTU ACTIVE: both veths at MTU, then up to 5 s for rxe0's
+# active MTU to read ACTIVE (its path MTU for rdma_cm: 1024 at 1500, 4096
+# at 9000), which it prints. FAIL is called when the MTU is not taken.
+veth_mtu() {
+	local fail=$1 mtu=$2 want=$3 _
+	ip link set veth0 mtu "$mtu" && ip link set veth1 mtu "$mtu" ||
+		"$fail" "mtu $mtu on the veths"
+	for _ in $(seq 50); do
+		ibv_devinfo -d rxe0 | grep -q "active_mtu:.*$want" && break
+		sleep 0.1
+	done
+	ibv_devinfo -d rxe0 | grep -E "active_mtu" | sed 's/^[[:space:]]*/   rxe0 /'
+}

@@ -20,6 +20,18 @@ t0=$(date +%s)
 step() { echo "== vm-$QPIO_VM_ROLE [$(( $(date +%s) - t0 ))s] $*"; }
 fail() { echo "== vm-$QPIO_VM_ROLE: FAIL: $*"; rc=1; }
 finish() { step "done, status $rc"; echo "$rc" > /tmp/out/rc; sync; exit 0; }
+# verdict OK WHAT LOG WHO [SHOW]: OK 1 prints "ok: WHAT" and the lines of
+# LOG that match the regex SHOW; else LOG's last lines, prefixed WHO, and
+# WHAT fails.
+verdict() {
+	if [ "$1" = 1 ]; then
+		echo "ok: $2"
+		[ -z "${5:-}" ] || grep -E "$5" "$3" | sed 's/^/   /'
+	else
+		tail -n 20 "$3" | sed "s/^/   $4: /"
+		fail "$2"
+	fi
+}
 
 step "kernel $(uname -r), $(nproc) CPUs"
 for d in "$QPIO_ROOT" "$QPIO_BUILD"; do
@@ -81,48 +93,36 @@ if [ "$QPIO_VM_ROLE" = a ]; then
 		grep -q "REJECTED\|UNREACHABLE" /tmp/qrping.log || break
 		sleep 2
 	done
-	if [ "$ok" = 1 ] &&
+	[ "$ok" = 1 ] &&
 		grep -qx "qpio-rping: client: 10 pings of 64 bytes, every byte written back as it was read" /tmp/qrping.log &&
-		[ "$(grep -c '^ping data: rdma-ping-' /tmp/qrping.log)" = 10 ]; then
-		echo "ok: qpio-rping (no rxe here) -> rping on VM b: 10 pings, every byte checked (try $try)"
-	else
-		tail -n 20 /tmp/qrping.log | sed 's/^/   qpio: /'
-		fail "qpio-rping -> rping on VM b"
-	fi
+		[ "$(grep -c '^ping data: rdma-ping-' /tmp/qrping.log)" = 10 ] || ok=0
+	verdict "$ok" "qpio-rping (no rxe here) -> rping on VM b: 10 pings, every byte checked" \
+		/tmp/qrping.log qpio
 	for r in "ib_send_bw 65536 100 18600" "ib_write_lat 2 300 18601"; do
 		set -- $r
-		if qa "pf-$1" "$QPIO_BUILD/app/perf/qpio-perf" --perftest -R \
+		ok=0
+		qa "pf-$1" "$QPIO_BUILD/app/perf/qpio-perf" --perftest -R \
 			--test "$1" -s "$2" -n "$3" --validate --connect 10.0.78.2 \
 			-p "$4" --timeout 240 > /tmp/qperf.log 2>&1 &&
 			grep -Eq "^ *$2 +$3 " /tmp/qperf.log &&
-			! grep -q "validate:.* [1-9][0-9]* mismatch" /tmp/qperf.log; then
-			echo "ok: qpio-perf --perftest -R (no rxe here) -> $1 -R on VM b:"
-			grep -E "^ *$2 +$3 |validate:|^ (qp|wire): " /tmp/qperf.log | sed 's/^/   /'
-		else
-			tail -n 20 /tmp/qperf.log | sed 's/^/   qpio: /'
-			fail "qpio-perf --perftest -R -> $1 -R on VM b"
-		fi
+			! grep -q "validate:.* [1-9][0-9]* mismatch" /tmp/qperf.log && ok=1
+		verdict "$ok" "qpio-perf --perftest -R (no rxe here) -> $1 -R on VM b" \
+			/tmp/qperf.log qpio "^ *$2 +$3 |validate:|^ (qp|wire): "
 	done
 else
-	timeout 300 rping -s -a "$me" -S 64 -v > /tmp/rping.log 2>&1
-	st=$?
-	n=$(grep -c '^server ping data: rdma-ping-' /tmp/rping.log)
-	if [ "$st" = 0 ] && [ "$n" = 10 ]; then
-		echo "ok: rping -s on rxe0 served VM a's qpio-rping: 10 pings"
-	else
-		tail -n 20 /tmp/rping.log | sed 's/^/   rxe: /'
-		fail "rping -s for VM a's qpio (exit $st, $n pings)"
-	fi
+	ok=0
+	timeout 300 rping -s -a "$me" -S 64 -v > /tmp/rping.log 2>&1 &&
+		[ "$(grep -c '^server ping data: rdma-ping-' /tmp/rping.log)" = 10 ] &&
+		ok=1
+	verdict "$ok" "rping -s on rxe0 served VM a's qpio-rping: 10 pings" \
+		/tmp/rping.log rxe
 	for r in "ib_send_bw 65536 100 18600" "ib_write_lat 2 300 18601"; do
 		set -- $r
-		if timeout 300 "$1" -d rxe0 -R -s "$2" -n "$3" -F -p "$4" \
-			> /tmp/pt.log 2>&1 && grep -Eq "^ *$2 +$3 " /tmp/pt.log; then
-			echo "ok: $1 -R on rxe0 against VM a's qpio-perf:"
-			grep -E "^ *$2 +$3 " /tmp/pt.log | sed 's/^/   /'
-		else
-			tail -n 20 /tmp/pt.log | sed 's/^/   rxe: /'
-			fail "$1 -R server for VM a's qpio-perf"
-		fi
+		ok=0
+		timeout 300 "$1" -d rxe0 -R -s "$2" -n "$3" -F -p "$4" \
+			> /tmp/pt.log 2>&1 && grep -Eq "^ *$2 +$3 " /tmp/pt.log && ok=1
+		verdict "$ok" "$1 -R on rxe0 against VM a's qpio-perf" /tmp/pt.log \
+			rxe "^ *$2 +$3 "
 	done
 fi
 finish
