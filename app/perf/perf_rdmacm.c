@@ -413,6 +413,22 @@ cm_broken(const struct perf_cm *cm, uint64_t end)
 	return 0;
 }
 
+/* Turn until *flag (set by cm_turn()) is set, or the exchange broke. */
+static int
+cm_wait_flag(struct perf_ctx *x, const int *flag, uint64_t end)
+{
+	int ret;
+
+	while (!*flag) {
+		if (cm_turn(x) < 0)
+			return -ECANCELED;
+		ret = cm_broken(x->cm, end);
+		if (ret != 0)
+			return ret;
+	}
+	return 0;
+}
+
 /* Send len bytes on the exchange QP and wait for the send to complete. */
 static int
 cm_send(struct perf_ctx *x, const void *mine, size_t len, uint64_t end)
@@ -424,21 +440,14 @@ cm_send(struct perf_ctx *x, const void *mine, size_t len, uint64_t end)
 		.length = (uint32_t)len,
 		.lkey = qpio_mr_lkey(cm->mr),
 	};
-	int err = 0, ret;
+	int err = 0;
 
 	memcpy(slot, mine, len);
 	cm->sent = 0;
 	if (qpio_qp_post_send_sge(cm->qp, &sge, 1, CM_SEND_ID,
 				  QPIO_SEND_SIGNALED, &err) != 1)
 		return err != 0 ? err : -EIO;
-	while (!cm->sent) {
-		if (cm_turn(x) < 0)
-			return -ECANCELED;
-		ret = cm_broken(cm, end);
-		if (ret != 0)
-			return ret;
-	}
-	return 0;
+	return cm_wait_flag(x, &cm->sent, end);
 }
 
 /* Wait for the peer's message of len bytes into peers. */
@@ -449,13 +458,9 @@ cm_recv(struct perf_ctx *x, void *peers, size_t len, uint64_t end)
 	struct qpio_wc *rx = &cm->rx;
 	int ret;
 
-	while (!cm->have_rx) {
-		if (cm_turn(x) < 0)
-			return -ECANCELED;
-		ret = cm_broken(cm, end);
-		if (ret != 0)
-			return ret;
-	}
+	ret = cm_wait_flag(x, &cm->have_rx, end);
+	if (ret != 0)
+		return ret;
 	cm->have_rx = 0;
 	if (rx->opcode != QPIO_WC_RECV || rx->wr_id >= CM_SLOTS)
 		return -EPROTO;
