@@ -166,8 +166,9 @@ qpio_port_kvargs_str(const struct qpio_port *port,
 	return qpio_devargs_str(port->name, kvlist, key, val);
 }
 
-int
-qpio_port_create(const char *devargs)
+/* Create a port; owned: at the highest free id (a device's own port). */
+static int
+port_create(const char *devargs, bool owned)
 {
 	const struct qpio_port_driver *drv;
 	struct rte_kvargs *kvlist = NULL;
@@ -199,8 +200,10 @@ qpio_port_create(const char *devargs)
 		return -EEXIST;
 	}
 	for (id = 0; id < QPIO_MAX_PORTS; id++)
-		if (ports[id] == NULL)
+		if (ports[owned ? QPIO_MAX_PORTS - 1 - id : id] == NULL)
 			break;
+	if (id < QPIO_MAX_PORTS && owned)
+		id = (uint16_t)(QPIO_MAX_PORTS - 1 - id);
 	if (id == QPIO_MAX_PORTS) {
 		PORT_LOG(ERR, "port %s: QPIO_MAX_PORTS (%u) reached", name,
 			 QPIO_MAX_PORTS);
@@ -233,6 +236,18 @@ qpio_port_create(const char *devargs)
 	fp_reset(id);
 	PORT_LOG(INFO, "port %u: %s created (driver %s)", id, name, drv->name);
 	return id;
+}
+
+int
+qpio_port_create(const char *devargs)
+{
+	return port_create(devargs, false);
+}
+
+int
+qpio_port_create_owned(const char *devargs)
+{
+	return port_create(devargs, true);
 }
 
 #define PORT_GET_OR_RET(p, id) do { \

@@ -100,6 +100,16 @@ void qpio_port_driver_register(struct qpio_port_driver *drv);
 		qpio_port_driver_register(&(drv)); \
 	}
 
+/**
+ * qpio_port_create() for a port that a device owns (a soft device's wire
+ * port): the port takes the highest free id instead of the lowest, so the
+ * application's own ports keep ids 0, 1, ... in the order it creates them
+ * (as an ethdev owned by another driver stays out of an application's
+ * port numbering in DPDK). Same errors as qpio_port_create().
+ */
+__qpio_internal
+int qpio_port_create_owned(const char *devargs);
+
 /** The live port with this id, or NULL. For drivers linking ports. */
 __qpio_internal
 struct qpio_port *qpio_port_get(uint16_t port_id);

@@ -24,7 +24,16 @@ With QPIO_CONNECT_RDMA_DEV (an ibv devargs, "ibv0,dev=rxe0") and
 QPIO_CONNECT_ADDR (an IP address of that device's netdev) the two
 processes are independent (--no-huge), each with its own ibv device, and
 the connection goes through librdmacm (test/rxe/guest.sh does this: RC
-over the IB CM, UD over SIDR). Exit 0 when every check passes, 1 if not.
+over the IB CM, UD over SIDR).
+
+With QPIO_CONNECT_WIRE=1 (root) each process has a soft device on the
+wire (soft0,wire=net_af_packet0,...,mtu=9000) on one end of a veth pair of
+MTU 9000, its own, and the connection is the IB CM on QP1 over RoCEv2
+(RC: REQ, REP, RTU; UD: SIDR), as between two hosts with ordinary NICs;
+the frames cross the kernel's veth as RoCEv2 packets at path MTU 4096.
+Only the forward case: a killed process on the wire says nothing, and an
+RC receiver that never sends has nothing to notice it by.
+Exit 0 when every check passes, 1 if not.
 """
 import os
 import re
@@ -46,6 +55,10 @@ RXD = 128
 IBV = os.environ.get("QPIO_CONNECT_RDMA_DEV", "")
 ADDR = os.environ.get("QPIO_CONNECT_ADDR", "127.0.0.1") if IBV else "127.0.0.1"
 IBV_NAME = IBV.split(",")[0]
+WIRE = os.environ.get("QPIO_CONNECT_WIRE", "") == "1" and not IBV
+VETH = ("qcw%da" % os.getpid(), "qcw%db" % os.getpid())
+if WIRE:
+    ADDR = "10.0.91.1"
 TMP = tempfile.mkdtemp(prefix="qpio-qp-connect.")
 failures = 0
 hp = Hugepages(HP_ADD, "qpio-qp-connect-huge.")
@@ -93,10 +106,17 @@ def eal(tag, secondary):
     pfx = "qpio_qp_connect_%s_%d" % (tag, os.getpid())
     e = ["-l", "0-1", "--file-prefix=" + pfx, "--no-pci", "--no-telemetry",
          "--log-level=lib.eal:error"]
+    if IBV or WIRE:
+        # Two independent processes, each with its own device.
+        e = e[:2] + ["--file-prefix=%s_%s" % (pfx, "a" if secondary else "b"),
+                     "--no-huge", "--no-shconf", "-m", "512"] + e[3:]
+    if WIRE:
+        # A on the veth's first end, B on its second; ring frames of
+        # 12288 bytes for the MTU of 9000.
+        return e + ["--vdev=net_af_packet0,iface=%s,framesz=12288,"
+                    "blocksz=12288" % VETH[0 if secondary else 1]]
     if IBV:
-        # Two independent processes, each with its own ibv device.
-        return e[:2] + ["--file-prefix=%s_%s" % (pfx, "a" if secondary else "b"),
-                        "--no-huge", "--no-shconf", "-m", "512"] + e[3:]
+        return e
     if secondary:
         return e + ["--proc-type=secondary"]
     return e + ["--huge-dir=" + hp.mnt]
@@ -146,6 +166,9 @@ def dev(role):
     """Device args of the listener (B) or the connector (A)."""
     if IBV:
         return ["--rdma-dev", IBV], IBV_NAME
+    if WIRE:
+        return ["--rdma-dev", "soft0,wire=net_af_packet0,ip=10.0.91.%d,"
+                "mtu=9000" % (1 if role == "b" else 2)], "soft0"
     return [], "soft0" if role == "b" else "soft1"
 
 
@@ -159,6 +182,7 @@ def forward_one(tag, cap, transport):
               "--total-num-mbufs=4096", "--rxd=%d" % RXD, "--txd=%d" % RXD,
               "--burst=32", "--link-wait=30", "--show-xstats"] + lens
     blines = []
+    veth_rx = veth_rx_packets()
     bdev, bname = dev("b")
     adev, aname = dev("a")
     b = start_listener(eal(tag, False),
@@ -187,12 +211,42 @@ def forward_one(tag, cap, transport):
                      re.search(r"mbufs not returned to pool mb_pool_0(_\d+)?: 0",
                                aout),
                      "%s: every mbuf back at both ends" % name))
+    if WIRE:
+        got = veth_rx_packets() - veth_rx
+        ok &= check(got >= n, "%s: the frames crossed the veth as RoCEv2 "
+                    "packets (%d packets in at B's end, at least %d)"
+                    % (name, got, n))
     r = subprocess.run([PCAPCMP, "--ignore-len", cap, out], capture_output=True,
                        text=True)
     ok &= check(r.returncode == 0, "%s: byte-identical after the connection: %s"
                 % (name, (r.stdout + r.stderr).strip()))
     if not ok:
         print(aout[-3000:] + "\n----\n" + bout[-3000:])
+
+
+def veth_rx_packets():
+    """Packets the kernel counted in at B's end of the veth (0 off the
+    wire)."""
+    if not WIRE:
+        return 0
+    with open("/sys/class/net/%s/statistics/rx_packets" % VETH[1]) as f:
+        return int(f.read())
+
+
+def wire_setup():
+    """The veth pair of MTU 9000 (test/veth.sh); why not, else None."""
+    if os.geteuid() != 0:
+        return "needs root for a veth pair"
+    if shutil.which("ip") is None:
+        return "ip (iproute2) not installed"
+    r = subprocess.run(["bash", "-c", '. "$0"; veth_up "$1" "$2" && '
+                        'ip link set "$1" mtu 9000 && ip link set "$2" mtu 9000',
+                        os.path.join(SRC, "test", "veth.sh"), VETH[0], VETH[1]],
+                       capture_output=True, text=True)
+    if r.returncode != 0:
+        subprocess.run(["ip", "link", "del", VETH[0]], stderr=subprocess.DEVNULL)
+        return "cannot create a veth pair of MTU 9000: " + r.stderr.strip()
+    return None
 
 
 def case_forward():
@@ -292,15 +346,22 @@ def main():
         print("qp_connect %s: %s" % (CASE, "every check passed" if failures == 0
                                      else "%d checks failed" % failures))
         return 1 if failures else 0
-    reason = None if IBV else hp.setup()
+    reason = None if IBV else wire_setup() if WIRE else hp.setup()
     if reason is not None:
         hp.teardown()
         print("SKIP: " + reason)
         return SKIP
+    if WIRE and CASE != "forward":
+        print("%s: only the forward case runs on the wire" % CASE)
+        return 2
     try:
         {"forward": case_forward, "peer-kill": case_peer_kill}[CASE]()
     finally:
-        hp.teardown()
+        if WIRE:
+            subprocess.run(["ip", "link", "del", VETH[0]],
+                           stderr=subprocess.DEVNULL)
+        else:
+            hp.teardown()
         shutil.rmtree(TMP, ignore_errors=True)
     print("qp_connect %s: %s" % (CASE, "every check passed" if failures == 0
                                  else "%d checks failed" % failures))

@@ -6,7 +6,10 @@
  * credits work across the connection, a peer that goes away is a counted
  * link down with every posted receive flushed once, reconnect=1 brings the
  * link back, and a refused shape or a bad address is a clear error.
+ * The same ports on soft devices on the wire (two ethdevs over crossed
+ * rings) connect with the IB CM on QP1 instead, as rdma_cm peers do.
  */
+#include <inttypes.h>
 #include <string.h>
 #include <unistd.h>
 #include <arpa/inet.h>
@@ -15,9 +18,13 @@
 
 #include <rte_cycles.h>
 #include <rte_errno.h>
+#include <rte_eth_ring.h>
+#include <rte_ethdev.h>
 #include <rte_mbuf.h>
 #include <rte_mempool.h>
+#include <rte_ring.h>
 
+#include "qpio_cm.h"
 #include "qpio_port.h"
 #include "test_common.h"
 
@@ -140,10 +147,11 @@ frame(uint32_t len, uint32_t seed)
 	return m;
 }
 
-/* n frames from port from to port to, byte-identical and in order; the
- * sender keeps what has no credit yet and sends it again. */
+/* n frames of 60..max bytes from port from to port to, byte-identical
+ * and in order; the sender keeps what has no credit yet and sends it
+ * again. */
 static void
-carry(int from, int to, unsigned int n, uint32_t seed)
+carry_max(int from, int to, unsigned int n, uint32_t seed, uint32_t max)
 {
 	struct rte_mbuf *tx[600], *rx[600];
 	unsigned int sent = 0, got = 0, i;
@@ -152,7 +160,7 @@ carry(int from, int to, unsigned int n, uint32_t seed)
 
 	cr_assert_leq(n, 600u);
 	for (i = 0; i < n; i++)
-		tx[i] = frame(60 + (i * 37) % 1400, seed + i);
+		tx[i] = frame(60 + (i * 37) % (max - 59), seed + i);
 	while ((sent < n || got < n) && rte_get_timer_cycles() < end) {
 		if (sent < n)
 			sent += qpio_port_tx_burst(from, 0, &tx[sent],
@@ -163,7 +171,7 @@ carry(int from, int to, unsigned int n, uint32_t seed)
 	cr_assert_eq(sent, n, "sent %u of %u", sent, n);
 	cr_assert_eq(got, n, "received %u of %u", got, n);
 	for (i = 0; i < n; i++) {
-		uint32_t len = 60 + (i * 37) % 1400;
+		uint32_t len = 60 + (i * 37) % (max - 59);
 		uint8_t buf[2048];
 		const uint8_t *p = rte_pktmbuf_read(rx[i], 0, len, buf);
 
@@ -172,6 +180,13 @@ carry(int from, int to, unsigned int n, uint32_t seed)
 			  i);
 		rte_pktmbuf_free(rx[i]);
 	}
+}
+
+/* carry_max() of frames up to 1459 bytes. */
+static void
+carry(int from, int to, unsigned int n, uint32_t seed)
+{
+	carry_max(from, to, n, seed, 1459);
 }
 
 static void
@@ -472,4 +487,254 @@ Test(port_qp_cm, listen_on_a_taken_port_fails_at_start)
 	cr_assert_eq(qpio_port_start(a), 0);
 	cr_assert_eq(qpio_port_start(b), -EADDRINUSE);
 	close_all(a, b);
+}
+
+/* ---- the same ports on the wire: lib/cm's IB CM on QP1 ---- */
+
+static struct qpio_device *wdev[2];
+static struct rte_ring *wring[2];
+static uint16_t wport[2];
+
+/* soft0 (10.0.0.1) and soft1 (10.0.0.2), soft devices on the wire over
+ * crossed rings (MTU mtu), made before the ports so that dev=soft0 and
+ * dev=soft1 name them. */
+static void
+wire_devs(unsigned int mtu)
+{
+	char name[RTE_ETH_NAME_MAX_LEN], args[160];
+	unsigned int i;
+	int p;
+
+	wring[0] = rte_ring_create("pqw_ab", 4096, SOCKET_ID_ANY, 0);
+	wring[1] = rte_ring_create("pqw_ba", 4096, SOCKET_ID_ANY, 0);
+	cr_assert(wring[0] != NULL && wring[1] != NULL, "%s",
+		  rte_strerror(rte_errno));
+	for (i = 0; i < 2; i++) {
+		p = rte_eth_from_rings(i == 0 ? "pqw_a" : "pqw_b",
+				       &wring[1 - i], 1, &wring[i], 1,
+				       SOCKET_ID_ANY);
+		cr_assert_geq(p, 0, "%s", rte_strerror(rte_errno));
+		wport[i] = (uint16_t)p;
+		cr_assert_eq(rte_eth_dev_get_name_by_port(wport[i], name), 0);
+		snprintf(args, sizeof(args), "soft%u,wire=%s,ip=10.0.0.%u,"
+			 "mtu=%u", i, name, i + 1, mtu);
+		wdev[i] = qpio_rdma_dev_create(args);
+		cr_assert_not_null(wdev[i], "%s: %s", args,
+				   rte_strerror(rte_errno));
+	}
+}
+
+static void
+wire_devs_close(void)
+{
+	unsigned int i;
+
+	/* (closing a wire device closes its ethdev) */
+	for (i = 0; i < 2; i++) {
+		cr_assert_eq(qpio_rdma_dev_close(wdev[i]), 0);
+		cr_assert(!rte_eth_dev_is_valid_port(wport[i]));
+	}
+	rte_ring_free(wring[0]);
+	rte_ring_free(wring[1]);
+}
+
+/* Listener qp0 on soft0 at 10.0.0.1:7471, connector qp1 on soft1 to it,
+ * both started, link up. */
+static void
+wire_pair_up(int *a, int *b, const char *qp, const char *extra)
+{
+	char args[160];
+
+	snprintf(args, sizeof(args), "qp0,dev=soft0,qp=%s,listen=10.0.0.1:"
+		 "7471%s", qp, extra);
+	*a = qpio_port_create(args);
+	snprintf(args, sizeof(args), "qp1,dev=soft1,qp=%s,connect=10.0.0.1:"
+		 "7471%s", qp, extra);
+	*b = qpio_port_create(args);
+	/* The wire devices' own ports sit at the highest ids: the
+	 * application's are 0 and 1. */
+	cr_assert_eq(*a, 0, "%s", rte_strerror(-*a));
+	cr_assert_eq(*b, 1, "%s", rte_strerror(-*b));
+	setup(*a, 0);
+	setup(*b, 0);
+	cr_assert_eq(qpio_port_start(*a), 0);
+	cr_assert_eq(qpio_port_start(*b), 0);
+	WAIT_FOR(*a, *b, link_is(*a) && link_is(*b));
+	cr_assert_eq(link_is(*a), 1);
+	cr_assert_eq(link_is(*b), 1);
+	cr_assert_eq(xstat(*a, "cm_link_ups"), 1);
+	cr_assert_eq(xstat(*b, "cm_link_ups"), 1);
+}
+
+/* Assert what the listener's device (soft0) did on QP1 so far: rx
+ * messages received and tx sent, resends and duplicates aside, nothing
+ * refused or unmatched. */
+static void
+listener_mads(uint64_t rx, uint64_t tx)
+{
+	struct qpio_cm_mad_stats s;
+
+	cr_assert_eq(qpio_cm_mad_stats(wdev[0], &s), 0);
+	cr_assert_eq(s.rx_mads - s.rx_duplicates, rx, "%" PRIu64 " MADs "
+		     "received (%" PRIu64 " again)", s.rx_mads,
+		     s.rx_duplicates);
+	cr_assert_eq(s.tx_mads - s.tx_resends, tx, "%" PRIu64 " MADs sent "
+		     "(%" PRIu64 " again)", s.tx_mads, s.tx_resends);
+	cr_assert_eq(s.rx_refused, 0);
+	cr_assert_eq(s.rx_unmatched, 0);
+	cr_assert_eq(s.rx_no_listener, 0);
+	cr_assert_eq(s.tx_failed, 0);
+}
+
+Test(port_qp_cm, wire_rc_link_is_an_ib_cm_connection_and_carries_frames)
+{
+	int a, b;
+
+	qt_require_soft("soft devices on the wire");
+	wire_devs(1500);
+	wire_pair_up(&a, &b, "rc", "");
+	/* The connection was REQ and RTU in, REP out, on QP1. */
+	listener_mads(2, 1);
+	/* Frames up to 1459 bytes, more than the receives: the credits are
+	 * RDMA READs on the wire, each frame a SEND of 1 or 2 packets at
+	 * path MTU 1024. */
+	carry(b, a, 600, 31);
+	carry(a, b, 600, 7031);
+	cr_assert_gt(xstat(a, "tx_credit_reads"), 1);
+	cr_assert_gt(xstat(b, "tx_credit_reads"), 1);
+	cr_assert_eq(xstat(a, "tx_rnr_naks"), 0);
+	cr_assert_eq(xstat(b, "tx_rnr_naks"), 0);
+	close_all(a, b);
+	wire_devs_close();
+}
+
+/* UD on a 1500-byte wire: one packet of path MTU 1024 per frame, so the
+ * port's limit is 1024 bytes; above it is refused at configure and
+ * dropped and counted at tx, never lost on the wire. */
+Test(port_qp_cm, wire_ud_link_is_a_sidr_exchange_and_carries_frames)
+{
+	struct qpio_port_conf conf = { .max_rx_pkt_len = 1025 };
+	struct qpio_port_info info;
+	struct rte_mbuf *big;
+	uint16_t sent;
+	int a, b;
+
+	qt_require_soft("soft devices on the wire");
+	wire_devs(1500);
+	a = qpio_port_create("qp0,dev=soft0,qp=ud,listen=10.0.0.1:7471");
+	cr_assert_geq(a, 0);
+	qpio_port_info_get(a, &info);
+	cr_assert_eq(info.max_rx_pkt_len, 1024);
+	cr_assert_eq(qpio_port_configure(a, 1, 1, &conf), -EINVAL);
+	cr_assert_eq(qpio_port_close(a), 0);
+	wire_pair_up(&a, &b, "ud", "");
+	/* SIDR_REQ in, SIDR_REP out. */
+	listener_mads(1, 1);
+	carry_max(b, a, 100, 33, 1024);
+	carry_max(a, b, 100, 333, 1024);
+	big = frame(1025, 5);
+	sent = qpio_port_tx_burst(b, 0, &big, 1);
+	cr_assert_eq(sent, 1, "taken, dropped and counted");
+	cr_assert_eq(xstat(b, "tx_oversize_drops"), 1);
+	close_all(a, b);
+	wire_devs_close();
+}
+
+/* A 9000-byte wire: UD frames up to 4096 bytes. */
+Test(port_qp_cm, wire_ud_on_a_jumbo_wire_carries_4096_bytes)
+{
+	struct qpio_port_conf conf = { .max_rx_pkt_len = 4096 };
+	struct rte_mbuf *tx[20], *rx[20];
+	unsigned int i, got = 0, sent = 0, k;
+	char args[96];
+	int id[2];
+
+	qt_require_soft("soft devices on the wire");
+	wire_devs(9000);
+	for (i = 0; i < 2; i++) {
+		snprintf(args, sizeof(args), "qp%u,dev=soft%u,qp=ud,%s="
+			 "10.0.0.1:7471", i, i, i == 0 ? "listen" : "connect");
+		id[i] = qpio_port_create(args);
+		cr_assert_geq(id[i], 0);
+		setup(id[i], 0);
+		/* 4096 bytes: 2 of the pool's 2048-byte mbufs */
+		cr_assert_eq(qpio_port_configure(id[i], 1, 1, &conf), 0);
+		cr_assert_eq(qpio_port_rx_queue_setup(id[i], 0, NB_DESC,
+						      SOCKET_ID_ANY, mp), 0);
+		cr_assert_eq(qpio_port_tx_queue_setup(id[i], 0, NB_DESC,
+						      SOCKET_ID_ANY), 0);
+		cr_assert_eq(qpio_port_start(id[i]), 0);
+	}
+	WAIT_FOR(id[0], id[1], link_is(id[0]) && link_is(id[1]));
+	cr_assert_eq(link_is(id[1]), 1);
+	for (i = 0; i < 20; i++) {
+		uint8_t *p;
+
+		tx[i] = rte_pktmbuf_alloc(mp);
+		cr_assert_not_null(tx[i]);
+		/* a chain of two 2048-byte segments */
+		p = (uint8_t *)rte_pktmbuf_append(tx[i], 2048);
+		cr_assert_not_null(p);
+		tx[i]->next = rte_pktmbuf_alloc(mp);
+		cr_assert_not_null(tx[i]->next);
+		cr_assert_not_null(rte_pktmbuf_append(tx[i]->next, 2048));
+		tx[i]->nb_segs = 2;
+		tx[i]->pkt_len = 4096;
+		for (k = 0; k < 4096; k++)
+			*rte_pktmbuf_mtod_offset(k < 2048 ? tx[i] :
+						 tx[i]->next, uint8_t *,
+						 k % 2048) =
+				(uint8_t)(k * 7 + i);
+	}
+	for (k = 0; k < 100000 && (sent < 20 || got < 20); k++) {
+		if (sent < 20)
+			sent += qpio_port_tx_burst(id[1], 0, &tx[sent],
+						   (uint16_t)(20 - sent));
+		got += qpio_port_rx_burst(id[0], 0, &rx[got],
+					  (uint16_t)(20 - got));
+	}
+	cr_assert_eq(sent, 20);
+	cr_assert_eq(got, 20, "received %u of 20", got);
+	for (i = 0; i < 20; i++) {
+		uint8_t buf[4096];
+		const uint8_t *p = rte_pktmbuf_read(rx[i], 0, 4096, buf);
+
+		cr_assert_eq(rx[i]->pkt_len, 4096);
+		cr_assert_not_null(p);
+		for (k = 0; k < 4096; k++)
+			cr_assert_eq(p[k], (uint8_t)(k * 7 + i),
+				     "frame %u byte %u", i, k);
+		rte_pktmbuf_free(rx[i]);
+	}
+	cr_assert_eq(xstat(id[1], "tx_oversize_drops"), 0);
+	close_all(id[0], id[1]);
+	wire_devs_close();
+}
+
+Test(port_qp_cm, wire_peer_stop_is_a_dreq_and_reconnect_brings_it_back)
+{
+	int a, b;
+
+	qt_require_soft("soft devices on the wire");
+	wire_devs(1500);
+	wire_pair_up(&a, &b, "rc", ",reconnect=1");
+	carry(b, a, 50, 41);
+	cr_assert_eq(qpio_port_stop(b), 0);
+	WAIT_FOR(a, -1, !link_is(a) && xstat(a, "rx_flushed") == NB_DESC);
+	cr_assert_eq(link_is(a), 0);
+	cr_assert_eq(xstat(a, "cm_link_downs"), 1);
+	cr_assert_eq(xstat(a, "rx_flushed"), NB_DESC);
+	/* The stop was a DREQ in and its DREP out. */
+	listener_mads(3, 2);
+	cr_assert_eq(qpio_port_start(b), 0);
+	WAIT_FOR(a, b, link_is(a) && link_is(b));
+	cr_assert_eq(link_is(a), 1);
+	cr_assert_eq(link_is(b), 1);
+	cr_assert_eq(xstat(a, "cm_link_ups"), 2);
+	/* A second REQ -> REP -> RTU. */
+	listener_mads(5, 3);
+	carry(b, a, 300, 42);
+	carry(a, b, 300, 43);
+	close_all(a, b);
+	wire_devs_close();
 }

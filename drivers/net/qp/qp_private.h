@@ -312,6 +312,7 @@ struct qp_port {
 	uint8_t timeout;               /* qp=rc: local ACK timeout (IBA code) */
 	uint8_t retry_cnt;             /* qp=rc: transport retries */
 	uint16_t lid;
+	uint32_t mtu_len;           /* the device port's active MTU, bytes */
 	union qpio_gid gid;
 	struct qpio_device_attr dattr;
 	struct qp_pool_reg pools[QP_PORT_MAX_POOLS];

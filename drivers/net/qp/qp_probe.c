@@ -132,8 +132,11 @@ qp_info_get(struct qpio_port *port, struct qpio_port_info *info)
 	info->max_desc = (uint16_t)RTE_MIN(a->max_qp_wr, 32768u);
 	info->max_tx_segs = (uint16_t)RTE_MIN(a->max_sge, QP_PORT_MAX_SEGS);
 	info->max_rx_segs = info->max_tx_segs;
-	/* RC carries messages of any size; UD one MTU less the GRH room. */
-	info->max_rx_pkt_len = qport->transport == QP_PORT_UD ? 4096 : 262144;
+	/* RC carries messages of any size; UD one message of the device
+	 * port's active MTU (IBA 9.7.4: a UD message is one packet), 1024
+	 * bytes on a soft device on a 1500-byte wire. */
+	info->max_rx_pkt_len = qport->transport == QP_PORT_UD ?
+			       qport->mtu_len : 262144;
 	/* Inline frames go back to their pool at post (qp.rst). */
 	info->tx_offload_capa = QPIO_PORT_TX_OFFLOAD_MBUF_FAST_FREE;
 }
@@ -285,6 +288,9 @@ qp_probe(struct qpio_port *port, const struct rte_kvargs *kv)
 	if (ret < 0)
 		goto fail;
 	qport->lid = pa.lid;
+	qport->mtu_len = pa.active_mtu >= QPIO_MTU_256 &&
+			 pa.active_mtu <= QPIO_MTU_4096 ?
+			 128u << pa.active_mtu : 4096u;
 	qport->pd = qpio_pd_alloc(qport->dev);
 	if (qport->pd == NULL) {
 		ret = -rte_errno;

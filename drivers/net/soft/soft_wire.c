@@ -24,6 +24,7 @@
 #include <rte_malloc.h>
 #include <rte_mbuf.h>
 
+#include "port_driver.h"
 #include "qpio_port.h"
 #include "soft_model.h"
 #include "soft_wire.h"
@@ -939,9 +940,10 @@ soft_wire_attach(struct soft_dev *sdev, const struct rte_kvargs *kv)
 		goto err;
 	}
 
-	/* The port: an eth port of the ethdev, owned by the device. */
-	/* The first free name eth<n> from eth1000 on: the application's own
-	 * eth ports keep the low numbers. */
+	/* The port: an eth port of the ethdev, owned by the device, at the
+	 * highest free port id (qpio_port_create_owned()), named by the
+	 * first free eth<n> from eth1000 on: the application's own ports
+	 * keep the low ids and names. */
 	for (pid = 0; pid < QPIO_MAX_PORTS; pid++) {
 		snprintf(w->port_name, sizeof(w->port_name), "eth%d",
 			 WIRE_PORT_NUM + pid);
@@ -956,7 +958,7 @@ soft_wire_attach(struct soft_dev *sdev, const struct rte_kvargs *kv)
 		ret = -EINVAL;
 		goto err;
 	}
-	pid = qpio_port_create(args);
+	pid = qpio_port_create_owned(args);
 	if (pid < 0) {
 		SOFT_LOG(ERR, "%s: wire=%s: no DPDK ethdev of that name to "
 			 "bind (create it with --vdev or -a first): %s", dev,
