@@ -17,7 +17,12 @@
  *            "consumer reject", from qpio_cm_reject()); an MRA
  *            postpones the requester's resends; DREQ -> DREP ends a
  *            connection, and a DREQ naming no connection here still gets
- *            its DREP, as the kernel answers one in its timewait.
+ *            its DREP, as the kernel answers one in its timewait. An
+ *            ended connection's IDs stay in TimeWait for
+ *            CM_IB_TIMEWAIT_MS: its REQ sent again gets REJ reason 10,
+ *            "stale connection". A REQ from a QP that a live connection
+ *            here names as its peer gets the same REJ, and that old
+ *            connection ends with a DREQ (the peer lost it).
  *   UD       SIDR_REQ -> SIDR_REP (IBA 12.11), private data with lib/cm's
  *            trailer (cm_ud_pdata.h), as on ibv devices.
  *
@@ -62,6 +67,14 @@
 #define CM_IB_MRA_TIMEOUT 20u
 /* REP's target ACK delay (5 bits), as Linux's rxe sends it. */
 #define CM_IB_ACK_DELAY 15u
+/* TimeWait (IBA 12.9.7): how long an ended connection's communication
+ * IDs are remembered. The kernel's cm waits the path's local ACK timeout
+ * (cm_enter_timewait): on rdma_cm's RoCE paths (packet life time 16,
+ * rxe's ACK delay 15) that is 4.096 us x 2^17, which it rounds to
+ * 2^(17-8) ms. */
+#define CM_IB_TIMEWAIT_MS 512u
+/* Ended connections remembered per agent (the oldest goes first). */
+#define GSI_TIMEWAIT 64u
 
 /* QP1's queues: receives always posted, sends in flight. */
 #define GSI_RECV 64u
@@ -104,6 +117,13 @@ struct cm_gsi {
 	} ahs[GSI_AHS];
 	unsigned int ah_next;
 	struct cm_ib_ids ids;
+	/* Connections ended here in the last CM_IB_TIMEWAIT_MS. */
+	struct {
+		uint32_t local_comm_id, remote_comm_id;
+		uint8_t dgid[16];
+		uint64_t until_ms;
+	} tw[GSI_TIMEWAIT];
+	unsigned int tw_next;
 	struct qpio_cm_mad_stats st;
 };
 
@@ -420,6 +440,47 @@ ib_send(struct qpio_cm_id *id, const struct cm_mad *m, int keep)
 	return gsi_send(id->ib.gsi, id->ib.dgid, id->ib.sgid_index, mad);
 }
 
+/* The connection of id ends here: its IDs go into TimeWait (once). A
+ * request the peer sends again in that time gets REJ "stale connection"
+ * (IBA 12.9.7; the kernel's cm_dup_req_handler), and a new connection
+ * takes none of them. (gsi_lock held.) */
+static void
+timewait_enter(struct qpio_cm_id *id)
+{
+	struct cm_gsi *g = id->ib.gsi;
+	unsigned int i;
+
+	if (g == NULL || id->ib.local_comm_id == 0)
+		return;
+	id->ib.ended = 1;   /* a REQ again is TimeWait's, then new */
+	for (i = 0; i < GSI_TIMEWAIT; i++)
+		if (g->tw[i].local_comm_id == id->ib.local_comm_id &&
+		    g->tw[i].until_ms > cm_now_ms())
+			return;
+	i = g->tw_next;
+	g->tw_next = (g->tw_next + 1) % GSI_TIMEWAIT;
+	g->tw[i].local_comm_id = id->ib.local_comm_id;
+	g->tw[i].remote_comm_id = id->ib.remote_comm_id;
+	memcpy(g->tw[i].dgid, id->ib.dgid, 16);
+	g->tw[i].until_ms = cm_now_ms() + CM_IB_TIMEWAIT_MS;
+}
+
+/* 1 when the request remote (the peer's communication ID) from from
+ * names a connection in TimeWait. */
+static int
+timewait_has(const struct cm_gsi *g, uint32_t remote, const uint8_t *from)
+{
+	uint64_t now = cm_now_ms();
+	unsigned int i;
+
+	for (i = 0; i < GSI_TIMEWAIT; i++)
+		if (g->tw[i].until_ms > now &&
+		    g->tw[i].remote_comm_id == remote &&
+		    memcmp(g->tw[i].dgid, from, 16) == 0)
+			return 1;
+	return 0;
+}
+
 /* A new local communication ID, not 0 and not one of the agent's.
  * rte_rand()'s state is seeded once per program, so processes forked
  * from one parent draw the same sequence: the agent's salt (process ID
@@ -429,6 +490,7 @@ static uint32_t
 gsi_comm_id(struct cm_gsi *g)
 {
 	struct qpio_cm_id *c;
+	unsigned int i;
 	uint32_t v;
 
 again:
@@ -437,6 +499,10 @@ again:
 		goto again;
 	TAILQ_FOREACH(c, &g->ids, ib.next)
 		if (c->ib.local_comm_id == v)
+			goto again;
+	for (i = 0; i < GSI_TIMEWAIT; i++)
+		if (g->tw[i].local_comm_id == v &&
+		    g->tw[i].until_ms > cm_now_ms())
 			goto again;
 	return v;
 }
@@ -737,6 +803,10 @@ on_rej(struct qpio_cm_id *id, const struct cm_mad *m)
 	memcpy(msg.pdata, m->pdata, QPIO_CM_PRIVATE_DATA_MAX);
 	switch (id->state) {
 	case CM_REQ_SENT:
+		if (m->rej.reason == CM_REJ_REASON_STALE_CONN)
+			CM_LOG(NOTICE, "connect: REJ stale connection: the "
+			       "peer still had a connection to this QP number "
+			       "(it ends it now); connect again");
 		if (m->rej.reason == CM_REJ_REASON_CONSUMER)
 			req_fail(id, QPIO_CM_EVENT_REJECTED, -ECONNREFUSED,
 				 &msg);
@@ -782,7 +852,8 @@ find_listener(struct cm_gsi *g, uint64_t sid, const uint8_t *dst)
 }
 
 /* The id the listener side made for the request of comm_id (REQ) or
- * request_id (SIDR_REQ) from sgid; NULL when none. */
+ * request_id (SIDR_REQ) from sgid, its connection not ended; NULL when
+ * none. */
 static struct qpio_cm_id *
 find_passive(struct cm_gsi *g, uint32_t remote, const uint8_t *from)
 {
@@ -790,7 +861,7 @@ find_passive(struct cm_gsi *g, uint32_t remote, const uint8_t *from)
 
 	TAILQ_FOREACH(c, &g->ids, ib.next)
 		if (!c->is_requester && c->state != CM_LISTEN &&
-		    c->ib.remote_comm_id == remote &&
+		    !c->ib.ended && c->ib.remote_comm_id == remote &&
 		    memcmp(c->ib.dgid, from, 16) == 0)
 			return c;
 	return NULL;
@@ -850,6 +921,43 @@ refuse_request(struct cm_gsi *g, const struct cm_mad *m, const uint8_t *from,
 		gsi_send(g, from, sgid_index, mad);
 }
 
+static void dreq_build(const struct qpio_cm_id *id, struct cm_mad *m);
+
+/* A REQ from a QP that a connection here still names as its peer (same
+ * QPN, same address): the peer lost that connection (its process ended
+ * without a DREQ, and the QP number came back). As the kernel's
+ * cm_match_req: REJ "stale connection" to the request, and a DREQ ends
+ * the old connection (its user gets DISCONNECTED). 1 when so.
+ * (gsi_lock held.) */
+static int
+stale_qp(struct cm_gsi *g, const struct cm_mad *m, const uint8_t *from,
+	 uint8_t sgid_index)
+{
+	struct qpio_cm_id *c;
+	struct cm_mad d;
+
+	TAILQ_FOREACH(c, &g->ids, ib.next)
+		if ((c->state == CM_ESTABLISHED || c->state == CM_REP_SENT) &&
+		    c->qp != NULL && c->qp->qp_type != QPIO_QPT_UD &&
+		    c->in.peer.qpn == m->req.local_qpn &&
+		    memcmp(c->ib.dgid, from, 16) == 0)
+			break;
+	if (c == NULL)
+		return 0;
+	g->st.rx_stale++;
+	if (gsi_log_ok(g))
+		CM_LOG(NOTICE, "REQ from QP %u of a peer that a connection "
+		       "here still names: the peer lost it; REJ stale "
+		       "connection, and that connection ends (DREQ)",
+		       m->req.local_qpn);
+	refuse_request(g, m, from, sgid_index, CM_REJ_REASON_STALE_CONN);
+	cm_qp_to_err(c);
+	dreq_build(c, &d);
+	ib_send(c, &d, 1);
+	c->state = CM_DREQ_SENT;
+	return 1;
+}
+
 /* A REQ or SIDR_REQ from from (received at our GID sgid_index). */
 static void
 on_request(struct cm_gsi *g, const struct cm_mad *m, const uint8_t *from,
@@ -866,6 +974,14 @@ on_request(struct cm_gsi *g, const struct cm_mad *m, const uint8_t *from,
 	struct qpio_port_attr pa;
 	struct cm_msg msg;
 
+	if (!sidr && timewait_has(g, remote, from)) {
+		/* A REQ again for a connection that ended here. */
+		g->st.rx_duplicates++;
+		g->st.rx_stale++;
+		refuse_request(g, m, from, sgid_index,
+			       CM_REJ_REASON_STALE_CONN);
+		return;
+	}
 	c = find_passive(g, remote, from);
 	if (c != NULL) {
 		/* The requester sent it again: our answer was lost, or the
@@ -894,6 +1010,8 @@ on_request(struct cm_gsi *g, const struct cm_mad *m, const uint8_t *from,
 		}
 		return;
 	}
+	if (!sidr && stale_qp(g, m, from, sgid_index))
+		return;
 	if (cm_cma_hdr_parse(m->pdata, sidr ? CM_SIDR_REQ_PDATA :
 			     CM_REQ_PDATA, &h, &why) != 0 ||
 	    cm_service_id_split(sid, &ps, &port) != 0) {
@@ -1045,12 +1163,14 @@ on_dreq(struct cm_gsi *g, const struct cm_mad *m, const uint8_t *from,
 			cm_qp_to_err(c);
 			c->ib.mad_live = 0;
 			c->state = CM_CLOSED;
+			timewait_enter(c);
 			cm_event_push(c, QPIO_CM_EVENT_DISCONNECTED, 0, NULL);
 		} else if (c->state == CM_DREQ_SENT) {
 			/* Both ended it at once: our DREQ is answered
 			 * too. */
 			c->ib.mad_live = 0;
 			c->state = CM_CLOSED;
+			timewait_enter(c);
 			cm_event_push(c, QPIO_CM_EVENT_DISCONNECTED, 0, NULL);
 		}
 	} else {
@@ -1138,6 +1258,7 @@ gsi_on_mad(struct cm_gsi *g, const struct cm_mad *m, const uint8_t *from,
 		    c->ib.remote_comm_id == m->rtu.local_comm_id) {
 			c->ib.mad_live = 0;
 			c->state = CM_CLOSED;
+			timewait_enter(c);
 			cm_event_push(c, QPIO_CM_EVENT_DISCONNECTED, 0, NULL);
 			return;
 		}
@@ -1242,9 +1363,11 @@ ib_timeouts(struct qpio_cm_channel *ch)
 		if (id->state == CM_DREQ_SENT &&
 		    id->ib.resends + 1u >= CM_IB_DREQ_SENDS) {
 			/* The peer is gone: the connection ends here
-			 * (rdma_cm: DISCONNECTED, -ETIMEDOUT). */
+			 * (rdma_cm: DISCONNECTED, -ETIMEDOUT), then
+			 * TimeWait, as the kernel's DREQ_ERROR. */
 			id->ib.mad_live = 0;
 			id->state = CM_CLOSED;
+			timewait_enter(id);
 			cm_event_push(id, QPIO_CM_EVENT_DISCONNECTED,
 				      -ETIMEDOUT, NULL);
 			continue;
@@ -1615,7 +1738,11 @@ farewell(struct qpio_cm_id *id)
 		if (type == QPIO_QPT_UD)
 			return;     /* SIDR has no disconnect */
 		dreq_build(id, &m);
+		timewait_enter(id);
 		break;
+	case CM_DREQ_SENT:
+		timewait_enter(id);
+		return;
 	case CM_REQ_PENDING:
 		reject_build(id, &m, NULL, 0);
 		break;

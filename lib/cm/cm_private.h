@@ -100,6 +100,7 @@ struct cm_ib {
 	uint8_t sgid_index;
 	uint8_t any;                   /* listener: every address of dev */
 	uint8_t mad_live;              /* mad holds a message to resend */
+	uint8_t ended;                 /* the connection ended: TimeWait */
 	uint8_t resends;               /* resends of mad so far */
 	uint8_t resp_res, init_depth;  /* the peer's REQ: its responder
 					* resources and initiator depth */

@@ -426,6 +426,14 @@ struct qpio_cm_mad_stats {
 	uint64_t tx_resends;     /**< of them, sent again after a timeout */
 	uint64_t tx_failed;      /**< not posted (QP1's send queue full, no
 				  *   AH) or completed in error */
+	uint64_t rx_stale;       /**< REQs refused with REJ "stale
+				  *   connection" (IBA 12.9.7): sent again
+				  *   for a connection that ended here less
+				  *   than 512 ms ago (TimeWait; also counted
+				  *   in rx_duplicates), or from a QP that a
+				  *   live connection here names as its peer
+				  *   (that connection then ends with a
+				  *   DREQ) */
 };
 
 /**

@@ -7,6 +7,7 @@
  * one (the ICRC made again) to play a hostile peer.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -47,6 +48,9 @@ static struct {
 	unsigned int dropped[2];
 	/* rewrite the next MAD at port i with edit() */
 	void (*edit[2])(uint8_t *mad);
+	/* the first REQ frame that arrived at B, whole (keep_req set) */
+	int keep_req;
+	uint8_t req_frame[MAD_FRAME];
 } C;
 
 /* A frame to QP1 carrying a whole MAD: its MAD, else NULL. */
@@ -91,6 +95,13 @@ mad_rx(uint16_t port, uint16_t queue, struct rte_mbuf **pkts, uint16_t n,
 		}
 		if (mad != NULL && C.n[i] < SEEN_MAX)
 			memcpy(C.mad[i][C.n[i]], mad, CM_MAD_LEN);
+		if (mad != NULL && i == 1 && C.keep_req &&
+		    (mad[16] << 8 | mad[17]) == CM_ATTR_REQ) {
+			memcpy(C.req_frame, rte_pktmbuf_mtod(pkts[k],
+							     uint8_t *),
+			       MAD_FRAME);
+			C.keep_req = 0;
+		}
 		if (mad != NULL)
 			C.n[i]++;
 		if (mad != NULL && C.drop_n[i] > 0 &&
@@ -604,6 +615,146 @@ Test(cm_wire, dreq_never_answered_ends_with_etimedout)
 	cr_assert_eq(C.dropped[1], 4);
 	cr_assert_eq(qpio_qp_state(a.qp), QPIO_QPS_ERR);
 	cr_assert_eq(qpio_qp_state(b.qp), QPIO_QPS_RTS, "B never heard");
+	cw_destroy(&c, &a, &b);
+}
+
+/* The REQ frame kept at B arrives there again (a copy into A's ring to
+ * B), as a requester's late resend would. */
+static void
+req_again(struct rte_mempool *mp)
+{
+	struct rte_ring *ab = rte_ring_lookup("cw_ab");
+	struct rte_mbuf *m = rte_pktmbuf_alloc(mp);
+	uint8_t *p;
+
+	cr_assert(ab != NULL && m != NULL);
+	p = (uint8_t *)rte_pktmbuf_append(m, MAD_FRAME);
+	cr_assert_not_null(p);
+	memcpy(p, C.req_frame, MAD_FRAME);
+	cr_assert_eq(rte_ring_enqueue(ab, m), 0);
+}
+
+/* TimeWait (IBA 12.9.7): a connection ended by a DREQ and its DREP; its
+ * REQ arriving again within 512 ms gets REJ 10, "stale connection", and
+ * no new request; after the TimeWait the same REQ is a new request. */
+Test(cm_wire, req_again_in_timewait_is_a_stale_connection)
+{
+	struct rte_mempool *mp;
+	struct tcm_conn c;
+	struct qt_end a, b;
+	struct qpio_cm_event ev;
+	struct cm_mad m;
+	unsigned int k;
+
+	mp = rte_pktmbuf_pool_create("cw_again", 63, 0, 0,
+				     RTE_MBUF_DEFAULT_BUF_SIZE, SOCKET_ID_ANY);
+	cr_assert_not_null(mp);
+	cw_world(&a, &b, QPIO_QPT_RC);
+	C.keep_req = 1;
+	cw_connect(&c, &a, &b);
+	cr_assert_eq(C.keep_req, 0, "the REQ was kept");
+	cr_assert_eq(qpio_cm_disconnect(c.client), 0);
+	tcm_expect(c.ch, &ev, QPIO_CM_EVENT_DISCONNECTED, 0);
+	tcm_expect(c.ch, &ev, QPIO_CM_EVENT_DISCONNECTED, 0);
+	k = C.n[0];
+	req_again(mp);
+	tcm_expect_none(c.ch, 100);
+	cr_assert_eq(C.n[0], k + 1, "one answer (B saw %u MADs, received "
+		     "%" PRIu64 ", unmatched %" PRIu64 ", refused %" PRIu64 ")",
+		     C.n[1], mst(1).rx_mads, mst(1).rx_unmatched,
+		     mst(1).rx_refused);
+	m = seen(0, k);
+	cr_assert_eq(m.attr, CM_ATTR_REJ);
+	cr_assert_eq(m.rej.reason, CM_REJ_REASON_STALE_CONN);
+	cr_assert_eq(m.rej.remote_comm_id, seen(1, 0).req.local_comm_id);
+	cr_assert_eq(mst(1).rx_stale, 1);
+	cr_assert_eq(mst(1).rx_duplicates, 1);
+	/* 512 ms after the DREP the IDs are free: the REQ is new */
+	rte_delay_us_sleep(520 * 1000);
+	req_again(mp);
+	tcm_expect(c.ch, &ev, QPIO_CM_EVENT_CONNECT_REQUEST, 0);
+	cr_assert_eq(ev.listen_id, c.listener);
+	cr_assert_eq(qpio_cm_reject(ev.id, NULL, 0), 0);
+	cr_assert_eq(mst(1).rx_stale, 1);
+	cw_destroy(&c, &a, &b);
+	rte_mempool_free(mp);
+}
+
+/* What QP number the next REQ at B claims (stale_qpn). */
+static uint32_t stale_qpn;
+
+static void
+edit_local_qpn(uint8_t *mad)
+{
+	struct cm_mad m;
+	const char *why;
+
+	cr_assert_eq(cm_mad_parse(mad, CM_MAD_LEN, &m, &why), 0);
+	cr_assert_eq(m.attr, CM_ATTR_REQ);
+	m.req.local_qpn = stale_qpn;
+	cr_assert_eq(cm_mad_build(mad, &m), CM_MAD_LEN);
+}
+
+/* A REQ from the QP that B's live connection names as its peer (as from
+ * a peer process that died without a DREQ and whose QP number came
+ * back): REJ "stale connection" to the request, and B ends the old
+ * connection with a DREQ (the kernel's cm_match_req). The new
+ * requester can connect again at once. */
+Test(cm_wire, req_from_a_qp_still_connected_ends_the_old_connection)
+{
+	struct tcm_conn c;
+	struct qt_end a, b, a2, b2;
+	struct qpio_cm_event ev;
+	struct qpio_cm_id *cl;
+	unsigned int k, got = 0;
+
+	cw_world(&a, &b, QPIO_QPT_RC);
+	cw_connect(&c, &a, &b);
+	tcm_end_create(&a2, C.dev[0], QPIO_QPT_RC);
+	tcm_end_create(&b2, C.dev[1], QPIO_QPT_RC);
+	stale_qpn = qpio_qp_num(a.qp);
+	C.edit[1] = edit_local_qpn;
+	k = C.n[0];
+	cl = qpio_cm_connect(c.ch, a2.qp, HOST_B, "7471", NULL, &a2);
+	cr_assert_not_null(cl);
+	/* the new request refused; both ends of the old one disconnected
+	 * (B's DREQ, A's DREP) */
+	while (got != 7) {
+		tcm_wait(c.ch, &ev);
+		if (ev.id == cl) {
+			cr_assert_eq(ev.type, QPIO_CM_EVENT_UNREACHABLE);
+			cr_assert_eq(ev.status, -ECONNREFUSED);
+			got |= 1;
+		} else if (ev.id == c.server) {
+			cr_assert_eq(ev.type, QPIO_CM_EVENT_DISCONNECTED);
+			cr_assert_eq(ev.status, 0);
+			got |= 2;
+		} else {
+			cr_assert_eq(ev.id, c.client);
+			cr_assert_eq(ev.type, QPIO_CM_EVENT_DISCONNECTED);
+			got |= 4;
+		}
+	}
+	cr_assert_eq(seen(0, k).attr, CM_ATTR_REJ);
+	cr_assert_eq(seen(0, k).rej.reason, CM_REJ_REASON_STALE_CONN);
+	cr_assert_eq(seen(0, k + 1).attr, CM_ATTR_DREQ);
+	cr_assert_eq(seen(0, k + 1).dreq.remote_qpn, qpio_qp_num(a.qp));
+	cr_assert_eq(mst(1).rx_stale, 1);
+	cr_assert_eq(qpio_qp_state(b.qp), QPIO_QPS_ERR);
+	cr_assert_eq(qpio_qp_state(a.qp), QPIO_QPS_ERR);
+	cr_assert_eq(qpio_qp_state(a2.qp), QPIO_QPS_RESET);
+	/* connected again, unedited, to a new QP of B */
+	cr_assert_eq(qpio_cm_id_destroy(cl), 0);
+	cl = qpio_cm_connect(c.ch, a2.qp, HOST_B, "7471", NULL, &a2);
+	tcm_expect(c.ch, &ev, QPIO_CM_EVENT_CONNECT_REQUEST, 0);
+	cr_assert_eq(ev.peer.qpn, qpio_qp_num(a2.qp));
+	cr_assert_eq(qpio_cm_accept(ev.id, b2.qp, NULL), 0);
+	tcm_expect(c.ch, &ev, QPIO_CM_EVENT_ESTABLISHED, 0);
+	tcm_expect(c.ch, &ev, QPIO_CM_EVENT_ESTABLISHED, 0);
+	tcm_send_expect(&a2, &b2, 64, 9);
+	cr_assert_eq(qpio_cm_id_destroy(cl), 0);
+	qt_end_destroy(&a2);
+	qt_end_destroy(&b2);
 	cw_destroy(&c, &a, &b);
 }
 
