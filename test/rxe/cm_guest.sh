@@ -11,7 +11,9 @@
 # on QP1 and ARP included, crosses the veth pair. Then each of REQ, REP,
 # RTU and DREQ is lost once in each direction (a tc filter on veth0) and
 # the CM's resends must recover it (SIDR REQ and REP too). Connections to a port nobody listens
-# on are refused both ways (REJ "invalid service ID"). A capture of veth0 is
+# on are refused both ways (REJ "invalid service ID"). A qpio client killed
+# without a word comes back with the same QP number and gets the kernel's
+# REJ "stale connection", then connects. A capture of veth0 is
 # then opened with tshark: every UDP 4791 frame must decode as RoCE, none
 # malformed, no REJ, and each of the rows' CM messages there.
 # Writes 0 (every row passed) or 1 to /tmp/out/rc.
@@ -238,6 +240,55 @@ else
 	fail "rc-no-listener-kernel"
 fi
 
+# A peer that disappears: qpio-cmatose's client is killed (SIGKILL, no
+# DREQ) while ucmatose's server (-c 2) waits for a second connection, the
+# first one idle. The next qpio-cmatose has the same QP number: the
+# kernel's CM answers its REQ with REJ "stale connection" (10) and ends
+# the old connection with a DREQ, which the new process's agent answers
+# (DREP for an ID it does not know); qpio reports UNREACHABLE and says
+# why, and its next try connects, exchanges the messages and ucmatose
+# ends with status 0.
+step "rc-qpio-client-killed: qpio-cmatose killed while connected to ucmatose -c 2, then again"
+cm_exec() {
+	local prefix=$1
+	shift
+	exec "$cm" -l 0 --no-huge --no-shconf --no-pci -m 256 \
+		--file-prefix="$prefix" --log-level=lib.eal:error \
+		--vdev=net_af_packet0,iface=veth1 -- \
+		--dev soft0,wire=net_af_packet0,ip=10.0.77.2 --timeout 30 "$@"
+}
+timeout 90 ucmatose -b 10.0.77.1 -c 2 > /tmp/rxe.log 2>&1 &
+peer=$!
+sleep 1
+# (exec: $! is qpio-cmatose itself, not a shell around it)
+( cm_exec c-killed-1 -s 10.0.77.1 ) > /tmp/qpio-killed.log 2>&1 &
+k1=$!
+sleep 3
+kill -9 "$k1"
+wait "$k1" 2>/dev/null
+rm -rf /var/run/dpdk/c-killed-1
+ok=0 stale=0
+for try in 1 2 3 4 5; do
+	if ( cm_exec "c-killed-2-$try" -s 10.0.77.1 ) > /tmp/qpio.log 2>&1; then
+		ok=1
+		break
+	fi
+	grep -q "connect: REJ stale connection: the peer still had a connection to this QP number" /tmp/qpio.log &&
+		stale=$((stale + 1))
+	sleep 1
+done
+wait "$peer" || ok=0
+echo "   the killed client's successor: $stale stale-connection REJ, then connected on try $try"
+if [ "$ok" = 1 ] && [ "$stale" -ge 1 ] &&
+	grep -q "^qpio-cmatose: client: 10 messages of 100 bytes each way over RC, every completion a success$" /tmp/qpio.log &&
+	grep -q "^return status 0" /tmp/rxe.log; then
+	echo "== rxe-cm: rc-qpio-client-killed PASS"
+else
+	sed 's/^/   rxe: /' /tmp/rxe.log
+	sed 's/^/   qpio: /' /tmp/qpio.log
+	fail "rc-qpio-client-killed (stale REJs $stale, connected $ok)"
+fi
+
 # Lost CM messages: a tc filter on veth0 drops the first MAD of one
 # attribute (gact's deterministic mode: of the matching frames, the 1st,
 # 3rd, ... dropped, the 2nd, 4th, ... passed), on ingress for what qpio
@@ -312,14 +363,17 @@ else
 	# REJs: one "invalid MTU" (26) from 10.0.77.2, rc-mtu-refused's,
 	# at least one "invalid service ID" (8) from each side, the
 	# rc-no-listener rows' (more from the kernel to a retried client
-	# row, the tool not listening yet); none of another reason
+	# row, the tool not listening yet), at least one "stale connection"
+	# (10) from the kernel, rc-qpio-client-killed's; none of another
+	# reason
 	rej=$(tsk -Y "infiniband.cm.rej.reason == 26 && ip.src == 10.0.77.2" | wc -l)
-	other=$(tsk -Y "infiniband.cm.rej.reason && !(infiniband.cm.rej.reason == 26 || infiniband.cm.rej.reason == 8)" | wc -l)
+	other=$(tsk -Y "infiniband.cm.rej.reason && !(infiniband.cm.rej.reason == 26 || infiniband.cm.rej.reason == 8 || (infiniband.cm.rej.reason == 10 && ip.src == 10.0.77.1))" | wc -l)
 	sid_q=$(tsk -Y "infiniband.cm.rej.reason == 8 && ip.src == 10.0.77.2" | wc -l)
 	sid_k=$(tsk -Y "infiniband.cm.rej.reason == 8 && ip.src == 10.0.77.1" | wc -l)
-	echo "   REJ: $rej invalid MTU from qpio, invalid service ID $sid_q from qpio and $sid_k from the kernel, $other of other reasons"
-	[ "$rej" = 1 ] && [ "$other" = 0 ] && [ "$sid_q" -ge 1 ] && [ "$sid_k" -ge 1 ] ||
-		fail "CM: $rej REJ invalid MTU (want 1), $sid_q and $sid_k REJ invalid service ID from qpio and the kernel (want 1 or more each), $other REJ of other reasons (want 0)"
+	stale_k=$(tsk -Y "infiniband.cm.rej.reason == 10 && ip.src == 10.0.77.1" | wc -l)
+	echo "   REJ: $rej invalid MTU from qpio, invalid service ID $sid_q from qpio and $sid_k from the kernel, $stale_k stale connection from the kernel, $other of other reasons"
+	[ "$rej" = 1 ] && [ "$other" = 0 ] && [ "$sid_q" -ge 1 ] && [ "$sid_k" -ge 1 ] && [ "$stale_k" -ge 1 ] ||
+		fail "CM: $rej REJ invalid MTU (want 1), $sid_q and $sid_k REJ invalid service ID from qpio and the kernel (want 1 or more each), $stale_k REJ stale connection from the kernel (want 1 or more), $other REJ of other reasons (want 0)"
 	[ -s /tmp/tshark.err ] && grep -v "Running as user" /tmp/tshark.err | sort | uniq -c | sed 's/^/   tshark: /'
 fi
 cp /tmp/wire.pcap /tmp/out/ 2>/dev/null
