@@ -88,11 +88,14 @@ wire_tx_check(const struct qpio_soft_wire_stats *a,
 		FUZZ_FAIL("tx_bytes grew by %" PRIu64 ", %" PRIu64 " RoCEv2 "
 			  "bytes on the tx ring", b->tx_bytes - a->tx_bytes, bytes);
 	if (b->tx_dropped != a->tx_dropped || b->tx_nombuf != a->tx_nombuf ||
-	    b->tx_no_neigh != a->tx_no_neigh || b->tx_bad_gid != a->tx_bad_gid)
+	    b->tx_no_neigh != a->tx_no_neigh || b->tx_bad_gid != a->tx_bad_gid ||
+	    b->tx_no_route != a->tx_no_route)
 		FUZZ_FAIL("a frame was dropped: tx_dropped +%" PRIu64 " tx_nombuf +%"
-			  PRIu64 " tx_no_neigh +%" PRIu64 " tx_bad_gid +%" PRIu64,
+			  PRIu64 " tx_no_neigh +%" PRIu64 " tx_bad_gid +%" PRIu64
+			  " tx_no_route +%" PRIu64,
 			  b->tx_dropped - a->tx_dropped,
 			  b->tx_nombuf - a->tx_nombuf,
 			  b->tx_no_neigh - a->tx_no_neigh,
-			  b->tx_bad_gid - a->tx_bad_gid);
+			  b->tx_bad_gid - a->tx_bad_gid,
+			  b->tx_no_route - a->tx_no_route);
 }

@@ -2267,3 +2267,207 @@ Test(soft_wire, rc_ack_of_a_psn_never_sent_completes_nothing)
 	cr_assert_eq(qpio_cq_poll(a.cq, &wc, 1), 0, "delivered once");
 	rc_world_down(&a, &b);
 }
+
+/* ---- routing: ip=ADDR/LEN and gw= ---- */
+
+/* A (10.0.0.1/24) and B (10.0.1.2/24) in two subnets, each reaching the
+ * other through its gateway (.254 of its own subnet, a static neighbour
+ * at net_ring's MAC): no ARP at all, a UD datagram each way whose IP
+ * header names the two hosts (the gateways' addresses never in a
+ * packet), and RC SEND, WRITE and READ through them. */
+Test(soft_wire, routed_through_the_gateway_ud_and_rc)
+{
+	struct qt_pair_opts o = { .type = QPIO_QPT_RC, .max_send_wr = 64,
+				  .max_recv_wr = 64, .max_inline = 64 };
+	struct qt_end a, b, ra, rb;
+	struct qpio_wc wc;
+	struct qpio_ah *ah;
+	uint8_t ga[16], gb[16];
+	static const uint8_t v4_b[4] = { 10, 0, 1, 2 };
+
+	pair_up(",ip=10.0.0.1/24,gw=10.0.0.254,"
+		"neigh=10.0.0.254@00:00:00:00:00:00",
+		",ip=10.0.1.2/24,gw=10.0.1.254,"
+		"neigh=10.0.1.254@00:00:00:00:00:00");
+	soft_wire_ipv4_mapped(ga, V4_A);
+	soft_wire_ipv4_mapped(gb, v4_b);
+	qt_ud_end_create(&a, W.a, QK, NULL);
+	qt_ud_end_create(&b, W.b, QK, NULL);
+	qt_fill(a.buf, 200, 5);
+	qt_post_recv(&b, 3, b.buf, 40 + 200);
+	ah = ah_to(&a, gb, 1);
+	ud_post_send(&a, ah, qpio_qp_num(b.qp), QK, 0, 200, 1, 0);
+	expect_send_done(&a, 1);
+	cr_assert_eq(poll_wire(b.cq, &wc, 1), 1);
+	cr_assert_eq(wc.status, QPIO_WC_SUCCESS);
+	cr_assert_eq(wc.byte_len, 240);
+	cr_assert_eq(memcmp(b.buf + 20 + 12, V4_A, 4), 0, "IP source: A");
+	cr_assert_eq(memcmp(b.buf + 20 + 16, v4_b, 4), 0, "IP destination: B");
+	cr_assert(qt_check(b.buf + 40, 200, 5));
+	cr_assert_eq(qpio_ah_destroy(ah), 0);
+	/* RC both ways through the gateways */
+	qt_end_create(&ra, W.a, &o);
+	qt_end_create(&rb, W.b, &o);
+	wire_connect(&ra, gb, qpio_qp_num(rb.qp), 0x100, 0x200, 7);
+	wire_connect(&rb, ga, qpio_qp_num(ra.qp), 0x200, 0x100, 7);
+	qt_fill(ra.buf, 3000, 77);
+	qt_post_recv(&rb, 11, rb.buf, 4096);
+	rc_post(&ra, QPIO_WR_SEND, 0, 3000, 0, 0, 12);
+	wc_one(&ra, QPIO_WC_SUCCESS, 12);
+	wc = wc_one(&rb, QPIO_WC_SUCCESS, 11);
+	cr_assert_eq(wc.byte_len, 3000);
+	cr_assert(qt_check(rb.buf, 3000, 77));
+	qt_fill(rb.buf + 8192, 2500, 78);
+	rc_post(&ra, QPIO_WR_RDMA_READ, 16384, 2500,
+		(uintptr_t)rb.buf + 8192, qpio_mr_rkey(rb.mr), 13);
+	wc_one(&ra, QPIO_WC_SUCCESS, 13);
+	cr_assert(qt_check(ra.buf + 16384, 2500, 78));
+	cr_assert_eq(wst(W.a).arp_tx + wst(W.b).arp_tx, 0, "no ARP");
+	cr_assert_eq(wst(W.a).tx_no_route + wst(W.b).tx_no_route, 0);
+	cr_assert_eq(wst(W.a).tx_no_neigh + wst(W.b).tx_no_neigh, 0);
+	qt_end_destroy(&ra);
+	qt_end_destroy(&rb);
+	qt_end_destroy(&a);
+	qt_end_destroy(&b);
+	pair_down();
+}
+
+/* IPv6: A (fd00:1::1/64) to B (fd00:2::2/64), each through a link-local
+ * gateway (a static neighbour): the datagram arrives with both hosts in
+ * its IPv6 header, and no NDP is sent. */
+Test(soft_wire, routed_ipv6_through_a_link_local_gateway)
+{
+	struct qt_end a, b;
+	struct qpio_wc wc;
+	struct qpio_ah *ah;
+	uint8_t ga[16], gb[16];
+
+	pair_up(",ip6=fd00:1::1/64,gw6=fe80::1,neigh=fe80::1@00:00:00:00:00:00",
+		",ip6=fd00:2::2/64,gw6=fe80::2,neigh=fe80::2@00:00:00:00:00:00");
+	cr_assert_eq(inet_pton(AF_INET6, "fd00:1::1", ga), 1);
+	cr_assert_eq(inet_pton(AF_INET6, "fd00:2::2", gb), 1);
+	qt_ud_end_create(&a, W.a, QK, NULL);
+	qt_ud_end_create(&b, W.b, QK, NULL);
+	qt_fill(a.buf, 100, 6);
+	qt_post_recv(&b, 4, b.buf, 40 + 100);
+	ah = ah_to(&a, gb, 1);
+	ud_post_send(&a, ah, qpio_qp_num(b.qp), QK, 0, 100, 1, 0);
+	expect_send_done(&a, 1);
+	cr_assert_eq(poll_wire(b.cq, &wc, 1), 1);
+	cr_assert_eq(wc.status, QPIO_WC_SUCCESS);
+	cr_assert_eq(wc.byte_len, 140);
+	cr_assert_eq(b.buf[0] >> 4, 6, "an IPv6 GRH");
+	cr_assert_eq(memcmp(b.buf + 8, ga, 16), 0, "source: A");
+	cr_assert_eq(memcmp(b.buf + 24, gb, 16), 0, "destination: B");
+	cr_assert(qt_check(b.buf + 40, 100, 6));
+	cr_assert_eq(wst(W.a).nd_tx + wst(W.b).nd_tx, 0, "no NDP");
+	cr_assert_eq(wst(W.a).tx_no_route, 0);
+	cr_assert_eq(qpio_ah_destroy(ah), 0);
+	qt_end_destroy(&a);
+	qt_end_destroy(&b);
+	pair_down();
+}
+
+/* The gateway's MAC is asked by ARP (its address in the request, not
+ * the destination's); B is that gateway here and, not routing, counts
+ * the datagram for 10.0.9.9 as not its own. */
+Test(soft_wire, gateway_asked_by_arp_for_an_off_link_destination)
+{
+	struct qt_end a, b;
+	struct qpio_ah *ah;
+	struct qpio_soft_wire_stats sa, sb;
+	uint8_t far[16];
+	static const uint8_t v4_far[4] = { 10, 0, 9, 9 };
+
+	pair_up(",ip=10.0.0.1/24,gw=10.0.0.2", ",ip=10.0.0.2/24");
+	soft_wire_ipv4_mapped(far, v4_far);
+	qt_ud_end_create(&a, W.a, QK, NULL);
+	qt_ud_end_create(&b, W.b, QK, NULL);
+	ah = ah_to(&a, far, 1);
+	ud_post_send(&a, ah, 0x123, QK, 0, 64, 1, 0);
+	expect_send_done(&a, 1);
+	run_for(20);
+	sa = wst(W.a);
+	sb = wst(W.b);
+	cr_assert_eq(sa.arp_tx, 1, "one request, for the gateway");
+	cr_assert_eq(sb.arp_rx, 1);
+	cr_assert_eq(sb.arp_tx, 1, "the gateway's reply");
+	cr_assert_eq(sa.tx_packets, 1);
+	cr_assert_eq(sb.rx_not_mine, 1, "10.0.9.9 is not B's");
+	cr_assert_eq(sa.tx_no_route, 0);
+	cr_assert_eq(qpio_ah_destroy(ah), 0);
+	qt_end_destroy(&a);
+	qt_end_destroy(&b);
+	pair_down();
+}
+
+/* Outside the prefix with no gateway: not sent, counted in tx_no_route,
+ * logged naming the fix; the UD send completes (a datagram's fate is
+ * not the sender's) and nothing is asked by ARP. No prefix: every
+ * address is on the link, as before ip= took one. */
+Test(soft_wire, off_link_without_a_gateway_is_no_route)
+{
+	struct qt_end a, b;
+	struct qpio_ah *ah;
+	uint8_t far[16];
+	static const uint8_t v4_far[4] = { 10, 0, 9, 9 };
+
+	pair_up(",ip=10.0.0.1/24", ",ip=10.0.0.2/24");
+	soft_wire_ipv4_mapped(far, v4_far);
+	qt_ud_end_create(&a, W.a, QK, NULL);
+	qt_ud_end_create(&b, W.b, QK, NULL);
+	ah = ah_to(&a, far, 1);
+	qt_log_capture();
+	ud_post_send(&a, ah, 0x123, QK, 0, 64, 1, 0);
+	expect_send_done(&a, 1);
+	ud_post_send(&a, ah, 0x123, QK, 0, 64, 2, 0);
+	expect_send_done(&a, 2);
+	qt_log_expect("no route to 10.0.9.9: outside the link's prefix "
+		      "(ip=ADDR/LEN) and no gateway (gw=); not sent "
+		      "(tx_no_route)");
+	qt_log_release();
+	run_for(10);
+	cr_assert_eq(wst(W.a).tx_no_route, 2);
+	cr_assert_eq(wst(W.a).arp_tx, 0);
+	cr_assert_eq(wst(W.a).tx_packets, 0);
+	cr_assert_eq(W.moved, 0);
+	cr_assert_eq(qpio_ah_destroy(ah), 0);
+	qt_end_destroy(&a);
+	qt_end_destroy(&b);
+	pair_down();
+}
+
+Test(soft_wire, routing_devargs_refused_with_their_rule)
+{
+	static const char *const bad[] = {
+		",ip=10.0.0.1/33", ",ip=10.0.0.1/", ",ip=10.0.0.1/2x",
+		",ip=10.0.0.1/-1", ",ip=10.0.0.1/0024", ",ip6=fd00::1/129",
+		",ip=10.0.0.1,gw=10.0.0.254",          /* no prefix */
+		",ip=10.0.0.1/24,gw=10.0.1.254",       /* off the link */
+		",ip=10.0.0.1/24,gw=10.0.0",           /* not an address */
+		",ip6=fd00::1,gw6=fd00::fe",           /* no prefix */
+		",ip6=fd00::1/64,gw6=fd01::fe",        /* off the link */
+		",ip6=fd00::1/64,gw6=ff02::1",         /* multicast */
+		",ip=10.0.0.1/24,gw6=fe80::1",         /* no ip6= */
+	};
+	struct rte_ring *r = ring("wr");
+	char nm[RTE_ETH_NAME_MAX_LEN], a[200];
+	struct qpio_device *d;
+	unsigned int i;
+
+	eth_of_rings("wire_r", r, r, nm);
+	for (i = 0; i < RTE_DIM(bad); i++) {
+		snprintf(a, sizeof(a), "soft0,wire=%s%s", nm, bad[i]);
+		cr_assert_null(qpio_rdma_dev_create(a), "%s", a);
+		cr_assert_eq(rte_errno, EINVAL, "%s", a);
+	}
+	cr_assert_null(qpio_rdma_dev_create("soft0,gw=10.0.0.254"));
+	cr_assert_eq(rte_errno, EINVAL);
+	/* a link-local IPv6 gateway, and /0 (everything on the link) */
+	snprintf(a, sizeof(a), "soft0,wire=%s,ip=10.0.0.1/0,gw=10.0.0.254,"
+		 "ip6=fd00::1/64,gw6=fe80::1", nm);
+	d = qpio_rdma_dev_create(a);
+	cr_assert_not_null(d, "%s: %s", a, rte_strerror(rte_errno));
+	cr_assert_eq(qpio_rdma_dev_close(d), 0);
+	rte_ring_free(r);
+}

@@ -310,6 +310,10 @@ struct qpio_soft_wire_stats {
 	uint64_t nd_rx;
 	/** Neighbor Solicitations and Advertisements sent. */
 	uint64_t nd_tx;
+	/** Datagrams and packets to a destination outside the link's prefix
+	 *  (ip=ADDR/LEN, ip6=ADDR/LEN) with no gateway of its IP version
+	 *  (gw=, gw6=), not sent. */
+	uint64_t tx_no_route;
 };
 
 /**

@@ -99,6 +99,64 @@ gid_ll_mac(const uint8_t gid[16], struct rte_ether_addr *mac)
 	return true;
 }
 
+/* 1 when the first plen bits of a and b are equal. */
+static int
+prefix_eq(const uint8_t *a, const uint8_t *b, unsigned int plen)
+{
+	unsigned int full = plen / 8, rest = plen % 8;
+
+	if (memcmp(a, b, full) != 0)
+		return 0;
+	return rest == 0 ||
+	       ((a[full] ^ b[full]) & (uint8_t)(0xff00u >> rest)) == 0;
+}
+
+/* The address whose MAC a packet to dgid goes to: dgid itself when it is
+ * on the link (inside the device's prefix of its IP version, link-local,
+ * multicast, or no prefix given), else that version's gateway; NULL when
+ * there is none (RFC 1812 5.2.4.3 / RFC 4861 5.2: next-hop
+ * determination, as the kernel's route lookup gives rdma_cm its
+ * gateway's MAC). */
+static const uint8_t *
+next_hop(const struct soft_wire *w, const uint8_t dgid[16])
+{
+	if (soft_wire_gid_is_v4(dgid)) {
+		if (w->v4_plen > 32 || (dgid[12] & 0xf0) == 0xe0 ||
+		    prefix_eq(dgid + 12, w->v4, w->v4_plen))
+			return dgid;
+		return w->has_gw4 ? w->gw4 : NULL;
+	}
+	if (w->v6_plen > 128 || dgid[0] == 0xff ||
+	    (dgid[0] == 0xfe && (dgid[1] & 0xc0) == 0x80) ||
+	    prefix_eq(dgid, w->v6, w->v6_plen))
+		return dgid;
+	return w->has_gw6 ? w->gw6 : NULL;
+}
+
+/* A packet to dgid with no route: counted, and said at most once a
+ * second. */
+static void
+no_route(struct soft_wire *w, const uint8_t dgid[16])
+{
+	uint64_t now = rte_get_tsc_cycles();
+	char a[INET6_ADDRSTRLEN];
+
+	w->st.tx_no_route++;
+	if (now - w->no_route_log_tsc < 1000 * w->ms_tsc &&
+	    w->no_route_log_tsc != 0)
+		return;
+	w->no_route_log_tsc = now;
+	if (soft_wire_gid_is_v4(dgid))
+		inet_ntop(AF_INET, dgid + 12, a, sizeof(a));
+	else
+		inet_ntop(AF_INET6, dgid, a, sizeof(a));
+	SOFT_LOG(WARNING, "wire port %s: no route to %s: outside the "
+		 "link's prefix (ip%s=ADDR/LEN) and no gateway (%s=); not "
+		 "sent (tx_no_route)", w->port_name, a,
+		 soft_wire_gid_is_v4(dgid) ? "" : "6",
+		 soft_wire_gid_is_v4(dgid) ? "gw" : "gw6");
+}
+
 /* ip is at mac: learn it (a static entry stays as set), and send what
  * waited for it. */
 static void
@@ -244,12 +302,13 @@ neigh_hold(struct soft_wire *w, const uint8_t ip[16], struct rte_mbuf *m)
 }
 
 void
-soft_wire_neigh_ask_locked(struct soft_wire *w, const uint8_t dgid[16])
+soft_wire_neigh_ask_locked(struct soft_wire *w, const uint8_t dest[16])
 {
+	const uint8_t *dgid = next_hop(w, dest);
 	struct rte_ether_addr mac;
 	struct wire_neigh *n;
 
-	if (neigh_find(w, dgid) != NULL)
+	if (dgid == NULL || neigh_find(w, dgid) != NULL)
 		return;
 	if (gid_ll_mac(dgid, &mac)) {
 		neigh_learn(w, dgid, &mac, true);
@@ -322,16 +381,22 @@ soft_wire_path(const struct soft_wire *w, unsigned int sgid,
 }
 
 int
-soft_wire_send_locked(struct soft_wire *w, const uint8_t dgid[16],
+soft_wire_send_locked(struct soft_wire *w, const uint8_t dest[16],
 		      const struct soft_wire_hdr *h,
 		      const struct soft_wire_seg *seg, unsigned int nseg,
 		      uint32_t len)
 {
-	struct rte_mbuf *m = rte_pktmbuf_alloc(w->mp);
+	const uint8_t *dgid = next_hop(w, dest);
+	struct rte_mbuf *m;
 	struct rte_ether_addr mac;
 	struct wire_neigh *n;
 	uint32_t flen;
 
+	if (unlikely(dgid == NULL)) {
+		no_route(w, dest);
+		return 0;
+	}
+	m = rte_pktmbuf_alloc(w->mp);
 	if (unlikely(m == NULL)) {
 		w->st.tx_nombuf++;
 		return -1;
@@ -732,8 +797,12 @@ frame_input(struct soft_dev *sdev, struct soft_wire *w, struct rte_mbuf *m)
 			memcpy(sgid, p.sip, 16);
 		else
 			soft_wire_ipv4_mapped(sgid, p.sip);
-		neigh_learn(w, sgid, (const struct rte_ether_addr *)(f + 6),
-			    true);
+		/* (a routed sender's MAC is its last router's: the
+		 * gateway's entry answers for it) */
+		if (next_hop(w, sgid) == sgid)
+			neigh_learn(w, sgid,
+				    (const struct rte_ether_addr *)(f + 6),
+				    true);
 	}
 	if (p.opcode == SOFT_IB_OPC_UD_SEND_ONLY ||
 	    p.opcode == SOFT_IB_OPC_UD_SEND_ONLY_IMM) {
@@ -810,6 +879,83 @@ gid_link_local(uint8_t gid[16], const struct rte_ether_addr *mac)
 	gid[15] = mac->addr_bytes[5];
 }
 
+/* "ADDR" or "ADDR/LEN" of family af into a (4 or 16 bytes) and *plen
+ * (255 without /LEN). @return 0, or -1 (not an address of af, LEN not
+ * decimal 0..32 or 0..128). */
+static int
+addr_plen_parse(int af, const char *v, uint8_t *a, uint8_t *plen)
+{
+	unsigned int max = af == AF_INET ? 32 : 128, n = 0;
+	char buf[INET6_ADDRSTRLEN + 8];
+	char *slash;
+	const char *d;
+
+	if (strlen(v) >= sizeof(buf))
+		return -1;
+	snprintf(buf, sizeof(buf), "%s", v);
+	*plen = 255;
+	slash = strchr(buf, '/');
+	if (slash != NULL) {
+		*slash = '\0';
+		d = slash + 1;
+		if (*d == '\0' || strlen(d) > 3)
+			return -1;
+		for (; *d != '\0'; d++) {
+			if (*d < '0' || *d > '9')
+				return -1;
+			n = n * 10 + (unsigned int)(*d - '0');
+		}
+		if (n > max)
+			return -1;
+		*plen = (uint8_t)n;
+	}
+	return inet_pton(af, buf, a) == 1 ? 0 : -1;
+}
+
+/* gw= and gw6=: the gateways, each inside its version's prefix. */
+static int
+gw_parse(struct soft_wire *w, const char *dev, const char *gw4,
+	 const char *gw6, const uint8_t *a6)
+{
+	uint8_t a[16];
+
+	if (gw4 != NULL) {
+		if (inet_pton(AF_INET, gw4, a) != 1) {
+			SOFT_LOG(ERR, "%s: gw=%s is not an IPv4 address "
+				 "(gw=10.0.0.254)", dev, gw4);
+			return -EINVAL;
+		}
+		if (!w->has_v4 || w->v4_plen > 32 ||
+		    !prefix_eq(a, w->v4, w->v4_plen)) {
+			SOFT_LOG(ERR, "%s: gw=%s must be on the link: give "
+				 "ip=ADDR/LEN with a prefix that holds it "
+				 "(ip=10.0.0.1/24,gw=10.0.0.254)", dev, gw4);
+			return -EINVAL;
+		}
+		soft_wire_ipv4_mapped(w->gw4, a);
+		w->has_gw4 = 1;
+	}
+	if (gw6 != NULL) {
+		if (inet_pton(AF_INET6, gw6, a) != 1 ||
+		    soft_wire_gid_is_v4(a) || a[0] == 0xff) {
+			SOFT_LOG(ERR, "%s: gw6=%s is not a unicast IPv6 address "
+				 "(gw6=fd00::fe)", dev, gw6);
+			return -EINVAL;
+		}
+		if (a6 == NULL || w->v6_plen > 128 ||
+		    (!prefix_eq(a, w->v6, w->v6_plen) &&
+		     !(a[0] == 0xfe && (a[1] & 0xc0) == 0x80))) {
+			SOFT_LOG(ERR, "%s: gw6=%s must be on the link: "
+				 "link-local, or inside ip6=ADDR/LEN's prefix "
+				 "(ip6=fd00::1/64,gw6=fd00::fe)", dev, gw6);
+			return -EINVAL;
+		}
+		memcpy(w->gw6, a, 16);
+		w->has_gw6 = 1;
+	}
+	return 0;
+}
+
 /* neigh=IP@MAC[+IP@MAC...] */
 static int
 neigh_parse(struct soft_wire *w, const char *dev, const char *v)
@@ -876,7 +1022,7 @@ wire_free(struct soft_wire *w)
 int
 soft_wire_attach(struct soft_dev *sdev, const struct rte_kvargs *kv)
 {
-	const char *port, *ip4, *ip6, *neigh;
+	const char *port, *ip4, *ip6, *neigh, *gw4, *gw6;
 	const char *dev = sdev->name;
 	struct qpio_port_conf conf;
 	struct qpio_port_info info;
@@ -892,11 +1038,15 @@ soft_wire_attach(struct soft_dev *sdev, const struct rte_kvargs *kv)
 	ip4 = rte_kvargs_get(kv, "ip");
 	ip6 = rte_kvargs_get(kv, "ip6");
 	neigh = rte_kvargs_get(kv, "neigh");
+	gw4 = rte_kvargs_get(kv, "gw");
+	gw6 = rte_kvargs_get(kv, "gw6");
 	if (port == NULL) {
 		if (ip4 != NULL || ip6 != NULL || neigh != NULL ||
+		    gw4 != NULL || gw6 != NULL ||
 		    rte_kvargs_count(kv, "mtu") != 0) {
-			SOFT_LOG(ERR, "%s: ip=, ip6=, neigh= and mtu= describe "
-				 "the wire: give wire=<ethdev name> too", dev);
+			SOFT_LOG(ERR, "%s: ip=, ip6=, gw=, gw6=, neigh= and mtu= "
+				 "describe the wire: give wire=<ethdev name> "
+				 "too", dev);
 			return -EINVAL;
 		}
 		return 0;
@@ -919,19 +1069,30 @@ soft_wire_attach(struct soft_dev *sdev, const struct rte_kvargs *kv)
 	rte_spinlock_init(&w->lock);
 	TAILQ_INIT(&w->rcs);
 	w->ms_tsc = rte_get_tsc_hz() / 1000;
+	w->v4_plen = 255;
+	w->v6_plen = 255;
 	if (ip4 != NULL) {
-		if (inet_pton(AF_INET, ip4, w->v4) != 1) {
-			SOFT_LOG(ERR, "%s: ip=%s is not an IPv4 address "
-				 "(ip=10.0.0.1)", dev, ip4);
+		if (addr_plen_parse(AF_INET, ip4, w->v4, &w->v4_plen) != 0) {
+			SOFT_LOG(ERR, "%s: ip=%s is not an IPv4 address with "
+				 "an optional prefix length 0..32 (ip=10.0.0.1 "
+				 "or ip=10.0.0.1/24)", dev, ip4);
 			ret = -EINVAL;
 			goto err;
 		}
 		w->has_v4 = 1;
 	}
-	if (ip6 != NULL && (inet_pton(AF_INET6, ip6, a6) != 1 ||
+	if (ip6 != NULL && (addr_plen_parse(AF_INET6, ip6, a6,
+					    &w->v6_plen) != 0 ||
 			    soft_wire_gid_is_v4(a6) || a6[0] == 0xff)) {
-		SOFT_LOG(ERR, "%s: ip6=%s is not a unicast IPv6 address "
-			 "(ip6=fd00::1; IPv4 goes in ip=)", dev, ip6);
+		SOFT_LOG(ERR, "%s: ip6=%s is not a unicast IPv6 address with "
+			 "an optional prefix length 0..128 (ip6=fd00::1 or "
+			 "ip6=fd00::1/64; IPv4 goes in ip=)", dev, ip6);
+		ret = -EINVAL;
+		goto err;
+	}
+	if (ip6 != NULL)
+		memcpy(w->v6, a6, 16);
+	if (gw_parse(w, dev, gw4, gw6, ip6 != NULL ? a6 : NULL) != 0) {
 		ret = -EINVAL;
 		goto err;
 	}

@@ -59,6 +59,14 @@ struct soft_wire {
 	uint8_t n_incomplete;
 	uint8_t neigh_next;        /* eviction cursor */
 	uint8_t v4[4];
+	/* Routing (ip=ADDR/LEN, ip6=ADDR/LEN, gw=, gw6=): a destination
+	 * outside the link's prefix goes to the gateway's MAC. A plen of
+	 * 255: no prefix given, every address is on the link. */
+	uint8_t v4_plen, v6_plen;
+	uint8_t has_gw4, has_gw6;
+	uint8_t v6[16];            /* ip6=, the prefix's address */
+	uint8_t gw4[16], gw6[16];  /* as GIDs (IPv4-mapped for gw=) */
+	uint64_t no_route_log_tsc; /* the last "no route" line */
 	struct rte_ether_addr mac;
 	uint32_t eth_mtu;          /* IP packet bytes */
 	uint32_t path_mtu;         /* IB MTU bytes */
