@@ -3,7 +3,8 @@
 #
 # qpio-cmatose and qpio-rping between two processes whose soft devices
 # are on the wire (net_af_packet on the two ends of a veth pair): lib/cm's
-# IB CM on QP1 both ways, ucmatose's exchange over RC and udaddy's over UD,
+# IB CM on QP1 both ways, ucmatose's exchange over RC and udaddy's over UD
+# (one connection, and eight at once),
 # rping's READs and WRITEs checked to the byte, then two refusals: a port
 # nobody listens on (REJ "invalid service ID"), and a REQ above the
 # listener port's MTU (REJ "invalid MTU", the listener's log naming both
@@ -78,16 +79,17 @@ report() {
 	fi
 }
 
-# NAME TRANSPORT COUNT SIZE
-while read -r name tr count size; do
+# NAME TRANSPORT COUNT SIZE [CONNECTIONS]
+while read -r name tr count size conns; do
 	ud=
 	[ "$tr" = UD ] && ud=--ud
+	conns=${conns:-1}
 	ok=0
 	for _ in 1 2 3; do
-		server "$name" $ud -C "$count" -S "$size" &
+		server "$name" $ud -c "$conns" -C "$count" -S "$size" &
 		srv=$!
 		wait_listening "$work/$name.server"
-		client "$name" "" "" $ud -C "$count" -S "$size"
+		client "$name" "" "" $ud -c "$conns" -C "$count" -S "$size"
 		crc=$?
 		wait "$srv"
 		src=$?
@@ -98,7 +100,12 @@ while read -r name tr count size; do
 		break
 	done
 	for role in server client; do
-		grep -q "^qpio-cmatose: $role: $count messages of $size bytes each way over $tr, every completion a success$" \
+		if [ "$conns" = 1 ]; then
+			want="$count messages of $size bytes each way over $tr"
+		else
+			want="$conns connections, $count messages of $size bytes each way on each over $tr"
+		fi
+		grep -q "^qpio-cmatose: $role: $want, every completion a success$" \
 			"$work/$name.$role" || ok=0
 	done
 	report "$name" "$ok"
@@ -107,6 +114,8 @@ rc-default RC 10 100
 rc-300x5000 RC 300 5000
 ud-default UD 10 100
 ud-200x1024 UD 200 1024
+rc-8-connections RC 50 2000 8
+ud-8-connections UD 50 1000 8
 ROWS
 
 # rping's ping: COUNT SIZE, every byte checked by the client (-V)

@@ -545,6 +545,7 @@ def programs(src, cfg):
             "server": Row(Text("127.0.0.1")),
             "bind": Row(Text("127.0.0.1")),
             "port": Row(Num(1, 65535, good=9)),
+            "connections": Row(Num(1, 64, good=2)),
             "count": Row(Num(1, 32768, good=10)),
             "size": Row(Num(1, 1048576, good=100)),
             "ud": Row(Flag()),

@@ -66,18 +66,22 @@ wait_listening() {
 # row NAME TOOL QPIO_ROLE [ARGS...]: TOOL (ucmatose or udaddy) on rxe0
 # against qpio-cmatose (with --ud for udaddy), both given ARGS (-C, -S).
 row() {
-	local name=$1 tool=$2 role=$3 ok=0 try peer ud= tr=RC count=10 size=100
+	local name=$1 tool=$2 role=$3 ok=0 try peer ud= tr=RC count=10 size=100 conns=1
 	shift 3
 	[ "$tool" = udaddy ] && { ud=--ud; tr=UD; }
-	# the count and size the row gives, for the summary line
-	local args=("$@") i
+	# the count, size and connections the row gives, for the summary
+	local args=("$@") i want
 	for ((i = 0; i < ${#args[@]}; i++)); do
 		case ${args[$i]} in
 		-C) count=${args[$((i + 1))]} ;;
 		-S) size=${args[$((i + 1))]} ;;
+		-c) conns=${args[$((i + 1))]} ;;
 		esac
 	done
-	step "$name: $tool (rxe0) <-> qpio-cmatose ${ud:+$ud }($role), $count x $size bytes"
+	want="$count messages of $size bytes each way over $tr"
+	[ "$conns" = 1 ] ||
+		want="$conns connections, $count messages of $size bytes each way on each over $tr"
+	step "$name: $tool (rxe0) <-> qpio-cmatose ${ud:+$ud }($role), $conns x $count x $size bytes"
 	if [ "$role" = client ]; then
 		timeout 120 "$tool" -b 10.0.77.1 "$@" > /tmp/rxe.log 2>&1 &
 		peer=$!
@@ -100,7 +104,7 @@ row() {
 		wait "$peer" || ok=0
 	fi
 	if [ "$ok" = 1 ] &&
-		grep -q "^qpio-cmatose: $role: $count messages of $size bytes each way over $tr, every completion a success$" /tmp/qpio.log &&
+		grep -q "^qpio-cmatose: $role: $want, every completion a success$" /tmp/qpio.log &&
 		grep -q "^data transfers complete" /tmp/rxe.log &&
 		grep -q "^return status 0" /tmp/rxe.log; then
 		grep -h "^qpio-cmatose: $role:\|^return status" /tmp/qpio.log /tmp/rxe.log | sed "s/^/   /"
@@ -122,6 +126,12 @@ row rc-qpio-server-3000 ucmatose server -C 200 -S 3000
 row ud-qpio-client udaddy client
 row ud-qpio-server udaddy server
 row ud-qpio-client-1024 udaddy client -C 100 -S 1024
+# several connections at once (the tools' -c): each its own QP, REQ and
+# exchange, all up before any data moves
+row rc-qpio-client-4-conns ucmatose client -c 4 -C 20 -S 1000
+row rc-qpio-server-4-conns ucmatose server -c 4 -C 20 -S 1000
+row ud-qpio-client-4-conns udaddy client -c 4 -C 20 -S 500
+row ud-qpio-server-4-conns udaddy server -c 4 -C 20 -S 500
 # rping_row NAME QPIO_ROLE COUNT SIZE: rping on rxe0 against qpio-rping
 # (RDMA READ of the client's buffer, RDMA WRITE back, SENDs between),
 # -V: the client checks every byte; -v: each ping's data, counted.
