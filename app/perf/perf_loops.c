@@ -439,8 +439,11 @@ build_wr(struct perf_end *e, unsigned int qi, uint64_t seq, int signaled,
 	switch (o->test) {
 	case PERF_SEND:
 	case PERF_WRITE:
+		/* --perftest WRITE latency: the same bytes in every
+		 * message but the tag, as perftest's (check_write()) */
 		if (o->validate)
-			perf_fill(l, seq, x->size);
+			perf_fill(l, o->perftest && o->test == PERF_WRITE &&
+				  o->mode == PERF_LAT ? 0 : seq, x->size);
 		if (o->test == PERF_WRITE && o->mode == PERF_LAT)
 			l[x->size - 1] = write_tag(x, seq);
 		if (hook)
@@ -545,16 +548,36 @@ wait_write(struct perf_end *e, uint64_t seq, int client)
 }
 
 /* --validate of a WRITE at the responder: the whole message must be
- * there within 10 ms of its last byte. */
+ * there within 10 ms of its last byte. With --perftest the peer's bytes
+ * are its buffer's (random), the same in every message but the last
+ * byte, its poll tag (perftest's ib_write_lat sets only that byte
+ * between WRITEs): each message must bring what the first one brought.
+ * (Called after the tag arrived and before this end answers, so the
+ * peer cannot have written the next one yet.) */
 static void
 check_write(struct perf_end *e, uint64_t seq)
 {
 	struct perf_ctx *x = e->ctx;
-	uint8_t *slot = recv_slot(x, e->qp[0].base, 0);
+	struct perf_qp *q = &e->qp[0];
+	uint8_t *slot = recv_slot(x, q->base, 0);
 	uint64_t t = rte_rdtsc();
 
-	if (x->o->perftest)
-		return;         /* perftest's bytes are random but the last */
+	if (x->o->perftest) {
+		if (x->size < 2)
+			return;         /* the tag is the whole message */
+		if (q->ref == NULL) {
+			q->ref = malloc(x->size);
+			if (q->ref == NULL)
+				return;
+			memcpy(q->ref, slot, x->size - 1);
+			e->checked++;
+			return;
+		}
+		e->checked++;
+		if (memcmp(q->ref, slot, x->size - 1) != 0)
+			e->mismatches++;
+		return;
+	}
 	e->checked++;
 	while (!perf_check(slot, seq, x->size)) {
 		if (rte_rdtsc() - t > x->hz / 100) {
@@ -596,6 +619,8 @@ lat_client(struct perf_end *e)
 				perf_hist_add_at(q->hist, (t1 - t0) / 2,
 						 t0 - e->t_start);
 			t0 = t1;
+			if (o->validate)
+				check_write(e, k);
 			if (post_one(e, k) < 0)
 				break;
 		}
@@ -662,6 +687,8 @@ lat_server(struct perf_end *e)
 			 * first, then waits for the answer. */
 			if (post_one(e, k) < 0 || wait_write(e, k, 0) != 0)
 				return;
+			if (o->validate)
+				check_write(e, k);
 			continue;
 		}
 		if (o->test == PERF_SEND) {

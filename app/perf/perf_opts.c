@@ -527,9 +527,14 @@ opts_check_roles(struct perf_opts *o, const struct opts_seen *st, char *err,
 		if (o->run_inf)
 			return refuse(err, errlen, "--run_infinitely runs in one process "
 				      "only; drop it or %s", r);
-		if (o->corrupt_at >= 0)
-			return refuse(err, errlen, "--corrupt-at is a test hook of the "
-				      "one-process run; drop it or %s", r);
+		if (o->corrupt_at >= 0 &&
+		    (o->role != PERF_ROLE_CLIENT ||
+		     (o->test != PERF_SEND && o->test != PERF_WRITE)))
+			return refuse(err, errlen, "--corrupt-at across processes "
+				      "flips a byte of a SEND or WRITE the client "
+				      "sends (the server's --validate catches it): "
+				      "give it to the --connect end of a send or "
+				      "write test, or drop it");
 	}
 
 	/* --perftest: what perftest's exchange carries is one QP, one size a

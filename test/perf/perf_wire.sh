@@ -5,7 +5,8 @@
 # (RoCEv2 through net_af_packet on the two ends of a veth pair), every
 # test of perftest's set with --validate: SEND, WRITE, READ and atomics,
 # latency and bandwidth, RC; each must exit 0 with its payloads checked
-# and none lost.
+# and none lost. Then ib_write_lat over --perftest's exchange, clean and
+# with one message corrupted by the client.
 #
 #   perf_wire.sh QPIO_PERF
 #
@@ -85,4 +86,52 @@ ib_read_bw 8192 1000 1000
 ib_atomic_lat 8 2000 2000
 ib_atomic_bw 8 2000 2000
 EOF2
+
+# --perftest's own exchange between two qpio-perf: ib_write_lat's
+# --validate (every message brings the first one's bytes, as perftest's
+# do) checks each message at both ends, and a message the client
+# corrupts (--corrupt-at 5) is exactly one mismatch at the server, which
+# then exits 1.
+for hook in "" 5; do
+	name=perftest-write-lat${hook:+-corrupt}
+	common=(--no-huge --no-shconf --no-pci -m 256 --log-level=lib.eal:error)
+	timeout 60 "$perf" -l 0 "${common[@]}" --file-prefix="pw-s-$$-$name" \
+		--vdev="net_af_packet0,iface=$a" -- --perftest --server \
+		--test ib_write_lat -s 64 -n 500 \
+		--dev soft0,wire=net_af_packet0,ip=10.0.0.1 -p "$port" \
+		--validate > "$work/$name.server" 2>&1 &
+	srv=$!
+	for _ in 1 2 3 4 5; do
+		sleep 1
+		timeout 60 "$perf" -l 1 "${common[@]}" --file-prefix="pw-c-$$-$name" \
+			--vdev="net_af_packet1,iface=$b" -- --perftest \
+			--connect 127.0.0.1 -p "$port" --test ib_write_lat -s 64 \
+			-n 500 --dev soft1,wire=net_af_packet1,ip=10.0.0.2 \
+			--validate ${hook:+--corrupt-at $hook} > "$work/$name.client" 2>&1
+		crc=$?
+		af_packet_fanout_clash "$work/$name.client" && continue
+		grep -q "validate:" "$work/$name.client" && break
+	done
+	wait "$srv"
+	src=$?
+	ok=1
+	grep -q "validate: 500 checked, 0 mismatches, 0 lost" "$work/$name.client" || ok=0
+	[ "$crc" = 0 ] || ok=0
+	if [ -z "$hook" ]; then
+		want="validate: 500 checked, 0 mismatches"
+		[ "$src" = 0 ] || ok=0
+	else
+		want="validate: 500 checked, 1 mismatches"
+		[ "$src" = 1 ] || ok=0
+	fi
+	grep -q "$want" "$work/$name.server" || ok=0
+	if [ "$ok" = 1 ]; then
+		echo "perf-wire: $name: PASS ($(grep -h "validate:" "$work/$name.server" | tr -s ' '); server exit $src)"
+	else
+		echo "perf-wire: $name: FAIL (client exit $crc, server exit $src, want '$want' at the server)"
+		sed 's/^/  server: /' "$work/$name.server"
+		sed 's/^/  client: /' "$work/$name.client"
+		rc=1
+	fi
+done
 exit $rc

@@ -331,8 +331,15 @@ Test(perf_opts, refusals_server_and_connect)
 		"--test", "ib_send_lat", "--server", "--dev", "soft0", "--dev", "soft1");
 	REFUSED("--run_infinitely runs in one process only; drop it or --connect",
 		"--test", "ib_send_bw", "--connect", "h", "--run_infinitely");
-	REFUSED("--corrupt-at is a test hook of the one-process run",
+	REFUSED("--corrupt-at across processes flips a byte of a SEND or "
+		"WRITE the client sends",
 		"--test", "ib_send_lat", "--server", "--corrupt-at", "3");
+	REFUSED("--corrupt-at across processes flips a byte of a SEND or "
+		"WRITE the client sends",
+		"--test", "ib_read_lat", "--connect", "h", "--corrupt-at", "3");
+	cr_assert_eq(parse("--test", "ib_write_lat", "--connect", "h",
+			   "--validate", "--corrupt-at", "3", NULL), 0, "%s",
+		     err);
 	REFUSED("--expect with --server in lat mode: the client measures",
 		"--test", "ib_send_lat", "--server", "--expect", "p99<=5us");
 	cr_assert_eq(parse("--test", "ib_send_bw", "--server", "--expect",
