@@ -248,8 +248,12 @@ main(int argc, char **argv)
 	}
 	if (ret != 0)
 		return ret > 0 ? 0 : 2;
-	if (rte_eal_init(sep, argv) < 0)
-		die("rte_eal_init", rte_errno);
+	if (rte_eal_init(sep, argv) < 0) {
+		int err = rte_errno;
+
+		qpio_eal_init_failed();
+		die("rte_eal_init", err);
+	}
 	dev = qpio_rdma_dev_create(devargs);
 	if (dev == NULL)
 		die(devargs, rte_errno);

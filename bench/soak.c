@@ -334,8 +334,12 @@ main(int argc, char **argv)
 	double secs;
 
 	ret = rte_eal_init(argc, argv);
-	if (ret < 0)
+	if (ret < 0) {
+		ret = rte_errno;
+		qpio_eal_init_failed();
+		rte_errno = ret;
 		die("rte_eal_init");
+	}
 	if (parse(argc - ret, argv + ret, &o) != 0) {
 		fprintf(stderr, "usage: qpio-soak [EAL options] -- [-n FRAMES] "
 			"[-s MAX_SIZE 1..9000] [-b MAX_BURST 1..64] [--seed N] "

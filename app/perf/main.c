@@ -108,6 +108,7 @@ main(int argc, char **argv)
 	ret = rte_eal_init(sep, argv);
 	if (ret < 0) {
 		fprintf(stderr, "qpio-perf: rte_eal_init: %s\n", rte_strerror(rte_errno));
+		qpio_eal_init_failed();
 		return PERF_EXIT_FAIL;
 	}
 	/* SIGINT/SIGTERM end the run early (the last WRs in flight

@@ -739,6 +739,7 @@ main(int argc, char **argv)
 	ret = rte_eal_init(sep, argv);
 	if (ret < 0) {
 		eal_init_failed(rte_errno);
+		qpio_eal_init_failed();
 		return TESTPMD_EXIT_RUNTIME;
 	}
 	if (testpmd_check_ports(&t.o, rte_lcore_count() - 1) < 0) {

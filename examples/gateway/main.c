@@ -492,6 +492,7 @@ main(int argc, char **argv)
 	if (ret < 0) {
 		fprintf(stderr, "gateway: EAL init failed: %s\n",
 			rte_strerror(rte_errno));
+		qpio_eal_init_failed();
 		return 1;
 	}
 	signal(SIGINT, on_signal);

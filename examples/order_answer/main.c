@@ -99,10 +99,12 @@ check_shared(int argc, char **argv)
 				    "process: two processes need hugepages");
 }
 
-/* rte_eal_init() failed with rte_errno err: say what it means here. */
+/* rte_eal_init() failed with rte_errno err: say what it means here
+ * (the runtime directory the failed EAL made goes first). */
 static void
 eal_failed(int err)
 {
+	qpio_eal_init_failed();
 	/* EAL failures. 8< */
 	if (err == EACCES)
 		die("EAL", "no hugepages to use: reserve and mount them (the "

@@ -505,8 +505,11 @@ main(int argc, char **argv)
 	if (ret != 0)
 		return ret > 0 ? 0 : 2;
 	ret = rte_eal_init(sep, argv);
-	if (ret < 0)
-		die("rte_eal_init", rte_errno);
+	if (ret < 0) {
+		ret = rte_errno;
+		qpio_eal_init_failed();
+		die("rte_eal_init", ret);
+	}
 	worker = rte_get_next_lcore(-1, 1, 0);
 	if (worker >= RTE_MAX_LCORE) {
 		fprintf(stderr, "qpio-pingpong: needs two lcores (EAL -l 2,3)\n");

@@ -612,6 +612,7 @@ main(int argc, char **argv)
 	if (ret < 0) {
 		fprintf(stderr, "pipeline: EAL init: %s\n",
 			rte_strerror(rte_errno));
+		qpio_eal_init_failed();
 		return 1;
 	}
 	RTE_LCORE_FOREACH_WORKER(lc)

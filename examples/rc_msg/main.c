@@ -352,8 +352,11 @@ main(int argc, char **argv)
 		return 2;
 	}
 	ret = rte_eal_init(sep, argv);
-	if (ret < 0)
-		die("rte_eal_init", rte_errno);
+	if (ret < 0) {
+		ret = rte_errno;
+		qpio_eal_init_failed();
+		die("rte_eal_init", ret);
+	}
 	worker = rte_get_next_lcore(-1, 1, 0);
 	if (worker >= RTE_MAX_LCORE) {
 		fprintf(stderr, "qpio-rc-msg: needs two lcores (EAL option -l 0-1)\n");

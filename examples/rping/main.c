@@ -589,8 +589,11 @@ main(int argc, char **argv)
 		return 2;
 	optind = 1;
 	n = rte_eal_init(argc, argv);
-	if (n < 0)
-		die(NULL, "EAL", rte_strerror(rte_errno));
+	if (n < 0) {
+		n = rte_errno;
+		qpio_eal_init_failed();
+		die(NULL, "EAL", rte_strerror(n));
+	}
 	p.role = p.o.server ? "server" : "client";
 	live = &p;
 	setup(&p);

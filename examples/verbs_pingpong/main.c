@@ -643,6 +643,7 @@ main(int argc, char **argv)
 	if (ret < 0) {
 		fprintf(stderr, "qpio-verbs-pingpong: EAL: %s\n",
 			rte_strerror(rte_errno));
+		qpio_eal_init_failed();
 		return 1;
 	}
 	if (ctx_init(&c, &o) != 0)

@@ -7,6 +7,7 @@
 #include <limits.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <rte_common.h>
 #include <rte_eal.h>
@@ -73,4 +74,23 @@ qpio_eal_cleanup(void)
 	else
 		EAL_LOG(DEBUG, "runtime directory %s removed", dir);
 	return ret;
+}
+
+int
+qpio_eal_init_failed(void)
+{
+	const char *dir = rte_eal_get_runtime_dir();
+
+	if (dir == NULL || dir[0] == '\0')
+		return 0;
+	if (rmdir(dir) == 0) {
+		EAL_LOG(DEBUG, "runtime directory %s of the failed EAL removed",
+			dir);
+		return 0;
+	}
+	if (errno == ENOENT)
+		return 0;
+	EAL_LOG(DEBUG, "runtime directory %s of the failed EAL kept: %s",
+		dir, strerror(errno));
+	return -errno;
 }

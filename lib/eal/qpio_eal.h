@@ -3,7 +3,8 @@
  * @file
  * The end of a qpio program's EAL: rte_eal_cleanup(), then, in a primary
  * process, the removal of its runtime directory, which DPDK 22.11's
- * rte_eal_cleanup() leaves behind.
+ * rte_eal_cleanup() leaves behind; and the same directory's removal
+ * after a failed rte_eal_init().
  */
 #ifndef QPIO_EAL_H
 #define QPIO_EAL_H
@@ -72,6 +73,21 @@ extern "C" {
  *   left alone). The directory's removal does not change it.
  */
 int qpio_eal_cleanup(void);
+
+/**
+ * After rte_eal_init() failed: remove the runtime directory it made
+ * (rte_eal_get_runtime_dir()) when it is empty, as it is when the
+ * failure came before anything was put there (a hugepage directory that
+ * cannot be used, a bad option found late); DPDK 22.11 leaves it behind.
+ * A directory holding anything (another process's files, a config file)
+ * is kept: rmdir() removes only an empty one. The call a program makes
+ * on its rte_eal_init() failure path, before it exits; no DPDK call is
+ * allowed after it. Not thread-safe.
+ *
+ * @return 0 (removed, or none was made), or -errno of rmdir() (ENOTEMPTY:
+ *   kept), logged at DEBUG on qpio.lib.eal.
+ */
+int qpio_eal_init_failed(void);
 
 #ifdef __cplusplus
 }

@@ -12,6 +12,14 @@
 
 #include "fuzz_common.h"
 
+/* At the end of a run (libFuzzer exits): the runtime directory of the
+ * target's EAL, empty with --no-shconf and --no-telemetry, goes. */
+static void
+fuzz_eal_dir_remove(void)
+{
+	rmdir(rte_eal_get_runtime_dir());
+}
+
 void
 fuzz_eal_init(void)
 {
@@ -30,8 +38,10 @@ fuzz_eal_init(void)
 	if (rte_eal_init((int)(sizeof(argv) / sizeof(argv[0])) - 1, argv) < 0) {
 		fprintf(stderr, "fuzz: rte_eal_init: %s\n",
 			rte_strerror(rte_errno));
+		fuzz_eal_dir_remove();
 		exit(1);
 	}
+	atexit(fuzz_eal_dir_remove);
 	/* Every refused input logs its reason; that is the expected path
 	 * and would drown the run. */
 	if (getenv("QPIO_FUZZ_LOG") == NULL)

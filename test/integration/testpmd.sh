@@ -212,6 +212,11 @@ hugepage-hint)
 		fail "no errno name in the EAL failure"
 	grep -q 'add --no-huge -m 512 before' "$err" || fail "no --no-huge hint"
 	grep -q 'nr_hugepages' "$err" || fail "no hint to reserve pages"
+	# the failed EAL's runtime directory goes too
+	for d in /var/run/dpdk "${XDG_RUNTIME_DIR:-/nonexistent}/dpdk" /tmp/dpdk; do
+		[ -e "$d/qpio-it-hp-$$" ] &&
+			fail "runtime directory $d/qpio-it-hp-$$ left behind"
+	done
 	;;
 stats-rates)
 	run "${pair[@]}" --forward-mode=txonly,rxonly --stats-period=1 \
