@@ -182,6 +182,17 @@ carry_max(int from, int to, unsigned int n, uint32_t seed, uint32_t max)
 	}
 }
 
+/* After carry()s of more frames than the receives: both senders read
+ * credits, and no RNR NAK was needed. */
+static void
+credits_read_no_rnr(int a, int b)
+{
+	cr_assert_gt(xstat(a, "tx_credit_reads"), 1);
+	cr_assert_gt(xstat(b, "tx_credit_reads"), 1);
+	cr_assert_eq(xstat(a, "tx_rnr_naks"), 0);
+	cr_assert_eq(xstat(b, "tx_rnr_naks"), 0);
+}
+
 /* carry_max() of frames up to 1459 bytes. */
 static void
 carry(int from, int to, unsigned int n, uint32_t seed)
@@ -234,10 +245,7 @@ Test(port_qp_cm, rc_link_comes_up_and_carries_frames_both_ways)
 	/* More frames than the receiver has receives: credits, not RNR. */
 	carry(b, a, 600, 1);
 	carry(a, b, 600, 7000);
-	cr_assert_gt(xstat(b, "tx_credit_reads"), 1);
-	cr_assert_gt(xstat(a, "tx_credit_reads"), 1);
-	cr_assert_eq(xstat(a, "tx_rnr_naks"), 0);
-	cr_assert_eq(xstat(b, "tx_rnr_naks"), 0);
+	credits_read_no_rnr(a, b);
 	cr_assert_eq(xstat(a, "cm_connect_failures"), 0);
 	cr_assert_eq(xstat(b, "cm_connect_failures"), 0);
 	close_all(a, b);
@@ -600,10 +608,7 @@ Test(port_qp_cm, wire_rc_link_is_an_ib_cm_connection_and_carries_frames)
 	 * path MTU 1024. */
 	carry(b, a, 600, 31);
 	carry(a, b, 600, 7031);
-	cr_assert_gt(xstat(a, "tx_credit_reads"), 1);
-	cr_assert_gt(xstat(b, "tx_credit_reads"), 1);
-	cr_assert_eq(xstat(a, "tx_rnr_naks"), 0);
-	cr_assert_eq(xstat(b, "tx_rnr_naks"), 0);
+	credits_read_no_rnr(a, b);
 	close_all(a, b);
 	wire_devs_close();
 }
@@ -643,7 +648,6 @@ Test(port_qp_cm, wire_ud_link_is_a_sidr_exchange_and_carries_frames)
 /* A 9000-byte wire: UD frames up to 4096 bytes. */
 Test(port_qp_cm, wire_ud_on_a_jumbo_wire_carries_4096_bytes)
 {
-	struct qpio_port_conf conf = { .max_rx_pkt_len = 4096 };
 	struct rte_mbuf *tx[20], *rx[20];
 	unsigned int i, got = 0, sent = 0, k;
 	char args[96];
@@ -656,13 +660,8 @@ Test(port_qp_cm, wire_ud_on_a_jumbo_wire_carries_4096_bytes)
 			 "10.0.0.1:7471", i, i, i == 0 ? "listen" : "connect");
 		id[i] = qpio_port_create(args);
 		cr_assert_geq(id[i], 0);
-		setup(id[i], 0);
 		/* 4096 bytes: 2 of the pool's 2048-byte mbufs */
-		cr_assert_eq(qpio_port_configure(id[i], 1, 1, &conf), 0);
-		cr_assert_eq(qpio_port_rx_queue_setup(id[i], 0, NB_DESC,
-						      SOCKET_ID_ANY, mp), 0);
-		cr_assert_eq(qpio_port_tx_queue_setup(id[i], 0, NB_DESC,
-						      SOCKET_ID_ANY), 0);
+		setup(id[i], 4096);
 		cr_assert_eq(qpio_port_start(id[i]), 0);
 	}
 	WAIT_FOR(id[0], id[1], link_is(id[0]) && link_is(id[1]));

@@ -2368,6 +2368,31 @@ Test(soft_wire, routed_ipv6_through_a_link_local_gateway)
 	pair_down();
 }
 
+/* Devices with the devargs given, a UD end on each, and an AH on a
+ * towards 10.0.9.9 (off the links of the tests below). */
+static struct qpio_ah *
+far_pair_up(const char *args_a, const char *args_b, struct qt_end *a,
+	    struct qt_end *b)
+{
+	static const uint8_t v4_far[4] = { 10, 0, 9, 9 };
+	uint8_t far[16];
+
+	pair_up(args_a, args_b);
+	soft_wire_ipv4_mapped(far, v4_far);
+	qt_ud_end_create(a, W.a, QK, NULL);
+	qt_ud_end_create(b, W.b, QK, NULL);
+	return ah_to(a, far, 1);
+}
+
+static void
+far_pair_down(struct qt_end *a, struct qt_end *b, struct qpio_ah *ah)
+{
+	cr_assert_eq(qpio_ah_destroy(ah), 0);
+	qt_end_destroy(a);
+	qt_end_destroy(b);
+	pair_down();
+}
+
 /* The gateway's MAC is asked by ARP (its address in the request, not
  * the destination's); B is that gateway here and, not routing, counts
  * the datagram for 10.0.9.9 as not its own. */
@@ -2376,14 +2401,9 @@ Test(soft_wire, gateway_asked_by_arp_for_an_off_link_destination)
 	struct qt_end a, b;
 	struct qpio_ah *ah;
 	struct qpio_soft_wire_stats sa, sb;
-	uint8_t far[16];
-	static const uint8_t v4_far[4] = { 10, 0, 9, 9 };
 
-	pair_up(",ip=10.0.0.1/24,gw=10.0.0.2", ",ip=10.0.0.2/24");
-	soft_wire_ipv4_mapped(far, v4_far);
-	qt_ud_end_create(&a, W.a, QK, NULL);
-	qt_ud_end_create(&b, W.b, QK, NULL);
-	ah = ah_to(&a, far, 1);
+	ah = far_pair_up(",ip=10.0.0.1/24,gw=10.0.0.2", ",ip=10.0.0.2/24",
+			 &a, &b);
 	ud_post_send(&a, ah, 0x123, QK, 0, 64, 1, 0);
 	expect_send_done(&a, 1);
 	run_for(20);
@@ -2395,10 +2415,7 @@ Test(soft_wire, gateway_asked_by_arp_for_an_off_link_destination)
 	cr_assert_eq(sa.tx_packets, 1);
 	cr_assert_eq(sb.rx_not_mine, 1, "10.0.9.9 is not B's");
 	cr_assert_eq(sa.tx_no_route, 0);
-	cr_assert_eq(qpio_ah_destroy(ah), 0);
-	qt_end_destroy(&a);
-	qt_end_destroy(&b);
-	pair_down();
+	far_pair_down(&a, &b, ah);
 }
 
 /* Outside the prefix with no gateway: not sent, counted in tx_no_route,
@@ -2409,14 +2426,8 @@ Test(soft_wire, off_link_without_a_gateway_is_no_route)
 {
 	struct qt_end a, b;
 	struct qpio_ah *ah;
-	uint8_t far[16];
-	static const uint8_t v4_far[4] = { 10, 0, 9, 9 };
 
-	pair_up(",ip=10.0.0.1/24", ",ip=10.0.0.2/24");
-	soft_wire_ipv4_mapped(far, v4_far);
-	qt_ud_end_create(&a, W.a, QK, NULL);
-	qt_ud_end_create(&b, W.b, QK, NULL);
-	ah = ah_to(&a, far, 1);
+	ah = far_pair_up(",ip=10.0.0.1/24", ",ip=10.0.0.2/24", &a, &b);
 	qt_log_capture();
 	ud_post_send(&a, ah, 0x123, QK, 0, 64, 1, 0);
 	expect_send_done(&a, 1);
@@ -2431,10 +2442,7 @@ Test(soft_wire, off_link_without_a_gateway_is_no_route)
 	cr_assert_eq(wst(W.a).arp_tx, 0);
 	cr_assert_eq(wst(W.a).tx_packets, 0);
 	cr_assert_eq(W.moved, 0);
-	cr_assert_eq(qpio_ah_destroy(ah), 0);
-	qt_end_destroy(&a);
-	qt_end_destroy(&b);
-	pair_down();
+	far_pair_down(&a, &b, ah);
 }
 
 Test(soft_wire, routing_devargs_refused_with_their_rule)
