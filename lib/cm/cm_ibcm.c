@@ -1333,7 +1333,9 @@ ib_timeouts(struct qpio_cm_channel *ch)
 			id->deadline_ms = 0;
 			if (id->state == CM_REQ_SENT) {
 				CM_LOG(NOTICE, "connect: no answer within the "
-				       "timeout (%u sends)",
+				       "timeout (%u sends; a peer address that "
+				       "never answered ARP or NDP is named in "
+				       "the device's log)",
 				       id->ib.resends + 1u);
 				req_fail(id, QPIO_CM_EVENT_UNREACHABLE,
 					 -ETIMEDOUT, NULL);

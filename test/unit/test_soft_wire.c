@@ -2445,6 +2445,37 @@ Test(soft_wire, off_link_without_a_gateway_is_no_route)
 	far_pair_down(&a, &b, ah);
 }
 
+/* A neighbour that never answers ARP: asked every 200 ms, then after
+ * 1 s the packets that waited for it are dropped (tx_no_neigh) and a
+ * line names the address, the requests and the drops. */
+Test(soft_wire, neighbour_that_never_answers_is_said_and_counted)
+{
+	struct qt_end a, b;
+	struct qpio_ah *ah;
+	struct qpio_soft_wire_stats sa;
+	char want[200];
+	unsigned int i;
+
+	ah = far_pair_up(",ip=10.0.0.1", ",ip=10.0.0.2", &a, &b);
+	qt_log_capture();
+	for (i = 0; i < 3; i++) {
+		ud_post_send(&a, ah, 0x123, QK, 0, 64, i, 0);
+		expect_send_done(&a, i);
+	}
+	run_for(1300);
+	sa = wst(W.a);
+	cr_assert_eq(sa.tx_no_neigh, 3, "the three datagrams held");
+	cr_assert_eq(sa.tx_packets, 0);
+	cr_assert_geq(sa.arp_tx, 2, "asked again");
+	cr_assert_leq(sa.arp_tx, 5, "every 200 ms for 1 s");
+	snprintf(want, sizeof(want), "no ARP answer from 10.0.9.9 within "
+		 "1000 ms (%u requests): 3 packets that waited for it dropped "
+		 "(tx_no_neigh)", (unsigned int)sa.arp_tx);
+	qt_log_expect(want);
+	qt_log_release();
+	far_pair_down(&a, &b, ah);
+}
+
 Test(soft_wire, routing_devargs_refused_with_their_rule)
 {
 	static const char *const bad[] = {

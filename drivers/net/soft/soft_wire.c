@@ -287,6 +287,7 @@ neigh_hold(struct soft_wire *w, const uint8_t ip[16], struct rte_mbuf *m)
 		n->state = NEIGH_INCOMPLETE;
 		n->first_tsc = now;
 		n->req_tsc = now;
+		n->nreq = 1;
 		w->n_incomplete++;
 		if (soft_wire_gid_is_v4(ip) && w->has_v4)
 			arp_send(w, RTE_ARP_OP_REQUEST, NULL, ip + 12);
@@ -321,12 +322,37 @@ soft_wire_neigh_ask_locked(struct soft_wire *w, const uint8_t dest[16])
 		return;
 	n->state = NEIGH_INCOMPLETE;
 	n->first_tsc = n->req_tsc = rte_get_tsc_cycles();
+	n->nreq = 1;
 	w->n_incomplete++;
 	if (soft_wire_gid_is_v4(dgid))
 		arp_send(w, RTE_ARP_OP_REQUEST, NULL, dgid + 12);
 	else
 		nd_solicit(w, dgid);
 	soft_wire_flush_locked(w);
+}
+
+/* A neighbour that never answered: said at most once a second (what a
+ * connect that times out, or a UD sender, would otherwise never learn). */
+static void
+no_neigh(struct soft_wire *w, const struct wire_neigh *n, unsigned int held)
+{
+	uint64_t now = rte_get_tsc_cycles();
+	char a[INET6_ADDRSTRLEN];
+	int v4 = soft_wire_gid_is_v4(n->ip);
+
+	if (w->no_neigh_log_tsc != 0 &&
+	    now - w->no_neigh_log_tsc < 1000 * w->ms_tsc)
+		return;
+	w->no_neigh_log_tsc = now;
+	if (v4)
+		inet_ntop(AF_INET, n->ip + 12, a, sizeof(a));
+	else
+		inet_ntop(AF_INET6, n->ip, a, sizeof(a));
+	SOFT_LOG(WARNING, "wire port %s: no %s answer from %s within %u ms "
+		 "(%u requests): %u packets that waited for it dropped "
+		 "(tx_no_neigh); is the host up and on this link (or behind "
+		 "gw=)?", w->port_name, v4 ? "ARP" : "NDP", a,
+		 WIRE_ARP_GIVEUP_MS, n->nreq, held);
 }
 
 /* Neighbour timers: requests again, and the datagrams of a neighbour
@@ -343,11 +369,13 @@ neigh_timers(struct soft_wire *w)
 		if (n->state != NEIGH_INCOMPLETE)
 			continue;
 		if (now - n->first_tsc >= WIRE_ARP_GIVEUP_MS * w->ms_tsc) {
+			no_neigh(w, n, n->nhold);
 			neigh_drop_holds(w, n);
 			n->state = NEIGH_FREE;
 			w->n_incomplete--;
 		} else if (now - n->req_tsc >= WIRE_ARP_RETRY_MS * w->ms_tsc) {
 			n->req_tsc = now;
+			n->nreq++;
 			if (!soft_wire_gid_is_v4(n->ip))
 				nd_solicit(w, n->ip);
 			else if (w->has_v4)

@@ -45,6 +45,7 @@ struct wire_neigh {
 	struct rte_ether_addr mac;
 	uint8_t state;
 	uint8_t nhold;
+	uint8_t nreq;              /* INCOMPLETE: requests sent */
 	uint64_t first_tsc;        /* INCOMPLETE: first request */
 	uint64_t req_tsc;          /* INCOMPLETE: last request */
 	struct rte_mbuf *hold[WIRE_HOLD];
@@ -67,6 +68,7 @@ struct soft_wire {
 	uint8_t v6[16];            /* ip6=, the prefix's address */
 	uint8_t gw4[16], gw6[16];  /* as GIDs (IPv4-mapped for gw=) */
 	uint64_t no_route_log_tsc; /* the last "no route" line */
+	uint64_t no_neigh_log_tsc; /* the last "no ARP/NDP answer" line */
 	struct rte_ether_addr mac;
 	uint32_t eth_mtu;          /* IP packet bytes */
 	uint32_t path_mtu;         /* IB MTU bytes */
