@@ -440,6 +440,19 @@ ib_send(struct qpio_cm_id *id, const struct cm_mad *m, int keep)
 	return gsi_send(id->ib.gsi, id->ib.dgid, id->ib.sgid_index, mad);
 }
 
+/* 1 when our communication ID local is in TimeWait. */
+static int
+timewait_has_local(const struct cm_gsi *g, uint32_t local)
+{
+	uint64_t now = cm_now_ms();
+	unsigned int i;
+
+	for (i = 0; i < GSI_TIMEWAIT; i++)
+		if (g->tw[i].local_comm_id == local && g->tw[i].until_ms > now)
+			return 1;
+	return 0;
+}
+
 /* The connection of id ends here: its IDs go into TimeWait (once). A
  * request the peer sends again in that time gets REJ "stale connection"
  * (IBA 12.9.7; the kernel's cm_dup_req_handler), and a new connection
@@ -453,10 +466,8 @@ timewait_enter(struct qpio_cm_id *id)
 	if (g == NULL || id->ib.local_comm_id == 0)
 		return;
 	id->ib.ended = 1;   /* a REQ again is TimeWait's, then new */
-	for (i = 0; i < GSI_TIMEWAIT; i++)
-		if (g->tw[i].local_comm_id == id->ib.local_comm_id &&
-		    g->tw[i].until_ms > cm_now_ms())
-			return;
+	if (timewait_has_local(g, id->ib.local_comm_id))
+		return;
 	i = g->tw_next;
 	g->tw_next = (g->tw_next + 1) % GSI_TIMEWAIT;
 	g->tw[i].local_comm_id = id->ib.local_comm_id;
@@ -481,6 +492,18 @@ timewait_has(const struct cm_gsi *g, uint32_t remote, const uint8_t *from)
 	return 0;
 }
 
+/* id's connection ended here (its DREP, the peer's DREQ, or the last
+ * DREQ unanswered): closed, into TimeWait, DISCONNECTED with status.
+ * (gsi_lock held.) */
+static void
+conn_ended(struct qpio_cm_id *id, int status)
+{
+	id->ib.mad_live = 0;
+	id->state = CM_CLOSED;
+	timewait_enter(id);
+	cm_event_push(id, QPIO_CM_EVENT_DISCONNECTED, status, NULL);
+}
+
 /* A new local communication ID, not 0 and not one of the agent's.
  * rte_rand()'s state is seeded once per program, so processes forked
  * from one parent draw the same sequence: the agent's salt (process ID
@@ -490,7 +513,6 @@ static uint32_t
 gsi_comm_id(struct cm_gsi *g)
 {
 	struct qpio_cm_id *c;
-	unsigned int i;
 	uint32_t v;
 
 again:
@@ -500,10 +522,8 @@ again:
 	TAILQ_FOREACH(c, &g->ids, ib.next)
 		if (c->ib.local_comm_id == v)
 			goto again;
-	for (i = 0; i < GSI_TIMEWAIT; i++)
-		if (g->tw[i].local_comm_id == v &&
-		    g->tw[i].until_ms > cm_now_ms())
-			goto again;
+	if (timewait_has_local(g, v))
+		goto again;
 	return v;
 }
 
@@ -1161,17 +1181,11 @@ on_dreq(struct cm_gsi *g, const struct cm_mad *m, const uint8_t *from,
 	if (c != NULL && c->ib.remote_comm_id == m->dreq.local_comm_id) {
 		if (c->state == CM_ESTABLISHED || c->state == CM_REP_SENT) {
 			cm_qp_to_err(c);
-			c->ib.mad_live = 0;
-			c->state = CM_CLOSED;
-			timewait_enter(c);
-			cm_event_push(c, QPIO_CM_EVENT_DISCONNECTED, 0, NULL);
+			conn_ended(c, 0);
 		} else if (c->state == CM_DREQ_SENT) {
 			/* Both ended it at once: our DREQ is answered
 			 * too. */
-			c->ib.mad_live = 0;
-			c->state = CM_CLOSED;
-			timewait_enter(c);
-			cm_event_push(c, QPIO_CM_EVENT_DISCONNECTED, 0, NULL);
+			conn_ended(c, 0);
 		}
 	} else {
 		g->st.rx_unmatched++;
@@ -1256,10 +1270,7 @@ gsi_on_mad(struct cm_gsi *g, const struct cm_mad *m, const uint8_t *from,
 		c = find_local(g, m->rtu.remote_comm_id);
 		if (c != NULL && c->state == CM_DREQ_SENT &&
 		    c->ib.remote_comm_id == m->rtu.local_comm_id) {
-			c->ib.mad_live = 0;
-			c->state = CM_CLOSED;
-			timewait_enter(c);
-			cm_event_push(c, QPIO_CM_EVENT_DISCONNECTED, 0, NULL);
+			conn_ended(c, 0);
 			return;
 		}
 		break;
@@ -1367,11 +1378,7 @@ ib_timeouts(struct qpio_cm_channel *ch)
 			/* The peer is gone: the connection ends here
 			 * (rdma_cm: DISCONNECTED, -ETIMEDOUT), then
 			 * TimeWait, as the kernel's DREQ_ERROR. */
-			id->ib.mad_live = 0;
-			id->state = CM_CLOSED;
-			timewait_enter(id);
-			cm_event_push(id, QPIO_CM_EVENT_DISCONNECTED,
-				      -ETIMEDOUT, NULL);
+			conn_ended(id, -ETIMEDOUT);
 			continue;
 		}
 		id->ib.resends++;
