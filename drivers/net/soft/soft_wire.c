@@ -133,23 +133,39 @@ next_hop(const struct soft_wire *w, const uint8_t dgid[16])
 	return w->has_gw6 ? w->gw6 : NULL;
 }
 
+/* 1 when a line timed by *last_tsc may be said now (at most one a
+ * second); *last_tsc then takes the time. */
+static int
+log_once_a_second(const struct soft_wire *w, uint64_t *last_tsc)
+{
+	uint64_t now = rte_get_tsc_cycles();
+
+	if (*last_tsc != 0 && now - *last_tsc < 1000 * w->ms_tsc)
+		return 0;
+	*last_tsc = now;
+	return 1;
+}
+
+/* The address of gid as text: dotted IPv4 for an IPv4-mapped GID. */
+static const char *
+gid_str(const uint8_t gid[16], char a[INET6_ADDRSTRLEN])
+{
+	if (soft_wire_gid_is_v4(gid))
+		return inet_ntop(AF_INET, gid + 12, a, INET6_ADDRSTRLEN);
+	return inet_ntop(AF_INET6, gid, a, INET6_ADDRSTRLEN);
+}
+
 /* A packet to dgid with no route: counted, and said at most once a
  * second. */
 static void
 no_route(struct soft_wire *w, const uint8_t dgid[16])
 {
-	uint64_t now = rte_get_tsc_cycles();
 	char a[INET6_ADDRSTRLEN];
 
 	w->st.tx_no_route++;
-	if (now - w->no_route_log_tsc < 1000 * w->ms_tsc &&
-	    w->no_route_log_tsc != 0)
+	if (!log_once_a_second(w, &w->no_route_log_tsc))
 		return;
-	w->no_route_log_tsc = now;
-	if (soft_wire_gid_is_v4(dgid))
-		inet_ntop(AF_INET, dgid + 12, a, sizeof(a));
-	else
-		inet_ntop(AF_INET6, dgid, a, sizeof(a));
+	gid_str(dgid, a);
 	SOFT_LOG(WARNING, "wire port %s: no route to %s: outside the "
 		 "link's prefix (ip%s=ADDR/LEN) and no gateway (%s=); not "
 		 "sent (tx_no_route)", w->port_name, a,
@@ -336,18 +352,12 @@ soft_wire_neigh_ask_locked(struct soft_wire *w, const uint8_t dest[16])
 static void
 no_neigh(struct soft_wire *w, const struct wire_neigh *n, unsigned int held)
 {
-	uint64_t now = rte_get_tsc_cycles();
 	char a[INET6_ADDRSTRLEN];
 	int v4 = soft_wire_gid_is_v4(n->ip);
 
-	if (w->no_neigh_log_tsc != 0 &&
-	    now - w->no_neigh_log_tsc < 1000 * w->ms_tsc)
+	if (!log_once_a_second(w, &w->no_neigh_log_tsc))
 		return;
-	w->no_neigh_log_tsc = now;
-	if (v4)
-		inet_ntop(AF_INET, n->ip + 12, a, sizeof(a));
-	else
-		inet_ntop(AF_INET6, n->ip, a, sizeof(a));
+	gid_str(n->ip, a);
 	SOFT_LOG(WARNING, "wire port %s: no %s answer from %s within %u ms "
 		 "(%u requests): %u packets that waited for it dropped "
 		 "(tx_no_neigh); is the host up and on this link (or behind "
