@@ -456,8 +456,10 @@ node_of(struct end *e, const struct qpio_cm_id *id)
 {
 	uint32_t i;
 
+	if (id == NULL)
+		return NULL;
 	for (i = 0; i < e->o.conns; i++)
-		if (e->nodes[i].id == id && id != NULL)
+		if (e->nodes[i].id == id)
 			return &e->nodes[i];
 	return NULL;
 }

@@ -2270,6 +2270,27 @@ Test(soft_wire, rc_ack_of_a_psn_never_sent_completes_nothing)
 
 /* ---- routing: ip=ADDR/LEN and gw= ---- */
 
+/* One UD datagram of len bytes (qt_fill seed) from a's UD end to b's at
+ * gid lands whole, after the 40 bytes of its GRH in b.buf. */
+static void
+ud_lands(struct qt_end *a, struct qt_end *b, const uint8_t gid[16],
+	 uint32_t len, uint32_t seed)
+{
+	struct qpio_wc wc;
+	struct qpio_ah *ah;
+
+	qt_fill(a->buf, len, seed);
+	qt_post_recv(b, 3, b->buf, 40 + len);
+	ah = ah_to(a, gid, 1);
+	ud_post_send(a, ah, qpio_qp_num(b->qp), QK, 0, len, 1, 0);
+	expect_send_done(a, 1);
+	cr_assert_eq(poll_wire(b->cq, &wc, 1), 1);
+	cr_assert_eq(wc.status, QPIO_WC_SUCCESS);
+	cr_assert_eq(wc.byte_len, 40 + len);
+	cr_assert(qt_check(b->buf + 40, len, seed));
+	cr_assert_eq(qpio_ah_destroy(ah), 0);
+}
+
 /* A (10.0.0.1/24) and B (10.0.1.2/24) in two subnets, each reaching the
  * other through its gateway (.254 of its own subnet, a static neighbour
  * at net_ring's MAC): no ARP at all, a UD datagram each way whose IP
@@ -2281,7 +2302,6 @@ Test(soft_wire, routed_through_the_gateway_ud_and_rc)
 				  .max_recv_wr = 64, .max_inline = 64 };
 	struct qt_end a, b, ra, rb;
 	struct qpio_wc wc;
-	struct qpio_ah *ah;
 	uint8_t ga[16], gb[16];
 	static const uint8_t v4_b[4] = { 10, 0, 1, 2 };
 
@@ -2293,18 +2313,9 @@ Test(soft_wire, routed_through_the_gateway_ud_and_rc)
 	soft_wire_ipv4_mapped(gb, v4_b);
 	qt_ud_end_create(&a, W.a, QK, NULL);
 	qt_ud_end_create(&b, W.b, QK, NULL);
-	qt_fill(a.buf, 200, 5);
-	qt_post_recv(&b, 3, b.buf, 40 + 200);
-	ah = ah_to(&a, gb, 1);
-	ud_post_send(&a, ah, qpio_qp_num(b.qp), QK, 0, 200, 1, 0);
-	expect_send_done(&a, 1);
-	cr_assert_eq(poll_wire(b.cq, &wc, 1), 1);
-	cr_assert_eq(wc.status, QPIO_WC_SUCCESS);
-	cr_assert_eq(wc.byte_len, 240);
+	ud_lands(&a, &b, gb, 200, 5);
 	cr_assert_eq(memcmp(b.buf + 20 + 12, V4_A, 4), 0, "IP source: A");
 	cr_assert_eq(memcmp(b.buf + 20 + 16, v4_b, 4), 0, "IP destination: B");
-	cr_assert(qt_check(b.buf + 40, 200, 5));
-	cr_assert_eq(qpio_ah_destroy(ah), 0);
 	/* RC both ways through the gateways */
 	qt_end_create(&ra, W.a, &o);
 	qt_end_create(&rb, W.b, &o);
@@ -2338,8 +2349,6 @@ Test(soft_wire, routed_through_the_gateway_ud_and_rc)
 Test(soft_wire, routed_ipv6_through_a_link_local_gateway)
 {
 	struct qt_end a, b;
-	struct qpio_wc wc;
-	struct qpio_ah *ah;
 	uint8_t ga[16], gb[16];
 
 	pair_up(",ip6=fd00:1::1/64,gw6=fe80::1,neigh=fe80::1@00:00:00:00:00:00",
@@ -2348,21 +2357,12 @@ Test(soft_wire, routed_ipv6_through_a_link_local_gateway)
 	cr_assert_eq(inet_pton(AF_INET6, "fd00:2::2", gb), 1);
 	qt_ud_end_create(&a, W.a, QK, NULL);
 	qt_ud_end_create(&b, W.b, QK, NULL);
-	qt_fill(a.buf, 100, 6);
-	qt_post_recv(&b, 4, b.buf, 40 + 100);
-	ah = ah_to(&a, gb, 1);
-	ud_post_send(&a, ah, qpio_qp_num(b.qp), QK, 0, 100, 1, 0);
-	expect_send_done(&a, 1);
-	cr_assert_eq(poll_wire(b.cq, &wc, 1), 1);
-	cr_assert_eq(wc.status, QPIO_WC_SUCCESS);
-	cr_assert_eq(wc.byte_len, 140);
+	ud_lands(&a, &b, gb, 100, 6);
 	cr_assert_eq(b.buf[0] >> 4, 6, "an IPv6 GRH");
 	cr_assert_eq(memcmp(b.buf + 8, ga, 16), 0, "source: A");
 	cr_assert_eq(memcmp(b.buf + 24, gb, 16), 0, "destination: B");
-	cr_assert(qt_check(b.buf + 40, 100, 6));
 	cr_assert_eq(wst(W.a).nd_tx + wst(W.b).nd_tx, 0, "no NDP");
 	cr_assert_eq(wst(W.a).tx_no_route, 0);
-	cr_assert_eq(qpio_ah_destroy(ah), 0);
 	qt_end_destroy(&a);
 	qt_end_destroy(&b);
 	pair_down();
