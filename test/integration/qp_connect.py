@@ -348,14 +348,16 @@ def main():
         print("qp_connect %s: %s" % (CASE, "every check passed" if failures == 0
                                      else "%d checks failed" % failures))
         return 1 if failures else 0
+    if CASE not in ("forward", "peer-kill"):
+        shutil.rmtree(TMP, ignore_errors=True)
+        print("%s: not a case (forward, peer-kill, link-wait)" % CASE)
+        return 2
     reason = None if IBV else wire_setup() if WIRE else hp.setup()
     if reason is not None:
         hp.teardown()
+        shutil.rmtree(TMP, ignore_errors=True)
         print("SKIP: " + reason)
         return SKIP
-    if WIRE and CASE not in ("forward", "peer-kill"):
-        print("%s: only forward and peer-kill run on the wire" % CASE)
-        return 2
     try:
         {"forward": case_forward, "peer-kill": case_peer_kill}[CASE]()
     finally:

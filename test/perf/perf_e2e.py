@@ -7,8 +7,10 @@ corruption hook caught, --expect and --strict exit codes, --rate achieved.
 
 usage: perf_e2e.py QPIO_PERF CASE
 """
+import atexit
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -18,6 +20,7 @@ CASE = sys.argv[2]
 EAL = ["-l", "0-1", "--no-huge", "--no-shconf", "--no-pci",
        "--log-level=lib.eal:error"]
 TMP = tempfile.mkdtemp(prefix="qpio-perf-e2e.")
+atexit.register(shutil.rmtree, TMP, ignore_errors=True)
 runs = 0
 failures = []
 
