@@ -6,7 +6,8 @@
  *                 [--out DEVARGS] [--flows FILE] [--duration SECONDS]
  *                 [--packets N]
  *
- *   rx (--in port) -> ring -> classify (rte_acl, 5-tuple rules)
+ *   rx (--in port) -> ring -> classify (rte_acl, IPv4 and IPv6 5-tuple
+ *      rules)
  *      -> ring -> flows (per-flow counters in rte_hash) -> qp0 ==RC==> qp1
  *      -> sink (--out port, or freed)
  *
@@ -65,12 +66,14 @@ struct pl_opts {
 	uint64_t packets;         /* 0: no limit */
 };
 
-/* Flow key of the stateful stage: the 5-tuple, padding zeroed. */
+/* Flow key of the stateful stage: the family and the 5-tuple, padding
+ * zeroed; an IPv4 address fills the first 4 bytes of its 16. */
 struct flow_key {
-	uint32_t src, dst;        /* network order */
-	uint16_t sport, dport;    /* network order */
+	uint8_t family;           /* 4 or 6 */
 	uint8_t proto;
-	uint8_t pad[3];
+	uint16_t sport, dport;    /* network order */
+	uint8_t pad[2];
+	uint8_t src[16], dst[16]; /* network order */
 };
 
 struct flow {
@@ -95,7 +98,7 @@ struct pipeline {
 	int in_has_eof;
 	uint64_t max_rx;             /* --packets; 0: no limit */
 	struct rte_ring *r_cls, *r_flow;
-	struct rte_acl_ctx *acl;
+	struct pl_acl acl;
 	const struct pl_rules *rules;
 	struct rte_hash *flows_h;
 	struct flow *flows;
@@ -183,7 +186,7 @@ stage_classify(struct pipeline *p)
 		return p->done[1];
 	}
 	/* The rule travels with each kept frame to the next stage. */
-	nk = pl_classify(p->acl, p->rules, pkts, n, keep, &p->st.cls);
+	nk = pl_classify(&p->acl, p->rules, pkts, n, keep, &p->st.cls);
 	if (nk > 0)
 		ring_put(p->r_flow, keep, (unsigned int)nk,
 			 &p->st.cls_ring_full);
@@ -193,17 +196,27 @@ stage_classify(struct pipeline *p)
 static void
 flow_count(struct pipeline *p, struct rte_mbuf *m)
 {
+	union pl_keys key;
 	struct flow_key k;
-	struct pl_key key;
 	int32_t pos;
 
-	pl_key_get(m, &key);
+	/* Classify kept IPv4 and IPv6 frames only. */
 	memset(&k, 0, sizeof(k));
-	k.src = key.src;
-	k.dst = key.dst;
-	k.sport = key.sport;
-	k.dport = key.dport;
-	k.proto = key.proto;
+	if (pl_key_get(m, &key) == PL_IPV4) {
+		k.family = 4;
+		k.proto = key.v4.proto;
+		memcpy(k.src, &key.v4.src, 4);
+		memcpy(k.dst, &key.v4.dst, 4);
+		k.sport = key.v4.sport;
+		k.dport = key.v4.dport;
+	} else {
+		k.family = 6;
+		k.proto = key.v6.proto;
+		memcpy(k.src, key.v6.src, 16);
+		memcpy(k.dst, key.v6.dst, 16);
+		k.sport = key.v6.sport;
+		k.dport = key.v6.dport;
+	}
 	pos = rte_hash_lookup(p->flows_h, &k);
 	if (pos < 0) {
 		pos = rte_hash_add_key(p->flows_h, &k);
@@ -367,23 +380,28 @@ flow_cmp(const void *a, const void *b)
 {
 	const struct flow *x = *(const struct flow *const *)a;
 	const struct flow *y = *(const struct flow *const *)b;
-	uint32_t xs = ntohl(x->key.src), ys = ntohl(y->key.src);
-	uint32_t xd = ntohl(x->key.dst), yd = ntohl(y->key.dst);
+	int c;
 
+	/* IPv4 first; addresses in network order compare as numbers. */
+	if (x->key.family != y->key.family)
+		return x->key.family < y->key.family ? -1 : 1;
 	if (x->key.proto != y->key.proto)
 		return x->key.proto < y->key.proto ? -1 : 1;
-	if (xs != ys)
-		return xs < ys ? -1 : 1;
+	c = memcmp(x->key.src, y->key.src, 16);
+	if (c != 0)
+		return c;
 	if (x->key.sport != y->key.sport)
 		return ntohs(x->key.sport) < ntohs(y->key.sport) ? -1 : 1;
-	if (xd != yd)
-		return xd < yd ? -1 : 1;
+	c = memcmp(x->key.dst, y->key.dst, 16);
+	if (c != 0)
+		return c;
 	if (x->key.dport != y->key.dport)
 		return ntohs(x->key.dport) < ntohs(y->key.dport) ? -1 : 1;
 	return 0;
 }
 
-/* CSV, sorted: proto,src,sport,dst,dport,packets,bytes,rule_line */
+/* CSV, IPv4 flows then IPv6 flows, each sorted by the 5-tuple:
+ * proto,src,sport,dst,dport,packets,bytes,rule_line */
 static int
 flows_write(const struct pipeline *p, const char *path)
 {
@@ -393,7 +411,7 @@ flows_write(const struct pipeline *p, const char *path)
 	uint32_t it = 0;
 	int32_t pos;
 	unsigned int n = 0, i;
-	char s[INET_ADDRSTRLEN], d[INET_ADDRSTRLEN];
+	char s[INET6_ADDRSTRLEN], d[INET6_ADDRSTRLEN];
 	FILE *f = fopen(path, "w");
 	int bad;
 
@@ -412,8 +430,10 @@ flows_write(const struct pipeline *p, const char *path)
 	qsort(v, n, sizeof(*v), flow_cmp);
 	fprintf(f, "proto,src,sport,dst,dport,packets,bytes,rule_line\n");
 	for (i = 0; i < n; i++) {
-		inet_ntop(AF_INET, &v[i]->key.src, s, sizeof(s));
-		inet_ntop(AF_INET, &v[i]->key.dst, d, sizeof(d));
+		int af = v[i]->key.family == 6 ? AF_INET6 : AF_INET;
+
+		inet_ntop(af, v[i]->key.src, s, sizeof(s));
+		inet_ntop(af, v[i]->key.dst, d, sizeof(d));
 		fprintf(f, "%u,%s,%u,%s,%u,%lu,%lu,%u\n", v[i]->key.proto, s,
 			ntohs(v[i]->key.sport), d, ntohs(v[i]->key.dport),
 			v[i]->packets, v[i]->bytes,
@@ -437,10 +457,10 @@ stats_print(const struct pipeline *p)
 
 	printf("rx: %lu frames, ring full %lu\n", st->rx, st->rx_ring_full);
 	printf("classify: in %lu, permitted %lu, denied %lu, no_match %lu, "
-	       "not_ipv4 %lu, bad %lu, ring full %lu\n", st->cls.in,
-	       st->cls.permitted, st->cls.denied, st->cls.no_match,
-	       st->cls.not_ipv4, st->cls.bad,
-	       st->cls_ring_full);
+	       "not_ip %lu, bad %lu, ring full %lu; ipv6 in %lu\n",
+	       st->cls.in, st->cls.permitted, st->cls.denied,
+	       st->cls.no_match, st->cls.not_ip, st->cls.bad,
+	       st->cls_ring_full, st->cls.ipv6);
 	printf("flows: in %lu, flows %lu, table full %lu, link tx %lu, link "
 	       "drops %lu\n", st->flow_in, st->new_flows, st->table_full,
 	       st->link_tx, st->link_drops);
@@ -635,9 +655,9 @@ main(int argc, char **argv)
 				    RING_F_SP_ENQ | RING_F_SC_DEQ);
 	pl.flows_h = rte_hash_create(&hp);
 	pl.flows = calloc(MAX_FLOWS, sizeof(*pl.flows));
-	pl.acl = pl_acl_build(&rules, "pl_acl", rte_socket_id());
+	ret = pl_acl_build(&rules, "pl_acl", rte_socket_id(), &pl.acl);
 	if (mp == NULL || pl.r_cls == NULL || pl.r_flow == NULL ||
-	    pl.flows_h == NULL || pl.flows == NULL || pl.acl == NULL) {
+	    pl.flows_h == NULL || pl.flows == NULL || ret != 0) {
 		fprintf(stderr, "pipeline: setup: %s\n",
 			rte_strerror(rte_errno));
 		goto out;
@@ -713,7 +733,7 @@ out:
 	rte_ring_free(pl.r_flow);
 	rte_hash_free(pl.flows_h);
 	free(pl.flows);
-	rte_acl_free(pl.acl);
+	pl_acl_free(&pl.acl);
 	if (mp != NULL) {
 		printf("mbufs not returned to pl_pool: %u\n",
 		       rte_mempool_in_use_count(mp));

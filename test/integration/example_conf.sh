@@ -45,7 +45,7 @@ r=$tmpd/r.rules
 printf 'permit udp any any any +53\n' >"$r"
 pipeline "pipeline: --rules $r:1: destination port '+53' must be N, LO-HI (0..65535 in decimal digits) or any" "$r"
 printf 'permit +6 any any any any\n' >"$r"
-pipeline "pipeline: --rules $r:1: protocol '+6' unknown (tcp, udp, icmp, sctp, 0..255 in decimal digits, or any)" "$r"
+pipeline "pipeline: --rules $r:1: protocol '+6' unknown (tcp, udp, icmp, icmpv6, sctp, 0..255 in decimal digits, or any)" "$r"
 printf 'permit any any any any any\npermit tcp any any 80\0 any\n' >"$r"
 pipeline "pipeline: --rules $r:2: NUL byte at column 22 (a text file has none)" "$r"
 pipeline "pipeline: --rules $tmpd: is a directory (give the file)" "$tmpd"

@@ -33,14 +33,17 @@ one() {
 		echo "FAIL $name: flows differ"; head -20 "$work/diff"
 		fails=$((fails + 1)); return
 	fi
-	# "counts rx=N permitted=N denied=N no_match=N not_ipv4=N bad=N ..."
-	read -r _ rx pe de nm ni bad _ <<<"$(grep '^counts ' "$exp" | tr '=' ' ' |
-		awk '{print $1, $3, $5, $7, $9, $11, $13, $15}')"
-	got=$(awk '/^rx: /{rx=$2} /^classify: /{gsub(",", ""); pe=$5; de=$7; nm=$9; ni=$11; bad=$13}
-		END {print rx+0, pe+0, de+0, nm+0, ni+0, bad+0}' "$out")
-	if [ "$got" != "$rx $pe $de $nm $ni $bad" ]; then
-		echo "FAIL $name: counters rx permitted denied no_match not_ipv4 bad:" \
-			"got $got, want $rx $pe $de $nm $ni $bad"
+	# "counts rx=N permitted=N denied=N no_match=N not_ip=N bad=N
+	# oversize=N ipv6=N"
+	read -r rx pe de nm ni bad v6 <<<"$(grep '^counts ' "$exp" | tr '=' ' ' |
+		awk '{print $3, $5, $7, $9, $11, $13, $17}')"
+	# "classify: in N, permitted N, denied N, no_match N, not_ip N, bad N,
+	# ring full N; ipv6 in N"
+	got=$(awk '/^rx: /{rx=$2} /^classify: /{gsub(",", ""); pe=$5; de=$7; nm=$9; ni=$11; bad=$13; v6=$19}
+		END {print rx+0, pe+0, de+0, nm+0, ni+0, bad+0, v6+0}' "$out")
+	if [ "$got" != "$rx $pe $de $nm $ni $bad $v6" ]; then
+		echo "FAIL $name: counters rx permitted denied no_match not_ip bad ipv6:" \
+			"got $got, want $rx $pe $de $nm $ni $bad $v6"
 		fails=$((fails + 1)); return
 	fi
 	if ! grep -q "^sink: link rx $pe," "$out" ||
@@ -51,7 +54,7 @@ one() {
 	if ! grep -q '^mbufs not returned to pl_pool: 0$' "$out"; then
 		echo "FAIL $name: mbufs not returned"; fails=$((fails + 1)); return
 	fi
-	echo "PASS $name: rx $rx, permitted $pe in $(($(wc -l <"$work/flows.csv") - 1)) flows, denied $de, no_match $nm, not_ipv4 $ni, bad $bad"
+	echo "PASS $name: rx $rx, permitted $pe in $(($(wc -l <"$work/flows.csv") - 1)) flows, denied $de, no_match $nm, not_ip $ni, bad $bad, ipv6 $v6"
 	runs=$((runs + 1))
 }
 

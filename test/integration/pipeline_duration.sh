@@ -26,9 +26,9 @@ rc=$?
 [ $rc = 137 ] && fail "still running 30 s after --duration 1"
 [ $rc = 0 ] || fail "exit status $rc"
 # rx N, ring full N / classify: in N, permitted N, denied N, no_match N,
-# not_ipv4 N, bad N, ring full N / flows: in N, flows N, table full N,
+# not_ip N, bad N, ring full N; ipv6 in N / flows: in N, flows N, table full N,
 # link tx N, link drops N / sink: link rx N, ...
-read -r rx rxf cin pe de nm ni bad cf fin lt ld sk <<<"$(tr -d ',' <"$work/out" | awk '
+read -r rx rxf cin pe de nm ni bad cf fin lt ld sk <<<"$(tr -d ',;' <"$work/out" | awk '
 	/^rx: / {rx = $2; rxf = $6}
 	/^classify: / {cin = $3; pe = $5; de = $7; nm = $9; ni = $11; bad = $13; cf = $16}
 	/^flows: / {fin = $3; lt = $11; ld = $14}

@@ -12,9 +12,11 @@
 #     SENDER.py (AF_PACKET)              qpio-pipeline --in eth0,vdev=
 #                                          net_af_packet0,iface=qplp<id>
 #
-# The sender writes 25 frames of known 5-tuples (UDP, TCP SYN, a denied
-# port, ARP, GRE, a malformed IPv4 header); the pipeline stops at the
-# 25th (--packets 25, bounded by --duration). Its flows CSV, every stage
+# The sender writes 31 frames of known 5-tuples (UDP, TCP SYN, a denied
+# port, ARP, GRE, a malformed IPv4 header, and over IPv6 UDP behind a
+# hop-by-hop header, TCP SYN to a denied port and an ICMPv6 echo no rule
+# matches); the pipeline stops at the 31st (--packets 31, bounded by
+# --duration). Its flows CSV, every stage
 # counter and the mbufs outstanding at exit must be exactly as expected.
 # Everything is removed at exit, also on failure or Ctrl-C. Exit 0 pass,
 # 1 fail, 77 when namespaces cannot be made here (not root, no netns
@@ -89,7 +91,7 @@ ip netns exec "$nsp" timeout -s KILL 40 "$pl" --lcores=0@0,1@0,2@1 \
 	--log-level=lib.eal:error --log-level='qpio.*:warning' \
 	--file-prefix="qpio-it-pll-$id" -- \
 	--in "eth0,vdev=net_af_packet0,iface=$vp" --rules "$rules" \
-	--flows "$work/flows.csv" --packets 25 --duration 20 \
+	--flows "$work/flows.csv" --packets 31 --duration 20 \
 	>"$work/out" 2>&1 &
 pl_pid=$!
 for _ in $(seq 300); do
@@ -116,10 +118,10 @@ want() {
 		echo "FAIL: want \"$1\""; fails=$((fails + 1))
 	fi
 }
-want "rx: 25 frames, ring full 0"
-want "classify: in 25, permitted 19, denied 2, no_match 1, not_ipv4 2, bad 1, ring full 0"
-want "flows: in 19, flows 4, table full 0, link tx 19, link drops 0"
-want "sink: link rx 19, out tx 0, out drops 0"
+want "rx: 31 frames, ring full 0"
+want "classify: in 31, permitted 22, denied 4, no_match 2, not_ip 2, bad 1, ring full 0; ipv6 in 6"
+want "flows: in 22, flows 5, table full 0, link tx 22, link drops 0"
+want "sink: link rx 22, out tx 0, out drops 0"
 want "mbufs not returned to pl_pool: 0"
 cat >"$work/want.csv" <<'CSV'
 proto,src,sport,dst,dport,packets,bytes,rule_line
@@ -127,9 +129,10 @@ proto,src,sport,dst,dport,packets,bytes,rule_line
 6,10.9.0.4,40001,10.9.0.1,443,3,162,5
 17,10.9.0.2,5000,10.9.0.1,6000,7,742,6
 17,10.9.0.3,5353,10.9.0.1,53,4,248,6
+17,fd00:9::2,5001,fd00:9::1,6001,3,270,6
 CSV
 if diff -u "$work/want.csv" "$work/flows.csv"; then
-	echo "PASS: 4 flows, packets and bytes exact"
+	echo "PASS: 5 flows (one IPv6), packets and bytes exact"
 else
 	echo "FAIL: flows differ"; fails=$((fails + 1))
 fi

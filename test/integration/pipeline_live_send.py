@@ -4,7 +4,7 @@
 
     pipeline_live_send.py IFACE
 
-Writes 25 Ethernet frames with an AF_PACKET socket (needs CAP_NET_RAW),
+Writes 31 Ethernet frames with an AF_PACKET socket (needs CAP_NET_RAW),
 flows interleaved, nothing else:
 
     7  UDP      10.9.0.2:5000  -> 10.9.0.1:6000   106 bytes
@@ -15,6 +15,10 @@ flows interleaved, nothing else:
     2  ARP requests                                42 bytes
     1  IPv4 GRE 10.9.0.5 -> 10.9.0.1               60 bytes
     1  IPv4 header with IHL 4 (malformed)          60 bytes
+    3  UDP over IPv6 with a hop-by-hop options header
+                [fd00:9::2]:5001 -> [fd00:9::1]:6001   90 bytes
+    2  TCP SYN over IPv6 [fd00:9::2]:40003 -> [fd00:9::1]:22   74 bytes
+    1  ICMPv6 echo request fd00:9::2 -> fd00:9::1      62 bytes
 """
 import socket
 import struct
@@ -69,6 +73,42 @@ def arp(target):
     return b"\xff" * 6 + SRC_MAC + b"\x08\x06" + a
 
 
+def ipv6(nh, l4, ext=b""):
+    s = socket.inet_pton(socket.AF_INET6, "fd00:9::2")
+    d = socket.inet_pton(socket.AF_INET6, "fd00:9::1")
+    h = struct.pack("!IHBB16s16s", 6 << 28, len(ext) + len(l4), nh, 64, s, d)
+    return DST_MAC + SRC_MAC + b"\x86\xdd" + h + ext + l4
+
+
+def l6_csum(proto, l4):
+    ph = (socket.inet_pton(socket.AF_INET6, "fd00:9::2") +
+          socket.inet_pton(socket.AF_INET6, "fd00:9::1") +
+          struct.pack("!IxxxB", len(l4), proto))
+    return csum(ph + l4)
+
+
+def udp6_hbh(sport, dport, paylen):
+    pay = bytes(range(paylen))
+    u = struct.pack("!HHHH", sport, dport, 8 + paylen, 0) + pay
+    u = u[:6] + struct.pack("!H", l6_csum(17, u) or 0xFFFF) + u[8:]
+    # next header UDP, length 0 (8 bytes), a PadN option of 4 bytes
+    hbh = struct.pack("!BBBB4x", 17, 0, 1, 4)
+    return ipv6(0, u, hbh)
+
+
+def tcp6_syn(sport, dport):
+    t = struct.pack("!HHIIBBHHH", sport, dport, 1000, 0, 5 << 4, 0x02,
+                    64240, 0, 0)
+    t = t[:16] + struct.pack("!H", l6_csum(6, t)) + t[18:]
+    return ipv6(6, t)
+
+
+def echo6():
+    e = struct.pack("!BBHHH", 128, 0, 0, 1, 1)
+    e = e[:2] + struct.pack("!H", l6_csum(58, e)) + e[4:]
+    return ipv6(58, e)
+
+
 def gre():
     return ipv4(47, "10.9.0.5", "10.9.0.1", struct.pack("!HH", 0, 0x0800) +
                 b"\0" * 22)
@@ -90,6 +130,9 @@ def frames():
         [arp("10.9.0.1"), arp("10.9.0.7")],
         [gre()],
         [bad_ihl()],
+        [udp6_hbh(5001, 6001, 20)] * 3,
+        [tcp6_syn(40003, 22)] * 2,
+        [echo6()],
     ]
     out = []
     while any(groups):
