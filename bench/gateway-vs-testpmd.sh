@@ -3,39 +3,66 @@
 #
 # Throughput and latency between two network namespaces through
 #   (a) qpio-gateway: eth ports on the PMD, routed over a soft-NIC RC link,
+#       both sites on one worker lcore,
+#   (d) the same with --queues N on N worker lcores (net_af_packet
+#       qpairs=N: the kernel spreads flows by hash; one RC QP per queue),
 #   (b) dpdk-testpmd io forwarding between the same veths with the same
 #       PMD (an L2 wire: no routing, no RC link),
 #   (c) the kernel's own routing (upper reference),
-# measured in turns (a, b, c, a, b, c, ...), printed with ratios and the
-# machine load.
+# measured in turns (a, d, b, c, a, d, b, c, ...), printed with ratios and
+# the machine load.
 #
-#   bench/gateway-vs-testpmd.sh [-t SECONDS] [-r ROUNDS]
-#                               [--pmd af_xdp|af_packet] [--build DIR]
+#   bench/gateway-vs-testpmd.sh [-t SECONDS] [-r ROUNDS] [-P STREAMS]
+#                               [--pmd af_xdp|af_packet] [--queues N]
+#                               [--build DIR]
 #
 #   -t SECONDS  iperf3 TCP time per measurement (default 5)
-#   -r ROUNDS   rounds of a, b, c (default 3)
-#   --pmd P     PMD of (a) and (b) (default af_xdp)
+#   -r ROUNDS   rounds of a, d, b, c (default 3)
+#   -P STREAMS  iperf3 parallel TCP streams (default 1; several flows
+#               are what (d) spreads over its queues)
+#   --pmd P     PMD of (a) and (b) (default af_xdp; (d) is net_af_packet)
+#   --queues N  queues and worker lcores of (d), 2..8 (default 2)
 #
 # TCP: iperf3 a -> b, receiver Mbit/s. Latency: ping a -> b, 50 packets
-# 20 ms apart, mean RTT. Veth offloads are off in every mode (ethtool), as
+# 20 ms apart, mean RTT. The worker lcores of (d) go round the machine's
+# CPUs after the main lcore's (CPU 0): on a 2-CPU machine one of them
+# shares CPU 0 with the (sleeping) main lcore and both share the CPUs with
+# iperf3. Veth offloads are off in every mode (ethtool), as
 # the gateway needs. Needs root, iperf3, ethtool, dpdk-testpmd
 # (usertools/install-deps.sh --bench). Numbers are reported, never judged.
 set -u
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 build=$top/build
-secs=5 rounds=3 pmd=af_xdp
+secs=5 rounds=3 pmd=af_xdp streams=1 queues=2 keep=0
+near_ns=80	# cache-line one-way ns below which a placement is "near"
+usage_err() { echo "gateway-vs-testpmd: $*" >&2; exit 2; }
+die() { echo "gateway-vs-testpmd: $*" >&2; exit 1; }
+# shellcheck source=bench/bench-lib.sh
+. "$top/bench/bench-lib.sh"
 while [ $# -gt 0 ]; do
 	case $1 in
-	-t) secs=$2; shift 2 ;;
-	-r) rounds=$2; shift 2 ;;
+	-t|-r|-P|--pmd|--queues|--build)
+		[ $# -ge 2 ] || usage_err "$1 needs a value" ;;
+	esac
+	case $1 in
+	-t) need_whole -t "$2" seconds; secs=$2; shift 2 ;;
+	-r) need_whole -r "$2" rounds; rounds=$2; shift 2 ;;
+	-P) need_whole -P "$2" streams; streams=$2; shift 2 ;;
 	--pmd) pmd=$2; shift 2 ;;
+	--queues)
+		case $2 in [2-8]) queues=$2 ;; *) usage_err "--queues wants 2..8, got '$2'" ;; esac
+		shift 2 ;;
 	--build) build=$2; shift 2 ;;
-	-h|--help) sed -n '3,23p' "$0"; exit 0 ;;
-	*) echo "gateway-vs-testpmd: unknown option $1" >&2; exit 2 ;;
+	-h|--help) sed -n '3,33p' "$0"; exit 0 ;;
+	*) usage_err "unknown option '$1'" ;;
 	esac
 done
+[ "$streams" -le 128 ] || usage_err "-P wants 1..128 streams (iperf3's limit), got $streams"
+case $pmd in af_xdp|af_packet) ;; *) usage_err "--pmd wants af_xdp or af_packet, got '$pmd'" ;; esac
 gw_bin=$build/examples/gateway/qpio-gateway
+cacheline=$build/bench/qpio-bench-cacheline
+[ -x "$cacheline" ] || usage_err "qpio-bench-cacheline not built ($cacheline)"
 conf=$top/examples/gateway/gateway.conf
 [ "$(id -u)" = 0 ] || { echo "gateway-vs-testpmd: needs root" >&2; exit 2; }
 for t in ip ethtool ping iperf3 dpdk-testpmd; do
@@ -107,6 +134,19 @@ start_a() {
 	fwd_pid=$!
 	wait_line '^gateway running'
 }
+start_d() {
+	local lcores=0@0 i ncpu
+	ncpu=$(nproc)
+	for i in $(seq "$queues"); do
+		lcores="$lcores,$i@$((i % ncpu))"
+	done
+	ip netns exec "$nsg" "$gw_bin" --lcores="$lcores" --no-huge --no-pci \
+		-m 512 --file-prefix="qpio-bgw-$id" --log-level=lib.eal:error -- \
+		--conf "$conf" --iface-a "$va" --iface-b "$vb" --pmd af_packet \
+		--queues "$queues" >"$log" 2>&1 &
+	fwd_pid=$!
+	wait_line '^gateway running'
+}
 start_b() {
 	tail -f /dev/null | ip netns exec "$nsg" stdbuf -oL dpdk-testpmd -l 0-1 --no-huge \
 		--no-pci -m 512 --file-prefix="qpio-btp-$id" \
@@ -135,8 +175,8 @@ measure() {     # measure DST: prints "<Mbit/s> <rtt ms>"
 	local srv=$!
 	sleep 0.5
 	mbit=$(ip netns exec "$nsa" timeout $((secs + 15)) iperf3 -c "$dst" -f m \
-		-t "$secs" --connect-timeout 3000 2>/dev/null |
-		awk '/receiver/ {print $(NF-2)}')
+		-t "$secs" -P "$streams" --connect-timeout 3000 2>/dev/null |
+		awk '/receiver/ {v = $(NF-2)} END {print v}')
 	wait $srv 2>/dev/null
 	rtt=$(ip netns exec "$nsa" ping -q -c 50 -i 0.02 -W 1 "$dst" 2>/dev/null |
 		awk -F/ '/^rtt/ {print $5}')
@@ -145,10 +185,22 @@ measure() {     # measure DST: prints "<Mbit/s> <rtt ms>"
 
 results=$(mktemp)
 for r in $(seq "$rounds"); do
-	for m in a b c; do
+	# the placement this round runs in (never mixed across rounds
+	# without this label)
+	ow=$(one_way)
+	place=far
+	awk -v o="${ow:-1e9}" -v n="$near_ns" 'BEGIN {exit !(o < n)}' && place=near
+	echo "round $r: cache-line one-way $ow ns ($place)"
+	for m in a d b c; do
 		case $m in
 		a) start_a || { echo "(a) gateway did not start"; cat "$log"; exit 1; }
 		   res=$(measure 10.2.0.2); stop_fwd ;;
+		d) start_d || { echo "(d) gateway did not start"; cat "$log"; exit 1; }
+		   res=$(measure 10.2.0.2); stop_fwd
+		   # how the flows spread: site a's eth rx per queue
+		   spread=$(sed -n 's/^site a queue \([0-9]*\) .*: eth rx \([0-9]*\) .*/q\1 \2/p' \
+			"$log" | paste -sd' ')
+		   echo "round $r (d): site a eth rx per queue: $spread" ;;
 		b) start_b || { echo "(b) dpdk-testpmd did not start"; cat "$log"; exit 1; }
 		   res=$(measure 10.9.0.2); stop_fwd ;;
 		c) start_c; res=$(measure 10.2.0.2); stop_c ;;
@@ -156,20 +208,27 @@ for r in $(seq "$rounds"); do
 		read -r t l <<<"$res"
 		printf 'round %u (%s): %8.1f Mbit/s  rtt %s ms  load %s\n' "$r" "$m" \
 			"$t" "$l" "$(cut -d' ' -f1 /proc/loadavg)"
-		echo "$m $t $l" >>"$results"
+		echo "$m $t $l $place" >>"$results"
 	done
 done
 
 echo
-echo "PMD $pmd, $rounds rounds of ${secs}s; $(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg)"
-# Means over the runs that worked (throughput > 0 and an RTT).
-awk '$2 > 0 && $3 != "nan" { t[$1] += $2; l[$1] += $3; n[$1]++ }
+echo "PMD $pmd ((d): af_packet, $queues queues), $rounds rounds of ${secs}s," \
+	"$streams TCP stream(s); $(nproc) CPUs ($(sed -n 's/^model name[^:]*: //p' \
+	/proc/cpuinfo | head -1)), load average $(cut -d' ' -f1-3 /proc/loadavg)"
+# Means over the runs that worked (throughput > 0 and an RTT), apart for
+# each placement: never mixed.
+for place in near far; do
+grep -q " $place\$" "$results" || continue
+echo "-- placement $place (cache-line one-way $([ $place = near ] && echo below || echo at or above) $near_ns ns):"
+awk -v p="$place" '$4 == p && $2 > 0 && $3 != "nan" { t[$1] += $2; l[$1] += $3; n[$1]++ }
 END {
 	name["a"] = "(a) qpio-gateway over RC"
+	name["d"] = "(d) the same, N queues  "
 	name["b"] = "(b) dpdk-testpmd io     "
 	name["c"] = "(c) kernel routing      "
-	split("a b c", ms, " ")
-	for (i = 1; i <= 3; i++) {
+	split("a d b c", ms, " ")
+	for (i = 1; i <= 4; i++) {
 		m = ms[i]
 		if (n[m] == 0) { printf "%s: no successful run\n", name[m]; continue }
 		t[m] /= n[m]; l[m] /= n[m]
@@ -178,5 +237,9 @@ END {
 	if (n["a"] && n["b"] && n["c"])
 		printf "throughput (a)/(b) %.2f  (a)/(c) %.2f;  rtt (a)/(b) %.2f  (a)/(c) %.2f\n",
 			t["a"] / t["b"], t["a"] / t["c"], l["a"] / l["b"], l["a"] / l["c"]
+	if (n["a"] && n["d"])
+		printf "throughput (d)/(a) %.2f;  rtt (d)/(a) %.2f\n",
+			t["d"] / t["a"], l["d"] / l["a"]
 }' "$results"
+done
 rm -f "$results"

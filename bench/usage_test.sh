@@ -66,6 +66,15 @@ want 2 "--lines takes 1" "$cacheline" --lines 3
 want 2 "--lines takes 1" "$cacheline" --lines 2x
 want 2 "--lines takes 1" "$cacheline" --lines ''
 
+g=$root/bench/gateway-vs-testpmd.sh
+want 2 "--queues wants 2..8, got '9'" "$g" --queues 9
+want 2 "--queues wants 2..8, got '1'" "$g" --queues 1
+want 2 "-P wants whole streams from 1 to 999999999, no leading 0, got '08'" "$g" -P 08
+want 2 "-P wants 1..128 streams (iperf3's limit), got 129" "$g" -P 129
+want 2 "-t needs a value" "$g" -t
+want 2 "--pmd wants af_xdp or af_packet, got 'tap'" "$g" --pmd tap
+want 2 "unknown option '--bogus'" "$g" --bogus
+
 if [ "$fails" != 0 ]; then
 	echo "bench-usage: $fails case(s) failed"
 	exit 1

@@ -4,7 +4,8 @@
 # qpio-gateway between two sites, checked with real tools.
 #
 #   usertools/qpio-gateway-demo.sh [--build DIR] [--pmd auto|af_xdp|af_packet]
-#                                  [--seconds N] [--mtu A,B] [--keep-log FILE]
+#                                  [--seconds N] [--mtu A,B] [--queues N]
+#                                  [--keep-log FILE]
 #
 # Builds this, as root, and removes all of it at exit (also on Ctrl-C):
 #
@@ -22,7 +23,10 @@
 # frames of up to 64 KiB.
 #
 # --mtu A,B sets the MTU of site a's and site b's veth pair (default
-# 1500,1500).
+# 1500,1500). --queues N (2..8) runs the gateway with N queues per port
+# on N worker lcores (net_af_packet; the workers go round the CPUs after
+# the main lcore's) and checks as well that every queue of site a
+# received traffic.
 #
 # Checks, each must pass: ping and ping -6 both ways with 0 % loss, an
 # iperf3 TCP run each way, a UDP run, an HTTP GET, ICMP time exceeded and
@@ -41,8 +45,15 @@ pmd=auto
 secs=3
 keep_log=
 mtu_a=1500 mtu_b=1500
+queues=1
 while [ $# -gt 0 ]; do
 	case $1 in
+	--queues)
+		case ${2:-} in
+		[2-8]) queues=$2 ;;
+		*) echo "qpio-gateway-demo: --queues ${2:-}: want 2..8" >&2; exit 2 ;;
+		esac
+		shift 2 ;;
 	--build) build=$2; shift 2 ;;
 	--mtu)
 		case $2 in
@@ -54,7 +65,7 @@ while [ $# -gt 0 ]; do
 	--pmd) pmd=$2; shift 2 ;;
 	--seconds) secs=$2; shift 2 ;;
 	--keep-log) keep_log=$2; shift 2 ;;
-	-h|--help) sed -n '3,38p' "$0"; exit 0 ;;
+	-h|--help) sed -n '3,42p' "$0"; exit 0 ;;
 	*) echo "qpio-gateway-demo: unknown option $1 (see --help)" >&2; exit 2 ;;
 	esac
 done
@@ -124,10 +135,18 @@ site "$nsa" "$va" 10.1.0.2 10.1.0.1 fd00:1::2 fd00:1::1 "$mtu_a" &&
 site "$nsb" "$vb" 10.2.0.2 10.2.0.1 fd00:2::2 fd00:2::1 "$mtu_b" ||
 	{ echo "FAIL: veth setup"; exit 1; }
 
-ip netns exec "$nsg" "$gw_bin" -l 0-1 --no-huge --no-pci -m 512 \
+lcores="-l 0-1"
+if [ "$queues" -gt 1 ]; then
+	lcores=--lcores=0@0
+	for i in $(seq "$queues"); do
+		lcores="$lcores,$i@$((i % $(nproc)))"
+	done
+fi
+# shellcheck disable=SC2086  # lcores is one or two words
+ip netns exec "$nsg" "$gw_bin" $lcores --no-huge --no-pci -m 512 \
 	--file-prefix="qpio-gw-$id" --log-level=lib.eal:error \
 	-- --conf "$conf" --iface-a "$va" --iface-b "$vb" --pmd "$pmd" \
-	>"$log" 2>&1 &
+	--queues "$queues" >"$log" 2>&1 &
 gw_pid=$!
 for _ in $(seq 200); do
 	grep -q '^gateway running' "$log" && break
@@ -187,6 +206,11 @@ check "ping -6 b -> a (fd00:1::2)" ping_ok "$nsb" -6 fd00:1::2
 check "iperf3 TCP a -> b, ${secs}s" iperf_run tcp-a2b
 check "iperf3 TCP b -> a, ${secs}s" iperf_run tcp-b2a -R
 check "iperf3 UDP a -> b 20 Mbit/s, ${secs}s" iperf_run udp-a2b -u -b 20M
+# Several queues: eight TCP flows, which the kernel spreads by their hash
+# (all eight on one of two queues: 1 run in 128).
+if [ "$queues" -gt 1 ]; then
+	check "iperf3 TCP a -> b, 8 streams, ${secs}s" iperf_run tcp8-a2b -P 8
+fi
 # An HTTP exchange: python3's http.server in b, a GET of a 256 KiB file
 # from a, checked byte for byte.
 http_get() {
@@ -271,7 +295,12 @@ kill -TERM "$gw_pid"
 wait "$gw_pid"
 gw_rc=$?
 gw_pid=
-grep -E '^site .: (eth|arp|drops|ipv4|icmp|before)|^mbufs not returned' "$log"
+grep -E '^site .( queue [0-9]+ \(lcore [0-9]+\))?: (eth|arp|drops|ipv4|icmp|before)|^mbufs not returned' "$log"
+for q in $(seq 0 $((queues - 1))); do
+	[ "$queues" -gt 1 ] || break
+	grep -Eq "^site a queue $q \(lcore [0-9]+\): eth rx [1-9]" "$log" ||
+		{ echo "FAIL: site a queue $q received nothing"; fails=$((fails + 1)); }
+done
 # net_af_packet gives every mbuf back at close; net_af_xdp (DPDK 22.11)
 # keeps the ones in its fill ring (doc/guides/nics/eth.rst).
 if grep -q 'through net_af_packet' "$log" &&

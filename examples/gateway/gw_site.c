@@ -7,10 +7,12 @@
  */
 
 #include <arpa/inet.h>
+#include <assert.h>
 #include <string.h>
 
 #include <rte_cycles.h>
 #include <rte_ip.h>
+#include <rte_ring_elem.h>
 
 #include "qpio_port.h"
 #include "gw_site.h"
@@ -25,7 +27,8 @@ txb_flush(struct gw_site *s, uint16_t port, struct rte_mbuf **b,
 	unsigned int tries;
 
 	for (tries = 0; tries < 64 && sent < *n; tries++)
-		sent += qpio_port_tx_burst(port, 0, b + sent, *n - sent);
+		sent += qpio_port_tx_burst(port, s->queue, b + sent,
+					   *n - sent);
 	*sent_ctr += sent;
 	if (sent < *n) {
 		s->st.tx_drops += *n - sent;
@@ -125,6 +128,29 @@ neigh_send(struct gw_site *s, const struct gw_neigh *n, struct rte_mbuf *m)
 	eth_send(s, m);
 }
 
+static_assert(sizeof(struct gw_learned) == 32,
+	      "a learn ring element is a multiple of 4 bytes (rte_ring_elem)");
+
+/* Tell the site's other contexts what this one learned. */
+static void
+neigh_tell(struct gw_site *s, int family, uint32_t ip4, const uint8_t *ip6,
+	   const struct rte_ether_addr *mac)
+{
+	struct gw_learned l;
+	unsigned int i;
+
+	if (s->nb_learn_to == 0)
+		return;
+	memset(&l, 0, sizeof(l));
+	l.family = (uint8_t)family;
+	l.ip4 = ip4;
+	if (ip6 != NULL)
+		memcpy(l.ip6, ip6, 16);
+	l.mac = *mac;
+	for (i = 0; i < s->nb_learn_to; i++)
+		rte_ring_mp_enqueue_elem(s->learn_to[i], &l, sizeof(l));
+}
+
 /* A neighbor told its address: record it and send what waited for it. */
 static void
 neigh_learn(struct gw_site *s, int family, uint32_t ip4, const uint8_t *ip6,
@@ -176,9 +202,9 @@ neigh_ask(struct gw_site *s, struct gw_neigh *n)
 	eth_send(s, m);
 }
 
-/* Take one token of the ICMP error bucket: 1, or 0 when it is empty. */
+/* Take one token of s's own bucket: 1, or 0 when it is empty. */
 static int
-icmp_token(struct gw_site *s)
+icmp_take(struct gw_site *s)
 {
 	uint64_t now, add;
 
@@ -202,6 +228,19 @@ icmp_token(struct gw_site *s)
 		s->icmp_tsc = now;     /* a full bucket's clock starts now */
 	s->icmp_tokens--;
 	return 1;
+}
+
+/* Take one token of the ICMP error bucket the context draws from. */
+static int
+icmp_token(struct gw_site *s)
+{
+	struct gw_site *b = s->icmp_from != NULL ? s->icmp_from : s;
+	int ok;
+
+	rte_spinlock_lock(&b->icmp_lock);
+	ok = icmp_take(b);
+	rte_spinlock_unlock(&b->icmp_lock);
+	return ok;
 }
 
 /* Answer m (Ethernet frame, IP at 14), which is dropped, with the ICMP
@@ -439,10 +478,13 @@ neighbor_msg(struct gw_site *s, struct rte_mbuf *m)
 	int kind, r;
 
 	kind = gw_neigh_learn(m, &ip4, ip6, &mac);
-	if (kind == 1)
+	if (kind == 1) {
 		neigh_learn(s, AF_INET, ip4, NULL, &mac);
-	else if (kind == 2)
+		neigh_tell(s, AF_INET, ip4, NULL, &mac);
+	} else if (kind == 2) {
 		neigh_learn(s, AF_INET6, 0, ip6, &mac);
+		neigh_tell(s, AF_INET6, 0, ip6, &mac);
+	}
 	for (i = 0; i < s->conf->nb_addr4; i++) {
 		r = gw_arp_reply(m, &s->mac, s->conf->addr4[i].ip4);
 		if (r == 1) {
@@ -525,14 +567,24 @@ from_link(struct gw_site *s, struct rte_mbuf *m)
 void
 gw_site_poll(struct gw_site *s)
 {
+	struct gw_learned l[GW_BURST];
 	struct rte_mbuf *pkts[GW_BURST];
 	uint16_t n, i;
 
-	n = qpio_port_rx_burst(s->eth_port, 0, pkts, GW_BURST);
+	if (s->learn_in != NULL) {
+		n = (uint16_t)rte_ring_sc_dequeue_burst_elem(s->learn_in, l,
+							     sizeof(l[0]),
+							     GW_BURST, NULL);
+		for (i = 0; i < n; i++)
+			neigh_learn(s, l[i].family, l[i].ip4,
+				    l[i].family == AF_INET6 ? l[i].ip6 : NULL,
+				    &l[i].mac);
+	}
+	n = qpio_port_rx_burst(s->eth_port, s->queue, pkts, GW_BURST);
 	s->st.eth_rx += n;
 	for (i = 0; i < n; i++)
 		from_eth(s, pkts[i]);
-	n = qpio_port_rx_burst(s->link_port, 0, pkts, GW_BURST);
+	n = qpio_port_rx_burst(s->link_port, s->queue, pkts, GW_BURST);
 	s->st.link_rx += n;
 	for (i = 0; i < n; i++)
 		from_link(s, pkts[i]);
@@ -543,7 +595,7 @@ gw_site_poll(struct gw_site *s)
 		txb_flush(s, s->link_port, s->link_txb, &s->link_txn,
 			  &s->st.link_tx);
 	else
-		qpio_port_tx_burst(s->link_port, 0, NULL, 0);
+		qpio_port_tx_burst(s->link_port, s->queue, NULL, 0);
 }
 
 void

@@ -4,8 +4,12 @@
 
 /*
  * One router half of qpio-gateway: the eth port of a site, its end of
- * the RC link, its routes and its neighbors. One lcore polls a site; the
- * two sites share nothing but the link.
+ * the RC link, its routes and its neighbors. A site has one context
+ * (struct gw_site) per queue: context q polls and sends on queue q of
+ * both ports, on one lcore. The contexts of a site share its route
+ * tables (read only), its ICMP error bucket (under a lock) and what they
+ * learn of neighbors (through rings); the two sites share nothing but
+ * the link.
  */
 
 #include <stdint.h>
@@ -14,10 +18,16 @@
 #include <rte_lpm.h>
 #include <rte_lpm6.h>
 #include <rte_mempool.h>
+#include <rte_ring.h>
+#include <rte_spinlock.h>
 
 #include "gw.h"
 
 #define GW_BURST 32
+/** Queues per port, so contexts per site, at most (--queues). */
+#define GW_MAX_QUEUES 8
+/** Neighbor news a context's learn ring holds. */
+#define GW_LEARN_RING 256
 #define GW_MAX_NEIGH 64
 /** Packets held per unresolved neighbor; more drop the oldest, as
  * Linux's neighbor queue does (a ping's first two, or the fragments of
@@ -45,8 +55,19 @@ struct gw_neigh {
 	uint64_t asked_tsc;        /**< last ARP request / NS sent */
 };
 
+/** A neighbor one context of a site learned, told to the others (an
+ *  element of their learn rings: 32 bytes). */
+struct gw_learned {
+	uint8_t family;            /**< AF_INET or AF_INET6 */
+	uint8_t pad[3];
+	uint32_t ip4;              /**< network order */
+	uint8_t ip6[16];
+	struct rte_ether_addr mac;
+	uint8_t pad2[2];
+};
+
 /**
- * Counters of one site. Every frame received (eth_rx + link_rx) lands in
+ * Counters of one site (of one context: a site's are the sums). Every frame received (eth_rx + link_rx) lands in
  * exactly one of fwd4, fwd6, arp_replies, nd_adverts, ttl_drops,
  * bad_drops, no_route, local, other and mtu_drops. What is lost after
  * the route was chosen is counted again, apart: neigh_drops and
@@ -91,6 +112,8 @@ struct gw_site {
 	char name;                         /**< 'a' or 'b' */
 	uint16_t eth_port;
 	uint16_t link_port;
+	uint16_t queue;                    /**< of both ports: polled and
+						sent on by this context */
 	struct rte_ether_addr mac;         /**< of the eth port */
 	struct rte_ether_addr link_mac;    /**< of the peer link port */
 	const struct gw_site_conf *conf;
@@ -110,7 +133,22 @@ struct gw_site {
 	uint32_t icmp_burst;
 	uint32_t icmp_tokens;
 	uint64_t icmp_tsc;
+	/* The bucket a context draws from: its own (icmp_from NULL), or
+	 * that of the context icmp_from names (queue 0's of the site),
+	 * under that context's icmp_lock, so that a site's rate is the
+	 * same whatever its queues. */
+	struct gw_site *icmp_from;
+	rte_spinlock_t icmp_lock;
 	uint16_t icmp_ip_id;               /**< IPv4 ID of the next error */
+	/* Several queues: a neighbor one context learns (ARP, NS, NA) is
+	 * told to the others through their learn_in rings (struct
+	 * gw_learned elements, many producers, one consumer), which each
+	 * reads at the start of its poll. With one queue learn_in is NULL
+	 * and nb_learn_to 0. A full ring loses the news: that context asks
+	 * for the neighbor itself. */
+	struct rte_ring *learn_in;
+	struct rte_ring *learn_to[GW_MAX_QUEUES - 1];
+	unsigned int nb_learn_to;
 	struct gw_neigh neigh[GW_MAX_NEIGH];
 	struct rte_mbuf *eth_txb[GW_TX_BUF];
 	uint16_t eth_txn;
@@ -119,7 +157,15 @@ struct gw_site {
 	struct gw_site_stats st;
 };
 
-/** One poll: a burst from each port, routed, and the tx buffers sent. */
+/**
+ * One poll of a context: the neighbors its site's other contexts
+ * learned, a burst from queue s->queue of each port, routed, and the tx
+ * buffers sent on that queue.
+ *
+ * Thread-safety: one lcore polls a context; contexts of one site may be
+ * polled on different lcores at once (they share only what the struct
+ * says).
+ */
 void gw_site_poll(struct gw_site *s);
 
 /** At exit: free the packets held for neighbors (counted in neigh_held)

@@ -3,18 +3,23 @@
  * qpio-gateway: an L3 gateway between two sites over an RC link.
  *
  *   qpio-gateway [EAL args] -- --conf FILE --iface-a IF --iface-b IF
- *                [--pmd auto|af_xdp|af_packet] [--duration SECONDS]
+ *                [--pmd auto|af_xdp|af_packet] [--queues N]
+ *                [--duration SECONDS]
  *
  * Site a and site b are each a router half: an eth port over a DPDK PMD
  * on the site's interface (net_af_xdp, or net_af_packet where AF_XDP
  * cannot be set up; chosen at start and printed) and one end of an RC
  * link of two soft-NIC qp ports (qp0 for a, qp1 for b). Routes come from
- * the configuration file (gw_conf.c). Sites run on the worker lcores in
- * turn (both on one when there is one), or on the main lcore without
- * workers. SIGINT/SIGTERM or --duration end the run; counters and the
+ * the configuration file (gw_conf.c). With --queues N each port has N
+ * queues (net_af_packet's qpairs: the kernel spreads flows by their
+ * hash; the link: one RC QP per queue) and each site N contexts, one per
+ * queue; contexts run on the worker lcores, queue by queue (l3fwd's
+ * shape: an lcore polls queue q of every port), or on the main lcore
+ * without workers. SIGINT/SIGTERM or --duration end the run; counters and the
  * mbuf accounting are printed at exit.
  */
 
+#include <assert.h>
 #include <errno.h>
 #include <getopt.h>
 #include <net/if.h>
@@ -35,6 +40,7 @@
 #include <rte_mbuf.h>
 #include <rte_random.h>
 
+#include "qpio_devargs.h"
 #include "qpio_eal.h"
 #include "qpio_eth.h"
 #include "qpio_port.h"
@@ -74,13 +80,16 @@ struct gw_opts {
 	const char *conf;
 	const char *iface[GW_NB_SITES];
 	const char *pmd;          /* "auto", "af_xdp", "af_packet" */
+	unsigned int queues;      /* per port, 1..GW_MAX_QUEUES */
 	double duration;          /* 0: until a signal */
 };
 
 static struct gw_conf conf;
-static struct gw_site sites[GW_NB_SITES];
-static struct gw_site *lcore_sites[RTE_MAX_LCORE][GW_NB_SITES];
+/* Context q of site s. */
+static struct gw_site sites[GW_NB_SITES][GW_MAX_QUEUES];
+static struct gw_site *lcore_sites[RTE_MAX_LCORE][GW_NB_SITES * GW_MAX_QUEUES];
 static unsigned int lcore_nb_sites[RTE_MAX_LCORE];
+static unsigned int site_lcore_of[GW_NB_SITES][GW_MAX_QUEUES];
 
 static void
 on_signal(int sig)
@@ -93,12 +102,15 @@ static void
 usage(FILE *f, const char *prog)
 {
 	fprintf(f, "Usage: %s [EAL args] -- --conf FILE --iface-a IF --iface-b IF\n"
-		"       [--pmd auto|af_xdp|af_packet] [--duration SECONDS]\n"
+		"       [--pmd auto|af_xdp|af_packet] [--queues N] "
+		"[--duration SECONDS]\n"
 		"  --conf FILE      routes and addresses (doc/guides/sample_app_ug/"
 		"gateway.rst)\n"
 		"  --iface-a IF     interface of site a (a veth end)\n"
 		"  --iface-b IF     interface of site b, not site a's\n"
 		"  --pmd P          auto: net_af_xdp, else net_af_packet [auto]\n"
+		"  --queues N       queues per port, 1..8; N > 1: net_af_packet\n"
+		"                   (qpairs=N), flows spread by the kernel [1]\n"
 		"  --duration S     stop after S seconds, 0..10000000 (0.5 too)\n"
 		"                   [0: until SIGINT/SIGTERM]\n"
 		"  -h, --help       this text\n"
@@ -114,6 +126,7 @@ parse_args(int argc, char **argv, struct gw_opts *o)
 		{ "iface-a", required_argument, NULL, 'a' },
 		{ "iface-b", required_argument, NULL, 'b' },
 		{ "pmd", required_argument, NULL, 'p' },
+		{ "queues", required_argument, NULL, 'q' },
 		{ "duration", required_argument, NULL, 'd' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -123,6 +136,7 @@ parse_args(int argc, char **argv, struct gw_opts *o)
 
 	memset(o, 0, sizeof(*o));
 	o->pmd = "auto";
+	o->queues = 1;
 	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
 		/* A second value would replace the first without a word. */
 		if (c != '?' && c != 'h' &&
@@ -144,6 +158,19 @@ parse_args(int argc, char **argv, struct gw_opts *o)
 			o->iface[c == 'a' ? 0 : 1] = optarg;
 			break;
 		case 'p': o->pmd = optarg; break;
+		case 'q': {
+			uint32_t v;
+
+			if (qpio_devargs_parse_u32(optarg, 1, GW_MAX_QUEUES,
+						   &v) < 0) {
+				fprintf(stderr, "gateway: --queues=%s: want 1..%u "
+					"in decimal digits\n", optarg,
+					GW_MAX_QUEUES);
+				return -1;
+			}
+			o->queues = v;
+			break;
+		}
 		case 'd':
 			if (example_opt_seconds("gateway", "--duration", optarg,
 						1e7, &o->duration) < 0)
@@ -173,6 +200,12 @@ parse_args(int argc, char **argv, struct gw_opts *o)
 	    strcmp(o->pmd, "af_packet") != 0) {
 		fprintf(stderr, "gateway: --pmd=%s: want auto, af_xdp or "
 			"af_packet\n", o->pmd);
+		return -1;
+	}
+	if (o->queues > 1 && strcmp(o->pmd, "af_xdp") == 0) {
+		fprintf(stderr, "gateway: --pmd af_xdp --queues %u: several "
+			"queues are net_af_packet's (qpairs=); use --pmd "
+			"af_packet or auto\n", o->queues);
 		return -1;
 	}
 	return 0;
@@ -275,14 +308,15 @@ frame_plan_make(const struct gw_opts *o, const struct gw_conf *c,
 	return 0;
 }
 
-/* Configure one queue each way for frames of up to max_len bytes and
- * set it up. A port that cannot carry them is refused, naming both. */
+/* Configure nq queues each way for frames of up to max_len bytes and
+ * set them up. A port that cannot carry them is refused, naming both. */
 static int
 port_setup(uint16_t id, uint16_t nb_desc, struct rte_mempool *mp,
-	   uint32_t max_len)
+	   uint32_t max_len, unsigned int nq)
 {
 	const struct qpio_port_conf pc = { .max_rx_pkt_len = max_len };
 	struct qpio_port_info info;
+	unsigned int q;
 	int ret;
 
 	ret = qpio_port_info_get(id, &info);
@@ -292,14 +326,22 @@ port_setup(uint16_t id, uint16_t nb_desc, struct rte_mempool *mp,
 		       info.max_rx_pkt_len, max_len);
 		return -EMSGSIZE;
 	}
+	if (ret == 0 && (info.max_rx_queues < nq || info.max_tx_queues < nq)) {
+		printf("port %s (%s) has at most %u rx and %u tx queues; "
+		       "--queues asks %u\n", info.name, info.driver,
+		       info.max_rx_queues, info.max_tx_queues, nq);
+		return -EINVAL;
+	}
 	if (ret == 0)
-		ret = qpio_port_configure(id, 1, 1, &pc);
+		ret = qpio_port_configure(id, (uint16_t)nq, (uint16_t)nq, &pc);
 	nb_desc = RTE_MAX(RTE_MIN(nb_desc, info.max_desc), info.min_desc);
-	if (ret == 0)
-		ret = qpio_port_rx_queue_setup(id, 0, nb_desc, SOCKET_ID_ANY,
-					       mp);
-	if (ret == 0)
-		ret = qpio_port_tx_queue_setup(id, 0, nb_desc, SOCKET_ID_ANY);
+	for (q = 0; ret == 0 && q < nq; q++) {
+		ret = qpio_port_rx_queue_setup(id, (uint16_t)q, nb_desc,
+					       SOCKET_ID_ANY, mp);
+		if (ret == 0)
+			ret = qpio_port_tx_queue_setup(id, (uint16_t)q, nb_desc,
+						       SOCKET_ID_ANY);
+	}
 	return ret;
 }
 
@@ -323,6 +365,14 @@ eth_port_up(unsigned int s, const struct gw_opts *o,
 		if (!is_auto && strcmp(o->pmd, pmds[i]) != 0)
 			continue;
 		extra[0] = '\0';
+		if (i == 0 && o->queues > 1) {
+			printf("site %c: net_af_xdp not used: --queues %u is "
+			       "net_af_packet's qpairs (the kernel spreads "
+			       "flows by their hash)%s\n", 'a' + s, o->queues,
+			       is_auto ? ", trying net_af_packet" : "");
+			id = -EINVAL;
+			continue;
+		}
 		if (i == 0 && fp->framesz != 0) {
 			printf("site %c: net_af_xdp not used: MTU %u needs "
 			       "mbufs above the %u bytes it can share with "
@@ -337,12 +387,12 @@ eth_port_up(unsigned int s, const struct gw_opts *o,
 			continue;
 		}
 		if (i == 1 && fp->framesz == 0)
-			snprintf(extra, sizeof(extra), ",framecnt=%u",
-				 fp->framecnt);
+			snprintf(extra, sizeof(extra), ",framecnt=%u,qpairs=%u",
+				 fp->framecnt, o->queues);
 		else if (i == 1)
 			snprintf(extra, sizeof(extra), ",framecnt=%u,framesz=%u,"
-				 "blocksz=%u", fp->framecnt, fp->framesz,
-				 fp->framesz);
+				 "blocksz=%u,qpairs=%u", fp->framecnt,
+				 fp->framesz, fp->framesz, o->queues);
 		snprintf(devargs, sizeof(devargs),
 			 "eth%u,vdev=net_%s%u,iface=%s%s", s, pmds[i], s,
 			 o->iface[s], extra);
@@ -351,15 +401,18 @@ eth_port_up(unsigned int s, const struct gw_opts *o,
 			why = "not created";
 			ret = id;
 		} else if ((ret = port_setup((uint16_t)id, ETH_DESC, mp,
-					     fp->mtu[s] + RTE_ETHER_HDR_LEN))
-			   < 0) {
+					     fp->mtu[s] + RTE_ETHER_HDR_LEN,
+					     o->queues)) < 0) {
 			why = "not set up";
 		} else if ((ret = qpio_port_start((uint16_t)id)) < 0) {
 			why = "did not start";
 		} else {
 			printf("site %c: port eth%u on %s through net_%s, MTU "
-			       "%u\n", 'a' + s, s, o->iface[s], pmds[i],
+			       "%u", 'a' + s, s, o->iface[s], pmds[i],
 			       fp->mtu[s]);
+			if (o->queues > 1)
+				printf(", %u queues", o->queues);
+			printf("\n");
 			return id;
 		}
 		printf("site %c: net_%s on %s %s (%s)%s\n", 'a' + s, pmds[i],
@@ -407,15 +460,46 @@ iface_rx_dropped(const char *name)
 /* Interface rx_dropped at start, per site. */
 static uint64_t if_dropped0[GW_NB_SITES];
 
-static void
-stats_print(const struct gw_site *s, const char *iface, uint64_t dropped0)
-{
-	const struct gw_site_stats *st = &s->st;
-	struct qpio_port_stats ps;
+static_assert(sizeof(struct gw_site_stats) % sizeof(uint64_t) == 0,
+	      "every counter of a site is a uint64_t");
 
+/* The counters of site s: the sum over its nq contexts. */
+static void
+stats_sum(unsigned int s, unsigned int nq, struct gw_site_stats *sum)
+{
+	unsigned int q, i;
+
+	memset(sum, 0, sizeof(*sum));
+	for (q = 0; q < nq; q++) {
+		const uint64_t *v = (const uint64_t *)&sites[s][q].st;
+
+		for (i = 0; i < sizeof(*sum) / sizeof(uint64_t); i++)
+			((uint64_t *)sum)[i] += v[i];
+	}
+}
+
+static void
+stats_print(unsigned int site, unsigned int nq, const char *iface,
+	    uint64_t dropped0)
+{
+	const struct gw_site *s = &sites[site][0];
+	struct gw_site_stats sum, *st = &sum;
+	struct qpio_port_stats ps;
+	unsigned int q;
+
+	stats_sum(site, nq, &sum);
 	printf("site %c: eth rx %lu tx %lu, link rx %lu tx %lu, routed ipv4 "
 	       "%lu ipv6 %lu\n", s->name, st->eth_rx, st->eth_tx, st->link_rx,
 	       st->link_tx, st->fwd4, st->fwd6);
+	/* Each context's share, which shows how the flows spread. */
+	for (q = 0; nq > 1 && q < nq; q++) {
+		const struct gw_site_stats *qs = &sites[site][q].st;
+
+		printf("site %c queue %u (lcore %u): eth rx %lu tx %lu, link rx "
+		       "%lu tx %lu, routed ipv4 %lu ipv6 %lu\n", s->name, q,
+		       site_lcore_of[site][q], qs->eth_rx, qs->eth_tx,
+		       qs->link_rx, qs->link_tx, qs->fwd4, qs->fwd6);
+	}
 	printf("site %c: arp replies %lu requests %lu, nd adverts %lu "
 	       "solicits %lu\n", s->name, st->arp_replies, st->arp_requests,
 	       st->nd_adverts, st->nd_solicits);
@@ -468,7 +552,7 @@ main(int argc, char **argv)
 	char err[512], name[32];
 	struct gw_opts o;
 	struct frame_plan fp;
-	unsigned int s, lc, nb_workers = 0, k = 0;
+	unsigned int s, q, nq, lc, nb_workers = 0, k = 0, nb_ctx;
 	unsigned int workers[RTE_MAX_LCORE];
 	uint64_t t_end;
 	int ret, sep, app_argc, status = 1, link[GW_NB_SITES] = { -1, -1 };
@@ -497,8 +581,12 @@ main(int argc, char **argv)
 	}
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
+	nq = o.queues;
 	if (frame_plan_make(&o, &conf, &fp) < 0)
 		goto out;
+	/* Each further queue: the link RQs of both sites and an lcore
+	 * cache. */
+	fp.nb_mbufs += (nq - 1) * (2 * LINK_DESC + 256);
 
 	mp = rte_pktmbuf_pool_create("gw_pool", fp.nb_mbufs, 256, 0,
 				     fp.data_room, rte_socket_id());
@@ -513,7 +601,7 @@ main(int argc, char **argv)
 		goto out;
 	}
 	for (s = 0; s < GW_NB_SITES; s++) {
-		struct gw_site *site = &sites[s];
+		struct gw_site *site = &sites[s][0];
 
 		eth[s] = eth_port_up(s, &o, &fp, mp);
 		if (eth[s] < 0) {
@@ -532,7 +620,7 @@ main(int argc, char **argv)
 		/* The link carries the largest MTU, so it is never the
 		 * narrow hop. */
 		if (port_setup(link[s], LINK_DESC, mp,
-			       fp.max_mtu + RTE_ETHER_HDR_LEN) < 0) {
+			       fp.max_mtu + RTE_ETHER_HDR_LEN, nq) < 0) {
 			fprintf(stderr, "gateway: site %c: link port qp%u setup "
 				"failed (see above)\n", 'a' + s, s);
 			goto out;
@@ -557,10 +645,38 @@ main(int argc, char **argv)
 		if (gw_lpm_build(site->conf, name, rte_socket_id(),
 				 &site->lpm4, &site->lpm6) < 0)
 			goto out;
+		/* The other queues' contexts: the same site, their own
+		 * queue, tx buffers, neighbor table and counters; queue 0's
+		 * ICMP bucket. */
+		for (q = 1; q < nq; q++) {
+			sites[s][q] = *site;
+			sites[s][q].queue = (uint16_t)q;
+			sites[s][q].icmp_from = site;
+			sites[s][q].icmp_ip_id = (uint16_t)rte_rand();
+		}
+		for (q = 0; nq > 1 && q < nq; q++) {
+			snprintf(name, sizeof(name), "gw_learn_%c%u", 'a' + s,
+				 q);
+			sites[s][q].learn_in = rte_ring_create_elem(name,
+				sizeof(struct gw_learned), GW_LEARN_RING,
+				rte_socket_id(), RING_F_SC_DEQ);
+			if (sites[s][q].learn_in == NULL) {
+				fprintf(stderr, "gateway: ring %s: %s\n", name,
+					rte_strerror(rte_errno));
+				goto out;
+			}
+		}
+		for (q = 0; nq > 1 && q < nq; q++)
+			for (k = 0; k < nq; k++)
+				if (k != q)
+					sites[s][q].learn_to[
+						sites[s][q].nb_learn_to++] =
+						sites[s][k].learn_in;
 	}
 	for (s = 0; s < GW_NB_SITES; s++)
-		qpio_port_macaddr_get(sites[s ^ 1].link_port,
-				      &sites[s].link_mac);
+		for (q = 0; q < nq; q++)
+			qpio_port_macaddr_get(sites[s ^ 1][0].link_port,
+					      &sites[s][q].link_mac);
 	for (s = 0; s < GW_NB_SITES; s++)
 		if (qpio_port_start(link[s]) < 0) {
 			fprintf(stderr, "gateway: site %c: start failed\n",
@@ -575,12 +691,24 @@ main(int argc, char **argv)
 
 	RTE_LCORE_FOREACH_WORKER(lc)
 		workers[nb_workers++] = lc;
-	for (s = 0; s < GW_NB_SITES; s++) {
-		lc = nb_workers > 0 ? workers[s % nb_workers] :
-			rte_get_main_lcore();
-		lcore_sites[lc][lcore_nb_sites[lc]++] = &sites[s];
-		printf("site %c on lcore %u\n", 'a' + s, lc);
-	}
+	/* Context k = 2q + s (queue q of site s) goes to worker
+	 * k * workers / contexts: one queue, two workers: a on the first,
+	 * b on the second; two queues, two workers: queue 0 of both sites
+	 * on the first, queue 1 on the second. */
+	nb_ctx = GW_NB_SITES * nq;
+	for (q = 0; q < nq; q++)
+		for (s = 0; s < GW_NB_SITES; s++) {
+			k = q * GW_NB_SITES + s;
+			lc = nb_workers > 0 ? workers[k * nb_workers / nb_ctx] :
+				rte_get_main_lcore();
+			lcore_sites[lc][lcore_nb_sites[lc]++] = &sites[s][q];
+			site_lcore_of[s][q] = lc;
+			if (nq == 1)
+				printf("site %c on lcore %u\n", 'a' + s, lc);
+			else
+				printf("site %c queue %u on lcore %u\n", 'a' + s,
+				       q, lc);
+		}
 	for (s = 0; s < GW_NB_SITES; s++)
 		if_dropped0[s] = iface_rx_dropped(o.iface[s]);
 	printf("gateway running\n");
@@ -603,19 +731,23 @@ main(int argc, char **argv)
 	quit = 1;
 	rte_eal_mp_wait_lcore();
 	for (s = 0; s < GW_NB_SITES; s++) {
-		gw_site_release(&sites[s]);   /* counts what still waits */
-		stats_print(&sites[s], o.iface[s], if_dropped0[s]);
+		for (q = 0; q < nq; q++)      /* counts what still waits */
+			gw_site_release(&sites[s][q]);
+		stats_print(s, nq, o.iface[s], if_dropped0[s]);
 	}
 	status = 0;
 out:
 	for (s = 0; s < GW_NB_SITES; s++) {
-		gw_site_release(&sites[s]);
+		for (q = 0; q < GW_MAX_QUEUES; q++) {
+			gw_site_release(&sites[s][q]);
+			rte_ring_free(sites[s][q].learn_in);
+		}
 		if (eth[s] >= 0)
 			qpio_port_close(eth[s]);
 		if (link[s] >= 0)
 			qpio_port_close(link[s]);
-		rte_lpm_free(sites[s].lpm4);
-		rte_lpm6_free(sites[s].lpm6);
+		rte_lpm_free(sites[s][0].lpm4);
+		rte_lpm6_free(sites[s][0].lpm6);
 	}
 	if (mp != NULL) {
 		printf("mbufs not returned to gw_pool: %u\n",

@@ -4,7 +4,7 @@
 receives ends in exactly one of its counters (doc/guides/sample_app_ug/
 gateway.rst), each class in the one it belongs to.
 
-  gateway_account.py GATEWAY GATEWAY.CONF
+  gateway_account.py GATEWAY GATEWAY.CONF [--queues N]
 
 As root: three network namespaces, the gateway's between two veth pairs
 (site a: qgaa<id>, site b: qgab<id>); host a's end has no address and
@@ -13,6 +13,8 @@ answers the gateway's ARP). From host a an AF_PACKET socket writes, to
 the gateway's MAC, 188 frames in bursts with pauses (no ring overrun):
 
   100 UDP 10.1.0.2 -> 10.2.0.2, TTL 64     routed (fwd4), then site b
+                                          (16 flows: source ports
+                                          40000..40015)
    10 the same with TTL 1                  ttl, ICMP time exceeded
    20 UDP to 10.9.0.1 (no route)           no_route, ICMP unreachable
    10 IPv4 headers with IHL 4              bad
@@ -24,7 +26,17 @@ and the gateway's exit counters must be, exactly: site a eth rx 188, each
 class as above, ICMP errors 10 and 20 sent and none limited, missed 0;
 site b link rx 100 and fwd4 100; on both sites eth rx + link rx = fwd4 +
 fwd6 + arp replies + nd adverts + ttl + bad + no_route + mtu + local +
-other. Exit 0 pass, 1 fail, 77 where namespaces cannot be made.
+other; site b sent on its interface exactly what it routed there and its
+own ARP and ND, held nothing at exit and dropped nothing.
+
+With --queues N (N > 1) the gateway runs two worker lcores with N queues
+per port (net_af_packet qpairs=N); the same counts must hold for each
+site's sums, and besides: every queue of site a received some of the
+frames (the kernel spread the flows), the queues' counts sum to the
+site's, and site b's queue q received over the link exactly what site
+a's queue q sent (one RC QP per queue), while site b's queues, whichever
+of them heard host b's ARP reply, all reached host b. Exit 0 pass, 1
+fail, 77 where namespaces cannot be made.
 """
 import os
 import re
@@ -36,6 +48,8 @@ import time
 
 SKIP = 77
 GW, CONF = sys.argv[1], sys.argv[2]
+QUEUES = int(sys.argv[4]) if len(sys.argv) > 4 and sys.argv[3] == "--queues" \
+    else 1
 ID = "%05d" % (os.getpid() % 100000)
 NSG, NSA, NSB = "qgaG" + ID, "qgaA" + ID, "qgaB" + ID
 VA, VB = "qgaa" + ID, "qgab" + ID
@@ -68,14 +82,15 @@ def ipv4(src, dst, ttl, payload, proto=17, ihl=5):
     return h + payload
 
 
-def udp(dport):
-    return struct.pack("!HHHH", 40000, dport, 8 + 32, 0) + bytes(32)
+def udp(dport, sport=40000):
+    return struct.pack("!HHHH", sport, dport, 8 + 32, 0) + bytes(32)
 
 
 def frames(gw_mac, my_mac):
     eth = gw_mac + my_mac + b"\x08\x00"
     out = []
-    out += [eth + ipv4("10.1.0.2", "10.2.0.2", 64, udp(9))] * MIX["fwd"]
+    out += [eth + ipv4("10.1.0.2", "10.2.0.2", 64, udp(9, 40000 + i % 16))
+            for i in range(MIX["fwd"])]
     out += [eth + ipv4("10.1.0.2", "10.2.0.2", 1, udp(9))] * MIX["ttl"]
     out += [eth + ipv4("10.1.0.2", "10.9.0.1", 64, udp(9))] * MIX["noroute"]
     out += [eth + ipv4("10.1.0.2", "10.2.0.2", 64, udp(9), ihl=4)] * MIX["bad"]
@@ -136,6 +151,14 @@ def counters(log, site):
     return c
 
 
+def queue_counters(log, site):
+    """Per queue of the site: (eth_rx, eth_tx, link_rx, link_tx, fwd4)."""
+    pat = (r"^site %s queue (\d+) \(lcore \d+\): eth rx (\d+) tx (\d+), "
+           r"link rx (\d+) tx (\d+), routed ipv4 (\d+) ipv6 \d+$" % site)
+    return {int(m.group(1)): tuple(int(v) for v in m.groups()[1:])
+            for m in re.finditer(pat, log, re.M)}
+
+
 def main():
     if os.geteuid() != 0:
         print("SKIP: needs root to create network namespaces")
@@ -159,11 +182,15 @@ def main():
         sh("ip", "-n", NSB, "addr", "add", "10.2.0.2/24", "dev", VB + "h")
         log_path = "/tmp/qpio-gw-account-%s.log" % ID
         log = open(log_path, "w")
+        # Two queues: two workers, queue 0 of both sites on one, queue 1
+        # on the other (the main lcore sleeps beside the first).
+        lcores = ["-l", "0-1"] if QUEUES == 1 else ["--lcores=0@0,1@0,2@1"]
         gw = subprocess.Popen(
-            ["ip", "netns", "exec", NSG, GW, "-l", "0-1", "--no-huge",
+            ["ip", "netns", "exec", NSG, GW] + lcores + ["--no-huge",
              "--no-pci", "-m", "512", "--file-prefix=qpio-gwacc-" + ID,
              "--log-level=lib.eal:error", "--", "--conf", CONF, "--iface-a",
-             VA, "--iface-b", VB, "--pmd", "af_packet", "--duration", "8"],
+             VA, "--iface-b", VB, "--pmd", "af_packet", "--queues",
+             str(QUEUES), "--duration", "8"],
             stdout=log, stderr=subprocess.STDOUT)
         for _ in range(100):
             if "gateway running" in open(log_path).read() or \
@@ -217,6 +244,33 @@ def main():
     want("a", a, "link_tx", MIX["fwd"])
     want("b", b, "link_rx", MIX["fwd"])
     want("b", b, "fwd4", MIX["fwd"])
+    want("b", b, "eth_tx", b["fwd4"] + b["arp_requests"] + b["arp_replies"] +
+         b["nd_solicits"] + b["nd_adverts"])
+    want("b", b, "held", 0)
+    want("b", b, "neigh", 0)
+    want("b", b, "tx", 0)
+    if QUEUES > 1:
+        qa, qb = queue_counters(out, "a"), queue_counters(out, "b")
+        if sorted(qa) != list(range(QUEUES)) or \
+           sorted(qb) != list(range(QUEUES)):
+            fails.append("queue lines: site a %s, site b %s, want 0..%d" %
+                         (sorted(qa), sorted(qb), QUEUES - 1))
+        else:
+            for q in range(QUEUES):
+                if qa[q][0] == 0:
+                    fails.append("site a queue %d received nothing: the "
+                                 "flows did not spread" % q)
+                if qb[q][2] != qa[q][3]:
+                    fails.append("site b queue %d link rx %d != site a "
+                                 "queue %d link tx %d" % (q, qb[q][2], q,
+                                                          qa[q][3]))
+            for i, name in enumerate(("eth_rx", "eth_tx", "link_rx",
+                                      "link_tx", "fwd4")):
+                for site, qc, c in (("a", qa, a), ("b", qb, b)):
+                    got = sum(v[i] for v in qc.values())
+                    if got != c[name]:
+                        fails.append("site %s: queues' %s sum to %d, not "
+                                     "%d" % (site, name, got, c[name]))
     for site, c in (("a", a), ("b", b)):
         ends = sum(c[k] for k in ("fwd4", "fwd6", "arp_replies",
                                   "nd_adverts", "ttl", "bad", "no_route",
@@ -232,6 +286,10 @@ def main():
     print("PASS: %d frames, each in its counter; site b routed %d, held at "
           "exit %d, neigh %d, tx %d" % (TOTAL, b["fwd4"], b["held"],
                                         b["neigh"], b["tx"]))
+    if QUEUES > 1:
+        print("PASS: %d queues; site a eth rx per queue %s, site b link rx "
+              "per queue %s" % (QUEUES, [qa[q][0] for q in range(QUEUES)],
+                                [qb[q][2] for q in range(QUEUES)]))
     return 0
 
 

@@ -434,6 +434,7 @@ def programs(src, cfg):
             "iface-a": Row(Text("qpio-none-a")),
             "iface-b": Row(Text("qpio-none-b")),
             "pmd": Row(Word("auto", "af_xdp", "af_packet")),
+            "queues": Row(Num(1, 8)),
             "duration": Row(Seconds(0, 1e7)),
             "help": Row(Help()),
         },
@@ -442,6 +443,9 @@ def programs(src, cfg):
             Case("one interface for both sites",
                  ["--conf", gw_conf, "--iface-a", "qpio-none-a",
                   "--iface-b", "qpio-none-a"], ["--iface-a", "--iface-b"]),
+            Case("several queues on net_af_xdp",
+                 flat(gw_base) + ["--pmd", "af_xdp", "--queues", "2"],
+                 ["--pmd af_xdp --queues 2", "use --pmd af_packet or auto"]),
         ]))
 
     # qpio-pipeline: examples/pipeline/main.c.

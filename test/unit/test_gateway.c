@@ -437,13 +437,15 @@ struct site_rig {
 	int eth, link;
 };
 
+/* The rig with nq queues on both ports; r->s polls queue 0. */
 static void
-rig_up(struct site_rig *r)
+rig_up_q(struct site_rig *r, uint16_t nq)
 {
 	/* jumbo frames both ways (the MTU tests feed 3000 bytes) */
 	const struct qpio_port_conf pc = { .max_rx_pkt_len = 9014 };
 	char err[256];
 	int id;
+	uint16_t q;
 	struct rte_mempool *mp;
 
 	memset(r, 0, sizeof(*r));
@@ -455,11 +457,14 @@ rig_up(struct site_rig *r)
 	cr_assert_geq(r->eth, 0);
 	cr_assert_geq(r->link, 0);
 	for (id = r->eth; id <= r->link; id++) {
-		cr_assert_eq(qpio_port_configure(id, 1, 1, &pc), 0);
-		cr_assert_eq(qpio_port_rx_queue_setup(id, 0, 64, SOCKET_ID_ANY,
-						      mp), 0);
-		cr_assert_eq(qpio_port_tx_queue_setup(id, 0, 64, SOCKET_ID_ANY),
-			     0);
+		cr_assert_eq(qpio_port_configure(id, nq, nq, &pc), 0);
+		for (q = 0; q < nq; q++) {
+			cr_assert_eq(qpio_port_rx_queue_setup(id, q, 64,
+							      SOCKET_ID_ANY,
+							      mp), 0);
+			cr_assert_eq(qpio_port_tx_queue_setup(id, q, 64,
+							      SOCKET_ID_ANY), 0);
+		}
 		cr_assert_eq(qpio_port_start(id), 0);
 	}
 	r->eth_in = rte_ring_lookup("ring0_rx0");
@@ -481,6 +486,12 @@ rig_up(struct site_rig *r)
 	r->s.icmp_tokens = 8;
 	cr_assert_eq(gw_lpm_build(r->s.conf, "rig", SOCKET_ID_ANY, &r->s.lpm4,
 				  &r->s.lpm6), 0);
+}
+
+static void
+rig_up(struct site_rig *r)
+{
+	rig_up_q(r, 1);
 }
 
 static void
@@ -625,6 +636,110 @@ Test(gateway_pkt, site_routes_drops_ttl1_resolves_neighbors)
 	cr_assert_eq(r.s.st.link_rx, 2);
 	cr_assert_eq(r.s.st.icmp_limited, 0);
 	cr_assert_eq(r.s.st.icmp_barred, 0);
+	rig_down(&r);
+}
+
+/* Two contexts of one site on queues 0 and 1 (main.c's --queues 2): each
+ * polls and sends on its own queue; what one learns of a neighbor goes
+ * to the other through its learn ring and frees what the other held; the
+ * ICMP error bucket is queue 0's for both. */
+Test(gateway_pkt, two_queues_share_neighbors_and_icmp_bucket)
+{
+	struct rte_ring *eth_in1, *eth_out1, *link_in1, *learn0, *learn1;
+	struct site_rig r;
+	struct gw_site s1;
+	struct rte_mbuf *m;
+	char hex[512];
+	unsigned int i;
+
+	rig_up_q(&r, 2);
+	eth_in1 = rte_ring_lookup("ring0_rx1");
+	eth_out1 = rte_ring_lookup("ring0_tx1");
+	link_in1 = rte_ring_lookup("ring1_rx1");
+	cr_assert(eth_in1 && eth_out1 && link_in1);
+	learn0 = rte_ring_create_elem("t_learn0", sizeof(struct gw_learned),
+				      16, SOCKET_ID_ANY, RING_F_SC_DEQ);
+	learn1 = rte_ring_create_elem("t_learn1", sizeof(struct gw_learned),
+				      16, SOCKET_ID_ANY, RING_F_SC_DEQ);
+	cr_assert(learn0 && learn1);
+	s1 = r.s;
+	s1.queue = 1;
+	s1.icmp_from = &r.s;
+	r.s.learn_in = learn0;
+	r.s.learn_to[0] = learn1;
+	r.s.nb_learn_to = 1;
+	s1.learn_in = learn1;
+	s1.learn_to[0] = learn0;
+	s1.nb_learn_to = 1;
+
+	/* From the link on queue 1 to 10.1.0.2, unknown: queue 1 holds it
+	 * and asks on queue 1 of the interface. */
+	ipv4_frame(hex, sizeof(hex), GW_MAC, "02000000b001",
+		   "45000054abcd400040017ad50a0200020a010002");
+	feed(&r, link_in1, hex);
+	gw_site_poll(&s1);
+	m = take(eth_out1);
+	cr_assert_not_null(m);
+	assert_bytes(m, "ffffffffffff" GW_MAC "0806" "0001080006040001" GW_MAC
+		     "0a010001" "000000000000" "0a010002");
+	rte_pktmbuf_free(m);
+	cr_assert_null(take(r.eth_out));
+	cr_assert_eq(s1.st.arp_requests, 1);
+	cr_assert_eq(s1.st.link_rx, 1);
+	cr_assert_eq(r.s.st.link_rx, 0);
+	/* The reply lands on queue 0: queue 0 learns (it held nothing), and
+	 * queue 1 hears of it at its next poll and sends what it held. */
+	feed(&r, r.eth_in, GW_MAC HOST_MAC "0806" "0001080006040002" HOST_MAC
+	     "0a010002" GW_MAC "0a010001");
+	gw_site_poll(&r.s);
+	cr_assert_null(take(r.eth_out));
+	cr_assert_eq(r.s.st.local, 1);
+	cr_assert_eq(rte_ring_count(learn1), 1);
+	gw_site_poll(&s1);
+	cr_assert_eq(rte_ring_count(learn1), 0);
+	m = take(eth_out1);
+	cr_assert_not_null(m);
+	cr_assert_eq(memcmp(rte_pktmbuf_mtod(m, uint8_t *),
+			    "\x02\x00\x00\x00\x0a\x02\x02\x00\x00\x00\xa0\x01",
+			    12), 0);
+	cr_assert_eq(rte_pktmbuf_mtod(m, uint8_t *)[14 + 8], 63);
+	rte_pktmbuf_free(m);
+	cr_assert_null(take(r.eth_out));
+	cr_assert_eq(s1.st.eth_tx, 2);
+	cr_assert_eq(s1.st.fwd4, 1);
+
+	/* One bucket of two for both queues (queue 1's own fields, 8,
+	 * are not used): a TTL-1 packet on queue 0 and two on queue 1 get
+	 * two time exceeded errors, each on its queue; one is limited. */
+	r.s.icmp_burst = 2;
+	r.s.icmp_tokens = 2;
+	ipv4_frame(hex, sizeof(hex), GW_MAC, HOST_MAC,
+		   "45000054abcd400001017ad50a0100020a020002");
+	feed(&r, r.eth_in, hex);
+	for (i = 0; i < 2; i++)
+		feed(&r, eth_in1, hex);
+	gw_site_poll(&r.s);
+	gw_site_poll(&s1);
+	m = take(r.eth_out);
+	cr_assert_not_null(m);
+	cr_assert_eq(rte_pktmbuf_mtod(m, uint8_t *)[34], 11);
+	rte_pktmbuf_free(m);
+	m = take(eth_out1);
+	cr_assert_not_null(m);
+	cr_assert_eq(rte_pktmbuf_mtod(m, uint8_t *)[34], 11);
+	rte_pktmbuf_free(m);
+	cr_assert_null(take(r.eth_out));
+	cr_assert_null(take(eth_out1));
+	cr_assert_eq(r.s.st.icmp_time_exceeded, 1);
+	cr_assert_eq(s1.st.icmp_time_exceeded, 1);
+	cr_assert_eq(s1.st.icmp_limited, 1);
+	cr_assert_eq(r.s.st.icmp_limited, 0);
+	cr_assert_eq(r.s.icmp_tokens, 0);
+	cr_assert_eq(s1.icmp_tokens, 8);
+	gw_site_release(&s1);
+	cr_assert_eq(s1.st.neigh_held, 0);
+	rte_ring_free(learn0);
+	rte_ring_free(learn1);
 	rig_down(&r);
 }
 
