@@ -4,7 +4,7 @@
 receives ends in exactly one of its counters (doc/guides/sample_app_ug/
 gateway.rst), each class in the one it belongs to.
 
-  gateway_account.py GATEWAY GATEWAY.CONF [--queues N]
+  gateway_account.py GATEWAY GATEWAY.CONF [--queues N] [--overrun]
 
 As root: three network namespaces, the gateway's between two veth pairs
 (site a: qgaa<id>, site b: qgab<id>); host a's end has no address and
@@ -35,11 +35,22 @@ site's sums, and besides: every queue of site a received some of the
 frames (the kernel spread the flows), the queues' counts sum to the
 site's, and site b's queue q received over the link exactly what site
 a's queue q sent (one RC QP per queue), while site b's queues, whichever
-of them heard host b's ARP reply, all reached host b. Exit 0 pass, 1
-fail, 77 where namespaces cannot be made.
+of them heard host b's ARP reply, all reached host b.
+
+With --overrun the frames overrun the PMD: 10 routed frames first (site
+b learns host b), then the gateway is stopped (SIGSTOP) while 8000 more
+are written, more than its net_af_packet ring holds (4096), and
+continued (SIGCONT). Then, exactly: site a's eth rx + missed + the
+interface's rx_dropped = 8010 sent, missed above 0, every frame received
+routed (fwd4 = eth rx), routed = link tx + tx drops, site b's link rx =
+site a's link tx = site b's fwd4, and site b's fwd4 = what it sent on its
+interface (less its own ARP and ND) + neigh + held + tx drops: every
+frame in one place. Exit 0 pass, 1 fail, 77 where namespaces cannot be
+made.
 """
 import os
 import re
+import signal
 import socket
 import struct
 import subprocess
@@ -48,8 +59,10 @@ import time
 
 SKIP = 77
 GW, CONF = sys.argv[1], sys.argv[2]
-QUEUES = int(sys.argv[4]) if len(sys.argv) > 4 and sys.argv[3] == "--queues" \
-    else 1
+ARGS = sys.argv[3:]
+QUEUES = int(ARGS[ARGS.index("--queues") + 1]) if "--queues" in ARGS else 1
+OVERRUN = "--overrun" in ARGS
+PRE, OVER = 10, 8000
 ID = "%05d" % (os.getpid() % 100000)
 NSG, NSA, NSB = "qgaG" + ID, "qgaA" + ID, "qgaB" + ID
 VA, VB = "qgaa" + ID, "qgab" + ID
@@ -86,11 +99,16 @@ def udp(dport, sport=40000):
     return struct.pack("!HHHH", sport, dport, 8 + 32, 0) + bytes(32)
 
 
+def routed(gw_mac, my_mac, n):
+    """n UDP frames 10.1.0.2 -> 10.2.0.2 in 16 flows (source ports)."""
+    eth = gw_mac + my_mac + b"\x08\x00"
+    return [eth + ipv4("10.1.0.2", "10.2.0.2", 64, udp(9, 40000 + i % 16))
+            for i in range(n)]
+
+
 def frames(gw_mac, my_mac):
     eth = gw_mac + my_mac + b"\x08\x00"
-    out = []
-    out += [eth + ipv4("10.1.0.2", "10.2.0.2", 64, udp(9, 40000 + i % 16))
-            for i in range(MIX["fwd"])]
+    out = routed(gw_mac, my_mac, MIX["fwd"])
     out += [eth + ipv4("10.1.0.2", "10.2.0.2", 1, udp(9))] * MIX["ttl"]
     out += [eth + ipv4("10.1.0.2", "10.9.0.1", 64, udp(9))] * MIX["noroute"]
     out += [eth + ipv4("10.1.0.2", "10.2.0.2", 64, udp(9), ihl=4)] * MIX["bad"]
@@ -114,6 +132,15 @@ for i, f in enumerate(frames):
     if i % 20 == 19:
         time.sleep(0.005)
 """
+
+
+def send(fr):
+    """Write the frames from host a (bursts of 20, 5 ms apart)."""
+    r = subprocess.run(["ip", "netns", "exec", NSA, "python3", "-c", SENDER,
+                        VA + "h"], input="\n".join(f.hex() for f in fr),
+                       capture_output=True, text=True)
+    if r.returncode != 0:
+        raise RuntimeError("the sender: %s" % r.stderr)
 
 
 def mac_of(ns, dev):
@@ -201,14 +228,17 @@ def main():
             print(open(log_path).read())
             print("FAIL: the gateway did not start")
             return 1
-        fr = frames(mac_of(NSG, VA), mac_of(NSA, VA + "h"))
-        r = subprocess.run(["ip", "netns", "exec", NSA, "python3", "-c",
-                            SENDER, VA + "h"],
-                           input="\n".join(f.hex() for f in fr),
-                           capture_output=True, text=True)
-        if r.returncode != 0:
-            print("FAIL: the sender: %s" % r.stderr)
-            return 1
+        gmac, hmac = mac_of(NSG, VA), mac_of(NSA, VA + "h")
+        if OVERRUN:
+            send(routed(gmac, hmac, PRE))
+            time.sleep(0.5)
+            os.kill(gw.pid, signal.SIGSTOP)
+            try:
+                send(routed(gmac, hmac, OVER))
+            finally:
+                os.kill(gw.pid, signal.SIGCONT)
+        else:
+            send(frames(gmac, hmac))
         gw.wait(timeout=60)
         log.close()
         out = open(log_path).read()
@@ -229,26 +259,38 @@ def main():
         if c[name] != v:
             fails.append("site %s %s %d, want %d" % (site, name, c[name], v))
 
-    want("a", a, "eth_rx", TOTAL)
-    want("a", a, "fwd4", MIX["fwd"])
-    want("a", a, "ttl", MIX["ttl"])
-    want("a", a, "no_route", MIX["noroute"])
-    want("a", a, "bad", MIX["bad"])
-    want("a", a, "other", MIX["other"])
-    want("a", a, "local", MIX["local"])
-    want("a", a, "arp_replies", MIX["arp"])
-    want("a", a, "icmp_te", MIX["ttl"])
-    want("a", a, "icmp_unreach", MIX["noroute"])
-    want("a", a, "icmp_rate", 0)
-    want("a", a, "missed", 0)
-    want("a", a, "link_tx", MIX["fwd"])
-    want("b", b, "link_rx", MIX["fwd"])
-    want("b", b, "fwd4", MIX["fwd"])
-    want("b", b, "eth_tx", b["fwd4"] + b["arp_requests"] + b["arp_replies"] +
-         b["nd_solicits"] + b["nd_adverts"])
-    want("b", b, "held", 0)
-    want("b", b, "neigh", 0)
-    want("b", b, "tx", 0)
+    if OVERRUN:
+        want("a", a, "eth_rx", PRE + OVER - a["missed"] - a["rx_dropped"])
+        if a["missed"] == 0:
+            fails.append("site a missed 0: the ring was not overrun")
+        want("a", a, "fwd4", a["eth_rx"])
+        want("a", a, "link_tx", a["fwd4"] - a["tx"])
+        want("b", b, "link_rx", a["link_tx"])
+        want("b", b, "fwd4", b["link_rx"])
+        want("b", b, "fwd4", b["eth_tx"] - b["arp_requests"] -
+             b["arp_replies"] - b["nd_solicits"] - b["nd_adverts"] +
+             b["neigh"] + b["held"] + b["tx"])
+    else:
+        want("a", a, "eth_rx", TOTAL)
+        want("a", a, "fwd4", MIX["fwd"])
+        want("a", a, "ttl", MIX["ttl"])
+        want("a", a, "no_route", MIX["noroute"])
+        want("a", a, "bad", MIX["bad"])
+        want("a", a, "other", MIX["other"])
+        want("a", a, "local", MIX["local"])
+        want("a", a, "arp_replies", MIX["arp"])
+        want("a", a, "icmp_te", MIX["ttl"])
+        want("a", a, "icmp_unreach", MIX["noroute"])
+        want("a", a, "icmp_rate", 0)
+        want("a", a, "missed", 0)
+        want("a", a, "link_tx", MIX["fwd"])
+        want("b", b, "link_rx", MIX["fwd"])
+        want("b", b, "fwd4", MIX["fwd"])
+        want("b", b, "eth_tx", b["fwd4"] + b["arp_requests"] + b["arp_replies"] +
+             b["nd_solicits"] + b["nd_adverts"])
+        want("b", b, "held", 0)
+        want("b", b, "neigh", 0)
+        want("b", b, "tx", 0)
     if QUEUES > 1:
         qa, qb = queue_counters(out, "a"), queue_counters(out, "b")
         if sorted(qa) != list(range(QUEUES)) or \
@@ -283,6 +325,13 @@ def main():
         for f in fails:
             print("FAIL: " + f)
         return 1
+    if OVERRUN:
+        print("PASS: %d frames sent, overrunning the ring: site a eth rx %d "
+              "+ missed %d + rx_dropped %d; site b routed %d, neigh %d, "
+              "held %d, tx %d" % (PRE + OVER, a["eth_rx"], a["missed"],
+                                  a["rx_dropped"], b["fwd4"], b["neigh"],
+                                  b["held"], b["tx"]))
+        return 0
     print("PASS: %d frames, each in its counter; site b routed %d, held at "
           "exit %d, neigh %d, tx %d" % (TOTAL, b["fwd4"], b["held"],
                                         b["neigh"], b["tx"]))
