@@ -39,6 +39,7 @@
 #include <rte_malloc.h>
 #include <rte_mbuf.h>
 #include <rte_random.h>
+#include <rte_telemetry.h>
 
 #include "qpio_devargs.h"
 #include "qpio_eal.h"
@@ -463,6 +464,20 @@ static uint64_t if_dropped0[GW_NB_SITES];
 static_assert(sizeof(struct gw_site_stats) % sizeof(uint64_t) == 0,
 	      "every counter of a site is a uint64_t");
 
+/* The names of struct gw_site_stats's counters, in its order (the
+ * telemetry keys). */
+static const char *const stat_names[] = {
+	"eth_rx", "link_rx", "eth_tx", "link_tx", "fwd4", "fwd6",
+	"arp_replies", "arp_requests", "nd_adverts", "nd_solicits",
+	"ttl_drops", "bad_drops", "no_route", "local", "other",
+	"neigh_drops", "tx_drops", "neigh_held", "mtu_drops", "frag4",
+	"frags", "icmp_time_exceeded", "icmp_unreach", "icmp_too_big",
+	"icmp_limited", "icmp_barred",
+};
+static_assert(RTE_DIM(stat_names) ==
+	      sizeof(struct gw_site_stats) / sizeof(uint64_t),
+	      "a name for every counter");
+
 /* The counters of site s: the sum over its nq contexts. */
 static void
 stats_sum(unsigned int s, unsigned int nq, struct gw_site_stats *sum)
@@ -476,6 +491,51 @@ stats_sum(unsigned int s, unsigned int nq, struct gw_site_stats *sum)
 		for (i = 0; i < sizeof(*sum) / sizeof(uint64_t); i++)
 			((uint64_t *)sum)[i] += v[i];
 	}
+}
+
+/* What the telemetry command reads: the queues of the run (0 until the
+ * sites are set up) and the interfaces. */
+static unsigned int tel_nq;
+static const char *tel_iface[GW_NB_SITES];
+
+/*
+ * /qpio/gateway/stats,SITE (SITE a or b): the site's counters summed
+ * over its queues (the names of struct gw_site_stats's fields), then
+ * what never reached it: the eth port's missed, ierrors and rx_nombuf,
+ * the interface's rx_dropped since start, and the number of queues. The
+ * lcores keep counting while it reads: a running gateway's figures are
+ * each a moment's, not one snapshot; after the traffic stops they are
+ * exact. -EINVAL for another parameter, -EAGAIN before the sites run.
+ */
+static int
+tel_gw_stats(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	struct gw_site_stats sum;
+	struct qpio_port_stats ps;
+	const uint64_t *v = (const uint64_t *)&sum;
+	unsigned int s, i;
+
+	RTE_SET_USED(cmd);
+	if (params == NULL || (strcmp(params, "a") != 0 &&
+			       strcmp(params, "b") != 0))
+		return -EINVAL;
+	if (tel_nq == 0)
+		return -EAGAIN;
+	s = (unsigned int)(params[0] - 'a');
+	stats_sum(s, tel_nq, &sum);
+	memset(&ps, 0, sizeof(ps));
+	qpio_port_stats_get(sites[s][0].eth_port, &ps);
+	rte_tel_data_start_dict(d);
+	for (i = 0; i < RTE_DIM(stat_names); i++)
+		rte_tel_data_add_dict_u64(d, stat_names[i], v[i]);
+	rte_tel_data_add_dict_u64(d, "missed", ps.imissed);
+	rte_tel_data_add_dict_u64(d, "ierrors", ps.ierrors);
+	rte_tel_data_add_dict_u64(d, "rx_nombuf", ps.rx_nombuf);
+	rte_tel_data_add_dict_u64(d, "rx_dropped",
+				  iface_rx_dropped(tel_iface[s]) -
+				  if_dropped0[s]);
+	rte_tel_data_add_dict_u64(d, "queues", tel_nq);
+	return 0;
 }
 
 static void
@@ -709,8 +769,15 @@ main(int argc, char **argv)
 				printf("site %c queue %u on lcore %u\n", 'a' + s,
 				       q, lc);
 		}
-	for (s = 0; s < GW_NB_SITES; s++)
+	for (s = 0; s < GW_NB_SITES; s++) {
 		if_dropped0[s] = iface_rx_dropped(o.iface[s]);
+		tel_iface[s] = o.iface[s];
+	}
+	tel_nq = nq;
+	rte_telemetry_register_cmd("/qpio/gateway/stats", tel_gw_stats,
+				   "A site's counters, summed over its queues, "
+				   "and its drops before the site. Parameter: "
+				   "a or b");
 	printf("gateway running\n");
 	fflush(stdout);
 	for (k = 0; k < nb_workers; k++)
