@@ -14,7 +14,7 @@
 #
 #   bench/gateway-vs-testpmd.sh [-t SECONDS] [-r ROUNDS] [-P STREAMS]
 #                               [--pmd af_xdp|af_packet] [--queues N]
-#                               [--build DIR]
+#                               [--mtu BYTES] [--build DIR]
 #
 #   -t SECONDS  iperf3 TCP time per measurement (default 5)
 #   -r ROUNDS   rounds of a, d, b, c (default 3)
@@ -22,6 +22,13 @@
 #               are what (d) spreads over its queues)
 #   --pmd P     PMD of (a) and (b) (default af_xdp; (d) is net_af_packet)
 #   --queues N  queues and worker lcores of (d), 2..8 (default 2)
+#   --mtu BYTES the veths' MTU, 1280..9000 (default 1500); above 1968
+#               (jumbo: beyond net_af_xdp here) only with --pmd af_packet,
+#               whose ring frames and dpdk-testpmd's mbufs grow to fit
+#
+# Loss: after each forwarder run, the frames its PMD missed (rings the
+# kernel found full) and the veths' rx_dropped: the gateway's "before the
+# site" lines, dpdk-testpmd's RX-dropped (its imissed).
 #
 # TCP: iperf3 a -> b, receiver Mbit/s. Latency: ping a -> b, 50 packets
 # 20 ms apart, mean RTT. The worker lcores of (d) go round the machine's
@@ -34,7 +41,7 @@ set -u
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 build=$top/build
-secs=5 rounds=3 pmd=af_xdp streams=1 queues=2 keep=0
+secs=5 rounds=3 pmd=af_xdp streams=1 queues=2 keep=0 mtu=1500
 near_ns=80	# cache-line one-way ns below which a placement is "near"
 usage_err() { echo "gateway-vs-testpmd: $*" >&2; exit 2; }
 die() { echo "gateway-vs-testpmd: $*" >&2; exit 1; }
@@ -42,7 +49,7 @@ die() { echo "gateway-vs-testpmd: $*" >&2; exit 1; }
 . "$top/bench/bench-lib.sh"
 while [ $# -gt 0 ]; do
 	case $1 in
-	-t|-r|-P|--pmd|--queues|--build)
+	-t|-r|-P|--pmd|--queues|--mtu|--build)
 		[ $# -ge 2 ] || usage_err "$1 needs a value" ;;
 	esac
 	case $1 in
@@ -53,13 +60,33 @@ while [ $# -gt 0 ]; do
 	--queues)
 		case $2 in [2-8]) queues=$2 ;; *) usage_err "--queues wants 2..8, got '$2'" ;; esac
 		shift 2 ;;
+	--mtu)
+		need_whole --mtu "$2" bytes
+		[ "$2" -ge 1280 ] && [ "$2" -le 9000 ] ||
+			usage_err "--mtu wants 1280..9000 bytes, got $2"
+		mtu=$2; shift 2 ;;
 	--build) build=$2; shift 2 ;;
-	-h|--help) sed -n '3,33p' "$0"; exit 0 ;;
+	-h|--help) sed -n '3,42p' "$0"; exit 0 ;;
 	*) usage_err "unknown option '$1'" ;;
 	esac
 done
 [ "$streams" -le 128 ] || usage_err "-P wants 1..128 streams (iperf3's limit), got $streams"
 case $pmd in af_xdp|af_packet) ;; *) usage_err "--pmd wants af_xdp or af_packet, got '$pmd'" ;; esac
+[ "$mtu" -le 1968 ] || [ "$pmd" = af_packet ] ||
+	usage_err "--mtu $mtu is jumbo: give --pmd af_packet (net_af_xdp shares 2048-byte mbufs here)"
+# dpdk-testpmd's net_af_packet for jumbo frames: ring frames of whole
+# pages holding the frame after the kernel's 66 bytes, mbufs holding a
+# ring frame (qpio's gateway sizes its own the same way).
+tp_pmd_args= tp_mbuf_args=
+if [ "$mtu" -gt 1968 ]; then
+	page=$(getconf PAGESIZE)
+	framesz=$(( (mtu + 14 + 66 + page - 1) / page * page ))
+	tp_pmd_args=",framesz=$framesz,blocksz=$framesz,framecnt=2048"
+	# net_af_packet (22.11) says 1518 bytes is its largest frame and
+	# refuses a larger --max-pkt-len, yet receives and sends whatever
+	# its ring frames hold: the MTU stays at testpmd's default.
+	tp_mbuf_args="--mbuf-size=$((framesz + 128))"
+fi
 gw_bin=$build/examples/gateway/qpio-gateway
 cacheline=$build/bench/qpio-bench-cacheline
 [ -x "$cacheline" ] || usage_err "qpio-bench-cacheline not built ($cacheline)"
@@ -99,7 +126,7 @@ trap 'exit 130' INT TERM
 ip netns add "$nsg" && ip netns add "$nsa" && ip netns add "$nsb" || exit 1
 site() {
 	local ns=$1 v=$2
-	ip link add "$v" type veth peer name "${v}h"
+	ip link add "$v" mtu "$mtu" type veth peer name "${v}h" mtu "$mtu"
 	ip link set "${v}h" netns "$ns"
 	ip link set "$v" netns "$nsg"
 	ip netns exec "$nsg" sysctl -qw "net.ipv6.conf.$v.disable_ipv6=1"
@@ -151,9 +178,10 @@ start_b() {
 	tail -f /dev/null | ip netns exec "$nsg" stdbuf -oL dpdk-testpmd -l 0-1 --no-huge \
 		--no-pci -m 512 --file-prefix="qpio-btp-$id" \
 		--log-level=lib.eal:error \
-		--vdev="net_${pmd}0,iface=$va" --vdev="net_${pmd}1,iface=$vb" -- \
+		--vdev="net_${pmd}0,iface=$va$tp_pmd_args" \
+		--vdev="net_${pmd}1,iface=$vb$tp_pmd_args" -- \
 		--forward-mode=io --auto-start --disable-link-check \
-		--total-num-mbufs=16384 \
+		--total-num-mbufs=16384 $tp_mbuf_args \
 		>"$log" 2>&1 &
 	fwd_pid=$!
 	wait_line 'Press enter to exit\|Start automatic packet forwarding'
@@ -183,6 +211,24 @@ measure() {     # measure DST: prints "<Mbit/s> <rtt ms>"
 	echo "${mbit:-0} ${rtt:-nan}"
 }
 
+# rx_dropped of both gateway-side veths, summed (sysfs of their netns)
+veth_drops() {
+	ip netns exec "$nsg" cat "/sys/class/net/$va/statistics/rx_dropped" \
+		"/sys/class/net/$vb/statistics/rx_dropped" 2>/dev/null |
+		awk '{s += $1} END {print s + 0}'
+}
+# missed MODE: the frames the forwarder's PMD missed, from its log
+missed() {
+	case $1 in
+	a|d) awk '/^site .: before the site: eth port missed/ {s += $9}
+		END {print s + 0}' "$log" ;;
+	b) awk '/Accumulated forward statistics/ {acc = 1}
+		acc && /RX-dropped:/ {for (i = 1; i < NF; i++)
+			if ($i == "RX-dropped:") {print $(i + 1); exit}}' "$log" ;;
+	*) echo 0 ;;
+	esac
+}
+
 results=$(mktemp)
 for r in $(seq "$rounds"); do
 	# the placement this round runs in (never mixed across rounds
@@ -192,6 +238,7 @@ for r in $(seq "$rounds"); do
 	awk -v o="${ow:-1e9}" -v n="$near_ns" 'BEGIN {exit !(o < n)}' && place=near
 	echo "round $r: cache-line one-way $ow ns ($place)"
 	for m in a d b c; do
+		d0=$(veth_drops)
 		case $m in
 		a) start_a || { echo "(a) gateway did not start"; cat "$log"; exit 1; }
 		   res=$(measure 10.2.0.2); stop_fwd ;;
@@ -206,22 +253,25 @@ for r in $(seq "$rounds"); do
 		c) start_c; res=$(measure 10.2.0.2); stop_c ;;
 		esac
 		read -r t l <<<"$res"
-		printf 'round %u (%s): %8.1f Mbit/s  rtt %s ms  load %s\n' "$r" "$m" \
-			"$t" "$l" "$(cut -d' ' -f1 /proc/loadavg)"
-		echo "$m $t $l $place" >>"$results"
+		ms=$(missed "$m")
+		dr=$(( $(veth_drops) - d0 ))
+		printf 'round %u (%s): %8.1f Mbit/s  rtt %s ms  missed %s  veth rx_dropped %s  load %s\n' \
+			"$r" "$m" "$t" "$l" "${ms:-?}" "$dr" "$(cut -d' ' -f1 /proc/loadavg)"
+		echo "$m $t $l $place ${ms:-0} $dr" >>"$results"
 	done
 done
 
 echo
-echo "PMD $pmd ((d): af_packet, $queues queues), $rounds rounds of ${secs}s," \
+echo "PMD $pmd ((d): af_packet, $queues queues), MTU $mtu, $rounds rounds of ${secs}s," \
 	"$streams TCP stream(s); $(nproc) CPUs ($(sed -n 's/^model name[^:]*: //p' \
 	/proc/cpuinfo | head -1)), load average $(cut -d' ' -f1-3 /proc/loadavg)"
 # Means over the runs that worked (throughput > 0 and an RTT), apart for
 # each placement: never mixed.
 for place in near far; do
-grep -q " $place\$" "$results" || continue
+awk -v p="$place" '$4 == p {f = 1} END {exit !f}' "$results" || continue
 echo "-- placement $place (cache-line one-way $([ $place = near ] && echo below || echo at or above) $near_ns ns):"
-awk -v p="$place" '$4 == p && $2 > 0 && $3 != "nan" { t[$1] += $2; l[$1] += $3; n[$1]++ }
+awk -v p="$place" '$4 == p && $2 > 0 && $3 != "nan" { t[$1] += $2; l[$1] += $3; n[$1]++
+	miss[$1] += $5; drop[$1] += $6 }
 END {
 	name["a"] = "(a) qpio-gateway over RC"
 	name["d"] = "(d) the same, N queues  "
@@ -232,7 +282,8 @@ END {
 		m = ms[i]
 		if (n[m] == 0) { printf "%s: no successful run\n", name[m]; continue }
 		t[m] /= n[m]; l[m] /= n[m]
-		printf "%s: %8.1f Mbit/s  rtt %.3f ms  (%d runs)\n", name[m], t[m], l[m], n[m]
+		printf "%s: %8.1f Mbit/s  rtt %.3f ms  missed %d  veth rx_dropped %d  (%d runs; losses summed)\n",
+			name[m], t[m], l[m], miss[m], drop[m], n[m]
 	}
 	if (n["a"] && n["b"] && n["c"])
 		printf "throughput (a)/(b) %.2f  (a)/(c) %.2f;  rtt (a)/(b) %.2f  (a)/(c) %.2f\n",

@@ -74,6 +74,8 @@ want 2 "-P wants 1..128 streams (iperf3's limit), got 129" "$g" -P 129
 want 2 "-t needs a value" "$g" -t
 want 2 "--pmd wants af_xdp or af_packet, got 'tap'" "$g" --pmd tap
 want 2 "unknown option '--bogus'" "$g" --bogus
+want 2 "--mtu wants 1280..9000 bytes, got 9001" "$g" --mtu 9001
+want 2 "--mtu 9000 is jumbo: give --pmd af_packet" "$g" --mtu 9000
 
 if [ "$fails" != 0 ]; then
 	echo "bench-usage: $fails case(s) failed"
