@@ -256,6 +256,23 @@ frame(struct rte_mempool *mp, uint8_t proto, uint32_t src, uint32_t dst,
 	return m;
 }
 
+/* Load text as the rules, build their contexts under name, and make a
+ * pool of 63 mbufs of that name. */
+static struct rte_mempool *
+acl_setup(const char *text, const char *name, struct pl_acl *acl)
+{
+	struct rte_mempool *mp;
+	char err[256];
+
+	cr_assert_eq(load(text, err, sizeof(err)), 0, "%s", err);
+	unlink(path);
+	cr_assert_eq(pl_acl_build(&rules, name, SOCKET_ID_ANY, acl), 0);
+	mp = rte_pktmbuf_pool_create(name, 63, 0, 0, RTE_MBUF_DEFAULT_BUF_SIZE,
+				     SOCKET_ID_ANY);
+	cr_assert_not_null(mp);
+	return mp;
+}
+
 Test(pipeline_acl, first_line_wins)
 {
 	struct rte_mempool *mp;
@@ -264,16 +281,10 @@ Test(pipeline_acl, first_line_wins)
 	union pl_keys keys[6];
 	const uint8_t *data[6];
 	uint32_t res[6];
-	char err[256];
 	unsigned int i;
 
-	cr_assert_eq(load(good, err, sizeof(err)), 0, "%s", err);
-	unlink(path);
-	cr_assert_eq(pl_acl_build(&rules, "pl_test", SOCKET_ID_ANY, &acl), 0);
+	mp = acl_setup(good, "pl_t", &acl);
 	cr_assert_not_null(acl.v4);
-	mp = rte_pktmbuf_pool_create("pl_t", 63, 0, 0,
-				     RTE_MBUF_DEFAULT_BUF_SIZE, SOCKET_ID_ANY);
-	cr_assert_not_null(mp);
 	/* DNS: line 2 (deny). Web from 10/8 to 192.168.1/24: line 3.
 	 * The same from port 80: line 5. GRE: line 4. A later fragment of
 	 * UDP to 53 has no ports: line 5. ICMP: line 5. */
@@ -461,17 +472,11 @@ Test(pipeline_acl, ipv6_first_line_wins)
 	uint8_t a[16];
 	uint32_t res[7];
 	struct pl_acl acl;
-	char err[256];
 	unsigned int i;
 
-	cr_assert_eq(load(rules6, err, sizeof(err)), 0, "%s", err);
-	unlink(path);
-	cr_assert_eq(pl_acl_build(&rules, "pl_t6", SOCKET_ID_ANY, &acl), 0);
+	mp = acl_setup(rules6, "pl_t6", &acl);
 	cr_assert_not_null(acl.v4);
 	cr_assert_not_null(acl.v6);
-	mp = rte_pktmbuf_pool_create("pl_t6", 63, 0, 0,
-				     RTE_MBUF_DEFAULT_BUF_SIZE, SOCKET_ID_ANY);
-	cr_assert_not_null(mp);
 	m[0] = frame6(mp, "2001:db8::1", "fd00::1", 17, NULL, 0, 4000, 53);
 	m[1] = frame6(mp, "2001:db8::1", "fd00::1", 6, NULL, 0, 40000, 80);
 	m[2] = frame6(mp, "2001:db8:ffff::1", "fd00::1", 6, NULL, 0, 80, 80);
@@ -562,6 +567,32 @@ Test(pipeline_acl, ipv6_malformed_is_bad)
 	rte_mempool_free(mp);
 }
 
+/* Rules of one family (text): the other family's context is NULL and
+ * its frame no_match. Of an IPv6 frame from fd00::2 and an IPv4 frame
+ * from 10.1.2.3, the one kept is the IPv6 one when kept6 is set. */
+static void
+one_family(struct rte_mempool *mp, const char *text, int kept6)
+{
+	struct pl_classify_stats st = { 0 };
+	struct rte_mbuf *m[2], *keep[2];
+	struct pl_acl acl;
+	char err[256];
+
+	cr_assert_eq(load(text, err, sizeof(err)), 0, "%s", err);
+	unlink(path);
+	cr_assert_eq(pl_acl_build(&rules, "pl_c6", SOCKET_ID_ANY, &acl), 0);
+	cr_assert_eq(acl.v4 == NULL, kept6);
+	cr_assert_eq(acl.v6 == NULL, !kept6);
+	m[0] = frame6(mp, "fd00::2", "fd00::1", 6, NULL, 0, 1, 2);
+	m[1] = frame(mp, 6, 0x0a010203, 0x01020304, 1, 2, 0);
+	cr_assert_eq(pl_classify(&acl, &rules, m, 2, keep, &st), 1);
+	cr_assert_eq(keep[0], m[kept6 ? 0 : 1]);
+	cr_assert_eq(st.no_match, 1);
+	cr_assert_eq(st.ipv6, 1);
+	rte_pktmbuf_free(keep[0]);
+	pl_acl_free(&acl);
+}
+
 /* One burst of both families: order kept, each frame counted once, the
  * IPv6 ones counted in ipv6; rules of one family leave the other's
  * context NULL and its frames no_match. */
@@ -603,35 +634,8 @@ Test(pipeline_acl, classify_both_families)
 	rte_pktmbuf_free_bulk(keep, 3);
 	pl_acl_free(&acl);
 
-	cr_assert_eq(load(only4, err, sizeof(err)), 0, "%s", err);
-	cr_assert_eq(pl_acl_build(&rules, "pl_c6", SOCKET_ID_ANY, &acl), 0);
-	cr_assert_not_null(acl.v4);
-	cr_assert_null(acl.v6);
-	memset(&st, 0, sizeof(st));
-	m[0] = frame6(mp, "fd00::2", "fd00::1", 6, NULL, 0, 1, 2);
-	m[1] = frame(mp, 6, 0x0a010203, 0x01020304, 1, 2, 0);
-	nk = pl_classify(&acl, &rules, m, 2, keep, &st);
-	cr_assert_eq(nk, 1);
-	cr_assert_eq(keep[0], m[1]);
-	cr_assert_eq(st.no_match, 1);
-	cr_assert_eq(st.ipv6, 1);
-	rte_pktmbuf_free(keep[0]);
-	pl_acl_free(&acl);
-
-	cr_assert_eq(load(only6, err, sizeof(err)), 0, "%s", err);
-	unlink(path);
-	cr_assert_eq(pl_acl_build(&rules, "pl_c6", SOCKET_ID_ANY, &acl), 0);
-	cr_assert_null(acl.v4);
-	cr_assert_not_null(acl.v6);
-	memset(&st, 0, sizeof(st));
-	m[0] = frame6(mp, "fd00::2", "fd00::1", 6, NULL, 0, 1, 2);
-	m[1] = frame(mp, 6, 0x0a010203, 0x01020304, 1, 2, 0);
-	nk = pl_classify(&acl, &rules, m, 2, keep, &st);
-	cr_assert_eq(nk, 1);
-	cr_assert_eq(keep[0], m[0]);
-	cr_assert_eq(st.no_match, 1);
-	rte_pktmbuf_free(keep[0]);
-	pl_acl_free(&acl);
+	one_family(mp, only4, 0);
+	one_family(mp, only6, 1);
 	cr_assert_eq(rte_mempool_in_use_count(mp), 0);
 	rte_mempool_free(mp);
 }
