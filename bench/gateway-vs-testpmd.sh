@@ -119,6 +119,9 @@ cleanup() {
 		ip netns del "$ns" 2>/dev/null
 	done
 	rm -f "$log"
+	# a forwarder killed above had no time to remove its runtime
+	# directory; dpdk-testpmd never removes its own
+	rm -rf "/var/run/dpdk/qpio-bgw-$id" "/var/run/dpdk/qpio-btp-$id"
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
