@@ -60,6 +60,14 @@
 #define POOL_JUMBO_BYTES (192u << 20)
 #define ETH_DESC 4096u
 #define LINK_DESC 512u
+/* Receive descriptors of each link queue, at least: with N queues each
+ * gets LINK_DESC / N (the link holds as many receive buffers whatever N,
+ * so the pool need not grow by them). */
+#define LINK_DESC_MIN 64u
+/* The pool's per-lcore cache: full size for standard mbufs, small for
+ * jumbo ones, whose caches would otherwise hold tens of MB. */
+#define POOL_CACHE 256u
+#define POOL_CACHE_JUMBO 32u
 /* net_af_packet's default ring frame (DPDK 22.11) receives frames of up
  * to 2048 - 66 bytes, and default mbufs hold them: larger MTUs are
  * jumbo, with larger ring frames and mbufs (frame_plan(); the geometry
@@ -612,7 +620,7 @@ main(int argc, char **argv)
 	char err[512], name[32];
 	struct gw_opts o;
 	struct frame_plan fp;
-	unsigned int s, q, nq, lc, nb_workers = 0, k = 0, nb_ctx;
+	unsigned int s, q, nq, lc, nb_workers = 0, k = 0, cache, link_desc;
 	unsigned int workers[RTE_MAX_LCORE];
 	uint64_t t_end;
 	int ret, sep, app_argc, status = 1, link[GW_NB_SITES] = { -1, -1 };
@@ -644,11 +652,13 @@ main(int argc, char **argv)
 	nq = o.queues;
 	if (frame_plan_make(&o, &conf, &fp) < 0)
 		goto out;
-	/* Each further queue: the link RQs of both sites and an lcore
-	 * cache. */
-	fp.nb_mbufs += (nq - 1) * (2 * LINK_DESC + 256);
+	/* Each further queue: one more lcore's cache (a cache may hold up
+	 * to 1.5 times its size); the link queues share LINK_DESC. */
+	cache = fp.framesz != 0 ? POOL_CACHE_JUMBO : POOL_CACHE;
+	fp.nb_mbufs += (nq - 1) * (cache + cache / 2);
+	link_desc = RTE_MAX(LINK_DESC / nq, LINK_DESC_MIN);
 
-	mp = rte_pktmbuf_pool_create("gw_pool", fp.nb_mbufs, 256, 0,
+	mp = rte_pktmbuf_pool_create("gw_pool", fp.nb_mbufs, cache, 0,
 				     fp.data_room, rte_socket_id());
 	if (mp == NULL) {
 		fprintf(stderr, "gateway: mbuf pool of %u mbufs of %u bytes "
@@ -679,7 +689,7 @@ main(int argc, char **argv)
 		}
 		/* The link carries the largest MTU, so it is never the
 		 * narrow hop. */
-		if (port_setup(link[s], LINK_DESC, mp,
+		if (port_setup(link[s], (uint16_t)link_desc, mp,
 			       fp.max_mtu + RTE_ETHER_HDR_LEN, nq) < 0) {
 			fprintf(stderr, "gateway: site %c: link port qp%u setup "
 				"failed (see above)\n", 'a' + s, s);
@@ -751,15 +761,14 @@ main(int argc, char **argv)
 
 	RTE_LCORE_FOREACH_WORKER(lc)
 		workers[nb_workers++] = lc;
-	/* Context k = 2q + s (queue q of site s) goes to worker
-	 * k * workers / contexts: one queue, two workers: a on the first,
-	 * b on the second; two queues, two workers: queue 0 of both sites
-	 * on the first, queue 1 on the second. */
-	nb_ctx = GW_NB_SITES * nq;
+	/* One queue: the sites go to the workers in turn (a on the first,
+	 * b on the second when there are two). Several: queue q of both
+	 * sites goes to worker q mod workers, so an lcore polls queue q of
+	 * every port (l3fwd's shape); workers beyond the queues idle. */
 	for (q = 0; q < nq; q++)
 		for (s = 0; s < GW_NB_SITES; s++) {
-			k = q * GW_NB_SITES + s;
-			lc = nb_workers > 0 ? workers[k * nb_workers / nb_ctx] :
+			k = nq == 1 ? s : q;
+			lc = nb_workers > 0 ? workers[k % nb_workers] :
 				rte_get_main_lcore();
 			lcore_sites[lc][lcore_nb_sites[lc]++] = &sites[s][q];
 			site_lcore_of[s][q] = lc;
@@ -769,6 +778,10 @@ main(int argc, char **argv)
 				printf("site %c queue %u on lcore %u\n", 'a' + s,
 				       q, lc);
 		}
+	for (k = 0; k < nb_workers; k++)
+		if (lcore_nb_sites[workers[k]] == 0)
+			printf("lcore %u idle: more worker lcores than "
+			       "--queues %u\n", workers[k], nq);
 	for (s = 0; s < GW_NB_SITES; s++) {
 		if_dropped0[s] = iface_rx_dropped(o.iface[s]);
 		tel_iface[s] = o.iface[s];

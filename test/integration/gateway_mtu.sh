@@ -13,7 +13,9 @@
 #   - the same MTU with the file's IPv6 lines taken out: runs, exit 0;
 #   - MTU 61360 (the largest whose mbufs fit 65535 bytes) both sites,
 #     with IPv6: runs in 512 MB (a pool of 3264 mbufs, ring frames of
-#     61440 bytes, 546 a ring), exit 0;
+#     61440 bytes, 546 a ring), exit 0; and with --queues 8 on three
+#     workers: runs in 512 MB too, queue q of both sites on worker
+#     q mod 3, every mbuf back;
 #   - MTU 61361: refused with the largest that works, exit 1.
 # Exit 0 pass, 1 fail, 77 when namespaces cannot be made here.
 set -u
@@ -52,16 +54,24 @@ mtu() {
 	ip -n "$ns" link set "$vb" mtu "$2" && ip -n "$ns" link set "${vb}h" mtu "$2" ||
 		fail "MTU $1 $2"
 }
-# run NAME CONF: the gateway for a second; its exit status in $rc
+# run NAME CONF [ARGS...]: the gateway for a second, ARGS before its
+# options (EAL's: -l 0-1 unless given) and after; its exit status in $rc
 n=0
 run() {
+	local name=$1 c=$2 lcores="-l 0-1" extra=()
+	shift 2
+	while [ $# -gt 0 ]; do
+		case $1 in --lcores=*) lcores=$1 ;; *) extra+=("$1") ;; esac
+		shift
+	done
 	n=$((n + 1))
-	timeout 60 ip netns exec "$ns" "$gw" -l 0-1 --no-huge --no-pci -m 512 \
+	# shellcheck disable=SC2086  # lcores is one or two words
+	timeout 60 ip netns exec "$ns" "$gw" $lcores --no-huge --no-pci -m 512 \
 		--file-prefix="qpio-gwmtu-$id-$n" --log-level=lib.eal:error \
-		-- --conf "$2" --iface-a "$va" --iface-b "$vb" --pmd af_packet \
-		--duration 1 >"$out" 2>&1
+		-- --conf "$c" --iface-a "$va" --iface-b "$vb" --pmd af_packet \
+		--duration 1 "${extra[@]}" >"$out" 2>&1
 	rc=$?
-	echo "-- $1: exit $rc"
+	echo "-- $name: exit $rc"
 }
 
 mtu 1279 1500
@@ -88,9 +98,24 @@ for s in a b; do
 		fail "MTU 61360: no port line for site $s"
 done
 
+# Eight queues on three workers at the largest MTU: within -m 512 (the
+# link's receive buffers are shared by its queues, a jumbo pool's lcore
+# cache is small), queue q of both sites on worker q mod 3, every mbuf
+# back.
+run "MTU 61360, 8 queues" "$conf" --lcores=0@0,1@1,2@1,3@0 --queues 8
+[ "$rc" = 0 ] || { cat "$out"; fail "MTU 61360, 8 queues: exit $rc, want 0"; }
+for q in 0 1 2 3 4 5 6 7; do
+	for s in a b; do
+		grep -qxF "site $s queue $q on lcore $((q % 3 + 1))" "$out" ||
+			fail "MTU 61360, 8 queues: site $s queue $q not on lcore $((q % 3 + 1))"
+	done
+done
+grep -qxF 'mbufs not returned to gw_pool: 0' "$out" ||
+	fail "MTU 61360, 8 queues: mbufs not returned"
+
 mtu 61361 1500
 run "MTU 61361" "$conf"
 [ "$rc" = 1 ] || fail "MTU 61361: exit $rc, want 1"
 grep -qF "lower the interfaces' MTU to at most 61360" "$out" ||
 	fail "MTU 61361: the largest MTU that works is not named"
-echo "PASS: 4 runs"
+echo "PASS: 5 runs"
