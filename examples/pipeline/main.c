@@ -454,8 +454,16 @@ static void
 stats_print(const struct pipeline *p)
 {
 	const struct stats *st = &p->st;
+	struct qpio_port_stats ps;
 
 	printf("rx: %lu frames, ring full %lu\n", st->rx, st->rx_ring_full);
+	/* What never reached rx: the input port's own drops (a full PMD
+	 * ring; a frame above its max_rx_pkt_len, which a pcap port counts
+	 * in errors). */
+	memset(&ps, 0, sizeof(ps));
+	qpio_port_stats_get(p->in_port, &ps);
+	printf("before the pipeline: in port missed %lu errors %lu nombuf "
+	       "%lu\n", ps.imissed, ps.ierrors, ps.rx_nombuf);
 	printf("classify: in %lu, permitted %lu, denied %lu, no_match %lu, "
 	       "not_ip %lu, bad %lu, ring full %lu; ipv6 in %lu\n",
 	       st->cls.in, st->cls.permitted, st->cls.denied,

@@ -438,6 +438,15 @@ key4_get(const uint8_t *p, uint32_t len, uint32_t off, struct pl_key *key)
 	return PL_IPV4;
 }
 
+/* The extension headers pl_key_get() walks. */
+static int
+ext_hdr(uint8_t nh)
+{
+	return nh == IPPROTO_HOPOPTS || nh == IPPROTO_ROUTING ||
+	       nh == IPPROTO_DSTOPTS || nh == IPPROTO_FRAGMENT ||
+	       nh == IPPROTO_AH;
+}
+
 /* The fixed header, then the extension headers the kernel's
  * ipv6_skip_exthdr() skips (RFC 8200 section 4). */
 static enum pl_parse
@@ -459,16 +468,20 @@ key6_get(const uint8_t *p, uint32_t len, uint32_t off, struct pl_key6 *key)
 	nh = ip->proto;
 	off += sizeof(*ip);
 	for (n = 0;; n++) {
-		if (nh != IPPROTO_HOPOPTS && nh != IPPROTO_ROUTING &&
-		    nh != IPPROTO_DSTOPTS && nh != IPPROTO_FRAGMENT &&
-		    nh != IPPROTO_AH)
+		if (!ext_hdr(nh))
 			break;
 		if (n == PL_MAX_EXT_HDRS || len < off + 8)
 			return PL_BAD;
 		if (nh == IPPROTO_FRAGMENT) {
 			/* offset (13 bits), 2 reserved bits, M */
 			if ((p[off + 2] << 8 | p[off + 3]) & 0xfff8) {
-				key->proto = p[off];
+				/* A later fragment: its Next Header names the
+				 * first header of the fragmentable part (RFC
+				 * 8200 4.5), the upper layer when no extension
+				 * header comes first; else the upper layer is
+				 * out of reach, and the protocol is 44. */
+				key->proto = ext_hdr(p[off]) ? IPPROTO_FRAGMENT :
+					     p[off];
 				return PL_IPV6;
 			}
 			hlen = 8;

@@ -182,9 +182,12 @@ enum pl_parse {
  * fragment (44) and AH (51) headers are skipped, as the kernel's
  * ipv6_skip_exthdr() does, at most PL_MAX_EXT_HDRS of them, each within
  * the frame, else PL_BAD. A fragment header with an offset other than 0
- * ends the walk: its next header is the protocol and there are no
- * ports. Any other next header (ESP 50 and no next header 59 included)
- * is the protocol.
+ * ends the walk, and there are no ports: its Next Header is the
+ * protocol (RFC 8200 4.5: the first header of the fragmentable part),
+ * unless that is one of the extension headers above, whose upper layer a
+ * later fragment does not show: then the protocol is 44 (fragment), where
+ * ipv6_skip_exthdr() stops for every later fragment. Any other next
+ * header (ESP 50 and no next header 59 included) is the protocol.
  *
  * Ports are those of TCP, UDP and SCTP in the first fragment (or an
  * unfragmented packet) when the frame holds them, else 0. The payload

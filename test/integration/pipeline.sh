@@ -2,9 +2,10 @@
 # SPDX-License-Identifier: BSD-3-Clause
 #
 # qpio-pipeline on the shipped capture and on every shared real capture:
-# per-flow packet and byte counts and the stage counters must equal what
-# pipeline_flows.py computes from the same file and rules, every frame
-# sent on the RC link must arrive, and every mbuf must be back at exit.
+# per-flow packet and byte counts, the stage counters and the input port's
+# oversize drops must equal what pipeline_flows.py computes from the same
+# file and rules, every frame sent on the RC link must arrive, and every
+# mbuf must be back at exit.
 #
 #   pipeline.sh PATH/TO/qpio-pipeline SHIPPED.pcap SHARED_DIR RULES
 set -u
@@ -35,8 +36,13 @@ one() {
 	fi
 	# "counts rx=N permitted=N denied=N no_match=N not_ip=N bad=N
 	# oversize=N ipv6=N"
-	read -r rx pe de nm ni bad v6 <<<"$(grep '^counts ' "$exp" | tr '=' ' ' |
-		awk '{print $3, $5, $7, $9, $11, $13, $17}')"
+	read -r rx pe de nm ni bad v6 ov <<<"$(grep '^counts ' "$exp" | tr '=' ' ' |
+		awk '{print $3, $5, $7, $9, $11, $13, $17, $15}')"
+	# the frames above 1518 bytes never reach rx: the input port's errors
+	if ! grep -qxF "before the pipeline: in port missed 0 errors $ov nombuf 0" "$out"; then
+		echo "FAIL $name: want 'before the pipeline: in port missed 0 errors $ov nombuf 0'"
+		grep '^before the pipeline' "$out"; fails=$((fails + 1)); return
+	fi
 	# "classify: in N, permitted N, denied N, no_match N, not_ip N, bad N,
 	# ring full N; ipv6 in N"
 	got=$(awk '/^rx: /{rx=$2} /^classify: /{gsub(",", ""); pe=$5; de=$7; nm=$9; ni=$11; bad=$13; v6=$19}
@@ -54,7 +60,7 @@ one() {
 	if ! grep -q '^mbufs not returned to pl_pool: 0$' "$out"; then
 		echo "FAIL $name: mbufs not returned"; fails=$((fails + 1)); return
 	fi
-	echo "PASS $name: rx $rx, permitted $pe in $(($(wc -l <"$work/flows.csv") - 1)) flows, denied $de, no_match $nm, not_ip $ni, bad $bad, ipv6 $v6"
+	echo "PASS $name: rx $rx, permitted $pe in $(($(wc -l <"$work/flows.csv") - 1)) flows, denied $de, no_match $nm, not_ip $ni, bad $bad, ipv6 $v6, oversize $ov"
 	runs=$((runs + 1))
 }
 

@@ -87,7 +87,10 @@ def key6(frame, off):
         if nh == 44:
             offset = struct.unpack("!H", frame[off + 2:off + 4])[0] >> 3
             if offset != 0:
-                return "ipv6", (6, frame[off], src, 0, dst, 0)
+                # RFC 8200 4.5: the first header of the fragmentable
+                # part; an extension header hides the upper layer (44)
+                proto = 44 if frame[off] in EXT else frame[off]
+                return "ipv6", (6, proto, src, 0, dst, 0)
             size = 8
         elif nh == 51:
             size = (frame[off + 1] + 2) * 4
@@ -142,6 +145,10 @@ def main():
     data = open(cap, "rb").read()
     magic = data[:4]
     endian = "<" if magic in (b"\xd4\xc3\xb2\xa1", b"\x4d\x3c\xb2\xa1") else ">"
+    linktype = struct.unpack(endian + "I", data[20:24])[0] & 0xFFFF
+    if linktype != 1:
+        sys.exit("pipeline_flows.py: %s: link type %d, not Ethernet (1): "
+                 "qpio-pipeline reads Ethernet captures only" % (cap, linktype))
     pos = 24
     c = dict(rx=0, permitted=0, denied=0, no_match=0, not_ip=0, bad=0,
              oversize=0, ipv6=0)

@@ -504,6 +504,21 @@ Test(pipeline_acl, ipv6_first_line_wins)
 	cr_assert_eq(keys[5].v6.dport, 0);
 	cr_assert_eq(keys[6].v6.proto, 6);
 	cr_assert_eq(keys[6].v6.dport, htons(80));
+	/* A later fragment whose fragmentable part starts with destination
+	 * options: its upper layer is not in it, the protocol is 44. */
+	{
+		static const uint8_t frag_dst[8] = { 60, 0, 0x00, 0x08 };
+		union pl_keys k;
+		struct rte_mbuf *f = frame6(mp, "2001:db8::1", "fd00::1", 44,
+					    frag_dst, sizeof(frag_dst), 4000,
+					    53);
+
+		cr_assert_eq(pl_key_get(f, &k), PL_IPV6);
+		cr_assert_eq(k.v6.proto, 44);
+		cr_assert_eq(k.v6.sport, 0);
+		cr_assert_eq(k.v6.dport, 0);
+		rte_pktmbuf_free(f);
+	}
 	cr_assert_eq(rte_acl_classify(acl.v6, data, res, 7, 1), 0);
 	for (i = 0; i < 7; i++)
 		cr_assert_eq(rules.rule[res[i] - 1].line, want[i], "frame %u",
