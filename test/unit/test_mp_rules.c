@@ -1040,7 +1040,7 @@ rule_rnr(void)
 	struct pair p;
 	struct qpio_wc wc[4];
 	struct msg r;
-	uint64_t t0, dt = 0, dt_before, end, nak_us[8], before_us[8];
+	uint64_t t0, dt = 0, dt_before, pre, end, nak_us[8], before_us[8];
 	unsigned int i, k, n, nb_nak;
 
 	o.min_rnr_timer = 16;
@@ -1057,27 +1057,36 @@ rule_rnr(void)
 		/* Poll, and note when each RNR NAK comes (in us). */
 		nb_nak = 0;
 		n = 0;
+		dt_before = 0;
 		end = now_ms() + CQ_TIMEOUT_MS;
 		while (n == 0 && now_ms() < end) {
-			dt_before = dt;
 			n = qpio_cq_poll(R.slot[p.req].scq, wc, 1);
+			/* The other process may run this QP too: a NAK can be
+			 * counted at any moment, so a look is bounded by a
+			 * time taken before its read of the count (pre) and
+			 * one taken after (dt). */
+			pre = (rte_get_tsc_cycles() - t0) * 1000000 /
+				rte_get_tsc_hz();
 			qpio_soft_qp_stats(R.slot[p.req].qp, &st);
 			dt = (rte_get_tsc_cycles() - t0) * 1000000 /
 				rte_get_tsc_hz();
-			/* NAK k came after the last look that did not see it
-			 * (before_us) and by this one (nak_us) */
+			/* NAK k came after the read of the last look that did
+			 * not see it (so after that look's pre: before_us)
+			 * and by this look's read (nak_us) */
 			while (nb_nak < st.rnr_naks && nb_nak < RTE_DIM(nak_us)) {
 				before_us[nb_nak] = dt_before;
 				nak_us[nb_nak++] = dt;
 			}
+			dt_before = pre;
 		}
 		CHECK_EQ(n, 1, "first completion");
 		CHECK_EQ(nb_nak, 1u + retries[i], "RNR NAKs seen while polling");
 		/* Each retry waits the responder's timer: 2.56 ms at least.
 		 * The poller sees a NAK some time after it came, so the most
 		 * two NAKs can be apart is from the last look that did not see
-		 * the first to the look that saw the second: below 2.56 ms
-		 * the retry was early, whatever the poller's delays. */
+		 * the first (before its read) to the look that saw the second
+		 * (after its read): below 2.56 ms the retry was early,
+		 * whatever the poller's delays or the other process's runs. */
 		for (k = 1; k < nb_nak; k++)
 			if (nak_us[k] - before_us[k - 1] < 2560)
 				fail("rnr_retry %u: NAK %u came at most %" PRIu64
