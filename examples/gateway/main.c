@@ -501,10 +501,20 @@ stats_sum(unsigned int s, unsigned int nq, struct gw_site_stats *sum)
 	}
 }
 
-/* What the telemetry command reads: the queues of the run (0 until the
- * sites are set up) and the interfaces. */
-static unsigned int tel_nq;
-static const char *tel_iface[GW_NB_SITES];
+/* The queues of the run (0 until the sites are set up) and the sites'
+ * interfaces, for the counters at exit and the telemetry command. */
+static unsigned int run_nq;
+static const char *site_iface[GW_NB_SITES];
+
+/* What never reached site s: its eth port's counters into ps, and its
+ * interface's drops since start (the return). */
+static uint64_t
+site_losses(unsigned int s, struct qpio_port_stats *ps)
+{
+	memset(ps, 0, sizeof(*ps));
+	qpio_port_stats_get(sites[s][0].eth_port, ps);
+	return iface_rx_dropped(site_iface[s]) - if_dropped0[s];
+}
 
 /*
  * /qpio/gateway/stats,SITE (SITE a or b): the site's counters summed
@@ -522,51 +532,55 @@ tel_gw_stats(const char *cmd, const char *params, struct rte_tel_data *d)
 	struct qpio_port_stats ps;
 	const uint64_t *v = (const uint64_t *)&sum;
 	unsigned int s, i;
+	uint64_t dropped;
 
 	RTE_SET_USED(cmd);
 	if (params == NULL || (strcmp(params, "a") != 0 &&
 			       strcmp(params, "b") != 0))
 		return -EINVAL;
-	if (tel_nq == 0)
+	if (run_nq == 0)
 		return -EAGAIN;
 	s = (unsigned int)(params[0] - 'a');
-	stats_sum(s, tel_nq, &sum);
-	memset(&ps, 0, sizeof(ps));
-	qpio_port_stats_get(sites[s][0].eth_port, &ps);
+	stats_sum(s, run_nq, &sum);
+	dropped = site_losses(s, &ps);
 	rte_tel_data_start_dict(d);
 	for (i = 0; i < RTE_DIM(stat_names); i++)
 		rte_tel_data_add_dict_u64(d, stat_names[i], v[i]);
 	rte_tel_data_add_dict_u64(d, "missed", ps.imissed);
 	rte_tel_data_add_dict_u64(d, "ierrors", ps.ierrors);
 	rte_tel_data_add_dict_u64(d, "rx_nombuf", ps.rx_nombuf);
-	rte_tel_data_add_dict_u64(d, "rx_dropped",
-				  iface_rx_dropped(tel_iface[s]) -
-				  if_dropped0[s]);
-	rte_tel_data_add_dict_u64(d, "queues", tel_nq);
+	rte_tel_data_add_dict_u64(d, "rx_dropped", dropped);
+	rte_tel_data_add_dict_u64(d, "queues", run_nq);
 	return 0;
 }
 
+/* "LABEL: eth rx N tx N, link rx N tx N, routed ipv4 N ipv6 N" */
 static void
-stats_print(unsigned int site, unsigned int nq, const char *iface,
-	    uint64_t dropped0)
+traffic_print(const char *label, const struct gw_site_stats *st)
+{
+	printf("%s: eth rx %lu tx %lu, link rx %lu tx %lu, routed ipv4 %lu "
+	       "ipv6 %lu\n", label, st->eth_rx, st->eth_tx, st->link_rx,
+	       st->link_tx, st->fwd4, st->fwd6);
+}
+
+static void
+stats_print(unsigned int site)
 {
 	const struct gw_site *s = &sites[site][0];
 	struct gw_site_stats sum, *st = &sum;
 	struct qpio_port_stats ps;
+	char label[48];
+	uint64_t dropped;
 	unsigned int q;
 
-	stats_sum(site, nq, &sum);
-	printf("site %c: eth rx %lu tx %lu, link rx %lu tx %lu, routed ipv4 "
-	       "%lu ipv6 %lu\n", s->name, st->eth_rx, st->eth_tx, st->link_rx,
-	       st->link_tx, st->fwd4, st->fwd6);
+	stats_sum(site, run_nq, &sum);
+	snprintf(label, sizeof(label), "site %c", s->name);
+	traffic_print(label, st);
 	/* Each context's share, which shows how the flows spread. */
-	for (q = 0; nq > 1 && q < nq; q++) {
-		const struct gw_site_stats *qs = &sites[site][q].st;
-
-		printf("site %c queue %u (lcore %u): eth rx %lu tx %lu, link rx "
-		       "%lu tx %lu, routed ipv4 %lu ipv6 %lu\n", s->name, q,
-		       site_lcore_of[site][q], qs->eth_rx, qs->eth_tx,
-		       qs->link_rx, qs->link_tx, qs->fwd4, qs->fwd6);
+	for (q = 0; run_nq > 1 && q < run_nq; q++) {
+		snprintf(label, sizeof(label), "site %c queue %u (lcore %u)",
+			 s->name, q, site_lcore_of[site][q]);
+		traffic_print(label, &sites[site][q].st);
 	}
 	printf("site %c: arp replies %lu requests %lu, nd adverts %lu "
 	       "solicits %lu\n", s->name, st->arp_replies, st->arp_requests,
@@ -587,12 +601,10 @@ stats_print(unsigned int site, unsigned int nq, const char *iface,
 	 * ring: net_af_packet's through the eth port, nics/eth.rst) and
 	 * errors, and the kernel's drops on the interface (net_af_xdp's
 	 * full ring on veth lands there). */
-	memset(&ps, 0, sizeof(ps));
-	qpio_port_stats_get(s->eth_port, &ps);
+	dropped = site_losses(site, &ps);
 	printf("site %c: before the site: eth port missed %lu errors %lu "
 	       "nombuf %lu; %s rx_dropped %lu\n", s->name, ps.imissed,
-	       ps.ierrors, ps.rx_nombuf, iface,
-	       iface_rx_dropped(iface) - dropped0);
+	       ps.ierrors, ps.rx_nombuf, site_iface[site], dropped);
 }
 
 /* Wait until both link ends report up (the RC connection is made when
@@ -784,9 +796,9 @@ main(int argc, char **argv)
 			       "--queues %u\n", workers[k], nq);
 	for (s = 0; s < GW_NB_SITES; s++) {
 		if_dropped0[s] = iface_rx_dropped(o.iface[s]);
-		tel_iface[s] = o.iface[s];
+		site_iface[s] = o.iface[s];
 	}
-	tel_nq = nq;
+	run_nq = nq;
 	rte_telemetry_register_cmd("/qpio/gateway/stats", tel_gw_stats,
 				   "A site's counters, summed over its queues, "
 				   "and its drops before the site. Parameter: "
@@ -813,7 +825,7 @@ main(int argc, char **argv)
 	for (s = 0; s < GW_NB_SITES; s++) {
 		for (q = 0; q < nq; q++)      /* counts what still waits */
 			gw_site_release(&sites[s][q]);
-		stats_print(s, nq, o.iface[s], if_dropped0[s]);
+		stats_print(s);
 	}
 	status = 0;
 out:

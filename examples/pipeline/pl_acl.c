@@ -467,9 +467,7 @@ key6_get(const uint8_t *p, uint32_t len, uint32_t off, struct pl_key6 *key)
 	memcpy(key->dst, ip->dst_addr, 16);
 	nh = ip->proto;
 	off += sizeof(*ip);
-	for (n = 0;; n++) {
-		if (!ext_hdr(nh))
-			break;
+	for (n = 0; ext_hdr(nh); n++) {
 		if (n == PL_MAX_EXT_HDRS || len < off + 8)
 			return PL_BAD;
 		if (nh == IPPROTO_FRAGMENT) {
