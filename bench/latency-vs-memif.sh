@@ -4,10 +4,13 @@
 # Half round trip of one small message between two cores: qpio-pingpong
 # over an RC QP pair on the soft NIC against one frame circulating between
 # two dpdk-testpmd io forwarders over DPDK's memif PMD, in alternating
-# pairs, each pair labelled with the cache-line one-way time.
+# pairs, each pair labelled with the cache-line one-way time. With -w the
+# same over the wire: qpio-pingpong between two soft wire devices against
+# one raw frame circulating between two dpdk-testpmd, on the two ends of
+# one veth pair through net_af_packet.
 #
 #   bench/latency-vs-memif.sh [-p PAIRS] [-t SECONDS] [-s BYTES] [-n ORDERS]
-#                             [-d DEVARGS] [-k]
+#                             [-d DEVARGS | -w] [-k]
 #
 #   -p PAIRS     memif/qpio pairs (default 7)
 #   -t SECONDS   measured seconds of each memif run (default 2), after 1 s
@@ -16,6 +19,13 @@
 #                64 bytes, testpmd's txonly default)
 #   -n ORDERS    orders of each qpio-pingpong run (default 200000)
 #   -d DEVARGS   the qpio device (default soft0; e.g. soft0,cqe_comp=0)
+#   -w           over the wire (root): both run on the two ends of a veth
+#                pair through DPDK's net_af_packet, qpio-pingpong between
+#                two soft wire devices (every order and ack a RoCEv2 RC
+#                packet, IPv6: the message plus 78 bytes of headers and
+#                ICRC), the anchor one raw frame of that length
+#                circulating between the two dpdk-testpmd: the floor of
+#                any protocol on that port
 #   -k           keep the raw logs and print where they are
 #
 # memif: the server forwards port 0 back to port 0 (io, --port-topology
@@ -57,11 +67,13 @@ secs=2
 size=64
 orders=200000
 devargs=soft0
+devargs_given=0
+wire=0
 keep=0
 warmup=1		# 1-s samples dropped after the first non-zero one
 near_ns=80		# one-way ns below which a placement is "near"
 
-usage() { sed -n '4,42p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '4,57p' "$0" | sed 's/^# \{0,1\}//'; }
 die() { echo "latency-vs-memif: $*" >&2; keep=1; exit 1; }
 usage_err() { echo "latency-vs-memif: $*" >&2; exit 2; }
 # shellcheck source=bench/bench-lib.sh
@@ -73,7 +85,8 @@ while [ $# -gt 0 ]; do
 	-t) [ $# -ge 2 ] || usage_err "-t wants a value"; secs=$2; shift 2 ;;
 	-s) [ $# -ge 2 ] || usage_err "-s wants a value"; size=$2; shift 2 ;;
 	-n) [ $# -ge 2 ] || usage_err "-n wants a value"; orders=$2; shift 2 ;;
-	-d) [ $# -ge 2 ] || usage_err "-d wants a value"; devargs=$2; shift 2 ;;
+	-d) [ $# -ge 2 ] || usage_err "-d wants a value"; devargs=$2; devargs_given=1; shift 2 ;;
+	-w) wire=1; shift ;;
 	-k) keep=1; shift ;;
 	-h|--help) usage; exit 0 ;;
 	*) echo "latency-vs-memif: unknown option '$1'" >&2; usage >&2; exit 2 ;;
@@ -85,6 +98,12 @@ need_whole -n "$orders" orders
 case "$size" in ''|*[!0-9]*) usage_err "-s wants bytes, got '$size'" ;; esac
 [ "$size" -ge 32 ] && [ "$size" -le 256 ] || usage_err "-s must be 32..256"
 case "$devargs" in soft*) ;; *) usage_err "-d must name a soft device (soft0[,...])" ;; esac
+if [ "$wire" = 1 ]; then
+	[ "$devargs_given" = 0 ] ||
+		usage_err "-d does not apply with -w (the two soft wire devices are set by -w)"
+	[ "$(id -u)" = 0 ] || usage_err "-w needs root (a veth pair)"
+	command -v ip >/dev/null || usage_err "-w needs ip (iproute2)"
+fi
 need_tools "$pingpong" qpio-pingpong
 
 logs=$(mktemp -d /tmp/qpio-lat.XXXXXX)
@@ -92,40 +111,62 @@ prefix_s=qpio-lat-srv-$$
 prefix_c=qpio-lat-cli-$$
 prefix_q=qpio-lat-qpio-$$
 pids=()
+veth_a=qlw$$a
+veth_b=qlw$$b
+anchor=memif
+if [ "$wire" = 1 ]; then
+	anchor=frames
+	# shellcheck source=test/veth.sh
+	. "$top/test/veth.sh"
+fi
 
 cleanup() {
 	bench_cleanup "$prefix_s" "$prefix_c" "$prefix_q"
+	[ "$wire" = 0 ] || ip link del "$veth_a" 2>/dev/null || true
 	bench_logs_done
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
+if [ "$wire" = 1 ]; then
+	veth_up "$veth_a" "$veth_b" || die "cannot create the veth pair $veth_a/$veth_b"
+fi
 
-# run_memif TAG: sets run_result to "HALF_NS N MIN_HALF MAX_HALF".
+# run_memif TAG: sets run_result to "HALF_NS N MIN_HALF MAX_HALF". With
+# -w the two dpdk-testpmd sit on the two veth ends (net_af_packet) and the
+# frame is as long as qpio's RoCEv2 packet.
 run_memif() {
-	local tag=$1 sock="qpio-lat-$$" srv cli pps common
+	local tag=$1 sock="qpio-lat-$$" srv cli pps common vs vc first
 	common=(--forward-mode=io --port-topology=loop --nb-cores=1 --burst=1
 		--total-num-mbufs=16384 --stats-period=1)
+	vs="net_memif0,role=server,socket=$sock"
+	vc="net_memif0,role=client,socket=$sock"
+	first=(--tx-first)
+	if [ "$wire" = 1 ]; then
+		vs="net_af_packet0,iface=$veth_a"
+		vc="net_af_packet0,iface=$veth_b"
+		first=(--tx-first --txpkts=$((size + 78)))
+	fi
 	"$dpdk_testpmd" --lcores=0@0,1@1 --no-pci --no-huge -m 256 \
-		--file-prefix="$prefix_s" --vdev="net_memif0,role=server,socket=$sock" \
+		--file-prefix="$prefix_s" --vdev="$vs" \
 		-- "${common[@]}" </dev/null >"$logs/memif-srv-$tag.log" 2>&1 &
 	srv=$!
 	pids+=("$srv")
 	sleep 1
 	kill -0 "$srv" 2>/dev/null ||
-		die "memif server exited early; last lines:$(echo; tail -5 "$logs/memif-srv-$tag.log")"
+		die "$anchor server dpdk-testpmd exited early; last lines:$(echo; tail -5 "$logs/memif-srv-$tag.log")"
 	: >"$logs/memif-cli-$tag.log"
 	"$dpdk_testpmd" --lcores=0@1,1@0 --no-pci --no-huge -m 256 \
-		--file-prefix="$prefix_c" --vdev="net_memif0,role=client,socket=$sock" \
-		-- "${common[@]}" --tx-first </dev/null >"$logs/memif-cli-$tag.log" 2>&1 &
+		--file-prefix="$prefix_c" --vdev="$vc" \
+		-- "${common[@]}" "${first[@]}" </dev/null >"$logs/memif-cli-$tag.log" 2>&1 &
 	cli=$!
 	pids+=("$cli")
 	wait_rx "$logs/memif-cli-$tag.log" "$cli" "$srv"
 	wait_samples "$logs/memif-cli-$tag.log" 0 $((warmup + secs + 3))
-	stop_proc "$cli" "memif client dpdk-testpmd"
-	stop_proc "$srv" "memif server dpdk-testpmd"
+	stop_proc "$cli" "$anchor client dpdk-testpmd"
+	stop_proc "$srv" "$anchor server dpdk-testpmd"
 	pids=()
 	pps=$(rx_pps_median "$logs/memif-cli-$tag.log" 0) ||
-		die "memif: no Rx-pps samples in $logs/memif-cli-$tag.log"
+		die "$anchor: no Rx-pps samples in $logs/memif-cli-$tag.log"
 	# Mpps of round trips -> ns of a half round trip (the slowest
 	# second gives the longest).
 	run_result=$(awk -v l="$pps" 'BEGIN {
@@ -139,11 +180,17 @@ run_memif() {
 # --calibrate, whose orders each carry the one-way time measured just
 # before them.
 run_qpio() {
-	local tag=$1 rc=0 log
+	local tag=$1 rc=0 log eal=() dev=(--dev "$devargs")
 	log="$logs/qpio-$tag.log"
+	if [ "$wire" = 1 ]; then
+		eal=(-m 512 --vdev="net_af_packet0,iface=$veth_a"
+			--vdev="net_af_packet1,iface=$veth_b")
+		dev=(--dev soft0,wire=net_af_packet0,ip=10.0.0.1
+			--dev soft1,wire=net_af_packet1,ip=10.0.0.2)
+	fi
 	timeout -k 5 120 "$pingpong" -l 0,1 --no-huge --no-shconf --no-pci \
-		--file-prefix="$prefix_q" -- --count "$orders" --size "$size" \
-		--dev "$devargs" --calibrate </dev/null >"$log" 2>&1 || rc=$?
+		"${eal[@]}" --file-prefix="$prefix_q" -- --count "$orders" \
+		--size "$size" "${dev[@]}" --calibrate </dev/null >"$log" 2>&1 || rc=$?
 	[ "$rc" = 0 ] ||
 		die "qpio-pingpong exited with $rc; last lines:$(echo; tail -5 "$log")"
 	grep -q '^calibrated' "$log" || die "qpio-pingpong printed no calibrated lines ($log)"
@@ -172,8 +219,14 @@ machine_facts
 echo "before: $(load_facts)"
 [ "$(nproc)" -ge 2 ] ||
 	echo "latency-vs-memif: only $(nproc) CPU; both sides share it" >&2
-echo "$pairs pairs; memif: one 64-byte frame, ${secs} s after ${warmup} s warm-up;" \
-	"qpio: $orders orders of $size bytes on $devargs"
+if [ "$wire" = 1 ]; then
+	echo "$pairs pairs over the veth pair $veth_a/$veth_b (net_af_packet);" \
+		"frames: one $((size + 78))-byte frame, ${secs} s after ${warmup} s warm-up;" \
+		"qpio: $orders orders of $size bytes, two soft wire devices"
+else
+	echo "$pairs pairs; memif: one 64-byte frame, ${secs} s after ${warmup} s warm-up;" \
+		"qpio: $orders orders of $size bytes on $devargs"
+fi
 ow_two_before=$(one_way 2) || die "qpio-bench-cacheline failed ($cacheline)"
 echo "one-way ns of a line each side writes (qpio-bench-cacheline --lines 2," \
 	"the kind of bounce qpio-pingpong --calibrate times): $ow_two_before"
@@ -182,9 +235,9 @@ echo
 # One line per pair: PAIR OW1 OW2 PLACE MEMIF_HALF QN_P50 QN_X QF_P50 QF_X RATIO
 results=$logs/results
 : >"$results"
-printf '%-4s %-14s %-6s %-24s %-20s %-20s %s\n' pair "one-way ns" "memif" \
-	"memif half ns (range)" "qpio near p50 (x)" "qpio far p50 (x)" \
-	"qpio/memif"
+printf '%-4s %-14s %-6s %-24s %-20s %-20s %s\n' pair "one-way ns" "$anchor" \
+	"$anchor half ns (range)" "qpio near p50 (x)" "qpio far p50 (x)" \
+	"qpio/$anchor"
 for pair in $(seq 1 "$pairs"); do
 	ow1=$(one_way) || die "qpio-bench-cacheline failed ($cacheline)"
 	[ -n "$ow1" ] || die "qpio-bench-cacheline gave no median"
@@ -211,11 +264,11 @@ for pair in $(seq 1 "$pairs"); do
 done
 
 echo
-echo "medians per placement (memif: pairs whose two labels agree; qpio: its"
+echo "medians per placement ($anchor: pairs whose two labels agree; qpio: its"
 echo "orders of that placement, by the one-way time measured before each):"
-printf '%-6s %-12s %-14s %-12s %-14s %-16s %s\n' place "memif runs" \
-	"memif half ns" "qpio runs" "qpio p50 ns" "qpio/one-way" \
-	"median qpio/memif"
+printf '%-6s %-12s %-14s %-12s %-14s %-16s %s\n' place "$anchor runs" \
+	"$anchor half ns" "qpio runs" "qpio p50 ns" "qpio/one-way" \
+	"median qpio/$anchor"
 awk "$awk_median"'
 {
 	if ($4 != "mixed") {

@@ -38,6 +38,8 @@ want 2 "unknown option '--bogus'" "$m" --bogus
 
 l=$root/bench/latency-vs-memif.sh
 want 2 "-n wants whole orders from 1 to 999999999, no leading 0, got '010'" "$l" -n 010
+want 2 "-d does not apply with -w (the two soft wire devices are set by -w)" "$l" -w -d soft0
+want 2 "-d wants a value" "$l" -d
 
 a=$root/bench/qp-rxe-ab.sh
 want 2 "-o OTHER_BUILDDIR is required" "$a"

@@ -1196,6 +1196,10 @@ Test(soft_wire, devargs_and_verbs_refused_with_their_rule)
 	cr_assert_eq(rte_errno, EINVAL);
 	cr_assert_null(qpio_rdma_dev_create(DEV(",ip=10.0.0.1,mtu=9001")));
 	cr_assert_eq(rte_errno, EINVAL);
+	cr_assert_null(qpio_rdma_dev_create(DEV(",ip=10.0.0.1,ack_hold=2")));
+	cr_assert_eq(rte_errno, EINVAL);
+	cr_assert_null(qpio_rdma_dev_create("soft0,ack_hold=0"));
+	cr_assert_eq(rte_errno, EINVAL);
 	cr_assert_null(qpio_rdma_dev_create(DEV(",ip=10.0.0.1,fault_drop_ppm=10")));
 	cr_assert_eq(rte_errno, EINVAL);
 	cr_assert_null(qpio_rdma_dev_create("soft0,wire=nosuch,ip=10.0.0.1"));
@@ -1333,6 +1337,9 @@ wire_connect(struct qt_end *e, const uint8_t peer_gid[16], uint32_t peer_qpn,
 				     QPIO_QP_MAX_QP_RD_ATOMIC)), 0);
 }
 
+/* Devargs rc_world() adds to both devices' (",ack_hold=0"). */
+static const char *rc_world_args = "";
+
 /* Two RC (or UC) ends over the wire, A (10.0.0.1) to B (10.0.0.2), each
  * knowing the other's MAC (net_ring's: zero). */
 static void
@@ -1343,8 +1350,13 @@ rc_world(struct qt_end *a, struct qt_end *b, enum qpio_qp_type type,
 				  .max_recv_wr = 64, .max_inline = 64 };
 	uint8_t ga[16], gb[16];
 
-	pair_up(",ip=10.0.0.1,neigh=10.0.0.2@00:00:00:00:00:00",
-		",ip=10.0.0.2,neigh=10.0.0.1@00:00:00:00:00:00");
+	char da[128], db[128];
+
+	snprintf(da, sizeof(da), ",ip=10.0.0.1,neigh=10.0.0.2@00:00:00:00:00:00%s",
+		 rc_world_args);
+	snprintf(db, sizeof(db), ",ip=10.0.0.2,neigh=10.0.0.1@00:00:00:00:00:00%s",
+		 rc_world_args);
+	pair_up(da, db);
 	qt_end_create(a, W.a, &o);
 	qt_end_create(b, W.b, &o);
 	soft_wire_ipv4_mapped(ga, V4_A);
@@ -2236,6 +2248,124 @@ Test(soft_wire, link_local_gid_names_its_mac)
 	pair_down();
 }
 
+/* The frames waiting in A's transmit ring: their BTH opcodes (IPv4,
+ * the BTH at byte 42) in ops[], the frames left in the ring. @return how
+ * many. */
+static unsigned int
+a_tx_opcodes(uint8_t *ops, unsigned int max)
+{
+	void *objs[8];
+	unsigned int n, i;
+
+	n = rte_ring_dequeue_burst(W.a_tx, objs, RTE_MIN(max, 8u), NULL);
+	for (i = 0; i < n; i++)
+		ops[i] = rte_pktmbuf_mtod((struct rte_mbuf *)objs[i],
+					  const uint8_t *)[42];
+	cr_assert_eq(rte_ring_enqueue_burst(W.a_tx, objs, n, NULL), n);
+	return n;
+}
+
+/* ack_hold (default): the step that completes A's receive holds its ACK;
+ * the answer A posts on reading the completion leaves behind the ACK in
+ * one burst. A step without an answer sends the ACK alone; ack_hold=0
+ * sends it in the step that completed the receive. */
+static void
+ack_hold_case(int hold)
+{
+	struct qt_end a, b;
+	struct qpio_wc wc;
+	uint8_t ops[8];
+
+	rc_world_args = hold ? "" : ",ack_hold=0";
+	rc_world(&a, &b, QPIO_QPT_RC, 7);
+	rc_world_args = "";
+	qt_post_recv(&a, 2, a.buf, 256);
+	qt_post_recv(&a, 3, a.buf + 256, 256);
+	qt_post_recv(&b, 1, b.buf, 256);
+	qt_fill(b.buf + 1024, 100, 21);
+	rc_post(&b, QPIO_WR_SEND, 1024, 100, 0, 0, 10);
+	cr_assert_eq(pump(), 1, "B's SEND");
+	cr_assert_eq(qpio_cq_poll(a.cq, &wc, 1), 1);
+	cr_assert_eq(wc.status, QPIO_WC_SUCCESS);
+	cr_assert_eq(wc.wr_id, 2);
+	cr_assert_eq(wc.byte_len, 100);
+	cr_assert(qt_check(a.buf, 100, 21));
+	if (!hold) {
+		cr_assert_eq(a_tx_opcodes(ops, 8), 1, "the ACK at once");
+		cr_assert_eq(ops[0], SOFT_IB_OPC_ACK);
+		pump();
+		wc_one(&b, QPIO_WC_SUCCESS, 10);
+		rc_world_down(&a, &b);
+		return;
+	}
+	cr_assert_eq(a_tx_opcodes(ops, 8), 0, "the ACK held");
+	/* A's answer: ACK then SEND_ONLY, one burst of its doorbell */
+	qt_fill(a.buf + 1024, 60, 22);
+	rc_post(&a, QPIO_WR_SEND, 1024, 60, 0, 0, 30);
+	cr_assert_eq(a_tx_opcodes(ops, 8), 2);
+	cr_assert_eq(ops[0], SOFT_IB_OPC_ACK);
+	cr_assert_eq(ops[1], SOFT_IB_OPC_SEND_ONLY);
+	wc_one(&b, QPIO_WC_SUCCESS, 10);
+	wc = wc_one(&b, QPIO_WC_SUCCESS, 1);
+	cr_assert_eq(wc.byte_len, 60);
+	cr_assert(qt_check(b.buf, 60, 22));
+	/* B's ACK of the answer was held by B and went with B's next step
+	 * (poll_wire's); A's send completes */
+	wc_one(&a, QPIO_WC_SUCCESS, 30);
+
+	/* no answer: A's next step sends the held ACK alone */
+	rc_post(&b, QPIO_WR_SEND, 1024, 100, 0, 0, 11);
+	cr_assert_eq(pump(), 1, "B's second SEND");
+	cr_assert_eq(qpio_cq_poll(a.cq, &wc, 1), 1);
+	cr_assert_eq(wc.status, QPIO_WC_SUCCESS);
+	cr_assert_eq(wc.wr_id, 3);
+	cr_assert_eq(a_tx_opcodes(ops, 8), 0, "the ACK held");
+	cr_assert_eq(qpio_cq_poll(a.cq, &wc, 1), 0);
+	cr_assert_eq(a_tx_opcodes(ops, 8), 1, "sent by the next step");
+	cr_assert_eq(ops[0], SOFT_IB_OPC_ACK);
+	pump();
+	wc_one(&b, QPIO_WC_SUCCESS, 11);
+	cr_assert_eq(W.dropped, 0);
+	rc_world_down(&a, &b);
+}
+
+Test(soft_wire, rc_ack_held_for_the_answer)
+{
+	ack_hold_case(1);
+}
+
+Test(soft_wire, rc_ack_hold_0_acks_at_once)
+{
+	ack_hold_case(0);
+}
+
+/* A QP destroyed after its last receive: its held ACK leaves with the
+ * destroy, and B's SEND completes. */
+Test(soft_wire, rc_destroy_sends_the_held_ack)
+{
+	struct qt_end a, b;
+	struct qpio_wc wc;
+	uint8_t ops[8];
+
+	rc_world(&a, &b, QPIO_QPT_RC, 7);
+	qt_post_recv(&a, 1, a.buf, 256);
+	rc_post(&b, QPIO_WR_SEND, 1024, 8, 0, 0, 12);
+	cr_assert_eq(pump(), 1);
+	cr_assert_eq(qpio_cq_poll(a.cq, &wc, 1), 1);
+	cr_assert_eq(a_tx_opcodes(ops, 8), 0, "the ACK held");
+	cr_assert_eq(qpio_qp_destroy(a.qp), 0);
+	cr_assert_eq(a_tx_opcodes(ops, 8), 1, "sent by the destroy");
+	cr_assert_eq(ops[0], SOFT_IB_OPC_ACK);
+	pump();
+	wc_one(&b, QPIO_WC_SUCCESS, 12);
+	cr_assert_eq(qpio_mr_dereg(a.mr), 0);
+	cr_assert_eq(qpio_cq_destroy(a.cq), 0);
+	cr_assert_eq(qpio_pd_free(a.pd), 0);
+	rte_free(a.buf);
+	qt_end_destroy(&b);
+	pair_down();
+}
+
 /* An ACK of a PSN B never sent (far after its last) completes nothing:
  * B's SEND, whose real ACK is lost, completes only when it was sent again
  * and ACKed (one retransmission). */
@@ -2253,6 +2383,9 @@ Test(soft_wire, rc_ack_of_a_psn_never_sent_completes_nothing)
 	qt_fill(b.buf, 100, 13);
 	rc_post(&b, QPIO_WR_SEND, 0, 100, 0, 0, 10);
 	wc_one(&a, QPIO_WC_SUCCESS, 1);
+	/* the ACK leaves with A's next step (ack_hold) */
+	qpio_soft_wire_progress(W.a);
+	pump();
 	cr_assert_eq(W.dropped, 1);
 	/* B's only PSN was 0x200: an ACK of 0x1200 */
 	hdr_to_b(&h, qpio_qp_num(b.qp));

@@ -332,6 +332,12 @@ int qpio_soft_wire_stats_get(const struct qpio_device *dev,
  * runs it too, so a polling application never needs this call; it is for
  * an lcore that waits on a device without polling its CQs. Safe from any
  * lcore: an lcore that finds another one in the step returns at once.
+ * With devargs ack_hold=1 (the default), a step that completes a receive
+ * of an RC QP keeps that message's ACK (and whatever else it would send)
+ * for the device's next doorbell or step, at most one step: an
+ * application that reads a completion and neither posts, polls, nor
+ * modifies or destroys the QP afterwards leaves its peer waiting for
+ * that ACK (ack_hold=0 sends it at once).
  * @return the frames received, or -EINVAL (NULL, not a soft device),
  *   -ENODEV (no wire=).
  */

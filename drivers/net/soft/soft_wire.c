@@ -856,9 +856,14 @@ soft_wire_progress(struct soft_dev *sdev)
 	struct soft_wire *w = sdev->wire;
 	struct rte_mbuf *pkts[WIRE_BURST];
 	uint16_t n, i;
+	bool held;
 
 	if (!rte_spinlock_trylock(&w->lock))
 		return 0;
+	/* frames staged now were held by an earlier step (doorbells
+	 * flush): they leave with this step's, whatever it holds */
+	held = w->ntx != 0;
+	w->tx_hold = 0;
 	n = qpio_port_rx_burst(w->port_id, 0, pkts, WIRE_BURST);
 	for (i = 0; i < n; i++)
 		frame_input(sdev, w, pkts[i]);
@@ -868,7 +873,15 @@ soft_wire_progress(struct soft_dev *sdev)
 		neigh_timers(w);
 	if (!TAILQ_EMPTY(&w->rcs))
 		soft_wire_rc_timers(w);
-	tx_flush(w);
+	/* A step that completed a receive holds its ACK for the doorbell
+	 * of the answer the application posts on reading the completion:
+	 * one burst (one kick of the port) carries both, where two bursts
+	 * put the ACK's kick before the answer on the one-way path
+	 * (bench/README.md, latency-vs-memif.sh -w). At most one step:
+	 * the next one sends it. */
+	if (!w->tx_hold || held)
+		tx_flush(w);
+	w->tx_hold = 0;
 	rte_spinlock_unlock(&w->lock);
 	return n;
 }
@@ -1066,7 +1079,7 @@ soft_wire_attach(struct soft_dev *sdev, const struct rte_kvargs *kv)
 	struct qpio_port_info info;
 	struct soft_wire *w;
 	char args[QPIO_PORT_NAME_LEN + 96], pname[64];
-	uint32_t mtu = 1500;
+	uint32_t mtu = 1500, ack_hold = 1;
 	uint8_t a6[16];
 	int pid, ret;
 
@@ -1081,15 +1094,17 @@ soft_wire_attach(struct soft_dev *sdev, const struct rte_kvargs *kv)
 	if (port == NULL) {
 		if (ip4 != NULL || ip6 != NULL || neigh != NULL ||
 		    gw4 != NULL || gw6 != NULL ||
-		    rte_kvargs_count(kv, "mtu") != 0) {
-			SOFT_LOG(ERR, "%s: ip=, ip6=, gw=, gw6=, neigh= and mtu= "
-				 "describe the wire: give wire=<ethdev name> "
-				 "too", dev);
+		    rte_kvargs_count(kv, "mtu") != 0 ||
+		    rte_kvargs_count(kv, "ack_hold") != 0) {
+			SOFT_LOG(ERR, "%s: ip=, ip6=, gw=, gw6=, neigh=, mtu= and "
+				 "ack_hold= describe the wire: give "
+				 "wire=<ethdev name> too", dev);
 			return -EINVAL;
 		}
 		return 0;
 	}
-	if (qpio_rdma_kvargs_u32(kv, "mtu", 68, 9000, &mtu) != 0)
+	if (qpio_rdma_kvargs_u32(kv, "mtu", 68, 9000, &mtu) != 0 ||
+	    qpio_rdma_kvargs_u32(kv, "ack_hold", 0, 1, &ack_hold) != 0)
 		return -EINVAL;
 	if (ip4 == NULL && ip6 == NULL) {
 		SOFT_LOG(ERR, "%s: wire=%s needs the device's address: ip=<IPv4> "
@@ -1177,6 +1192,7 @@ soft_wire_attach(struct soft_dev *sdev, const struct rte_kvargs *kv)
 		goto err;
 	}
 	w->eth_mtu = mtu;
+	w->ack_hold = (uint8_t)ack_hold;
 	w->path_mtu = path_mtu_of(mtu);
 	w->active_mtu = mtu_enum(w->path_mtu);
 	snprintf(pname, sizeof(pname), "soft_wire_%s", dev);
@@ -1235,6 +1251,9 @@ soft_wire_detach(struct soft_dev *sdev)
 {
 	if (sdev->wire == NULL)
 		return;
+	rte_spinlock_lock(&sdev->wire->lock);
+	tx_flush(sdev->wire);   /* an ACK a progress step held */
+	rte_spinlock_unlock(&sdev->wire->lock);
 	wire_free(sdev->wire);
 	sdev->wire = NULL;
 }

@@ -79,6 +79,14 @@ struct soft_wire {
 	struct wire_neigh neigh[WIRE_NEIGH];
 	struct rte_mbuf *txb[WIRE_BURST];
 	uint32_t txlen[WIRE_BURST];   /* tx_flush(): RoCEv2 bytes, 0 for ARP */
+	/* Set by a progress step that completed a receive of an RC QP: the
+	 * frames it staged (that message's ACK) stay staged, so the answer
+	 * the application posts on reading the completion leaves in the
+	 * same burst; the next doorbell, progress step, modify or destroy
+	 * of an RC QP, or close sends them (soft_wire_progress()); never
+	 * with ack_hold=0. */
+	uint8_t tx_hold;
+	uint8_t ack_hold;          /* ack_hold= (default 1; 0: never hold) */
 	struct qpio_soft_wire_stats st;
 	char port_name[QPIO_PORT_NAME_LEN];
 	/* RC and UC QPs of the device (soft_wire_rc.c): their timers run

@@ -727,8 +727,12 @@ static void
 recv_done(struct soft_wire_rc *rc, uint8_t opcode, uint8_t syndrome,
 	  uint32_t len, uint32_t imm, uint8_t se)
 {
-	if (soft_recv_held_take(&rc->rheld))
+	if (soft_recv_held_take(&rc->rheld)) {
 		recv_complete(rc, opcode, syndrome, len, imm, se);
+		if (syndrome == 0 && !rc->uc)
+			rc->qp->sdev->wire->tx_hold =
+				rc->qp->sdev->wire->ack_hold;
+	}
 }
 
 /* Take a receive for a message (UC: the one kept, if any); it is held
@@ -1212,6 +1216,7 @@ soft_wire_rc_destroy(struct soft_qp *qp)
 		return;
 	rte_spinlock_lock(&w->lock);
 	TAILQ_REMOVE(&w->rcs, rc, next);
+	soft_wire_flush_locked(w);  /* an ACK a progress step held */
 	rte_spinlock_unlock(&w->lock);
 	qp->wrc = NULL;
 	soft_obj_free(rc->w);
@@ -1279,5 +1284,6 @@ soft_wire_rc_modify(struct soft_qp *qp, int mask, enum qpio_qp_state next)
 		rc->at_valid = 0;
 		rc->rheld = 0;      /* the reset discarded every receive */
 	}
+	soft_wire_flush_locked(w);  /* an ACK a progress step held */
 	rte_spinlock_unlock(&w->lock);
 }
