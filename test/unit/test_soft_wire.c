@@ -1349,7 +1349,6 @@ rc_world(struct qt_end *a, struct qt_end *b, enum qpio_qp_type type,
 	struct qt_pair_opts o = { .type = type, .max_send_wr = 64,
 				  .max_recv_wr = 64, .max_inline = 64 };
 	uint8_t ga[16], gb[16];
-
 	char da[128], db[128];
 
 	snprintf(da, sizeof(da), ",ip=10.0.0.1,neigh=10.0.0.2@00:00:00:00:00:00%s",

@@ -863,7 +863,6 @@ soft_wire_progress(struct soft_dev *sdev)
 	/* frames staged now were held by an earlier step (doorbells
 	 * flush): they leave with this step's, whatever it holds */
 	held = w->ntx != 0;
-	w->tx_hold = 0;
 	n = qpio_port_rx_burst(w->port_id, 0, pkts, WIRE_BURST);
 	for (i = 0; i < n; i++)
 		frame_input(sdev, w, pkts[i]);
