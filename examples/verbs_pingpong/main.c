@@ -392,10 +392,10 @@ wire_stats_print(const struct qpio_device *dev, const struct qpio_qp *qp)
 	       " arp_rx %" PRIu64 " arp_tx %" PRIu64 " rx_bad_icrc %" PRIu64
 	       " rx_no_qp %" PRIu64 " rx_not_roce %" PRIu64 " tx_no_neigh %"
 	       PRIu64 " tx_dropped %" PRIu64 " nd_rx %" PRIu64 " nd_tx %"
-	       PRIu64 " tx_no_route %" PRIu64 "\n", w.rx_packets,
-	       w.tx_packets, w.arp_rx, w.arp_tx, w.rx_bad_icrc, w.rx_no_qp,
-	       w.rx_not_roce, w.tx_no_neigh, w.tx_dropped, w.nd_rx, w.nd_tx,
-	       w.tx_no_route);
+	       PRIu64 " tx_no_route %" PRIu64 " rx_other_vlan %" PRIu64 "\n",
+	       w.rx_packets, w.tx_packets, w.arp_rx, w.arp_tx, w.rx_bad_icrc,
+	       w.rx_no_qp, w.rx_not_roce, w.tx_no_neigh, w.tx_dropped,
+	       w.nd_rx, w.nd_tx, w.tx_no_route, w.rx_other_vlan);
 }
 
 /* One end: its device, objects and the WRs it posts again and again. */

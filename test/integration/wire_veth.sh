@@ -10,9 +10,11 @@
 # packets, more only when an ACK timeout sent some again. RC4096: RC at
 # path MTU 4096 over veths of MTU 9000 (net_af_packet with ring frames of
 # 12288 bytes, the devices' mtu=9000): 8300 bytes, FIRST, MIDDLE, LAST
-# and an ACK.
+# and an ACK. RCVLAN: RC as above with both devices on VLAN 100
+# (vlan=100,pcp=3): every frame, ARP included, crosses the veth with an
+# IEEE 802.1Q tag, which Linux hands to net_af_packet beside the frame.
 #
-#   wire_veth.sh PINGPONG_BINARY UD|RC|UC|RC4096
+#   wire_veth.sh PINGPONG_BINARY UD|RC|UC|RC4096|RCVLAN
 #
 # Root only (veth); exits 77 (skipped) with the reason otherwise.
 set -u
@@ -23,13 +25,14 @@ skip() { echo "wire-veth: SKIP: $*"; exit 77; }
 command -v ip >/dev/null || skip "ip (iproute2) not installed"
 a=qwv$$a
 b=qwv$$b
-mtu=1500 pmtu=1024 afp=
+mtu=1500 pmtu=1024 afp= vl=
 case "$tr" in
 UD) size=700 per=1 ;;          # one datagram per message
 RC) size=2100 per=4 ;;         # 3 packets and the peer's ACK of them
 UC) size=2100 per=3 ;;         # 3 packets
 RC4096) size=8300 per=4 tr=RC mtu=9000 pmtu=4096 afp=,framesz=12288,blocksz=12288 ;;
-*) echo "wire-veth: transport $tr: want UD, RC, UC or RC4096"; exit 2 ;;
+RCVLAN) size=2100 per=4 tr=RC vl=,vlan=100,pcp=3 ;;
+*) echo "wire-veth: transport $tr: want UD, RC, UC, RC4096 or RCVLAN"; exit 2 ;;
 esac
 port=$((20000 + $$ % 20000))
 work=$(mktemp -d /tmp/qpio-wire-veth.XXXXXX)
@@ -48,7 +51,7 @@ run() {
 	shift 3
 	timeout 60 "$pp" -l 0 --no-huge --no-shconf --no-pci -m 256 \
 		--file-prefix="$prefix" --log-level=lib.eal:error \
-		--vdev="$vdev$afp" -- --dev "$dev,mtu=$mtu" -c "$tr" -g 1 \
+		--vdev="$vdev$afp" -- --dev "$dev,mtu=$mtu$vl" -c "$tr" -g 1 \
 		-s "$size" -n "$n" -m "$pmtu" -p "$port" --validate --timeout 30 "$@"
 }
 run "wv-s-$$" "net_af_packet0,iface=$a" "soft0,wire=net_af_packet0,ip=10.0.0.1" \
@@ -104,4 +107,4 @@ if [ "$rc" != 0 ]; then
 	exit 1
 fi
 grep -h "^wire:" "$work/server.log" "$work/client.log"
-echo "wire-veth: PASS ($tr: $n messages of $size bytes each way, ARP once each way)"
+echo "wire-veth: PASS ($tr${vl:+ on VLAN 100}: $n messages of $size bytes each way, ARP once each way)"

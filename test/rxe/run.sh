@@ -164,10 +164,11 @@ done
 # lib/cm and rping), then veth and virtio-net (the NIC of -q), and netem
 # (loss and reordering on the veth pair, test/rxe/wire_guest.sh), and
 # tc's clsact, u32 and gact (one CM message dropped on the veth pair,
-# test/rxe/cm_guest.sh); modprobe prints each module after its
+# test/rxe/cm_guest.sh), and 8021q (rxe on VLAN 100,
+# test/rxe/wire_guest.sh); modprobe prints each module after its
 # dependencies.
 mods=(virtio_pci 9pnet_virtio 9p crc32_generic rdma_rxe rdma_ucm veth virtio_net
-	sch_netem sch_ingress cls_u32 act_gact)
+	sch_netem sch_ingress cls_u32 act_gact 8021q)
 : > "$ird/lib/modules/order"
 for m in "${mods[@]}"; do
 	modprobe -S "$kver" --show-depends "$m" | awk '$1 == "insmod" { print $2 }'

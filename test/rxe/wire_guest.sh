@@ -6,6 +6,10 @@
 # (ibv_rc_pingpong, ibv_uc_pingpong, ibv_ud_pingpong) on rxe0 (veth0,
 # 10.0.77.1) and qpio-verbs-pingpong on the other end of the veth pair
 # (veth1 through DPDK's net_af_packet, a soft wire device at 10.0.77.2).
+# Two RC rows run on VLAN 100: the kernel's VLAN device veth0.100
+# (10.0.78.1, whose RoCEv2 GID rxe0 lists with VLAN 100) against a soft
+# wire device with vlan=100 (10.0.78.2); the capture must hold their
+# tagged RoCE frames.
 # The address exchange runs over TCP on the loopback; the RDMA traffic,
 # ARP included, crosses the veth pair. A capture of veth0 is then opened
 # with tshark: every UDP 4791 frame must decode as RoCE, none malformed.
@@ -36,20 +40,25 @@ fi
 echo "rxe0: GID index $gidx is ::ffff:10.0.77.1"
 # On veth0: net_af_packet sends past the qdisc (qdisc_bypass), out of
 # sight of a capture on veth1; veth0 sees both directions.
-tcpdump -i veth0 -w /tmp/wire.pcap -U udp port 4791 or arp 2>/tmp/tcpdump.log &
+# (Linux hands the taps a VLAN frame's tag beside it, where "udp port
+# 4791" matches; the vlan clause also takes one left in the frame.)
+tcpdump -i veth0 -w /tmp/wire.pcap -U "udp port 4791 or arp or (vlan and (udp port 4791 or arp))" 2>/tmp/tcpdump.log &
 tcpd=$!
 sleep 1
 
 # qpio's end: one lcore, no hugepages, the af_packet PMD on veth1
-# (PMD_ARGS: more of its keys).
+# (PMD_ARGS: more of its keys; QPIO_ADDR: its address and more devargs;
+# RXE_GIDX: the GID index the rxe tool sends from).
 PMD_ARGS=
+QPIO_ADDR=ip=10.0.77.2
+RXE_GIDX=$gidx
 qpio_pp() {
 	local prefix=$1
 	shift
 	timeout 120 "$pp" -l 0 --no-huge --no-shconf --no-pci -m 256 \
 		--file-prefix="$prefix" --log-level=lib.eal:error \
 		--vdev=net_af_packet0,iface=veth1$PMD_ARGS -- \
-		--dev soft0,wire=net_af_packet0,ip=10.0.77.2 -g 1 --validate \
+		--dev "soft0,wire=net_af_packet0,$QPIO_ADDR" -g 1 --validate \
 		--timeout 60 "$@"
 }
 
@@ -61,7 +70,7 @@ row() {
 	tool=ibv_$(echo "$tr" | tr 'A-Z' 'a-z')_pingpong
 	step "$name: $tool (rxe0) <-> qpio-verbs-pingpong -c $tr ($role), $size bytes x $iters"
 	if [ "$role" = client ]; then
-		timeout 120 "$tool" -d rxe0 -g "$gidx" -s "$size" \
+		timeout 120 "$tool" -d rxe0 -g "$RXE_GIDX" -s "$size" \
 			-n "$iters" > /tmp/rxe.log 2>&1 &
 		local peer=$!
 		for try in 1 2 3 4 5; do
@@ -80,7 +89,7 @@ row() {
 		local peer=$!
 		for try in 1 2 3 4 5; do
 			sleep 1
-			if timeout 120 "$tool" -d rxe0 -g "$gidx" -s "$size" \
+			if timeout 120 "$tool" -d rxe0 -g "$RXE_GIDX" -s "$size" \
 				-n "$iters" 127.0.0.1 > /tmp/rxe.log 2>&1; then
 				ok=1
 				break
@@ -112,6 +121,28 @@ row rc-qpio-server-3000 RC 3000 200 server
 row uc-qpio-client-4096 UC 4096 200 client
 row uc-qpio-server-1 UC 1 200 server
 
+# VLAN 100: rxe0 sends from the GID of veth0.100, tagged by the kernel's
+# VLAN device; qpio tags its own (vlan=100,pcp=3)
+ip link add link veth0 name veth0.100 type vlan id 100 &&
+	ip addr add 10.0.78.1/24 dev veth0.100 && ip link set veth0.100 up ||
+	fail "VLAN device veth0.100"
+vgidx=
+for _ in $(seq 50); do
+	vgidx=$(ibv_devinfo -v -d rxe0 | sed -n 's/.*GID\[ *\([0-9]*\)\]:[[:space:]]*::ffff:10\.0\.78\.1.*/\1/p' | head -n 1)
+	[ -n "$vgidx" ] && break
+	sleep 0.1
+done
+if [ -z "$vgidx" ]; then
+	fail "rxe0 lists no GID ::ffff:10.0.78.1 for veth0.100"
+	ibv_devinfo -v -d rxe0 | grep GID
+else
+	echo "rxe0: GID index $vgidx is ::ffff:10.0.78.1 (veth0.100, VLAN 100)"
+	QPIO_ADDR=ip=10.0.78.2,vlan=100,pcp=3 RXE_GIDX=$vgidx
+	row rc-vlan100-qpio-client-4096 RC 4096 200 client
+	row rc-vlan100-qpio-server-1 RC 1 200 server
+	QPIO_ADDR=ip=10.0.77.2 RXE_GIDX=$gidx
+fi
+
 sleep 1
 kill "$tcpd" 2>/dev/null
 wait "$tcpd" 2>/dev/null
@@ -140,6 +171,14 @@ else
 			sed 's/^/   tcpdump: /' /tmp/tcpdump.log
 			grep -v "Running as user" /tmp/tshark.err | sort | uniq -c | sed 's/^/   tshark: /'
 		}
+	# the VLAN rows: 200 messages each way of each row, RoCE frames
+	# tagged 100 by both sides (4096 bytes: 4 packets at path MTU 1024)
+	vlan=$(tsk -Y "vlan.id == 100 && infiniband" | wc -l)
+	vlan_q=$(tsk -Y "vlan.id == 100 && vlan.priority == 3 && infiniband && ip.src == 10.0.78.2" | wc -l)
+	vlan_k=$(tsk -Y "vlan.id == 100 && infiniband && ip.src == 10.0.78.1" | wc -l)
+	echo "   capture: $vlan RoCE frames on VLAN 100 ($vlan_q from qpio with PCP 3, $vlan_k from rxe; want >= 800 each)"
+	[ "$vlan_q" -ge 800 ] && [ "$vlan_k" -ge 800 ] ||
+		fail "tshark: fewer than 800 RoCE frames tagged VLAN 100 from each side"
 	echo "   opcodes (count, source, opcode):"
 	tsk -Y infiniband -T fields -e ip.src -e infiniband.bth.opcode |
 		sort | uniq -c | sed 's/^/   /'

@@ -14,6 +14,7 @@
 #include <zlib.h>
 
 #include <pcap/pcap.h>
+#include <rte_arp.h>
 #include <rte_cycles.h>
 #include <rte_errno.h>
 #include <rte_eth_ring.h>
@@ -1199,6 +1200,22 @@ Test(soft_wire, devargs_and_verbs_refused_with_their_rule)
 	cr_assert_null(qpio_rdma_dev_create(DEV(",ip=10.0.0.1,ack_hold=2")));
 	cr_assert_eq(rte_errno, EINVAL);
 	cr_assert_null(qpio_rdma_dev_create("soft0,ack_hold=0"));
+	cr_assert_eq(rte_errno, EINVAL);
+	/* IEEE 802.1Q: VID 1..4094 (0 is no VLAN, 4095 reserved), PCP
+	 * 0..7 and only with a VID, both only on the wire */
+	cr_assert_null(qpio_rdma_dev_create(DEV(",ip=10.0.0.1,vlan=0")));
+	cr_assert_eq(rte_errno, EINVAL);
+	cr_assert_null(qpio_rdma_dev_create(DEV(",ip=10.0.0.1,vlan=4095")));
+	cr_assert_eq(rte_errno, EINVAL);
+	cr_assert_null(qpio_rdma_dev_create(DEV(",ip=10.0.0.1,vlan=ten")));
+	cr_assert_eq(rte_errno, EINVAL);
+	cr_assert_null(qpio_rdma_dev_create(DEV(",ip=10.0.0.1,vlan=10,pcp=8")));
+	cr_assert_eq(rte_errno, EINVAL);
+	cr_assert_null(qpio_rdma_dev_create(DEV(",ip=10.0.0.1,pcp=3")));
+	cr_assert_eq(rte_errno, EINVAL);
+	cr_assert_null(qpio_rdma_dev_create("soft0,vlan=100"));
+	cr_assert_eq(rte_errno, EINVAL);
+	cr_assert_null(qpio_rdma_dev_create("soft0,pcp=1"));
 	cr_assert_eq(rte_errno, EINVAL);
 	cr_assert_null(qpio_rdma_dev_create(DEV(",ip=10.0.0.1,fault_drop_ppm=10")));
 	cr_assert_eq(rte_errno, EINVAL);
@@ -2641,4 +2658,219 @@ Test(soft_wire, routing_devargs_refused_with_their_rule)
 	cr_assert_not_null(d, "%s: %s", a, rte_strerror(rte_errno));
 	cr_assert_eq(qpio_rdma_dev_close(d), 0);
 	rte_ring_free(r);
+}
+
+/* ---- IEEE 802.1Q VLANs ---- */
+
+/* The next frame in ring from (it must be there): its bytes into f,
+ * the mbuf into *mp, not moved on. @return its length. */
+static uint32_t
+frame_take(struct rte_ring *from, uint8_t *f, uint32_t max, struct rte_mbuf **mp)
+{
+	void *obj;
+	uint32_t len;
+
+	cr_assert_eq(rte_ring_dequeue(from, &obj), 0, "no frame in the ring");
+	*mp = obj;
+	len = rte_pktmbuf_data_len(*mp);
+	cr_assert_leq(len, max);
+	memcpy(f, rte_pktmbuf_mtod(*mp, const uint8_t *), len);
+	return len;
+}
+
+static void
+frame_give(struct rte_ring *to, struct rte_mbuf *m)
+{
+	cr_assert_eq(rte_ring_enqueue(to, m), 0);
+}
+
+/* A tagged frame f of len bytes: the tag (TPID 0x8100, PCP, DEI 0, VID)
+ * then ethertype; the frame without its tag into u. @return its length. */
+static uint32_t
+untag(const uint8_t *f, uint32_t len, uint16_t tci, uint16_t etype, uint8_t *u)
+{
+	cr_assert_eq(f[12], 0x81);
+	cr_assert_eq(f[13], 0x00);
+	cr_assert_eq(get_be16(f + 14), tci, "TCI 0x%04x, want 0x%04x",
+		     get_be16(f + 14), tci);
+	cr_assert_eq(get_be16(f + 16), etype);
+	memcpy(u, f, 12);
+	memcpy(u + 12, f + 16, len - 16);
+	return len - 4;
+}
+
+/* vlan=100,pcp=5 on both ends: ARP and RoCEv2 frames leave tagged (TCI
+ * 5 << 13 | 100 = 0xa064) with the ICRC of the untagged packet (the tag
+ * is not in its coverage), the tag is counted in tx_bytes and rx_bytes,
+ * and a frame whose tag the port took out (RTE_MBUF_F_RX_VLAN_STRIPPED,
+ * as net_af_packet and NICs' VLAN strip hand them) is taken the same. */
+Test(soft_wire, vlan_frames_tagged_both_ways)
+{
+	struct qt_end a, b;
+	struct qpio_wc wc;
+	struct qpio_ah *ah;
+	struct rte_mbuf *m;
+	uint8_t gid_b[16], f[2048], u[2048];
+	uint32_t len, ulen;
+	const uint32_t roce = 14 + 20 + 8 + 12 + 8 + 4 + 300 + 4;
+
+	pair_up(",ip=10.0.0.1,vlan=100,pcp=5", ",ip=10.0.0.2,vlan=100,pcp=5");
+	qt_ud_end_create(&a, W.a, QK, NULL);
+	qt_ud_end_create(&b, W.b, QK, NULL);
+	soft_wire_ipv4_mapped(gid_b, V4_B);
+	ah = ah_to(&a, gid_b, 1);
+	qt_fill(a.buf, 300, 77);
+	qt_post_recv(&b, 1, b.buf, 40 + 300);
+	qt_post_recv(&b, 2, b.buf + 1024, 40 + 300);
+	ud_post_send(&a, ah, qpio_qp_num(b.qp), QK, 0, 300, 1, 1);
+	/* A asks for B's MAC, on VLAN 100 */
+	len = frame_take(W.a_tx, f, sizeof(f), &m);
+	ulen = untag(f, len, 0xa064, RTE_ETHER_TYPE_ARP, u);
+	cr_assert_eq(ulen, 60u, "42 bytes of ARP padded to 60, then tagged");
+	cr_assert_eq(get_be16(u + 14 + 6), RTE_ARP_OP_REQUEST);
+	frame_give(W.b_rx, m);
+	expect_send_done(&a, 1);
+	cr_assert_eq(poll_wire(b.cq, &wc, 1), 1);
+	cr_assert_eq(wc.status, QPIO_WC_SUCCESS);
+	cr_assert_eq(wc.wr_id, 1);
+	cr_assert_eq(wc.byte_len, 340);
+	cr_assert(qt_check(b.buf + 40, 300, 77));
+	cr_assert_eq(wst(W.b).arp_tx, 1, "B answered, tagged (A took it)");
+	cr_assert_eq(wst(W.a).arp_rx, 1);
+
+	/* the second datagram, MAC known: one tagged RoCEv2 frame */
+	qt_fill(a.buf, 300, 78);
+	ud_post_send(&a, ah, qpio_qp_num(b.qp), QK, 0, 300, 2, 1);
+	len = frame_take(W.a_tx, f, sizeof(f), &m);
+	cr_assert_eq(len, 4 + roce);
+	ulen = untag(f, len, 0xa064, RTE_ETHER_TYPE_IPV4, u);
+	cr_assert_eq(frame_icrc(u, ulen), ref_icrc(u, ulen, 0),
+		     "the ICRC of the untagged packet");
+	/* handed to B as a stripping port would: tag beside the frame */
+	cr_assert_eq(rte_vlan_strip(m), 0);
+	cr_assert(m->ol_flags & RTE_MBUF_F_RX_VLAN_STRIPPED);
+	cr_assert_eq(rte_pktmbuf_data_len(m), roce);
+	frame_give(W.b_rx, m);
+	expect_send_done(&a, 2);
+	cr_assert_eq(poll_wire(b.cq, &wc, 1), 1);
+	cr_assert_eq(wc.status, QPIO_WC_SUCCESS);
+	cr_assert_eq(wc.wr_id, 2);
+	cr_assert(qt_check(b.buf + 1024 + 40, 300, 78));
+	cr_assert_eq(b.buf[1024 + 20], 0x45, "the IPv4 header in the GRH space");
+
+	cr_assert_eq(wst(W.a).tx_packets, 2);
+	cr_assert_eq(wst(W.a).tx_bytes, 2 * (4 + roce));
+	cr_assert_eq(wst(W.b).rx_packets, 2);
+	cr_assert_eq(wst(W.b).rx_bytes, 2 * (4 + roce), "the tag counted "
+		     "whether it came in the frame or beside it");
+	cr_assert_eq(wst(W.a).rx_other_vlan + wst(W.b).rx_other_vlan, 0);
+	cr_assert_eq(qpio_ah_destroy(ah), 0);
+	qt_end_destroy(&a);
+	qt_end_destroy(&b);
+	pair_down();
+}
+
+/* RC on VLAN 100: a segmented SEND, a WRITE_WITH_IMM and a READ, their
+ * ACKs and responses tagged; no frame of another VLAN. */
+Test(soft_wire, vlan_rc_send_write_read)
+{
+	struct qt_end a, b;
+	struct qpio_wc wc;
+
+	rc_world_args = ",vlan=100,pcp=5";
+	rc_world(&a, &b, QPIO_QPT_RC, 7);
+	rc_world_args = "";
+	qt_fill(a.buf, 2100, 31);
+	qt_post_recv(&b, 10, b.buf, 4096);
+	rc_post(&a, QPIO_WR_SEND, 0, 2100, 0, 0, 1);
+	wc_one(&a, QPIO_WC_SUCCESS, 1);
+	wc = wc_one(&b, QPIO_WC_SUCCESS, 10);
+	cr_assert_eq(wc.byte_len, 2100);
+	cr_assert(qt_check(b.buf, 2100, 31));
+	qt_fill(a.buf + 4096, 1500, 32);
+	qt_post_recv(&b, 11, b.buf, 16);
+	rc_post(&a, QPIO_WR_RDMA_WRITE_WITH_IMM, 4096, 1500,
+		(uintptr_t)b.buf + 8192, qpio_mr_rkey(b.mr), 2);
+	write_imm_landed(&a, &b, 2, 11, 8192, 1500, 32);
+	qt_fill(b.buf + 16384, 3000, 33);
+	rc_post(&a, QPIO_WR_RDMA_READ, 20000, 3000, (uintptr_t)b.buf + 16384,
+		qpio_mr_rkey(b.mr), 3);
+	wc_one(&a, QPIO_WC_SUCCESS, 3);
+	cr_assert(qt_check(a.buf + 20000, 3000, 33));
+	cr_assert_eq(W.n_ab + W.n_ba, 0, "no untagged RoCEv2 frame moved");
+	cr_assert_geq(wst(W.b).rx_packets, 3 + 2 + 1);
+	cr_assert_geq(wst(W.a).rx_packets, 1 + 1 + 3);
+	cr_assert_eq(wst(W.a).rx_other_vlan + wst(W.b).rx_other_vlan, 0);
+	cr_assert_eq(wst(W.a).rx_bad_icrc + wst(W.b).rx_bad_icrc, 0);
+	rc_world_down(&a, &b);
+}
+
+/* A's frames reach B on a VLAN that is not B's: dropped before ARP or
+ * RoCE reads them, counted in rx_other_vlan, nothing answered. */
+static void
+vlan_mismatch(const char *args_a, const char *args_b)
+{
+	struct qt_end a, b;
+	struct qpio_ah *ah;
+	uint8_t gid_b[16];
+
+	pair_up(args_a, args_b);
+	qt_ud_end_create(&a, W.a, QK, NULL);
+	qt_ud_end_create(&b, W.b, QK, NULL);
+	soft_wire_ipv4_mapped(gid_b, V4_B);
+	ah = ah_to(&a, gid_b, 1);
+	qt_post_recv(&b, 1, b.buf, 40 + 32);
+	ud_post_send(&a, ah, qpio_qp_num(b.qp), QK, 0, 32, 1, 0);
+	run_for(50);   /* one ARP request: the next is 200 ms on */
+	cr_assert_eq(wst(W.a).arp_tx, 1);
+	cr_assert_eq(wst(W.b).rx_other_vlan, 1);
+	cr_assert_eq(wst(W.b).arp_rx + wst(W.b).arp_tx + wst(W.b).rx_not_roce, 0);
+	cr_assert_eq(qpio_ah_destroy(ah), 0);
+	qt_end_destroy(&a);
+	qt_end_destroy(&b);
+	pair_down();
+}
+
+Test(soft_wire, vlan_other_vid_or_no_tag_dropped_and_counted)
+{
+	vlan_mismatch(",ip=10.0.0.1,vlan=100", ",ip=10.0.0.2,vlan=200");
+	vlan_mismatch(",ip=10.0.0.1", ",ip=10.0.0.2,vlan=100");
+	vlan_mismatch(",ip=10.0.0.1,vlan=100", ",ip=10.0.0.2");
+}
+
+/* An untagged device takes priority-tagged frames (VID 0, IEEE 802.1Q
+ * 9.6), whatever their PCP, and sends untagged ones. */
+Test(soft_wire, vlan_priority_tagged_frames_taken_untagged)
+{
+	struct qt_end a, b;
+	struct qpio_wc wc;
+	struct qpio_ah *ah;
+	struct rte_mbuf *m;
+	uint8_t gid_b[16], f[2048];
+	uint32_t len;
+
+	pair_up(",ip=10.0.0.1", ",ip=10.0.0.2");
+	qt_ud_end_create(&a, W.a, QK, NULL);
+	qt_ud_end_create(&b, W.b, QK, NULL);
+	soft_wire_ipv4_mapped(gid_b, V4_B);
+	ah = ah_to(&a, gid_b, 1);
+	qt_fill(a.buf, 64, 5);
+	qt_post_recv(&b, 1, b.buf, 40 + 64);
+	ud_post_send(&a, ah, qpio_qp_num(b.qp), QK, 0, 64, 1, 0);
+	len = frame_take(W.a_tx, f, sizeof(f), &m);
+	cr_assert_eq(get_be16(f + 12), RTE_ETHER_TYPE_ARP, "untagged");
+	m->vlan_tci = 6 << 13;                /* PCP 6, VID 0 */
+	cr_assert_eq(rte_vlan_insert(&m), 0);
+	cr_assert_eq(rte_pktmbuf_data_len(m), len + 4);
+	frame_give(W.b_rx, m);
+	expect_send_done(&a, 1);
+	cr_assert_eq(poll_wire(b.cq, &wc, 1), 1);
+	cr_assert_eq(wc.status, QPIO_WC_SUCCESS);
+	cr_assert(qt_check(b.buf + 40, 64, 5));
+	cr_assert_eq(wst(W.b).arp_rx, 1, "the priority-tagged request taken");
+	cr_assert_eq(wst(W.b).rx_other_vlan, 0);
+	cr_assert_eq(qpio_ah_destroy(ah), 0);
+	qt_end_destroy(&a);
+	qt_end_destroy(&b);
+	pair_down();
 }

@@ -314,6 +314,11 @@ struct qpio_soft_wire_stats {
 	 *  (ip=ADDR/LEN, ip6=ADDR/LEN) with no gateway of its IP version
 	 *  (gw=, gw6=), not sent. */
 	uint64_t tx_no_route;
+	/** Frames of another VLAN (IEEE 802.1Q), dropped before anything
+	 *  else is read of them: a tag whose VLAN ID is not the device's
+	 *  devargs vlan= (0 without it: an untagged device takes untagged and
+	 *  priority-tagged frames), or no tag on a device with vlan=. */
+	uint64_t rx_other_vlan;
 };
 
 /**

@@ -210,18 +210,37 @@ neigh_learn(struct soft_wire *w, const uint8_t ip[16],
 static void
 tx_flush(struct soft_wire *w)
 {
-	uint16_t sent, i;
+	uint16_t sent, i, k = 0;
 
 	if (w->ntx == 0)
 		return;
 	for (i = 0; i < w->ntx; i++) {
-		const uint8_t *f = rte_pktmbuf_mtod(w->txb[i], const uint8_t *);
-
+		struct rte_mbuf *m = w->txb[i];
+		const uint8_t *f = rte_pktmbuf_mtod(m, const uint8_t *);
 		/* ARP and ICMPv6 (NDP) are not RoCEv2 packets */
-		w->txlen[i] = (f[12] == 0x08 && f[13] == 0x06) ||
-			(f[12] == 0x86 && f[13] == 0xdd && f[20] == 58) ? 0 :
-			w->txb[i]->pkt_len;
+		bool roce = !((f[12] == 0x08 && f[13] == 0x06) ||
+			      (f[12] == 0x86 && f[13] == 0xdd && f[20] == 58));
+
+		/* Every frame of a VLAN device leaves tagged, ARP and NDP
+		 * too (IEEE 802.1Q: TPID 0x8100 after the source MAC, then
+		 * PCP, DEI 0 and the VID), as the kernel's VLAN device sends
+		 * rxe's. rte_vlan_insert() takes 4 bytes of the headroom of
+		 * the device's own mbufs (direct, never shared); one it
+		 * refuses is dropped, never sent untagged. */
+		if (w->vlan_id != 0) {
+			m->vlan_tci = w->vlan_tci;
+			if (unlikely(rte_vlan_insert(&m) != 0)) {
+				w->st.tx_dropped++;
+				rte_pktmbuf_free(m);
+				continue;
+			}
+		}
+		w->txlen[k] = roce ? m->pkt_len : 0;
+		w->txb[k++] = m;
 	}
+	w->ntx = k;
+	if (k == 0)
+		return;
 	sent = qpio_port_tx_burst(w->port_id, 0, w->txb, w->ntx);
 	for (i = 0; i < sent; i++) {
 		if (w->txlen[i] != 0) {
@@ -777,6 +796,36 @@ rc_input(struct soft_dev *sdev, struct soft_wire *w,
 	w->st.rx_bytes += flen;
 }
 
+/*
+ * IEEE 802.1Q on receive: the frame's VLAN tag, where the port left it
+ * in the frame (TPID 0x8100 after the source MAC: removed here with
+ * rte_vlan_strip()) or took it out already (RTE_MBUF_F_RX_VLAN_STRIPPED
+ * and vlan_tci: a NIC's VLAN strip, or net_af_packet, to which Linux
+ * hands the tag beside the frame). Either way the frame is left
+ * untagged, with RTE_MBUF_F_RX_VLAN_STRIPPED set when it had a tag.
+ * @return true when the frame is of the device's VLAN: tagged with its
+ * VID (vlan=), or, on an untagged device, untagged or priority-tagged
+ * (VID 0, IEEE 802.1Q 9.6). The PCP and DEI are not looked at.
+ */
+static bool
+vlan_input(const struct soft_wire *w, struct rte_mbuf *m)
+{
+	const uint8_t *f = rte_pktmbuf_mtod(m, const uint8_t *);
+	uint16_t vid;
+
+	if (m->ol_flags & RTE_MBUF_F_RX_VLAN_STRIPPED) {
+		vid = m->vlan_tci & 0xfff;
+	} else if (rte_pktmbuf_data_len(m) >= RTE_ETHER_HDR_LEN + RTE_VLAN_HLEN &&
+		   f[12] == 0x81 && f[13] == 0x00) {
+		vid = get_be16(f + 14) & 0xfff;
+		if (rte_vlan_strip(m) != 0)
+			return false;
+	} else {
+		return w->vlan_id == 0;
+	}
+	return vid == w->vlan_id;
+}
+
 static void
 frame_input(struct soft_dev *sdev, struct soft_wire *w, struct rte_mbuf *m)
 {
@@ -784,10 +833,21 @@ frame_input(struct soft_dev *sdev, struct soft_wire *w, struct rte_mbuf *m)
 	uint32_t len = rte_pktmbuf_data_len(m);
 	struct soft_wire_pkt p;
 	enum soft_wire_drop why;
+	uint32_t flen_tag = 0;
 
 	if (unlikely(m->nb_segs != 1)) {
 		w->st.rx_oversize++;
 		return;
+	}
+	if (!vlan_input(w, m)) {
+		w->st.rx_other_vlan++;
+		return;
+	}
+	if (m->ol_flags & RTE_MBUF_F_RX_VLAN_STRIPPED) {
+		/* the tag's 4 bytes count in rx_bytes, as tx_bytes has them */
+		f = rte_pktmbuf_mtod(m, uint8_t *);
+		len = rte_pktmbuf_data_len(m);
+		flen_tag = RTE_VLAN_HLEN;
 	}
 	if (len >= 14 && f[12] == 0x08 && f[13] == 0x06) {
 		arp_input(w, f, len);
@@ -844,10 +904,10 @@ frame_input(struct soft_dev *sdev, struct soft_wire *w, struct rte_mbuf *m)
 	}
 	if (p.opcode == SOFT_IB_OPC_UD_SEND_ONLY ||
 	    p.opcode == SOFT_IB_OPC_UD_SEND_ONLY_IMM) {
-		ud_input(sdev, w, &p, len);
+		ud_input(sdev, w, &p, len + flen_tag);
 		return;
 	}
-	rc_input(sdev, w, &p, len);
+	rc_input(sdev, w, &p, len + flen_tag);
 }
 
 int
@@ -1078,7 +1138,7 @@ soft_wire_attach(struct soft_dev *sdev, const struct rte_kvargs *kv)
 	struct qpio_port_info info;
 	struct soft_wire *w;
 	char args[QPIO_PORT_NAME_LEN + 96], pname[64];
-	uint32_t mtu = 1500, ack_hold = 1;
+	uint32_t mtu = 1500, ack_hold = 1, vlan = 0, pcp = 0, l2;
 	uint8_t a6[16];
 	int pid, ret;
 
@@ -1094,17 +1154,29 @@ soft_wire_attach(struct soft_dev *sdev, const struct rte_kvargs *kv)
 		if (ip4 != NULL || ip6 != NULL || neigh != NULL ||
 		    gw4 != NULL || gw6 != NULL ||
 		    rte_kvargs_count(kv, "mtu") != 0 ||
-		    rte_kvargs_count(kv, "ack_hold") != 0) {
-			SOFT_LOG(ERR, "%s: ip=, ip6=, gw=, gw6=, neigh=, mtu= and "
-				 "ack_hold= describe the wire: give "
-				 "wire=<ethdev name> too", dev);
+		    rte_kvargs_count(kv, "ack_hold") != 0 ||
+		    rte_kvargs_count(kv, "vlan") != 0 ||
+		    rte_kvargs_count(kv, "pcp") != 0) {
+			SOFT_LOG(ERR, "%s: ip=, ip6=, gw=, gw6=, neigh=, mtu=, "
+				 "ack_hold=, vlan= and pcp= describe the wire: "
+				 "give wire=<ethdev name> too", dev);
 			return -EINVAL;
 		}
 		return 0;
 	}
 	if (qpio_rdma_kvargs_u32(kv, "mtu", 68, 9000, &mtu) != 0 ||
-	    qpio_rdma_kvargs_u32(kv, "ack_hold", 0, 1, &ack_hold) != 0)
+	    qpio_rdma_kvargs_u32(kv, "ack_hold", 0, 1, &ack_hold) != 0 ||
+	    qpio_rdma_kvargs_u32(kv, "vlan", 1, 4094, &vlan) != 0 ||
+	    qpio_rdma_kvargs_u32(kv, "pcp", 0, 7, &pcp) != 0)
 		return -EINVAL;
+	if (vlan == 0 && rte_kvargs_count(kv, "pcp") != 0) {
+		SOFT_LOG(ERR, "%s: pcp= is the priority of the device's VLAN "
+			 "tag: give vlan=<1..4094> too (an untagged device "
+			 "sends no tag)", dev);
+		return -EINVAL;
+	}
+	/* the Ethernet header, and the VLAN tag a frame of the link has */
+	l2 = RTE_ETHER_HDR_LEN + (vlan != 0 ? RTE_VLAN_HLEN : 0);
 	if (ip4 == NULL && ip6 == NULL) {
 		SOFT_LOG(ERR, "%s: wire=%s needs the device's address: ip=<IPv4> "
 			 "and/or ip6=<IPv6> (its RoCEv2 GIDs)", dev, port);
@@ -1182,27 +1254,31 @@ soft_wire_attach(struct soft_dev *sdev, const struct rte_kvargs *kv)
 	}
 	w->port_id = (uint16_t)pid;
 	ret = qpio_port_info_get(w->port_id, &info);
-	if (ret == 0 && mtu + RTE_ETHER_HDR_LEN > info.max_rx_pkt_len) {
+	if (ret == 0 && mtu + l2 > info.max_rx_pkt_len) {
 		SOFT_LOG(ERR, "%s: mtu=%u: frames of %u bytes, over the %u the "
 			 "port %s takes; give mtu=%u or less", dev, mtu,
-			 mtu + RTE_ETHER_HDR_LEN, info.max_rx_pkt_len, port,
-			 info.max_rx_pkt_len - RTE_ETHER_HDR_LEN);
+			 mtu + l2, info.max_rx_pkt_len, port,
+			 info.max_rx_pkt_len - l2);
 		ret = -EINVAL;
 		goto err;
 	}
 	w->eth_mtu = mtu;
 	w->ack_hold = (uint8_t)ack_hold;
+	w->vlan_id = (uint16_t)vlan;
+	w->vlan_tci = (uint16_t)(pcp << 13 | vlan);
 	w->path_mtu = path_mtu_of(mtu);
 	w->active_mtu = mtu_enum(w->path_mtu);
 	snprintf(pname, sizeof(pname), "soft_wire_%s", dev);
 	/* A frame in one mbuf, never less than DPDK's default room, nor
 	 * than what the port's rx queues take (net_af_packet: a whole ring
-	 * frame, min_rx_buf). */
+	 * frame, min_rx_buf); room for a VLAN tag on every device (an
+	 * untagged one takes priority-tagged frames). */
 	w->mp = rte_pktmbuf_pool_create(pname, WIRE_POOL, 256, 0,
 					RTE_PKTMBUF_HEADROOM +
 					RTE_MAX(RTE_MAX((uint32_t)RTE_MBUF_DEFAULT_DATAROOM,
 							info.min_rx_buf),
 						RTE_ALIGN_CEIL(mtu + RTE_ETHER_HDR_LEN +
+							       RTE_VLAN_HLEN +
 							       RTE_ETHER_CRC_LEN, 64)),
 					SOCKET_ID_ANY);
 	if (w->mp == NULL) {
@@ -1212,7 +1288,7 @@ soft_wire_attach(struct soft_dev *sdev, const struct rte_kvargs *kv)
 		goto err;
 	}
 	memset(&conf, 0, sizeof(conf));
-	conf.max_rx_pkt_len = mtu + RTE_ETHER_HDR_LEN;
+	conf.max_rx_pkt_len = mtu + l2;
 	ret = qpio_port_configure(w->port_id, 1, 1, &conf);
 	if (ret == 0)
 		ret = qpio_port_rx_queue_setup(w->port_id, 0, WIRE_RXD,
@@ -1237,8 +1313,9 @@ soft_wire_attach(struct soft_dev *sdev, const struct rte_kvargs *kv)
 		memcpy(w->gids[w->ngid++], a6, 16);
 	sdev->wire = w;
 	SOFT_LOG(INFO, "%s: on the wire: ethdev %s, MAC " RTE_ETHER_ADDR_PRT_FMT
-		 ", MTU %u (path MTU %u), %u GIDs", dev, port,
-		 RTE_ETHER_ADDR_BYTES(&w->mac), mtu, w->path_mtu, w->ngid);
+		 ", MTU %u (path MTU %u), %u GIDs, %s %u (PCP %u)", dev, port,
+		 RTE_ETHER_ADDR_BYTES(&w->mac), mtu, w->path_mtu, w->ngid,
+		 vlan != 0 ? "VLAN" : "untagged, VLAN", vlan, pcp);
 	return 0;
 err:
 	wire_free(w);

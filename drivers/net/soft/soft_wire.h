@@ -87,6 +87,12 @@ struct soft_wire {
 	 * with ack_hold=0. */
 	uint8_t tx_hold;
 	uint8_t ack_hold;          /* ack_hold= (default 1; 0: never hold) */
+	/* IEEE 802.1Q (vlan=, pcp=): vlan_id 0 is an untagged device, which
+	 * sends untagged frames and takes untagged and priority-tagged (VID
+	 * 0) ones; else every frame it sends carries the tag vlan_tci (PCP
+	 * << 13 | VID) and it takes only frames tagged with its VID. */
+	uint16_t vlan_id;
+	uint16_t vlan_tci;
 	struct qpio_soft_wire_stats st;
 	char port_name[QPIO_PORT_NAME_LEN];
 	/* RC and UC QPs of the device (soft_wire_rc.c): their timers run
