@@ -33,7 +33,7 @@ step "kernel $(uname -r), $(nproc) CPUs, $(ib_send_bw --version 2>&1 | head -n 1
 rxe_up fail || fail "rxe0 not active"
 ethtool -K veth0 tx off >/dev/null 2>&1
 ethtool -K veth1 tx off >/dev/null 2>&1
-gidx=$(ibv_devinfo -v -d rxe0 | sed -n 's/.*GID\[ *\([0-9]*\)\]:[[:space:]]*::ffff:10\.0\.77\.1.*/\1/p' | head -n 1)
+gidx=$(rxe_gid_index ::ffff:10.0.77.1)
 if [ -z "$gidx" ]; then
 	fail "rxe0 has no GID ::ffff:10.0.77.1"
 	echo "$rc" > /tmp/out/rc
@@ -225,11 +225,7 @@ fi
 # -x 2); each side finds the other's MAC by NDP (the kernel's, qpio's)
 if echo ipv6 | grep -Eq "$rows"; then
 	ip -6 addr add fd77::1/64 dev veth0 nodad || fail "ip -6 addr on veth0"
-	for _ in $(seq 50); do
-		gidx6=$(ibv_devinfo -v -d rxe0 | sed -n 's/.*GID\[ *\([0-9]*\)\]:[[:space:]]*fd77::1.*/\1/p' | head -n 1)
-		[ -n "$gidx6" ] && break
-		sleep 0.1
-	done
+	gidx6=$(rxe_gid_index fd77::1)
 	if [ -z "$gidx6" ]; then
 		fail "rxe0 has no GID fd77::1"
 	else

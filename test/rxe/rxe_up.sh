@@ -58,3 +58,18 @@ veth_mtu() {
 	done
 	ibv_devinfo -d rxe0 | grep -E "active_mtu" | sed 's/^[[:space:]]*/   rxe0 /'
 }
+
+# rxe_gid_index ADDR: the index of rxe0's GID ADDR as ibv_devinfo prints
+# it (::ffff:10.0.77.1, fd77::1), waiting up to 5 s for the kernel to list
+# it (an address just added, one of a VLAN device on veth0); prints the
+# index, or nothing and returns 1 when it never comes.
+rxe_gid_index() {
+	local re i _
+	re=$(printf '%s' "$1" | sed 's/[.]/\\./g')
+	for _ in $(seq 50); do
+		i=$(ibv_devinfo -v -d rxe0 | sed -n "s/.*GID\[ *\([0-9]*\)\]:[[:space:]]*$re.*/\1/p" | head -n 1)
+		[ -n "$i" ] && { echo "$i"; return 0; }
+		sleep 0.1
+	done
+	return 1
+}

@@ -30,7 +30,7 @@ rxe_up fail || fail "rxe0 not active"
 # a real wire.
 ethtool -K veth0 tx off >/dev/null 2>&1
 ethtool -K veth1 tx off >/dev/null 2>&1
-gidx=$(ibv_devinfo -v -d rxe0 | sed -n 's/.*GID\[ *\([0-9]*\)\]:[[:space:]]*::ffff:10\.0\.77\.1.*/\1/p' | head -n 1)
+gidx=$(rxe_gid_index ::ffff:10.0.77.1)
 if [ -z "$gidx" ]; then
 	fail "rxe0 has no GID ::ffff:10.0.77.1"
 	ibv_devinfo -v -d rxe0 | grep GID
@@ -126,12 +126,7 @@ row uc-qpio-server-1 UC 1 200 server
 ip link add link veth0 name veth0.100 type vlan id 100 &&
 	ip addr add 10.0.78.1/24 dev veth0.100 && ip link set veth0.100 up ||
 	fail "VLAN device veth0.100"
-vgidx=
-for _ in $(seq 50); do
-	vgidx=$(ibv_devinfo -v -d rxe0 | sed -n 's/.*GID\[ *\([0-9]*\)\]:[[:space:]]*::ffff:10\.0\.78\.1.*/\1/p' | head -n 1)
-	[ -n "$vgidx" ] && break
-	sleep 0.1
-done
+vgidx=$(rxe_gid_index ::ffff:10.0.78.1)
 if [ -z "$vgidx" ]; then
 	fail "rxe0 lists no GID ::ffff:10.0.78.1 for veth0.100"
 	ibv_devinfo -v -d rxe0 | grep GID
