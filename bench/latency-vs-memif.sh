@@ -21,11 +21,14 @@
 #   -d DEVARGS   the qpio device (default soft0; e.g. soft0,cqe_comp=0)
 #   -w           over the wire (root): both run on the two ends of a veth
 #                pair through DPDK's net_af_packet, qpio-pingpong between
-#                two soft wire devices (every order and ack a RoCEv2 RC
-#                packet, IPv6: the message plus 78 bytes of headers and
-#                ICRC), the anchor one raw frame of that length
-#                circulating between the two dpdk-testpmd: the floor of
-#                any protocol on that port
+#                two soft wire devices in two processes (the exchange
+#                --listen on CPU 1, the gateway --connect on CPU 0; every
+#                order and ack a RoCEv2 RC packet over IPv4: the message
+#                plus 58 bytes of headers and ICRC), the anchor one raw frame
+#                of that length circulating between the two dpdk-testpmd:
+#                the floor of any protocol on that port. qpio's run is
+#                labelled by the one-way times before and after it, as
+#                the frames' runs are (no --calibrate across processes)
 #   -k           keep the raw logs and print where they are
 #
 # memif: the server forwards port 0 back to port 0 (io, --port-topology
@@ -110,6 +113,10 @@ logs=$(mktemp -d /tmp/qpio-lat.XXXXXX)
 prefix_s=qpio-lat-srv-$$
 prefix_c=qpio-lat-cli-$$
 prefix_q=qpio-lat-qpio-$$
+prefix_x=qpio-lat-exchange-$$
+# -w: a RoCEv2 RC SEND ONLY over IPv4 is the message plus 58 bytes
+# (Ethernet 14, IPv4 20, UDP 8, BTH 12, ICRC 4)
+wire_hdr=58
 pids=()
 veth_a=qlw$$a
 veth_b=qlw$$b
@@ -121,7 +128,7 @@ if [ "$wire" = 1 ]; then
 fi
 
 cleanup() {
-	bench_cleanup "$prefix_s" "$prefix_c" "$prefix_q"
+	bench_cleanup "$prefix_s" "$prefix_c" "$prefix_q" "$prefix_x"
 	[ "$wire" = 0 ] || ip link del "$veth_a" 2>/dev/null || true
 	bench_logs_done
 }
@@ -144,7 +151,7 @@ run_memif() {
 	if [ "$wire" = 1 ]; then
 		vs="net_af_packet0,iface=$veth_a"
 		vc="net_af_packet0,iface=$veth_b"
-		first=(--tx-first --txpkts=$((size + 78)))
+		first=(--tx-first --txpkts=$((size + wire_hdr)))
 	fi
 	"$dpdk_testpmd" --lcores=0@0,1@1 --no-pci --no-huge -m 256 \
 		--file-prefix="$prefix_s" --vdev="$vs" \
@@ -180,17 +187,15 @@ run_memif() {
 # --calibrate, whose orders each carry the one-way time measured just
 # before them.
 run_qpio() {
-	local tag=$1 rc=0 log eal=() dev=(--dev "$devargs")
+	local tag=$1 rc=0 log
 	log="$logs/qpio-$tag.log"
 	if [ "$wire" = 1 ]; then
-		eal=(-m 512 --vdev="net_af_packet0,iface=$veth_a"
-			--vdev="net_af_packet1,iface=$veth_b")
-		dev=(--dev soft0,wire=net_af_packet0,ip=10.0.0.1
-			--dev soft1,wire=net_af_packet1,ip=10.0.0.2)
+		run_qpio_wire "$tag"
+		return
 	fi
 	timeout -k 5 120 "$pingpong" -l 0,1 --no-huge --no-shconf --no-pci \
-		"${eal[@]}" --file-prefix="$prefix_q" -- --count "$orders" \
-		--size "$size" "${dev[@]}" --calibrate </dev/null >"$log" 2>&1 || rc=$?
+		--file-prefix="$prefix_q" -- --count "$orders" \
+		--size "$size" --dev "$devargs" --calibrate </dev/null >"$log" 2>&1 || rc=$?
 	[ "$rc" = 0 ] ||
 		die "qpio-pingpong exited with $rc; last lines:$(echo; tail -5 "$log")"
 	grep -q '^calibrated' "$log" || die "qpio-pingpong printed no calibrated lines ($log)"
@@ -211,6 +216,55 @@ run_qpio() {
 	END { print v["near"] " " v["far"] }' "$log")
 }
 
+# run_qpio_wire TAG: -w's qpio, two processes as two hosts would be: the
+# exchange (qpio-pingpong --listen, CPU 1) on a soft wire device on one
+# veth end, the gateway (--connect, CPU 0) on the other, as the two
+# dpdk-testpmd sit. --calibrate needs both sides in one process, so the
+# run is labelled as the frames' runs are: by the one-way time measured
+# before it (ow2, the frames' "after") and after it (ow3); its p50 goes
+# to that placement, to neither when the two disagree. Sets run_result
+# as run_qpio does.
+run_qpio_wire() {
+	local tag=$1 rc=0 log xlog ex port p50 ow3 x place
+	log="$logs/qpio-$tag.log"
+	xlog="$logs/qpio-exchange-$tag.log"
+	timeout -k 5 150 "$pingpong" -l 1 --no-huge --no-shconf --no-pci -m 256 \
+		--file-prefix="$prefix_x" --vdev="net_af_packet0,iface=$veth_a" -- \
+		--dev soft0,wire=net_af_packet0,ip=10.0.0.1 --listen 0 \
+		</dev/null >"$xlog" 2>&1 &
+	ex=$!
+	pids+=("$ex")
+	port=
+	for _ in $(seq 100); do
+		port=$(sed -n 's/.* listening on port \([0-9]*\)$/\1/p' "$xlog")
+		[ -n "$port" ] && break
+		kill -0 "$ex" 2>/dev/null || break
+		sleep 0.1
+	done
+	[ -n "$port" ] ||
+		die "the qpio-pingpong exchange did not listen; last lines:$(echo; tail -5 "$xlog")"
+	timeout -k 5 120 "$pingpong" -l 0 --no-huge --no-shconf --no-pci -m 256 \
+		--file-prefix="$prefix_q" --vdev="net_af_packet1,iface=$veth_b" -- \
+		--dev soft1,wire=net_af_packet1,ip=10.0.0.2 \
+		--connect "10.0.0.1:$port" --count "$orders" --size "$size" \
+		</dev/null >"$log" 2>&1 || rc=$?
+	[ "$rc" = 0 ] ||
+		die "the qpio-pingpong gateway exited with $rc; last lines:$(echo; tail -5 "$log")"
+	wait "$ex" || die "the qpio-pingpong exchange failed; last lines:$(echo; tail -5 "$xlog")"
+	pids=()
+	ow3=$(one_way) || die "qpio-bench-cacheline failed ($cacheline)"
+	p50=$(sed -n 's/^half round trip over [0-9]* orders: .* p50 \([0-9]*\) ns,.*/\1/p' "$log")
+	[ -n "$p50" ] || die "qpio-pingpong printed no half round trip ($log)"
+	place=$(place_of "$ow2")
+	[ "$(place_of "$ow3")" = "$place" ] || place=mixed
+	x=$(awk -v h="$p50" -v a="$ow2" -v b="$ow3" 'BEGIN { printf "%.1f", h / ((a + b) / 2) }')
+	case "$place" in
+	near) run_result="$p50 $x - -" ;;
+	far) run_result="- - $p50 $x" ;;
+	*) run_result="- - - -" ;;
+	esac
+}
+
 place_of() {
 	awk -v o="$1" -v t="$near_ns" 'BEGIN { print (o < t) ? "near" : "far" }'
 }
@@ -221,8 +275,8 @@ echo "before: $(load_facts)"
 	echo "latency-vs-memif: only $(nproc) CPU; both sides share it" >&2
 if [ "$wire" = 1 ]; then
 	echo "$pairs pairs over the veth pair $veth_a/$veth_b (net_af_packet);" \
-		"frames: one $((size + 78))-byte frame, ${secs} s after ${warmup} s warm-up;" \
-		"qpio: $orders orders of $size bytes, two soft wire devices"
+		"frames: one $((size + wire_hdr))-byte frame, ${secs} s after ${warmup} s warm-up;" \
+		"qpio: $orders orders of $size bytes, two soft wire devices in two processes"
 else
 	echo "$pairs pairs; memif: one 64-byte frame, ${secs} s after ${warmup} s warm-up;" \
 		"qpio: $orders orders of $size bytes on $devargs"
@@ -264,8 +318,13 @@ for pair in $(seq 1 "$pairs"); do
 done
 
 echo
-echo "medians per placement ($anchor: pairs whose two labels agree; qpio: its"
-echo "orders of that placement, by the one-way time measured before each):"
+if [ "$wire" = 1 ]; then
+	echo "medians per placement ($anchor and qpio: runs whose two labels agree,"
+	echo "the one-way times before and after each):"
+else
+	echo "medians per placement ($anchor: pairs whose two labels agree; qpio: its"
+	echo "orders of that placement, by the one-way time measured before each):"
+fi
 printf '%-6s %-12s %-14s %-12s %-14s %-16s %s\n' place "$anchor runs" \
 	"$anchor half ns" "qpio runs" "qpio p50 ns" "qpio/one-way" \
 	"median qpio/$anchor"

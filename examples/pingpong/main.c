@@ -10,6 +10,10 @@
  *
  *   qpio-pingpong -l 2,3 --no-huge --no-shconf --no-pci -- --count 100000
  *
+ * With --listen and --connect the two sides are two processes (two hosts,
+ * or the two ends of a link), connected by lib/cm: the exchange listens,
+ * the gateway connects and measures.
+ *
  * See doc/guides/sample_app_ug/pingpong.rst for lcore and CPU isolation.
  */
 #include <errno.h>
@@ -19,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <rte_byteorder.h>
 #include <rte_cycles.h>
 #include <rte_eal.h>
 #include <rte_errno.h>
@@ -26,6 +31,7 @@
 #include <rte_lcore.h>
 #include <rte_malloc.h>
 
+#include "qpio_cm.h"
 #include "qpio_devargs.h"
 #include "qpio_eal.h"
 #include "qpio_rdma.h"
@@ -54,6 +60,9 @@ struct side {
 	uint8_t *slot;          /* RING receive slots of msg_size bytes */
 	uint64_t sent;
 	int no_sge_burst;       /* the driver has no flat burst (-EOPNOTSUPP) */
+	/* Two processes (--listen, --connect): the connection's channel,
+	 * looked at now and then while the side waits for a message. */
+	struct qpio_cm_channel *ch;
 };
 
 static uint64_t count = 100000, warmup = 1000;
@@ -76,6 +85,21 @@ static struct {
 } bounce;
 static const char *devargs = "soft0";
 static const char *devargs_ex;  /* the exchange's own device (--dev twice) */
+/* Two processes: --listen [HOST:]PORT (the exchange) or --connect
+ * HOST:PORT (the gateway); host NULL: every address of the device. */
+static int listen_mode, connect_mode;
+static char cm_host[64], cm_port[8];
+
+/* What the gateway tells the exchange in its connect request (lib/cm's
+ * private data, big endian): the message size and how many orders come,
+ * warm-up included, so the exchange sizes its QP and knows when it is
+ * done. */
+#define HELLO_MAGIC 0x51505047u   /* "QPPG" */
+struct hello {
+	uint32_t magic;
+	uint32_t size;
+	uint64_t orders;
+};
 
 static void
 die(const char *what, int err)
@@ -214,14 +238,28 @@ send_order(struct side *s, const void *o)
 		die(qpio_wc_status_str(wc.status), EIO);
 }
 
-/* Busy-poll the receive CQ for one message; returns its slot. */
+static void
+die_event(const char *what, const struct qpio_cm_event *ev)
+{
+	fprintf(stderr, "qpio-pingpong: %s: %s (%s)\n", what,
+		qpio_cm_event_str(ev->type), strerror(-ev->status));
+	exit(1);
+}
+
+/* Busy-poll the receive CQ for one message; returns its slot. Two
+ * processes: every 65536 empty polls the connection is looked at, so a
+ * peer that disconnects (or whose socket closes) ends the wait. */
 static uint8_t *
 wait_message(struct side *s)
 {
+	struct qpio_cm_event ev;
 	struct qpio_wc wc;
+	uint32_t idle = 0;
 
 	while (qpio_cq_poll(s->recv_cq, &wc, 1) == 0)
-		;
+		if (s->ch != NULL && ++idle % 65536 == 0 &&
+		    qpio_cm_poll(s->ch, &ev) == 1)
+			die_event("connection", &ev);
 	if (wc.status != QPIO_WC_SUCCESS)
 		die(qpio_wc_status_str(wc.status), EIO);
 	return s->slot + (size_t)wc.wr_id * msg_size;
@@ -362,6 +400,7 @@ usage(FILE *f)
 {
 	fprintf(f, "usage: qpio-pingpong [EAL options] -- [--count N] "
 		"[--warmup N] [--dev DEVARGS] [--size BYTES] [--calibrate]\n"
+		"                     [--listen [HOST:]PORT | --connect HOST:PORT]\n"
 		"  --count N       orders measured, 1..%u (100000)\n"
 		"  --warmup N      orders sent first, not measured, 0..%u (1000)\n"
 		"  --dev DEVARGS   the rdma device (soft0); given twice, the\n"
@@ -370,9 +409,16 @@ usage(FILE *f)
 		"  --size BYTES    message bytes, the order then zeros, %zu..%u "
 		"(%zu)\n"
 		"  --calibrate     time cross-core bounces before each order\n"
+		"  --listen [HOST:]PORT\n"
+		"                  be the exchange only, in this process: answer\n"
+		"                  the orders of one gateway that connects (lib/cm;\n"
+		"                  PORT 0: a free one, printed); one lcore\n"
+		"  --connect HOST:PORT\n"
+		"                  be the gateway only: connect to an exchange's\n"
+		"                  --listen and measure; one lcore ([v6 address]:PORT)\n"
 		"  -h, --help      this text\n"
 		"Numbers are decimal digits only; each option is given once, --dev\n"
-		"at most twice.\n",
+		"at most twice (not with --listen or --connect).\n",
 		MAX_COUNT, MAX_WARMUP, sizeof(struct order), MAX_SIZE,
 		sizeof(struct order));
 }
@@ -391,6 +437,53 @@ parse_num(const char *opt, const char *s, uint64_t lo, uint64_t hi,
 	return -EINVAL;
 }
 
+/*
+ * [HOST:]PORT of --listen (need_host 0: HOST may be left out, PORT
+ * 0..65535) or HOST:PORT of --connect (PORT 1..65535) into cm_host and
+ * cm_port; an IPv6 HOST goes in brackets ([fd00::1]:5000). @return 0, or
+ * -EINVAL after a message naming the option and the rule.
+ */
+static int
+parse_endpoint(const char *opt, const char *v, int need_host)
+{
+	const char *colon = strrchr(v, ':'), *host = v, *port = v;
+	size_t hlen = 0;
+	uint64_t p;
+
+	if (colon != NULL) {
+		port = colon + 1;
+		hlen = (size_t)(colon - v);
+		if (hlen > 1 && v[0] == '[' && v[hlen - 1] == ']') {
+			host = v + 1;
+			hlen -= 2;
+		} else if (memchr(v, ':', hlen) != NULL) {
+			fprintf(stderr, "qpio-pingpong: %s=%s: an IPv6 host goes "
+				"in brackets: [fd00::1]:5000\n", opt, v);
+			return -EINVAL;
+		}
+		if (hlen == 0 || hlen >= sizeof(cm_host)) {
+			fprintf(stderr, "qpio-pingpong: %s=%s: want HOST:PORT "
+				"with a host of 1..%zu characters\n", opt, v,
+				sizeof(cm_host) - 1);
+			return -EINVAL;
+		}
+	} else if (need_host) {
+		fprintf(stderr, "qpio-pingpong: %s=%s: want HOST:PORT (the "
+			"exchange's address and its --listen port)\n", opt, v);
+		return -EINVAL;
+	}
+	if (qpio_devargs_parse_u64(port, need_host ? 1 : 0, 65535, &p) != 0) {
+		fprintf(stderr, "qpio-pingpong: %s=%s: the port must be a "
+			"decimal number in [%d, 65535] (decimal digits only)\n",
+			opt, v, need_host ? 1 : 0);
+		return -EINVAL;
+	}
+	memcpy(cm_host, host, hlen);
+	cm_host[hlen] = '\0';
+	snprintf(cm_port, sizeof(cm_port), "%u", (unsigned int)p);
+	return 0;
+}
+
 /* The options after EAL's "--" (argv[0] the program name). Returns 0, 1
  * after --help, -EINVAL after a message naming the option. */
 static int
@@ -402,6 +495,8 @@ parse_args(int argc, char **argv)
 		{ "dev", required_argument, NULL, 'd' },
 		{ "size", required_argument, NULL, 's' },
 		{ "calibrate", no_argument, NULL, 'c' },
+		{ "listen", required_argument, NULL, 'L' },
+		{ "connect", required_argument, NULL, 'C' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -471,6 +566,16 @@ parse_args(int argc, char **argv)
 				return -EINVAL;
 			warmup = v;
 			break;
+		case 'L':
+			if (parse_endpoint("--listen", optarg, 0) < 0)
+				return -EINVAL;
+			listen_mode = 1;
+			break;
+		case 'C':
+			if (parse_endpoint("--connect", optarg, 1) < 0)
+				return -EINVAL;
+			connect_mode = 1;
+			break;
 		}
 	}
 	if (optind < argc) {
@@ -478,71 +583,35 @@ parse_args(int argc, char **argv)
 			"(options start with --; see --help)\n", argv[optind]);
 		return -EINVAL;
 	}
+	if (listen_mode && connect_mode) {
+		fprintf(stderr, "qpio-pingpong: --listen and --connect: a "
+			"process is the exchange (--listen) or the gateway "
+			"(--connect), not both\n");
+		return -EINVAL;
+	}
+	if ((listen_mode || connect_mode) && devargs_ex != NULL) {
+		fprintf(stderr, "qpio-pingpong: --dev given twice with --%s: "
+			"one process is one side, on one device (give --dev "
+			"once)\n", listen_mode ? "listen" : "connect");
+		return -EINVAL;
+	}
+	if ((listen_mode || connect_mode) && calibrate) {
+		fprintf(stderr, "qpio-pingpong: --calibrate with --%s: the "
+			"bounce needs both sides in one process\n",
+			listen_mode ? "listen" : "connect");
+		return -EINVAL;
+	}
 	return 0;
 }
 
-int
-main(int argc, char **argv)
+/* The gateway's loop: warmup + count orders, one at a time, each answer
+ * checked; the half round trips of the measured ones into half[] (TSC
+ * cycles), with --calibrate the one-way time before each into oneway[],
+ * the worst order into *w. */
+static void
+gateway(struct side *gw, uint64_t *half, uint64_t *oneway, struct worst *w)
 {
-	struct side gw = { 0 }, ex = { 0 };
-	struct qpio_device *dev, *dev_ex;
-	uint64_t *half, *oneway, hz, i, t_first = 0;
-	struct worst worst = { 0, 0, 0 };
-	unsigned int worker;
-	int ret, sep;
-
-	/* The options after "--" are read before EAL starts, so a refused
-	 * line sets up nothing; argv[sep] becomes their argv[0]. */
-	for (sep = 1; sep < argc; sep++)
-		if (strcmp(argv[sep], "--") == 0)
-			break;
-	if (sep < argc) {
-		argv[sep] = argv[0];
-		ret = parse_args(argc - sep, &argv[sep]);
-	} else {
-		ret = parse_args(1, argv);
-	}
-	if (ret != 0)
-		return ret > 0 ? 0 : 2;
-	ret = rte_eal_init(sep, argv);
-	if (ret < 0) {
-		ret = rte_errno;
-		qpio_eal_init_failed();
-		die("rte_eal_init", ret);
-	}
-	worker = rte_get_next_lcore(-1, 1, 0);
-	if (worker >= RTE_MAX_LCORE) {
-		fprintf(stderr, "qpio-pingpong: needs two lcores (EAL -l 2,3)\n");
-		qpio_eal_cleanup();
-		return 2;
-	}
-	dev = qpio_rdma_dev_create(devargs);
-	if (dev == NULL)
-		die(devargs, rte_errno);
-	dev_ex = dev;
-	if (devargs_ex != NULL) {
-		dev_ex = qpio_rdma_dev_create(devargs_ex);
-		if (dev_ex == NULL)
-			die(devargs_ex, rte_errno);
-	}
-	side_init(&gw, dev);
-	side_init(&ex, dev_ex);
-	side_connect(&gw, dev, dev_ex, qpio_qp_num(ex.qp));
-	side_connect(&ex, dev_ex, dev, qpio_qp_num(gw.qp));
-	for (i = 0; i < RING; i++) {
-		post_recv(&gw, (uint32_t)i);
-		post_recv(&ex, (uint32_t)i);
-	}
-	half = malloc(count * sizeof(*half));
-	oneway = calibrate ? malloc(count * sizeof(*oneway)) : NULL;
-	if (half == NULL || (calibrate && oneway == NULL))
-		die("samples", ENOMEM);
-	hz = rte_get_tsc_hz();
-	printf("qpio-pingpong: %" PRIu64 " orders of %u bytes on %s%s%s, "
-	       "gateway lcore %u, exchange lcore %u\n", count, msg_size,
-	       devargs, devargs_ex != NULL ? " and " : "",
-	       devargs_ex != NULL ? devargs_ex : "", rte_lcore_id(), worker);
-	rte_eal_remote_launch(exchange, &ex, worker);
+	uint64_t i, t_first = 0;
 
 	for (i = 0; i < warmup + count; i++) {
 		union {
@@ -572,28 +641,225 @@ main(int argc, char **argv)
 					.quantity = 100, .price = 1234500,
 					.side = 'B' };
 		t0 = rte_rdtsc();
-		send_order(&gw, &msg);
-		in = wait_message(&gw);
+		send_order(gw, &msg);
+		in = wait_message(gw);
 		t1 = rte_rdtsc();
 		memcpy(&ack, in, sizeof(ack));
 		if (ack.order_id != i || ack.status != 1)
 			die("ack does not match the order", EPROTO);
-		post_recv(&gw, (uint32_t)((in - gw.slot) / msg_size));
+		post_recv(gw, (uint32_t)((in - gw->slot) / msg_size));
 		if (i == warmup)
 			t_first = t0;
 		if (i >= warmup) {
 			half[i - warmup] = (t1 - t0) / 2;
-			if (i == warmup || half[i - warmup] > worst.half)
-				worst = (struct worst){ .index = i - warmup,
+			if (i == warmup || half[i - warmup] > w->half)
+				*w = (struct worst){ .index = i - warmup,
 					.at = t0 - t_first,
 					.half = half[i - warmup] };
 		}
 	}
-	rte_eal_wait_lcore(worker);
+}
+
+/* Poll ch for its next connection event; die unless it is of type. */
+static struct qpio_cm_event
+wait_event(struct qpio_cm_channel *ch, enum qpio_cm_event_type type,
+	   const char *what)
+{
+	struct qpio_cm_event ev;
+	int ret;
+
+	while ((ret = qpio_cm_poll(ch, &ev)) == 0)
+		;
+	if (ret < 0)
+		die(what, -ret);
+	if (ev.type != type)
+		die_event(what, &ev);
+	return ev;
+}
+
+/*
+ * --listen: the exchange alone, for one gateway in another process. The
+ * gateway's request says the message size and how many orders come
+ * (struct hello); the QP is made for that size, the orders are answered,
+ * and the process ends at the gateway's disconnect.
+ */
+static void
+run_exchange(struct qpio_device *dev)
+{
+	struct side ex = { 0 };
+	struct qpio_cm_event ev;
+	struct qpio_cm_id *lid;
+	struct hello h;
+	uint32_t i;
+	int ret;
+
+	ex.ch = qpio_cm_channel_create();
+	if (ex.ch == NULL)
+		die("connection channel", rte_errno);
+	lid = qpio_cm_listen(ex.ch, dev, cm_host[0] != '\0' ? cm_host : NULL,
+			     cm_port, NULL);
+	if (lid == NULL)
+		die("--listen", rte_errno);
+	printf("qpio-pingpong: exchange on %s, lcore %u, listening on port "
+	       "%u\n", devargs, rte_lcore_id(), qpio_cm_id_port(lid));
+	fflush(stdout);
+	ev = wait_event(ex.ch, QPIO_CM_EVENT_CONNECT_REQUEST,
+			"waiting for the gateway");
+	if (ev.private_data_len >= sizeof(h))
+		memcpy(&h, ev.private_data, sizeof(h));
+	if (ev.private_data_len < sizeof(h) ||
+	    rte_be_to_cpu_32(h.magic) != HELLO_MAGIC ||
+	    rte_be_to_cpu_32(h.size) < sizeof(struct order) ||
+	    rte_be_to_cpu_32(h.size) > MAX_SIZE ||
+	    rte_be_to_cpu_64(h.orders) == 0 ||
+	    rte_be_to_cpu_64(h.orders) > (uint64_t)MAX_COUNT + MAX_WARMUP) {
+		qpio_cm_reject(ev.id, NULL, 0);
+		fprintf(stderr, "qpio-pingpong: the request is not a "
+			"qpio-pingpong --connect's (its private data), "
+			"rejected\n");
+		exit(1);
+	}
+	msg_size = rte_be_to_cpu_32(h.size);
+	warmup = 0;
+	count = rte_be_to_cpu_64(h.orders);
+	side_init(&ex, dev);
+	ret = qpio_cm_accept(ev.id, ex.qp, NULL);
+	if (ret != 0)
+		die("accept", -ret);
+	for (i = 0; i < RING; i++)
+		post_recv(&ex, i);
+	wait_event(ex.ch, QPIO_CM_EVENT_ESTABLISHED, "accept");
+	exchange(&ex);
+	wait_event(ex.ch, QPIO_CM_EVENT_DISCONNECTED,
+		   "waiting for the gateway's disconnect");
+	printf("qpio-pingpong: exchange answered %" PRIu64 " orders of %u "
+	       "bytes\n", count, msg_size);
+	printf("posted with: %s\n", ex.no_sge_burst ?
+	       "qpio_qp_post_send() (the driver has no flat burst)" :
+	       "qpio_qp_post_send_sge() (the flat burst)");
+	qpio_cm_channel_destroy(ex.ch);
+}
+
+/* --connect: the gateway alone, against an exchange's --listen. */
+static void
+run_gateway_connected(struct qpio_device *dev, uint64_t *half,
+		      struct worst *w, int *no_sge_burst)
+{
+	struct side gw = { 0 };
+	const struct hello h = {
+		.magic = rte_cpu_to_be_32(HELLO_MAGIC),
+		.size = rte_cpu_to_be_32(msg_size),
+		.orders = rte_cpu_to_be_64(warmup + count),
+	};
+	const struct qpio_cm_conn_param param = {
+		.private_data = &h, .private_data_len = sizeof(h),
+	};
+	struct qpio_cm_event ev;
+	uint32_t i;
+
+	side_init(&gw, dev);
+	gw.ch = qpio_cm_channel_create();
+	if (gw.ch == NULL)
+		die("connection channel", rte_errno);
+	if (qpio_cm_connect(gw.ch, gw.qp, cm_host, cm_port, &param,
+			    NULL) == NULL)
+		die("--connect", rte_errno);
+	ev = wait_event(gw.ch, QPIO_CM_EVENT_ESTABLISHED, "connect");
+	for (i = 0; i < RING; i++)
+		post_recv(&gw, i);
+	printf("qpio-pingpong: %" PRIu64 " orders of %u bytes on %s, gateway "
+	       "lcore %u, exchange at %s:%s\n", count, msg_size, devargs,
+	       rte_lcore_id(), cm_host, cm_port);
+	gateway(&gw, half, NULL, w);
+	if (qpio_cm_disconnect(ev.id) != 0)
+		die("disconnect", EPROTO);
+	wait_event(gw.ch, QPIO_CM_EVENT_DISCONNECTED, "disconnect");
+	*no_sge_burst = gw.no_sge_burst;
+	qpio_cm_channel_destroy(gw.ch);
+}
+
+int
+main(int argc, char **argv)
+{
+	struct side gw = { 0 }, ex = { 0 };
+	struct qpio_device *dev, *dev_ex;
+	uint64_t *half, *oneway, hz, i;
+	struct worst worst = { 0, 0, 0 };
+	unsigned int worker = RTE_MAX_LCORE;
+	int ret, sep, no_sge_burst;
+
+	/* The options after "--" are read before EAL starts, so a refused
+	 * line sets up nothing; argv[sep] becomes their argv[0]. */
+	for (sep = 1; sep < argc; sep++)
+		if (strcmp(argv[sep], "--") == 0)
+			break;
+	if (sep < argc) {
+		argv[sep] = argv[0];
+		ret = parse_args(argc - sep, &argv[sep]);
+	} else {
+		ret = parse_args(1, argv);
+	}
+	if (ret != 0)
+		return ret > 0 ? 0 : 2;
+	ret = rte_eal_init(sep, argv);
+	if (ret < 0) {
+		ret = rte_errno;
+		qpio_eal_init_failed();
+		die("rte_eal_init", ret);
+	}
+	if (!listen_mode && !connect_mode) {
+		worker = rte_get_next_lcore(-1, 1, 0);
+		if (worker >= RTE_MAX_LCORE) {
+			fprintf(stderr, "qpio-pingpong: needs two lcores (EAL "
+				"-l 2,3), or one with --listen or --connect\n");
+			qpio_eal_cleanup();
+			return 2;
+		}
+	}
+	dev = qpio_rdma_dev_create(devargs);
+	if (dev == NULL)
+		die(devargs, rte_errno);
+	if (listen_mode) {
+		run_exchange(dev);
+		qpio_eal_cleanup();
+		return 0;
+	}
+	half = malloc(count * sizeof(*half));
+	oneway = calibrate ? malloc(count * sizeof(*oneway)) : NULL;
+	if (half == NULL || (calibrate && oneway == NULL))
+		die("samples", ENOMEM);
+	hz = rte_get_tsc_hz();
+	if (connect_mode) {
+		run_gateway_connected(dev, half, &worst, &no_sge_burst);
+	} else {
+		dev_ex = dev;
+		if (devargs_ex != NULL) {
+			dev_ex = qpio_rdma_dev_create(devargs_ex);
+			if (dev_ex == NULL)
+				die(devargs_ex, rte_errno);
+		}
+		side_init(&gw, dev);
+		side_init(&ex, dev_ex);
+		side_connect(&gw, dev, dev_ex, qpio_qp_num(ex.qp));
+		side_connect(&ex, dev_ex, dev, qpio_qp_num(gw.qp));
+		for (i = 0; i < RING; i++) {
+			post_recv(&gw, (uint32_t)i);
+			post_recv(&ex, (uint32_t)i);
+		}
+		printf("qpio-pingpong: %" PRIu64 " orders of %u bytes on %s%s%s, "
+		       "gateway lcore %u, exchange lcore %u\n", count, msg_size,
+		       devargs, devargs_ex != NULL ? " and " : "",
+		       devargs_ex != NULL ? devargs_ex : "", rte_lcore_id(),
+		       worker);
+		rte_eal_remote_launch(exchange, &ex, worker);
+		gateway(&gw, half, oneway, &worst);
+		rte_eal_wait_lcore(worker);
+		no_sge_burst = gw.no_sge_burst || ex.no_sge_burst;
+	}
 	if (calibrate)
 		print_calibrated(half, oneway, count, hz);
 	print_histogram(half, count, hz, &worst);
-	printf("posted with: %s\n", gw.no_sge_burst || ex.no_sge_burst ?
+	printf("posted with: %s\n", no_sge_burst ?
 	       "qpio_qp_post_send() (the driver has no flat burst)" :
 	       "qpio_qp_post_send_sge() (the flat burst)");
 	free(oneway);

@@ -491,6 +491,15 @@ def programs(src, cfg):
             "dev": Row(Text("soft0"), repeat=True),
             "size": Row(Num(32, 256, good=64)),
             "calibrate": Row(Flag()),
+            # [HOST:]PORT, port 0..65535 (0: a free one)
+            "listen": Row(Values("0", "abc", "65536", "+5", "-5", " 5",
+                                 "0x10", "10.0.0.1:", ":5000",
+                                 "fd00::1:5000", "[]:5000")),
+            # HOST:PORT, port 1..65535
+            "connect": Row(Values("127.0.0.1:5000", "127.0.0.1",
+                                  "127.0.0.1:0", "127.0.0.1:65536",
+                                  "127.0.0.1:abc", "127.0.0.1:+5", ":5000",
+                                  "fd00::1:5000", "5000")),
             "help": Row(Help()),
         },
         control=["--count=10", "--warmup=0"],
@@ -499,6 +508,14 @@ def programs(src, cfg):
                  ["--dev=soft0", "--dev=soft1", "--dev=soft2"], ["--dev"]),
             Case("a second --dev empty", ["--dev=soft0", "--dev="],
                  ["--dev"]),
+            Case("--listen and --connect", ["--listen=0",
+                                            "--connect=127.0.0.1:5000"],
+                 ["--listen", "--connect"]),
+            Case("--dev twice with --connect",
+                 ["--dev=soft0", "--dev=soft1", "--connect=127.0.0.1:5000"],
+                 ["--dev", "--connect"]),
+            Case("--calibrate with --listen", ["--calibrate", "--listen=0"],
+                 ["--calibrate", "--listen"]),
         ]))
 
     # qpio-rc-msg: examples/rc_msg/main.c.
