@@ -35,6 +35,7 @@
 #include "qpio_devargs.h"
 #include "qpio_eal.h"
 #include "qpio_rdma.h"
+#include "qpio_soft.h"
 
 #define RING 64u            /* receive slots and send queue depth */
 #define MAX_COUNT 100000000u  /* --count: 8 bytes of samples each */
@@ -248,18 +249,34 @@ die_event(const char *what, const struct qpio_cm_event *ev)
 
 /* Busy-poll the receive CQ for one message; returns its slot. Two
  * processes: every 65536 empty polls the connection is looked at, so a
- * peer that disconnects (or whose socket closes) ends the wait. */
+ * peer that disconnects (or whose socket closes) ends the wait, and so
+ * does IDLE_LIMIT_S seconds without a message (a peer process that died
+ * on the wire sent no disconnect; a live one answers in microseconds). */
+#define IDLE_LIMIT_S 10u
 static uint8_t *
 wait_message(struct side *s)
 {
 	struct qpio_cm_event ev;
 	struct qpio_wc wc;
+	uint64_t t0 = 0;
 	uint32_t idle = 0;
 
-	while (qpio_cq_poll(s->recv_cq, &wc, 1) == 0)
-		if (s->ch != NULL && ++idle % 65536 == 0 &&
-		    qpio_cm_poll(s->ch, &ev) == 1)
+	while (qpio_cq_poll(s->recv_cq, &wc, 1) == 0) {
+		if (s->ch == NULL || ++idle % 65536 != 0)
+			continue;
+		if (qpio_cm_poll(s->ch, &ev) == 1)
 			die_event("connection", &ev);
+		if (t0 == 0)
+			t0 = rte_get_tsc_cycles();
+		else if (rte_get_tsc_cycles() - t0 >
+			 IDLE_LIMIT_S * rte_get_tsc_hz()) {
+			fprintf(stderr, "qpio-pingpong: no message from the "
+				"peer for %u s: it is gone (a process that "
+				"dies leaves no disconnect on the wire)\n",
+				IDLE_LIMIT_S);
+			exit(1);
+		}
+	}
 	if (wc.status != QPIO_WC_SUCCESS)
 		die(qpio_wc_status_str(wc.status), EIO);
 	return s->slot + (size_t)wc.wr_id * msg_size;
@@ -450,6 +467,17 @@ parse_endpoint(const char *opt, const char *v, int need_host)
 	size_t hlen = 0;
 	uint64_t p;
 
+	if (v[0] == '[') {
+		const char *end = strchr(v, ']');
+
+		if (end == NULL || end[1] != ':') {
+			fprintf(stderr, "qpio-pingpong: %s=%s: want [IPv6 "
+				"host]:PORT, the port after the bracket "
+				"([fd00::1]:5000)\n", opt, v);
+			return -EINVAL;
+		}
+		colon = end + 1;
+	}
 	if (colon != NULL) {
 		port = colon + 1;
 		hlen = (size_t)(colon - v);
@@ -595,6 +623,13 @@ parse_args(int argc, char **argv)
 			"once)\n", listen_mode ? "listen" : "connect");
 		return -EINVAL;
 	}
+	if (listen_mode && (seen['s'] || seen['n'] || seen['w'])) {
+		fprintf(stderr, "qpio-pingpong: --%s with --listen: the "
+			"gateway's --connect sets the size and the orders (its "
+			"request carries them)\n", seen['s'] ? "size" :
+			seen['n'] ? "count" : "warmup");
+		return -EINVAL;
+	}
 	if ((listen_mode || connect_mode) && calibrate) {
 		fprintf(stderr, "qpio-pingpong: --calibrate with --%s: the "
 			"bounce needs both sides in one process\n",
@@ -660,28 +695,61 @@ gateway(struct side *gw, uint64_t *half, uint64_t *oneway, struct worst *w)
 	}
 }
 
-/* Poll ch for its next connection event; die unless it is of type. */
+/* Poll ch for its next connection event, for limit_s seconds at most
+ * (0: no limit); die unless it is of type. @return 1, or 0 when the
+ * time ran out. */
+static int
+wait_event_for(struct qpio_cm_channel *ch, enum qpio_cm_event_type type,
+	       const char *what, unsigned int limit_s, struct qpio_cm_event *ev)
+{
+	uint64_t end = rte_get_tsc_cycles() + limit_s * rte_get_tsc_hz();
+	int ret;
+
+	while ((ret = qpio_cm_poll(ch, ev)) == 0)
+		if (limit_s != 0 && rte_get_tsc_cycles() > end)
+			return 0;
+	if (ret < 0)
+		die(what, -ret);
+	if (ev->type != type)
+		die_event(what, ev);
+	return 1;
+}
+
 static struct qpio_cm_event
 wait_event(struct qpio_cm_channel *ch, enum qpio_cm_event_type type,
 	   const char *what)
 {
 	struct qpio_cm_event ev;
-	int ret;
 
-	while ((ret = qpio_cm_poll(ch, &ev)) == 0)
-		;
-	if (ret < 0)
-		die(what, -ret);
-	if (ev.type != type)
-		die_event(what, &ev);
+	wait_event_for(ch, type, what, 0, &ev);
 	return ev;
+}
+
+/* A connect request of a qpio-pingpong --connect: its struct hello,
+ * checked, into *h (host order). */
+static int
+hello_read(const struct qpio_cm_event *ev, struct hello *h)
+{
+	if (ev->private_data_len < sizeof(*h))
+		return 0;
+	memcpy(h, ev->private_data, sizeof(*h));
+	h->magic = rte_be_to_cpu_32(h->magic);
+	h->size = rte_be_to_cpu_32(h->size);
+	h->orders = rte_be_to_cpu_64(h->orders);
+	return h->magic == HELLO_MAGIC && h->size >= sizeof(struct order) &&
+		h->size <= MAX_SIZE && h->orders != 0 &&
+		h->orders <= (uint64_t)MAX_COUNT + MAX_WARMUP;
 }
 
 /*
  * --listen: the exchange alone, for one gateway in another process. The
  * gateway's request says the message size and how many orders come
  * (struct hello); the QP is made for that size, the orders are answered,
- * and the process ends at the gateway's disconnect.
+ * and the process ends at the gateway's disconnect (or 5 s after the
+ * last answer without it). A request that is not a qpio-pingpong's is
+ * rejected and the exchange listens on; once one is accepted the
+ * listener goes, so a second gateway is refused as by a port nobody
+ * listens on.
  */
 static void
 run_exchange(struct qpio_device *dev)
@@ -703,37 +771,35 @@ run_exchange(struct qpio_device *dev)
 	printf("qpio-pingpong: exchange on %s, lcore %u, listening on port "
 	       "%u\n", devargs, rte_lcore_id(), qpio_cm_id_port(lid));
 	fflush(stdout);
-	ev = wait_event(ex.ch, QPIO_CM_EVENT_CONNECT_REQUEST,
-			"waiting for the gateway");
-	if (ev.private_data_len >= sizeof(h))
-		memcpy(&h, ev.private_data, sizeof(h));
-	if (ev.private_data_len < sizeof(h) ||
-	    rte_be_to_cpu_32(h.magic) != HELLO_MAGIC ||
-	    rte_be_to_cpu_32(h.size) < sizeof(struct order) ||
-	    rte_be_to_cpu_32(h.size) > MAX_SIZE ||
-	    rte_be_to_cpu_64(h.orders) == 0 ||
-	    rte_be_to_cpu_64(h.orders) > (uint64_t)MAX_COUNT + MAX_WARMUP) {
+	for (;;) {
+		ev = wait_event(ex.ch, QPIO_CM_EVENT_CONNECT_REQUEST,
+				"waiting for the gateway");
+		if (hello_read(&ev, &h))
+			break;
 		qpio_cm_reject(ev.id, NULL, 0);
-		fprintf(stderr, "qpio-pingpong: the request is not a "
-			"qpio-pingpong --connect's (its private data), "
-			"rejected\n");
-		exit(1);
+		qpio_cm_id_destroy(ev.id);
+		fprintf(stderr, "qpio-pingpong: a connect request that is not "
+			"a qpio-pingpong --connect's (its private data): "
+			"rejected; listening on\n");
 	}
-	msg_size = rte_be_to_cpu_32(h.size);
+	msg_size = h.size;
 	warmup = 0;
-	count = rte_be_to_cpu_64(h.orders);
+	count = h.orders;
 	side_init(&ex, dev);
 	ret = qpio_cm_accept(ev.id, ex.qp, NULL);
 	if (ret != 0)
 		die("accept", -ret);
+	qpio_cm_id_destroy(lid);
 	for (i = 0; i < RING; i++)
 		post_recv(&ex, i);
 	wait_event(ex.ch, QPIO_CM_EVENT_ESTABLISHED, "accept");
 	exchange(&ex);
-	wait_event(ex.ch, QPIO_CM_EVENT_DISCONNECTED,
-		   "waiting for the gateway's disconnect");
 	printf("qpio-pingpong: exchange answered %" PRIu64 " orders of %u "
 	       "bytes\n", count, msg_size);
+	if (!wait_event_for(ex.ch, QPIO_CM_EVENT_DISCONNECTED,
+			    "waiting for the gateway's disconnect", 5, &ev))
+		printf("qpio-pingpong: no disconnect from the gateway within "
+		       "5 s of the last answer\n");
 	printf("posted with: %s\n", ex.no_sge_burst ?
 	       "qpio_qp_post_send() (the driver has no flat burst)" :
 	       "qpio_qp_post_send_sge() (the flat burst)");
@@ -765,6 +831,23 @@ run_gateway_connected(struct qpio_device *dev, uint64_t *half,
 			    NULL) == NULL)
 		die("--connect", rte_errno);
 	ev = wait_event(gw.ch, QPIO_CM_EVENT_ESTABLISHED, "connect");
+	/* Soft devices of two fabrics (two primary processes, or private
+	 * memory) number their QPs alike: the peer named is then this QP. */
+	if (ev.peer.qpn == qpio_qp_num(gw.qp) && ev.peer.lid != 0) {
+		struct qpio_port_attr pa;
+
+		if (qpio_rdma_port_query(dev, 1, &pa) == 0 &&
+		    pa.lid == ev.peer.lid) {
+			fprintf(stderr, "qpio-pingpong: connected to its own "
+				"QP 0x%x: the exchange's device is in another "
+				"fabric (soft devices of two processes share "
+				"one only as primary and secondary on "
+				"hugepages, --proc-type=secondary with the same "
+				"--file-prefix; between hosts use soft wire "
+				"devices, wire=)\n", ev.peer.qpn);
+			exit(1);
+		}
+	}
 	for (i = 0; i < RING; i++)
 		post_recv(&gw, i);
 	printf("qpio-pingpong: %" PRIu64 " orders of %u bytes on %s, gateway "
@@ -786,6 +869,7 @@ main(int argc, char **argv)
 	uint64_t *half, *oneway, hz, i;
 	struct worst worst = { 0, 0, 0 };
 	unsigned int worker = RTE_MAX_LCORE;
+	const char *private_mem = NULL;
 	int ret, sep, no_sge_burst;
 
 	/* The options after "--" are read before EAL starts, so a refused
@@ -801,6 +885,11 @@ main(int argc, char **argv)
 	}
 	if (ret != 0)
 		return ret > 0 ? 0 : 2;
+	for (i = 1; i < (uint64_t)sep; i++)
+		if (strcmp(argv[i], "--no-huge") == 0 ||
+		    strcmp(argv[i], "--no-shconf") == 0 ||
+		    strcmp(argv[i], "--in-memory") == 0)
+			private_mem = argv[i];
 	ret = rte_eal_init(sep, argv);
 	if (ret < 0) {
 		ret = rte_errno;
@@ -819,6 +908,22 @@ main(int argc, char **argv)
 	dev = qpio_rdma_dev_create(devargs);
 	if (dev == NULL)
 		die(devargs, rte_errno);
+	/* A soft device of the fabric reaches another process's only
+	 * through shared hugepage memory (the second process a secondary);
+	 * a soft wire device or an ibv one needs none. */
+	if ((listen_mode || connect_mode) && private_mem != NULL &&
+	    qpio_soft_wire_stats_get(dev, &(struct qpio_soft_wire_stats){ 0 }) ==
+	    -ENODEV) {
+		fprintf(stderr, "qpio-pingpong: --%s on %s (a soft device of "
+			"the fabric) with %s: memory of this mode is private to "
+			"one process, and two processes need hugepages (the "
+			"second with --proc-type=secondary); or give each a "
+			"soft wire device (wire=)\n", listen_mode ? "listen" :
+			"connect", devargs, private_mem);
+		qpio_rdma_dev_close(dev);
+		qpio_eal_cleanup();
+		return 2;
+	}
 	if (listen_mode) {
 		run_exchange(dev);
 		qpio_eal_cleanup();

@@ -516,6 +516,10 @@ def programs(src, cfg):
                  ["--dev", "--connect"]),
             Case("--calibrate with --listen", ["--calibrate", "--listen=0"],
                  ["--calibrate", "--listen"]),
+            Case("--size with --listen", ["--listen=0", "--size=64"],
+                 ["--size", "--listen"]),
+            Case("--count with --listen", ["--listen=0", "--count=5"],
+                 ["--count", "--listen"]),
         ]))
 
     # qpio-rc-msg: examples/rc_msg/main.c.

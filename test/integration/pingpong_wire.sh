@@ -13,12 +13,17 @@
 # IB CM on QP1; the exchange must say it answered every order, warm-up
 # included.
 #
-#   pingpong_wire.sh PINGPONG_BINARY [one|two]
+#   pingpong_wire.sh PINGPONG_BINARY [one|two [CMATOSE_BINARY]]
+#
+# With CMATOSE_BINARY, "two" first sends the exchange a stranger's connect
+# request (qpio-cmatose's, without qpio-pingpong's private data): it must
+# be rejected and the exchange must go on listening.
 #
 # Root only (veth); exits 77 (skipped) with the reason otherwise.
 set -u
 pp=$1
 mode=${2:-one}
+cmatose=${3:-}
 skip() { echo "pingpong-wire: SKIP: $*"; exit 77; }
 [ "$(id -u)" = 0 ] || skip "needs root for a veth pair"
 command -v ip >/dev/null || skip "ip (iproute2) not installed"
@@ -54,6 +59,18 @@ if [ "$mode" = two ]; then
 		sleep 0.1
 	done
 	[ -n "$port" ] || { sed 's/^/  exchange: /' "$work/exchange"; echo "pingpong-wire: FAIL: the exchange never listened"; exit 1; }
+	# a stranger's request first (qpio-cmatose, no qpio-pingpong
+	# private data): rejected, and the exchange listens on
+	if [ -n "$cmatose" ]; then
+		timeout 30 "$cmatose" -l 0 --no-huge --no-shconf --no-pci -m 256 \
+			--file-prefix="pwc-$$" --log-level=lib.eal:error \
+			--vdev="net_af_packet1,iface=$b" -- --dev "$db" \
+			-s 10.0.0.1 -p "$port" -c 1 > "$work/stranger" 2>&1 &&
+			fail "qpio-cmatose's request was accepted"
+		rm -rf "/var/run/dpdk/pwc-$$"
+		grep -q "rejected; listening on" "$work/exchange" ||
+			{ fail "the exchange did not reject the stranger's request"; sed 's/^/  stranger: /' "$work/stranger"; }
+	fi
 	for _ in 1 2 3; do
 		timeout 120 "$pp" -l 0 --no-huge --no-shconf --no-pci -m 256 \
 			--file-prefix="pwg-$$" --log-level=lib.eal:error \

@@ -13,6 +13,7 @@
  */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <netinet/in.h>
 #include <stdio.h>
 #include <string.h>
@@ -382,6 +383,14 @@ no_neigh(struct soft_wire *w, const struct wire_neigh *n, unsigned int held)
 		 "(tx_no_neigh); is the host up and on this link (or behind "
 		 "gw=)?", w->port_name, v4 ? "ARP" : "NDP", a,
 		 WIRE_ARP_GIVEUP_MS, n->nreq, held);
+	/* frames of another VLAN came: the likelier cause */
+	if (w->st.rx_other_vlan != 0)
+		SOFT_LOG(WARNING, "wire port %s: %" PRIu64 " frames of another "
+			 "VLAN arrived (rx_other_vlan; this device is %s%u): "
+			 "do both ends give the same vlan=?", w->port_name,
+			 w->st.rx_other_vlan,
+			 w->vlan_id != 0 ? "on VLAN " : "untagged, VLAN ",
+			 w->vlan_id);
 }
 
 /* Neighbour timers: requests again, and the datagrams of a neighbour
