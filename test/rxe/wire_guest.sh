@@ -66,7 +66,7 @@ qpio_pp() {
 # rxe0 against qpio-verbs-pingpong, qpio as "client" (it sends first) or
 # "server"; RC and UC at path MTU 1024 on both ends (the tools' default).
 row() {
-	local name=$1 tr=$2 size=$3 iters=$4 role=$5 ok=0 try tool
+	local name=$1 tr=$2 size=$3 iters=$4 role=$5 ok=0 try tool qst
 	tool=ibv_$(echo "$tr" | tr 'A-Z' 'a-z')_pingpong
 	step "$name: $tool (rxe0) <-> qpio-verbs-pingpong -c $tr ($role), $size bytes x $iters"
 	if [ "$role" = client ]; then
@@ -97,7 +97,17 @@ row() {
 			grep -q "Couldn't connect" /tmp/rxe.log || break
 		done
 		[ "$ok" = 1 ] || kill "$peer" 2>/dev/null
-		wait "$peer" || ok=0
+		wait "$peer"
+		qst=$?
+		# 3: all done but qpio's last SEND, whose ACK was lost after
+		# rxe closed (examples/verbs_pingpong): rxe's "iters in" line
+		# says it arrived
+		if [ "$qst" = 3 ] && [ "$ok" = 1 ] &&
+			grep -q "$iters iters in" /tmp/rxe.log; then
+			echo "   qpio's last SEND was not ACKed before rxe closed; rxe's '$iters iters' says it arrived"
+		elif [ "$qst" != 0 ]; then
+			ok=0
+		fi
 	fi
 	if [ "$ok" = 1 ] && grep -q "validate: 0 of $iters messages wrong" /tmp/qpio.log &&
 		grep -q "$iters iters in" /tmp/rxe.log; then
