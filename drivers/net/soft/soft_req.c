@@ -475,31 +475,29 @@ rc_send_exec(struct soft_run *d, struct soft_cq *scq, uint32_t ci,
 	bkey = MLX5_INVALID_LKEY;
 	j = 0;
 	if (ahead) {
+		/* One SEND: its one receive's MR checked inline; the run's
+		 * cache would serve no second receive (d->mp is 0: a local
+		 * peer) */
+		const bool one = __builtin_constant_p(k) && k == 1;
+
 		/* The copy's key is never the invalid one. A receive that
 		 * fails goes to the per-WQE path, as below. */
 		if (len[0] > qp->rnext.room)
 			return 0;
-		if (__builtin_constant_p(k) && k == 1) {
-			/* One SEND: its one receive's MR checked inline; the
-			 * run's cache would serve no second receive (d->mp
-			 * is 0: a local peer) */
-			dst[0] = soft_mr_check(t.mdev, qp->rnext.key, rq->pdn,
-					       qp->rnext.addr, qp->rnext.room,
-					       QPIO_ACCESS_LOCAL_WRITE);
-			if (dst[0] == NULL)
-				return 0;
-			j = 1;
-		} else {
-			dst[0] = run_recv_mr_check(d, t.mdev, qp->rnext.key,
-						   rq->pdn, qp->rnext.addr,
-						   qp->rnext.room);
-			if (dst[0] == NULL)
-				return 0;
+		dst[0] = one ?
+			soft_mr_check(t.mdev, qp->rnext.key, rq->pdn,
+				      qp->rnext.addr, qp->rnext.room,
+				      QPIO_ACCESS_LOCAL_WRITE) :
+			run_recv_mr_check(d, t.mdev, qp->rnext.key, rq->pdn,
+					  qp->rnext.addr, qp->rnext.room);
+		if (dst[0] == NULL)
+			return 0;
+		if (!one) {
 			bkey = qp->rnext.key;
 			baddr = d->mr_e->addr;
 			blen = d->mr_e->len;
-			j = 1;
 		}
+		j = 1;
 	}
 	for (; j < n; j++) {
 		const struct mlx5_wqe_data_seg *ds =

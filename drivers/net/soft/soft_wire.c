@@ -811,12 +811,13 @@ rc_input(struct soft_dev *sdev, struct soft_wire *w,
  * rte_vlan_strip()) or took it out already (RTE_MBUF_F_RX_VLAN_STRIPPED
  * and vlan_tci: a NIC's VLAN strip, or net_af_packet, to which Linux
  * hands the tag beside the frame). Either way the frame is left
- * untagged, with RTE_MBUF_F_RX_VLAN_STRIPPED set when it had a tag.
- * @return true when the frame is of the device's VLAN: tagged with its
+ * untagged. The frame is of the device's VLAN when it is tagged with its
  * VID (vlan=), or, on an untagged device, untagged or priority-tagged
  * (VID 0, IEEE 802.1Q 9.6). The PCP and DEI are not looked at.
+ * @return the bytes of the tag it had (0 or RTE_VLAN_HLEN: they count in
+ * rx_bytes, as tx_bytes has them), or -1 for a frame of another VLAN.
  */
-static bool
+static int
 vlan_input(const struct soft_wire *w, struct rte_mbuf *m)
 {
 	const uint8_t *f = rte_pktmbuf_mtod(m, const uint8_t *);
@@ -828,36 +829,34 @@ vlan_input(const struct soft_wire *w, struct rte_mbuf *m)
 		   f[12] == 0x81 && f[13] == 0x00) {
 		vid = get_be16(f + 14) & 0xfff;
 		if (rte_vlan_strip(m) != 0)
-			return false;
+			return -1;
 	} else {
-		return w->vlan_id == 0;
+		return w->vlan_id == 0 ? 0 : -1;
 	}
-	return vid == w->vlan_id;
+	return vid == w->vlan_id ? (int)RTE_VLAN_HLEN : -1;
 }
 
 static void
 frame_input(struct soft_dev *sdev, struct soft_wire *w, struct rte_mbuf *m)
 {
-	uint8_t *f = rte_pktmbuf_mtod(m, uint8_t *);
-	uint32_t len = rte_pktmbuf_data_len(m);
 	struct soft_wire_pkt p;
 	enum soft_wire_drop why;
-	uint32_t flen_tag = 0;
+	uint8_t *f;
+	uint32_t len;
+	int flen_tag;
 
 	if (unlikely(m->nb_segs != 1)) {
 		w->st.rx_oversize++;
 		return;
 	}
-	if (!vlan_input(w, m)) {
+	flen_tag = vlan_input(w, m);
+	if (flen_tag < 0) {
 		w->st.rx_other_vlan++;
 		return;
 	}
-	if (m->ol_flags & RTE_MBUF_F_RX_VLAN_STRIPPED) {
-		/* the tag's 4 bytes count in rx_bytes, as tx_bytes has them */
-		f = rte_pktmbuf_mtod(m, uint8_t *);
-		len = rte_pktmbuf_data_len(m);
-		flen_tag = RTE_VLAN_HLEN;
-	}
+	/* the frame without its tag */
+	f = rte_pktmbuf_mtod(m, uint8_t *);
+	len = rte_pktmbuf_data_len(m);
 	if (len >= 14 && f[12] == 0x08 && f[13] == 0x06) {
 		arp_input(w, f, len);
 		return;
@@ -913,10 +912,10 @@ frame_input(struct soft_dev *sdev, struct soft_wire *w, struct rte_mbuf *m)
 	}
 	if (p.opcode == SOFT_IB_OPC_UD_SEND_ONLY ||
 	    p.opcode == SOFT_IB_OPC_UD_SEND_ONLY_IMM) {
-		ud_input(sdev, w, &p, len + flen_tag);
+		ud_input(sdev, w, &p, len + (uint32_t)flen_tag);
 		return;
 	}
-	rc_input(sdev, w, &p, len + flen_tag);
+	rc_input(sdev, w, &p, len + (uint32_t)flen_tag);
 }
 
 int
