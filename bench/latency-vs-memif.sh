@@ -234,14 +234,7 @@ run_qpio_wire() {
 		</dev/null >"$xlog" 2>&1 &
 	ex=$!
 	pids+=("$ex")
-	port=
-	for _ in $(seq 100); do
-		port=$(sed -n 's/.* listening on port \([0-9]*\)$/\1/p' "$xlog")
-		[ -n "$port" ] && break
-		kill -0 "$ex" 2>/dev/null || break
-		sleep 0.1
-	done
-	[ -n "$port" ] ||
+	port=$(listen_port "$xlog" "$ex") ||
 		die "the qpio-pingpong exchange did not listen; last lines:$(echo; tail -5 "$xlog")"
 	timeout -k 5 120 "$pingpong" -l 0 --no-huge --no-shconf --no-pci -m 256 \
 		--file-prefix="$prefix_q" --vdev="net_af_packet1,iface=$veth_b" -- \

@@ -30,3 +30,17 @@ veth_up() {
 af_packet_fanout_clash() {
 	grep -q "could not set PACKET_FANOUT" "$1"
 }
+
+# listen_port LOG PID: the port a qpio-pingpong --listen 0 running as PID
+# prints to LOG ("... listening on port N"), waited for 10 s at most while
+# PID runs. Prints N; returns 1 (printing nothing) when it never comes.
+listen_port() {
+	local p _
+	for _ in $(seq 100); do
+		p=$(sed -n 's/.* listening on port \([0-9]*\)$/\1/p' "$1")
+		[ -n "$p" ] && { echo "$p"; return 0; }
+		kill -0 "$2" 2>/dev/null || break
+		sleep 0.1
+	done
+	return 1
+}

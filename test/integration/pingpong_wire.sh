@@ -51,14 +51,7 @@ if [ "$mode" = two ]; then
 		--vdev="net_af_packet0,iface=$a" -- --dev "$da" --listen 0 \
 		> "$work/exchange" 2>&1 &
 	exo=$!
-	port=
-	for _ in $(seq 100); do
-		port=$(sed -n 's/.* listening on port \([0-9]*\)$/\1/p' "$work/exchange")
-		[ -n "$port" ] && break
-		kill -0 "$exo" 2>/dev/null || break
-		sleep 0.1
-	done
-	[ -n "$port" ] || { sed 's/^/  exchange: /' "$work/exchange"; echo "pingpong-wire: FAIL: the exchange never listened"; exit 1; }
+	port=$(listen_port "$work/exchange" "$exo") || { sed 's/^/  exchange: /' "$work/exchange"; echo "pingpong-wire: FAIL: the exchange never listened"; exit 1; }
 	# a stranger's request first (qpio-cmatose, no qpio-pingpong
 	# private data): rejected, and the exchange listens on
 	if [ -n "$cmatose" ]; then

@@ -1185,40 +1185,38 @@ Test(soft_wire, devargs_and_verbs_refused_with_their_rule)
 
 	eth_of_rings("wire_d", r, r, nm);
 #define DEV(fmt) (snprintf(a, sizeof(a), "soft0,wire=%s" fmt, nm), a)
-	cr_assert_null(qpio_rdma_dev_create(DEV("")));
-	cr_assert_eq(rte_errno, EINVAL);
-	cr_assert_null(qpio_rdma_dev_create("soft0,ip=10.0.0.1"));
-	cr_assert_eq(rte_errno, EINVAL);
-	cr_assert_null(qpio_rdma_dev_create(DEV(",ip=10.0.0.300")));
-	cr_assert_eq(rte_errno, EINVAL);
-	cr_assert_null(qpio_rdma_dev_create(DEV(",ip6=::ffff:1.2.3.4")));
-	cr_assert_eq(rte_errno, EINVAL);
-	cr_assert_null(qpio_rdma_dev_create(DEV(",ip=10.0.0.1,neigh=10.0.0.2")));
-	cr_assert_eq(rte_errno, EINVAL);
-	cr_assert_null(qpio_rdma_dev_create(DEV(",ip=10.0.0.1,mtu=9001")));
-	cr_assert_eq(rte_errno, EINVAL);
-	cr_assert_null(qpio_rdma_dev_create(DEV(",ip=10.0.0.1,ack_hold=2")));
-	cr_assert_eq(rte_errno, EINVAL);
-	cr_assert_null(qpio_rdma_dev_create("soft0,ack_hold=0"));
-	cr_assert_eq(rte_errno, EINVAL);
-	/* IEEE 802.1Q: VID 1..4094 (0 is no VLAN, 4095 reserved), PCP
-	 * 0..7 and only with a VID, both only on the wire */
-	cr_assert_null(qpio_rdma_dev_create(DEV(",ip=10.0.0.1,vlan=0")));
-	cr_assert_eq(rte_errno, EINVAL);
-	cr_assert_null(qpio_rdma_dev_create(DEV(",ip=10.0.0.1,vlan=4095")));
-	cr_assert_eq(rte_errno, EINVAL);
-	cr_assert_null(qpio_rdma_dev_create(DEV(",ip=10.0.0.1,vlan=ten")));
-	cr_assert_eq(rte_errno, EINVAL);
-	cr_assert_null(qpio_rdma_dev_create(DEV(",ip=10.0.0.1,vlan=10,pcp=8")));
-	cr_assert_eq(rte_errno, EINVAL);
-	cr_assert_null(qpio_rdma_dev_create(DEV(",ip=10.0.0.1,pcp=3")));
-	cr_assert_eq(rte_errno, EINVAL);
-	cr_assert_null(qpio_rdma_dev_create("soft0,vlan=100"));
-	cr_assert_eq(rte_errno, EINVAL);
-	cr_assert_null(qpio_rdma_dev_create("soft0,pcp=1"));
-	cr_assert_eq(rte_errno, EINVAL);
-	cr_assert_null(qpio_rdma_dev_create(DEV(",ip=10.0.0.1,fault_drop_ppm=10")));
-	cr_assert_eq(rte_errno, EINVAL);
+	/* Refused with EINVAL: after "soft0,wire=<the ring ethdev>" (on),
+	 * or alone */
+	static const struct {
+		int on;
+		const char *args;
+	} einval[] = {
+		{ 1, "" },
+		{ 0, "soft0,ip=10.0.0.1" },
+		{ 1, ",ip=10.0.0.300" },
+		{ 1, ",ip6=::ffff:1.2.3.4" },
+		{ 1, ",ip=10.0.0.1,neigh=10.0.0.2" },
+		{ 1, ",ip=10.0.0.1,mtu=9001" },
+		{ 1, ",ip=10.0.0.1,ack_hold=2" },
+		{ 0, "soft0,ack_hold=0" },
+		/* IEEE 802.1Q: VID 1..4094 (0 is no VLAN, 4095 reserved),
+		 * PCP 0..7 and only with a VID, both only on the wire */
+		{ 1, ",ip=10.0.0.1,vlan=0" },
+		{ 1, ",ip=10.0.0.1,vlan=4095" },
+		{ 1, ",ip=10.0.0.1,vlan=ten" },
+		{ 1, ",ip=10.0.0.1,vlan=10,pcp=8" },
+		{ 1, ",ip=10.0.0.1,pcp=3" },
+		{ 0, "soft0,vlan=100" },
+		{ 0, "soft0,pcp=1" },
+		{ 1, ",ip=10.0.0.1,fault_drop_ppm=10" },
+	};
+
+	for (unsigned int i = 0; i < RTE_DIM(einval); i++) {
+		snprintf(a, sizeof(a), "%s%s%s", einval[i].on ? "soft0,wire=" : "",
+			 einval[i].on ? nm : "", einval[i].args);
+		cr_assert_null(qpio_rdma_dev_create(a), "%s: created", a);
+		cr_assert_eq(rte_errno, EINVAL, "%s: rte_errno %d", a, rte_errno);
+	}
 	cr_assert_null(qpio_rdma_dev_create("soft0,wire=nosuch,ip=10.0.0.1"));
 	cr_assert_eq(rte_errno, ENODEV);
 
