@@ -217,6 +217,11 @@ struct qpio_device_attr {
 	uint32_t max_ah;
 	enum qpio_atomic_cap atomic_cap;
 	uint8_t phys_port_cnt;          /**< ports are numbered 1..phys_port_cnt */
+	/** Completion vectors (ibv_context num_comp_vectors): a CQ's
+	 *  comp_vector is below it. A soft wire device has one per queue
+	 *  (devargs queues=: the vector names the port queue its CQs'
+	 *  polls read); 1 on the soft fabric. */
+	uint32_t num_comp_vectors;
 };
 
 /** Bits of qpio_device_attr_ex.odp_caps (on-demand paging). */
@@ -827,14 +832,21 @@ struct qpio_cq_init_attr {
 	uint32_t cqe;        /**< entries, 1..max_cqe (as qpio_cq_create()) */
 	int socket_id;       /**< NUMA socket, or SOCKET_ID_ANY */
 	uint32_t flags;      /**< OR of enum qpio_cq_flags */
+	/** Completion vector (ibv_create_cq(3) comp_vector), 0 ..
+	 *  num_comp_vectors - 1 of qpio_rdma_dev_query(). On a soft wire
+	 *  device of several queues it is the queue of the CQ and of the
+	 *  QPs using it: their packets go through that port queue, and the
+	 *  CQ's polls run that queue's progress step. */
+	uint32_t comp_vector;
 };
 
 /**
  * Create a CQ with flags (ibv_create_cq_ex(3)); qpio_cq_create() is this
  * call with flags 0.
  * @return the CQ, or NULL with rte_errno as qpio_cq_create(), plus EINVAL
- *   for an unknown flag and EOPNOTSUPP for QPIO_CQ_FLAG_TIMESTAMP on a
- *   device without completion timestamps (both logged).
+ *   for an unknown flag or a comp_vector not below num_comp_vectors, and
+ *   EOPNOTSUPP for QPIO_CQ_FLAG_TIMESTAMP on a device without completion
+ *   timestamps (all logged).
  */
 struct qpio_cq *qpio_cq_create_ex(struct qpio_device *dev,
 				  const struct qpio_cq_init_attr *attr);

@@ -96,10 +96,12 @@ struct qpio_dev_ops {
 				  unsigned int access);
 	int (*mr_dereg)(struct qpio_mr *mr);
 	/** cqe in [1, max_cqe]; flags known, QPIO_CQ_FLAG_TIMESTAMP only
-	 *  when dev_query_ex reports a timestamp mask. Sets poll, depth,
-	 *  cqn, and poll_ts when flags has QPIO_CQ_FLAG_TIMESTAMP. */
+	 *  when dev_query_ex reports a timestamp mask; comp_vector below
+	 *  attr.num_comp_vectors. Sets poll, depth, cqn, and poll_ts when
+	 *  flags has QPIO_CQ_FLAG_TIMESTAMP. */
 	struct qpio_cq *(*cq_create)(struct qpio_device *dev, uint32_t cqe,
-				     int socket_id, uint32_t flags);
+				     int socket_id, uint32_t flags,
+				     uint32_t comp_vector);
 	int (*cq_destroy)(struct qpio_cq *cq);
 	/** Resize (optional): cqe in [1, max_cqe]. Keeps the completions in
 	 *  the CQ in order; -EINVAL (logged) when fewer entries than it holds

@@ -232,12 +232,21 @@ qpio_cq_create_ex(struct qpio_device *dev, const struct qpio_cq_init_attr *attr)
 			RET_NULL(EOPNOTSUPP);
 		}
 	}
+	if (attr->comp_vector >= RTE_MAX(dev->attr.num_comp_vectors, 1u)) {
+		RDMA_LOG(ERR, "cq on %s: comp_vector %u, but the device has %u "
+			 "completion vectors (0..%u; num_comp_vectors of "
+			 "qpio_rdma_dev_query())", dev->name, attr->comp_vector,
+			 RTE_MAX(dev->attr.num_comp_vectors, 1u),
+			 RTE_MAX(dev->attr.num_comp_vectors, 1u) - 1);
+		RET_NULL(EINVAL);
+	}
 	if (dev->nb_cq >= dev->attr.max_cq) {
 		RDMA_LOG(ERR, "device %s: max_cq (%u) reached", dev->name,
 			 dev->attr.max_cq);
 		RET_NULL(ENOSPC);
 	}
-	cq = dev->ops->cq_create(dev, attr->cqe, attr->socket_id, attr->flags);
+	cq = dev->ops->cq_create(dev, attr->cqe, attr->socket_id, attr->flags,
+				 attr->comp_vector);
 	if (cq == NULL)
 		return NULL;
 	cq->dev = dev;

@@ -27,11 +27,11 @@ wire_stats(const struct qpio_device *dev)
 	{ (s).rx_packets, (s).rx_not_roce, (s).rx_truncated, \
 	  (s).rx_oversize, (s).rx_bad_ip, (s).rx_not_mine, (s).rx_bad_udp, \
 	  (s).rx_bad_bth, (s).rx_bad_icrc, (s).rx_no_qp, (s).arp_rx, \
-	  (s).rx_other_vlan }
+	  (s).rx_other_vlan, (s).rx_steer_dropped }
 static const char *const rx_names[] = {
 	"rx_packets", "rx_not_roce", "rx_truncated", "rx_oversize",
 	"rx_bad_ip", "rx_not_mine", "rx_bad_udp", "rx_bad_bth", "rx_bad_icrc",
-	"rx_no_qp", "arp_rx", "rx_other_vlan",
+	"rx_no_qp", "arp_rx", "rx_other_vlan", "rx_steer_dropped",
 };
 
 void

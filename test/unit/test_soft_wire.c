@@ -9,6 +9,7 @@
  * opens it with tshark's RoCE dissector).
  */
 #include <arpa/inet.h>
+#include <pthread.h>
 #include <string.h>
 #include <unistd.h>
 #include <zlib.h>
@@ -2871,4 +2872,573 @@ Test(soft_wire, vlan_priority_tagged_frames_taken_untagged)
 	qt_end_destroy(&a);
 	qt_end_destroy(&b);
 	pair_down();
+}
+
+/* ---- queues=2: a port queue pair per completion vector, steering ---- */
+
+/* Two wire devices of two queues over net_ring ethdevs of two queue
+ * pairs each; the pump moves A's tx queue i to B's rx queue i, or to
+ * queue 1 - i when crossed (every RoCE packet then comes in on the
+ * other queue than its QP's, as RSS on the peer's UDP source port may
+ * put it). */
+struct queue_pair {
+	struct rte_ring *a_tx[2], *a_rx[2], *b_tx[2], *b_rx[2];
+	struct qpio_device *a, *b;
+	int cross;
+	unsigned int roce_a_tx[2];    /* RoCE frames from A's tx queue i */
+	unsigned int lost;            /* frames a full rx ring did not take */
+};
+
+static struct queue_pair Q;
+
+static void
+qpair_up(int cross)
+{
+	static unsigned int gen;
+	char n[64], name_a[RTE_ETH_NAME_MAX_LEN], name_b[RTE_ETH_NAME_MAX_LEN];
+	char da[256], db[256];
+	unsigned int i;
+	int pa, pb;
+
+	memset(&Q, 0, sizeof(Q));
+	Q.cross = cross;
+	for (i = 0; i < 2; i++) {
+		snprintf(n, sizeof(n), "qa_tx%u_%u", i, gen);
+		Q.a_tx[i] = ring(n);
+		snprintf(n, sizeof(n), "qa_rx%u_%u", i, gen);
+		Q.a_rx[i] = ring(n);
+		snprintf(n, sizeof(n), "qb_tx%u_%u", i, gen);
+		Q.b_tx[i] = ring(n);
+		snprintf(n, sizeof(n), "qb_rx%u_%u", i, gen);
+		Q.b_rx[i] = ring(n);
+	}
+	snprintf(n, sizeof(n), "qwire_a%u", gen);
+	pa = rte_eth_from_rings(n, Q.a_rx, 2, Q.a_tx, 2, SOCKET_ID_ANY);
+	snprintf(n, sizeof(n), "qwire_b%u", gen++);
+	pb = rte_eth_from_rings(n, Q.b_rx, 2, Q.b_tx, 2, SOCKET_ID_ANY);
+	cr_assert_geq(pa, 0);
+	cr_assert_geq(pb, 0);
+	cr_assert_eq(rte_eth_dev_get_name_by_port((uint16_t)pa, name_a), 0);
+	cr_assert_eq(rte_eth_dev_get_name_by_port((uint16_t)pb, name_b), 0);
+	snprintf(da, sizeof(da), "soft0,wire=%s,ip=10.0.0.1,queues=2,"
+		 "neigh=10.0.0.2@00:00:00:00:00:00", name_a);
+	snprintf(db, sizeof(db), "soft1,wire=%s,ip=10.0.0.2,queues=2,"
+		 "neigh=10.0.0.1@00:00:00:00:00:00", name_b);
+	Q.a = qpio_rdma_dev_create(da);
+	cr_assert_not_null(Q.a, "%s: %s", da, rte_strerror(rte_errno));
+	Q.b = qpio_rdma_dev_create(db);
+	cr_assert_not_null(Q.b, "%s: %s", db, rte_strerror(rte_errno));
+}
+
+static void
+qpair_down(void)
+{
+	unsigned int i;
+
+	cr_assert_eq(qpio_rdma_dev_close(Q.a), 0);
+	cr_assert_eq(qpio_rdma_dev_close(Q.b), 0);
+	for (i = 0; i < 2; i++) {
+		rte_ring_free(Q.a_tx[i]);
+		rte_ring_free(Q.a_rx[i]);
+		rte_ring_free(Q.b_tx[i]);
+		rte_ring_free(Q.b_rx[i]);
+	}
+}
+
+/* objs[0..n) into r; what it has no room for is freed and counted. */
+static void
+qgive(struct rte_ring *r, void **objs, unsigned int n)
+{
+	unsigned int k = rte_ring_enqueue_burst(r, objs, n, NULL);
+
+	Q.lost += n - k;
+	for (; k < n; k++)
+		rte_pktmbuf_free(objs[k]);
+}
+
+/* Move what each tx queue holds (the pump thread of the two-thread test
+ * runs it alone: the rings are single-producer, single-consumer). */
+static void
+qpump(void)
+{
+	void *objs[64];
+	unsigned int i, j, n, to;
+
+	for (i = 0; i < 2; i++) {
+		to = Q.cross ? 1 - i : i;
+		n = rte_ring_dequeue_burst(Q.a_tx[i], objs, 64, NULL);
+		for (j = 0; j < n; j++)
+			Q.roce_a_tx[i] += is_roce(rte_pktmbuf_mtod(
+				(struct rte_mbuf *)objs[j], const uint8_t *));
+		qgive(Q.b_rx[to], objs, n);
+		n = rte_ring_dequeue_burst(Q.b_tx[i], objs, 64, NULL);
+		qgive(Q.a_rx[to], objs, n);
+	}
+}
+
+/* Poll cq (pumping; the CQ's poll runs its queue's step, and every step
+ * of both devices runs too) until n completions, 10 s at most. */
+static unsigned int
+qpoll(struct qpio_cq *cq, struct qpio_wc *wc, unsigned int n)
+{
+	uint64_t end = rte_get_tsc_cycles() + 10 * rte_get_tsc_hz();
+	unsigned int got = 0;
+
+	while (got < n && rte_get_tsc_cycles() < end) {
+		qpump();
+		qpio_soft_wire_progress(Q.a);
+		qpio_soft_wire_progress(Q.b);
+		qpump();
+		got += qpio_cq_poll(cq, wc + got, (uint16_t)(n - got));
+	}
+	return got;
+}
+
+/* An end on dev whose CQ is of completion vector vec: QP of type. */
+static void
+qend_create(struct qt_end *e, struct qpio_device *dev, enum qpio_qp_type type,
+	    uint32_t vec)
+{
+	struct qpio_cq_init_attr ca = { .cqe = 256, .socket_id = SOCKET_ID_ANY,
+					.comp_vector = vec };
+	struct qpio_qp_init_attr ia;
+
+	memset(e, 0, sizeof(*e));
+	e->dev = dev;
+	e->pd = qpio_pd_alloc(dev);
+	cr_assert_not_null(e->pd);
+	e->cq = qpio_cq_create_ex(dev, &ca);
+	cr_assert_not_null(e->cq, "cq vector %u: %s", vec,
+			   rte_strerror(rte_errno));
+	e->buf_len = 64 * 1024;
+	e->buf = rte_zmalloc("qt_buf", e->buf_len, 64);
+	cr_assert_not_null(e->buf);
+	e->mr = qpio_mr_reg(e->pd, e->buf, e->buf_len, QPIO_ACCESS_ALL);
+	cr_assert_not_null(e->mr);
+	memset(&ia, 0, sizeof(ia));
+	ia.send_cq = e->cq;
+	ia.recv_cq = e->cq;
+	ia.qp_type = type;
+	ia.cap.max_send_wr = 64;
+	ia.cap.max_recv_wr = 64;
+	ia.cap.max_send_sge = 1;
+	ia.cap.max_recv_sge = 1;
+	e->qp = qpio_qp_create(e->pd, &ia);
+	cr_assert_not_null(e->qp, "qp: %s", rte_strerror(rte_errno));
+}
+
+static struct qpio_soft_wire_stats
+qst(struct qpio_device *d, unsigned int q)
+{
+	struct qpio_soft_wire_stats s;
+
+	cr_assert_eq(qpio_soft_wire_queue_stats_get(d, q, &s), 0);
+	return s;
+}
+
+/* queues=N: the device reports N completion vectors, a CQ of another
+ * vector is refused, a QP whose two CQs are of two vectors is refused,
+ * and queues= outside 1..8, over the port's queues, or without wire= is
+ * refused at probe; the fabric has one vector. */
+Test(soft_wire, queues_vectors_and_refusals)
+{
+	struct qpio_cq_init_attr ca = { .cqe = 16, .socket_id = SOCKET_ID_ANY };
+	struct qpio_device_attr da;
+	struct qpio_qp_init_attr ia;
+	struct qpio_cq *c0, *c1;
+	struct qpio_pd *pd;
+	struct qpio_device *d;
+	struct qpio_soft_wire_stats st;
+	char a[256], nm[RTE_ETH_NAME_MAX_LEN];
+
+	qpair_up(0);
+	cr_assert_eq(qpio_rdma_dev_query(Q.a, &da), 0);
+	cr_assert_eq(da.num_comp_vectors, 2);
+	pd = qpio_pd_alloc(Q.a);
+	cr_assert_not_null(pd);
+	c0 = qpio_cq_create_ex(Q.a, &ca);
+	ca.comp_vector = 1;
+	c1 = qpio_cq_create_ex(Q.a, &ca);
+	cr_assert_not_null(c0);
+	cr_assert_not_null(c1);
+	ca.comp_vector = 2;
+	cr_assert_null(qpio_cq_create_ex(Q.a, &ca));
+	cr_assert_eq(rte_errno, EINVAL);
+	memset(&ia, 0, sizeof(ia));
+	ia.send_cq = c0;
+	ia.recv_cq = c1;
+	ia.qp_type = QPIO_QPT_RC;
+	ia.cap.max_send_wr = 4;
+	ia.cap.max_recv_wr = 4;
+	cr_assert_null(qpio_qp_create(pd, &ia), "send CQ of vector 0, recv 1");
+	cr_assert_eq(rte_errno, EINVAL);
+	ia.qp_type = QPIO_QPT_UD;
+	cr_assert_null(qpio_qp_create(pd, &ia));
+	cr_assert_eq(rte_errno, EINVAL);
+	cr_assert_eq(qpio_soft_wire_queue_stats_get(Q.a, 2, &st), -EINVAL);
+	cr_assert_eq(qpio_soft_wire_queue_stats_get(Q.a, 1, NULL), -EINVAL);
+	cr_assert_eq(qpio_soft_wire_queue_progress(Q.a, 2), -EINVAL);
+	cr_assert_eq(qpio_soft_wire_queue_progress(Q.a, 1), 0);
+	cr_assert_eq(qpio_cq_destroy(c0), 0);
+	cr_assert_eq(qpio_cq_destroy(c1), 0);
+	cr_assert_eq(qpio_pd_free(pd), 0);
+	qpair_down();
+
+	/* queues=1 is the default device (its close closes the ethdev) */
+	pair_rings();
+	cr_assert_eq(rte_eth_dev_get_name_by_port(W.port_b, nm), 0);
+	snprintf(a, sizeof(a), "soft0,wire=%s,ip=10.0.0.1,queues=1", nm);
+	d = qpio_rdma_dev_create(a);
+	cr_assert_not_null(d, "%s", rte_strerror(rte_errno));
+	cr_assert_eq(qpio_rdma_dev_query(d, &da), 0);
+	cr_assert_eq(da.num_comp_vectors, 1);
+	cr_assert_eq(qpio_rdma_dev_close(d), 0);
+	/* a port of one queue pair: queues=2 is more than it has */
+	cr_assert_eq(rte_eth_dev_get_name_by_port(W.port_a, nm), 0);
+	snprintf(a, sizeof(a), "soft0,wire=%s,ip=10.0.0.1,queues=0", nm);
+	cr_assert_null(qpio_rdma_dev_create(a));
+	snprintf(a, sizeof(a), "soft0,wire=%s,ip=10.0.0.1,queues=9", nm);
+	cr_assert_null(qpio_rdma_dev_create(a));
+	cr_assert_null(qpio_rdma_dev_create("soft0,queues=2"));
+	cr_assert_eq(rte_errno, EINVAL);
+	snprintf(a, sizeof(a), "soft0,wire=%s,ip=10.0.0.1,queues=2", nm);
+	cr_assert_null(qpio_rdma_dev_create(a));
+	cr_assert_eq(rte_errno, EINVAL);
+	d = qpio_rdma_dev_create("soft0");
+	cr_assert_not_null(d);
+	cr_assert_eq(qpio_rdma_dev_query(d, &da), 0);
+	cr_assert_eq(da.num_comp_vectors, 1);
+	ca.comp_vector = 1;
+	cr_assert_null(qpio_cq_create_ex(d, &ca), "the fabric has vector 0");
+	cr_assert_eq(rte_errno, EINVAL);
+	cr_assert_eq(qpio_soft_wire_queue_progress(d, 0), -ENODEV);
+	cr_assert_eq(qpio_soft_wire_queue_stats_get(d, 0, &st), -ENODEV);
+	cr_assert_eq(qpio_rdma_dev_close(d), 0);
+	rte_ring_free(W.a_tx);
+	rte_ring_free(W.a_rx);
+	rte_ring_free(W.b_tx);
+	rte_ring_free(W.b_rx);
+	rte_mempool_free(W.mp);
+}
+
+/* Crossed queues: RC pair i joins A's and B's QPs of completion vector
+ * i, and each packet comes in on the other port queue, which hands it to
+ * its QP's queue. Every byte arrives; every RoCE packet a device
+ * received was steered exactly once (rx_steered of the queue it came in
+ * on equals rx_packets of its QP's queue); each QP's packets leave on
+ * its own queue's port queue (RC pair 0: 10 SENDs of 3 packets at path
+ * MTU 1024, pair 1: 3 of one). A UD datagram on vector 1 goes the same
+ * way. */
+Test(soft_wire, queues_crossed_steered_exact)
+{
+	struct qt_end a[2], b[2], ua, ub;
+	struct qpio_wc wc[16];
+	struct qpio_soft_wire_stats sa, sb, q0, q1;
+	struct qpio_ah *ah;
+	uint8_t ga[16], gb[16];
+	unsigned int i, k;
+	const unsigned int nmsg[2] = { 10, 3 }, len[2] = { 3000, 500 };
+
+	qpair_up(1);
+	soft_wire_ipv4_mapped(ga, V4_A);
+	soft_wire_ipv4_mapped(gb, V4_B);
+	for (i = 0; i < 2; i++) {
+		qend_create(&a[i], Q.a, QPIO_QPT_RC, i);
+		qend_create(&b[i], Q.b, QPIO_QPT_RC, i);
+		wire_connect(&a[i], gb, qpio_qp_num(b[i].qp), 0x100, 0x200, 7);
+		wire_connect(&b[i], ga, qpio_qp_num(a[i].qp), 0x200, 0x100, 7);
+	}
+	for (i = 0; i < 2; i++) {
+		for (k = 0; k < nmsg[i]; k++) {
+			qt_post_recv(&b[i], k, b[i].buf + k * 4096, 4096);
+			qt_fill(a[i].buf + k * 4096, len[i], 100 * i + k);
+			rc_post(&a[i], QPIO_WR_SEND, k * 4096, len[i], 0, 0, k);
+		}
+	}
+	for (i = 0; i < 2; i++) {
+		cr_assert_eq(qpoll(a[i].cq, wc, nmsg[i]), nmsg[i]);
+		for (k = 0; k < nmsg[i]; k++)
+			cr_assert_eq(wc[k].status, QPIO_WC_SUCCESS, "pair %u "
+				     "send %u: %s", i, k,
+				     qpio_wc_status_str(wc[k].status));
+		cr_assert_eq(qpoll(b[i].cq, wc, nmsg[i]), nmsg[i]);
+		for (k = 0; k < nmsg[i]; k++) {
+			cr_assert_eq(wc[k].status, QPIO_WC_SUCCESS);
+			cr_assert_eq(wc[k].wr_id, k);
+			cr_assert_eq(wc[k].byte_len, len[i]);
+			cr_assert(qt_check(b[i].buf + k * 4096, len[i],
+					   100 * i + k), "pair %u msg %u", i, k);
+		}
+	}
+	cr_assert_eq(Q.roce_a_tx[0], 30, "pair 0's 10 x 3 packets, on A's "
+		     "tx queue 0");
+	cr_assert_eq(Q.roce_a_tx[1], 3, "pair 1's 3 x 1, on tx queue 1");
+	sa = wst(Q.a);
+	sb = wst(Q.b);
+	cr_assert_eq(sb.rx_packets, 33);
+	cr_assert_eq(sb.rx_steered, 33, "every packet came in on the other "
+		     "queue");
+	cr_assert_eq(sa.rx_steered, sa.rx_packets);
+	cr_assert_eq(sa.rx_steer_dropped + sb.rx_steer_dropped, 0);
+	cr_assert_eq(Q.lost, 0);
+	q0 = qst(Q.b, 0);
+	q1 = qst(Q.b, 1);
+	cr_assert_eq(q0.rx_packets, 30, "pair 0's packets read by queue 0");
+	cr_assert_eq(q1.rx_steered, 30, "...which came in on port queue 1");
+	cr_assert_eq(q1.rx_packets, 3);
+	cr_assert_eq(q0.rx_steered, 3);
+	cr_assert_eq(q0.rx_packets + q1.rx_packets, sb.rx_packets);
+	q0 = qst(Q.a, 0);
+	q1 = qst(Q.a, 1);
+	cr_assert_eq(q0.tx_packets, 30, "queue 0 sent pair 0's packets");
+	cr_assert_eq(q1.tx_packets, 3);
+	cr_assert_geq(q0.rx_packets, 1, "B's ACKs of pair 0...");
+	cr_assert_eq(q1.rx_steered, q0.rx_packets, "...came in on port "
+		     "queue 1");
+	cr_assert_geq(q1.rx_packets, 1);
+	cr_assert_eq(q0.rx_steered, q1.rx_packets);
+
+	/* UD on vector 1: A's tx queue 1 to B's port queue 0, handed to
+	 * B's queue 1 */
+	qend_create(&ua, Q.a, QPIO_QPT_UD, 1);
+	qend_create(&ub, Q.b, QPIO_QPT_UD, 1);
+	qt_ud_qp_rts(ua.qp, QK);
+	qt_ud_qp_rts(ub.qp, QK);
+	ah = ah_to(&ua, gb, 1);
+	qt_post_recv(&ub, 7, ub.buf, 40 + 256);
+	qt_fill(ua.buf, 256, 9);
+	ud_post_send(&ua, ah, qpio_qp_num(ub.qp), QK, 0, 256, 7, 0);
+	cr_assert_eq(qpoll(ua.cq, wc, 1), 1);
+	cr_assert_eq(wc[0].status, QPIO_WC_SUCCESS);
+	cr_assert_eq(qpoll(ub.cq, wc, 1), 1);
+	cr_assert_eq(wc[0].status, QPIO_WC_SUCCESS);
+	cr_assert_eq(wc[0].byte_len, 40 + 256);
+	cr_assert(qt_check(ub.buf + 40, 256, 9));
+	cr_assert_eq(qst(Q.b, 0).rx_steered, 3 + 1);
+	cr_assert_eq(qst(Q.b, 1).rx_packets, 3 + 1);
+	cr_assert_eq(qpio_ah_destroy(ah), 0);
+	qt_end_destroy(&ua);
+	qt_end_destroy(&ub);
+	for (i = 0; i < 2; i++) {
+		qt_end_destroy(&a[i]);
+		qt_end_destroy(&b[i]);
+	}
+	qpair_down();
+}
+
+/* Straight queues: a packet comes in on its QP's queue, nothing is
+ * steered. */
+Test(soft_wire, queues_straight_nothing_steered)
+{
+	struct qt_end a, b;
+	struct qpio_wc wc[4];
+	uint8_t ga[16], gb[16];
+
+	qpair_up(0);
+	soft_wire_ipv4_mapped(ga, V4_A);
+	soft_wire_ipv4_mapped(gb, V4_B);
+	qend_create(&a, Q.a, QPIO_QPT_RC, 1);
+	qend_create(&b, Q.b, QPIO_QPT_RC, 1);
+	wire_connect(&a, gb, qpio_qp_num(b.qp), 0x100, 0x200, 7);
+	wire_connect(&b, ga, qpio_qp_num(a.qp), 0x200, 0x100, 7);
+	qt_post_recv(&b, 1, b.buf, 4096);
+	qt_fill(a.buf, 2000, 5);
+	rc_post(&a, QPIO_WR_SEND, 0, 2000, 0, 0, 1);
+	cr_assert_eq(qpoll(a.cq, wc, 1), 1);
+	cr_assert_eq(wc[0].status, QPIO_WC_SUCCESS);
+	cr_assert_eq(qpoll(b.cq, wc, 1), 1);
+	cr_assert(qt_check(b.buf, 2000, 5));
+	cr_assert_eq(Q.roce_a_tx[1], 2);
+	cr_assert_eq(Q.roce_a_tx[0], 0);
+	cr_assert_eq(qst(Q.b, 1).rx_packets, 2);
+	cr_assert_eq(qst(Q.b, 0).rx_packets, 0);
+	cr_assert_eq(wst(Q.a).rx_steered + wst(Q.b).rx_steered, 0);
+	qt_end_destroy(&a);
+	qt_end_destroy(&b);
+	qpair_down();
+}
+
+/* Two threads, each owning one queue of both devices (it posts to and
+ * polls only the QPs and CQs of its vector), and a third moving the
+ * frames, crossed: both pairs run RC SENDs at once through the two
+ * queues' locks, the neighbour table and the steer rings; every byte
+ * arrives. */
+struct qthread {
+	struct qt_end *a, *b;
+	unsigned int n;
+	uint32_t seed;
+	int ok;
+	char why[128];
+};
+
+static volatile int qpump_run;
+/* owner threads still sending: each polls on until none is (its queue
+ * steers the other's packets) */
+static unsigned int qowners_left;
+
+static void *
+qpump_thread(void *arg)
+{
+	(void)arg;
+	while (__atomic_load_n(&qpump_run, __ATOMIC_ACQUIRE))
+		qpump();
+	return NULL;
+}
+
+static void *
+qowner_thread(void *arg)
+{
+	struct qthread *t = arg;
+	struct qpio_sge sge;
+	struct qpio_send_wr wr;
+	struct qpio_recv_wr rw;
+	struct qpio_wc wc[8];
+	uint64_t end = rte_get_tsc_cycles() + 20 * rte_get_tsc_hz();
+	unsigned int sent = 0, got = 0, done = 0, k, n;
+	int err;
+
+	while ((got < t->n || done < t->n ||
+		__atomic_load_n(&qowners_left, __ATOMIC_ACQUIRE) != 0) &&
+	       rte_get_tsc_cycles() < end) {
+		if (got == t->n && done == t->n && !t->ok) {
+			t->ok = 1;
+			__atomic_fetch_sub(&qowners_left, 1, __ATOMIC_RELEASE);
+		}
+		if (sent < t->n && sent - got < 16) {
+			uint32_t slot = sent % 16;
+
+			sge.addr = (uintptr_t)t->b->buf + slot * 2048;
+			sge.length = 2048;
+			sge.lkey = qpio_mr_lkey(t->b->mr);
+			memset(&rw, 0, sizeof(rw));
+			rw.wr_id = sent;
+			rw.sg_list = &sge;
+			rw.num_sge = 1;
+			if (qpio_qp_post_recv(t->b->qp, &rw, 1, &err) != 1)
+				goto fail;
+			qt_fill(t->a->buf + slot * 2048, 1500, t->seed + sent);
+			sge.addr = (uintptr_t)t->a->buf + slot * 2048;
+			sge.length = 1500;
+			sge.lkey = qpio_mr_lkey(t->a->mr);
+			wr = qt_send_wr(sent, &sge, 1, QPIO_SEND_SIGNALED);
+			if (qpio_qp_post_send(t->a->qp, &wr, 1, &err) != 1)
+				goto fail;
+			sent++;
+		}
+		n = qpio_cq_poll(t->a->cq, wc, 8);
+		for (k = 0; k < n; k++, done++)
+			if (wc[k].status != QPIO_WC_SUCCESS)
+				goto fail;
+		n = qpio_cq_poll(t->b->cq, wc, 8);
+		for (k = 0; k < n; k++, got++) {
+			if (wc[k].status != QPIO_WC_SUCCESS ||
+			    wc[k].wr_id != got || wc[k].byte_len != 1500 ||
+			    !qt_check(t->b->buf + (got % 16) * 2048, 1500,
+				      t->seed + got)) {
+				snprintf(t->why, sizeof(t->why), "receive %u: "
+					 "status %d wr_id %lu len %u", got,
+					 wc[k].status,
+					 (unsigned long)wc[k].wr_id,
+					 wc[k].byte_len);
+				return NULL;
+			}
+		}
+	}
+	if (!t->ok)
+		snprintf(t->why, sizeof(t->why), "%u of %u received, %u sends "
+			 "done in 20 s", got, t->n, done);
+	return NULL;
+fail:
+	snprintf(t->why, sizeof(t->why), "post or send completion failed at "
+		 "%u", sent);
+	return NULL;
+}
+
+Test(soft_wire, queues_two_threads_crossed)
+{
+	struct qt_end a[2], b[2];
+	struct qthread t[2];
+	pthread_t th[2], pump_th;
+	uint8_t ga[16], gb[16];
+	unsigned int i;
+
+	qpair_up(1);
+	soft_wire_ipv4_mapped(ga, V4_A);
+	soft_wire_ipv4_mapped(gb, V4_B);
+	for (i = 0; i < 2; i++) {
+		qend_create(&a[i], Q.a, QPIO_QPT_RC, i);
+		qend_create(&b[i], Q.b, QPIO_QPT_RC, i);
+		wire_connect(&a[i], gb, qpio_qp_num(b[i].qp), 0x100, 0x200, 7);
+		wire_connect(&b[i], ga, qpio_qp_num(a[i].qp), 0x200, 0x100, 7);
+		memset(&t[i], 0, sizeof(t[i]));
+		t[i].a = &a[i];
+		t[i].b = &b[i];
+		t[i].n = 2000;
+		t[i].seed = 1000000 * (i + 1);
+	}
+	__atomic_store_n(&qowners_left, 2, __ATOMIC_RELEASE);
+	__atomic_store_n(&qpump_run, 1, __ATOMIC_RELEASE);
+	cr_assert_eq(pthread_create(&pump_th, NULL, qpump_thread, NULL), 0);
+	for (i = 0; i < 2; i++)
+		cr_assert_eq(pthread_create(&th[i], NULL, qowner_thread,
+					    &t[i]), 0);
+	for (i = 0; i < 2; i++)
+		pthread_join(th[i], NULL);
+	__atomic_store_n(&qpump_run, 0, __ATOMIC_RELEASE);
+	pthread_join(pump_th, NULL);
+	for (i = 0; i < 2; i++)
+		cr_assert(t[i].ok, "queue %u: %s", i, t[i].why);
+	cr_assert_eq(wst(Q.b).rx_steered, wst(Q.b).rx_packets);
+	cr_assert_geq(wst(Q.b).rx_packets, 2 * 2000 * 2, "two packets a "
+		      "message (path MTU 1024)");
+	for (i = 0; i < 2; i++) {
+		qt_end_destroy(&a[i]);
+		qt_end_destroy(&b[i]);
+	}
+	qpair_down();
+}
+
+/* An application of one lcore on a device of two queues: it polls only
+ * CQs of vector 0, never the other queue nor qpio_soft_wire_progress(),
+ * and every packet comes in on port queue 1 (crossed). Queue 0's steps
+ * step queue 1 once it took none for WIRE_ADOPT_STEPS of them: the
+ * packets are read and handed over, every message arrives. */
+Test(soft_wire, queues_unpolled_queue_stepped_by_the_polled_one)
+{
+	struct qt_end a, b;
+	struct qpio_wc wc[4];
+	uint8_t ga[16], gb[16];
+	uint64_t end;
+	unsigned int k, got_a = 0, got_b = 0;
+
+	qpair_up(1);
+	soft_wire_ipv4_mapped(ga, V4_A);
+	soft_wire_ipv4_mapped(gb, V4_B);
+	qend_create(&a, Q.a, QPIO_QPT_RC, 0);
+	qend_create(&b, Q.b, QPIO_QPT_RC, 0);
+	wire_connect(&a, gb, qpio_qp_num(b.qp), 0x100, 0x200, 7);
+	wire_connect(&b, ga, qpio_qp_num(a.qp), 0x200, 0x100, 7);
+	for (k = 0; k < 4; k++) {
+		qt_post_recv(&b, k, b.buf + k * 4096, 4096);
+		qt_fill(a.buf + k * 4096, 1000, 40 + k);
+		rc_post(&a, QPIO_WR_SEND, k * 4096, 1000, 0, 0, k);
+	}
+	end = rte_get_tsc_cycles() + 10 * rte_get_tsc_hz();
+	while ((got_a < 4 || got_b < 4) && rte_get_tsc_cycles() < end) {
+		qpump();
+		got_a += qpio_cq_poll(a.cq, wc, 4);
+		got_b += qpio_cq_poll(b.cq, wc, 4);
+	}
+	cr_assert_eq(got_a, 4, "A's sends done: B's ACKs read off port "
+		     "queue 1 by queue 0's steps");
+	cr_assert_eq(got_b, 4);
+	for (k = 0; k < 4; k++)
+		cr_assert(qt_check(b.buf + k * 4096, 1000, 40 + k));
+	cr_assert_eq(qst(Q.b, 1).rx_steered, 4, "B's queue 1 (stepped by "
+		     "queue 0) handed the 4 SENDs over");
+	cr_assert_eq(qst(Q.b, 0).rx_packets, 4);
+	cr_assert_eq(qst(Q.b, 1).rx_packets, 0);
+	qt_end_destroy(&a);
+	qt_end_destroy(&b);
+	qpair_down();
 }

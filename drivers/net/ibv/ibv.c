@@ -397,6 +397,8 @@ ibvd_probe(struct qpio_device *dev, const struct rte_kvargs *kv)
 	idev->roce = pa.link_layer == IBV_LINK_LAYER_ETHERNET;
 	idev->next_pdn = 1;
 	fill_attr(&dev->attr, &idev->dattr, probe_max_inline(idev->ctx));
+	dev->attr.num_comp_vectors =
+		(uint32_t)RTE_MAX(idev->ctx->num_comp_vectors, 1);
 	dev->ops = &ibvd_ops;
 	dev->priv = idev;
 	IBVD_LOG(INFO, "%s: %s port %u (%s), gid_index %u, max_inline_data %u",

@@ -20,7 +20,7 @@
 
 struct qpio_cq *
 ibvd_cq_create(struct qpio_device *dev, uint32_t cqe, int socket_id,
-	       uint32_t cq_flags __rte_unused)
+	       uint32_t cq_flags __rte_unused, uint32_t comp_vector)
 {
 	struct ibvd_dev *idev = to_idev(dev);
 	uint32_t depth = rte_align32pow2(RTE_MAX(cqe, 2u));
@@ -51,7 +51,8 @@ ibvd_cq_create(struct qpio_device *dev, uint32_t cqe, int socket_id,
 		rte_errno = errno;
 		goto fail;
 	}
-	cq->cq = ibv_create_cq(idev->ctx, (int)depth, cq, cq->channel, 0);
+	cq->cq = ibv_create_cq(idev->ctx, (int)depth, cq, cq->channel,
+			       (int)comp_vector);
 	if (cq->cq == NULL) {
 		rte_errno = errno != 0 ? errno : ENOMEM;
 		IBVD_LOG(ERR, "%s: ibv_create_cq(%u): %s", dev->name, depth,

@@ -239,7 +239,8 @@ int ibvd_mr_dereg(struct qpio_mr *mr);
 
 /* ibv_cq.c */
 struct qpio_cq *ibvd_cq_create(struct qpio_device *dev, uint32_t cqe,
-			       int socket_id, uint32_t flags);
+			       int socket_id, uint32_t flags,
+			       uint32_t comp_vector);
 int ibvd_cq_destroy(struct qpio_cq *cq);
 int ibvd_cq_resize(struct qpio_cq *cq, uint32_t cqe);
 int ibvd_cq_req_notify(struct qpio_cq *cq, int solicited_only);

@@ -319,16 +319,40 @@ struct qpio_soft_wire_stats {
 	 *  devargs vlan= (0 without it: an untagged device takes untagged and
 	 *  priority-tagged frames), or no tag on a device with vlan=. */
 	uint64_t rx_other_vlan;
+	/** Devargs queues= over 1: RoCEv2 packets this queue's port queue
+	 *  received for a QP of another queue (the peer's UDP source port,
+	 *  which RSS spreads by, is the peer's choice) and handed to that
+	 *  queue; each also ends in one counter of that queue (or in
+	 *  rx_steer_dropped). The device's sum counts each packet once. */
+	uint64_t rx_steered;
+	/** Of those, dropped because the other queue's ring (1024 frames)
+	 *  was full: that queue is not polled (no lcore polls a CQ of its
+	 *  completion vector) or not often enough. */
+	uint64_t rx_steer_dropped;
 };
 
 /**
- * Read the counters of a soft wire device. Reads are not atomic as a
- * set; any lcore may call it.
+ * Read the counters of a soft wire device: the sum over its queues
+ * (devargs queues=). Reads are not atomic as a set; any lcore may call
+ * it.
  * @return 0, -EINVAL (NULL argument, not a soft device) or -ENODEV (a
  *   soft device without wire=).
  */
 int qpio_soft_wire_stats_get(const struct qpio_device *dev,
 			     struct qpio_soft_wire_stats *st);
+
+/**
+ * Read the counters of one queue of a soft wire device (devargs
+ * queues=N: queue q is port queue pair q and completion vector q; its
+ * counters are the frames its port queue received and the frames its
+ * QPs sent). Reads are not atomic as a set; any lcore may call it.
+ * @param queue  0 .. N-1 (num_comp_vectors of qpio_rdma_dev_query()).
+ * @return 0, -EINVAL (NULL argument, not a soft device, queue not below
+ *   N) or -ENODEV (a soft device without wire=).
+ */
+int qpio_soft_wire_queue_stats_get(const struct qpio_device *dev,
+				   unsigned int queue,
+				   struct qpio_soft_wire_stats *st);
 
 /**
  * Run a soft wire device's progress step once: receive up to one burst
@@ -343,10 +367,26 @@ int qpio_soft_wire_stats_get(const struct qpio_device *dev,
  * application that reads a completion and neither posts, polls, nor
  * modifies or destroys the QP afterwards leaves its peer waiting for
  * that ACK (ack_hold=0 sends it at once).
+ * A device of several queues (devargs queues=) runs the step of every
+ * queue in turn.
  * @return the frames received, or -EINVAL (NULL, not a soft device),
  *   -ENODEV (no wire=).
  */
 int qpio_soft_wire_progress(struct qpio_device *dev);
+
+/**
+ * Run the progress step of one queue of a soft wire device (devargs
+ * queues=N): what other queues received for its QPs, one receive burst
+ * of port queue @p queue, its QPs' timers, its transmit. Polling a CQ of
+ * completion vector q runs queue q's step; this call is for an lcore
+ * that owns queue q without polling one of its CQs. Safe from any lcore
+ * (another lcore in the step: returns 0 at once).
+ * @param queue  0 .. N-1.
+ * @return the frames taken, or -EINVAL (NULL, not a soft device, queue
+ *   not below N), -ENODEV (no wire=).
+ */
+int qpio_soft_wire_queue_progress(struct qpio_device *dev,
+				  unsigned int queue);
 
 #ifdef __cplusplus
 }

@@ -17,7 +17,7 @@
 
 struct qpio_cq *
 soft_cq_create(struct qpio_device *dev, uint32_t cqe, int socket_id,
-	       uint32_t flags)
+	       uint32_t flags, uint32_t comp_vector)
 {
 	struct soft_dev *sdev = to_sdev(dev);
 	struct soft_cq *cq;
@@ -61,6 +61,10 @@ soft_cq_create(struct qpio_device *dev, uint32_t cqe, int socket_id,
 	/* Invalid opcode and owner 1: the first lap expects owner 0. */
 	for (i = 0; i < depth; i++)
 		cq->cqes[i].op_own = (MLX5_CQE_INVALID << 4) | 1;
+	/* lib/rdma checked comp_vector against num_comp_vectors: 1 on the
+	 * fabric, a wire device's queues= */
+	if (sdev->wire != NULL)
+		cq->wq = soft_wire_queue(sdev->wire, comp_vector);
 	cq->base.poll = sdev->wire != NULL ? soft_cq_poll_wire : soft_cq_poll;
 	if (flags & QPIO_CQ_FLAG_TIMESTAMP) {
 		cq->base.poll_ts = sdev->wire != NULL ? soft_cq_poll_ts_wire :
@@ -803,12 +807,13 @@ soft_cq_poll_ts(struct qpio_cq *qcq, struct qpio_wc *wc, uint64_t *ts,
 	return cq_poll_burst(to_scq(qcq), wc, ts, n, 1, 0);
 }
 
-/* The polls of a wire device's CQs (soft_wire.c): the device's progress
- * step first, so a poller that waits for a datagram receives it. */
+/* The polls of a wire device's CQs (soft_wire.c): the progress step of
+ * the CQ's queue first, so a poller that waits for a datagram receives
+ * it. */
 uint16_t
 soft_cq_poll_wire(struct qpio_cq *qcq, struct qpio_wc *wc, uint16_t n)
 {
-	soft_wire_progress(to_scq(qcq)->sdev);
+	soft_wire_progress(to_scq(qcq)->wq);
 	return soft_cq_poll(qcq, wc, n);
 }
 
@@ -816,7 +821,7 @@ uint16_t
 soft_cq_poll_ts_wire(struct qpio_cq *qcq, struct qpio_wc *wc, uint64_t *ts,
 		     uint16_t n)
 {
-	soft_wire_progress(to_scq(qcq)->sdev);
+	soft_wire_progress(to_scq(qcq)->wq);
 	return cq_poll_burst(to_scq(qcq), wc, ts, n, 1, 0);
 }
 

@@ -116,6 +116,9 @@ struct soft_cq {
 	 * so the poller can complete a slot whose producer died before
 	 * writing it (soft_cq_stall_check); NULL without hugepages. */
 	soft_cqe_resv *resv;
+	/* Wire devices: the device queue of the CQ's completion vector,
+	 * whose progress step its polls run (soft_wire.h); else NULL. */
+	struct soft_wire *wq;
 
 	alignas(RTE_CACHE_LINE_SIZE) uint32_t ci;   /* consumer: owner lcore */
 	uint32_t last_qpn;
@@ -340,6 +343,9 @@ struct soft_qp {
 	 * RC and UC QPs' transport state (soft_wire_rc.c) */
 	uint32_t wire_psn;
 	struct soft_wire_rc *wrc;
+	/* wire devices: the device queue the QP's packets go through, that
+	 * of its CQs' completion vector (soft_wire.h) */
+	struct soft_wire *wq;
 	uint32_t tbl_slot;        /* its slot of sdev->qp_tbl */
 	TAILQ_ENTRY(soft_qp) cq_next;
 };
@@ -617,7 +623,8 @@ int soft_mr_dereg(struct qpio_mr *mr);
 
 /* soft_cq.c */
 struct qpio_cq *soft_cq_create(struct qpio_device *dev, uint32_t cqe,
-			       int socket_id, uint32_t flags);
+			       int socket_id, uint32_t flags,
+			       uint32_t comp_vector);
 int soft_cq_destroy(struct qpio_cq *cq);
 int soft_cq_resize(struct qpio_cq *cq, uint32_t cqe);
 int soft_cq_req_notify(struct qpio_cq *cq, int solicited_only);

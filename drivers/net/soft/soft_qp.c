@@ -88,6 +88,19 @@ soft_qp_create(struct qpio_pd *pd, struct qpio_qp_init_attr *ia)
 		rte_errno = EOPNOTSUPP;
 		return NULL;
 	}
+	/* A wire device's queue serves the QP's sends and receives: both
+	 * CQs of one completion vector (soft_wire.h) */
+	if (sdev->wire != NULL && ia->send_cq != NULL && ia->recv_cq != NULL &&
+	    to_scq(ia->send_cq)->wq != to_scq(ia->recv_cq)->wq) {
+		SOFT_LOG(ERR, "%s: the QP's send CQ is of completion vector %u "
+			 "and its recv CQ of %u: on a wire device of several "
+			 "queues (queues=) the vector is the QP's queue; give "
+			 "both CQs one comp_vector", dev->name,
+			 to_scq(ia->send_cq)->wq->qid,
+			 to_scq(ia->recv_cq)->wq->qid);
+		rte_errno = EINVAL;
+		return NULL;
+	}
 	wqe_size = sq_wqe_size(ia->qp_type, RTE_MAX(cap->max_send_sge, 1u),
 			       cap->max_inline_data);
 	if (wqe_size > SOFT_MAX_WQE_BBS * SOFT_WQE_BB) {
@@ -122,6 +135,9 @@ soft_qp_create(struct qpio_pd *pd, struct qpio_qp_init_attr *ia)
 	    qp->rq.wrid == NULL || qp->rq.done == NULL)
 		goto nomem;
 	qp->sdev = sdev;
+	if (sdev->wire != NULL)
+		qp->wq = to_scq(ia->recv_cq != NULL ? ia->recv_cq :
+				ia->send_cq)->wq;
 	if (sdev->wire != NULL && ia->qp_type != QPIO_QPT_UD &&
 	    soft_wire_rc_create(qp, ia->qp_type == QPIO_QPT_UC) != 0)
 		goto nomem;

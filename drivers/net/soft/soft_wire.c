@@ -7,9 +7,16 @@
  * neighbours), the progress step that receives (run by the polls of the
  * device's CQs), ARP, and the send side of the UD model.
  *
- * Every frame and datagram goes through w->lock: one port queue pair
- * serves the device, so two lcores never burst on it at once. A progress
- * step that finds the lock taken returns: the holder is doing the work.
+ * Queues (devargs queues=N): port queue pair q is device queue q, the
+ * queue of the CQs of completion vector q and of the QPs using them.
+ * Every frame and datagram of a queue goes through its lock, so two
+ * lcores never burst on one port queue at once; a progress step that
+ * finds the lock taken returns: the holder is doing the work. The peer
+ * chooses the UDP source port that RSS spreads its packets by, so a
+ * packet may come in on another queue than its QP's: that queue hands it
+ * over (the steer ring of the QP's queue), and only the QP's queue reads
+ * it. The neighbour table is the device's: with more than one queue it
+ * has a lock of its own, taken inside a queue's (nt_lock()).
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -33,15 +40,32 @@
 
 /* ---- neighbours ---- */
 
+/* The neighbour table of a device of several queues is shared: its lock
+ * is taken inside the queue's, around every use of the table (a device
+ * of one queue has only the queue's lock). */
+static inline void
+nt_lock(struct soft_wire *w)
+{
+	if (w->nq > 1)
+		rte_spinlock_lock(&w->sh->lock);
+}
+
+static inline void
+nt_unlock(struct soft_wire *w)
+{
+	if (w->nq > 1)
+		rte_spinlock_unlock(&w->sh->lock);
+}
+
 static struct wire_neigh *
 neigh_find(struct soft_wire *w, const uint8_t ip[16])
 {
 	unsigned int i;
 
 	for (i = 0; i < WIRE_NEIGH; i++)
-		if (w->neigh[i].state != NEIGH_FREE &&
-		    memcmp(w->neigh[i].ip, ip, 16) == 0)
-			return &w->neigh[i];
+		if (w->sh->neigh[i].state != NEIGH_FREE &&
+		    memcmp(w->sh->neigh[i].ip, ip, 16) == 0)
+			return &w->sh->neigh[i];
 	return NULL;
 }
 
@@ -61,22 +85,22 @@ neigh_new(struct soft_wire *w, const uint8_t ip[16])
 	unsigned int i;
 
 	for (i = 0; i < WIRE_NEIGH; i++)
-		if (w->neigh[i].state == NEIGH_FREE)
+		if (w->sh->neigh[i].state == NEIGH_FREE)
 			goto found;
 	for (i = 0; i < WIRE_NEIGH; i++) {
-		unsigned int j = (w->neigh_next + i) % WIRE_NEIGH;
+		unsigned int j = (w->sh->neigh_next + i) % WIRE_NEIGH;
 
-		if (w->neigh[j].state == NEIGH_REACHABLE) {
-			w->neigh_next = (uint8_t)((j + 1) % WIRE_NEIGH);
+		if (w->sh->neigh[j].state == NEIGH_REACHABLE) {
+			w->sh->neigh_next = (uint8_t)((j + 1) % WIRE_NEIGH);
 			i = j;
 			goto found;
 		}
 	}
 	return NULL;
 found:
-	memset(&w->neigh[i], 0, sizeof(w->neigh[i]));
-	memcpy(w->neigh[i].ip, ip, 16);
-	return &w->neigh[i];
+	memset(&w->sh->neigh[i], 0, sizeof(w->sh->neigh[i]));
+	memcpy(w->sh->neigh[i].ip, ip, 16);
+	return &w->sh->neigh[i];
 }
 
 static void tx_stage(struct soft_wire *w, struct rte_mbuf *m);
@@ -175,7 +199,7 @@ no_route(struct soft_wire *w, const uint8_t dgid[16])
 }
 
 /* ip is at mac: learn it (a static entry stays as set), and send what
- * waited for it. */
+ * waited for it. The caller holds the table (nt_lock()). */
 static void
 neigh_learn(struct soft_wire *w, const uint8_t ip[16],
 	    const struct rte_ether_addr *mac, bool create)
@@ -193,7 +217,7 @@ neigh_learn(struct soft_wire *w, const uint8_t ip[16],
 	if (n->state == NEIGH_STATIC)
 		return;
 	if (n->state == NEIGH_INCOMPLETE)
-		w->n_incomplete--;
+		__atomic_fetch_sub(&w->sh->n_incomplete, 1, __ATOMIC_RELAXED);
 	n->state = NEIGH_REACHABLE;
 	rte_ether_addr_copy(mac, &n->mac);
 	for (i = 0; i < n->nhold; i++) {
@@ -202,6 +226,16 @@ neigh_learn(struct soft_wire *w, const uint8_t ip[16],
 		tx_stage(w, n->hold[i]);
 	}
 	n->nhold = 0;
+}
+
+/* neigh_learn() taking the table. */
+static void
+neigh_learn_nt(struct soft_wire *w, const uint8_t ip[16],
+	       const struct rte_ether_addr *mac, bool create)
+{
+	nt_lock(w);
+	neigh_learn(w, ip, mac, create);
+	nt_unlock(w);
 }
 
 /* ---- transmit ---- */
@@ -242,7 +276,7 @@ tx_flush(struct soft_wire *w)
 	w->ntx = k;
 	if (k == 0)
 		return;
-	sent = qpio_port_tx_burst(w->port_id, 0, w->txb, w->ntx);
+	sent = qpio_port_tx_burst(w->port_id, w->qid, w->txb, w->ntx);
 	for (i = 0; i < sent; i++) {
 		if (w->txlen[i] != 0) {
 			w->st.tx_packets++;
@@ -324,7 +358,7 @@ neigh_hold(struct soft_wire *w, const uint8_t ip[16], struct rte_mbuf *m)
 		n->first_tsc = now;
 		n->req_tsc = now;
 		n->nreq = 1;
-		w->n_incomplete++;
+		__atomic_fetch_add(&w->sh->n_incomplete, 1, __ATOMIC_RELAXED);
 		if (soft_wire_gid_is_v4(ip) && w->has_v4)
 			arp_send(w, RTE_ARP_OP_REQUEST, NULL, ip + 12);
 		else if (!soft_wire_gid_is_v4(ip))
@@ -338,8 +372,8 @@ neigh_hold(struct soft_wire *w, const uint8_t ip[16], struct rte_mbuf *m)
 	n->hold[n->nhold++] = m;
 }
 
-void
-soft_wire_neigh_ask_locked(struct soft_wire *w, const uint8_t dest[16])
+static void
+neigh_ask(struct soft_wire *w, const uint8_t dest[16])
 {
 	const uint8_t *dgid = next_hop(w, dest);
 	struct rte_ether_addr mac;
@@ -359,11 +393,19 @@ soft_wire_neigh_ask_locked(struct soft_wire *w, const uint8_t dest[16])
 	n->state = NEIGH_INCOMPLETE;
 	n->first_tsc = n->req_tsc = rte_get_tsc_cycles();
 	n->nreq = 1;
-	w->n_incomplete++;
+	__atomic_fetch_add(&w->sh->n_incomplete, 1, __ATOMIC_RELAXED);
 	if (soft_wire_gid_is_v4(dgid))
 		arp_send(w, RTE_ARP_OP_REQUEST, NULL, dgid + 12);
 	else
 		nd_solicit(w, dgid);
+}
+
+void
+soft_wire_neigh_ask_locked(struct soft_wire *w, const uint8_t dest[16])
+{
+	nt_lock(w);
+	neigh_ask(w, dest);
+	nt_unlock(w);
 	soft_wire_flush_locked(w);
 }
 
@@ -375,7 +417,7 @@ no_neigh(struct soft_wire *w, const struct wire_neigh *n, unsigned int held)
 	char a[INET6_ADDRSTRLEN];
 	int v4 = soft_wire_gid_is_v4(n->ip);
 
-	if (!log_once_a_second(w, &w->no_neigh_log_tsc))
+	if (!log_once_a_second(w, &w->sh->no_neigh_log_tsc))
 		return;
 	gid_str(n->ip, a);
 	SOFT_LOG(WARNING, "wire port %s: no %s answer from %s within %u ms "
@@ -402,7 +444,7 @@ neigh_timers(struct soft_wire *w)
 	unsigned int i;
 
 	for (i = 0; i < WIRE_NEIGH; i++) {
-		struct wire_neigh *n = &w->neigh[i];
+		struct wire_neigh *n = &w->sh->neigh[i];
 
 		if (n->state != NEIGH_INCOMPLETE)
 			continue;
@@ -410,7 +452,7 @@ neigh_timers(struct soft_wire *w)
 			no_neigh(w, n, n->nhold);
 			neigh_drop_holds(w, n);
 			n->state = NEIGH_FREE;
-			w->n_incomplete--;
+			__atomic_fetch_sub(&w->sh->n_incomplete, 1, __ATOMIC_RELAXED);
 		} else if (now - n->req_tsc >= WIRE_ARP_RETRY_MS * w->ms_tsc) {
 			n->req_tsc = now;
 			n->nreq++;
@@ -471,6 +513,7 @@ soft_wire_send_locked(struct soft_wire *w, const uint8_t dest[16],
 			       len);
 	m->data_len = (uint16_t)flen;
 	m->pkt_len = flen;
+	nt_lock(w);
 	n = neigh_find(w, dgid);
 	if (unlikely(n == NULL) && gid_ll_mac(dgid, &mac)) {
 		/* a link-local GID of a MAC names it (the kernel's
@@ -485,6 +528,7 @@ soft_wire_send_locked(struct soft_wire *w, const uint8_t dest[16],
 	} else {
 		neigh_hold(w, dgid, m);
 	}
+	nt_unlock(w);
 	return 0;
 }
 
@@ -492,7 +536,7 @@ enum exec_result
 soft_wire_ud_send(struct soft_run *d, const struct mlx5_wqe_av *av)
 {
 	struct soft_qp *qp = d->qp;
-	struct soft_wire *w = qp->sdev->wire;
+	struct soft_wire *w = qp->wq;
 	struct soft_wire_seg seg[SOFT_MAX_SGE + 1];
 	struct soft_wire_hdr h;
 	uint32_t gfl = rte_be_to_cpu_32(av->grh_gid_fl);
@@ -539,10 +583,8 @@ soft_wire_flush_locked(struct soft_wire *w)
 }
 
 void
-soft_wire_tx_flush(struct soft_dev *sdev)
+soft_wire_tx_flush(struct soft_wire *w)
 {
-	struct soft_wire *w = sdev->wire;
-
 	rte_spinlock_lock(&w->lock);
 	tx_flush(w);
 	rte_spinlock_unlock(&w->lock);
@@ -552,7 +594,7 @@ void
 soft_sq_execute_ud_wire(struct soft_qp *qp)
 {
 	soft_sq_execute_ud(qp);
-	soft_wire_tx_flush(qp->sdev);
+	soft_wire_tx_flush(qp->wq);
 }
 
 /* ---- receive ---- */
@@ -585,7 +627,7 @@ arp_input(struct soft_wire *w, const uint8_t *f, uint32_t len)
 	for_me = w->has_v4 && memcmp(tpa, w->v4, 4) == 0;
 	/* a sender of 0.0.0.0 (a probe) is not learnt */
 	if (ah->arp_data.arp_sip != 0)
-		neigh_learn(w, spa, &ah->arp_data.arp_sha, for_me);
+		neigh_learn_nt(w, spa, &ah->arp_data.arp_sha, for_me);
 	if (for_me && op == RTE_ARP_OP_REQUEST)
 		arp_send(w, RTE_ARP_OP_REPLY, &ah->arp_data.arp_sha,
 			 (const uint8_t *)&ah->arp_data.arp_sip);
@@ -724,14 +766,15 @@ nd_input(struct soft_wire *w, const uint8_t *f, uint32_t len)
 	target = icmp + 8;
 	if (icmp[0] == ND_NA) {
 		if (tlla != NULL)
-			neigh_learn(w, target, tlla, false);
+			neigh_learn_nt(w, target, tlla, false);
 		return;
 	}
 	/* an NS; from :: it is duplicate address detection: not answered */
 	if (memcmp(ip->src_addr, unspec, 16) == 0)
 		return;
 	if (slla != NULL)
-		neigh_learn(w, ip->src_addr, slla, nd_is_mine(w, target));
+		neigh_learn_nt(w, ip->src_addr, slla,
+			       nd_is_mine(w, target));
 	if (nd_is_mine(w, target))
 		nd_send(w, ND_NA, target, ip->src_addr,
 			slla != NULL ? slla : &eh->src_addr, target,
@@ -836,7 +879,59 @@ vlan_input(const struct soft_wire *w, struct rte_mbuf *m)
 	return vid == w->vlan_id ? (int)RTE_VLAN_HLEN : -1;
 }
 
-static void
+/* What steer() did with a frame. */
+enum steer_result {
+	STEER_MINE = -1,    /* not for another queue: this one reads it */
+	STEER_DROPPED = 0,  /* the other queue's ring was full: dropped */
+	STEER_HANDED = 1,   /* in the other queue's steer ring */
+};
+
+/*
+ * A device of several queues: a RoCEv2 packet (UDP port 4791) whose BTH
+ * names a QP of another queue goes to that queue's steer ring, which
+ * only that queue's progress step reads. Only the UDP destination port
+ * and the BTH's destination QP are read here (a packet too short for
+ * them, with IPv4 options, or of an unknown QP stays here): the QP's
+ * queue checks all of it, so every frame still ends in one counter of
+ * one queue. Frames of one flow keep their order: one queue receives
+ * them and hands them on in that order to one ring.
+ */
+static enum steer_result
+steer(struct soft_wire *w, struct rte_mbuf *m, const uint8_t *f,
+      uint32_t len)
+{
+	const uint8_t *udp;
+	struct soft_qp *qp;
+	struct soft_wire *to;
+
+	if (f[12] == 0x08 && f[13] == 0x00 &&
+	    len >= RTE_ETHER_HDR_LEN + 20 + 8 + 12 && f[14] == 0x45 &&
+	    f[23] == IPPROTO_UDP)
+		udp = f + RTE_ETHER_HDR_LEN + 20;
+	else if (f[12] == 0x86 && f[13] == 0xdd &&
+		 len >= RTE_ETHER_HDR_LEN + 40 + 8 + 12 &&
+		 f[20] == IPPROTO_UDP)
+		udp = f + RTE_ETHER_HDR_LEN + 40;
+	else
+		return STEER_MINE;
+	if (udp[2] != 0x12 || udp[3] != 0xb7)           /* 4791 */
+		return STEER_MINE;
+	/* the BTH's destination QP: bytes 5-7 (after FECN, BECN, resv6) */
+	qp = soft_qp_lookup(w->sdev, get_be32(udp + 8 + 4) & 0xffffff);
+	to = qp != NULL ? qp->wq : NULL;
+	if (to == NULL || to == w)
+		return STEER_MINE;
+	w->st.rx_steered++;
+	if (unlikely(rte_ring_mp_enqueue(to->steer, m) != 0)) {
+		w->st.rx_steer_dropped++;
+		return STEER_DROPPED;
+	}
+	return STEER_HANDED;
+}
+
+/* One frame of the port (or handed over by another queue). @return true
+ * when m went to another queue's ring (not to be freed here). */
+static bool
 frame_input(struct soft_dev *sdev, struct soft_wire *w, struct rte_mbuf *m)
 {
 	struct soft_wire_pkt p;
@@ -847,25 +942,31 @@ frame_input(struct soft_dev *sdev, struct soft_wire *w, struct rte_mbuf *m)
 
 	if (unlikely(m->nb_segs != 1)) {
 		w->st.rx_oversize++;
-		return;
+		return false;
 	}
 	flen_tag = vlan_input(w, m);
 	if (flen_tag < 0) {
 		w->st.rx_other_vlan++;
-		return;
+		return false;
 	}
 	/* the frame without its tag */
 	f = rte_pktmbuf_mtod(m, uint8_t *);
 	len = rte_pktmbuf_data_len(m);
+	if (w->nq > 1) {
+		enum steer_result sr = steer(w, m, f, len);
+
+		if (sr != STEER_MINE)
+			return sr == STEER_HANDED;
+	}
 	if (len >= 14 && f[12] == 0x08 && f[13] == 0x06) {
 		arp_input(w, f, len);
-		return;
+		return false;
 	}
 	if (len >= 14 + 40 + 1 && f[12] == 0x86 && f[13] == 0xdd &&
 	    f[20] == IPPROTO_ICMPV6 &&
 	    (f[54] == ND_NS || f[54] == ND_NA)) {
 		nd_input(w, f, len);
-		return;
+		return false;
 	}
 	why = soft_wire_parse(f, len, (const uint8_t (*)[16])w->gids, w->ngid,
 			      &p);
@@ -874,25 +975,25 @@ frame_input(struct soft_dev *sdev, struct soft_wire *w, struct rte_mbuf *m)
 		break;
 	case SOFT_WIRE_NOT_ROCE:
 		w->st.rx_not_roce++;
-		return;
+		return false;
 	case SOFT_WIRE_TRUNCATED:
 		w->st.rx_truncated++;
-		return;
+		return false;
 	case SOFT_WIRE_BAD_IP:
 		w->st.rx_bad_ip++;
-		return;
+		return false;
 	case SOFT_WIRE_NOT_MINE:
 		w->st.rx_not_mine++;
-		return;
+		return false;
 	case SOFT_WIRE_BAD_UDP:
 		w->st.rx_bad_udp++;
-		return;
+		return false;
 	case SOFT_WIRE_BAD_BTH:
 		w->st.rx_bad_bth++;
-		return;
+		return false;
 	default:
 		w->st.rx_bad_icrc++;
-		return;
+		return false;
 	}
 	/* The sender's MAC, for the answer (and IPv6, which asks no one:
 	 * soft.rst) */
@@ -906,24 +1007,27 @@ frame_input(struct soft_dev *sdev, struct soft_wire *w, struct rte_mbuf *m)
 		/* (a routed sender's MAC is its last router's: the
 		 * gateway's entry answers for it) */
 		if (next_hop(w, sgid) == sgid)
-			neigh_learn(w, sgid,
+			neigh_learn_nt(w, sgid,
 				    (const struct rte_ether_addr *)(f + 6),
 				    true);
 	}
 	if (p.opcode == SOFT_IB_OPC_UD_SEND_ONLY ||
 	    p.opcode == SOFT_IB_OPC_UD_SEND_ONLY_IMM) {
 		ud_input(sdev, w, &p, len + (uint32_t)flen_tag);
-		return;
+		return false;
 	}
 	rc_input(sdev, w, &p, len + (uint32_t)flen_tag);
+	return false;
 }
 
+static void adopt_idle(struct soft_wire *w);
+
 int
-soft_wire_progress(struct soft_dev *sdev)
+soft_wire_progress(struct soft_wire *w)
 {
-	struct soft_wire *w = sdev->wire;
+	struct soft_dev *sdev = w->sdev;
 	struct rte_mbuf *pkts[WIRE_BURST];
-	uint16_t n, i;
+	uint16_t n, i, k, got = 0;
 	bool held;
 
 	if (!rte_spinlock_trylock(&w->lock))
@@ -931,13 +1035,31 @@ soft_wire_progress(struct soft_dev *sdev)
 	/* frames staged now were held by an earlier step (doorbells
 	 * flush): they leave with this step's, whatever it holds */
 	held = w->ntx != 0;
-	n = qpio_port_rx_burst(w->port_id, 0, pkts, WIRE_BURST);
-	for (i = 0; i < n; i++)
-		frame_input(sdev, w, pkts[i]);
-	if (n != 0)
-		rte_pktmbuf_free_bulk(pkts, n);
-	if (unlikely(w->n_incomplete != 0))
+	if (w->nq > 1) {
+		/* what the other queues received for this one's QPs first:
+		 * it came before this step's burst */
+		n = (uint16_t)rte_ring_sc_dequeue_burst(w->steer,
+							(void **)pkts,
+							WIRE_BURST, NULL);
+		for (i = 0; i < n; i++)
+			frame_input(sdev, w, pkts[i]);   /* never handed on */
+		if (n != 0)
+			rte_pktmbuf_free_bulk(pkts, n);
+		got = n;
+	}
+	n = qpio_port_rx_burst(w->port_id, w->qid, pkts, WIRE_BURST);
+	for (i = 0, k = 0; i < n; i++)
+		if (!frame_input(sdev, w, pkts[i]))
+			pkts[k++] = pkts[i];
+	if (k != 0)
+		rte_pktmbuf_free_bulk(pkts, k);
+	got = (uint16_t)(got + n);
+	if (unlikely(__atomic_load_n(&w->sh->n_incomplete,
+				     __ATOMIC_RELAXED) != 0)) {
+		nt_lock(w);
 		neigh_timers(w);
+		nt_unlock(w);
+	}
 	if (!TAILQ_EMPTY(&w->rcs))
 		soft_wire_rc_timers(w);
 	/* A step that completed a receive holds its ACK for the doorbell
@@ -949,8 +1071,44 @@ soft_wire_progress(struct soft_dev *sdev)
 	if (!w->tx_hold || held)
 		tx_flush(w);
 	w->tx_hold = 0;
+	if (w->nq > 1) {
+		__atomic_store_n(&w->steps, w->steps + 1, __ATOMIC_RELAXED);
+		if (unlikely(--w->adopt_in == 0)) {
+			w->adopt_in = WIRE_ADOPT_STEPS;
+			adopt_idle(w);
+		}
+	}
 	rte_spinlock_unlock(&w->lock);
-	return n;
+	return got;
+}
+
+/*
+ * Every WIRE_ADOPT_STEPS steps of a queue, the other queues that took no
+ * step since its last look are stepped by it: a queue whose completion
+ * vector no lcore polls (an application of one lcore on a device of
+ * several queues, or a vector whose CQs nobody polls for a while) still
+ * has its port queue read, its timers run and its packets handed to
+ * their QPs' queues, as the peer's RSS puts flows on any queue. A queue
+ * whose lcore polls it is left alone (its steps move); its lock keeps
+ * both from one step at once (w's lock is held: a step of q that looks
+ * in turn finds w taken and leaves it). One remote line read a look.
+ */
+static void
+adopt_idle(struct soft_wire *w)
+{
+	unsigned int k;
+
+	for (k = 0; k < w->nq; k++) {
+		struct soft_wire *q = w->sh->qs[k];
+		uint64_t s;
+
+		if (q == w)
+			continue;
+		s = __atomic_load_n(&q->steps, __ATOMIC_RELAXED);
+		if (s == w->seen[k])
+			soft_wire_progress(q);
+		w->seen[k] = __atomic_load_n(&q->steps, __ATOMIC_RELAXED);
+	}
 }
 
 /* ---- binding (probe, close, queries) ---- */
@@ -1119,10 +1277,15 @@ bad:
 	return -EINVAL;
 }
 
+/* Free queue 0 w of a device and everything it shares: the port, the
+ * other queues, the neighbour table, the pool. */
 static void
 wire_free(struct soft_wire *w)
 {
+	struct soft_wire_shared *sh = w->sh;
+	struct rte_mempool *mp = w->mp;
 	unsigned int i;
+	void *m;
 
 	if (w->port_name[0] != '\0') {
 		int pid = qpio_port_get_by_name(w->port_name);
@@ -1131,10 +1294,69 @@ wire_free(struct soft_wire *w)
 			qpio_port_close((uint16_t)pid);
 	}
 	for (i = 0; i < WIRE_NEIGH; i++)
-		rte_pktmbuf_free_bulk(w->neigh[i].hold, w->neigh[i].nhold);
-	rte_pktmbuf_free_bulk(w->txb, w->ntx);
-	rte_mempool_free(w->mp);
+		rte_pktmbuf_free_bulk(sh->neigh[i].hold, sh->neigh[i].nhold);
+	for (i = 0; i < WIRE_MAX_QUEUES; i++) {
+		struct soft_wire *q = sh->qs[i];
+
+		if (q == NULL)
+			continue;
+		rte_pktmbuf_free_bulk(q->txb, q->ntx);
+		if (q->steer != NULL) {
+			while (rte_ring_sc_dequeue(q->steer, &m) == 0)
+				rte_pktmbuf_free(m);
+			rte_ring_free(q->steer);
+		}
+		if (q != w)
+			rte_free(q);
+	}
+	rte_mempool_free(mp);
+	rte_free(sh);
 	rte_free(w);
+}
+
+/* Queues 1..nq-1 of the device of queue 0 w (set up but for its port's
+ * queues): copies of w with their own lock, staging, counters, RC list
+ * and steer ring; queue 0 gets its steer ring too. @return 0 or
+ * -ENOMEM. */
+static int
+wire_queues(struct soft_wire *w, const char *dev)
+{
+	static uint32_t ring_gen;
+	char rname[RTE_RING_NAMESIZE];
+	unsigned int i;
+
+	for (i = 0; i < w->nq; i++) {
+		struct soft_wire *q = w;
+
+		if (i != 0) {
+			q = rte_zmalloc("soft_wire_q", sizeof(*q),
+					RTE_CACHE_LINE_SIZE);
+			if (q == NULL)
+				return -ENOMEM;
+			memcpy(q, w, sizeof(*q));
+			rte_spinlock_init(&q->lock);
+			TAILQ_INIT(&q->rcs);
+			q->ntx = 0;
+			q->tx_hold = 0;
+			q->no_route_log_tsc = 0;
+			memset(&q->st, 0, sizeof(q->st));
+			q->qid = (uint16_t)i;
+			q->steer = NULL;
+			q->adopt_in = WIRE_ADOPT_STEPS;
+			w->sh->qs[i] = q;
+		}
+		snprintf(rname, sizeof(rname), "soft_wsteer%u",
+			 __atomic_fetch_add(&ring_gen, 1, __ATOMIC_RELAXED));
+		/* several queues hand frames to one; it alone takes them */
+		q->steer = rte_ring_create(rname, WIRE_STEER_RING,
+					   SOCKET_ID_ANY, RING_F_SC_DEQ);
+		if (q->steer == NULL) {
+			SOFT_LOG(ERR, "%s: wire queue %u: steer ring: %s", dev,
+				 i, rte_strerror(rte_errno));
+			return -ENOMEM;
+		}
+	}
+	return 0;
 }
 
 int
@@ -1146,7 +1368,7 @@ soft_wire_attach(struct soft_dev *sdev, const struct rte_kvargs *kv)
 	struct qpio_port_info info;
 	struct soft_wire *w;
 	char args[QPIO_PORT_NAME_LEN + 96], pname[64];
-	uint32_t mtu = 1500, ack_hold = 1, vlan = 0, pcp = 0, l2;
+	uint32_t mtu = 1500, ack_hold = 1, vlan = 0, pcp = 0, nq = 1, l2, q;
 	uint8_t a6[16];
 	int pid, ret;
 
@@ -1164,10 +1386,11 @@ soft_wire_attach(struct soft_dev *sdev, const struct rte_kvargs *kv)
 		    rte_kvargs_count(kv, "mtu") != 0 ||
 		    rte_kvargs_count(kv, "ack_hold") != 0 ||
 		    rte_kvargs_count(kv, "vlan") != 0 ||
-		    rte_kvargs_count(kv, "pcp") != 0) {
+		    rte_kvargs_count(kv, "pcp") != 0 ||
+		    rte_kvargs_count(kv, "queues") != 0) {
 			SOFT_LOG(ERR, "%s: ip=, ip6=, gw=, gw6=, neigh=, mtu=, "
-				 "ack_hold=, vlan= and pcp= describe the wire: "
-				 "give wire=<ethdev name> too", dev);
+				 "ack_hold=, vlan=, pcp= and queues= describe "
+				 "the wire: give wire=<ethdev name> too", dev);
 			return -EINVAL;
 		}
 		return 0;
@@ -1175,7 +1398,8 @@ soft_wire_attach(struct soft_dev *sdev, const struct rte_kvargs *kv)
 	if (qpio_rdma_kvargs_u32(kv, "mtu", 68, 9000, &mtu) != 0 ||
 	    qpio_rdma_kvargs_u32(kv, "ack_hold", 0, 1, &ack_hold) != 0 ||
 	    qpio_rdma_kvargs_u32(kv, "vlan", 1, 4094, &vlan) != 0 ||
-	    qpio_rdma_kvargs_u32(kv, "pcp", 0, 7, &pcp) != 0)
+	    qpio_rdma_kvargs_u32(kv, "pcp", 0, 7, &pcp) != 0 ||
+	    qpio_rdma_kvargs_u32(kv, "queues", 1, WIRE_MAX_QUEUES, &nq) != 0)
 		return -EINVAL;
 	if (vlan == 0 && rte_kvargs_count(kv, "pcp") != 0) {
 		SOFT_LOG(ERR, "%s: pcp= is the priority of the device's VLAN "
@@ -1198,6 +1422,17 @@ soft_wire_attach(struct soft_dev *sdev, const struct rte_kvargs *kv)
 	w = rte_zmalloc("soft_wire", sizeof(*w), RTE_CACHE_LINE_SIZE);
 	if (w == NULL)
 		return -ENOMEM;
+	w->sh = rte_zmalloc("soft_wire_shared", sizeof(*w->sh),
+			    RTE_CACHE_LINE_SIZE);
+	if (w->sh == NULL) {
+		rte_free(w);
+		return -ENOMEM;
+	}
+	w->sh->qs[0] = w;
+	rte_spinlock_init(&w->sh->lock);
+	w->sdev = sdev;
+	w->nq = (uint16_t)nq;
+	w->adopt_in = WIRE_ADOPT_STEPS;
 	rte_spinlock_init(&w->lock);
 	TAILQ_INIT(&w->rcs);
 	w->ms_tsc = rte_get_tsc_hz() / 1000;
@@ -1262,6 +1497,15 @@ soft_wire_attach(struct soft_dev *sdev, const struct rte_kvargs *kv)
 	}
 	w->port_id = (uint16_t)pid;
 	ret = qpio_port_info_get(w->port_id, &info);
+	if (ret == 0 && (nq > info.max_rx_queues || nq > info.max_tx_queues)) {
+		SOFT_LOG(ERR, "%s: queues=%u: the port %s has %u rx and %u tx "
+			 "queues; give queues=%u or less, or an ethdev of more "
+			 "queues (net_af_packet: qpairs=%u)", dev, nq, port,
+			 info.max_rx_queues, info.max_tx_queues,
+			 RTE_MIN(info.max_rx_queues, info.max_tx_queues), nq);
+		ret = -EINVAL;
+		goto err;
+	}
 	if (ret == 0 && mtu + l2 > info.max_rx_pkt_len) {
 		SOFT_LOG(ERR, "%s: mtu=%u: frames of %u bytes, over the %u the "
 			 "port %s takes; give mtu=%u or less", dev, mtu,
@@ -1281,7 +1525,8 @@ soft_wire_attach(struct soft_dev *sdev, const struct rte_kvargs *kv)
 	 * than what the port's rx queues take (net_af_packet: a whole ring
 	 * frame, min_rx_buf); room for a VLAN tag on every device (an
 	 * untagged one takes priority-tagged frames). */
-	w->mp = rte_pktmbuf_pool_create(pname, WIRE_POOL, 256, 0,
+	w->mp = rte_pktmbuf_pool_create(pname, WIRE_POOL + (nq - 1) * 2048u,
+					256, 0,
 					RTE_PKTMBUF_HEADROOM +
 					RTE_MAX(RTE_MAX((uint32_t)RTE_MBUF_DEFAULT_DATAROOM,
 							info.min_rx_buf),
@@ -1297,13 +1542,15 @@ soft_wire_attach(struct soft_dev *sdev, const struct rte_kvargs *kv)
 	}
 	memset(&conf, 0, sizeof(conf));
 	conf.max_rx_pkt_len = mtu + l2;
-	ret = qpio_port_configure(w->port_id, 1, 1, &conf);
-	if (ret == 0)
-		ret = qpio_port_rx_queue_setup(w->port_id, 0, WIRE_RXD,
-					       SOCKET_ID_ANY, w->mp);
-	if (ret == 0)
-		ret = qpio_port_tx_queue_setup(w->port_id, 0, WIRE_TXD,
-					       SOCKET_ID_ANY);
+	ret = qpio_port_configure(w->port_id, (uint16_t)nq, (uint16_t)nq,
+				  &conf);
+	for (q = 0; q < nq && ret == 0; q++) {
+		ret = qpio_port_rx_queue_setup(w->port_id, (uint16_t)q,
+					       WIRE_RXD, SOCKET_ID_ANY, w->mp);
+		if (ret == 0)
+			ret = qpio_port_tx_queue_setup(w->port_id, (uint16_t)q,
+						       WIRE_TXD, SOCKET_ID_ANY);
+	}
 	if (ret == 0)
 		ret = qpio_port_start(w->port_id);
 	if (ret == 0)
@@ -1319,11 +1566,16 @@ soft_wire_attach(struct soft_dev *sdev, const struct rte_kvargs *kv)
 		soft_wire_ipv4_mapped(w->gids[w->ngid++], w->v4);
 	if (ip6 != NULL)
 		memcpy(w->gids[w->ngid++], a6, 16);
+	if (nq > 1) {
+		ret = wire_queues(w, dev);
+		if (ret != 0)
+			goto err;
+	}
 	sdev->wire = w;
 	SOFT_LOG(INFO, "%s: on the wire: ethdev %s, MAC " RTE_ETHER_ADDR_PRT_FMT
-		 ", MTU %u (path MTU %u), %u GIDs, %s %u (PCP %u)", dev, port,
-		 RTE_ETHER_ADDR_BYTES(&w->mac), mtu, w->path_mtu, w->ngid,
-		 vlan != 0 ? "VLAN" : "untagged, VLAN", vlan, pcp);
+		 ", MTU %u (path MTU %u), %u GIDs, %s %u (PCP %u), %u queues",
+		 dev, port, RTE_ETHER_ADDR_BYTES(&w->mac), mtu, w->path_mtu,
+		 w->ngid, vlan != 0 ? "VLAN" : "untagged, VLAN", vlan, pcp, nq);
 	return 0;
 err:
 	wire_free(w);
@@ -1333,11 +1585,17 @@ err:
 void
 soft_wire_detach(struct soft_dev *sdev)
 {
+	unsigned int i;
+
 	if (sdev->wire == NULL)
 		return;
-	rte_spinlock_lock(&sdev->wire->lock);
-	tx_flush(sdev->wire);   /* an ACK a progress step held */
-	rte_spinlock_unlock(&sdev->wire->lock);
+	for (i = 0; i < sdev->wire->nq; i++) {
+		struct soft_wire *q = sdev->wire->sh->qs[i];
+
+		rte_spinlock_lock(&q->lock);
+		tx_flush(q);    /* an ACK a progress step held */
+		rte_spinlock_unlock(&q->lock);
+	}
 	wire_free(sdev->wire);
 	sdev->wire = NULL;
 }
@@ -1369,9 +1627,41 @@ soft_wire_gid(const struct soft_dev *sdev, unsigned int index,
 	return 0;
 }
 
+/* Add the counters of queue q to *st (each read whole: 64-bit loads). */
+static void
+stats_add(const struct soft_wire *q, struct qpio_soft_wire_stats *st)
+{
+	const uint64_t *from = (const uint64_t *)&q->st;
+	uint64_t *to = (uint64_t *)st;
+	size_t i;
+
+	RTE_BUILD_BUG_ON(sizeof(*st) % sizeof(uint64_t) != 0);
+	for (i = 0; i < sizeof(*st) / sizeof(uint64_t); i++)
+		to[i] += __atomic_load_n(&from[i], __ATOMIC_RELAXED);
+}
+
 int
 qpio_soft_wire_stats_get(const struct qpio_device *dev,
 			 struct qpio_soft_wire_stats *st)
+{
+	const struct soft_wire *w;
+	unsigned int i;
+
+	if (!soft_is_dev(dev) || st == NULL)
+		return -EINVAL;
+	w = to_sdev(dev)->wire;
+	if (w == NULL)
+		return -ENODEV;
+	memset(st, 0, sizeof(*st));
+	for (i = 0; i < w->nq; i++)
+		stats_add(w->sh->qs[i], st);
+	return 0;
+}
+
+int
+qpio_soft_wire_queue_stats_get(const struct qpio_device *dev,
+			       unsigned int queue,
+			       struct qpio_soft_wire_stats *st)
 {
 	const struct soft_wire *w;
 
@@ -1380,17 +1670,41 @@ qpio_soft_wire_stats_get(const struct qpio_device *dev,
 	w = to_sdev(dev)->wire;
 	if (w == NULL)
 		return -ENODEV;
-	*st = w->st;
-	st->tx_bad_gid = __atomic_load_n(&w->st.tx_bad_gid, __ATOMIC_RELAXED);
+	if (queue >= w->nq)
+		return -EINVAL;
+	memset(st, 0, sizeof(*st));
+	stats_add(w->sh->qs[queue], st);
 	return 0;
 }
 
 int
 qpio_soft_wire_progress(struct qpio_device *dev)
 {
+	const struct soft_wire *w;
+	unsigned int i;
+	int n = 0;
+
 	if (!soft_is_dev(dev))
 		return -EINVAL;
-	if (to_sdev(dev)->wire == NULL)
+	w = to_sdev(dev)->wire;
+	if (w == NULL)
 		return -ENODEV;
-	return soft_wire_progress(to_sdev(dev));
+	for (i = 0; i < w->nq; i++)
+		n += soft_wire_progress(w->sh->qs[i]);
+	return n;
+}
+
+int
+qpio_soft_wire_queue_progress(struct qpio_device *dev, unsigned int queue)
+{
+	const struct soft_wire *w;
+
+	if (!soft_is_dev(dev))
+		return -EINVAL;
+	w = to_sdev(dev)->wire;
+	if (w == NULL)
+		return -ENODEV;
+	if (queue >= w->nq)
+		return -EINVAL;
+	return soft_wire_progress(w->sh->qs[queue]);
 }

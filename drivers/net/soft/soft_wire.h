@@ -32,6 +32,11 @@
 #define WIRE_ARP_GIVEUP_MS 1000u  /* held datagrams dropped after */
 #define WIRE_DEF_HOP      64u     /* IPv4 TTL when the AV's hop limit is 0 */
 #define WIRE_PORT_NUM     1000    /* the device's eth port: eth1000 on */
+#define WIRE_MAX_QUEUES   8u      /* queues=: port queue pairs a device */
+#define WIRE_STEER_RING   1024u   /* frames handed to one queue at most */
+/* a queue looks at the others every this many of its steps: one that
+ * took none meanwhile is stepped by it (soft_wire_progress()) */
+#define WIRE_ADOPT_STEPS  256u
 
 enum neigh_state {
 	NEIGH_FREE = 0,
@@ -51,14 +56,43 @@ struct wire_neigh {
 	struct rte_mbuf *hold[WIRE_HOLD];
 };
 
+/*
+ * What the queues of a device share: the neighbour table (under its own
+ * lock when the device has more than one queue) and the queues.
+ */
+struct soft_wire_shared {
+	rte_spinlock_t lock;       /* the neighbour table (nq > 1) */
+	uint8_t n_incomplete;
+	uint8_t neigh_next;        /* eviction cursor */
+	uint64_t no_neigh_log_tsc; /* the last "no ARP/NDP answer" line */
+	struct wire_neigh neigh[WIRE_NEIGH];
+	struct soft_wire *qs[WIRE_MAX_QUEUES];
+};
+
+/*
+ * One queue of a wire device (devargs queues=N: N of them, queue 0 is
+ * sdev->wire). Each has port queue pair qid, its lock, its staged frames,
+ * its counters and the RC/UC QPs whose CQs are of its completion vector;
+ * the rest is the device's, the same in every queue (copied at attach).
+ */
 struct soft_wire {
 	rte_spinlock_t lock;
 	uint16_t port_id;
 	uint16_t ntx;
+	uint16_t qid;              /* this queue: port rx/tx queue qid */
+	uint16_t nq;               /* the device's queues (queues=) */
+	struct soft_dev *sdev;
+	struct soft_wire_shared *sh;
+	/* nq > 1: frames another queue received for the QPs of this one
+	 * (multi-producer, taken by this queue's progress step) */
+	struct rte_ring *steer;
+	/* Steps of this queue (written in its step); what this queue saw
+	 * of the others' at its last look, and its steps until the next */
+	uint64_t steps;
+	uint64_t seen[WIRE_MAX_QUEUES];
+	uint32_t adopt_in;
 	uint8_t ngid;
 	uint8_t has_v4;
-	uint8_t n_incomplete;
-	uint8_t neigh_next;        /* eviction cursor */
 	uint8_t v4[4];
 	/* Routing (ip=ADDR/LEN, ip6=ADDR/LEN, gw=, gw6=): a destination
 	 * outside the link's prefix goes to the gateway's MAC. A plen of
@@ -68,7 +102,6 @@ struct soft_wire {
 	uint8_t v6[16];            /* ip6=, the prefix's address */
 	uint8_t gw4[16], gw6[16];  /* as GIDs (IPv4-mapped for gw=) */
 	uint64_t no_route_log_tsc; /* the last "no route" line */
-	uint64_t no_neigh_log_tsc; /* the last "no ARP/NDP answer" line */
 	struct rte_ether_addr mac;
 	uint32_t eth_mtu;          /* IP packet bytes */
 	uint32_t path_mtu;         /* IB MTU bytes */
@@ -76,7 +109,6 @@ struct soft_wire {
 	struct rte_mempool *mp;
 	uint64_t ms_tsc;           /* TSC ticks per millisecond */
 	uint8_t gids[SOFT_WIRE_MAX_GID][16];
-	struct wire_neigh neigh[WIRE_NEIGH];
 	struct rte_mbuf *txb[WIRE_BURST];
 	uint32_t txlen[WIRE_BURST];   /* tx_flush(): RoCEv2 bytes, 0 for ARP */
 	/* Set by a progress step that completed a receive of an RC QP: the
@@ -121,11 +153,18 @@ void soft_wire_port_query(const struct soft_dev *sdev,
 			  struct qpio_port_attr *attr);
 int soft_wire_gid(const struct soft_dev *sdev, unsigned int index,
 		  union qpio_gid *gid);
-/* The progress step: one receive burst, timers, transmit.
- * @return the frames received (0 when another lcore was in the step). */
-int soft_wire_progress(struct soft_dev *sdev);
-/* Transmit what a run of the device's SQs staged. */
-void soft_wire_tx_flush(struct soft_dev *sdev);
+/* The progress step of queue w: the frames other queues handed to it,
+ * one receive burst of its port queue, its timers, its transmit.
+ * @return the frames taken (0 when another lcore was in the step). */
+int soft_wire_progress(struct soft_wire *w);
+/* The queue of completion vector v of a wire device (v below nq). */
+static inline struct soft_wire *
+soft_wire_queue(const struct soft_wire *w, uint32_t v)
+{
+	return w->sh->qs[v];
+}
+/* Transmit what a run of an SQ of queue w staged. */
+void soft_wire_tx_flush(struct soft_wire *w);
 /* The run of a UD SQ of a wire device: the run, then its frames sent. */
 void soft_sq_execute_ud_wire(struct soft_qp *qp);
 

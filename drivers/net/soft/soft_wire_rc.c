@@ -26,8 +26,8 @@
  * packets; atomics run on the target's memory. The MSN counts the
  * messages done.
  *
- * All of it runs under the device's wire lock (soft_wire.c), from the
- * SQ's run or the progress step.
+ * All of it runs under the lock of the QP's device queue (qp->wq,
+ * soft_wire.c), from the SQ's run or that queue's progress step.
  */
 #include <string.h>
 
@@ -730,8 +730,7 @@ recv_done(struct soft_wire_rc *rc, uint8_t opcode, uint8_t syndrome,
 	if (soft_recv_held_take(&rc->rheld)) {
 		recv_complete(rc, opcode, syndrome, len, imm, se);
 		if (syndrome == 0 && !rc->uc)
-			rc->qp->sdev->wire->tx_hold =
-				rc->qp->sdev->wire->ack_hold;
+			rc->qp->wq->tx_hold = rc->qp->wq->ack_hold;
 	}
 }
 
@@ -1172,7 +1171,7 @@ soft_wire_rc_timers(struct soft_wire *w)
 void
 soft_sq_execute_rc_wire(struct soft_qp *qp)
 {
-	struct soft_wire *w = qp->sdev->wire;
+	struct soft_wire *w = qp->wq;
 
 	rte_spinlock_lock(&w->lock);
 	rc_push(w, qp->wrc);
@@ -1183,7 +1182,7 @@ soft_sq_execute_rc_wire(struct soft_qp *qp)
 int
 soft_wire_rc_create(struct soft_qp *qp, bool uc)
 {
-	struct soft_wire *w = qp->sdev->wire;
+	struct soft_wire *w = qp->wq;
 	struct soft_wire_rc *rc;
 
 	rc = soft_obj_alloc(qp->sdev, SOFT_OBJ_BUF, "soft_wire_rc", sizeof(*rc),
@@ -1209,7 +1208,7 @@ soft_wire_rc_create(struct soft_qp *qp, bool uc)
 void
 soft_wire_rc_destroy(struct soft_qp *qp)
 {
-	struct soft_wire *w = qp->sdev->wire;
+	struct soft_wire *w = qp->wq;
 	struct soft_wire_rc *rc = qp->wrc;
 
 	if (rc == NULL)
@@ -1234,7 +1233,7 @@ soft_wire_rc_av_check(const struct soft_qp *qp, const struct qpio_ah_attr *ah)
 			 "or the IPv6 address)", qp->base.qp_num);
 		return -EINVAL;
 	}
-	if (soft_wire_path(qp->sdev->wire, ah->grh.sgid_index,
+	if (soft_wire_path(qp->wq, ah->grh.sgid_index,
 			   ah->grh.dgid.raw, 0, 0, 0, &h) != 0) {
 		SOFT_LOG(ERR, "qp 0x%x: GID %u of the device and the "
 			 "destination GID are not of one IP version",
@@ -1247,7 +1246,7 @@ soft_wire_rc_av_check(const struct soft_qp *qp, const struct qpio_ah_attr *ah)
 void
 soft_wire_rc_modify(struct soft_qp *qp, int mask, enum qpio_qp_state next)
 {
-	struct soft_wire *w = qp->sdev->wire;
+	struct soft_wire *w = qp->wq;
 	struct soft_wire_rc *rc = qp->wrc;
 	const struct qpio_qp_attr *a = &qp->attr;
 
