@@ -441,10 +441,12 @@ wire_report(const struct perf_end *e)
 	       " rx_no_qp %" PRIu64 " rx_not_roce %" PRIu64 " tx_no_neigh %"
 	       PRIu64 " tx_nombuf %" PRIu64 " tx_dropped %" PRIu64
 	       " nd_rx %" PRIu64 " nd_tx %" PRIu64 " tx_no_route %" PRIu64
-	       " rx_other_vlan %" PRIu64 "\n",
+	       " rx_other_vlan %" PRIu64 " rx_steered %" PRIu64
+	       " rx_steer_dropped %" PRIu64 "\n",
 	       w.rx_packets, w.tx_packets, w.arp_rx, w.arp_tx, w.rx_bad_icrc,
 	       w.rx_no_qp, w.rx_not_roce, w.tx_no_neigh, w.tx_nombuf,
-	       w.tx_dropped, w.nd_rx, w.nd_tx, w.tx_no_route, w.rx_other_vlan);
+	       w.tx_dropped, w.nd_rx, w.nd_tx, w.tx_no_route, w.rx_other_vlan,
+	       w.rx_steered, w.rx_steer_dropped);
 	fflush(stdout);
 }
 

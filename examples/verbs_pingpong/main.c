@@ -61,6 +61,7 @@ struct opts {
 	uint32_t sl;
 	int32_t gidx;
 	uint32_t timeout_s;
+	uint32_t comp_vector;
 	int validate;
 };
 
@@ -89,6 +90,8 @@ usage(FILE *f, const char *prog)
 		"  -g, --gid-idx=N      local GID index; RoCE needs one (none)\n"
 		"  --validate           check every message is size bytes of 0x7b\n"
 		"  --timeout=SEC        give up after SEC seconds, 1..86400 (30)\n"
+		"  --comp-vector=N      the CQ's completion vector: on a wire\n"
+		"                       device of queues=Q, its queue 0..Q-1 (0)\n"
 		"  -h, --help           this text\n"
 		"  Numbers are decimal digits only; each option is given once.\n",
 		prog);
@@ -113,6 +116,7 @@ opts_parse(int argc, char **argv, struct opts *o)
 		{ "iters", 1, NULL, 'n' }, { "sl", 1, NULL, 'l' },
 		{ "gid-idx", 1, NULL, 'g' }, { "validate", 0, NULL, 'V' },
 		{ "timeout", 1, NULL, 'T' }, { "help", 0, NULL, 'h' },
+		{ "comp-vector", 1, NULL, 'v' },
 		{ NULL, 0, NULL, 0 },
 	};
 	unsigned char seen[256] = { 0 };
@@ -180,6 +184,7 @@ opts_parse(int argc, char **argv, struct opts *o)
 			break;
 		case 'V': o->validate = 1; break;
 		case 'T': if (parse_num("--timeout", optarg, 1, 86400, &o->timeout_s)) return -1; break;
+		case 'v': if (parse_num("--comp-vector", optarg, 0, 1023, &o->comp_vector)) return -1; break;
 		case 'h': usage(stdout, argv[0]); exit(0);
 		default: usage(stderr, argv[0]); return -1;
 		}
@@ -396,6 +401,15 @@ wire_stats_print(const struct qpio_device *dev, const struct qpio_qp *qp)
 	       w.rx_packets, w.tx_packets, w.arp_rx, w.arp_tx, w.rx_bad_icrc,
 	       w.rx_no_qp, w.rx_not_roce, w.tx_no_neigh, w.tx_dropped,
 	       w.nd_rx, w.nd_tx, w.tx_no_route, w.rx_other_vlan);
+	/* a device of several queues (queues=): each one's share */
+	if (qpio_soft_wire_queue_stats_get(dev, 1, &w) != 0)
+		return;
+	for (unsigned int i = 0;
+	     qpio_soft_wire_queue_stats_get(dev, i, &w) == 0; i++)
+		printf("wire queue %u: rx_packets %" PRIu64 " tx_packets %"
+		       PRIu64 " rx_steered %" PRIu64 " rx_steer_dropped %"
+		       PRIu64 "\n", i, w.rx_packets, w.tx_packets,
+		       w.rx_steered, w.rx_steer_dropped);
 }
 
 /* One end: its device, objects and the WRs it posts again and again. */
@@ -551,7 +565,13 @@ ctx_init(struct ctx *c, const struct opts *o)
 	memset(c->buf, 0x7b, len);
 	c->mr = qpio_mr_reg(c->pd, c->buf, RTE_MAX(len, 1u),
 			    QPIO_ACCESS_LOCAL_WRITE);
-	c->cq = qpio_cq_create(c->dev, o->rx_depth + 1, SOCKET_ID_ANY);
+	{
+		struct qpio_cq_init_attr ca = { .cqe = o->rx_depth + 1,
+						.socket_id = SOCKET_ID_ANY,
+						.comp_vector = o->comp_vector };
+
+		c->cq = qpio_cq_create_ex(c->dev, &ca);
+	}
 	if (c->mr == NULL || c->cq == NULL) {
 		fprintf(stderr, "qpio-verbs-pingpong: mr or cq: %s\n",
 			rte_strerror(rte_errno));

@@ -551,6 +551,7 @@ def programs(src, cfg):
             "gid-idx": Row(Num(0, 255)),
             "validate": Row(Flag()),
             "timeout": Row(Num(1, 86400, good=1)),
+            "comp-vector": Row(Num(0, 1023, good=0)),
             "help": Row(Help()),
         },
         positional=["127.0.0.1"], control=[], control_status=1,

@@ -13,8 +13,18 @@
 # and an ACK. RCVLAN: RC as above with both devices on VLAN 100
 # (vlan=100,pcp=3): every frame, ARP included, crosses the veth with an
 # IEEE 802.1Q tag, which Linux hands to net_af_packet beside the frame.
+# RCQ2: RC as above on devices of two queues (queues=2) over
+# net_af_packet ports of two queue pairs (qpairs=2: the kernel's fanout
+# puts each frame on a socket by the flow's symmetric hash, so the flow
+# comes in on one queue index at both ends). The server's CQ is of
+# completion vector 1, the client's of 0: each QP's packets leave on its
+# own queue, and exactly one side receives the flow on the other queue
+# than its QP's and hands every packet of it over (rx_steered equal to
+# its rx_packets; the other side none); the queue whose CQ nobody polls
+# is stepped by the polled one. Every message checked, nothing dropped
+# between the queues, the queues' counters adding up to the device's.
 #
-#   wire_veth.sh PINGPONG_BINARY UD|RC|UC|RC4096|RCVLAN
+#   wire_veth.sh PINGPONG_BINARY UD|RC|UC|RC4096|RCVLAN|RCQ2
 #
 # Root only (veth); exits 77 (skipped) with the reason otherwise.
 set -u
@@ -25,14 +35,15 @@ skip() { echo "wire-veth: SKIP: $*"; exit 77; }
 command -v ip >/dev/null || skip "ip (iproute2) not installed"
 a=qwv$$a
 b=qwv$$b
-mtu=1500 pmtu=1024 afp= vl=
+mtu=1500 pmtu=1024 afp= vl= dq= svec=
 case "$tr" in
 UD) size=700 per=1 ;;          # one datagram per message
 RC) size=2100 per=4 ;;         # 3 packets and the peer's ACK of them
 UC) size=2100 per=3 ;;         # 3 packets
 RC4096) size=8300 per=4 tr=RC mtu=9000 pmtu=4096 afp=,framesz=12288,blocksz=12288 ;;
 RCVLAN) size=2100 per=4 tr=RC vl=,vlan=100,pcp=3 ;;
-*) echo "wire-veth: transport $tr: want UD, RC, UC, RC4096 or RCVLAN"; exit 2 ;;
+RCQ2) size=2100 per=4 tr=RC afp=,qpairs=2 dq=,queues=2 svec=1 ;;
+*) echo "wire-veth: transport $tr: want UD, RC, UC, RC4096, RCVLAN or RCQ2"; exit 2 ;;
 esac
 port=$((20000 + $$ % 20000))
 work=$(mktemp -d /tmp/qpio-wire-veth.XXXXXX)
@@ -51,11 +62,11 @@ run() {
 	shift 3
 	timeout 60 "$pp" -l 0 --no-huge --no-shconf --no-pci -m 256 \
 		--file-prefix="$prefix" --log-level=lib.eal:error \
-		--vdev="$vdev$afp" -- --dev "$dev,mtu=$mtu$vl" -c "$tr" -g 1 \
+		--vdev="$vdev$afp" -- --dev "$dev,mtu=$mtu$vl$dq" -c "$tr" -g 1 \
 		-s "$size" -n "$n" -m "$pmtu" -p "$port" --validate --timeout 30 "$@"
 }
 run "wv-s-$$" "net_af_packet0,iface=$a" "soft0,wire=net_af_packet0,ip=10.0.0.1" \
-	> "$work/server.log" 2>&1 &
+	${svec:+--comp-vector "$svec"} > "$work/server.log" 2>&1 &
 srv=$!
 ok=0
 for _ in 1 2 3 4 5; do
@@ -100,11 +111,35 @@ for side in server client; do
 			rc=1
 		fi
 	fi
+	if [ -n "$dq" ]; then
+		# each queue's line; the sum of their rx_packets and
+		# tx_packets is the device's; nothing dropped between them
+		sum=$(awk '/^wire queue [01]: /{rx+=$5; tx+=$7; q++}
+			END{print q, rx, tx}' "$log")
+		dev=$(sed -n 's/^wire: rx_packets \([0-9]*\) tx_packets \([0-9]*\) .*/\1 \2/p' "$log")
+		if [ "$sum" != "2 $dev" ]; then
+			echo "wire-veth: FAIL: $side: queues (count, rx, tx) '$sum' against the device's '$dev'"
+			rc=1
+		fi
+		# the QP's queue (server 1, client 0) sends it all
+		if [ $side = server ]; then qq=1 oq=0; else qq=0 oq=1; fi
+		check "$log" "wire queue $oq: rx_packets 0 tx_packets 0 "
+		check "$log" "wire queue $qq: rx_packets [0-9]* tx_packets ${dev#* } "
+		check "$log" "wire queue [01]: .* rx_steer_dropped 0"
+		steered=$(awk '/^wire queue [01]: /{s+=$9} END{print s+0}' "$log")
+		eval "st_$side=\$steered rx_$side=\${dev% *}"
+	fi
 done
+if [ -n "$dq" ] && ! { [ "$st_server" = "$rx_server" ] && [ "$st_client" = 0 ]; } &&
+	! { [ "$st_client" = "$rx_client" ] && [ "$st_server" = 0 ]; }; then
+	echo "wire-veth: FAIL: steered server $st_server of $rx_server, client $st_client of $rx_client: want one side all, the other none"
+	rc=1
+fi
 if [ "$rc" != 0 ]; then
 	sed 's/^/  server: /' "$work/server.log"
 	sed 's/^/  client: /' "$work/client.log"
 	exit 1
 fi
 grep -h "^wire:" "$work/server.log" "$work/client.log"
-echo "wire-veth: PASS ($tr${vl:+ on VLAN 100}: $n messages of $size bytes each way, ARP once each way)"
+grep -h "^wire queue" "$work/server.log" "$work/client.log"
+echo "wire-veth: PASS ($tr${vl:+ on VLAN 100}${dq:+ on two queues}: $n messages of $size bytes each way, ARP once each way)"
