@@ -221,6 +221,7 @@ eth_configure(struct qpio_port *port)
 			port->nb_rxq, port->nb_txq, mtu, rte_strerror(-ret));
 		return ret;
 	}
+	ep->eth_configured = 1;
 	return 0;
 }
 
@@ -360,6 +361,14 @@ eth_close(struct qpio_port *port)
 	struct eth_port *ep = to_eport(port);
 	int ret;
 
+	/* An ethdev the application made and this port never configured
+	 * (a user that gave up before set-up: a soft wire device that
+	 * refused its devargs) stays the application's, usable again. */
+	if (!ep->own_vdev && !ep->eth_configured) {
+		rte_free(ep);
+		port->priv = NULL;
+		return;
+	}
 	ret = rte_eth_dev_close(ep->eth_id);
 	if (ret != 0)
 		ETH_LOG(WARNING, "port %s: rte_eth_dev_close(%s): %s",

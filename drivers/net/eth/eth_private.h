@@ -50,6 +50,10 @@ struct eth_port {
 	uint8_t own_vdev;                     /**< created by this port */
 	uint8_t promisc;
 	uint8_t eth_started;
+	/* rte_eth_dev_configure() done once: the ethdev is this port's
+	 * setting. An ethdev taken with name=/port= and never configured is
+	 * handed back untouched at close (eth_close()). */
+	uint8_t eth_configured;
 	char dev_name[RTE_DEV_NAME_MAX_LEN];  /**< ethdev name */
 	/* Frames the kernel dropped in front of net_af_packet, which counts
 	 * none itself (eth_kdrops.c): its AF_PACKET sockets, found at
