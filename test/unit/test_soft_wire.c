@@ -2354,6 +2354,164 @@ Test(soft_wire, rc_ack_hold_0_acks_at_once)
 	ack_hold_case(0);
 }
 
+/* The frames in B's tx ring: per frame its BTH opcode, PSN, and AETH
+ * syndrome and MSN (IPv4: the BTH at 42, the AETH at 54), the frames
+ * left in the ring. @return how many. */
+static unsigned int
+b_tx_aeths(uint8_t *ops, uint32_t *psn, uint8_t *syn, uint32_t *msn,
+	   unsigned int max)
+{
+	void *objs[8];
+	unsigned int n, i;
+
+	n = rte_ring_dequeue_burst(W.b_tx, objs, RTE_MIN(max, 8u), NULL);
+	for (i = 0; i < n; i++) {
+		const uint8_t *f = rte_pktmbuf_mtod((struct rte_mbuf *)objs[i],
+						    const uint8_t *);
+
+		ops[i] = f[42];
+		psn[i] = get_be32(f + 50) & 0xffffff;
+		syn[i] = f[54];
+		msn[i] = get_be32(f + 54) & 0xffffff;
+	}
+	cr_assert_eq(rte_ring_enqueue_burst(W.b_tx, objs, n, NULL), n);
+	return n;
+}
+
+/* ack_coalesce (default): five SENDs B takes in one progress step draw
+ * one ACK, of the last PSN (0x104) and MSN 5; a step whose requests end
+ * in an RNR NAK sends the ACK it owes first (ACK 0x106 MSN 7, then the
+ * RNR NAK of 0x107). ack_coalesce=0: one ACK per SEND, as rxe. */
+static void
+ack_coalesce_case(int coalesce)
+{
+	struct qt_end a, b;
+	struct qpio_wc wc[8];
+	uint8_t ops[8], syn[8];
+	uint32_t psn[8], msn[8];
+	unsigned int i, n;
+
+	rc_world_args = coalesce ? ",ack_hold=0" : ",ack_hold=0,ack_coalesce=0";
+	rc_world(&a, &b, QPIO_QPT_RC, 7);
+	rc_world_args = "";
+	for (i = 0; i < 7; i++)
+		qt_post_recv(&b, i, b.buf + i * 256, 256);
+	for (i = 0; i < 5; i++)
+		rc_post(&a, QPIO_WR_SEND, i * 256, 100, 0, 0, i);
+	cr_assert_eq(pump(), 5, "A's five SENDs, one burst for B");
+	cr_assert_eq(qpio_cq_poll(b.cq, wc, 8), 5);
+	n = b_tx_aeths(ops, psn, syn, msn, 8);
+	if (!coalesce) {
+		cr_assert_eq(n, 5, "one ACK a SEND");
+		for (i = 0; i < 5; i++) {
+			cr_assert_eq(ops[i], SOFT_IB_OPC_ACK);
+			cr_assert_eq(psn[i], 0x100 + i);
+			cr_assert_eq(msn[i], i + 1);
+		}
+		pump();
+		cr_assert_eq(qpio_cq_poll(a.cq, wc, 8), 5);
+		cr_assert_eq(wst(W.b).tx_packets, 5);
+		rc_world_down(&a, &b);
+		return;
+	}
+	cr_assert_eq(n, 1, "one ACK for the five");
+	cr_assert_eq(ops[0], SOFT_IB_OPC_ACK);
+	cr_assert_eq(psn[0], 0x104);
+	cr_assert_eq(syn[0], SOFT_AETH_ACK);
+	cr_assert_eq(msn[0], 5);
+	pump();
+	cr_assert_eq(qpio_cq_poll(a.cq, wc, 8), 5, "the one ACK completes all");
+	for (i = 0; i < 5; i++) {
+		cr_assert_eq(wc[i].status, QPIO_WC_SUCCESS);
+		cr_assert_eq(wc[i].wr_id, i);
+	}
+	/* two SENDs find receives, the third none */
+	for (i = 0; i < 3; i++)
+		rc_post(&a, QPIO_WR_SEND, i * 256, 100, 0, 0, 10 + i);
+	cr_assert_eq(pump(), 3);
+	cr_assert_eq(qpio_cq_poll(b.cq, wc, 8), 2);
+	n = b_tx_aeths(ops, psn, syn, msn, 8);
+	cr_assert_eq(n, 2, "the ACK owed, then the RNR NAK");
+	cr_assert_eq(ops[0], SOFT_IB_OPC_ACK);
+	cr_assert_eq(psn[0], 0x106);
+	cr_assert_eq(syn[0], SOFT_AETH_ACK);
+	cr_assert_eq(msn[0], 7);
+	cr_assert_eq(ops[1], SOFT_IB_OPC_ACK);
+	cr_assert_eq(psn[1], 0x107);
+	cr_assert_eq(syn[1] & 0xe0, SOFT_AETH_RNR, "an RNR NAK: 0x%02x", syn[1]);
+	cr_assert_eq(msn[1], 7);
+	pump();
+	cr_assert_eq(qpio_cq_poll(a.cq, wc, 8), 2, "the first two complete");
+	cr_assert_eq(wc[1].wr_id, 11);
+	/* the third goes again once a receive is there */
+	qt_post_recv(&b, 7, b.buf + 7 * 256, 256);
+	wc_one(&a, QPIO_WC_SUCCESS, 12);
+	wc_one(&b, QPIO_WC_SUCCESS, 7);
+	cr_assert_eq(W.dropped, 0);
+	rc_world_down(&a, &b);
+}
+
+/* One step takes a SEND (its ACK owed), a duplicate of an earlier SEND
+ * (ACKed again at once, after the owed ACK) and another SEND (owed
+ * again): three ACKs leave, 0x101, 0x101 and 0x102, and the step ends
+ * (a QP owing an ACK a second time in one step is listed once). */
+Test(soft_wire, rc_ack_owed_again_after_an_answer_in_one_step, .timeout = 60)
+{
+	struct qt_end a, b;
+	struct qpio_wc wc[4];
+	struct rte_mbuf *m, *dup;
+	uint8_t ops[8], syn[8];
+	uint32_t psn[8], msn[8];
+	void *objs[2];
+
+	rc_world_args = ",ack_hold=0";
+	rc_world(&a, &b, QPIO_QPT_RC, 7);
+	rc_world_args = "";
+	qt_post_recv(&b, 0, b.buf, 256);
+	qt_post_recv(&b, 1, b.buf + 256, 256);
+	qt_post_recv(&b, 2, b.buf + 512, 256);
+	rc_post(&a, QPIO_WR_SEND, 0, 100, 0, 0, 0);
+	/* a copy of SEND 0x100 for later */
+	cr_assert_eq(rte_ring_dequeue(W.a_tx, (void **)&m), 0);
+	dup = rte_pktmbuf_copy(m, W.mp, 0, UINT32_MAX);
+	cr_assert_not_null(dup);
+	cr_assert_eq(rte_ring_enqueue(W.a_tx, m), 0);
+	cr_assert_eq(pump(), 1);
+	cr_assert_eq(qpio_cq_poll(b.cq, wc, 4), 1);
+	cr_assert_eq(b_tx_aeths(ops, psn, syn, msn, 8), 1);
+	pump();
+	cr_assert_eq(qpio_cq_poll(a.cq, wc, 4), 1);
+	/* SEND 0x101, the duplicate 0x100, SEND 0x102: one burst for B */
+	rc_post(&a, QPIO_WR_SEND, 256, 100, 0, 0, 1);
+	rc_post(&a, QPIO_WR_SEND, 512, 100, 0, 0, 2);
+	cr_assert_eq(rte_ring_dequeue_burst(W.a_tx, objs, 2, NULL), 2);
+	cr_assert_eq(rte_ring_enqueue(W.b_rx, objs[0]), 0);
+	cr_assert_eq(rte_ring_enqueue(W.b_rx, dup), 0);
+	cr_assert_eq(rte_ring_enqueue(W.b_rx, objs[1]), 0);
+	cr_assert_eq(qpio_soft_wire_progress(W.b), 3);
+	cr_assert_eq(b_tx_aeths(ops, psn, syn, msn, 8), 3);
+	cr_assert_eq(psn[0], 0x101, "the ACK owed, before the duplicate's");
+	cr_assert_eq(psn[1], 0x101, "the duplicate's: the last PSN taken");
+	cr_assert_eq(psn[2], 0x102, "owed again, sent at the step's end");
+	cr_assert_eq(msn[2], 3);
+	cr_assert_eq(ops[0] | ops[1] | ops[2], SOFT_IB_OPC_ACK);
+	cr_assert_eq(qpio_cq_poll(b.cq, wc, 4), 2);
+	pump();
+	cr_assert_eq(qpio_cq_poll(a.cq, wc, 4), 2);
+	cr_assert_eq(wc[1].wr_id, 2);
+	rc_world_down(&a, &b);
+}
+
+Test(soft_wire, rc_acks_coalesced_per_step)
+{
+	ack_coalesce_case(1);
+}
+
+Test(soft_wire, rc_ack_coalesce_0_acks_each_request)
+{
+	ack_coalesce_case(0);
+}
+
 /* A QP destroyed after its last receive: its held ACK leaves with the
  * destroy, and B's SEND completes. */
 Test(soft_wire, rc_destroy_sends_the_held_ack)
@@ -3104,6 +3262,13 @@ Test(soft_wire, queues_vectors_and_refusals)
 	snprintf(a, sizeof(a), "soft0,wire=%s,ip=10.0.0.1,queues=2", nm);
 	cr_assert_null(qpio_rdma_dev_create(a));
 	cr_assert_eq(rte_errno, EINVAL);
+	/* the refusal left the application's ethdev as it was */
+	cr_assert(rte_eth_dev_is_valid_port(W.port_a));
+	snprintf(a, sizeof(a), "soft0,wire=%s,ip=10.0.0.1,queues=1", nm);
+	d = qpio_rdma_dev_create(a);
+	cr_assert_not_null(d, "the same ethdev again: %s",
+			   rte_strerror(rte_errno));
+	cr_assert_eq(qpio_rdma_dev_close(d), 0);
 	d = qpio_rdma_dev_create("soft0");
 	cr_assert_not_null(d);
 	cr_assert_eq(qpio_rdma_dev_query(d, &da), 0);
@@ -3304,7 +3469,9 @@ qowner_thread(void *arg)
 			t->ok = 1;
 			__atomic_fetch_sub(&qowners_left, 1, __ATOMIC_RELEASE);
 		}
-		if (sent < t->n && sent - got < 16) {
+		/* 16 receives ahead at most, and 48 sends not completed
+		 * (the SQ holds 64; ACKs may come a step late) */
+		if (sent < t->n && sent - got < 16 && sent - done < 48) {
 			uint32_t slot = sent % 16;
 
 			sge.addr = (uintptr_t)t->b->buf + slot * 2048;
@@ -3440,5 +3607,78 @@ Test(soft_wire, queues_unpolled_queue_stepped_by_the_polled_one)
 	cr_assert_eq(qst(Q.b, 1).rx_packets, 0);
 	qt_end_destroy(&a);
 	qt_end_destroy(&b);
+	qpair_down();
+}
+
+/* A frame handed to a queue whose QP number names, by the time that
+ * queue reads it, a QP of another queue (QP1 destroyed and made again on
+ * vector 0 while its datagram waited in vector 1's ring) is dropped
+ * there (rx_no_qp), never handed on again: the mbuf goes back to its
+ * pool once, and the new QP1 gets nothing. */
+Test(soft_wire, queues_handed_frame_of_a_moved_qp_dropped_once)
+{
+	struct qpio_cq_init_attr ca = { .cqe = 64, .socket_id = SOCKET_ID_ANY };
+	struct qpio_qp_init_attr ia;
+	struct qt_end ua, g;
+	struct qpio_qp *gsi;
+	struct qpio_cq *cq0;
+	struct qpio_wc wc[4];
+	struct qpio_ah *ah;
+	struct rte_mempool *mp;
+	uint8_t gb[16];
+	unsigned int avail;
+
+	qpair_up(1);
+	soft_wire_ipv4_mapped(gb, V4_B);
+	mp = rte_mempool_lookup("soft_wire_soft0");   /* A's frames */
+	cr_assert_not_null(mp);
+	/* B's QP1 on vector 1 */
+	qend_create(&g, Q.b, QPIO_QPT_UD, 1);
+	memset(&ia, 0, sizeof(ia));
+	ia.send_cq = g.cq;
+	ia.recv_cq = g.cq;
+	ia.qp_type = QPIO_QPT_UD;
+	ia.cap.max_send_wr = 16;
+	ia.cap.max_recv_wr = 16;
+	ia.cap.max_send_sge = 1;
+	ia.cap.max_recv_sge = 1;
+	gsi = qpio_qp_create_gsi(g.pd, &ia);
+	cr_assert_not_null(gsi, "%s", rte_strerror(rte_errno));
+	qt_ud_qp_rts(gsi, QPIO_GSI_QKEY);
+	/* A's datagram to QPN 1 leaves on A's tx queue 1, comes in on B's
+	 * port queue 0, which hands it to queue 1 */
+	qend_create(&ua, Q.a, QPIO_QPT_UD, 1);
+	qt_ud_qp_rts(ua.qp, QK);
+	ah = ah_to(&ua, gb, 1);
+	avail = rte_mempool_avail_count(mp);
+	ud_post_send(&ua, ah, 1, QPIO_GSI_QKEY, 0, 100, 1, 0);
+	qpump();
+	cr_assert_eq(qpio_soft_wire_queue_progress(Q.b, 0), 1);
+	cr_assert_eq(qst(Q.b, 0).rx_steered, 1);
+	/* QP1 made again on vector 0 before queue 1 reads its ring */
+	cr_assert_eq(qpio_qp_destroy(gsi), 0);
+	cq0 = qpio_cq_create_ex(Q.b, &ca);
+	cr_assert_not_null(cq0);
+	ia.send_cq = cq0;
+	ia.recv_cq = cq0;
+	gsi = qpio_qp_create_gsi(g.pd, &ia);
+	cr_assert_not_null(gsi);
+	qt_ud_qp_rts(gsi, QPIO_GSI_QKEY);
+	qt_post_recv(&(struct qt_end){ .qp = gsi, .mr = g.mr }, 9, g.buf, 4096);
+	cr_assert_eq(qpio_soft_wire_queue_progress(Q.b, 1), 1);
+	cr_assert_eq(qst(Q.b, 1).rx_no_qp, 1, "dropped where it was handed");
+	cr_assert_eq(qst(Q.b, 1).rx_steered, 0, "not handed on again");
+	cr_assert_eq(qpio_soft_wire_queue_progress(Q.b, 0), 0, "nothing in "
+		     "queue 0's ring");
+	cr_assert_eq(qpio_cq_poll(cq0, wc, 4), 0, "the new QP1 got nothing");
+	/* A's send completion: its CQ's poll */
+	cr_assert_eq(qpoll(ua.cq, wc, 1), 1);
+	cr_assert_eq(rte_mempool_avail_count(mp), avail,
+		     "the frame's mbuf back in its pool once");
+	cr_assert_eq(qpio_ah_destroy(ah), 0);
+	cr_assert_eq(qpio_qp_destroy(gsi), 0);
+	cr_assert_eq(qpio_cq_destroy(cq0), 0);
+	qt_end_destroy(&ua);
+	qt_end_destroy(&g);
 	qpair_down();
 }

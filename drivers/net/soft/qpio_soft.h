@@ -322,8 +322,9 @@ struct qpio_soft_wire_stats {
 	/** Devargs queues= over 1: RoCEv2 packets this queue's port queue
 	 *  received for a QP of another queue (the peer's UDP source port,
 	 *  which RSS spreads by, is the peer's choice) and handed to that
-	 *  queue; each also ends in one counter of that queue (or in
-	 *  rx_steer_dropped). The device's sum counts each packet once. */
+	 *  queue; each also ends in one counter of that queue, or in
+	 *  rx_steer_dropped (rx_steered is not one of the counters a frame
+	 *  ends in). */
 	uint64_t rx_steered;
 	/** Of those, dropped because the other queue's ring (1024 frames)
 	 *  was full: that queue is not polled (no lcore polls a CQ of its
@@ -344,8 +345,9 @@ int qpio_soft_wire_stats_get(const struct qpio_device *dev,
 /**
  * Read the counters of one queue of a soft wire device (devargs
  * queues=N: queue q is port queue pair q and completion vector q; its
- * counters are the frames its port queue received and the frames its
- * QPs sent). Reads are not atomic as a set; any lcore may call it.
+ * rx counters count the frames its port queue received and those other
+ * queues handed to it, its tx counters the frames it sent). Reads are
+ * not atomic as a set; any lcore may call it.
  * @param queue  0 .. N-1 (num_comp_vectors of qpio_rdma_dev_query()).
  * @return 0, -EINVAL (NULL argument, not a soft device, queue not below
  *   N) or -ENODEV (a soft device without wire=).
@@ -382,8 +384,9 @@ int qpio_soft_wire_progress(struct qpio_device *dev);
  * that owns queue q without polling one of its CQs. Safe from any lcore
  * (another lcore in the step: returns 0 at once).
  * @param queue  0 .. N-1.
- * @return the frames taken, or -EINVAL (NULL, not a soft device, queue
- *   not below N), -ENODEV (no wire=).
+ * @return the frames taken (a frame another queue received and handed to
+ *   this one counts in both steps), or -EINVAL (NULL, not a soft device,
+ *   queue not below N), -ENODEV (no wire=).
  */
 int qpio_soft_wire_queue_progress(struct qpio_device *dev,
 				  unsigned int queue);

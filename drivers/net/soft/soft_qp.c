@@ -284,6 +284,10 @@ soft_qp_destroy(struct qpio_qp *qqp)
 		sdev->gsi = NULL;
 	soft_dev_unlock(sdev);
 	soft_peer_gen_bump();   /* before the QP's memory goes */
+	/* a wire device's progress steps found QPs in the table under
+	 * their queue's lock: once each lock was free, none holds it */
+	if (sdev->wire != NULL)
+		soft_wire_quiesce(sdev->wire);
 	/* queues_reset() purged this QP's CQEs and the pollers' cached QP;
 	 * a CQE another lcore still writes for it names a QPN that no
 	 * longer resolves, and the poller drops it. */

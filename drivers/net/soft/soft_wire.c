@@ -583,6 +583,17 @@ soft_wire_flush_locked(struct soft_wire *w)
 }
 
 void
+soft_wire_quiesce(struct soft_wire *w)
+{
+	unsigned int i;
+
+	for (i = 0; i < w->nq; i++) {
+		rte_spinlock_lock(&w->sh->qs[i]->lock);
+		rte_spinlock_unlock(&w->sh->qs[i]->lock);
+	}
+}
+
+void
 soft_wire_tx_flush(struct soft_wire *w)
 {
 	rte_spinlock_lock(&w->lock);
@@ -898,7 +909,7 @@ enum steer_result {
  */
 static enum steer_result
 steer(struct soft_wire *w, struct rte_mbuf *m, const uint8_t *f,
-      uint32_t len)
+      uint32_t len, bool handed)
 {
 	const uint8_t *udp;
 	struct soft_qp *qp;
@@ -921,6 +932,14 @@ steer(struct soft_wire *w, struct rte_mbuf *m, const uint8_t *f,
 	to = qp != NULL ? qp->wq : NULL;
 	if (to == NULL || to == w)
 		return STEER_MINE;
+	/* A frame handed to this queue whose QP number now names a QP of
+	 * another queue (destroyed and made again meanwhile: QP1 on
+	 * another vector): the QP it was for is gone. Never handed on a
+	 * second time. */
+	if (handed) {
+		w->st.rx_no_qp++;
+		return STEER_DROPPED;
+	}
 	w->st.rx_steered++;
 	if (unlikely(rte_ring_mp_enqueue(to->steer, m) != 0)) {
 		w->st.rx_steer_dropped++;
@@ -929,10 +948,12 @@ steer(struct soft_wire *w, struct rte_mbuf *m, const uint8_t *f,
 	return STEER_HANDED;
 }
 
-/* One frame of the port (or handed over by another queue). @return true
- * when m went to another queue's ring (not to be freed here). */
+/* One frame of the port, or (handed) one another queue handed over.
+ * @return true when m went to another queue's ring (not to be freed
+ * here; never for a handed frame). */
 static bool
-frame_input(struct soft_dev *sdev, struct soft_wire *w, struct rte_mbuf *m)
+frame_input(struct soft_dev *sdev, struct soft_wire *w, struct rte_mbuf *m,
+	    bool handed)
 {
 	struct soft_wire_pkt p;
 	enum soft_wire_drop why;
@@ -953,7 +974,7 @@ frame_input(struct soft_dev *sdev, struct soft_wire *w, struct rte_mbuf *m)
 	f = rte_pktmbuf_mtod(m, uint8_t *);
 	len = rte_pktmbuf_data_len(m);
 	if (w->nq > 1) {
-		enum steer_result sr = steer(w, m, f, len);
+		enum steer_result sr = steer(w, m, f, len, handed);
 
 		if (sr != STEER_MINE)
 			return sr == STEER_HANDED;
@@ -1042,18 +1063,20 @@ soft_wire_progress(struct soft_wire *w)
 							(void **)pkts,
 							WIRE_BURST, NULL);
 		for (i = 0; i < n; i++)
-			frame_input(sdev, w, pkts[i]);   /* never handed on */
+			frame_input(sdev, w, pkts[i], true);
 		if (n != 0)
 			rte_pktmbuf_free_bulk(pkts, n);
 		got = n;
 	}
 	n = qpio_port_rx_burst(w->port_id, w->qid, pkts, WIRE_BURST);
 	for (i = 0, k = 0; i < n; i++)
-		if (!frame_input(sdev, w, pkts[i]))
+		if (!frame_input(sdev, w, pkts[i], false))
 			pkts[k++] = pkts[i];
 	if (k != 0)
 		rte_pktmbuf_free_bulk(pkts, k);
 	got = (uint16_t)(got + n);
+	if (w->ack_list != NULL)
+		soft_wire_rc_acks_flush(w);
 	if (unlikely(__atomic_load_n(&w->sh->n_incomplete,
 				     __ATOMIC_RELAXED) != 0)) {
 		nt_lock(w);
@@ -1321,7 +1344,6 @@ wire_free(struct soft_wire *w)
 static int
 wire_queues(struct soft_wire *w, const char *dev)
 {
-	static uint32_t ring_gen;
 	char rname[RTE_RING_NAMESIZE];
 	unsigned int i;
 
@@ -1345,11 +1367,18 @@ wire_queues(struct soft_wire *w, const char *dev)
 			q->adopt_in = WIRE_ADOPT_STEPS;
 			w->sh->qs[i] = q;
 		}
-		snprintf(rname, sizeof(rname), "soft_wsteer%u",
-			 __atomic_fetch_add(&ring_gen, 1, __ATOMIC_RELAXED));
+		/* the device's name is unique in the process (the fabric) */
+		if ((size_t)snprintf(rname, sizeof(rname), "sws_%s_%u", dev,
+				     i) >= sizeof(rname)) {
+			SOFT_LOG(ERR, "%s: queues=: a device name of at most "
+				 "%zu characters names its steer rings", dev,
+				 sizeof(rname) - 7);
+			return -EINVAL;
+		}
 		/* several queues hand frames to one; it alone takes them */
 		q->steer = rte_ring_create(rname, WIRE_STEER_RING,
-					   SOCKET_ID_ANY, RING_F_SC_DEQ);
+					   SOCKET_ID_ANY,
+					   RING_F_SC_DEQ | RING_F_EXACT_SZ);
 		if (q->steer == NULL) {
 			SOFT_LOG(ERR, "%s: wire queue %u: steer ring: %s", dev,
 				 i, rte_strerror(rte_errno));
@@ -1368,7 +1397,8 @@ soft_wire_attach(struct soft_dev *sdev, const struct rte_kvargs *kv)
 	struct qpio_port_info info;
 	struct soft_wire *w;
 	char args[QPIO_PORT_NAME_LEN + 96], pname[64];
-	uint32_t mtu = 1500, ack_hold = 1, vlan = 0, pcp = 0, nq = 1, l2, q;
+	uint32_t mtu = 1500, ack_hold = 1, ack_coalesce = 1, vlan = 0, pcp = 0;
+	uint32_t nq = 1, l2, q;
 	uint8_t a6[16];
 	int pid, ret;
 
@@ -1385,18 +1415,21 @@ soft_wire_attach(struct soft_dev *sdev, const struct rte_kvargs *kv)
 		    gw4 != NULL || gw6 != NULL ||
 		    rte_kvargs_count(kv, "mtu") != 0 ||
 		    rte_kvargs_count(kv, "ack_hold") != 0 ||
+		    rte_kvargs_count(kv, "ack_coalesce") != 0 ||
 		    rte_kvargs_count(kv, "vlan") != 0 ||
 		    rte_kvargs_count(kv, "pcp") != 0 ||
 		    rte_kvargs_count(kv, "queues") != 0) {
 			SOFT_LOG(ERR, "%s: ip=, ip6=, gw=, gw6=, neigh=, mtu=, "
-				 "ack_hold=, vlan=, pcp= and queues= describe "
-				 "the wire: give wire=<ethdev name> too", dev);
+				 "ack_hold=, ack_coalesce=, vlan=, pcp= and "
+				 "queues= describe the wire: give wire=<ethdev "
+				 "name> too", dev);
 			return -EINVAL;
 		}
 		return 0;
 	}
 	if (qpio_rdma_kvargs_u32(kv, "mtu", 68, 9000, &mtu) != 0 ||
 	    qpio_rdma_kvargs_u32(kv, "ack_hold", 0, 1, &ack_hold) != 0 ||
+	    qpio_rdma_kvargs_u32(kv, "ack_coalesce", 0, 1, &ack_coalesce) != 0 ||
 	    qpio_rdma_kvargs_u32(kv, "vlan", 1, 4094, &vlan) != 0 ||
 	    qpio_rdma_kvargs_u32(kv, "pcp", 0, 7, &pcp) != 0 ||
 	    qpio_rdma_kvargs_u32(kv, "queues", 1, WIRE_MAX_QUEUES, &nq) != 0)
@@ -1516,6 +1549,7 @@ soft_wire_attach(struct soft_dev *sdev, const struct rte_kvargs *kv)
 	}
 	w->eth_mtu = mtu;
 	w->ack_hold = (uint8_t)ack_hold;
+	w->ack_coalesce = (uint8_t)ack_coalesce;
 	w->vlan_id = (uint16_t)vlan;
 	w->vlan_tci = (uint16_t)(pcp << 13 | vlan);
 	w->path_mtu = path_mtu_of(mtu);

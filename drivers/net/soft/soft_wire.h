@@ -119,6 +119,11 @@ struct soft_wire {
 	 * with ack_hold=0. */
 	uint8_t tx_hold;
 	uint8_t ack_hold;          /* ack_hold= (default 1; 0: never hold) */
+	/* ack_coalesce= (default 1): the ACKs a step owes, one per QP, go
+	 * at the end of its receive (soft_wire_rc.c ack_request()); the
+	 * QPs that owe one */
+	uint8_t ack_coalesce;
+	struct soft_wire_rc *ack_list;
 	/* IEEE 802.1Q (vlan=, pcp=): vlan_id 0 is an untagged device, which
 	 * sends untagged frames and takes untagged and priority-tagged (VID
 	 * 0) ones; else every frame it sends carries the tag vlan_tci (PCP
@@ -163,6 +168,10 @@ soft_wire_queue(const struct soft_wire *w, uint32_t v)
 {
 	return w->sh->qs[v];
 }
+/* Wait until no progress step of any queue of the device of queue w is
+ * in progress (each queue's lock taken and released): a QP taken out of
+ * the device's table before is found by none (its destroy). */
+void soft_wire_quiesce(struct soft_wire *w);
 /* Transmit what a run of an SQ of queue w staged. */
 void soft_wire_tx_flush(struct soft_wire *w);
 /* The run of a UD SQ of a wire device: the run, then its frames sent. */
@@ -216,5 +225,8 @@ int soft_wire_rc_input(struct soft_wire *w, struct soft_qp *qp,
 void soft_wire_rc_rq_flush(struct soft_qp *qp);
 /* The RC timers of the device (w->lock held). */
 void soft_wire_rc_timers(struct soft_wire *w);
+/* The coalesced ACKs the QPs of queue w owe, sent (w->lock held; the end
+ * of a progress step's receive). */
+void soft_wire_rc_acks_flush(struct soft_wire *w);
 
 #endif /* SOFT_WIRE_H */

@@ -95,6 +95,16 @@ struct soft_wire_rc {
 	uint32_t wpsn;               /* WRITE: the PSN of its first packet */
 	uint32_t at_psn;             /* the last atomic: PSN and result */
 	uint64_t at_orig;
+	/* ACK coalescing (ack_coalesce=1): an ACK this progress step owes,
+	 * for the PSN and MSN of the last request that asked for one; sent
+	 * at the end of the step's receive (soft_wire_rc_acks_flush()), or
+	 * before any other answer of the QP. ack_next links the queue's
+	 * list of QPs that owe one or did in this step (ack_listed: on it
+	 * until the step's end, whether its ACK went early or not). */
+	uint8_t ack_due;
+	uint8_t ack_listed;
+	uint32_t ack_psn, ack_msn;
+	struct soft_wire_rc *ack_next;
 };
 
 /* Unanswered PSNs past which the requester starts no new WQE (one WQE
@@ -637,16 +647,76 @@ rc_aeth(struct soft_wire *w, struct soft_wire_rc *rc,
 /* ---- responder ---- */
 
 static void
-send_aeth(struct soft_wire *w, struct soft_wire_rc *rc, uint32_t psn,
-	  uint8_t syn)
+aeth_send(struct soft_wire *w, struct soft_wire_rc *rc, uint32_t psn,
+	  uint8_t syn, uint32_t msn)
 {
 	struct soft_wire_hdr h = rc->tmpl;
 
 	h.opcode = SOFT_IB_OPC_ACK;
 	h.psn = psn;
 	h.aeth_syn = syn;
-	h.msn = rc->msn;
+	h.msn = msn;
 	soft_wire_send_locked(w, rc->dgid, &h, NULL, 0, 0);
+}
+
+/* The ACK rc owes (coalesced), sent now: before any other answer of the
+ * QP, so answers leave in PSN order. */
+static inline void
+ack_flush(struct soft_wire *w, struct soft_wire_rc *rc)
+{
+	if (rc->ack_due) {
+		rc->ack_due = 0;
+		aeth_send(w, rc, rc->ack_psn, SOFT_AETH_ACK, rc->ack_msn);
+	}
+}
+
+/* An ACK, a NAK or an RNR NAK for psn with the QP's MSN, after the ACK
+ * it owes. */
+static void
+send_aeth(struct soft_wire *w, struct soft_wire_rc *rc, uint32_t psn,
+	  uint8_t syn)
+{
+	ack_flush(w, rc);
+	aeth_send(w, rc, psn, syn, rc->msn);
+}
+
+/*
+ * The ACK a request at psn asked for (the AckReq bit). With ack_coalesce
+ * (the default) it is owed until the end of this progress step's
+ * receive: one ACK, of the last PSN and MSN that asked, answers every
+ * request of the QP the step took (an ACK acknowledges every PSN before
+ * its own: IBA 9.7.5.1.1, the responder may coalesce), where a stream
+ * of SENDs drew one ACK frame each. Any other answer of the QP the step
+ * sends (a NAK, an RNR NAK, a READ response, an atomic ACK) sends it
+ * first. ack_coalesce=0 sends it at once, as rxe does.
+ */
+static void
+ack_request(struct soft_wire *w, struct soft_wire_rc *rc, uint32_t psn)
+{
+	if (!w->ack_coalesce) {
+		aeth_send(w, rc, psn, SOFT_AETH_ACK, rc->msn);
+		return;
+	}
+	rc->ack_psn = psn;
+	rc->ack_msn = rc->msn;
+	rc->ack_due = 1;
+	if (!rc->ack_listed) {
+		rc->ack_listed = 1;
+		rc->ack_next = w->ack_list;
+		w->ack_list = rc;
+	}
+}
+
+void
+soft_wire_rc_acks_flush(struct soft_wire *w)
+{
+	struct soft_wire_rc *rc = w->ack_list;
+
+	w->ack_list = NULL;
+	for (; rc != NULL; rc = rc->ack_next) {
+		rc->ack_listed = 0;
+		ack_flush(w, rc);
+	}
 }
 
 /* Write len bytes at offset off of the receive in slot: every SGE the
@@ -780,6 +850,7 @@ read_respond(struct soft_wire *w, struct soft_wire_rc *rc, uint32_t psn,
 	struct soft_wire_hdr h = rc->tmpl;
 	uint32_t n = npkts_of(len, rc->mtu), i;
 
+	ack_flush(w, rc);
 	for (i = 0; i < n; i++) {
 		uint32_t off = i * rc->mtu, l = RTE_MIN(rc->mtu, len - off);
 		struct soft_wire_seg seg = { src + off, l };
@@ -816,6 +887,7 @@ atomic_ack(struct soft_wire *w, struct soft_wire_rc *rc, uint32_t psn)
 {
 	struct soft_wire_hdr h = rc->tmpl;
 
+	ack_flush(w, rc);
 	h.opcode = SOFT_IB_OPC_ATOMIC_ACK;
 	h.psn = psn;
 	h.aeth_syn = SOFT_AETH_ACK;
@@ -1089,7 +1161,7 @@ resp_input(struct soft_wire *w, struct soft_wire_rc *rc,
 	}
 	rc->epsn = psn_add(rc->epsn, 1);
 	if (p->ackreq && !rc->uc)
-		send_aeth(w, rc, p->psn, SOFT_AETH_ACK);
+		ack_request(w, rc, p->psn);
 }
 
 int
