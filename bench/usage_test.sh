@@ -64,6 +64,15 @@ want 2 "-r wants whole rounds from 1 to 999999999, no leading 0, got ''" "$w" -r
 want 2 "-r is at most 20 rounds, got 21" "$w" -r 21
 want 2 "/nonexistent/app/perf/qpio-perf is not built" "$w" -b /nonexistent
 
+v=$root/bench/wire-vs-memif.sh
+want 2 "-p wants whole pairs from 1 to 999999999, no leading 0, got '0'" "$v" -p 0
+want 2 "-s wants 8..1024 bytes (one packet at path MTU 1024), got 1025" "$v" -s 1025
+want 2 "-s wants whole bytes from 1 to 999999999, no leading 0, got '064'" "$v" -s 064
+want 2 "-n SHORT,LONG: two message counts, multiples of 16, LONG > SHORT" "$v" -n 100,50
+want 2 "-n SHORT,LONG: two message counts, multiples of 16, LONG > SHORT" "$v" -n 20000,30001
+want 2 "-t needs a value" "$v" -t
+want 2 "unknown option '--bogus'" "$v" --bogus
+
 want 2 "--lines takes 1" "$cacheline" --lines 3
 want 2 "--lines takes 1" "$cacheline" --lines 2x
 want 2 "--lines takes 1" "$cacheline" --lines ''

@@ -118,7 +118,26 @@ end_open(struct perf_ctx *x, struct perf_end *e, const char *devargs,
 	if (qpio_rdma_port_query(e->dev, 1, &pa) < 0)
 		return fail("port query", EINVAL);
 	if (pa.state != QPIO_PORT_ACTIVE) {
-		fprintf(stderr, "qpio-perf: %s port 1 is not ACTIVE\n", da.name);
+		/* A wire device's port is up when its link is: a memif
+		 * server's once the client connects. Wait for it, as long
+		 * as for the peer. */
+		uint64_t end = rte_get_timer_cycles() +
+			(uint64_t)(x->o->timeout * (double)rte_get_timer_hz());
+
+		fprintf(stderr, "qpio-perf: %s port 1 is not ACTIVE: waiting up "
+			"to %g s (--timeout) for its link\n", da.name,
+			x->o->timeout);
+		while (pa.state != QPIO_PORT_ACTIVE &&
+		       rte_get_timer_cycles() < end) {
+			rte_delay_ms(10);
+			if (qpio_rdma_port_query(e->dev, 1, &pa) < 0)
+				return fail("port query", EINVAL);
+		}
+	}
+	if (pa.state != QPIO_PORT_ACTIVE) {
+		fprintf(stderr, "qpio-perf: %s port 1 is not ACTIVE after %g s: "
+			"is the link up (a wire device's ethdev: the peer of a "
+			"memif, the cable of a NIC)?\n", da.name, x->o->timeout);
 		return PERF_EXIT_FAIL;
 	}
 	e->lid = pa.lid;
