@@ -7,7 +7,8 @@
 # alternating pairs; and, with -i, the instructions per message of the
 # wire transport, sender and receiver, counted by callgrind.
 #
-#   bench/wire-vs-memif.sh [-p PAIRS] [-t SECONDS] [-s BYTES] [-i]
+#   bench/wire-vs-memif.sh [-p PAIRS] [-t SECONDS] [-s BYTES]
+#                          [-l POST_LIST] [-q DEPTH] [-d DEVARGS] [-i]
 #                          [-n SHORT,LONG] [-k]
 #
 #   -p PAIRS     memif/qpio pairs (default 5)
@@ -16,6 +17,12 @@
 #                as long as the RoCEv2 frame of that SEND over IPv4:
 #                BYTES rounded up to 4, plus 58 (Ethernet 14, IPv4 20,
 #                UDP 8, BTH 12, ICRC 4)
+#   -l POST_LIST qpio-perf's WRs a doorbell, 1..128 (default 32, as
+#                dpdk-testpmd's burst; perftest's own default is 1)
+#   -q DEPTH     qpio-perf's send queue depth, POST_LIST..4096 (default
+#                512)
+#   -d DEVARGS   appended to both wire devices' devargs of the rate runs,
+#                e.g. -d ,ack_coalesce=0 (-i counts the default devices)
 #   -i           also count instructions: qpio-bench-wire (both wire
 #                devices on one lcore, over a pair of rings) under
 #                callgrind for SHORT and LONG messages (-n, default
@@ -30,8 +37,8 @@
 # memif: dpdk-testpmd txonly (memif server; forwarder on CPU 1) and
 # rxonly (client; forwarder on CPU 0), --no-huge; the run's rate is the
 # median of the receiver's per-second Rx-pps after 2 s of warm-up.
-# qpio: qpio-perf --test ib_send_bw -D SECONDS -s BYTES -x 1 (the IPv4
-# GID), the server (receiver) on CPU 0 over net_memif0 role=server,
+# qpio: qpio-perf --test ib_send_bw -D SECONDS -s BYTES -l POST_LIST
+# -t DEPTH -x 1 (the IPv4 GID), the server (receiver) on CPU 0 over net_memif0 role=server,
 # the client (sender) on CPU 1 over role=client, --no-huge; the run's
 # rate is the client's MsgRate (messages over the run's seconds). Each
 # pair is labelled with the cache-line one-way time measured just before
@@ -53,13 +60,16 @@ secs=5
 size=64
 instr=0
 lengths=50000,150000
+post_list=32
+depth=512
+extra=
 keep=0
 warmup=2
 burst=32
 nb_mbufs=16384
 near_ns=80
 
-usage() { sed -n '4,41p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '4,49p' "$0" | sed 's/^# \{0,1\}//'; }
 die() { echo "wire-vs-memif: $*" >&2; keep=1; exit 1; }
 usage_err() { echo "wire-vs-memif: $*" >&2; exit 2; }
 # shellcheck source=bench/bench-lib.sh
@@ -67,10 +77,18 @@ usage_err() { echo "wire-vs-memif: $*" >&2; exit 2; }
 
 while [ $# -gt 0 ]; do
 	case "$1" in
-	-p|-t|-s|-n)
+	-p|-t|-s|-n|-l|-q)
 		[ $# -ge 2 ] && [ -n "$2" ] || usage_err "$1 needs a value"
 		case "$1" in
 		-p) pairs=$2 ;; -t) secs=$2 ;; -s) size=$2 ;; -n) lengths=$2 ;;
+		-l) post_list=$2 ;; -q) depth=$2 ;;
+		esac
+		shift ;;
+	-d)
+		[ $# -ge 2 ] || usage_err "-d needs a value"
+		case "$2" in
+		,*) extra=$2 ;;
+		*) usage_err "-d wants devargs to append, starting with a comma (-d ,ack_coalesce=0), got '$2'" ;;
 		esac
 		shift ;;
 	-i) instr=1 ;;
@@ -83,6 +101,11 @@ done
 need_whole -p "$pairs" pairs
 need_whole -t "$secs" seconds
 need_whole -s "$size" bytes
+need_whole -l "$post_list" WRs
+need_whole -q "$depth" entries
+[ "$post_list" -le 128 ] || usage_err "-l wants 1..128 WRs, got $post_list"
+[ "$depth" -ge "$post_list" ] && [ "$depth" -le 4096 ] ||
+	usage_err "-q wants $post_list..4096 entries, got $depth"
 [ "$size" -ge 8 ] && [ "$size" -le 1024 ] ||
 	usage_err "-s wants 8..1024 bytes (one packet at path MTU 1024), got $size"
 IFS=, read -r short long <<<"$lengths"
@@ -143,10 +166,11 @@ run_memif() {
 run_qpio() {
 	local tag=$1 srv n=100 rc=0 port=$((20000 + ($$ + RANDOM) % 20000))
 	local common=(--no-huge --no-shconf --no-pci -m 512 --log-level=lib.eal:error)
-	local test=(--test ib_send_bw -s "$size" -D "$secs" -x 1 -p "$port" --timeout 20)
+	local test=(--test ib_send_bw -s "$size" -D "$secs" -l "$post_list"
+		-t "$depth" -x 1 -p "$port" --timeout 20)
 	"$perf" -l 0 "${common[@]}" --file-prefix="$prefix_s" \
 		--vdev="net_memif0,role=server,socket=qpio-wm-q-$$" -- "${test[@]}" \
-		--dev soft0,wire=net_memif0,ip=10.0.0.1 --server \
+		--dev "soft0,wire=net_memif0,ip=10.0.0.1$extra" --server \
 		</dev/null >"$logs/qpio-s-$tag.log" 2>&1 &
 	srv=$!
 	pids+=("$srv")
@@ -161,7 +185,7 @@ run_qpio() {
 	done
 	timeout -k 5 $((secs + 60)) "$perf" -l 1 "${common[@]}" --file-prefix="$prefix_c" \
 		--vdev="net_memif0,role=client,socket=qpio-wm-q-$$" -- "${test[@]}" \
-		--dev soft1,wire=net_memif0,ip=10.0.0.2 --connect 127.0.0.1 \
+		--dev "soft1,wire=net_memif0,ip=10.0.0.2$extra" --connect 127.0.0.1 \
 		</dev/null >"$logs/qpio-c-$tag.log" 2>&1 || rc=$?
 	wait "$srv" || rc=$((rc ? rc : $?))
 	pids=()
@@ -190,7 +214,7 @@ machine_facts
 echo "before: $(load_facts)"
 echo "$pairs pairs, ${secs} s per run, SEND of $size bytes (RoCEv2 frame of $frame bytes)"
 echo "memif: $dpdk_testpmd txonly -> rxonly of $frame-byte frames, --no-huge"
-echo "qpio:  qpio-perf ib_send_bw, soft wire devices on net_memif0, --no-huge"
+echo "qpio:  qpio-perf ib_send_bw -l $post_list -t $depth, soft wire devices on net_memif0$extra, --no-huge"
 echo
 results=$logs/results
 : >"$results"
