@@ -157,6 +157,57 @@ memif_cmd() {
 		--total-num-mbufs="$mbufs" --stats-period=1)
 }
 
+# memif_rate TAG SIZE SOCK EAL_MEM...: one run of the memif anchor
+# (memif_cmd's txonly server, then its rxonly client) of SIZE-byte
+# frames; sets run_result to "MEDIAN N MIN MAX" (Mpps) of the receiver's
+# Rx-pps after $warmup, $secs samples. Uses logs, prefix_tx, prefix_rx,
+# burst, nb_mbufs and pids of the caller, and its die().
+memif_rate() {
+	local tag=$1 size=$2 sock=$3 tx rx
+	shift 3
+	memif_cmd tx server "$size" "$sock" "$prefix_tx" "$burst" "$nb_mbufs" "$@"
+	memif_tx_cmd=("${memif_cmd[@]}")
+	memif_cmd rx client "$size" "$sock" "$prefix_rx" "$burst" "$nb_mbufs" "$@"
+	memif_rx_cmd=("${memif_cmd[@]}")
+	# With --stats-period dpdk-testpmd ignores stdin and runs until a signal.
+	"${memif_tx_cmd[@]}" </dev/null >"$logs/memif-tx-$tag.log" 2>&1 &
+	tx=$!
+	pids+=("$tx")
+	sleep 1
+	kill -0 "$tx" 2>/dev/null ||
+		die "memif tx side exited early; last lines:$(echo; tail -5 "$logs/memif-tx-$tag.log")"
+	# The log exists before wait_rx reads it (the background redirection
+	# may not have run yet).
+	: >"$logs/memif-rx-$tag.log"
+	"${memif_rx_cmd[@]}" </dev/null >"$logs/memif-rx-$tag.log" 2>&1 &
+	rx=$!
+	pids+=("$rx")
+	wait_rx "$logs/memif-rx-$tag.log" "$rx" "$tx"
+	wait_samples "$logs/memif-rx-$tag.log" 0 $((warmup + secs + 2))
+	# rx first: with the server stopped first, the 22.11 client crashed
+	# before printing its final statistics.
+	stop_proc "$rx" "memif rxonly dpdk-testpmd"
+	stop_proc "$tx" "memif txonly dpdk-testpmd"
+	pids=()
+	run_result=$(rx_pps_median "$logs/memif-rx-$tag.log" 0) ||
+		die "memif: no Rx-pps samples in $logs/memif-rx-$tag.log"
+}
+
+# incl FILE FUNCTION: inclusive instructions of FUNCTION in callgrind's
+# FILE (0 if absent)
+incl() {
+	callgrind_annotate --inclusive=yes --threshold=100 "$1" 2>/dev/null |
+		awk -v f="$2" '!found { for (i = 1; i <= NF; i++)
+			if ($i ~ ":" f "$") { gsub(",", "", $1); v = $1; found = 1 } }
+			END { print found ? v : 0 }'
+}
+
+# total FILE: the program's instructions in callgrind's FILE
+total() {
+	callgrind_annotate "$1" 2>/dev/null |
+		awk '/PROGRAM TOTALS/ && !v { gsub(",", "", $1); v = $1 } END { printf "%.0f\n", v }'
+}
+
 # one_way [LINES]: median cache-line one-way ns, measured now, of a line
 # both sides write (LINES 1, the default) or of a line each (2: the
 # queue pattern; qpio-bench-cacheline --lines).

@@ -154,19 +154,6 @@ run() {
 	[ -s "$work/$tag.frames" ] || { echo "$tag: no frame count"; tail -20 "$work/$tag.log"; exit 1; }
 }
 
-# incl FILE FUNCTION: inclusive instructions of FUNCTION (0 if absent)
-incl() {
-	callgrind_annotate --inclusive=yes --threshold=100 "$1" 2>/dev/null |
-		awk -v f="$2" '!found { for (i = 1; i <= NF; i++)
-			if ($i ~ ":" f "$") { gsub(",", "", $1); v = $1; found = 1 } }
-			END { print found ? v : 0 }'
-}
-
-total() {
-	callgrind_annotate "$1" 2>/dev/null |
-		awk '/PROGRAM TOTALS/ && !v { gsub(",", "", $1); v = $1 } END { printf "%.0f\n", v }'
-}
-
 printf '%s\n' "machine: $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg)"
 
 # onemsg_run TAG SIZE ROUNDS [callgrind options]: TAG.cg, TAG.log

@@ -133,38 +133,11 @@ reserve_hugepages() {
 
 # run_memif SIZE TAG: sets run_result to "MEDIAN N MIN MAX".
 run_memif() {
-	local size=$1 tag=$2 sock="qpio-bench-$$" mem tx rx
 	if [ "$huge" = 1 ]; then
-		mem=(--huge-dir="$hp_mnt")
+		memif_rate "$2" "$1" "qpio-bench-$$" --huge-dir="$hp_mnt"
 	else
-		mem=(--no-huge -m 256)
+		memif_rate "$2" "$1" "qpio-bench-$$" --no-huge -m 256
 	fi
-	memif_cmd tx server "$size" "$sock" "$prefix_tx" "$burst" "$nb_mbufs" "${mem[@]}"
-	memif_tx_cmd=("${memif_cmd[@]}")
-	memif_cmd rx client "$size" "$sock" "$prefix_rx" "$burst" "$nb_mbufs" "${mem[@]}"
-	memif_rx_cmd=("${memif_cmd[@]}")
-	# With --stats-period dpdk-testpmd ignores stdin and runs until a signal.
-	"${memif_tx_cmd[@]}" </dev/null >"$logs/memif-tx-$tag.log" 2>&1 &
-	tx=$!
-	pids+=("$tx")
-	sleep 1
-	kill -0 "$tx" 2>/dev/null ||
-		die "memif tx side exited early; last lines:$(echo; tail -5 "$logs/memif-tx-$tag.log")"
-	# The log exists before wait_rx reads it (the background redirection
-	# may not have run yet).
-	: >"$logs/memif-rx-$tag.log"
-	"${memif_rx_cmd[@]}" </dev/null >"$logs/memif-rx-$tag.log" 2>&1 &
-	rx=$!
-	pids+=("$rx")
-	wait_rx "$logs/memif-rx-$tag.log" "$rx" "$tx"
-	wait_samples "$logs/memif-rx-$tag.log" 0 $((warmup + secs + 2))
-	# rx first: with the server stopped first, the 22.11 client crashed
-	# before printing its final statistics.
-	stop_proc "$rx" "memif rxonly dpdk-testpmd"
-	stop_proc "$tx" "memif txonly dpdk-testpmd"
-	pids=()
-	run_result=$(rx_pps_median "$logs/memif-rx-$tag.log" 0) ||
-		die "memif: no Rx-pps samples in $logs/memif-rx-$tag.log"
 }
 
 # run_qpio SIZE TAG: sets run_result to "MEDIAN N MIN MAX".

@@ -138,28 +138,7 @@ trap 'exit 130' INT TERM
 
 # run_memif TAG: sets run_result to "MEDIAN N MIN MAX" (Mpps).
 run_memif() {
-	local tag=$1 sock="qpio-wm-$$" tx rx
-	memif_cmd tx server "$frame" "$sock" "$prefix_tx" "$burst" "$nb_mbufs" --no-huge -m 256
-	memif_tx_cmd=("${memif_cmd[@]}")
-	memif_cmd rx client "$frame" "$sock" "$prefix_rx" "$burst" "$nb_mbufs" --no-huge -m 256
-	memif_rx_cmd=("${memif_cmd[@]}")
-	"${memif_tx_cmd[@]}" </dev/null >"$logs/memif-tx-$tag.log" 2>&1 &
-	tx=$!
-	pids+=("$tx")
-	sleep 1
-	kill -0 "$tx" 2>/dev/null ||
-		die "memif tx side exited early; last lines:$(echo; tail -5 "$logs/memif-tx-$tag.log")"
-	: >"$logs/memif-rx-$tag.log"
-	"${memif_rx_cmd[@]}" </dev/null >"$logs/memif-rx-$tag.log" 2>&1 &
-	rx=$!
-	pids+=("$rx")
-	wait_rx "$logs/memif-rx-$tag.log" "$rx" "$tx"
-	wait_samples "$logs/memif-rx-$tag.log" 0 $((warmup + secs + 2))
-	stop_proc "$rx" "memif rxonly dpdk-testpmd"
-	stop_proc "$tx" "memif txonly dpdk-testpmd"
-	pids=()
-	run_result=$(rx_pps_median "$logs/memif-rx-$tag.log" 0) ||
-		die "memif: no Rx-pps samples in $logs/memif-rx-$tag.log"
+	memif_rate "$1" "$frame" "qpio-wm-$$" --no-huge -m 256
 }
 
 # run_qpio TAG: sets run_result to the client's MsgRate (Mpps).
@@ -195,19 +174,6 @@ run_qpio() {
 	run_result=$(awk -v s="$size" '$1 == s && NF >= 5 && $5 ~ /^[0-9.]+$/ { r = $5 }
 		END { if (r == "") exit 1; printf "%.3f\n", r }' "$logs/qpio-c-$tag.log") ||
 		die "qpio: no MsgRate in $logs/qpio-c-$tag.log"
-}
-
-# incl FILE FUNCTION: inclusive instructions of FUNCTION (0 if absent)
-incl() {
-	callgrind_annotate --inclusive=yes --threshold=100 "$1" 2>/dev/null |
-		awk -v f="$2" '!found { for (i = 1; i <= NF; i++)
-			if ($i ~ ":" f "$") { gsub(",", "", $1); v = $1; found = 1 } }
-			END { print found ? v : 0 }'
-}
-
-total() {
-	callgrind_annotate "$1" 2>/dev/null |
-		awk '/PROGRAM TOTALS/ && !v { gsub(",", "", $1); v = $1 } END { printf "%.0f\n", v }'
 }
 
 machine_facts
