@@ -598,23 +598,32 @@ pump(void)
 		pump_one(W.b_tx, W.a_rx, &W.n_ba, W.drop_ba);
 }
 
-/* Poll cq (and pump, and the other device's progress) until n
- * completions came or 10 s passed (a loaded machine may hold the
- * process back; only a failing test waits that long). */
+/* Poll cq, moving the frames (pumpf) and running both devices' steps,
+ * until n completions came or 10 s passed (a loaded machine may hold
+ * the process back; only a failing test waits that long). */
 static unsigned int
-poll_wire(struct qpio_cq *cq, struct qpio_wc *wc, unsigned int n)
+poll_pair(struct qpio_cq *cq, struct qpio_wc *wc, unsigned int n,
+	  unsigned int (*pumpf)(void), struct qpio_device *a,
+	  struct qpio_device *b)
 {
 	uint64_t end = rte_get_tsc_cycles() + 10 * rte_get_tsc_hz();
 	unsigned int got = 0;
 
 	while (got < n && rte_get_tsc_cycles() < end) {
-		pump();
-		qpio_soft_wire_progress(W.a);
-		qpio_soft_wire_progress(W.b);
-		pump();
+		pumpf();
+		qpio_soft_wire_progress(a);
+		qpio_soft_wire_progress(b);
+		pumpf();
 		got += qpio_cq_poll(cq, wc + got, (uint16_t)(n - got));
 	}
 	return got;
+}
+
+/* poll_pair() of the net_ring pair W. */
+static unsigned int
+poll_wire(struct qpio_cq *cq, struct qpio_wc *wc, unsigned int n)
+{
+	return poll_pair(cq, wc, n, pump, W.a, W.b);
 }
 
 /* Pump and progress for ms milliseconds. */
@@ -3115,12 +3124,13 @@ qgive(struct rte_ring *r, void **objs, unsigned int n)
 }
 
 /* Move what each tx queue holds (the pump thread of the two-thread test
- * runs it alone: the rings are single-producer, single-consumer). */
-static void
+ * runs it alone: the rings are single-producer, single-consumer).
+ * @return the frames moved. */
+static unsigned int
 qpump(void)
 {
 	void *objs[64];
-	unsigned int i, j, n, to;
+	unsigned int i, j, n, to, moved = 0;
 
 	for (i = 0; i < 2; i++) {
 		to = Q.cross ? 1 - i : i;
@@ -3129,27 +3139,20 @@ qpump(void)
 			Q.roce_a_tx[i] += is_roce(rte_pktmbuf_mtod(
 				(struct rte_mbuf *)objs[j], const uint8_t *));
 		qgive(Q.b_rx[to], objs, n);
+		moved += n;
 		n = rte_ring_dequeue_burst(Q.b_tx[i], objs, 64, NULL);
 		qgive(Q.a_rx[to], objs, n);
+		moved += n;
 	}
+	return moved;
 }
 
-/* Poll cq (pumping; the CQ's poll runs its queue's step, and every step
- * of both devices runs too) until n completions, 10 s at most. */
+/* poll_pair() of the queue pair Q (the CQ's poll runs its queue's step;
+ * every step of both devices runs too). */
 static unsigned int
 qpoll(struct qpio_cq *cq, struct qpio_wc *wc, unsigned int n)
 {
-	uint64_t end = rte_get_tsc_cycles() + 10 * rte_get_tsc_hz();
-	unsigned int got = 0;
-
-	while (got < n && rte_get_tsc_cycles() < end) {
-		qpump();
-		qpio_soft_wire_progress(Q.a);
-		qpio_soft_wire_progress(Q.b);
-		qpump();
-		got += qpio_cq_poll(cq, wc + got, (uint16_t)(n - got));
-	}
-	return got;
+	return poll_pair(cq, wc, n, qpump, Q.a, Q.b);
 }
 
 /* An end on dev whose CQ is of completion vector vec: QP of type. */
