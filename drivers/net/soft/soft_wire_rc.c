@@ -1082,13 +1082,14 @@ resp_input(struct soft_wire *w, struct soft_wire_rc *rc,
 						rc->in_msg = 0;
 						break;
 					}
-					/* the WRITE comes again whole:
-					 * expected from its first packet,
-					 * which the RNR NAK names (the
-					 * requester sends again from it) */
-					rc->in_msg = 0;
-					rc->epsn = rc->wpsn;
-					send_rnr(w, rc, rc->wpsn);
+					/* the WRITE stays open, expecting
+					 * its last packet again, which the
+					 * RNR NAK names (as rxe's responder:
+					 * the requester resumes there; the
+					 * packets before it were taken, and
+					 * may have been ACKed already) */
+					rc->woff -= p->len;
+					send_rnr(w, rc, p->psn);
 					return;
 				}
 				recv_done(rc, MLX5_CQE_RESP_WR_IMM, 0,
