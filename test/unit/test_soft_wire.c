@@ -2003,10 +2003,9 @@ Test(soft_wire, rc_rnr_wait_not_cut_short_by_a_sequence_nak)
 }
 
 /* A WRITE with immediate of several packets finds no receive at its
- * last packet: RNR NAK, and the requester sends the whole WRITE again
- * after the timer; it lands once B posts a receive. The responder
- * refused the LAST that came again (its FIRST, a duplicate, had not
- * opened the message): both QPs went to ERR. */
+ * last packet: an RNR NAK of that packet, and the requester sends it
+ * (only it) again after the timer, each time; it lands once B posts a
+ * receive: A sent the 3 packets and one more per RNR NAK. */
 Test(soft_wire, rc_write_imm_rnr_at_its_last_packet_sent_again_whole)
 {
 	struct qt_end a, b;
@@ -2021,6 +2020,9 @@ Test(soft_wire, rc_write_imm_rnr_at_its_last_packet_sent_again_whole)
 	cr_assert_eq(qpio_qp_state(b.qp), QPIO_QPS_RTS);
 	qt_post_recv(&b, 1, b.buf, 16);
 	write_imm_landed(&a, &b, 10, 1, 8192, 2500, 17);
+	cr_assert_eq(W.n_ab, 3 + qt_stats(a.qp).rnr_naks, "%u packets for "
+		     "%lu RNR NAKs", W.n_ab,
+		     (unsigned long)qt_stats(a.qp).rnr_naks);
 	rc_world_down(&a, &b);
 }
 
@@ -3684,4 +3686,98 @@ Test(soft_wire, queues_handed_frame_of_a_moved_qp_dropped_once)
 	qt_end_destroy(&ua);
 	qt_end_destroy(&g);
 	qpair_down();
+}
+
+/* An ARP request from ip (IPv4, 4 bytes) at mac for A (10.0.0.1), into
+ * A's receive ring. */
+static void
+arp_to_a(const uint8_t ip[4], const uint8_t mac[6])
+{
+	struct rte_mbuf *m = rte_pktmbuf_alloc(W.mp);
+	uint8_t *f;
+
+	cr_assert_not_null(m);
+	f = (uint8_t *)rte_pktmbuf_append(m, 60);
+	cr_assert_not_null(f);
+	memset(f, 0, 60);
+	memset(f, 0xff, 6);
+	memcpy(f + 6, mac, 6);
+	f[12] = 0x08;
+	f[13] = 0x06;
+	f[14 + 1] = 1;          /* Ethernet */
+	f[14 + 2] = 0x08;       /* IPv4 */
+	f[14 + 4] = 6;
+	f[14 + 5] = 4;
+	f[14 + 7] = 1;          /* request */
+	memcpy(f + 14 + 8, mac, 6);
+	memcpy(f + 14 + 14, ip, 4);
+	memcpy(f + 14 + 24, V4_A, 4);
+	cr_assert_eq(rte_ring_enqueue(W.a_rx, m), 0);
+}
+
+/* The destination MAC of the next frame in A's tx ring (taken out). */
+static void
+a_tx_dmac(uint8_t mac[6])
+{
+	uint8_t f[2048];
+	struct rte_mbuf *m;
+
+	frame_take(W.a_tx, f, sizeof(f), &m);
+	memcpy(mac, f, 6);
+	rte_pktmbuf_free(m);
+}
+
+/* A queue caches the MAC of the last destination it sent to and the last
+ * sender it learnt; a change of the neighbour table (B's address at
+ * another MAC, by an ARP request; back at its own MAC, learnt from B's
+ * datagram) is seen by the next packet: A's datagrams go to
+ * 02:00:00:00:00:99, then to B's MAC (net_ring's 00:...:00) again. */
+Test(soft_wire, neighbour_change_seen_by_the_next_packet)
+{
+	static const uint8_t other[6] = { 2, 0, 0, 0, 0, 0x99 }, zero[6];
+	struct qt_end a, b;
+	struct qpio_wc wc;
+	struct qpio_ah *ah, *ah_b;
+	uint8_t gid_a[16], gid_b[16], mac[6];
+
+	pair_up(",ip=10.0.0.1", ",ip=10.0.0.2");
+	qt_ud_end_create(&a, W.a, QK, NULL);
+	qt_ud_end_create(&b, W.b, QK, NULL);
+	soft_wire_ipv4_mapped(gid_a, V4_A);
+	soft_wire_ipv4_mapped(gid_b, V4_B);
+	ah = ah_to(&a, gid_b, 1);
+	ah_b = ah_to(&b, gid_a, 1);
+	qt_post_recv(&b, 1, b.buf, 40 + 64);
+	ud_post_send(&a, ah, qpio_qp_num(b.qp), QK, 0, 64, 1, 0);
+	expect_send_done(&a, 1);
+	cr_assert_eq(poll_wire(b.cq, &wc, 1), 1);
+	/* 10.0.0.2 is at 02:00:00:00:00:99 now, says an ARP request */
+	arp_to_a(V4_B, other);
+	cr_assert_eq(qpio_soft_wire_progress(W.a), 1);
+	a_tx_dmac(mac);                        /* A's ARP reply */
+	cr_assert_eq(memcmp(mac, other, 6), 0);
+	ud_post_send(&a, ah, qpio_qp_num(b.qp), QK, 0, 64, 2, 0);
+	a_tx_dmac(mac);
+	cr_assert_eq(memcmp(mac, other, 6), 0, "the new MAC, not the cached");
+	/* B's datagram to A: A learns 10.0.0.2 at B's own MAC again */
+	qt_post_recv(&a, 3, a.buf + 1024, 40 + 64);
+	ud_post_send(&b, ah_b, qpio_qp_num(a.qp), QK, 0, 64, 3, 0);
+	{
+		struct qpio_wc w2[2];
+
+		/* A's SEND 2 (to the MAC nobody has), then B's datagram */
+		cr_assert_eq(poll_wire(a.cq, w2, 2), 2);
+		cr_assert_eq(w2[0].wr_id, 2);
+		cr_assert_eq(w2[1].opcode, QPIO_WC_RECV);
+		cr_assert_eq(w2[1].wr_id, 3);
+	}
+	cr_assert_eq(rte_ring_count(W.a_tx), 0);
+	ud_post_send(&a, ah, qpio_qp_num(b.qp), QK, 0, 64, 4, 0);
+	a_tx_dmac(mac);
+	cr_assert_eq(memcmp(mac, zero, 6), 0, "B's MAC again");
+	cr_assert_eq(qpio_ah_destroy(ah), 0);
+	cr_assert_eq(qpio_ah_destroy(ah_b), 0);
+	qt_end_destroy(&a);
+	qt_end_destroy(&b);
+	pair_down();
 }

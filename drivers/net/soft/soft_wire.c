@@ -57,6 +57,19 @@ nt_unlock(struct soft_wire *w)
 		rte_spinlock_unlock(&w->sh->lock);
 }
 
+/* An entry of the table changes (the caller holds it). */
+static inline void
+nt_gen_bump(struct soft_wire *w)
+{
+	__atomic_store_n(&w->sh->gen, w->sh->gen + 1, __ATOMIC_RELEASE);
+}
+
+static inline uint32_t
+nt_gen(const struct soft_wire *w)
+{
+	return __atomic_load_n(&w->sh->gen, __ATOMIC_ACQUIRE);
+}
+
 static struct wire_neigh *
 neigh_find(struct soft_wire *w, const uint8_t ip[16])
 {
@@ -98,6 +111,7 @@ neigh_new(struct soft_wire *w, const uint8_t ip[16])
 	}
 	return NULL;
 found:
+	nt_gen_bump(w);
 	memset(&w->sh->neigh[i], 0, sizeof(w->sh->neigh[i]));
 	memcpy(w->sh->neigh[i].ip, ip, 16);
 	return &w->sh->neigh[i];
@@ -218,6 +232,8 @@ neigh_learn(struct soft_wire *w, const uint8_t ip[16],
 		return;
 	if (n->state == NEIGH_INCOMPLETE)
 		__atomic_fetch_sub(&w->sh->n_incomplete, 1, __ATOMIC_RELAXED);
+	if (n->state != NEIGH_REACHABLE || !rte_is_same_ether_addr(mac, &n->mac))
+		nt_gen_bump(w);
 	n->state = NEIGH_REACHABLE;
 	rte_ether_addr_copy(mac, &n->mac);
 	for (i = 0; i < n->nhold; i++) {
@@ -235,6 +251,38 @@ neigh_learn_nt(struct soft_wire *w, const uint8_t ip[16],
 {
 	nt_lock(w);
 	neigh_learn(w, ip, mac, create);
+	nt_unlock(w);
+}
+
+/* The sender of a RoCE packet received, at mac, learnt (an IP on the
+ * link): nothing to do when it is the sender the queue learnt last, at
+ * that MAC, and the table has not changed since (w->rxc_*); else the
+ * table learns it and the cache takes it when the table now holds that
+ * MAC for it. */
+static void
+neigh_learn_sender(struct soft_wire *w, const uint8_t ip[16],
+		   const struct rte_ether_addr *mac)
+{
+	struct wire_neigh *n;
+
+	if (w->rxc_ok && w->rxc_gen == nt_gen(w) &&
+	    rte_is_same_ether_addr(mac, &w->rxc_mac) &&
+	    memcmp(ip, w->rxc_ip, 16) == 0)
+		return;
+	/* (a routed sender's MAC is its last router's: the gateway's
+	 * entry answers for it) */
+	if (next_hop(w, ip) != ip)
+		return;
+	nt_lock(w);
+	neigh_learn(w, ip, mac, true);
+	n = neigh_find(w, ip);
+	w->rxc_ok = n != NULL && n->state >= NEIGH_REACHABLE &&
+		rte_is_same_ether_addr(mac, &n->mac);
+	if (w->rxc_ok) {
+		memcpy(w->rxc_ip, ip, 16);
+		rte_ether_addr_copy(mac, &w->rxc_mac);
+		w->rxc_gen = w->sh->gen;
+	}
 	nt_unlock(w);
 }
 
@@ -451,6 +499,7 @@ neigh_timers(struct soft_wire *w)
 		if (now - n->first_tsc >= WIRE_ARP_GIVEUP_MS * w->ms_tsc) {
 			no_neigh(w, n, n->nhold);
 			neigh_drop_holds(w, n);
+			nt_gen_bump(w);
 			n->state = NEIGH_FREE;
 			__atomic_fetch_sub(&w->sh->n_incomplete, 1, __ATOMIC_RELAXED);
 		} else if (now - n->req_tsc >= WIRE_ARP_RETRY_MS * w->ms_tsc) {
@@ -494,12 +543,30 @@ soft_wire_send_locked(struct soft_wire *w, const uint8_t dest[16],
 		      const struct soft_wire_seg *seg, unsigned int nseg,
 		      uint32_t len)
 {
-	const uint8_t *dgid = next_hop(w, dest);
+	const uint8_t *dgid;
 	struct rte_mbuf *m;
 	struct rte_ether_addr mac;
 	struct wire_neigh *n;
 	uint32_t flen;
 
+	/* the destination of the last packet, the table as it was then */
+	if (likely(w->txc_ok && w->txc_gen == nt_gen(w) &&
+		   memcmp(dest, w->txc_dest, 16) == 0)) {
+		m = rte_pktmbuf_alloc(w->mp);
+		if (unlikely(m == NULL)) {
+			w->st.tx_nombuf++;
+			return -1;
+		}
+		flen = soft_wire_build(rte_pktmbuf_mtod(m, uint8_t *), h, seg,
+				       nseg, len);
+		m->data_len = (uint16_t)flen;
+		m->pkt_len = flen;
+		rte_ether_addr_copy(&w->txc_mac,
+				    rte_pktmbuf_mtod(m, struct rte_ether_addr *));
+		tx_stage(w, m);
+		return 0;
+	}
+	dgid = next_hop(w, dest);
 	if (unlikely(dgid == NULL)) {
 		no_route(w, dest);
 		return 0;
@@ -524,6 +591,10 @@ soft_wire_send_locked(struct soft_wire *w, const uint8_t dest[16],
 	if (likely(n != NULL && n->state >= NEIGH_REACHABLE)) {
 		rte_ether_addr_copy(&n->mac, rte_pktmbuf_mtod(m,
 					struct rte_ether_addr *));
+		memcpy(w->txc_dest, dest, 16);
+		rte_ether_addr_copy(&n->mac, &w->txc_mac);
+		w->txc_gen = w->sh->gen;
+		w->txc_ok = 1;
 		tx_stage(w, m);
 	} else {
 		neigh_hold(w, dgid, m);
@@ -1025,12 +1096,8 @@ frame_input(struct soft_dev *sdev, struct soft_wire *w, struct rte_mbuf *m,
 			memcpy(sgid, p.sip, 16);
 		else
 			soft_wire_ipv4_mapped(sgid, p.sip);
-		/* (a routed sender's MAC is its last router's: the
-		 * gateway's entry answers for it) */
-		if (next_hop(w, sgid) == sgid)
-			neigh_learn_nt(w, sgid,
-				    (const struct rte_ether_addr *)(f + 6),
-				    true);
+		neigh_learn_sender(w, sgid,
+				   (const struct rte_ether_addr *)(f + 6));
 	}
 	if (p.opcode == SOFT_IB_OPC_UD_SEND_ONLY ||
 	    p.opcode == SOFT_IB_OPC_UD_SEND_ONLY_IMM) {

@@ -62,6 +62,10 @@ struct wire_neigh {
  */
 struct soft_wire_shared {
 	rte_spinlock_t lock;       /* the neighbour table (nq > 1) */
+	/* Moves whenever an entry changes (made, evicted, learnt with
+	 * another MAC or state, freed): a queue's one-entry caches of the
+	 * table (soft_wire txc_*, rxc_*) hold while it has not moved. */
+	uint32_t gen;
 	uint8_t n_incomplete;
 	uint8_t neigh_next;        /* eviction cursor */
 	uint64_t no_neigh_log_tsc; /* the last "no ARP/NDP answer" line */
@@ -86,6 +90,15 @@ struct soft_wire {
 	/* nq > 1: frames another queue received for the QPs of this one
 	 * (multi-producer, taken by this queue's progress step) */
 	struct rte_ring *steer;
+	/* One-entry caches of the neighbour table, valid while sh->gen is
+	 * *_gen: the MAC the last packet sent went to, for its destination
+	 * GID (txc_dest), and the last sender learnt from a received
+	 * packet, at its MAC (rxc_*): a stream to or from one peer skips
+	 * the next-hop choice, the table and its lock. */
+	uint8_t txc_ok, rxc_ok;
+	uint32_t txc_gen, rxc_gen;
+	uint8_t txc_dest[16], rxc_ip[16];
+	struct rte_ether_addr txc_mac, rxc_mac;
 	/* Steps of this queue (written in its step); what this queue saw
 	 * of the others' at its last look, and its steps until the next */
 	uint64_t steps;
