@@ -362,9 +362,12 @@ main(int argc, char **argv)
 
 		sender(&a);
 		receiver(&b);
-		/* nothing moved for 2^24 turns: a lost packet the ACK
-		 * timeout (67 ms at timeout 14) will bring back, or a bug */
-		if (posted + received + acked == before && ++spins > (1u << 24))
+		/* nothing moved for 2^24 turns in a row: longer than the
+		 * ACK timeout (67 ms at timeout 14) that would bring a lost
+		 * packet back: a bug */
+		if (posted + received + acked != before)
+			spins = 0;
+		else if (++spins > (1u << 24))
 			die("no progress", ETIMEDOUT);
 	}
 	t1 = rte_get_timer_cycles();

@@ -125,19 +125,21 @@ end_open(struct perf_ctx *x, struct perf_end *e, const char *devargs,
 			(uint64_t)(x->o->timeout * (double)rte_get_timer_hz());
 
 		fprintf(stderr, "qpio-perf: %s port 1 is not ACTIVE: waiting up "
-			"to %g s (--timeout) for its link\n", da.name,
-			x->o->timeout);
-		while (pa.state != QPIO_PORT_ACTIVE &&
+			"to %g s%s for its link\n", da.name, x->o->timeout,
+			x->o->role != PERF_ROLE_LOCAL ? " (--timeout)" : "");
+		while (pa.state != QPIO_PORT_ACTIVE && !perf_stop_requested &&
 		       rte_get_timer_cycles() < end) {
-			rte_delay_ms(10);
+			rte_delay_us_sleep(10000);
 			if (qpio_rdma_port_query(e->dev, 1, &pa) < 0)
 				return fail("port query", EINVAL);
 		}
 	}
 	if (pa.state != QPIO_PORT_ACTIVE) {
-		fprintf(stderr, "qpio-perf: %s port 1 is not ACTIVE after %g s: "
-			"is the link up (a wire device's ethdev: the peer of a "
-			"memif, the cable of a NIC)?\n", da.name, x->o->timeout);
+		fprintf(stderr, "qpio-perf: %s port 1 is not ACTIVE%s: is the "
+			"link up (a wire device's ethdev: the peer of a memif, "
+			"the cable of a NIC)?\n", da.name,
+			perf_stop_requested ? " (stopped while waiting)" :
+			" after the wait");
 		return PERF_EXIT_FAIL;
 	}
 	e->lid = pa.lid;
