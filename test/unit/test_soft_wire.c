@@ -3781,3 +3781,68 @@ Test(soft_wire, neighbour_change_seen_by_the_next_packet)
 	qt_end_destroy(&b);
 	pair_down();
 }
+
+/* rxe's requester asks for an ACK on a middle packet every 65 packets: a
+ * WRITE with immediate whose middle packet asked, and whose last packet
+ * finds no receive, draws the ACK of that middle packet, then the RNR
+ * NAK of the last one, in PSN order; the WRITE stays open, and its last
+ * packet sent again once a receive is there lands it whole. */
+Test(soft_wire, rc_write_imm_rnr_after_a_middle_ack_in_psn_order)
+{
+	struct qt_end a, b;
+	struct soft_wire_hdr h;
+	struct qpio_wc wc;
+	uint8_t ops[8], syn[8], pl[1024];
+	uint32_t psn[8], msn[8], i;
+
+	rc_world_args = ",ack_hold=0";
+	rc_world(&a, &b, QPIO_QPT_RC, 7);
+	rc_world_args = "";
+	hdr_to_b(&h, qpio_qp_num(b.qp));
+	h.va = (uintptr_t)b.buf + 8192;
+	h.rkey = qpio_mr_rkey(b.mr);
+	h.dmalen = 3 * 1024;
+	h.imm = 0x0c0ffee0;
+	for (i = 0; i < 3; i++) {
+		qt_fill(pl, 1024, 60 + i);
+		h.ackreq = i != 0;
+		inject_b(&h, i == 0 ? SOFT_IB_OPC_WRITE_FIRST :
+			 i == 1 ? SOFT_IB_OPC_WRITE_MIDDLE :
+			 SOFT_IB_OPC_WRITE_LAST_IMM, 0x100 + i, pl, 1024);
+	}
+	cr_assert_eq(qpio_soft_wire_progress(W.b), 3);
+	cr_assert_eq(b_tx_aeths(ops, psn, syn, msn, 8), 2);
+	cr_assert_eq(ops[0], SOFT_IB_OPC_ACK);
+	cr_assert_eq(psn[0], 0x101, "the middle packet's ACK first");
+	cr_assert_eq(syn[0], SOFT_AETH_ACK);
+	cr_assert_eq(msn[0], 0);
+	cr_assert_eq(ops[1], SOFT_IB_OPC_ACK);
+	cr_assert_eq(psn[1], 0x102, "then the RNR NAK of the last packet");
+	cr_assert_eq(syn[1] & 0xe0, SOFT_AETH_RNR);
+	cr_assert_eq(qpio_cq_poll(b.cq, &wc, 1), 0);
+	/* the frames go nowhere; a receive, and the last packet again */
+	{
+		void *m;
+
+		while (rte_ring_dequeue(W.b_tx, &m) == 0)
+			rte_pktmbuf_free(m);
+	}
+	qt_post_recv(&b, 5, b.buf, 16);
+	qt_fill(pl, 1024, 62);
+	h.ackreq = 1;
+	inject_b(&h, SOFT_IB_OPC_WRITE_LAST_IMM, 0x102, pl, 1024);
+	cr_assert_eq(qpio_soft_wire_progress(W.b), 1);
+	cr_assert_eq(qpio_cq_poll(b.cq, &wc, 1), 1);
+	cr_assert_eq(wc.status, QPIO_WC_SUCCESS);
+	cr_assert_eq(wc.opcode, QPIO_WC_RECV_RDMA_WITH_IMM);
+	cr_assert_eq(wc.byte_len, 3 * 1024);
+	cr_assert_eq(wc.imm_data, 0x0c0ffee0);
+	for (i = 0; i < 3; i++)
+		cr_assert(qt_check(b.buf + 8192 + i * 1024, 1024, 60 + i),
+			  "packet %u's bytes", i);
+	cr_assert_eq(b_tx_aeths(ops, psn, syn, msn, 8), 1);
+	cr_assert_eq(psn[0], 0x102);
+	cr_assert_eq(syn[0], SOFT_AETH_ACK);
+	cr_assert_eq(msn[0], 1);
+	rc_world_down(&a, &b);
+}
