@@ -71,7 +71,7 @@ want 2 "-s wants whole bytes from 1 to 999999999, no leading 0, got '064'" "$v" 
 want 2 "-n SHORT,LONG: two message counts, multiples of 16, LONG > SHORT" "$v" -n 100,50
 want 2 "-n SHORT,LONG: two message counts, multiples of 16, LONG > SHORT" "$v" -n 20000,30001
 want 2 "-t needs a value" "$v" -t
-want 2 "-l wants 1..128 WRs, got 129" "$v" -l 129
+want 2 "-l wants 1..128 WRs, got 129" "$v" -l "129"
 want 2 "-q wants 32..4096 entries, got 16" "$v" -q 16
 want 2 "-d wants devargs to append, starting with a comma (-d ,ack_coalesce=0), got 'ack_coalesce=0'" "$v" -d ack_coalesce=0
 want 2 "unknown option '--bogus'" "$v" --bogus
