@@ -256,8 +256,11 @@ fi
 # kernel's CM answers its REQ with REJ "stale connection" (10) and ends
 # the old connection with a DREQ, which the new process's agent answers
 # (DREP for an ID it does not know); qpio reports UNREACHABLE and says
-# why, and its next try connects, exchanges the messages and ucmatose
-# ends with status 0.
+# why, and a next try connects, exchanges the messages and ucmatose ends
+# with status 0. A try lives only until its REJ: the kernel's DREQ (and
+# its retries, some 4 s apart) may reach no live process for several
+# tries, until one answers it or the kernel gives the old connection
+# up: up to 20 tries, a second apart.
 step "rc-qpio-client-killed: qpio-cmatose killed while connected to ucmatose -c 2, then again"
 cm_exec() {
 	local prefix=$1
@@ -278,7 +281,7 @@ kill -9 "$k1"
 wait "$k1" 2>/dev/null
 rm -rf /var/run/dpdk/c-killed-1
 ok=0 stale=0
-for try in 1 2 3 4 5; do
+for try in $(seq 1 20); do
 	if ( cm_exec "c-killed-2-$try" -s 10.0.77.1 ) > /tmp/qpio.log 2>&1; then
 		ok=1
 		break
