@@ -22,6 +22,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <netinet/in.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -31,6 +32,7 @@
 #include <rte_ip.h>
 #include <rte_malloc.h>
 #include <rte_mbuf.h>
+#include <rte_net_crc.h>
 
 #include "port_driver.h"
 #include "qpio_port.h"
@@ -1367,6 +1369,12 @@ bad:
 	return -EINVAL;
 }
 
+static void
+crc_choose_once(void)
+{
+	rte_net_crc_set_alg(RTE_NET_CRC_AVX512);
+}
+
 /* Free queue 0 w of a device and everything it shares: the port, the
  * other queues, the neighbour table, the pool. */
 static void
@@ -1455,6 +1463,24 @@ wire_queues(struct soft_wire *w, const char *dev)
 	return 0;
 }
 
+/*
+ * DPDK 22.11's rte_net_crc chooses its CRC code at the first
+ * rte_net_crc_calc() of the process, and while it chooses, its handler
+ * table is NULL for any other thread: two lcores whose first packets
+ * go at once (a device of several queues) read it NULL and crash
+ * (seen under AddressSanitizer in soft_wire/queues_two_threads_crossed).
+ * The first wire device of the process chooses it at its probe, before
+ * any lcore can send (the best the CPU has: AVX512, else SSE4.2's
+ * carry-less multiply, else the table).
+ */
+static void
+wire_crc_choose(void)
+{
+	static pthread_once_t once = PTHREAD_ONCE_INIT;
+
+	pthread_once(&once, crc_choose_once);
+}
+
 int
 soft_wire_attach(struct soft_dev *sdev, const struct rte_kvargs *kv)
 {
@@ -1519,6 +1545,7 @@ soft_wire_attach(struct soft_dev *sdev, const struct rte_kvargs *kv)
 			 "the wire use tc netem on the link", dev);
 		return -EINVAL;
 	}
+	wire_crc_choose();
 	w = rte_zmalloc("soft_wire", sizeof(*w), RTE_CACHE_LINE_SIZE);
 	if (w == NULL)
 		return -ENOMEM;
