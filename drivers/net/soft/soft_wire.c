@@ -21,6 +21,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <netinet/in.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -1768,22 +1769,74 @@ stats_add(const struct soft_wire *q, struct qpio_soft_wire_stats *st)
 		to[i] += __atomic_load_n(&from[i], __ATOMIC_RELAXED);
 }
 
+#define WIRE_ALL_QUEUES UINT_MAX
+
+/* Queues [*first, *end) of dev's wire device: every one for queue
+ * WIRE_ALL_QUEUES, else that one. @return 0, -EINVAL (not a soft
+ * device, queue not below its queues) or -ENODEV (no wire=). */
+static int
+wire_queue_range(const struct qpio_device *dev, unsigned int queue,
+		 const struct soft_wire **w, unsigned int *first,
+		 unsigned int *end)
+{
+	if (!soft_is_dev(dev))
+		return -EINVAL;
+	*w = to_sdev(dev)->wire;
+	if (*w == NULL)
+		return -ENODEV;
+	if (queue == WIRE_ALL_QUEUES) {
+		*first = 0;
+		*end = (*w)->nq;
+		return 0;
+	}
+	if (queue >= (*w)->nq)
+		return -EINVAL;
+	*first = queue;
+	*end = queue + 1;
+	return 0;
+}
+
+/* The counters of queues queue (or all) summed into *st. */
+static int
+wire_stats(const struct qpio_device *dev, unsigned int queue,
+	   struct qpio_soft_wire_stats *st)
+{
+	const struct soft_wire *w;
+	unsigned int i, end;
+	int ret;
+
+	if (st == NULL)
+		return -EINVAL;
+	ret = wire_queue_range(dev, queue, &w, &i, &end);
+	if (ret != 0)
+		return ret;
+	memset(st, 0, sizeof(*st));
+	for (; i < end; i++)
+		stats_add(w->sh->qs[i], st);
+	return 0;
+}
+
+/* The progress steps of queue queue (or of all, in turn). */
+static int
+wire_steps(const struct qpio_device *dev, unsigned int queue)
+{
+	const struct soft_wire *w;
+	unsigned int i, end;
+	int ret, n = 0;
+
+	ret = wire_queue_range(dev, queue, &w, &i, &end);
+	if (ret != 0)
+		return ret;
+	for (; i < end; i++)
+		n += soft_wire_progress(w->sh->qs[i]);
+	return n;
+}
+
 int
 qpio_soft_wire_stats_get(const struct qpio_device *dev,
 			 struct qpio_soft_wire_stats *st)
 {
-	const struct soft_wire *w;
-	unsigned int i;
-
-	if (!soft_is_dev(dev) || st == NULL)
-		return -EINVAL;
-	w = to_sdev(dev)->wire;
-	if (w == NULL)
-		return -ENODEV;
-	memset(st, 0, sizeof(*st));
-	for (i = 0; i < w->nq; i++)
-		stats_add(w->sh->qs[i], st);
-	return 0;
+	return wire_stats(dev, WIRE_ALL_QUEUES, st);
 }
 
 int
@@ -1791,48 +1844,17 @@ qpio_soft_wire_queue_stats_get(const struct qpio_device *dev,
 			       unsigned int queue,
 			       struct qpio_soft_wire_stats *st)
 {
-	const struct soft_wire *w;
-
-	if (!soft_is_dev(dev) || st == NULL)
-		return -EINVAL;
-	w = to_sdev(dev)->wire;
-	if (w == NULL)
-		return -ENODEV;
-	if (queue >= w->nq)
-		return -EINVAL;
-	memset(st, 0, sizeof(*st));
-	stats_add(w->sh->qs[queue], st);
-	return 0;
+	return queue == WIRE_ALL_QUEUES ? -EINVAL : wire_stats(dev, queue, st);
 }
 
 int
 qpio_soft_wire_progress(struct qpio_device *dev)
 {
-	const struct soft_wire *w;
-	unsigned int i;
-	int n = 0;
-
-	if (!soft_is_dev(dev))
-		return -EINVAL;
-	w = to_sdev(dev)->wire;
-	if (w == NULL)
-		return -ENODEV;
-	for (i = 0; i < w->nq; i++)
-		n += soft_wire_progress(w->sh->qs[i]);
-	return n;
+	return wire_steps(dev, WIRE_ALL_QUEUES);
 }
 
 int
 qpio_soft_wire_queue_progress(struct qpio_device *dev, unsigned int queue)
 {
-	const struct soft_wire *w;
-
-	if (!soft_is_dev(dev))
-		return -EINVAL;
-	w = to_sdev(dev)->wire;
-	if (w == NULL)
-		return -ENODEV;
-	if (queue >= w->nq)
-		return -EINVAL;
-	return soft_wire_progress(w->sh->qs[queue]);
+	return queue == WIRE_ALL_QUEUES ? -EINVAL : wire_steps(dev, queue);
 }
