@@ -288,7 +288,7 @@ Test(wire_pkt, icrc_ignores_the_fields_routers_change)
 
 Test(wire_pkt, parse_roundtrip_ipv4_and_ipv6)
 {
-	uint8_t f[256], pl[37];
+	uint8_t f[256], pl[37], gid[16];
 	struct soft_wire_hdr h;
 	struct soft_wire_pkt p;
 	uint32_t flen;
@@ -310,7 +310,10 @@ Test(wire_pkt, parse_roundtrip_ipv4_and_ipv6)
 	cr_assert_eq(p.imm, 0xdeadbeefu);
 	cr_assert_eq(p.len, 37);
 	cr_assert_eq(memcmp(p.payload, pl, 37), 0);
-	cr_assert_eq(memcmp(p.sip, V4_A, 4), 0);
+	soft_wire_ipv4_mapped(gid, V4_A);
+	cr_assert_eq(memcmp(p.sip, gid, 16), 0);
+	soft_wire_ipv4_mapped(gid, V4_B);
+	cr_assert_eq(memcmp(p.dip, gid, 16), 0);
 	cr_assert_eq(p.hop_limit, 64);
 	cr_assert_eq(p.udp_sport, 0xc123);
 

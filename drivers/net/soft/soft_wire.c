@@ -1092,16 +1092,7 @@ frame_input(struct soft_dev *sdev, struct soft_wire *w, struct rte_mbuf *m,
 	}
 	/* The sender's MAC, for the answer (and IPv6, which asks no one:
 	 * soft.rst) */
-	{
-		uint8_t sgid[16];
-
-		if (p.ipv6)
-			memcpy(sgid, p.sip, 16);
-		else
-			soft_wire_ipv4_mapped(sgid, p.sip);
-		neigh_learn_sender(w, sgid,
-				   (const struct rte_ether_addr *)(f + 6));
-	}
+	neigh_learn_sender(w, p.sip, (const struct rte_ether_addr *)(f + 6));
 	if (p.opcode == SOFT_IB_OPC_UD_SEND_ONLY ||
 	    p.opcode == SOFT_IB_OPC_UD_SEND_ONLY_IMM) {
 		ud_input(sdev, w, &p, len + (uint32_t)flen_tag);

@@ -319,7 +319,6 @@ soft_wire_parse(uint8_t *frame, uint32_t len, const uint8_t (*ip)[16],
 	const uint8_t *udp, *bth, *x;
 	uint32_t l3len, iplen, ulen, hdrs, pad, ext, icrc, want;
 	uint16_t etype;
-	uint8_t dip[16];
 
 	if (len < SOFT_ETH_LEN)
 		return SOFT_WIRE_TRUNCATED;
@@ -343,11 +342,8 @@ soft_wire_parse(uint8_t *frame, uint32_t len, const uint8_t (*ip)[16],
 		p->tclass = l3[1];
 		p->hop_limit = l3[8];
 		p->flow_label = 0;
-		memset(p->sip, 0, sizeof(p->sip));
-		memcpy(p->sip, l3 + 12, 4);
-		memset(p->dip, 0, sizeof(p->dip));
-		memcpy(p->dip, l3 + 16, 4);
-		soft_wire_ipv4_mapped(dip, l3 + 16);
+		soft_wire_ipv4_mapped(p->sip, l3 + 12);
+		soft_wire_ipv4_mapped(p->dip, l3 + 16);
 	} else if (etype == RTE_ETHER_TYPE_IPV6) {
 		uint32_t vtf;
 
@@ -375,14 +371,13 @@ soft_wire_parse(uint8_t *frame, uint32_t len, const uint8_t (*ip)[16],
 		p->hop_limit = l3[7];
 		memcpy(p->sip, l3 + 8, 16);
 		memcpy(p->dip, l3 + 24, 16);
-		memcpy(dip, l3 + 24, 16);
 	} else {
 		return SOFT_WIRE_NOT_ROCE;
 	}
 	udp = l3 + iplen;
 	if (get_be16(udp + 2) != SOFT_ROCE_UDP_PORT)
 		return SOFT_WIRE_NOT_ROCE;
-	if (!ip_is_mine(dip, ip, nip))
+	if (!ip_is_mine(p->dip, ip, nip))
 		return SOFT_WIRE_NOT_MINE;
 	ulen = get_be16(udp + 4);
 	if (ulen != l3len - iplen)

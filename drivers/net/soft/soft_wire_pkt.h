@@ -17,6 +17,7 @@
  */
 #include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
 
 #include <rte_ether.h>
 
@@ -187,7 +188,7 @@ struct soft_wire_pkt {
 	const uint8_t *l3;     /* IP header */
 	const uint8_t *payload;
 	uint32_t len;          /* payload bytes, without pad */
-	uint8_t sip[16];       /* IPv4: the 4 bytes of the address first */
+	uint8_t sip[16];       /* as GIDs: IPv4 ones ::ffff:a.b.c.d */
 	uint8_t dip[16];
 };
 
@@ -292,14 +293,11 @@ const char *soft_wire_drop_name(enum soft_wire_drop d);
 static inline void
 soft_wire_ipv4_mapped(uint8_t gid[16], const uint8_t v4[4])
 {
-	unsigned int i;
+	static const uint8_t pfx[12] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+					 0xff, 0xff };
 
-	for (i = 0; i < 10; i++)
-		gid[i] = 0;
-	gid[10] = 0xff;
-	gid[11] = 0xff;
-	for (i = 0; i < 4; i++)
-		gid[12 + i] = v4[i];
+	memcpy(gid, pfx, sizeof(pfx));
+	memcpy(gid + 12, v4, 4);
 }
 
 /* 1 when gid is an IPv4-mapped address. */

@@ -733,6 +733,27 @@ recv_write(struct soft_qp *qp, uint32_t slot, uint32_t off, const uint8_t *src,
 	uint32_t dlen[SOFT_MAX_SGE], doff[SOFT_MAX_SGE];
 	uint32_t i, n = 0, need = len;
 
+	/* the bytes within the first SGE (a one-SGE receive, a packet of
+	 * a message in its first SGE): what the loop below does for them,
+	 * without its arrays */
+	if (likely(len != 0 && rq->max_sge != 0)) {
+		const struct mlx5_wqe_data_seg *ds =
+			(const struct mlx5_wqe_data_seg *)rwqe;
+		uint32_t lkey = rte_be_to_cpu_32(ds->lkey);
+		uint32_t bc = rte_be_to_cpu_32(ds->byte_count);
+
+		if (likely(lkey != MLX5_INVALID_LKEY && off < bc &&
+			   bc - off >= len)) {
+			uint8_t *d = soft_mr_check(qp->sdev, lkey, rq->pdn,
+						   rte_be_to_cpu_64(ds->addr),
+						   bc, QPIO_ACCESS_LOCAL_WRITE);
+
+			if (d == NULL)
+				return MLX5_CQE_SYNDROME_LOCAL_PROT_ERR;
+			memcpy(d + off, src, len);
+			return 0;
+		}
+	}
 	for (i = 0; i < rq->max_sge && need != 0; i++) {
 		const struct mlx5_wqe_data_seg *ds =
 			(const struct mlx5_wqe_data_seg *)(rwqe + i * SOFT_SEG);
