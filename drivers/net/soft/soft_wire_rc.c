@@ -787,7 +787,7 @@ recv_write(struct soft_qp *qp, uint32_t slot, uint32_t off, const uint8_t *src,
 }
 
 /* The completion of the receive in slot (syndrome 0: success). */
-static void
+static __rte_always_inline void
 recv_complete(struct soft_wire_rc *rc, uint8_t opcode, uint8_t syndrome,
 	      uint32_t len, uint32_t imm, uint8_t se)
 {
@@ -828,7 +828,7 @@ recv_done(struct soft_wire_rc *rc, uint8_t opcode, uint8_t syndrome,
 /* Take a receive for a message (UC: the one kept, if any); it is held
  * until recv_done() or the QP's flush. @return 0, or -1 when none is
  * posted. */
-static int
+static __rte_always_inline int
 recv_take(struct soft_wire_rc *rc)
 {
 	struct soft_qp *qp = rc->qp;
