@@ -351,6 +351,15 @@ qpio_port_configure(uint16_t port_id, uint16_t nb_rxq, uint16_t nb_txq,
 	p->nb_txq = nb_txq;
 	p->conf.max_rx_pkt_len = max_len;
 	p->conf.tx_offloads = tx_offloads;
+	p->conf.rx_intr = conf != NULL && conf->rx_intr != 0;
+	if (p->conf.rx_intr && p->ops->rx_intr_wait == NULL) {
+		PORT_LOG(ERR, "port %s: rx_intr: driver %s raises no rx queue "
+			 "interrupts; poll the port (rx_intr 0) or use an eth "
+			 "port on a PMD that has them (net_vhost, net_virtio_user, virtio)",
+			 p->name, p->drv->name);
+		p->conf.rx_intr = 0;
+		return -EOPNOTSUPP;
+	}
 	if (p->ops->configure != NULL) {
 		ret = p->ops->configure(p);
 		if (ret < 0) {
@@ -796,4 +805,75 @@ qpio_port_tx_done_cleanup(uint16_t port_id, uint16_t queue_id,
 	if (p->ops->tx_done_cleanup == NULL)
 		return -EOPNOTSUPP;
 	return p->ops->tx_done_cleanup(p, queue_id, free_cnt);
+}
+
+/* The checks every rx interrupt call makes: the op exists and was asked
+ * for, the port runs, the queue is there. */
+static int
+rx_intr_check(struct qpio_port *p, uint16_t queue_id)
+{
+	if (!p->conf.rx_intr || p->ops->rx_intr_wait == NULL)
+		return -EOPNOTSUPP;
+	if (!p->started || queue_id >= p->nb_rxq || p->rxq[queue_id] == NULL)
+		return -EINVAL;
+	return 0;
+}
+
+int
+qpio_port_rx_intr_enable(uint16_t port_id, uint16_t queue_id)
+{
+	struct qpio_port *p;
+	int ret;
+
+	PORT_GET_OR_RET(p, port_id);
+	ret = rx_intr_check(p, queue_id);
+	return ret != 0 ? ret : p->ops->rx_intr_enable(p, queue_id);
+}
+
+int
+qpio_port_rx_intr_disable(uint16_t port_id, uint16_t queue_id)
+{
+	struct qpio_port *p;
+	int ret;
+
+	PORT_GET_OR_RET(p, port_id);
+	ret = rx_intr_check(p, queue_id);
+	return ret != 0 ? ret : p->ops->rx_intr_disable(p, queue_id);
+}
+
+int
+qpio_port_rx_intr_wait(uint16_t port_id, uint16_t queue_id, int timeout_ms)
+{
+	struct qpio_port *p;
+	int ret;
+
+	PORT_GET_OR_RET(p, port_id);
+	ret = rx_intr_check(p, queue_id);
+	if (ret != 0)
+		return ret;
+	if (timeout_ms < -1)
+		timeout_ms = -1;
+	return p->ops->rx_intr_wait(p, queue_id, timeout_ms);
+}
+
+int
+qpio_port_rx_intr_wake(uint16_t port_id, uint16_t queue_id)
+{
+	struct qpio_port *p;
+	int ret;
+
+	PORT_GET_OR_RET(p, port_id);
+	ret = rx_intr_check(p, queue_id);
+	return ret != 0 ? ret : p->ops->rx_intr_wake(p, queue_id);
+}
+
+int
+qpio_port_rx_intr_fd(uint16_t port_id, uint16_t queue_id)
+{
+	struct qpio_port *p;
+	int ret;
+
+	PORT_GET_OR_RET(p, port_id);
+	ret = rx_intr_check(p, queue_id);
+	return ret != 0 ? ret : p->ops->rx_intr_fd(p, queue_id);
 }

@@ -56,6 +56,18 @@ struct qpio_port_ops {
 	/** Reclaim transmit completions (optional). */
 	int (*tx_done_cleanup)(struct qpio_port *port, uint16_t qid,
 			       uint32_t free_cnt);
+	/**
+	 * Rx queue interrupts (optional, all four or none; lib/port calls
+	 * them only on a started port configured with conf.rx_intr, for a
+	 * queue that is set up): arm, disarm, sleep (1 woken, 0 timed out,
+	 * -EINTR), wake a sleeper, and the pollable fd.
+	 */
+	int (*rx_intr_enable)(struct qpio_port *port, uint16_t qid);
+	int (*rx_intr_disable)(struct qpio_port *port, uint16_t qid);
+	int (*rx_intr_wait)(struct qpio_port *port, uint16_t qid,
+			    int timeout_ms);
+	int (*rx_intr_wake)(struct qpio_port *port, uint16_t qid);
+	int (*rx_intr_fd)(struct qpio_port *port, uint16_t qid);
 };
 
 /** A port: generic part, allocated by lib/port. */

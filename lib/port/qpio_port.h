@@ -76,6 +76,17 @@ struct qpio_port_conf {
 	 * be in qpio_port_info.tx_offload_capa. 0 asks for none.
 	 */
 	uint64_t tx_offloads;
+	/**
+	 * Nonzero: the rx queues can wake an lcore that sleeps on them
+	 * (qpio_port_rx_intr_wait(), ethdev's intr_conf.rxq). Only a
+	 * driver whose device raises rx queue interrupts takes it: the eth
+	 * driver on a PMD that gives them (net_vhost, net_virtio_user,
+	 * virtio and most hardware PMDs; not net_af_packet, net_memif,
+	 * net_ring, net_pcap), checked when the port starts (-EOPNOTSUPP
+	 * there); any other driver refuses it at configure (-EOPNOTSUPP).
+	 * 0: no interrupts, the polling default.
+	 */
+	uint8_t rx_intr;
 };
 
 /** What a port can do, from qpio_port_info_get(). */
@@ -323,6 +334,66 @@ int qpio_port_link_get(uint16_t port_id, struct qpio_port_link *link);
  */
 int qpio_port_tx_done_cleanup(uint16_t port_id, uint16_t queue_id,
 			      uint32_t free_cnt);
+
+/**
+ * Arm rx queue queue_id's interrupt (rte_eth_dev_rx_intr_enable()): from
+ * now on a frame arriving on the queue wakes qpio_port_rx_intr_wait() and
+ * makes qpio_port_rx_intr_fd() readable. A PMD whose queue interrupt is
+ * always armed (net_tap: the queue's own file descriptor) takes the call
+ * as done. Arm, then receive once more before sleeping: a frame that
+ * came before the arm raises nothing (DPDK's rule, l3fwd-power's loop).
+ * The port must be started with qpio_port_conf.rx_intr. Same threading
+ * rule as qpio_port_rx_burst() on that queue.
+ * @return 0, -ENODEV (no such port), -EINVAL (queue not set up, port not
+ *   started), -EOPNOTSUPP (configured without rx_intr), or the PMD's
+ *   error.
+ */
+int qpio_port_rx_intr_enable(uint16_t port_id, uint16_t queue_id);
+
+/**
+ * Disarm rx queue queue_id's interrupt (rte_eth_dev_rx_intr_disable()),
+ * for an lcore that polls again: the device stops raising interrupts it
+ * would pay for. Same rules and errors as qpio_port_rx_intr_enable().
+ */
+int qpio_port_rx_intr_disable(uint16_t port_id, uint16_t queue_id);
+
+/**
+ * Sleep until rx queue queue_id's interrupt fires (a frame arrived since
+ * qpio_port_rx_intr_enable()), qpio_port_rx_intr_wake() is called for the
+ * queue, or timeout_ms passes; consume what woke it (the PMD's event
+ * counter read as ethdev's epoll does; a wake's count), so the next wait
+ * sleeps again. The frames themselves stay in the queue for
+ * qpio_port_rx_burst(). One lcore at a time per queue.
+ * @param timeout_ms  milliseconds, 0 to only consume, -1 without limit.
+ * @return 1 (woken), 0 (timed out), -EINTR (a signal came: the caller
+ *   checks its stop flag), -ENODEV, -EINVAL (queue not set up, port not
+ *   started), -EOPNOTSUPP (configured without rx_intr).
+ */
+int qpio_port_rx_intr_wait(uint16_t port_id, uint16_t queue_id,
+			   int timeout_ms);
+
+/**
+ * Make a qpio_port_rx_intr_wait() on rx queue queue_id return now, or
+ * the next one at once when none sleeps (one eventfd write): for another
+ * lcore that has handed the sleeper work. Any lcore, any time while the
+ * port is started.
+ * @return 0, -ENODEV, -EINVAL (queue not set up, port not started),
+ *   -EOPNOTSUPP (configured without rx_intr).
+ */
+int qpio_port_rx_intr_wake(uint16_t port_id, uint16_t queue_id);
+
+/**
+ * A file descriptor for an application's own poll(2)/epoll loop that is
+ * readable when qpio_port_rx_intr_wait() on rx queue queue_id would
+ * return 1 at once (an epoll instance holding the queue's interrupt and
+ * its wake): when it is, call qpio_port_rx_intr_wait() with timeout 0 to
+ * consume it, then receive. Readable events are edge-triggered inside
+ * it: arm, receive until a burst comes back short, then poll. The fd is
+ * the port's: valid until the port stops; do not read or close it.
+ * @return the fd (>= 0), -ENODEV, -EINVAL, -EOPNOTSUPP as
+ *   qpio_port_rx_intr_wait().
+ */
+int qpio_port_rx_intr_fd(uint16_t port_id, uint16_t queue_id);
 
 /**
  * Receive up to nb_pkts frames from rx queue queue_id into pkts.

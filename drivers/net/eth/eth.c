@@ -16,6 +16,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+
 #include <rte_bus_vdev.h>
 #include <rte_devargs.h>
 #include <rte_errno.h>
@@ -204,6 +208,7 @@ eth_configure(struct qpio_port *port)
 		      RTE_ETH_TX_OFFLOAD_MBUF_FAST_FREE,
 		      "qpio's tx offload bits are ethdev's");
 	conf.txmode.offloads = port->conf.tx_offloads;
+	conf.intr_conf.rxq = port->conf.rx_intr;
 	if (port->nb_rxq > 1 && (di.flow_type_rss_offloads & ETH_RSS_WANTED)) {
 		conf.rxmode.mq_mode = RTE_ETH_MQ_RX_RSS;
 		conf.rx_adv_conf.rss_conf.rss_hf =
@@ -237,6 +242,8 @@ eth_queue_new(struct qpio_port *port, uint16_t qid, int socket_id,
 		return -ENOMEM;
 	q->eth_id = to_eport(port)->eth_id;
 	q->qid = qid;
+	q->epfd = -1;
+	q->wakefd = -1;
 	*out = q;
 	return 0;
 }
@@ -304,6 +311,148 @@ eth_tx_queue_release(struct qpio_port *port, uint16_t qid)
 	port->txq[qid] = NULL;
 }
 
+/* ---- rx queue interrupts (conf.rx_intr) ---- */
+
+/* The wake eventfd's callback in ethdev's epoll: its count consumed. */
+static void
+eth_wake_drain(int fd, void *arg __rte_unused)
+{
+	uint64_t v;
+
+	if (read(fd, &v, sizeof(v)) < 0)
+		return; /* EAGAIN: consumed already */
+}
+
+static void
+eth_intr_fini(struct qpio_port *port)
+{
+	struct eth_port *ep = to_eport(port);
+	uint16_t qid;
+
+	for (qid = 0; qid < port->nb_rxq; qid++) {
+		struct eth_queue *q = port->rxq[qid];
+
+		if (q == NULL || q->epfd < 0)
+			continue;
+		(void)rte_eth_dev_rx_intr_ctl_q(ep->eth_id, qid, q->epfd,
+						RTE_INTR_EVENT_DEL, NULL);
+		if (q->wakefd >= 0) {
+			(void)rte_epoll_ctl(q->epfd, EPOLL_CTL_DEL, q->wakefd,
+					    &q->wake_ev);
+			close(q->wakefd);
+		}
+		close(q->epfd);
+		q->epfd = q->wakefd = -1;
+	}
+}
+
+/* After rte_eth_dev_start (a PMD sets its queue vectors up there, as
+ * net_tap does): each rx queue's interrupt in an epoll instance of its
+ * own, with a wake eventfd. @return 0 or -errno (logged). */
+static int
+eth_intr_init(struct qpio_port *port)
+{
+	struct eth_port *ep = to_eport(port);
+	uint16_t qid;
+	int ret;
+
+	for (qid = 0; qid < port->nb_rxq; qid++) {
+		struct eth_queue *q = port->rxq[qid];
+
+		q->epfd = epoll_create1(EPOLL_CLOEXEC);
+		if (q->epfd < 0) {
+			ret = -errno;
+			goto fail;
+		}
+		ret = rte_eth_dev_rx_intr_ctl_q(ep->eth_id, qid, q->epfd,
+						RTE_INTR_EVENT_ADD, NULL);
+		if (ret != 0) {
+			ETH_LOG(ERR, "port %s: rx_intr: %s gives no interrupt "
+				"for rx queue %u (%s); poll the port (rx_intr "
+				"off) or use a PMD with rx queue interrupts "
+				"(net_vhost, net_virtio_user, virtio)", port->name,
+				ep->dev_name, qid, rte_strerror(-ret));
+			close(q->epfd);
+			q->epfd = -1;
+			ret = -EOPNOTSUPP;
+			goto fail;
+		}
+		q->wakefd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+		if (q->wakefd < 0) {
+			ret = -errno;
+			goto fail;
+		}
+		memset(&q->wake_ev, 0, sizeof(q->wake_ev));
+		q->wake_ev.epdata.event = EPOLLIN | EPOLLET;
+		q->wake_ev.epdata.cb_fun = eth_wake_drain;
+		if (rte_epoll_ctl(q->epfd, EPOLL_CTL_ADD, q->wakefd,
+				  &q->wake_ev) != 0) {
+			close(q->wakefd);
+			q->wakefd = -1;
+			ret = -EIO;
+			goto fail;
+		}
+	}
+	return 0;
+fail:
+	if (ret != -EOPNOTSUPP)
+		ETH_LOG(ERR, "port %s: rx_intr: rx queue %u: %s", port->name,
+			qid, strerror(-ret));
+	eth_intr_fini(port);
+	return ret;
+}
+
+static int
+eth_rx_intr_enable(struct qpio_port *port, uint16_t qid)
+{
+	int ret = rte_eth_dev_rx_intr_enable(to_eport(port)->eth_id, qid);
+
+	/* -ENOTSUP: the PMD's queue interrupt is always armed (net_tap) */
+	return ret == -ENOTSUP ? 0 : ret;
+}
+
+static int
+eth_rx_intr_disable(struct qpio_port *port, uint16_t qid)
+{
+	int ret = rte_eth_dev_rx_intr_disable(to_eport(port)->eth_id, qid);
+
+	return ret == -ENOTSUP ? 0 : ret;
+}
+
+static int
+eth_rx_intr_wait(struct qpio_port *port, uint16_t qid, int timeout_ms)
+{
+	struct eth_queue *q = port->rxq[qid];
+	struct rte_epoll_event ev[2];
+	int n;
+
+	/* ethdev's own wait, which consumes each event as the PMD's
+	 * interrupt type says (an eventfd's count read, a queue fd left
+	 * alone) and calls eth_wake_drain() for the wake */
+	n = rte_epoll_wait_interruptible(q->epfd, ev, RTE_DIM(ev), timeout_ms);
+	if (n < 0)
+		return errno == EINTR ? -EINTR : -EIO;
+	return n > 0 ? 1 : 0;
+}
+
+static int
+eth_rx_intr_wake(struct qpio_port *port, uint16_t qid)
+{
+	struct eth_queue *q = port->rxq[qid];
+	uint64_t one = 1;
+
+	/* EAGAIN: the count is at its limit, a wake is pending anyway */
+	if (write(q->wakefd, &one, sizeof(one)) < 0 && errno != EAGAIN)
+		return -errno;
+	return 0;
+}
+
+static int
+eth_rx_intr_fd(struct qpio_port *port, uint16_t qid)
+{
+	return ((struct eth_queue *)port->rxq[qid])->epfd;
+}
+
 static int
 eth_start(struct qpio_port *port)
 {
@@ -317,6 +466,14 @@ eth_start(struct qpio_port *port)
 		return ret;
 	}
 	ep->eth_started = 1;
+	if (port->conf.rx_intr) {
+		ret = eth_intr_init(port);
+		if (ret != 0) {
+			(void)rte_eth_dev_stop(ep->eth_id);
+			ep->eth_started = 0;
+			return ret;
+		}
+	}
 	/* the kernel's drops in front of the PMD count from here on */
 	eth_kdrops_find(ep);
 	eth_kdrops_reset(ep);
@@ -345,6 +502,7 @@ eth_stop(struct qpio_port *port)
 	 * can say so; the others free sent frames in the burst itself. */
 	for (q = 0; q < port->nb_txq; q++)
 		(void)rte_eth_tx_done_cleanup(ep->eth_id, q, 0);
+	eth_intr_fini(port);
 	ret = rte_eth_dev_stop(ep->eth_id);
 	if (ret != 0) {
 		ETH_LOG(ERR, "port %s: rte_eth_dev_stop(%s): %s", port->name,
@@ -509,6 +667,11 @@ static const struct qpio_port_ops eth_ops = {
 	.xstats_values = eth_xstats_values,
 	.link_get = eth_link_get,
 	.tx_done_cleanup = eth_tx_done_cleanup,
+	.rx_intr_enable = eth_rx_intr_enable,
+	.rx_intr_disable = eth_rx_intr_disable,
+	.rx_intr_wait = eth_rx_intr_wait,
+	.rx_intr_wake = eth_rx_intr_wake,
+	.rx_intr_fd = eth_rx_intr_fd,
 };
 
 /* Find the ethdev the arguments name; create the vdev for vdev=. */

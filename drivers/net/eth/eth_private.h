@@ -12,6 +12,7 @@
 
 #include <rte_common.h>
 #include <rte_dev.h>
+#include <rte_epoll.h>
 #include <rte_ethdev.h>
 
 #include "port_driver.h"
@@ -39,6 +40,12 @@ struct eth_args {
 struct eth_queue {
 	uint16_t eth_id;
 	uint16_t qid;
+	/* rx queue of a port with conf.rx_intr, while started: an epoll
+	 * instance holding the queue's interrupt (ethdev's) and a wake
+	 * eventfd (-1 both otherwise) */
+	int epfd;
+	int wakefd;
+	struct rte_epoll_event wake_ev;
 } __rte_cache_aligned;
 
 /** Kernel sockets of a PMD this process reads drop counters from. */
