@@ -6,6 +6,7 @@
  * and read from a capture), ethdevs EAL made (name=, port=), close frees
  * every mbuf and the vdev, and devargs refused with the rule named.
  */
+#include <poll.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -453,5 +454,91 @@ Test(eth_port, af_packet_frame_size_from_framesz)
 					      SOCKET_ID_ANY, big), 0);
 	cr_assert_eq(qpio_port_close((uint16_t)id), 0);
 	rte_mempool_free(big);
+	rte_mempool_free(mp);
+}
+
+/* Configure (with conf), set up one queue each way, and try to start. */
+static int
+port_try(int id, const struct qpio_port_conf *conf, struct rte_mempool *mp)
+{
+	cr_assert_eq(qpio_port_configure(id, 1, 1, conf), 0);
+	cr_assert_eq(qpio_port_rx_queue_setup(id, 0, NB_DESC, SOCKET_ID_ANY,
+					      mp), 0);
+	cr_assert_eq(qpio_port_tx_queue_setup(id, 0, NB_DESC, SOCKET_ID_ANY),
+		     0);
+	return qpio_port_start(id);
+}
+
+/* Rx queue interrupts: refused where the PMD raises none (net_null: at
+ * the start, naming it; the port stays usable without them) and by a
+ * driver without them (ring: at configure); on net_vhost, a PMD that
+ * has them, the calls' exact results: a wake makes the next wait return
+ * 1 at once and is consumed by it, the fd is readable exactly while a
+ * wake is pending, a timed-out wait returns 0; bad queue, stopped port. */
+Test(eth_port, rx_intr_where_the_pmd_raises_them)
+{
+	struct qpio_port_conf conf = { .rx_intr = 1 };
+	struct rte_mempool *mp = pool_create();
+	struct pollfd pfd;
+	char args[160], sock[96];
+	int id, fd;
+
+	cr_assert_eq(rte_vdev_init("net_null8", NULL), 0);
+	id = qpio_port_create("eth0,name=net_null8");
+	cr_assert_geq(id, 0);
+	qt_log_capture();
+	cr_assert_eq(port_try(id, &conf, mp), -EOPNOTSUPP);
+	qt_log_expect("rx_intr: net_null8 gives no interrupt for rx queue 0");
+	qt_log_release();
+	cr_assert_eq(qpio_port_rx_intr_enable(id, 0), -EINVAL, "not started");
+	conf.rx_intr = 0;
+	cr_assert_eq(port_try(id, &conf, mp), 0);
+	cr_assert_eq(qpio_port_rx_intr_wait(id, 0, 0), -EOPNOTSUPP);
+	cr_assert_eq(qpio_port_rx_intr_fd(id, 0), -EOPNOTSUPP);
+	cr_assert_eq(qpio_port_close(id), 0);
+
+	id = qpio_port_create("ring0");
+	cr_assert_geq(id, 0);
+	conf.rx_intr = 1;
+	qt_log_capture();
+	cr_assert_eq(qpio_port_configure(id, 1, 1, &conf), -EOPNOTSUPP);
+	qt_log_expect("driver ring raises no rx queue interrupts");
+	qt_log_release();
+	cr_assert_eq(qpio_port_close(id), 0);
+
+	snprintf(sock, sizeof(sock), "/tmp/qpio-ut-port-vhost-%d.sock",
+		 (int)getpid());
+	unlink(sock);
+	snprintf(args, sizeof(args), "iface=%s,queues=1", sock);
+	cr_assert_eq(rte_vdev_init("net_vhost9", args), 0);
+	id = qpio_port_create("eth0,name=net_vhost9");
+	cr_assert_geq(id, 0, "%d", id);
+	cr_assert_eq(port_try(id, &conf, mp), 0);
+	cr_assert_eq(qpio_port_rx_intr_enable(id, 0), 0);
+	cr_assert_eq(qpio_port_rx_intr_enable(id, 1), -EINVAL);
+	cr_assert_eq(qpio_port_rx_intr_wait(id, 0, 0), 0);
+	cr_assert_eq(qpio_port_rx_intr_wait(id, 0, 20), 0, "timed out");
+	cr_assert_eq(qpio_port_rx_intr_wake(id, 0), 0);
+	cr_assert_eq(qpio_port_rx_intr_wait(id, 0, 10000), 1);
+	cr_assert_eq(qpio_port_rx_intr_wait(id, 0, 0), 0, "consumed");
+	fd = qpio_port_rx_intr_fd(id, 0);
+	cr_assert_geq(fd, 0);
+	pfd.fd = fd;
+	pfd.events = POLLIN;
+	cr_assert_eq(poll(&pfd, 1, 0), 0);
+	cr_assert_eq(qpio_port_rx_intr_wake(id, 0), 0);
+	cr_assert_eq(qpio_port_rx_intr_wake(id, 0), 0, "two wakes: one event");
+	cr_assert_eq(poll(&pfd, 1, 0), 1);
+	cr_assert_eq(qpio_port_rx_intr_wait(id, 0, 0), 1);
+	cr_assert_eq(poll(&pfd, 1, 0), 0);
+	cr_assert_eq(qpio_port_rx_intr_wait(id, 0, 0), 0);
+	cr_assert_eq(qpio_port_rx_intr_disable(id, 0), 0);
+	cr_assert_eq(qpio_port_rx_intr_wake(id, 1), -EINVAL);
+	cr_assert_eq(qpio_port_stop(id), 0);
+	cr_assert_eq(qpio_port_rx_intr_wait(id, 0, 0), -EINVAL, "stopped");
+	cr_assert_eq(qpio_port_rx_intr_wake(id, 0), -EINVAL);
+	cr_assert_eq(qpio_port_close(id), 0);
+	cr_assert_eq(qpio_port_rx_intr_wait(id, 0, 0), -ENODEV);
+	unlink(sock);
 	rte_mempool_free(mp);
 }
