@@ -16,6 +16,7 @@
 
 #include <pcap/pcap.h>
 #include <rte_arp.h>
+#include <rte_bus_vdev.h>
 #include <rte_cycles.h>
 #include <rte_errno.h>
 #include <rte_eth_ring.h>
@@ -28,6 +29,7 @@
 #include "test_common.h"
 #include "soft_wire_pkt.h"
 #include "cm_mad.h"
+#include "qpio_port.h"
 
 TestSuite(wire_pkt, .init = qt_eal_init, .fini = qt_eal_fini);
 TestSuite(soft_wire, .init = qt_eal_init, .fini = qt_eal_fini);
@@ -3959,4 +3961,346 @@ Test(soft_wire, rc_write_imm_rnr_after_a_middle_ack_in_psn_order)
 	cr_assert_eq(syn[0], SOFT_AETH_ACK);
 	cr_assert_eq(msn[0], 1);
 	rc_world_down(&a, &b);
+}
+
+/* Interrupt mode (devargs rx_intr=1): refused where the ethdev raises no
+ * rx queue interrupts (net_ring), with nothing left behind; the calls of
+ * the mode refused on a device without it, on the fabric and for a queue
+ * it does not have, each with its own error. (The mode itself runs in
+ * the integration test wire-vhost-events: net_vhost and
+ * net_virtio_user raise them.) */
+Test(soft_wire, rx_intr_refused_where_the_port_raises_none)
+{
+	struct rte_ring *r1 = ring("wi1"), *r2 = ring("wi2");
+	struct qpio_device *d;
+	char nm1[RTE_ETH_NAME_MAX_LEN], nm2[RTE_ETH_NAME_MAX_LEN], a[200];
+	int p1;
+
+	p1 = eth_of_rings("wire_i1", r1, r1, nm1);
+	eth_of_rings("wire_i2", r2, r2, nm2);
+	snprintf(a, sizeof(a), "soft0,wire=%s,ip=10.0.0.1,rx_intr=2", nm1);
+	cr_assert_null(qpio_rdma_dev_create(a));
+	cr_assert_eq(rte_errno, EINVAL);
+	cr_assert_null(qpio_rdma_dev_create("soft0,rx_intr=1"),
+		       "rx_intr= without wire=");
+	cr_assert_eq(rte_errno, EINVAL);
+	snprintf(a, sizeof(a), "soft0,wire=%s,ip=10.0.0.1,rx_intr=1", nm1);
+	cr_assert_null(qpio_rdma_dev_create(a), "net_ring has no rx "
+		       "interrupts");
+	cr_assert_eq(rte_errno, EOPNOTSUPP, "rte_errno %d", rte_errno);
+	/* the port it configured is closed with the refusal (the ethdev
+	 * was the device's from its configure on), and the name is free */
+	cr_assert(!rte_eth_dev_is_valid_port((uint16_t)p1));
+	cr_assert_eq(qpio_port_get_by_name("eth1000"), -ENODEV);
+
+	snprintf(a, sizeof(a), "soft0,wire=%s,ip=10.0.0.1", nm2);
+	d = qpio_rdma_dev_create(a);
+	cr_assert_not_null(d, "%s", rte_strerror(rte_errno));
+	cr_assert_eq(qpio_soft_wire_queue_wait(d, 0, 0), -EOPNOTSUPP);
+	cr_assert_eq(qpio_soft_wire_queue_timeout(d, 0), -EOPNOTSUPP);
+	cr_assert_eq(qpio_soft_wire_queue_event_fd(d, 0), -EOPNOTSUPP);
+	cr_assert_eq(qpio_soft_wire_queue_wait(d, 1, 0), -EINVAL);
+	cr_assert_eq(qpio_soft_wire_queue_wait(NULL, 0, 0), -EINVAL);
+	/* a port without rx_intr: its interrupt calls refused */
+	cr_assert_eq(qpio_port_rx_intr_enable((uint16_t)qpio_port_get_by_name(
+		"eth1000"), 0), -EOPNOTSUPP);
+	cr_assert_eq(qpio_port_rx_intr_wait((uint16_t)qpio_port_get_by_name(
+		"eth1000"), 0, 0), -EOPNOTSUPP);
+	cr_assert_eq(qpio_rdma_dev_close(d), 0);
+	d = qpio_rdma_dev_create("soft0");
+	cr_assert_not_null(d);
+	cr_assert_eq(qpio_soft_wire_queue_wait(d, 0, 0), -ENODEV);
+	cr_assert_eq(qpio_soft_wire_queue_timeout(d, 0), -ENODEV);
+	cr_assert_eq(qpio_soft_wire_queue_event_fd(d, 0), -ENODEV);
+	cr_assert_eq(qpio_rdma_dev_close(d), 0);
+	cr_assert_eq(qpio_port_rx_intr_wake(UINT16_MAX - 1, 0), -ENODEV);
+	rte_ring_free(r1);
+	rte_ring_free(r2);
+}
+
+/* ---- interrupt mode on a vhost-user link in this process ---- */
+
+/* A net_vhost ethdev (v) and the name of a net_virtio_user one (u) to
+ * join it by a vhost-user socket once the vhost port is configured (the
+ * PMD makes the socket then): both PMDs raise rx queue interrupts. */
+static unsigned int vhost_gen;
+
+static void
+vhost_link(char *sock, size_t socklen, char *v, char *u, unsigned int nq)
+{
+	unsigned int gen = vhost_gen++;
+	char args[160];
+
+	snprintf(sock, socklen, "/tmp/qpio-ut-vhost-%d-%u.sock", (int)getpid(),
+		 gen);
+	unlink(sock);
+	sprintf(v, "net_vhost_i%u", gen);
+	sprintf(u, "net_virtio_user_i%u", gen);
+	snprintf(args, sizeof(args), "iface=%s,queues=%u", sock, nq);
+	cr_assert_eq(rte_vdev_init(v, args), 0, "%s", v);
+}
+
+static void
+virtio_user_join(const char *sock, const char *u, unsigned int nq)
+{
+	char args[160];
+
+	snprintf(args, sizeof(args), "path=%s,queues=%u", sock, nq);
+	cr_assert_eq(rte_vdev_init(u, args), 0, "%s", u);
+}
+
+struct sleeper {
+	struct qpio_device *dev;
+	unsigned int queue;
+	int timeout;
+	struct qpio_cq *cq;
+	struct qpio_wc wc;
+	int got;
+	unsigned int waits;
+	unsigned int waits_empty;   /* woke with no frame taken */
+	int err;
+	int done;
+};
+
+/* Poll; when nothing came, arm the CQ, poll again, sleep on the queue:
+ * until one completion, 20 sleeps at most. */
+static void *
+sleeper_run(void *arg)
+{
+	struct sleeper *s = arg;
+	int r;
+
+	while (s->waits < 20) {
+		if (qpio_cq_poll(s->cq, &s->wc, 1) == 1) {
+			s->got = 1;
+			break;
+		}
+		if (qpio_cq_req_notify(s->cq, 0) != 0) {
+			s->err = -1;
+			break;
+		}
+		if (qpio_cq_poll(s->cq, &s->wc, 1) == 1) {
+			s->got = 1;
+			break;
+		}
+		r = qpio_soft_wire_queue_wait(s->dev, s->queue, s->timeout);
+		s->waits++;
+		if (r < 0) {
+			s->err = r;
+			break;
+		}
+		if (r == 0)
+			s->waits_empty++;
+		(void)qpio_cq_ack_events(s->cq);
+	}
+	__atomic_store_n(&s->done, 1, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+/* The sleeper wakes at its timers and at frames. A datagram to an address
+ * nobody has waits for ARP: every wait of the sender returns at the next
+ * request (200 ms apart), so all five requests go out and then the give-up
+ * (a sleep that ignored the timers would give up after one). Then a
+ * datagram to a device whose lcore sleeps: the ARP request wakes it (it
+ * answers), the datagram wakes it again; every sleep of that lcore ends
+ * with a frame taken, none by its 10 s timeout, and the message arrives
+ * byte for byte. */
+Test(soft_wire, rx_intr_sleeper_wakes_for_timers_and_frames, .timeout = 60)
+{
+	char sock[96], v[48], u[48], a_args[160], b_args[160];
+	struct qpio_device *A, *B;
+	struct qt_end a, b;
+	struct qpio_ah *ah;
+	struct qpio_wc wc;
+	struct sleeper s;
+	pthread_t th;
+	uint8_t gid9[16], gidb[16];
+	const uint8_t ip9[4] = { 10, 0, 0, 9 };
+	unsigned int n;
+	uint64_t arp0, end;
+	int t;
+
+	vhost_link(sock, sizeof(sock), v, u, 1);
+	snprintf(a_args, sizeof(a_args), "soft0,wire=%s,ip=10.0.0.1,rx_intr=1", v);
+	snprintf(b_args, sizeof(b_args), "soft1,wire=%s,ip=10.0.0.2,rx_intr=1", u);
+	A = qpio_rdma_dev_create(a_args);
+	cr_assert_not_null(A, "%s: %s", a_args, rte_strerror(rte_errno));
+	virtio_user_join(sock, u, 1);
+	B = qpio_rdma_dev_create(b_args);
+	cr_assert_not_null(B, "%s: %s", b_args, rte_strerror(rte_errno));
+	qt_ud_end_create(&a, A, QK, NULL);
+	qt_ud_end_create(&b, B, QK, NULL);
+	cr_assert_eq(qpio_soft_wire_queue_timeout(A, 0), -1, "no timer yet");
+	cr_assert_geq(qpio_soft_wire_queue_event_fd(B, 0), 0);
+
+	soft_wire_ipv4_mapped(gid9, ip9);
+	ah = ah_to(&a, gid9, 1);
+	qt_fill(a.buf, 64, 3);
+	ud_post_send(&a, ah, 5, QK, 0, 64, 1, 0);
+	arp0 = wst(A).arp_tx;
+	cr_assert_eq(arp0, 1, "the first request at the post");
+	t = qpio_soft_wire_queue_timeout(A, 0);
+	cr_assert(t >= 0 && t <= 200, "next ARP request in %d ms", t);
+	for (n = 0; n < 12 && wst(A).tx_no_neigh == 0; n++)
+		cr_assert_geq(qpio_soft_wire_queue_wait(A, 0, 10000), 0);
+	cr_assert_eq(wst(A).tx_no_neigh, 1, "given up after %u waits", n);
+	cr_assert_eq(wst(A).arp_tx, 5, "each timer woke the sleeper: %lu "
+		     "requests", (unsigned long)wst(A).arp_tx);
+	cr_assert_geq(n, 5);
+	cr_assert_eq(qpio_soft_wire_queue_timeout(A, 0), -1);
+	cr_assert_eq(qpio_cq_poll(a.cq, &wc, 1), 1);
+	cr_assert_eq(wc.status, QPIO_WC_SUCCESS);
+	cr_assert_eq(qpio_ah_destroy(ah), 0);
+
+	/* B sleeps on its own thread; A sends to it */
+	memset(b.buf, 0xee, 256);
+	qt_post_recv(&b, 7, b.buf, 40 + 100);
+	memset(&s, 0, sizeof(s));
+	s.dev = B;
+	s.cq = b.cq;
+	s.timeout = 10000;
+	cr_assert_eq(pthread_create(&th, NULL, sleeper_run, &s), 0);
+	soft_wire_ipv4_mapped(gidb, V4_B);
+	ah = ah_to(&a, gidb, 1);
+	qt_fill(a.buf + 512, 100, 77);
+	ud_post_send(&a, ah, qpio_qp_num(b.qp), QK, 512, 100, 2, 0);
+	/* A polls (its steps read B's ARP reply and send the datagram it
+	 * held) until B's lcore is done */
+	end = rte_get_tsc_cycles() + 10 * rte_get_tsc_hz();
+	for (n = 0; !__atomic_load_n(&s.done, __ATOMIC_ACQUIRE) &&
+	     rte_get_tsc_cycles() < end; )
+		n += qpio_cq_poll(a.cq, &wc, 1);
+	cr_assert_eq(n, 1, "A's datagram: %u completions", n);
+	cr_assert_eq(wc.status, QPIO_WC_SUCCESS);
+	cr_assert_eq(wc.wr_id, 2);
+	cr_assert_eq(pthread_join(th, NULL), 0);
+	cr_assert_eq(s.err, 0, "sleeper: %d", s.err);
+	cr_assert_eq(s.got, 1, "B's receive never completed (%u sleeps; B rx "
+		     "%lu arp_rx %lu not_roce %lu no_qp %lu; A tx %lu)", s.waits,
+		     (unsigned long)wst(B).rx_packets,
+		     (unsigned long)wst(B).arp_rx,
+		     (unsigned long)wst(B).rx_not_roce,
+		     (unsigned long)wst(B).rx_no_qp,
+		     (unsigned long)wst(A).tx_packets);
+	cr_assert_geq(s.waits, 1, "B never slept");
+	cr_assert_eq(s.waits_empty, 0, "%u of B's %u sleeps ended with no frame",
+		     s.waits_empty, s.waits);
+	cr_assert_eq(s.wc.status, QPIO_WC_SUCCESS);
+	cr_assert_eq(s.wc.wr_id, 7);
+	cr_assert_eq(s.wc.byte_len, 140);
+	cr_assert(qt_check(b.buf + 40, 100, 77));
+	cr_assert_eq(b.buf[140], 0xee);
+	cr_assert_eq(wst(B).arp_tx, 1, "B answered A's request");
+	cr_assert_eq(wst(B).rx_packets, 1);
+	cr_assert_eq(qpio_ah_destroy(ah), 0);
+	qt_end_destroy(&a);
+	qt_end_destroy(&b);
+	cr_assert_eq(qpio_rdma_dev_close(B), 0);
+	cr_assert_eq(qpio_rdma_dev_close(A), 0);
+	rte_vdev_uninit(u);
+	rte_vdev_uninit(v);
+	unlink(sock);
+}
+
+static int queue0_stop;
+
+/* Queue 0's lcore of a device of two queues: sleeps on its port queue
+ * until told to stop. */
+static void *
+queue0_run(void *arg)
+{
+	struct qpio_device *d = arg;
+
+	while (!__atomic_load_n(&queue0_stop, __ATOMIC_ACQUIRE))
+		if (qpio_soft_wire_queue_wait(d, 0, 100) < 0)
+			break;
+	return NULL;
+}
+
+/* Two queues, each lcore asleep on its own (queues=2, rx_intr=1): the
+ * datagram comes in on port queue 0 (the peer's flow is its choice) for
+ * a QP of queue 1. Queue 0's lcore wakes for it and hands it to queue 1,
+ * whose lcore sleeps with no timeout and no timer: only the hand-over's
+ * wake can end that sleep (without it the test times out). */
+Test(soft_wire, rx_intr_handed_frame_wakes_its_queue, .timeout = 60)
+{
+	char sock[96], v[48], u[48], a_args[160], b_args[160];
+	struct qpio_soft_wire_stats q0, q1;
+	struct qpio_device *A, *B;
+	struct qt_end ua, ub;
+	struct qpio_ah *ah;
+	struct qpio_wc wc;
+	struct sleeper s;
+	pthread_t th0, th1;
+	uint8_t ga[16];
+	unsigned int n;
+	uint64_t end;
+
+	vhost_link(sock, sizeof(sock), v, u, 2);
+	snprintf(a_args, sizeof(a_args),
+		 "soft0,wire=%s,ip=10.0.0.1,rx_intr=1,queues=2", v);
+	snprintf(b_args, sizeof(b_args),
+		 "soft1,wire=%s,ip=10.0.0.2,rx_intr=1,queues=2", u);
+	A = qpio_rdma_dev_create(a_args);
+	cr_assert_not_null(A, "%s: %s", a_args, rte_strerror(rte_errno));
+	virtio_user_join(sock, u, 2);
+	B = qpio_rdma_dev_create(b_args);
+	cr_assert_not_null(B, "%s: %s", b_args, rte_strerror(rte_errno));
+	qend_create(&ua, A, QPIO_QPT_UD, 1);
+	qend_create(&ub, B, QPIO_QPT_UD, 0);
+	qt_ud_qp_rts(ua.qp, QK);
+	qt_ud_qp_rts(ub.qp, QK);
+	memset(ua.buf, 0xee, 256);
+	qt_post_recv(&ua, 11, ua.buf, 40 + 200);
+
+	__atomic_store_n(&queue0_stop, 0, __ATOMIC_RELEASE);
+	memset(&s, 0, sizeof(s));
+	s.dev = A;
+	s.queue = 1;
+	s.cq = ua.cq;
+	s.timeout = -1;
+	cr_assert_eq(pthread_create(&th0, NULL, queue0_run, A), 0);
+	cr_assert_eq(pthread_create(&th1, NULL, sleeper_run, &s), 0);
+	soft_wire_ipv4_mapped(ga, V4_A);
+	ah = ah_to(&ub, ga, 1);
+	qt_fill(ub.buf, 200, 21);
+	ud_post_send(&ub, ah, qpio_qp_num(ua.qp), QK, 0, 200, 5, 0);
+	/* B's lcore polls (its steps send the ARP request, read A's reply
+	 * and send the datagram it held) until A's queue 1 is done */
+	end = rte_get_tsc_cycles() + 10 * rte_get_tsc_hz();
+	for (n = 0; !__atomic_load_n(&s.done, __ATOMIC_ACQUIRE) &&
+	     rte_get_tsc_cycles() < end; ) {
+		n += qpio_cq_poll(ub.cq, &wc, 1);
+		qpio_soft_wire_progress(B);
+	}
+	cr_assert(__atomic_load_n(&s.done, __ATOMIC_ACQUIRE),
+		  "queue 1 never woke for the handed datagram");
+	cr_assert_eq(pthread_join(th1, NULL), 0);
+	__atomic_store_n(&queue0_stop, 1, __ATOMIC_RELEASE);
+	cr_assert_eq(pthread_join(th0, NULL), 0);
+	cr_assert_eq(n, 1);
+	cr_assert_eq(wc.status, QPIO_WC_SUCCESS);
+	cr_assert_eq(s.err, 0, "queue 1: %d", s.err);
+	cr_assert_eq(s.got, 1);
+	cr_assert_geq(s.waits, 1, "queue 1 never slept");
+	cr_assert_eq(s.waits_empty, 0);
+	cr_assert_eq(s.wc.status, QPIO_WC_SUCCESS);
+	cr_assert_eq(s.wc.wr_id, 11);
+	cr_assert_eq(s.wc.byte_len, 240);
+	cr_assert(qt_check(ua.buf + 40, 200, 21));
+	cr_assert_eq(ua.buf[240], 0xee);
+	cr_assert_eq(qpio_soft_wire_queue_stats_get(A, 0, &q0), 0);
+	cr_assert_eq(qpio_soft_wire_queue_stats_get(A, 1, &q1), 0);
+	cr_assert_eq(q0.rx_steered, 1, "port queue 0 took it and handed it");
+	cr_assert_eq(q0.rx_steer_dropped, 0);
+	cr_assert_eq(q1.rx_packets, 1);
+	cr_assert_eq(q0.rx_packets, 0);
+	cr_assert_eq(qpio_ah_destroy(ah), 0);
+	qt_end_destroy(&ua);
+	qt_end_destroy(&ub);
+	cr_assert_eq(qpio_rdma_dev_close(B), 0);
+	cr_assert_eq(qpio_rdma_dev_close(A), 0);
+	rte_vdev_uninit(u);
+	rte_vdev_uninit(v);
+	unlink(sock);
 }

@@ -391,6 +391,71 @@ int qpio_soft_wire_progress(struct qpio_device *dev);
 int qpio_soft_wire_queue_progress(struct qpio_device *dev,
 				  unsigned int queue);
 
+/**
+ * Sleep on queue @p queue of a soft wire device until there is work, then
+ * do it: the interrupt mode of devargs rx_intr=1 (the port configured
+ * with rx queue interrupts, qpio_port_conf.rx_intr), for an lcore that
+ * waits for traffic without spinning, as DPDK's l3fwd-power does. In
+ * order: the port queue's interrupt armed, one progress step (what came
+ * before the arm), and when that step took nothing, a sleep until a
+ * frame arrives on the port queue, another queue hands this one a frame
+ * for its QPs (queues=N: it wakes the sleeper), the queue's earliest
+ * timer falls due (an RC/UC QP's ACK timeout or RNR wait, an ARP/NDP
+ * request again), or timeout_ms passes; then one progress step more (a
+ * wake whose step takes no frame, an interrupt raised before the arm,
+ * sleeps again for what is left) and the interrupt disarmed. The steps write the completions the frames
+ * bring (and raise the CQ events armed with qpio_cq_req_notify()): poll
+ * the CQs of vector @p queue after each return.
+ *
+ * A loop that sleeps on a wire device's CQ: poll; when nothing came,
+ * qpio_cq_req_notify(), poll once more, and when still nothing,
+ * qpio_soft_wire_queue_wait(). (The CQ's event fd alone never wakes:
+ * nothing receives the frames while every lcore sleeps.) Timers of QPs
+ * posted to from another lcore meanwhile are that lcore's to run.
+ *
+ * One lcore at a time per queue (the lcore that owns vector @p queue);
+ * others may post, poll and step meanwhile.
+ * @param queue  0 .. N-1 (devargs queues=N).
+ * @param timeout_ms  the longest sleep in milliseconds; -1: no limit but
+ *   the timers; 0: no sleep (the interrupt consumed, two steps).
+ * @return the frames the last step took (0: a timer fell due, which
+ *   that step ran, or timeout_ms passed; never 0 for a wake by a
+ *   frame), or -EINTR (a
+ *   signal ended the sleep, nothing taken: check the stop flag), -EINVAL
+ *   (NULL, not a soft device, queue not below N), -ENODEV (no wire=),
+ *   -EOPNOTSUPP (the device was made without rx_intr=1), or the port's
+ *   error.
+ */
+int qpio_soft_wire_queue_wait(struct qpio_device *dev, unsigned int queue,
+			      int timeout_ms);
+
+/**
+ * Milliseconds until the earliest timer of queue @p queue falls due
+ * (rounded up), for an application that sleeps in its own poll(2) loop
+ * on qpio_soft_wire_queue_event_fd(): the longest it may sleep before it
+ * calls qpio_soft_wire_queue_wait() (timeout 0) or
+ * qpio_soft_wire_queue_progress(). Any lcore.
+ * @return the milliseconds (0: due now), -1 (no timer runs), or the
+ *   errors of qpio_soft_wire_queue_wait() but -EINTR.
+ */
+int qpio_soft_wire_queue_timeout(struct qpio_device *dev, unsigned int queue);
+
+/**
+ * The file descriptor of queue @p queue's interrupt (devargs rx_intr=1),
+ * for an application's own poll(2)/epoll loop over several devices or
+ * other fds: readable when a frame arrived on the port queue or another
+ * queue handed this one a frame. This call arms the interrupt and leaves
+ * it armed (qpio_port_rx_intr_fd()); when the fd is readable, call
+ * qpio_soft_wire_queue_wait() with timeout 0 (it consumes the event and
+ * steps), and sleep no longer than qpio_soft_wire_queue_timeout(). The
+ * fd is the device's: do not read or close it; it closes with the
+ * device.
+ * @return the fd (>= 0), or the errors of qpio_soft_wire_queue_wait()
+ *   but -EINTR.
+ */
+int qpio_soft_wire_queue_event_fd(struct qpio_device *dev,
+				  unsigned int queue);
+
 #ifdef __cplusplus
 }
 #endif

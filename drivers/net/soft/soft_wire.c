@@ -1019,6 +1019,14 @@ steer(struct soft_wire *w, struct rte_mbuf *m, const uint8_t *f,
 		w->st.rx_steer_dropped++;
 		return STEER_DROPPED;
 	}
+	/* a sleeper on that queue wakes for it (qpio_soft_wire_queue_wait():
+	 * it sets sleeping, then looks at its ring; the frame is in the ring
+	 * before this load) */
+	if (unlikely(to->rx_intr)) {
+		rte_atomic_thread_fence(__ATOMIC_SEQ_CST);
+		if (__atomic_load_n(&to->sleeping, __ATOMIC_RELAXED))
+			(void)qpio_port_rx_intr_wake(to->port_id, to->qid);
+	}
 	return STEER_HANDED;
 }
 
@@ -1483,7 +1491,7 @@ soft_wire_attach(struct soft_dev *sdev, const struct rte_kvargs *kv)
 	struct soft_wire *w;
 	char args[QPIO_PORT_NAME_LEN + 96], pname[64];
 	uint32_t mtu = 1500, ack_hold = 1, ack_coalesce = 1, vlan = 0, pcp = 0;
-	uint32_t nq = 1, l2, q;
+	uint32_t nq = 1, rx_intr = 0, l2, q;
 	uint8_t a6[16];
 	int pid, ret;
 
@@ -1503,10 +1511,11 @@ soft_wire_attach(struct soft_dev *sdev, const struct rte_kvargs *kv)
 		    rte_kvargs_count(kv, "ack_coalesce") != 0 ||
 		    rte_kvargs_count(kv, "vlan") != 0 ||
 		    rte_kvargs_count(kv, "pcp") != 0 ||
-		    rte_kvargs_count(kv, "queues") != 0) {
+		    rte_kvargs_count(kv, "queues") != 0 ||
+		    rte_kvargs_count(kv, "rx_intr") != 0) {
 			SOFT_LOG(ERR, "%s: ip=, ip6=, gw=, gw6=, neigh=, mtu=, "
-				 "ack_hold=, ack_coalesce=, vlan=, pcp= and "
-				 "queues= describe the wire: give wire=<ethdev "
+				 "ack_hold=, ack_coalesce=, vlan=, pcp=, queues= "
+				 "and rx_intr= describe the wire: give wire=<ethdev "
 				 "name> too", dev);
 			return -EINVAL;
 		}
@@ -1517,7 +1526,8 @@ soft_wire_attach(struct soft_dev *sdev, const struct rte_kvargs *kv)
 	    qpio_rdma_kvargs_u32(kv, "ack_coalesce", 0, 1, &ack_coalesce) != 0 ||
 	    qpio_rdma_kvargs_u32(kv, "vlan", 1, 4094, &vlan) != 0 ||
 	    qpio_rdma_kvargs_u32(kv, "pcp", 0, 7, &pcp) != 0 ||
-	    qpio_rdma_kvargs_u32(kv, "queues", 1, WIRE_MAX_QUEUES, &nq) != 0)
+	    qpio_rdma_kvargs_u32(kv, "queues", 1, WIRE_MAX_QUEUES, &nq) != 0 ||
+	    qpio_rdma_kvargs_u32(kv, "rx_intr", 0, 1, &rx_intr) != 0)
 		return -EINVAL;
 	if (vlan == 0 && rte_kvargs_count(kv, "pcp") != 0) {
 		SOFT_LOG(ERR, "%s: pcp= is the priority of the device's VLAN "
@@ -1662,6 +1672,8 @@ soft_wire_attach(struct soft_dev *sdev, const struct rte_kvargs *kv)
 	}
 	memset(&conf, 0, sizeof(conf));
 	conf.max_rx_pkt_len = mtu + l2;
+	conf.rx_intr = (uint8_t)rx_intr;
+	w->rx_intr = (uint8_t)rx_intr;
 	ret = qpio_port_configure(w->port_id, (uint16_t)nq, (uint16_t)nq,
 				  &conf);
 	for (q = 0; q < nq && ret == 0; q++) {
@@ -1848,4 +1860,142 @@ int
 qpio_soft_wire_queue_progress(struct qpio_device *dev, unsigned int queue)
 {
 	return queue == WIRE_ALL_QUEUES ? -EINVAL : wire_steps(dev, queue);
+}
+
+/* Milliseconds from now to the earliest timer of queue w (its RC/UC
+ * QPs' ACK and RNR timers; the neighbour table's next request or give-up
+ * while an answer is awaited), rounded up; -1 when none runs. */
+static int
+wire_next_timer_ms(struct soft_wire *w)
+{
+	uint64_t now, next, t;
+	unsigned int i;
+
+	rte_spinlock_lock(&w->lock);
+	next = soft_wire_rc_next_tsc(w);
+	rte_spinlock_unlock(&w->lock);
+	if (__atomic_load_n(&w->sh->n_incomplete, __ATOMIC_RELAXED) != 0) {
+		nt_lock(w);
+		for (i = 0; i < WIRE_NEIGH; i++) {
+			const struct wire_neigh *n = &w->sh->neigh[i];
+
+			if (n->state != NEIGH_INCOMPLETE)
+				continue;
+			t = RTE_MIN(n->req_tsc + WIRE_ARP_RETRY_MS * w->ms_tsc,
+				    n->first_tsc + WIRE_ARP_GIVEUP_MS * w->ms_tsc);
+			if (next == 0 || t < next)
+				next = t;
+		}
+		nt_unlock(w);
+	}
+	if (next == 0)
+		return -1;
+	now = rte_get_tsc_cycles();
+	if (next <= now)
+		return 0;
+	t = (next - now + w->ms_tsc - 1) / w->ms_tsc;
+	return t > INT_MAX ? INT_MAX : (int)t;
+}
+
+/* The queue of a wire device with rx_intr=1. */
+static int
+wire_intr_queue(struct qpio_device *dev, unsigned int queue,
+		struct soft_wire **out)
+{
+	const struct soft_wire *w;
+	unsigned int i, end;
+	int ret;
+
+	if (queue == WIRE_ALL_QUEUES)
+		return -EINVAL;
+	ret = wire_queue_range(dev, queue, &w, &i, &end);
+	if (ret != 0)
+		return ret;
+	if (!w->rx_intr)
+		return -EOPNOTSUPP;
+	*out = w->sh->qs[queue];
+	return 0;
+}
+
+int
+qpio_soft_wire_queue_wait(struct qpio_device *dev, unsigned int queue,
+			  int timeout_ms)
+{
+	struct soft_wire *w;
+	uint64_t end = 0, now;
+	int n, t, ret;
+
+	ret = wire_intr_queue(dev, queue, &w);
+	if (ret != 0)
+		return ret;
+	if (timeout_ms > 0)
+		end = rte_get_tsc_cycles() + (uint64_t)timeout_ms * w->ms_tsc;
+	/* l3fwd-power's order: arm, look once more, sleep */
+	ret = qpio_port_rx_intr_enable(w->port_id, w->qid);
+	if (ret != 0)
+		return ret;
+	__atomic_store_n(&w->sleeping, 1, __ATOMIC_RELAXED);
+	rte_atomic_thread_fence(__ATOMIC_SEQ_CST);
+	for (;;) {
+		n = soft_wire_progress(w);
+		if (n != 0)
+			break;
+		/* the sleep: to the earliest timer, at most to the end */
+		t = wire_next_timer_ms(w);
+		if (timeout_ms == 0) {
+			t = 0;
+		} else if (timeout_ms > 0) {
+			now = rte_get_tsc_cycles();
+			ret = now >= end ? 0 :
+				(int)((end - now + w->ms_tsc - 1) / w->ms_tsc);
+			if (t < 0 || ret < t)
+				t = ret;
+		}
+		ret = t == 0 ? 0 : qpio_port_rx_intr_wait(w->port_id, w->qid, t);
+		if (ret < 0)
+			break;
+		if (ret == 0) {
+			/* timed out (or no sleep): the step runs the timer
+			 * that was due; what came meanwhile is taken too */
+			n = soft_wire_progress(w);
+			break;
+		}
+		/* woken: step again; a wake that brought nothing (an
+		 * interrupt raised before this arm) sleeps again */
+	}
+	__atomic_store_n(&w->sleeping, 0, __ATOMIC_RELAXED);
+	/* a wake that came while this lcore did not sleep is consumed here,
+	 * not by the next wait */
+	(void)qpio_port_rx_intr_wait(w->port_id, w->qid, 0);
+	if (!w->intr_keep)
+		(void)qpio_port_rx_intr_disable(w->port_id, w->qid);
+	if (ret < 0 && n == 0)
+		return ret;
+	return n;
+}
+
+int
+qpio_soft_wire_queue_timeout(struct qpio_device *dev, unsigned int queue)
+{
+	struct soft_wire *w;
+	int ret;
+
+	ret = wire_intr_queue(dev, queue, &w);
+	return ret != 0 ? ret : wire_next_timer_ms(w);
+}
+
+int
+qpio_soft_wire_queue_event_fd(struct qpio_device *dev, unsigned int queue)
+{
+	struct soft_wire *w;
+	int ret;
+
+	ret = wire_intr_queue(dev, queue, &w);
+	if (ret != 0)
+		return ret;
+	ret = qpio_port_rx_intr_enable(w->port_id, w->qid);
+	if (ret != 0)
+		return ret;
+	w->intr_keep = 1;
+	return qpio_port_rx_intr_fd(w->port_id, w->qid);
 }

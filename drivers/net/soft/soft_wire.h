@@ -143,6 +143,12 @@ struct soft_wire {
 	 * << 13 | VID) and it takes only frames tagged with its VID. */
 	uint16_t vlan_id;
 	uint16_t vlan_tci;
+	/* rx_intr=1: the port's rx queues raise interrupts, an lcore may
+	 * sleep on this queue (qpio_soft_wire_queue_wait()); sleeping is
+	 * set while one does, so a queue that hands it a frame wakes it */
+	uint8_t rx_intr;
+	uint8_t sleeping;
+	uint8_t intr_keep;         /* the event fd was given: stays armed */
 	struct qpio_soft_wire_stats st;
 	char port_name[QPIO_PORT_NAME_LEN];
 	/* RC and UC QPs of the device (soft_wire_rc.c): their timers run
@@ -236,6 +242,9 @@ int soft_wire_rc_input(struct soft_wire *w, struct soft_qp *qp,
 /* The QP enters ERR: a receive a UC QP kept for its next message
  * completes with FLUSH (any context; no lock taken). */
 void soft_wire_rc_rq_flush(struct soft_qp *qp);
+/* The earliest deadline (TSC) of the RC/UC timers of queue w, 0 when
+ * none runs (w->lock held). */
+uint64_t soft_wire_rc_next_tsc(struct soft_wire *w);
 /* The RC timers of the device (w->lock held). */
 void soft_wire_rc_timers(struct soft_wire *w);
 /* The coalesced ACKs the QPs of queue w owe, sent (w->lock held; the end

@@ -1260,6 +1260,21 @@ soft_wire_rc_timers(struct soft_wire *w)
 	}
 }
 
+uint64_t
+soft_wire_rc_next_tsc(struct soft_wire *w)
+{
+	const struct soft_wire_rc *rc;
+	uint64_t next = 0;
+
+	TAILQ_FOREACH(rc, &w->rcs, next) {
+		if (rc->rnr_tsc != 0 && (next == 0 || rc->rnr_tsc < next))
+			next = rc->rnr_tsc;
+		if (rc->to_tsc != 0 && (next == 0 || rc->to_tsc < next))
+			next = rc->to_tsc;
+	}
+	return next;
+}
+
 /* ---- the QP's life ---- */
 
 void
