@@ -23,6 +23,7 @@
 #include <inttypes.h>
 #include <netdb.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -63,6 +64,7 @@ struct opts {
 	uint32_t timeout_s;
 	uint32_t comp_vector;
 	int validate;
+	int events;
 };
 
 struct dest {
@@ -92,6 +94,9 @@ usage(FILE *f, const char *prog)
 		"  --timeout=SEC        give up after SEC seconds, 1..86400 (30)\n"
 		"  --comp-vector=N      the CQ's completion vector: on a wire\n"
 		"                       device of queues=Q, its queue 0..Q-1 (0)\n"
+		"  -e, --events         sleep until work comes (ibv_rc_pingpong -e):\n"
+		"                       on the CQ's event fd; on a wire device, in\n"
+		"                       its interrupt mode (devargs rx_intr=1)\n"
 		"  -h, --help           this text\n"
 		"  Numbers are decimal digits only; each option is given once.\n",
 		prog);
@@ -116,7 +121,7 @@ opts_parse(int argc, char **argv, struct opts *o)
 		{ "iters", 1, NULL, 'n' }, { "sl", 1, NULL, 'l' },
 		{ "gid-idx", 1, NULL, 'g' }, { "validate", 0, NULL, 'V' },
 		{ "timeout", 1, NULL, 'T' }, { "help", 0, NULL, 'h' },
-		{ "comp-vector", 1, NULL, 'v' },
+		{ "comp-vector", 1, NULL, 'v' }, { "events", 0, NULL, 'e' },
 		{ NULL, 0, NULL, 0 },
 	};
 	unsigned char seen[256] = { 0 };
@@ -133,7 +138,7 @@ opts_parse(int argc, char **argv, struct opts *o)
 	o->gidx = -1;
 	o->timeout_s = 30;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "c:m:p:s:r:n:l:g:h", lo, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "c:m:p:s:r:n:l:g:eh", lo, NULL)) != -1) {
 		/* A second value would replace the first without a word. */
 		if (c != '?' && c != 'h' && example_opt_once(PROG, lo, c, seen) < 0)
 			return -1;
@@ -183,6 +188,7 @@ opts_parse(int argc, char **argv, struct opts *o)
 			o->gidx = (int32_t)g;
 			break;
 		case 'V': o->validate = 1; break;
+		case 'e': o->events = 1; break;
 		case 'T': if (parse_num("--timeout", optarg, 1, 86400, &o->timeout_s)) return -1; break;
 		case 'v': if (parse_num("--comp-vector", optarg, 0, 1023, &o->comp_vector)) return -1; break;
 		case 'h': usage(stdout, argv[0]); exit(0);
@@ -397,10 +403,14 @@ wire_stats_print(const struct qpio_device *dev, const struct qpio_qp *qp)
 	       " arp_rx %" PRIu64 " arp_tx %" PRIu64 " rx_bad_icrc %" PRIu64
 	       " rx_no_qp %" PRIu64 " rx_not_roce %" PRIu64 " tx_no_neigh %"
 	       PRIu64 " tx_dropped %" PRIu64 " nd_rx %" PRIu64 " nd_tx %"
-	       PRIu64 " tx_no_route %" PRIu64 " rx_other_vlan %" PRIu64 "\n",
+	       PRIu64 " tx_no_route %" PRIu64 " rx_other_vlan %" PRIu64
+	       " rx_truncated %" PRIu64 " rx_oversize %" PRIu64 " rx_bad_ip %"
+	       PRIu64 " rx_bad_udp %" PRIu64 " rx_not_mine %" PRIu64 "\n",
 	       w.rx_packets, w.tx_packets, w.arp_rx, w.arp_tx, w.rx_bad_icrc,
 	       w.rx_no_qp, w.rx_not_roce, w.tx_no_neigh, w.tx_dropped,
-	       w.nd_rx, w.nd_tx, w.tx_no_route, w.rx_other_vlan);
+	       w.nd_rx, w.nd_tx, w.tx_no_route, w.rx_other_vlan,
+	       w.rx_truncated, w.rx_oversize, w.rx_bad_ip, w.rx_bad_udp,
+	       w.rx_not_mine);
 	/* a device of several queues (queues=): each one's share */
 	if (qpio_soft_wire_queue_stats_get(dev, 1, &w) != 0)
 		return;
@@ -639,14 +649,53 @@ post_recvs(struct ctx *c, uint32_t n)
 	return i;
 }
 
+/* --events: nothing polled, so sleep until work comes, at most ms.
+ * A soft wire device sleeps in its interrupt mode (the frames must be
+ * received to become completions); any other device on its CQ's event
+ * fd, as ibv_rc_pingpong -e does. The CQ is armed and polled once more
+ * by the caller first. @return 0, or -1 (the device cannot sleep: its
+ * reason printed). */
+static int
+sleep_for_work(struct qpio_device *dev, struct qpio_cq *cq, uint32_t vector,
+	       int ms, uint32_t *sleeps)
+{
+	struct pollfd pfd;
+	int r;
+
+	r = qpio_soft_wire_queue_wait(dev, vector, ms);
+	if (r == -EOPNOTSUPP) {
+		fprintf(stderr, "qpio-verbs-pingpong: --events on a soft wire "
+			"device needs its devargs rx_intr=1 (and a PMD with rx "
+			"queue interrupts: net_vhost, net_virtio_user, virtio)\n");
+		return -1;
+	}
+	if (r >= 0 || r == -EINTR) {
+		(*sleeps)++;
+		(void)qpio_cq_ack_events(cq);
+		return 0;
+	}
+	/* not a wire device: its CQ's events */
+	pfd.fd = qpio_cq_event_fd(cq);
+	if (pfd.fd < 0) {
+		fprintf(stderr, "qpio-verbs-pingpong: --events: the device "
+			"has no CQ events: %s\n", strerror(-pfd.fd));
+		return -1;
+	}
+	pfd.events = POLLIN;
+	if (poll(&pfd, 1, ms) > 0)
+		(void)qpio_cq_ack_events(cq);
+	(*sleeps)++;
+	return 0;
+}
+
 int
 main(int argc, char **argv)
 {
 	struct dest me, rem;
 	struct opts o;
-	struct ctx c;
+	struct ctx c = { 0 };
 	struct timeval t0, t1;
-	uint32_t routs, rcnt = 0, scnt = 0, pending, i, bad = 0;
+	uint32_t routs, rcnt = 0, scnt = 0, pending, i, bad = 0, sleeps = 0;
 	int last_unacked = 0;
 	uint64_t deadline;
 	char gs[INET6_ADDRSTRLEN];
@@ -656,6 +705,10 @@ main(int argc, char **argv)
 
 	/* The options after "--" are read before EAL starts, so a refused
 	 * line sets up nothing. */
+	/* a peer that is gone (the TCP exchange's, a vhost-user backend's
+	 * socket under net_virtio_user) is an error to report, not a
+	 * signal that ends the process before its counters are printed */
+	signal(SIGPIPE, SIG_IGN);
 	sep = example_args_split(argc, argv, &app_argc, &app_argv);
 	app_argv[0] = (char *)PROG;
 	if (opts_parse(app_argc, app_argv, &o) != 0)
@@ -714,6 +767,23 @@ main(int argc, char **argv)
 		struct qpio_wc wc[2];
 		uint16_t ne = qpio_cq_poll(c.cq, wc, 2);
 
+		if (ne == 0 && o.events) {
+			/* arm, look once more, sleep (ibv_req_notify_cq's
+			 * rule): at most to the deadline */
+			uint64_t now = rte_get_tsc_cycles();
+			int ms = now >= deadline ? 0 : (int)((deadline - now) *
+				1000 / rte_get_tsc_hz()) + 1;
+
+			if (qpio_cq_req_notify(c.cq, 0) != 0) {
+				fprintf(stderr, "Couldn't request CQ notification\n");
+				goto fail;
+			}
+			ne = qpio_cq_poll(c.cq, wc, 2);
+			if (ne == 0 && sleep_for_work(c.dev, c.cq,
+						      o.comp_vector, ms,
+						      &sleeps) != 0)
+				goto fail;
+		}
 		if (ne == 0 && rte_get_tsc_cycles() > deadline) {
 			fprintf(stderr, "qpio-verbs-pingpong: timeout after %u "
 				"s: %u of %u received, %u sent\n", o.timeout_s,
@@ -782,6 +852,8 @@ main(int argc, char **argv)
 		       usec / 1e6, usec / o.iters);
 	}
 	linger(&c);
+	if (o.events)
+		printf("events: slept %u times\n", sleeps);
 	wire_stats_print(c.dev, c.qp);
 	if (o.validate) {
 		printf("validate: %u of %u messages wrong\n", bad, rcnt);
@@ -813,6 +885,9 @@ main(int argc, char **argv)
 	qpio_eal_cleanup();
 	return 0;
 fail:
+	/* what the wire saw, to tell why */
+	if (c.dev != NULL && c.qp != NULL)
+		wire_stats_print(c.dev, c.qp);
 	/* the process ends: the device's objects go with it */
 	qpio_eal_cleanup();
 	return 1;

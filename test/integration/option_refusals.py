@@ -552,6 +552,7 @@ def programs(src, cfg):
             "validate": Row(Flag()),
             "timeout": Row(Num(1, 86400, good=1)),
             "comp-vector": Row(Num(0, 1023, good=0)),
+            "events": Row(Flag()),
             "help": Row(Help()),
         },
         positional=["127.0.0.1"], control=[], control_status=1,

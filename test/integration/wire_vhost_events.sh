@@ -1,0 +1,98 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+#
+# Interrupt mode of soft wire devices (devargs rx_intr=1): two
+# qpio-verbs-pingpong processes with --events (ibv_rc_pingpong -e), their
+# devices on the two ends of a vhost-user link (net_vhost in one process,
+# net_virtio_user in the other, both PMDs with rx queue interrupts). Each
+# lcore sleeps whenever its CQ is empty and is woken by the port queue's
+# interrupt; RC at path MTU 1024, 2100-byte messages (FIRST, MIDDLE, LAST
+# and an ACK), every message checked (--validate), both sides slept, and
+# nothing lost on the link: each side received exactly what the other
+# sent, no bad ICRC, no frame for no QP. Then the refusals: --events on a
+# wire device without rx_intr=1 (it would never wake), rx_intr=1 on a PMD
+# without rx queue interrupts (net_ring).
+#
+#   wire_vhost_events.sh PINGPONG_BINARY
+set -u
+pp=$1
+work=$(mktemp -d /tmp/qpio-wire-events.XXXXXX)
+sock=$work/vhost.sock
+cleanup() {
+	rm -rf "$work" "/var/run/dpdk/we-s-$$" "/var/run/dpdk/we-c-$$" \
+		"/var/run/dpdk/we-x-$$" "/var/run/dpdk/we-r-$$"
+}
+trap cleanup EXIT
+fail() { echo "wire-vhost-events: FAIL: $*"; exit 1; }
+n=300
+port=$((20000 + $$ % 20000))
+run() {
+	local prefix=$1 lcore=$2 vdev=$3 dev=$4
+	shift 4
+	timeout 60 "$pp" -l "$lcore" --no-huge --no-shconf --no-pci -m 256 \
+		--file-prefix="$prefix" --log-level=lib.eal:error \
+		--vdev="$vdev" -- --dev "$dev" -c RC -g 1 -s 2100 -n "$n" \
+		-m 1024 -p "$port" --validate --timeout "${to:-30}" "$@"
+}
+run "we-s-$$" 0 "net_vhost0,iface=$sock,queues=1" \
+	"soft0,wire=net_vhost0,ip=10.0.0.1,rx_intr=1" --events \
+	> "$work/server.log" 2>&1 &
+srv=$!
+for _ in $(seq 200); do [ -S "$sock" ] && break; sleep 0.05; done
+[ -S "$sock" ] || { cat "$work/server.log"; fail "net_vhost made no socket"; }
+sleep 0.5   # the server's TCP listen follows its device
+run "we-c-$$" 1 "net_virtio_user0,path=$sock,queues=1" \
+	"soft1,wire=net_virtio_user0,ip=10.0.0.2,rx_intr=1" --events \
+	127.0.0.1 > "$work/client.log" 2>&1
+crc=$?
+wait "$srv"
+src=$?
+for side in server client; do
+	log=$work/$side.log
+	rc=$crc
+	[ "$side" = server ] && rc=$src
+	[ "$rc" = 0 ] || { cat "$log"; fail "$side exited $rc"; }
+	grep -q "^validate: 0 of $n messages wrong$" "$log" ||
+		{ cat "$log"; fail "$side: messages not all right"; }
+	sl=$(sed -n 's/^events: slept \([0-9]*\) times$/\1/p' "$log")
+	[ -n "$sl" ] && [ "$sl" -ge 1 ] ||
+		{ cat "$log"; fail "$side never slept (events: '$sl')"; }
+	grep -q "^wire: rx_packets [0-9]* tx_packets [0-9]* arp_rx [12] arp_tx [12] rx_bad_icrc 0 rx_no_qp 0 rx_not_roce 0 tx_no_neigh 0 tx_dropped 0 " "$log" ||
+		{ cat "$log"; fail "$side: counters"; }
+	echo "wire-vhost-events: $side: slept $sl times; $(grep '^wire:' "$log" | cut -d' ' -f2-5)"
+done
+s=$(sed -n 's/^wire: rx_packets \([0-9]*\) tx_packets \([0-9]*\) .*/\1 \2/p' "$work/server.log")
+c=$(sed -n 's/^wire: rx_packets \([0-9]*\) tx_packets \([0-9]*\) .*/\1 \2/p' "$work/client.log")
+set -- $s $c
+# server rx == client tx, client rx == server tx; RC: 3 packets a
+# message each way at least
+[ "$1" = "$4" ] && [ "$3" = "$2" ] ||
+	fail "frames lost on the link: server rx/tx $1/$2, client rx/tx $3/$4"
+[ "$2" -ge $((3 * n)) ] && [ "$4" -ge $((3 * n)) ] ||
+	fail "fewer than 3 packets a message: server tx $2, client tx $4"
+
+# --events where the device cannot wake: refused at the first sleep,
+# with the rule
+rm -f "$sock"
+to=2 run "we-x-$$" 0 "net_vhost0,iface=$sock,queues=1" \
+	"soft0,wire=net_vhost0,ip=10.0.0.1" --events \
+	> "$work/x-server.log" 2>&1 &
+xs=$!
+for _ in $(seq 200); do [ -S "$sock" ] && break; sleep 0.05; done
+sleep 0.5
+to=2 run "we-r-$$" 1 "net_virtio_user0,path=$sock,queues=1" \
+	"soft1,wire=net_virtio_user0,ip=10.0.0.2" 127.0.0.1 \
+	> "$work/x-client.log" 2>&1
+wait "$xs"
+xrc=$?
+[ "$xrc" = 1 ] && grep -q "events on a soft wire device needs its devargs rx_intr=1" "$work/x-server.log" ||
+	{ cat "$work/x-server.log"; fail "--events without rx_intr=1: exit $xrc"; }
+timeout 30 "$pp" -l 0 --no-huge --no-shconf --no-pci -m 256 \
+	--file-prefix="we-r-$$" --log-level=lib.eal:error --vdev=net_ring0 -- \
+	--dev soft0,wire=net_ring0,ip=10.0.0.1,rx_intr=1 -c RC -g 1 \
+	-p "$port" > "$work/ring.log" 2>&1
+rrc=$?
+[ "$rrc" = 1 ] && grep -q "rx_intr: net_ring0 gives no interrupt for rx queue 0" "$work/ring.log" ||
+	{ cat "$work/ring.log"; fail "rx_intr=1 on net_ring: exit $rrc"; }
+echo "wire-vhost-events: refusals: --events without rx_intr=1, rx_intr=1 on net_ring"
+echo "wire-vhost-events: PASS"
