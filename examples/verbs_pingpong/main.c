@@ -674,6 +674,11 @@ sleep_for_work(struct qpio_device *dev, struct qpio_cq *cq, uint32_t vector,
 		(void)qpio_cq_ack_events(cq);
 		return 0;
 	}
+	if (r != -EINVAL && r != -ENODEV) {
+		fprintf(stderr, "qpio-verbs-pingpong: --events: %s\n",
+			strerror(-r));
+		return -1;
+	}
 	/* not a wire device: its CQ's events */
 	pfd.fd = qpio_cq_event_fd(cq);
 	if (pfd.fd < 0) {
@@ -722,6 +727,24 @@ main(int argc, char **argv)
 	}
 	if (ctx_init(&c, &o) != 0)
 		goto fail;
+	if (o.events) {
+		struct qpio_device_attr da;
+		int t = qpio_soft_wire_queue_timeout(c.dev, o.comp_vector);
+
+		/* one lcore sleeps on one queue: the others' port queues
+		 * would go unread (a soft wire device of queues=N needs an
+		 * lcore on each) */
+		if (t != -EINVAL && t != -ENODEV &&
+		    qpio_rdma_dev_query(c.dev, &da) == 0 &&
+		    da.num_comp_vectors > 1) {
+			fprintf(stderr, "qpio-verbs-pingpong: --events on a "
+				"soft wire device of %d queues: this program "
+				"has one lcore, and a sleeping lcore reads only "
+				"its own queue; give queues=1\n",
+				(int)da.num_comp_vectors);
+			goto fail;
+		}
+	}
 	routs = post_recvs(&c, o.rx_depth);
 	if (routs < o.rx_depth) {
 		fprintf(stderr, "Couldn't post receive (%u)\n", routs);

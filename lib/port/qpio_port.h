@@ -367,7 +367,10 @@ int qpio_port_rx_intr_disable(uint16_t port_id, uint16_t queue_id);
  * @param timeout_ms  milliseconds, 0 to only consume, -1 without limit.
  * @return 1 (woken), 0 (timed out), -EINTR (a signal came: the caller
  *   checks its stop flag), -ENODEV, -EINVAL (queue not set up, port not
- *   started), -EOPNOTSUPP (configured without rx_intr).
+ *   started), -EOPNOTSUPP (configured without rx_intr), -EIO (the
+ *   epoll wait failed otherwise).
+ * Stopping the port while an lcore waits or wakes on it is not allowed:
+ * quiesce them first (as for the bursts).
  */
 int qpio_port_rx_intr_wait(uint16_t port_id, uint16_t queue_id,
 			   int timeout_ms);

@@ -1024,7 +1024,8 @@ steer(struct soft_wire *w, struct rte_mbuf *m, const uint8_t *f,
 	 * before this load) */
 	if (unlikely(to->rx_intr)) {
 		rte_atomic_thread_fence(__ATOMIC_SEQ_CST);
-		if (__atomic_load_n(&to->sleeping, __ATOMIC_RELAXED))
+		if (__atomic_load_n(&to->sleeping, __ATOMIC_RELAXED) ||
+		    __atomic_load_n(&to->intr_keep, __ATOMIC_RELAXED))
 			(void)qpio_port_rx_intr_wake(to->port_id, to->qid);
 	}
 	return STEER_HANDED;
@@ -1112,16 +1113,30 @@ frame_input(struct soft_dev *sdev, struct soft_wire *w, struct rte_mbuf *m,
 
 static void adopt_idle(struct soft_wire *w);
 
+static __rte_always_inline uint16_t
+wire_step_locked(struct soft_dev *sdev, struct soft_wire *w);
+
 int
 soft_wire_progress(struct soft_wire *w)
 {
 	struct soft_dev *sdev = w->sdev;
+	uint16_t got;
+
+	if (!rte_spinlock_trylock(&w->lock))
+		return 0;
+	got = wire_step_locked(sdev, w);
+	rte_spinlock_unlock(&w->lock);
+	return got;
+}
+
+/* The step itself (w->lock held). @return the frames taken. */
+static __rte_always_inline uint16_t
+wire_step_locked(struct soft_dev *sdev, struct soft_wire *w)
+{
 	struct rte_mbuf *pkts[WIRE_BURST];
 	uint16_t n, i, k, got = 0;
 	bool held;
 
-	if (!rte_spinlock_trylock(&w->lock))
-		return 0;
 	/* frames staged now were held by an earlier step (doorbells
 	 * flush): they leave with this step's, whatever it holds */
 	held = w->ntx != 0;
@@ -1170,7 +1185,6 @@ soft_wire_progress(struct soft_wire *w)
 			adopt_idle(w);
 		}
 	}
-	rte_spinlock_unlock(&w->lock);
 	return got;
 }
 
@@ -1194,7 +1208,9 @@ adopt_idle(struct soft_wire *w)
 		struct soft_wire *q = w->sh->qs[k];
 		uint64_t s;
 
-		if (q == w)
+		/* a queue whose lcore sleeps on it (interrupt mode) is
+		 * not idle: its interrupt and the hand-over wake it */
+		if (q == w || __atomic_load_n(&q->sleeping, __ATOMIC_RELAXED))
 			continue;
 		s = __atomic_load_n(&q->steps, __ATOMIC_RELAXED);
 		if (s == w->seen[k])
@@ -1871,9 +1887,10 @@ wire_next_timer_ms(struct soft_wire *w)
 	uint64_t now, next, t;
 	unsigned int i;
 
+	/* the queue's lock, then the table's (the order of a step; a
+	 * device of one queue has no table lock: its queue's holds it) */
 	rte_spinlock_lock(&w->lock);
 	next = soft_wire_rc_next_tsc(w);
-	rte_spinlock_unlock(&w->lock);
 	if (__atomic_load_n(&w->sh->n_incomplete, __ATOMIC_RELAXED) != 0) {
 		nt_lock(w);
 		for (i = 0; i < WIRE_NEIGH; i++) {
@@ -1888,6 +1905,7 @@ wire_next_timer_ms(struct soft_wire *w)
 		}
 		nt_unlock(w);
 	}
+	rte_spinlock_unlock(&w->lock);
 	if (next == 0)
 		return -1;
 	now = rte_get_tsc_cycles();
@@ -1917,6 +1935,18 @@ wire_intr_queue(struct qpio_device *dev, unsigned int queue,
 	return 0;
 }
 
+/* A step of queue w that waits for its lock. */
+static int
+wire_step_wait(struct soft_wire *w)
+{
+	int n;
+
+	rte_spinlock_lock(&w->lock);
+	n = wire_step_locked(w->sdev, w);
+	rte_spinlock_unlock(&w->lock);
+	return n;
+}
+
 int
 qpio_soft_wire_queue_wait(struct qpio_device *dev, unsigned int queue,
 			  int timeout_ms)
@@ -1928,16 +1958,22 @@ qpio_soft_wire_queue_wait(struct qpio_device *dev, unsigned int queue,
 	ret = wire_intr_queue(dev, queue, &w);
 	if (ret != 0)
 		return ret;
+	ret = 0;
 	if (timeout_ms > 0)
 		end = rte_get_tsc_cycles() + (uint64_t)timeout_ms * w->ms_tsc;
-	/* l3fwd-power's order: arm, look once more, sleep */
-	ret = qpio_port_rx_intr_enable(w->port_id, w->qid);
-	if (ret != 0)
-		return ret;
 	__atomic_store_n(&w->sleeping, 1, __ATOMIC_RELAXED);
 	rte_atomic_thread_fence(__ATOMIC_SEQ_CST);
 	for (;;) {
-		n = soft_wire_progress(w);
+		/* l3fwd-power's order: arm (again: an interrupt may mask
+		 * itself when it fires), look once more, sleep; the look
+		 * waits for the queue's lock (a step that found it taken
+		 * would miss what the other lcore left) */
+		ret = qpio_port_rx_intr_enable(w->port_id, w->qid);
+		if (ret != 0) {
+			n = 0;
+			break;
+		}
+		n = wire_step_wait(w);
 		if (n != 0)
 			break;
 		/* the sleep: to the earliest timer, at most to the end */
@@ -1957,18 +1993,21 @@ qpio_soft_wire_queue_wait(struct qpio_device *dev, unsigned int queue,
 		if (ret == 0) {
 			/* timed out (or no sleep): the step runs the timer
 			 * that was due; what came meanwhile is taken too */
-			n = soft_wire_progress(w);
+			n = wire_step_wait(w);
 			break;
 		}
 		/* woken: step again; a wake that brought nothing (an
 		 * interrupt raised before this arm) sleeps again */
 	}
 	__atomic_store_n(&w->sleeping, 0, __ATOMIC_RELAXED);
-	/* a wake that came while this lcore did not sleep is consumed here,
-	 * not by the next wait */
-	(void)qpio_port_rx_intr_wait(w->port_id, w->qid, 0);
-	if (!w->intr_keep)
+	/* A wake that came while this lcore did not sleep is consumed here,
+	 * not by the next wait; not with the event fd given out, whose
+	 * poller would lose the event of a frame that came after the last
+	 * step (it then calls again for nothing, at worst) */
+	if (!w->intr_keep) {
+		(void)qpio_port_rx_intr_wait(w->port_id, w->qid, 0);
 		(void)qpio_port_rx_intr_disable(w->port_id, w->qid);
+	}
 	if (ret < 0 && n == 0)
 		return ret;
 	return n;
