@@ -807,15 +807,20 @@ qpio_port_tx_done_cleanup(uint16_t port_id, uint16_t queue_id,
 	return p->ops->tx_done_cleanup(p, queue_id, free_cnt);
 }
 
-/* The checks every rx interrupt call makes: the op exists and was asked
- * for, the port runs, the queue is there. */
+/* The port of an rx interrupt call, after the checks every one makes:
+ * the port exists, the ops are there and were asked for, the port runs,
+ * the queue is set up. @return 0 or the call's error. */
 static int
-rx_intr_check(struct qpio_port *p, uint16_t queue_id)
+rx_intr_port(uint16_t port_id, uint16_t queue_id, struct qpio_port **out)
 {
+	struct qpio_port *p;
+
+	PORT_GET_OR_RET(p, port_id);
 	if (!p->conf.rx_intr || p->ops->rx_intr_wait == NULL)
 		return -EOPNOTSUPP;
 	if (!p->started || queue_id >= p->nb_rxq || p->rxq[queue_id] == NULL)
 		return -EINVAL;
+	*out = p;
 	return 0;
 }
 
@@ -823,10 +828,8 @@ int
 qpio_port_rx_intr_enable(uint16_t port_id, uint16_t queue_id)
 {
 	struct qpio_port *p;
-	int ret;
+	int ret = rx_intr_port(port_id, queue_id, &p);
 
-	PORT_GET_OR_RET(p, port_id);
-	ret = rx_intr_check(p, queue_id);
 	return ret != 0 ? ret : p->ops->rx_intr_enable(p, queue_id);
 }
 
@@ -834,10 +837,8 @@ int
 qpio_port_rx_intr_disable(uint16_t port_id, uint16_t queue_id)
 {
 	struct qpio_port *p;
-	int ret;
+	int ret = rx_intr_port(port_id, queue_id, &p);
 
-	PORT_GET_OR_RET(p, port_id);
-	ret = rx_intr_check(p, queue_id);
 	return ret != 0 ? ret : p->ops->rx_intr_disable(p, queue_id);
 }
 
@@ -845,25 +846,19 @@ int
 qpio_port_rx_intr_wait(uint16_t port_id, uint16_t queue_id, int timeout_ms)
 {
 	struct qpio_port *p;
-	int ret;
+	int ret = rx_intr_port(port_id, queue_id, &p);
 
-	PORT_GET_OR_RET(p, port_id);
-	ret = rx_intr_check(p, queue_id);
-	if (ret != 0)
-		return ret;
-	if (timeout_ms < -1)
-		timeout_ms = -1;
-	return p->ops->rx_intr_wait(p, queue_id, timeout_ms);
+	return ret != 0 ? ret : p->ops->rx_intr_wait(p, queue_id,
+						      timeout_ms < -1 ? -1 :
+						      timeout_ms);
 }
 
 int
 qpio_port_rx_intr_wake(uint16_t port_id, uint16_t queue_id)
 {
 	struct qpio_port *p;
-	int ret;
+	int ret = rx_intr_port(port_id, queue_id, &p);
 
-	PORT_GET_OR_RET(p, port_id);
-	ret = rx_intr_check(p, queue_id);
 	return ret != 0 ? ret : p->ops->rx_intr_wake(p, queue_id);
 }
 
@@ -871,9 +866,7 @@ int
 qpio_port_rx_intr_fd(uint16_t port_id, uint16_t queue_id)
 {
 	struct qpio_port *p;
-	int ret;
+	int ret = rx_intr_port(port_id, queue_id, &p);
 
-	PORT_GET_OR_RET(p, port_id);
-	ret = rx_intr_check(p, queue_id);
 	return ret != 0 ? ret : p->ops->rx_intr_fd(p, queue_id);
 }
