@@ -1878,13 +1878,13 @@ qpio_soft_wire_queue_progress(struct qpio_device *dev, unsigned int queue)
 	return queue == WIRE_ALL_QUEUES ? -EINVAL : wire_steps(dev, queue);
 }
 
-/* Milliseconds from now to the earliest timer of queue w (its RC/UC
- * QPs' ACK and RNR timers; the neighbour table's next request or give-up
- * while an answer is awaited), rounded up; -1 when none runs. */
-static int
-wire_next_timer_ms(struct soft_wire *w)
+/* The earliest deadline (TSC) of the timers of queue w: its RC/UC QPs'
+ * ACK and RNR timers, the neighbour table's next request or give-up
+ * while an answer is awaited; 0 when none runs. */
+static uint64_t
+wire_next_tsc(struct soft_wire *w)
 {
-	uint64_t now, next, t;
+	uint64_t next, t;
 	unsigned int i;
 
 	/* the queue's lock, then the table's (the order of a step; a
@@ -1906,12 +1906,22 @@ wire_next_timer_ms(struct soft_wire *w)
 		nt_unlock(w);
 	}
 	rte_spinlock_unlock(&w->lock);
-	if (next == 0)
+	return next;
+}
+
+/* Milliseconds from now to TSC deadline, rounded up: -1 for deadline 0
+ * (none), 0 when it has passed. */
+static int
+wire_ms_until(const struct soft_wire *w, uint64_t deadline)
+{
+	uint64_t now, t;
+
+	if (deadline == 0)
 		return -1;
 	now = rte_get_tsc_cycles();
-	if (next <= now)
+	if (deadline <= now)
 		return 0;
-	t = (next - now + w->ms_tsc - 1) / w->ms_tsc;
+	t = (deadline - now + w->ms_tsc - 1) / w->ms_tsc;
 	return t > INT_MAX ? INT_MAX : (int)t;
 }
 
@@ -1952,7 +1962,7 @@ qpio_soft_wire_queue_wait(struct qpio_device *dev, unsigned int queue,
 			  int timeout_ms)
 {
 	struct soft_wire *w;
-	uint64_t end = 0, now;
+	uint64_t end = 0, next;
 	int n, t, ret;
 
 	ret = wire_intr_queue(dev, queue, &w);
@@ -1977,15 +1987,12 @@ qpio_soft_wire_queue_wait(struct qpio_device *dev, unsigned int queue,
 		if (n != 0)
 			break;
 		/* the sleep: to the earliest timer, at most to the end */
-		t = wire_next_timer_ms(w);
-		if (timeout_ms == 0) {
-			t = 0;
-		} else if (timeout_ms > 0) {
-			now = rte_get_tsc_cycles();
-			ret = now >= end ? 0 :
-				(int)((end - now + w->ms_tsc - 1) / w->ms_tsc);
-			if (t < 0 || ret < t)
-				t = ret;
+		t = 0;
+		if (timeout_ms != 0) {
+			next = wire_next_tsc(w);
+			if (timeout_ms > 0 && (next == 0 || end < next))
+				next = end;
+			t = wire_ms_until(w, next);
 		}
 		ret = t == 0 ? 0 : qpio_port_rx_intr_wait(w->port_id, w->qid, t);
 		if (ret < 0)
@@ -2020,7 +2027,7 @@ qpio_soft_wire_queue_timeout(struct qpio_device *dev, unsigned int queue)
 	int ret;
 
 	ret = wire_intr_queue(dev, queue, &w);
-	return ret != 0 ? ret : wire_next_timer_ms(w);
+	return ret != 0 ? ret : wire_ms_until(w, wire_next_tsc(w));
 }
 
 int
