@@ -650,36 +650,28 @@ post_recvs(struct ctx *c, uint32_t n)
 }
 
 /* --events: nothing polled, so sleep until work comes, at most ms.
- * A soft wire device sleeps in its interrupt mode (the frames must be
- * received to become completions); any other device on its CQ's event
- * fd, as ibv_rc_pingpong -e does. The CQ is armed and polled once more
- * by the caller first. @return 0, or -1 (the device cannot sleep: its
- * reason printed). */
+ * A soft wire device (wire) sleeps in its interrupt mode (the frames
+ * must be received to become completions); any other device on its
+ * CQ's event fd, as ibv_rc_pingpong -e does. The CQ is armed and polled
+ * once more by the caller first. @return 0, or -1 (the error printed). */
 static int
 sleep_for_work(struct qpio_device *dev, struct qpio_cq *cq, uint32_t vector,
-	       int ms, uint32_t *sleeps)
+	       int wire, int ms, uint32_t *sleeps)
 {
 	struct pollfd pfd;
 	int r;
 
-	r = qpio_soft_wire_queue_wait(dev, vector, ms);
-	if (r == -EOPNOTSUPP) {
-		fprintf(stderr, "qpio-verbs-pingpong: --events on a soft wire "
-			"device needs its devargs rx_intr=1 (and a PMD with rx "
-			"queue interrupts: net_vhost, net_virtio_user, virtio)\n");
-		return -1;
-	}
-	if (r >= 0 || r == -EINTR) {
-		(*sleeps)++;
+	(*sleeps)++;
+	if (wire) {
+		r = qpio_soft_wire_queue_wait(dev, vector, ms);
+		if (r < 0 && r != -EINTR) {
+			fprintf(stderr, "qpio-verbs-pingpong: --events: %s\n",
+				strerror(-r));
+			return -1;
+		}
 		(void)qpio_cq_ack_events(cq);
 		return 0;
 	}
-	if (r != -EINVAL && r != -ENODEV) {
-		fprintf(stderr, "qpio-verbs-pingpong: --events: %s\n",
-			strerror(-r));
-		return -1;
-	}
-	/* not a wire device: its CQ's events */
 	pfd.fd = qpio_cq_event_fd(cq);
 	if (pfd.fd < 0) {
 		fprintf(stderr, "qpio-verbs-pingpong: --events: the device "
@@ -689,7 +681,6 @@ sleep_for_work(struct qpio_device *dev, struct qpio_cq *cq, uint32_t vector,
 	pfd.events = POLLIN;
 	if (poll(&pfd, 1, ms) > 0)
 		(void)qpio_cq_ack_events(cq);
-	(*sleeps)++;
 	return 0;
 }
 
@@ -701,19 +692,19 @@ main(int argc, char **argv)
 	struct ctx c = { 0 };
 	struct timeval t0, t1;
 	uint32_t routs, rcnt = 0, scnt = 0, pending, i, bad = 0, sleeps = 0;
-	int last_unacked = 0;
+	int last_unacked = 0, wire_events = 0;
 	uint64_t deadline;
 	char gs[INET6_ADDRSTRLEN];
 	struct qpio_port_attr pa;
 	int ret, err, sep, app_argc;
 	char **app_argv;
 
-	/* The options after "--" are read before EAL starts, so a refused
-	 * line sets up nothing. */
 	/* a peer that is gone (the TCP exchange's, a vhost-user backend's
 	 * socket under net_virtio_user) is an error to report, not a
 	 * signal that ends the process before its counters are printed */
 	signal(SIGPIPE, SIG_IGN);
+	/* The options after "--" are read before EAL starts, so a refused
+	 * line sets up nothing. */
 	sep = example_args_split(argc, argv, &app_argc, &app_argv);
 	app_argv[0] = (char *)PROG;
 	if (opts_parse(app_argc, app_argv, &o) != 0)
@@ -731,11 +722,20 @@ main(int argc, char **argv)
 		struct qpio_device_attr da;
 		int t = qpio_soft_wire_queue_timeout(c.dev, o.comp_vector);
 
+		/* a soft wire device sleeps in its interrupt mode, which
+		 * needs rx_intr=1; any other device on its CQ's event fd */
+		wire_events = t != -EINVAL && t != -ENODEV;
+		if (t == -EOPNOTSUPP) {
+			fprintf(stderr, "qpio-verbs-pingpong: --events on a soft "
+				"wire device needs its devargs rx_intr=1 (and a "
+				"PMD with rx queue interrupts: net_vhost, "
+				"net_virtio_user, virtio)\n");
+			goto fail;
+		}
 		/* one lcore sleeps on one queue: the others' port queues
 		 * would go unread (a soft wire device of queues=N needs an
 		 * lcore on each) */
-		if (t != -EINVAL && t != -ENODEV &&
-		    qpio_rdma_dev_query(c.dev, &da) == 0 &&
+		if (wire_events && qpio_rdma_dev_query(c.dev, &da) == 0 &&
 		    da.num_comp_vectors > 1) {
 			fprintf(stderr, "qpio-verbs-pingpong: --events on a "
 				"soft wire device of %d queues: this program "
@@ -803,7 +803,8 @@ main(int argc, char **argv)
 			}
 			ne = qpio_cq_poll(c.cq, wc, 2);
 			if (ne == 0 && sleep_for_work(c.dev, c.cq,
-						      o.comp_vector, ms,
+						      o.comp_vector,
+						      wire_events, ms,
 						      &sleeps) != 0)
 				goto fail;
 		}

@@ -355,7 +355,8 @@ qpio_port_configure(uint16_t port_id, uint16_t nb_rxq, uint16_t nb_txq,
 	if (p->conf.rx_intr && p->ops->rx_intr_wait == NULL) {
 		PORT_LOG(ERR, "port %s: rx_intr: driver %s raises no rx queue "
 			 "interrupts; poll the port (rx_intr 0) or use an eth "
-			 "port on a PMD that has them (net_vhost, net_virtio_user, virtio)",
+			 "port on a PMD that has them (net_vhost, "
+			 "net_virtio_user, virtio)",
 			 p->name, p->drv->name);
 		p->conf.rx_intr = 0;
 		return -EOPNOTSUPP;
