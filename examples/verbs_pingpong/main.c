@@ -28,6 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/time.h>
 #include <unistd.h>
@@ -65,6 +66,7 @@ struct opts {
 	uint32_t comp_vector;
 	int validate;
 	int events;
+	uint32_t gap_ms;         /* --gap: the client's pause before a SEND */
 };
 
 struct dest {
@@ -97,6 +99,11 @@ usage(FILE *f, const char *prog)
 		"  -e, --events         sleep until work comes (ibv_rc_pingpong -e):\n"
 		"                       on the CQ's event fd; on a wire device, in\n"
 		"                       its interrupt mode (devargs rx_intr=1)\n"
+		"  --gap=MS             the client waits MS ms, 1..60000, before\n"
+		"                       each SEND after the first (the server\n"
+		"                       answers at once) and prints each SEND's\n"
+		"                       round trip to the answer (p50, p99,\n"
+		"                       p99.9, max); -n at most 1000000\n"
 		"  -h, --help           this text\n"
 		"  Numbers are decimal digits only; each option is given once.\n",
 		prog);
@@ -122,6 +129,7 @@ opts_parse(int argc, char **argv, struct opts *o)
 		{ "gid-idx", 1, NULL, 'g' }, { "validate", 0, NULL, 'V' },
 		{ "timeout", 1, NULL, 'T' }, { "help", 0, NULL, 'h' },
 		{ "comp-vector", 1, NULL, 'v' }, { "events", 0, NULL, 'e' },
+		{ "gap", 1, NULL, 'G' },
 		{ NULL, 0, NULL, 0 },
 	};
 	unsigned char seen[256] = { 0 };
@@ -191,6 +199,7 @@ opts_parse(int argc, char **argv, struct opts *o)
 		case 'e': o->events = 1; break;
 		case 'T': if (parse_num("--timeout", optarg, 1, 86400, &o->timeout_s)) return -1; break;
 		case 'v': if (parse_num("--comp-vector", optarg, 0, 1023, &o->comp_vector)) return -1; break;
+		case 'G': if (parse_num("--gap", optarg, 1, 60000, &o->gap_ms)) return -1; break;
 		case 'h': usage(stdout, argv[0]); exit(0);
 		default: usage(stderr, argv[0]); return -1;
 		}
@@ -200,6 +209,28 @@ opts_parse(int argc, char **argv, struct opts *o)
 	else if (optind < argc) {
 		fprintf(stderr, "qpio-verbs-pingpong: one server name at most, "
 			"got '%s' and '%s'\n", argv[optind], argv[optind + 1]);
+		return -1;
+	}
+	if (o->gap_ms != 0 && o->server == NULL) {
+		fprintf(stderr, "qpio-verbs-pingpong: --gap is the client's "
+			"(it paces the SENDs the server answers): give it with "
+			"a server name\n");
+		return -1;
+	}
+	if (o->gap_ms != 0 && o->iters > 1000000) {
+		fprintf(stderr, "qpio-verbs-pingpong: --gap keeps each "
+			"exchange's round trip (8 bytes each): -n at most "
+			"1000000 with it, got %u\n", o->iters);
+		return -1;
+	}
+	/* the client's gaps alone take iters x gap: a --timeout that
+	 * cannot be met is refused here, not after it ran out */
+	if (o->gap_ms != 0 &&
+	    (uint64_t)o->gap_ms * o->iters >= (uint64_t)o->timeout_s * 1000) {
+		fprintf(stderr, "qpio-verbs-pingpong: --gap=%u with -n %u "
+			"waits %" PRIu64 " ms, not less than --timeout=%u s: "
+			"give a longer --timeout\n", o->gap_ms, o->iters,
+			(uint64_t)o->gap_ms * o->iters, o->timeout_s);
 		return -1;
 	}
 	if (o->type == QPIO_QPT_UD && !size_given)
@@ -384,6 +415,40 @@ out:
 			"failed\n");
 	close(fd);
 	return ret;
+}
+
+static int
+cycles_cmp(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* --gap, client: the n round trips (TSC cycles from a SEND's post to the
+ * completion of the answer's receive), sorted in place, as microseconds:
+ * p50, p99, p99.9 (the nearest rank) and the worst. */
+static void
+rtt_print(uint64_t *rtt, uint32_t n)
+{
+	const double us = 1e6 / (double)rte_get_tsc_hz();
+
+	if (n == 0)
+		return;
+	qsort(rtt, n, sizeof(*rtt), cycles_cmp);
+#define RANK(p) rtt[(uint32_t)(((uint64_t)n * (p) + 999) / 1000) - 1]
+	printf("rtt: p50 %.2f usec, p99 %.2f, p99.9 %.2f, max %.2f over %u "
+	       "exchanges\n", (double)RANK(500) * us, (double)RANK(990) * us,
+	       (double)RANK(999) * us, (double)rtt[n - 1] * us, n);
+#undef RANK
+}
+
+/* Microseconds from a to b. */
+static double
+tv_usec_between(const struct timeval *a, const struct timeval *b)
+{
+	return (double)(b->tv_sec - a->tv_sec) * 1e6 +
+		(double)(b->tv_usec - a->tv_usec);
 }
 
 /* A soft wire device's counters, one line, and the QP's retries of the
@@ -691,9 +756,11 @@ main(int argc, char **argv)
 	struct opts o;
 	struct ctx c = { 0 };
 	struct timeval t0, t1;
+	struct rusage ru0, ru1;
 	uint32_t routs, rcnt = 0, scnt = 0, pending, i, bad = 0, sleeps = 0;
 	int last_unacked = 0, wire_events = 0;
-	uint64_t deadline;
+	uint64_t deadline, post_at = 0, t_post = 0, gap_tsc = 0;
+	uint64_t *rtt = NULL;   /* --gap, client: cycles of each round trip */
 	char gs[INET6_ADDRSTRLEN];
 	struct qpio_port_attr pa;
 	int ret, err, sep, app_argc;
@@ -776,26 +843,55 @@ main(int argc, char **argv)
 	if (o.server != NULL && ctx_connect(&c, &rem) != 0)
 		goto fail;
 
+	if (o.gap_ms != 0 && o.server != NULL) {
+		gap_tsc = (uint64_t)o.gap_ms * rte_get_tsc_hz() / 1000;
+		rtt = calloc(o.iters, sizeof(*rtt));
+		if (rtt == NULL) {
+			fprintf(stderr, "qpio-verbs-pingpong: --gap: no memory "
+				"for %u round trips\n", o.iters);
+			goto fail;
+		}
+	}
 	pending = RECV_WRID;
 	if (o.server != NULL) {
+		t_post = rte_get_tsc_cycles();
 		if (qpio_qp_post_send(c.qp, &c.swr, 1, &err) != 1) {
 			fprintf(stderr, "Couldn't post send\n");
 			goto fail;
 		}
 		pending |= SEND_WRID;
 	}
+	getrusage(RUSAGE_SELF, &ru0);
 	gettimeofday(&t0, NULL);
 	deadline = rte_get_tsc_cycles() + (uint64_t)o.timeout_s * rte_get_tsc_hz();
 	while (rcnt < o.iters || scnt < o.iters) {
 		struct qpio_wc wc[2];
-		uint16_t ne = qpio_cq_poll(c.cq, wc, 2);
+		uint16_t ne;
 
+		/* --gap: the client's next SEND, once its pause is over */
+		if (post_at != 0 && rte_get_tsc_cycles() >= post_at) {
+			post_at = 0;
+			t_post = rte_get_tsc_cycles();
+			if (qpio_qp_post_send(c.qp, &c.swr, 1, &err) != 1) {
+				fprintf(stderr, "Couldn't post send\n");
+				goto fail;
+			}
+			pending = RECV_WRID | SEND_WRID;
+		}
+		ne = qpio_cq_poll(c.cq, wc, 2);
 		if (ne == 0 && o.events) {
 			/* arm, look once more, sleep (ibv_req_notify_cq's
-			 * rule): at most to the deadline */
+			 * rule): at most to the deadline, or (--gap) to the
+			 * next SEND, rounded up to a whole ms */
 			uint64_t now = rte_get_tsc_cycles();
+			uint64_t hz = rte_get_tsc_hz();
 			int ms = now >= deadline ? 0 : (int)((deadline - now) *
-				1000 / rte_get_tsc_hz()) + 1;
+				1000 / hz) + 1;
+
+			if (post_at != 0)
+				ms = now >= post_at ? 0 : (int)RTE_MIN(
+					(uint64_t)ms, ((post_at - now) * 1000 +
+						       hz - 1) / hz);
 
 			if (qpio_cq_req_notify(c.cq, 0) != 0) {
 				fprintf(stderr, "Couldn't request CQ notification\n");
@@ -848,6 +944,8 @@ main(int argc, char **argv)
 				}
 				if (--routs <= 1)
 					routs += post_recvs(&c, o.rx_depth - routs);
+				if (rtt != NULL && rcnt < o.iters)
+					rtt[rcnt] = rte_get_tsc_cycles() - t_post;
 				rcnt++;
 			} else {
 				fprintf(stderr, "Completion for unknown wr_id "
@@ -855,7 +953,12 @@ main(int argc, char **argv)
 				goto fail;
 			}
 			pending &= ~(uint32_t)wc[i].wr_id;
-			if (scnt < o.iters && pending == 0) {
+			if (scnt < o.iters && pending == 0 && gap_tsc != 0 &&
+			    post_at == 0) {
+				/* pending stays 0 until post_at's SEND */
+				post_at = rte_get_tsc_cycles() + gap_tsc;
+			} else if (scnt < o.iters && pending == 0) {
+				t_post = rte_get_tsc_cycles();
 				if (qpio_qp_post_send(c.qp, &c.swr, 1, &err) != 1) {
 					fprintf(stderr, "Couldn't post send\n");
 					goto fail;
@@ -865,19 +968,29 @@ main(int argc, char **argv)
 		}
 	}
 	gettimeofday(&t1, NULL);
+	getrusage(RUSAGE_SELF, &ru1);
 	{
-		double usec = (double)(t1.tv_sec - t0.tv_sec) * 1e6 +
-			(double)(t1.tv_usec - t0.tv_usec);
+		double usec = tv_usec_between(&t0, &t1);
+		double user = tv_usec_between(&ru0.ru_utime, &ru1.ru_utime);
+		double sys = tv_usec_between(&ru0.ru_stime, &ru1.ru_stime);
 		long long bytes = (long long)o.size * o.iters * 2;
 
 		printf("%lld bytes in %.2f seconds = %.2f Mbit/sec\n", bytes,
 		       usec / 1e6, (double)bytes * 8. / usec);
 		printf("%u iters in %.2f seconds = %.2f usec/iter\n", o.iters,
 		       usec / 1e6, usec / o.iters);
+		/* what the exchange cost the process's CPUs (every thread:
+		 * the lcore, EAL's and the PMD's), beside its wall time */
+		printf("cpu: %.3f s user, %.3f s sys = %.2f usec/iter, %.1f %% "
+		       "of one CPU\n", user / 1e6, sys / 1e6,
+		       (user + sys) / o.iters,
+		       usec > 0 ? (user + sys) * 100. / usec : 0.);
 	}
 	linger(&c);
 	if (o.events)
 		printf("events: slept %u times\n", sleeps);
+	if (rtt != NULL)
+		rtt_print(rtt, rcnt);
 	wire_stats_print(c.dev, c.qp);
 	if (o.validate) {
 		printf("validate: %u of %u messages wrong\n", bad, rcnt);
@@ -895,6 +1008,7 @@ main(int argc, char **argv)
 		printf("last SEND: no ACK before the peer closed (it closes at "
 		       "its last completion, so a lost ACK is not sent again); "
 		       "whether it arrived, only the peer's output says\n");
+		free(rtt);
 		qpio_eal_cleanup();
 		return 3;
 	}
@@ -905,10 +1019,12 @@ main(int argc, char **argv)
 	qpio_mr_dereg(c.mr);
 	qpio_pd_free(c.pd);
 	rte_free(c.buf);
+	free(rtt);
 	qpio_rdma_dev_close(c.dev);
 	qpio_eal_cleanup();
 	return 0;
 fail:
+	free(rtt);
 	/* what the wire saw, to tell why */
 	if (c.dev != NULL && c.qp != NULL)
 		wire_stats_print(c.dev, c.qp);

@@ -553,6 +553,7 @@ def programs(src, cfg):
             "timeout": Row(Num(1, 86400, good=1)),
             "comp-vector": Row(Num(0, 1023, good=0)),
             "events": Row(Flag()),
+            "gap": Row(Num(1, 60000, good=1)),
             "help": Row(Help()),
         },
         positional=["127.0.0.1"], control=[], control_status=1,
@@ -560,6 +561,15 @@ def programs(src, cfg):
             Case("two server names",
                  flat(vp_base) + ["127.0.0.1", "127.0.0.2"],
                  ["127.0.0.2"]),
+            Case("--gap on the server", flat(vp_base) + ["--gap=1"],
+                 ["--gap"], word="client's"),
+            Case("--gap with -n above 1000000",
+                 flat(vp_base) + ["--gap=1", "--iters=1000001",
+                                  "127.0.0.1"],
+                 ["--gap", "-n"], value="1000001"),
+            Case("--gap's pauses outlast --timeout",
+                 flat(vp_base) + ["--gap=1", "127.0.0.1"],
+                 ["--gap", "--timeout"], value="1000 ms"),
         ]))
 
     # qpio-cmatose: examples/cmatose/main.c. The base is a client of a

@@ -71,6 +71,43 @@ set -- $s $c
 [ "$2" -ge $((3 * n)) ] && [ "$4" -ge $((3 * n)) ] ||
 	fail "fewer than 3 packets a message: server tx $2, client tx $4"
 
+# --gap: the client pauses 2 ms before each SEND after the first, polling
+# and sleeping; the run then holds 39 pauses (its wall time per exchange
+# is at least 39 x 2000 / 40 = 1950 usec), every message is checked, and
+# the client reports the round trip of each of its SENDs
+gn=40
+for mode in poll events; do
+	ev=()
+	[ "$mode" = events ] && ev=(--events)
+	rm -f "$sock"
+	n=$gn run "we-s-$$" 0 "net_vhost0,iface=$sock,queues=1" \
+		"soft0,wire=net_vhost0,ip=10.0.0.1,rx_intr=1" "${ev[@]}" \
+		> "$work/gap-server.log" 2>&1 &
+	srv=$!
+	for _ in $(seq 200); do [ -S "$sock" ] && break; sleep 0.05; done
+	sleep 0.5
+	n=$gn run "we-c-$$" 1 "net_virtio_user0,path=$sock,queues=1" \
+		"soft1,wire=net_virtio_user0,ip=10.0.0.2,rx_intr=1" "${ev[@]}" \
+		--gap 2 127.0.0.1 > "$work/gap-client.log" 2>&1
+	crc=$?
+	wait "$srv"
+	src=$?
+	[ "$crc" = 0 ] && [ "$src" = 0 ] ||
+		{ cat "$work/gap-server.log" "$work/gap-client.log"; fail "--gap ($mode): exits $src/$crc"; }
+	for side in server client; do
+		grep -q "^validate: 0 of $gn messages wrong$" "$work/gap-$side.log" ||
+			{ cat "$work/gap-$side.log"; fail "--gap ($mode): $side's messages"; }
+	done
+	us=$(sed -n 's/^[0-9]* iters in [0-9.]* seconds = \([0-9]*\)\.[0-9]* usec\/iter$/\1/p' "$work/gap-client.log")
+	[ -n "$us" ] && [ "$us" -ge $(((gn - 1) * 2000 / gn)) ] ||
+		{ cat "$work/gap-client.log"; fail "--gap ($mode): $us usec an exchange, under the $(((gn - 1) * 2000 / gn)) of its pauses"; }
+	grep -q "^rtt: p50 [0-9.]* usec, p99 [0-9.]*, p99.9 [0-9.]*, max [0-9.]* over $gn exchanges$" "$work/gap-client.log" ||
+		{ cat "$work/gap-client.log"; fail "--gap ($mode): no rtt line of $gn exchanges"; }
+	! grep -q "^rtt:" "$work/gap-server.log" ||
+		fail "--gap ($mode): the server printed round trips it did not time"
+	echo "wire-vhost-events: --gap 2 ($mode): $us usec an exchange; $(grep '^rtt:' "$work/gap-client.log")"
+done
+
 # --events where the device cannot wake: refused before the exchange
 # (no peer needed), with the rule
 rm -f "$sock"
