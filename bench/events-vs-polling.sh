@@ -11,7 +11,8 @@
 # pairs, each labelled with the cache-line one-way time measured just
 # before it.
 #
-#   bench/events-vs-polling.sh [-p PAIRS] [-g MS] [-n ITERS] [-s BYTES] [-k]
+#   bench/events-vs-polling.sh [-p PAIRS] [-g MS] [-n ITERS] [-s BYTES]
+#                              [-S US] [-k]
 #
 #   -p PAIRS     polling/events pairs (default 5); odd pairs run polling
 #                first, even pairs events first
@@ -23,6 +24,9 @@
 #                back to back)
 #   -s BYTES     RC SEND payload, 1..4096 (default 64; path MTU 1024, so
 #                above 1024 bytes a message is several packets)
+#   -S US        the events runs' devices poll US microseconds before
+#                each sleep (devargs rx_intr_spin=US, 0..1000000; default
+#                0: they sleep at once)
 #   -k           keep the raw logs and print where they are
 #
 # Each run: the server (net_vhost, CPU 0) and the client (net_virtio_user,
@@ -48,12 +52,13 @@ cacheline=${QPIO_CACHELINE:-$top/build/bench/qpio-bench-cacheline}
 
 pairs=5
 gap=1
+spin=0
 iters=
 size=64
 keep=0
 near_ns=80
 
-usage() { sed -n '4,41p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '4,45p' "$0" | sed 's/^# \{0,1\}//'; }
 die() { echo "events-vs-polling: $*" >&2; keep=1; exit 1; }
 usage_err() { echo "events-vs-polling: $*" >&2; exit 2; }
 # shellcheck source=bench/bench-lib.sh
@@ -61,10 +66,11 @@ usage_err() { echo "events-vs-polling: $*" >&2; exit 2; }
 
 while [ $# -gt 0 ]; do
 	case "$1" in
-	-p|-n|-s|-g)
+	-p|-n|-s|-g|-S)
 		[ $# -ge 2 ] && [ -n "$2" ] || usage_err "$1 needs a value"
 		case "$1" in
 		-p) pairs=$2 ;; -n) iters=$2 ;; -s) size=$2 ;; -g) gap=$2 ;;
+		-S) spin=$2 ;;
 		esac
 		shift ;;
 	-k) keep=1 ;;
@@ -76,6 +82,8 @@ done
 need_whole -p "$pairs" pairs
 [ "$gap" = 0 ] || need_whole -g "$gap" milliseconds
 [ "$gap" -le 60000 ] || usage_err "-g wants 0..60000 ms, got $gap"
+[ "$spin" = 0 ] || need_whole -S "$spin" microseconds
+[ "$spin" -le 1000000 ] || usage_err "-S wants 0..1000000 us, got $spin"
 if [ -z "$iters" ]; then
 	iters=2000
 	[ "$gap" = 0 ] && iters=20000
@@ -132,9 +140,11 @@ cpu_usec() {
 # back) and run_cpu (both processes' CPU, % of one CPU).
 run() {
 	local mode=$1 tag=$2 sock=$logs/vhost-$2.sock srv crc src s c n
+	local sp=
+	[ "$mode" = events ] && [ "$spin" != 0 ] && sp=,rx_intr_spin=$spin
 	rm -f "$sock"
 	side "$prefix_s" 0 "net_vhost0,iface=$sock,queues=1" \
-		"soft0,wire=net_vhost0,ip=10.0.0.1,rx_intr=1" "$mode" \
+		"soft0,wire=net_vhost0,ip=10.0.0.1,rx_intr=1$sp" "$mode" \
 		>"$logs/server-$tag.log" 2>&1 &
 	srv=$!
 	pids=("$srv")
@@ -143,7 +153,7 @@ run() {
 	sleep 0.5   # the server's TCP listen follows its device
 	crc=0
 	side "$prefix_c" 1 "net_virtio_user0,path=$sock,queues=1" \
-		"soft1,wire=net_virtio_user0,ip=10.0.0.2,rx_intr=1" "$mode" \
+		"soft1,wire=net_virtio_user0,ip=10.0.0.2,rx_intr=1$sp" "$mode" \
 		"${gap_opt[@]}" 127.0.0.1 >"$logs/client-$tag.log" 2>&1 || crc=$?
 	src=0
 	wait "$srv" || src=$?
@@ -178,7 +188,7 @@ run() {
 }
 
 machine_facts
-echo "qpio-verbs-pingpong RC over net_vhost <-> net_virtio_user, $size-byte SENDs, $iters exchanges a run, the client's pause $gap ms, $pairs pairs"
+echo "qpio-verbs-pingpong RC over net_vhost <-> net_virtio_user, $size-byte SENDs, $iters exchanges a run, the client's pause $gap ms, events runs' spin $spin us, $pairs pairs"
 if [ "$gap" = 0 ]; then
 	echo "lat: the client's usec/iter (one exchange: a message each way, back to back); cpu: both processes' user+sys, % of one CPU"
 else

@@ -98,6 +98,8 @@ want 2 "-n is at most 1000000 with a pause (-g), got 1000001" "$e" -n 1000001
 want 2 "-s wants 1..4096 bytes, got 4097" "$e" -s 4097
 want 2 "-p is at most 100 pairs, got 101" "$e" -p 101
 want 2 "-n needs a value" "$e" -n
+want 2 "-S wants 0..1000000 us, got 1000001" "$e" -S 1000001
+want 2 "-S wants whole microseconds from 1 to 999999999, no leading 0, got '-1'" "$e" -S -1
 want 2 "unknown option '--bogus'" "$e" --bogus
 
 if [ "$fails" != 0 ]; then

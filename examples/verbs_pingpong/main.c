@@ -470,12 +470,13 @@ wire_stats_print(const struct qpio_device *dev, const struct qpio_qp *qp)
 	       PRIu64 " tx_dropped %" PRIu64 " nd_rx %" PRIu64 " nd_tx %"
 	       PRIu64 " tx_no_route %" PRIu64 " rx_other_vlan %" PRIu64
 	       " rx_truncated %" PRIu64 " rx_oversize %" PRIu64 " rx_bad_ip %"
-	       PRIu64 " rx_bad_udp %" PRIu64 " rx_not_mine %" PRIu64 "\n",
+	       PRIu64 " rx_bad_udp %" PRIu64 " rx_not_mine %" PRIu64
+	       " intr_sleeps %" PRIu64 " intr_spin_takes %" PRIu64 "\n",
 	       w.rx_packets, w.tx_packets, w.arp_rx, w.arp_tx, w.rx_bad_icrc,
 	       w.rx_no_qp, w.rx_not_roce, w.tx_no_neigh, w.tx_dropped,
 	       w.nd_rx, w.nd_tx, w.tx_no_route, w.rx_other_vlan,
 	       w.rx_truncated, w.rx_oversize, w.rx_bad_ip, w.rx_bad_udp,
-	       w.rx_not_mine);
+	       w.rx_not_mine, w.intr_sleeps, w.intr_spin_takes);
 	/* a device of several queues (queues=): each one's share */
 	if (qpio_soft_wire_queue_stats_get(dev, 1, &w) != 0)
 		return;

@@ -9,7 +9,10 @@
 # interrupt; RC at path MTU 1024, 2100-byte messages (FIRST, MIDDLE, LAST
 # and an ACK), every message checked (--validate), both sides slept, and
 # nothing lost on the link: each side received exactly what the other
-# sent, no bad ICRC, no frame for no QP. Then the refusals: --events on a
+# sent, no bad ICRC, no frame for no QP. Then --gap runs (the client
+# pausing before each SEND) polling, sleeping and sleeping after a spin
+# (rx_intr_spin), each with its sleeps and spin takes counted as the mode
+# says. Then the refusals: --events on a
 # wire device without rx_intr=1 (it would never wake), rx_intr=1 on a PMD
 # without rx queue interrupts (net_ring).
 #
@@ -71,23 +74,26 @@ set -- $s $c
 [ "$2" -ge $((3 * n)) ] && [ "$4" -ge $((3 * n)) ] ||
 	fail "fewer than 3 packets a message: server tx $2, client tx $4"
 
-# --gap: the client pauses 2 ms before each SEND after the first, polling
-# and sleeping; the run then holds 39 pauses (its wall time per exchange
+# --gap: the client pauses 2 ms before each SEND after the first, polling,
+# sleeping, and sleeping after 100 ms of polling (rx_intr_spin); the run
+# then holds 39 pauses (its wall time per exchange
 # is at least 39 x 2000 / 40 = 1950 usec), every message is checked, and
 # the client reports the round trip of each of its SENDs
 gn=40
-for mode in poll events; do
+for mode in poll events spin; do
 	ev=()
-	[ "$mode" = events ] && ev=(--events)
+	sp=
+	[ "$mode" != poll ] && ev=(--events)
+	[ "$mode" = spin ] && sp=,rx_intr_spin=100000
 	rm -f "$sock"
 	n=$gn run "we-s-$$" 0 "net_vhost0,iface=$sock,queues=1" \
-		"soft0,wire=net_vhost0,ip=10.0.0.1,rx_intr=1" "${ev[@]}" \
+		"soft0,wire=net_vhost0,ip=10.0.0.1,rx_intr=1$sp" "${ev[@]}" \
 		> "$work/gap-server.log" 2>&1 &
 	srv=$!
 	for _ in $(seq 200); do [ -S "$sock" ] && break; sleep 0.05; done
 	sleep 0.5
 	n=$gn run "we-c-$$" 1 "net_virtio_user0,path=$sock,queues=1" \
-		"soft1,wire=net_virtio_user0,ip=10.0.0.2,rx_intr=1" "${ev[@]}" \
+		"soft1,wire=net_virtio_user0,ip=10.0.0.2,rx_intr=1$sp" "${ev[@]}" \
 		--gap 2 127.0.0.1 > "$work/gap-client.log" 2>&1
 	crc=$?
 	wait "$srv"
@@ -105,6 +111,19 @@ for mode in poll events; do
 		{ cat "$work/gap-client.log"; fail "--gap ($mode): no rtt line of $gn exchanges"; }
 	! grep -q "^rtt:" "$work/gap-server.log" ||
 		fail "--gap ($mode): the server printed round trips it did not time"
+	for side in server client; do
+		sl=$(sed -n 's/^wire: .* intr_sleeps \([0-9]*\) intr_spin_takes \([0-9]*\)$/\1 \2/p' "$work/gap-$side.log")
+		[ -n "$sl" ] || { cat "$work/gap-$side.log"; fail "--gap ($mode): $side: no intr_ counters"; }
+		set -- $sl
+		case $mode in
+		poll) [ "$1" = 0 ] && [ "$2" = 0 ] ;;
+		events) [ "$1" -ge 1 ] && [ "$2" = 0 ] ;;
+		# rx_intr_spin=100000: a wait polls up to 100 ms, longer
+		# than any pause or answer here, so each message's frames are
+		# taken while the other side's wait polls: 40 takes at least
+		spin) [ "$2" -ge "$gn" ] ;;
+		esac || { cat "$work/gap-$side.log"; fail "--gap ($mode): $side: intr_sleeps $1 intr_spin_takes $2"; }
+	done
 	echo "wire-vhost-events: --gap 2 ($mode): $us usec an exchange; $(grep '^rtt:' "$work/gap-client.log")"
 done
 

@@ -4146,7 +4146,7 @@ Test(soft_wire, rx_intr_sleeper_wakes_for_timers_and_frames, .timeout = 60)
 	cr_assert_eq(wst(A).tx_no_neigh, 1, "given up after %u waits", n);
 	cr_assert_eq(wst(A).arp_tx, 5, "each timer woke the sleeper: %lu "
 		     "requests", (unsigned long)wst(A).arp_tx);
-	cr_assert_geq(n, 5);
+	cr_assert_eq(n, 5, "one request a wait, then the give-up: %u waits", n);
 	cr_assert_eq(qpio_soft_wire_queue_timeout(A, 0), -1);
 	cr_assert_eq(qpio_cq_poll(a.cq, &wc, 1), 1);
 	cr_assert_eq(wc.status, QPIO_WC_SUCCESS);
@@ -4192,6 +4192,151 @@ Test(soft_wire, rx_intr_sleeper_wakes_for_timers_and_frames, .timeout = 60)
 	cr_assert_eq(b.buf[140], 0xee);
 	cr_assert_eq(wst(B).arp_tx, 1, "B answered A's request");
 	cr_assert_eq(wst(B).rx_packets, 1);
+	cr_assert_eq(qpio_ah_destroy(ah), 0);
+	qt_end_destroy(&a);
+	qt_end_destroy(&b);
+	cr_assert_eq(qpio_rdma_dev_close(B), 0);
+	cr_assert_eq(qpio_rdma_dev_close(A), 0);
+	rte_vdev_uninit(u);
+	rte_vdev_uninit(v);
+	unlink(sock);
+}
+
+/* rx_intr_spin=US: a wait polls the queue for up to US microseconds
+ * before it sleeps. Refused without rx_intr=1, without wire= and above
+ * 1000000. With 1 s of it: a sender's waits for ARP each end at the next
+ * request's timer, which their polling never passes (one request a wait:
+ * a spin that ran past the timers would send two or more in one wait,
+ * then give up), and none of them sleeps; a device whose lcore waits
+ * takes the peer's ARP request and then its datagram while it polls,
+ * every wait ending in its spin with frames (intr_spin_takes) and none
+ * asleep (intr_sleeps 0); and the device without the spin sleeps in
+ * each wait for its timers, one request a wait. */
+Test(soft_wire, rx_intr_spin_polls_before_it_sleeps, .timeout = 60)
+{
+	char sock[96], v[48], u[48], a_args[160], b_args[160];
+	struct qpio_device *A, *B;
+	struct qt_end a, b;
+	struct qpio_ah *ah;
+	struct qpio_wc wc;
+	struct sleeper s;
+	pthread_t th;
+	uint8_t gid9[16], gidb[16];
+	const uint8_t ip9[4] = { 10, 0, 0, 9 };
+	unsigned int n;
+	uint64_t arp, end;
+
+	cr_assert_null(qpio_rdma_dev_create("soft0,rx_intr_spin=5"),
+		       "rx_intr_spin= without wire=");
+	cr_assert_eq(rte_errno, EINVAL);
+	vhost_link(sock, sizeof(sock), v, u, 1);
+	snprintf(a_args, sizeof(a_args), "soft0,wire=%s,ip=10.0.0.1,"
+		 "rx_intr_spin=5", v);
+	cr_assert_null(qpio_rdma_dev_create(a_args), "without rx_intr=1");
+	cr_assert_eq(rte_errno, EINVAL);
+	snprintf(a_args, sizeof(a_args), "soft0,wire=%s,ip=10.0.0.1,"
+		 "rx_intr=1,rx_intr_spin=1000001", v);
+	cr_assert_null(qpio_rdma_dev_create(a_args), "above 1 s");
+	cr_assert_eq(rte_errno, EINVAL);
+
+	/* A sleeps at once, B polls 1 s first */
+	snprintf(a_args, sizeof(a_args), "soft0,wire=%s,ip=10.0.0.1,rx_intr=1", v);
+	snprintf(b_args, sizeof(b_args), "soft1,wire=%s,ip=10.0.0.2,rx_intr=1,"
+		 "rx_intr_spin=1000000", u);
+	A = qpio_rdma_dev_create(a_args);
+	cr_assert_not_null(A, "%s: %s", a_args, rte_strerror(rte_errno));
+	virtio_user_join(sock, u, 1);
+	B = qpio_rdma_dev_create(b_args);
+	cr_assert_not_null(B, "%s: %s", b_args, rte_strerror(rte_errno));
+	qt_ud_end_create(&a, A, QK, NULL);
+	qt_ud_end_create(&b, B, QK, NULL);
+
+	/* B's datagram to an address nobody has: five requests 200 ms
+	 * apart, then the give-up; each wait ends at the next of them (A
+	 * sends nothing meanwhile; what came before, and its interrupt,
+	 * taken first: a wait of timeout 0 never sleeps nor polls) */
+	while (qpio_soft_wire_queue_wait(B, 0, 0) > 0)
+		;
+	soft_wire_ipv4_mapped(gid9, ip9);
+	ah = ah_to(&b, gid9, 1);
+	qt_fill(b.buf, 64, 3);
+	ud_post_send(&b, ah, 5, QK, 0, 64, 1, 0);
+	cr_assert_eq(wst(B).arp_tx, 1, "the first request at the post");
+	for (n = 0; n < 12 && wst(B).tx_no_neigh == 0; n++) {
+		arp = wst(B).arp_tx;
+		cr_assert_eq(qpio_soft_wire_queue_wait(B, 0, 10000), 0,
+			     "wait %u: a timer, no frame", n);
+		if (wst(B).tx_no_neigh == 0)
+			cr_assert_eq(wst(B).arp_tx, arp + 1, "wait %u sent %lu "
+				     "requests", n,
+				     (unsigned long)(wst(B).arp_tx - arp));
+		else
+			cr_assert_eq(wst(B).arp_tx, arp, "the give-up sends "
+				     "no request");
+	}
+	cr_assert_eq(wst(B).tx_no_neigh, 1);
+	cr_assert_eq(wst(B).arp_tx, 5);
+	cr_assert_eq(n, 5, "four requests and the give-up: %u waits", n);
+	cr_assert_eq(wst(B).intr_sleeps, 0, "the spin outlasts each timer");
+	cr_assert_eq(wst(B).intr_spin_takes, 0, "no frame came");
+	cr_assert_eq(qpio_cq_poll(b.cq, &wc, 1), 1);
+	cr_assert_eq(wc.status, QPIO_WC_SUCCESS);
+	cr_assert_eq(qpio_ah_destroy(ah), 0);
+
+	/* A, without the spin, sleeps in each wait: the timers of its
+	 * datagram to nobody (B's requests and their interrupt taken
+	 * first) */
+	while (qpio_soft_wire_queue_wait(A, 0, 0) > 0)
+		;
+	ah = ah_to(&a, gid9, 1);
+	qt_fill(a.buf, 64, 4);
+	ud_post_send(&a, ah, 5, QK, 0, 64, 1, 0);
+	for (n = 0; n < 12 && wst(A).tx_no_neigh == 0; n++)
+		cr_assert_eq(qpio_soft_wire_queue_wait(A, 0, 10000), 0);
+	cr_assert_eq(n, 5, "A: %u waits, %lu sleeps, arp_tx %lu", n,
+		     (unsigned long)wst(A).intr_sleeps,
+		     (unsigned long)wst(A).arp_tx);
+	/* once a wait at least (again after a wake that brought nothing,
+	 * or a sleep whose clock ran ahead of the TSC's deadline) */
+	cr_assert_geq(wst(A).intr_sleeps, 5, "A slept %lu times",
+		      (unsigned long)wst(A).intr_sleeps);
+	cr_assert_eq(wst(A).intr_spin_takes, 0);
+	cr_assert_eq(qpio_cq_poll(a.cq, &wc, 1), 1);
+	cr_assert_eq(qpio_ah_destroy(ah), 0);
+
+	/* B's lcore waits on its own thread; A sends to it */
+	memset(b.buf, 0xee, 256);
+	qt_post_recv(&b, 7, b.buf, 40 + 100);
+	memset(&s, 0, sizeof(s));
+	s.dev = B;
+	s.cq = b.cq;
+	s.timeout = 10000;
+	cr_assert_eq(pthread_create(&th, NULL, sleeper_run, &s), 0);
+	soft_wire_ipv4_mapped(gidb, V4_B);
+	ah = ah_to(&a, gidb, 1);
+	qt_fill(a.buf + 512, 100, 77);
+	ud_post_send(&a, ah, qpio_qp_num(b.qp), QK, 512, 100, 2, 0);
+	end = rte_get_tsc_cycles() + 10 * rte_get_tsc_hz();
+	for (n = 0; !__atomic_load_n(&s.done, __ATOMIC_ACQUIRE) &&
+	     rte_get_tsc_cycles() < end; )
+		n += qpio_cq_poll(a.cq, &wc, 1);
+	cr_assert_eq(n, 1, "A's datagram: %u completions", n);
+	cr_assert_eq(wc.status, QPIO_WC_SUCCESS);
+	cr_assert_eq(pthread_join(th, NULL), 0);
+	cr_assert_eq(s.err, 0, "waiter: %d", s.err);
+	cr_assert_eq(s.got, 1, "B's receive never completed");
+	cr_assert_geq(s.waits, 1);
+	cr_assert_eq(s.waits_empty, 0);
+	cr_assert_eq(wst(B).intr_sleeps, 0, "B slept %lu times",
+		     (unsigned long)wst(B).intr_sleeps);
+	cr_assert_eq(wst(B).intr_spin_takes, s.waits, "%lu of %u waits took "
+		     "frames in their spin",
+		     (unsigned long)wst(B).intr_spin_takes, s.waits);
+	cr_assert_eq(s.wc.status, QPIO_WC_SUCCESS);
+	cr_assert_eq(s.wc.wr_id, 7);
+	cr_assert_eq(s.wc.byte_len, 140);
+	cr_assert(qt_check(b.buf + 40, 100, 77));
+	cr_assert_eq(b.buf[140], 0xee);
 	cr_assert_eq(qpio_ah_destroy(ah), 0);
 	qt_end_destroy(&a);
 	qt_end_destroy(&b);

@@ -330,6 +330,13 @@ struct qpio_soft_wire_stats {
 	 *  was full: that queue is not polled (no lcore polls a CQ of its
 	 *  completion vector) or not often enough. */
 	uint64_t rx_steer_dropped;
+	/** Devargs rx_intr=1: the sleeps qpio_soft_wire_queue_wait() began
+	 *  on the port queue's interrupt (each ended by a frame, a wake by
+	 *  another queue, a timer or the wait's timeout). */
+	uint64_t intr_sleeps;
+	/** Devargs rx_intr_spin: the waits that took frames while they
+	 *  polled before sleeping, and so returned without a sleep. */
+	uint64_t intr_spin_takes;
 };
 
 /**
@@ -395,17 +402,26 @@ int qpio_soft_wire_queue_progress(struct qpio_device *dev,
  * Sleep on queue @p queue of a soft wire device until there is work, then
  * do it: the interrupt mode of devargs rx_intr=1 (the port configured
  * with rx queue interrupts, qpio_port_conf.rx_intr), for an lcore that
- * waits for traffic without spinning, as DPDK's l3fwd-power does. In
+ * waits for traffic without spinning, as DPDK's l3fwd-power does. With
+ * devargs rx_intr_spin=US it first steps the queue for up to US
+ * microseconds (never past its earliest timer or timeout_ms), as a
+ * polling lcore does, and returns the frames of the first step that
+ * takes any without sleeping (counted in intr_spin_takes). Then, in
  * order: the port queue's interrupt armed, one progress step (what came
  * before the arm), and when that step took nothing, a sleep until a
  * frame arrives on the port queue, another queue hands this one a frame
  * for its QPs (queues=N: it wakes the sleeper), the queue's earliest
  * timer falls due (an RC/UC QP's ACK timeout or RNR wait, an ARP/NDP
- * request again), or timeout_ms passes; then one progress step more (a
- * wake whose step takes no frame, an interrupt raised before the arm,
- * sleeps again for what is left) and the interrupt disarmed. The steps write the completions the frames
- * bring (and raise the CQ events armed with qpio_cq_req_notify()): poll
- * the CQs of vector @p queue after each return.
+ * request again), or timeout_ms passes; then one progress step more and
+ * the interrupt disarmed. The deadline (the earliest timer, at most
+ * timeout_ms) is fixed when the wait starts: a wake whose step takes no
+ * frame (an interrupt raised before the arm), or a sleep whose clock
+ * ended it before the TSC reached the deadline, sleeps again for what is
+ * left, so a wait runs the timers due at its deadline and no later
+ * ones. Each sleep begun counts in intr_sleeps. The steps write the
+ * completions the frames bring (and raise the CQ events armed with
+ * qpio_cq_req_notify()): poll the CQs of vector @p queue after each
+ * return.
  *
  * A loop that sleeps on a wire device's CQ: poll; when nothing came,
  * qpio_cq_req_notify(), poll once more, and when still nothing,
@@ -418,10 +434,9 @@ int qpio_soft_wire_queue_progress(struct qpio_device *dev,
  * @param queue  0 .. N-1 (devargs queues=N).
  * @param timeout_ms  the longest sleep in milliseconds; -1: no limit but
  *   the timers; 0: no sleep (the interrupt consumed, two steps).
- * @return the frames the last step took (0: a timer fell due, which
- *   that step ran, or timeout_ms passed; never 0 for a wake by a
- *   frame), or -EINTR (a
- *   signal ended the sleep, nothing taken: check the stop flag), -EINVAL
+ * @return the frames the last step took (0: the deadline was reached:
+ *   a timer fell due, which that step ran, or timeout_ms passed; never 0
+ *   for a wake by a frame), or -EINTR (a signal ended the sleep, nothing taken: check the stop flag), -EINVAL
  *   (NULL, not a soft device, queue not below N), -ENODEV (no wire=),
  *   -EOPNOTSUPP (the device was made without rx_intr=1), or the port's
  *   error.

@@ -443,7 +443,7 @@ static const char *const soft_valid_keys[] = {
 	"max_qp", "max_qp_wr", "max_sge", "max_cqe", "max_mr", "max_inline",
 	"max_ah", "max_srq", "cqe_comp", "flat_burst", "pkeys", "fault_drop_ppm", "fault_rnr_ppm",
 	"fault_delay_us", "fault_seed", "wire", "ip", "ip6", "gw", "gw6", "neigh", "mtu",
-	"ack_hold", "ack_coalesce", "vlan", "pcp", "queues", "rx_intr", NULL,
+	"ack_hold", "ack_coalesce", "vlan", "pcp", "queues", "rx_intr", "rx_intr_spin", NULL,
 };
 
 /* A device of this process that never joined the fabric or left it:

@@ -1507,7 +1507,7 @@ soft_wire_attach(struct soft_dev *sdev, const struct rte_kvargs *kv)
 	struct soft_wire *w;
 	char args[QPIO_PORT_NAME_LEN + 96], pname[64];
 	uint32_t mtu = 1500, ack_hold = 1, ack_coalesce = 1, vlan = 0, pcp = 0;
-	uint32_t nq = 1, rx_intr = 0, l2, q;
+	uint32_t nq = 1, rx_intr = 0, spin_us = 0, l2, q;
 	uint8_t a6[16];
 	int pid, ret;
 
@@ -1528,11 +1528,12 @@ soft_wire_attach(struct soft_dev *sdev, const struct rte_kvargs *kv)
 		    rte_kvargs_count(kv, "vlan") != 0 ||
 		    rte_kvargs_count(kv, "pcp") != 0 ||
 		    rte_kvargs_count(kv, "queues") != 0 ||
-		    rte_kvargs_count(kv, "rx_intr") != 0) {
+		    rte_kvargs_count(kv, "rx_intr") != 0 ||
+		    rte_kvargs_count(kv, "rx_intr_spin") != 0) {
 			SOFT_LOG(ERR, "%s: ip=, ip6=, gw=, gw6=, neigh=, mtu=, "
-				 "ack_hold=, ack_coalesce=, vlan=, pcp=, queues= "
-				 "and rx_intr= describe the wire: give wire=<ethdev "
-				 "name> too", dev);
+				 "ack_hold=, ack_coalesce=, vlan=, pcp=, queues=, "
+				 "rx_intr= and rx_intr_spin= describe the wire: give "
+				 "wire=<ethdev name> too", dev);
 			return -EINVAL;
 		}
 		return 0;
@@ -1543,8 +1544,15 @@ soft_wire_attach(struct soft_dev *sdev, const struct rte_kvargs *kv)
 	    qpio_rdma_kvargs_u32(kv, "vlan", 1, 4094, &vlan) != 0 ||
 	    qpio_rdma_kvargs_u32(kv, "pcp", 0, 7, &pcp) != 0 ||
 	    qpio_rdma_kvargs_u32(kv, "queues", 1, WIRE_MAX_QUEUES, &nq) != 0 ||
-	    qpio_rdma_kvargs_u32(kv, "rx_intr", 0, 1, &rx_intr) != 0)
+	    qpio_rdma_kvargs_u32(kv, "rx_intr", 0, 1, &rx_intr) != 0 ||
+	    qpio_rdma_kvargs_u32(kv, "rx_intr_spin", 0, 1000000, &spin_us) != 0)
 		return -EINVAL;
+	if (rx_intr == 0 && rte_kvargs_count(kv, "rx_intr_spin") != 0) {
+		SOFT_LOG(ERR, "%s: rx_intr_spin= is how long a wait in the "
+			 "interrupt mode polls before it sleeps: give rx_intr=1 "
+			 "too (without it nothing sleeps)", dev);
+		return -EINVAL;
+	}
 	if (vlan == 0 && rte_kvargs_count(kv, "pcp") != 0) {
 		SOFT_LOG(ERR, "%s: pcp= is the priority of the device's VLAN "
 			 "tag: give vlan=<1..4094> too (an untagged device "
@@ -1690,6 +1698,7 @@ soft_wire_attach(struct soft_dev *sdev, const struct rte_kvargs *kv)
 	conf.max_rx_pkt_len = mtu + l2;
 	conf.rx_intr = (uint8_t)rx_intr;
 	w->rx_intr = (uint8_t)rx_intr;
+	w->spin_tsc = (uint64_t)spin_us * rte_get_tsc_hz() / 1000000;
 	ret = qpio_port_configure(w->port_id, (uint16_t)nq, (uint16_t)nq,
 				  &conf);
 	for (q = 0; q < nq && ret == 0; q++) {
@@ -1962,15 +1971,51 @@ qpio_soft_wire_queue_wait(struct qpio_device *dev, unsigned int queue,
 			  int timeout_ms)
 {
 	struct soft_wire *w;
-	uint64_t end = 0, next;
-	int n, t, ret;
+	uint64_t due = 0;
+	int n = 0, t, ret;
 
 	ret = wire_intr_queue(dev, queue, &w);
 	if (ret != 0)
 		return ret;
 	ret = 0;
-	if (timeout_ms > 0)
-		end = rte_get_tsc_cycles() + (uint64_t)timeout_ms * w->ms_tsc;
+	/* The wait's deadline, fixed at its start: the queue's earliest
+	 * timer, at most the end of timeout_ms (0: none). A sleep ends at
+	 * it at the latest, and the step after it runs the timer; the
+	 * timers that step arms are the next wait's. */
+	if (timeout_ms != 0) {
+		due = wire_next_tsc(w);
+		if (timeout_ms > 0) {
+			uint64_t end = rte_get_tsc_cycles() +
+				(uint64_t)timeout_ms * w->ms_tsc;
+
+			if (due == 0 || end < due)
+				due = end;
+		}
+	}
+	/* rx_intr_spin: poll first, as a polling lcore does, for the
+	 * frames that come soon after (an answer, the rest of a burst),
+	 * which then cost no wake; never past the deadline: reached while
+	 * polling, it ends the wait as the sleep's end at it would, with
+	 * the step that runs the timer (0, or the frames that came) */
+	if (w->spin_tsc != 0 && timeout_ms != 0) {
+		uint64_t now = rte_get_tsc_cycles(), stop = now + w->spin_tsc;
+
+		if (due != 0 && due < stop)
+			stop = due;
+		for (;;) {
+			n = wire_step_wait(w);
+			if (n != 0) {
+				w->st.intr_spin_takes++;
+				return n;
+			}
+			if (now >= stop)
+				break;
+			rte_pause();
+			now = rte_get_tsc_cycles();
+		}
+		if (due != 0 && now >= due)
+			return 0;
+	}
 	__atomic_store_n(&w->sleeping, 1, __ATOMIC_RELAXED);
 	rte_atomic_thread_fence(__ATOMIC_SEQ_CST);
 	for (;;) {
@@ -1986,25 +2031,22 @@ qpio_soft_wire_queue_wait(struct qpio_device *dev, unsigned int queue,
 		n = wire_step_wait(w);
 		if (n != 0)
 			break;
-		/* the sleep: to the earliest timer, at most to the end */
-		t = 0;
-		if (timeout_ms != 0) {
-			next = wire_next_tsc(w);
-			if (timeout_ms > 0 && (next == 0 || end < next))
-				next = end;
-			t = wire_ms_until(w, next);
-		}
-		ret = t == 0 ? 0 : qpio_port_rx_intr_wait(w->port_id, w->qid, t);
-		if (ret < 0)
-			break;
-		if (ret == 0) {
-			/* timed out (or no sleep): the step runs the timer
-			 * that was due; what came meanwhile is taken too */
+		/* the sleep: to the deadline (-1: none) */
+		t = timeout_ms == 0 ? 0 : wire_ms_until(w, due);
+		if (t == 0) {
+			/* due (or no sleep): the step just run ran the
+			 * timer; what came since is taken too */
 			n = wire_step_wait(w);
 			break;
 		}
-		/* woken: step again; a wake that brought nothing (an
-		 * interrupt raised before this arm) sleeps again */
+		w->st.intr_sleeps++;
+		ret = qpio_port_rx_intr_wait(w->port_id, w->qid, t);
+		if (ret < 0)
+			break;
+		/* woken, or timed out: step again (at the loop's top); a
+		 * wake that brought nothing (an interrupt raised before
+		 * this arm), or a sleep whose clock ended it before the TSC
+		 * reached the deadline, sleeps again for what is left */
 	}
 	__atomic_store_n(&w->sleeping, 0, __ATOMIC_RELAXED);
 	/* A wake that came while this lcore did not sleep is consumed here,

@@ -149,6 +149,9 @@ struct soft_wire {
 	uint8_t rx_intr;
 	uint8_t sleeping;
 	uint8_t intr_keep;         /* the event fd was given: stays armed */
+	/* rx_intr_spin=US: TSC cycles a wait keeps stepping before it
+	 * arms the interrupt and sleeps (0: it sleeps at once) */
+	uint64_t spin_tsc;
 	struct qpio_soft_wire_stats st;
 	char port_name[QPIO_PORT_NAME_LEN];
 	/* RC and UC QPs of the device (soft_wire_rc.c): their timers run
