@@ -58,7 +58,7 @@ size=64
 keep=0
 near_ns=80
 
-usage() { sed -n '4,45p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '4,46p' "$0" | sed 's/^# \{0,1\}//'; }
 die() { echo "events-vs-polling: $*" >&2; keep=1; exit 1; }
 usage_err() { echo "events-vs-polling: $*" >&2; exit 2; }
 # shellcheck source=bench/bench-lib.sh
@@ -80,10 +80,16 @@ while [ $# -gt 0 ]; do
 	shift
 done
 need_whole -p "$pairs" pairs
-[ "$gap" = 0 ] || need_whole -g "$gap" milliseconds
-[ "$gap" -le 60000 ] || usage_err "-g wants 0..60000 ms, got $gap"
-[ "$spin" = 0 ] || need_whole -S "$spin" microseconds
-[ "$spin" -le 1000000 ] || usage_err "-S wants 0..1000000 us, got $spin"
+# 0 or a whole number without a leading 0, at most MAX
+need_upto() {
+	case "$2" in
+	0) ;;
+	''|*[!0-9]*|0*|????????*) usage_err "$1 wants whole $3 0..$4, no leading 0, got '$2'" ;;
+	*) [ "$2" -le "$4" ] || usage_err "$1 wants whole $3 0..$4, no leading 0, got '$2'" ;;
+	esac
+}
+need_upto -g "$gap" milliseconds 60000
+need_upto -S "$spin" microseconds 1000000
 if [ -z "$iters" ]; then
 	iters=2000
 	[ "$gap" = 0 ] && iters=20000
@@ -91,6 +97,11 @@ fi
 need_whole -n "$iters" exchanges
 [ "$gap" = 0 ] || [ "$iters" -le 1000000 ] ||
 	usage_err "-n is at most 1000000 with a pause (-g), got $iters"
+# the pauses alone take iters x gap; a sleeping side may oversleep each
+# by a millisecond or more: qpio-verbs-pingpong's --timeout, at most a day
+tmo=$((gap * iters * 3 / 1000 + 60))
+[ "$tmo" -le 86400 ] ||
+	usage_err "-g $gap with -n $iters pauses too long for one run (a day at most): give fewer exchanges"
 need_whole -s "$size" bytes
 [ "$size" -le 4096 ] || usage_err "-s wants 1..4096 bytes, got $size"
 [ "$pairs" -le 100 ] || usage_err "-p is at most 100 pairs, got $pairs"
@@ -102,30 +113,37 @@ prefix_s=qpio-ep-s-$$
 prefix_c=qpio-ep-c-$$
 pids=()
 cleanup() {
+	local p d
+	# the server's timeout passes TERM on to qpio-verbs-pingpong
+	for p in "${pids[@]}"; do
+		kill -TERM "$p" 2>/dev/null || true
+	done
+	[ ${#pids[@]} = 0 ] || sleep 1
 	bench_cleanup "$prefix_s" "$prefix_c"
+	# EAL's runtime directories where a user who is not root has them
+	for d in "${XDG_RUNTIME_DIR:-/nonexistent}/dpdk" /tmp/dpdk; do
+		rm -rf "$d/$prefix_s" "$d/$prefix_c" 2>/dev/null || true
+	done
 	bench_logs_done
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 port=$((20000 + $$ % 20000))
-# the pauses alone take iters x gap; a sleeping side may oversleep each
-# by a millisecond or more
-tmo=$((gap * iters * 3 / 1000 + 60))
 gap_opt=()
 [ "$gap" = 0 ] || gap_opt=(--gap "$gap")
 
-# side PREFIX LCORE VDEV DEVARGS MODE [SERVER]: one qpio-verbs-pingpong
-# (MODE events adds --events).
+# side PREFIX LCORE VDEV DEVARGS MODE [SERVER]: sets side_cmd to one
+# qpio-verbs-pingpong under timeout (MODE events adds --events).
 side() {
 	local prefix=$1 lcore=$2 vdev=$3 dev=$4 mode=$5
 	local ev=()
 	shift 5
 	[ "$mode" = events ] && ev=(--events)
-	timeout $((tmo + 60)) "$pingpong" -l "$lcore" --no-huge --no-shconf --no-pci \
-		-m 256 --file-prefix="$prefix" --log-level=lib.eal:error \
-		--vdev="$vdev" -- --dev "$dev" -c RC -g 1 -s "$size" \
-		-n "$iters" -m 1024 -p "$port" --validate --timeout "$tmo" \
-		"${ev[@]}" "$@"
+	side_cmd=(timeout $((tmo + 60)) "$pingpong" -l "$lcore" --no-huge
+		--no-shconf --no-pci -m 256 --file-prefix="$prefix"
+		--log-level=lib.eal:error --vdev="$vdev" -- --dev "$dev" -c RC
+		-g 1 -s "$size" -n "$iters" -m 1024 -p "$port" --validate
+		--timeout "$tmo" "${ev[@]}" "$@")
 }
 
 # cpu_usec LOG: user + sys microseconds of LOG's "cpu:" line
@@ -144,17 +162,18 @@ run() {
 	[ "$mode" = events ] && [ "$spin" != 0 ] && sp=,rx_intr_spin=$spin
 	rm -f "$sock"
 	side "$prefix_s" 0 "net_vhost0,iface=$sock,queues=1" \
-		"soft0,wire=net_vhost0,ip=10.0.0.1,rx_intr=1$sp" "$mode" \
-		>"$logs/server-$tag.log" 2>&1 &
+		"soft0,wire=net_vhost0,ip=10.0.0.1,rx_intr=1$sp" "$mode"
+	"${side_cmd[@]}" >"$logs/server-$tag.log" 2>&1 &
 	srv=$!
 	pids=("$srv")
 	for n in $(seq 200); do [ -S "$sock" ] && break; sleep 0.05; done
 	[ -S "$sock" ] || die "net_vhost made no socket; last lines:$(echo; tail -5 "$logs/server-$tag.log")"
-	sleep 0.5   # the server's TCP listen follows its device
+	# (the client asks again until the server's TCP listen is up)
 	crc=0
 	side "$prefix_c" 1 "net_virtio_user0,path=$sock,queues=1" \
 		"soft1,wire=net_virtio_user0,ip=10.0.0.2,rx_intr=1$sp" "$mode" \
-		"${gap_opt[@]}" 127.0.0.1 >"$logs/client-$tag.log" 2>&1 || crc=$?
+		"${gap_opt[@]}" 127.0.0.1
+	"${side_cmd[@]}" >"$logs/client-$tag.log" 2>&1 || crc=$?
 	src=0
 	wait "$srv" || src=$?
 	pids=()
@@ -180,11 +199,17 @@ run() {
 	# both processes' CPU over the client's wall time of the exchange
 	run_cpu=$(awk -v s="$s" -v c="$c" -v n="$iters" -v w="$wall" \
 		'BEGIN { printf "%.1f", (s + c) * 100 / (n * w) }')
-	if [ "$mode" = events ]; then
-		grep -q "^events: slept [1-9][0-9]* times$" "$logs/server-$tag.log" &&
-			grep -q "^events: slept [1-9][0-9]* times$" "$logs/client-$tag.log" ||
-			die "events run $tag: a side never slept"
-	fi
+	# the sleeps each side began (the wire line's intr_sleeps): a run
+	# without a spin where a side never slept measured nothing of the mode
+	run_sleeps=
+	for s in server client; do
+		n=$(sed -n 's/^wire: .* intr_sleeps \([0-9]*\) intr_spin_takes [0-9]*$/\1/p' \
+			"$logs/$s-$tag.log")
+		[ -n "$n" ] || die "$mode run $tag: no wire line ($s)"
+		[ "$mode" = poll ] || [ "$spin" != 0 ] || [ "$n" -ge 1 ] ||
+			die "events run $tag: the $s never slept"
+		run_sleeps="$run_sleeps${run_sleeps:+/}$n"
+	done
 }
 
 machine_facts
@@ -194,8 +219,9 @@ if [ "$gap" = 0 ]; then
 else
 	echo "lat, p99: the client's round trip, SEND posted to answer received, usec; cpu: both processes' user+sys, % of one CPU"
 fi
-printf '%-4s %-9s %-5s %-9s %-9s %-7s %-9s %-9s %-8s %-8s %-7s %s\n' pair one-way place \
-	poll-lat ev-lat ratio poll-p99 ev-p99 poll-cpu ev-cpu ratio load
+echo "ev-sleeps: the sleeps the events run's server/client began (intr_sleeps)"
+printf '%-4s %-9s %-5s %-9s %-9s %-7s %-9s %-9s %-8s %-8s %-7s %-11s %s\n' pair one-way place \
+	poll-lat ev-lat ratio poll-p99 ev-p99 poll-cpu ev-cpu ratio ev-sleeps load
 results=()
 for p in $(seq "$pairs"); do
 	ow=$(one_way) || die "qpio-bench-cacheline failed ($cacheline)"
@@ -208,12 +234,13 @@ for p in $(seq "$pairs"); do
 			run poll "$p-poll"; pl=$run_lat; pp=$run_p99; pc=$run_cpu
 		else
 			run events "$p-events"; el=$run_lat; ep=$run_p99; ec=$run_cpu
+			es=$run_sleeps
 		fi
 	done
 	rl=$(awk -v a="$el" -v b="$pl" 'BEGIN { printf "%.2f", a / b }')
 	rc=$(awk -v a="$ec" -v b="$pc" 'BEGIN { printf "%.3f", a / b }')
-	printf '%-4s %-9s %-5s %-9s %-9s %-7s %-9s %-9s %-8s %-8s %-7s %s\n' "$p" \
-		"$ow" "$place" "$pl" "$el" "$rl" "$pp" "$ep" "$pc" "$ec" "$rc" \
+	printf '%-4s %-9s %-5s %-9s %-9s %-7s %-9s %-9s %-8s %-8s %-7s %-11s %s\n' "$p" \
+		"$ow" "$place" "$pl" "$el" "$rl" "$pp" "$ep" "$pc" "$ec" "$rc" "$es" \
 		"$(cut -d' ' -f1 /proc/loadavg)"
 	results+=("$place $pl $el $rl $pc $ec $rc")
 done

@@ -92,14 +92,15 @@ want 2 "--mtu wants 1280..9000 bytes, got 9001" "$g" --mtu 9001
 want 2 "--mtu 9000 is jumbo: give --pmd af_packet" "$g" --mtu 9000
 
 e=$root/bench/events-vs-polling.sh
-want 2 "-g wants 0..60000 ms, got 60001" "$e" -g 60001
-want 2 "-g wants whole milliseconds from 1 to 999999999, no leading 0, got '01'" "$e" -g 01
+want 2 "-g wants whole milliseconds 0..60000, no leading 0, got '60001'" "$e" -g 60001
+want 2 "-g wants whole milliseconds 0..60000, no leading 0, got '01'" "$e" -g 01
+want 2 "-g 60000 with -n 2000 pauses too long for one run (a day at most): give fewer exchanges" "$e" -g 60000
 want 2 "-n is at most 1000000 with a pause (-g), got 1000001" "$e" -n 1000001
 want 2 "-s wants 1..4096 bytes, got 4097" "$e" -s 4097
 want 2 "-p is at most 100 pairs, got 101" "$e" -p 101
 want 2 "-n needs a value" "$e" -n
-want 2 "-S wants 0..1000000 us, got 1000001" "$e" -S 1000001
-want 2 "-S wants whole microseconds from 1 to 999999999, no leading 0, got '-1'" "$e" -S -1
+want 2 "-S wants whole microseconds 0..1000000, no leading 0, got '1000001'" "$e" -S 1000001
+want 2 "-S wants whole microseconds 0..1000000, no leading 0, got '-1'" "$e" -S -1
 want 2 "unknown option '--bogus'" "$e" --bogus
 
 if [ "$fails" != 0 ]; then

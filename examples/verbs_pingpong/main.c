@@ -223,14 +223,15 @@ opts_parse(int argc, char **argv, struct opts *o)
 			"1000000 with it, got %u\n", o->iters);
 		return -1;
 	}
-	/* the client's gaps alone take iters x gap: a --timeout that
-	 * cannot be met is refused here, not after it ran out */
-	if (o->gap_ms != 0 &&
-	    (uint64_t)o->gap_ms * o->iters >= (uint64_t)o->timeout_s * 1000) {
+	/* the client's pauses alone take (iters - 1) x gap: a --timeout
+	 * that cannot be met is refused here, not after it ran out */
+	if (o->gap_ms != 0 && (uint64_t)o->gap_ms * (o->iters - 1) >=
+	    (uint64_t)o->timeout_s * 1000) {
 		fprintf(stderr, "qpio-verbs-pingpong: --gap=%u with -n %u "
-			"waits %" PRIu64 " ms, not less than --timeout=%u s: "
-			"give a longer --timeout\n", o->gap_ms, o->iters,
-			(uint64_t)o->gap_ms * o->iters, o->timeout_s);
+			"pauses %" PRIu64 " ms, not less than --timeout=%u s: "
+			"give a longer --timeout (the server's too)\n",
+			o->gap_ms, o->iters,
+			(uint64_t)o->gap_ms * (o->iters - 1), o->timeout_s);
 		return -1;
 	}
 	if (o->type == QPIO_QPT_UD && !size_given)
@@ -363,7 +364,15 @@ exchange(const struct opts *o, struct qpio_device *dev, struct ctx *c,
 		if (fd < 0)
 			continue;
 		if (o->server != NULL) {
-			if (connect(fd, t->ai_addr, t->ai_addrlen) == 0)
+			int r;
+
+			/* a server that is not listening yet (started just
+			 * before): asked again every 10 ms until --timeout */
+			while ((r = connect(fd, t->ai_addr, t->ai_addrlen)) != 0 &&
+			       errno == ECONNREFUSED && t->ai_next == NULL &&
+			       rte_get_tsc_cycles() < w.deadline)
+				rte_delay_us_sleep(10000);
+			if (r == 0)
 				break;
 		} else {
 			setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
@@ -717,9 +726,10 @@ post_recvs(struct ctx *c, uint32_t n)
 
 /* --events: nothing polled, so sleep until work comes, at most ms.
  * A soft wire device (wire) sleeps in its interrupt mode (the frames
- * must be received to become completions); any other device on its
- * CQ's event fd, as ibv_rc_pingpong -e does. The CQ is armed and polled
- * once more by the caller first. @return 0, or -1 (the error printed). */
+ * must be received to become completions; the caller polls after each
+ * return); any other device on its CQ's event fd, as ibv_rc_pingpong -e
+ * does, the CQ armed and polled once more by the caller first.
+ * @return 0, or -1 (the error printed). */
 static int
 sleep_for_work(struct qpio_device *dev, struct qpio_cq *cq, uint32_t vector,
 	       int wire, int ms, uint32_t *sleeps)
@@ -735,7 +745,6 @@ sleep_for_work(struct qpio_device *dev, struct qpio_cq *cq, uint32_t vector,
 				strerror(-r));
 			return -1;
 		}
-		(void)qpio_cq_ack_events(cq);
 		return 0;
 	}
 	pfd.fd = qpio_cq_event_fd(cq);
@@ -855,7 +864,8 @@ main(int argc, char **argv)
 	}
 	pending = RECV_WRID;
 	if (o.server != NULL) {
-		t_post = rte_get_tsc_cycles();
+		if (rtt != NULL)
+			t_post = rte_get_tsc_cycles();
 		if (qpio_qp_post_send(c.qp, &c.swr, 1, &err) != 1) {
 			fprintf(stderr, "Couldn't post send\n");
 			goto fail;
@@ -894,11 +904,20 @@ main(int argc, char **argv)
 					(uint64_t)ms, ((post_at - now) * 1000 +
 						       hz - 1) / hz);
 
-			if (qpio_cq_req_notify(c.cq, 0) != 0) {
-				fprintf(stderr, "Couldn't request CQ notification\n");
-				goto fail;
+			/* the CQ's event wakes a sleeper on its fd; a wire
+			 * device's wait watches its port queue instead, and
+			 * returns when its steps may have written completions:
+			 * no arm there (an armed CQ costs an eventfd write a
+			 * completion and a read a wait, the exchange's time
+			 * twice over back to back) */
+			if (!wire_events) {
+				if (qpio_cq_req_notify(c.cq, 0) != 0) {
+					fprintf(stderr, "Couldn't request CQ "
+						"notification\n");
+					goto fail;
+				}
+				ne = qpio_cq_poll(c.cq, wc, 2);
 			}
-			ne = qpio_cq_poll(c.cq, wc, 2);
 			if (ne == 0 && sleep_for_work(c.dev, c.cq,
 						      o.comp_vector,
 						      wire_events, ms,
@@ -954,12 +973,14 @@ main(int argc, char **argv)
 				goto fail;
 			}
 			pending &= ~(uint32_t)wc[i].wr_id;
-			if (scnt < o.iters && pending == 0 && gap_tsc != 0 &&
-			    post_at == 0) {
-				/* pending stays 0 until post_at's SEND */
+			if (scnt < o.iters && pending == 0 && post_at == 0 &&
+			    gap_tsc != 0) {
+				/* --gap: pending stays 0 until post_at's SEND */
 				post_at = rte_get_tsc_cycles() + gap_tsc;
-			} else if (scnt < o.iters && pending == 0) {
-				t_post = rte_get_tsc_cycles();
+			} else if (scnt < o.iters && pending == 0 &&
+				   post_at == 0) {
+				if (rtt != NULL)
+					t_post = rte_get_tsc_cycles();
 				if (qpio_qp_post_send(c.qp, &c.swr, 1, &err) != 1) {
 					fprintf(stderr, "Couldn't post send\n");
 					goto fail;
@@ -989,7 +1010,7 @@ main(int argc, char **argv)
 	}
 	linger(&c);
 	if (o.events)
-		printf("events: slept %u times\n", sleeps);
+		printf("events: waited %u times\n", sleeps);
 	if (rtt != NULL)
 		rtt_print(rtt, rcnt);
 	wire_stats_print(c.dev, c.qp);

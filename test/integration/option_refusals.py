@@ -568,8 +568,8 @@ def programs(src, cfg):
                                   "127.0.0.1"],
                  ["--gap", "-n"], value="1000001"),
             Case("--gap's pauses outlast --timeout",
-                 flat(vp_base) + ["--gap=1", "127.0.0.1"],
-                 ["--gap", "--timeout"], value="1000 ms"),
+                 flat(vp_base) + ["--gap=2", "127.0.0.1"],
+                 ["--gap", "--timeout"], value="1998 ms"),
         ]))
 
     # qpio-cmatose: examples/cmatose/main.c. The base is a client of a

@@ -3176,6 +3176,9 @@ struct queue_pair {
 
 static struct queue_pair Q;
 
+/* qpair_up() without static neighbours (the tests of ARP) */
+static int qpair_arp;
+
 static void
 qpair_up(int cross)
 {
@@ -3205,10 +3208,11 @@ qpair_up(int cross)
 	cr_assert_geq(pb, 0);
 	cr_assert_eq(rte_eth_dev_get_name_by_port((uint16_t)pa, name_a), 0);
 	cr_assert_eq(rte_eth_dev_get_name_by_port((uint16_t)pb, name_b), 0);
-	snprintf(da, sizeof(da), "soft0,wire=%s,ip=10.0.0.1,queues=2,"
-		 "neigh=10.0.0.2@00:00:00:00:00:00", name_a);
-	snprintf(db, sizeof(db), "soft1,wire=%s,ip=10.0.0.2,queues=2,"
-		 "neigh=10.0.0.1@00:00:00:00:00:00", name_b);
+	/* static neighbours, unless qpair_arp: then ARP finds them */
+	snprintf(da, sizeof(da), "soft0,wire=%s,ip=10.0.0.1,queues=2%s",
+		 name_a, qpair_arp ? "" : ",neigh=10.0.0.2@00:00:00:00:00:00");
+	snprintf(db, sizeof(db), "soft1,wire=%s,ip=10.0.0.2,queues=2%s",
+		 name_b, qpair_arp ? "" : ",neigh=10.0.0.1@00:00:00:00:00:00");
 	Q.a = qpio_rdma_dev_create(da);
 	cr_assert_not_null(Q.a, "%s: %s", da, rte_strerror(rte_errno));
 	Q.b = qpio_rdma_dev_create(db);
@@ -3509,6 +3513,71 @@ Test(soft_wire, queues_crossed_steered_exact)
 		qt_end_destroy(&a[i]);
 		qt_end_destroy(&b[i]);
 	}
+	qpair_down();
+}
+
+/* Frames held for ARP leave on their QP's queue, whichever queue learns
+ * the neighbour. A's UD QPs of vectors 1 and 0 each send a datagram to B
+ * before its MAC is known: queue 1 asks (its request on tx queue 1) and
+ * both datagrams wait in the one entry. Crossed, B's answer comes in on
+ * A's port queue 1, whose step learns B: its own datagram leaves on tx
+ * queue 1 at once, queue 0's is released to queue 0 and leaves on tx
+ * queue 0 (one RoCE frame each; both on tx queue 1 before, where a
+ * QP's packets could leave on two port queues). Both arrive intact. */
+Test(soft_wire, queues_held_frames_leave_on_their_queue)
+{
+	struct qt_end a0, a1, b1;
+	struct qpio_wc wc[4];
+	struct qpio_ah *ah0, *ah1;
+	uint8_t gb[16];
+	unsigned int k, got;
+
+	qpair_arp = 1;
+	qpair_up(1);
+	qpair_arp = 0;
+	soft_wire_ipv4_mapped(gb, V4_B);
+	qend_create(&a1, Q.a, QPIO_QPT_UD, 1);
+	qend_create(&a0, Q.a, QPIO_QPT_UD, 0);
+	qend_create(&b1, Q.b, QPIO_QPT_UD, 1);
+	qt_ud_qp_rts(a1.qp, QK);
+	qt_ud_qp_rts(a0.qp, QK);
+	qt_ud_qp_rts(b1.qp, QK);
+	for (k = 0; k < 2; k++)
+		qt_post_recv(&b1, k, b1.buf + k * 512, 40 + 256);
+	ah1 = ah_to(&a1, gb, 1);
+	ah0 = ah_to(&a0, gb, 1);
+	qt_fill(a1.buf, 256, 11);
+	ud_post_send(&a1, ah1, qpio_qp_num(b1.qp), QK, 0, 256, 1, 0);
+	qt_fill(a0.buf, 256, 10);
+	ud_post_send(&a0, ah0, qpio_qp_num(b1.qp), QK, 0, 256, 0, 0);
+	cr_assert_eq(qst(Q.a, 1).arp_tx, 1, "queue 1 asked");
+	cr_assert_eq(qst(Q.a, 0).arp_tx, 0, "queue 0 waits on the same entry");
+	cr_assert_eq(qpoll(a1.cq, wc, 1), 1);
+	cr_assert_eq(wc[0].status, QPIO_WC_SUCCESS);
+	cr_assert_eq(qpoll(a0.cq, wc, 1), 1);
+	cr_assert_eq(wc[0].status, QPIO_WC_SUCCESS);
+	got = qpoll(b1.cq, wc, 2);
+	cr_assert_eq(got, 2, "B took %u datagrams", got);
+	for (k = 0; k < 2; k++) {
+		cr_assert_eq(wc[k].status, QPIO_WC_SUCCESS);
+		cr_assert_eq(wc[k].byte_len, 40 + 256);
+	}
+	cr_assert(qt_check(b1.buf + 40, 256, 11) || qt_check(b1.buf + 40, 256, 10));
+	cr_assert(qt_check(b1.buf + 512 + 40, 256, 11) ||
+		  qt_check(b1.buf + 512 + 40, 256, 10));
+	cr_assert_eq(qst(Q.a, 1).arp_rx, 1, "B's answer came in on queue 1");
+	cr_assert_eq(Q.roce_a_tx[1], 1, "queue 1's datagram on tx queue 1");
+	cr_assert_eq(Q.roce_a_tx[0], 1, "queue 0's datagram on tx queue 0, "
+		     "not on the queue that learnt B");
+	cr_assert_eq(qst(Q.a, 0).tx_packets, 1);
+	cr_assert_eq(qst(Q.a, 1).tx_packets, 1);
+	cr_assert_eq(wst(Q.a).tx_no_neigh, 0);
+	cr_assert_eq(Q.lost, 0);
+	cr_assert_eq(qpio_ah_destroy(ah0), 0);
+	cr_assert_eq(qpio_ah_destroy(ah1), 0);
+	qt_end_destroy(&a0);
+	qt_end_destroy(&a1);
+	qt_end_destroy(&b1);
 	qpair_down();
 }
 
@@ -4202,15 +4271,40 @@ Test(soft_wire, rx_intr_sleeper_wakes_for_timers_and_frames, .timeout = 60)
 	unlink(sock);
 }
 
+/* Waits only, no poll between them (a CQ poll would step the device
+ * too): until the device has received one RoCE packet, 20 waits at
+ * most. */
+static void *
+waiter_run(void *arg)
+{
+	struct sleeper *s = arg;
+	struct qpio_soft_wire_stats st;
+	int r;
+
+	while (s->waits < 20 && qpio_soft_wire_stats_get(s->dev, &st) == 0 &&
+	       st.rx_packets == 0) {
+		r = qpio_soft_wire_queue_wait(s->dev, s->queue, s->timeout);
+		s->waits++;
+		if (r < 0) {
+			s->err = r;
+			break;
+		}
+		if (r == 0)
+			s->waits_empty++;
+	}
+	__atomic_store_n(&s->done, 1, __ATOMIC_RELEASE);
+	return NULL;
+}
+
 /* rx_intr_spin=US: a wait polls the queue for up to US microseconds
  * before it sleeps. Refused without rx_intr=1, without wire= and above
  * 1000000. With 1 s of it: a sender's waits for ARP each end at the next
  * request's timer, which their polling never passes (one request a wait:
  * a spin that ran past the timers would send two or more in one wait,
- * then give up), and none of them sleeps; a device whose lcore waits
- * takes the peer's ARP request and then its datagram while it polls,
- * every wait ending in its spin with frames (intr_spin_takes) and none
- * asleep (intr_sleeps 0); and the device without the spin sleeps in
+ * then give up), and none of them sleeps; a device whose lcore only
+ * waits takes the peer's ARP request and then its datagram while it
+ * polls, every wait ending in its spin with frames (intr_spin_takes) and
+ * none asleep (intr_sleeps 0); and the device without the spin sleeps in
  * each wait for its timers, one request a wait. */
 Test(soft_wire, rx_intr_spin_polls_before_it_sleeps, .timeout = 60)
 {
@@ -4304,14 +4398,14 @@ Test(soft_wire, rx_intr_spin_polls_before_it_sleeps, .timeout = 60)
 	cr_assert_eq(qpio_cq_poll(a.cq, &wc, 1), 1);
 	cr_assert_eq(qpio_ah_destroy(ah), 0);
 
-	/* B's lcore waits on its own thread; A sends to it */
+	/* B's lcore waits on its own thread, nothing else steps B; A
+	 * sends to it */
 	memset(b.buf, 0xee, 256);
 	qt_post_recv(&b, 7, b.buf, 40 + 100);
 	memset(&s, 0, sizeof(s));
 	s.dev = B;
-	s.cq = b.cq;
 	s.timeout = 10000;
-	cr_assert_eq(pthread_create(&th, NULL, sleeper_run, &s), 0);
+	cr_assert_eq(pthread_create(&th, NULL, waiter_run, &s), 0);
 	soft_wire_ipv4_mapped(gidb, V4_B);
 	ah = ah_to(&a, gidb, 1);
 	qt_fill(a.buf + 512, 100, 77);
@@ -4324,14 +4418,17 @@ Test(soft_wire, rx_intr_spin_polls_before_it_sleeps, .timeout = 60)
 	cr_assert_eq(wc.status, QPIO_WC_SUCCESS);
 	cr_assert_eq(pthread_join(th, NULL), 0);
 	cr_assert_eq(s.err, 0, "waiter: %d", s.err);
-	cr_assert_eq(s.got, 1, "B's receive never completed");
-	cr_assert_geq(s.waits, 1);
+	cr_assert_eq(wst(B).rx_packets, 1, "B's datagram never came");
+	/* the ARP request, then the datagram: two waits at least, each
+	 * taking in its spin */
+	cr_assert_geq(s.waits, 2, "%u waits", s.waits);
 	cr_assert_eq(s.waits_empty, 0);
 	cr_assert_eq(wst(B).intr_sleeps, 0, "B slept %lu times",
 		     (unsigned long)wst(B).intr_sleeps);
 	cr_assert_eq(wst(B).intr_spin_takes, s.waits, "%lu of %u waits took "
 		     "frames in their spin",
 		     (unsigned long)wst(B).intr_spin_takes, s.waits);
+	cr_assert_eq(qpio_cq_poll(b.cq, &s.wc, 1), 1);
 	cr_assert_eq(s.wc.status, QPIO_WC_SUCCESS);
 	cr_assert_eq(s.wc.wr_id, 7);
 	cr_assert_eq(s.wc.byte_len, 140);

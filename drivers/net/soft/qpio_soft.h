@@ -332,7 +332,8 @@ struct qpio_soft_wire_stats {
 	uint64_t rx_steer_dropped;
 	/** Devargs rx_intr=1: the sleeps qpio_soft_wire_queue_wait() began
 	 *  on the port queue's interrupt (each ended by a frame, a wake by
-	 *  another queue, a timer or the wait's timeout). */
+	 *  another queue, a timer, the wait's timeout or a signal). Written
+	 *  by the lcore that waits on the queue. */
 	uint64_t intr_sleeps;
 	/** Devargs rx_intr_spin: the waits that took frames while they
 	 *  polled before sleeping, and so returned without a sleep. */
@@ -414,29 +415,34 @@ int qpio_soft_wire_queue_progress(struct qpio_device *dev,
  * timer falls due (an RC/UC QP's ACK timeout or RNR wait, an ARP/NDP
  * request again), or timeout_ms passes; then one progress step more and
  * the interrupt disarmed. The deadline (the earliest timer, at most
- * timeout_ms) is fixed when the wait starts: a wake whose step takes no
- * frame (an interrupt raised before the arm), or a sleep whose clock
- * ended it before the TSC reached the deadline, sleeps again for what is
- * left, so a wait runs the timers due at its deadline and no later
- * ones. Each sleep begun counts in intr_sleeps. The steps write the
+ * timeout_ms) is set when the wait starts and only moves earlier (a
+ * timer another lcore arms meanwhile): a wake whose step takes no frame
+ * (an interrupt raised before the arm), or a sleep whose clock ended it
+ * before the TSC reached the deadline, sleeps again for what is left,
+ * so a wait runs the timers due at its deadline and no later ones. Each
+ * sleep begun counts in intr_sleeps. The spin does not notice signals:
+ * keep rx_intr_spin short where a signal must end the wait at once. The steps write the
  * completions the frames bring (and raise the CQ events armed with
  * qpio_cq_req_notify()): poll the CQs of vector @p queue after each
  * return.
  *
- * A loop that sleeps on a wire device's CQ: poll; when nothing came,
- * qpio_cq_req_notify(), poll once more, and when still nothing,
- * qpio_soft_wire_queue_wait(). (The CQ's event fd alone never wakes:
- * nothing receives the frames while every lcore sleeps.) Timers of QPs
- * posted to from another lcore meanwhile are that lcore's to run.
+ * A loop that sleeps while a wire device's CQ is empty: poll; when
+ * nothing came, qpio_soft_wire_queue_wait(); poll again. The CQ need not
+ * be armed (qpio_cq_req_notify()) for it: the wait watches the port
+ * queue, not the CQ's event, and returns after the steps that may have
+ * written completions; an armed CQ costs an eventfd write a completion.
+ * (The CQ's event fd alone never wakes: nothing receives the frames
+ * while every lcore sleeps.) Completions another lcore writes meanwhile
+ * (its own posts, the timers of QPs it posts to) do not end the wait.
  *
  * One lcore at a time per queue (the lcore that owns vector @p queue);
  * others may post, poll and step meanwhile.
  * @param queue  0 .. N-1 (devargs queues=N).
  * @param timeout_ms  the longest sleep in milliseconds; -1: no limit but
  *   the timers; 0: no sleep (the interrupt consumed, two steps).
- * @return the frames the last step took (0: the deadline was reached:
- *   a timer fell due, which that step ran, or timeout_ms passed; never 0
- *   for a wake by a frame), or -EINTR (a signal ended the sleep, nothing taken: check the stop flag), -EINVAL
+ * @return the frames the last step took (0: nothing came, and with
+ *   timeout_ms not 0 the deadline was reached: a timer fell due, which
+ *   that step ran, or timeout_ms passed; never 0 for a wake by a frame), or -EINTR (a signal ended the sleep, nothing taken: check the stop flag), -EINVAL
  *   (NULL, not a soft device, queue not below N), -ENODEV (no wire=),
  *   -EOPNOTSUPP (the device was made without rx_intr=1), or the port's
  *   error.

@@ -123,6 +123,57 @@ found:
 static void tx_stage(struct soft_wire *w, struct rte_mbuf *m);
 static void nd_solicit(struct soft_wire *w, const uint8_t target[16]);
 
+/* Frame m, held by queue q for a neighbour that queue w learnt, goes to
+ * q (sent by q: its port queue is its QPs' only one). The caller holds
+ * the table. A release that finds q's slots full (its lcore has not
+ * stepped since several neighbours were learnt) sends m on w. */
+static void
+rel_put(struct soft_wire *w, unsigned int q, struct rte_mbuf *m)
+{
+	struct soft_wire_shared *sh = w->sh;
+
+	if (q == w->qid || sh->nrel[q] == WIRE_REL) {
+		tx_stage(w, m);
+		return;
+	}
+	sh->rel[q][sh->nrel[q]++] = m;
+	__atomic_fetch_or(&sh->rel_mask, 1u << q, __ATOMIC_RELEASE);
+}
+
+/* Queue w's released frames, staged on w before anything else it sends
+ * to their neighbour. The caller holds the table. */
+static void
+rel_take(struct soft_wire *w)
+{
+	struct soft_wire_shared *sh = w->sh;
+	unsigned int i;
+
+	for (i = 0; i < sh->nrel[w->qid]; i++)
+		tx_stage(w, sh->rel[w->qid][i]);
+	sh->nrel[w->qid] = 0;
+	__atomic_fetch_and(&sh->rel_mask, ~(1u << w->qid), __ATOMIC_RELAXED);
+}
+
+/* Wake the queues frames were released to whose lcore sleeps
+ * (qpio_soft_wire_queue_wait(), as steer() does for a handed frame). */
+static void
+rel_wake(struct soft_wire *w, uint32_t qs)
+{
+	unsigned int q;
+
+	if (!w->rx_intr || qs == 0)
+		return;
+	rte_atomic_thread_fence(__ATOMIC_SEQ_CST);
+	for (q = 0; q < w->nq; q++) {
+		struct soft_wire *to = w->sh->qs[q];
+
+		if ((qs & (1u << q)) != 0 && to != NULL &&
+		    (__atomic_load_n(&to->sleeping, __ATOMIC_RELAXED) ||
+		     __atomic_load_n(&to->intr_keep, __ATOMIC_RELAXED)))
+			(void)qpio_port_rx_intr_wake(to->port_id, to->qid);
+	}
+}
+
 /* The MAC of a link-local GID in modified EUI-64 form (fe80::/64, ff:fe
  * in the middle; RFC 4291 appendix A): @return true and *mac. */
 static bool
@@ -223,6 +274,7 @@ neigh_learn(struct soft_wire *w, const uint8_t ip[16],
 {
 	struct wire_neigh *n = neigh_find(w, ip);
 	unsigned int i;
+	uint32_t rel = 0;
 
 	if (n == NULL) {
 		if (!create)
@@ -242,9 +294,16 @@ neigh_learn(struct soft_wire *w, const uint8_t ip[16],
 	for (i = 0; i < n->nhold; i++) {
 		rte_ether_addr_copy(mac, rte_pktmbuf_mtod(n->hold[i],
 							  struct rte_ether_addr *));
-		tx_stage(w, n->hold[i]);
+		if (w->nq == 1) {
+			tx_stage(w, n->hold[i]);
+		} else {
+			if (n->hold_q[i] != w->qid)
+				rel |= 1u << n->hold_q[i];
+			rel_put(w, n->hold_q[i], n->hold[i]);
+		}
 	}
 	n->nhold = 0;
+	rel_wake(w, rel);
 }
 
 /* neigh_learn() taking the table. */
@@ -420,6 +479,7 @@ neigh_hold(struct soft_wire *w, const uint8_t ip[16], struct rte_mbuf *m)
 		rte_pktmbuf_free(m);
 		return;
 	}
+	n->hold_q[n->nhold] = (uint8_t)w->qid;
 	n->hold[n->nhold++] = m;
 }
 
@@ -592,6 +652,9 @@ soft_wire_send_locked(struct soft_wire *w, const uint8_t dest[16],
 		n = neigh_find(w, dgid);
 	}
 	if (likely(n != NULL && n->state >= NEIGH_REACHABLE)) {
+		/* what this queue held and another released first */
+		if (unlikely(w->nq > 1 && w->sh->nrel[w->qid] != 0))
+			rel_take(w);
 		rte_ether_addr_copy(&n->mac, rte_pktmbuf_mtod(m,
 					struct rte_ether_addr *));
 		memcpy(w->txc_dest, dest, 16);
@@ -1151,6 +1214,15 @@ wire_step_locked(struct soft_dev *sdev, struct soft_wire *w)
 		if (n != 0)
 			rte_pktmbuf_free_bulk(pkts, n);
 		got = n;
+		/* frames it held, released by the queue that learnt their
+		 * neighbour: they leave before anything this step sends */
+		if (unlikely(__atomic_load_n(&w->sh->rel_mask,
+					     __ATOMIC_ACQUIRE) &
+			     (1u << w->qid))) {
+			nt_lock(w);
+			rel_take(w);
+			nt_unlock(w);
+		}
 	}
 	n = qpio_port_rx_burst(w->port_id, w->qid, pkts, WIRE_BURST);
 	for (i = 0, k = 0; i < n; i++)
@@ -1412,6 +1484,7 @@ wire_free(struct soft_wire *w)
 	for (i = 0; i < WIRE_MAX_QUEUES; i++) {
 		struct soft_wire *q = sh->qs[i];
 
+		rte_pktmbuf_free_bulk(sh->rel[i], sh->nrel[i]);
 		if (q == NULL)
 			continue;
 		rte_pktmbuf_free_bulk(q->txb, q->ntx);
@@ -1978,10 +2051,11 @@ qpio_soft_wire_queue_wait(struct qpio_device *dev, unsigned int queue,
 	if (ret != 0)
 		return ret;
 	ret = 0;
-	/* The wait's deadline, fixed at its start: the queue's earliest
+	/* The wait's deadline, set at its start: the queue's earliest
 	 * timer, at most the end of timeout_ms (0: none). A sleep ends at
 	 * it at the latest, and the step after it runs the timer; the
-	 * timers that step arms are the next wait's. */
+	 * timers that step arms are the next wait's. It only moves earlier
+	 * (a timer another lcore arms meanwhile, seen at each pass). */
 	if (timeout_ms != 0) {
 		due = wire_next_tsc(w);
 		if (timeout_ms > 0) {
@@ -2032,6 +2106,12 @@ qpio_soft_wire_queue_wait(struct qpio_device *dev, unsigned int queue,
 		if (n != 0)
 			break;
 		/* the sleep: to the deadline (-1: none) */
+		if (timeout_ms != 0) {
+			uint64_t nt = wire_next_tsc(w);
+
+			if (nt != 0 && (due == 0 || nt < due))
+				due = nt;
+		}
 		t = timeout_ms == 0 ? 0 : wire_ms_until(w, due);
 		if (t == 0) {
 			/* due (or no sleep): the step just run ran the

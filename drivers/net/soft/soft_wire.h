@@ -54,7 +54,12 @@ struct wire_neigh {
 	uint64_t first_tsc;        /* INCOMPLETE: first request */
 	uint64_t req_tsc;          /* INCOMPLETE: last request */
 	struct rte_mbuf *hold[WIRE_HOLD];
+	uint8_t hold_q[WIRE_HOLD]; /* the queue that held each */
 };
+
+/* Held frames released to their queue and not yet sent by it: at most
+ * every hold of every entry */
+#define WIRE_REL (WIRE_NEIGH * WIRE_HOLD)
 
 /*
  * What the queues of a device share: the neighbour table (under its own
@@ -68,8 +73,18 @@ struct soft_wire_shared {
 	uint32_t gen;
 	uint8_t n_incomplete;
 	uint8_t neigh_next;        /* eviction cursor */
+	/* nq > 1: bit q set while queue q has released frames (rel[q]):
+	 * read by each step of q, on the line of n_incomplete */
+	uint32_t rel_mask;
 	uint64_t no_neigh_log_tsc; /* the last "no ARP/NDP answer" line */
 	struct wire_neigh neigh[WIRE_NEIGH];
+	/* nq > 1: frames queue q held for a neighbour that another queue
+	 * learnt: released to q, which sends them on its own port queue
+	 * (its next step, or before its next packet to a learnt neighbour),
+	 * so a QP's packets leave on its queue only; under the table's
+	 * lock */
+	uint8_t nrel[WIRE_MAX_QUEUES];
+	struct rte_mbuf *rel[WIRE_MAX_QUEUES][WIRE_REL];
 	struct soft_wire *qs[WIRE_MAX_QUEUES];
 };
 
