@@ -125,19 +125,24 @@ static void nd_solicit(struct soft_wire *w, const uint8_t target[16]);
 
 /* Frame m, held by queue q for a neighbour that queue w learnt, goes to
  * q (sent by q: its port queue is its QPs' only one). The caller holds
- * the table. A release that finds q's slots full (its lcore has not
- * stepped since several neighbours were learnt) sends m on w. */
-static void
+ * the table. q takes what was released to it before it holds anything
+ * (soft_wire_send_locked()), so its released and held frames together
+ * are at most WIRE_REL; were the slots full all the same, m would leave
+ * on w. @return true when m went to q's slots (wake q). */
+static bool
 rel_put(struct soft_wire *w, unsigned int q, struct rte_mbuf *m)
 {
 	struct soft_wire_shared *sh = w->sh;
 
-	if (q == w->qid || sh->nrel[q] == WIRE_REL) {
+	RTE_BUILD_BUG_ON(WIRE_REL > UINT8_MAX);
+	RTE_BUILD_BUG_ON(WIRE_MAX_QUEUES > 32);
+	if (q == w->qid || unlikely(sh->nrel[q] == WIRE_REL)) {
 		tx_stage(w, m);
-		return;
+		return false;
 	}
 	sh->rel[q][sh->nrel[q]++] = m;
 	__atomic_fetch_or(&sh->rel_mask, 1u << q, __ATOMIC_RELEASE);
+	return true;
 }
 
 /* Queue w's released frames, staged on w before anything else it sends
@@ -294,13 +299,10 @@ neigh_learn(struct soft_wire *w, const uint8_t ip[16],
 	for (i = 0; i < n->nhold; i++) {
 		rte_ether_addr_copy(mac, rte_pktmbuf_mtod(n->hold[i],
 							  struct rte_ether_addr *));
-		if (w->nq == 1) {
+		if (w->nq == 1)
 			tx_stage(w, n->hold[i]);
-		} else {
-			if (n->hold_q[i] != w->qid)
-				rel |= 1u << n->hold_q[i];
-			rel_put(w, n->hold_q[i], n->hold[i]);
-		}
+		else if (rel_put(w, n->hold_q[i], n->hold[i]))
+			rel |= 1u << n->hold_q[i];
 	}
 	n->nhold = 0;
 	rel_wake(w, rel);
@@ -644,6 +646,10 @@ soft_wire_send_locked(struct soft_wire *w, const uint8_t dest[16],
 	m->data_len = (uint16_t)flen;
 	m->pkt_len = flen;
 	nt_lock(w);
+	/* what this queue held and another released: before anything it
+	 * sends or holds now */
+	if (unlikely(w->nq > 1 && w->sh->nrel[w->qid] != 0))
+		rel_take(w);
 	n = neigh_find(w, dgid);
 	if (unlikely(n == NULL) && gid_ll_mac(dgid, &mac)) {
 		/* a link-local GID of a MAC names it (the kernel's
@@ -652,9 +658,6 @@ soft_wire_send_locked(struct soft_wire *w, const uint8_t dest[16],
 		n = neigh_find(w, dgid);
 	}
 	if (likely(n != NULL && n->state >= NEIGH_REACHABLE)) {
-		/* what this queue held and another released first */
-		if (unlikely(w->nq > 1 && w->sh->nrel[w->qid] != 0))
-			rel_take(w);
 		rte_ether_addr_copy(&n->mac, rte_pktmbuf_mtod(m,
 					struct rte_ether_addr *));
 		memcpy(w->txc_dest, dest, 16);
@@ -1823,6 +1826,12 @@ soft_wire_detach(struct soft_dev *sdev)
 		struct soft_wire *q = sdev->wire->sh->qs[i];
 
 		rte_spinlock_lock(&q->lock);
+		if (q->nq > 1) {
+			/* what another queue released to it */
+			nt_lock(q);
+			rel_take(q);
+			nt_unlock(q);
+		}
 		tx_flush(q);    /* an ACK a progress step held */
 		rte_spinlock_unlock(&q->lock);
 	}

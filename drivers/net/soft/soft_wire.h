@@ -58,7 +58,8 @@ struct wire_neigh {
 };
 
 /* Held frames released to their queue and not yet sent by it: at most
- * every hold of every entry */
+ * every hold of every entry (a queue takes its released frames before it
+ * holds more) */
 #define WIRE_REL (WIRE_NEIGH * WIRE_HOLD)
 
 /*
