@@ -4131,28 +4131,39 @@ struct sleeper {
 	unsigned int waits_empty;   /* woke with no frame taken */
 	int err;
 	int done;
+	/* waits only, no CQ poll between them (a poll steps the device
+	 * too): until the device received one RoCE packet */
+	int waits_only;
 };
 
 /* Poll; when nothing came, arm the CQ, poll again, sleep on the queue:
- * until one completion, 20 sleeps at most. */
+ * until one completion (waits_only: the waits alone, until one packet),
+ * 20 waits at most. */
 static void *
 sleeper_run(void *arg)
 {
 	struct sleeper *s = arg;
+	struct qpio_soft_wire_stats st;
 	int r;
 
 	while (s->waits < 20) {
-		if (qpio_cq_poll(s->cq, &s->wc, 1) == 1) {
-			s->got = 1;
-			break;
-		}
-		if (qpio_cq_req_notify(s->cq, 0) != 0) {
-			s->err = -1;
-			break;
-		}
-		if (qpio_cq_poll(s->cq, &s->wc, 1) == 1) {
-			s->got = 1;
-			break;
+		if (s->waits_only) {
+			if (qpio_soft_wire_stats_get(s->dev, &st) != 0 ||
+			    st.rx_packets != 0)
+				break;
+		} else {
+			if (qpio_cq_poll(s->cq, &s->wc, 1) == 1) {
+				s->got = 1;
+				break;
+			}
+			if (qpio_cq_req_notify(s->cq, 0) != 0) {
+				s->err = -1;
+				break;
+			}
+			if (qpio_cq_poll(s->cq, &s->wc, 1) == 1) {
+				s->got = 1;
+				break;
+			}
 		}
 		r = qpio_soft_wire_queue_wait(s->dev, s->queue, s->timeout);
 		s->waits++;
@@ -4162,10 +4173,116 @@ sleeper_run(void *arg)
 		}
 		if (r == 0)
 			s->waits_empty++;
-		(void)qpio_cq_ack_events(s->cq);
+		if (!s->waits_only)
+			(void)qpio_cq_ack_events(s->cq);
 	}
 	__atomic_store_n(&s->done, 1, __ATOMIC_RELEASE);
 	return NULL;
+}
+
+/* Two soft wire devices with rx_intr=1 on the two ends of a vhost-user
+ * link in this process, A on net_vhost and B on net_virtio_user, a UD
+ * end on each; a_extra and b_extra are added to their devargs. */
+struct intr_pair {
+	char sock[96], v[48], u[48];
+	struct qpio_device *A, *B;
+	struct qt_end a, b;
+};
+
+static void
+intr_pair_up(struct intr_pair *p, const char *a_extra, const char *b_extra)
+{
+	char args[200];
+
+	vhost_link(p->sock, sizeof(p->sock), p->v, p->u, 1);
+	snprintf(args, sizeof(args), "soft0,wire=%s,ip=10.0.0.1,rx_intr=1%s",
+		 p->v, a_extra);
+	p->A = qpio_rdma_dev_create(args);
+	cr_assert_not_null(p->A, "%s: %s", args, rte_strerror(rte_errno));
+	virtio_user_join(p->sock, p->u, 1);
+	snprintf(args, sizeof(args), "soft1,wire=%s,ip=10.0.0.2,rx_intr=1%s",
+		 p->u, b_extra);
+	p->B = qpio_rdma_dev_create(args);
+	cr_assert_not_null(p->B, "%s: %s", args, rte_strerror(rte_errno));
+	qt_ud_end_create(&p->a, p->A, QK, NULL);
+	qt_ud_end_create(&p->b, p->B, QK, NULL);
+}
+
+static void
+intr_pair_down(struct intr_pair *p)
+{
+	qt_end_destroy(&p->a);
+	qt_end_destroy(&p->b);
+	cr_assert_eq(qpio_rdma_dev_close(p->B), 0);
+	cr_assert_eq(qpio_rdma_dev_close(p->A), 0);
+	rte_vdev_uninit(p->u);
+	rte_vdev_uninit(p->v);
+	unlink(p->sock);
+}
+
+/* End e sends a 64-byte datagram (wr_id 1) to 10.0.0.9, which nobody
+ * has: ARP asks five times, 200 ms apart, then gives up and drops it.
+ * @return its AH. */
+static struct qpio_ah *
+send_to_nobody(struct qt_end *e, uint8_t fill)
+{
+	const uint8_t ip9[4] = { 10, 0, 0, 9 };
+	uint8_t gid9[16];
+	struct qpio_ah *ah;
+
+	soft_wire_ipv4_mapped(gid9, ip9);
+	ah = ah_to(e, gid9, 1);
+	qt_fill(e->buf, 64, fill);
+	ud_post_send(e, ah, 5, QK, 0, 64, 1, 0);
+	return ah;
+}
+
+/* B's receive posted (wr_id 7, 0xee around it), fn started on its own
+ * thread as B's lcore (s: zeroed, its timeout set), then A's 100-byte
+ * datagram to B (wr_id 2): A polls (its steps read B's ARP answer and
+ * send the datagram they held) until B's thread is done, and its one
+ * completion is checked. */
+static void
+send_to_b_thread(struct intr_pair *p, struct sleeper *s,
+		 void *(*fn)(void *))
+{
+	struct qpio_wc wc;
+	struct qpio_ah *ah;
+	pthread_t th;
+	uint8_t gidb[16];
+	unsigned int n;
+	uint64_t end;
+
+	memset(p->b.buf, 0xee, 256);
+	qt_post_recv(&p->b, 7, p->b.buf, 40 + 100);
+	s->dev = p->B;
+	s->cq = p->b.cq;
+	cr_assert_eq(pthread_create(&th, NULL, fn, s), 0);
+	soft_wire_ipv4_mapped(gidb, V4_B);
+	ah = ah_to(&p->a, gidb, 1);
+	qt_fill(p->a.buf + 512, 100, 77);
+	ud_post_send(&p->a, ah, qpio_qp_num(p->b.qp), QK, 512, 100, 2, 0);
+	end = rte_get_tsc_cycles() + 10 * rte_get_tsc_hz();
+	for (n = 0; !__atomic_load_n(&s->done, __ATOMIC_ACQUIRE) &&
+	     rte_get_tsc_cycles() < end; )
+		n += qpio_cq_poll(p->a.cq, &wc, 1);
+	cr_assert_eq(n, 1, "A's datagram: %u completions", n);
+	cr_assert_eq(wc.status, QPIO_WC_SUCCESS);
+	cr_assert_eq(wc.wr_id, 2);
+	cr_assert_eq(pthread_join(th, NULL), 0);
+	cr_assert_eq(s->err, 0, "B's lcore: %d", s->err);
+	cr_assert_eq(qpio_ah_destroy(ah), 0);
+}
+
+/* B's completion of send_to_b_thread()'s datagram, and its bytes. */
+static void
+check_b_received(const struct intr_pair *p, const struct qpio_wc *wc)
+{
+	cr_assert_eq(wc->status, QPIO_WC_SUCCESS);
+	cr_assert_eq(wc->wr_id, 7);
+	cr_assert_eq(wc->byte_len, 140);
+	cr_assert(qt_check(p->b.buf + 40, 100, 77));
+	cr_assert_eq(p->b.buf[140], 0xee);
 }
 
 /* The sleeper wakes at its timers and at frames. A datagram to an address
@@ -4178,38 +4295,22 @@ sleeper_run(void *arg)
  * byte for byte. */
 Test(soft_wire, rx_intr_sleeper_wakes_for_timers_and_frames, .timeout = 60)
 {
-	char sock[96], v[48], u[48], a_args[160], b_args[160];
+	struct intr_pair p;
 	struct qpio_device *A, *B;
-	struct qt_end a, b;
 	struct qpio_ah *ah;
 	struct qpio_wc wc;
 	struct sleeper s;
-	pthread_t th;
-	uint8_t gid9[16], gidb[16];
-	const uint8_t ip9[4] = { 10, 0, 0, 9 };
 	unsigned int n;
-	uint64_t arp0, end;
 	int t;
 
-	vhost_link(sock, sizeof(sock), v, u, 1);
-	snprintf(a_args, sizeof(a_args), "soft0,wire=%s,ip=10.0.0.1,rx_intr=1", v);
-	snprintf(b_args, sizeof(b_args), "soft1,wire=%s,ip=10.0.0.2,rx_intr=1", u);
-	A = qpio_rdma_dev_create(a_args);
-	cr_assert_not_null(A, "%s: %s", a_args, rte_strerror(rte_errno));
-	virtio_user_join(sock, u, 1);
-	B = qpio_rdma_dev_create(b_args);
-	cr_assert_not_null(B, "%s: %s", b_args, rte_strerror(rte_errno));
-	qt_ud_end_create(&a, A, QK, NULL);
-	qt_ud_end_create(&b, B, QK, NULL);
+	intr_pair_up(&p, "", "");
+	A = p.A;
+	B = p.B;
 	cr_assert_eq(qpio_soft_wire_queue_timeout(A, 0), -1, "no timer yet");
 	cr_assert_geq(qpio_soft_wire_queue_event_fd(B, 0), 0);
 
-	soft_wire_ipv4_mapped(gid9, ip9);
-	ah = ah_to(&a, gid9, 1);
-	qt_fill(a.buf, 64, 3);
-	ud_post_send(&a, ah, 5, QK, 0, 64, 1, 0);
-	arp0 = wst(A).arp_tx;
-	cr_assert_eq(arp0, 1, "the first request at the post");
+	ah = send_to_nobody(&p.a, 3);
+	cr_assert_eq(wst(A).arp_tx, 1, "the first request at the post");
 	t = qpio_soft_wire_queue_timeout(A, 0);
 	cr_assert(t >= 0 && t <= 200, "next ARP request in %d ms", t);
 	for (n = 0; n < 12 && wst(A).tx_no_neigh == 0; n++)
@@ -4219,33 +4320,14 @@ Test(soft_wire, rx_intr_sleeper_wakes_for_timers_and_frames, .timeout = 60)
 		     "requests", (unsigned long)wst(A).arp_tx);
 	cr_assert_eq(n, 5, "one request a wait, then the give-up: %u waits", n);
 	cr_assert_eq(qpio_soft_wire_queue_timeout(A, 0), -1);
-	cr_assert_eq(qpio_cq_poll(a.cq, &wc, 1), 1);
+	cr_assert_eq(qpio_cq_poll(p.a.cq, &wc, 1), 1);
 	cr_assert_eq(wc.status, QPIO_WC_SUCCESS);
 	cr_assert_eq(qpio_ah_destroy(ah), 0);
 
 	/* B sleeps on its own thread; A sends to it */
-	memset(b.buf, 0xee, 256);
-	qt_post_recv(&b, 7, b.buf, 40 + 100);
 	memset(&s, 0, sizeof(s));
-	s.dev = B;
-	s.cq = b.cq;
 	s.timeout = 10000;
-	cr_assert_eq(pthread_create(&th, NULL, sleeper_run, &s), 0);
-	soft_wire_ipv4_mapped(gidb, V4_B);
-	ah = ah_to(&a, gidb, 1);
-	qt_fill(a.buf + 512, 100, 77);
-	ud_post_send(&a, ah, qpio_qp_num(b.qp), QK, 512, 100, 2, 0);
-	/* A polls (its steps read B's ARP reply and send the datagram it
-	 * held) until B's lcore is done */
-	end = rte_get_tsc_cycles() + 10 * rte_get_tsc_hz();
-	for (n = 0; !__atomic_load_n(&s.done, __ATOMIC_ACQUIRE) &&
-	     rte_get_tsc_cycles() < end; )
-		n += qpio_cq_poll(a.cq, &wc, 1);
-	cr_assert_eq(n, 1, "A's datagram: %u completions", n);
-	cr_assert_eq(wc.status, QPIO_WC_SUCCESS);
-	cr_assert_eq(wc.wr_id, 2);
-	cr_assert_eq(pthread_join(th, NULL), 0);
-	cr_assert_eq(s.err, 0, "sleeper: %d", s.err);
+	send_to_b_thread(&p, &s, sleeper_run);
 	cr_assert_eq(s.got, 1, "B's receive never completed (%u sleeps; B rx "
 		     "%lu arp_rx %lu not_roce %lu no_qp %lu; A tx %lu)", s.waits,
 		     (unsigned long)wst(B).rx_packets,
@@ -4256,46 +4338,10 @@ Test(soft_wire, rx_intr_sleeper_wakes_for_timers_and_frames, .timeout = 60)
 	cr_assert_geq(s.waits, 1, "B never slept");
 	cr_assert_eq(s.waits_empty, 0, "%u of B's %u sleeps ended with no frame",
 		     s.waits_empty, s.waits);
-	cr_assert_eq(s.wc.status, QPIO_WC_SUCCESS);
-	cr_assert_eq(s.wc.wr_id, 7);
-	cr_assert_eq(s.wc.byte_len, 140);
-	cr_assert(qt_check(b.buf + 40, 100, 77));
-	cr_assert_eq(b.buf[140], 0xee);
+	check_b_received(&p, &s.wc);
 	cr_assert_eq(wst(B).arp_tx, 1, "B answered A's request");
 	cr_assert_eq(wst(B).rx_packets, 1);
-	cr_assert_eq(qpio_ah_destroy(ah), 0);
-	qt_end_destroy(&a);
-	qt_end_destroy(&b);
-	cr_assert_eq(qpio_rdma_dev_close(B), 0);
-	cr_assert_eq(qpio_rdma_dev_close(A), 0);
-	rte_vdev_uninit(u);
-	rte_vdev_uninit(v);
-	unlink(sock);
-}
-
-/* Waits only, no poll between them (a CQ poll would step the device
- * too): until the device has received one RoCE packet, 20 waits at
- * most. */
-static void *
-waiter_run(void *arg)
-{
-	struct sleeper *s = arg;
-	struct qpio_soft_wire_stats st;
-	int r;
-
-	while (s->waits < 20 && qpio_soft_wire_stats_get(s->dev, &st) == 0 &&
-	       st.rx_packets == 0) {
-		r = qpio_soft_wire_queue_wait(s->dev, s->queue, s->timeout);
-		s->waits++;
-		if (r < 0) {
-			s->err = r;
-			break;
-		}
-		if (r == 0)
-			s->waits_empty++;
-	}
-	__atomic_store_n(&s->done, 1, __ATOMIC_RELEASE);
-	return NULL;
+	intr_pair_down(&p);
 }
 
 /* rx_intr_spin=US: a wait polls the queue for up to US microseconds
@@ -4310,42 +4356,34 @@ waiter_run(void *arg)
  * each wait for its timers, one request a wait. */
 Test(soft_wire, rx_intr_spin_polls_before_it_sleeps, .timeout = 60)
 {
-	char sock[96], v[48], u[48], a_args[160], b_args[160];
+	char sock[96], v[48], u[48], args[200];
+	struct intr_pair p;
 	struct qpio_device *A, *B;
-	struct qt_end a, b;
 	struct qpio_ah *ah;
 	struct qpio_wc wc;
 	struct sleeper s;
-	pthread_t th;
-	uint8_t gid9[16], gidb[16];
-	const uint8_t ip9[4] = { 10, 0, 0, 9 };
 	unsigned int n;
-	uint64_t arp, end;
+	uint64_t arp;
 
 	cr_assert_null(qpio_rdma_dev_create("soft0,rx_intr_spin=5"),
 		       "rx_intr_spin= without wire=");
 	cr_assert_eq(rte_errno, EINVAL);
 	vhost_link(sock, sizeof(sock), v, u, 1);
-	snprintf(a_args, sizeof(a_args), "soft0,wire=%s,ip=10.0.0.1,"
+	snprintf(args, sizeof(args), "soft0,wire=%s,ip=10.0.0.1,"
 		 "rx_intr_spin=5", v);
-	cr_assert_null(qpio_rdma_dev_create(a_args), "without rx_intr=1");
+	cr_assert_null(qpio_rdma_dev_create(args), "without rx_intr=1");
 	cr_assert_eq(rte_errno, EINVAL);
-	snprintf(a_args, sizeof(a_args), "soft0,wire=%s,ip=10.0.0.1,"
+	snprintf(args, sizeof(args), "soft0,wire=%s,ip=10.0.0.1,"
 		 "rx_intr=1,rx_intr_spin=1000001", v);
-	cr_assert_null(qpio_rdma_dev_create(a_args), "above 1 s");
+	cr_assert_null(qpio_rdma_dev_create(args), "above 1 s");
 	cr_assert_eq(rte_errno, EINVAL);
+	rte_vdev_uninit(v);
+	unlink(sock);
 
 	/* A sleeps at once, B polls 1 s first */
-	snprintf(a_args, sizeof(a_args), "soft0,wire=%s,ip=10.0.0.1,rx_intr=1", v);
-	snprintf(b_args, sizeof(b_args), "soft1,wire=%s,ip=10.0.0.2,rx_intr=1,"
-		 "rx_intr_spin=1000000", u);
-	A = qpio_rdma_dev_create(a_args);
-	cr_assert_not_null(A, "%s: %s", a_args, rte_strerror(rte_errno));
-	virtio_user_join(sock, u, 1);
-	B = qpio_rdma_dev_create(b_args);
-	cr_assert_not_null(B, "%s: %s", b_args, rte_strerror(rte_errno));
-	qt_ud_end_create(&a, A, QK, NULL);
-	qt_ud_end_create(&b, B, QK, NULL);
+	intr_pair_up(&p, "", ",rx_intr_spin=1000000");
+	A = p.A;
+	B = p.B;
 
 	/* B's datagram to an address nobody has: five requests 200 ms
 	 * apart, then the give-up; each wait ends at the next of them (A
@@ -4353,10 +4391,7 @@ Test(soft_wire, rx_intr_spin_polls_before_it_sleeps, .timeout = 60)
 	 * taken first: a wait of timeout 0 never sleeps nor polls) */
 	while (qpio_soft_wire_queue_wait(B, 0, 0) > 0)
 		;
-	soft_wire_ipv4_mapped(gid9, ip9);
-	ah = ah_to(&b, gid9, 1);
-	qt_fill(b.buf, 64, 3);
-	ud_post_send(&b, ah, 5, QK, 0, 64, 1, 0);
+	ah = send_to_nobody(&p.b, 3);
 	cr_assert_eq(wst(B).arp_tx, 1, "the first request at the post");
 	for (n = 0; n < 12 && wst(B).tx_no_neigh == 0; n++) {
 		arp = wst(B).arp_tx;
@@ -4375,7 +4410,7 @@ Test(soft_wire, rx_intr_spin_polls_before_it_sleeps, .timeout = 60)
 	cr_assert_eq(n, 5, "four requests and the give-up: %u waits", n);
 	cr_assert_eq(wst(B).intr_sleeps, 0, "the spin outlasts each timer");
 	cr_assert_eq(wst(B).intr_spin_takes, 0, "no frame came");
-	cr_assert_eq(qpio_cq_poll(b.cq, &wc, 1), 1);
+	cr_assert_eq(qpio_cq_poll(p.b.cq, &wc, 1), 1);
 	cr_assert_eq(wc.status, QPIO_WC_SUCCESS);
 	cr_assert_eq(qpio_ah_destroy(ah), 0);
 
@@ -4384,9 +4419,7 @@ Test(soft_wire, rx_intr_spin_polls_before_it_sleeps, .timeout = 60)
 	 * first) */
 	while (qpio_soft_wire_queue_wait(A, 0, 0) > 0)
 		;
-	ah = ah_to(&a, gid9, 1);
-	qt_fill(a.buf, 64, 4);
-	ud_post_send(&a, ah, 5, QK, 0, 64, 1, 0);
+	ah = send_to_nobody(&p.a, 4);
 	for (n = 0; n < 12 && wst(A).tx_no_neigh == 0; n++)
 		cr_assert_eq(qpio_soft_wire_queue_wait(A, 0, 10000), 0);
 	cr_assert_eq(n, 5, "A: %u waits, %lu sleeps, arp_tx %lu", n,
@@ -4397,29 +4430,15 @@ Test(soft_wire, rx_intr_spin_polls_before_it_sleeps, .timeout = 60)
 	cr_assert_geq(wst(A).intr_sleeps, 5, "A slept %lu times",
 		      (unsigned long)wst(A).intr_sleeps);
 	cr_assert_eq(wst(A).intr_spin_takes, 0);
-	cr_assert_eq(qpio_cq_poll(a.cq, &wc, 1), 1);
+	cr_assert_eq(qpio_cq_poll(p.a.cq, &wc, 1), 1);
 	cr_assert_eq(qpio_ah_destroy(ah), 0);
 
 	/* B's lcore waits on its own thread, nothing else steps B; A
 	 * sends to it */
-	memset(b.buf, 0xee, 256);
-	qt_post_recv(&b, 7, b.buf, 40 + 100);
 	memset(&s, 0, sizeof(s));
-	s.dev = B;
 	s.timeout = 10000;
-	cr_assert_eq(pthread_create(&th, NULL, waiter_run, &s), 0);
-	soft_wire_ipv4_mapped(gidb, V4_B);
-	ah = ah_to(&a, gidb, 1);
-	qt_fill(a.buf + 512, 100, 77);
-	ud_post_send(&a, ah, qpio_qp_num(b.qp), QK, 512, 100, 2, 0);
-	end = rte_get_tsc_cycles() + 10 * rte_get_tsc_hz();
-	for (n = 0; !__atomic_load_n(&s.done, __ATOMIC_ACQUIRE) &&
-	     rte_get_tsc_cycles() < end; )
-		n += qpio_cq_poll(a.cq, &wc, 1);
-	cr_assert_eq(n, 1, "A's datagram: %u completions", n);
-	cr_assert_eq(wc.status, QPIO_WC_SUCCESS);
-	cr_assert_eq(pthread_join(th, NULL), 0);
-	cr_assert_eq(s.err, 0, "waiter: %d", s.err);
+	s.waits_only = 1;
+	send_to_b_thread(&p, &s, sleeper_run);
 	cr_assert_eq(wst(B).rx_packets, 1, "B's datagram never came");
 	/* the ARP request, then the datagram: two waits at least, each
 	 * taking in its spin */
@@ -4430,20 +4449,9 @@ Test(soft_wire, rx_intr_spin_polls_before_it_sleeps, .timeout = 60)
 	cr_assert_eq(wst(B).intr_spin_takes, s.waits, "%lu of %u waits took "
 		     "frames in their spin",
 		     (unsigned long)wst(B).intr_spin_takes, s.waits);
-	cr_assert_eq(qpio_cq_poll(b.cq, &s.wc, 1), 1);
-	cr_assert_eq(s.wc.status, QPIO_WC_SUCCESS);
-	cr_assert_eq(s.wc.wr_id, 7);
-	cr_assert_eq(s.wc.byte_len, 140);
-	cr_assert(qt_check(b.buf + 40, 100, 77));
-	cr_assert_eq(b.buf[140], 0xee);
-	cr_assert_eq(qpio_ah_destroy(ah), 0);
-	qt_end_destroy(&a);
-	qt_end_destroy(&b);
-	cr_assert_eq(qpio_rdma_dev_close(B), 0);
-	cr_assert_eq(qpio_rdma_dev_close(A), 0);
-	rte_vdev_uninit(u);
-	rte_vdev_uninit(v);
-	unlink(sock);
+	cr_assert_eq(qpio_cq_poll(p.b.cq, &wc, 1), 1);
+	check_b_received(&p, &wc);
+	intr_pair_down(&p);
 }
 
 static int queue0_stop;
