@@ -159,24 +159,31 @@ rel_take(struct soft_wire *w)
 	__atomic_fetch_and(&sh->rel_mask, ~(1u << w->qid), __ATOMIC_RELAXED);
 }
 
-/* Wake the queues frames were released to whose lcore sleeps
- * (qpio_soft_wire_queue_wait(), as steer() does for a handed frame). */
+/* Work another queue just published where queue to's step takes it (a
+ * frame in its steer ring, frames released to it): with rx_intr=1, wake
+ * its lcore if it sleeps in qpio_soft_wire_queue_wait() or polls its
+ * event fd. The waiter sets sleeping, then steps; the fence orders the
+ * caller's publication before this load. */
+static inline void
+wire_wake(struct soft_wire *to)
+{
+	if (likely(!to->rx_intr))
+		return;
+	rte_atomic_thread_fence(__ATOMIC_SEQ_CST);
+	if (__atomic_load_n(&to->sleeping, __ATOMIC_RELAXED) ||
+	    __atomic_load_n(&to->intr_keep, __ATOMIC_RELAXED))
+		(void)qpio_port_rx_intr_wake(to->port_id, to->qid);
+}
+
+/* wire_wake() each queue of mask qs (frames were released to it). */
 static void
 rel_wake(struct soft_wire *w, uint32_t qs)
 {
 	unsigned int q;
 
-	if (!w->rx_intr || qs == 0)
-		return;
-	rte_atomic_thread_fence(__ATOMIC_SEQ_CST);
-	for (q = 0; q < w->nq; q++) {
-		struct soft_wire *to = w->sh->qs[q];
-
-		if ((qs & (1u << q)) != 0 && to != NULL &&
-		    (__atomic_load_n(&to->sleeping, __ATOMIC_RELAXED) ||
-		     __atomic_load_n(&to->intr_keep, __ATOMIC_RELAXED)))
-			(void)qpio_port_rx_intr_wake(to->port_id, to->qid);
-	}
+	for (q = 0; q < w->nq && qs != 0; q++)
+		if ((qs & (1u << q)) != 0 && w->sh->qs[q] != NULL)
+			wire_wake(w->sh->qs[q]);
 }
 
 /* The MAC of a link-local GID in modified EUI-64 form (fe80::/64, ff:fe
@@ -1085,15 +1092,9 @@ steer(struct soft_wire *w, struct rte_mbuf *m, const uint8_t *f,
 		w->st.rx_steer_dropped++;
 		return STEER_DROPPED;
 	}
-	/* a sleeper on that queue wakes for it (qpio_soft_wire_queue_wait():
-	 * it sets sleeping, then looks at its ring; the frame is in the ring
-	 * before this load) */
-	if (unlikely(to->rx_intr)) {
-		rte_atomic_thread_fence(__ATOMIC_SEQ_CST);
-		if (__atomic_load_n(&to->sleeping, __ATOMIC_RELAXED) ||
-		    __atomic_load_n(&to->intr_keep, __ATOMIC_RELAXED))
-			(void)qpio_port_rx_intr_wake(to->port_id, to->qid);
-	}
+	/* a sleeper on that queue wakes for it (the frame is in the ring
+	 * before wire_wake()'s load) */
+	wire_wake(to);
 	return STEER_HANDED;
 }
 
