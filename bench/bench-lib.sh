@@ -24,15 +24,18 @@ need_tools() {
 }
 
 # bench_cleanup PREFIX...: kill what is still running (pids) and remove
-# the EAL runtime directories of the file prefixes.
+# the EAL runtime directories of the file prefixes (where root has them,
+# and where a user who is not root has them).
 bench_cleanup() {
-	local p
+	local p d
 	for p in "${pids[@]}"; do
 		kill -KILL "$p" 2>/dev/null || true
 		wait "$p" 2>/dev/null || true
 	done
 	for p in "$@"; do
-		rm -rf "/var/run/dpdk/$p" 2>/dev/null || true
+		for d in /var/run/dpdk "${XDG_RUNTIME_DIR:-/nonexistent}/dpdk" /tmp/dpdk; do
+			rm -rf "${d:?}/$p" 2>/dev/null || true
+		done
 	done
 }
 

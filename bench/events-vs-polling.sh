@@ -113,17 +113,13 @@ prefix_s=qpio-ep-s-$$
 prefix_c=qpio-ep-c-$$
 pids=()
 cleanup() {
-	local p d
+	local p
 	# the server's timeout passes TERM on to qpio-verbs-pingpong
 	for p in "${pids[@]}"; do
 		kill -TERM "$p" 2>/dev/null || true
 	done
 	[ ${#pids[@]} = 0 ] || sleep 1
 	bench_cleanup "$prefix_s" "$prefix_c"
-	# EAL's runtime directories where a user who is not root has them
-	for d in "${XDG_RUNTIME_DIR:-/nonexistent}/dpdk" /tmp/dpdk; do
-		rm -rf "$d/$prefix_s" "$d/$prefix_c" 2>/dev/null || true
-	done
 	bench_logs_done
 }
 trap cleanup EXIT
