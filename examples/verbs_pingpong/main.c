@@ -724,6 +724,22 @@ post_recvs(struct ctx *c, uint32_t n)
 	return i;
 }
 
+/* Post the SEND; timed (--gap, client): its time in *t_post first, for
+ * its round trip. @return 0, or -1 (said). */
+static int
+send_post(struct ctx *c, int timed, uint64_t *t_post)
+{
+	int err;
+
+	if (timed)
+		*t_post = rte_get_tsc_cycles();
+	if (qpio_qp_post_send(c->qp, &c->swr, 1, &err) != 1) {
+		fprintf(stderr, "Couldn't post send\n");
+		return -1;
+	}
+	return 0;
+}
+
 /* --events: nothing polled, so sleep until work comes, at most ms.
  * A soft wire device (wire) sleeps in its interrupt mode (the frames
  * must be received to become completions; the caller polls after each
@@ -773,7 +789,7 @@ main(int argc, char **argv)
 	uint64_t *rtt = NULL;   /* --gap, client: cycles of each round trip */
 	char gs[INET6_ADDRSTRLEN];
 	struct qpio_port_attr pa;
-	int ret, err, sep, app_argc;
+	int ret, sep, app_argc;
 	char **app_argv;
 
 	/* a peer that is gone (the TCP exchange's, a vhost-user backend's
@@ -864,12 +880,8 @@ main(int argc, char **argv)
 	}
 	pending = RECV_WRID;
 	if (o.server != NULL) {
-		if (rtt != NULL)
-			t_post = rte_get_tsc_cycles();
-		if (qpio_qp_post_send(c.qp, &c.swr, 1, &err) != 1) {
-			fprintf(stderr, "Couldn't post send\n");
+		if (send_post(&c, rtt != NULL, &t_post) != 0)
 			goto fail;
-		}
 		pending |= SEND_WRID;
 	}
 	getrusage(RUSAGE_SELF, &ru0);
@@ -882,11 +894,8 @@ main(int argc, char **argv)
 		/* --gap: the client's next SEND, once its pause is over */
 		if (post_at != 0 && rte_get_tsc_cycles() >= post_at) {
 			post_at = 0;
-			t_post = rte_get_tsc_cycles();
-			if (qpio_qp_post_send(c.qp, &c.swr, 1, &err) != 1) {
-				fprintf(stderr, "Couldn't post send\n");
+			if (send_post(&c, rtt != NULL, &t_post) != 0)
 				goto fail;
-			}
 			pending = RECV_WRID | SEND_WRID;
 		}
 		ne = qpio_cq_poll(c.cq, wc, 2);
@@ -979,12 +988,8 @@ main(int argc, char **argv)
 				post_at = rte_get_tsc_cycles() + gap_tsc;
 			} else if (scnt < o.iters && pending == 0 &&
 				   post_at == 0) {
-				if (rtt != NULL)
-					t_post = rte_get_tsc_cycles();
-				if (qpio_qp_post_send(c.qp, &c.swr, 1, &err) != 1) {
-					fprintf(stderr, "Couldn't post send\n");
+				if (send_post(&c, rtt != NULL, &t_post) != 0)
 					goto fail;
-				}
 				pending = RECV_WRID | SEND_WRID;
 			}
 		}
