@@ -348,47 +348,14 @@ tc qdisc del dev veth0 clsact 2>/dev/null
 sleep 1
 kill "$tcpd" 2>/dev/null
 wait "$tcpd" 2>/dev/null
-step "tshark over the capture of veth0"
-if ! command -v tshark >/dev/null; then
-	fail "tshark not installed (usertools/install-deps.sh)"
+# tshark judges the capture on the host after the VM stops (run.sh runs
+# test/rxe/capture_check.sh): natively, where TCG took minutes
+if cp /tmp/wire.pcap /tmp/tcpdump.log /tmp/out/; then
+	echo cm > /tmp/out/capture-check
+	step "capture of veth0: $(stat -c %s /tmp/wire.pcap) bytes, for tshark on the host"
+	rm -f /tmp/wire.pcap
 else
-	tsk() { tshark -r /tmp/wire.pcap --disable-protocol rpcordma "$@" 2>>/tmp/tshark.err ||
-		fail "tshark $* exited $?"; }
-	roce=$(tsk -Y "infiniband" | wc -l)
-	udp=$(tsk -Y "udp.dstport == 4791" | wc -l)
-	bad=$(tsk -Y "_ws.malformed || _ws.expert.severity >= error" | wc -l)
-	echo "   capture: $udp UDP 4791 frames, $roce decoded as InfiniBand, $bad malformed (want $udp, 0)"
-	[ "$roce" = "$udp" ] && [ "$bad" = 0 ] ||
-		fail "tshark: the capture is not all well-formed RoCE frames"
-	# CM attribute IDs (IBA 16.7.2): 0x10 REQ, 0x12 REJ, 0x13 REP,
-	# 0x14 RTU, 0x15 DREQ, 0x16 DREP, 0x17 SIDR REQ, 0x18 SIDR REP; ten
-	# RC rows (rping's four) and four UD rows, resends aside; one REJ
-	# (rc-mtu-refused)
-	echo "   CM messages (count, source, attribute):"
-	tsk -Y "infiniband.mad.mgmtclass == 0x07" -T fields -e ip.src \
-		-e infiniband.mad.attributeid | sort | uniq -c | sed 's/^/   /'
-	n() { tsk -Y "infiniband.mad.mgmtclass == 0x07 && infiniband.mad.attributeid == $1" | wc -l; }
-	for want in "0x0010 11" "0x0013 10" "0x0014 10" "0x0015 10" "0x0016 10" "0x0017 4" "0x0018 4"; do
-		set -- $want
-		got=$(n "$1")
-		[ "$got" -ge "$2" ] || fail "CM attribute $1: $got in the capture, want at least $2"
-	done
-	# REJs: one "invalid MTU" (26) from 10.0.77.2, rc-mtu-refused's,
-	# at least one "invalid service ID" (8) from each side, the
-	# rc-no-listener rows' (more from the kernel to a retried client
-	# row, the tool not listening yet), at least one "stale connection"
-	# (10) from the kernel, rc-qpio-client-killed's; none of another
-	# reason
-	rej=$(tsk -Y "infiniband.cm.rej.reason == 26 && ip.src == 10.0.77.2" | wc -l)
-	other=$(tsk -Y "infiniband.cm.rej.reason && !(infiniband.cm.rej.reason == 26 || infiniband.cm.rej.reason == 8 || (infiniband.cm.rej.reason == 10 && ip.src == 10.0.77.1))" | wc -l)
-	sid_q=$(tsk -Y "infiniband.cm.rej.reason == 8 && ip.src == 10.0.77.2" | wc -l)
-	sid_k=$(tsk -Y "infiniband.cm.rej.reason == 8 && ip.src == 10.0.77.1" | wc -l)
-	stale_k=$(tsk -Y "infiniband.cm.rej.reason == 10 && ip.src == 10.0.77.1" | wc -l)
-	echo "   REJ: $rej invalid MTU from qpio, invalid service ID $sid_q from qpio and $sid_k from the kernel, $stale_k stale connection from the kernel, $other of other reasons"
-	[ "$rej" = 1 ] && [ "$other" = 0 ] && [ "$sid_q" -ge 1 ] && [ "$sid_k" -ge 1 ] && [ "$stale_k" -ge 1 ] ||
-		fail "CM: $rej REJ invalid MTU (want 1), $sid_q and $sid_k REJ invalid service ID from qpio and the kernel (want 1 or more each), $stale_k REJ stale connection from the kernel (want 1 or more), $other REJ of other reasons (want 0)"
-	[ -s /tmp/tshark.err ] && grep -v "Running as user" /tmp/tshark.err | sort | uniq -c | sed 's/^/   tshark: /'
+	fail "the capture of veth0 could not be handed to the host"
 fi
-cp /tmp/wire.pcap /tmp/out/ 2>/dev/null
 echo "$rc" > /tmp/out/rc
 exit 0

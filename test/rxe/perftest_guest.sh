@@ -258,36 +258,15 @@ sleep 1
 kill "$tcpd" 2>/dev/null
 wait "$tcpd" 2>/dev/null
 if echo tshark | grep -Eq "$rows"; then
-	step "tshark over the capture of veth0"
-	# headers only: Wireshark's guesses at the payload (RPC-over-RDMA,
-	# CRTP, an Ethertype) are not RoCE and throw on random bytes
-	# UDP checksums checked (qpio computes them over IPv6); rxe sends 0
-	# over IPv6 too, as RFC 6935 lets a tunnel do: not an error here
-	tsk() { tshark -r /tmp/wire.pcap --disable-protocol rpcordma \
-		-o infiniband.identify_payload:FALSE \
-		-o udp.check_checksum:TRUE -o udp.ignore_ipv6_zero_checksum:TRUE \
-		"$@" 2>>/tmp/tshark.err ||
-		fail "tshark $* exited $?"; }
-	# one pass: per frame its UDP port, source, BTH opcode and any
-	# expert message of severity error (malformed included)
-	tsk -T fields -E separator=/t -e frame.number -e udp.dstport \
-		-e ip.src -e infiniband.bth.opcode -e _ws.expert.severity \
-		-e _ws.expert.message > /tmp/frames.txt
-	udp=$(awk -F'\t' '$2 == 4791' /tmp/frames.txt | wc -l)
-	roce=$(awk -F'\t' '$2 == 4791 && $4 != ""' /tmp/frames.txt | wc -l)
-	# severity 8388608 (0x800000) is PI_ERROR; malformed is an error
-	bad=$(awk -F'\t' '$5 ~ /8388608/' /tmp/frames.txt | wc -l)
-	echo "   capture: $udp UDP 4791 frames, $roce decoded as InfiniBand, $bad with errors"
-	[ "$udp" -gt 0 ] && [ "$roce" = "$udp" ] && [ "$bad" = 0 ] ||
-		{
-			fail "tshark: the capture is not all well-formed RoCE frames"
-			awk -F'\t' '$5 ~ /8388608/ || ($2 == 4791 && $4 == "")' /tmp/frames.txt |
-				head -n 20 | sed 's/^/   frame: /'
-			grep -v "Running as user" /tmp/tshark.err | sort | uniq -c | sed 's/^/   tshark: /'
-		}
-	echo "   opcodes (count, source, opcode):"
-	awk -F'\t' '$4 != "" { print $3, $4 }' /tmp/frames.txt |
-		sort | uniq -c | sed 's/^/   /'
+	# tshark judges the capture on the host after the VM stops (run.sh runs
+	# test/rxe/capture_check.sh): natively, where TCG took minutes
+	if cp /tmp/wire.pcap /tmp/tcpdump.log /tmp/out/; then
+		echo perftest > /tmp/out/capture-check
+		step "capture of veth0: $(stat -c %s /tmp/wire.pcap) bytes, for tshark on the host"
+		rm -f /tmp/wire.pcap
+	else
+		fail "the capture of veth0 could not be handed to the host"
+	fi
 fi
 
 # Loss (netem on both ends of the pair; qpio's PMD sends through the
@@ -319,6 +298,5 @@ loss_row loss1-send-bw-client-65536 ib_send_bw 65536 100 client
 loss_row loss1-send-bw-server-65536 ib_send_bw 65536 100 server
 loss_row loss1-read-bw-client-65536 ib_read_bw 65536 100 client
 
-cp /tmp/wire.pcap /tmp/out/ 2>/dev/null
 echo "$rc" > /tmp/out/rc
 exit 0

@@ -14,7 +14,10 @@
 #   -f FILTER    Criterion --filter of step (a) (default: test/rxe/filter)
 #   -g GUEST     run this script in the VM instead of test/rxe/guest.sh
 #                (bench/perf-vs-perftest.guest.sh); it finds QPIO_ROOT and
-#                QPIO_BUILD in /tmp/out/env and writes /tmp/out/rc
+#                QPIO_BUILD in /tmp/out/env and writes /tmp/out/rc; a
+#                capture it leaves in /tmp/out with /tmp/out/capture-check
+#                is judged by test/rxe/capture_check.sh on the host after
+#                the VM (tshark natively, not under TCG)
 #   -k           keep the work directory (initramfs, logs)
 #   -n           plan only: print the kernel, the shares and the guest's
 #                paths, build the initramfs, and exit 0 without booting
@@ -48,7 +51,7 @@
 # modules or tools missing; the reason is printed), 2 bad usage.
 set -euo pipefail
 
-usage() { sed -n '3,42p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '3,51p' "$0" | sed 's/^# \{0,1\}//'; }
 
 # Physical paths: the guest sees the host's directories, not its symlinks.
 here="$(cd "$(dirname "$0")" && pwd -P)"
@@ -281,4 +284,10 @@ if [ ! -f "$out/rc" ]; then
 fi
 rc="$(cat "$out/rc")"
 echo "rxe: guest result $rc"
+# A capture the guest left for tshark (DIR/capture-check names the
+# suite's rules) is judged here, natively, after the VM.
+if [ -f "$out/capture-check" ]; then
+	"$here/capture_check.sh" "$out" || rc=1
+	echo "rxe: result with the capture's check $rc"
+fi
 exit "$rc"

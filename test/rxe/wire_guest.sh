@@ -151,42 +151,14 @@ fi
 sleep 1
 kill "$tcpd" 2>/dev/null
 wait "$tcpd" 2>/dev/null
-step "tshark over the capture of veth0"
-if ! command -v tshark >/dev/null; then
-	fail "tshark not installed (usertools/install-deps.sh)"
+# tshark judges the capture on the host after the VM stops (run.sh runs
+# test/rxe/capture_check.sh): natively, where TCG took minutes
+if cp /tmp/wire.pcap /tmp/tcpdump.log /tmp/out/; then
+	echo wire > /tmp/out/capture-check
+	step "capture of veth0: $(stat -c %s /tmp/wire.pcap) bytes, for tshark on the host"
+	rm -f /tmp/wire.pcap
 else
-	# Wireshark's RPC-over-RDMA dissector tries RC SEND payloads and
-	# throws on the empty ones: off, the InfiniBand dissector judges
-	# a failing tshark prints nothing: its status fails the row
-	tsk() { tshark -r /tmp/wire.pcap --disable-protocol rpcordma "$@" 2>>/tmp/tshark.err ||
-		fail "tshark $* exited $?"; }
-	roce=$(tsk -Y "infiniband" | wc -l)
-	udp=$(tsk -Y "udp.dstport == 4791" | wc -l)
-	bad=$(tsk -Y "_ws.malformed || _ws.expert.severity >= error" | wc -l)
-	arp=$(tsk -Y "arp" | wc -l)
-	ud=$(tsk -Y "infiniband.bth.opcode == 100" | wc -l)
-	# UD: 500 + 500 each way of the first two rows, 200 + 200 of the
-	# next two, one datagram each
-	want=$(( 2 * 500 * 2 + 2 * 200 * 2 ))
-	echo "   capture: $udp UDP 4791 frames, $roce decoded as InfiniBand ($ud UD SEND only), $arp ARP, $bad malformed (want $udp, $want UD, >= 2, 0)"
-	[ "$roce" = "$udp" ] && [ "$ud" = "$want" ] && [ "$bad" = 0 ] && [ "$arp" -ge 2 ] ||
-		{
-			fail "tshark: the capture is not all well-formed RoCE frames with $want UD ones"
-			ls -la /tmp/wire.pcap
-			sed 's/^/   tcpdump: /' /tmp/tcpdump.log
-			grep -v "Running as user" /tmp/tshark.err | sort | uniq -c | sed 's/^/   tshark: /'
-		}
-	# the VLAN rows: 200 messages each way of each row, RoCE frames
-	# tagged 100 by both sides (4096 bytes: 4 packets at path MTU 1024)
-	vlan=$(tsk -Y "vlan.id == 100 && infiniband" | wc -l)
-	vlan_q=$(tsk -Y "vlan.id == 100 && vlan.priority == 3 && infiniband && ip.src == 10.0.78.2" | wc -l)
-	vlan_k=$(tsk -Y "vlan.id == 100 && infiniband && ip.src == 10.0.78.1" | wc -l)
-	echo "   capture: $vlan RoCE frames on VLAN 100 ($vlan_q from qpio with PCP 3, $vlan_k from rxe; want >= 800 each)"
-	[ "$vlan_q" -ge 800 ] && [ "$vlan_k" -ge 800 ] ||
-		fail "tshark: fewer than 800 RoCE frames tagged VLAN 100 from each side"
-	echo "   opcodes (count, source, opcode):"
-	tsk -Y infiniband -T fields -e ip.src -e infiniband.bth.opcode |
-		sort | uniq -c | sed 's/^/   /'
+	fail "the capture of veth0 could not be handed to the host"
 fi
 # Loss and reordering (netem on both ends of the pair; qpio's PMD sends
 # through the qdisc for it, qdisc_bypass=0): RC still delivers every
@@ -218,6 +190,5 @@ if command -v tc >/dev/null; then
 else
 	fail "netem: tc (iproute2) missing"
 fi
-cp /tmp/wire.pcap /tmp/out/ 2>/dev/null
 echo "$rc" > /tmp/out/rc
 exit 0
