@@ -364,14 +364,25 @@ exchange(const struct opts *o, struct qpio_device *dev, struct ctx *c,
 		if (fd < 0)
 			continue;
 		if (o->server != NULL) {
+			unsigned int refused = 0;
 			int r;
 
 			/* a server that is not listening yet (started just
-			 * before): asked again every 10 ms until --timeout */
+			 * before): asked again every 10 ms until --timeout,
+			 * said once at the first refusal and counted after */
 			while ((r = connect(fd, t->ai_addr, t->ai_addrlen)) != 0 &&
 			       errno == ECONNREFUSED && t->ai_next == NULL &&
-			       rte_get_tsc_cycles() < w.deadline)
+			       rte_get_tsc_cycles() < w.deadline) {
+				if (refused++ == 0) {
+					printf("connect: %s:%u not listening yet; asking again every 10 ms for up to %u s\n",
+					       o->server, o->port, o->timeout_s);
+					fflush(stdout);
+				}
 				rte_delay_us_sleep(10000);
+			}
+			if (r == 0 && refused > 0)
+				printf("connect: connected after %u refusals\n",
+				       refused);
 			if (r == 0)
 				break;
 		} else {

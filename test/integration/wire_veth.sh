@@ -13,6 +13,8 @@
 # and an ACK. RCVLAN: RC as above with both devices on VLAN 100
 # (vlan=100,pcp=3): every frame, ARP included, crosses the veth with an
 # IEEE 802.1Q tag, which Linux hands to net_af_packet beside the frame.
+# UD starts the client first: it must say that its TCP connect was
+# refused, ask again until the server listens, and then run.
 # RCQ2: RC as above on devices of two queues (queues=2) over
 # net_af_packet ports of two queue pairs (qpairs=2: the kernel's fanout
 # puts each frame on a socket by the flow's symmetric hash, so the flow
@@ -65,24 +67,60 @@ run() {
 		--vdev="$vdev$afp" -- --dev "$dev,mtu=$mtu$vl$dq" -c "$tr" -g 1 \
 		-s "$size" -n "$n" -m "$pmtu" -p "$port" --validate --timeout 30 "$@"
 }
-run "wv-s-$$" "net_af_packet0,iface=$a" "soft0,wire=net_af_packet0,ip=10.0.0.1" \
-	${svec:+--comp-vector "$svec"} > "$work/server.log" 2>&1 &
-srv=$!
+client() {
+	run "wv-c-$$" "net_af_packet1,iface=$b" "soft1,wire=net_af_packet1,ip=10.0.0.2" \
+		127.0.0.1 > "$work/client.log" 2>&1
+}
+server() {
+	run "wv-s-$$" "net_af_packet0,iface=$a" "soft0,wire=net_af_packet0,ip=10.0.0.1" \
+		${svec:+--comp-vector "$svec"} > "$work/server.log" 2>&1
+}
 ok=0
-for _ in 1 2 3 4 5; do
-	sleep 1
-	if run "wv-c-$$" "net_af_packet1,iface=$b" "soft1,wire=net_af_packet1,ip=10.0.0.2" \
-		127.0.0.1 > "$work/client.log" 2>&1; then
-		ok=1
-		break
-	fi
-	# again while the server is not up yet, or when this client's
-	# af_packet port drew the server's fanout group number (test/veth.sh)
-	grep -q "cannot connect" "$work/client.log" ||
-		af_packet_fanout_clash "$work/client.log" || break
-done
-[ "$ok" = 1 ] || kill "$srv" 2>/dev/null
-wait "$srv" || ok=0
+if [ "$tr" = UD ]; then
+	# The client first: its TCP connect is refused until the server
+	# listens, and asked again every 10 ms. The server starts once the
+	# client says it was refused; the client must then connect.
+	client &
+	cli=$!
+	for _ in $(seq 400); do
+		grep -q "^connect: 127.0.0.1:$port not listening yet; asking again every 10 ms for up to 30 s$" \
+			"$work/client.log" 2>/dev/null && break
+		kill -0 "$cli" 2>/dev/null || break
+		sleep 0.05
+	done
+	grep -q "^connect: 127.0.0.1:$port not listening yet" "$work/client.log" || {
+		kill "$cli" 2>/dev/null
+		sed 's/^/  client: /' "$work/client.log"
+		echo "wire-veth: FAIL: the client, started first, never said it was refused"
+		exit 1
+	}
+	# again when this server's af_packet port drew the client's
+	# fanout group number (test/veth.sh)
+	for _ in 1 2 3; do
+		server && { ok=1; break; }
+		af_packet_fanout_clash "$work/server.log" || break
+	done
+	[ "$ok" = 1 ] || kill "$cli" 2>/dev/null
+	wait "$cli" || ok=0
+	grep -q "^connect: connected after [1-9][0-9]* refusals$" "$work/client.log" || {
+		ok=0
+		echo "wire-veth: FAIL: the client's connect after its refusals not reported"
+	}
+else
+	server &
+	srv=$!
+	for _ in 1 2 3 4 5; do
+		sleep 1
+		client && { ok=1; break; }
+		# again while the server is not up yet, or when this client's
+		# af_packet port drew the server's fanout group number
+		# (test/veth.sh)
+		grep -q "cannot connect" "$work/client.log" ||
+			af_packet_fanout_clash "$work/client.log" || break
+	done
+	[ "$ok" = 1 ] || kill "$srv" 2>/dev/null
+	wait "$srv" || ok=0
+fi
 rc=0
 check() {
 	local log=$1 want=$2
