@@ -4556,3 +4556,182 @@ Test(soft_wire, rx_intr_handed_frame_wakes_its_queue, .timeout = 60)
 	rte_vdev_uninit(v);
 	unlink(sock);
 }
+
+/* One wait of an lcore on a queue, no timeout: only a wake with a frame
+ * for it ends it. */
+struct one_wait {
+	struct qpio_device *dev;
+	unsigned int queue;
+	int ret;
+	int done;
+};
+
+static void *
+one_wait_run(void *arg)
+{
+	struct one_wait *o = arg;
+
+	o->ret = qpio_soft_wire_queue_wait(o->dev, o->queue, -1);
+	__atomic_store_n(&o->done, 1, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+/* Frames held for ARP and released to a queue whose lcore sleeps wake
+ * it (queues=2, rx_intr=1): A's UD QPs of vectors 1 and 0 each send a
+ * datagram to B before B's MAC is known, while queue 0's lcore sleeps
+ * in one wait with no timeout. Queue 1 (this thread) asks, learns B from
+ * the answer, sends its own datagram and releases queue 0's. Only the
+ * release's wake can make queue 0's lcore send it on tx queue 0 while it
+ * is still in its wait (without the wake B never gets it and the test
+ * fails); that wake took no frame, so the lcore sleeps again. B's
+ * datagram to queue 0's QP, handed over by queue 1, then ends the wait
+ * with one frame. */
+Test(soft_wire, rx_intr_released_frames_wake_their_queue, .timeout = 60)
+{
+	char sock[96], v[48], u[48], a_args[160], b_args[160];
+	struct qpio_device *A, *B;
+	struct qt_end a0, a1, b1;
+	struct qpio_ah *ah0, *ah1, *ahb;
+	struct qpio_wc wc[4];
+	struct one_wait o;
+	pthread_t th;
+	uint8_t ga[16], gb[16];
+	unsigned int n, k, sends, recvs;
+	uint64_t end, slept;
+	bool asleep;
+
+	vhost_link(sock, sizeof(sock), v, u, 2);
+	snprintf(a_args, sizeof(a_args),
+		 "soft0,wire=%s,ip=10.0.0.1,rx_intr=1,queues=2", v);
+	snprintf(b_args, sizeof(b_args), "soft1,wire=%s,ip=10.0.0.2,queues=2",
+		 u);
+	A = qpio_rdma_dev_create(a_args);
+	cr_assert_not_null(A, "%s: %s", a_args, rte_strerror(rte_errno));
+	virtio_user_join(sock, u, 2);
+	B = qpio_rdma_dev_create(b_args);
+	cr_assert_not_null(B, "%s: %s", b_args, rte_strerror(rte_errno));
+	qend_create(&a1, A, QPIO_QPT_UD, 1);
+	qend_create(&a0, A, QPIO_QPT_UD, 0);
+	qend_create(&b1, B, QPIO_QPT_UD, 1);
+	qt_ud_qp_rts(a1.qp, QK);
+	qt_ud_qp_rts(a0.qp, QK);
+	qt_ud_qp_rts(b1.qp, QK);
+	for (k = 0; k < 2; k++)
+		qt_post_recv(&b1, k, b1.buf + k * 512, 40 + 256);
+	memset(a0.buf + 1024, 0xee, 512);
+	qt_post_recv(&a0, 12, a0.buf + 1024, 40 + 128);
+	soft_wire_ipv4_mapped(ga, V4_A);
+	soft_wire_ipv4_mapped(gb, V4_B);
+
+	/* queue 0's lcore asleep before anything is sent */
+	memset(&o, 0, sizeof(o));
+	o.dev = A;
+	o.queue = 0;
+	cr_assert_eq(pthread_create(&th, NULL, one_wait_run, &o), 0);
+	end = rte_get_tsc_cycles() + 10 * rte_get_tsc_hz();
+	while (qst(A, 0).intr_sleeps == 0 && rte_get_tsc_cycles() < end)
+		rte_delay_us_sleep(1000);
+	/* (the link's first interrupt may wake it once for nothing: it
+	 * sleeps again) */
+	rte_delay_us_sleep(100000);
+	slept = qst(A, 0).intr_sleeps;
+	cr_assert_geq(slept, 1, "queue 0's lcore asleep");
+	cr_assert(!__atomic_load_n(&o.done, __ATOMIC_ACQUIRE));
+
+	ah1 = ah_to(&a1, gb, 1);
+	ah0 = ah_to(&a0, gb, 1);
+	qt_fill(a1.buf, 256, 11);
+	ud_post_send(&a1, ah1, qpio_qp_num(b1.qp), QK, 0, 256, 1, 0);
+	qt_fill(a0.buf, 256, 10);
+	ud_post_send(&a0, ah0, qpio_qp_num(b1.qp), QK, 0, 256, 0, 0);
+	cr_assert_eq(qst(A, 1).arp_tx, 1, "queue 1 asked");
+	cr_assert_eq(qst(A, 0).arp_tx, 0, "queue 0 waits on the same entry");
+
+	/* this thread is queue 1's lcore on A and B's only one; queue 0
+	 * of A is left to its sleeper */
+	end = rte_get_tsc_cycles() + 10 * rte_get_tsc_hz();
+	for (n = 0; n < 2 && rte_get_tsc_cycles() < end; ) {
+		(void)qpio_cq_poll(a1.cq, wc, 1);
+		n += qpio_cq_poll(b1.cq, wc + n, 2 - n);
+		qpio_soft_wire_progress(B);
+	}
+	asleep = !__atomic_load_n(&o.done, __ATOMIC_ACQUIRE);
+	cr_assert_eq(n, 2, "B took %u datagrams: queue 0's never left, its "
+		     "lcore not woken by the release", n);
+	cr_assert(asleep, "queue 0's wait ended before B's datagram came");
+	for (k = 0; k < 2; k++) {
+		cr_assert_eq(wc[k].status, QPIO_WC_SUCCESS);
+		cr_assert_eq(wc[k].byte_len, 40 + 256);
+	}
+	cr_assert((qt_check(b1.buf + 40, 256, 11) &&
+		   qt_check(b1.buf + 512 + 40, 256, 10)) ||
+		  (qt_check(b1.buf + 40, 256, 10) &&
+		   qt_check(b1.buf + 512 + 40, 256, 11)));
+	cr_assert_eq(qst(A, 1).arp_rx, 1, "B's answer came in on queue 1");
+	cr_assert_eq(qst(A, 1).tx_packets, 1, "queue 1's datagram");
+	cr_assert_eq(qst(A, 0).tx_packets, 1, "queue 0's datagram, sent by "
+		     "queue 0's lcore");
+	cr_assert_eq(wst(A).tx_no_neigh, 0);
+	/* the release's wake took no frame: queue 0's lcore sleeps again */
+	end = rte_get_tsc_cycles() + 10 * rte_get_tsc_hz();
+	while (qst(A, 0).intr_sleeps <= slept && rte_get_tsc_cycles() < end)
+		rte_delay_us_sleep(1000);
+	cr_assert_gt(qst(A, 0).intr_sleeps, slept, "queue 0 slept again");
+	slept = qst(A, 0).intr_sleeps;
+	cr_assert(!__atomic_load_n(&o.done, __ATOMIC_ACQUIRE));
+
+	/* B's datagram to queue 0's QP (in on A's port queue 1, handed
+	 * over) ends the wait */
+	ahb = ah_to(&b1, ga, 1);
+	qt_fill(b1.buf + 2048, 128, 12);
+	ud_post_send(&b1, ahb, qpio_qp_num(a0.qp), QK, 2048, 128, 5, 0);
+	end = rte_get_tsc_cycles() + 10 * rte_get_tsc_hz();
+	for (n = 0; !__atomic_load_n(&o.done, __ATOMIC_ACQUIRE) &&
+	     rte_get_tsc_cycles() < end; ) {
+		(void)qpio_cq_poll(a1.cq, wc, 1);
+		n += qpio_cq_poll(b1.cq, wc, 1);
+		qpio_soft_wire_progress(B);
+	}
+	cr_assert(__atomic_load_n(&o.done, __ATOMIC_ACQUIRE),
+		  "queue 0 never woke for the handed datagram");
+	cr_assert_eq(pthread_join(th, NULL), 0);
+	cr_assert_eq(o.ret, 1, "the wait's last step took %d frames", o.ret);
+	cr_assert_eq(qst(A, 0).intr_sleeps, slept, "the handed frame's wake "
+		     "took it: no sleep more");
+	cr_assert_eq(qst(A, 1).rx_steered, 1, "handed to queue 0");
+	for (; n < 1 && rte_get_tsc_cycles() < end; )
+		n += qpio_cq_poll(b1.cq, wc, 1);
+	cr_assert_eq(n, 1, "B's send completion");
+	cr_assert_eq(wc[0].status, QPIO_WC_SUCCESS);
+	cr_assert_eq(wc[0].wr_id, 5);
+	/* a0's CQ: its send's completion and the datagram */
+	sends = recvs = 0;
+	for (n = 0; n < 2 && rte_get_tsc_cycles() < end; )
+		n += qpio_cq_poll(a0.cq, wc + n, 2 - n);
+	cr_assert_eq(n, 2);
+	for (k = 0; k < 2; k++) {
+		cr_assert_eq(wc[k].status, QPIO_WC_SUCCESS);
+		if (wc[k].wr_id == 0) {
+			sends++;
+		} else {
+			cr_assert_eq(wc[k].wr_id, 12);
+			cr_assert_eq(wc[k].byte_len, 40 + 128);
+			recvs++;
+		}
+	}
+	cr_assert_eq(sends, 1);
+	cr_assert_eq(recvs, 1);
+	cr_assert(qt_check(a0.buf + 1024 + 40, 128, 12));
+	cr_assert_eq(a0.buf[1024 + 40 + 128], 0xee);
+	cr_assert_eq(qpio_ah_destroy(ahb), 0);
+	cr_assert_eq(qpio_ah_destroy(ah0), 0);
+	cr_assert_eq(qpio_ah_destroy(ah1), 0);
+	qt_end_destroy(&a0);
+	qt_end_destroy(&a1);
+	qt_end_destroy(&b1);
+	cr_assert_eq(qpio_rdma_dev_close(B), 0);
+	cr_assert_eq(qpio_rdma_dev_close(A), 0);
+	rte_vdev_uninit(u);
+	rte_vdev_uninit(v);
+	unlink(sock);
+}
