@@ -380,9 +380,11 @@ exchange(const struct opts *o, struct qpio_device *dev, struct ctx *c,
 				}
 				rte_delay_us_sleep(10000);
 			}
-			if (r == 0 && refused > 0)
+			if (r == 0 && refused > 0) {
 				printf("connect: connected after %u refusals\n",
 				       refused);
+				fflush(stdout);
+			}
 			if (r == 0)
 				break;
 		} else {

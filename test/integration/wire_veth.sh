@@ -49,7 +49,16 @@ RCQ2) size=2100 per=4 tr=RC afp=,qpairs=2 dq=,queues=2 svec=1 ;;
 esac
 port=$((20000 + $$ % 20000))
 work=$(mktemp -d /tmp/qpio-wire-veth.XXXXXX)
+# a process in the background (a subshell of run(), the timeout and the
+# program under it): stopped with its children
+bg=
+stop_bg() {
+	[ -n "$bg" ] || return 0
+	{ pkill -TERM -P "$bg"; kill "$bg"; wait "$bg"; } 2>/dev/null
+	bg=
+}
 cleanup() {
+	stop_bg
 	ip link del "$a" 2>/dev/null
 	rm -rf "$work" "/var/run/dpdk/wv-s-$$" "/var/run/dpdk/wv-c-$$"
 }
@@ -59,13 +68,14 @@ veth_up "$a" "$b" || skip "cannot create a veth pair"
 ip link set "$a" mtu "$mtu" && ip link set "$b" mtu "$mtu" ||
 	{ echo "wire-veth: FAIL: mtu $mtu on the veths"; exit 1; }
 n=300
+tmo=30
 run() {
 	local prefix=$1 vdev=$2 dev=$3
 	shift 3
 	timeout 60 "$pp" -l 0 --no-huge --no-shconf --no-pci -m 256 \
 		--file-prefix="$prefix" --log-level=lib.eal:error \
 		--vdev="$vdev$afp" -- --dev "$dev,mtu=$mtu$vl$dq" -c "$tr" -g 1 \
-		-s "$size" -n "$n" -m "$pmtu" -p "$port" --validate --timeout 30 "$@"
+		-s "$size" -n "$n" -m "$pmtu" -p "$port" --validate --timeout "$tmo" "$@"
 }
 client() {
 	run "wv-c-$$" "net_af_packet1,iface=$b" "soft1,wire=net_af_packet1,ip=10.0.0.2" \
@@ -80,35 +90,46 @@ if [ "$tr" = UD ]; then
 	# The client first: its TCP connect is refused until the server
 	# listens, and asked again every 10 ms. The server starts once the
 	# client says it was refused; the client must then connect.
-	client &
-	cli=$!
-	for _ in $(seq 400); do
-		grep -q "^connect: 127.0.0.1:$port not listening yet; asking again every 10 ms for up to 30 s$" \
-			"$work/client.log" 2>/dev/null && break
-		kill -0 "$cli" 2>/dev/null || break
-		sleep 0.05
+	refused="^connect: 127\.0\.0\.1:$port not listening yet; asking again every 10 ms for up to $tmo s$"
+	for _ in 1 2 3; do
+		client &
+		bg=$!
+		for _ in $(seq 400); do
+			grep -q "$refused" "$work/client.log" 2>/dev/null && break
+			kill -0 "$bg" 2>/dev/null || break
+			sleep 0.05
+		done
+		grep -q "$refused" "$work/client.log" && break
+		# the client ended first: again when its af_packet port drew
+		# another process's fanout group number (test/veth.sh)
+		stop_bg
+		af_packet_fanout_clash "$work/client.log" || break
 	done
-	grep -q "^connect: 127.0.0.1:$port not listening yet" "$work/client.log" || {
-		kill "$cli" 2>/dev/null
+	grep -q "$refused" "$work/client.log" || {
+		stop_bg
 		sed 's/^/  client: /' "$work/client.log"
 		echo "wire-veth: FAIL: the client, started first, never said it was refused"
 		exit 1
 	}
 	# again when this server's af_packet port drew the client's
-	# fanout group number (test/veth.sh)
+	# fanout group number
 	for _ in 1 2 3; do
 		server && { ok=1; break; }
 		af_packet_fanout_clash "$work/server.log" || break
 	done
-	[ "$ok" = 1 ] || kill "$cli" 2>/dev/null
-	wait "$cli" || ok=0
+	if [ "$ok" = 1 ]; then
+		wait "$bg" || ok=0
+		bg=
+	else
+		stop_bg
+	fi
 	grep -q "^connect: connected after [1-9][0-9]* refusals$" "$work/client.log" || {
 		ok=0
 		echo "wire-veth: FAIL: the client's connect after its refusals not reported"
 	}
 else
 	server &
-	srv=$!
+	bg=$!
 	for _ in 1 2 3 4 5; do
 		sleep 1
 		client && { ok=1; break; }
@@ -118,8 +139,12 @@ else
 		grep -q "cannot connect" "$work/client.log" ||
 			af_packet_fanout_clash "$work/client.log" || break
 	done
-	[ "$ok" = 1 ] || kill "$srv" 2>/dev/null
-	wait "$srv" || ok=0
+	if [ "$ok" = 1 ]; then
+		wait "$bg" || ok=0
+		bg=
+	else
+		stop_bg
+	fi
 fi
 rc=0
 check() {

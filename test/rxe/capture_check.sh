@@ -34,7 +34,11 @@ step() { echo "== rxe-$suite (host) [$(( $(date +%s) - t0 ))s] $*"; }
 fail() { echo "== rxe-$suite: FAIL: $*"; rc=1; }
 pcap=$dir/wire.pcap
 err=$(mktemp /tmp/qpio-tshark.XXXXXX)
-trap 'rm -f "$err" "$err.frames" "$err.failed"' EXIT
+# tshark with its defaults only, as in the guest (HOME=/): not the
+# caller's profile (disabled protocols, preferences, decode-as rules)
+cfg=$(mktemp -d /tmp/qpio-tshark-cfg.XXXXXX)
+export WIRESHARK_CONFIG_DIR=$cfg
+trap 'rm -rf "$err" "$err.frames" "$err.failed" "$cfg"' EXIT
 
 step "tshark over the capture of veth0 ($(tshark --version 2>/dev/null | head -n 1))"
 if ! command -v tshark >/dev/null; then

@@ -7,7 +7,8 @@
 # written here: one well-formed RoCEv2 UD SEND passes; the same frame cut
 # inside its BTH, that frame followed by a record cut short, a capture
 # with no RoCE frame at all, and a file that is not a capture each fail,
-# with the rule that failed.
+# with the rule that failed; the rxe-wire and rxe-cm rules run all their
+# filters over the good one and fail it by their counts.
 #
 #   test/rxe/capture_check_test.sh
 #
@@ -36,6 +37,18 @@ expect() {
 		bad=1
 	else
 		echo "ok: $name: exit $got, $(grep -E -m1 -- "$pat" "$work/out")"
+	fi
+}
+
+# absent NAME PATTERN: the output of the last expect has no line
+# matching PATTERN
+absent() {
+	if grep -Eq -- "$2" "$work/out"; then
+		echo "FAIL: $1: a line matches '$2':"
+		grep -E -- "$2" "$work/out" | sed 's/^/   /'
+		bad=1
+	else
+		echo "ok: $1: no line matches '$2'"
 	fi
 }
 
@@ -92,6 +105,21 @@ roce_pcap "$work/good/wire.pcap" 0 || { echo "FAIL: python3 could not write a ca
 expect "one RoCEv2 UD SEND" 0 "capture: 1 UDP 4791 frames, 1 decoded as InfiniBand, 0 with errors" "$work/good"
 expect "one RoCEv2 UD SEND, its opcode" 0 "^ +1 10\.0\.77\.2 100$" "$work/good"
 expect "one RoCEv2 UD SEND, the verdict" 0 "done: PASS" "$work/good"
+
+# the rxe-wire and rxe-cm rules over that capture: each of their
+# display filters runs (none makes tshark fail), and the counts they
+# want are not there
+mkdir "$work/wire1" "$work/cm1"
+cp "$work/good/wire.pcap" "$work/wire1/"
+cp "$work/good/wire.pcap" "$work/cm1/"
+echo wire > "$work/wire1/capture-check"
+echo cm > "$work/cm1/capture-check"
+expect "rxe-wire's rules on one datagram" 1 "capture: 1 UDP 4791 frames, 1 decoded as InfiniBand \(1 UD SEND only\), 0 ARP, 0 malformed \(want 1, 2800 UD, >= 2, 0\)" "$work/wire1"
+absent "rxe-wire's filters all run" "exited"
+expect "rxe-wire's VLAN rule" 1 "capture: 0 RoCE frames on VLAN 100 \(0 from qpio with PCP 3, 0 from rxe; want >= 800 each\)" "$work/wire1"
+expect "rxe-cm's rules on one datagram" 1 "FAIL: CM attribute 0x0010: 0 in the capture, want at least 11" "$work/cm1"
+absent "rxe-cm's filters all run" "exited"
+expect "rxe-cm's REJ rule" 1 "REJ: 0 invalid MTU from qpio, invalid service ID 0 from qpio and 0 from the kernel, 0 stale connection from the kernel, 0 of other reasons" "$work/cm1"
 
 # cut 6 bytes into the BTH (14 + 20 + 8 + 6)
 mkdir "$work/cut"

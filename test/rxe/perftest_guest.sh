@@ -42,6 +42,11 @@ fi
 echo "rxe0: GID index $gidx is ::ffff:10.0.77.1"
 tcpdump -i veth0 -w /tmp/wire.pcap -U udp port 4791 or arp 2>/tmp/tcpdump.log &
 tcpd=$!
+# the host judges the capture after the VM (test/rxe/capture_check.sh);
+# without this file it would not look
+if echo tshark | grep -Eq "$rows"; then
+	echo perftest > /tmp/out/capture-check || fail "cannot write /tmp/out/capture-check"
+fi
 sleep 1
 
 # PMD_ARGS: more keys of net_af_packet; DEV_ARGS: more of the soft
@@ -260,8 +265,8 @@ wait "$tcpd" 2>/dev/null
 if echo tshark | grep -Eq "$rows"; then
 	# tshark judges the capture on the host after the VM stops (run.sh runs
 	# test/rxe/capture_check.sh): natively, where TCG took minutes
-	if cp /tmp/wire.pcap /tmp/tcpdump.log /tmp/out/; then
-		echo perftest > /tmp/out/capture-check
+	cp /tmp/tcpdump.log /tmp/out/ || fail "tcpdump's log could not be handed to the host"
+	if cp /tmp/wire.pcap /tmp/out/; then
 		step "capture of veth0: $(stat -c %s /tmp/wire.pcap) bytes, for tshark on the host"
 		rm -f /tmp/wire.pcap
 	else

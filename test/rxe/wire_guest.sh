@@ -44,6 +44,9 @@ echo "rxe0: GID index $gidx is ::ffff:10.0.77.1"
 # 4791" matches; the vlan clause also takes one left in the frame.)
 tcpdump -i veth0 -w /tmp/wire.pcap -U "udp port 4791 or arp or (vlan and (udp port 4791 or arp))" 2>/tmp/tcpdump.log &
 tcpd=$!
+# the host judges the capture after the VM (test/rxe/capture_check.sh);
+# without this file it would not look
+echo wire > /tmp/out/capture-check || fail "cannot write /tmp/out/capture-check"
 sleep 1
 
 # qpio's end: one lcore, no hugepages, the af_packet PMD on veth1
@@ -153,8 +156,8 @@ kill "$tcpd" 2>/dev/null
 wait "$tcpd" 2>/dev/null
 # tshark judges the capture on the host after the VM stops (run.sh runs
 # test/rxe/capture_check.sh): natively, where TCG took minutes
-if cp /tmp/wire.pcap /tmp/tcpdump.log /tmp/out/; then
-	echo wire > /tmp/out/capture-check
+cp /tmp/tcpdump.log /tmp/out/ || fail "tcpdump's log could not be handed to the host"
+if cp /tmp/wire.pcap /tmp/out/; then
 	step "capture of veth0: $(stat -c %s /tmp/wire.pcap) bytes, for tshark on the host"
 	rm -f /tmp/wire.pcap
 else
