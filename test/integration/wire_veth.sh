@@ -57,6 +57,16 @@ stop_bg() {
 	{ pkill -TERM -P "$bg"; kill "$bg"; wait "$bg"; } 2>/dev/null
 	bg=
 }
+# the side in the background once the foreground one is done: waited
+# for (its status fails the run) when that one passed, else stopped
+finish_bg() {
+	if [ "$ok" = 1 ]; then
+		wait "$bg" || ok=0
+		bg=
+	else
+		stop_bg
+	fi
+}
 cleanup() {
 	stop_bg
 	ip link del "$a" 2>/dev/null
@@ -117,12 +127,7 @@ if [ "$tr" = UD ]; then
 		server && { ok=1; break; }
 		af_packet_fanout_clash "$work/server.log" || break
 	done
-	if [ "$ok" = 1 ]; then
-		wait "$bg" || ok=0
-		bg=
-	else
-		stop_bg
-	fi
+	finish_bg
 	grep -q "^connect: connected after [1-9][0-9]* refusals$" "$work/client.log" || {
 		ok=0
 		echo "wire-veth: FAIL: the client's connect after its refusals not reported"
@@ -139,12 +144,7 @@ else
 		grep -q "cannot connect" "$work/client.log" ||
 			af_packet_fanout_clash "$work/client.log" || break
 	done
-	if [ "$ok" = 1 ]; then
-		wait "$bg" || ok=0
-		bg=
-	else
-		stop_bg
-	fi
+	finish_bg
 fi
 rc=0
 check() {

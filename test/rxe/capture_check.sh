@@ -34,7 +34,7 @@ step() { echo "== rxe-$suite (host) [$(( $(date +%s) - t0 ))s] $*"; }
 fail() { echo "== rxe-$suite: FAIL: $*"; rc=1; }
 pcap=$dir/wire.pcap
 err=$(mktemp /tmp/qpio-tshark.XXXXXX)
-# tshark with its defaults only, as in the guest (HOME=/): not the
+# tshark with its defaults only, as in the guest (HOME=/tmp, empty): not the
 # caller's profile (disabled protocols, preferences, decode-as rules)
 cfg=$(mktemp -d /tmp/qpio-tshark-cfg.XXXXXX)
 export WIRESHARK_CONFIG_DIR=$cfg

@@ -37,9 +37,7 @@ done
 # veth0 sees both directions (net_af_packet sends past veth1's qdisc)
 tcpdump -i veth0 -w /tmp/wire.pcap -U udp port 4791 or arp 2>/tmp/tcpdump.log &
 tcpd=$!
-# the host judges the capture after the VM (test/rxe/capture_check.sh);
-# without this file it would not look
-echo cm > /tmp/out/capture-check || fail "cannot write /tmp/out/capture-check"
+capture_claim cm
 sleep 1
 
 # qpio's end: one lcore, no hugepages, the af_packet PMD on veth1
@@ -351,14 +349,7 @@ tc qdisc del dev veth0 clsact 2>/dev/null
 sleep 1
 kill "$tcpd" 2>/dev/null
 wait "$tcpd" 2>/dev/null
-# tshark judges the capture on the host after the VM stops (run.sh runs
-# test/rxe/capture_check.sh): natively, where TCG took minutes
-cp /tmp/tcpdump.log /tmp/out/ || fail "tcpdump's log could not be handed to the host"
-if cp /tmp/wire.pcap /tmp/out/; then
-	step "capture of veth0: $(stat -c %s /tmp/wire.pcap) bytes, for tshark on the host"
-	rm -f /tmp/wire.pcap
-else
-	fail "the capture of veth0 could not be handed to the host"
-fi
+# tshark judges it on the host after the VM (natively: TCG took minutes)
+capture_hand_over
 echo "$rc" > /tmp/out/rc
 exit 0

@@ -42,10 +42,8 @@ fi
 echo "rxe0: GID index $gidx is ::ffff:10.0.77.1"
 tcpdump -i veth0 -w /tmp/wire.pcap -U udp port 4791 or arp 2>/tmp/tcpdump.log &
 tcpd=$!
-# the host judges the capture after the VM (test/rxe/capture_check.sh);
-# without this file it would not look
 if echo tshark | grep -Eq "$rows"; then
-	echo perftest > /tmp/out/capture-check || fail "cannot write /tmp/out/capture-check"
+	capture_claim perftest
 fi
 sleep 1
 
@@ -263,15 +261,8 @@ sleep 1
 kill "$tcpd" 2>/dev/null
 wait "$tcpd" 2>/dev/null
 if echo tshark | grep -Eq "$rows"; then
-	# tshark judges the capture on the host after the VM stops (run.sh runs
-	# test/rxe/capture_check.sh): natively, where TCG took minutes
-	cp /tmp/tcpdump.log /tmp/out/ || fail "tcpdump's log could not be handed to the host"
-	if cp /tmp/wire.pcap /tmp/out/; then
-		step "capture of veth0: $(stat -c %s /tmp/wire.pcap) bytes, for tshark on the host"
-		rm -f /tmp/wire.pcap
-	else
-		fail "the capture of veth0 could not be handed to the host"
-	fi
+	# tshark judges it on the host after the VM (natively: TCG took minutes)
+	capture_hand_over
 fi
 
 # Loss (netem on both ends of the pair; qpio's PMD sends through the

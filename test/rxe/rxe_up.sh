@@ -73,3 +73,25 @@ rxe_gid_index() {
 	done
 	return 1
 }
+
+# The capture of veth0 that tcpdump writes to /tmp/wire.pcap (its stderr
+# in /tmp/tcpdump.log), judged by tshark on the host after the VM
+# (test/rxe/run.sh runs test/rxe/capture_check.sh when /tmp/out holds
+# capture-check). Both call the guest script's fail and step.
+# capture_claim SUITE: once tcpdump runs, names the rules the host applies
+# (wire, perftest or cm); without it the host would not look.
+capture_claim() {
+	echo "$1" > /tmp/out/capture-check || fail "cannot write /tmp/out/capture-check"
+}
+
+# capture_hand_over: once tcpdump has stopped, its log and the capture
+# into /tmp/out (the capture leaves the guest's tmpfs).
+capture_hand_over() {
+	cp /tmp/tcpdump.log /tmp/out/ || fail "tcpdump's log could not be handed to the host"
+	if cp /tmp/wire.pcap /tmp/out/; then
+		step "capture of veth0: $(stat -c %s /tmp/wire.pcap) bytes, for tshark on the host"
+		rm -f /tmp/wire.pcap
+	else
+		fail "the capture of veth0 could not be handed to the host"
+	fi
+}

@@ -44,9 +44,7 @@ echo "rxe0: GID index $gidx is ::ffff:10.0.77.1"
 # 4791" matches; the vlan clause also takes one left in the frame.)
 tcpdump -i veth0 -w /tmp/wire.pcap -U "udp port 4791 or arp or (vlan and (udp port 4791 or arp))" 2>/tmp/tcpdump.log &
 tcpd=$!
-# the host judges the capture after the VM (test/rxe/capture_check.sh);
-# without this file it would not look
-echo wire > /tmp/out/capture-check || fail "cannot write /tmp/out/capture-check"
+capture_claim wire
 sleep 1
 
 # qpio's end: one lcore, no hugepages, the af_packet PMD on veth1
@@ -154,15 +152,8 @@ fi
 sleep 1
 kill "$tcpd" 2>/dev/null
 wait "$tcpd" 2>/dev/null
-# tshark judges the capture on the host after the VM stops (run.sh runs
-# test/rxe/capture_check.sh): natively, where TCG took minutes
-cp /tmp/tcpdump.log /tmp/out/ || fail "tcpdump's log could not be handed to the host"
-if cp /tmp/wire.pcap /tmp/out/; then
-	step "capture of veth0: $(stat -c %s /tmp/wire.pcap) bytes, for tshark on the host"
-	rm -f /tmp/wire.pcap
-else
-	fail "the capture of veth0 could not be handed to the host"
-fi
+# tshark judges it on the host after the VM (natively: TCG took minutes)
+capture_hand_over
 # Loss and reordering (netem on both ends of the pair; qpio's PMD sends
 # through the qdisc for it, qdisc_bypass=0): RC still delivers every
 # byte; both sides send again, and say so (qpio's counters, rxe's

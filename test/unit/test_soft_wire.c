@@ -3516,6 +3516,62 @@ Test(soft_wire, queues_crossed_steered_exact)
 	qpair_down();
 }
 
+/* Two UD QPs of A, a1 on vector 1 and a0 on vector 0, and b1 of B on
+ * vector 1, in RTS; two receives of 40 + 256 bytes on b1 (wr_id 0 and
+ * 1, 512 bytes apart). */
+static void
+held_ends_up(struct qpio_device *A, struct qpio_device *B, struct qt_end *a0,
+	     struct qt_end *a1, struct qt_end *b1)
+{
+	unsigned int k;
+
+	qend_create(a1, A, QPIO_QPT_UD, 1);
+	qend_create(a0, A, QPIO_QPT_UD, 0);
+	qend_create(b1, B, QPIO_QPT_UD, 1);
+	qt_ud_qp_rts(a1->qp, QK);
+	qt_ud_qp_rts(a0->qp, QK);
+	qt_ud_qp_rts(b1->qp, QK);
+	for (k = 0; k < 2; k++)
+		qt_post_recv(b1, k, b1->buf + k * 512, 40 + 256);
+}
+
+/* a1, then a0, send b1 a 256-byte datagram (filled 11 and 10) before
+ * A knows B's MAC: queue 1 asks, and both wait in the one entry.
+ * *ah0 and *ah1: their AHs. */
+static void
+held_sends(struct qpio_device *A, struct qt_end *a0, struct qt_end *a1,
+	   struct qt_end *b1, struct qpio_ah **ah0, struct qpio_ah **ah1)
+{
+	uint8_t gb[16];
+
+	soft_wire_ipv4_mapped(gb, V4_B);
+	*ah1 = ah_to(a1, gb, 1);
+	*ah0 = ah_to(a0, gb, 1);
+	qt_fill(a1->buf, 256, 11);
+	ud_post_send(a1, *ah1, qpio_qp_num(b1->qp), QK, 0, 256, 1, 0);
+	qt_fill(a0->buf, 256, 10);
+	ud_post_send(a0, *ah0, qpio_qp_num(b1->qp), QK, 0, 256, 0, 0);
+	cr_assert_eq(qst(A, 1).arp_tx, 1, "queue 1 asked");
+	cr_assert_eq(qst(A, 0).arp_tx, 0, "queue 0 waits on the same entry");
+}
+
+/* b1's two completions (wc) of held_sends()'s datagrams: one of each,
+ * in either order, byte for byte. */
+static void
+held_check_b(const struct qt_end *b1, const struct qpio_wc *wc)
+{
+	unsigned int k;
+
+	for (k = 0; k < 2; k++) {
+		cr_assert_eq(wc[k].status, QPIO_WC_SUCCESS);
+		cr_assert_eq(wc[k].byte_len, 40 + 256);
+	}
+	cr_assert((qt_check(b1->buf + 40, 256, 11) &&
+		   qt_check(b1->buf + 512 + 40, 256, 10)) ||
+		  (qt_check(b1->buf + 40, 256, 10) &&
+		   qt_check(b1->buf + 512 + 40, 256, 11)));
+}
+
 /* Frames held for ARP leave on their QP's queue, whichever queue learns
  * the neighbour. A's UD QPs of vectors 1 and 0 each send a datagram to B
  * before its MAC is known: queue 1 asks (its request on tx queue 1) and
@@ -3529,44 +3585,20 @@ Test(soft_wire, queues_held_frames_leave_on_their_queue)
 	struct qt_end a0, a1, b1;
 	struct qpio_wc wc[4];
 	struct qpio_ah *ah0, *ah1;
-	uint8_t gb[16];
-	unsigned int k, got;
+	unsigned int got;
 
 	qpair_arp = 1;
 	qpair_up(1);
 	qpair_arp = 0;
-	soft_wire_ipv4_mapped(gb, V4_B);
-	qend_create(&a1, Q.a, QPIO_QPT_UD, 1);
-	qend_create(&a0, Q.a, QPIO_QPT_UD, 0);
-	qend_create(&b1, Q.b, QPIO_QPT_UD, 1);
-	qt_ud_qp_rts(a1.qp, QK);
-	qt_ud_qp_rts(a0.qp, QK);
-	qt_ud_qp_rts(b1.qp, QK);
-	for (k = 0; k < 2; k++)
-		qt_post_recv(&b1, k, b1.buf + k * 512, 40 + 256);
-	ah1 = ah_to(&a1, gb, 1);
-	ah0 = ah_to(&a0, gb, 1);
-	qt_fill(a1.buf, 256, 11);
-	ud_post_send(&a1, ah1, qpio_qp_num(b1.qp), QK, 0, 256, 1, 0);
-	qt_fill(a0.buf, 256, 10);
-	ud_post_send(&a0, ah0, qpio_qp_num(b1.qp), QK, 0, 256, 0, 0);
-	cr_assert_eq(qst(Q.a, 1).arp_tx, 1, "queue 1 asked");
-	cr_assert_eq(qst(Q.a, 0).arp_tx, 0, "queue 0 waits on the same entry");
+	held_ends_up(Q.a, Q.b, &a0, &a1, &b1);
+	held_sends(Q.a, &a0, &a1, &b1, &ah0, &ah1);
 	cr_assert_eq(qpoll(a1.cq, wc, 1), 1);
 	cr_assert_eq(wc[0].status, QPIO_WC_SUCCESS);
 	cr_assert_eq(qpoll(a0.cq, wc, 1), 1);
 	cr_assert_eq(wc[0].status, QPIO_WC_SUCCESS);
 	got = qpoll(b1.cq, wc, 2);
 	cr_assert_eq(got, 2, "B took %u datagrams", got);
-	for (k = 0; k < 2; k++) {
-		cr_assert_eq(wc[k].status, QPIO_WC_SUCCESS);
-		cr_assert_eq(wc[k].byte_len, 40 + 256);
-	}
-	/* one of each, in either order */
-	cr_assert((qt_check(b1.buf + 40, 256, 11) &&
-		   qt_check(b1.buf + 512 + 40, 256, 10)) ||
-		  (qt_check(b1.buf + 40, 256, 10) &&
-		   qt_check(b1.buf + 512 + 40, 256, 11)));
+	held_check_b(&b1, wc);
 	cr_assert_eq(qst(Q.a, 1).arp_rx, 1, "B's answer came in on queue 1");
 	cr_assert_eq(Q.roce_a_tx[1], 1, "queue 1's datagram on tx queue 1");
 	cr_assert_eq(Q.roce_a_tx[0], 1, "queue 0's datagram on tx queue 0, "
@@ -4595,7 +4627,7 @@ Test(soft_wire, rx_intr_released_frames_wake_their_queue, .timeout = 60)
 	struct qpio_wc wc[4];
 	struct one_wait o;
 	pthread_t th;
-	uint8_t ga[16], gb[16];
+	uint8_t ga[16];
 	unsigned int n, k, sends, recvs;
 	uint64_t end, slept;
 	bool asleep;
@@ -4610,18 +4642,10 @@ Test(soft_wire, rx_intr_released_frames_wake_their_queue, .timeout = 60)
 	virtio_user_join(sock, u, 2);
 	B = qpio_rdma_dev_create(b_args);
 	cr_assert_not_null(B, "%s: %s", b_args, rte_strerror(rte_errno));
-	qend_create(&a1, A, QPIO_QPT_UD, 1);
-	qend_create(&a0, A, QPIO_QPT_UD, 0);
-	qend_create(&b1, B, QPIO_QPT_UD, 1);
-	qt_ud_qp_rts(a1.qp, QK);
-	qt_ud_qp_rts(a0.qp, QK);
-	qt_ud_qp_rts(b1.qp, QK);
-	for (k = 0; k < 2; k++)
-		qt_post_recv(&b1, k, b1.buf + k * 512, 40 + 256);
+	held_ends_up(A, B, &a0, &a1, &b1);
 	memset(a0.buf + 1024, 0xee, 512);
 	qt_post_recv(&a0, 12, a0.buf + 1024, 40 + 128);
 	soft_wire_ipv4_mapped(ga, V4_A);
-	soft_wire_ipv4_mapped(gb, V4_B);
 
 	/* queue 0's lcore asleep before anything is sent */
 	memset(&o, 0, sizeof(o));
@@ -4638,14 +4662,7 @@ Test(soft_wire, rx_intr_released_frames_wake_their_queue, .timeout = 60)
 	cr_assert_geq(slept, 1, "queue 0's lcore asleep");
 	cr_assert(!__atomic_load_n(&o.done, __ATOMIC_ACQUIRE));
 
-	ah1 = ah_to(&a1, gb, 1);
-	ah0 = ah_to(&a0, gb, 1);
-	qt_fill(a1.buf, 256, 11);
-	ud_post_send(&a1, ah1, qpio_qp_num(b1.qp), QK, 0, 256, 1, 0);
-	qt_fill(a0.buf, 256, 10);
-	ud_post_send(&a0, ah0, qpio_qp_num(b1.qp), QK, 0, 256, 0, 0);
-	cr_assert_eq(qst(A, 1).arp_tx, 1, "queue 1 asked");
-	cr_assert_eq(qst(A, 0).arp_tx, 0, "queue 0 waits on the same entry");
+	held_sends(A, &a0, &a1, &b1, &ah0, &ah1);
 
 	/* this thread is queue 1's lcore on A and B's only one; queue 0
 	 * of A is left to its sleeper */
@@ -4659,14 +4676,7 @@ Test(soft_wire, rx_intr_released_frames_wake_their_queue, .timeout = 60)
 	cr_assert_eq(n, 2, "B took %u datagrams: queue 0's never left, its "
 		     "lcore not woken by the release", n);
 	cr_assert(asleep, "queue 0's wait ended before B's datagram came");
-	for (k = 0; k < 2; k++) {
-		cr_assert_eq(wc[k].status, QPIO_WC_SUCCESS);
-		cr_assert_eq(wc[k].byte_len, 40 + 256);
-	}
-	cr_assert((qt_check(b1.buf + 40, 256, 11) &&
-		   qt_check(b1.buf + 512 + 40, 256, 10)) ||
-		  (qt_check(b1.buf + 40, 256, 10) &&
-		   qt_check(b1.buf + 512 + 40, 256, 11)));
+	held_check_b(&b1, wc);
 	cr_assert_eq(qst(A, 1).arp_rx, 1, "B's answer came in on queue 1");
 	cr_assert_eq(qst(A, 1).tx_packets, 1, "queue 1's datagram");
 	cr_assert_eq(qst(A, 0).tx_packets, 1, "queue 0's datagram, sent by "
