@@ -730,6 +730,67 @@ wst(struct qpio_device *d)
 	return s;
 }
 
+/* Steps of d for ms milliseconds (the link is read every WIRE_LINK_MS at
+ * most): @return its first asynchronous event's status (0 and *ev, or
+ * -EAGAIN when none came); stops at the first event. */
+static int
+steps_for_event(struct qpio_device *d, unsigned int ms,
+		struct qpio_async_event *ev)
+{
+	uint64_t end = rte_get_tsc_cycles() + ms * rte_get_tsc_hz() / 1000;
+	int r;
+
+	while ((r = qpio_rdma_get_async_event(d, ev)) == -EAGAIN &&
+	       rte_get_tsc_cycles() < end) {
+		qpio_soft_wire_progress(d);
+		rte_delay_us_sleep(1000);
+	}
+	return r;
+}
+
+/* The port's link, as rxe follows its netdev's: the ethdev's link taken
+ * down (net_ring's rte_eth_dev_set_link_down()) is reported DOWN by the
+ * port query at once, and the device's steps raise QPIO_EVENT_PORT_ERR
+ * for port 1, once; up again, QPIO_EVENT_PORT_ACTIVE, once. No event
+ * while the link stays as it is (300 ms of steps: three reads), none for
+ * the link as the device starts, none on the other device. */
+Test(soft_wire, link_down_and_up_raise_port_events)
+{
+	struct qpio_async_event ev;
+	struct qpio_port_attr pa;
+
+	pair_up(",ip=10.0.0.1", ",ip=10.0.0.2");
+	cr_assert_eq(qpio_rdma_port_query(W.a, 1, &pa), 0);
+	cr_assert_eq(pa.state, QPIO_PORT_ACTIVE);
+	cr_assert_eq(steps_for_event(W.a, 300, &ev), -EAGAIN,
+		     "an event (%d) with the link as it started",
+		     (int)ev.event_type);
+
+	cr_assert_eq(rte_eth_dev_set_link_down(W.port_a), 0);
+	cr_assert_eq(qpio_rdma_port_query(W.a, 1, &pa), 0);
+	cr_assert_eq(pa.state, QPIO_PORT_DOWN);
+	cr_assert_eq(steps_for_event(W.a, 10000, &ev), 0, "no PORT_ERR");
+	cr_assert_eq(ev.event_type, QPIO_EVENT_PORT_ERR);
+	cr_assert_eq(ev.element.port_num, 1);
+	cr_assert_eq(steps_for_event(W.a, 300, &ev), -EAGAIN,
+		     "a second event (%d) for one change", (int)ev.event_type);
+	cr_assert_eq(wst(W.a).link_changes, 1);
+
+	cr_assert_eq(rte_eth_dev_set_link_up(W.port_a), 0);
+	cr_assert_eq(qpio_rdma_port_query(W.a, 1, &pa), 0);
+	cr_assert_eq(pa.state, QPIO_PORT_ACTIVE);
+	cr_assert_eq(steps_for_event(W.a, 10000, &ev), 0, "no PORT_ACTIVE");
+	cr_assert_eq(ev.event_type, QPIO_EVENT_PORT_ACTIVE);
+	cr_assert_eq(ev.element.port_num, 1);
+	cr_assert_eq(steps_for_event(W.a, 300, &ev), -EAGAIN);
+	cr_assert_eq(wst(W.a).link_changes, 2);
+
+	cr_assert_eq(steps_for_event(W.b, 300, &ev), -EAGAIN);
+	cr_assert_eq(wst(W.b).link_changes, 0);
+	cr_assert_eq(qpio_rdma_async_events_lost(W.a), 0);
+	pair_down();
+}
+
 /* An AH on e towards gid (IPv4-mapped or IPv6), from sgid_index. */
 static struct qpio_ah *
 ah_to(struct qt_end *e, const uint8_t gid[16], uint8_t sgid_index)

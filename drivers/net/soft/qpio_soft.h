@@ -338,6 +338,10 @@ struct qpio_soft_wire_stats {
 	/** Devargs rx_intr_spin: the waits that took frames while they
 	 *  polled before sleeping, and so returned without a sleep. */
 	uint64_t intr_spin_takes;
+	/** The port's link changes seen (down, then up again: 2), each of
+	 *  which raised QPIO_EVENT_PORT_ERR or QPIO_EVENT_PORT_ACTIVE on the
+	 *  device; counted by the queue that read the link. */
+	uint64_t link_changes;
 };
 
 /**

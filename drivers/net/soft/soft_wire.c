@@ -1180,6 +1180,45 @@ frame_input(struct soft_dev *sdev, struct soft_wire *w, struct rte_mbuf *m,
 
 static void adopt_idle(struct soft_wire *w);
 
+/*
+ * The port's link, as rxe follows its netdev's (rxe_port_up(),
+ * rxe_port_down()): read with qpio_port_link_get() at most every
+ * WIRE_LINK_MS by one queue of the device (the one whose compare-and-
+ * swap moves sh->link_next), and a change raises the verbs port event
+ * (QPIO_EVENT_PORT_ERR when it went down, QPIO_EVENT_PORT_ACTIVE when it
+ * came up; port 1) once, with a line in the log. The state
+ * qpio_port_query() reports is read from the port at each query. No
+ * thread of the device's own: a link that changes while no lcore steps
+ * or waits on the device is seen at its next step.
+ */
+static void
+link_watch(struct soft_wire *w)
+{
+	struct soft_wire_shared *sh = w->sh;
+	uint64_t now = rte_get_tsc_cycles();
+	uint64_t next = __atomic_load_n(&sh->link_next, __ATOMIC_RELAXED);
+	struct qpio_port_link link;
+	uint8_t up, was;
+
+	if (now < next ||
+	    !__atomic_compare_exchange_n(&sh->link_next, &next,
+					 now + WIRE_LINK_MS * w->ms_tsc, false,
+					 __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+		return;
+	if (qpio_port_link_get(w->port_id, &link) != 0)
+		return;
+	up = link.up ? 1 : 0;
+	was = __atomic_exchange_n(&sh->link_up, up, __ATOMIC_RELAXED);
+	if (was == up)
+		return;
+	__atomic_fetch_add(&w->st.link_changes, 1, __ATOMIC_RELAXED);
+	SOFT_LOG(WARNING, "wire port %s: link %s: port 1 %s, %s raised",
+		 w->port_name, up ? "up" : "down", up ? "ACTIVE" : "DOWN",
+		 up ? "QPIO_EVENT_PORT_ACTIVE" : "QPIO_EVENT_PORT_ERR");
+	(void)qpio_rdma_event_raise(w->sdev->qdev, up ? QPIO_EVENT_PORT_ACTIVE :
+				    QPIO_EVENT_PORT_ERR, NULL, 1);
+}
+
 static __rte_always_inline uint16_t
 wire_step_locked(struct soft_dev *sdev, struct soft_wire *w);
 
@@ -1260,6 +1299,10 @@ wire_step_locked(struct soft_dev *sdev, struct soft_wire *w)
 			w->adopt_in = WIRE_ADOPT_STEPS;
 			adopt_idle(w);
 		}
+	}
+	if (unlikely(--w->link_in == 0)) {
+		w->link_in = WIRE_LINK_STEPS;
+		link_watch(w);
 	}
 	return got;
 }
@@ -1533,6 +1576,7 @@ wire_queues(struct soft_wire *w, const char *dev)
 			q->qid = (uint16_t)i;
 			q->steer = NULL;
 			q->adopt_in = WIRE_ADOPT_STEPS;
+			q->link_in = WIRE_LINK_STEPS;
 			w->sh->qs[i] = q;
 		}
 		/* the device's name is unique in the process (the fabric) */
@@ -1663,6 +1707,7 @@ soft_wire_attach(struct soft_dev *sdev, const struct rte_kvargs *kv)
 	w->sdev = sdev;
 	w->nq = (uint16_t)nq;
 	w->adopt_in = WIRE_ADOPT_STEPS;
+	w->link_in = WIRE_LINK_STEPS;
 	rte_spinlock_init(&w->lock);
 	TAILQ_INIT(&w->rcs);
 	w->ms_tsc = rte_get_tsc_hz() / 1000;
@@ -1793,6 +1838,17 @@ soft_wire_attach(struct soft_dev *sdev, const struct rte_kvargs *kv)
 		SOFT_LOG(ERR, "%s: wire=%s: port set-up failed: %s", dev, port,
 			 strerror(-ret));
 		goto err;
+	}
+	/* the link as the device starts: no event for it (as libibverbs
+	 * reports none for a port's first state); link_watch() raises the
+	 * changes */
+	{
+		struct qpio_port_link link;
+
+		w->sh->link_up = qpio_port_link_get(w->port_id, &link) == 0 &&
+			link.up;
+		w->sh->link_next = rte_get_tsc_cycles() +
+			WIRE_LINK_MS * w->ms_tsc;
 	}
 	gid_link_local(w->gids[0], &w->mac);
 	w->ngid = 1;
@@ -2061,6 +2117,7 @@ qpio_soft_wire_queue_wait(struct qpio_device *dev, unsigned int queue,
 	if (ret != 0)
 		return ret;
 	ret = 0;
+	link_watch(w);
 	/* The wait's deadline, set at its start: the queue's earliest
 	 * timer, at most the end of timeout_ms (0: none). A sleep ends at
 	 * it at the latest, and the step after it runs the timer; the

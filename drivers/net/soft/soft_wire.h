@@ -37,6 +37,11 @@
 /* a queue looks at the others every this many of its steps: one that
  * took none meanwhile is stepped by it (soft_wire_progress()) */
 #define WIRE_ADOPT_STEPS  256u
+/* The port's link, looked at by a queue's step every WIRE_LINK_STEPS
+ * steps and by every interrupt-mode wait, read at most every
+ * WIRE_LINK_MS milliseconds (link_watch()) */
+#define WIRE_LINK_STEPS   64u
+#define WIRE_LINK_MS      100u
 
 enum neigh_state {
 	NEIGH_FREE = 0,
@@ -78,6 +83,12 @@ struct soft_wire_shared {
 	 * read by each step of q, on the line of n_incomplete */
 	uint32_t rel_mask;
 	uint64_t no_neigh_log_tsc; /* the last "no ARP/NDP answer" line */
+	/* The port's link as last read (1 up), and the TSC before which no
+	 * queue reads it again: the queue whose compare-and-swap moves
+	 * link_next reads it, and a change raises QPIO_EVENT_PORT_ERR or
+	 * QPIO_EVENT_PORT_ACTIVE once */
+	uint64_t link_next;
+	uint8_t link_up;
 	struct wire_neigh neigh[WIRE_NEIGH];
 	/* nq > 1: frames queue q held for a neighbour that another queue
 	 * learnt: released to q, which sends them on its own port queue
@@ -120,6 +131,7 @@ struct soft_wire {
 	uint64_t steps;
 	uint64_t seen[WIRE_MAX_QUEUES];
 	uint32_t adopt_in;
+	uint32_t link_in;          /* steps until link_watch() */
 	uint8_t ngid;
 	uint8_t has_v4;
 	uint8_t v4[4];
