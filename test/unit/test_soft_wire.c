@@ -4806,3 +4806,87 @@ Test(soft_wire, rx_intr_released_frames_wake_their_queue, .timeout = 60)
 	rte_vdev_uninit(v);
 	unlink(sock);
 }
+
+/* A wait with a timeout: one qpio_soft_wire_queue_wait() of o->queue;
+ * o->ret is set to o->timeout beforehand by the caller. */
+static void *
+timed_wait_run(void *arg)
+{
+	struct one_wait *o = arg;
+
+	o->ret = qpio_soft_wire_queue_wait(o->dev, o->queue, o->ret);
+	__atomic_store_n(&o->done, 1, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+/* A link that goes down while the device's only lcore sleeps on it
+ * (rx_intr=1): the vhost-user peer leaves (its device closed, its
+ * net_virtio_user removed: net_vhost's link goes down), which brings no
+ * frame; the sleep stops at the link's next read, raises
+ * QPIO_EVENT_PORT_ERR and goes on sleeping as the same sleep, to the
+ * wait's timeout (3 s): the event comes while the lcore is still in its
+ * wait, the wait took nothing, and its reads of the link (about 30) are
+ * not counted as sleeps. (A started before its peer, its link
+ * down: the peer's arrival raised QPIO_EVENT_PORT_ACTIVE first.) */
+Test(soft_wire, rx_intr_sleeper_sees_the_link_go_down, .timeout = 60)
+{
+	struct intr_pair p;
+	struct qpio_async_event ev;
+	struct qpio_port_attr pa;
+	struct one_wait o;
+	pthread_t th;
+	uint64_t end, slept;
+	int r;
+
+	intr_pair_up(&p, "", "");
+	/* A started before its vhost-user peer joined, its link down: the
+	 * peer's arrival brought it up, which A's steps report */
+	cr_assert_eq(steps_for_event(p.A, 10000, &ev), 0, "no PORT_ACTIVE");
+	cr_assert_eq(ev.event_type, QPIO_EVENT_PORT_ACTIVE);
+	cr_assert_eq(ev.element.port_num, 1);
+	cr_assert_eq(qpio_rdma_port_query(p.A, 1, &pa), 0);
+	cr_assert_eq(pa.state, QPIO_PORT_ACTIVE);
+	cr_assert_eq(wst(p.A).link_changes, 1);
+	memset(&o, 0, sizeof(o));
+	o.dev = p.A;
+	o.queue = 0;
+	o.ret = 3000;
+	cr_assert_eq(pthread_create(&th, NULL, timed_wait_run, &o), 0);
+	end = rte_get_tsc_cycles() + 10 * rte_get_tsc_hz();
+	while (qst(p.A, 0).intr_sleeps == 0 && rte_get_tsc_cycles() < end)
+		rte_delay_us_sleep(1000);
+	cr_assert_geq(qst(p.A, 0).intr_sleeps, 1, "A's lcore asleep");
+	rte_delay_us_sleep(50000);
+	slept = qst(p.A, 0).intr_sleeps;
+
+	/* B leaves */
+	qt_end_destroy(&p.b);
+	cr_assert_eq(qpio_rdma_dev_close(p.B), 0);
+	rte_vdev_uninit(p.u);
+	end = rte_get_tsc_cycles() + 10 * rte_get_tsc_hz();
+	while ((r = qpio_rdma_get_async_event(p.A, &ev)) == -EAGAIN &&
+	       !__atomic_load_n(&o.done, __ATOMIC_ACQUIRE) &&
+	       rte_get_tsc_cycles() < end)
+		rte_delay_us_sleep(1000);
+	cr_assert_eq(r, 0, "no event while A's lcore slept (%d)", r);
+	cr_assert(!__atomic_load_n(&o.done, __ATOMIC_ACQUIRE),
+		  "the event came only after the wait");
+	cr_assert_eq(ev.event_type, QPIO_EVENT_PORT_ERR);
+	cr_assert_eq(ev.element.port_num, 1);
+	cr_assert_eq(qpio_rdma_port_query(p.A, 1, &pa), 0);
+	cr_assert_eq(pa.state, QPIO_PORT_DOWN);
+	cr_assert_eq(pthread_join(th, NULL), 0);
+	cr_assert_eq(o.ret, 0, "the wait took %d frames", o.ret);
+	/* about 30 reads of the link in the wait's 3 s, none a sleep more
+	 * (the peer's leaving may wake it once, for nothing) */
+	cr_assert_leq(qst(p.A, 0).intr_sleeps, slept + 1, "the link's reads "
+		      "counted as sleeps: %lu sleeps, %lu before",
+		      (unsigned long)qst(p.A, 0).intr_sleeps,
+		      (unsigned long)slept);
+	cr_assert_eq(wst(p.A).link_changes, 2);
+	cr_assert_eq(qpio_rdma_get_async_event(p.A, &ev), -EAGAIN);
+	qt_end_destroy(&p.a);
+	cr_assert_eq(qpio_rdma_dev_close(p.A), 0);
+	rte_vdev_uninit(p.v);
+	unlink(p.sock);
+}

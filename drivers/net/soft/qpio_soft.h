@@ -332,8 +332,9 @@ struct qpio_soft_wire_stats {
 	uint64_t rx_steer_dropped;
 	/** Devargs rx_intr=1: the sleeps qpio_soft_wire_queue_wait() began
 	 *  on the port queue's interrupt (each ended by a frame, a wake by
-	 *  another queue, a timer, the wait's timeout or a signal). Written
-	 *  by the lcore that waits on the queue. */
+	 *  another queue, a timer, the wait's timeout or a signal; a sleep
+	 *  stopped to read the port's link, every 100 ms, that goes on is
+	 *  the same sleep). Written by the lcore that waits on the queue. */
 	uint64_t intr_sleeps;
 	/** Devargs rx_intr_spin: the waits that took frames while they
 	 *  polled before sleeping, and so returned without a sleep. */
@@ -424,7 +425,10 @@ int qpio_soft_wire_queue_progress(struct qpio_device *dev,
  * (an interrupt raised before the arm), or a sleep whose clock ended it
  * before the TSC reached the deadline, sleeps again for what is left,
  * so a wait runs the timers due at its deadline and no later ones. Each
- * sleep begun counts in intr_sleeps. The spin does not notice signals:
+ * sleep begun counts in intr_sleeps. The port's link is read at the
+ * wait's start and every 100 ms of its sleep (which then goes on, the
+ * same sleep): a change raises QPIO_EVENT_PORT_ERR or
+ * QPIO_EVENT_PORT_ACTIVE on the device and does not end the wait. The spin does not notice signals:
  * keep rx_intr_spin short where a signal must end the wait at once. The steps write the
  * completions the frames bring (and raise the CQ events armed with
  * qpio_cq_req_notify()): poll the CQs of vector @p queue after each

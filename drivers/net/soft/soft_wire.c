@@ -1183,40 +1183,48 @@ static void adopt_idle(struct soft_wire *w);
 /*
  * The port's link, as rxe follows its netdev's (rxe_port_up(),
  * rxe_port_down()): read with qpio_port_link_get() at most every
- * WIRE_LINK_MS by one queue of the device (the one whose compare-and-
- * swap moves sh->link_next), and a change raises the verbs port event
- * (QPIO_EVENT_PORT_ERR when it went down, QPIO_EVENT_PORT_ACTIVE when it
- * came up; port 1) once, with a line in the log. The state
- * qpio_port_query() reports is read from the port at each query. No
- * thread of the device's own: a link that changes while no lcore steps
- * or waits on the device is seen at its next step.
+ * WIRE_LINK_MS by one queue of the device at a time (under
+ * sh->link_lock, taken with a trylock: a queue that finds it taken goes
+ * on), and a change raises the verbs port event (QPIO_EVENT_PORT_ERR
+ * when it went down, QPIO_EVENT_PORT_ACTIVE when it came up; port 1)
+ * once, with a line in the log; the read, the compare and the raise are
+ * one under the lock, so two queues never raise one change twice or two
+ * changes out of order. The state qpio_port_query() reports is read
+ * from the port at each query. No thread of the device's own: a link
+ * that changes while no lcore steps or waits on the device is seen at
+ * its next step, and a change undone between two reads is not seen.
  */
 static void
 link_watch(struct soft_wire *w)
 {
 	struct soft_wire_shared *sh = w->sh;
 	uint64_t now = rte_get_tsc_cycles();
-	uint64_t next = __atomic_load_n(&sh->link_next, __ATOMIC_RELAXED);
 	struct qpio_port_link link;
-	uint8_t up, was;
+	uint8_t up;
 
-	if (now < next ||
-	    !__atomic_compare_exchange_n(&sh->link_next, &next,
-					 now + WIRE_LINK_MS * w->ms_tsc, false,
-					 __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+	if (now < __atomic_load_n(&sh->link_next, __ATOMIC_RELAXED) ||
+	    !rte_spinlock_trylock(&sh->link_lock))
 		return;
-	if (qpio_port_link_get(w->port_id, &link) != 0)
-		return;
+	if (now < sh->link_next ||
+	    qpio_port_link_get(w->port_id, &link) != 0)
+		goto out;
+	__atomic_store_n(&sh->link_next, now + WIRE_LINK_MS * w->ms_tsc,
+			 __ATOMIC_RELAXED);
 	up = link.up ? 1 : 0;
-	was = __atomic_exchange_n(&sh->link_up, up, __ATOMIC_RELAXED);
-	if (was == up)
-		return;
+	if (up == sh->link_up)
+		goto out;
+	sh->link_up = up;
 	__atomic_fetch_add(&w->st.link_changes, 1, __ATOMIC_RELAXED);
-	SOFT_LOG(WARNING, "wire port %s: link %s: port 1 %s, %s raised",
-		 w->port_name, up ? "up" : "down", up ? "ACTIVE" : "DOWN",
-		 up ? "QPIO_EVENT_PORT_ACTIVE" : "QPIO_EVENT_PORT_ERR");
 	(void)qpio_rdma_event_raise(w->sdev->qdev, up ? QPIO_EVENT_PORT_ACTIVE :
 				    QPIO_EVENT_PORT_ERR, NULL, 1);
+	if (up)
+		SOFT_LOG(NOTICE, "wire port %s: link up: port 1 ACTIVE, "
+			 "QPIO_EVENT_PORT_ACTIVE raised", w->port_name);
+	else
+		SOFT_LOG(WARNING, "wire port %s: link down: port 1 DOWN, "
+			 "QPIO_EVENT_PORT_ERR raised", w->port_name);
+out:
+	rte_spinlock_unlock(&sh->link_lock);
 }
 
 static __rte_always_inline uint16_t
@@ -1704,6 +1712,7 @@ soft_wire_attach(struct soft_dev *sdev, const struct rte_kvargs *kv)
 	}
 	w->sh->qs[0] = w;
 	rte_spinlock_init(&w->sh->lock);
+	rte_spinlock_init(&w->sh->link_lock);
 	w->sdev = sdev;
 	w->nq = (uint16_t)nq;
 	w->adopt_in = WIRE_ADOPT_STEPS;
@@ -2111,7 +2120,8 @@ qpio_soft_wire_queue_wait(struct qpio_device *dev, unsigned int queue,
 {
 	struct soft_wire *w;
 	uint64_t due = 0;
-	int n = 0, t, ret;
+	int n = 0, t, tl, ret;
+	bool link_cap, resumed = false;
 
 	ret = wire_intr_queue(dev, queue, &w);
 	if (ret != 0)
@@ -2186,10 +2196,22 @@ qpio_soft_wire_queue_wait(struct qpio_device *dev, unsigned int queue,
 			n = wire_step_wait(w);
 			break;
 		}
-		w->st.intr_sleeps++;
+		/* A link that changes brings no frame: the sleep stops at
+		 * the link's next read (WIRE_LINK_MS at most) to read it,
+		 * and, when nothing came, goes on as the same sleep (not
+		 * counted again) */
+		link_watch(w);
+		tl = wire_ms_until(w, __atomic_load_n(&w->sh->link_next,
+						      __ATOMIC_RELAXED));
+		link_cap = tl >= 0 && (t < 0 || tl < t);
+		if (link_cap)
+			t = tl > 0 ? tl : 1;
+		if (!resumed)
+			w->st.intr_sleeps++;
 		ret = qpio_port_rx_intr_wait(w->port_id, w->qid, t);
 		if (ret < 0)
 			break;
+		resumed = ret == 0 && link_cap;
 		/* woken, or timed out: step again (at the loop's top); a
 		 * wake that brought nothing (an interrupt raised before
 		 * this arm), or a sleep whose clock ended it before the TSC

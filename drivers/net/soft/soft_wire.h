@@ -38,8 +38,9 @@
  * took none meanwhile is stepped by it (soft_wire_progress()) */
 #define WIRE_ADOPT_STEPS  256u
 /* The port's link, looked at by a queue's step every WIRE_LINK_STEPS
- * steps and by every interrupt-mode wait, read at most every
- * WIRE_LINK_MS milliseconds (link_watch()) */
+ * steps and by an interrupt-mode wait at its start and every
+ * WIRE_LINK_MS of its sleep, read at most every WIRE_LINK_MS
+ * milliseconds (link_watch()) */
 #define WIRE_LINK_STEPS   64u
 #define WIRE_LINK_MS      100u
 
@@ -88,6 +89,7 @@ struct soft_wire_shared {
 	 * link_next reads it, and a change raises QPIO_EVENT_PORT_ERR or
 	 * QPIO_EVENT_PORT_ACTIVE once */
 	uint64_t link_next;
+	rte_spinlock_t link_lock;  /* one read, compare and raise at a time */
 	uint8_t link_up;
 	struct wire_neigh neigh[WIRE_NEIGH];
 	/* nq > 1: frames queue q held for a neighbour that another queue
