@@ -1180,6 +1180,19 @@ frame_input(struct soft_dev *sdev, struct soft_wire *w, struct rte_mbuf *m,
 
 static void adopt_idle(struct soft_wire *w);
 
+/* The port's link: *up 1 when up. @return 0, or qpio_port_link_get()'s
+ * error (*up not written). */
+static int
+link_read(const struct soft_wire *w, uint8_t *up)
+{
+	struct qpio_port_link link;
+	int ret = qpio_port_link_get(w->port_id, &link);
+
+	if (ret == 0)
+		*up = link.up ? 1 : 0;
+	return ret;
+}
+
 /*
  * The port's link, as rxe follows its netdev's (rxe_port_up(),
  * rxe_port_down()): read with qpio_port_link_get() at most every
@@ -1199,18 +1212,15 @@ link_watch(struct soft_wire *w)
 {
 	struct soft_wire_shared *sh = w->sh;
 	uint64_t now = rte_get_tsc_cycles();
-	struct qpio_port_link link;
 	uint8_t up;
 
 	if (now < __atomic_load_n(&sh->link_next, __ATOMIC_RELAXED) ||
 	    !rte_spinlock_trylock(&sh->link_lock))
 		return;
-	if (now < sh->link_next ||
-	    qpio_port_link_get(w->port_id, &link) != 0)
+	if (now < sh->link_next || link_read(w, &up) != 0)
 		goto out;
 	__atomic_store_n(&sh->link_next, now + WIRE_LINK_MS * w->ms_tsc,
 			 __ATOMIC_RELAXED);
-	up = link.up ? 1 : 0;
 	if (up == sh->link_up)
 		goto out;
 	sh->link_up = up;
@@ -1851,14 +1861,9 @@ soft_wire_attach(struct soft_dev *sdev, const struct rte_kvargs *kv)
 	/* the link as the device starts: no event for it (as libibverbs
 	 * reports none for a port's first state); link_watch() raises the
 	 * changes */
-	{
-		struct qpio_port_link link;
-
-		w->sh->link_up = qpio_port_link_get(w->port_id, &link) == 0 &&
-			link.up;
-		w->sh->link_next = rte_get_tsc_cycles() +
-			WIRE_LINK_MS * w->ms_tsc;
-	}
+	if (link_read(w, &w->sh->link_up) != 0)
+		w->sh->link_up = 0;
+	w->sh->link_next = rte_get_tsc_cycles() + WIRE_LINK_MS * w->ms_tsc;
 	gid_link_local(w->gids[0], &w->mac);
 	w->ngid = 1;
 	if (w->has_v4)
@@ -1909,15 +1914,15 @@ void
 soft_wire_port_query(const struct soft_dev *sdev, struct qpio_port_attr *attr)
 {
 	const struct soft_wire *w = sdev->wire;
-	struct qpio_port_link link;
+	uint8_t up;
 
 	attr->link_layer = QPIO_LINK_LAYER_ETHERNET;
 	attr->active_mtu = w->active_mtu;
 	attr->max_mtu = QPIO_MTU_4096;
 	attr->gid_tbl_len = w->ngid;
 	attr->lid = 0;
-	attr->state = qpio_port_link_get(w->port_id, &link) == 0 && link.up ?
-		QPIO_PORT_ACTIVE : QPIO_PORT_DOWN;
+	attr->state = link_read(w, &up) == 0 && up ? QPIO_PORT_ACTIVE :
+		QPIO_PORT_DOWN;
 }
 
 int

@@ -85,9 +85,9 @@ struct soft_wire_shared {
 	uint32_t rel_mask;
 	uint64_t no_neigh_log_tsc; /* the last "no ARP/NDP answer" line */
 	/* The port's link as last read (1 up), and the TSC before which no
-	 * queue reads it again: the queue whose compare-and-swap moves
-	 * link_next reads it, and a change raises QPIO_EVENT_PORT_ERR or
-	 * QPIO_EVENT_PORT_ACTIVE once */
+	 * queue reads it again: a queue that takes link_lock (a trylock)
+	 * with link_next passed reads it, and a change raises
+	 * QPIO_EVENT_PORT_ERR or QPIO_EVENT_PORT_ACTIVE once */
 	uint64_t link_next;
 	rte_spinlock_t link_lock;  /* one read, compare and raise at a time */
 	uint8_t link_up;
