@@ -4273,30 +4273,57 @@ sleeper_run(void *arg)
 	return NULL;
 }
 
-/* Two soft wire devices with rx_intr=1 on the two ends of a vhost-user
- * link in this process, A on net_vhost and B on net_virtio_user, a UD
- * end on each; a_extra and b_extra are added to their devargs. */
+/* Two soft wire devices on the two ends of a vhost-user link in this
+ * process, A on net_vhost and B on net_virtio_user, and (intr_pair_up())
+ * a UD end on each. */
 struct intr_pair {
 	char sock[96], v[48], u[48];
 	struct qpio_device *A, *B;
 	struct qt_end a, b;
 };
 
+/* The devices alone, on a link of nq queue pairs: A
+ * "soft0,wire=<vhost>,ip=10.0.0.1<a_tail>", B
+ * "soft1,wire=<virtio_user>,ip=10.0.0.2<b_tail>". */
 static void
-intr_pair_up(struct intr_pair *p, const char *a_extra, const char *b_extra)
+intr_link_up(struct intr_pair *p, unsigned int nq, const char *a_tail,
+	     const char *b_tail)
 {
 	char args[200];
 
-	vhost_link(p->sock, sizeof(p->sock), p->v, p->u, 1);
-	snprintf(args, sizeof(args), "soft0,wire=%s,ip=10.0.0.1,rx_intr=1%s",
-		 p->v, a_extra);
+	vhost_link(p->sock, sizeof(p->sock), p->v, p->u, nq);
+	snprintf(args, sizeof(args), "soft0,wire=%s,ip=10.0.0.1%s", p->v,
+		 a_tail);
 	p->A = qpio_rdma_dev_create(args);
 	cr_assert_not_null(p->A, "%s: %s", args, rte_strerror(rte_errno));
-	virtio_user_join(p->sock, p->u, 1);
-	snprintf(args, sizeof(args), "soft1,wire=%s,ip=10.0.0.2,rx_intr=1%s",
-		 p->u, b_extra);
+	virtio_user_join(p->sock, p->u, nq);
+	snprintf(args, sizeof(args), "soft1,wire=%s,ip=10.0.0.2%s", p->u,
+		 b_tail);
 	p->B = qpio_rdma_dev_create(args);
 	cr_assert_not_null(p->B, "%s: %s", args, rte_strerror(rte_errno));
+}
+
+/* Both devices closed, the link taken down. */
+static void
+intr_link_down(struct intr_pair *p)
+{
+	cr_assert_eq(qpio_rdma_dev_close(p->B), 0);
+	cr_assert_eq(qpio_rdma_dev_close(p->A), 0);
+	rte_vdev_uninit(p->u);
+	rte_vdev_uninit(p->v);
+	unlink(p->sock);
+}
+
+/* rx_intr=1 on both, one queue pair, a_extra and b_extra added to their
+ * devargs, a UD end on each. */
+static void
+intr_pair_up(struct intr_pair *p, const char *a_extra, const char *b_extra)
+{
+	char a_tail[160], b_tail[160];
+
+	snprintf(a_tail, sizeof(a_tail), ",rx_intr=1%s", a_extra);
+	snprintf(b_tail, sizeof(b_tail), ",rx_intr=1%s", b_extra);
+	intr_link_up(p, 1, a_tail, b_tail);
 	qt_ud_end_create(&p->a, p->A, QK, NULL);
 	qt_ud_end_create(&p->b, p->B, QK, NULL);
 }
@@ -4306,11 +4333,7 @@ intr_pair_down(struct intr_pair *p)
 {
 	qt_end_destroy(&p->a);
 	qt_end_destroy(&p->b);
-	cr_assert_eq(qpio_rdma_dev_close(p->B), 0);
-	cr_assert_eq(qpio_rdma_dev_close(p->A), 0);
-	rte_vdev_uninit(p->u);
-	rte_vdev_uninit(p->v);
-	unlink(p->sock);
+	intr_link_down(p);
 }
 
 /* End e sends a 64-byte datagram (wr_id 1) to 10.0.0.9, which nobody
@@ -4569,7 +4592,7 @@ queue0_run(void *arg)
  * wake can end that sleep (without it the test times out). */
 Test(soft_wire, rx_intr_handed_frame_wakes_its_queue, .timeout = 60)
 {
-	char sock[96], v[48], u[48], a_args[160], b_args[160];
+	struct intr_pair p;
 	struct qpio_soft_wire_stats q0, q1;
 	struct qpio_device *A, *B;
 	struct qt_end ua, ub;
@@ -4581,16 +4604,9 @@ Test(soft_wire, rx_intr_handed_frame_wakes_its_queue, .timeout = 60)
 	unsigned int n;
 	uint64_t end;
 
-	vhost_link(sock, sizeof(sock), v, u, 2);
-	snprintf(a_args, sizeof(a_args),
-		 "soft0,wire=%s,ip=10.0.0.1,rx_intr=1,queues=2", v);
-	snprintf(b_args, sizeof(b_args),
-		 "soft1,wire=%s,ip=10.0.0.2,rx_intr=1,queues=2", u);
-	A = qpio_rdma_dev_create(a_args);
-	cr_assert_not_null(A, "%s: %s", a_args, rte_strerror(rte_errno));
-	virtio_user_join(sock, u, 2);
-	B = qpio_rdma_dev_create(b_args);
-	cr_assert_not_null(B, "%s: %s", b_args, rte_strerror(rte_errno));
+	intr_link_up(&p, 2, ",rx_intr=1,queues=2", ",rx_intr=1,queues=2");
+	A = p.A;
+	B = p.B;
 	qend_create(&ua, A, QPIO_QPT_UD, 1);
 	qend_create(&ub, B, QPIO_QPT_UD, 0);
 	qt_ud_qp_rts(ua.qp, QK);
@@ -4643,11 +4659,7 @@ Test(soft_wire, rx_intr_handed_frame_wakes_its_queue, .timeout = 60)
 	cr_assert_eq(qpio_ah_destroy(ah), 0);
 	qt_end_destroy(&ua);
 	qt_end_destroy(&ub);
-	cr_assert_eq(qpio_rdma_dev_close(B), 0);
-	cr_assert_eq(qpio_rdma_dev_close(A), 0);
-	rte_vdev_uninit(u);
-	rte_vdev_uninit(v);
-	unlink(sock);
+	intr_link_down(&p);
 }
 
 /* One wait of an lcore on a queue, no timeout: only a wake with a frame
@@ -4681,7 +4693,7 @@ one_wait_run(void *arg)
  * with one frame. */
 Test(soft_wire, rx_intr_released_frames_wake_their_queue, .timeout = 60)
 {
-	char sock[96], v[48], u[48], a_args[160], b_args[160];
+	struct intr_pair p;
 	struct qpio_device *A, *B;
 	struct qt_end a0, a1, b1;
 	struct qpio_ah *ah0, *ah1, *ahb;
@@ -4693,16 +4705,9 @@ Test(soft_wire, rx_intr_released_frames_wake_their_queue, .timeout = 60)
 	uint64_t end, slept;
 	bool asleep;
 
-	vhost_link(sock, sizeof(sock), v, u, 2);
-	snprintf(a_args, sizeof(a_args),
-		 "soft0,wire=%s,ip=10.0.0.1,rx_intr=1,queues=2", v);
-	snprintf(b_args, sizeof(b_args), "soft1,wire=%s,ip=10.0.0.2,queues=2",
-		 u);
-	A = qpio_rdma_dev_create(a_args);
-	cr_assert_not_null(A, "%s: %s", a_args, rte_strerror(rte_errno));
-	virtio_user_join(sock, u, 2);
-	B = qpio_rdma_dev_create(b_args);
-	cr_assert_not_null(B, "%s: %s", b_args, rte_strerror(rte_errno));
+	intr_link_up(&p, 2, ",rx_intr=1,queues=2", ",queues=2");
+	A = p.A;
+	B = p.B;
 	held_ends_up(A, B, &a0, &a1, &b1);
 	memset(a0.buf + 1024, 0xee, 512);
 	qt_post_recv(&a0, 12, a0.buf + 1024, 40 + 128);
@@ -4800,11 +4805,7 @@ Test(soft_wire, rx_intr_released_frames_wake_their_queue, .timeout = 60)
 	qt_end_destroy(&a0);
 	qt_end_destroy(&a1);
 	qt_end_destroy(&b1);
-	cr_assert_eq(qpio_rdma_dev_close(B), 0);
-	cr_assert_eq(qpio_rdma_dev_close(A), 0);
-	rte_vdev_uninit(u);
-	rte_vdev_uninit(v);
-	unlink(sock);
+	intr_link_down(&p);
 }
 
 /* A wait with a timeout: one qpio_soft_wire_queue_wait() of o->queue;
