@@ -748,6 +748,30 @@ steps_for_event(struct qpio_device *d, unsigned int ms,
 	return r;
 }
 
+/* W.a's ethdev link set down (up 0) or up: the port query says so at
+ * once, W.a's steps raise QPIO_EVENT_PORT_ERR (down) or
+ * QPIO_EVENT_PORT_ACTIVE (up) for port 1 and no second event in 300 ms,
+ * and link_changes is then changes. */
+static void
+link_flip(int up, uint64_t changes)
+{
+	struct qpio_async_event ev;
+	struct qpio_port_attr pa;
+
+	cr_assert_eq(up ? rte_eth_dev_set_link_up(W.port_a) :
+		     rte_eth_dev_set_link_down(W.port_a), 0);
+	cr_assert_eq(qpio_rdma_port_query(W.a, 1, &pa), 0);
+	cr_assert_eq(pa.state, up ? QPIO_PORT_ACTIVE : QPIO_PORT_DOWN);
+	cr_assert_eq(steps_for_event(W.a, 10000, &ev), 0, "no %s",
+		     up ? "PORT_ACTIVE" : "PORT_ERR");
+	cr_assert_eq(ev.event_type, up ? QPIO_EVENT_PORT_ACTIVE :
+		     QPIO_EVENT_PORT_ERR);
+	cr_assert_eq(ev.element.port_num, 1);
+	cr_assert_eq(steps_for_event(W.a, 300, &ev), -EAGAIN,
+		     "a second event (%d) for one change", (int)ev.event_type);
+	cr_assert_eq(wst(W.a).link_changes, changes);
+}
+
 /* The port's link, as rxe follows its netdev's: the ethdev's link taken
  * down (net_ring's rte_eth_dev_set_link_down()) is reported DOWN by the
  * port query at once, and the device's steps raise QPIO_EVENT_PORT_ERR
@@ -766,24 +790,8 @@ Test(soft_wire, link_down_and_up_raise_port_events)
 		     "an event (%d) with the link as it started",
 		     (int)ev.event_type);
 
-	cr_assert_eq(rte_eth_dev_set_link_down(W.port_a), 0);
-	cr_assert_eq(qpio_rdma_port_query(W.a, 1, &pa), 0);
-	cr_assert_eq(pa.state, QPIO_PORT_DOWN);
-	cr_assert_eq(steps_for_event(W.a, 10000, &ev), 0, "no PORT_ERR");
-	cr_assert_eq(ev.event_type, QPIO_EVENT_PORT_ERR);
-	cr_assert_eq(ev.element.port_num, 1);
-	cr_assert_eq(steps_for_event(W.a, 300, &ev), -EAGAIN,
-		     "a second event (%d) for one change", (int)ev.event_type);
-	cr_assert_eq(wst(W.a).link_changes, 1);
-
-	cr_assert_eq(rte_eth_dev_set_link_up(W.port_a), 0);
-	cr_assert_eq(qpio_rdma_port_query(W.a, 1, &pa), 0);
-	cr_assert_eq(pa.state, QPIO_PORT_ACTIVE);
-	cr_assert_eq(steps_for_event(W.a, 10000, &ev), 0, "no PORT_ACTIVE");
-	cr_assert_eq(ev.event_type, QPIO_EVENT_PORT_ACTIVE);
-	cr_assert_eq(ev.element.port_num, 1);
-	cr_assert_eq(steps_for_event(W.a, 300, &ev), -EAGAIN);
-	cr_assert_eq(wst(W.a).link_changes, 2);
+	link_flip(0, 1);
+	link_flip(1, 2);
 
 	cr_assert_eq(steps_for_event(W.b, 300, &ev), -EAGAIN);
 	cr_assert_eq(wst(W.b).link_changes, 0);
