@@ -1290,3 +1290,113 @@ Test(post_send_sge, one_send_at_a_time_and_what_it_leaves_to_the_burst)
 	ps_cq_empty(b.cq, "receiver after the 65-byte SEND");
 	qt_pair_destroy(&a, &b);
 }
+
+/* One SEND of a, at once (sq_direct) where the soft NIC can: its wr_id,
+ * flags and what a's stats then say. */
+static void
+ps_one_post(struct qt_end *a, const struct qpio_sge *sg, uint64_t wr_id,
+	    unsigned int flags)
+{
+	struct qpio_soft_qp_stats s0 = qt_stats(a->qp);
+	int err = 1;
+
+	cr_assert_eq(qpio_qp_post_send_sge(a->qp, sg, 1, wr_id,
+					   QPIO_SEND_INLINE | flags, &err), 1,
+		     "SEND 0x%" PRIx64, wr_id);
+	cr_assert_eq(err, 0);
+	if (ps_direct_counted())
+		cr_assert_eq(qt_stats(a->qp).sq_direct, s0.sq_direct + 1,
+			     "SEND 0x%" PRIx64 " not executed at once", wr_id);
+}
+
+/* The events of one SEND at a time, as the CQs are armed: the receiver's
+ * CQ armed for solicited completions only raises one for a solicited
+ * SEND and none for another; the sender's CQ armed for any raises one
+ * for a signaled SEND and none for an unsignaled one (no CQE). Each
+ * event exactly once per arm, each completion exact. */
+Test(post_send_sge, one_send_raises_the_events_its_two_cqs_are_armed_for)
+{
+	static const uint32_t len[1] = { 24 };
+	struct qpio_sge sg[1];
+	struct qt_end a, b;
+
+	ps_pair(&a, &b, 64, 0);
+	ps_sges(&a, sg, len, 1);
+	ps_recvs(&b, 0, 4);
+
+	/* b solicited only, a any: a signaled SEND, not solicited */
+	cr_assert_eq(qpio_cq_req_notify(b.cq, 1), 0);
+	cr_assert_eq(qpio_cq_req_notify(a.cq, 0), 0);
+	ps_one_post(&a, sg, 0x700, QPIO_SEND_SIGNALED);
+	ps_one_send_wc(&a, 0x700);
+	cr_assert_eq(qt_cq_events(a.cq), 1, "the sender's CQE, armed for any");
+	cr_assert_eq(qt_cq_events(b.cq), 0, "a SEND not solicited");
+	ps_recv_wcs(&b, &a, 0, 1, len);
+
+	/* still armed at b; a armed again: a solicited SEND, unsignaled */
+	cr_assert_eq(qpio_cq_req_notify(a.cq, 0), 0);
+	ps_one_post(&a, sg, 0x701, QPIO_SEND_SOLICITED);
+	ps_recv_wcs(&b, &a, 1, 1, len);
+	cr_assert_eq(qt_cq_events(b.cq), 1, "the solicited SEND");
+	cr_assert_eq(qt_cq_events(a.cq), 0, "an unsignaled SEND writes no CQE");
+
+	/* a still armed from above, b not armed again: one event at a,
+	 * none at b */
+	ps_one_post(&a, sg, 0x702, QPIO_SEND_SIGNALED | QPIO_SEND_SOLICITED);
+	ps_one_send_wc(&a, 0x702);
+	ps_recv_wcs(&b, &a, 2, 1, len);
+	cr_assert_eq(qt_cq_events(a.cq), 1, "a's arm, taken once");
+	cr_assert_eq(qt_cq_events(b.cq), 0, "b not armed again");
+	qt_pair_destroy(&a, &b);
+}
+
+/* An RC QP connected to itself: its one CQ takes both the receive and the
+ * send completion of each SEND, and the event check of the two is one
+ * (the flags of both). Armed for solicited completions only: a signaled
+ * SEND that is not solicited raises none (its send CQE is not solicited
+ * either); a signaled solicited one raises one, not two. Armed for any:
+ * an unsignaled SEND raises one, for its receive. */
+Test(post_send_sge, one_send_into_its_own_cq_raises_one_event)
+{
+	static const uint32_t len[2] = { 8, 40 };
+	struct qpio_sge sg[2];
+	struct qpio_wc wc[2];
+	struct qt_end a;
+	struct qpio_device *dev;
+
+	dev = qpio_rdma_dev_create(qt_dev_a());
+	cr_assert_not_null(dev, "dev_create: %s", rte_strerror(rte_errno));
+	qt_end_create(&a, dev, NULL);
+	qt_qp_connect(a.qp, dev, qpio_qp_num(a.qp), 7);
+	ps_sges(&a, sg, len, 2);
+	ps_recvs(&a, 0, 3);
+
+	cr_assert_eq(qpio_cq_req_notify(a.cq, 1), 0);
+	ps_one_post(&a, &sg[0], 0x710, QPIO_SEND_SIGNALED);
+	cr_assert_eq(qt_poll_n(a.cq, wc, 2), 2);
+	cr_assert_eq(qt_cq_events(a.cq), 0, "nothing solicited");
+	ps_one_post(&a, &sg[1], 0x711, QPIO_SEND_SIGNALED | QPIO_SEND_SOLICITED);
+	cr_assert_eq(qt_poll_n(a.cq, wc, 2), 2);
+	cr_assert_eq(qt_cq_events(a.cq), 1, "the solicited SEND, once");
+	/* the receive lands before the requester's completion */
+	cr_assert_eq(wc[0].wr_id, 0xb001);
+	cr_assert_eq(wc[0].opcode, QPIO_WC_RECV);
+	cr_assert_eq(wc[0].byte_len, 40);
+	cr_assert_eq(wc[0].wc_flags, 0);
+	cr_assert_eq(wc[0].src_qp, qpio_qp_num(a.qp));
+	cr_assert(qt_check(a.buf + PS_RX_OFF + 1 * PS_RX_LEN, 40, 1001));
+	cr_assert_eq(wc[1].wr_id, 0x711);
+	cr_assert_eq(wc[1].opcode, QPIO_WC_SEND);
+	cr_assert_eq(wc[1].status, QPIO_WC_SUCCESS);
+
+	cr_assert_eq(qpio_cq_req_notify(a.cq, 0), 0);
+	ps_one_post(&a, &sg[0], 0x712, 0);
+	cr_assert_eq(qt_poll_n(a.cq, wc, 1), 1);
+	cr_assert_eq(wc[0].wr_id, 0xb002);
+	cr_assert_eq(wc[0].byte_len, 8);
+	cr_assert(qt_check(a.buf + PS_RX_OFF + 2 * PS_RX_LEN, 8, 1000));
+	cr_assert_eq(qt_cq_events(a.cq), 1, "the receive's CQE, armed for any");
+	ps_cq_empty(a.cq, "one CQ after the unsignaled SEND");
+	qt_end_destroy(&a);
+	cr_assert_eq(qpio_rdma_dev_close(dev), 0);
+}

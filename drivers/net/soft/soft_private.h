@@ -745,8 +745,8 @@ void soft_sq_run(struct soft_qp *qp);
 uint16_t soft_sq_send_direct(struct soft_qp *qp, const struct qpio_sge *sges,
 			     uint16_t n, uint64_t wr_id, uint8_t fm_last,
 			     uint32_t inl_lim);
-/* soft_sq_send_direct() of one SEND (n 1), compiled for that count.
- * @return 1 or 0. */
+/* soft_sq_send_direct() of one SEND (soft_req.c: the run written for
+ * one, rc_send_one()). @return 1 or 0. */
 uint16_t soft_sq_send_one(struct soft_qp *qp, const struct qpio_sge *sge,
 			  uint64_t wr_id, uint8_t fm, uint32_t inl_lim);
 /* One run of an RC/UC or a UD SQ (struct soft_qp sq_execute); the

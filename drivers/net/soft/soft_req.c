@@ -404,7 +404,7 @@ recv_read_ahead_body(struct soft_qp *qp, const struct soft_qp *peer,
 }
 
 /* The batch's read-ahead, out of line: it keeps the batch loops'
- * registers. A one-SEND run (soft_sq_send_one()) has it inline. */
+ * registers. The one-SEND run (rc_send_one()) has it inline. */
 static __rte_noinline void
 recv_read_ahead(struct soft_qp *qp, const struct soft_qp *peer,
 		const uint8_t *slot, uint32_t next, uint32_t h, uint32_t epoch,
@@ -475,28 +475,17 @@ rc_send_exec(struct soft_run *d, struct soft_cq *scq, uint32_t ci,
 	bkey = MLX5_INVALID_LKEY;
 	j = 0;
 	if (ahead) {
-		/* One SEND: its one receive's MR checked inline; the run's
-		 * cache would serve no second receive (d->mp is 0: a local
-		 * peer) */
-		const bool one = __builtin_constant_p(k) && k == 1;
-
 		/* The copy's key is never the invalid one. A receive that
 		 * fails goes to the per-WQE path, as below. */
 		if (len[0] > qp->rnext.room)
 			return 0;
-		dst[0] = one ?
-			soft_mr_check(t.mdev, qp->rnext.key, rq->pdn,
-				      qp->rnext.addr, qp->rnext.room,
-				      QPIO_ACCESS_LOCAL_WRITE) :
-			run_recv_mr_check(d, t.mdev, qp->rnext.key, rq->pdn,
-					  qp->rnext.addr, qp->rnext.room);
+		dst[0] = run_recv_mr_check(d, t.mdev, qp->rnext.key, rq->pdn,
+					   qp->rnext.addr, qp->rnext.room);
 		if (dst[0] == NULL)
 			return 0;
-		if (!one) {
-			bkey = qp->rnext.key;
-			baddr = d->mr_e->addr;
-			blen = d->mr_e->len;
-		}
+		bkey = qp->rnext.key;
+		baddr = d->mr_e->addr;
+		blen = d->mr_e->len;
 		j = 1;
 	}
 	for (; j < n; j++) {
@@ -580,16 +569,10 @@ rc_send_exec(struct soft_run *d, struct soft_cq *scq, uint32_t ci,
 		ev |= SOFT_EV_SOL_ERR;
 	if (m != 0)
 		soft_run_note(d, cq, ev);
-	if (likely(e == n && m == n)) {
-		if (__builtin_constant_p(k) && k == 1)
-			recv_read_ahead_body(qp, peer, rbuf +
-					     (size_t)((v + n) & rmask) * rstride,
-					     v + n, h, epoch, one_sge);
-		else
-			recv_read_ahead(qp, peer, rbuf +
-					(size_t)((v + n) & rmask) * rstride,
-					v + n, h, epoch, one_sge);
-	}
+	if (likely(e == n && m == n))
+		recv_read_ahead(qp, peer, rbuf +
+				(size_t)((v + n) & rmask) * rstride,
+				v + n, h, epoch, one_sge);
 	/* The requester's completion of the signaled one, the last. */
 	if (fm == NULL) {
 		if (e == k && (fm_last & MLX5_WQE_CTRL_CQ_UPDATE))
@@ -874,8 +857,44 @@ sq_run_begin(struct soft_qp *qp)
 	return 1;
 }
 
-/* soft_sq_send_direct()'s body: n is a constant 1 in
- * soft_sq_send_one(), which folds the batch's loops and arrays away. */
+/*
+ * A SEND's SGE that is not inline is read where it lies, after the check
+ * wqe_gather() makes of a SEND's SGE (its MR, PD and bounds; no access
+ * flag): in full where its lkey differs from *lkey, the key of the SGE
+ * before it in the batch (MLX5_INVALID_LKEY: none), and against that MR's
+ * bounds (*laddr, *llen), read once, for the SGEs after it with the same
+ * key (a deregistration meanwhile lands after the batch). The key is read
+ * again after the bounds, so bounds of another MR that took the slot in
+ * between are never used. @return false for an SGE that fails, or of
+ * more than 2^31 - 1 bytes (the WQE path reports it).
+ */
+static __rte_always_inline bool
+direct_sge_ok(const struct soft_qp *qp, const struct qpio_sge *sge,
+	      uint32_t *lkey, uint64_t *laddr, uint64_t *llen)
+{
+	const uint64_t a = sge->addr;
+	const uint32_t l = sge->length;
+
+	if (unlikely(l > INT32_MAX))
+		return false;
+	if (sge->lkey != *lkey) {
+		const struct soft_mr_entry *me;
+
+		if (soft_mr_check(qp->sdev, sge->lkey, qp->pdn, a, l, 0) == NULL)
+			return false;
+		me = &qp->sdev->mr_tbl[SOFT_KEY_INDEX(sge->lkey)];
+		*laddr = me->addr;
+		*llen = me->len;
+		/* the bounds before the key, as a seqlock's reader reads
+		 * its data */
+		if (unlikely(soft_mr_key_recheck(&me->key) != sge->lkey))
+			return false;
+		*lkey = sge->lkey;
+	}
+	return !(a < *laddr || a - *laddr > *llen || l > *llen - (a - *laddr));
+}
+
+/* soft_sq_send_direct()'s body. */
 static __rte_always_inline uint16_t
 sq_send_direct(struct soft_qp *qp, const struct qpio_sge *sges,
 	       uint16_t n, uint64_t wr_id, uint8_t fm_last, uint32_t inl_lim)
@@ -900,41 +919,12 @@ sq_send_direct(struct soft_qp *qp, const struct qpio_sge *sges,
 			const uint64_t a = sges[j].addr;
 			const uint32_t l = sges[j].length;
 
-			/* An SGE that is not inline is read where it lies,
-			 * after the check wqe_gather() makes of a SEND's
-			 * SGE (its MR, PD and bounds; no access flag): in
-			 * full where the lkey differs from the SGE before's,
-			 * and against that MR's bounds, read once, for the
-			 * SGEs after it with the same key (a deregistration
-			 * meanwhile lands after the batch). The key is read
-			 * again after the bounds, so bounds of another MR
-			 * that took the slot in between are never used. One
-			 * that fails, or of more than 2^31 - 1 bytes, is left
-			 * to the WQE path, which reports it. A zero-length
-			 * SGE is never read. */
-			if (l >= inl_lim && l != 0) {
-				if (unlikely(l > INT32_MAX))
-					break;
-				if (sges[j].lkey != lkey) {
-					const struct soft_mr_entry *me;
-
-					if (soft_mr_check(qp->sdev, sges[j].lkey,
-							  qp->pdn, a, l, 0) == NULL)
-						break;
-					me = &qp->sdev->mr_tbl[SOFT_KEY_INDEX(sges[j].lkey)];
-					laddr = me->addr;
-					llen = me->len;
-					/* the bounds before the key, as a
-					 * seqlock's reader reads its data */
-					if (unlikely(soft_mr_key_recheck(&me->key) !=
-						     sges[j].lkey))
-						break;
-					lkey = sges[j].lkey;
-				}
-				if (a < laddr || a - laddr > llen ||
-				    l > llen - (a - laddr))
-					break;
-			}
+			/* One that fails direct_sge_ok() is left to the
+			 * WQE path, which reports it. A zero-length SGE is
+			 * never read. */
+			if (l >= inl_lim && l != 0 &&
+			    !direct_sge_ok(qp, &sges[j], &lkey, &laddr, &llen))
+				break;
 			data[j] = (const uint8_t *)(uintptr_t)a;
 			len[j] = l;
 		}
@@ -978,11 +968,193 @@ soft_sq_send_direct(struct soft_qp *qp, const struct qpio_sge *sges,
 	return sq_send_direct(qp, sges, n, wr_id, fm_last, inl_lim);
 }
 
+/* The responder of a one-SEND run whose QP's cache is stale or empty:
+ * looked up and cached as a run's first WQE does (peer_resolve()), out
+ * of line, so the run's fast path never takes a struct soft_run's
+ * address. NULL when there is none, or it is of another process (the
+ * burst takes that SEND). */
+static __rte_noinline struct soft_qp *
+one_peer_lookup(struct soft_qp *qp)
+{
+	struct soft_run run;
+	struct soft_qp *peer;
+
+	run_init(&run, qp);
+	peer = peer_resolve(&run);
+	return run.mp == 0 ? peer : NULL;
+}
+
+/* The CQs a one-SEND run wrote, for its event check at the end. */
+struct one_ev {
+	struct soft_cq *rcq;    /* the responder's, when written */
+	uint32_t rflags;        /* SOFT_EV_* of rcq; 0: not written */
+	uint32_t sflags;        /* SOFT_EV_* of the send CQ; 0: not written */
+};
+
+/*
+ * rc_send_exec() for one plain SEND (data, len: its message; fm its
+ * control flags; SQ index ci), written for one: the same rules in the
+ * same order, with the run's state in locals instead of a struct
+ * soft_run. The responder comes from the QP's cache (peer_resolve()), or
+ * from one_peer_lookup() when the cache is stale; a responder of another
+ * process returns 0, and the burst takes the SEND. Its receive
+ * is the copy the run before read ahead, or the slot at the RQ's ci, each
+ * checked in full (soft_mr_check(): the run's MR cache would serve no
+ * second receive). The CQs written are left in *ev for the caller's
+ * event check, after the SQ's ci moved, as soft_run_events() does.
+ * @return 1 when executed, 0 when the per-WQE path is to take ci.
+ */
+static __rte_always_inline uint32_t
+rc_send_one(struct soft_qp *qp, struct soft_cq *scq, uint32_t ci,
+	    const uint8_t *data, uint32_t len, uint8_t fm, struct one_ev *ev)
+{
+	struct soft_qp *peer;
+	struct soft_rq *rq;
+	struct soft_cq *cq;
+	uint32_t v, h, epoch, idx = 0;
+	bool one_sge;
+	uint8_t *dst;
+
+	if (likely(qp->peer_gen == soft_peer_gen_read(&soft_peer_gen)))
+		peer = qp->peer_cache;
+	else if ((peer = one_peer_lookup(qp)) == NULL)
+		return 0;
+	/* run_peer(): the responder's state, read for every WQE */
+	if (unlikely(!(SOFT_QPS_BIT(soft_qp_state_read(&peer->base.state)) &
+		       SOFT_QPS_RESPOND)) || peer->srq != NULL)
+		return 0;
+	rq = peer->rqp;
+	cq = to_scq(peer->base.recv_cq);
+	/* ci before epoch: a reset stores its epoch first (queues_reset()) */
+	v = soft_rq_ci_read(&rq->ci);
+	epoch = soft_rq_epoch_read(&rq->epoch);
+	h = soft_index_read(&rq->head_cache);
+	if ((int32_t)(h - v) < 1) {
+		h = soft_doorbell_read(&rq->head);
+		soft_index_publish(&rq->head_cache, h);
+	}
+	if ((int32_t)(h - v) <= 0)
+		return 0;
+	one_sge = rq->max_sge == 1;
+	if (qp->rnext.idx == v && qp->rnext.qpn == peer->base.qp_num &&
+	    qp->rnext.epoch == epoch) {
+		/* The copy's key is never the invalid one. */
+		if (len > qp->rnext.room)
+			return 0;
+		dst = soft_mr_check(peer->sdev, qp->rnext.key, rq->pdn,
+				    qp->rnext.addr, qp->rnext.room,
+				    QPIO_ACCESS_LOCAL_WRITE);
+	} else {
+		const struct mlx5_wqe_data_seg *ds =
+			(const struct mlx5_wqe_data_seg *)
+			(rq->buf + (size_t)(v & rq->mask) * rq->stride);
+		uint32_t room = rte_be_to_cpu_32(ds[0].byte_count);
+		uint32_t key = rte_be_to_cpu_32(ds[0].lkey);
+
+		if ((!one_sge && ds[1].lkey != RTE_BE32(MLX5_INVALID_LKEY)) ||
+		    key == MLX5_INVALID_LKEY || len > room)
+			return 0;
+		dst = soft_mr_check(peer->sdev, key, rq->pdn,
+				    rte_be_to_cpu_64(ds[0].addr), room,
+				    QPIO_ACCESS_LOCAL_WRITE);
+	}
+	if (dst == NULL || !soft_rq_consume_once(&rq->ci, &v, 1))
+		return 0;
+	/* A move, not a copy: see rc_send_exec(). */
+	if (likely(soft_cq_reserve_n(cq, 1, &idx) == 1)) {
+		soft_data_move(dst, data, len);
+		soft_cq_publish_recv(cq, idx, MLX5_CQE_RESP_SEND, (uint16_t)v,
+				     peer->base.qp_num, len, 0,
+				     qp->base.qp_num);
+		ev->rcq = cq;
+		ev->rflags = SOFT_EV_CQE |
+			(fm & MLX5_WQE_CTRL_SOLICITED ? SOFT_EV_SOL_ERR : 0);
+		recv_read_ahead_body(qp, peer, rq->buf +
+				     (size_t)((v + 1) & rq->mask) * rq->stride,
+				     v + 1, h, epoch, one_sge);
+	} else {
+		/* delivered with its completion lost */
+		soft_data_move(dst, data, len);
+		soft_cq_error(cq);
+	}
+	/* The requester's completion, when signaled. */
+	if (fm & MLX5_WQE_CTRL_CQ_UPDATE) {
+		struct soft_cqe_info info;
+
+		memset(&info, 0, sizeof(info));
+		info.qpn = qp->base.qp_num;
+		info.wqe_counter = (uint16_t)ci;
+		info.wqe_opcode = MLX5_OPCODE_SEND;
+		info.opcode = MLX5_CQE_REQ;
+		info.byte_cnt = len;
+		if (likely(soft_cq_reserve(scq, &idx) == 0)) {
+			soft_cq_publish(scq, idx, &info);
+			ev->sflags = soft_cqe_ev_flags(&info);
+		} else {
+			soft_cq_error(scq);
+		}
+	}
+	qp->rnr_naks = 0;
+	return 1;
+}
+
+/*
+ * soft_sq_send_direct() for one SEND (sge, wr_id, its control flags fm;
+ * an SGE of fewer than inl_lim bytes is inline): the same run and checks,
+ * with rc_send_one() for rc_send_exec(), and the event check of the CQs
+ * it wrote (soft_run_events(): one fence, then each CQ's arm state; a
+ * send CQ that is the responder's is checked once, with both flags).
+ */
 uint16_t
 soft_sq_send_one(struct soft_qp *qp, const struct qpio_sge *sge,
 		 uint64_t wr_id, uint8_t fm, uint32_t inl_lim)
 {
-	return sq_send_direct(qp, sge, 1, wr_id, fm, inl_lim);
+	struct soft_sq *sq = &qp->sq;
+	struct soft_cq *scq = to_scq(qp->base.send_cq);
+	struct one_ev ev = { .rcq = NULL, .rflags = 0, .sflags = 0 };
+	uint32_t ci, e = 0, lkey = MLX5_INVALID_LKEY;
+	uint64_t laddr = 0, llen = 0;
+
+	if (!sq_run_begin(qp))
+		return 0;
+	ci = sq->ci;
+	/* sq_send_direct()'s checks */
+	if (likely(ci == sq->pi && qp->rnr_deadline == 0 &&
+		   soft_qp_state_read(&qp->base.state) == QPIO_QPS_RTS &&
+		   !soft_sq_draining(&qp->sq_draining)) &&
+	    (sge->length < inl_lim || sge->length == 0 ||
+	     direct_sge_ok(qp, sge, &lkey, &laddr, &llen))) {
+		sq->wrid[ci & sq->mask] = wr_id;
+		e = rc_send_one(qp, scq, ci,
+				(const uint8_t *)(uintptr_t)sge->addr,
+				sge->length, fm, &ev);
+		if (e != 0) {
+			sq->pi = ci + 1;
+			soft_sq_ci_store(&sq->ci, ci + 1);
+			soft_doorbell_record(&sq->dbrec, ci + 1);
+			if (ev.rflags | ev.sflags) {
+				soft_barrier_publish_before_arm_read();
+				if (ev.rcq == scq) {
+					soft_cq_event_arm_check(scq, ev.rflags |
+								ev.sflags);
+				} else {
+					if (ev.rflags)
+						soft_cq_event_arm_check(ev.rcq,
+									ev.rflags);
+					if (ev.sflags)
+						soft_cq_event_arm_check(scq,
+									ev.sflags);
+				}
+			}
+		}
+	}
+	soft_sq_run_release(&qp->exec_busy);
+	/* A move to ERR or SQE, or an RTS->SQD, that came while this lcore
+	 * held the run was left to it (soft_sq_run()'s recheck). */
+	if (unlikely(soft_qp_state_recheck(&qp->base.state) != QPIO_QPS_RTS ||
+		     soft_sq_draining(&qp->sq_draining)))
+		soft_sq_run(qp);
+	return (uint16_t)e;
 }
 
 void

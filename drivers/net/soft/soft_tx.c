@@ -452,11 +452,12 @@ out:
  * qpio_qp_post_send_sge() on an RC or UC QP. One SEND into an empty SQ
  * of a QP that sends from its SGEs (soft_sq_send_one(): RC in RTS towards
  * a responder of this process, no die point set, no sq_sig_all) is
- * executed at once with only the checks one SEND needs: the flags, a
- * state that posts, an SGE allowed (max_sge), a free slot. Anything else,
- * and a SEND that soft_sq_send_one() leaves (no receive there, a key that
- * fails, more than 2^31 - 1 bytes: nothing done), goes through
- * post_send_sge_burst(), which reports each rule as before.
+ * executed at once with only the checks one SEND needs: the flags, an
+ * SGE allowed (max_sge), a free slot, and under the run's claim the state
+ * RTS (which posts). Anything else, and a SEND that soft_sq_send_one()
+ * leaves (another state, no receive there, a key that fails, more than
+ * 2^31 - 1 bytes: nothing done), goes through post_send_sge_burst(),
+ * which reports each rule as before.
  */
 uint16_t
 soft_post_send_sge(struct qpio_qp *qqp, const struct qpio_sge *sges,
@@ -469,8 +470,7 @@ soft_post_send_sge(struct qpio_qp *qqp, const struct qpio_sge *sges,
 	if (n == 1 && likely(!(flags & ~QPIO_RDMA_SGE_BURST_FLAGS)) &&
 	    sge_direct_ok(qp, pi) &&
 	    sq->depth - (pi - soft_index_read(&sq->tail)) != 0 &&
-	    sq->max_sge != 0 &&
-	    (SOFT_QPS_BIT(soft_qp_state_read(&qqp->state)) & SOFT_QPS_POST_SEND)) {
+	    sq->max_sge != 0) {
 		if (likely(soft_sq_send_one(qp, sges, wr_id, sge_fm_last(flags),
 					    flags & QPIO_SEND_INLINE ?
 					    sq->max_inline + 1 : 0) == 1)) {
