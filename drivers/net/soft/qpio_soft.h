@@ -343,6 +343,13 @@ struct qpio_soft_wire_stats {
 	 *  which raised QPIO_EVENT_PORT_ERR or QPIO_EVENT_PORT_ACTIVE on the
 	 *  device; counted by the queue that read the link. */
 	uint64_t link_changes;
+	/** RoCEv2 packets to an address of the device's own (a QP connected
+	 *  to a QP of the same device, a UD datagram to its own GID), looped
+	 *  back inside the device instead of leaving by the port, as rxe and
+	 *  RoCE NICs loop them: each is in tx_packets as sent and then ends
+	 *  in one rx counter as received (tx_loopback is not one of the
+	 *  counters a frame ends in). */
+	uint64_t tx_loopback;
 };
 
 /**

@@ -204,6 +204,20 @@ gid_ll_mac(const uint8_t gid[16], struct rte_ether_addr *mac)
 	return true;
 }
 
+/* 1 when gid is one of the device's GIDs (its own addresses): not its
+ * link-local GID (index 0) when the port's MAC is zero (net_ring's),
+ * which every such port shares, so a peer's is the same. */
+static bool
+gid_is_mine(const struct soft_wire *w, const uint8_t gid[16])
+{
+	unsigned int i = rte_is_zero_ether_addr(&w->mac) ? 1 : 0;
+
+	for (; i < w->ngid; i++)
+		if (memcmp(w->gids[i], gid, 16) == 0)
+			return true;
+	return false;
+}
+
 /* 1 when the first plen bits of a and b are equal. */
 static int
 prefix_eq(const uint8_t *a, const uint8_t *b, unsigned int plen)
@@ -492,19 +506,34 @@ neigh_hold(struct soft_wire *w, const uint8_t ip[16], struct rte_mbuf *m)
 	n->hold[n->nhold++] = m;
 }
 
+/*
+ * A neighbour that dgid names without asking anyone, learnt: a link-local
+ * GID of a MAC is at that MAC (the kernel's ib_resolve_eth_dmac() asks no
+ * one for these either). The caller holds the table. @return true when
+ * learnt.
+ */
+static bool
+neigh_implied(struct soft_wire *w, const uint8_t dgid[16])
+{
+	struct rte_ether_addr mac;
+
+	if (!gid_ll_mac(dgid, &mac))
+		return false;
+	neigh_learn(w, dgid, &mac, true);
+	return true;
+}
+
 static void
 neigh_ask(struct soft_wire *w, const uint8_t dest[16])
 {
 	const uint8_t *dgid = next_hop(w, dest);
-	struct rte_ether_addr mac;
 	struct wire_neigh *n;
 
-	if (dgid == NULL || neigh_find(w, dgid) != NULL)
+	/* the device's own addresses are looped back (lo_send()), asked of
+	 * no one */
+	if (dgid == NULL || gid_is_mine(w, dest) ||
+	    neigh_find(w, dgid) != NULL || neigh_implied(w, dgid))
 		return;
-	if (gid_ll_mac(dgid, &mac)) {
-		neigh_learn(w, dgid, &mac, true);
-		return;
-	}
 	if (soft_wire_gid_is_v4(dgid) && !w->has_v4)
 		return;
 	n = neigh_new(w, dgid);
@@ -609,6 +638,56 @@ soft_wire_path(const struct soft_wire *w, unsigned int sgid,
 	return 0;
 }
 
+/*
+ * A packet to one of the device's own addresses (dest a GID of its own:
+ * an RC or UC QP connected to a QP of the same device, a UD datagram to
+ * its own GID): built to the device's own MAC (and tagged with its VLAN)
+ * and looped back, as rxe loops such a packet (rxe_loopback()) and RoCE
+ * NICs do, never to the port; the queue's next progress step takes it
+ * as received
+ * (lo_input()). Counted sent (tx_packets, tx_bytes) and in tx_loopback;
+ * past WIRE_LO frames waiting, in tx_dropped. @return 0, or -1 when the
+ * device's pool is empty (as soft_wire_send_locked()).
+ */
+static int
+lo_send(struct soft_wire *w, const struct soft_wire_hdr *h,
+	const struct soft_wire_seg *seg, unsigned int nseg, uint32_t len)
+{
+	struct rte_mbuf *m;
+	uint32_t flen;
+
+	if (unlikely(w->nlo == WIRE_LO)) {
+		w->st.tx_dropped++;
+		return 0;
+	}
+	m = rte_pktmbuf_alloc(w->mp);
+	if (unlikely(m == NULL)) {
+		w->st.tx_nombuf++;
+		return -1;
+	}
+	flen = soft_wire_build(rte_pktmbuf_mtod(m, uint8_t *), h, seg, nseg,
+			       len);
+	m->data_len = (uint16_t)flen;
+	m->pkt_len = flen;
+	rte_ether_addr_copy(&w->mac, rte_pktmbuf_mtod(m, struct rte_ether_addr *));
+	/* tagged as it would leave (tx_flush()), so that the queue that
+	 * takes it (another one's steer ring included) reads it as a
+	 * frame of the port */
+	if (w->vlan_id != 0) {
+		m->vlan_tci = w->vlan_tci;
+		if (unlikely(rte_vlan_insert(&m) != 0)) {
+			w->st.tx_dropped++;
+			rte_pktmbuf_free(m);
+			return 0;
+		}
+	}
+	w->st.tx_packets++;
+	w->st.tx_bytes += m->pkt_len;
+	w->st.tx_loopback++;
+	w->lo[w->nlo++] = m;
+	return 0;
+}
+
 int
 soft_wire_send_locked(struct soft_wire *w, const uint8_t dest[16],
 		      const struct soft_wire_hdr *h,
@@ -617,7 +696,6 @@ soft_wire_send_locked(struct soft_wire *w, const uint8_t dest[16],
 {
 	const uint8_t *dgid;
 	struct rte_mbuf *m;
-	struct rte_ether_addr mac;
 	struct wire_neigh *n;
 	uint32_t flen;
 
@@ -638,6 +716,8 @@ soft_wire_send_locked(struct soft_wire *w, const uint8_t dest[16],
 		tx_stage(w, m);
 		return 0;
 	}
+	if (unlikely(gid_is_mine(w, dest)))
+		return lo_send(w, h, seg, nseg, len);
 	dgid = next_hop(w, dest);
 	if (unlikely(dgid == NULL)) {
 		no_route(w, dest);
@@ -658,12 +738,8 @@ soft_wire_send_locked(struct soft_wire *w, const uint8_t dest[16],
 	if (unlikely(w->nq > 1 && w->sh->nrel[w->qid] != 0))
 		rel_take(w);
 	n = neigh_find(w, dgid);
-	if (unlikely(n == NULL) && gid_ll_mac(dgid, &mac)) {
-		/* a link-local GID of a MAC names it (the kernel's
-		 * ib_resolve_eth_dmac() asks no one for these either) */
-		neigh_learn(w, dgid, &mac, true);
+	if (unlikely(n == NULL) && neigh_implied(w, dgid))
 		n = neigh_find(w, dgid);
-	}
 	if (likely(n != NULL && n->state >= NEIGH_REACHABLE)) {
 		rte_ether_addr_copy(&n->mac, rte_pktmbuf_mtod(m,
 					struct rte_ether_addr *));
@@ -1098,9 +1174,10 @@ steer(struct soft_wire *w, struct rte_mbuf *m, const uint8_t *f,
 	return STEER_HANDED;
 }
 
-/* One frame of the port, or (handed) one another queue handed over.
- * @return true when m went to another queue's ring (not to be freed
- * here; never for a handed frame). */
+/* One frame of the port (or one the device sent to itself, lo_send()),
+ * or (handed) one another queue handed over. @return true when m went to
+ * another queue's ring (not to be freed here; never for a handed
+ * frame). */
 static bool
 frame_input(struct soft_dev *sdev, struct soft_wire *w, struct rte_mbuf *m,
 	    bool handed)
@@ -1179,6 +1256,25 @@ frame_input(struct soft_dev *sdev, struct soft_wire *w, struct rte_mbuf *m,
 }
 
 static void adopt_idle(struct soft_wire *w);
+
+/* The frames lo_send() looped back since the queue's last step, taken
+ * as frames of the port (what they send in turn waits for the next
+ * step). @return how many. */
+static uint16_t
+lo_input(struct soft_dev *sdev, struct soft_wire *w)
+{
+	struct rte_mbuf *pkts[WIRE_LO];
+	uint16_t n = w->nlo, i, k;
+
+	memcpy(pkts, w->lo, n * sizeof(pkts[0]));
+	w->nlo = 0;
+	for (i = 0, k = 0; i < n; i++)
+		if (!frame_input(sdev, w, pkts[i], false))
+			pkts[k++] = pkts[i];
+	if (k != 0)
+		rte_pktmbuf_free_bulk(pkts, k);
+	return n;
+}
 
 /* The port's link: *up 1 when up. @return 0, or qpio_port_link_get()'s
  * error (*up not written). */
@@ -1285,6 +1381,8 @@ wire_step_locked(struct soft_dev *sdev, struct soft_wire *w)
 			nt_unlock(w);
 		}
 	}
+	if (unlikely(w->nlo != 0))
+		got = (uint16_t)(got + lo_input(sdev, w));
 	n = qpio_port_rx_burst(w->port_id, w->qid, pkts, WIRE_BURST);
 	for (i = 0, k = 0; i < n; i++)
 		if (!frame_input(sdev, w, pkts[i], false))
@@ -1553,6 +1651,7 @@ wire_free(struct soft_wire *w)
 		if (q == NULL)
 			continue;
 		rte_pktmbuf_free_bulk(q->txb, q->ntx);
+		rte_pktmbuf_free_bulk(q->lo, q->nlo);
 		if (q->steer != NULL) {
 			while (rte_ring_sc_dequeue(q->steer, &m) == 0)
 				rte_pktmbuf_free(m);
@@ -2187,6 +2286,10 @@ qpio_soft_wire_queue_wait(struct qpio_device *dev, unsigned int queue,
 		n = wire_step_wait(w);
 		if (n != 0)
 			break;
+		/* what that step looped back (its own ACK, a resend to an
+		 * address of the device) brings no interrupt: stepped now */
+		if (unlikely(__atomic_load_n(&w->nlo, __ATOMIC_RELAXED) != 0))
+			continue;
 		/* the sleep: to the deadline (-1: none) */
 		if (timeout_ms != 0) {
 			uint64_t nt = wire_next_tsc(w);

@@ -23,6 +23,7 @@
 #define SOFT_WIRE_MAX_GID 3u
 
 #define WIRE_BURST        32u
+#define WIRE_LO           256u    /* frames looped back, waiting a step */
 #define WIRE_NEIGH        16u     /* neighbour entries per device */
 #define WIRE_HOLD         4u      /* datagrams waiting for one neighbour */
 #define WIRE_RXD          512u
@@ -154,6 +155,11 @@ struct soft_wire {
 	uint8_t gids[SOFT_WIRE_MAX_GID][16];
 	struct rte_mbuf *txb[WIRE_BURST];
 	uint32_t txlen[WIRE_BURST];   /* tx_flush(): RoCEv2 bytes, 0 for ARP */
+	/* Frames to an address of the device's own: looped back by
+	 * lo_send() instead of sent, taken as received by the queue's next
+	 * progress step (lo_input()) */
+	uint16_t nlo;
+	struct rte_mbuf *lo[WIRE_LO];
 	/* Set by a progress step that completed a receive of an RC QP: the
 	 * frames it staged (that message's ACK) stay staged, so the answer
 	 * the application posts on reading the completion leaves in the
