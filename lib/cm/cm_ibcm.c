@@ -1504,13 +1504,14 @@ cm_ibcm_connect(struct qpio_cm_id *id, const struct addrinfo *res,
 		       "IPv4, ip6= for IPv6)");
 		return -EINVAL;
 	}
-	/* The wire has no loopback: a frame the port sends does not come
-	 * back to it, so the REQ would go unanswered until the timeout. */
+	/* A connection of a device to itself is not supported (its CM
+	 * messages would loop back; untested): refused at once. */
 	if (gid_find(id->dev, id->ib.dgid, 1) >= 0) {
 		CM_LOG(ERR, "connect to \"%s\": an address of this device "
-		       "(ip=/ip6=); a wire device does not reach itself (its "
-		       "port takes no frame it sent): connect to another "
-		       "host, or from a second device", host);
+		       "(ip=/ip6=); lib/cm does not connect a wire device to "
+		       "itself: connect to another host, or from a second "
+		       "device (two QPs of one device reach each other by "
+		       "loopback through qpio_qp_modify())", host);
 		return -EINVAL;
 	}
 	id->params.sgid_index = (uint8_t)idx;

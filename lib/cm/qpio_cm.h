@@ -311,8 +311,8 @@ struct qpio_cm_id *qpio_cm_listen(struct qpio_cm_channel *ch,
  * listener's first datagram), and back to RESET if the answer is no.
  * On soft wire devices host must be an IP address (the peer's GID is
  * that address, IPv4-mapped for IPv4, and its MAC is found by ARP or NDP
- * on the wire port), not one of the device's own (EINVAL, logged: the
- * wire has no loopback); the source GID is param's sgid_index when it is of
+ * on the wire port), not one of the device's own (EINVAL, logged:
+ * lib/cm does not connect a device to itself); the source GID is param's sgid_index when it is of
  * the destination's family, else the device's first GID of that family.
  * The REQ (SIDR_REQ for UD) is sent again every 537 ms (the response
  * timeout it advertises, 4.096 us x 2^17) until an answer or

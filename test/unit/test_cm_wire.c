@@ -1066,7 +1066,8 @@ Test(cm_wire, listen_and_connect_refusals)
 	cr_assert_eq(qpio_cm_id_port(l), 49153);
 	cr_assert_null(qpio_cm_connect(ch, a.qp, HOST_B, "0", NULL, NULL));
 	cr_assert_eq(rte_errno, EINVAL);
-	/* its own address: the wire has no loopback, refused at once */
+	/* its own address: lib/cm does not connect a device to itself,
+	 * refused at once */
 	cr_assert_null(qpio_cm_connect(ch, a.qp, HOST_A, "7471", NULL, NULL));
 	cr_assert_eq(rte_errno, EINVAL);
 	cr_assert_eq(qpio_qp_state(a.qp), QPIO_QPS_RESET);

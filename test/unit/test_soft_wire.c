@@ -9,6 +9,7 @@
  * opens it with tshark's RoCE dissector).
  */
 #include <arpa/inet.h>
+#include <poll.h>
 #include <pthread.h>
 #include <string.h>
 #include <unistd.h>
@@ -1667,6 +1668,26 @@ Test(soft_wire, rc_send_write_read_atomics_segmented)
 	rc_world_down(&a, &b);
 }
 
+/* An RC end r on d (whose ip= is 10.0.0.1) connected to itself at that
+ * address, PSNs 0x100: its receive wr_id 1 of 4000 bytes at offset roff
+ * posted, then its SEND wr_id 10 of 3000 bytes (qt_fill seed) from offset
+ * 0: three packets at path MTU 1024. */
+static void
+self_send(struct qt_end *r, struct qpio_device *d, uint32_t roff,
+	  uint32_t seed)
+{
+	struct qt_pair_opts o = { .type = QPIO_QPT_RC, .max_send_wr = 64,
+				  .max_recv_wr = 64, .max_inline = 64 };
+	uint8_t ga[16];
+
+	qt_end_create(r, d, &o);
+	soft_wire_ipv4_mapped(ga, V4_A);
+	wire_connect(r, ga, qpio_qp_num(r->qp), 0x100, 0x100, 7);
+	qt_fill(r->buf, 3000, seed);
+	qt_post_recv(r, 1, r->buf + roff, 4000);
+	rc_post(r, QPIO_WR_SEND, 0, 3000, 0, 0, 10);
+}
+
 /* Packets to an address of the device's own loop back inside it, as rxe
  * and RoCE NICs loop them, and never leave by the port: a UD datagram
  * from one QP of A to another at A's IPv6 address (asked of no one), and
@@ -1676,14 +1697,11 @@ Test(soft_wire, rc_send_write_read_atomics_segmented)
  * frame crosses the ring, no ARP or NDP is sent, B sees nothing. */
 Test(soft_wire, loopback_to_an_address_of_its_own)
 {
-	struct qt_pair_opts o = { .type = QPIO_QPT_RC, .max_send_wr = 64,
-				  .max_recv_wr = 64, .max_inline = 64 };
 	struct qt_end u1, u2, r;
 	struct qpio_soft_wire_stats sa, sb;
 	struct qpio_wc wc[2];
 	struct qpio_ah *ah;
 	union qpio_gid g0;
-	uint8_t ga[16];
 	uint64_t word;
 	unsigned int i;
 
@@ -1721,12 +1739,7 @@ Test(soft_wire, loopback_to_an_address_of_its_own)
 	cr_assert_eq(sa.rx_bytes, sa.tx_bytes);
 
 	/* RC connected to itself at A's IPv4 address */
-	qt_end_create(&r, W.a, &o);
-	soft_wire_ipv4_mapped(ga, V4_A);
-	wire_connect(&r, ga, qpio_qp_num(r.qp), 0x300, 0x300, 7);
-	qt_fill(r.buf, 3000, 1);
-	qt_post_recv(&r, 1, r.buf + 65536, 4000);
-	rc_post(&r, QPIO_WR_SEND, 0, 3000, 0, 0, 10);
+	self_send(&r, W.a, 65536, 1);
 	cr_assert_eq(poll_wire(r.cq, wc, 2), 2);
 	/* the receive first: the ACK that completes the SEND follows it */
 	cr_assert_eq(wc[0].status, QPIO_WC_SUCCESS, "%s",
@@ -4581,40 +4594,42 @@ Test(soft_wire, rx_intr_sleeper_wakes_for_timers_and_frames, .timeout = 60)
 	intr_pair_down(&p);
 }
 
-/* An lcore that only waits (rx_intr=1) on a device whose RC QP is
- * connected to itself: looped-back packets bring no interrupt, so a wait
- * takes them without a sleep. The first wait takes the SEND's three
- * packets (the doorbell looped them back); the second, whose first step
- * takes nothing and sends the ACK held for an answer, takes that ACK
- * (looped back by that step) instead of sleeping through its 10 s
- * timeout. No sleep in either; both completions and the bytes exact. */
+/* An lcore that waits (rx_intr=1) on a device whose RC QP is connected
+ * to itself. A looped-back packet raises no interrupt of the port: the
+ * queue's event fd, quiet before, is readable at once after the SEND's
+ * doorbell looped its packets back (lo_send()'s wake). Then the waits'
+ * steps take them: the first wait the SEND's three packets (its step
+ * loops back the ACK), the second that ACK. No sleep in either; both
+ * completions and the bytes exact. */
 Test(soft_wire, rx_intr_wait_takes_what_the_device_looped_back, .timeout = 60)
 {
-	struct qt_pair_opts o = { .type = QPIO_QPT_RC, .max_send_wr = 64,
-				  .max_recv_wr = 64, .max_inline = 64 };
 	struct qpio_async_event ev;
+	struct pollfd pfd = { .events = POLLIN };
 	struct intr_pair p;
 	struct qpio_wc wc[2];
 	struct qt_end r;
-	uint8_t ga[16];
-	int n;
+	uint64_t sleeps;
+	int n, i;
 
 	intr_link_up(&p, 1, ",rx_intr=1", ",rx_intr=1");
 	/* the vhost-user link up first (a peer closed while it still
 	 * negotiates can crash net_virtio's interrupt thread) */
 	cr_assert_eq(steps_for_event(p.A, 10000, &ev), 0, "no PORT_ACTIVE");
 	cr_assert_eq(ev.event_type, QPIO_EVENT_PORT_ACTIVE);
-	qt_end_create(&r, p.A, &o);
-	soft_wire_ipv4_mapped(ga, V4_A);
-	wire_connect(&r, ga, qpio_qp_num(r.qp), 0x100, 0x100, 7);
-	qt_fill(r.buf, 3000, 4);
-	qt_post_recv(&r, 1, r.buf + 8192, 4000);
-	rc_post(&r, QPIO_WR_SEND, 0, 3000, 0, 0, 10);
+	/* the event fd, drained by short waits until quiet */
+	pfd.fd = qpio_soft_wire_queue_event_fd(p.A, 0);
+	cr_assert_geq(pfd.fd, 0);
+	for (i = 0; i < 20 && poll(&pfd, 1, 0) == 1; i++)
+		cr_assert_geq(qpio_soft_wire_queue_wait(p.A, 0, 1), 0);
+	cr_assert_eq(poll(&pfd, 1, 0), 0, "the event fd stays readable");
+	sleeps = wst(p.A).intr_sleeps;
+	self_send(&r, p.A, 8192, 4);
+	cr_assert_eq(poll(&pfd, 1, 0), 1, "no wake for the looped-back SEND");
 	n = qpio_soft_wire_queue_wait(p.A, 0, 10000);
 	cr_assert_eq(n, 3, "the SEND's packets: %d", n);
 	n = qpio_soft_wire_queue_wait(p.A, 0, 10000);
 	cr_assert_eq(n, 1, "the ACK: %d", n);
-	cr_assert_eq(wst(p.A).intr_sleeps, 0);
+	cr_assert_eq(wst(p.A).intr_sleeps, sleeps);
 	cr_assert_eq(qpio_cq_poll(r.cq, wc, 2), 2);
 	cr_assert_eq(wc[0].status, QPIO_WC_SUCCESS);
 	cr_assert_eq(wc[0].wr_id, 1);

@@ -272,9 +272,10 @@ int qpio_soft_reclaim(struct qpio_soft_reclaim_stats *st);
 
 /**
  * Counters of a soft wire device (devargs wire=, soft.rst "On the wire"):
- * every frame its port received ends in exactly one rx counter
- * (rx_packets or one drop reason), every datagram its QPs sent in
- * tx_packets or one tx drop counter.
+ * every frame its port received, or it looped back to itself
+ * (tx_loopback), ends in exactly one rx counter (rx_packets or one drop
+ * reason), every datagram its QPs sent in tx_packets or one tx drop
+ * counter.
  */
 struct qpio_soft_wire_stats {
 	uint64_t rx_packets;    /**< RoCEv2 packets delivered to a QP */
@@ -294,14 +295,17 @@ struct qpio_soft_wire_stats {
 	uint64_t rx_no_qp;
 	uint64_t arp_rx;        /**< ARP requests and replies taken */
 	uint64_t arp_tx;        /**< ARP requests and replies sent */
-	uint64_t tx_packets;    /**< RoCEv2 packets handed to the port */
+	uint64_t tx_packets;    /**< RoCEv2 packets handed to the port, or
+				 *   looped back (tx_loopback) */
 	uint64_t tx_bytes;      /**< their frame bytes */
 	/** Datagrams dropped because no neighbour answered ARP within 1 s,
 	 *  or more than 4 waited for one neighbour. */
 	uint64_t tx_no_neigh;
 	uint64_t tx_nombuf;     /**< datagrams dropped: the device's mbuf pool
 				 *   was empty */
-	uint64_t tx_dropped;    /**< frames the port's tx queue refused */
+	uint64_t tx_dropped;    /**< frames the port's tx queue refused; of
+				 *   those looped back, the ones past the 512
+				 *   that wait for the queue's next step */
 	/** Datagrams whose AV's source and destination GIDs are not of one
 	 *  IP version (an IPv4-mapped GID to an IPv6 one), not sent. */
 	uint64_t tx_bad_gid;

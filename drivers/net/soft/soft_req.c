@@ -894,6 +894,29 @@ direct_sge_ok(const struct soft_qp *qp, const struct qpio_sge *sge,
 	return !(a < *laddr || a - *laddr > *llen || l > *llen - (a - *laddr));
 }
 
+/* What sq_execute() checks before a batch, for a direct run that holds
+ * the claim at SQ index ci: an empty SQ, RTS, no RNR wait, and no drain
+ * (a drain's end is for soft_sq_run() to report). */
+static __rte_always_inline bool
+direct_run_ok(const struct soft_qp *qp, uint32_t ci)
+{
+	return ci == qp->sq.pi && qp->rnr_deadline == 0 &&
+		soft_qp_state_read(&qp->base.state) == QPIO_QPS_RTS &&
+		!soft_sq_draining(&qp->sq_draining);
+}
+
+/* The end of a direct run: the claim released, then a move to ERR or
+ * SQE, or an RTS->SQD, that came while this lcore held it, which was
+ * left to it, run (soft_sq_run()'s recheck). */
+static __rte_always_inline void
+direct_run_end(struct soft_qp *qp)
+{
+	soft_sq_run_release(&qp->exec_busy);
+	if (unlikely(soft_qp_state_recheck(&qp->base.state) != QPIO_QPS_RTS ||
+		     soft_sq_draining(&qp->sq_draining)))
+		soft_sq_run(qp);
+}
+
 /* soft_sq_send_direct()'s body. */
 static __rte_always_inline uint16_t
 sq_send_direct(struct soft_qp *qp, const struct qpio_sge *sges,
@@ -909,11 +932,7 @@ sq_send_direct(struct soft_qp *qp, const struct qpio_sge *sges,
 	if (!sq_run_begin(qp))
 		return 0;
 	ci = sq->ci;
-	/* What sq_execute() checks before a batch: RTS, no RNR wait, and
-	 * no drain (a drain's end is for soft_sq_run() to report). */
-	if (likely(ci == sq->pi && qp->rnr_deadline == 0 &&
-		   soft_qp_state_read(&qp->base.state) == QPIO_QPS_RTS &&
-		   !soft_sq_draining(&qp->sq_draining))) {
+	if (likely(direct_run_ok(qp, ci))) {
 		k = RTE_MIN((uint32_t)n, (uint32_t)SEND_BATCH);
 		for (j = 0; j < k; j++) {
 			const uint64_t a = sges[j].addr;
@@ -951,12 +970,7 @@ sq_send_direct(struct soft_qp *qp, const struct qpio_sge *sges,
 			soft_run_events(&run);
 		}
 	}
-	soft_sq_run_release(&qp->exec_busy);
-	/* A move to ERR or SQE, or an RTS->SQD, that came while this lcore
-	 * held the run was left to it (soft_sq_run()'s recheck). */
-	if (unlikely(soft_qp_state_recheck(&qp->base.state) != QPIO_QPS_RTS ||
-		     soft_sq_draining(&qp->sq_draining)))
-		soft_sq_run(qp);
+	direct_run_end(qp);
 	return (uint16_t)e;
 }
 
@@ -1015,9 +1029,13 @@ rc_send_one(struct soft_qp *qp, struct soft_cq *scq, uint32_t ci,
 	bool one_sge;
 	uint8_t *dst;
 
+	/* (a QP never resolved has peer_gen 0, which the generation reads
+	 * for a moment as it wraps: its cache is NULL) */
 	if (likely(qp->peer_gen == soft_peer_gen_read(&soft_peer_gen)))
 		peer = qp->peer_cache;
-	else if ((peer = one_peer_lookup(qp)) == NULL)
+	else
+		peer = one_peer_lookup(qp);
+	if (unlikely(peer == NULL))
 		return 0;
 	/* run_peer(): the responder's state, read for every WQE */
 	if (unlikely(!(SOFT_QPS_BIT(soft_qp_state_read(&peer->base.state)) &
@@ -1118,10 +1136,7 @@ soft_sq_send_one(struct soft_qp *qp, const struct qpio_sge *sge,
 	if (!sq_run_begin(qp))
 		return 0;
 	ci = sq->ci;
-	/* sq_send_direct()'s checks */
-	if (likely(ci == sq->pi && qp->rnr_deadline == 0 &&
-		   soft_qp_state_read(&qp->base.state) == QPIO_QPS_RTS &&
-		   !soft_sq_draining(&qp->sq_draining)) &&
+	if (likely(direct_run_ok(qp, ci)) &&
 	    (sge->length < inl_lim || sge->length == 0 ||
 	     direct_sge_ok(qp, sge, &lkey, &laddr, &llen))) {
 		sq->wrid[ci & sq->mask] = wr_id;
@@ -1148,12 +1163,7 @@ soft_sq_send_one(struct soft_qp *qp, const struct qpio_sge *sge,
 			}
 		}
 	}
-	soft_sq_run_release(&qp->exec_busy);
-	/* A move to ERR or SQE, or an RTS->SQD, that came while this lcore
-	 * held the run was left to it (soft_sq_run()'s recheck). */
-	if (unlikely(soft_qp_state_recheck(&qp->base.state) != QPIO_QPS_RTS ||
-		     soft_sq_draining(&qp->sq_draining)))
-		soft_sq_run(qp);
+	direct_run_end(qp);
 	return (uint16_t)e;
 }
 

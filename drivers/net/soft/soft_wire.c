@@ -159,8 +159,8 @@ rel_take(struct soft_wire *w)
 	__atomic_fetch_and(&sh->rel_mask, ~(1u << w->qid), __ATOMIC_RELAXED);
 }
 
-/* Work another queue just published where queue to's step takes it (a
- * frame in its steer ring, frames released to it): with rx_intr=1, wake
+/* Work published where queue to's step takes it (a frame in its steer
+ * ring, frames released to it, a frame looped back): with rx_intr=1, wake
  * its lcore if it sleeps in qpio_soft_wire_queue_wait() or polls its
  * event fd. The waiter sets sleeping, then steps; the fence orders the
  * caller's publication before this load. */
@@ -355,8 +355,9 @@ neigh_learn_sender(struct soft_wire *w, const uint8_t ip[16],
 	    memcmp(ip, w->rxc_ip, 16) == 0)
 		return;
 	/* (a routed sender's MAC is its last router's: the gateway's
-	 * entry answers for it) */
-	if (next_hop(w, ip) != ip)
+	 * entry answers for it; the device itself, in a frame it looped
+	 * back, is no neighbour) */
+	if (next_hop(w, ip) != ip || gid_is_mine(w, ip))
 		return;
 	nt_lock(w);
 	neigh_learn(w, ip, mac, true);
@@ -638,6 +639,28 @@ soft_wire_path(const struct soft_wire *w, unsigned int sgid,
 	return 0;
 }
 
+/* A RoCEv2 frame of the packet h, seg[0 .. nseg), len payload bytes, in
+ * a new mbuf of the device's pool (its destination MAC for the caller to
+ * write). @return it, or NULL (counted in tx_nombuf) when the pool is
+ * empty. */
+static __rte_always_inline struct rte_mbuf *
+frame_build(struct soft_wire *w, const struct soft_wire_hdr *h,
+	    const struct soft_wire_seg *seg, unsigned int nseg, uint32_t len)
+{
+	struct rte_mbuf *m = rte_pktmbuf_alloc(w->mp);
+	uint32_t flen;
+
+	if (unlikely(m == NULL)) {
+		w->st.tx_nombuf++;
+		return NULL;
+	}
+	flen = soft_wire_build(rte_pktmbuf_mtod(m, uint8_t *), h, seg, nseg,
+			       len);
+	m->data_len = (uint16_t)flen;
+	m->pkt_len = flen;
+	return m;
+}
+
 /*
  * A packet to one of the device's own addresses (dest a GID of its own:
  * an RC or UC QP connected to a QP of the same device, a UD datagram to
@@ -654,21 +677,14 @@ lo_send(struct soft_wire *w, const struct soft_wire_hdr *h,
 	const struct soft_wire_seg *seg, unsigned int nseg, uint32_t len)
 {
 	struct rte_mbuf *m;
-	uint32_t flen;
 
 	if (unlikely(w->nlo == WIRE_LO)) {
 		w->st.tx_dropped++;
 		return 0;
 	}
-	m = rte_pktmbuf_alloc(w->mp);
-	if (unlikely(m == NULL)) {
-		w->st.tx_nombuf++;
+	m = frame_build(w, h, seg, nseg, len);
+	if (unlikely(m == NULL))
 		return -1;
-	}
-	flen = soft_wire_build(rte_pktmbuf_mtod(m, uint8_t *), h, seg, nseg,
-			       len);
-	m->data_len = (uint16_t)flen;
-	m->pkt_len = flen;
 	rte_ether_addr_copy(&w->mac, rte_pktmbuf_mtod(m, struct rte_ether_addr *));
 	/* tagged as it would leave (tx_flush()), so that the queue that
 	 * takes it (another one's steer ring included) reads it as a
@@ -685,6 +701,10 @@ lo_send(struct soft_wire *w, const struct soft_wire_hdr *h,
 	w->st.tx_bytes += m->pkt_len;
 	w->st.tx_loopback++;
 	w->lo[w->nlo++] = m;
+	/* a frame with no interrupt of its own: an lcore asleep on the
+	 * queue, or polling its event fd, wakes for it (wire_wake()), as
+	 * for a frame another queue hands over */
+	wire_wake(w);
 	return 0;
 }
 
@@ -697,20 +717,13 @@ soft_wire_send_locked(struct soft_wire *w, const uint8_t dest[16],
 	const uint8_t *dgid;
 	struct rte_mbuf *m;
 	struct wire_neigh *n;
-	uint32_t flen;
 
 	/* the destination of the last packet, the table as it was then */
 	if (likely(w->txc_ok && w->txc_gen == nt_gen(w) &&
 		   memcmp(dest, w->txc_dest, 16) == 0)) {
-		m = rte_pktmbuf_alloc(w->mp);
-		if (unlikely(m == NULL)) {
-			w->st.tx_nombuf++;
+		m = frame_build(w, h, seg, nseg, len);
+		if (unlikely(m == NULL))
 			return -1;
-		}
-		flen = soft_wire_build(rte_pktmbuf_mtod(m, uint8_t *), h, seg,
-				       nseg, len);
-		m->data_len = (uint16_t)flen;
-		m->pkt_len = flen;
 		rte_ether_addr_copy(&w->txc_mac,
 				    rte_pktmbuf_mtod(m, struct rte_ether_addr *));
 		tx_stage(w, m);
@@ -723,15 +736,9 @@ soft_wire_send_locked(struct soft_wire *w, const uint8_t dest[16],
 		no_route(w, dest);
 		return 0;
 	}
-	m = rte_pktmbuf_alloc(w->mp);
-	if (unlikely(m == NULL)) {
-		w->st.tx_nombuf++;
+	m = frame_build(w, h, seg, nseg, len);
+	if (unlikely(m == NULL))
 		return -1;
-	}
-	flen = soft_wire_build(rte_pktmbuf_mtod(m, uint8_t *), h, seg, nseg,
-			       len);
-	m->data_len = (uint16_t)flen;
-	m->pkt_len = flen;
 	nt_lock(w);
 	/* what this queue held and another released: before anything it
 	 * sends or holds now */
@@ -2286,10 +2293,6 @@ qpio_soft_wire_queue_wait(struct qpio_device *dev, unsigned int queue,
 		n = wire_step_wait(w);
 		if (n != 0)
 			break;
-		/* what that step looped back (its own ACK, a resend to an
-		 * address of the device) brings no interrupt: stepped now */
-		if (unlikely(__atomic_load_n(&w->nlo, __ATOMIC_RELAXED) != 0))
-			continue;
 		/* the sleep: to the deadline (-1: none) */
 		if (timeout_ms != 0) {
 			uint64_t nt = wire_next_tsc(w);

@@ -23,7 +23,8 @@
 #define SOFT_WIRE_MAX_GID 3u
 
 #define WIRE_BURST        32u
-#define WIRE_LO           256u    /* frames looped back, waiting a step */
+#define WIRE_LO           512u    /* frames looped back, waiting a step
+				   * (as many as the port's tx ring) */
 #define WIRE_NEIGH        16u     /* neighbour entries per device */
 #define WIRE_HOLD         4u      /* datagrams waiting for one neighbour */
 #define WIRE_RXD          512u
