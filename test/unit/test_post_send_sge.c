@@ -1374,6 +1374,12 @@ Test(post_send_sge, one_send_into_its_own_cq_raises_one_event)
 	cr_assert_eq(qpio_cq_req_notify(a.cq, 1), 0);
 	ps_one_post(&a, &sg[0], 0x710, QPIO_SEND_SIGNALED);
 	cr_assert_eq(qt_poll_n(a.cq, wc, 2), 2);
+	cr_assert_eq(wc[0].wr_id, 0xb000);
+	cr_assert_eq(wc[0].status, QPIO_WC_SUCCESS, "%s",
+		     qpio_wc_status_str(wc[0].status));
+	cr_assert_eq(wc[0].byte_len, 8);
+	cr_assert_eq(wc[1].wr_id, 0x710);
+	cr_assert_eq(wc[1].status, QPIO_WC_SUCCESS);
 	cr_assert_eq(qt_cq_events(a.cq), 0, "nothing solicited");
 	ps_one_post(&a, &sg[1], 0x711, QPIO_SEND_SIGNALED | QPIO_SEND_SOLICITED);
 	cr_assert_eq(qt_poll_n(a.cq, wc, 2), 2);

@@ -858,23 +858,28 @@ sq_run_begin(struct soft_qp *qp)
 }
 
 /*
- * A SEND's SGE that is not inline is read where it lies, after the check
- * wqe_gather() makes of a SEND's SGE (its MR, PD and bounds; no access
- * flag): in full where its lkey differs from *lkey, the key of the SGE
- * before it in the batch (MLX5_INVALID_LKEY: none), and against that MR's
- * bounds (*laddr, *llen), read once, for the SGEs after it with the same
- * key (a deregistration meanwhile lands after the batch). The key is read
- * again after the bounds, so bounds of another MR that took the slot in
- * between are never used. @return false for an SGE that fails, or of
- * more than 2^31 - 1 bytes (the WQE path reports it).
+ * Whether a SEND's SGE may be sent from where it lies. One of fewer than
+ * inl_lim bytes is inline and one of 0 bytes is never read: both may. One
+ * that is not inline is read where it lies, after the check wqe_gather()
+ * makes of a SEND's SGE (its MR, PD and bounds; no access flag): in full
+ * where its lkey differs from *lkey, the key of the SGE before it in the
+ * batch (MLX5_INVALID_LKEY: none), and against that MR's bounds (*laddr,
+ * *llen), read once, for the SGEs after it with the same key (a
+ * deregistration meanwhile lands after the batch). The key is read again
+ * after the bounds, so bounds of another MR that took the slot in between
+ * are never used. @return false for an SGE that fails, or of more than
+ * 2^31 - 1 bytes (the WQE path reports it).
  */
 static __rte_always_inline bool
 direct_sge_ok(const struct soft_qp *qp, const struct qpio_sge *sge,
-	      uint32_t *lkey, uint64_t *laddr, uint64_t *llen)
+	      uint32_t inl_lim, uint32_t *lkey, uint64_t *laddr,
+	      uint64_t *llen)
 {
 	const uint64_t a = sge->addr;
 	const uint32_t l = sge->length;
 
+	if (l < inl_lim || l == 0)
+		return true;
 	if (unlikely(l > INT32_MAX))
 		return false;
 	if (sge->lkey != *lkey) {
@@ -938,11 +943,10 @@ sq_send_direct(struct soft_qp *qp, const struct qpio_sge *sges,
 			const uint64_t a = sges[j].addr;
 			const uint32_t l = sges[j].length;
 
-			/* One that fails direct_sge_ok() is left to the
-			 * WQE path, which reports it. A zero-length SGE is
-			 * never read. */
-			if (l >= inl_lim && l != 0 &&
-			    !direct_sge_ok(qp, &sges[j], &lkey, &laddr, &llen))
+			/* One that fails is left to the WQE path, which
+			 * reports it. */
+			if (!direct_sge_ok(qp, &sges[j], inl_lim, &lkey,
+					   &laddr, &llen))
 				break;
 			data[j] = (const uint8_t *)(uintptr_t)a;
 			len[j] = l;
@@ -1079,8 +1083,8 @@ rc_send_one(struct soft_qp *qp, struct soft_cq *scq, uint32_t ci,
 	if (dst == NULL || !soft_rq_consume_once(&rq->ci, &v, 1))
 		return 0;
 	/* A move, not a copy: see rc_send_exec(). */
+	soft_data_move(dst, data, len);
 	if (likely(soft_cq_reserve_n(cq, 1, &idx) == 1)) {
-		soft_data_move(dst, data, len);
 		soft_cq_publish_recv(cq, idx, MLX5_CQE_RESP_SEND, (uint16_t)v,
 				     peer->base.qp_num, len, 0,
 				     qp->base.qp_num);
@@ -1092,7 +1096,6 @@ rc_send_one(struct soft_qp *qp, struct soft_cq *scq, uint32_t ci,
 				     v + 1, h, epoch, one_sge);
 	} else {
 		/* delivered with its completion lost */
-		soft_data_move(dst, data, len);
 		soft_cq_error(cq);
 	}
 	/* The requester's completion, when signaled. */
@@ -1137,8 +1140,7 @@ soft_sq_send_one(struct soft_qp *qp, const struct qpio_sge *sge,
 		return 0;
 	ci = sq->ci;
 	if (likely(direct_run_ok(qp, ci)) &&
-	    (sge->length < inl_lim || sge->length == 0 ||
-	     direct_sge_ok(qp, sge, &lkey, &laddr, &llen))) {
+	    direct_sge_ok(qp, sge, inl_lim, &lkey, &laddr, &llen)) {
 		sq->wrid[ci & sq->mask] = wr_id;
 		e = rc_send_one(qp, scq, ci,
 				(const uint8_t *)(uintptr_t)sge->addr,

@@ -666,11 +666,10 @@ frame_build(struct soft_wire *w, const struct soft_wire_hdr *h,
  * an RC or UC QP connected to a QP of the same device, a UD datagram to
  * its own GID): built to the device's own MAC (and tagged with its VLAN)
  * and looped back, as rxe loops such a packet (rxe_loopback()) and RoCE
- * NICs do, never to the port; the queue's next progress step takes it
- * as received
- * (lo_input()). Counted sent (tx_packets, tx_bytes) and in tx_loopback;
- * past WIRE_LO frames waiting, in tx_dropped. @return 0, or -1 when the
- * device's pool is empty (as soft_wire_send_locked()).
+ * NICs do, never to the port; the queue's next progress step takes it as
+ * received (lo_input()). Counted sent (tx_packets, tx_bytes) and in
+ * tx_loopback; past WIRE_LO frames waiting, in tx_dropped. @return 0, or
+ * -1 when the device's pool is empty (as soft_wire_send_locked()).
  */
 static int
 lo_send(struct soft_wire *w, const struct soft_wire_hdr *h,
